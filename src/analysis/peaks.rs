@@ -1,0 +1,80 @@
+//! Peaks: the maximum of a step series with its time, earliest on ties.
+
+use super::series::Series;
+
+/// A peak: the value (bytes) and when it is first reached (ns from the rank origin).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Peak {
+    /// Peak value, bytes.
+    pub value: i64,
+    /// First time the value is reached, ns from the rank origin.
+    pub time: i64,
+}
+
+/// The peak over the whole series; `None` for an empty series.
+pub fn peak(series: &Series) -> Option<Peak> {
+    let mut best: Option<Peak> = None;
+    for (&t, &v) in series.times.iter().zip(&series.values) {
+        if best.is_none_or(|b| v > b.value) {
+            best = Some(Peak { value: v, time: t });
+        }
+    }
+    best
+}
+
+/// The peak within `[t0, t1]` (ns from origin). The value held at `t0` from an earlier sample
+/// counts, at time `t0`: it is on screen there.
+pub fn peak_in_window(series: &Series, t0: i64, t1: i64) -> Option<Peak> {
+    if t1 < t0 {
+        return None;
+    }
+    let start = series.times.partition_point(|&t| t < t0);
+    let end = series.times.partition_point(|&t| t <= t1);
+    let mut best: Option<Peak> = None;
+    if start > 0 && series.times[start - 1] < t0 {
+        best = Some(Peak {
+            value: series.values[start - 1],
+            time: t0,
+        });
+    }
+    for i in start..end {
+        let v = series.values[i];
+        if best.is_none_or(|b| v > b.value) {
+            best = Some(Peak {
+                value: v,
+                time: series.times[i],
+            });
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(points: &[(i64, i64)]) -> Series {
+        Series {
+            name: "x".into(),
+            times: points.iter().map(|p| p.0).collect(),
+            values: points.iter().map(|p| p.1).collect(),
+        }
+    }
+
+    #[test]
+    fn earliest_time_wins_ties() {
+        let x = s(&[(0, 1), (5, 9), (7, 3), (9, 9)]);
+        assert_eq!(peak(&x), Some(Peak { value: 9, time: 5 }));
+        assert_eq!(peak(&s(&[])), None);
+    }
+
+    #[test]
+    fn window_peak_includes_the_value_held_into_the_window() {
+        let x = s(&[(0, 10), (5, 2), (8, 4)]);
+        assert_eq!(peak_in_window(&x, 3, 9), Some(Peak { value: 10, time: 3 }));
+        assert_eq!(peak_in_window(&x, 6, 9), Some(Peak { value: 4, time: 8 }));
+        assert_eq!(peak_in_window(&x, 5, 5), Some(Peak { value: 2, time: 5 }));
+        assert_eq!(peak_in_window(&x, -5, -1), None);
+        assert_eq!(peak_in_window(&x, 9, 1), None);
+    }
+}

@@ -1,0 +1,222 @@
+//! The curves of each Group By (DESIGN.md "Semantics"), as step series: a memory counter holds
+//! its value until the next sample.
+
+use crate::model::{Component, NULL, RankData};
+
+/// How the chart groups memory_record rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum GroupBy {
+    /// Operator Allocated / Reserved / Activated, APP Reserved, Workspace Allocated / Reserved.
+    #[default]
+    Overall,
+    /// Allocated / Activated / Reserved of each stream (from the `PTA+GE` rows).
+    Stream,
+    /// PTA (or MindSpore) and GE Allocated / Activated / Reserved, APP Reserved.
+    Component,
+}
+
+impl GroupBy {
+    /// All modes, in menu order.
+    pub const ALL: [GroupBy; 3] = [GroupBy::Overall, GroupBy::Stream, GroupBy::Component];
+
+    /// The name shown in menus and accepted by the CLI (lower-cased).
+    pub fn label(self) -> &'static str {
+        match self {
+            GroupBy::Overall => "Overall",
+            GroupBy::Stream => "Stream",
+            GroupBy::Component => "Component",
+        }
+    }
+
+    /// Parses `overall` / `stream` / `component` (any case).
+    pub fn parse(s: &str) -> Option<GroupBy> {
+        GroupBy::ALL
+            .into_iter()
+            .find(|g| g.label().eq_ignore_ascii_case(s))
+    }
+}
+
+/// Which quantity of a memory_record row a series plots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Quantity {
+    /// Total Allocated.
+    Allocated,
+    /// Total Reserved.
+    Reserved,
+    /// Total Active.
+    Active,
+}
+
+/// One curve: times in ns from the rank origin (ascending), values in bytes. Drawn as steps:
+/// `values[i]` holds from `times[i]` until `times[i + 1]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Series {
+    /// Legend name, e.g. `Operator Allocated`.
+    pub name: String,
+    /// Sample times, ns from the rank origin, non-decreasing.
+    pub times: Vec<i64>,
+    /// Values, bytes.
+    pub values: Vec<i64>,
+}
+
+impl Series {
+    /// Number of points.
+    pub fn len(&self) -> usize {
+        self.times.len()
+    }
+    /// True when there are no points.
+    pub fn is_empty(&self) -> bool {
+        self.times.is_empty()
+    }
+}
+
+/// The component whose rows make the Overall "Operator" curves: `PTA+GE`, else `MindSpore+GE`,
+/// else `GE` when the data has no PTA/MindSpore allocator rows (GE-only data).
+pub fn operator_component(data: &RankData) -> Option<Component> {
+    let mut present = [false; 8];
+    for &c in &data.records.component {
+        present[c as usize & 7] = true;
+    }
+    let has = |c: Component| present[c as usize];
+    if has(Component::PtaGe) {
+        Some(Component::PtaGe)
+    } else if has(Component::MindSporeGe) {
+        Some(Component::MindSporeGe)
+    } else if has(Component::Ge) && !has(Component::Pta) && !has(Component::MindSpore) {
+        Some(Component::Ge)
+    } else {
+        None
+    }
+}
+
+/// A series spec: rows of `component` (and of `stream`, when given) plotting `quantity`.
+struct Spec {
+    name: String,
+    component: Component,
+    stream: Option<u32>,
+    quantity: Quantity,
+}
+
+/// Builds the series of `group` for a rank. A series the data lacks is absent, never a flat zero.
+pub fn build_series(data: &RankData, group: GroupBy) -> Vec<Series> {
+    let mut specs = Vec::new();
+    let spec = |name: &str, component, quantity| Spec {
+        name: name.to_string(),
+        component,
+        stream: None,
+        quantity,
+    };
+    match group {
+        GroupBy::Overall => {
+            if let Some(op) = operator_component(data) {
+                specs.push(spec("Operator Allocated", op, Quantity::Allocated));
+                if has_stream(data, op) {
+                    specs.push(spec("Operator Activated", op, Quantity::Active));
+                }
+                specs.push(spec("Operator Reserved", op, Quantity::Reserved));
+            }
+            specs.push(spec("APP Reserved", Component::App, Quantity::Reserved));
+            specs.push(spec(
+                "Workspace Allocated",
+                Component::Workspace,
+                Quantity::Allocated,
+            ));
+            specs.push(spec(
+                "Workspace Reserved",
+                Component::Workspace,
+                Quantity::Reserved,
+            ));
+        }
+        GroupBy::Stream => {
+            for s in streams_in_order(data, Component::PtaGe) {
+                let ptr = data.strings.get(s).to_string();
+                for (label, q) in [
+                    ("Allocated", Quantity::Allocated),
+                    ("Activated", Quantity::Active),
+                    ("Reserved", Quantity::Reserved),
+                ] {
+                    specs.push(Spec {
+                        name: format!("{label} of {ptr}"),
+                        component: Component::PtaGe,
+                        stream: Some(s),
+                        quantity: q,
+                    });
+                }
+            }
+        }
+        GroupBy::Component => {
+            let fw = if data
+                .records
+                .component
+                .contains(&(Component::MindSpore as u8))
+            {
+                Component::MindSpore
+            } else {
+                Component::Pta
+            };
+            for c in [fw, Component::Ge] {
+                for (label, q) in [
+                    ("Allocated", Quantity::Allocated),
+                    ("Activated", Quantity::Active),
+                    ("Reserved", Quantity::Reserved),
+                ] {
+                    specs.push(spec(&format!("{} {label}", c.name()), c, q));
+                }
+            }
+            specs.push(spec("APP Reserved", Component::App, Quantity::Reserved));
+        }
+    }
+    collect(data, &specs)
+}
+
+/// True when some row of `component` carries a stream pointer (Insight shows Activated only then).
+fn has_stream(data: &RankData, component: Component) -> bool {
+    let r = &data.records;
+    (0..r.len()).any(|i| r.component[i] == component as u8 && r.stream[i] != 0)
+}
+
+/// Stream ids of `component` rows, in order of first appearance.
+fn streams_in_order(data: &RankData, component: Component) -> Vec<u32> {
+    let r = &data.records;
+    let mut out: Vec<u32> = Vec::new();
+    for i in 0..r.len() {
+        let s = r.stream[i];
+        if r.component[i] == component as u8 && s != 0 && !out.contains(&s) {
+            out.push(s);
+        }
+    }
+    out
+}
+
+/// One pass over the records filling every spec's points.
+fn collect(data: &RankData, specs: &[Spec]) -> Vec<Series> {
+    let r = &data.records;
+    let origin = data.time_origin_ns;
+    let mut out: Vec<Series> = specs
+        .iter()
+        .map(|s| Series {
+            name: s.name.clone(),
+            times: Vec::new(),
+            values: Vec::new(),
+        })
+        .collect();
+    for i in 0..r.len() {
+        let c = r.component[i];
+        for (k, sp) in specs.iter().enumerate() {
+            if sp.component as u8 != c || sp.stream.is_some_and(|s| s != r.stream[i]) {
+                continue;
+            }
+            let v = match sp.quantity {
+                Quantity::Allocated => r.allocated[i],
+                Quantity::Reserved => r.reserved[i],
+                Quantity::Active => r.active[i],
+            };
+            if v != NULL {
+                out[k].times.push(r.time_ns[i].saturating_sub(origin));
+                out[k].values.push(v);
+            }
+        }
+    }
+    out.retain(|s| !s.is_empty());
+    out
+}

@@ -1,0 +1,33 @@
+//! The headless subcommands. Each returns the process exit code and writes to the given streams,
+//! so tests can run them in-process.
+
+pub mod inspect;
+
+pub use inspect::inspect;
+
+use std::path::PathBuf;
+
+/// Exit code for "nothing could be done" (bad path, no data, bad arguments).
+pub const EXIT_FAILURE: i32 = 2;
+
+/// The bundled demo profile: `fixtures/demo` of the source tree when it is there, else generated
+/// once into the temp folder (for a binary run away from its sources).
+pub fn demo_profile_path() -> std::io::Result<PathBuf> {
+    let bundled = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join("demo");
+    if bundled.is_dir() {
+        return Ok(bundled);
+    }
+    let dir = std::env::temp_dir().join(format!("memsight-demo-{}", env!("CARGO_PKG_VERSION")));
+    if !dir.is_dir() {
+        let opts = crate::generate::GenOptions {
+            ranks: 2,
+            allocs: 4000,
+            seed: 42,
+            ..Default::default()
+        };
+        crate::generate::generate(&dir, &opts)?;
+    }
+    Ok(dir)
+}

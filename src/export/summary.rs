@@ -1,0 +1,213 @@
+//! The per-rank summary behind `memsight inspect` (the JSON shape is a public contract).
+
+use serde::Serialize;
+
+use crate::analysis::{GroupBy, build_series, peak};
+use crate::model::{RankData, RankInfo, bytes_to_kib, bytes_to_mib, ns_to_ms};
+
+/// Row counts per input file.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Counts {
+    /// memory_record rows (DB: MEMORY_RECORD rows; NPU_MEM APP samples not counted).
+    pub memory_record: u64,
+    /// operator_memory rows.
+    pub operator_memory: u64,
+    /// npu_module_mem rows.
+    pub npu_module_mem: u64,
+    /// static_op_mem rows.
+    pub static_op_mem: u64,
+    /// Rows skipped over all files of the rank.
+    pub skipped_rows: u64,
+}
+
+/// A peak as JSON: MiB and ms from the rank origin.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
+pub struct PeakJson {
+    /// Peak, MiB.
+    pub mib: f64,
+    /// When first reached, ms from the time origin.
+    pub at_ms: f64,
+}
+
+/// The Overall peaks; `None` (JSON null) when the curve does not exist.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Peaks {
+    /// Operator Allocated.
+    pub operator_allocated: Option<PeakJson>,
+    /// Operator Reserved.
+    pub operator_reserved: Option<PeakJson>,
+    /// Operator Activated.
+    pub operator_activated: Option<PeakJson>,
+    /// APP Reserved.
+    pub app_reserved: Option<PeakJson>,
+}
+
+/// The largest operator_memory block.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Largest {
+    /// Operator name.
+    pub name: String,
+    /// Size, KiB.
+    pub size_kib: f64,
+}
+
+/// One rank of `inspect --json`.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct RankSummary {
+    /// Rank id.
+    pub rank: String,
+    /// Device id.
+    pub device: Option<String>,
+    /// Host name.
+    pub host: Option<String>,
+    /// `csv` or `db`.
+    pub source: String,
+    /// `torch_npu`, `mindspore` or `msprof`.
+    pub format: String,
+    /// The rank's folder.
+    pub dir: String,
+    /// Earliest timestamp, absolute ns.
+    pub time_origin_ns: i64,
+    /// Rows per file.
+    pub counts: Counts,
+    /// operator_memory rows with no release.
+    pub unreleased: u64,
+    /// Overall peaks.
+    pub peaks: Peaks,
+    /// Largest Size in operator_memory.
+    pub largest_allocation: Option<Largest>,
+    /// Load warnings and skipped-row reports.
+    pub warnings: Vec<String>,
+}
+
+/// Summarises a loaded rank.
+pub fn summarize(data: &RankData) -> RankSummary {
+    let series = build_series(data, GroupBy::Overall);
+    let peak_of = |name: &str| {
+        series
+            .iter()
+            .find(|s| s.name == name)
+            .and_then(peak)
+            .map(|p| PeakJson {
+                mib: bytes_to_mib(p.value),
+                at_ms: ns_to_ms(p.time),
+            })
+    };
+    let ops = &data.operators;
+    let mut largest: Option<usize> = None;
+    for i in 0..ops.len() {
+        if largest.is_none_or(|j| ops.size[i] > ops.size[j]) {
+            largest = Some(i);
+        }
+    }
+    let info = &data.info;
+    RankSummary {
+        counts: Counts {
+            memory_record: data.memory_record_rows as u64,
+            operator_memory: ops.len() as u64,
+            npu_module_mem: data.modules.len() as u64,
+            static_op_mem: data.static_ops.len() as u64,
+            skipped_rows: data.report.skipped_rows(),
+        },
+        unreleased: ops.unreleased_count() as u64,
+        peaks: Peaks {
+            operator_allocated: peak_of("Operator Allocated"),
+            operator_reserved: peak_of("Operator Reserved"),
+            operator_activated: peak_of("Operator Activated"),
+            app_reserved: peak_of("APP Reserved"),
+        },
+        largest_allocation: largest.map(|i| Largest {
+            name: data.strings.get(ops.name[i]).to_string(),
+            size_kib: bytes_to_kib(ops.size[i]),
+        }),
+        warnings: data.report.all_warnings(),
+        time_origin_ns: data.time_origin_ns,
+        ..identity(info)
+    }
+}
+
+/// The identity part of a summary, for ranks that failed to load too.
+pub fn identity(info: &RankInfo) -> RankSummary {
+    RankSummary {
+        rank: info.rank.clone(),
+        device: info.device.clone(),
+        host: info.host.clone(),
+        source: info.source.kind().to_string(),
+        format: info.format.as_str().to_string(),
+        dir: info.dir.display().to_string(),
+        time_origin_ns: 0,
+        counts: Counts {
+            memory_record: 0,
+            operator_memory: 0,
+            npu_module_mem: 0,
+            static_op_mem: 0,
+            skipped_rows: 0,
+        },
+        unreleased: 0,
+        peaks: Peaks {
+            operator_allocated: None,
+            operator_reserved: None,
+            operator_activated: None,
+            app_reserved: None,
+        },
+        largest_allocation: None,
+        warnings: Vec::new(),
+    }
+}
+
+/// The readable form of one summary.
+pub fn render_text(s: &RankSummary) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let host = s
+        .host
+        .as_deref()
+        .map_or(String::new(), |h| format!(" · host {h}"));
+    let device = s
+        .device
+        .as_deref()
+        .map_or(String::new(), |d| format!(" · NPU:{d}"));
+    let _ = writeln!(
+        out,
+        "rank {}{device}{host} · {} {} · {}",
+        s.rank, s.format, s.source, s.dir
+    );
+    let c = &s.counts;
+    let _ = writeln!(
+        out,
+        "  rows: memory_record {}, operator_memory {}, npu_module_mem {}, static_op_mem {}, skipped {}",
+        c.memory_record, c.operator_memory, c.npu_module_mem, c.static_op_mem, c.skipped_rows
+    );
+    let p = &s.peaks;
+    for (label, v) in [
+        ("Operator Allocated", p.operator_allocated),
+        ("Operator Reserved", p.operator_reserved),
+        ("Operator Activated", p.operator_activated),
+        ("APP Reserved", p.app_reserved),
+    ] {
+        if let Some(v) = v {
+            let _ = writeln!(
+                out,
+                "  peak {label:<19} {:>12.2} MiB at {:.3} ms",
+                v.mib, v.at_ms
+            );
+        }
+    }
+    let _ = writeln!(out, "  unreleased blocks: {}", s.unreleased);
+    if let Some(l) = &s.largest_allocation {
+        let _ = writeln!(
+            out,
+            "  largest allocation: {} ({:.1} KiB)",
+            if l.name.is_empty() {
+                "Unknown"
+            } else {
+                &l.name
+            },
+            l.size_kib
+        );
+    }
+    for w in &s.warnings {
+        let _ = writeln!(out, "  warning: {w}");
+    }
+    out
+}

@@ -1,0 +1,457 @@
+//! A seeded generator of realistic profiling folders in every layout memsight reads: torch_npu
+//! CSV and DB, MindSpore (with its unit quirk and legacy trailing-comma variant), msprof (with
+//! slices), plus a malformed set. Fixtures, the demo profile and benchmarks all come from here.
+
+mod fmt;
+mod malformed;
+mod rng;
+mod sim;
+mod write_csv;
+mod write_db;
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+pub use malformed::write_malformed;
+use rng::Rng;
+use sim::{Alloc, GE_OPS, MODULES, OPS, Sample, make_allocs, simulate};
+
+use crate::model::Format;
+
+/// What to generate.
+#[derive(Debug, Clone)]
+pub struct GenOptions {
+    /// Number of ranks.
+    pub ranks: usize,
+    /// PTA (or MindSpore) allocations per rank; memory_record gets about 4× as many rows.
+    pub allocs: usize,
+    /// Seed: the same options and seed give byte-identical files.
+    pub seed: u64,
+    /// Which profiler's layout.
+    pub format: Format,
+    /// Write the SQLite export (torch_npu layout) instead of CSVs; `both` writes both.
+    pub db: DbMode,
+    /// Streams per rank.
+    pub streams: usize,
+    /// Add a GE allocator (GE and combined rows).
+    pub ge: bool,
+    /// Add WORKSPACE rows.
+    pub workspace: bool,
+    /// Static graphs (static_op_mem.csv) per rank; 0 for none.
+    pub static_graphs: usize,
+    /// CRLF line endings.
+    pub crlf: bool,
+    /// Fraction of allocations never released.
+    pub unreleased_frac: f64,
+    /// One APP sample every this many pool events.
+    pub app_every: usize,
+    /// Split each msprof file into this many slices (msprof only; 0 or 1 = no slices).
+    pub slices: usize,
+    /// Ranks per host (hosts are named node0, node1, …).
+    pub ranks_per_host: usize,
+}
+
+/// Whether to write a DB.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DbMode {
+    /// CSV files only.
+    No,
+    /// The DB only.
+    Only,
+    /// The DB and the CSV files beside it.
+    Both,
+}
+
+impl Default for GenOptions {
+    fn default() -> Self {
+        GenOptions {
+            ranks: 1,
+            allocs: 1000,
+            seed: 1234,
+            format: Format::TorchNpu,
+            db: DbMode::No,
+            streams: 2,
+            ge: true,
+            workspace: true,
+            static_graphs: 0,
+            crlf: false,
+            unreleased_frac: 0.01,
+            app_every: 50,
+            slices: 0,
+            ranks_per_host: 8,
+        }
+    }
+}
+
+/// One record row as a writer sees it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RecRow {
+    pub comp: &'static str,
+    pub t: i64,
+    pub allocated: Option<i64>,
+    pub reserved: i64,
+    pub active: Option<i64>,
+    pub stream: Option<u64>,
+}
+
+/// A static_op_mem row.
+#[derive(Debug, Clone)]
+pub(crate) struct StaticRow {
+    pub graph: usize,
+    pub op: String,
+    pub start: i64,
+    pub end: i64,
+    pub size: i64,
+}
+
+/// Everything simulated for one rank.
+pub(crate) struct RankSim {
+    pub rank: usize,
+    pub device: usize,
+    pub host: String,
+    pub pta: Vec<Alloc>,
+    pub ge: Vec<Alloc>,
+    /// Allocator rows (framework, GE, combined, WORKSPACE) in time order.
+    pub rows: Vec<RecRow>,
+    /// APP samples: (t, reserved).
+    pub app: Vec<(i64, i64)>,
+    /// npu_module_mem: (module index, t, reserved).
+    pub modules: Vec<(usize, i64, i64)>,
+    pub statics: Vec<StaticRow>,
+    pub stream_ptrs: Vec<u64>,
+}
+
+const STREAM_BASE: u64 = 187_651_522_637_632;
+const END_OF_GRAPH: i64 = 4_294_967_295;
+
+fn simulate_rank(opts: &GenOptions, rank: usize) -> RankSim {
+    let mut rng = Rng::new(opts.seed.wrapping_mul(1_000_003).wrapping_add(rank as u64));
+    let t0 = 1_700_000_000_000_000_000 + rank as i64 * 1_000_007;
+    // MindSpore's KiB/1000 "MB" is exact only for whole KiB.
+    let align = if opts.format == Format::MindSpore {
+        1024
+    } else {
+        512
+    };
+    let fw_name = if opts.format == Format::MindSpore {
+        "MindSpore"
+    } else {
+        "PTA"
+    };
+    let sum_name = if opts.format == Format::MindSpore {
+        "MindSpore+GE"
+    } else {
+        "PTA+GE"
+    };
+    let msprof = opts.format == Format::Msprof;
+    let stream_ptrs: Vec<u64> = (0..opts.streams.max(1))
+        .map(|s| STREAM_BASE + s as u64 * 173_140)
+        .collect();
+
+    let mut pta = if msprof {
+        Vec::new()
+    } else {
+        make_allocs(&mut rng, opts.allocs, t0, opts, OPS.len(), align)
+    };
+    let pta_samples = simulate(&mut rng, &mut pta, 2 << 30, 20 << 20);
+    let n_ge = if msprof {
+        opts.allocs
+    } else if opts.ge {
+        (opts.allocs / 20).max(3)
+    } else {
+        0
+    };
+    let mut ge = make_allocs(&mut rng, n_ge, t0 + 3_000, opts, GE_OPS.len(), align);
+    if msprof {
+        for a in &mut ge {
+            a.stream = 0;
+        }
+    }
+    let ge_samples = simulate(&mut rng, &mut ge, 256 << 20, 64 << 20);
+    let mut ws_allocs = if opts.workspace && !msprof {
+        make_allocs(
+            &mut rng,
+            (opts.allocs / 50).max(2),
+            t0 + 7_000,
+            opts,
+            1,
+            align,
+        )
+    } else {
+        Vec::new()
+    };
+    for a in &mut ws_allocs {
+        a.t_free = Some(a.t_alloc + 50_000); // workspaces are short-lived
+    }
+    let ws_samples = simulate(&mut rng, &mut ws_allocs, 0, 2 << 20);
+
+    // Merge framework and GE events by time (framework first on ties), emitting the component
+    // row then the combined row, like torch_npu's _add_pta_ge_record_data.
+    let mut rows =
+        Vec::with_capacity((pta_samples.len() + ge_samples.len()) * 2 + ws_samples.len());
+    let (mut i, mut j, mut k) = (0, 0, 0);
+    let mut last_pta: Option<Sample> = None;
+    let mut last_ge: Option<Sample> = None;
+    let mut app = Vec::new();
+    let mut events = 0usize;
+    loop {
+        let tp = pta_samples.get(i).map(|s| s.t);
+        let tg = ge_samples.get(j).map(|s| s.t);
+        let tw = ws_samples.get(k).map(|s| s.t);
+        let Some(next) = [tp, tg, tw].into_iter().flatten().min() else {
+            break;
+        };
+        if tw == Some(next) && tp != Some(next) && tg != Some(next) {
+            let s = ws_samples[k];
+            k += 1;
+            rows.push(RecRow {
+                comp: "WORKSPACE",
+                t: s.t,
+                allocated: Some(s.allocated),
+                reserved: s.reserved,
+                active: None,
+                stream: None,
+            });
+            continue;
+        }
+        let from_pta = tp == Some(next);
+        let (s, comp) = if from_pta {
+            i += 1;
+            (pta_samples[i - 1], fw_name)
+        } else {
+            j += 1;
+            (ge_samples[j - 1], "GE")
+        };
+        if from_pta {
+            last_pta = Some(s);
+            rows.push(RecRow {
+                comp,
+                t: s.t,
+                allocated: Some(s.allocated),
+                reserved: s.reserved,
+                active: Some(s.active),
+                stream: Some(stream_ptrs[s.stream]),
+            });
+        } else {
+            last_ge = Some(s);
+            rows.push(RecRow {
+                comp,
+                t: s.t,
+                allocated: Some(s.allocated),
+                reserved: s.reserved,
+                active: None,
+                stream: None,
+            });
+        }
+        if !msprof {
+            let (pa, pr) = last_pta.map_or((0, 0), |p| (p.allocated, p.reserved));
+            let (ga, gr) = last_ge.map_or((0, 0), |g| (g.allocated, g.reserved));
+            rows.push(RecRow {
+                comp: sum_name,
+                t: s.t,
+                allocated: Some(pa + ga),
+                reserved: pr + gr,
+                active: last_pta.map(|p| p.active),
+                stream: last_pta.map(|p| stream_ptrs[p.stream]),
+            });
+        }
+        if events % opts.app_every.max(1) == 0 {
+            let pr = last_pta.map_or(0, |p| p.reserved);
+            let gr = last_ge.map_or(0, |g| g.reserved);
+            app.push((
+                s.t,
+                pr + gr + 1500 * (1 << 20) + (rng.below(64) as i64) * (1 << 20),
+            ));
+        }
+        events += 1;
+    }
+    let t_end = rows.last().map_or(t0, |r| r.t);
+
+    // npu_module_mem: every module sampled every ~20 ms; HCCL goes 900 → 1200 → 95 MiB, the
+    // pattern that a string comparison gets wrong.
+    let mut modules = Vec::new();
+    let steps = ((t_end - t0) / 20_000_000).clamp(3, 400);
+    for step in 0..steps {
+        let t = t0 + step * (t_end - t0) / steps + 1;
+        for (m, name) in MODULES.iter().enumerate() {
+            let mib = match *name {
+                "HCCL" => [900, 1200, 95][(step * 3 / steps) as usize],
+                "APP" => 2048 + step % 7,
+                _ => (m as i64 * 37 + step * 3) % 160,
+            };
+            modules.push((m, t, mib * (1 << 20)));
+        }
+    }
+
+    let mut statics = Vec::new();
+    for g in 0..opts.static_graphs {
+        let n_ops = 12 + opts.allocs / 2000;
+        let nodes = (n_ops * 2) as i64;
+        let mut diff = vec![0i64; nodes as usize + 2];
+        for o in 0..n_ops {
+            let start = rng.below(nodes as u64) as i64;
+            let end = if rng.chance(0.1) {
+                END_OF_GRAPH
+            } else {
+                (start + 1 + rng.below((nodes / 4) as u64) as i64).min(nodes)
+            };
+            let size = (rng.below(4096) as i64 + 1) * 512;
+            diff[start as usize] += size;
+            if end != END_OF_GRAPH {
+                diff[end as usize] -= size;
+            }
+            statics.push(StaticRow {
+                graph: g,
+                op: format!(
+                    "Default/network-Graph{g}/{}-op{o}",
+                    GE_OPS[o % GE_OPS.len()]
+                ),
+                start,
+                end,
+                size,
+            });
+        }
+        let mut run = 0i64;
+        let mut peak = 0i64;
+        for d in &diff {
+            run += d;
+            peak = peak.max(run);
+        }
+        statics.push(StaticRow {
+            graph: g,
+            op: "TOTAL".into(),
+            start: 1,
+            end: END_OF_GRAPH,
+            size: (peak / (1 << 20) + 1) * (1 << 20),
+        });
+    }
+
+    RankSim {
+        rank,
+        device: rank,
+        host: format!("node{}", rank / opts.ranks_per_host.max(1)),
+        pta,
+        ge,
+        rows,
+        app,
+        modules,
+        statics,
+        stream_ptrs,
+    }
+}
+
+/// Writes a profile under `out` and returns the rank folders written.
+pub fn generate(out: &Path, opts: &GenOptions) -> io::Result<Vec<PathBuf>> {
+    let mut dirs = Vec::new();
+    for rank in 0..opts.ranks {
+        let sim = simulate_rank(opts, rank);
+        let dir = match opts.format {
+            Format::TorchNpu => out.join(format!(
+                "{}_{}_{}_ascend_pt",
+                sim.host,
+                4000 + rank,
+                20261121000000000u64 + rank as u64
+            )),
+            Format::MindSpore => out.join(format!(
+                "{}_{}_{}_ascend_ms",
+                sim.host,
+                5000 + rank,
+                20261121000000000u64 + rank as u64
+            )),
+            Format::Msprof => {
+                out.join(format!("PROF_{:06}_20261121000000000_RANK{rank}", rank + 1))
+            }
+        };
+        if opts.db != DbMode::Only || opts.format == Format::Msprof {
+            write_csv::write_rank(&dir, &sim, opts)?;
+        }
+        if opts.db != DbMode::No && opts.format != Format::Msprof {
+            write_db::write_rank(&dir, &sim, opts)?;
+        }
+        dirs.push(dir);
+    }
+    Ok(dirs)
+}
+
+/// The committed fixture set and the demo profile, written under `root`.
+pub fn write_fixtures(root: &Path) -> io::Result<()> {
+    let base = GenOptions {
+        allocs: 300,
+        ..Default::default()
+    };
+    generate(
+        &root.join("torch_cluster"),
+        &GenOptions {
+            ranks: 2,
+            streams: 2,
+            ..base.clone()
+        },
+    )?;
+    generate(
+        &root.join("torch_crlf"),
+        &GenOptions {
+            crlf: true,
+            seed: 7,
+            streams: 1,
+            workspace: false,
+            ..base.clone()
+        },
+    )?;
+    generate(
+        &root.join("mindspore"),
+        &GenOptions {
+            ranks: 2,
+            format: Format::MindSpore,
+            static_graphs: 2,
+            streams: 1,
+            workspace: false,
+            ..base.clone()
+        },
+    )?;
+    generate(
+        &root.join("msprof"),
+        &GenOptions {
+            format: Format::Msprof,
+            slices: 2,
+            ge: true,
+            workspace: false,
+            ..base.clone()
+        },
+    )?;
+    generate(
+        &root.join("msprof_plain"),
+        &GenOptions {
+            format: Format::Msprof,
+            seed: 9,
+            ..base.clone()
+        },
+    )?;
+    generate(
+        &root.join("db"),
+        &GenOptions {
+            db: DbMode::Both,
+            ..base.clone()
+        },
+    )?;
+    generate(
+        &root.join("db_only"),
+        &GenOptions {
+            db: DbMode::Only,
+            ranks: 2,
+            seed: 5,
+            ..base.clone()
+        },
+    )?;
+    write_malformed(&root.join("malformed"))?;
+    generate(
+        &root.join("demo"),
+        &GenOptions {
+            ranks: 2,
+            allocs: 4000,
+            static_graphs: 0,
+            seed: 42,
+            ..base
+        },
+    )?;
+    Ok(())
+}

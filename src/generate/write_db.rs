@@ -1,0 +1,167 @@
+//! Writing a simulated rank as the torch_npu SQLite export (formats.md §3).
+
+use std::collections::HashMap;
+use std::fs;
+use std::io;
+use std::path::Path;
+
+use rusqlite::{Connection, params};
+
+use super::sim::{GE_OPS, MODULES, OPS};
+use super::{GenOptions, RankSim};
+use crate::model::Format;
+
+fn sql_err(e: rusqlite::Error) -> io::Error {
+    io::Error::other(e.to_string())
+}
+
+/// Interns strings into STRING_IDS from torch_npu's memory id base.
+struct Ids {
+    next: i64,
+    map: HashMap<String, i64>,
+}
+
+impl Ids {
+    fn id(&mut self, s: &str) -> i64 {
+        if let Some(&i) = self.map.get(s) {
+            return i;
+        }
+        let i = self.next;
+        self.next += 1;
+        self.map.insert(s.to_string(), i);
+        i
+    }
+}
+
+pub(crate) fn write_rank(dir: &Path, sim: &RankSim, opts: &GenOptions) -> io::Result<()> {
+    let out = dir.join("ASCEND_PROFILER_OUTPUT");
+    fs::create_dir_all(&out)?;
+    let name = if opts.format == Format::MindSpore {
+        "ascend_mindspore_profiler"
+    } else {
+        "ascend_pytorch_profiler"
+    };
+    let path = out.join(format!("{name}_{}.db", sim.rank));
+    let _ = fs::remove_file(&path);
+    let mut conn = Connection::open(&path).map_err(sql_err)?;
+    let tx = conn.transaction().map_err(sql_err)?;
+    tx.execute_batch(
+        "CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY, value TEXT);
+         CREATE TABLE MEMORY_RECORD (component INTEGER, timestamp INTEGER, totalAllocated INTEGER, totalReserved INTEGER, totalActive INTEGER, streamPtr INTEGER, deviceId INTEGER);
+         CREATE TABLE OP_MEMORY (name INTEGER, size INTEGER, allocationTime INTEGER, releaseTime INTEGER, activeReleaseTime INTEGER, duration INTEGER, activeDuration INTEGER, allocationTotalAllocated INTEGER, allocationTotalReserved INTEGER, allocationTotalActive INTEGER, releaseTotalAllocated INTEGER, releaseTotalReserved INTEGER, releaseTotalActive INTEGER, streamPtr INTEGER, deviceId INTEGER);
+         CREATE TABLE NPU_MEM (type INTEGER, ddr NUMERIC, hbm NUMERIC, timestampNs INTEGER, deviceId INTEGER);
+         CREATE TABLE NPU_MODULE_MEM (moduleId INTEGER, timestampNs INTEGER, totalReserved NUMERIC, deviceId INTEGER);
+         CREATE TABLE ENUM_MODULE (id INTEGER PRIMARY KEY, name TEXT);
+         CREATE TABLE HOST_INFO (hostUid TEXT, hostName TEXT);
+         CREATE TABLE RANK_DEVICE_MAP (rankId INTEGER, deviceId INTEGER);",
+    )
+    .map_err(sql_err)?;
+    let mut ids = Ids {
+        next: 2 << 28,
+        map: HashMap::new(),
+    };
+    let dev = sim.device as i64;
+    {
+        let mut st = tx
+            .prepare("INSERT INTO MEMORY_RECORD VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
+            .map_err(sql_err)?;
+        for r in &sim.rows {
+            let active = r.active.unwrap_or(0); // the DB stores 0 where the CSV is empty
+            st.execute(params![
+                ids.id(r.comp),
+                r.t,
+                r.allocated,
+                r.reserved,
+                active,
+                r.stream.map(|s| s as i64),
+                dev
+            ])
+            .map_err(sql_err)?;
+        }
+        let mut st = tx
+            .prepare("INSERT INTO NPU_MEM VALUES (?1, ?2, ?3, ?4, ?5)")
+            .map_err(sql_err)?;
+        for &(t, total) in &sim.app {
+            let ddr = 1 << 20;
+            st.execute(params![ids.id("app"), ddr, total - ddr, t, dev])
+                .map_err(sql_err)?;
+            st.execute(params![ids.id("device"), 0, total + (512 << 20), t, dev])
+                .map_err(sql_err)?;
+        }
+        let mut st = tx
+            .prepare(
+                "INSERT INTO OP_MEMORY VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)",
+            )
+            .map_err(sql_err)?;
+        for (list, ge) in [(&sim.pta, false), (&sim.ge, true)] {
+            for a in list.iter() {
+                let name = match a.name {
+                    None => String::new(),
+                    Some(i) if ge => GE_OPS[i].to_string(),
+                    Some(i) => OPS[i].to_string(),
+                };
+                let rel = a.t_free;
+                let act = rel.filter(|_| !ge).map(|r| r + 37);
+                st.execute(params![
+                    ids.id(&name),
+                    a.size,
+                    a.t_alloc,
+                    rel,
+                    act,
+                    rel.map(|r| r - a.t_alloc),
+                    act.map(|r| r - a.t_alloc),
+                    a.at_alloc.0,
+                    a.at_alloc.1,
+                    if ge { 0 } else { a.at_alloc.2 },
+                    a.at_free.map(|f| f.0),
+                    a.at_free.map(|f| f.1),
+                    a.at_free.map(|f| if ge { 0 } else { f.2 }),
+                    (!ge).then(|| sim.stream_ptrs[a.stream] as i64),
+                    dev
+                ])
+                .map_err(sql_err)?;
+            }
+        }
+        let module_id = |m: usize| match MODULES[m] {
+            "APP" => 33,
+            "GE" => 45,
+            _ => m as i64,
+        };
+        let mut st = tx
+            .prepare("INSERT INTO ENUM_MODULE VALUES (?1, ?2)")
+            .map_err(sql_err)?;
+        for (m, name) in MODULES.iter().enumerate() {
+            st.execute(params![module_id(m), name]).map_err(sql_err)?;
+        }
+        let mut st = tx
+            .prepare("INSERT INTO NPU_MODULE_MEM VALUES (?1, ?2, ?3, ?4)")
+            .map_err(sql_err)?;
+        for &(m, t, r) in &sim.modules {
+            st.execute(params![module_id(m), t, r, dev])
+                .map_err(sql_err)?;
+        }
+        let mut st = tx
+            .prepare("INSERT INTO STRING_IDS VALUES (?1, ?2)")
+            .map_err(sql_err)?;
+        let mut all: Vec<(&String, &i64)> = ids.map.iter().collect();
+        all.sort_by_key(|(_, i)| **i);
+        for (s, i) in all {
+            st.execute(params![i, s]).map_err(sql_err)?;
+        }
+        tx.execute(
+            "INSERT INTO HOST_INFO VALUES (?1, ?2)",
+            params![
+                format!("{}", 3538958389648580163u64 + sim.rank as u64),
+                sim.host
+            ],
+        )
+        .map_err(sql_err)?;
+        tx.execute(
+            "INSERT INTO RANK_DEVICE_MAP VALUES (?1, ?2)",
+            params![sim.rank as i64, dev],
+        )
+        .map_err(sql_err)?;
+    }
+    tx.commit().map_err(sql_err)?;
+    Ok(())
+}

@@ -1,0 +1,628 @@
+//! The four CSV kinds (memory_record, operator_memory, npu_module_mem, static_op_mem), every
+//! variant of formats.md §2, mapped by header name and never by position.
+
+use std::path::Path;
+
+use csv::ByteRecord;
+
+use super::chunks::{ChunkError, CsvFile, LoadControl, RowSink, column_index, record_text};
+use super::report::{FileReport, SkippedRows};
+use super::value::{device_id, parse_scaled, trim_cell};
+use crate::model::{
+    Component, Interner, MIB, MemoryRecords, ModuleMemory, NULL, NameId, OperatorMemory,
+    StaticOpMemory,
+};
+
+/// Why a whole file could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A required column is absent from the header.
+    #[error("{path}: missing column {column:?} (header: {header})")]
+    MissingColumn {
+        /// The file.
+        path: String,
+        /// The column looked for.
+        column: String,
+        /// The header found.
+        header: String,
+    },
+    /// The file is empty (0 bytes or no header).
+    #[error("{path}: the file is empty")]
+    Empty {
+        /// The file.
+        path: String,
+    },
+    /// The user cancelled.
+    #[error("cancelled")]
+    Cancelled,
+}
+
+/// What reading one file gives besides its rows.
+#[derive(Debug)]
+pub struct FileOutcome {
+    /// Rows and skipped rows.
+    pub report: FileReport,
+    /// True when some timestamp used scientific notation.
+    pub lossy_timestamps: bool,
+    /// The device id of the first row that names one.
+    pub device: Option<String>,
+}
+
+/// Size units a column header can declare.
+fn unit_factor(header_name: &str, mb_factor: i64) -> i64 {
+    if header_name.contains("(KB)") {
+        1024
+    } else if header_name.contains("(B)") {
+        1
+    } else {
+        mb_factor
+    }
+}
+
+/// Finds the first of `names` present, returning its index and header text.
+fn find_any<'h>(header: &'h [String], names: &[&str]) -> Option<(usize, &'h str)> {
+    names
+        .iter()
+        .find_map(|n| column_index(header, n).map(|i| (i, header[i].as_str())))
+}
+
+/// Finds a size column in either unit: `base(MB)` or `base(KB)`.
+fn find_sized(header: &[String], base: &str, mb_factor: i64) -> (Option<usize>, i64) {
+    match find_any(
+        header,
+        &[
+            &format!("{base}(MB)"),
+            &format!("{base}(KB)"),
+            &format!("{base}(B)"),
+        ],
+    ) {
+        Some((i, h)) => (Some(i), unit_factor(h, mb_factor)),
+        None => (None, mb_factor),
+    }
+}
+
+fn required(header: &[String], names: &[&str], path: &Path) -> Result<usize, FileError> {
+    find_any(header, names)
+        .map(|(i, _)| i)
+        .ok_or_else(|| FileError::MissingColumn {
+            path: path.display().to_string(),
+            column: names.join(" or "),
+            header: header.join(","),
+        })
+}
+
+#[inline]
+fn cell(rec: &ByteRecord, idx: Option<usize>) -> &[u8] {
+    idx.and_then(|i| rec.get(i)).unwrap_or(b"")
+}
+
+/// A numeric cell times `factor`; NULL when missing; an error naming the column when malformed.
+#[inline]
+fn num(
+    rec: &ByteRecord,
+    idx: Option<usize>,
+    factor: i64,
+    lossy: &mut bool,
+    col: &str,
+) -> Result<i64, String> {
+    match parse_scaled(cell(rec, idx), factor) {
+        Ok(Some(s)) => {
+            *lossy |= s.lossy;
+            Ok(s.value)
+        }
+        Ok(None) => Ok(NULL),
+        Err(e) => Err(format!("{col}: {e}")),
+    }
+}
+
+/// Parses one record into local columns, or says why not (then nothing is pushed).
+trait RowParser: Send {
+    fn parse(&mut self, rec: &ByteRecord, lossy: &mut bool) -> Result<(), String>;
+}
+
+struct Sink<P> {
+    parser: P,
+    skipped: SkippedRows,
+    rows: u64,
+    lossy: bool,
+    min_fields: usize,
+    device_col: Option<usize>,
+    device: Option<String>,
+}
+
+impl<P: RowParser> RowSink for Sink<P> {
+    fn row(&mut self, rec: &ByteRecord, line: u64) {
+        if rec.len() <= 1 && trim_cell(rec.get(0).unwrap_or(b"")).is_empty() {
+            return; // blank line
+        }
+        if rec.len() < self.min_fields {
+            let msg = format!("{} fields, the header has {}", rec.len(), self.min_fields);
+            self.skipped.add(line, msg, || record_text(rec));
+            return;
+        }
+        match self.parser.parse(rec, &mut self.lossy) {
+            Ok(()) => {
+                self.rows += 1;
+                if self.device.is_none() {
+                    self.device = self.device_col.and_then(|i| rec.get(i)).and_then(device_id);
+                }
+            }
+            Err(reason) => self.skipped.add(line, reason, || record_text(rec)),
+        }
+    }
+}
+
+/// Header length without trailing empty names (MindSpore writes a trailing comma).
+fn significant_len(header: &[String]) -> usize {
+    header
+        .iter()
+        .rposition(|h| !h.is_empty())
+        .map_or(0, |i| i + 1)
+}
+
+fn open(path: &Path) -> Result<CsvFile, FileError> {
+    let csv = CsvFile::open(path).map_err(|e| FileError::Io {
+        path: path.display().to_string(),
+        source: e,
+    })?;
+    if csv.header().iter().all(String::is_empty) {
+        return Err(FileError::Empty {
+            path: path.display().to_string(),
+        });
+    }
+    Ok(csv)
+}
+
+fn chunk_err(path: &Path, e: ChunkError) -> FileError {
+    match e {
+        ChunkError::Cancelled => FileError::Cancelled,
+        ChunkError::Io(source) => FileError::Io {
+            path: path.display().to_string(),
+            source,
+        },
+    }
+}
+
+/// Runs the parallel read and folds the per-piece sinks into one outcome.
+fn run<P: RowParser, F: Fn() -> P + Sync>(
+    path: &Path,
+    csv: CsvFile,
+    device_col: Option<usize>,
+    control: &LoadControl,
+    make: F,
+    mut merge: impl FnMut(P),
+) -> Result<FileOutcome, FileError> {
+    let min_fields = significant_len(csv.header());
+    let sinks = csv
+        .read_rows(control, || Sink {
+            parser: make(),
+            skipped: SkippedRows::default(),
+            rows: 0,
+            lossy: false,
+            min_fields,
+            device_col,
+            device: None,
+        })
+        .map_err(|e| chunk_err(path, e))?;
+    let mut report = FileReport {
+        path: path.to_path_buf(),
+        rows: 0,
+        skipped: SkippedRows::default(),
+    };
+    let mut lossy = false;
+    let mut device = None;
+    for s in sinks {
+        report.rows += s.rows;
+        report.skipped.merge(s.skipped);
+        lossy |= s.lossy;
+        if device.is_none() {
+            device = s.device;
+        }
+        merge(s.parser);
+    }
+    control.file_done();
+    Ok(FileOutcome {
+        report,
+        lossy_timestamps: lossy,
+        device,
+    })
+}
+
+const DEVICE_COLUMNS: &[&str] = &["Device Type", "Device", "Device_id"];
+
+// ---------------------------------------------------------------------------------------------
+// memory_record
+
+#[derive(Clone, Copy)]
+struct RecordCols {
+    component: usize,
+    time: usize,
+    allocated: (Option<usize>, i64),
+    reserved: (Option<usize>, i64),
+    active: (Option<usize>, i64),
+    stream: Option<usize>,
+}
+
+struct RecordParser {
+    cols: RecordCols,
+    out: MemoryRecords,
+    streams: Interner,
+}
+
+impl RowParser for RecordParser {
+    fn parse(&mut self, rec: &ByteRecord, lossy: &mut bool) -> Result<(), String> {
+        let c = self.cols;
+        let comp = trim_cell(cell(rec, Some(c.component)));
+        if comp.is_empty() {
+            return Err("Component: empty".into());
+        }
+        let mut ts_lossy = false;
+        let t = num(rec, Some(c.time), 1000, &mut ts_lossy, "Timestamp(us)")?;
+        if t == NULL {
+            return Err("Timestamp(us): missing".into());
+        }
+        let mut unused = false;
+        let alloc = num(
+            rec,
+            c.allocated.0,
+            c.allocated.1,
+            &mut unused,
+            "Total Allocated",
+        )?;
+        let resv = num(
+            rec,
+            c.reserved.0,
+            c.reserved.1,
+            &mut unused,
+            "Total Reserved",
+        )?;
+        let act = num(rec, c.active.0, c.active.1, &mut unused, "Total Active")?;
+        let s = trim_cell(cell(rec, c.stream));
+        let stream = if s.is_empty() {
+            0
+        } else {
+            self.streams.intern_bytes(s)
+        };
+        *lossy |= ts_lossy;
+        self.out
+            .push(Component::parse(comp), t, alloc, resv, act, stream);
+        Ok(())
+    }
+}
+
+/// Reads a memory_record file. `mindspore_mb` applies MindSpore's "MB" = KiB/1000 quirk.
+pub fn read_memory_record(
+    path: &Path,
+    mindspore_mb: bool,
+    control: &LoadControl,
+    strings: &mut Interner,
+    out: &mut MemoryRecords,
+) -> Result<FileOutcome, FileError> {
+    let csv = open(path)?;
+    let h = csv.header().to_vec();
+    let mb = if mindspore_mb { 1000 * 1024 } else { MIB };
+    let cols = RecordCols {
+        component: required(&h, &["Component"], path)?,
+        time: required(&h, &["Timestamp(us)"], path)?,
+        allocated: find_sized(&h, "Total Allocated", mb),
+        reserved: find_sized(&h, "Total Reserved", mb),
+        active: find_sized(&h, "Total Active", mb),
+        stream: column_index(&h, "Stream Ptr"),
+    };
+    if cols.allocated.0.is_none() && cols.reserved.0.is_none() {
+        return Err(FileError::MissingColumn {
+            path: path.display().to_string(),
+            column: "Total Allocated(MB|KB) or Total Reserved(MB|KB)".into(),
+            header: h.join(","),
+        });
+    }
+    let device_col = find_any(&h, DEVICE_COLUMNS).map(|x| x.0);
+    run(
+        path,
+        csv,
+        device_col,
+        control,
+        || RecordParser {
+            cols,
+            out: MemoryRecords::default(),
+            streams: Interner::new(),
+        },
+        |mut p| {
+            let remap = strings.merge(&p.streams);
+            out.append(&mut p.out, &remap);
+        },
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// operator_memory
+
+#[derive(Clone, Copy)]
+struct OperatorCols {
+    name: usize,
+    size: (usize, i64),
+    alloc: Option<usize>,
+    release: Option<usize>,
+    active_release: Option<usize>,
+    duration: Option<usize>,
+    active_duration: Option<usize>,
+    totals: [(Option<usize>, i64); 6],
+    stream: Option<usize>,
+}
+
+struct OperatorParser {
+    cols: OperatorCols,
+    out: OperatorMemory,
+    names: Interner,
+    streams: Interner,
+}
+
+const TOTAL_NAMES: [&str; 6] = [
+    "Allocation Total Allocated",
+    "Allocation Total Reserved",
+    "Allocation Total Active",
+    "Release Total Allocated",
+    "Release Total Reserved",
+    "Release Total Active",
+];
+
+impl RowParser for OperatorParser {
+    fn parse(&mut self, rec: &ByteRecord, lossy: &mut bool) -> Result<(), String> {
+        let c = self.cols;
+        let size = num(rec, Some(c.size.0), c.size.1, &mut false, "Size(KB)")?;
+        if size == NULL {
+            return Err("Size(KB): missing".into());
+        }
+        let mut ts_lossy = false;
+        let alloc = num(rec, c.alloc, 1000, &mut ts_lossy, "Allocation Time(us)")?;
+        let mut release = num(rec, c.release, 1000, &mut ts_lossy, "Release Time(us)")?;
+        let active_release = num(
+            rec,
+            c.active_release,
+            1000,
+            &mut ts_lossy,
+            "Active Release Time(us)",
+        )?;
+        let duration = num(rec, c.duration, 1000, &mut ts_lossy, "Duration(us)")?;
+        let active_duration = num(
+            rec,
+            c.active_duration,
+            1000,
+            &mut ts_lossy,
+            "Active Duration(us)",
+        )?;
+        if c.release.is_none() && alloc != NULL && duration != NULL {
+            // Variants C and D have no Release Time: it is Allocation + Duration.
+            release = alloc.saturating_add(duration);
+        }
+        let mut totals = [NULL; 6];
+        for (k, (idx, f)) in c.totals.iter().enumerate() {
+            totals[k] = num(rec, *idx, *f, &mut false, TOTAL_NAMES[k])?;
+        }
+        let name = self.names.intern_bytes(trim_cell(cell(rec, Some(c.name))));
+        let s = trim_cell(cell(rec, c.stream));
+        let stream = if s.is_empty() {
+            0
+        } else {
+            self.streams.intern_bytes(s)
+        };
+        *lossy |= ts_lossy;
+        let o = &mut self.out;
+        o.name.push(name);
+        o.size.push(size);
+        o.alloc_time.push(alloc);
+        o.release_time.push(release);
+        o.active_release_time.push(active_release);
+        o.duration.push(duration);
+        o.active_duration.push(active_duration);
+        o.alloc_total_allocated.push(totals[0]);
+        o.alloc_total_reserved.push(totals[1]);
+        o.alloc_total_active.push(totals[2]);
+        o.release_total_allocated.push(totals[3]);
+        o.release_total_reserved.push(totals[4]);
+        o.release_total_active.push(totals[5]);
+        o.stream.push(stream);
+        Ok(())
+    }
+}
+
+/// Reads an operator_memory file (variants A–D).
+pub fn read_operator_memory(
+    path: &Path,
+    control: &LoadControl,
+    strings: &mut Interner,
+    out: &mut OperatorMemory,
+) -> Result<FileOutcome, FileError> {
+    let csv = open(path)?;
+    let h = csv.header().to_vec();
+    let size_idx = required(&h, &["Size(KB)", "Size(MB)", "Size(B)"], path)?;
+    let size_factor = unit_factor(&h[size_idx], MIB);
+    let mut totals = [(None, MIB); 6];
+    for (k, base) in TOTAL_NAMES.iter().enumerate() {
+        totals[k] = find_sized(&h, base, MIB);
+    }
+    let cols = OperatorCols {
+        name: required(&h, &["Name"], path)?,
+        size: (size_idx, size_factor),
+        alloc: column_index(&h, "Allocation Time(us)"),
+        release: column_index(&h, "Release Time(us)"),
+        active_release: column_index(&h, "Active Release Time(us)"),
+        duration: column_index(&h, "Duration(us)"),
+        active_duration: column_index(&h, "Active Duration(us)"),
+        totals,
+        stream: column_index(&h, "Stream Ptr"),
+    };
+    let device_col = find_any(&h, DEVICE_COLUMNS).map(|x| x.0);
+    run(
+        path,
+        csv,
+        device_col,
+        control,
+        || OperatorParser {
+            cols,
+            out: OperatorMemory::default(),
+            names: Interner::new(),
+            streams: Interner::new(),
+        },
+        |mut p| {
+            let names = strings.merge(&p.names);
+            let streams = strings.merge(&p.streams);
+            out.append(&mut p.out, &names, &streams);
+        },
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// npu_module_mem
+
+struct ModuleParser {
+    cols: (usize, usize, (usize, i64)),
+    out: ModuleMemory,
+    names: Interner,
+}
+
+impl RowParser for ModuleParser {
+    fn parse(&mut self, rec: &ByteRecord, lossy: &mut bool) -> Result<(), String> {
+        let (comp_i, time_i, (resv_i, f)) = self.cols;
+        let comp = trim_cell(cell(rec, Some(comp_i)));
+        if comp.is_empty() {
+            return Err("Component: empty".into());
+        }
+        let t = num(rec, Some(time_i), 1000, lossy, "Timestamp(us)")?;
+        if t == NULL {
+            return Err("Timestamp(us): missing".into());
+        }
+        let resv = num(rec, Some(resv_i), f, &mut false, "Total Reserved")?;
+        let id: NameId = self.names.intern_bytes(comp);
+        self.out.component.push(id);
+        self.out.time_ns.push(t);
+        self.out.reserved.push(resv);
+        Ok(())
+    }
+}
+
+/// Reads an npu_module_mem file (variants A–C).
+pub fn read_npu_module_mem(
+    path: &Path,
+    control: &LoadControl,
+    strings: &mut Interner,
+    out: &mut ModuleMemory,
+) -> Result<FileOutcome, FileError> {
+    let csv = open(path)?;
+    let h = csv.header().to_vec();
+    let comp = required(&h, &["Component"], path)?;
+    let time = required(&h, &["Timestamp(us)"], path)?;
+    let resv = required(&h, &["Total Reserved(MB)", "Total Reserved(KB)"], path)?;
+    let f = unit_factor(&h[resv], MIB);
+    let device_col = find_any(&h, &["Device", "Device_id"]).map(|x| x.0);
+    run(
+        path,
+        csv,
+        device_col,
+        control,
+        || ModuleParser {
+            cols: (comp, time, (resv, f)),
+            out: ModuleMemory::default(),
+            names: Interner::new(),
+        },
+        |mut p| {
+            let remap = strings.merge(&p.names);
+            out.append(&mut p.out, &remap);
+        },
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// static_op_mem
+
+#[derive(Clone, Copy)]
+struct StaticCols {
+    device: Option<usize>,
+    op: usize,
+    model: Option<usize>,
+    graph: usize,
+    start: usize,
+    end: usize,
+    size: (usize, i64),
+}
+
+struct StaticParser {
+    cols: StaticCols,
+    out: StaticOpMemory,
+    names: Interner,
+}
+
+impl RowParser for StaticParser {
+    fn parse(&mut self, rec: &ByteRecord, _lossy: &mut bool) -> Result<(), String> {
+        let c = self.cols;
+        let op = trim_cell(cell(rec, Some(c.op)));
+        if op.is_empty() {
+            return Err("Op Name: empty".into());
+        }
+        let graph = trim_cell(cell(rec, Some(c.graph)));
+        if graph.is_empty() {
+            return Err("Graph ID: empty".into());
+        }
+        let start = num(rec, Some(c.start), 1, &mut false, "Node Index Start")?;
+        let end = num(rec, Some(c.end), 1, &mut false, "Node Index End")?;
+        let size = num(rec, Some(c.size.0), c.size.1, &mut false, "Size(KB)")?;
+        if start == NULL || end == NULL || size == NULL {
+            return Err("Node Index Start, Node Index End and Size(KB) are required".into());
+        }
+        let o = &mut self.out;
+        o.device
+            .push(self.names.intern_bytes(trim_cell(cell(rec, c.device))));
+        o.op_name.push(self.names.intern_bytes(op));
+        o.model_name
+            .push(self.names.intern_bytes(trim_cell(cell(rec, c.model))));
+        o.graph_id.push(self.names.intern_bytes(graph));
+        o.node_start.push(start);
+        o.node_end.push(end);
+        o.size.push(size);
+        Ok(())
+    }
+}
+
+/// Reads a static_op_mem file.
+pub fn read_static_op_mem(
+    path: &Path,
+    control: &LoadControl,
+    strings: &mut Interner,
+    out: &mut StaticOpMemory,
+) -> Result<FileOutcome, FileError> {
+    let csv = open(path)?;
+    let h = csv.header().to_vec();
+    let size = required(&h, &["Size(KB)", "Size(MB)"], path)?;
+    let cols = StaticCols {
+        device: column_index(&h, "Device_id"),
+        op: required(&h, &["Op Name"], path)?,
+        model: column_index(&h, "Model Name"),
+        graph: required(&h, &["Graph ID"], path)?,
+        start: required(&h, &["Node Index Start"], path)?,
+        end: required(&h, &["Node Index End"], path)?,
+        size: (size, unit_factor(&h[size], MIB)),
+    };
+    run(
+        path,
+        csv,
+        None,
+        control,
+        || StaticParser {
+            cols,
+            out: StaticOpMemory::default(),
+            names: Interner::new(),
+        },
+        |mut p| {
+            let remap = strings.merge(&p.names);
+            out.append(&mut p.out, &remap);
+        },
+    )
+}

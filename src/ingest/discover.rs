@@ -1,0 +1,667 @@
+//! Finding every rank under a path, reading only names, headers, first rows and profiler_info.
+//!
+//! Accepts a cluster parent folder, a `*_ascend_pt` / `*_ascend_ms` folder, its
+//! `ASCEND_PROFILER_OUTPUT`, a `PROF_*` folder or its `mindstudio_profiler_output`, or one `.db`.
+//! The walk goes at most [`MAX_DEPTH`] levels, follows symlinks but never visits a folder twice, and
+//! like MindStudio Insight descends only into `ASCEND_PROFILER_OUTPUT` / `mindstudio_profiler_output`
+//! where a folder has one.
+
+use std::collections::HashSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::chunks::{CsvFile, column_index};
+use super::db;
+use super::value::device_id;
+use crate::model::{DataSource, Format, RankInfo};
+
+/// How deep the walk goes below the given path.
+pub const MAX_DEPTH: usize = 8;
+
+/// The result of discovery: ranks in display order, no data rows.
+#[derive(Debug, Clone)]
+pub struct Profile {
+    /// The path the user gave.
+    pub root: PathBuf,
+    /// Ranks, sorted by rank id.
+    pub ranks: Vec<RankInfo>,
+    /// Things found but not usable (e.g. an msprof unified DB), for the user to see.
+    pub notes: Vec<String>,
+}
+
+/// Why discovery found nothing to show.
+#[derive(Debug, thiserror::Error)]
+pub enum DiscoverError {
+    /// The path does not exist or cannot be read.
+    #[error("cannot open {path}: {reason}")]
+    Unreadable {
+        /// The path.
+        path: String,
+        /// The cause.
+        reason: String,
+    },
+    /// No memory data anywhere under the path.
+    #[error(
+        "no memory data found under {path}: looked for memory_record*.csv (torch_npu, MindSpore, \
+         msprof) and ascend_pytorch_profiler*.db / ascend_mindspore_profiler*.db, up to {MAX_DEPTH} \
+         folders deep{extra}"
+    )]
+    NoMemoryData {
+        /// The path.
+        path: String,
+        /// Notes on what was found instead.
+        extra: String,
+    },
+}
+
+/// The memory file kinds, by name prefix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    MemoryRecord,
+    OperatorMemory,
+    NpuModuleMem,
+    StaticOpMem,
+}
+
+const KINDS: [(Kind, &str); 4] = [
+    (Kind::MemoryRecord, "memory_record"),
+    (Kind::OperatorMemory, "operator_memory"),
+    (Kind::NpuModuleMem, "npu_module_mem"),
+    (Kind::StaticOpMem, "static_op_mem"),
+];
+
+/// A memory CSV's name, parsed: `memory_record[_slice_N][_TIMESTAMP].csv`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct CsvName {
+    kind: Kind,
+    slice: Option<u32>,
+    timestamp: Option<u64>,
+}
+
+fn parse_csv_name(name: &str) -> Option<CsvName> {
+    let stem = name.strip_suffix(".csv")?;
+    for (kind, prefix) in KINDS {
+        let Some(rest) = stem.strip_prefix(prefix) else {
+            continue;
+        };
+        if rest.is_empty() {
+            return Some(CsvName {
+                kind,
+                slice: None,
+                timestamp: None,
+            });
+        }
+        let rest = rest.strip_prefix('_')?;
+        let (slice, ts) = match rest.strip_prefix("slice_") {
+            Some(r) => {
+                let (n, ts) = r.split_once('_')?;
+                (Some(n), ts)
+            }
+            None => (None, rest),
+        };
+        let all_digits =
+            |s: &str| !s.is_empty() && s.len() <= 14 && s.bytes().all(|b| b.is_ascii_digit());
+        if !all_digits(ts) || slice.is_some_and(|n| !all_digits(n) || n.len() > 2) {
+            return None;
+        }
+        return Some(CsvName {
+            kind,
+            slice: slice.and_then(|n| n.parse().ok()),
+            timestamp: ts.parse().ok(),
+        });
+    }
+    None
+}
+
+/// `ascend_pytorch_profiler[_N].db` or `ascend_mindspore_profiler[_N].db`.
+fn profiler_db_format(name: &str) -> Option<Format> {
+    let stem = name.strip_suffix(".db")?;
+    for (prefix, fmt) in [
+        ("ascend_pytorch_profiler", Format::TorchNpu),
+        ("ascend_mindspore_profiler", Format::MindSpore),
+    ] {
+        if let Some(rest) = stem.strip_prefix(prefix) {
+            let ok = rest.is_empty()
+                || rest.strip_prefix('_').is_some_and(|n| {
+                    !n.is_empty() && n.len() <= 16 && n.bytes().all(|b| b.is_ascii_digit())
+                });
+            if ok {
+                return Some(fmt);
+            }
+        }
+    }
+    None
+}
+
+fn is_msprof_db(name: &str) -> bool {
+    name.strip_prefix("msprof_")
+        .and_then(|s| s.strip_suffix(".db"))
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+fn is_output_dir(name: &str) -> bool {
+    name.eq_ignore_ascii_case("ASCEND_PROFILER_OUTPUT")
+        || name.eq_ignore_ascii_case("mindstudio_profiler_output")
+}
+
+/// A folder holding memory files.
+#[derive(Debug, Default)]
+struct Candidate {
+    dir: PathBuf,
+    csvs: Vec<(CsvName, PathBuf)>,
+    dbs: Vec<(Format, PathBuf)>,
+}
+
+struct Walker {
+    visited: HashSet<PathBuf>,
+    found: Vec<Candidate>,
+    notes: Vec<String>,
+}
+
+impl Walker {
+    fn walk(&mut self, dir: &Path, depth: usize) {
+        let Ok(canon) = fs::canonicalize(dir) else {
+            return;
+        };
+        if !self.visited.insert(canon) {
+            return; // a symlink loop or a folder reached twice
+        }
+        let Ok(rd) = fs::read_dir(dir) else {
+            self.notes
+                .push(format!("cannot read folder {}", dir.display()));
+            return;
+        };
+        let mut entries: Vec<(String, PathBuf, bool)> = rd
+            .filter_map(Result::ok)
+            .map(|e| {
+                let p = e.path();
+                let is_dir = fs::metadata(&p).map(|m| m.is_dir()).unwrap_or(false);
+                (e.file_name().to_string_lossy().into_owned(), p, is_dir)
+            })
+            .collect();
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut cand = Candidate {
+            dir: dir.to_path_buf(),
+            ..Default::default()
+        };
+        for (name, path, is_dir) in &entries {
+            if *is_dir {
+                continue;
+            }
+            if let Some(n) = parse_csv_name(name) {
+                cand.csvs.push((n, path.clone()));
+            } else if let Some(fmt) = profiler_db_format(name) {
+                cand.dbs.push((fmt, path.clone()));
+            } else if is_msprof_db(name) {
+                self.notes.push(format!(
+                    "{}: msprof unified DB skipped (it has no MEMORY_RECORD table; export text with `msprof --export` instead)",
+                    path.display()
+                ));
+            }
+        }
+        let has_rows_source = cand
+            .csvs
+            .iter()
+            .any(|(n, _)| matches!(n.kind, Kind::MemoryRecord | Kind::OperatorMemory));
+        if has_rows_source || !cand.dbs.is_empty() {
+            self.found.push(cand);
+        } else if !cand.csvs.is_empty() {
+            self.notes.push(format!(
+                "{}: npu_module_mem/static_op_mem without memory_record or operator_memory skipped",
+                dir.display()
+            ));
+        }
+        if depth >= MAX_DEPTH {
+            return;
+        }
+        let subdirs: Vec<&(String, PathBuf, bool)> = entries.iter().filter(|e| e.2).collect();
+        let outputs: Vec<&&(String, PathBuf, bool)> =
+            subdirs.iter().filter(|e| is_output_dir(&e.0)).collect();
+        if outputs.is_empty() {
+            for (_, p, _) in subdirs {
+                self.walk(p, depth + 1);
+            }
+        } else {
+            for (_, p, _) in outputs {
+                self.walk(p, depth + 1);
+            }
+        }
+    }
+}
+
+/// Discovers every rank under `path` (a folder or one `.db` file).
+pub fn discover(path: &Path) -> Result<Profile, DiscoverError> {
+    let meta = fs::metadata(path).map_err(|e| DiscoverError::Unreadable {
+        path: path.display().to_string(),
+        reason: e.to_string(),
+    })?;
+    let mut walker = Walker {
+        visited: HashSet::new(),
+        found: Vec::new(),
+        notes: Vec::new(),
+    };
+    if meta.is_file() {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        if let Some(fmt) =
+            profiler_db_format(&name).or_else(|| name.ends_with(".db").then_some(Format::TorchNpu))
+        {
+            walker.found.push(Candidate {
+                dir,
+                csvs: Vec::new(),
+                dbs: vec![(fmt, path.to_path_buf())],
+            });
+        } else if parse_csv_name(&name).is_some() {
+            walker.walk(&dir, MAX_DEPTH);
+        }
+    } else {
+        walker.walk(path, 0);
+    }
+    let mut ranks = Vec::new();
+    let mut notes = walker.notes;
+    for cand in walker.found {
+        ranks.extend(ranks_of(cand, &mut notes));
+    }
+    if ranks.is_empty() {
+        let extra = if notes.is_empty() {
+            String::new()
+        } else {
+            format!("; {}", notes.join("; "))
+        };
+        return Err(DiscoverError::NoMemoryData {
+            path: path.display().to_string(),
+            extra,
+        });
+    }
+    ranks.sort_by(|a, b| {
+        rank_order_key(&a.rank)
+            .cmp(&rank_order_key(&b.rank))
+            .then_with(|| a.dir.cmp(&b.dir))
+    });
+    make_unique(&mut ranks);
+    Ok(Profile {
+        root: path.to_path_buf(),
+        ranks,
+        notes,
+    })
+}
+
+/// Numeric ids first, in numeric order, then the rest by name.
+fn rank_order_key(rank: &str) -> (u8, u64, String) {
+    match rank.parse::<u64>() {
+        Ok(n) => (0, n, String::new()),
+        Err(_) => (1, 0, rank.to_string()),
+    }
+}
+
+/// Duplicate rank ids get `_2`, `_3`, … in discovery order (as Insight does).
+fn make_unique(ranks: &mut [RankInfo]) {
+    let mut seen: HashSet<String> = HashSet::new();
+    for r in ranks.iter_mut() {
+        if seen.insert(r.rank.clone()) {
+            continue;
+        }
+        let mut k = 2;
+        while seen.contains(&format!("{}_{k}", r.rank)) {
+            k += 1;
+        }
+        r.rank = format!("{}_{k}", r.rank);
+        seen.insert(r.rank.clone());
+    }
+}
+
+/// Picks the files of one kind: all slices in slice order, else the newest unsliced file.
+fn pick(csvs: &[(CsvName, PathBuf)], kind: Kind, notes: &mut Vec<String>) -> Vec<PathBuf> {
+    let mut of_kind: Vec<&(CsvName, PathBuf)> =
+        csvs.iter().filter(|(n, _)| n.kind == kind).collect();
+    let mut slices: Vec<&&(CsvName, PathBuf)> =
+        of_kind.iter().filter(|(n, _)| n.slice.is_some()).collect();
+    if !slices.is_empty() {
+        slices.sort_by_key(|(n, p)| (n.slice, n.timestamp, p.clone()));
+        if of_kind.iter().any(|(n, _)| n.slice.is_none()) {
+            notes.push("both sliced and unsliced files present; using the slices".into());
+        }
+        return slices.into_iter().map(|(_, p)| p.clone()).collect();
+    }
+    // Newest first, as Insight sorts names descending and keeps the first.
+    of_kind.sort_by(|a, b| b.1.cmp(&a.1));
+    if of_kind.len() > 1 {
+        notes.push(format!(
+            "{} files of one kind; using the newest, {}",
+            of_kind.len(),
+            of_kind[0]
+                .1
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        ));
+    }
+    of_kind
+        .first()
+        .map(|(_, p)| vec![p.clone()])
+        .unwrap_or_default()
+}
+
+fn csv_source(cand: &Candidate, notes: &mut Vec<String>) -> Option<DataSource> {
+    let memory_record = pick(&cand.csvs, Kind::MemoryRecord, notes);
+    let operator_memory = pick(&cand.csvs, Kind::OperatorMemory, notes);
+    if memory_record.is_empty() && operator_memory.is_empty() {
+        return None;
+    }
+    if memory_record.is_empty() {
+        notes.push("no memory_record*.csv: no curves, only the details table (MindStudio Insight shows nothing here)".into());
+    }
+    Some(DataSource::Csv {
+        memory_record,
+        operator_memory,
+        npu_module_mem: pick(&cand.csvs, Kind::NpuModuleMem, notes),
+        static_op_mem: pick(&cand.csvs, Kind::StaticOpMem, notes),
+    })
+}
+
+/// The rank folder: the parent of `ASCEND_PROFILER_OUTPUT` / `mindstudio_profiler_output`.
+fn rank_root(dir: &Path) -> PathBuf {
+    match dir.file_name() {
+        Some(n) if is_output_dir(&n.to_string_lossy()) => dir
+            .parent()
+            .map_or_else(|| dir.to_path_buf(), Path::to_path_buf),
+        _ => dir.to_path_buf(),
+    }
+}
+
+/// Rank id from `profiler_info_<N>.json` (the number in the name), else `profiler_info.json`'s
+/// `rank_id` (an integer or a string; -1 means unknown).
+fn rank_from_profiler_info(root: &Path) -> Option<String> {
+    let rd = fs::read_dir(root).ok()?;
+    let mut names: Vec<String> = rd
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    for n in &names {
+        if let Some(id) = n
+            .strip_prefix("profiler_info_")
+            .and_then(|s| s.strip_suffix(".json"))
+        {
+            if !id.is_empty() && id.len() <= 5 && id.bytes().all(|b| b.is_ascii_digit()) {
+                return Some(id.to_string());
+            }
+        }
+    }
+    if names.iter().any(|n| n == "profiler_info.json") {
+        let text = fs::read_to_string(root.join("profiler_info.json")).ok()?;
+        let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+        let id = match v.get("rank_id")? {
+            serde_json::Value::Number(n) => n.as_i64()?.to_string(),
+            serde_json::Value::String(s) => s.trim().to_string(),
+            _ => return None,
+        };
+        if !id.is_empty() && id != "-1" {
+            return Some(id);
+        }
+    }
+    None
+}
+
+/// Rank id when nothing better exists: `device_<n>` → n, else the folder name.
+fn rank_from_folder(root: &Path) -> String {
+    let name = root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| root.display().to_string());
+    name.strip_prefix("device_")
+        .filter(|n| n.bytes().all(|b| b.is_ascii_digit()) && !n.is_empty())
+        .map_or(name.clone(), str::to_string)
+}
+
+/// Host from a `{host}_{pid}_{timestamp}_ascend_pt|ms` folder name.
+pub fn host_from_folder(name: &str) -> Option<String> {
+    let stem = name
+        .strip_suffix("_ascend_pt")
+        .or_else(|| name.strip_suffix("_ascend_ms"))?;
+    let (rest, ts) = stem.rsplit_once('_')?;
+    let (host, pid) = rest.rsplit_once('_')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    (digits(ts) && digits(pid) && !host.is_empty()).then(|| host.to_string())
+}
+
+fn folder_format(root: &Path, dir: &Path) -> Option<Format> {
+    if dir
+        .file_name()
+        .is_some_and(|n| n.eq_ignore_ascii_case("mindstudio_profiler_output"))
+    {
+        return Some(Format::Msprof);
+    }
+    for anc in root.ancestors().take(3) {
+        let n = anc
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if n.ends_with("_ascend_ms") {
+            return Some(Format::MindSpore);
+        }
+        if n.ends_with("_ascend_pt") {
+            return Some(Format::TorchNpu);
+        }
+        if n.starts_with("PROF_") {
+            return Some(Format::Msprof);
+        }
+    }
+    None
+}
+
+/// Format from a memory_record header: variant C (Total Active, no Stream Ptr) is MindSpore,
+/// variant D (KB units) is msprof.
+fn header_format(header: &[String]) -> Option<Format> {
+    if header.iter().any(|h| h.contains("(KB)")) {
+        return Some(Format::Msprof);
+    }
+    let active = column_index(header, "Total Active(MB)").is_some();
+    let stream = column_index(header, "Stream Ptr").is_some();
+    (active && !stream).then_some(Format::MindSpore)
+}
+
+/// Device id from the first data row of a CSV's device column.
+fn first_row_device(path: &Path) -> Option<String> {
+    let csv = CsvFile::open(path).ok()?;
+    let idx = ["Device Type", "Device", "Device_id"]
+        .iter()
+        .find_map(|n| csv.column(n))?;
+    let rec = csv.first_record()?;
+    rec.get(idx).and_then(|c| device_id(c))
+}
+
+fn ranks_of(cand: Candidate, notes: &mut Vec<String>) -> Vec<RankInfo> {
+    let root = rank_root(&cand.dir);
+    let folder_name = root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut rank_notes = Vec::new();
+    let csv = csv_source(&cand, &mut rank_notes);
+    let info_rank = rank_from_profiler_info(&root);
+    let mut out = Vec::new();
+    if !cand.dbs.is_empty() {
+        if csv.is_some() {
+            rank_notes.push(
+                "both a DB and CSV files present; using the DB (as MindStudio Insight does)".into(),
+            );
+        }
+        for (fmt, db_path) in &cand.dbs {
+            let meta = match db::read_meta(db_path) {
+                Ok(m) => m,
+                Err(e) => {
+                    if let Some(src) = &csv {
+                        rank_notes.push(format!("{}: {e}; using the CSV files", db_path.display()));
+                        out.push(csv_rank(
+                            &cand,
+                            &root,
+                            src.clone(),
+                            info_rank.clone(),
+                            rank_notes.clone(),
+                        ));
+                    } else {
+                        notes.push(format!("{}: {e}", db_path.display()));
+                    }
+                    continue;
+                }
+            };
+            let host = meta.host.clone().or_else(|| host_from_folder(&folder_name));
+            let pairs = if meta.rank_devices.is_empty() {
+                vec![(None, meta.first_device)]
+            } else {
+                meta.rank_devices.clone()
+            };
+            let multi = pairs.len() > 1;
+            for (db_rank, device) in pairs {
+                let rank = info_rank
+                    .clone()
+                    .filter(|_| !multi)
+                    .or_else(|| db_rank.map(|r| r.to_string()))
+                    .unwrap_or_else(|| rank_from_folder(&root));
+                out.push(RankInfo {
+                    rank,
+                    device: device.map(|d| d.to_string()),
+                    host: host.clone(),
+                    format: *fmt,
+                    dir: root.clone(),
+                    source: DataSource::Db {
+                        path: db_path.clone(),
+                        device: if multi { device } else { None },
+                        csv_fallback: csv.clone().map(Box::new),
+                    },
+                    notes: rank_notes.clone(),
+                });
+            }
+        }
+    } else if let Some(src) = csv {
+        out.push(csv_rank(&cand, &root, src, info_rank, rank_notes));
+    }
+    out
+}
+
+fn csv_rank(
+    cand: &Candidate,
+    root: &Path,
+    src: DataSource,
+    info_rank: Option<String>,
+    notes: Vec<String>,
+) -> RankInfo {
+    let DataSource::Csv {
+        memory_record,
+        operator_memory,
+        ..
+    } = &src
+    else {
+        unreachable!("csv_rank is only called with a CSV source")
+    };
+    let header = memory_record
+        .first()
+        .and_then(|p| CsvFile::open(p).ok())
+        .map(|c| c.header().to_vec())
+        .unwrap_or_default();
+    let any_timestamped = cand.csvs.iter().any(|(n, _)| n.timestamp.is_some());
+    let format = folder_format(root, &cand.dir)
+        .or_else(|| header_format(&header))
+        .or_else(|| any_timestamped.then_some(Format::Msprof))
+        .unwrap_or(Format::TorchNpu);
+    let device = memory_record
+        .first()
+        .and_then(|p| first_row_device(p))
+        .or_else(|| operator_memory.first().and_then(|p| first_row_device(p)));
+    let folder_name = root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    RankInfo {
+        rank: info_rank.unwrap_or_else(|| rank_from_folder(root)),
+        device,
+        host: host_from_folder(&folder_name),
+        format,
+        dir: root.to_path_buf(),
+        source: src,
+        notes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_names_follow_insight_patterns() {
+        let n = parse_csv_name("memory_record.csv").unwrap();
+        assert_eq!(
+            (n.kind, n.slice, n.timestamp),
+            (Kind::MemoryRecord, None, None)
+        );
+        let n = parse_csv_name("operator_memory_slice_1_20230919172305.csv").unwrap();
+        assert_eq!(
+            (n.kind, n.slice, n.timestamp),
+            (Kind::OperatorMemory, Some(1), Some(20230919172305))
+        );
+        let n = parse_csv_name("npu_module_mem_20230919172305.csv").unwrap();
+        assert_eq!(n.timestamp, Some(20230919172305));
+        assert!(parse_csv_name("memory_record_abc.csv").is_none());
+        assert!(parse_csv_name("memory_record.txt").is_none());
+        assert!(parse_csv_name("kernel_details.csv").is_none());
+    }
+
+    #[test]
+    fn db_names() {
+        assert_eq!(
+            profiler_db_format("ascend_pytorch_profiler_3.db"),
+            Some(Format::TorchNpu)
+        );
+        assert_eq!(
+            profiler_db_format("ascend_pytorch_profiler.db"),
+            Some(Format::TorchNpu)
+        );
+        assert_eq!(
+            profiler_db_format("ascend_mindspore_profiler_0.db"),
+            Some(Format::MindSpore)
+        );
+        assert_eq!(profiler_db_format("analysis.db"), None);
+        assert!(is_msprof_db("msprof_0.db"));
+    }
+
+    #[test]
+    fn hosts_from_folder_names() {
+        assert_eq!(
+            host_from_folder("localhost.localdomain_1408367_20240101123456789_ascend_pt")
+                .as_deref(),
+            Some("localhost.localdomain")
+        );
+        assert_eq!(
+            host_from_folder("node_1_12_20240101_ascend_ms").as_deref(),
+            Some("node_1")
+        );
+        assert_eq!(host_from_folder("rank0_1700000000000_ascend_pt"), None);
+        assert_eq!(host_from_folder("rank_0_ascend_pt"), None);
+    }
+
+    #[test]
+    fn duplicate_ranks_get_suffixes() {
+        let mk = |r: &str| RankInfo {
+            rank: r.into(),
+            device: None,
+            host: None,
+            format: Format::TorchNpu,
+            dir: PathBuf::new(),
+            source: DataSource::Csv {
+                memory_record: vec![],
+                operator_memory: vec![],
+                npu_module_mem: vec![],
+                static_op_mem: vec![],
+            },
+            notes: vec![],
+        };
+        let mut v = vec![mk("0"), mk("0"), mk("0"), mk("0_2")];
+        make_unique(&mut v);
+        let ids: Vec<&str> = v.iter().map(|r| r.rank.as_str()).collect();
+        assert_eq!(ids, vec!["0", "0_2", "0_3", "0_2_2"]);
+    }
+}

@@ -1,0 +1,245 @@
+//! Loading one rank on demand: every file of its source into a [`RankData`].
+
+use super::chunks::LoadControl;
+use super::csv_tables::{
+    FileError, FileOutcome, read_memory_record, read_npu_module_mem, read_operator_memory,
+    read_static_op_mem,
+};
+use super::db;
+use super::discover::Profile;
+use super::report::LoadReport;
+use crate::model::{DataSource, Format, Interner, NULL, RankData, RankInfo};
+
+/// Why a rank could not be loaded at all.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The user cancelled.
+    #[error("cancelled")]
+    Cancelled,
+    /// The rank has no usable memory data; the message says what was tried.
+    #[error("rank {rank}: {reason}")]
+    NoData {
+        /// The rank id.
+        rank: String,
+        /// What went wrong.
+        reason: String,
+    },
+    /// No such rank in the profile.
+    #[error("no rank at index {0}")]
+    NoSuchRank(usize),
+}
+
+impl Profile {
+    /// Loads rank number `index` (in [`Profile::ranks`] order).
+    pub fn load_rank(&self, index: usize, control: &LoadControl) -> Result<RankData, LoadError> {
+        let info = self.ranks.get(index).ok_or(LoadError::NoSuchRank(index))?;
+        load_rank(info, control)
+    }
+}
+
+/// Loads everything of one rank. Bad rows are skipped and counted; a bad optional file is a
+/// warning; only a rank without any readable memory_record is an error.
+pub fn load_rank(info: &RankInfo, control: &LoadControl) -> Result<RankData, LoadError> {
+    let mut data = empty(info);
+    for note in &info.notes {
+        data.report.warn(note.clone());
+    }
+    match &info.source {
+        DataSource::Csv { .. } => load_csv(&info.source, &mut data, control)?,
+        DataSource::Db {
+            path,
+            device,
+            csv_fallback,
+        } => match db::load(path, *device, &mut data.strings) {
+            Ok(t) => {
+                data.records = t.records;
+                data.memory_record_rows = t.memory_record_rows;
+                data.operators = t.operators;
+                data.modules = t.modules;
+                data.report.files.extend(t.reports);
+                for w in t.warnings {
+                    data.report.warn(w);
+                }
+            }
+            Err(e) => match csv_fallback {
+                Some(src) => {
+                    data.report.warn(format!(
+                        "{}: {e}; using the CSV files instead",
+                        path.display()
+                    ));
+                    load_csv(src, &mut data, control)?;
+                }
+                None => return Err(no_data(info, format!("{}: {e}", path.display()))),
+            },
+        },
+    }
+    if data.records.is_empty() && data.operators.is_empty() {
+        return Err(no_data(
+            info,
+            "no memory_record or operator_memory rows".into(),
+        ));
+    }
+    data.records.sort_by_time();
+    data.modules.sort_by_time();
+    data.time_origin_ns = time_origin(&data);
+    Ok(data)
+}
+
+fn empty(info: &RankInfo) -> RankData {
+    RankData {
+        info: info.clone(),
+        time_origin_ns: 0,
+        records: Default::default(),
+        operators: Default::default(),
+        modules: Default::default(),
+        static_ops: Default::default(),
+        strings: Interner::new(),
+        memory_record_rows: 0,
+        report: LoadReport::default(),
+    }
+}
+
+fn no_data(info: &RankInfo, reason: String) -> LoadError {
+    LoadError::NoData {
+        rank: info.rank.clone(),
+        reason,
+    }
+}
+
+fn load_csv(src: &DataSource, data: &mut RankData, control: &LoadControl) -> Result<(), LoadError> {
+    let DataSource::Csv {
+        memory_record,
+        operator_memory,
+        npu_module_mem,
+        static_op_mem,
+    } = src
+    else {
+        return Ok(());
+    };
+    let total: u64 = [
+        memory_record,
+        operator_memory,
+        npu_module_mem,
+        static_op_mem,
+    ]
+    .iter()
+    .flat_map(|v| v.iter())
+    .filter_map(|p| std::fs::metadata(p).ok())
+    .map(|m| m.len())
+    .sum();
+    control.add_total(total);
+    let mindspore = data.info.format == Format::MindSpore;
+    let mut lossy_files = Vec::new();
+    let mut record_errors = Vec::new();
+    let strings = &mut data.strings;
+    let report = &mut data.report;
+    let mut absorb = |r: Result<FileOutcome, FileError>,
+                      report: &mut LoadReport,
+                      device: &mut Option<String>|
+     -> Result<bool, LoadError> {
+        match r {
+            Ok(o) => {
+                if o.lossy_timestamps {
+                    lossy_files.push(o.report.path.display().to_string());
+                }
+                if device.is_none() {
+                    *device = o.device;
+                }
+                report.files.push(o.report);
+                Ok(true)
+            }
+            Err(FileError::Cancelled) => Err(LoadError::Cancelled),
+            Err(e) => {
+                report.warn(e.to_string());
+                Ok(false)
+            }
+        }
+    };
+    let mut device = data.info.device.clone();
+    for p in memory_record {
+        let r = read_memory_record(p, mindspore, control, strings, &mut data.records);
+        if let Err(
+            FileError::MissingColumn { .. } | FileError::Io { .. } | FileError::Empty { .. },
+        ) = &r
+        {
+            record_errors.push(
+                r.as_ref()
+                    .err()
+                    .map(ToString::to_string)
+                    .unwrap_or_default(),
+            );
+        }
+        absorb(r, report, &mut device)?;
+    }
+    data.memory_record_rows = data.records.len();
+    if operator_memory.is_empty() && !data.records.is_empty() {
+        report.warn("no operator_memory*.csv beside memory_record: the details table is empty");
+    }
+    for p in operator_memory {
+        absorb(
+            read_operator_memory(p, control, strings, &mut data.operators),
+            report,
+            &mut device,
+        )?;
+    }
+    if npu_module_mem.is_empty() {
+        report.warn("no npu_module_mem*.csv: the component peak table is empty");
+    }
+    for p in npu_module_mem {
+        absorb(
+            read_npu_module_mem(p, control, strings, &mut data.modules),
+            report,
+            &mut device,
+        )?;
+    }
+    for p in static_op_mem {
+        absorb(
+            read_static_op_mem(p, control, strings, &mut data.static_ops),
+            report,
+            &mut device,
+        )?;
+    }
+    if !lossy_files.is_empty() {
+        report.warn(format!(
+            "lossy timestamps: {} use scientific notation (saved by Excel?); times there are approximate",
+            lossy_files.join(", ")
+        ));
+    }
+    if data.info.device.is_none() {
+        data.info.device = device;
+    }
+    if data.records.is_empty() && data.operators.is_empty() {
+        let names: Vec<String> = memory_record
+            .iter()
+            .chain(operator_memory)
+            .map(|p| p.display().to_string())
+            .collect();
+        let reason = if record_errors.is_empty() {
+            format!("{}: no data rows", names.join(", "))
+        } else {
+            record_errors.join("; ")
+        };
+        return Err(LoadError::NoData {
+            rank: data.info.rank.clone(),
+            reason,
+        });
+    }
+    Ok(())
+}
+
+/// The earliest time over memory_record (with APP samples), operator_memory allocation and
+/// release times, and npu_module_mem; 0 when there is none.
+pub fn time_origin(data: &RankData) -> i64 {
+    let ops = &data.operators;
+    let candidates = [
+        data.records.time_ns.first().copied(),
+        data.modules.time_ns.first().copied(),
+        ops.alloc_time.iter().copied().filter(|&t| t != NULL).min(),
+        ops.release_time
+            .iter()
+            .copied()
+            .filter(|&t| t != NULL)
+            .min(),
+    ];
+    candidates.into_iter().flatten().min().unwrap_or(0)
+}

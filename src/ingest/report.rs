@@ -1,0 +1,111 @@
+//! What went wrong while loading: warnings and skipped rows, kept per file, never swallowed.
+
+use std::path::{Path, PathBuf};
+
+/// How many skipped rows are kept verbatim per file.
+pub const MAX_SKIPPED_SAMPLES: usize = 20;
+
+/// One skipped row, as the user needs to find it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkippedRow {
+    /// 1-based line number in the file (the header is line 1).
+    pub line: u64,
+    /// Why it was skipped.
+    pub reason: String,
+    /// The row's text (cells joined by commas, at most 200 characters).
+    pub text: String,
+}
+
+/// Skipped rows of one file: the count and the first [`MAX_SKIPPED_SAMPLES`] verbatim.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SkippedRows {
+    /// How many rows were skipped.
+    pub count: u64,
+    /// The first rows skipped, in line order.
+    pub samples: Vec<SkippedRow>,
+}
+
+impl SkippedRows {
+    /// Records one skipped row.
+    pub fn add(&mut self, line: u64, reason: impl Into<String>, text: impl FnOnce() -> String) {
+        self.count += 1;
+        if self.samples.len() < MAX_SKIPPED_SAMPLES {
+            let mut text = text();
+            if text.len() > 200 {
+                let mut cut = 200;
+                while !text.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                text.truncate(cut);
+                text.push('…');
+            }
+            self.samples.push(SkippedRow {
+                line,
+                reason: reason.into(),
+                text,
+            });
+        }
+    }
+
+    /// Adds the rows of a later part of the same file (parts merge in file order).
+    pub fn merge(&mut self, other: SkippedRows) {
+        self.count += other.count;
+        let room = MAX_SKIPPED_SAMPLES.saturating_sub(self.samples.len());
+        self.samples.extend(other.samples.into_iter().take(room));
+    }
+}
+
+/// What loading one file produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileReport {
+    /// The file.
+    pub path: PathBuf,
+    /// Rows loaded.
+    pub rows: u64,
+    /// Rows skipped.
+    pub skipped: SkippedRows,
+}
+
+/// Everything the user should know about one rank's load.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LoadReport {
+    /// Human-readable warnings (missing optional files, lossy timestamps, degraded files).
+    pub warnings: Vec<String>,
+    /// One entry per file read.
+    pub files: Vec<FileReport>,
+}
+
+impl LoadReport {
+    /// Adds a warning.
+    pub fn warn(&mut self, w: impl Into<String>) {
+        self.warnings.push(w.into());
+    }
+
+    /// Total skipped rows over all files.
+    pub fn skipped_rows(&self) -> u64 {
+        self.files.iter().map(|f| f.skipped.count).sum()
+    }
+
+    /// Warnings plus one line per file with skipped rows (what `inspect` prints).
+    pub fn all_warnings(&self) -> Vec<String> {
+        let mut out = self.warnings.clone();
+        for f in &self.files {
+            if f.skipped.count > 0 {
+                let first = f.skipped.samples.first().map_or(String::new(), |s| {
+                    format!(" (first: line {}: {})", s.line, s.reason)
+                });
+                out.push(format!(
+                    "{}: skipped {} rows{first}",
+                    display(&f.path),
+                    f.skipped.count
+                ));
+            }
+        }
+        out
+    }
+}
+
+/// A path for messages.
+pub fn display(p: &Path) -> String {
+    p.display().to_string()
+}

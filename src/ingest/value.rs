@@ -1,0 +1,260 @@
+//! Cell values: trimming, missing markers, and exact decimal → integer conversion.
+//!
+//! Timestamps such as `1736408883573957.920\t` (µs with 3 decimals) become i64 ns without going
+//! through f64, which cannot hold 1.7e18 ns exactly. Sizes in KB/MB become i64 bytes the same way.
+//! Scientific notation (`1.69512E+15`, what Excel writes back) is accepted and flagged lossy.
+
+use thiserror::Error;
+
+/// Why a cell could not be read as a number.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ValueError {
+    /// Not a decimal number.
+    #[error("not a number: {0:?}")]
+    NotANumber(String),
+    /// A number too large for the i64 it must become.
+    #[error("number out of range: {0:?}")]
+    OutOfRange(String),
+}
+
+/// A parsed number: the i64 value and whether it came from lossy (scientific) notation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Scaled {
+    /// The value times the requested factor, rounded half away from zero.
+    pub value: i64,
+    /// True when the cell used an exponent (`E+15`): digits were already lost upstream.
+    pub lossy: bool,
+}
+
+/// Strips what writers put around values: whitespace, the trailing TAB torch_npu and msprof add to
+/// timestamps, CR, and double quotes (the CSV tokenizer removes quoting; this catches stray ones).
+#[inline]
+pub fn trim_cell(cell: &[u8]) -> &[u8] {
+    let is_junk = |b: &u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n' | b'"' | b'\'');
+    let start = cell.iter().position(|b| !is_junk(b)).unwrap_or(cell.len());
+    let end = cell
+        .iter()
+        .rposition(|b| !is_junk(b))
+        .map_or(start, |e| e + 1);
+    &cell[start..end]
+}
+
+/// True for cells that mean "no value": empty, `N/A`, `NULL`, `None`, `nan` (any case).
+#[inline]
+pub fn is_missing(trimmed: &[u8]) -> bool {
+    trimmed.is_empty()
+        || trimmed.eq_ignore_ascii_case(b"N/A")
+        || trimmed.eq_ignore_ascii_case(b"NULL")
+        || trimmed.eq_ignore_ascii_case(b"None")
+        || trimmed.eq_ignore_ascii_case(b"nan")
+}
+
+/// Parses a decimal cell and multiplies it by `factor` exactly (e.g. µs → ns is 1000, MiB → bytes
+/// is 1048576). Returns `Ok(None)` for a missing cell.
+pub fn parse_scaled(cell: &[u8], factor: i64) -> Result<Option<Scaled>, ValueError> {
+    let t = trim_cell(cell);
+    if is_missing(t) {
+        return Ok(None);
+    }
+    parse_decimal(t, factor).map(Some)
+}
+
+/// Like [`parse_scaled`] for integers that have no unit (node indices, DB ids).
+pub fn parse_int(cell: &[u8]) -> Result<Option<i64>, ValueError> {
+    Ok(parse_scaled(cell, 1)?.map(|s| s.value))
+}
+
+/// The most significant digits kept; more cannot change an i64 result after scaling.
+const MAX_DIGITS: u32 = 36;
+
+fn parse_decimal(t: &[u8], factor: i64) -> Result<Scaled, ValueError> {
+    let bad = || ValueError::NotANumber(String::from_utf8_lossy(t).into_owned());
+    let mut i = 0;
+    let neg = match t.first() {
+        Some(b'-') => {
+            i += 1;
+            true
+        }
+        Some(b'+') => {
+            i += 1;
+            false
+        }
+        _ => false,
+    };
+    let mut mantissa: i128 = 0;
+    let mut digits = 0u32; // significant digits accumulated
+    let mut exp10: i32 = 0; // value = mantissa * 10^exp10
+    let mut seen_digit = false;
+    let mut seen_dot = false;
+    while let Some(&b) = t.get(i) {
+        match b {
+            b'0'..=b'9' => {
+                seen_digit = true;
+                if digits < MAX_DIGITS {
+                    mantissa = mantissa * 10 + i128::from(b - b'0');
+                    if mantissa != 0 {
+                        digits += 1;
+                    }
+                    if seen_dot {
+                        exp10 -= 1;
+                    }
+                } else if !seen_dot {
+                    exp10 += 1; // dropped integer digit
+                }
+            }
+            b'.' if !seen_dot => seen_dot = true,
+            _ => break,
+        }
+        i += 1;
+    }
+    if !seen_digit {
+        return Err(bad());
+    }
+    let mut lossy = false;
+    if let Some(&e) = t.get(i) {
+        if e != b'e' && e != b'E' {
+            return Err(bad());
+        }
+        i += 1;
+        let exp_neg = match t.get(i) {
+            Some(b'-') => {
+                i += 1;
+                true
+            }
+            Some(b'+') => {
+                i += 1;
+                false
+            }
+            _ => false,
+        };
+        let mut e_val: i32 = 0;
+        let mut e_digits = false;
+        while let Some(&b) = t.get(i) {
+            if !b.is_ascii_digit() {
+                return Err(bad());
+            }
+            e_digits = true;
+            e_val = e_val.saturating_mul(10).saturating_add(i32::from(b - b'0'));
+            i += 1;
+        }
+        if !e_digits {
+            return Err(bad());
+        }
+        exp10 = exp10.saturating_add(if exp_neg { -e_val } else { e_val });
+        lossy = true;
+    }
+    let out_of_range = || ValueError::OutOfRange(String::from_utf8_lossy(t).into_owned());
+    let mut v = mantissa
+        .checked_mul(i128::from(factor))
+        .ok_or_else(out_of_range)?;
+    if exp10 > 0 {
+        for _ in 0..exp10 {
+            v = v.checked_mul(10).ok_or_else(out_of_range)?;
+            if v > i128::from(i64::MAX) {
+                return Err(out_of_range());
+            }
+        }
+    } else if exp10 < 0 {
+        let shift = (-exp10) as u32;
+        if shift > 38 {
+            v = 0;
+        } else {
+            let div = 10i128.pow(shift);
+            let q = v / div;
+            let r = v % div;
+            v = if r * 2 >= div { q + 1 } else { q };
+        }
+    }
+    if neg {
+        v = -v;
+    }
+    // i64::MIN is the NULL sentinel, so it is out of range too.
+    if v > i128::from(i64::MAX) || v <= i128::from(i64::MIN) {
+        return Err(out_of_range());
+    }
+    Ok(Scaled {
+        value: v as i64,
+        lossy,
+    })
+}
+
+/// The device id from a `Device Type` / `Device` / `Device_id` cell: `NPU:4` → `4`, `4` → `4`.
+/// `None` for `CPU`, `host` and empty cells.
+pub fn device_id(cell: &[u8]) -> Option<String> {
+    let t = trim_cell(cell);
+    let s = std::str::from_utf8(t).ok()?;
+    let id = s
+        .strip_prefix("NPU:")
+        .or_else(|| s.strip_prefix("npu:"))
+        .unwrap_or(s);
+    (!id.is_empty() && id.bytes().all(|b| b.is_ascii_digit())).then(|| id.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ns(s: &str) -> i64 {
+        parse_scaled(s.as_bytes(), 1000).unwrap().unwrap().value
+    }
+
+    #[test]
+    fn timestamps_are_exact_nanoseconds() {
+        assert_eq!(ns("1736408883573957.920\t"), 1_736_408_883_573_957_920);
+        assert_eq!(ns("\"1779785515596661.420\t\""), 1_779_785_515_596_661_420);
+        assert_eq!(ns("1695115378653323.5"), 1_695_115_378_653_323_500);
+        assert_eq!(ns("12"), 12_000);
+        // More than 3 decimals round to the nearest ns.
+        assert_eq!(ns("1.0005"), 1001);
+        assert_eq!(ns("-1.0005"), -1001);
+    }
+
+    #[test]
+    fn sizes_convert_units_exactly() {
+        let mib = |s: &str| parse_scaled(s.as_bytes(), 1 << 20).unwrap().unwrap().value;
+        assert_eq!(mib("935.9951171875"), 981_462_016);
+        assert_eq!(mib("0.0625"), 65_536);
+        let kib = |s: &str| parse_scaled(s.as_bytes(), 1024).unwrap().unwrap().value;
+        assert_eq!(kib("18816.5"), 19_268_096);
+        assert_eq!(kib("-512"), -524_288);
+    }
+
+    #[test]
+    fn scientific_notation_is_accepted_and_lossy() {
+        let s = parse_scaled(b"1.69512E+15", 1000).unwrap().unwrap();
+        assert_eq!(s.value, 1_695_120_000_000_000_000);
+        assert!(s.lossy);
+        assert!(!parse_scaled(b"1.5", 1).unwrap().unwrap().lossy);
+        assert_eq!(parse_scaled(b"2.5e-1", 1000).unwrap().unwrap().value, 250);
+    }
+
+    #[test]
+    fn missing_and_bad_cells() {
+        for m in ["", "  ", "N/A", "null", "\t", "\"\""] {
+            assert_eq!(parse_scaled(m.as_bytes(), 1).unwrap(), None, "{m:?}");
+        }
+        for b in ["abc", "1.2.3", "1e", "--1", "12x", ".", "e5", "1e+"] {
+            assert!(parse_scaled(b.as_bytes(), 1).is_err(), "{b:?}");
+        }
+        assert!(matches!(
+            parse_scaled(b"1e30", 1000),
+            Err(ValueError::OutOfRange(_))
+        ));
+        assert!(matches!(
+            parse_scaled(b"99999999999999999999999", 1),
+            Err(ValueError::OutOfRange(_))
+        ));
+        assert!(matches!(
+            parse_scaled(b"-9223372036854775808", 1),
+            Err(ValueError::OutOfRange(_))
+        ));
+    }
+
+    #[test]
+    fn device_ids() {
+        assert_eq!(device_id(b"NPU:4"), Some("4".into()));
+        assert_eq!(device_id(b" 7 "), Some("7".into()));
+        assert_eq!(device_id(b"CPU"), None);
+        assert_eq!(device_id(b"host"), None);
+    }
+}

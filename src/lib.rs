@@ -1,0 +1,23 @@
+//! memsight: a fast viewer for Ascend NPU memory profiles.
+//!
+//! Data flows one way, `ingest -> model -> analysis -> ui`:
+//!
+//! - [`ingest`]: finds ranks under a path ([`ingest::discover`]) reading only names, headers and
+//!   `profiler_info`, then loads one rank on demand ([`ingest::load_rank`]) from CSV (chunked,
+//!   parallel) or the SQLite export (read-only). Bad rows are skipped and reported, never fatal.
+//! - [`model`]: plain columnar data: [`model::RankData`] with its `MemoryRecords`,
+//!   `OperatorMemory`, `ModuleMemory` and `StaticOpMemory` tables; i64 ns and bytes, names interned.
+//! - [`analysis`]: pure functions over the model: the curves of each Group By and their peaks.
+//! - [`export`]: text out: the `inspect` summary (readable and JSON).
+//! - [`cli`]: the headless subcommands (`inspect`, `generate`).
+//! - [`generate`]: a seeded generator of realistic profiles (fixtures, demo, benchmarks).
+//! - `ui` (binary side only, egui): the desktop app.
+//!
+//! Only `ui` imports egui; everything else is testable without a window.
+
+pub mod analysis;
+pub mod cli;
+pub mod export;
+pub mod generate;
+pub mod ingest;
+pub mod model;

@@ -1,0 +1,170 @@
+//! The `memsight` binary: parses the command line, then runs a headless subcommand or the app.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use memsight::cli::{self, EXIT_FAILURE};
+use memsight::generate::{self, DbMode, GenOptions};
+use memsight::model::Format;
+
+/// memsight: a fast viewer for Ascend NPU memory profiles.
+#[derive(Parser)]
+#[command(version, about, args_conflicts_with_subcommands = true)]
+struct Args {
+    /// Profiling folder or .db to open (default: the bundled demo profile).
+    path: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Summarise every rank: counts, peaks, largest allocation, warnings.
+    Inspect {
+        /// Profiling folder or .db.
+        path: PathBuf,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write a synthetic profile (or, with --fixtures, the committed fixture set).
+    Generate {
+        /// Output folder.
+        out: PathBuf,
+        /// Write the fixture set and demo profile instead of one profile.
+        #[arg(long)]
+        fixtures: bool,
+        /// Ranks.
+        #[arg(long, default_value_t = 1)]
+        ranks: usize,
+        /// Allocations per rank (memory_record gets about 4x as many rows).
+        #[arg(long, default_value_t = 10_000)]
+        allocs: usize,
+        /// Seed.
+        #[arg(long, default_value_t = 1234)]
+        seed: u64,
+        /// Layout.
+        #[arg(long, value_enum, default_value_t = FormatArg::TorchNpu)]
+        format: FormatArg,
+        /// Write the SQLite export: `only` or `both` (DB and CSV).
+        #[arg(long, value_enum, default_value_t = DbArg::No)]
+        db: DbArg,
+        /// Streams per rank.
+        #[arg(long, default_value_t = 2)]
+        streams: usize,
+        /// No GE allocator rows.
+        #[arg(long)]
+        no_ge: bool,
+        /// No WORKSPACE rows.
+        #[arg(long)]
+        no_workspace: bool,
+        /// Static graphs per rank (static_op_mem.csv).
+        #[arg(long, default_value_t = 0)]
+        static_graphs: usize,
+        /// CRLF line endings.
+        #[arg(long)]
+        crlf: bool,
+        /// msprof: split each file into N slices.
+        #[arg(long, default_value_t = 0)]
+        slices: usize,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum FormatArg {
+    TorchNpu,
+    Mindspore,
+    Msprof,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum DbArg {
+    No,
+    Only,
+    Both,
+}
+
+fn exit(code: i32) -> ExitCode {
+    ExitCode::from(u8::try_from(code).unwrap_or(1))
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let mut out = std::io::stdout().lock();
+    let mut err = std::io::stderr().lock();
+    match args.command {
+        Some(Command::Inspect { path, json }) => {
+            exit(cli::inspect(&path, json, &mut out, &mut err))
+        }
+        Some(Command::Generate {
+            out: dir,
+            fixtures,
+            ranks,
+            allocs,
+            seed,
+            format,
+            db,
+            streams,
+            no_ge,
+            no_workspace,
+            static_graphs,
+            crlf,
+            slices,
+        }) => {
+            let result = if fixtures {
+                generate::write_fixtures(&dir).map(|()| vec![dir.clone()])
+            } else {
+                let opts = GenOptions {
+                    ranks,
+                    allocs,
+                    seed,
+                    format: match format {
+                        FormatArg::TorchNpu => Format::TorchNpu,
+                        FormatArg::Mindspore => Format::MindSpore,
+                        FormatArg::Msprof => Format::Msprof,
+                    },
+                    db: match db {
+                        DbArg::No => DbMode::No,
+                        DbArg::Only => DbMode::Only,
+                        DbArg::Both => DbMode::Both,
+                    },
+                    streams,
+                    ge: !no_ge,
+                    workspace: !no_workspace,
+                    static_graphs,
+                    crlf,
+                    slices,
+                    ..Default::default()
+                };
+                generate::generate(&dir, &opts)
+            };
+            match result {
+                Ok(dirs) => {
+                    for d in dirs {
+                        println!("{}", d.display());
+                    }
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("memsight: cannot write {}: {e}", dir.display());
+                    exit(EXIT_FAILURE)
+                }
+            }
+        }
+        None => {
+            let path = match args.path {
+                Some(p) => p,
+                None => match cli::demo_profile_path() {
+                    Ok(p) => p,
+                    Err(e) => {
+                        eprintln!("memsight: cannot prepare the demo profile: {e}");
+                        return exit(EXIT_FAILURE);
+                    }
+                },
+            };
+            // The desktop app comes with the GUI issue; until then, print the summary.
+            exit(cli::inspect(&path, false, &mut out, &mut err))
+        }
+    }
+}

@@ -1,0 +1,95 @@
+//! String interning: names and stream pointers are stored once and referenced by a u32 id.
+
+use rustc_hash::FxHashMap;
+
+/// An interned string's id. Id 0 is always the empty string ("no value").
+pub type NameId = u32;
+
+/// A string table: each distinct string stored once.
+#[derive(Debug, Clone)]
+pub struct Interner {
+    strings: Vec<Box<str>>,
+    ids: FxHashMap<Box<str>, NameId>,
+}
+
+impl Default for Interner {
+    fn default() -> Self {
+        let mut me = Interner {
+            strings: Vec::new(),
+            ids: FxHashMap::default(),
+        };
+        me.intern("");
+        me
+    }
+}
+
+impl Interner {
+    /// An interner holding only the empty string (id 0).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The id of `s`, adding it if new.
+    pub fn intern(&mut self, s: &str) -> NameId {
+        if let Some(&id) = self.ids.get(s) {
+            return id;
+        }
+        let id = self.strings.len() as NameId;
+        self.strings.push(s.into());
+        self.ids.insert(s.into(), id);
+        id
+    }
+
+    /// The id of raw cell bytes (invalid UTF-8 is replaced, never rejected).
+    pub fn intern_bytes(&mut self, b: &[u8]) -> NameId {
+        match std::str::from_utf8(b) {
+            Ok(s) => self.intern(s),
+            Err(_) => self.intern(&String::from_utf8_lossy(b)),
+        }
+    }
+
+    /// The string of an id; the empty string for an unknown id.
+    pub fn get(&self, id: NameId) -> &str {
+        self.strings.get(id as usize).map(|s| &**s).unwrap_or("")
+    }
+
+    /// The id of `s` if interned.
+    pub fn lookup(&self, s: &str) -> Option<NameId> {
+        self.ids.get(s).copied()
+    }
+
+    /// How many strings (including the empty one).
+    pub fn len(&self) -> usize {
+        self.strings.len()
+    }
+
+    /// Always false: the empty string is always present.
+    pub fn is_empty(&self) -> bool {
+        self.strings.is_empty()
+    }
+
+    /// Adds every string of `other` and returns, per id of `other`, the id here.
+    pub fn merge(&mut self, other: &Interner) -> Vec<NameId> {
+        other.strings.iter().map(|s| self.intern(s)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interns_once_and_merges_with_a_remap() {
+        let mut a = Interner::new();
+        assert_eq!(a.intern(""), 0);
+        let x = a.intern("aten::mm");
+        assert_eq!(a.intern("aten::mm"), x);
+        let mut b = Interner::new();
+        let y = b.intern("aten::add");
+        let x2 = b.intern("aten::mm");
+        let remap = a.merge(&b);
+        assert_eq!(a.get(remap[y as usize]), "aten::add");
+        assert_eq!(remap[x2 as usize], x);
+        assert_eq!(a.get(9999), "");
+    }
+}

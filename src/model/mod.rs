@@ -1,0 +1,42 @@
+//! Plain data, no I/O and no egui: what a loaded rank looks like in memory.
+//!
+//! Everything is integers: time in i64 nanoseconds (absolute, as in the files), sizes in i64 bytes.
+//! Missing values are stored as [`NULL`] so a column stays one flat `Vec<i64>` (8 bytes a cell
+//! rather than 16 for `Option<i64>`); read them through [`opt`].
+
+mod component;
+mod interner;
+mod rank;
+mod tables;
+
+pub use component::Component;
+pub use interner::{Interner, NameId};
+pub use rank::{DataSource, Format, RankData, RankInfo};
+pub use tables::{MemoryRecords, ModuleMemory, OperatorMemory, StaticOpMemory};
+
+/// The sentinel for a missing integer cell (an empty CSV cell, `N/A`, SQL NULL).
+pub const NULL: i64 = i64::MIN;
+
+/// A cell as an `Option`: `None` for [`NULL`].
+#[inline]
+pub fn opt(v: i64) -> Option<i64> {
+    if v == NULL { None } else { Some(v) }
+}
+
+/// Bytes in one MiB (the "MB" of torch_npu's files is MiB).
+pub const MIB: i64 = 1024 * 1024;
+
+/// Bytes as MiB, for display and JSON.
+pub fn bytes_to_mib(bytes: i64) -> f64 {
+    bytes as f64 / MIB as f64
+}
+
+/// Bytes as KiB, for display and JSON.
+pub fn bytes_to_kib(bytes: i64) -> f64 {
+    bytes as f64 / 1024.0
+}
+
+/// Nanoseconds as milliseconds.
+pub fn ns_to_ms(ns: i64) -> f64 {
+    ns as f64 / 1e6
+}

@@ -1,0 +1,128 @@
+//! What a rank is: where its data lives ([`RankInfo`]) and, once loaded, its tables ([`RankData`]).
+
+use std::path::PathBuf;
+
+use super::{Interner, MemoryRecords, ModuleMemory, OperatorMemory, StaticOpMemory};
+use crate::ingest::LoadReport;
+
+/// Which profiler wrote the data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// torch_npu (Ascend PyTorch Profiler), `*_ascend_pt`.
+    TorchNpu,
+    /// MindSpore, `*_ascend_ms`.
+    MindSpore,
+    /// CANN msprof, `PROF_*/mindstudio_profiler_output`.
+    Msprof,
+}
+
+impl Format {
+    /// The name used in `inspect --json`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::TorchNpu => "torch_npu",
+            Format::MindSpore => "mindspore",
+            Format::Msprof => "msprof",
+        }
+    }
+}
+
+/// Where a rank's rows come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DataSource {
+    /// CSV files of one rank; slices of one kind are listed in slice order.
+    Csv {
+        /// memory_record files (at least one).
+        memory_record: Vec<PathBuf>,
+        /// operator_memory files.
+        operator_memory: Vec<PathBuf>,
+        /// npu_module_mem files.
+        npu_module_mem: Vec<PathBuf>,
+        /// static_op_mem files.
+        static_op_mem: Vec<PathBuf>,
+    },
+    /// A SQLite export; `device` filters its rows when the DB holds several devices.
+    Db {
+        /// The `.db` file.
+        path: PathBuf,
+        /// Device id to keep, when known.
+        device: Option<i64>,
+        /// CSV files beside the DB, used if the DB turns out to have no memory tables.
+        csv_fallback: Option<Box<DataSource>>,
+    },
+}
+
+impl DataSource {
+    /// `"csv"` or `"db"`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            DataSource::Csv { .. } => "csv",
+            DataSource::Db { .. } => "db",
+        }
+    }
+}
+
+/// A discovered rank: identity and file locations, no data rows.
+#[derive(Debug, Clone)]
+pub struct RankInfo {
+    /// Rank id as shown (made unique within a profile with `_2`, `_3`, …).
+    pub rank: String,
+    /// Device id (`NPU:4` → `"4"`), when known.
+    pub device: Option<String>,
+    /// Host name, when known.
+    pub host: Option<String>,
+    /// Which profiler wrote it.
+    pub format: Format,
+    /// The rank's folder (the `*_ascend_pt` folder, or the folder holding the files).
+    pub dir: PathBuf,
+    /// Where the rows are.
+    pub source: DataSource,
+    /// Notes from discovery (e.g. "DB and CSV both present; using the DB").
+    pub notes: Vec<String>,
+}
+
+impl RankInfo {
+    /// A label for pickers: `rank 2 · NPU:4 · node1`.
+    pub fn label(&self) -> String {
+        let mut s = format!("rank {}", self.rank);
+        if let Some(d) = &self.device {
+            s.push_str(&format!(" · NPU:{d}"));
+        }
+        if let Some(h) = &self.host {
+            s.push_str(&format!(" · {h}"));
+        }
+        s
+    }
+}
+
+/// A loaded rank: all its tables plus what went wrong while reading them.
+#[derive(Debug, Clone)]
+pub struct RankData {
+    /// Identity and source.
+    pub info: RankInfo,
+    /// The earliest timestamp over memory_record (and DB APP samples), operator_memory
+    /// allocation/release times and npu_module_mem; 0 when there is none.
+    pub time_origin_ns: i64,
+    /// memory_record, time-sorted.
+    pub records: MemoryRecords,
+    /// operator_memory, file order.
+    pub operators: OperatorMemory,
+    /// npu_module_mem, time-sorted.
+    pub modules: ModuleMemory,
+    /// static_op_mem, file order.
+    pub static_ops: StaticOpMemory,
+    /// The rank's string table (names, streams, components of npu_module_mem, static ids).
+    pub strings: Interner,
+    /// Rows counted per source file: how many came from memory_record in a DB counts only
+    /// MEMORY_RECORD, not NPU_MEM APP samples (those are in `records` too).
+    pub memory_record_rows: usize,
+    /// Warnings and skipped rows.
+    pub report: LoadReport,
+}
+
+impl RankData {
+    /// An absolute time as ns from the rank origin.
+    pub fn rel_ns(&self, abs_ns: i64) -> i64 {
+        abs_ns.saturating_sub(self.time_origin_ns)
+    }
+}

@@ -1,0 +1,290 @@
+//! Columnar tables, one per input file kind. Struct of Vecs, names interned, [`NULL`] for missing.
+
+use super::{Component, NULL, NameId};
+
+/// memory_record: allocator samples, sorted by time (stable: file order on ties) after loading.
+#[derive(Debug, Clone, Default)]
+pub struct MemoryRecords {
+    /// [`Component`] code of each row.
+    pub component: Vec<u8>,
+    /// Absolute timestamp, ns.
+    pub time_ns: Vec<i64>,
+    /// Total Allocated, bytes, or NULL.
+    pub allocated: Vec<i64>,
+    /// Total Reserved, bytes, or NULL.
+    pub reserved: Vec<i64>,
+    /// Total Active, bytes, or NULL.
+    pub active: Vec<i64>,
+    /// Stream Ptr, interned; 0 = none.
+    pub stream: Vec<NameId>,
+}
+
+impl MemoryRecords {
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.time_ns.len()
+    }
+
+    /// True when there are no rows.
+    pub fn is_empty(&self) -> bool {
+        self.time_ns.is_empty()
+    }
+
+    /// Appends one row.
+    pub fn push(&mut self, c: Component, t: i64, alloc: i64, resv: i64, act: i64, stream: NameId) {
+        self.component.push(c as u8);
+        self.time_ns.push(t);
+        self.allocated.push(alloc);
+        self.reserved.push(resv);
+        self.active.push(act);
+        self.stream.push(stream);
+    }
+
+    /// Appends all rows of `other`, mapping its stream ids through `remap`.
+    pub fn append(&mut self, other: &mut MemoryRecords, remap: &[NameId]) {
+        self.component.append(&mut other.component);
+        self.time_ns.append(&mut other.time_ns);
+        self.allocated.append(&mut other.allocated);
+        self.reserved.append(&mut other.reserved);
+        self.active.append(&mut other.active);
+        self.stream
+            .extend(other.stream.drain(..).map(|s| remap_id(remap, s)));
+    }
+
+    /// Sorts rows by time, keeping file order among equal times.
+    pub fn sort_by_time(&mut self) {
+        if let Some(perm) = sort_permutation(&self.time_ns) {
+            self.component = permute(&self.component, &perm);
+            self.time_ns = permute(&self.time_ns, &perm);
+            self.allocated = permute(&self.allocated, &perm);
+            self.reserved = permute(&self.reserved, &perm);
+            self.active = permute(&self.active, &perm);
+            self.stream = permute(&self.stream, &perm);
+        }
+    }
+
+    /// The component of row `i`.
+    pub fn component_at(&self, i: usize) -> Component {
+        Component::from_code(self.component[i])
+    }
+}
+
+/// operator_memory: one row per allocation, in file order (the table's default order).
+#[derive(Debug, Clone, Default)]
+pub struct OperatorMemory {
+    /// Operator name, interned (0 = empty/unknown).
+    pub name: Vec<NameId>,
+    /// Block size, bytes (negative for a release whose allocation predates the capture).
+    pub size: Vec<i64>,
+    /// Allocation time, absolute ns, or NULL.
+    pub alloc_time: Vec<i64>,
+    /// Release time, absolute ns, or NULL (never released within the capture).
+    pub release_time: Vec<i64>,
+    /// Active (block) release time, absolute ns, or NULL.
+    pub active_release_time: Vec<i64>,
+    /// Duration, ns, or NULL.
+    pub duration: Vec<i64>,
+    /// Active duration, ns, or NULL.
+    pub active_duration: Vec<i64>,
+    /// Pool totals at allocation, bytes, or NULL.
+    pub alloc_total_allocated: Vec<i64>,
+    /// Pool reserved at allocation, bytes, or NULL.
+    pub alloc_total_reserved: Vec<i64>,
+    /// Pool active at allocation, bytes, or NULL.
+    pub alloc_total_active: Vec<i64>,
+    /// Pool allocated at release, bytes, or NULL.
+    pub release_total_allocated: Vec<i64>,
+    /// Pool reserved at release, bytes, or NULL.
+    pub release_total_reserved: Vec<i64>,
+    /// Pool active at release, bytes, or NULL.
+    pub release_total_active: Vec<i64>,
+    /// Stream Ptr, interned; 0 = none.
+    pub stream: Vec<NameId>,
+}
+
+/// The i64 columns of [`OperatorMemory`] in table order, for generic code (append, tests).
+macro_rules! op_i64_columns {
+    ($m:ident) => {
+        $m!(
+            size,
+            alloc_time,
+            release_time,
+            active_release_time,
+            duration,
+            active_duration,
+            alloc_total_allocated,
+            alloc_total_reserved,
+            alloc_total_active,
+            release_total_allocated,
+            release_total_reserved,
+            release_total_active
+        )
+    };
+}
+
+impl OperatorMemory {
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.size.len()
+    }
+
+    /// True when there are no rows.
+    pub fn is_empty(&self) -> bool {
+        self.size.is_empty()
+    }
+
+    /// Appends all rows of `other`, mapping its name and stream ids through the remaps.
+    pub fn append(&mut self, other: &mut OperatorMemory, names: &[NameId], streams: &[NameId]) {
+        macro_rules! app {
+            ($($c:ident),*) => { $( self.$c.append(&mut other.$c); )* };
+        }
+        op_i64_columns!(app);
+        self.name
+            .extend(other.name.drain(..).map(|s| remap_id(names, s)));
+        self.stream
+            .extend(other.stream.drain(..).map(|s| remap_id(streams, s)));
+    }
+
+    /// Rows with no release time.
+    pub fn unreleased_count(&self) -> usize {
+        self.release_time.iter().filter(|&&t| t == NULL).count()
+    }
+}
+
+/// npu_module_mem: reserved memory per CANN component, sorted by time after loading.
+#[derive(Debug, Clone, Default)]
+pub struct ModuleMemory {
+    /// Component (module) name, interned.
+    pub component: Vec<NameId>,
+    /// Absolute timestamp, ns.
+    pub time_ns: Vec<i64>,
+    /// Total Reserved, bytes, or NULL.
+    pub reserved: Vec<i64>,
+}
+
+impl ModuleMemory {
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.time_ns.len()
+    }
+
+    /// True when there are no rows.
+    pub fn is_empty(&self) -> bool {
+        self.time_ns.is_empty()
+    }
+
+    /// Appends all rows of `other`, mapping its names through `remap`.
+    pub fn append(&mut self, other: &mut ModuleMemory, remap: &[NameId]) {
+        self.component
+            .extend(other.component.drain(..).map(|s| remap_id(remap, s)));
+        self.time_ns.append(&mut other.time_ns);
+        self.reserved.append(&mut other.reserved);
+    }
+
+    /// Sorts rows by time, keeping file order among equal times.
+    pub fn sort_by_time(&mut self) {
+        if let Some(perm) = sort_permutation(&self.time_ns) {
+            self.component = permute(&self.component, &perm);
+            self.time_ns = permute(&self.time_ns, &perm);
+            self.reserved = permute(&self.reserved, &perm);
+        }
+    }
+}
+
+/// static_op_mem: the static-graph memory plan, in file order (TOTAL rows included).
+#[derive(Debug, Clone, Default)]
+pub struct StaticOpMemory {
+    /// Device_id cell (often `host`), interned.
+    pub device: Vec<NameId>,
+    /// Op Name, interned; `TOTAL` marks a graph's total.
+    pub op_name: Vec<NameId>,
+    /// Model Name, interned.
+    pub model_name: Vec<NameId>,
+    /// Graph ID, interned (kept as text: it is an id, not a quantity).
+    pub graph_id: Vec<NameId>,
+    /// Node Index Start.
+    pub node_start: Vec<i64>,
+    /// Node Index End (4294967295 = end of graph).
+    pub node_end: Vec<i64>,
+    /// Size, bytes.
+    pub size: Vec<i64>,
+}
+
+impl StaticOpMemory {
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.size.len()
+    }
+
+    /// True when there are no rows.
+    pub fn is_empty(&self) -> bool {
+        self.size.is_empty()
+    }
+
+    /// Appends all rows of `other`, mapping its ids through `remap`.
+    pub fn append(&mut self, other: &mut StaticOpMemory, remap: &[NameId]) {
+        for (dst, src) in [
+            (&mut self.device, &mut other.device),
+            (&mut self.op_name, &mut other.op_name),
+            (&mut self.model_name, &mut other.model_name),
+            (&mut self.graph_id, &mut other.graph_id),
+        ] {
+            dst.extend(src.drain(..).map(|s| remap_id(remap, s)));
+        }
+        self.node_start.append(&mut other.node_start);
+        self.node_end.append(&mut other.node_end);
+        self.size.append(&mut other.size);
+    }
+}
+
+fn remap_id(remap: &[NameId], id: NameId) -> NameId {
+    remap.get(id as usize).copied().unwrap_or(0)
+}
+
+/// The stable permutation that sorts `keys`, or `None` when they are sorted already.
+pub(crate) fn sort_permutation(keys: &[i64]) -> Option<Vec<u32>> {
+    use rayon::prelude::*;
+    if keys.windows(2).all(|w| w[0] <= w[1]) {
+        return None;
+    }
+    // (key, index) pairs sorted unstably are a stable sort of the keys: the index breaks ties.
+    let mut pairs: Vec<(i64, u32)> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, &k)| (k, i as u32))
+        .collect();
+    pairs.par_sort_unstable();
+    Some(pairs.into_iter().map(|(_, i)| i).collect())
+}
+
+/// `v` reordered so that element `k` is `v[perm[k]]`.
+pub(crate) fn permute<T: Copy>(v: &[T], perm: &[u32]) -> Vec<T> {
+    perm.iter().map(|&i| v[i as usize]).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sort_by_time_is_stable_and_moves_every_column() {
+        let mut r = MemoryRecords::default();
+        r.push(Component::App, 30, NULL, 5, NULL, 0);
+        r.push(Component::Pta, 10, 1, 2, 3, 1);
+        r.push(Component::PtaGe, 10, 4, 5, 6, 1);
+        r.push(Component::Ge, 20, 7, 8, NULL, 0);
+        r.sort_by_time();
+        assert_eq!(r.time_ns, vec![10, 10, 20, 30]);
+        assert_eq!(r.component_at(0), Component::Pta);
+        assert_eq!(r.component_at(1), Component::PtaGe);
+        assert_eq!(r.allocated, vec![1, 4, 7, NULL]);
+        assert_eq!(r.reserved, vec![2, 5, 8, 5]);
+        assert_eq!(r.stream, vec![1, 1, 0, 0]);
+    }
+
+    #[test]
+    fn sorted_input_needs_no_permutation() {
+        assert!(sort_permutation(&[1, 1, 2, 3]).is_none());
+        assert_eq!(sort_permutation(&[3, 1, 2]), Some(vec![1, 2, 0]));
+    }
+}
