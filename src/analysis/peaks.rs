@@ -23,7 +23,7 @@ pub fn peak(series: &Series) -> Option<Peak> {
 }
 
 /// The peak within `[t0, t1]` (ns from origin). The value held at `t0` from an earlier sample
-/// counts, at time `t0`: it is on screen there.
+/// counts, at time `t0`, unless a sample at exactly `t0` replaces it: it is on screen there.
 pub fn peak_in_window(series: &Series, t0: i64, t1: i64) -> Option<Peak> {
     if t1 < t0 {
         return None;
@@ -31,7 +31,8 @@ pub fn peak_in_window(series: &Series, t0: i64, t1: i64) -> Option<Peak> {
     let start = series.times.partition_point(|&t| t < t0);
     let end = series.times.partition_point(|&t| t <= t1);
     let mut best: Option<Peak> = None;
-    if start > 0 && series.times[start - 1] < t0 {
+    let sample_at_t0 = series.times.get(start) == Some(&t0);
+    if start > 0 && !sample_at_t0 {
         best = Some(Peak {
             value: series.values[start - 1],
             time: t0,

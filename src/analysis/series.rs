@@ -97,8 +97,54 @@ struct Spec {
     quantity: Quantity,
 }
 
-/// Builds the series of `group` for a rank. A series the data lacks is absent, never a flat zero.
+/// Builds the series of `group` for a rank. A series the data does not have is absent, never a flat zero.
 pub fn build_series(data: &RankData, group: GroupBy) -> Vec<Series> {
+    let specs = specs(data, group);
+    let mut out: Vec<Series> = specs
+        .iter()
+        .map(|s| Series {
+            name: s.name.clone(),
+            times: Vec::new(),
+            values: Vec::new(),
+        })
+        .collect();
+    let origin = data.time_origin_ns;
+    visit(data, &specs, |k, t, v| {
+        out[k].times.push(t.saturating_sub(origin));
+        out[k].values.push(v);
+    });
+    out.retain(|s| !s.is_empty());
+    out
+}
+
+/// The peak of every series of `group` without building the series: (name, peak) for each
+/// series the data has.
+pub fn series_peaks(data: &RankData, group: GroupBy) -> Vec<(String, super::Peak)> {
+    let specs = specs(data, group);
+    let mut best: Vec<Option<(i64, i64)>> = vec![None; specs.len()];
+    visit(data, &specs, |k, t, v| {
+        if best[k].is_none_or(|(bv, _)| v > bv) {
+            best[k] = Some((v, t));
+        }
+    });
+    specs
+        .into_iter()
+        .zip(best)
+        .filter_map(|(sp, b)| {
+            b.map(|(value, t)| {
+                (
+                    sp.name,
+                    super::Peak {
+                        value,
+                        time: t.saturating_sub(data.time_origin_ns),
+                    },
+                )
+            })
+        })
+        .collect()
+}
+
+fn specs(data: &RankData, group: GroupBy) -> Vec<Spec> {
     let mut specs = Vec::new();
     let spec = |name: &str, component, quantity| Spec {
         name: name.to_string(),
@@ -166,7 +212,7 @@ pub fn build_series(data: &RankData, group: GroupBy) -> Vec<Series> {
             specs.push(spec("APP Reserved", Component::App, Quantity::Reserved));
         }
     }
-    collect(data, &specs)
+    specs
 }
 
 /// True when some row of `component` carries a stream pointer (Insight shows Activated only then).
@@ -188,22 +234,18 @@ fn streams_in_order(data: &RankData, component: Component) -> Vec<u32> {
     out
 }
 
-/// One pass over the records filling every spec's points.
-fn collect(data: &RankData, specs: &[Spec]) -> Vec<Series> {
+/// One pass over the records calling `f(spec index, absolute time, value)` for every point.
+fn visit(data: &RankData, specs: &[Spec], mut f: impl FnMut(usize, i64, i64)) {
     let r = &data.records;
-    let origin = data.time_origin_ns;
-    let mut out: Vec<Series> = specs
-        .iter()
-        .map(|s| Series {
-            name: s.name.clone(),
-            times: Vec::new(),
-            values: Vec::new(),
-        })
-        .collect();
+    // Specs per component code, so each row visits only the specs it can feed.
+    let mut by_component: [Vec<usize>; 8] = Default::default();
+    for (k, sp) in specs.iter().enumerate() {
+        by_component[sp.component as usize].push(k);
+    }
     for i in 0..r.len() {
-        let c = r.component[i];
-        for (k, sp) in specs.iter().enumerate() {
-            if sp.component as u8 != c || sp.stream.is_some_and(|s| s != r.stream[i]) {
+        for &k in &by_component[usize::from(r.component[i] & 7)] {
+            let sp = &specs[k];
+            if sp.stream.is_some_and(|s| s != r.stream[i]) {
                 continue;
             }
             let v = match sp.quantity {
@@ -212,11 +254,8 @@ fn collect(data: &RankData, specs: &[Spec]) -> Vec<Series> {
                 Quantity::Active => r.active[i],
             };
             if v != NULL {
-                out[k].times.push(r.time_ns[i].saturating_sub(origin));
-                out[k].values.push(v);
+                f(k, r.time_ns[i], v);
             }
         }
     }
-    out.retain(|s| !s.is_empty());
-    out
 }

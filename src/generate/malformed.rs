@@ -55,7 +55,7 @@ pub fn write_malformed(root: &Path) -> io::Result<()> {
         b"this is not a database\x00\x01\x02",
     )?;
 
-    // operator_memory without memory_record: not a rank.
+    // operator_memory without memory_record: a table-only rank.
     let lone = root.join("no_record_ascend_pt/ASCEND_PROFILER_OUTPUT");
     fs::create_dir_all(&lone)?;
     fs::write(lone.join("operator_memory.csv"), BAD_OPERATOR_MEMORY)?;

@@ -159,7 +159,7 @@ fn write_torch(dir: &Path, sim: &RankSim, opts: &GenOptions) -> io::Result<()> {
     // A block allocated before the capture: only its release was seen (negative size, no name).
     if let Some(first) = sim.pta.first() {
         let t = first.t_alloc + 11;
-        ops.push(format!(",-{},,{}\t,,,,,,,,,,,{dev}", kib(4096), us3(t)));
+        ops.push(format!(",-{},,{}\t,,,,,,,,,,,{dev}", kib(4 << 20), us3(t)));
     }
     write_table(
         &out,

@@ -3,9 +3,7 @@
 
 use std::path::Path;
 
-use csv::ByteRecord;
-
-use super::chunks::{ChunkError, CsvFile, LoadControl, RowSink, column_index, record_text};
+use super::chunks::{ChunkError, CsvFile, Fields, LoadControl, RowSink, column_index, record_text};
 use super::report::{FileReport, SkippedRows};
 use super::value::{device_id, parse_scaled, trim_cell};
 use crate::model::{
@@ -100,14 +98,14 @@ fn required(header: &[String], names: &[&str], path: &Path) -> Result<usize, Fil
 }
 
 #[inline]
-fn cell(rec: &ByteRecord, idx: Option<usize>) -> &[u8] {
-    idx.and_then(|i| rec.get(i)).unwrap_or(b"")
+fn cell<'a>(rec: &Fields<'a>, idx: Option<usize>) -> &'a [u8] {
+    idx.and_then(|i| rec.get(i).copied()).unwrap_or(b"")
 }
 
 /// A numeric cell times `factor`; NULL when missing; an error naming the column when malformed.
 #[inline]
 fn num(
-    rec: &ByteRecord,
+    rec: &Fields<'_>,
     idx: Option<usize>,
     factor: i64,
     lossy: &mut bool,
@@ -125,7 +123,9 @@ fn num(
 
 /// Parses one record into local columns, or says why not (then nothing is pushed).
 trait RowParser: Send {
-    fn parse(&mut self, rec: &ByteRecord, lossy: &mut bool) -> Result<(), String>;
+    fn parse(&mut self, rec: &Fields<'_>, lossy: &mut bool) -> Result<(), String>;
+    /// Forgets piece-local state (ids of local interners); columns are already drained.
+    fn reset(&mut self);
 }
 
 struct Sink<P> {
@@ -139,8 +139,23 @@ struct Sink<P> {
 }
 
 impl<P: RowParser> RowSink for Sink<P> {
-    fn row(&mut self, rec: &ByteRecord, line: u64) {
-        if rec.len() <= 1 && trim_cell(rec.get(0).unwrap_or(b"")).is_empty() {
+    fn reset(&mut self) {
+        self.parser.reset();
+        self.skipped = SkippedRows::default();
+        self.rows = 0;
+        self.lossy = false;
+        self.device = None;
+    }
+
+    fn offsets_to_lines(&mut self, line_of: &mut dyn FnMut(u64) -> u64) {
+        for s in &mut self.skipped.samples {
+            s.line = line_of(s.line);
+        }
+    }
+
+    /// `line` here is the byte offset within the piece until `offsets_to_lines`.
+    fn row(&mut self, rec: &Fields<'_>, line: u64) {
+        if rec.len() <= 1 && trim_cell(rec.first().copied().unwrap_or(b"")).is_empty() {
             return; // blank line
         }
         if rec.len() < self.min_fields {
@@ -152,7 +167,10 @@ impl<P: RowParser> RowSink for Sink<P> {
             Ok(()) => {
                 self.rows += 1;
                 if self.device.is_none() {
-                    self.device = self.device_col.and_then(|i| rec.get(i)).and_then(device_id);
+                    self.device = self
+                        .device_col
+                        .and_then(|i| rec.get(i).copied())
+                        .and_then(device_id);
                 }
             }
             Err(reason) => self.skipped.add(line, reason, || record_text(rec)),
@@ -192,26 +210,18 @@ fn chunk_err(path: &Path, e: ChunkError) -> FileError {
 }
 
 /// Runs the parallel read and folds the per-piece sinks into one outcome.
-fn run<P: RowParser, F: Fn() -> P + Sync>(
+///
+/// `make` gets a piece's length in bytes (to reserve rows); `merge` gets each piece's parser in
+/// file order with the number of rows still to merge, this one included (to reserve once).
+fn run<P: RowParser, F: Fn(usize) -> P + Sync>(
     path: &Path,
     csv: CsvFile,
     device_col: Option<usize>,
     control: &LoadControl,
     make: F,
-    mut merge: impl FnMut(P),
+    mut merge: impl FnMut(&mut P),
 ) -> Result<FileOutcome, FileError> {
     let min_fields = significant_len(csv.header());
-    let sinks = csv
-        .read_rows(control, || Sink {
-            parser: make(),
-            skipped: SkippedRows::default(),
-            rows: 0,
-            lossy: false,
-            min_fields,
-            device_col,
-            device: None,
-        })
-        .map_err(|e| chunk_err(path, e))?;
     let mut report = FileReport {
         path: path.to_path_buf(),
         rows: 0,
@@ -219,21 +229,40 @@ fn run<P: RowParser, F: Fn() -> P + Sync>(
     };
     let mut lossy = false;
     let mut device = None;
-    for s in sinks {
-        report.rows += s.rows;
-        report.skipped.merge(s.skipped);
-        lossy |= s.lossy;
-        if device.is_none() {
-            device = s.device;
-        }
-        merge(s.parser);
-    }
+    csv.read_rows(
+        control,
+        |bytes| Sink {
+            parser: make(bytes),
+            skipped: SkippedRows::default(),
+            rows: 0,
+            lossy: false,
+            min_fields,
+            device_col,
+            device: None,
+        },
+        |s| {
+            report.rows += s.rows;
+            report.skipped.merge(std::mem::take(&mut s.skipped));
+            lossy |= s.lossy;
+            if device.is_none() {
+                device = s.device.take();
+            }
+            merge(&mut s.parser);
+        },
+    )
+    .map_err(|e| chunk_err(path, e))?;
     control.file_done();
     Ok(FileOutcome {
         report,
         lossy_timestamps: lossy,
         device,
     })
+}
+
+/// Rows a file of this size may hold at most, for reserving columns once: rows are never
+/// shorter than `min_row_bytes`. Reserved but untouched memory costs no resident memory.
+fn max_rows(path: &Path, min_row_bytes: u64) -> usize {
+    std::fs::metadata(path).map_or(0, |m| (m.len() / min_row_bytes) as usize)
 }
 
 const DEVICE_COLUMNS: &[&str] = &["Device Type", "Device", "Device_id"];
@@ -255,10 +284,31 @@ struct RecordParser {
     cols: RecordCols,
     out: MemoryRecords,
     streams: Interner,
+    /// The last stream cell and its id: consecutive rows mostly share a stream.
+    last_stream: (Vec<u8>, NameId),
+}
+
+/// Interns a stream cell, reusing the previous row's id when the cell is the same.
+#[inline]
+fn stream_id(cell: &[u8], last: &mut (Vec<u8>, NameId), streams: &mut Interner) -> NameId {
+    if cell.is_empty() {
+        return 0;
+    }
+    if last.0 != cell {
+        last.0.clear();
+        last.0.extend_from_slice(cell);
+        last.1 = streams.intern_bytes(cell);
+    }
+    last.1
 }
 
 impl RowParser for RecordParser {
-    fn parse(&mut self, rec: &ByteRecord, lossy: &mut bool) -> Result<(), String> {
+    fn reset(&mut self) {
+        self.streams = Interner::new();
+        self.last_stream = (Vec::new(), 0);
+    }
+
+    fn parse(&mut self, rec: &Fields<'_>, lossy: &mut bool) -> Result<(), String> {
         let c = self.cols;
         let comp = trim_cell(cell(rec, Some(c.component)));
         if comp.is_empty() {
@@ -285,12 +335,11 @@ impl RowParser for RecordParser {
             "Total Reserved",
         )?;
         let act = num(rec, c.active.0, c.active.1, &mut unused, "Total Active")?;
-        let s = trim_cell(cell(rec, c.stream));
-        let stream = if s.is_empty() {
-            0
-        } else {
-            self.streams.intern_bytes(s)
-        };
+        let stream = stream_id(
+            trim_cell(cell(rec, c.stream)),
+            &mut self.last_stream,
+            &mut self.streams,
+        );
         *lossy |= ts_lossy;
         self.out
             .push(Component::parse(comp), t, alloc, resv, act, stream);
@@ -325,17 +374,19 @@ pub fn read_memory_record(
         });
     }
     let device_col = find_any(&h, DEVICE_COLUMNS).map(|x| x.0);
+    out.reserve(max_rows(path, 24));
     run(
         path,
         csv,
         device_col,
         control,
-        || RecordParser {
+        |bytes| RecordParser {
             cols,
-            out: MemoryRecords::default(),
+            out: MemoryRecords::with_capacity(bytes / 64),
             streams: Interner::new(),
+            last_stream: (Vec::new(), 0),
         },
-        |mut p| {
+        |p| {
             let remap = strings.merge(&p.streams);
             out.append(&mut p.out, &remap);
         },
@@ -363,6 +414,7 @@ struct OperatorParser {
     out: OperatorMemory,
     names: Interner,
     streams: Interner,
+    last_stream: (Vec<u8>, NameId),
 }
 
 const TOTAL_NAMES: [&str; 6] = [
@@ -375,7 +427,13 @@ const TOTAL_NAMES: [&str; 6] = [
 ];
 
 impl RowParser for OperatorParser {
-    fn parse(&mut self, rec: &ByteRecord, lossy: &mut bool) -> Result<(), String> {
+    fn reset(&mut self) {
+        self.names = Interner::new();
+        self.streams = Interner::new();
+        self.last_stream = (Vec::new(), 0);
+    }
+
+    fn parse(&mut self, rec: &Fields<'_>, lossy: &mut bool) -> Result<(), String> {
         let c = self.cols;
         let size = num(rec, Some(c.size.0), c.size.1, &mut false, "Size(KB)")?;
         if size == NULL {
@@ -408,12 +466,11 @@ impl RowParser for OperatorParser {
             totals[k] = num(rec, *idx, *f, &mut false, TOTAL_NAMES[k])?;
         }
         let name = self.names.intern_bytes(trim_cell(cell(rec, Some(c.name))));
-        let s = trim_cell(cell(rec, c.stream));
-        let stream = if s.is_empty() {
-            0
-        } else {
-            self.streams.intern_bytes(s)
-        };
+        let stream = stream_id(
+            trim_cell(cell(rec, c.stream)),
+            &mut self.last_stream,
+            &mut self.streams,
+        );
         *lossy |= ts_lossy;
         let o = &mut self.out;
         o.name.push(name);
@@ -461,18 +518,20 @@ pub fn read_operator_memory(
         stream: column_index(&h, "Stream Ptr"),
     };
     let device_col = find_any(&h, DEVICE_COLUMNS).map(|x| x.0);
+    out.reserve(max_rows(path, 24));
     run(
         path,
         csv,
         device_col,
         control,
-        || OperatorParser {
+        |bytes| OperatorParser {
             cols,
-            out: OperatorMemory::default(),
+            out: OperatorMemory::with_capacity(bytes / 128),
             names: Interner::new(),
             streams: Interner::new(),
+            last_stream: (Vec::new(), 0),
         },
-        |mut p| {
+        |p| {
             let names = strings.merge(&p.names);
             let streams = strings.merge(&p.streams);
             out.append(&mut p.out, &names, &streams);
@@ -490,7 +549,11 @@ struct ModuleParser {
 }
 
 impl RowParser for ModuleParser {
-    fn parse(&mut self, rec: &ByteRecord, lossy: &mut bool) -> Result<(), String> {
+    fn reset(&mut self) {
+        self.names = Interner::new();
+    }
+
+    fn parse(&mut self, rec: &Fields<'_>, lossy: &mut bool) -> Result<(), String> {
         let (comp_i, time_i, (resv_i, f)) = self.cols;
         let comp = trim_cell(cell(rec, Some(comp_i)));
         if comp.is_empty() {
@@ -528,12 +591,12 @@ pub fn read_npu_module_mem(
         csv,
         device_col,
         control,
-        || ModuleParser {
+        |_| ModuleParser {
             cols: (comp, time, (resv, f)),
             out: ModuleMemory::default(),
             names: Interner::new(),
         },
-        |mut p| {
+        |p| {
             let remap = strings.merge(&p.names);
             out.append(&mut p.out, &remap);
         },
@@ -561,7 +624,11 @@ struct StaticParser {
 }
 
 impl RowParser for StaticParser {
-    fn parse(&mut self, rec: &ByteRecord, _lossy: &mut bool) -> Result<(), String> {
+    fn reset(&mut self) {
+        self.names = Interner::new();
+    }
+
+    fn parse(&mut self, rec: &Fields<'_>, _lossy: &mut bool) -> Result<(), String> {
         let c = self.cols;
         let op = trim_cell(cell(rec, Some(c.op)));
         if op.is_empty() {
@@ -615,12 +682,12 @@ pub fn read_static_op_mem(
         csv,
         None,
         control,
-        || StaticParser {
+        |_| StaticParser {
             cols,
             out: StaticOpMemory::default(),
             names: Interner::new(),
         },
-        |mut p| {
+        |p| {
             let remap = strings.merge(&p.names);
             out.append(&mut p.out, &remap);
         },

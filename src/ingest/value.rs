@@ -30,6 +30,10 @@ pub struct Scaled {
 /// timestamps, CR, and double quotes (the CSV tokenizer removes quoting; this catches stray ones).
 #[inline]
 pub fn trim_cell(cell: &[u8]) -> &[u8] {
+    let plain = |b: &u8| b.is_ascii_alphanumeric() || *b == b'-' || *b == b'.';
+    if cell.first().is_some_and(plain) && cell.last().is_some_and(plain) {
+        return cell;
+    }
     let is_junk = |b: &u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n' | b'"' | b'\'');
     let start = cell.iter().position(|b| !is_junk(b)).unwrap_or(cell.len());
     let end = cell
@@ -42,6 +46,9 @@ pub fn trim_cell(cell: &[u8]) -> &[u8] {
 /// True for cells that mean "no value": empty, `N/A`, `NULL`, `None`, `nan` (any case).
 #[inline]
 pub fn is_missing(trimmed: &[u8]) -> bool {
+    if trimmed.first().is_some_and(u8::is_ascii_digit) {
+        return false;
+    }
     trimmed.is_empty()
         || trimmed.eq_ignore_ascii_case(b"N/A")
         || trimmed.eq_ignore_ascii_case(b"NULL")
@@ -67,7 +74,91 @@ pub fn parse_int(cell: &[u8]) -> Result<Option<i64>, ValueError> {
 /// The most significant digits kept; more cannot change an i64 result after scaling.
 const MAX_DIGITS: u32 = 36;
 
+const POW10: [u64; 20] = [
+    1,
+    10,
+    100,
+    1_000,
+    10_000,
+    100_000,
+    1_000_000,
+    10_000_000,
+    100_000_000,
+    1_000_000_000,
+    10_000_000_000,
+    100_000_000_000,
+    1_000_000_000_000,
+    10_000_000_000_000,
+    100_000_000_000_000,
+    1_000_000_000_000_000,
+    10_000_000_000_000_000,
+    100_000_000_000_000_000,
+    1_000_000_000_000_000_000,
+    10_000_000_000_000_000_000,
+];
+
+/// The common case in integer registers: `[-]digits[.digits]`, at most 19 digits, result in i64.
+/// `None` sends the cell to the general (i128, exponent-aware) path.
+#[inline]
+fn parse_fast(t: &[u8], factor: i64) -> Option<i64> {
+    let (neg, body) = match t.first() {
+        Some(b'-') => (true, &t[1..]),
+        _ => (false, t),
+    };
+    if body.is_empty() || body.len() > 20 || factor <= 0 {
+        return None;
+    }
+    let mut m: u64 = 0;
+    let mut frac_digits = 0usize;
+    let mut seen_dot = false;
+    let mut digits = 0usize;
+    for &b in body {
+        match b {
+            b'0'..=b'9' => {
+                m = m * 10 + u64::from(b - b'0');
+                digits += 1;
+                frac_digits += usize::from(seen_dot);
+            }
+            b'.' if !seen_dot => seen_dot = true,
+            _ => return None,
+        }
+    }
+    if digits == 0 || digits > 19 {
+        return None;
+    }
+    let f = factor as u64;
+    let v = if frac_digits == 0 {
+        m.checked_mul(f)?
+    } else {
+        // value = m * f / 10^k. Cancel the powers of two 10^k = 2^k * 5^k shares with f first, so
+        // MiB (2^20) and KiB (2^10) need only u64 arithmetic.
+        let div = POW10[frac_digits];
+        let tz = f.trailing_zeros().min(frac_digits as u32);
+        let (f2, d2) = (f >> tz, div >> tz);
+        if f2 == d2 {
+            m // e.g. µs with 3 decimals → ns
+        } else if let Some(p) = m.checked_mul(f2) {
+            let q = p / d2;
+            let r = p - q * d2;
+            if r * 2 >= d2 { q + 1 } else { q }
+        } else {
+            let p = u128::from(m) * u128::from(f2);
+            let d = u128::from(d2);
+            let (q, r) = (p / d, p % d);
+            u64::try_from(if r * 2 >= d { q + 1 } else { q }).ok()?
+        }
+    };
+    let v = i64::try_from(v).ok()?;
+    Some(if neg { -v } else { v })
+}
+
 fn parse_decimal(t: &[u8], factor: i64) -> Result<Scaled, ValueError> {
+    if let Some(v) = parse_fast(t, factor) {
+        return Ok(Scaled {
+            value: v,
+            lossy: false,
+        });
+    }
     let bad = || ValueError::NotANumber(String::from_utf8_lossy(t).into_owned());
     let mut i = 0;
     let neg = match t.first() {
@@ -248,6 +339,25 @@ mod tests {
             parse_scaled(b"-9223372036854775808", 1),
             Err(ValueError::OutOfRange(_))
         ));
+    }
+
+    #[test]
+    fn fast_and_general_paths_agree() {
+        for (cell, f) in [
+            ("935.9951171875", 1 << 20),
+            ("0.5", 1024),
+            ("-1.0005", 1000),
+            ("12", 1000),
+            ("1700000000000005.123", 1000),
+            ("3.14159", 7),
+        ] {
+            let fast = parse_fast(cell.as_bytes(), f);
+            let mut general = cell.to_string();
+            general.push_str("e0"); // forces the general path
+            let slow = parse_decimal(general.as_bytes(), f).unwrap().value;
+            assert_eq!(fast, Some(slow), "{cell} * {f}");
+        }
+        assert_eq!(parse_fast(b"99999999999999999999", 1), None);
     }
 
     #[test]

@@ -9,7 +9,8 @@ pub type NameId = u32;
 #[derive(Debug, Clone)]
 pub struct Interner {
     strings: Vec<Box<str>>,
-    ids: FxHashMap<Box<str>, NameId>,
+    /// Keyed by bytes so a lookup of a CSV cell needs no UTF-8 check.
+    ids: FxHashMap<Box<[u8]>, NameId>,
 }
 
 impl Default for Interner {
@@ -31,21 +32,18 @@ impl Interner {
 
     /// The id of `s`, adding it if new.
     pub fn intern(&mut self, s: &str) -> NameId {
-        if let Some(&id) = self.ids.get(s) {
-            return id;
-        }
-        let id = self.strings.len() as NameId;
-        self.strings.push(s.into());
-        self.ids.insert(s.into(), id);
-        id
+        self.intern_bytes(s.as_bytes())
     }
 
     /// The id of raw cell bytes (invalid UTF-8 is replaced, never rejected).
     pub fn intern_bytes(&mut self, b: &[u8]) -> NameId {
-        match std::str::from_utf8(b) {
-            Ok(s) => self.intern(s),
-            Err(_) => self.intern(&String::from_utf8_lossy(b)),
+        if let Some(&id) = self.ids.get(b) {
+            return id;
         }
+        let id = self.strings.len() as NameId;
+        self.strings.push(String::from_utf8_lossy(b).into());
+        self.ids.insert(b.into(), id);
+        id
     }
 
     /// The string of an id; the empty string for an unknown id.
@@ -55,7 +53,7 @@ impl Interner {
 
     /// The id of `s` if interned.
     pub fn lookup(&self, s: &str) -> Option<NameId> {
-        self.ids.get(s).copied()
+        self.ids.get(s.as_bytes()).copied()
     }
 
     /// How many strings (including the empty one).

@@ -20,6 +20,23 @@ pub struct MemoryRecords {
 }
 
 impl MemoryRecords {
+    /// Empty, with room for `n` rows.
+    pub fn with_capacity(n: usize) -> Self {
+        let mut me = Self::default();
+        me.reserve(n);
+        me
+    }
+
+    /// Makes room for `n` more rows.
+    pub fn reserve(&mut self, n: usize) {
+        self.component.reserve(n);
+        self.time_ns.reserve(n);
+        self.allocated.reserve(n);
+        self.reserved.reserve(n);
+        self.active.reserve(n);
+        self.stream.reserve(n);
+    }
+
     /// Number of rows.
     pub fn len(&self) -> usize {
         self.time_ns.len()
@@ -55,11 +72,18 @@ impl MemoryRecords {
     pub fn sort_by_time(&mut self) {
         if let Some(perm) = sort_permutation(&self.time_ns) {
             self.component = permute(&self.component, &perm);
-            self.time_ns = permute(&self.time_ns, &perm);
-            self.allocated = permute(&self.allocated, &perm);
-            self.reserved = permute(&self.reserved, &perm);
-            self.active = permute(&self.active, &perm);
             self.stream = permute(&self.stream, &perm);
+            // The four i64 columns share one scratch buffer: fresh memory is touched once.
+            let mut scratch = Vec::new();
+            for col in [
+                &mut self.time_ns,
+                &mut self.allocated,
+                &mut self.reserved,
+                &mut self.active,
+            ] {
+                permute_into(col, &perm, &mut scratch);
+                std::mem::swap(col, &mut scratch);
+            }
         }
     }
 
@@ -123,6 +147,23 @@ macro_rules! op_i64_columns {
 }
 
 impl OperatorMemory {
+    /// Empty, with room for `n` rows.
+    pub fn with_capacity(n: usize) -> Self {
+        let mut me = Self::default();
+        me.reserve(n);
+        me
+    }
+
+    /// Makes room for `n` more rows.
+    pub fn reserve(&mut self, n: usize) {
+        macro_rules! res {
+            ($($c:ident),*) => { $( self.$c.reserve(n); )* };
+        }
+        op_i64_columns!(res);
+        self.name.reserve(n);
+        self.stream.reserve(n);
+    }
+
     /// Number of rows.
     pub fn len(&self) -> usize {
         self.size.len()
@@ -242,10 +283,37 @@ fn remap_id(remap: &[NameId], id: NameId) -> NameId {
 }
 
 /// The stable permutation that sorts `keys`, or `None` when they are sorted already.
+///
+/// Profiler files are a few sorted runs (torch_npu writes all APP rows first, then the rest in
+/// time order), so runs are merged in O(n log runs); many runs fall back to a parallel sort.
 pub(crate) fn sort_permutation(keys: &[i64]) -> Option<Vec<u32>> {
     use rayon::prelude::*;
-    if keys.windows(2).all(|w| w[0] <= w[1]) {
+    let mut starts = vec![0usize];
+    starts.extend((1..keys.len()).filter(|&i| keys[i] < keys[i - 1]));
+    if starts.len() == 1 {
         return None;
+    }
+    if starts.len() <= 64 {
+        let mut runs: Vec<Vec<u32>> = starts
+            .iter()
+            .enumerate()
+            .map(|(k, &s)| {
+                let e = starts.get(k + 1).copied().unwrap_or(keys.len());
+                (s as u32..e as u32).collect()
+            })
+            .collect();
+        while runs.len() > 1 {
+            let mut merged = Vec::with_capacity(runs.len().div_ceil(2));
+            let mut it = runs.into_iter();
+            while let Some(a) = it.next() {
+                match it.next() {
+                    Some(b) => merged.push(merge_runs(keys, &a, &b)),
+                    None => merged.push(a),
+                }
+            }
+            runs = merged;
+        }
+        return runs.pop();
     }
     // (key, index) pairs sorted unstably are a stable sort of the keys: the index breaks ties.
     let mut pairs: Vec<(i64, u32)> = keys
@@ -257,9 +325,42 @@ pub(crate) fn sort_permutation(keys: &[i64]) -> Option<Vec<u32>> {
     Some(pairs.into_iter().map(|(_, i)| i).collect())
 }
 
+/// Merges two index runs sorted by `keys`; `a` (earlier in the file) wins ties.
+fn merge_runs(keys: &[i64], a: &[u32], b: &[u32]) -> Vec<u32> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if keys[b[j] as usize] < keys[a[i] as usize] {
+            out.push(b[j]);
+            j += 1;
+        } else {
+            out.push(a[i]);
+            i += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
+}
+
+/// Writes `v` reordered by `perm` into `out` (cleared first; its allocation is reused).
+pub(crate) fn permute_into<T: Copy + Send + Sync>(v: &[T], perm: &[u32], out: &mut Vec<T>) {
+    use rayon::prelude::*;
+    out.clear();
+    out.par_extend(
+        perm.par_iter()
+            .with_min_len(1 << 16)
+            .map(|&i| v[i as usize]),
+    );
+}
+
 /// `v` reordered so that element `k` is `v[perm[k]]`.
-pub(crate) fn permute<T: Copy>(v: &[T], perm: &[u32]) -> Vec<T> {
-    perm.iter().map(|&i| v[i as usize]).collect()
+pub(crate) fn permute<T: Copy + Send + Sync>(v: &[T], perm: &[u32]) -> Vec<T> {
+    use rayon::prelude::*;
+    perm.par_iter()
+        .with_min_len(1 << 16)
+        .map(|&i| v[i as usize])
+        .collect()
 }
 
 #[cfg(test)]
@@ -286,5 +387,24 @@ mod tests {
     fn sorted_input_needs_no_permutation() {
         assert!(sort_permutation(&[1, 1, 2, 3]).is_none());
         assert_eq!(sort_permutation(&[3, 1, 2]), Some(vec![1, 2, 0]));
+    }
+
+    #[test]
+    fn run_merge_and_fallback_sort_agree_with_a_stable_sort() {
+        // Few runs (merge path) and many runs (parallel sort path), ties across runs.
+        let mut x: u64 = 7;
+        let mut rnd = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % 50) as i64
+        };
+        let few: Vec<i64> = (0..300).map(|i| (i % 100) as i64 / 3).collect(); // 3 runs
+        let many: Vec<i64> = (0..3000).map(|_| rnd()).collect();
+        for keys in [few, many] {
+            let mut want: Vec<u32> = (0..keys.len() as u32).collect();
+            want.sort_by_key(|&i| keys[i as usize]); // std's stable sort
+            assert_eq!(sort_permutation(&keys).unwrap(), want);
+        }
     }
 }

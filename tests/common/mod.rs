@@ -1,0 +1,122 @@
+//! Independent readers for test expectations: plain line splitting, no memsight code.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+/// `../shared/samples`, from MEMSIGHT_SAMPLES or beside the checkout; `None` prints why.
+pub fn samples() -> Option<PathBuf> {
+    let p = std::env::var_os("MEMSIGHT_SAMPLES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/samples"));
+    if p.is_dir() {
+        Some(p)
+    } else {
+        eprintln!(
+            "samples not found at {} (set MEMSIGHT_SAMPLES): skipping",
+            p.display()
+        );
+        None
+    }
+}
+
+/// The committed fixtures folder.
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+}
+
+/// A CSV as header + rows of trimmed cells (quotes, tabs, CR removed). No quoted commas allowed.
+pub struct RawCsv {
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+impl RawCsv {
+    pub fn read(path: &Path) -> RawCsv {
+        let text = std::fs::read_to_string(path).unwrap();
+        let text = text.trim_start_matches('\u{feff}');
+        let mut lines = text
+            .split('\n')
+            .map(|l| l.trim_end_matches('\r'))
+            .filter(|l| !l.is_empty());
+        let clean = |c: &str| {
+            c.trim_matches(|ch: char| ch == '"' || ch == '\t' || ch == ' ')
+                .to_string()
+        };
+        let header = lines
+            .next()
+            .map(|h| h.split(',').map(clean).collect())
+            .unwrap_or_default();
+        let rows = lines.map(|l| l.split(',').map(clean).collect()).collect();
+        RawCsv { header, rows }
+    }
+    pub fn col(&self, name: &str) -> usize {
+        self.header
+            .iter()
+            .position(|h| h == name)
+            .unwrap_or_else(|| panic!("no column {name} in {:?}", self.header))
+    }
+    pub fn try_col(&self, name: &str) -> Option<usize> {
+        self.header.iter().position(|h| h == name)
+    }
+}
+
+/// `"1764246877074815.290"` (µs) as exact ns, via integer arithmetic on the digits.
+pub fn us_to_ns(s: &str) -> i128 {
+    let (int, frac) = s.split_once('.').unwrap_or((s, ""));
+    let mut frac = frac.to_string();
+    while frac.len() < 3 {
+        frac.push('0');
+    }
+    int.parse::<i128>().unwrap() * 1000 + frac[..3].parse::<i128>().unwrap()
+}
+
+/// Peak of `value_col` (MiB, f64) over rows with `component`, earliest on ties:
+/// (mib, ns). Rows with an empty value are ignored.
+pub fn raw_peak(csv: &RawCsv, component: &str, value_col: &str, scale: f64) -> Option<(f64, i128)> {
+    let c = csv.col("Component");
+    let t = csv.col("Timestamp(us)");
+    let v = csv.col(value_col);
+    let mut rows: Vec<(i128, f64)> = csv
+        .rows
+        .iter()
+        .filter(|r| r[c] == component && !r[v].is_empty() && r[v] != "N/A")
+        .map(|r| (us_to_ns(&r[t]), r[v].parse::<f64>().unwrap() * scale))
+        .collect();
+    rows.sort_by_key(|x| x.0); // stable: file order on equal times
+    let mut best: Option<(f64, i128)> = None;
+    for (ts, val) in rows {
+        if best.is_none_or(|b| val > b.0) {
+            best = Some((val, ts));
+        }
+    }
+    best
+}
+
+/// Earliest timestamp over the rank's memory files, ns.
+pub fn raw_origin(dir: &Path) -> i128 {
+    let mut min = i128::MAX;
+    for (file, cols) in [
+        ("memory_record.csv", &["Timestamp(us)"][..]),
+        (
+            "operator_memory.csv",
+            &["Allocation Time(us)", "Release Time(us)"][..],
+        ),
+        ("npu_module_mem.csv", &["Timestamp(us)"][..]),
+    ] {
+        let p = dir.join(file);
+        if !p.exists() {
+            continue;
+        }
+        let csv = RawCsv::read(&p);
+        for name in cols {
+            if let Some(i) = csv.try_col(name) {
+                for r in &csv.rows {
+                    if r.len() > i && !r[i].is_empty() && r[i] != "N/A" {
+                        min = min.min(us_to_ns(&r[i]));
+                    }
+                }
+            }
+        }
+    }
+    min
+}

@@ -1,0 +1,397 @@
+//! The committed fixtures (made by `memsight generate --fixtures`): every layout, variant and
+//! quirk, plus the malformed set, checked against the raw files.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{RawCsv, fixtures, raw_origin, raw_peak, us_to_ns};
+use memsight::export::summarize;
+use memsight::ingest::{LoadControl, LoadError, discover, load_rank};
+use memsight::model::{Component, DataSource, Format, NULL};
+
+fn only_subdir(dir: &Path) -> PathBuf {
+    let mut subs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    subs.sort();
+    subs.remove(0)
+}
+
+#[test]
+fn fixtures_are_what_the_generator_writes() {
+    // The committed fixtures must be reproducible byte for byte from the generator.
+    let tmp = tempfile::tempdir().unwrap();
+    memsight::generate::write_fixtures(tmp.path()).unwrap();
+    let mut mismatches = Vec::new();
+    for entry in walk(tmp.path()) {
+        let rel = entry.strip_prefix(tmp.path()).unwrap();
+        let committed = fixtures().join(rel);
+        let same = std::fs::read(&committed).ok() == std::fs::read(&entry).ok();
+        // DB files embed nothing random but SQLite page layout could differ across versions.
+        if !same && entry.extension().is_none_or(|e| e != "db") {
+            mismatches.push(rel.display().to_string());
+        }
+    }
+    assert!(
+        mismatches.is_empty(),
+        "regenerate with `cargo run --release -- generate --fixtures fixtures`: {mismatches:?}"
+    );
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p))
+        } else {
+            out.push(p)
+        }
+    }
+    out
+}
+
+#[test]
+fn torch_cluster_matches_raw_files() {
+    let root = fixtures().join("torch_cluster");
+    let p = discover(&root).unwrap();
+    assert_eq!(p.ranks.len(), 2);
+    for (i, info) in p.ranks.iter().enumerate() {
+        assert_eq!(info.rank, i.to_string());
+        assert_eq!(info.device.as_deref(), Some(i.to_string().as_str()));
+        assert_eq!(info.host.as_deref(), Some("node0"));
+        assert_eq!(info.format, Format::TorchNpu);
+        let data = load_rank(info, &LoadControl::new()).unwrap();
+        let out = info.dir.join("ASCEND_PROFILER_OUTPUT");
+        let rec = RawCsv::read(&out.join("memory_record.csv"));
+        assert_eq!(data.records.len(), rec.rows.len());
+        assert!(
+            data.records.time_ns.windows(2).all(|w| w[0] <= w[1]),
+            "records sorted by time"
+        );
+        assert_eq!(i128::from(data.time_origin_ns), raw_origin(&out));
+        let s = summarize(&data);
+        let (mib, ns) = raw_peak(&rec, "PTA+GE", "Total Allocated(MB)", 1.0).unwrap();
+        assert_eq!(s.peaks.operator_allocated.unwrap().mib, mib);
+        assert_eq!(
+            s.peaks.operator_allocated.unwrap().at_ms,
+            (ns - raw_origin(&out)) as f64 / 1e6
+        );
+        // Generator writes WORKSPACE rows; they never feed the operator curves.
+        assert!(
+            data.records
+                .component
+                .contains(&(Component::Workspace as u8))
+        );
+        // The negative-size release-only row is kept as it is.
+        let neg = data.operators.size.iter().position(|&s| s < 0).unwrap();
+        assert_eq!(data.operators.size[neg], -(4 << 20));
+        assert_eq!(data.operators.alloc_time[neg], NULL);
+    }
+}
+
+#[test]
+fn crlf_fixture_loads_like_lf() {
+    let root = fixtures().join("torch_crlf");
+    let rank = only_subdir(&root);
+    let bytes = std::fs::read(rank.join("ASCEND_PROFILER_OUTPUT/memory_record.csv")).unwrap();
+    assert!(bytes.windows(2).any(|w| w == b"\r\n"));
+    let data = load_rank(&discover(&root).unwrap().ranks[0], &LoadControl::new()).unwrap();
+    let rec = RawCsv::read(&rank.join("ASCEND_PROFILER_OUTPUT/memory_record.csv"));
+    assert_eq!(data.records.len(), rec.rows.len());
+    assert_eq!(data.report.skipped_rows(), 0);
+}
+
+#[test]
+fn mindspore_units_static_ops_and_legacy_trailing_comma() {
+    let root = fixtures().join("mindspore");
+    let p = discover(&root).unwrap();
+    assert_eq!(p.ranks.len(), 2);
+    for info in &p.ranks {
+        assert_eq!(info.format, Format::MindSpore);
+        let data = load_rank(info, &LoadControl::new()).unwrap();
+        let out = info.dir.join("ASCEND_PROFILER_OUTPUT");
+        let rec = RawCsv::read(&out.join("memory_record.csv"));
+        // MindSpore's "MB" is KiB/1000: bytes = value * 1000 * 1024.
+        let (bytes, _) =
+            raw_peak(&rec, "MindSpore+GE", "Total Allocated(MB)", 1000.0 * 1024.0).unwrap();
+        let s = summarize(&data);
+        assert_eq!(s.peaks.operator_allocated.unwrap().mib, bytes / 1048576.0);
+        assert!(
+            s.peaks.operator_activated.is_none(),
+            "no Stream Ptr in MindSpore data"
+        );
+        let ops = RawCsv::read(&out.join("operator_memory.csv"));
+        assert_eq!(data.operators.len(), ops.rows.len());
+        assert_eq!(
+            data.report.skipped_rows(),
+            0,
+            "{:?}",
+            data.report.all_warnings()
+        );
+        let st = RawCsv::read(&out.join("static_op_mem.csv"));
+        assert_eq!(data.static_ops.len(), st.rows.len());
+        if ops.header.last().is_some_and(String::is_empty) {
+            // Legacy variant: no Release Time column; release = allocation + duration.
+            let (a, d) = (ops.col("Allocation Time(us)"), ops.col("Duration(us)"));
+            for (i, r) in ops.rows.iter().enumerate() {
+                let want = if r[d].is_empty() {
+                    NULL
+                } else {
+                    (us_to_ns(&r[a]) + us_to_ns(&r[d])) as i64
+                };
+                assert_eq!(data.operators.release_time[i], want);
+            }
+        } else {
+            // N/A cells are missing values.
+            assert!(ops.rows.iter().any(|r| r.contains(&"N/A".to_string())));
+            assert!(data.operators.release_time.contains(&NULL));
+        }
+    }
+}
+
+#[test]
+fn msprof_slices_merge_into_one_rank() {
+    let root = fixtures().join("msprof");
+    let p = discover(&root).unwrap();
+    assert_eq!(p.ranks.len(), 1);
+    let info = &p.ranks[0];
+    assert_eq!(info.format, Format::Msprof);
+    assert_eq!(info.rank, "PROF_000001_20261121000000000_RANK0");
+    let DataSource::Csv { memory_record, .. } = &info.source else {
+        panic!()
+    };
+    assert_eq!(memory_record.len(), 2);
+    let data = load_rank(info, &LoadControl::new()).unwrap();
+    let rows: usize = memory_record
+        .iter()
+        .map(|f| RawCsv::read(f).rows.len())
+        .sum();
+    assert_eq!(data.records.len(), rows);
+    // GE-only data: the Operator curves come from GE rows, in KB.
+    let mut ge = RawCsv::read(&memory_record[0]);
+    ge.rows.extend(RawCsv::read(&memory_record[1]).rows);
+    let (bytes, _) = raw_peak(&ge, "GE", "Total Allocated(KB)", 1024.0).unwrap();
+    assert_eq!(
+        summarize(&data).peaks.operator_allocated.unwrap().mib,
+        bytes / 1048576.0
+    );
+    // Variant D operator_memory has no Release Time: derived from Duration.
+    assert!(data.operators.release_time.iter().any(|&t| t != NULL));
+}
+
+#[test]
+fn db_is_preferred_over_csv_and_says_so() {
+    let root = fixtures().join("db");
+    let p = discover(&root).unwrap();
+    assert_eq!(p.ranks.len(), 1);
+    let data = load_rank(&p.ranks[0], &LoadControl::new()).unwrap();
+    assert!(matches!(data.info.source, DataSource::Db { .. }));
+    assert!(
+        summarize(&data)
+            .warnings
+            .iter()
+            .any(|w| w.contains("using the DB"))
+    );
+    assert_eq!(data.info.host.as_deref(), Some("node0"));
+    // The DB and the CSV beside it describe the same run: same peaks and counts.
+    let rank_dir = only_subdir(&root);
+    let rec = RawCsv::read(&rank_dir.join("ASCEND_PROFILER_OUTPUT/memory_record.csv"));
+    let csv_rows = rec.rows.iter().filter(|r| r[0] != "APP").count();
+    assert_eq!(data.memory_record_rows, csv_rows);
+    let (mib, _) = raw_peak(&rec, "PTA+GE", "Total Allocated(MB)", 1.0).unwrap();
+    assert_eq!(summarize(&data).peaks.operator_allocated.unwrap().mib, mib);
+}
+
+#[test]
+fn every_entry_point_finds_the_same_rank() {
+    let torch = only_subdir(&fixtures().join("torch_crlf"));
+    let prof = only_subdir(&fixtures().join("msprof_plain"));
+    let db_rank = only_subdir(&fixtures().join("db_only"));
+    let db_file = db_rank.join("ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db");
+    for (path, rank) in [
+        (fixtures().join("torch_crlf"), "0"),
+        (torch.clone(), "0"),
+        (torch.join("ASCEND_PROFILER_OUTPUT"), "0"),
+        (prof.clone(), "PROF_000001_20261121000000000_RANK0"),
+        (
+            prof.join("mindstudio_profiler_output"),
+            "PROF_000001_20261121000000000_RANK0",
+        ),
+        (db_file.clone(), "0"),
+    ] {
+        let p = discover(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert_eq!(p.ranks.len(), 1, "{}", path.display());
+        assert_eq!(p.ranks[0].rank, rank, "{}", path.display());
+    }
+}
+
+#[test]
+fn malformed_rows_are_skipped_counted_and_kept_verbatim() {
+    let root = fixtures().join("malformed");
+    let p = discover(&root).unwrap();
+    let ids: Vec<&str> = p.ranks.iter().map(|r| r.rank.as_str()).collect();
+    assert_eq!(
+        ids,
+        vec![
+            "7",
+            "empty_ascend_pt",
+            "no_record_ascend_pt",
+            "no_timestamp_ascend_pt"
+        ]
+    );
+    assert!(
+        p.notes
+            .iter()
+            .any(|n| n.contains("ascend_pytorch_profiler_9.db")
+                && n.contains("not a readable SQLite"))
+    );
+    let data = load_rank(&p.ranks[0], &LoadControl::new()).unwrap();
+    assert_eq!(data.info.device.as_deref(), Some("3"));
+    assert_eq!(data.records.len(), 5);
+    assert_eq!(data.operators.len(), 3);
+    let files = &data.report.files;
+    let rec = files
+        .iter()
+        .find(|f| f.path.ends_with("memory_record.csv"))
+        .unwrap();
+    assert_eq!(rec.skipped.count, 5);
+    let lines: Vec<u64> = rec.skipped.samples.iter().map(|s| s.line).collect();
+    assert_eq!(lines, vec![4, 5, 6, 7, 8]);
+    assert!(rec.skipped.samples[0].reason.contains("3 fields"));
+    assert!(rec.skipped.samples[1].reason.contains("Timestamp"));
+    assert!(rec.skipped.samples[3].reason.contains("Total Allocated"));
+    assert!(rec.skipped.samples[3].text.contains("12.5MB"));
+    let ops = files
+        .iter()
+        .find(|f| f.path.ends_with("operator_memory.csv"))
+        .unwrap();
+    let lines: Vec<u64> = ops.skipped.samples.iter().map(|s| s.line).collect();
+    assert_eq!(lines, vec![3, 5]);
+    // The quoted name with a comma survived; the BOM did not leak into the header.
+    assert!(
+        (0..data.operators.len())
+            .any(|i| data.strings.get(data.operators.name[i]) == "aten::cat, fused")
+    );
+    let w = data.report.all_warnings().join("\n");
+    assert!(w.contains("lossy timestamps"), "{w}");
+    assert!(w.contains("npu_module_mem.csv: missing column"), "{w}");
+    // The Excel-style timestamp 1.0000000000004E+15 µs.
+    assert!(data.records.time_ns.contains(&1_000_000_000_000_400_000));
+    // The empty and header-less ranks fail with reasons; nothing else is lost.
+    match load_rank(&p.ranks[1], &LoadControl::new()) {
+        Err(LoadError::NoData { reason, .. }) => assert!(reason.contains("empty"), "{reason}"),
+        other => panic!("{other:?}"),
+    }
+    // operator_memory without memory_record: a table-only rank (Insight shows nothing).
+    let lone = load_rank(&p.ranks[2], &LoadControl::new()).unwrap();
+    assert!(lone.records.is_empty());
+    assert_eq!(lone.operators.len(), 3);
+    match load_rank(&p.ranks[3], &LoadControl::new()) {
+        Err(LoadError::NoData { reason, .. }) => {
+            assert!(reason.contains("Timestamp(us)"), "{reason}")
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn folder_without_memory_data_is_a_clear_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("kernel_details.csv"), "a,b\n1,2\n").unwrap();
+    let e = discover(tmp.path()).unwrap_err().to_string();
+    assert!(
+        e.contains("no memory data found") && e.contains("memory_record"),
+        "{e}"
+    );
+    assert!(
+        discover(&tmp.path().join("nope"))
+            .unwrap_err()
+            .to_string()
+            .contains("cannot open")
+    );
+}
+
+fn copy_dir(src: &Path, dst: &Path) {
+    std::fs::create_dir_all(dst).unwrap();
+    for e in std::fs::read_dir(src).unwrap() {
+        let p = e.unwrap().path();
+        let t = dst.join(p.file_name().unwrap());
+        if p.is_dir() {
+            copy_dir(&p, &t)
+        } else {
+            std::fs::copy(&p, &t).map(|_| ()).unwrap()
+        }
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn symlink_loops_depth_limit_and_duplicate_ranks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let torch = only_subdir(&fixtures().join("torch_crlf"));
+    copy_dir(&torch, &tmp.path().join("a/x_ascend_pt"));
+    copy_dir(&torch, &tmp.path().join("b/y_ascend_pt"));
+    std::os::unix::fs::symlink(tmp.path(), tmp.path().join("a/loop")).unwrap();
+    let p = discover(tmp.path()).unwrap();
+    let ids: Vec<&str> = p.ranks.iter().map(|r| r.rank.as_str()).collect();
+    assert_eq!(
+        ids,
+        vec!["0", "0_2"],
+        "each folder once despite the loop; duplicates suffixed"
+    );
+
+    // Memory files 8 folders below the path are found; 9 folders below are not.
+    let deep = tempfile::tempdir().unwrap();
+    let mut d8 = deep.path().to_path_buf();
+    for k in 0..6 {
+        d8.push(format!("d{k}"));
+    }
+    copy_dir(&torch, &d8.join("r_ascend_pt"));
+    assert_eq!(discover(deep.path()).unwrap().ranks.len(), 1);
+    let deeper = tempfile::tempdir().unwrap();
+    let mut d9 = deeper.path().to_path_buf();
+    for k in 0..7 {
+        d9.push(format!("d{k}"));
+    }
+    copy_dir(&torch, &d9.join("r_ascend_pt"));
+    assert!(discover(deeper.path()).is_err());
+}
+
+#[test]
+fn loading_never_writes_into_the_profile() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_dir(&fixtures().join("db"), tmp.path());
+    copy_dir(&fixtures().join("torch_cluster"), &tmp.path().join("c"));
+    let listing = |d: &Path| -> Vec<(PathBuf, u64, std::time::SystemTime)> {
+        let mut v: Vec<_> = walk(d)
+            .into_iter()
+            .map(|p| {
+                let m = std::fs::metadata(&p).unwrap();
+                (p, m.len(), m.modified().unwrap())
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let before = listing(tmp.path());
+    let p = discover(tmp.path()).unwrap();
+    for r in &p.ranks {
+        load_rank(r, &LoadControl::new()).unwrap();
+    }
+    assert_eq!(before, listing(tmp.path()));
+}
+
+#[test]
+fn cancel_stops_a_load() {
+    let p = discover(&fixtures().join("demo")).unwrap();
+    let c = LoadControl::new();
+    c.cancel();
+    assert!(matches!(
+        load_rank(&p.ranks[0], &c),
+        Err(LoadError::Cancelled)
+    ));
+}
