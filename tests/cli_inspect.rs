@@ -7,7 +7,10 @@ use std::process::Command;
 use common::fixtures;
 
 fn memsight(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_memsight")).args(args).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_memsight"))
+        .args(args)
+        .output()
+        .unwrap();
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -31,10 +34,21 @@ fn json_has_the_documented_shape() {
     assert_eq!(r["format"], "torch_npu");
     assert!(r["dir"].as_str().unwrap().ends_with("_ascend_pt"));
     assert!(r["time_origin_ns"].as_i64().unwrap() > 1_700_000_000_000_000_000);
-    for k in ["memory_record", "operator_memory", "npu_module_mem", "static_op_mem", "skipped_rows"] {
+    for k in [
+        "memory_record",
+        "operator_memory",
+        "npu_module_mem",
+        "static_op_mem",
+        "skipped_rows",
+    ] {
         assert!(r["counts"][k].is_u64(), "counts.{k}");
     }
-    for k in ["operator_allocated", "operator_reserved", "operator_activated", "app_reserved"] {
+    for k in [
+        "operator_allocated",
+        "operator_reserved",
+        "operator_activated",
+        "app_reserved",
+    ] {
         assert!(r["peaks"][k]["mib"].is_f64(), "peaks.{k}");
         assert!(r["peaks"][k]["at_ms"].is_f64(), "peaks.{k}");
     }
@@ -63,7 +77,10 @@ fn exit_codes() {
     // Some ranks fail but one loads: exit 0, the failures are in the output.
     let (code, stdout, _) = memsight(&["inspect", fixtures().join("malformed").to_str().unwrap()]);
     assert_eq!(code, 0);
-    assert!(stdout.contains("not loaded") && stdout.contains("2 of 4 ranks loaded"), "{stdout}");
+    assert!(
+        stdout.contains("not loaded") && stdout.contains("2 of 4 ranks loaded"),
+        "{stdout}"
+    );
     // Only unloadable ranks: exit 2 with the reason.
     let empty = fixtures().join("malformed/empty_ascend_pt");
     let (code, _, stderr) = memsight(&["inspect", empty.to_str().unwrap()]);

@@ -2,7 +2,7 @@
 //! decimals round-trip.
 
 use memsight::ingest::value::{device_id, parse_int, parse_scaled, trim_cell};
-use memsight::ingest::{discover, load_rank, LoadControl};
+use memsight::ingest::{LoadControl, discover, load_rank};
 use proptest::prelude::*;
 
 const RECORD_HEADER: &str = "Component,Timestamp(us),Total Allocated(MB),Total Reserved(MB),Total Active(MB),Stream Ptr,Device Type\n";
@@ -12,8 +12,17 @@ const OPERATOR_HEADER: &str = "Name,Size(KB),Allocation Time(us),Release Time(us
 fn numberish() -> impl Strategy<Value = Vec<u8>> {
     proptest::collection::vec(
         prop_oneof![
-            Just(b'0'), Just(b'9'), Just(b'.'), Just(b'-'), Just(b'+'), Just(b'e'), Just(b'E'),
-            Just(b'\t'), Just(b'"'), Just(b' '), any::<u8>()
+            Just(b'0'),
+            Just(b'9'),
+            Just(b'.'),
+            Just(b'-'),
+            Just(b'+'),
+            Just(b'e'),
+            Just(b'E'),
+            Just(b'\t'),
+            Just(b'"'),
+            Just(b' '),
+            any::<u8>()
         ],
         0..40,
     )

@@ -255,7 +255,7 @@ fn simulate_rank(opts: &GenOptions, rank: usize) -> RankSim {
                 stream: last_pta.map(|p| stream_ptrs[p.stream]),
             });
         }
-        if events % opts.app_every.max(1) == 0 {
+        if events.is_multiple_of(opts.app_every.max(1)) {
             let pr = last_pta.map_or(0, |p| p.reserved);
             let gr = last_ge.map_or(0, |g| g.reserved);
             app.push((

@@ -170,7 +170,7 @@ fn write_torch(dir: &Path, sim: &RankSim, opts: &GenOptions) -> io::Result<()> {
         None,
     )?;
 
-    let mods = module_rows(sim, |b| mib(b), |t| format!("{}\t", us3(t)), None);
+    let mods = module_rows(sim, mib, |t| format!("{}\t", us3(t)), None);
     write_table(
         &out,
         "npu_module_mem",

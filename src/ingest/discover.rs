@@ -385,10 +385,11 @@ fn rank_from_profiler_info(root: &Path) -> Option<String> {
         if let Some(id) = n
             .strip_prefix("profiler_info_")
             .and_then(|s| s.strip_suffix(".json"))
+            && !id.is_empty()
+            && id.len() <= 5
+            && id.bytes().all(|b| b.is_ascii_digit())
         {
-            if !id.is_empty() && id.len() <= 5 && id.bytes().all(|b| b.is_ascii_digit()) {
-                return Some(id.to_string());
-            }
+            return Some(id.to_string());
         }
     }
     if names.iter().any(|n| n == "profiler_info.json") {
@@ -550,13 +551,13 @@ fn csv_rank(
     info_rank: Option<String>,
     notes: Vec<String>,
 ) -> RankInfo {
-    let DataSource::Csv {
-        memory_record,
-        operator_memory,
-        ..
-    } = &src
-    else {
-        unreachable!("csv_rank is only called with a CSV source")
+    let (memory_record, operator_memory): (&[PathBuf], &[PathBuf]) = match &src {
+        DataSource::Csv {
+            memory_record,
+            operator_memory,
+            ..
+        } => (memory_record, operator_memory),
+        DataSource::Db { .. } => (&[], &[]),
     };
     let header = memory_record
         .first()
