@@ -1,7 +1,20 @@
-//! Pure functions over the model: curves per Group By, peaks.
+//! Pure functions over the model: curves per Group By, peaks, level of detail, the static graph,
+//! what is alive at a time, and the details-table query engine.
 
+pub mod live;
+pub mod lod;
 pub mod peaks;
 pub mod series;
+pub mod static_graph;
+pub mod table;
 
-pub use peaks::{Peak, peak, peak_in_window};
-pub use series::{GroupBy, Quantity, Series, build_series, operator_component};
+pub use live::{LiveAt, LiveIndex, live_at};
+pub use lod::{DEFAULT_THRESHOLD, LodSeries, Reduced};
+pub use peaks::{ComponentPeak, Peak, component_peaks, peak, peak_in_window};
+pub use series::{
+    GroupBy, Interpolation, Quantity, Series, build_series, operator_component, series_peaks,
+};
+pub use static_graph::{END_OF_GRAPH, StaticGraph, static_graphs, static_ops_in_range};
+pub use table::{
+    Column, RangeFilter, SortCache, SortDir, TablePage, TableQuery, WindowMode, query,
+};

@@ -50,15 +50,65 @@ pub fn peak_in_window(series: &Series, t0: i64, t1: i64) -> Option<Peak> {
     best
 }
 
+/// The component peak table's threshold: components below 100 MiB are left out (as Insight).
+pub const COMPONENT_PEAK_MIN_BYTES: i64 = 100 * crate::model::MIB;
+
+/// One row of the Component mode table (from npu_module_mem).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ComponentPeak {
+    /// CANN component (module) name.
+    pub component: String,
+    /// Peak Total Reserved, bytes.
+    pub peak: i64,
+    /// First time the peak is reached, ns from the rank origin.
+    pub time: i64,
+}
+
+/// Components whose peak reserved is ≥ [`COMPONENT_PEAK_MIN_BYTES`], largest first (ties by name),
+/// each with the first time its peak is reached. Values are compared as numbers (the peer
+/// TensorBoard plugin compares them as strings and reports 95 MB over 1200 MB).
+pub fn component_peaks(data: &crate::model::RankData) -> Vec<ComponentPeak> {
+    let m = &data.modules;
+    let mut best: Vec<Option<(i64, i64)>> = vec![None; data.strings.len()];
+    for i in 0..m.len() {
+        let v = m.reserved[i];
+        if v == crate::model::NULL {
+            continue;
+        }
+        let slot = &mut best[m.component[i] as usize];
+        if slot.is_none_or(|(bv, _)| v > bv) {
+            *slot = Some((v, m.time_ns[i]));
+        }
+    }
+    let mut out: Vec<ComponentPeak> = best
+        .into_iter()
+        .enumerate()
+        .filter_map(|(id, b)| {
+            let (peak, t) = b?;
+            (peak >= COMPONENT_PEAK_MIN_BYTES).then(|| ComponentPeak {
+                component: data.strings.get(id as u32).to_string(),
+                peak,
+                time: data.rel_ns(t),
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.peak
+            .cmp(&a.peak)
+            .then_with(|| a.component.cmp(&b.component))
+    });
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn s(points: &[(i64, i64)]) -> Series {
         Series {
-            name: "x".into(),
             times: points.iter().map(|p| p.0).collect(),
             values: points.iter().map(|p| p.1).collect(),
+            ..Series::new("x")
         }
     }
 

@@ -47,8 +47,18 @@ pub enum Quantity {
     Active,
 }
 
-/// One curve: times in ns from the rank origin (ascending), values in bytes. Drawn as steps:
-/// `values[i]` holds from `times[i]` until `times[i + 1]`.
+/// How a chart joins a series' points.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Interpolation {
+    /// A counter: each value holds until the next sample (memory totals, static running sums).
+    #[default]
+    Step,
+    /// A straight line between samples.
+    Linear,
+}
+
+/// One curve: times in ns from the rank origin (ascending), values in bytes. Memory counters are
+/// [`Interpolation::Step`]: `values[i]` holds from `times[i]` until `times[i + 1]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Series {
     /// Legend name, e.g. `Operator Allocated`.
@@ -57,9 +67,21 @@ pub struct Series {
     pub times: Vec<i64>,
     /// Values, bytes.
     pub values: Vec<i64>,
+    /// How to draw it.
+    pub interpolation: Interpolation,
 }
 
 impl Series {
+    /// An empty step series named `name`.
+    pub fn new(name: impl Into<String>) -> Series {
+        Series {
+            name: name.into(),
+            times: Vec::new(),
+            values: Vec::new(),
+            interpolation: Interpolation::Step,
+        }
+    }
+
     /// Number of points.
     pub fn len(&self) -> usize {
         self.times.len()
@@ -100,14 +122,7 @@ struct Spec {
 /// Builds the series of `group` for a rank. A series the data does not have is absent, never a flat zero.
 pub fn build_series(data: &RankData, group: GroupBy) -> Vec<Series> {
     let specs = specs(data, group);
-    let mut out: Vec<Series> = specs
-        .iter()
-        .map(|s| Series {
-            name: s.name.clone(),
-            times: Vec::new(),
-            values: Vec::new(),
-        })
-        .collect();
+    let mut out: Vec<Series> = specs.iter().map(|s| Series::new(s.name.clone())).collect();
     let origin = data.time_origin_ns;
     visit(data, &specs, |k, t, v| {
         out[k].times.push(t.saturating_sub(origin));

@@ -1,9 +1,16 @@
 //! The headless subcommands. Each returns the process exit code and writes to the given streams,
 //! so tests can run them in-process.
 
+pub mod curve;
 pub mod inspect;
+pub mod live;
+pub mod rank;
+pub mod table;
 
+pub use curve::{CurveArgs, curve};
 pub use inspect::inspect;
+pub use live::live;
+pub use table::{TableArgs, table};
 
 use std::path::PathBuf;
 

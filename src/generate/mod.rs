@@ -2,7 +2,6 @@
 //! CSV and DB, MindSpore (with its unit quirk and legacy trailing-comma variant), msprof (with
 //! slices), plus a malformed set. Fixtures, the demo profile and benchmarks all come from here.
 
-mod fmt;
 mod malformed;
 mod rng;
 mod sim;

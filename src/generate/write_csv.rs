@@ -4,10 +4,10 @@ use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
-use super::fmt::{kib, mib, thousandths, us3};
 use super::sim::{Alloc, GE_OPS, MODULES, OPS};
 use super::{GenOptions, RankSim};
 use crate::model::Format;
+use crate::model::units::{kib, mib, thousandths, us3};
 
 /// Lines of one CSV file with the chosen line ending.
 struct Lines {

@@ -8,6 +8,7 @@ mod component;
 mod interner;
 mod rank;
 mod tables;
+pub mod units;
 
 pub use component::Component;
 pub use interner::{Interner, NameId};

@@ -1,4 +1,6 @@
-//! Number formatting exactly as the profilers write it, and exact for round trips.
+//! Exact decimal formatting of integer quantities: what the profilers write (µs with 3 decimals,
+//! MiB and KiB as exact binary fractions) and what the TSV/CSV export writes (plain numbers Excel
+//! reads as numbers, no thousands separators, no rounding).
 
 /// `ns` as torch_npu/msprof write timestamps: µs with 3 decimals (`1736408883573957.920`).
 pub fn us3(ns: i64) -> String {
@@ -36,6 +38,19 @@ pub fn kib(bytes: i64) -> String {
     dyadic(bytes, 10)
 }
 
+/// `ns` as milliseconds, exact (up to 6 decimals, trailing zeros trimmed): `1500000` → `1.5`.
+pub fn ms_exact(ns: i64) -> String {
+    let sign = if ns < 0 { "-" } else { "" };
+    let a = ns.unsigned_abs();
+    let frac = format!("{:06}", a % 1_000_000);
+    let frac = frac.trim_end_matches('0');
+    if frac.is_empty() {
+        format!("{sign}{}", a / 1_000_000)
+    } else {
+        format!("{sign}{}.{frac}", a / 1_000_000)
+    }
+}
+
 /// `v / 1000` as an exact decimal (MindSpore's "MB" = KiB / 1000).
 pub fn thousandths(v: i64) -> String {
     let sign = if v < 0 { "-" } else { "" };
@@ -62,5 +77,9 @@ mod tests {
         assert_eq!(kib(-512), "-0.5");
         assert_eq!(thousandths(1_234_500), "1234.5");
         assert_eq!(thousandths(7000), "7.0");
+        assert_eq!(ms_exact(1_500_000), "1.5");
+        assert_eq!(ms_exact(387_436_760), "387.43676");
+        assert_eq!(ms_exact(-1), "-0.000001");
+        assert_eq!(ms_exact(2_000_000), "2");
     }
 }

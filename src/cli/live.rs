@@ -1,0 +1,108 @@
+//! `memsight live`: what is alive at a time, largest first, and the totals per operator.
+
+use std::io::Write;
+use std::path::Path;
+
+use super::rank::{load_one, ms_to_ns};
+use crate::analysis::{LiveIndex, live_at};
+use crate::model::{bytes_to_kib, bytes_to_mib, ns_to_ms};
+
+/// Runs `live`; returns the exit code.
+pub fn live(
+    path: &Path,
+    rank: Option<&str>,
+    at_ms: f64,
+    top: usize,
+    json: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    let mut run = || -> Result<(), String> {
+        let t = ms_to_ns(at_ms, "--at-ms")?;
+        let data = load_one(path, rank)?;
+        let index = LiveIndex::new(&data);
+        let live = live_at(&data, &index, t);
+        let ops = &data.operators;
+        let name = |id: u32| {
+            let n = data.strings.get(id);
+            if n.is_empty() {
+                "Unknown".to_string()
+            } else {
+                n.to_string()
+            }
+        };
+        let io = |e: std::io::Error| e.to_string();
+        if json {
+            let blocks: Vec<serde_json::Value> = live
+                .rows
+                .iter()
+                .take(top)
+                .map(|&r| {
+                    let r = r as usize;
+                    serde_json::json!({
+                        "name": name(ops.name[r]),
+                        "size_kib": bytes_to_kib(ops.size[r]),
+                        "allocated_ms": (ops.alloc_time[r] != crate::model::NULL).then(|| ns_to_ms(data.rel_ns(ops.alloc_time[r]))),
+                        "released_ms": (ops.release_time[r] != crate::model::NULL).then(|| ns_to_ms(data.rel_ns(ops.release_time[r]))),
+                    })
+                })
+                .collect();
+            let by_name: Vec<serde_json::Value> = live
+                .by_name
+                .iter()
+                .take(top)
+                .map(|&(id, bytes, n)| serde_json::json!({"name": name(id), "mib": bytes_to_mib(bytes), "blocks": n}))
+                .collect();
+            let doc = serde_json::json!({
+                "at_ms": at_ms, "blocks": live.rows.len(), "total_mib": bytes_to_mib(live.total),
+                "largest": blocks, "by_operator": by_name,
+            });
+            writeln!(out, "{doc}").map_err(io)?;
+        } else {
+            writeln!(
+                out,
+                "alive at {at_ms} ms: {} blocks, {:.2} MiB",
+                live.rows.len(),
+                bytes_to_mib(live.total)
+            )
+            .map_err(io)?;
+            writeln!(
+                out,
+                "\nlargest blocks\nName\tSize(KB)\tAllocation Time(ms)\tRelease Time(ms)"
+            )
+            .map_err(io)?;
+            for &r in live.rows.iter().take(top) {
+                let r = r as usize;
+                let cell = |c| crate::export::cell_text(&data, r, c);
+                use crate::analysis::Column as C;
+                writeln!(
+                    out,
+                    "{}\t{}\t{}\t{}",
+                    name(ops.name[r]),
+                    cell(C::Size),
+                    cell(C::AllocationTime),
+                    cell(C::ReleaseTime)
+                )
+                .map_err(io)?;
+            }
+            writeln!(out, "\nby operator\nName\tTotal(MB)\tBlocks").map_err(io)?;
+            for &(id, bytes, n) in live.by_name.iter().take(top) {
+                writeln!(
+                    out,
+                    "{}\t{}\t{n}",
+                    name(id),
+                    crate::model::units::mib(bytes)
+                )
+                .map_err(io)?;
+            }
+        }
+        Ok(())
+    };
+    match run() {
+        Ok(()) => 0,
+        Err(e) => {
+            let _ = writeln!(err, "memsight: {e}");
+            super::EXIT_FAILURE
+        }
+    }
+}

@@ -1,0 +1,62 @@
+//! Picking one rank for the per-rank commands (`curve`, `table`, `live`).
+
+use std::path::Path;
+
+use crate::ingest::{LoadControl, discover, load_rank};
+use crate::model::RankData;
+
+/// Discovers `path` and loads rank `rank` (its id as shown by `inspect`), or the first rank.
+/// The error is one line for the user.
+pub fn load_one(path: &Path, rank: Option<&str>) -> Result<RankData, String> {
+    let profile = discover(path).map_err(|e| e.to_string())?;
+    let index = match rank {
+        None => 0,
+        Some(r) => profile
+            .ranks
+            .iter()
+            .position(|i| i.rank == r)
+            .ok_or_else(|| {
+                let ids: Vec<&str> = profile.ranks.iter().map(|i| i.rank.as_str()).collect();
+                format!("unknown rank {r:?} (ranks: {})", ids.join(", "))
+            })?,
+    };
+    load_rank(&profile.ranks[index], &LoadControl::new()).map_err(|e| e.to_string())
+}
+
+/// Milliseconds (user input) as ns, rejecting non-finite values.
+pub fn ms_to_ns(ms: f64, what: &str) -> Result<i64, String> {
+    if !ms.is_finite() || ms.abs() > 9.0e12 {
+        return Err(format!(
+            "{what} must be a finite number of milliseconds, got {ms}"
+        ));
+    }
+    Ok((ms * 1e6).round() as i64)
+}
+
+/// The `[from, to]` window in ns from origin; open ends default to the rank's full extent.
+pub fn window(
+    data: &RankData,
+    from_ms: Option<f64>,
+    to_ms: Option<f64>,
+) -> Result<Option<(i64, i64)>, String> {
+    if from_ms.is_none() && to_ms.is_none() {
+        return Ok(None);
+    }
+    let a = from_ms
+        .map(|v| ms_to_ns(v, "--from-ms"))
+        .transpose()?
+        .unwrap_or(i64::MIN / 2);
+    let b = to_ms
+        .map(|v| ms_to_ns(v, "--to-ms"))
+        .transpose()?
+        .unwrap_or(i64::MAX / 2);
+    if a > b {
+        return Err(format!(
+            "bad range: --from-ms {} is after --to-ms {}",
+            from_ms.unwrap_or(0.0),
+            to_ms.unwrap_or(0.0)
+        ));
+    }
+    let _ = data;
+    Ok(Some((a, b)))
+}
