@@ -11,7 +11,7 @@
 //! - [`export`]: text out: the `inspect` summary (readable and JSON).
 //! - [`cli`]: the headless subcommands (`inspect`, `generate`).
 //! - [`generate`]: a seeded generator of realistic profiles (fixtures, demo, benchmarks).
-//! - `ui` (binary side only, egui): the desktop app.
+//! - [`ui`]: the desktop app (egui/eframe/egui_plot), the only module importing egui.
 //!
 //! Only `ui` imports egui; everything else is testable without a window.
 
@@ -21,3 +21,4 @@ pub mod export;
 pub mod generate;
 pub mod ingest;
 pub mod model;
+pub mod ui;

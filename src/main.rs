@@ -315,8 +315,13 @@ fn main() -> ExitCode {
                     }
                 },
             };
-            // The desktop app comes with the GUI issue; until then, print the summary.
-            exit(cli::inspect(&path, false, &mut out, &mut err))
+            match memsight::ui::run(path) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("memsight: cannot open a window: {e}");
+                    exit(EXIT_FAILURE)
+                }
+            }
         }
     }
 }

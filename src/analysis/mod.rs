@@ -7,6 +7,7 @@ pub mod peaks;
 pub mod series;
 pub mod static_graph;
 pub mod table;
+pub mod view;
 
 pub use live::{LiveAt, LiveIndex, live_at};
 pub use lod::{DEFAULT_THRESHOLD, LodSeries, Reduced};
@@ -18,3 +19,4 @@ pub use static_graph::{END_OF_GRAPH, StaticGraph, static_graphs, static_ops_in_r
 pub use table::{
     Column, RangeFilter, SortCache, SortDir, TablePage, TableQuery, WindowMode, query,
 };
+pub use view::RankView;

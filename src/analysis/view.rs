@@ -1,0 +1,95 @@
+//! [`RankView`]: everything the app computes for one loaded rank, built lazily once and shared
+//! (it is `Sync`): LOD series per Group By, the table's sort orders, the live index, static
+//! graphs and the component peak table.
+
+use std::sync::{Arc, OnceLock};
+
+use super::{
+    ComponentPeak, GroupBy, LiveIndex, LodSeries, SortCache, StaticGraph, component_peaks,
+    static_graphs,
+};
+use crate::model::{NULL, RankData};
+
+/// A loaded rank with its derived structures.
+#[derive(Debug)]
+pub struct RankView {
+    /// The rank's data.
+    pub data: Arc<RankData>,
+    series: [OnceLock<Vec<LodSeries>>; 3],
+    /// Cached sort orders of the details table.
+    pub sort_cache: SortCache,
+    live: OnceLock<LiveIndex>,
+    statics: OnceLock<Vec<StaticGraph>>,
+    components: OnceLock<Vec<ComponentPeak>>,
+}
+
+impl RankView {
+    /// Wraps loaded data; nothing is computed yet.
+    pub fn new(data: RankData) -> RankView {
+        RankView {
+            data: Arc::new(data),
+            series: Default::default(),
+            sort_cache: SortCache::new(),
+            live: OnceLock::new(),
+            statics: OnceLock::new(),
+            components: OnceLock::new(),
+        }
+    }
+
+    /// The series of `group` with their pyramids (built on first use).
+    pub fn series(&self, group: GroupBy) -> &[LodSeries] {
+        let i = GroupBy::ALL.iter().position(|&g| g == group).unwrap_or(0);
+        self.series[i].get_or_init(|| {
+            super::build_series(&self.data, group)
+                .into_iter()
+                .map(LodSeries::new)
+                .collect()
+        })
+    }
+
+    /// The live-at-time index (built on first use).
+    pub fn live_index(&self) -> &LiveIndex {
+        self.live.get_or_init(|| LiveIndex::new(&self.data))
+    }
+
+    /// Static graphs (empty when the rank has no static_op_mem).
+    pub fn static_graphs(&self) -> &[StaticGraph] {
+        self.statics.get_or_init(|| static_graphs(&self.data))
+    }
+
+    /// The Component mode peak table.
+    pub fn component_peaks(&self) -> &[ComponentPeak] {
+        self.components.get_or_init(|| component_peaks(&self.data))
+    }
+
+    /// The time span (ns from origin) covered by the rank's curves and allocations.
+    pub fn time_extent(&self) -> (i64, i64) {
+        let d = &self.data;
+        let o = d.time_origin_ns;
+        let mut lo = i64::MAX;
+        let mut hi = i64::MIN;
+        let mut see = |t: i64| {
+            if t != NULL {
+                lo = lo.min(t - o);
+                hi = hi.max(t - o);
+            }
+        };
+        if let (Some(&a), Some(&b)) = (d.records.time_ns.first(), d.records.time_ns.last()) {
+            see(a);
+            see(b);
+        }
+        for &t in d
+            .operators
+            .alloc_time
+            .iter()
+            .chain(&d.operators.release_time)
+        {
+            see(t);
+        }
+        if lo > hi {
+            (0, 1)
+        } else {
+            (lo, hi.max(lo + 1))
+        }
+    }
+}

@@ -1,0 +1,502 @@
+//! The window: menus, the parameter bar, loading and its progress, shortcuts, and the panels.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, channel};
+
+use egui::{Key, Modifiers};
+
+use super::chart::{ChartCache, chart_ui};
+use super::loader::{LoadJob, LoadMsg};
+use super::panels;
+use super::state::ViewState;
+use super::table::{TableCache, details_ui};
+use crate::analysis::{GroupBy, RankView};
+use crate::ingest::Profile;
+
+/// eframe storage key of the recent-folders list.
+pub const RECENT_KEY: &str = "memsight.recent";
+const MAX_RECENT: usize = 10;
+
+/// The recent list from its stored form (one path per line).
+pub fn parse_recent(s: &str) -> Vec<String> {
+    s.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(str::to_string)
+        .take(MAX_RECENT)
+        .collect()
+}
+
+/// The app.
+pub struct MemsightApp {
+    /// The opened folder or file.
+    pub path: Option<PathBuf>,
+    /// Its ranks.
+    pub profile: Option<Arc<Profile>>,
+    /// The rank on screen.
+    pub view: Option<Arc<RankView>>,
+    /// What the user chose.
+    pub state: ViewState,
+    /// The last error (nothing could be loaded).
+    pub error: Option<String>,
+    /// Recently opened paths, newest first.
+    pub recent: Vec<String>,
+    job: Option<LoadJob>,
+    dialog: Option<Receiver<Option<PathBuf>>>,
+    ctx: Option<egui::Context>,
+    chart: ChartCache,
+    table: TableCache,
+    title: String,
+}
+
+impl MemsightApp {
+    /// An app that starts loading `path` (if any). `ctx` lets the loader wake the UI.
+    pub fn new(
+        path: Option<PathBuf>,
+        recent: Vec<String>,
+        ctx: Option<egui::Context>,
+    ) -> MemsightApp {
+        let mut app = MemsightApp {
+            path: None,
+            profile: None,
+            view: None,
+            state: ViewState::default(),
+            error: None,
+            recent,
+            job: None,
+            dialog: None,
+            ctx,
+            chart: ChartCache::default(),
+            table: TableCache::default(),
+            title: String::new(),
+        };
+        if let Some(p) = path {
+            app.open(p);
+        }
+        app
+    }
+
+    /// Opens a folder or `.db`, replacing what is shown.
+    pub fn open(&mut self, path: PathBuf) {
+        if let Some(job) = &self.job {
+            job.control.cancel();
+        }
+        let shown = path.display().to_string();
+        self.recent.retain(|r| *r != shown);
+        self.recent.insert(0, shown);
+        self.recent.truncate(MAX_RECENT);
+        self.path = Some(path.clone());
+        self.profile = None;
+        self.view = None;
+        self.error = None;
+        self.state = ViewState::default();
+        let ctx = self.ctx.clone();
+        self.job = Some(LoadJob::start(path, None, 0, move || {
+            if let Some(c) = &ctx {
+                c.request_repaint();
+            }
+        }));
+    }
+
+    /// Shows rank `rank` of the open profile (loading it off the UI thread).
+    pub fn select_rank(&mut self, rank: usize) {
+        let (Some(path), Some(profile)) = (self.path.clone(), self.profile.clone()) else {
+            return;
+        };
+        if let Some(job) = &self.job {
+            job.control.cancel();
+        }
+        self.state.on_rank_change(rank);
+        self.view = None;
+        self.error = None;
+        let ctx = self.ctx.clone();
+        self.job = Some(LoadJob::start(path, Some(profile), rank, move || {
+            if let Some(c) = &ctx {
+                c.request_repaint();
+            }
+        }));
+    }
+
+    /// True while a load runs.
+    pub fn is_loading(&self) -> bool {
+        self.job.is_some()
+    }
+
+    /// Blocks until the running load finishes (tests, headless runs).
+    pub fn wait_for_load(&mut self) {
+        while let Some(job) = self.job.take() {
+            let msg = job.wait();
+            self.job = Some(job);
+            match msg {
+                Some(m) => self.handle(m),
+                None => self.job = None,
+            }
+        }
+    }
+
+    fn poll_job(&mut self) {
+        while let Some(job) = &self.job {
+            match job.poll() {
+                Ok(Some(m)) => self.handle(m),
+                Ok(None) => break,
+                Err(()) => self.job = None,
+            }
+        }
+    }
+
+    fn handle(&mut self, msg: LoadMsg) {
+        match msg {
+            LoadMsg::Discovered(p) => self.profile = Some(p),
+            LoadMsg::Loaded { rank, view } => {
+                self.state.rank = rank;
+                self.view = Some(view);
+                self.job = None;
+            }
+            LoadMsg::Failed(e) => {
+                self.error = Some(e);
+                self.job = None;
+            }
+            LoadMsg::Cancelled => self.job = None,
+        }
+    }
+
+    fn pick(&mut self, folder: bool) {
+        let (tx, rx) = channel();
+        let ctx = self.ctx.clone();
+        let spawned = std::thread::Builder::new()
+            .name("memsight-dialog".into())
+            .spawn(move || {
+                let dialog = rfd::FileDialog::new().set_title(if folder {
+                    "Open profiling folder"
+                } else {
+                    "Open profiler database"
+                });
+                let picked = if folder {
+                    dialog.pick_folder()
+                } else {
+                    dialog.add_filter("Profiler DB", &["db"]).pick_file()
+                };
+                let _ = tx.send(picked);
+                if let Some(c) = ctx {
+                    c.request_repaint();
+                }
+            });
+        match spawned {
+            Ok(_) => self.dialog = Some(rx),
+            Err(e) => self.error = Some(format!("cannot open a dialog: {e}")),
+        }
+    }
+
+    /// The whole window, drawn into `ui` (eframe's root, or a test harness).
+    pub fn ui_root(&mut self, ui: &mut egui::Ui) {
+        if self.ctx.is_none() {
+            self.ctx = Some(ui.ctx().clone());
+        }
+        self.poll_job();
+        if let Some(rx) = &self.dialog
+            && let Ok(picked) = rx.try_recv()
+        {
+            self.dialog = None;
+            if let Some(p) = picked {
+                self.open(p);
+            }
+        }
+        let dropped: Vec<PathBuf> = ui.ctx().input(|i| {
+            i.raw
+                .dropped_files
+                .iter()
+                .map(|f| f.path().to_path_buf())
+                .filter(|p| !p.as_os_str().is_empty())
+                .collect()
+        });
+        if let Some(p) = dropped.into_iter().next() {
+            self.open(p);
+        }
+        self.shortcuts(ui);
+        self.update_title(ui);
+
+        egui::Panel::top("memsight_top").show(ui, |ui| {
+            self.menu_ui(ui);
+            self.parameters_ui(ui);
+        });
+        if let Some(view) = self.view.clone() {
+            if self.state.cursor_ms.is_some() && !self.state.static_view {
+                egui::Panel::right("memsight_live")
+                    .resizable(true)
+                    .default_size(360.0)
+                    .show(ui, |ui| {
+                        panels::live_ui(ui, &view, &mut self.state);
+                    });
+            }
+            egui::Panel::bottom("memsight_table")
+                .resizable(true)
+                .default_size(330.0)
+                .show(ui, |ui| {
+                    if self.state.static_view {
+                        panels::static_table_ui(ui, &view, &mut self.state);
+                    } else if self.state.group_by == GroupBy::Component {
+                        panels::component_table_ui(ui, &view);
+                    } else {
+                        details_ui(ui, &view, &mut self.state, &mut self.table);
+                    }
+                });
+            egui::CentralPanel::default().show(ui, |ui| {
+                if self.state.static_view {
+                    panels::static_chart_ui(ui, &view, &mut self.state);
+                } else {
+                    chart_ui(ui, &view, &mut self.state, &mut self.chart);
+                }
+            });
+            if self.state.show_warnings {
+                panels::warnings_window(ui.ctx(), &view, &mut self.state);
+            }
+        } else {
+            egui::CentralPanel::default().show(ui, |ui| self.placeholder_ui(ui));
+        }
+    }
+
+    fn update_title(&mut self, ui: &egui::Ui) {
+        let title = match &self.path {
+            Some(p) => format!("memsight — {}", p.display()),
+            None => "memsight".to_string(),
+        };
+        if title != self.title {
+            ui.ctx()
+                .send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
+            self.title = title;
+        }
+    }
+
+    fn shortcuts(&mut self, ui: &egui::Ui) {
+        let typing = ui.ctx().memory(|m| m.focused().is_some());
+        let (open, esc, left, right, copy) = ui.ctx().input_mut(|i| {
+            (
+                i.consume_key(Modifiers::COMMAND, Key::O),
+                i.key_pressed(Key::Escape),
+                !typing && i.key_pressed(Key::ArrowLeft),
+                !typing && i.key_pressed(Key::ArrowRight),
+                !typing && i.events.iter().any(|e| matches!(e, egui::Event::Copy)),
+            )
+        });
+        if open {
+            self.pick(true);
+        }
+        if esc {
+            self.state.view_ms = None;
+            self.state.reset_zoom = true;
+            self.state.cursor_ms = None;
+        }
+        if left {
+            self.state.page = self.state.page.saturating_sub(1);
+        }
+        if right {
+            self.state.page += 1; // clamped by the table
+        }
+        if copy && let Some(view) = &self.view {
+            self.table.copy(ui.ctx(), view, &self.state);
+        }
+    }
+
+    fn menu_ui(&mut self, ui: &mut egui::Ui) {
+        egui::MenuBar::new().ui(ui, |ui| {
+            ui.menu_button("File", |ui| {
+                if ui.button("Open folder…  (Ctrl+O)").clicked() {
+                    self.pick(true);
+                    ui.close();
+                }
+                if ui.button("Open file (.db)…").clicked() {
+                    self.pick(false);
+                    ui.close();
+                }
+                ui.menu_button("Recent folders", |ui| {
+                    if self.recent.is_empty() {
+                        ui.label("(none yet)");
+                    }
+                    let mut chosen = None;
+                    for r in &self.recent {
+                        if ui.button(r.as_str()).clicked() {
+                            chosen = Some(PathBuf::from(r));
+                        }
+                    }
+                    if let Some(p) = chosen {
+                        self.open(p);
+                        ui.close();
+                    }
+                });
+                ui.separator();
+                if ui.button("Quit").clicked() {
+                    ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+                }
+            });
+        });
+    }
+
+    fn parameters_ui(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal_wrapped(|ui| {
+            let Some(profile) = self.profile.clone() else {
+                ui.label("No profile open: File ▸ Open folder… or drop a folder here.");
+                return;
+            };
+            let mut hosts: Vec<String> = profile
+                .ranks
+                .iter()
+                .filter_map(|r| r.host.clone())
+                .collect();
+            hosts.sort();
+            hosts.dedup();
+            if !hosts.is_empty() {
+                ui.label("Host Name");
+                egui::ComboBox::from_id_salt("host")
+                    .selected_text(
+                        self.state
+                            .host
+                            .clone()
+                            .unwrap_or_else(|| "All hosts".into()),
+                    )
+                    .show_ui(ui, |ui| {
+                        ui.selectable_value(&mut self.state.host, None, "All hosts");
+                        for h in &hosts {
+                            ui.selectable_value(&mut self.state.host, Some(h.clone()), h.as_str());
+                        }
+                    });
+            }
+            let current = profile
+                .ranks
+                .get(self.state.rank)
+                .map(|r| r.label())
+                .unwrap_or_default();
+            let mut chosen = None;
+            ui.label("Rank ID");
+            egui::ComboBox::from_id_salt("rank")
+                .selected_text(current)
+                .width(260.0)
+                .show_ui(ui, |ui| {
+                    for (i, r) in profile.ranks.iter().enumerate() {
+                        if self
+                            .state
+                            .host
+                            .as_ref()
+                            .is_some_and(|h| r.host.as_ref() != Some(h))
+                        {
+                            continue;
+                        }
+                        if ui
+                            .selectable_label(i == self.state.rank, r.label())
+                            .clicked()
+                        {
+                            chosen = Some(i);
+                        }
+                    }
+                });
+            if let Some(i) = chosen
+                && (i != self.state.rank || self.view.is_none())
+            {
+                self.select_rank(i);
+            }
+            let before = self.state.group_by;
+            ui.label("Group By");
+            egui::ComboBox::from_id_salt("group_by")
+                .selected_text(self.state.group_by.label())
+                .show_ui(ui, |ui| {
+                    for g in GroupBy::ALL {
+                        ui.selectable_value(&mut self.state.group_by, g, g.label());
+                    }
+                });
+            if before != self.state.group_by {
+                self.state.page = 0;
+                self.state.static_view = false;
+            }
+            if let Some(view) = self.view.clone() {
+                let graphs = view.static_graphs();
+                if !graphs.is_empty() {
+                    ui.separator();
+                    ui.checkbox(&mut self.state.static_view, "Static graph");
+                    if self.state.static_view {
+                        let label = graphs
+                            .get(self.state.graph)
+                            .map(|g| g.graph_id.clone())
+                            .unwrap_or_default();
+                        ui.label("Graph ID");
+                        egui::ComboBox::from_id_salt("graph_id")
+                            .selected_text(label)
+                            .show_ui(ui, |ui| {
+                                for (i, g) in graphs.iter().enumerate() {
+                                    if ui
+                                        .selectable_label(
+                                            i == self.state.graph,
+                                            g.graph_id.as_str(),
+                                        )
+                                        .clicked()
+                                    {
+                                        self.state.graph = i;
+                                        self.state.static_range = None;
+                                        self.state.page = 0;
+                                    }
+                                }
+                            });
+                    }
+                }
+                let n = view.data.report.all_warnings().len();
+                if n > 0 {
+                    ui.separator();
+                    if ui.button(format!("⚠ {n} warnings")).clicked() {
+                        self.state.show_warnings = true;
+                    }
+                }
+            }
+            if let Some(job) = &self.job {
+                ui.separator();
+                let (done, total) = (job.control.bytes_done(), job.control.bytes_total());
+                let frac = if total > 0 {
+                    done as f32 / total as f32
+                } else {
+                    0.0
+                };
+                ui.add(
+                    egui::ProgressBar::new(frac)
+                        .desired_width(180.0)
+                        .text(format!(
+                            "loading {}: {} files, {} of {} MB",
+                            job.what,
+                            job.control.files_done(),
+                            done / (1 << 20),
+                            total / (1 << 20)
+                        )),
+                );
+                if ui.button("Cancel").clicked() {
+                    job.control.cancel();
+                }
+            }
+        });
+    }
+
+    fn placeholder_ui(&mut self, ui: &mut egui::Ui) {
+        ui.vertical_centered(|ui| {
+            ui.add_space(80.0);
+            if let Some(e) = &self.error {
+                ui.heading("Nothing to show");
+                ui.colored_label(ui.visuals().error_fg_color, e.as_str());
+            } else if self.job.is_some() {
+                ui.heading("Loading…");
+                ui.spinner();
+            } else {
+                ui.heading("memsight");
+                ui.label("Open a profiling folder (*_ascend_pt, *_ascend_ms, PROF_*, a cluster folder) or an ascend_pytorch_profiler*.db.");
+            }
+            ui.add_space(12.0);
+            if ui.button("Open folder…").clicked() {
+                self.pick(true);
+            }
+        });
+    }
+}
+
+impl eframe::App for MemsightApp {
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        self.ui_root(ui);
+    }
+
+    fn save(&mut self, storage: &mut dyn eframe::Storage) {
+        storage.set_string(RECENT_KEY, self.recent.join("\n"));
+    }
+}

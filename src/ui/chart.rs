@@ -1,0 +1,354 @@
+//! The memory chart: every series of the Group By on a real time axis (ms), drawn as steps from
+//! the level-of-detail reduction of the visible window, with peaks, a hover readout of every
+//! visible series, the hovered table row's lifetime, the cursor, and window statistics.
+
+use egui::{Color32, Id, PointerButton};
+use egui_plot::{
+    ItemId, Legend, Line, Plot, PlotBounds, PlotMemory, PlotPoint, Points, Span, Text, VLine,
+};
+
+use super::format::{MemUnit, grouped, ms};
+use super::state::ViewState;
+use crate::analysis::{DEFAULT_THRESHOLD, LodSeries, RankView};
+use crate::model::{NULL, ns_to_ms};
+
+/// The plot's id (its memory holds the legend's hidden series).
+pub const PLOT_ID: &str = "memsight_chart";
+
+/// Series colours, in legend order.
+const PALETTE: [Color32; 10] = [
+    Color32::from_rgb(31, 119, 180),
+    Color32::from_rgb(255, 127, 14),
+    Color32::from_rgb(44, 160, 44),
+    Color32::from_rgb(214, 39, 40),
+    Color32::from_rgb(148, 103, 189),
+    Color32::from_rgb(140, 86, 75),
+    Color32::from_rgb(227, 119, 194),
+    Color32::from_rgb(127, 127, 127),
+    Color32::from_rgb(188, 189, 34),
+    Color32::from_rgb(23, 190, 207),
+];
+
+/// The colour of series `i`.
+pub fn series_color(i: usize) -> Color32 {
+    PALETTE[i % PALETTE.len()]
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct CacheKey {
+    view: usize,
+    group: crate::analysis::GroupBy,
+    range: (i64, i64),
+    width: usize,
+}
+
+/// The reduced lines of the last window, recomputed only when the window or width changes.
+#[derive(Default)]
+pub struct ChartCache {
+    key: Option<CacheKey>,
+    /// Step-shaped points per series, (ms, bytes).
+    lines: Vec<Vec<[f64; 2]>>,
+    /// Points drawn / points in the window, when sampled.
+    sampled: Option<(usize, usize)>,
+    /// How many times the window was reduced (for frame-time reports).
+    pub reductions: u64,
+}
+
+/// Step shape: hold each value until the next sample.
+fn steps(times: &[i64], values: &[i64]) -> Vec<[f64; 2]> {
+    let mut out = Vec::with_capacity(times.len() * 2);
+    for i in 0..times.len() {
+        let (t, v) = (ns_to_ms(times[i]), values[i] as f64);
+        if i > 0 {
+            out.push([t, values[i - 1] as f64]);
+        }
+        out.push([t, v]);
+    }
+    out
+}
+
+/// The value of a step series in effect at `t` (ns from origin).
+pub fn value_at(s: &LodSeries, t: i64) -> Option<i64> {
+    let i = s.series.times.partition_point(|&x| x <= t);
+    (i > 0).then(|| s.series.values[i - 1])
+}
+
+/// The chart; returns nothing, writes the visible range and the cursor into `state`.
+pub fn chart_ui(ui: &mut egui::Ui, view: &RankView, state: &mut ViewState, cache: &mut ChartCache) {
+    let series = view.series(state.group_by);
+    if series.is_empty() {
+        ui.centered_and_justified(|ui| {
+            ui.label(format!(
+                "No {} curves in this rank's memory_record.",
+                state.group_by.label()
+            ));
+        });
+        return;
+    }
+    let (e0, e1) = view.time_extent();
+    let (full0, full1) = (ns_to_ms(e0), ns_to_ms(e1));
+    let (v0, v1) = state.view_ms.unwrap_or((full0, full1));
+    let (t0, t1) = ((v0 * 1e6).floor() as i64, (v1 * 1e6).ceil() as i64);
+    let width = ui.available_width().max(100.0) as usize;
+    let key = CacheKey {
+        view: std::ptr::from_ref(view) as usize,
+        group: state.group_by,
+        range: (t0, t1),
+        width,
+    };
+    if cache.key.as_ref() != Some(&key) {
+        let mut drawn = 0;
+        let mut total = 0;
+        let mut any_sampled = false;
+        cache.lines = series
+            .iter()
+            .map(|s| {
+                let r = s.reduce(t0, t1, width, DEFAULT_THRESHOLD);
+                drawn += r.times.len();
+                total += r.visible;
+                any_sampled |= r.sampled;
+                steps(&r.times, &r.values)
+            })
+            .collect();
+        cache.sampled = any_sampled.then_some((drawn, total));
+        cache.key = Some(key);
+        cache.reductions += 1;
+    }
+    let hidden = PlotMemory::load(ui.ctx(), Id::unique(PLOT_ID))
+        .map(|m| m.hidden_items)
+        .unwrap_or_default();
+    let visible: Vec<bool> = series
+        .iter()
+        .map(|s| !hidden.contains(&ItemId::new(s.series.name.as_str())))
+        .collect();
+
+    // Unit from the largest visible peak; y fitted to what is visible in the window.
+    let max_peak = series
+        .iter()
+        .zip(&visible)
+        .filter(|(_, v)| **v)
+        .filter_map(|(s, _)| crate::analysis::peak(&s.series))
+        .map(|p| p.value)
+        .max()
+        .unwrap_or(1);
+    let unit = MemUnit::for_max(max_peak as f64);
+    let u = unit.bytes();
+    let (mut y_lo, mut y_hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for (line, _) in cache.lines.iter().zip(&visible).filter(|(_, v)| **v) {
+        for p in line.iter().filter(|p| p[0] >= v0 && p[0] <= v1) {
+            y_lo = y_lo.min(p[1]);
+            y_hi = y_hi.max(p[1]);
+        }
+    }
+    if !y_lo.is_finite() {
+        (y_lo, y_hi) = (0.0, 1.0);
+    }
+    let pad = ((y_hi - y_lo) * 0.08).max(u * 0.5);
+    let (y_lo, y_hi) = ((y_lo - pad) / u, (y_hi + pad) / u);
+
+    if let Some((drawn, total)) = cache.sampled {
+        ui.colored_label(
+            ui.visuals().warn_fg_color,
+            format!(
+                "sampled (LTTB): showing {} of {} points — zoom in for full detail",
+                grouped(drawn as f64, 0),
+                grouped(total as f64, 0)
+            ),
+        );
+    }
+    let stats_height = 22.0 * (visible.iter().filter(|v| **v).count() as f32 + 1.0) + 30.0;
+    let plot_height = (ui.available_height() - stats_height).max(160.0);
+    let reset = std::mem::take(&mut state.reset_zoom);
+    let hovered = state.hovered_row;
+    let cursor = state.cursor_ms;
+    let data = &view.data;
+    let response = Plot::new(PLOT_ID)
+        .id(Id::unique(PLOT_ID))
+        .height(plot_height)
+        .legend(
+            Legend::default()
+                .follow_insertion_order(true)
+                .position(egui_plot::Corner::LeftTop)
+                .background_alpha(0.6),
+        )
+        .x_axis_label("Time (ms)")
+        .y_axis_label(format!("Memory ({})", unit.label()))
+        .x_axis_formatter(|m, _| grouped(m.value, decimals_for(m.step_size)))
+        .y_axis_formatter(|m, _| grouped(m.value, decimals_for(m.step_size)))
+        .allow_zoom([true, false])
+        .allow_drag([true, false])
+        .allow_scroll([true, false])
+        .allow_double_click_reset(false)
+        .boxed_zoom_pointer_button(PointerButton::Primary)
+        .pan_pointer_button(PointerButton::Secondary)
+        .label_formatter(|_| None)
+        .show(ui, |plot_ui| {
+            if reset || state.view_ms.is_none() {
+                plot_ui.set_plot_bounds(PlotBounds::from_min_max([full0, y_lo], [full1, y_hi]));
+            } else {
+                plot_ui.set_plot_bounds_y(y_lo..=y_hi);
+            }
+            for (i, (s, line)) in series.iter().zip(&cache.lines).enumerate() {
+                let name = s.series.name.as_str();
+                let pts: Vec<[f64; 2]> = line.iter().map(|p| [p[0], p[1] / u]).collect();
+                plot_ui.line(
+                    Line::new(name, pts)
+                        .id(name)
+                        .color(series_color(i))
+                        .width(1.5),
+                );
+                if visible[i]
+                    && let Some(p) = crate::analysis::peak(&s.series)
+                {
+                    let at = PlotPoint::new(ns_to_ms(p.time), p.value as f64 / u);
+                    // Unnamed items stay out of the legend.
+                    plot_ui.points(
+                        Points::new("", vec![[at.x, at.y]])
+                            .color(series_color(i))
+                            .radius(4.0)
+                            .allow_hover(false),
+                    );
+                    plot_ui.text(
+                        Text::new(
+                            "",
+                            at,
+                            format!("peak {} {}", grouped(at.y, 2), unit.label()),
+                        )
+                        .anchor(if at.x > (v0 + v1) / 2.0 {
+                            egui::Align2::RIGHT_BOTTOM
+                        } else {
+                            egui::Align2::LEFT_BOTTOM
+                        })
+                        .color(series_color(i)),
+                    );
+                }
+            }
+            if let Some(r) = hovered {
+                let o = &data.operators;
+                let r = r as usize;
+                let a = o.alloc_time.get(r).copied().unwrap_or(NULL);
+                let z = o.release_time.get(r).copied().unwrap_or(NULL);
+                let a_ms = if a == NULL {
+                    full0
+                } else {
+                    ns_to_ms(data.rel_ns(a))
+                };
+                let z_ms = if z == NULL {
+                    full1
+                } else {
+                    ns_to_ms(data.rel_ns(z))
+                };
+                plot_ui.span(
+                    Span::new("", a_ms..=z_ms)
+                        .fill(Color32::from_rgba_unmultiplied(255, 200, 0, 40)),
+                );
+                if a != NULL {
+                    plot_ui.vline(
+                        VLine::new("", a_ms)
+                            .color(Color32::from_rgb(0, 160, 0))
+                            .width(1.5),
+                    );
+                }
+                if z != NULL {
+                    plot_ui.vline(
+                        VLine::new("", z_ms)
+                            .color(Color32::from_rgb(200, 0, 0))
+                            .width(1.5),
+                    );
+                }
+            }
+            if let Some(c) = cursor {
+                plot_ui.vline(
+                    VLine::new("", c)
+                        .color(Color32::from_rgb(120, 120, 255))
+                        .width(1.0),
+                );
+            }
+            let b = plot_ui.plot_bounds();
+            let pointer = plot_ui.pointer_coordinate();
+            let clicked = plot_ui.response().clicked();
+            (b.min()[0], b.max()[0], pointer, clicked)
+        });
+    let (b0, b1, pointer, clicked) = response.inner;
+    let new_range = if (b0 - full0).abs() < 1e-9 && (b1 - full1).abs() < 1e-9 {
+        None
+    } else {
+        Some((b0, b1))
+    };
+    if new_range != state.view_ms && !reset {
+        state.view_ms = new_range;
+        state.page = 0;
+    }
+    if clicked && let Some(p) = pointer {
+        state.cursor_ms = Some(p.x);
+    }
+    if let Some(p) = pointer {
+        let t = (p.x * 1e6) as i64;
+        response.response.on_hover_ui_at_pointer(|ui| {
+            ui.label(ms(p.x));
+            egui::Grid::new("hover_values").show(ui, |ui| {
+                for (i, s) in series.iter().enumerate().filter(|(i, _)| visible[*i]) {
+                    ui.colored_label(series_color(i), s.series.name.as_str());
+                    ui.label(value_at(s, t).map_or("–".into(), |v| {
+                        format!("{} {}", grouped(v as f64 / u, 2), unit.label())
+                    }));
+                    ui.end_row();
+                }
+            });
+        });
+    }
+    stats_ui(ui, series, &visible, (t0, t1), unit);
+}
+
+fn decimals_for(step: f64) -> usize {
+    if step >= 1.0 {
+        0
+    } else {
+        (-step.log10()).ceil().clamp(0.0, 6.0) as usize
+    }
+}
+
+/// Min, max and change of each visible series over the window.
+fn stats_ui(
+    ui: &mut egui::Ui,
+    series: &[LodSeries],
+    visible: &[bool],
+    (t0, t1): (i64, i64),
+    unit: MemUnit,
+) {
+    let u = unit.bytes();
+    let fmt = |v: i64| format!("{} {}", grouped(v as f64 / u, 2), unit.label());
+    egui::Grid::new("window_stats")
+        .striped(true)
+        .min_col_width(90.0)
+        .show(ui, |ui| {
+            ui.strong("In view");
+            ui.strong("Min");
+            ui.strong("Max");
+            ui.strong("Δ (end − start)");
+            ui.end_row();
+            for (i, s) in series.iter().enumerate().filter(|(i, _)| visible[*i]) {
+                let times = &s.series.times;
+                let a = times.partition_point(|&t| t < t0);
+                let b = times.partition_point(|&t| t <= t1);
+                // The value held into the window counts as its start.
+                let (lo, hi) = (a.saturating_sub(usize::from(a > 0)), b);
+                ui.colored_label(series_color(i), s.series.name.as_str());
+                match s.range_min_max(lo, hi) {
+                    Some((mn, mx)) => {
+                        let start = value_at(s, t0).unwrap_or(s.series.values[lo]);
+                        let end = value_at(s, t1).unwrap_or(start);
+                        ui.label(fmt(s.series.values[mn]));
+                        ui.label(fmt(s.series.values[mx]));
+                        ui.label(fmt(end - start));
+                    }
+                    None => {
+                        ui.label("–");
+                        ui.label("–");
+                        ui.label("–");
+                    }
+                }
+                ui.end_row();
+            }
+        });
+}

@@ -1,0 +1,47 @@
+//! The desktop app (egui/eframe): the only module that imports egui.
+//!
+//! - [`app`]: [`MemsightApp`], the window: menus, parameter bar, loading, shortcuts, panels.
+//! - [`chart`]: the memory curves (egui_plot), linked to the table.
+//! - [`table`]: the details table, its filters, pages, Copy and Export.
+//! - [`panels`]: Live at cursor, the component peak table, the static view, load warnings.
+//! - [`state`]: the view state as plain data; [`format`]: numbers for reading;
+//!   [`loader`]: loading off the UI thread.
+
+pub mod app;
+pub mod chart;
+pub mod format;
+pub mod loader;
+pub mod panels;
+pub mod state;
+pub mod table;
+
+pub use app::MemsightApp;
+
+/// Opens the window on `path` (None: the demo profile) and runs until it is closed.
+pub fn run(path: std::path::PathBuf) -> Result<(), String> {
+    let options = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_inner_size([1400.0, 900.0])
+            .with_min_inner_size([800.0, 500.0])
+            .with_title("memsight"),
+        ..Default::default()
+    };
+    eframe::run_native(
+        "memsight",
+        options,
+        Box::new(move |cc| {
+            let recent = cc
+                .storage
+                .and_then(|s| s.get_string(app::RECENT_KEY))
+                .map(|s| app::parse_recent(&s))
+                .unwrap_or_default();
+            cc.egui_ctx.set_theme(egui::ThemePreference::System);
+            Ok(Box::new(MemsightApp::new(
+                Some(path),
+                recent,
+                Some(cc.egui_ctx.clone()),
+            )))
+        }),
+    )
+    .map_err(|e| e.to_string())
+}

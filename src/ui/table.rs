@@ -1,0 +1,362 @@
+//! The details table: filters, sortable headers, pages, selection, Copy (TSV) and Export (CSV),
+//! all linked to the chart's visible range.
+
+use std::sync::Arc;
+
+use egui_extras::{Column as TableColumn, TableBuilder};
+
+use super::format::grouped;
+use super::state::{PAGE_SIZES, ViewState};
+use crate::analysis::{
+    Column, GroupBy, RangeFilter, RankView, SortDir, TablePage, TableQuery, WindowMode, query,
+};
+use crate::export::{rows_tsv, write_rows_csv};
+
+/// The last query and its page: queries run only when something they depend on changes.
+#[derive(Default)]
+pub struct TableCache {
+    last: Option<(usize, TableQuery, TablePage)>,
+    /// The text most recently put on the clipboard (also sent to the system clipboard).
+    pub last_copy: Option<String>,
+    /// What the last Export did.
+    pub export_status: Option<String>,
+}
+
+fn parse_bound(text: &str) -> Result<Option<f64>, ()> {
+    let t = text.trim().replace(',', "");
+    if t.is_empty() {
+        return Ok(None);
+    }
+    t.parse::<f64>().map(Some).map_err(|_| ())
+}
+
+/// The query the state asks for (window in ns from origin, page and size as chosen).
+pub fn query_for(state: &ViewState) -> TableQuery {
+    TableQuery {
+        window: state
+            .view_ms
+            .map(|(a, b)| ((a * 1e6).floor() as i64, (b * 1e6).ceil() as i64)),
+        mode: if state.within {
+            WindowMode::Within
+        } else {
+            WindowMode::Overlap
+        },
+        name: state.name_filter.trim().to_string(),
+        ranges: match (
+            parse_bound(&state.min_size_text),
+            parse_bound(&state.max_size_text),
+        ) {
+            (Ok(None), Ok(None)) | (Err(()), _) | (_, Err(())) => Vec::new(),
+            (Ok(min), Ok(max)) => vec![RangeFilter {
+                column: Column::Size,
+                min,
+                max,
+            }],
+        },
+        sort: state.sort,
+        page_size: state.page_size,
+        page: state.page,
+        require_stream: state.group_by == GroupBy::Stream,
+    }
+}
+
+impl TableCache {
+    /// The page for `state`, clamping the page number to the last page.
+    pub fn page(&mut self, view: &RankView, state: &mut ViewState) -> TablePage {
+        let id = std::ptr::from_ref(view) as usize;
+        let q = query_for(state);
+        if let Some((vid, lq, page)) = &self.last
+            && *vid == id
+            && *lq == q
+        {
+            return page.clone();
+        }
+        let mut page = query(&view.data, &view.sort_cache, &q);
+        let pages = page.pages(q.page_size);
+        let mut q = q;
+        if q.page >= pages {
+            state.page = pages - 1;
+            q.page = state.page;
+            page = query(&view.data, &view.sort_cache, &q);
+        }
+        self.last = Some((id, q, page.clone()));
+        page
+    }
+
+    /// Copies the selected rows (or, with none selected, the current page) as TSV.
+    pub fn copy(&mut self, ctx: &egui::Context, view: &RankView, state: &ViewState) {
+        let rows: Vec<u32> = if state.selected.is_empty() {
+            self.last
+                .as_ref()
+                .map(|(_, _, p)| p.rows.clone())
+                .unwrap_or_default()
+        } else {
+            state.selected.iter().copied().collect()
+        };
+        let tsv = rows_tsv(&view.data, &rows);
+        ctx.copy_text(tsv.clone());
+        self.last_copy = Some(tsv);
+    }
+}
+
+/// A cell for reading: grouped digits, `Unknown` for an empty name.
+fn display_cell(view: &RankView, row: usize, col: Column) -> String {
+    let d = &view.data;
+    match col {
+        Column::Name => {
+            let n = d.strings.get(d.operators.name[row]);
+            if n.is_empty() {
+                "Unknown".into()
+            } else {
+                n.to_string()
+            }
+        }
+        Column::Stream => d.strings.get(d.operators.stream[row]).to_string(),
+        _ => match col.display_value(d, row) {
+            None => String::new(),
+            Some(v) => grouped(
+                v,
+                if col.unit() == crate::analysis::table::Unit::Ms {
+                    3
+                } else {
+                    2
+                },
+            ),
+        },
+    }
+}
+
+/// The filter bar, the table and its pager.
+pub fn details_ui(
+    ui: &mut egui::Ui,
+    view: &Arc<RankView>,
+    state: &mut ViewState,
+    cache: &mut TableCache,
+) {
+    ui.horizontal_wrapped(|ui| {
+        ui.strong("Memory Allocation/Release Details");
+        ui.separator();
+        ui.label("Name");
+        if ui
+            .add(
+                egui::TextEdit::singleline(&mut state.name_filter)
+                    .desired_width(140.0)
+                    .hint_text("search"),
+            )
+            .changed()
+        {
+            state.page = 0;
+        }
+        for (label, text) in [
+            ("Min Size(KB)", &mut state.min_size_text),
+            ("Max Size(KB)", &mut state.max_size_text),
+        ] {
+            ui.label(label);
+            let bad = parse_bound(text).is_err();
+            let mut edit = egui::TextEdit::singleline(text).desired_width(80.0);
+            if bad {
+                edit = edit.text_color(ui.visuals().error_fg_color);
+            }
+            if ui.add(edit).changed() {
+                state.page = 0;
+            }
+        }
+        if ui
+            .checkbox(
+                &mut state.within,
+                "Only allocated or released within the selection",
+            )
+            .changed()
+        {
+            state.page = 0;
+        }
+    });
+    let page = cache.page(view, state);
+    ui.horizontal_wrapped(|ui| {
+        ui.label(format!("{} rows", grouped(page.total as f64, 0)));
+        if state.view_ms.is_some() {
+            ui.weak("(in the zoomed range)");
+        }
+        if ui
+            .button("Copy")
+            .on_hover_text("Selected rows, or this page, as TSV for Excel (Ctrl+C)")
+            .clicked()
+        {
+            cache.copy(ui.ctx(), view, state);
+        }
+        if ui
+            .button("Export CSV…")
+            .on_hover_text("Every matching row, to a file")
+            .clicked()
+        {
+            export_csv(view.clone(), query_for(state), cache);
+        }
+        if !state.selected.is_empty()
+            && ui
+                .button(format!("Clear selection ({})", state.selected.len()))
+                .clicked()
+        {
+            state.selected.clear();
+        }
+        if let Some(s) = &cache.export_status {
+            ui.weak(s.as_str());
+        }
+    });
+    pager_ui(ui, state, &page);
+    state.hovered_row = None;
+    let text_h = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
+    egui::ScrollArea::horizontal().show(ui, |ui| table_ui(ui, view, state, &page, text_h));
+}
+
+fn table_ui(
+    ui: &mut egui::Ui,
+    view: &RankView,
+    state: &mut ViewState,
+    page: &TablePage,
+    text_h: f32,
+) {
+    let mut table = TableBuilder::new(ui)
+        .striped(true)
+        .resizable(true)
+        .sense(egui::Sense::click())
+        .cell_layout(egui::Layout::left_to_right(egui::Align::Center));
+    table = table.column(TableColumn::initial(220.0).at_least(80.0).clip(true));
+    for _ in 1..Column::ALL.len() {
+        table = table.column(TableColumn::auto().at_least(70.0));
+    }
+    table
+        .header(text_h + 4.0, |mut header| {
+            for col in Column::ALL {
+                header.col(|ui| {
+                    let mark = match state.sort {
+                        Some((c, SortDir::Asc)) if c == col => " ▲",
+                        Some((c, SortDir::Desc)) if c == col => " ▼",
+                        _ => "",
+                    };
+                    if ui
+                        .button(format!("{}{mark}", col.header()))
+                        .on_hover_text("Sort: ascending → descending → file order")
+                        .clicked()
+                    {
+                        state.cycle_sort(col);
+                    }
+                });
+            }
+        })
+        .body(|body| {
+            body.rows(text_h, page.rows.len(), |mut row| {
+                let r = page.rows[row.index()];
+                row.set_selected(state.selected.contains(&r));
+                for col in Column::ALL {
+                    row.col(|ui| {
+                        let text = display_cell(view, r as usize, col);
+                        if col.unit() != crate::analysis::table::Unit::Text {
+                            ui.with_layout(
+                                egui::Layout::right_to_left(egui::Align::Center),
+                                |ui| ui.label(text),
+                            );
+                        } else {
+                            ui.label(text);
+                        }
+                    });
+                }
+                let resp = row.response();
+                if resp.hovered() {
+                    state.hovered_row = Some(r);
+                }
+                if resp.clicked() && !state.selected.remove(&r) {
+                    state.selected.insert(r);
+                }
+            });
+        });
+}
+
+fn pager_ui(ui: &mut egui::Ui, state: &mut ViewState, page: &TablePage) {
+    let pages = page.pages(state.page_size);
+    ui.horizontal(|ui| {
+        egui::ComboBox::from_label("rows per page")
+            .selected_text(state.page_size.to_string())
+            .show_ui(ui, |ui| {
+                for n in PAGE_SIZES {
+                    if ui
+                        .selectable_value(&mut state.page_size, n, n.to_string())
+                        .clicked()
+                    {
+                        state.page = 0;
+                    }
+                }
+            });
+        if ui
+            .add_enabled(state.page > 0, egui::Button::new("First"))
+            .clicked()
+        {
+            state.page = 0;
+        }
+        if ui
+            .add_enabled(state.page > 0, egui::Button::new("Previous"))
+            .clicked()
+        {
+            state.page -= 1;
+        }
+        ui.label(format!(
+            "Page {} of {}",
+            grouped((state.page + 1) as f64, 0),
+            grouped(pages as f64, 0)
+        ));
+        if ui
+            .add_enabled(state.page + 1 < pages, egui::Button::new("Next"))
+            .clicked()
+        {
+            state.page += 1;
+        }
+        if ui
+            .add_enabled(state.page + 1 < pages, egui::Button::new("Last"))
+            .clicked()
+        {
+            state.page = pages - 1;
+        }
+        ui.label("Go to page");
+        let r = ui.add(egui::TextEdit::singleline(&mut state.jump_text).desired_width(50.0));
+        if (r.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)))
+            || ui.button("Go").clicked()
+        {
+            if let Ok(n) = state.jump_text.trim().parse::<usize>() {
+                state.page = n.clamp(1, pages) - 1;
+            }
+            state.jump_text.clear();
+        }
+    });
+}
+
+/// Asks for a file name (off the UI thread) and writes every matching row as CSV.
+fn export_csv(view: Arc<RankView>, q: TableQuery, cache: &mut TableCache) {
+    cache.export_status = Some("choose where to save the CSV…".into());
+    let spawned = std::thread::Builder::new()
+        .name("memsight-export".into())
+        .spawn(move || {
+            let Some(path) = rfd::FileDialog::new()
+                .set_file_name("memory_details.csv")
+                .add_filter("CSV", &["csv"])
+                .save_file()
+            else {
+                return;
+            };
+            let all = TableQuery {
+                page: 0,
+                page_size: usize::MAX,
+                ..q
+            };
+            let page = query(&view.data, &view.sort_cache, &all);
+            let result = std::fs::File::create(&path).and_then(|f| {
+                let mut w = std::io::BufWriter::new(f);
+                write_rows_csv(&view.data, &page.rows, &mut w)?;
+                std::io::Write::flush(&mut w)
+            });
+            if let Err(e) = result {
+                eprintln!("memsight: cannot write {}: {e}", path.display());
+            }
+        });
+    if spawned.is_err() {
+        cache.export_status = Some("cannot start the export".into());
+    }
+}
