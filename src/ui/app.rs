@@ -7,7 +7,7 @@ use std::sync::mpsc::{Receiver, channel};
 use egui::{Key, Modifiers};
 
 use super::chart::{ChartCache, chart_ui};
-use super::loader::{LoadJob, LoadMsg};
+use super::loader::{LoadJob, LoadMsg, Poll};
 use super::panels;
 use super::state::ViewState;
 use super::table::{TableCache, details_ui};
@@ -117,6 +117,11 @@ impl MemsightApp {
         }));
     }
 
+    /// The text the last Copy put on the clipboard.
+    pub fn last_copy(&self) -> Option<&str> {
+        self.table.last_copy.as_deref()
+    }
+
     /// True while a load runs.
     pub fn is_loading(&self) -> bool {
         self.job.is_some()
@@ -137,9 +142,9 @@ impl MemsightApp {
     fn poll_job(&mut self) {
         while let Some(job) = &self.job {
             match job.poll() {
-                Ok(Some(m)) => self.handle(m),
-                Ok(None) => break,
-                Err(()) => self.job = None,
+                Poll::Msg(m) => self.handle(m),
+                Poll::Pending => break,
+                Poll::Finished => self.job = None,
             }
         }
     }
@@ -334,7 +339,7 @@ impl MemsightApp {
     fn parameters_ui(&mut self, ui: &mut egui::Ui) {
         ui.horizontal_wrapped(|ui| {
             let Some(profile) = self.profile.clone() else {
-                ui.label("No profile open: File ▸ Open folder… or drop a folder here.");
+                ui.label("No profile open: use File, Open folder… or drop a folder here.");
                 return;
             };
             let mut hosts: Vec<String> = profile
@@ -345,7 +350,7 @@ impl MemsightApp {
             hosts.sort();
             hosts.dedup();
             if !hosts.is_empty() {
-                ui.label("Host Name");
+                let label = ui.label("Host Name");
                 egui::ComboBox::from_id_salt("host")
                     .selected_text(
                         self.state
@@ -358,7 +363,9 @@ impl MemsightApp {
                         for h in &hosts {
                             ui.selectable_value(&mut self.state.host, Some(h.clone()), h.as_str());
                         }
-                    });
+                    })
+                    .response
+                    .labelled_by(label.id);
             }
             let current = profile
                 .ranks
@@ -366,7 +373,7 @@ impl MemsightApp {
                 .map(|r| r.label())
                 .unwrap_or_default();
             let mut chosen = None;
-            ui.label("Rank ID");
+            let label = ui.label("Rank ID");
             egui::ComboBox::from_id_salt("rank")
                 .selected_text(current)
                 .width(260.0)
@@ -387,21 +394,25 @@ impl MemsightApp {
                             chosen = Some(i);
                         }
                     }
-                });
+                })
+                .response
+                .labelled_by(label.id);
             if let Some(i) = chosen
                 && (i != self.state.rank || self.view.is_none())
             {
                 self.select_rank(i);
             }
             let before = self.state.group_by;
-            ui.label("Group By");
+            let label = ui.label("Group By");
             egui::ComboBox::from_id_salt("group_by")
                 .selected_text(self.state.group_by.label())
                 .show_ui(ui, |ui| {
                     for g in GroupBy::ALL {
                         ui.selectable_value(&mut self.state.group_by, g, g.label());
                     }
-                });
+                })
+                .response
+                .labelled_by(label.id);
             if before != self.state.group_by {
                 self.state.page = 0;
                 self.state.static_view = false;
@@ -412,13 +423,13 @@ impl MemsightApp {
                     ui.separator();
                     ui.checkbox(&mut self.state.static_view, "Static graph");
                     if self.state.static_view {
-                        let label = graphs
+                        let current = graphs
                             .get(self.state.graph)
                             .map(|g| g.graph_id.clone())
                             .unwrap_or_default();
-                        ui.label("Graph ID");
+                        let label = ui.label("Graph ID");
                         egui::ComboBox::from_id_salt("graph_id")
-                            .selected_text(label)
+                            .selected_text(current)
                             .show_ui(ui, |ui| {
                                 for (i, g) in graphs.iter().enumerate() {
                                     if ui
@@ -433,7 +444,9 @@ impl MemsightApp {
                                         self.state.page = 0;
                                     }
                                 }
-                            });
+                            })
+                            .response
+                            .labelled_by(label.id);
                     }
                 }
                 let n = view.data.report.all_warnings().len();

@@ -52,6 +52,9 @@ pub struct ChartCache {
     sampled: Option<(usize, usize)>,
     /// How many times the window was reduced (for frame-time reports).
     pub reductions: u64,
+    /// The range read back from the plot last frame: a different `state.view_ms` was set from
+    /// outside (reset, a test, a jump) and must be applied to the plot.
+    shown: Option<Option<(f64, f64)>>,
 }
 
 /// Step shape: hold each value until the next sample.
@@ -84,6 +87,10 @@ pub fn chart_ui(ui: &mut egui::Ui, view: &RankView, state: &mut ViewState, cache
             ));
         });
         return;
+    }
+    let reset = std::mem::take(&mut state.reset_zoom);
+    if reset {
+        state.view_ms = None;
     }
     let (e0, e1) = view.time_extent();
     let (full0, full1) = (ns_to_ms(e0), ns_to_ms(e1));
@@ -146,6 +153,19 @@ pub fn chart_ui(ui: &mut egui::Ui, view: &RankView, state: &mut ViewState, cache
     let pad = ((y_hi - y_lo) * 0.08).max(u * 0.5);
     let (y_lo, y_hi) = ((y_lo - pad) / u, (y_hi + pad) / u);
 
+    ui.horizontal(|ui| {
+        let zoomed = state.view_ms.is_some();
+        if ui
+            .add_enabled(zoomed, egui::Button::new("Reset zoom"))
+            .on_hover_text("Show the whole rank (Esc, or double-click the chart)")
+            .clicked()
+        {
+            state.view_ms = None;
+            state.reset_zoom = true;
+        }
+        ui.weak(format!("{} – {}", ms(v0), ms(v1)));
+        ui.weak("drag: box zoom · right-drag: pan · scroll: zoom · click: live at cursor");
+    });
     if let Some((drawn, total)) = cache.sampled {
         ui.colored_label(
             ui.visuals().warn_fg_color,
@@ -158,7 +178,6 @@ pub fn chart_ui(ui: &mut egui::Ui, view: &RankView, state: &mut ViewState, cache
     }
     let stats_height = 22.0 * (visible.iter().filter(|v| **v).count() as f32 + 1.0) + 30.0;
     let plot_height = (ui.available_height() - stats_height).max(160.0);
-    let reset = std::mem::take(&mut state.reset_zoom);
     let hovered = state.hovered_row;
     let cursor = state.cursor_ms;
     let data = &view.data;
@@ -183,8 +202,8 @@ pub fn chart_ui(ui: &mut egui::Ui, view: &RankView, state: &mut ViewState, cache
         .pan_pointer_button(PointerButton::Secondary)
         .label_formatter(|_| None)
         .show(ui, |plot_ui| {
-            if reset || state.view_ms.is_none() {
-                plot_ui.set_plot_bounds(PlotBounds::from_min_max([full0, y_lo], [full1, y_hi]));
+            if reset || cache.shown != Some(state.view_ms) {
+                plot_ui.set_plot_bounds(PlotBounds::from_min_max([v0, y_lo], [v1, y_hi]));
             } else {
                 plot_ui.set_plot_bounds_y(y_lo..=y_hi);
             }
@@ -267,18 +286,26 @@ pub fn chart_ui(ui: &mut egui::Ui, view: &RankView, state: &mut ViewState, cache
             let b = plot_ui.plot_bounds();
             let pointer = plot_ui.pointer_coordinate();
             let clicked = plot_ui.response().clicked();
-            (b.min()[0], b.max()[0], pointer, clicked)
+            let double = plot_ui.response().double_clicked();
+            (b.min()[0], b.max()[0], pointer, clicked, double)
         });
-    let (b0, b1, pointer, clicked) = response.inner;
+    let (b0, b1, pointer, clicked, double) = response.inner;
+    if double {
+        state.view_ms = None;
+        state.reset_zoom = true;
+        state.cursor_ms = None;
+        return;
+    }
     let new_range = if (b0 - full0).abs() < 1e-9 && (b1 - full1).abs() < 1e-9 {
         None
     } else {
         Some((b0, b1))
     };
-    if new_range != state.view_ms && !reset {
+    if new_range != state.view_ms && cache.shown == Some(state.view_ms) {
         state.view_ms = new_range;
         state.page = 0;
     }
+    cache.shown = Some(state.view_ms);
     if clicked && let Some(p) = pointer {
         state.cursor_ms = Some(p.x);
     }

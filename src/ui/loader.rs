@@ -24,6 +24,16 @@ pub enum LoadMsg {
     Cancelled,
 }
 
+/// What [`LoadJob::poll`] found.
+pub enum Poll {
+    /// A message.
+    Msg(LoadMsg),
+    /// Nothing yet; the job still runs.
+    Pending,
+    /// The job is over and has nothing more to say.
+    Finished,
+}
+
 /// A running job.
 pub struct LoadJob {
     rx: Receiver<LoadMsg>,
@@ -103,12 +113,12 @@ impl LoadJob {
         LoadJob { rx, control, what }
     }
 
-    /// The next message, if any; `Err(())` once the job is over and silent.
-    pub fn poll(&self) -> Result<Option<LoadMsg>, ()> {
+    /// The next message, if any.
+    pub fn poll(&self) -> Poll {
         match self.rx.try_recv() {
-            Ok(m) => Ok(Some(m)),
-            Err(TryRecvError::Empty) => Ok(None),
-            Err(TryRecvError::Disconnected) => Err(()),
+            Ok(m) => Poll::Msg(m),
+            Err(TryRecvError::Empty) => Poll::Pending,
+            Err(TryRecvError::Disconnected) => Poll::Finished,
         }
     }
 

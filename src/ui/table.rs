@@ -136,28 +136,24 @@ pub fn details_ui(
     ui.horizontal_wrapped(|ui| {
         ui.strong("Memory Allocation/Release Details");
         ui.separator();
-        ui.label("Name");
-        if ui
-            .add(
-                egui::TextEdit::singleline(&mut state.name_filter)
-                    .desired_width(140.0)
-                    .hint_text("search"),
-            )
-            .changed()
-        {
+        let label = ui.label("Name");
+        let edit = egui::TextEdit::singleline(&mut state.name_filter)
+            .desired_width(140.0)
+            .hint_text("search");
+        if ui.add(edit).labelled_by(label.id).changed() {
             state.page = 0;
         }
         for (label, text) in [
             ("Min Size(KB)", &mut state.min_size_text),
             ("Max Size(KB)", &mut state.max_size_text),
         ] {
-            ui.label(label);
+            let label = ui.label(label);
             let bad = parse_bound(text).is_err();
             let mut edit = egui::TextEdit::singleline(text).desired_width(80.0);
             if bad {
                 edit = edit.text_color(ui.visuals().error_fg_color);
             }
-            if ui.add(edit).changed() {
+            if ui.add(edit).labelled_by(label.id).changed() {
                 state.page = 0;
             }
         }
@@ -229,8 +225,8 @@ fn table_ui(
             for col in Column::ALL {
                 header.col(|ui| {
                     let mark = match state.sort {
-                        Some((c, SortDir::Asc)) if c == col => " ▲",
-                        Some((c, SortDir::Desc)) if c == col => " ▼",
+                        Some((c, SortDir::Asc)) if c == col => " ⬆",
+                        Some((c, SortDir::Desc)) if c == col => " ⬇",
                         _ => "",
                     };
                     if ui
@@ -315,8 +311,10 @@ fn pager_ui(ui: &mut egui::Ui, state: &mut ViewState, page: &TablePage) {
         {
             state.page = pages - 1;
         }
-        ui.label("Go to page");
-        let r = ui.add(egui::TextEdit::singleline(&mut state.jump_text).desired_width(50.0));
+        let label = ui.label("Go to page");
+        let r = ui
+            .add(egui::TextEdit::singleline(&mut state.jump_text).desired_width(50.0))
+            .labelled_by(label.id);
         if (r.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)))
             || ui.button("Go").clicked()
         {

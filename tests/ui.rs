@@ -1,0 +1,268 @@
+//! The app driven through its real widgets with egui_kittest (no window, no GPU): open a
+//! profile, switch rank and Group By, zoom, sort, page, filter, Copy, and Live at cursor.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::{RawCsv, fixtures, us_to_ns};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use memsight::analysis::GroupBy;
+use memsight::ui::MemsightApp;
+
+fn rank_dir(k: usize) -> PathBuf {
+    let mut subs: Vec<PathBuf> = std::fs::read_dir(fixtures().join("torch_cluster"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    subs.sort();
+    subs.remove(k)
+}
+
+fn open(path: PathBuf) -> Harness<'static, MemsightApp> {
+    let mut app = MemsightApp::new(Some(path), Vec::new(), None);
+    app.wait_for_load();
+    assert!(app.view.is_some(), "{:?}", app.error);
+    let mut h = Harness::builder()
+        .with_size([1400.0, 900.0])
+        .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
+    h.run();
+    h
+}
+
+/// One raw operator_memory row: (name, size KB text, alloc ns, release ns).
+type RawOp = (String, String, Option<i128>, Option<i128>);
+
+/// operator_memory rows of a raw file and the rank's time origin.
+fn raw_ops(dir: &std::path::Path) -> (Vec<RawOp>, i128) {
+    let out = dir.join("ASCEND_PROFILER_OUTPUT");
+    let ops = RawCsv::read(&out.join("operator_memory.csv"));
+    let (a, r) = (ops.col("Allocation Time(us)"), ops.col("Release Time(us)"));
+    let rows = ops
+        .rows
+        .iter()
+        .map(|x| {
+            (
+                x[0].clone(),
+                x[1].clone(),
+                (!x[a].is_empty()).then(|| us_to_ns(&x[a])),
+                (!x[r].is_empty()).then(|| us_to_ns(&x[r])),
+            )
+        })
+        .collect();
+    (rows, common::raw_origin(&out))
+}
+
+#[test]
+fn opens_a_profile_and_shows_rank_curves_and_table() {
+    let h = open(fixtures().join("torch_cluster"));
+    assert_eq!(
+        h.get_by_label("Rank ID").value().as_deref(),
+        Some("rank 0 · NPU:0 · node0")
+    );
+    assert!(
+        h.query_all_by_label("Operator Allocated").count() >= 2,
+        "legend and window stats"
+    );
+    let (rows, _) = raw_ops(&rank_dir(0));
+    h.get_by_label(&format!("{} rows", rows.len()));
+}
+
+/// The open combo-box option named `label` (the table has a "Stream" header too).
+fn option<'a>(h: &'a Harness<'_, MemsightApp>, label: &'a str) -> egui_kittest::Node<'a> {
+    h.query_all_by_label(label)
+        .find(|n| n.rect().min.y < 200.0)
+        .unwrap_or_else(|| panic!("no option {label}"))
+}
+
+#[test]
+fn switching_rank_and_group_by() {
+    let mut h = open(fixtures().join("torch_cluster"));
+    h.get_by_label("Rank ID").click();
+    h.run();
+    h.get_by_label("rank 1 · NPU:1 · node0").click();
+    h.step(); // starts the load (a spinner shows while it runs)
+    h.state_mut().wait_for_load();
+    h.run();
+    assert_eq!(h.state().state.rank, 1);
+    assert_eq!(
+        h.get_by_label("Rank ID").value().as_deref(),
+        Some("rank 1 · NPU:1 · node0")
+    );
+    let (rows, _) = raw_ops(&rank_dir(1));
+    h.get_by_label(&format!("{} rows", rows.len()));
+
+    h.get_by_label("Group By").click();
+    h.run();
+    option(&h, "Stream").click();
+    h.run();
+    assert_eq!(h.state().state.group_by, GroupBy::Stream);
+    assert!(h.query_all_by_label_contains("Allocated of ").count() > 0);
+    h.get_by_label("Group By").click();
+    h.run();
+    option(&h, "Component").click();
+    h.run();
+    h.get_by_label_contains("Component peak memory");
+    h.get_by_label("HCCL"); // 1200 MB peak
+}
+
+#[test]
+fn zoom_range_filters_the_table_by_overlap_and_within() {
+    let mut h = open(rank_dir(0));
+    h.state_mut().state.view_ms = Some((0.5, 0.8));
+    h.run();
+    assert_eq!(
+        h.state().state.view_ms,
+        Some((0.5, 0.8)),
+        "the chart keeps a zoom set from outside"
+    );
+    let (rows, origin) = raw_ops(&rank_dir(0));
+    let (t0, t1) = (origin + 500_000, origin + 800_000);
+    let overlap = rows
+        .iter()
+        .filter(|r| r.3.is_none_or(|z| z >= t0) && r.2.is_none_or(|a| a <= t1))
+        .count();
+    h.get_by_label(&format!("{overlap} rows"));
+    h.get_by_label("Only allocated or released within the selection")
+        .click();
+    h.run();
+    let within = rows
+        .iter()
+        .filter(|r| {
+            r.2.is_some_and(|a| (t0..=t1).contains(&a))
+                || r.3.is_some_and(|z| (t0..=t1).contains(&z))
+        })
+        .count();
+    assert!(within < overlap);
+    h.get_by_label(&format!("{within} rows"));
+    // Esc resets the zoom.
+    h.key_press(egui::Key::Escape);
+    h.run();
+    assert_eq!(h.state().state.view_ms, None);
+    h.get_by_label(&format!("{} rows", rows.len()));
+}
+
+/// The clipboard text of the last frame's output, if Copy ran.
+fn copied(h: &Harness<'_, MemsightApp>) -> Option<String> {
+    h.output()
+        .platform_output
+        .commands
+        .iter()
+        .find_map(|c| match c {
+            egui::OutputCommand::CopyText(t) => Some(t.clone()),
+            _ => None,
+        })
+}
+
+#[test]
+fn sort_page_filter_and_copy_exact_tsv() {
+    let mut h = open(rank_dir(0));
+    let (rows, _) = raw_ops(&rank_dir(0));
+    // Size header: ascending, then descending.
+    h.get_by_label("Size(KB)").click();
+    h.run();
+    h.get_by_label("Size(KB) ⬆").click();
+    h.run();
+    h.get_by_label("Size(KB) ⬇");
+    // Page 2.
+    h.get_by_label("Next").click();
+    h.run();
+    assert_eq!(h.state().state.page, 1);
+    let pages = rows.len().div_ceil(10);
+    h.get_by_label(&format!("Page 2 of {pages}"));
+    // Copy puts exactly that page on the clipboard: rows 11-20 by size descending (ties in file
+    // order), every column, plain numbers.
+    h.get_by_label("Copy").click();
+    h.step();
+    let tsv = copied(&h)
+        .or_else(|| h.state().last_copy().map(str::to_string))
+        .expect("copied");
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    order.sort_by(|&a, &b| {
+        rows[b]
+            .1
+            .parse::<f64>()
+            .unwrap()
+            .total_cmp(&rows[a].1.parse::<f64>().unwrap())
+    });
+    let lines: Vec<&str> = tsv.lines().collect();
+    assert_eq!(lines.len(), 11);
+    assert_eq!(
+        lines[0],
+        "Name\tSize(KB)\tAllocation Time(ms)\tRelease Time(ms)\tActive Release Time(ms)\tDuration(ms)\tActive Duration(ms)\tAllocation Total Allocated(MB)\tAllocation Total Reserved(MB)\tAllocation Total Active(MB)\tRelease Total Allocated(MB)\tRelease Total Reserved(MB)\tRelease Total Active(MB)\tStream"
+    );
+    for (k, line) in lines[1..].iter().enumerate() {
+        let raw = &rows[order[10 + k]];
+        let cells: Vec<&str> = line.split('\t').collect();
+        assert_eq!(cells.len(), 14);
+        assert_eq!(
+            (cells[0], cells[1]),
+            (raw.0.as_str(), raw.1.as_str()),
+            "row {k}"
+        );
+    }
+    let data = h.state().view.clone().unwrap();
+    let want_rows: Vec<u32> = order[10..20].iter().map(|&i| i as u32).collect();
+    assert_eq!(tsv, memsight::export::rows_tsv(&data.data, &want_rows));
+
+    // Name filter (case-insensitive), typed into the box.
+    h.get_by_role_and_label(egui::accesskit::Role::TextInput, "Name")
+        .click();
+    h.run();
+    h.get_by_role_and_label(egui::accesskit::Role::TextInput, "Name")
+        .type_text("ATEN::MM");
+    h.run();
+    let n = rows
+        .iter()
+        .filter(|r| r.0.to_lowercase().contains("aten::mm"))
+        .count();
+    h.get_by_label(&format!("{n} rows"));
+    assert_eq!(h.state().state.page, 0);
+}
+
+#[test]
+fn clicking_the_chart_opens_live_at_cursor() {
+    let mut h = open(rank_dir(0));
+    let pos = egui::pos2(700.0, 200.0);
+    h.hover_at(pos);
+    h.run();
+    h.event(egui::Event::PointerButton {
+        pos,
+        button: egui::PointerButton::Primary,
+        pressed: true,
+        modifiers: egui::Modifiers::NONE,
+    });
+    h.event(egui::Event::PointerButton {
+        pos,
+        button: egui::PointerButton::Primary,
+        pressed: false,
+        modifiers: egui::Modifiers::NONE,
+    });
+    h.run();
+    let t = h.state().state.cursor_ms.expect("a click sets the cursor");
+    h.get_by_label("Live at cursor");
+    let (rows, origin) = raw_ops(&rank_dir(0));
+    let at = origin + (t * 1e6) as i128;
+    let alive = rows
+        .iter()
+        .filter(|r| r.2.is_none_or(|a| a <= at) && r.3.is_none_or(|z| z > at))
+        .count();
+    h.get_by_label_contains(&format!(": {alive} blocks"));
+    h.get_by_label("Close").click();
+    h.run();
+    assert_eq!(h.state().state.cursor_ms, None);
+}
+
+#[test]
+fn a_folder_without_data_says_why() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut app = MemsightApp::new(Some(tmp.path().to_path_buf()), Vec::new(), None);
+    app.wait_for_load();
+    let mut h = Harness::builder()
+        .with_size([1000.0, 700.0])
+        .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
+    h.run();
+    h.get_by_label("Nothing to show");
+    h.get_by_label_contains("no memory data found");
+}
