@@ -97,6 +97,15 @@ impl LodSeries {
         i.clamp(lo, hi)
     }
 
+    /// The series' peak (earliest on ties), from the pyramid: O(log n).
+    pub fn peak(&self) -> Option<super::Peak> {
+        let (_, mx) = self.range_min_max(0, self.series.len())?;
+        Some(super::Peak {
+            value: self.series.values[mx],
+            time: self.series.times[mx],
+        })
+    }
+
     /// Indices of the min and max sample in `[a, b)` (earliest on ties); `None` when empty.
     pub fn range_min_max(&self, a: usize, b: usize) -> Option<(usize, usize)> {
         let v = &self.series.values;
@@ -383,6 +392,14 @@ mod tests {
         assert!(r.values.contains(max) && r.values.contains(min));
         assert!(r.times.len() <= 2 * 500 + 4, "{}", r.times.len());
         assert_eq!(r.visible, b - a);
+    }
+
+    #[test]
+    fn pyramid_peak_equals_the_scan() {
+        for n in [1, 63, 64, 1000, 50_000] {
+            let l = LodSeries::new(series(n, n as u64));
+            assert_eq!(l.peak(), crate::analysis::peak(&l.series), "n = {n}");
+        }
     }
 
     #[test]

@@ -21,6 +21,7 @@ pub struct RankView {
     live: OnceLock<LiveIndex>,
     statics: OnceLock<Vec<StaticGraph>>,
     components: OnceLock<Vec<ComponentPeak>>,
+    extent: OnceLock<(i64, i64)>,
 }
 
 impl RankView {
@@ -33,6 +34,7 @@ impl RankView {
             live: OnceLock::new(),
             statics: OnceLock::new(),
             components: OnceLock::new(),
+            extent: OnceLock::new(),
         }
     }
 
@@ -62,8 +64,13 @@ impl RankView {
         self.components.get_or_init(|| component_peaks(&self.data))
     }
 
-    /// The time span (ns from origin) covered by the rank's curves and allocations.
+    /// The time span (ns from origin) covered by the rank's curves and allocations (computed
+    /// once: it scans every allocation).
     pub fn time_extent(&self) -> (i64, i64) {
+        *self.extent.get_or_init(|| self.compute_extent())
+    }
+
+    fn compute_extent(&self) -> (i64, i64) {
         let d = &self.data;
         let o = d.time_origin_ns;
         let mut lo = i64::MAX;

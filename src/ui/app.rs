@@ -47,6 +47,8 @@ pub struct MemsightApp {
     chart: ChartCache,
     table: TableCache,
     title: String,
+    /// Self-timing (`MEMSIGHT_BENCH`), when asked for.
+    pub bench: Option<super::bench::Bench>,
 }
 
 impl MemsightApp {
@@ -69,6 +71,7 @@ impl MemsightApp {
             chart: ChartCache::default(),
             table: TableCache::default(),
             title: String::new(),
+            bench: None,
         };
         if let Some(p) = path {
             app.open(p);
@@ -194,6 +197,25 @@ impl MemsightApp {
 
     /// The whole window, drawn into `ui` (eframe's root, or a test harness).
     pub fn ui_root(&mut self, ui: &mut egui::Ui) {
+        let frame_started = std::time::Instant::now();
+        if let Some(bench) = &mut self.bench {
+            let extent = self.view.as_ref().map(|v| {
+                let (a, b) = v.time_extent();
+                (crate::model::ns_to_ms(a), crate::model::ns_to_ms(b))
+            });
+            if bench.before_frame(&mut self.state, extent) {
+                eprintln!("{}", bench.report());
+                ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+            }
+            ui.ctx().request_repaint();
+        }
+        self.ui_frame(ui);
+        if let Some(bench) = &mut self.bench {
+            bench.after_frame(frame_started);
+        }
+    }
+
+    fn ui_frame(&mut self, ui: &mut egui::Ui) {
         if self.ctx.is_none() {
             self.ctx = Some(ui.ctx().clone());
         }

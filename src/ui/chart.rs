@@ -38,9 +38,11 @@ pub fn series_color(i: usize) -> Color32 {
 struct CacheKey {
     view: usize,
     group: crate::analysis::GroupBy,
-    range: (i64, i64),
     width: usize,
 }
+
+/// How much wider than the visible range a reduction is made, so that panning reuses it.
+const OVERSCAN: i64 = 1;
 
 /// The reduced lines of the last window, recomputed only when the window or width changes.
 #[derive(Default)]
@@ -52,17 +54,21 @@ pub struct ChartCache {
     sampled: Option<(usize, usize)>,
     /// How many times the window was reduced (for frame-time reports).
     pub reductions: u64,
+    /// The time range the cached lines cover (ns) and their time per column.
+    covered: (i64, i64),
+    ns_per_column: f64,
     /// The range read back from the plot last frame: a different `state.view_ms` was set from
     /// outside (reset, a test, a jump) and must be applied to the plot.
     shown: Option<Option<(f64, f64)>>,
 }
 
-/// Step shape: hold each value until the next sample.
-fn steps(times: &[i64], values: &[i64]) -> Vec<[f64; 2]> {
-    let mut out = Vec::with_capacity(times.len() * 2);
+/// Step shape: hold each value until the next sample. A corner point is only needed where two
+/// samples are more than `min_gap_ns` (about a pixel) apart: closer ones draw the same either way.
+fn steps(times: &[i64], values: &[i64], min_gap_ns: i64) -> Vec<[f64; 2]> {
+    let mut out = Vec::with_capacity(times.len() + times.len() / 2);
     for i in 0..times.len() {
         let (t, v) = (ns_to_ms(times[i]), values[i] as f64);
-        if i > 0 {
+        if i > 0 && times[i] - times[i - 1] > min_gap_ns && values[i] != values[i - 1] {
             out.push([t, values[i - 1] as f64]);
         }
         out.push([t, v]);
@@ -100,25 +106,43 @@ pub fn chart_ui(ui: &mut egui::Ui, view: &RankView, state: &mut ViewState, cache
     let key = CacheKey {
         view: std::ptr::from_ref(view) as usize,
         group: state.group_by,
-        range: (t0, t1),
         width,
     };
-    if cache.key.as_ref() != Some(&key) {
-        let mut drawn = 0;
-        let mut total = 0;
-        let mut any_sampled = false;
-        cache.lines = series
+    let scale = (t1 - t0).max(1) as f64 / width as f64;
+    // Reuse the cached reduction while the window stays inside it at (nearly) the same scale:
+    // panning then costs nothing; zooming or leaving the covered range recomputes.
+    let reusable = cache.key.as_ref() == Some(&key)
+        && t0 >= cache.covered.0
+        && t1 <= cache.covered.1
+        && (scale / cache.ns_per_column - 1.0).abs() < 0.1;
+    if !reusable {
+        let span = (t1 - t0).max(1);
+        let (c0, c1) = (
+            t0.saturating_sub(span * OVERSCAN),
+            t1.saturating_add(span * OVERSCAN),
+        );
+        let columns = width * (1 + 2 * OVERSCAN as usize);
+        let threshold = DEFAULT_THRESHOLD.saturating_mul(1 + 2 * OVERSCAN as usize);
+        let reduced: Vec<crate::analysis::Reduced> = {
+            use rayon::prelude::*;
+            series
+                .par_iter()
+                .map(|s| s.reduce(c0, c1, columns, threshold))
+                .collect()
+        };
+        cache.sampled = reduced.iter().any(|r| r.sampled).then(|| {
+            (
+                reduced.iter().map(|r| r.times.len()).sum(),
+                reduced.iter().map(|r| r.visible).sum(),
+            )
+        });
+        cache.lines = reduced
             .iter()
-            .map(|s| {
-                let r = s.reduce(t0, t1, width, DEFAULT_THRESHOLD);
-                drawn += r.times.len();
-                total += r.visible;
-                any_sampled |= r.sampled;
-                steps(&r.times, &r.values)
-            })
+            .map(|r| steps(&r.times, &r.values, (c1 - c0) / columns as i64))
             .collect();
-        cache.sampled = any_sampled.then_some((drawn, total));
         cache.key = Some(key);
+        cache.covered = (c0, c1);
+        cache.ns_per_column = (c1 - c0).max(1) as f64 / columns as f64;
         cache.reductions += 1;
     }
     let hidden = PlotMemory::load(ui.ctx(), Id::unique(PLOT_ID))
@@ -134,7 +158,7 @@ pub fn chart_ui(ui: &mut egui::Ui, view: &RankView, state: &mut ViewState, cache
         .iter()
         .zip(&visible)
         .filter(|(_, v)| **v)
-        .filter_map(|(s, _)| crate::analysis::peak(&s.series))
+        .filter_map(|(s, _)| s.peak())
         .map(|p| p.value)
         .max()
         .unwrap_or(1);
@@ -142,7 +166,9 @@ pub fn chart_ui(ui: &mut egui::Ui, view: &RankView, state: &mut ViewState, cache
     let u = unit.bytes();
     let (mut y_lo, mut y_hi) = (f64::INFINITY, f64::NEG_INFINITY);
     for (line, _) in cache.lines.iter().zip(&visible).filter(|(_, v)| **v) {
-        for p in line.iter().filter(|p| p[0] >= v0 && p[0] <= v1) {
+        let a = line.partition_point(|p| p[0] < v0);
+        let b = line.partition_point(|p| p[0] <= v1);
+        for p in &line[a..b] {
             y_lo = y_lo.min(p[1]);
             y_hi = y_hi.max(p[1]);
         }
@@ -209,7 +235,10 @@ pub fn chart_ui(ui: &mut egui::Ui, view: &RankView, state: &mut ViewState, cache
             }
             for (i, (s, line)) in series.iter().zip(&cache.lines).enumerate() {
                 let name = s.series.name.as_str();
-                let pts: Vec<[f64; 2]> = line.iter().map(|p| [p[0], p[1] / u]).collect();
+                // Only the visible part of the (wider) cached reduction, plus one point each side.
+                let a = line.partition_point(|p| p[0] < v0).saturating_sub(1);
+                let b = (line.partition_point(|p| p[0] <= v1) + 1).min(line.len());
+                let pts: Vec<[f64; 2]> = line[a..b].iter().map(|p| [p[0], p[1] / u]).collect();
                 plot_ui.line(
                     Line::new(name, pts)
                         .id(name)
@@ -217,7 +246,7 @@ pub fn chart_ui(ui: &mut egui::Ui, view: &RankView, state: &mut ViewState, cache
                         .width(1.5),
                 );
                 if visible[i]
-                    && let Some(p) = crate::analysis::peak(&s.series)
+                    && let Some(p) = s.peak()
                 {
                     let at = PlotPoint::new(ns_to_ms(p.time), p.value as f64 / u);
                     // Unnamed items stay out of the legend.

@@ -84,6 +84,7 @@ impl LoadJob {
                     Ok(data) => {
                         let view = Arc::new(RankView::new(data));
                         view.series(GroupBy::Overall); // the first frame needs these
+                        view.time_extent();
                         send(LoadMsg::Loaded {
                             rank,
                             view: view.clone(),

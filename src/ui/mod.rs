@@ -8,6 +8,7 @@
 //!   [`loader`]: loading off the UI thread.
 
 pub mod app;
+pub mod bench;
 pub mod chart;
 pub mod format;
 pub mod loader;
@@ -17,8 +18,9 @@ pub mod table;
 
 pub use app::MemsightApp;
 
-/// Opens the window on `path` (None: the demo profile) and runs until it is closed.
+/// Opens the window on `path` and runs until it is closed (`MEMSIGHT_BENCH=SECONDS` times it).
 pub fn run(path: std::path::PathBuf) -> Result<(), String> {
+    let started = std::time::Instant::now();
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_inner_size([1400.0, 900.0])
@@ -36,11 +38,9 @@ pub fn run(path: std::path::PathBuf) -> Result<(), String> {
                 .map(|s| app::parse_recent(&s))
                 .unwrap_or_default();
             cc.egui_ctx.set_theme(egui::ThemePreference::System);
-            Ok(Box::new(MemsightApp::new(
-                Some(path),
-                recent,
-                Some(cc.egui_ctx.clone()),
-            )))
+            let mut app = MemsightApp::new(Some(path), recent, Some(cc.egui_ctx.clone()));
+            app.bench = bench::Bench::from_env(started);
+            Ok(Box::new(app))
         }),
     )
     .map_err(|e| e.to_string())

@@ -16,6 +16,9 @@ use crate::export::{rows_tsv, write_rows_csv};
 #[derive(Default)]
 pub struct TableCache {
     last: Option<(usize, TableQuery, TablePage)>,
+    /// The window asked for last frame: while it changes every frame (a pan or zoom in
+    /// progress) the table keeps its last page and queries once the view holds still.
+    seen_window: Option<Option<(i64, i64)>>,
     /// The text most recently put on the clipboard (also sent to the system clipboard).
     pub last_copy: Option<String>,
     /// What the last Export did.
@@ -61,15 +64,30 @@ pub fn query_for(state: &ViewState) -> TableQuery {
 }
 
 impl TableCache {
-    /// The page for `state`, clamping the page number to the last page.
-    pub fn page(&mut self, view: &RankView, state: &mut ViewState) -> TablePage {
+    /// The page for `state`, clamping the page number to the last page. `moving` is set when
+    /// the returned page is from before the current (still changing) window.
+    pub fn page(&mut self, view: &RankView, state: &mut ViewState, moving: &mut bool) -> TablePage {
         let id = std::ptr::from_ref(view) as usize;
         let q = query_for(state);
+        let window_moved = self
+            .seen_window
+            .replace(q.window)
+            .is_some_and(|w| w != q.window);
         if let Some((vid, lq, page)) = &self.last
             && *vid == id
-            && *lq == q
         {
-            return page.clone();
+            if *lq == q {
+                return page.clone();
+            }
+            if window_moved
+                && (TableQuery {
+                    window: lq.window,
+                    ..q.clone()
+                }) == *lq
+            {
+                *moving = true;
+                return page.clone();
+            }
         }
         let mut page = query(&view.data, &view.sort_cache, &q);
         let pages = page.pages(q.page_size);
@@ -167,7 +185,11 @@ pub fn details_ui(
             state.page = 0;
         }
     });
-    let page = cache.page(view, state);
+    let mut moving = false;
+    let page = cache.page(view, state, &mut moving);
+    if moving {
+        ui.ctx().request_repaint(); // query once the view holds still
+    }
     ui.horizontal_wrapped(|ui| {
         ui.label(format!("{} rows", grouped(page.total as f64, 0)));
         if state.view_ms.is_some() {
