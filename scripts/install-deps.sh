@@ -1,10 +1,18 @@
 #!/usr/bin/env bash
 # System packages the build and the tests need, installed when missing (Debian/Ubuntu).
-# The build itself needs only a C toolchain (SQLite is compiled in by rusqlite's `bundled`).
+# - build: a C toolchain only (SQLite is compiled in by rusqlite's `bundled`; eframe and rfd
+#   load X11/Wayland/GL/D-Bus libraries at run time, no -dev packages needed);
+# - UI snapshot tests (`--features snapshot`): Mesa's software Vulkan (lavapipe);
+# - screenshots (scripts/screenshot.sh): Xvfb and ImageMagick (pass --screenshots).
 set -euo pipefail
 need=()
+have_pkg() { dpkg -s "$1" >/dev/null 2>&1; }
 command -v cc >/dev/null 2>&1 || need+=(build-essential)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+for p in mesa-vulkan-drivers libvulkan1; do have_pkg "$p" || need+=("$p"); done
+if [ "${1:-}" = "--screenshots" ]; then
+  for p in xvfb xauth imagemagick; do have_pkg "$p" || need+=("$p"); done
+fi
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
   $SUDO apt-get update -qq

@@ -239,8 +239,12 @@ pub fn chart_ui(ui: &mut egui::Ui, view: &RankView, state: &mut ViewState, cache
                 let a = line.partition_point(|p| p[0] < v0).saturating_sub(1);
                 let b = (line.partition_point(|p| p[0] <= v1) + 1).min(line.len());
                 let pts: Vec<[f64; 2]> = line[a..b].iter().map(|p| [p[0], p[1] / u]).collect();
+                let dense = pts.len() > 2 * width;
                 plot_ui.line(
+                    // Band mode (a min..max fill per pixel column) is faithful only for dense
+                    // lines; on a sparse step line it joins the jumps into filled trapezoids.
                     Line::new(name, pts)
+                        .allow_band(dense)
                         .id(name)
                         .color(series_color(i))
                         .width(1.5),

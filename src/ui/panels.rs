@@ -153,7 +153,7 @@ pub fn static_chart_ui(ui: &mut egui::Ui, view: &RankView, state: &mut ViewState
                     [g.end_index as f64 + 1.0, ymax.max(1.0)],
                 ));
             }
-            plot_ui.line(Line::new("Size", pts));
+            plot_ui.line(Line::new("Size", pts).allow_band(false)); // steps, see chart.rs
             if let Some(t) = total {
                 plot_ui.hline(HLine::new("Total Size", t as f64 / MIB as f64));
             }

@@ -1,0 +1,66 @@
+//! Image snapshots of the main views, rendered headless by kittest + wgpu (software Vulkan in
+//! CI). Run with `cargo test --release --features snapshot`; refresh with `UPDATE_SNAPSHOTS=1`.
+#![cfg(feature = "snapshot")]
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::fixtures;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use memsight::ui::MemsightApp;
+
+fn open(path: PathBuf) -> Harness<'static, MemsightApp> {
+    let mut app = MemsightApp::new(Some(path), Vec::new(), None);
+    app.wait_for_load();
+    let mut h = Harness::builder()
+        .with_size([1400.0, 900.0])
+        .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
+    h.run();
+    h
+}
+
+fn first_rank(root: &str) -> PathBuf {
+    let mut subs: Vec<PathBuf> = std::fs::read_dir(fixtures().join(root))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    subs.sort();
+    subs.remove(0)
+}
+
+#[test]
+fn overview() {
+    let mut h = open(fixtures().join("demo"));
+    h.snapshot("overview");
+}
+
+#[test]
+fn zoomed_with_hovered_row_and_live_panel() {
+    let mut h = open(first_rank("torch_cluster"));
+    h.state_mut().state.view_ms = Some((0.4, 0.9));
+    h.state_mut().state.cursor_ms = Some(0.6);
+    h.state_mut().state.sort = Some((
+        memsight::analysis::Column::Size,
+        memsight::analysis::SortDir::Desc,
+    ));
+    h.run();
+    h.snapshot("zoomed_live");
+}
+
+#[test]
+fn component_mode() {
+    let mut h = open(first_rank("torch_cluster"));
+    h.state_mut().state.group_by = memsight::analysis::GroupBy::Component;
+    h.run();
+    h.snapshot("component");
+}
+
+#[test]
+fn static_graph_view() {
+    let mut h = open(first_rank("mindspore"));
+    h.get_by_label("Static graph").click();
+    h.run();
+    h.snapshot("static_graph");
+}
