@@ -4,7 +4,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use memsight::analysis::GroupBy;
 use memsight::cli::{self, CurveArgs, EXIT_FAILURE, TableArgs};
 use memsight::generate::{self, DbMode, GenOptions};
 use memsight::model::Format;
@@ -33,66 +32,15 @@ enum Command {
     Curve {
         /// Profiling folder or .db.
         path: PathBuf,
-        /// Rank id (as `inspect` shows it); default the first rank.
-        #[arg(long)]
-        rank: Option<String>,
-        /// overall, stream or component.
-        #[arg(long, default_value = "overall", value_parser = parse_group_by)]
-        group_by: GroupBy,
-        /// Window start, ms from the rank's time origin.
-        #[arg(long, allow_negative_numbers = true)]
-        from_ms: Option<f64>,
-        /// Window end, ms from the rank's time origin.
-        #[arg(long, allow_negative_numbers = true)]
-        to_ms: Option<f64>,
-        /// Reduce to what a chart this many pixels wide shows (exact per-pixel min/max, or LTTB
-        /// above the threshold); without it every point in the window is printed.
-        #[arg(long)]
-        width: Option<usize>,
-        /// Points in the window above which sampling (LTTB) is used.
-        #[arg(long, default_value_t = memsight::analysis::DEFAULT_THRESHOLD)]
-        threshold: usize,
-        /// JSON: {"series": [{"name", "sampled", "step", "points": [[time_ms, mib], ...]}]}.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        args: CurveArgs,
     },
     /// Print the details table's rows as TSV with a header (the GUI's Copy); count on stderr.
     Table {
         /// Profiling folder or .db.
         path: PathBuf,
-        /// Rank id; default the first rank.
-        #[arg(long)]
-        rank: Option<String>,
-        /// Window start, ms from the rank's time origin.
-        #[arg(long, allow_negative_numbers = true)]
-        from_ms: Option<f64>,
-        /// Window end, ms.
-        #[arg(long, allow_negative_numbers = true)]
-        to_ms: Option<f64>,
-        /// Only blocks allocated or released within the window (default: lifetime overlaps it).
-        #[arg(long)]
-        within: bool,
-        /// Case-insensitive name substring.
-        #[arg(long)]
-        name: Option<String>,
-        /// Minimum Size(KB).
-        #[arg(long, allow_negative_numbers = true)]
-        min_size_kib: Option<f64>,
-        /// Maximum Size(KB).
-        #[arg(long, allow_negative_numbers = true)]
-        max_size_kib: Option<f64>,
-        /// Sort: COLUMN[:asc|desc], e.g. "Size(KB):desc" or size:desc.
-        #[arg(long)]
-        sort: Option<String>,
-        /// Page number, from 1.
-        #[arg(long, default_value_t = 1)]
-        page: usize,
-        /// Rows per page.
-        #[arg(long, default_value_t = 10)]
-        page_size: usize,
-        /// Every matching row (ignores --page and --page-size).
-        #[arg(long)]
-        all: bool,
+        #[command(flatten)]
+        args: TableArgs,
     },
     /// What is alive at a time: the largest allocations and the totals per operator.
     Live {
@@ -168,10 +116,6 @@ enum DbArg {
     Both,
 }
 
-fn parse_group_by(s: &str) -> Result<GroupBy, String> {
-    GroupBy::parse(s).ok_or_else(|| format!("unknown group {s:?} (overall, stream or component)"))
-}
-
 fn exit(code: i32) -> ExitCode {
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }
@@ -184,56 +128,8 @@ fn main() -> ExitCode {
         Some(Command::Inspect { path, json }) => {
             exit(cli::inspect(&path, json, &mut out, &mut err))
         }
-        Some(Command::Curve {
-            path,
-            rank,
-            group_by,
-            from_ms,
-            to_ms,
-            width,
-            threshold,
-            json,
-        }) => {
-            let args = CurveArgs {
-                rank,
-                group_by,
-                from_ms,
-                to_ms,
-                width,
-                threshold,
-                json,
-            };
-            exit(cli::curve(&path, &args, &mut out, &mut err))
-        }
-        Some(Command::Table {
-            path,
-            rank,
-            from_ms,
-            to_ms,
-            within,
-            name,
-            min_size_kib,
-            max_size_kib,
-            sort,
-            page,
-            page_size,
-            all,
-        }) => {
-            let args = TableArgs {
-                rank,
-                from_ms,
-                to_ms,
-                within,
-                name,
-                min_size_kib,
-                max_size_kib,
-                sort,
-                page,
-                page_size,
-                all,
-            };
-            exit(cli::table(&path, &args, &mut out, &mut err))
-        }
+        Some(Command::Curve { path, args }) => exit(cli::curve(&path, &args, &mut out, &mut err)),
+        Some(Command::Table { path, args }) => exit(cli::table(&path, &args, &mut out, &mut err)),
         Some(Command::Live {
             path,
             rank,

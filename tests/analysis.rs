@@ -3,27 +3,9 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-
-use common::{RawCsv, fixtures, samples, us_to_ns};
+use common::{RawCsv, first_subdir, fixtures, load_first, samples, us_to_ns};
 use memsight::analysis::*;
-use memsight::ingest::{LoadControl, discover, load_rank};
 use memsight::model::{MIB, NULL, RankData};
-
-fn load(dir: &Path) -> RankData {
-    let p = discover(dir).unwrap();
-    load_rank(&p.ranks[0], &LoadControl::new()).unwrap()
-}
-
-fn first_rank_dir(root: &Path) -> PathBuf {
-    let mut subs: Vec<PathBuf> = std::fs::read_dir(root)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
-        .collect();
-    subs.sort();
-    subs.remove(0)
-}
 
 /// Raw points of `component` rows for a MiB column, time-sorted (stable), as (rel ns, bytes).
 fn raw_points(
@@ -61,8 +43,8 @@ fn points(s: &Series) -> Vec<(i64, i64)> {
 
 #[test]
 fn overall_stream_and_component_series_match_raw_rows() {
-    let dir = first_rank_dir(&fixtures().join("torch_cluster"));
-    let data = load(&dir);
+    let dir = first_subdir(&fixtures().join("torch_cluster"));
+    let data = load_first(&dir);
     let rec = RawCsv::read(&dir.join("ASCEND_PROFILER_OUTPUT/memory_record.csv"));
     let o = data.time_origin_ns;
     let overall = build_series(&data, GroupBy::Overall);
@@ -132,7 +114,7 @@ fn overall_stream_and_component_series_match_raw_rows() {
 
 #[test]
 fn absent_series_are_absent_not_zero() {
-    let data = load(&fixtures().join("torch_crlf")); // generated without WORKSPACE rows
+    let data = load_first(&fixtures().join("torch_crlf")); // generated without WORKSPACE rows
     let names: Vec<String> = build_series(&data, GroupBy::Overall)
         .into_iter()
         .map(|s| s.name)
@@ -141,7 +123,7 @@ fn absent_series_are_absent_not_zero() {
         !names.iter().any(|n| n.starts_with("Workspace")),
         "{names:?}"
     );
-    let ms = load(&fixtures().join("mindspore"));
+    let ms = load_first(&fixtures().join("mindspore"));
     let names: Vec<String> = build_series(&ms, GroupBy::Component)
         .into_iter()
         .map(|s| s.name)
@@ -151,7 +133,7 @@ fn absent_series_are_absent_not_zero() {
         build_series(&ms, GroupBy::Stream).is_empty(),
         "no Stream Ptr in MindSpore data"
     );
-    let msprof = load(&fixtures().join("msprof"));
+    let msprof = load_first(&fixtures().join("msprof"));
     let names: Vec<String> = build_series(&msprof, GroupBy::Overall)
         .into_iter()
         .map(|s| s.name)
@@ -166,8 +148,9 @@ fn absent_series_are_absent_not_zero() {
 #[test]
 fn window_peaks_match_a_scan_of_the_step_function() {
     let Some(root) = samples() else { return };
-    let data =
-        load(&root.join("xiaobingling93-pixel_Ascend-msinsight/test/st/level2/rank_2_ascend_pt"));
+    let data = load_first(
+        &root.join("xiaobingling93-pixel_Ascend-msinsight/test/st/level2/rank_2_ascend_pt"),
+    );
     let s = &build_series(&data, GroupBy::Overall)[0];
     let last = *s.times.last().unwrap();
     let mut x = 12345u64;
@@ -202,8 +185,8 @@ fn window_peaks_match_a_scan_of_the_step_function() {
 
 #[test]
 fn component_peak_table_compares_numbers() {
-    let dir = first_rank_dir(&fixtures().join("torch_cluster"));
-    let data = load(&dir);
+    let dir = first_subdir(&fixtures().join("torch_cluster"));
+    let data = load_first(&dir);
     let raw = RawCsv::read(&dir.join("ASCEND_PROFILER_OUTPUT/npu_module_mem.csv"));
     let (c, t, v) = (
         raw.col("Component"),
@@ -247,7 +230,7 @@ fn static_graph_sweep_matches_the_raw_plan() {
     let Some(root) = samples() else { return };
     let dir =
         root.join("xiaobingling93-pixel_Ascend-msinsight/server/src/test/test_data/test_rank_1");
-    let data = load(&dir);
+    let data = load_first(&dir);
     let raw = RawCsv::read(&dir.join("ASCEND_PROFILER_OUTPUT/static_op_mem.csv"));
     let graphs = static_graphs(&data);
     assert_eq!(
@@ -327,11 +310,11 @@ fn brute_alive(data: &RankData, t_rel: i64) -> Vec<u32> {
 #[test]
 fn live_at_matches_a_scan_including_exact_instants() {
     let mut ranks = vec![
-        load(&first_rank_dir(&fixtures().join("torch_cluster"))),
-        load(&fixtures().join("malformed/bad_rows_ascend_pt")),
+        load_first(&first_subdir(&fixtures().join("torch_cluster"))),
+        load_first(&fixtures().join("malformed/bad_rows_ascend_pt")),
     ];
     if let Some(root) = samples() {
-        ranks.push(load(&root.join(
+        ranks.push(load_first(&root.join(
             "xiaobingling93-pixel_Ascend-msinsight/test/st/level2/rank_2_ascend_pt",
         )));
     }
@@ -450,14 +433,14 @@ fn brute_query(data: &RankData, q: &TableQuery) -> (usize, Vec<u32>) {
 #[test]
 fn table_queries_match_a_scan_and_a_stable_sort() {
     let mut ranks = vec![
-        load(&first_rank_dir(&fixtures().join("torch_cluster"))),
-        load(&fixtures().join("mindspore")),
+        load_first(&first_subdir(&fixtures().join("torch_cluster"))),
+        load_first(&fixtures().join("mindspore")),
     ];
     if let Some(root) = samples() {
-        ranks.push(load(&root.join(
+        ranks.push(load_first(&root.join(
             "xiaobingling93-pixel_Ascend-msinsight/test/st/level2/rank_2_ascend_pt",
         )));
-        ranks.push(load(&root.join(
+        ranks.push(load_first(&root.join(
             "xiaobingling93-pixel_Ascend-msinsight/test/data/pytorch/text/level1/rank0_ascend_pt",
         )));
     }
@@ -526,7 +509,7 @@ fn table_queries_match_a_scan_and_a_stable_sort() {
 
 #[test]
 fn table_edge_cases() {
-    let data = load(&first_rank_dir(&fixtures().join("torch_cluster")));
+    let data = load_first(&first_subdir(&fixtures().join("torch_cluster")));
     let cache = SortCache::new();
     // A window before everything: only blocks allocated before the capture (null allocation
     // time) that are released after it overlap.

@@ -2,29 +2,10 @@
 
 mod common;
 
-use std::process::Command;
-
-use common::{RawCsv, fixtures, us_to_ns};
-
-fn memsight(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_memsight"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use common::{RawCsv, first_subdir, fixtures, memsight, us_to_ns};
 
 fn rank_dir() -> std::path::PathBuf {
-    let mut subs: Vec<_> = std::fs::read_dir(fixtures().join("torch_cluster"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    subs.sort();
-    subs.remove(0)
+    first_subdir(&fixtures().join("torch_cluster"))
 }
 
 #[test]

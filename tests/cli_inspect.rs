@@ -2,21 +2,7 @@
 
 mod common;
 
-use std::process::Command;
-
-use common::fixtures;
-
-fn memsight(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_memsight"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use common::{fixtures, memsight};
 
 #[test]
 fn json_has_the_documented_shape() {
@@ -91,7 +77,7 @@ fn exit_codes() {
 #[test]
 fn no_arguments_without_a_display_fails_cleanly() {
     // Plain `memsight` opens the demo in a window; with no display it must say so, not panic.
-    let out = Command::new(env!("CARGO_BIN_EXE_memsight"))
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_memsight"))
         .env("DISPLAY", "")
         .env("WAYLAND_DISPLAY", "")
         .env_remove("XDG_RUNTIME_DIR")

@@ -5,20 +5,10 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{RawCsv, fixtures, raw_origin, raw_peak, us_to_ns};
+use common::{RawCsv, first_subdir, fixtures, raw_origin, raw_peak, us_to_ns};
 use memsight::export::summarize;
 use memsight::ingest::{LoadControl, LoadError, discover, load_rank};
 use memsight::model::{Component, DataSource, Format, NULL};
-
-fn only_subdir(dir: &Path) -> PathBuf {
-    let mut subs: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
-        .collect();
-    subs.sort();
-    subs.remove(0)
-}
 
 #[test]
 fn fixtures_are_what_the_generator_writes() {
@@ -96,7 +86,7 @@ fn torch_cluster_matches_raw_files() {
 #[test]
 fn crlf_fixture_loads_like_lf() {
     let root = fixtures().join("torch_crlf");
-    let rank = only_subdir(&root);
+    let rank = first_subdir(&root);
     let bytes = std::fs::read(rank.join("ASCEND_PROFILER_OUTPUT/memory_record.csv")).unwrap();
     assert!(bytes.windows(2).any(|w| w == b"\r\n"));
     let data = load_rank(&discover(&root).unwrap().ranks[0], &LoadControl::new()).unwrap();
@@ -198,7 +188,7 @@ fn db_is_preferred_over_csv_and_says_so() {
     );
     assert_eq!(data.info.host.as_deref(), Some("node0"));
     // The DB and the CSV beside it describe the same run: same peaks and counts.
-    let rank_dir = only_subdir(&root);
+    let rank_dir = first_subdir(&root);
     let rec = RawCsv::read(&rank_dir.join("ASCEND_PROFILER_OUTPUT/memory_record.csv"));
     let csv_rows = rec.rows.iter().filter(|r| r[0] != "APP").count();
     assert_eq!(data.memory_record_rows, csv_rows);
@@ -208,9 +198,9 @@ fn db_is_preferred_over_csv_and_says_so() {
 
 #[test]
 fn every_entry_point_finds_the_same_rank() {
-    let torch = only_subdir(&fixtures().join("torch_crlf"));
-    let prof = only_subdir(&fixtures().join("msprof_plain"));
-    let db_rank = only_subdir(&fixtures().join("db_only"));
+    let torch = first_subdir(&fixtures().join("torch_crlf"));
+    let prof = first_subdir(&fixtures().join("msprof_plain"));
+    let db_rank = first_subdir(&fixtures().join("db_only"));
     let db_file = db_rank.join("ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db");
     for (path, rank) in [
         (fixtures().join("torch_crlf"), "0"),
@@ -332,7 +322,7 @@ fn copy_dir(src: &Path, dst: &Path) {
 #[test]
 fn symlink_loops_depth_limit_and_duplicate_ranks() {
     let tmp = tempfile::tempdir().unwrap();
-    let torch = only_subdir(&fixtures().join("torch_crlf"));
+    let torch = first_subdir(&fixtures().join("torch_crlf"));
     copy_dir(&torch, &tmp.path().join("a/x_ascend_pt"));
     copy_dir(&torch, &tmp.path().join("b/y_ascend_pt"));
     std::os::unix::fs::symlink(tmp.path(), tmp.path().join("a/loop")).unwrap();

@@ -22,12 +22,7 @@ fn open(path: PathBuf) -> Harness<'static, MemsightApp> {
 }
 
 fn first_rank(root: &str) -> PathBuf {
-    let mut subs: Vec<PathBuf> = std::fs::read_dir(fixtures().join(root))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    subs.sort();
-    subs.remove(0)
+    common::first_subdir(&fixtures().join(root))
 }
 
 #[test]

@@ -11,22 +11,34 @@ use crate::model::units::{mib, ms_exact};
 use crate::model::{bytes_to_mib, ns_to_ms};
 
 /// Options of `curve`.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct CurveArgs {
-    /// Rank id.
+    /// Rank id (as `inspect` shows it); default the first rank.
+    #[arg(long)]
     pub rank: Option<String>,
-    /// Group By.
+    /// overall, stream or component.
+    #[arg(long, default_value = "overall", value_parser = parse_group_by)]
     pub group_by: GroupBy,
-    /// Window start, ms from origin.
+    /// Window start, ms from the rank's time origin.
+    #[arg(long, allow_negative_numbers = true)]
     pub from_ms: Option<f64>,
-    /// Window end, ms from origin.
+    /// Window end, ms from the rank's time origin.
+    #[arg(long, allow_negative_numbers = true)]
     pub to_ms: Option<f64>,
-    /// Chart width: reduce to what it can show (else every point).
+    /// Reduce to what a chart this many pixels wide shows (exact per-pixel min/max, or LTTB
+    /// above the threshold); without it every point in the window is printed.
+    #[arg(long)]
     pub width: Option<usize>,
-    /// Exact-mode limit.
+    /// Points in the window above which sampling (LTTB) is used.
+    #[arg(long, default_value_t = crate::analysis::DEFAULT_THRESHOLD)]
     pub threshold: usize,
-    /// JSON instead of CSV.
+    /// JSON: {"series": [{"name", "sampled", "step", "points": [[time_ms, mib], ...]}]}.
+    #[arg(long)]
     pub json: bool,
+}
+
+fn parse_group_by(s: &str) -> Result<GroupBy, String> {
+    GroupBy::parse(s).ok_or_else(|| format!("unknown group {s:?} (overall, stream or component)"))
 }
 
 #[derive(Serialize)]
@@ -110,11 +122,5 @@ pub fn curve(path: &Path, args: &CurveArgs, out: &mut dyn Write, err: &mut dyn W
         }
         Ok(())
     };
-    match run() {
-        Ok(()) => 0,
-        Err(e) => {
-            let _ = writeln!(err, "memsight: {e}");
-            super::EXIT_FAILURE
-        }
-    }
+    super::finish(run(), err)
 }

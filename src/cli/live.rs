@@ -23,14 +23,7 @@ pub fn live(
         let index = LiveIndex::new(&data);
         let live = live_at(&data, &index, t);
         let ops = &data.operators;
-        let name = |id: u32| {
-            let n = data.strings.get(id);
-            if n.is_empty() {
-                "Unknown".to_string()
-            } else {
-                n.to_string()
-            }
-        };
+        let name = |id: u32| data.display_name(id);
         let io = |e: std::io::Error| e.to_string();
         if json {
             let blocks: Vec<serde_json::Value> = live
@@ -98,11 +91,5 @@ pub fn live(
         }
         Ok(())
     };
-    match run() {
-        Ok(()) => 0,
-        Err(e) => {
-            let _ = writeln!(err, "memsight: {e}");
-            super::EXIT_FAILURE
-        }
-    }
+    super::finish(run(), err)
 }

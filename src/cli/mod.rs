@@ -17,6 +17,17 @@ use std::path::PathBuf;
 /// Exit code for "nothing could be done" (bad path, no data, bad arguments).
 pub const EXIT_FAILURE: i32 = 2;
 
+/// A command's outcome as an exit code; an error is printed as one line on `err`.
+pub(crate) fn finish(result: Result<(), String>, err: &mut dyn std::io::Write) -> i32 {
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            let _ = writeln!(err, "memsight: {e}");
+            EXIT_FAILURE
+        }
+    }
+}
+
 /// The bundled demo profile: `fixtures/demo` of the source tree when it is there, else generated
 /// once into the temp folder (for a binary run away from its sources).
 pub fn demo_profile_path() -> std::io::Result<PathBuf> {

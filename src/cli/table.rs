@@ -8,29 +8,40 @@ use crate::analysis::{Column, RangeFilter, SortCache, SortDir, TableQuery, Windo
 use crate::export::rows_tsv;
 
 /// Options of `table`.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct TableArgs {
-    /// Rank id.
+    /// Rank id; default the first rank.
+    #[arg(long)]
     pub rank: Option<String>,
-    /// Window start, ms from origin.
+    /// Window start, ms from the rank's time origin.
+    #[arg(long, allow_negative_numbers = true)]
     pub from_ms: Option<f64>,
-    /// Window end.
+    /// Window end, ms.
+    #[arg(long, allow_negative_numbers = true)]
     pub to_ms: Option<f64>,
-    /// Only blocks allocated or released within the window.
+    /// Only blocks allocated or released within the window (default: lifetime overlaps it).
+    #[arg(long)]
     pub within: bool,
-    /// Name substring.
+    /// Case-insensitive name substring.
+    #[arg(long)]
     pub name: Option<String>,
     /// Minimum Size(KB).
+    #[arg(long, allow_negative_numbers = true)]
     pub min_size_kib: Option<f64>,
     /// Maximum Size(KB).
+    #[arg(long, allow_negative_numbers = true)]
     pub max_size_kib: Option<f64>,
-    /// `COLUMN[:asc|desc]`.
+    /// Sort: COLUMN[:asc|desc], e.g. "Size(KB):desc" or size:desc.
+    #[arg(long)]
     pub sort: Option<String>,
-    /// Page, 1-based.
+    /// Page number, from 1.
+    #[arg(long, default_value_t = 1)]
     pub page: usize,
     /// Rows per page.
+    #[arg(long, default_value_t = 10)]
     pub page_size: usize,
-    /// Every matching row.
+    /// Every matching row (ignores --page and --page-size).
+    #[arg(long)]
     pub all: bool,
 }
 
@@ -91,11 +102,6 @@ pub fn table(path: &Path, args: &TableArgs, out: &mut dyn Write, err: &mut dyn W
         let _ = writeln!(err, "{} rows", page.total);
         Ok(())
     };
-    match run(err) {
-        Ok(()) => 0,
-        Err(e) => {
-            let _ = writeln!(err, "memsight: {e}");
-            super::EXIT_FAILURE
-        }
-    }
+    let result = run(err);
+    super::finish(result, err)
 }

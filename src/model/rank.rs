@@ -121,6 +121,12 @@ pub struct RankData {
 }
 
 impl RankData {
+    /// An interned name for display: `Unknown` for the empty name (as Insight shows it).
+    pub fn display_name(&self, id: super::NameId) -> &str {
+        let n = self.strings.get(id);
+        if n.is_empty() { "Unknown" } else { n }
+    }
+
     /// An absolute time as ns from the rank origin.
     pub fn rel_ns(&self, abs_ns: i64) -> i64 {
         abs_ns.saturating_sub(self.time_origin_ns)

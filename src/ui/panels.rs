@@ -31,14 +31,7 @@ pub fn live_ui(ui: &mut egui::Ui, view: &RankView, state: &mut ViewState) {
         bytes(live.total)
     ));
     ui.separator();
-    let name = |id: u32| {
-        let n = data.strings.get(id);
-        if n.is_empty() {
-            "Unknown".to_string()
-        } else {
-            n.to_string()
-        }
-    };
+    let name = |id: u32| data.display_name(id);
     egui::ScrollArea::vertical().show(ui, |ui| {
         ui.strong("By operator");
         egui::Grid::new("live_by_name")

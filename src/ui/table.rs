@@ -121,14 +121,7 @@ impl TableCache {
 fn display_cell(view: &RankView, row: usize, col: Column) -> String {
     let d = &view.data;
     match col {
-        Column::Name => {
-            let n = d.strings.get(d.operators.name[row]);
-            if n.is_empty() {
-                "Unknown".into()
-            } else {
-                n.to_string()
-            }
-        }
+        Column::Name => d.display_name(d.operators.name[row]).to_string(),
         Column::Stream => d.strings.get(d.operators.stream[row]).to_string(),
         _ => match col.display_value(d, row) {
             None => String::new(),

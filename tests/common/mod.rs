@@ -120,3 +120,33 @@ pub fn raw_origin(dir: &Path) -> i128 {
     }
     min
 }
+
+/// The first subfolder of `dir` in name order (a fixture's first rank).
+pub fn first_subdir(dir: &Path) -> PathBuf {
+    let mut subs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    subs.sort();
+    subs.remove(0)
+}
+
+/// Discovers `dir` and loads its first rank.
+pub fn load_first(dir: &Path) -> memsight::model::RankData {
+    let p = memsight::ingest::discover(dir).unwrap();
+    memsight::ingest::load_rank(&p.ranks[0], &memsight::ingest::LoadControl::new()).unwrap()
+}
+
+/// Runs the real binary: (exit code, stdout, stderr).
+pub fn memsight(args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_memsight"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
