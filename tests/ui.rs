@@ -266,3 +266,46 @@ fn a_folder_without_data_says_why() {
     h.get_by_label("Nothing to show");
     h.get_by_label_contains("no memory data found");
 }
+
+#[test]
+fn keyboard_pages_and_copies_and_hover_marks_a_row() {
+    let mut h = open(rank_dir(0));
+    h.key_press(egui::Key::ArrowRight);
+    h.run();
+    assert_eq!(h.state().state.page, 1);
+    h.key_press(egui::Key::ArrowLeft);
+    h.run();
+    assert_eq!(h.state().state.page, 0);
+    // Ctrl+C arrives as a Copy event from the window system.
+    h.event(egui::Event::Copy);
+    h.step();
+    let tsv = copied(&h).expect("Ctrl+C copies the page");
+    assert_eq!(tsv.lines().count(), 11);
+    // Hovering a row of the table marks it (the chart shades its lifetime).
+    let (rows, _) = raw_ops(&rank_dir(0));
+    let first = rows[0].0.clone();
+    let node = h
+        .query_all_by_label(&first)
+        .find(|n| n.rect().min.y > 500.0)
+        .expect("first row's name cell");
+    node.hover();
+    h.run();
+    assert_eq!(h.state().state.hovered_row, Some(0));
+    // Clicking rows selects them; Copy then copies just those.
+    h.query_all_by_label(&first)
+        .find(|n| n.rect().min.y > 500.0)
+        .unwrap()
+        .click();
+    h.run();
+    assert!(h.state().state.selected.contains(&0));
+    h.get_by_label("Copy").click();
+    h.step();
+    let tsv = copied(&h).expect("copied");
+    assert_eq!(tsv.lines().count(), 2);
+    assert!(
+        tsv.lines()
+            .nth(1)
+            .unwrap()
+            .starts_with(&format!("{first}\t"))
+    );
+}

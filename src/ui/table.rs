@@ -23,6 +23,8 @@ pub struct TableCache {
     pub last_copy: Option<String>,
     /// What the last Export did.
     pub export_status: Option<String>,
+    /// The running export's report.
+    export_done: Option<std::sync::mpsc::Receiver<String>>,
 }
 
 fn parse_bound(text: &str) -> Result<Option<f64>, ()> {
@@ -200,7 +202,7 @@ pub fn details_ui(
             .on_hover_text("Every matching row, to a file")
             .clicked()
         {
-            export_csv(view.clone(), query_for(state), cache);
+            export_csv(view.clone(), query_for(state), cache, ui.ctx().clone());
         }
         if !state.selected.is_empty()
             && ui
@@ -208,6 +210,12 @@ pub fn details_ui(
                 .clicked()
         {
             state.selected.clear();
+        }
+        if let Some(rx) = &cache.export_done
+            && let Ok(status) = rx.try_recv()
+        {
+            cache.export_status = Some(status);
+            cache.export_done = None;
         }
         if let Some(s) = &cache.export_status {
             ui.weak(s.as_str());
@@ -264,10 +272,10 @@ fn table_ui(
                         if col.unit() != crate::analysis::table::Unit::Text {
                             ui.with_layout(
                                 egui::Layout::right_to_left(egui::Align::Center),
-                                |ui| ui.label(text),
+                                |ui| ui.add(egui::Label::new(text).selectable(false)),
                             );
                         } else {
-                            ui.label(text);
+                            ui.add(egui::Label::new(text).selectable(false));
                         }
                     });
                 }
@@ -342,34 +350,45 @@ fn pager_ui(ui: &mut egui::Ui, state: &mut ViewState, page: &TablePage) {
 }
 
 /// Asks for a file name (off the UI thread) and writes every matching row as CSV.
-fn export_csv(view: Arc<RankView>, q: TableQuery, cache: &mut TableCache) {
+fn export_csv(view: Arc<RankView>, q: TableQuery, cache: &mut TableCache, ctx: egui::Context) {
     cache.export_status = Some("choose where to save the CSV…".into());
+    let (tx, rx) = std::sync::mpsc::channel();
     let spawned = std::thread::Builder::new()
         .name("memsight-export".into())
         .spawn(move || {
-            let Some(path) = rfd::FileDialog::new()
+            let picked = rfd::FileDialog::new()
                 .set_file_name("memory_details.csv")
                 .add_filter("CSV", &["csv"])
-                .save_file()
-            else {
-                return;
+                .save_file();
+            let status = match picked {
+                None => "export cancelled".to_string(),
+                Some(path) => {
+                    let all = TableQuery {
+                        page: 0,
+                        page_size: usize::MAX,
+                        ..q
+                    };
+                    let page = query(&view.data, &view.sort_cache, &all);
+                    let result = std::fs::File::create(&path).and_then(|f| {
+                        let mut w = std::io::BufWriter::new(f);
+                        write_rows_csv(&view.data, &page.rows, &mut w)?;
+                        std::io::Write::flush(&mut w)
+                    });
+                    match result {
+                        Ok(()) => format!(
+                            "wrote {} rows to {}",
+                            grouped(page.rows.len() as f64, 0),
+                            path.display()
+                        ),
+                        Err(e) => format!("cannot write {}: {e}", path.display()),
+                    }
+                }
             };
-            let all = TableQuery {
-                page: 0,
-                page_size: usize::MAX,
-                ..q
-            };
-            let page = query(&view.data, &view.sort_cache, &all);
-            let result = std::fs::File::create(&path).and_then(|f| {
-                let mut w = std::io::BufWriter::new(f);
-                write_rows_csv(&view.data, &page.rows, &mut w)?;
-                std::io::Write::flush(&mut w)
-            });
-            if let Err(e) = result {
-                eprintln!("memsight: cannot write {}: {e}", path.display());
-            }
+            let _ = tx.send(status);
+            ctx.request_repaint();
         });
-    if spawned.is_err() {
-        cache.export_status = Some("cannot start the export".into());
+    match spawned {
+        Ok(_) => cache.export_done = Some(rx),
+        Err(e) => cache.export_status = Some(format!("cannot start the export: {e}")),
     }
 }
