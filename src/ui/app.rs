@@ -527,7 +527,10 @@ impl MemsightApp {
 }
 
 impl eframe::App for MemsightApp {
-    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+    fn ui(&mut self, ui: &mut egui::Ui, frame: &mut eframe::Frame) {
+        if let Some(bench) = &mut self.bench {
+            bench.record_cpu(frame.info().cpu_usage);
+        }
         self.ui_root(ui);
     }
 

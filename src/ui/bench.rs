@@ -17,6 +17,7 @@ pub struct Bench {
     ui_times: Vec<f64>,
     frame: u64,
     reported: bool,
+    cpu_times: Vec<f64>,
 }
 
 impl Bench {
@@ -33,6 +34,7 @@ impl Bench {
             ui_times: Vec::new(),
             frame: 0,
             reported: false,
+            cpu_times: Vec::new(),
         })
     }
 
@@ -86,6 +88,13 @@ impl Bench {
         }
     }
 
+    /// eframe's CPU time of the previous frame (ui + tessellation, not rendering), seconds.
+    pub fn record_cpu(&mut self, seconds: Option<f32>) {
+        if let (Some(s), Some(_)) = (seconds, self.moving_since) {
+            self.cpu_times.push(f64::from(s) * 1e3);
+        }
+    }
+
     /// The report.
     pub fn report(&self) -> String {
         let stats = |v: &[f64]| {
@@ -105,8 +114,9 @@ impl Bench {
         };
         let (gm, g50, g95, gmax) = stats(&self.frame_gaps);
         let (um, u50, u95, umax) = stats(&self.ui_times);
+        let (cm, c50, c95, cmax) = stats(&self.cpu_times);
         format!(
-            "memsight bench: {} frames while panning/zooming; frame interval mean {gm:.2} ms (≈{:.1} fps), p50 {g50:.2}, p95 {g95:.2}, max {gmax:.2} ms; app ui() mean {um:.2}, p50 {u50:.2}, p95 {u95:.2}, max {umax:.2} ms",
+            "memsight bench: {} frames while panning/zooming; frame interval mean {gm:.2} ms (≈{:.1} fps), p50 {g50:.2}, p95 {g95:.2}, max {gmax:.2} ms; app ui() mean {um:.2}, p50 {u50:.2}, p95 {u95:.2}, max {umax:.2} ms; ui + tessellation (eframe cpu_usage) mean {cm:.2}, p50 {c50:.2}, p95 {c95:.2}, max {cmax:.2} ms",
             self.frame_gaps.len(),
             1000.0 / gm.max(1e-9)
         )
