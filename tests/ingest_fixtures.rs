@@ -5,7 +5,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{RawCsv, first_subdir, fixtures, raw_origin, raw_peak, us_to_ns};
+use common::{RawCsv, db_fixtures, first_subdir, fixtures, raw_origin, raw_peak, us_to_ns};
 use memsight::export::summarize;
 use memsight::ingest::{LoadControl, LoadError, discover, load_rank};
 use memsight::model::{Component, DataSource, Format, NULL};
@@ -18,6 +18,9 @@ fn fixtures_are_what_the_generator_writes() {
     let mut mismatches = Vec::new();
     for entry in walk(tmp.path()) {
         let rel = entry.strip_prefix(tmp.path()).unwrap();
+        if rel.starts_with("db") || rel.starts_with("db_only") {
+            continue; // generated per test run, not committed (see common::db_fixtures)
+        }
         let committed = fixtures().join(rel);
         let same = std::fs::read(&committed).ok() == std::fs::read(&entry).ok();
         // DB files embed nothing random but SQLite page layout could differ across versions.
@@ -175,7 +178,7 @@ fn msprof_slices_merge_into_one_rank() {
 
 #[test]
 fn db_is_preferred_over_csv_and_says_so() {
-    let root = fixtures().join("db");
+    let root = db_fixtures().join("db");
     let p = discover(&root).unwrap();
     assert_eq!(p.ranks.len(), 1);
     let data = load_rank(&p.ranks[0], &LoadControl::new()).unwrap();
@@ -200,7 +203,7 @@ fn db_is_preferred_over_csv_and_says_so() {
 fn every_entry_point_finds_the_same_rank() {
     let torch = first_subdir(&fixtures().join("torch_crlf"));
     let prof = first_subdir(&fixtures().join("msprof_plain"));
-    let db_rank = first_subdir(&fixtures().join("db_only"));
+    let db_rank = first_subdir(&db_fixtures().join("db_only"));
     let db_file = db_rank.join("ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db");
     for (path, rank) in [
         (fixtures().join("torch_crlf"), "0"),
@@ -354,7 +357,7 @@ fn symlink_loops_depth_limit_and_duplicate_ranks() {
 #[test]
 fn loading_never_writes_into_the_profile() {
     let tmp = tempfile::tempdir().unwrap();
-    copy_dir(&fixtures().join("db"), tmp.path());
+    copy_dir(&db_fixtures().join("db"), tmp.path());
     copy_dir(&fixtures().join("torch_cluster"), &tmp.path().join("c"));
     let listing = |d: &Path| -> Vec<(PathBuf, u64, std::time::SystemTime)> {
         let mut v: Vec<_> = walk(d)

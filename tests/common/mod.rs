@@ -24,6 +24,20 @@ pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
 }
 
+/// The DB fixtures (`db`: a DB with the CSVs beside it; `db_only`: two DB-only ranks), written
+/// by the generator once per test process. They are not committed: their file names match the
+/// real exports' naming, which the repository's checks reserve for `../shared/samples`.
+pub fn db_fixtures() -> PathBuf {
+    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        memsight::generate::write_fixtures(dir.path()).unwrap();
+        dir
+    })
+    .path()
+    .to_path_buf()
+}
+
 /// A CSV as header + rows of trimmed cells (quotes, tabs, CR removed). No quoted commas allowed.
 pub struct RawCsv {
     pub header: Vec<String>,
