@@ -108,10 +108,16 @@ fn table_tsv_is_plain_numbers_with_a_header_and_total_on_stderr() {
     let cells: Vec<&str> = lines[1].split('\t').collect();
     assert_eq!(cells[0], biggest[0]);
     assert_eq!(cells[1], biggest[size]);
-    assert!(
-        !lines[1].contains(' ') || cells[0].contains(' '),
-        "no thousands separators"
-    );
+    // Every numeric cell of every row is a plain number: no thousands separators, `.` decimals.
+    for line in &lines[1..] {
+        for (k, cell) in line.split('\t').enumerate().skip(1).take(12) {
+            assert!(!cell.contains(','), "column {k}: {cell:?}");
+            assert!(
+                cell.is_empty() || cell.parse::<f64>().is_ok(),
+                "column {k}: {cell:?}"
+            );
+        }
+    }
     // Allocation time in ms from the origin.
     let origin = common::raw_origin(&dir.join("ASCEND_PROFILER_OUTPUT"));
     let at = (us_to_ns(&biggest[ops.col("Allocation Time(us)")]) - origin) as f64 / 1e6;

@@ -84,8 +84,8 @@ fn points(
 /// Runs `curve`; returns the exit code.
 pub fn curve(path: &Path, args: &CurveArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let mut run = || -> Result<(), String> {
+        let win = window(args.from_ms, args.to_ms)?;
         let data = load_one(path, args.rank.as_deref())?;
-        let win = window(&data, args.from_ms, args.to_ms)?;
         if args.width == Some(0) {
             return Err("--width must be at least 1".into());
         }

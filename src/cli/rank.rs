@@ -33,12 +33,9 @@ pub fn ms_to_ns(ms: f64, what: &str) -> Result<i64, String> {
     Ok((ms * 1e6).round() as i64)
 }
 
-/// The `[from, to]` window in ns from origin; open ends default to the rank's full extent.
-pub fn window(
-    data: &RankData,
-    from_ms: Option<f64>,
-    to_ms: Option<f64>,
-) -> Result<Option<(i64, i64)>, String> {
+/// The `[from, to]` window in ns from origin (open ends extend to all time); checked before any
+/// data is loaded.
+pub fn window(from_ms: Option<f64>, to_ms: Option<f64>) -> Result<Option<(i64, i64)>, String> {
     if from_ms.is_none() && to_ms.is_none() {
         return Ok(None);
     }
@@ -57,6 +54,5 @@ pub fn window(
             to_ms.unwrap_or(0.0)
         ));
     }
-    let _ = data;
     Ok(Some((a, b)))
 }

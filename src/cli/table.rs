@@ -73,9 +73,10 @@ pub fn table(path: &Path, args: &TableArgs, out: &mut dyn Write, err: &mut dyn W
         if args.page_size == 0 {
             return Err("--page-size must be at least 1".into());
         }
+        let win = window(args.from_ms, args.to_ms)?;
         let data = load_one(path, args.rank.as_deref())?;
         let q = TableQuery {
-            window: window(&data, args.from_ms, args.to_ms)?,
+            window: win,
             mode: if args.within {
                 WindowMode::Within
             } else {

@@ -186,9 +186,10 @@ impl CsvFile {
             let buf = &cur.data[..cur.filled];
             let Some((cut, pieces, quoted)) = plan_block(buf, file_eof, pieces_per_block) else {
                 // One record longer than a block: grow it and read more.
+                let before = cur.filled;
                 cur.grow();
                 file_eof = cur.fill(&mut self.file)?;
-                control.add_done(cur.filled as u64);
+                control.add_done((cur.filled - before) as u64);
                 continue;
             };
             // The unparsed tail starts the next block.
@@ -248,9 +249,6 @@ impl CsvFile {
             std::mem::swap(&mut cur, &mut next);
             control.add_done((cur.filled - before.min(cur.filled)) as u64);
             if file_eof && cur.filled == 0 {
-                break;
-            }
-            if cut == 0 && cur.filled == 0 {
                 break;
             }
         }

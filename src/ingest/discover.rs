@@ -465,9 +465,8 @@ fn header_format(header: &[String]) -> Option<Format> {
     (active && !stream).then_some(Format::MindSpore)
 }
 
-/// Device id from the first data row of a CSV's device column.
-fn first_row_device(path: &Path) -> Option<String> {
-    let csv = CsvFile::open(path).ok()?;
+/// Device id from the first data row of an opened CSV's device column.
+fn first_row_device(csv: &CsvFile) -> Option<String> {
     let idx = ["Device Type", "Device", "Device_id"]
         .iter()
         .find_map(|n| csv.column(n))?;
@@ -559,9 +558,10 @@ fn csv_rank(
         } => (memory_record, operator_memory),
         DataSource::Db { .. } => (&[], &[]),
     };
-    let header = memory_record
-        .first()
-        .and_then(|p| CsvFile::open(p).ok())
+    // One open of memory_record gives both its header and its first row's device.
+    let record = memory_record.first().and_then(|p| CsvFile::open(p).ok());
+    let header = record
+        .as_ref()
         .map(|c| c.header().to_vec())
         .unwrap_or_default();
     let any_timestamped = cand.csvs.iter().any(|(n, _)| n.timestamp.is_some());
@@ -569,10 +569,11 @@ fn csv_rank(
         .or_else(|| header_format(&header))
         .or_else(|| any_timestamped.then_some(Format::Msprof))
         .unwrap_or(Format::TorchNpu);
-    let device = memory_record
-        .first()
-        .and_then(|p| first_row_device(p))
-        .or_else(|| operator_memory.first().and_then(|p| first_row_device(p)));
+    let device = record.as_ref().and_then(first_row_device).or_else(|| {
+        operator_memory
+            .first()
+            .and_then(|p| first_row_device(&CsvFile::open(p).ok()?))
+    });
     let folder_name = root
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

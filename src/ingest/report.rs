@@ -86,6 +86,11 @@ impl LoadReport {
         self.files.iter().map(|f| f.skipped.count).sum()
     }
 
+    /// How many lines [`all_warnings`](Self::all_warnings) would return, without building them.
+    pub fn warning_count(&self) -> usize {
+        self.warnings.len() + self.files.iter().filter(|f| f.skipped.count > 0).count()
+    }
+
     /// Warnings plus one line per file with skipped rows (what `inspect` prints).
     pub fn all_warnings(&self) -> Vec<String> {
         let mut out = self.warnings.clone();

@@ -2,7 +2,7 @@
 //!
 //! Everything is integers: time in i64 nanoseconds (absolute, as in the files), sizes in i64 bytes.
 //! Missing values are stored as [`NULL`] so a column stays one flat `Vec<i64>` (8 bytes a cell
-//! rather than 16 for `Option<i64>`); read them through [`opt`].
+//! rather than 16 for `Option<i64>`).
 
 mod component;
 mod interner;
@@ -17,12 +17,6 @@ pub use tables::{MemoryRecords, ModuleMemory, OperatorMemory, StaticOpMemory};
 
 /// The sentinel for a missing integer cell (an empty CSV cell, `N/A`, SQL NULL).
 pub const NULL: i64 = i64::MIN;
-
-/// A cell as an `Option`: `None` for [`NULL`].
-#[inline]
-pub fn opt(v: i64) -> Option<i64> {
-    if v == NULL { None } else { Some(v) }
-}
 
 /// Bytes in one MiB (the "MB" of torch_npu's files is MiB).
 pub const MIB: i64 = 1024 * 1024;

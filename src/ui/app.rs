@@ -471,7 +471,7 @@ impl MemsightApp {
                             .labelled_by(label.id);
                     }
                 }
-                let n = view.data.report.all_warnings().len();
+                let n = view.data.report.warning_count();
                 if n > 0 {
                     ui.separator();
                     if ui.button(format!("⚠ {n} warnings")).clicked() {

@@ -52,8 +52,6 @@ pub struct ChartCache {
     lines: Vec<Vec<[f64; 2]>>,
     /// Points drawn / points in the window, when sampled.
     sampled: Option<(usize, usize)>,
-    /// How many times the window was reduced (for frame-time reports).
-    pub reductions: u64,
     /// The time range the cached lines cover (ns) and their time per column.
     covered: (i64, i64),
     ns_per_column: f64,
@@ -143,7 +141,6 @@ pub fn chart_ui(ui: &mut egui::Ui, view: &RankView, state: &mut ViewState, cache
         cache.key = Some(key);
         cache.covered = (c0, c1);
         cache.ns_per_column = (c1 - c0).max(1) as f64 / columns as f64;
-        cache.reductions += 1;
     }
     let hidden = PlotMemory::load(ui.ctx(), Id::unique(PLOT_ID))
         .map(|m| m.hidden_items)
