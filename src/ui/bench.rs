@@ -6,6 +6,23 @@ use std::time::{Duration, Instant};
 
 use super::state::ViewState;
 
+/// The view (ms) of frame `frame` of the benchmark motion over a rank spanning `extent` (ms):
+/// alternately a pan of a 20 % window across the rank and a zoom in and out around its middle,
+/// 120 frames each.
+pub fn motion((a, b): (f64, f64), frame: u64) -> (f64, f64) {
+    let span = b - a;
+    let phase = (frame % 120) as f64 / 120.0;
+    if (frame / 120).is_multiple_of(2) {
+        let w = span * 0.2;
+        let x = a + (span - w) * phase;
+        (x, x + w)
+    } else {
+        let w = span * (1.0 - 0.999 * (phase * std::f64::consts::PI).sin());
+        let mid = a + span / 2.0;
+        (mid - w / 2.0, mid + w / 2.0)
+    }
+}
+
 /// The running measurement.
 pub struct Bench {
     started: Instant,
@@ -65,19 +82,8 @@ impl Bench {
             self.reported = true;
             return first;
         }
-        // Alternate: a pan of a 20 % window across the rank, and zooming in and out around the middle.
         self.frame += 1;
-        let span = b - a;
-        let phase = (self.frame % 120) as f64 / 120.0;
-        state.view_ms = Some(if (self.frame / 120).is_multiple_of(2) {
-            let w = span * 0.2;
-            let x = a + (span - w) * phase;
-            (x, x + w)
-        } else {
-            let w = span * (1.0 - 0.999 * (phase * std::f64::consts::PI).sin());
-            let mid = a + span / 2.0;
-            (mid - w / 2.0, mid + w / 2.0)
-        });
+        state.view_ms = Some(motion((a, b), self.frame));
         false
     }
 
