@@ -16,7 +16,16 @@ fn open(path: PathBuf) -> Harness<'static, MemsightApp> {
     app.wait_for_load();
     let mut h = Harness::builder()
         .with_size([1400.0, 900.0])
-        .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
+        .build_ui_state(
+            |ui, app: &mut MemsightApp| {
+                // eframe clears the window to the panel colour (the panels are unfilled); the
+                // harness clears to transparent, so paint what eframe's clear would.
+                ui.painter()
+                    .rect_filled(ui.max_rect(), 0.0, ui.visuals().panel_fill);
+                app.ui_root(ui)
+            },
+            app,
+        );
     h.run();
     h
 }

@@ -242,13 +242,18 @@ impl MemsightApp {
         self.shortcuts(ui);
         self.update_title(ui);
 
-        egui::Panel::top("memsight_top").show(ui, |ui| {
+        // Panels are unfilled: the window's clear colour is the panel colour (see `clear_color`),
+        // which saves a full-window fill per frame, the dominant cost under software rendering.
+        let side = egui::Frame::side_top_panel(ui.style()).fill(egui::Color32::TRANSPARENT);
+        let central = egui::Frame::central_panel(ui.style()).fill(egui::Color32::TRANSPARENT);
+        egui::Panel::top("memsight_top").frame(side).show(ui, |ui| {
             self.menu_ui(ui);
             self.parameters_ui(ui);
         });
         if let Some(view) = self.view.clone() {
             if self.state.cursor_ms.is_some() && !self.state.static_view {
                 egui::Panel::right("memsight_live")
+                    .frame(side)
                     .resizable(true)
                     .default_size(360.0)
                     .show(ui, |ui| {
@@ -256,6 +261,7 @@ impl MemsightApp {
                     });
             }
             egui::Panel::bottom("memsight_table")
+                .frame(side)
                 .resizable(true)
                 .default_size(330.0)
                 .show(ui, |ui| {
@@ -267,7 +273,7 @@ impl MemsightApp {
                         details_ui(ui, &view, &mut self.state, &mut self.table);
                     }
                 });
-            egui::CentralPanel::default().show(ui, |ui| {
+            egui::CentralPanel::default().frame(central).show(ui, |ui| {
                 if self.state.static_view {
                     panels::static_chart_ui(ui, &view, &mut self.state);
                 } else {
@@ -278,7 +284,9 @@ impl MemsightApp {
                 panels::warnings_window(ui.ctx(), &view, &mut self.state);
             }
         } else {
-            egui::CentralPanel::default().show(ui, |ui| self.placeholder_ui(ui));
+            egui::CentralPanel::default()
+                .frame(central)
+                .show(ui, |ui| self.placeholder_ui(ui));
         }
     }
 
@@ -532,6 +540,11 @@ impl eframe::App for MemsightApp {
             bench.record_cpu(frame.info().cpu_usage);
         }
         self.ui_root(ui);
+    }
+
+    /// The panel colour: the panels themselves are unfilled, so the clear is their background.
+    fn clear_color(&self, visuals: &egui::Visuals) -> [f32; 4] {
+        visuals.panel_fill.to_normalized_gamma_f32()
     }
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
