@@ -4,11 +4,12 @@
 
 use egui::{Color32, Id, PointerButton};
 use egui_plot::{
-    ItemId, Legend, Line, Plot, PlotBounds, PlotMemory, PlotPoint, Points, Span, Text, VLine,
+    ItemId, Legend, Plot, PlotBounds, PlotMemory, PlotPoint, Points, Span, Text, VLine,
 };
 
 use super::format::{MemUnit, grouped, ms};
 use super::state::ViewState;
+use super::step_line::StepLine;
 use crate::analysis::{DEFAULT_THRESHOLD, LodSeries, RankView};
 use crate::model::{NULL, ns_to_ms};
 
@@ -114,13 +115,18 @@ pub fn chart_ui(ui: &mut egui::Ui, view: &RankView, state: &mut ViewState, cache
         && t1 <= cache.covered.1
         && (scale / cache.ns_per_column - 1.0).abs() < 0.1;
     if !reusable {
+        // While the scale changes (a zoom in progress) the next frame cannot reuse anything, so
+        // only the visible window is reduced; at a steady scale the overscan makes panning free.
+        let zooming =
+            cache.key.as_ref() == Some(&key) && (scale / cache.ns_per_column - 1.0).abs() >= 0.1;
+        let overscan = if zooming { 0 } else { OVERSCAN };
         let span = (t1 - t0).max(1);
         let (c0, c1) = (
-            t0.saturating_sub(span * OVERSCAN),
-            t1.saturating_add(span * OVERSCAN),
+            t0.saturating_sub(span * overscan),
+            t1.saturating_add(span * overscan),
         );
-        let columns = width * (1 + 2 * OVERSCAN as usize);
-        let threshold = DEFAULT_THRESHOLD.saturating_mul(1 + 2 * OVERSCAN as usize);
+        let columns = width * (1 + 2 * overscan as usize);
+        let threshold = DEFAULT_THRESHOLD.saturating_mul(1 + 2 * overscan as usize);
         let reduced: Vec<crate::analysis::Reduced> = {
             use rayon::prelude::*;
             series
@@ -224,6 +230,9 @@ pub fn chart_ui(ui: &mut egui::Ui, view: &RankView, state: &mut ViewState, cache
         .boxed_zoom_pointer_button(PointerButton::Primary)
         .pan_pointer_button(PointerButton::Secondary)
         .label_formatter(|_| None)
+        // No filled plot background: under software rendering a large fill costs more than
+        // all the curves together, and the grid marks the plot area well enough.
+        .show_background(false)
         .show(ui, |plot_ui| {
             if reset || cache.shown != Some(state.view_ms) {
                 plot_ui.set_plot_bounds(PlotBounds::from_min_max([v0, y_lo], [v1, y_hi]));
@@ -236,16 +245,7 @@ pub fn chart_ui(ui: &mut egui::Ui, view: &RankView, state: &mut ViewState, cache
                 let a = line.partition_point(|p| p[0] < v0).saturating_sub(1);
                 let b = (line.partition_point(|p| p[0] <= v1) + 1).min(line.len());
                 let pts: Vec<[f64; 2]> = line[a..b].iter().map(|p| [p[0], p[1] / u]).collect();
-                let dense = pts.len() > 2 * width;
-                plot_ui.line(
-                    // Band mode (a min..max fill per pixel column) is faithful only for dense
-                    // lines; on a sparse step line it joins the jumps into filled trapezoids.
-                    Line::new(name, pts)
-                        .allow_band(dense)
-                        .id(name)
-                        .color(series_color(i))
-                        .width(1.5),
-                );
+                plot_ui.add(StepLine::new(name, &pts, series_color(i)));
                 if visible[i]
                     && let Some(p) = s.peak()
                 {

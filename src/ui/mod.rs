@@ -14,6 +14,7 @@ pub mod format;
 pub mod loader;
 pub mod panels;
 pub mod state;
+pub mod step_line;
 pub mod table;
 
 pub use app::MemsightApp;

@@ -3,10 +3,12 @@
 
 use egui::PointerButton;
 use egui_extras::{Column as TableColumn, TableBuilder};
-use egui_plot::{HLine, Line, Plot, PlotBounds};
+use egui_plot::{HLine, Plot, PlotBounds};
 
+use super::chart::series_color;
 use super::format::{bytes, grouped, ms};
 use super::state::ViewState;
+use super::step_line::StepLine;
 use crate::analysis::{END_OF_GRAPH, RankView, live_at, static_ops_in_range};
 use crate::model::{MIB, NULL, ns_to_ms};
 
@@ -136,6 +138,7 @@ pub fn static_chart_ui(ui: &mut egui::Ui, view: &RankView, state: &mut ViewState
         .allow_scroll([true, false])
         .boxed_zoom_pointer_button(PointerButton::Primary)
         .pan_pointer_button(PointerButton::Secondary)
+        .show_background(false)
         .show(ui, |plot_ui| {
             if reset || state.static_range.is_none() {
                 let ymax = g.size.iter().copied().chain(total).max().unwrap_or(1) as f64
@@ -146,7 +149,7 @@ pub fn static_chart_ui(ui: &mut egui::Ui, view: &RankView, state: &mut ViewState
                     [g.end_index as f64 + 1.0, ymax.max(1.0)],
                 ));
             }
-            plot_ui.line(Line::new("Size", pts).allow_band(false)); // steps, see chart.rs
+            plot_ui.add(StepLine::new("Size", &pts, series_color(0)));
             if let Some(t) = total {
                 plot_ui.hline(HLine::new("Total Size", t as f64 / MIB as f64));
             }
