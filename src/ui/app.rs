@@ -27,6 +27,31 @@ pub fn parse_recent(s: &str) -> Vec<String> {
         .collect()
 }
 
+/// What an open dialog asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PickKind {
+    /// A profiling folder (File, Open folder…, Ctrl+O).
+    Folder,
+    /// A profiler database (File, Open file (.db)…).
+    Database,
+}
+
+/// Shows an open dialog and returns the chosen path; it blocks, so the app calls it on a thread
+/// of its own. [`native_picker`] in the app; tests put in a picker of their own.
+pub type Picker = fn(PickKind) -> Option<PathBuf>;
+
+/// The native dialog (rfd, through the XDG desktop portal on Linux).
+pub fn native_picker(kind: PickKind) -> Option<PathBuf> {
+    let dialog = rfd::FileDialog::new();
+    match kind {
+        PickKind::Folder => dialog.set_title("Open profiling folder").pick_folder(),
+        PickKind::Database => dialog
+            .set_title("Open profiler database")
+            .add_filter("Profiler DB", &["db"])
+            .pick_file(),
+    }
+}
+
 /// The app.
 pub struct MemsightApp {
     /// The opened folder or file.
@@ -49,6 +74,8 @@ pub struct MemsightApp {
     title: String,
     /// Self-timing (`MEMSIGHT_BENCH`), when asked for.
     pub bench: Option<super::bench::Bench>,
+    /// The open dialog ([`native_picker`] unless replaced).
+    pub picker: Picker,
 }
 
 impl MemsightApp {
@@ -72,6 +99,7 @@ impl MemsightApp {
             table: TableCache::default(),
             title: String::new(),
             bench: None,
+            picker: native_picker,
         };
         if let Some(p) = path {
             app.open(p);
@@ -168,23 +196,14 @@ impl MemsightApp {
         }
     }
 
-    fn pick(&mut self, folder: bool) {
+    fn pick(&mut self, kind: PickKind) {
         let (tx, rx) = channel();
         let ctx = self.ctx.clone();
+        let picker = self.picker;
         let spawned = std::thread::Builder::new()
             .name("memsight-dialog".into())
             .spawn(move || {
-                let dialog = rfd::FileDialog::new().set_title(if folder {
-                    "Open profiling folder"
-                } else {
-                    "Open profiler database"
-                });
-                let picked = if folder {
-                    dialog.pick_folder()
-                } else {
-                    dialog.add_filter("Profiler DB", &["db"]).pick_file()
-                };
-                let _ = tx.send(picked);
+                let _ = tx.send(picker(kind));
                 if let Some(c) = ctx {
                     c.request_repaint();
                 }
@@ -314,7 +333,7 @@ impl MemsightApp {
             )
         });
         if open {
-            self.pick(true);
+            self.pick(PickKind::Folder);
         }
         if esc {
             self.state.view_ms = None;
@@ -336,11 +355,11 @@ impl MemsightApp {
         egui::MenuBar::new().ui(ui, |ui| {
             ui.menu_button("File", |ui| {
                 if ui.button("Open folder…  (Ctrl+O)").clicked() {
-                    self.pick(true);
+                    self.pick(PickKind::Folder);
                     ui.close();
                 }
                 if ui.button("Open file (.db)…").clicked() {
-                    self.pick(false);
+                    self.pick(PickKind::Database);
                     ui.close();
                 }
                 ui.menu_button("Recent folders", |ui| {
@@ -528,7 +547,7 @@ impl MemsightApp {
             }
             ui.add_space(12.0);
             if ui.button("Open folder…").clicked() {
-                self.pick(true);
+                self.pick(PickKind::Folder);
             }
         });
     }

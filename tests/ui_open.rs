@@ -1,0 +1,188 @@
+//! Opening data in the app, driven through its widgets with egui_kittest: Ctrl+O and the File
+//! menu (with the open dialog replaced by a picker that answers at once), a folder dropped on
+//! the window, and the recent-folders list carried across a restart through eframe's storage.
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use common::{db_fixtures, fixtures};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use memsight::ui::MemsightApp;
+use memsight::ui::app::{PickKind, RECENT_KEY, parse_recent};
+
+fn harness(app: MemsightApp) -> Harness<'static, MemsightApp> {
+    let mut h = Harness::builder()
+        .with_size([1400.0, 900.0])
+        .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
+    h.state_mut().wait_for_load();
+    h.run();
+    h
+}
+
+/// Runs frames until the app starts loading `path` (the dialog answers on a thread of its
+/// own), then waits for the load. Panics after a generous number of frames.
+fn wait_until_opened(h: &mut Harness<'_, MemsightApp>, path: &Path) {
+    for _ in 0..500 {
+        if h.state().path.as_deref() == Some(path) {
+            h.state_mut().wait_for_load();
+            h.run();
+            assert!(h.state().view.is_some(), "{:?}", h.state().error);
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+        h.step();
+    }
+    panic!(
+        "{} was not opened; the app shows {:?}",
+        path.display(),
+        h.state().path
+    );
+}
+
+/// The mindspore fixture's rank, which the test pickers "choose".
+fn picked_folder() -> PathBuf {
+    common::first_subdir(&fixtures().join("mindspore"))
+}
+
+/// The first `.db` of the DB-only fixture.
+fn picked_db() -> PathBuf {
+    fn find(dir: &Path) -> Option<PathBuf> {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+            .ok()?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        entries.sort();
+        entries.iter().find_map(|p| {
+            if p.is_dir() {
+                find(p)
+            } else {
+                (p.extension().is_some_and(|e| e == "db")).then(|| p.clone())
+            }
+        })
+    }
+    find(&db_fixtures().join("db_only")).expect("a .db in the DB-only fixture")
+}
+
+#[test]
+fn ctrl_o_opens_the_folder_the_dialog_returns() {
+    let mut app = MemsightApp::new(Some(fixtures().join("demo")), Vec::new(), None);
+    app.picker = |kind| (kind == PickKind::Folder).then(picked_folder);
+    let mut h = harness(app);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::O);
+    wait_until_opened(&mut h, &picked_folder());
+    assert_eq!(h.state().recent[0], picked_folder().display().to_string());
+}
+
+#[test]
+fn file_open_db_loads_the_database_the_dialog_returns() {
+    let mut app = MemsightApp::new(None, Vec::new(), None);
+    app.picker = |kind| (kind == PickKind::Database).then(picked_db);
+    let mut h = harness(app);
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label("Open file (.db)…").click();
+    wait_until_opened(&mut h, &picked_db());
+    let view = h.state().view.clone().expect("a rank on screen");
+    assert!(
+        matches!(&view.data.info.source, memsight::model::DataSource::Db { path, .. } if *path == picked_db()),
+        "the rank comes from the database: {:?}",
+        view.data.info.source
+    );
+    assert!(!view.data.records.is_empty());
+}
+
+#[test]
+fn a_cancelled_dialog_keeps_what_is_open() {
+    let mut app = MemsightApp::new(Some(fixtures().join("demo")), Vec::new(), None);
+    app.picker = |_| None;
+    let mut h = harness(app);
+    let before = h.state().view.clone().map(|v| std::sync::Arc::as_ptr(&v));
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::O);
+    for _ in 0..20 {
+        std::thread::sleep(Duration::from_millis(5));
+        h.step();
+    }
+    assert_eq!(h.state().path.as_deref(), Some(&*fixtures().join("demo")));
+    assert_eq!(
+        h.state().view.clone().map(|v| std::sync::Arc::as_ptr(&v)),
+        before
+    );
+}
+
+/// A file dropped on the window, as the window system hands it over (egui-winit's is private).
+#[derive(Debug)]
+struct DroppedPath(PathBuf);
+
+impl egui::DroppedFile for DroppedPath {
+    fn path(&self) -> &Path {
+        &self.0
+    }
+    fn bytes(&self) -> Result<Vec<u8>, String> {
+        std::fs::read(&self.0).map_err(|e| e.to_string())
+    }
+}
+
+#[test]
+fn dropping_a_folder_on_the_window_opens_it() {
+    let mut h = harness(MemsightApp::new(None, Vec::new(), None));
+    h.get_by_label_contains("drop a folder here");
+    h.input_mut()
+        .dropped_files
+        .push(std::sync::Arc::new(DroppedPath(picked_folder())));
+    h.step();
+    wait_until_opened(&mut h, &picked_folder());
+    h.get_by_label("Rank ID");
+}
+
+/// eframe's storage, in memory.
+#[derive(Default)]
+struct MemoryStorage(HashMap<String, String>);
+
+impl eframe::Storage for MemoryStorage {
+    fn get_string(&self, key: &str) -> Option<String> {
+        self.0.get(key).cloned()
+    }
+    fn set_string(&mut self, key: &str, value: String) {
+        self.0.insert(key.to_owned(), value);
+    }
+    fn remove_string(&mut self, key: &str) {
+        self.0.remove(key);
+    }
+    fn flush(&mut self) {}
+}
+
+#[test]
+fn recent_folders_survive_a_restart_and_reopen() {
+    let first = picked_folder();
+    let second = fixtures().join("demo");
+    let mut app = MemsightApp::new(Some(first.clone()), Vec::new(), None);
+    app.wait_for_load();
+    app.open(second.clone());
+    app.wait_for_load();
+    let mut storage = MemoryStorage::default();
+    eframe::App::save(&mut app, &mut storage);
+    drop(app);
+
+    // A new run reads the list back, newest first, the way `ui::run` does.
+    let recent = parse_recent(&eframe::Storage::get_string(&storage, RECENT_KEY).unwrap());
+    assert_eq!(
+        recent,
+        vec![second.display().to_string(), first.display().to_string()]
+    );
+    let mut h = harness(MemsightApp::new(None, recent, None));
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label("Recent folders").click();
+    h.run();
+    h.get_by_label(&first.display().to_string()).click();
+    wait_until_opened(&mut h, &first);
+    // Reopening moves it to the front, without a duplicate.
+    assert_eq!(
+        h.state().recent,
+        vec![first.display().to_string(), second.display().to_string()]
+    );
+}
