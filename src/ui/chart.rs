@@ -246,31 +246,56 @@ pub fn chart_ui(ui: &mut egui::Ui, view: &RankView, state: &mut ViewState, cache
                 let b = (line.partition_point(|p| p[0] <= v1) + 1).min(line.len());
                 let pts: Vec<[f64; 2]> = line[a..b].iter().map(|p| [p[0], p[1] / u]).collect();
                 plot_ui.add(StepLine::new(name, &pts, series_color(i)));
-                if visible[i]
-                    && let Some(p) = s.peak()
-                {
-                    let at = PlotPoint::new(ns_to_ms(p.time), p.value as f64 / u);
-                    // Unnamed items stay out of the legend.
-                    plot_ui.points(
-                        Points::new("", vec![[at.x, at.y]])
-                            .color(series_color(i))
-                            .radius(4.0)
-                            .allow_hover(false),
-                    );
-                    plot_ui.text(
-                        Text::new(
-                            "",
-                            at,
-                            format!("peak {} {}", grouped(at.y, 2), unit.label()),
-                        )
-                        .anchor(if at.x > (v0 + v1) / 2.0 {
+            }
+            // Peak markers, with labels stacked so that peaks at the same place stay readable.
+            let font = egui::TextStyle::Small.resolve(&plot_ui.ctx().global_style());
+            let mut labels = Vec::new();
+            for (i, s) in series.iter().enumerate().filter(|(i, _)| visible[*i]) {
+                let Some(p) = s.peak() else { continue };
+                let at = PlotPoint::new(ns_to_ms(p.time), p.value as f64 / u);
+                // Unnamed items stay out of the legend.
+                plot_ui.points(
+                    Points::new("", vec![[at.x, at.y]])
+                        .color(series_color(i))
+                        .radius(4.0)
+                        .allow_hover(false),
+                );
+                let text = format!("peak {} {}", grouped(at.y, 2), unit.label());
+                let size = plot_ui.ctx().fonts_mut(|f| {
+                    f.layout_no_wrap(text.clone(), font.clone(), Color32::WHITE)
+                        .size()
+                });
+                let right = at.x > (v0 + v1) / 2.0;
+                let point = plot_ui.screen_from_plot(at);
+                let x0 = if right {
+                    point.x - 6.0 - size.x
+                } else {
+                    point.x + 6.0
+                };
+                labels.push((
+                    i,
+                    text,
+                    right,
+                    egui::Rect::from_min_size(egui::pos2(x0, point.y - 4.0 - size.y), size),
+                ));
+            }
+            let mut rects: Vec<egui::Rect> = labels.iter().map(|l| l.3).collect();
+            stack_labels(&mut rects);
+            for ((i, text, right, _), r) in labels.into_iter().zip(rects) {
+                let corner = if right {
+                    r.right_bottom()
+                } else {
+                    r.left_bottom()
+                };
+                plot_ui.text(
+                    Text::new("", plot_ui.plot_from_screen(corner), text)
+                        .anchor(if right {
                             egui::Align2::RIGHT_BOTTOM
                         } else {
                             egui::Align2::LEFT_BOTTOM
                         })
                         .color(series_color(i)),
-                    );
-                }
+                );
             }
             if let Some(r) = hovered {
                 let o = &data.operators;
@@ -357,6 +382,22 @@ pub fn chart_ui(ui: &mut egui::Ui, view: &RankView, state: &mut ViewState, cache
     stats_ui(ui, series, &visible, (t0, t1), unit);
 }
 
+/// Moves label rectangles (screen space) up until none overlaps another, lowest first, so each
+/// label stays as close above its point as the others allow.
+fn stack_labels(rects: &mut [egui::Rect]) {
+    let mut order: Vec<usize> = (0..rects.len()).collect();
+    order.sort_by(|&a, &b| rects[b].max.y.total_cmp(&rects[a].max.y));
+    let mut placed: Vec<egui::Rect> = Vec::with_capacity(rects.len());
+    for i in order {
+        let mut r = rects[i];
+        while let Some(hit) = placed.iter().find(|p| p.intersects(r.shrink(0.5))) {
+            r = r.translate(egui::vec2(0.0, hit.min.y - 1.0 - r.max.y));
+        }
+        placed.push(r);
+        rects[i] = r;
+    }
+}
+
 fn decimals_for(step: f64) -> usize {
     if step >= 1.0 {
         0
@@ -408,4 +449,29 @@ fn stats_ui(
                 ui.end_row();
             }
         });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_at_the_same_peak_are_stacked_without_overlap() {
+        let r =
+            |x: f32, y: f32| egui::Rect::from_min_size(egui::pos2(x, y), egui::vec2(100.0, 12.0));
+        // Three labels at one point and one far away.
+        let mut rects = vec![r(10.0, 50.0), r(12.0, 50.0), r(10.0, 52.0), r(400.0, 50.0)];
+        stack_labels(&mut rects);
+        for (i, a) in rects.iter().enumerate() {
+            for b in &rects[i + 1..] {
+                assert!(!a.intersects(b.shrink(0.5)), "{a:?} overlaps {b:?}");
+            }
+        }
+        // The lowest keeps its place; the far one is untouched; the others sit just above.
+        assert_eq!(rects[2], r(10.0, 52.0));
+        assert_eq!(rects[3], r(400.0, 50.0));
+        let mut tops: Vec<f32> = rects[..3].iter().map(|x| x.min.y).collect();
+        tops.sort_by(f32::total_cmp);
+        assert_eq!(tops, vec![52.0 - 26.0, 52.0 - 13.0, 52.0]);
+    }
 }
