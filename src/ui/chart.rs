@@ -8,9 +8,12 @@ use egui_plot::{
 };
 
 use super::format::{MemUnit, grouped, ms};
+use super::reduction::ReductionCache;
 use super::state::ViewState;
 use super::step_line::StepLine;
-use crate::analysis::{DEFAULT_THRESHOLD, LodSeries, RankView};
+use std::sync::Arc;
+
+use crate::analysis::{LodSeries, RankView};
 use crate::model::{NULL, ns_to_ms};
 
 /// The plot's id (its memory holds the legend's hidden series).
@@ -35,44 +38,14 @@ pub fn series_color(i: usize) -> Color32 {
     PALETTE[i % PALETTE.len()]
 }
 
-#[derive(Debug, Clone, PartialEq)]
-struct CacheKey {
-    view: usize,
-    group: crate::analysis::GroupBy,
-    width: usize,
-}
-
-/// How much wider than the visible range a reduction is made, so that panning reuses it.
-const OVERSCAN: i64 = 1;
-
-/// The reduced lines of the last window, recomputed only when the window or width changes.
+/// The chart's state between frames.
 #[derive(Default)]
 pub struct ChartCache {
-    key: Option<CacheKey>,
-    /// Step-shaped points per series, (ms, bytes).
-    lines: Vec<Vec<[f64; 2]>>,
-    /// Points drawn / points in the window, when sampled.
-    sampled: Option<(usize, usize)>,
-    /// The time range the cached lines cover (ns) and their time per column.
-    covered: (i64, i64),
-    ns_per_column: f64,
+    /// The reduced lines.
+    pub reduction: ReductionCache,
     /// The range read back from the plot last frame: a different `state.view_ms` was set from
     /// outside (reset, a test, a jump) and must be applied to the plot.
     shown: Option<Option<(f64, f64)>>,
-}
-
-/// Step shape: hold each value until the next sample. A corner point is only needed where two
-/// samples are more than `min_gap_ns` (about a pixel) apart: closer ones draw the same either way.
-fn steps(times: &[i64], values: &[i64], min_gap_ns: i64) -> Vec<[f64; 2]> {
-    let mut out = Vec::with_capacity(times.len() + times.len() / 2);
-    for i in 0..times.len() {
-        let (t, v) = (ns_to_ms(times[i]), values[i] as f64);
-        if i > 0 && times[i] - times[i - 1] > min_gap_ns && values[i] != values[i - 1] {
-            out.push([t, values[i - 1] as f64]);
-        }
-        out.push([t, v]);
-    }
-    out
 }
 
 /// The value of a step series in effect at `t` (ns from origin).
@@ -82,7 +55,12 @@ pub fn value_at(s: &LodSeries, t: i64) -> Option<i64> {
 }
 
 /// The chart; returns nothing, writes the visible range and the cursor into `state`.
-pub fn chart_ui(ui: &mut egui::Ui, view: &RankView, state: &mut ViewState, cache: &mut ChartCache) {
+pub fn chart_ui(
+    ui: &mut egui::Ui,
+    view: &Arc<RankView>,
+    state: &mut ViewState,
+    cache: &mut ChartCache,
+) {
     let series = view.series(state.group_by);
     if series.is_empty() {
         ui.centered_and_justified(|ui| {
@@ -102,52 +80,16 @@ pub fn chart_ui(ui: &mut egui::Ui, view: &RankView, state: &mut ViewState, cache
     let (v0, v1) = state.view_ms.unwrap_or((full0, full1));
     let (t0, t1) = ((v0 * 1e6).floor() as i64, (v1 * 1e6).ceil() as i64);
     let width = ui.available_width().max(100.0) as usize;
-    let key = CacheKey {
-        view: std::ptr::from_ref(view) as usize,
-        group: state.group_by,
-        width,
+    let ctx = ui.ctx().clone();
+    let Some(reduced) = cache
+        .reduction
+        .lines(view, state.group_by, (t0, t1), width, move || {
+            ctx.request_repaint()
+        })
+    else {
+        return;
     };
-    let scale = (t1 - t0).max(1) as f64 / width as f64;
-    // Reuse the cached reduction while the window stays inside it at (nearly) the same scale:
-    // panning then costs nothing; zooming or leaving the covered range recomputes.
-    let reusable = cache.key.as_ref() == Some(&key)
-        && t0 >= cache.covered.0
-        && t1 <= cache.covered.1
-        && (scale / cache.ns_per_column - 1.0).abs() < 0.1;
-    if !reusable {
-        // While the scale changes (a zoom in progress) the next frame cannot reuse anything, so
-        // only the visible window is reduced; at a steady scale the overscan makes panning free.
-        let zooming =
-            cache.key.as_ref() == Some(&key) && (scale / cache.ns_per_column - 1.0).abs() >= 0.1;
-        let overscan = if zooming { 0 } else { OVERSCAN };
-        let span = (t1 - t0).max(1);
-        let (c0, c1) = (
-            t0.saturating_sub(span * overscan),
-            t1.saturating_add(span * overscan),
-        );
-        let columns = width * (1 + 2 * overscan as usize);
-        let threshold = DEFAULT_THRESHOLD.saturating_mul(1 + 2 * overscan as usize);
-        let reduced: Vec<crate::analysis::Reduced> = {
-            use rayon::prelude::*;
-            series
-                .par_iter()
-                .map(|s| s.reduce(c0, c1, columns, threshold))
-                .collect()
-        };
-        cache.sampled = reduced.iter().any(|r| r.sampled).then(|| {
-            (
-                reduced.iter().map(|r| r.times.len()).sum(),
-                reduced.iter().map(|r| r.visible).sum(),
-            )
-        });
-        cache.lines = reduced
-            .iter()
-            .map(|r| steps(&r.times, &r.values, (c1 - c0) / columns as i64))
-            .collect();
-        cache.key = Some(key);
-        cache.covered = (c0, c1);
-        cache.ns_per_column = (c1 - c0).max(1) as f64 / columns as f64;
-    }
+    let (lines, sampled) = (&reduced.lines, reduced.sampled);
     let hidden = PlotMemory::load(ui.ctx(), Id::unique(PLOT_ID))
         .map(|m| m.hidden_items)
         .unwrap_or_default();
@@ -168,7 +110,7 @@ pub fn chart_ui(ui: &mut egui::Ui, view: &RankView, state: &mut ViewState, cache
     let unit = MemUnit::for_max(max_peak as f64);
     let u = unit.bytes();
     let (mut y_lo, mut y_hi) = (f64::INFINITY, f64::NEG_INFINITY);
-    for (line, _) in cache.lines.iter().zip(&visible).filter(|(_, v)| **v) {
+    for (line, _) in lines.iter().zip(&visible).filter(|(_, v)| **v) {
         let a = line.partition_point(|p| p[0] < v0);
         let b = line.partition_point(|p| p[0] <= v1);
         for p in &line[a..b] {
@@ -195,7 +137,7 @@ pub fn chart_ui(ui: &mut egui::Ui, view: &RankView, state: &mut ViewState, cache
         ui.weak(format!("{} – {}", ms(v0), ms(v1)));
         ui.weak("drag: box zoom · right-drag: pan · scroll: zoom · click: live at cursor");
     });
-    if let Some((drawn, total)) = cache.sampled {
+    if let Some((drawn, total)) = sampled {
         ui.colored_label(
             ui.visuals().warn_fg_color,
             format!(
@@ -239,7 +181,7 @@ pub fn chart_ui(ui: &mut egui::Ui, view: &RankView, state: &mut ViewState, cache
             } else {
                 plot_ui.set_plot_bounds_y(y_lo..=y_hi);
             }
-            for (i, (s, line)) in series.iter().zip(&cache.lines).enumerate() {
+            for (i, (s, line)) in series.iter().zip(lines).enumerate() {
                 let name = s.series.name.as_str();
                 // Only the visible part of the (wider) cached reduction, plus one point each side.
                 let a = line.partition_point(|p| p[0] < v0).saturating_sub(1);

@@ -4,6 +4,8 @@
 //! - [`chart`]: the memory curves (egui_plot), linked to the table.
 //! - [`table`]: the details table, its filters, pages, Copy and Export.
 //! - [`panels`]: Live at cursor, the component peak table, the static view, load warnings.
+//! - [`reduction`]: the chart's reduced lines, computed off the UI thread for big ranks;
+//!   [`step_line`]: step curves drawn as pixel-snapped bars.
 //! - [`state`]: the view state as plain data; [`format`]: numbers for reading;
 //!   [`loader`]: loading off the UI thread.
 
@@ -13,6 +15,7 @@ pub mod chart;
 pub mod format;
 pub mod loader;
 pub mod panels;
+pub mod reduction;
 pub mod state;
 pub mod step_line;
 pub mod table;

@@ -1,0 +1,236 @@
+//! The chart's reduced lines and when to recompute them.
+//!
+//! A reduction covers a time range at a scale (ns per column). While the visible window stays
+//! inside it at (nearly) the same scale it is reused, so panning costs nothing; it is made 3×
+//! wider than the window at a steady scale for that reason, and exactly as wide while the scale
+//! changes (a zoom in progress cannot reuse it anyway).
+//!
+//! Small ranks are reduced on the UI thread, so every frame shows the exact window. For big ones
+//! (`background_min_points`) a frame never waits: the reduction runs on the thread pool while the
+//! chart keeps drawing the previous lines (egui_plot places them at the new scale), and the
+//! result replaces them a frame or two later. This keeps zoom frames of a 10M-point rank as cheap
+//! as pan frames.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, TryRecvError, channel};
+
+use crate::analysis::{DEFAULT_THRESHOLD, GroupBy, LodSeries, RankView};
+use crate::model::ns_to_ms;
+
+/// How much wider than the visible range a reduction is made on each side, so panning reuses it.
+const OVERSCAN: i64 = 1;
+
+/// Points (all series together) from which reductions run off the UI thread.
+pub const BACKGROUND_MIN_POINTS: usize = 2_000_000;
+
+/// What a reduction is of: a rank's view, a Group By and the chart width in columns.
+#[derive(Debug, Clone, PartialEq)]
+struct Source {
+    view: usize,
+    group: GroupBy,
+    width: usize,
+}
+
+/// What to reduce: the source, the covered range (ns) and its number of columns.
+#[derive(Debug, Clone)]
+struct Target {
+    source: Source,
+    covered: (i64, i64),
+    columns: usize,
+}
+
+impl Target {
+    fn ns_per_column(&self) -> f64 {
+        (self.covered.1 - self.covered.0).max(1) as f64 / self.columns as f64
+    }
+
+    /// True when this target serves window `[t0, t1]` of `source` at `ns_per_column`.
+    fn serves(&self, source: &Source, (t0, t1): (i64, i64), ns_per_column: f64) -> bool {
+        self.source == *source
+            && t0 >= self.covered.0
+            && t1 <= self.covered.1
+            && (ns_per_column / self.ns_per_column() - 1.0).abs() < 0.1
+    }
+}
+
+/// Reduced, step-shaped lines of every series of a Group By.
+pub struct Lines {
+    target: Target,
+    /// Points per series, (ms, bytes), in step shape.
+    pub lines: Vec<Vec<[f64; 2]>>,
+    /// Points drawn / points in the covered range, when sampled.
+    pub sampled: Option<(usize, usize)>,
+}
+
+/// Step shape: hold each value until the next sample. A corner point is only needed where two
+/// samples are more than `min_gap_ns` (about a pixel) apart: closer ones draw the same either way.
+fn steps(times: &[i64], values: &[i64], min_gap_ns: i64) -> Vec<[f64; 2]> {
+    let mut out = Vec::with_capacity(times.len() + times.len() / 2);
+    for i in 0..times.len() {
+        let (t, v) = (ns_to_ms(times[i]), values[i] as f64);
+        if i > 0 && times[i] - times[i - 1] > min_gap_ns && values[i] != values[i - 1] {
+            out.push([t, values[i - 1] as f64]);
+        }
+        out.push([t, v]);
+    }
+    out
+}
+
+fn reduce(series: &[LodSeries], target: Target) -> Lines {
+    use rayon::prelude::*;
+    let (c0, c1) = target.covered;
+    let columns = target.columns;
+    let threshold = DEFAULT_THRESHOLD.saturating_mul(columns / target.source.width.max(1));
+    let reduced: Vec<crate::analysis::Reduced> = series
+        .par_iter()
+        .map(|s| s.reduce(c0, c1, columns, threshold))
+        .collect();
+    let sampled = reduced.iter().any(|r| r.sampled).then(|| {
+        (
+            reduced.iter().map(|r| r.times.len()).sum(),
+            reduced.iter().map(|r| r.visible).sum(),
+        )
+    });
+    let lines = reduced
+        .iter()
+        .map(|r| steps(&r.times, &r.values, (c1 - c0) / columns as i64))
+        .collect();
+    Lines {
+        target,
+        lines,
+        sampled,
+    }
+}
+
+/// The current lines, and the reduction running in the background, if any.
+pub struct ReductionCache {
+    current: Option<Lines>,
+    pending: Option<(Target, Receiver<Lines>)>,
+    generation: Arc<AtomicU64>,
+    /// Series with at least this many points in all are reduced off the UI thread.
+    pub background_min_points: usize,
+}
+
+impl Default for ReductionCache {
+    fn default() -> Self {
+        ReductionCache {
+            current: None,
+            pending: None,
+            generation: Arc::new(AtomicU64::new(0)),
+            background_min_points: BACKGROUND_MIN_POINTS,
+        }
+    }
+}
+
+impl ReductionCache {
+    /// Lines for the window `[t0, t1]` (ns) of `group` in `view`, `width` columns wide: the exact
+    /// window's, or for a big rank possibly the previous window's while the new one is computed
+    /// (`wake` is called when it is ready). `None` only when there are no series.
+    pub fn lines(
+        &mut self,
+        view: &Arc<RankView>,
+        group: GroupBy,
+        (t0, t1): (i64, i64),
+        width: usize,
+        wake: impl Fn() + Send + 'static,
+    ) -> Option<&Lines> {
+        let source = Source {
+            view: Arc::as_ptr(view) as usize,
+            group,
+            width,
+        };
+        if let Some((_, rx)) = &self.pending {
+            match rx.try_recv() {
+                Ok(done) => {
+                    self.pending = None;
+                    if done.target.source == source {
+                        self.current = Some(done);
+                    }
+                }
+                Err(TryRecvError::Disconnected) => self.pending = None,
+                Err(TryRecvError::Empty) => {}
+            }
+        }
+        let scale = (t1 - t0).max(1) as f64 / width.max(1) as f64;
+        let current_serves = self
+            .current
+            .as_ref()
+            .is_some_and(|c| c.target.serves(&source, (t0, t1), scale));
+        if current_serves {
+            return self.current.as_ref();
+        }
+        let same_source = self
+            .current
+            .as_ref()
+            .is_some_and(|c| c.target.source == source);
+        let zooming = self.current.as_ref().is_some_and(|c| {
+            c.target.source == source && (scale / c.target.ns_per_column() - 1.0).abs() >= 0.1
+        });
+        let overscan = if zooming { 0 } else { OVERSCAN };
+        let span = (t1 - t0).max(1);
+        let target = Target {
+            source: source.clone(),
+            covered: (
+                t0.saturating_sub(span * overscan),
+                t1.saturating_add(span * overscan),
+            ),
+            columns: width.max(1) * (1 + 2 * overscan as usize),
+        };
+        let series = view.series(group);
+        let points: usize = series.iter().map(|s| s.series.len()).sum();
+        if points < self.background_min_points || !same_source {
+            // Small, or nothing to show meanwhile: reduce now.
+            self.generation.fetch_add(1, Ordering::Relaxed);
+            self.pending = None;
+            self.current = Some(reduce(series, target));
+            return self.current.as_ref();
+        }
+        let pending_serves = self
+            .pending
+            .as_ref()
+            .is_some_and(|(p, _)| p.serves(&source, (t0, t1), scale));
+        if !pending_serves {
+            let generation = self.generation.fetch_add(1, Ordering::Relaxed) + 1;
+            let latest = Arc::clone(&self.generation);
+            let (tx, rx) = channel();
+            let view = Arc::clone(view);
+            let job = target.clone();
+            rayon::spawn(move || {
+                // Superseded before it started: a newer window is already queued.
+                if latest.load(Ordering::Relaxed) != generation {
+                    return;
+                }
+                let lines = reduce(view.series(group), job);
+                if tx.send(lines).is_ok() {
+                    wake();
+                }
+            });
+            self.pending = Some((target, rx));
+        }
+        self.current.as_ref()
+    }
+
+    /// True while a background reduction runs.
+    pub fn is_pending(&self) -> bool {
+        self.pending.is_some()
+    }
+}
+
+impl Lines {
+    /// The time range (ns) these lines cover.
+    pub fn covered(&self) -> (i64, i64) {
+        self.target.covered
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steps_add_corners_only_across_gaps() {
+        let s = steps(&[0, 1_000_000, 1_000_010], &[5, 7, 9], 100);
+        assert_eq!(s, vec![[0.0, 5.0], [1.0, 5.0], [1.0, 7.0], [1.00001, 9.0]]);
+    }
+}

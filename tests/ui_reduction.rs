@@ -1,0 +1,98 @@
+//! The chart's reductions: a big rank's are computed off the UI thread, and what arrives is
+//! exactly what the UI thread would have computed itself.
+
+mod common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::{fixtures, load_first};
+use memsight::analysis::{GroupBy, RankView};
+use memsight::ui::reduction::ReductionCache;
+
+fn view() -> Arc<RankView> {
+    Arc::new(RankView::new(load_first(&common::first_subdir(
+        &fixtures().join("torch_cluster"),
+    ))))
+}
+
+#[test]
+fn a_big_ranks_zoom_shows_the_old_lines_until_the_new_ones_arrive() {
+    let view = view();
+    let (e0, e1) = view.time_extent();
+    let zoomed = (e0 + (e1 - e0) / 4, e0 + (e1 - e0) / 3);
+    let width = 800;
+
+    // Everything counts as big here.
+    let mut background = ReductionCache::default();
+    background.background_min_points = 0;
+    let full = background
+        .lines(&view, GroupBy::Overall, (e0, e1), width, || {})
+        .expect("series")
+        .lines
+        .clone();
+    assert!(
+        !background.is_pending(),
+        "the first lines are computed at once"
+    );
+
+    // A zoom: the frame gets the previous lines back, unchanged, and a job starts.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let first = background
+        .lines(&view, GroupBy::Overall, zoomed, width, move || {
+            let _ = tx.send(());
+        })
+        .expect("series");
+    assert_eq!(first.lines, full);
+    assert!(background.is_pending());
+    rx.recv_timeout(Duration::from_secs(60))
+        .expect("the background reduction wakes the UI");
+
+    let arrived = background
+        .lines(&view, GroupBy::Overall, zoomed, width, || {})
+        .expect("series");
+    assert_eq!(arrived.covered(), zoomed, "a zoom reduces just the window");
+    let arrived = arrived.lines.clone();
+    assert_ne!(arrived, full);
+
+    // The same window reduced on the UI thread.
+    let mut foreground = ReductionCache::default();
+    foreground.background_min_points = usize::MAX;
+    foreground.lines(&view, GroupBy::Overall, (e0, e1), width, || {});
+    let expected = foreground
+        .lines(&view, GroupBy::Overall, zoomed, width, || {})
+        .expect("series")
+        .lines
+        .clone();
+    assert!(!foreground.is_pending());
+    assert_eq!(arrived, expected);
+}
+
+#[test]
+fn panning_inside_the_overscan_reuses_the_lines() {
+    let view = view();
+    let (e0, e1) = view.time_extent();
+    let span = (e1 - e0) / 10;
+    let mut cache = ReductionCache::default();
+    let window = (e0 + 3 * span, e0 + 4 * span);
+    let covered = cache
+        .lines(&view, GroupBy::Overall, window, 500, || {})
+        .expect("series")
+        .covered();
+    assert_eq!(covered, (e0 + 2 * span, e0 + 5 * span));
+    let shifted = (window.0 + span / 2, window.1 + span / 2);
+    let again = cache
+        .lines(&view, GroupBy::Overall, shifted, 500, || {})
+        .expect("series")
+        .covered();
+    assert_eq!(
+        again, covered,
+        "a pan within the covered range recomputes nothing"
+    );
+    let out = (window.0 + 2 * span, window.1 + 2 * span);
+    let moved = cache
+        .lines(&view, GroupBy::Overall, out, 500, || {})
+        .expect("series")
+        .covered();
+    assert_eq!(moved, (out.0 - span, out.1 + span));
+}
