@@ -309,3 +309,34 @@ fn keyboard_pages_and_copies_and_hover_marks_a_row() {
             .starts_with(&format!("{first}\t"))
     );
 }
+
+#[test]
+fn a_big_ranks_group_by_builds_behind_a_spinner() {
+    let mut app = MemsightApp::new(Some(rank_dir(0)), Vec::new(), None);
+    app.wait_for_load();
+    app.chart.background_min_rows = 0; // every rank counts as big
+    let mut h = Harness::builder()
+        .with_size([1400.0, 900.0])
+        .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
+    h.run();
+    h.get_by_label("Group By").click();
+    h.run();
+    option(&h, "Stream").click();
+    h.step();
+    h.get_by_label("Building the Stream curves…");
+    for _ in 0..500 {
+        if h.state()
+            .view
+            .as_ref()
+            .unwrap()
+            .series_built(GroupBy::Stream)
+            .is_some()
+        {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    h.run();
+    assert!(h.query_by_label("Building the Stream curves…").is_none());
+    assert!(h.query_all_by_label_contains("Allocated of ").count() > 0);
+}

@@ -49,6 +49,12 @@ impl RankView {
         })
     }
 
+    /// The series of `group` if they are built already (never blocks).
+    pub fn series_built(&self, group: GroupBy) -> Option<&[LodSeries]> {
+        let i = GroupBy::ALL.iter().position(|&g| g == group).unwrap_or(0);
+        self.series[i].get().map(Vec::as_slice)
+    }
+
     /// The live-at-time index (built on first use).
     pub fn live_index(&self) -> &LiveIndex {
         self.live.get_or_init(|| LiveIndex::new(&self.data))

@@ -69,7 +69,8 @@ pub struct MemsightApp {
     job: Option<LoadJob>,
     dialog: Option<Receiver<Option<PathBuf>>>,
     ctx: Option<egui::Context>,
-    chart: ChartCache,
+    /// The chart's state between frames.
+    pub chart: ChartCache,
     table: TableCache,
     title: String,
     /// Self-timing (`MEMSIGHT_BENCH`), when asked for.

@@ -8,12 +8,12 @@ use egui_plot::{
 };
 
 use super::format::{MemUnit, grouped, ms};
-use super::reduction::ReductionCache;
+use super::reduction::{BACKGROUND_MIN_POINTS, ReductionCache};
 use super::state::ViewState;
 use super::step_line::StepLine;
 use std::sync::Arc;
 
-use crate::analysis::{LodSeries, RankView};
+use crate::analysis::{GroupBy, LodSeries, RankView};
 use crate::model::{NULL, ns_to_ms};
 
 /// The plot's id (its memory holds the legend's hidden series).
@@ -39,13 +39,63 @@ pub fn series_color(i: usize) -> Color32 {
 }
 
 /// The chart's state between frames.
-#[derive(Default)]
 pub struct ChartCache {
     /// The reduced lines.
     pub reduction: ReductionCache,
+    /// Ranks with at least this many memory_record rows build a Group By's series on a thread of
+    /// their own (a second or two for 10M rows) while the chart shows a spinner.
+    pub background_min_rows: usize,
+    /// The (view, Group By) whose series are being built.
+    building: Option<(usize, GroupBy)>,
     /// The range read back from the plot last frame: a different `state.view_ms` was set from
     /// outside (reset, a test, a jump) and must be applied to the plot.
     shown: Option<Option<(f64, f64)>>,
+}
+
+impl Default for ChartCache {
+    fn default() -> Self {
+        ChartCache {
+            reduction: ReductionCache::default(),
+            background_min_rows: BACKGROUND_MIN_POINTS,
+            building: None,
+            shown: None,
+        }
+    }
+}
+
+/// The series of `group`, built on a thread of their own for a big rank; `None` (and a spinner
+/// on screen) while that runs.
+fn ready_series<'v>(
+    ui: &mut egui::Ui,
+    view: &'v Arc<RankView>,
+    group: GroupBy,
+    cache: &mut ChartCache,
+) -> Option<&'v [LodSeries]> {
+    if let Some(s) = view.series_built(group) {
+        return Some(s);
+    }
+    if view.data.records.len() < cache.background_min_rows {
+        return Some(view.series(group));
+    }
+    let key = (Arc::as_ptr(view) as usize, group);
+    if cache.building != Some(key) {
+        cache.building = Some(key);
+        let (job, ctx) = (Arc::clone(view), ui.ctx().clone());
+        let spawned = std::thread::Builder::new()
+            .name("memsight-series".into())
+            .spawn(move || {
+                job.series(group);
+                ctx.request_repaint();
+            });
+        if spawned.is_err() {
+            return Some(view.series(group));
+        }
+    }
+    ui.horizontal(|ui| {
+        ui.spinner();
+        ui.label(format!("Building the {} curves…", group.label()));
+    });
+    None
 }
 
 /// The value of a step series in effect at `t` (ns from origin).
@@ -61,7 +111,9 @@ pub fn chart_ui(
     state: &mut ViewState,
     cache: &mut ChartCache,
 ) {
-    let series = view.series(state.group_by);
+    let Some(series) = ready_series(ui, view, state.group_by, cache) else {
+        return;
+    };
     if series.is_empty() {
         ui.centered_and_justified(|ui| {
             ui.label(format!(
