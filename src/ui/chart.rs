@@ -47,6 +47,8 @@ pub struct ChartCache {
     pub background_min_rows: usize,
     /// The (view, Group By) whose series are being built.
     building: Option<(usize, GroupBy)>,
+    /// A drag-box zoom in progress: the times (ms) where it started and has reached.
+    drag: Option<(f64, f64)>,
     /// The range read back from the plot last frame: a different `state.view_ms` was set from
     /// outside (reset, a test, a jump) and must be applied to the plot.
     shown: Option<Option<(f64, f64)>>,
@@ -58,6 +60,7 @@ impl Default for ChartCache {
             reduction: ReductionCache::default(),
             background_min_rows: BACKGROUND_MIN_POINTS,
             building: None,
+            drag: None,
             shown: None,
         }
     }
@@ -204,6 +207,8 @@ pub fn chart_ui(
     let hovered = state.hovered_row;
     let cursor = state.cursor_ms;
     let data = &view.data;
+    let press_origin = ui.input(|i| i.pointer.press_origin());
+    let mut drag = cache.drag;
     let response = Plot::new(PLOT_ID)
         .id(Id::unique(PLOT_ID))
         .height(plot_height)
@@ -221,7 +226,9 @@ pub fn chart_ui(
         .allow_drag([true, false])
         .allow_scroll([true, false])
         .allow_double_click_reset(false)
-        .boxed_zoom_pointer_button(PointerButton::Primary)
+        // Box zoom is our own (below): egui_plot's starts where the drag is recognised, a few
+        // pixels after the press, and zooms y as well.
+        .allow_boxed_zoom(false)
         .pan_pointer_button(PointerButton::Secondary)
         .label_formatter(|_| None)
         // No filled plot background: under software rendering a large fill costs more than
@@ -332,13 +339,39 @@ pub fn chart_ui(
                         .width(1.0),
                 );
             }
+            // Drag-box zoom on time: from where the button went down to where the pointer is
+            // (both remembered: the frame the drag ends may have neither).
+            let mut zoom_to = None;
+            if plot_ui.response().dragged_by(PointerButton::Primary)
+                && let (Some(origin), Some(now)) = (press_origin, plot_ui.pointer_coordinate())
+            {
+                drag = Some((plot_ui.plot_from_screen(origin).x, now.x));
+            }
+            if let Some((from, to)) = drag {
+                let (a, b) = (from.min(to), from.max(to));
+                if plot_ui.response().drag_stopped() {
+                    zoom_to = Some((a, b));
+                    drag = None;
+                } else {
+                    plot_ui.span(
+                        Span::new("", a..=b)
+                            .fill(Color32::from_rgba_unmultiplied(90, 140, 255, 40))
+                            .border(egui::Stroke::new(1.0, Color32::from_rgb(90, 140, 255))),
+                    );
+                }
+            }
             let b = plot_ui.plot_bounds();
             let pointer = plot_ui.pointer_coordinate();
             let clicked = plot_ui.response().clicked();
             let double = plot_ui.response().double_clicked();
-            (b.min()[0], b.max()[0], pointer, clicked, double)
+            (b.min()[0], b.max()[0], pointer, clicked, double, zoom_to)
         });
-    let (b0, b1, pointer, clicked, double) = response.inner;
+    let (b0, b1, pointer, clicked, double, zoom_to) = response.inner;
+    cache.drag = if ui.input(|i| i.pointer.any_down()) {
+        drag
+    } else {
+        None
+    };
     if double {
         state.view_ms = None;
         state.reset_zoom = true;
@@ -355,6 +388,43 @@ pub fn chart_ui(
         state.page = 0;
     }
     cache.shown = Some(state.view_ms);
+    // A box narrower than a pixel or two is a slip of the hand, not a zoom.
+    if let Some((a, b)) = zoom_to
+        && (b - a) * f64::from(width as u32) > 2.0 * (b1 - b0)
+    {
+        state.view_ms = Some((a, b));
+        state.page = 0;
+    }
+    // The mouse wheel zooms the time axis around the pointer (egui_plot only zooms on
+    // Ctrl+wheel or a pinch, which still work); y follows the data.
+    let dy = ui.input(|i| {
+        i.events
+            .iter()
+            .map(|e| match e {
+                egui::Event::MouseWheel {
+                    unit,
+                    delta,
+                    modifiers,
+                    ..
+                } if !modifiers.command => match unit {
+                    egui::MouseWheelUnit::Point => delta.y,
+                    egui::MouseWheelUnit::Line => delta.y * 50.0,
+                    egui::MouseWheelUnit::Page => delta.y * 400.0,
+                },
+                _ => 0.0,
+            })
+            .sum::<f32>()
+    });
+    if let Some(p) = pointer
+        && dy != 0.0
+        && response.response.contains_pointer()
+    {
+        let range = wheel_zoom((b0, b1), p.x, f64::from(dy), (full0, full1));
+        if range != state.view_ms {
+            state.view_ms = range;
+            state.page = 0;
+        }
+    }
     if clicked && let Some(p) = pointer {
         state.cursor_ms = Some(p.x);
     }
@@ -374,6 +444,25 @@ pub fn chart_ui(
         });
     }
     stats_ui(ui, series, &visible, (t0, t1), unit);
+}
+
+/// The range after a wheel step of `dy` points (positive: zoom in) around time `at`, never
+/// beyond the rank's `full` extent; `None` once it covers all of it.
+fn wheel_zoom((a, b): (f64, f64), at: f64, dy: f64, full: (f64, f64)) -> Option<(f64, f64)> {
+    let factor = (dy / 200.0).exp();
+    let at = at.clamp(a, b);
+    let (mut lo, mut hi) = (at - (at - a) / factor, at + (b - at) / factor);
+    if hi - lo >= full.1 - full.0 {
+        return None;
+    }
+    // Zooming out near an edge slides the range back inside the rank.
+    if lo < full.0 {
+        (lo, hi) = (full.0, full.0 + (hi - lo));
+    }
+    if hi > full.1 {
+        (lo, hi) = (full.1 - (hi - lo), full.1);
+    }
+    Some((lo, hi))
 }
 
 /// Moves label rectangles (screen space) up until none overlaps another, lowest first, so each
@@ -448,6 +537,21 @@ fn stats_ui(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_wheel_zooms_around_the_pointer_and_stops_at_the_rank() {
+        let full = (0.0, 100.0);
+        let (a, b) = wheel_zoom((0.0, 100.0), 25.0, 200.0 * 2f64.ln(), full).unwrap();
+        assert!(
+            (a - 12.5).abs() < 1e-9 && (b - 62.5).abs() < 1e-9,
+            "{a} {b}"
+        );
+        // Out again from there: the whole rank.
+        assert_eq!(wheel_zoom((a, b), 25.0, -200.0 * 2f64.ln(), full), None);
+        // Out near the start slides right instead of leaving the rank.
+        let (a, b) = wheel_zoom((0.0, 10.0), 1.0, -200.0 * 2f64.ln(), full).unwrap();
+        assert!((a - 0.0).abs() < 1e-9 && (b - 20.0).abs() < 1e-9, "{a} {b}");
+    }
 
     #[test]
     fn labels_at_the_same_peak_are_stacked_without_overlap() {
