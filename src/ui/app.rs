@@ -71,7 +71,8 @@ pub struct MemsightApp {
     ctx: Option<egui::Context>,
     /// The chart's state between frames.
     pub chart: ChartCache,
-    table: TableCache,
+    /// The details table's state between frames.
+    pub table: TableCache,
     title: String,
     /// Self-timing (`MEMSIGHT_BENCH`), when asked for.
     pub bench: Option<super::bench::Bench>,

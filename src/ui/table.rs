@@ -13,7 +13,6 @@ use crate::analysis::{
 use crate::export::{rows_tsv, write_rows_csv};
 
 /// The last query and its page: queries run only when something they depend on changes.
-#[derive(Default)]
 pub struct TableCache {
     last: Option<(usize, TableQuery, TablePage)>,
     /// The window asked for last frame: while it changes every frame (a pan or zoom in
@@ -25,6 +24,29 @@ pub struct TableCache {
     pub export_status: Option<String>,
     /// The running export's report.
     export_done: Option<std::sync::mpsc::Receiver<String>>,
+    /// The save dialog of Export CSV… ([`native_save_picker`] unless replaced).
+    pub save_picker: fn() -> Option<std::path::PathBuf>,
+}
+
+impl Default for TableCache {
+    fn default() -> Self {
+        TableCache {
+            last: None,
+            seen_window: None,
+            last_copy: None,
+            export_status: None,
+            export_done: None,
+            save_picker: native_save_picker,
+        }
+    }
+}
+
+/// The native save dialog (rfd, through the XDG desktop portal on Linux); blocks.
+pub fn native_save_picker() -> Option<std::path::PathBuf> {
+    rfd::FileDialog::new()
+        .set_file_name("memory_details.csv")
+        .add_filter("CSV", &["csv"])
+        .save_file()
 }
 
 fn parse_bound(text: &str) -> Result<Option<f64>, ()> {
@@ -353,13 +375,11 @@ fn pager_ui(ui: &mut egui::Ui, state: &mut ViewState, page: &TablePage) {
 fn export_csv(view: Arc<RankView>, q: TableQuery, cache: &mut TableCache, ctx: egui::Context) {
     cache.export_status = Some("choose where to save the CSV…".into());
     let (tx, rx) = std::sync::mpsc::channel();
+    let picker = cache.save_picker;
     let spawned = std::thread::Builder::new()
         .name("memsight-export".into())
         .spawn(move || {
-            let picked = rfd::FileDialog::new()
-                .set_file_name("memory_details.csv")
-                .add_filter("CSV", &["csv"])
-                .save_file();
+            let picked = picker();
             let status = match picked {
                 None => "export cancelled".to_string(),
                 Some(path) => {

@@ -1,0 +1,191 @@
+//! The details table's controls through egui_kittest: rows per page, jump to page, the size
+//! range filter, Export CSV… (with the save dialog answered at once), and the Host Name filter
+//! narrowing the rank list.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use common::{RawCsv, fixtures};
+use egui::accesskit::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::{NodeT, Queryable};
+use memsight::ui::MemsightApp;
+
+fn rank_dir() -> PathBuf {
+    common::first_subdir(&fixtures().join("torch_cluster"))
+}
+
+fn open(path: PathBuf) -> Harness<'static, MemsightApp> {
+    let mut app = MemsightApp::new(Some(path), Vec::new(), None);
+    app.wait_for_load();
+    let mut h = Harness::builder()
+        .with_size([1400.0, 900.0])
+        .with_max_steps(16)
+        .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
+    h.run();
+    h
+}
+
+/// (name, size KB) of every operator_memory row, in file order.
+fn raw_sizes() -> Vec<(String, f64)> {
+    let ops = RawCsv::read(&rank_dir().join("ASCEND_PROFILER_OUTPUT/operator_memory.csv"));
+    ops.rows
+        .iter()
+        .map(|r| (r[0].clone(), r[1].parse().unwrap()))
+        .collect()
+}
+
+fn type_into(h: &mut Harness<'_, MemsightApp>, label: &str, text: &str) {
+    h.get_by_role_and_label(Role::TextInput, label).click();
+    h.run();
+    h.get_by_role_and_label(Role::TextInput, label)
+        .type_text(text);
+    h.run();
+}
+
+#[test]
+fn rows_per_page_and_jump_to_page() {
+    let mut h = open(rank_dir());
+    let n = raw_sizes().len();
+    h.get_by_label(&format!("Page 1 of {}", n.div_ceil(10)));
+    h.get_by_label("rows per page").click();
+    h.run();
+    h.query_all_by_label("50")
+        .last()
+        .expect("the 50 option")
+        .click();
+    h.run();
+    assert_eq!(h.state().state.page_size, 50);
+    let pages = n.div_ceil(50);
+    h.get_by_label(&format!("Page 1 of {pages}"));
+    type_into(&mut h, "Go to page", "3");
+    h.get_by_label("Go").click();
+    h.run();
+    assert_eq!(h.state().state.page, 2);
+    h.get_by_label(&format!("Page 3 of {pages}"));
+    // Past the end goes to the last page.
+    type_into(&mut h, "Go to page", "100000");
+    h.get_by_label("Go").click();
+    h.run();
+    assert_eq!(h.state().state.page, pages - 1);
+    h.get_by_label("First").click();
+    h.run();
+    assert_eq!(h.state().state.page, 0);
+}
+
+fn export_path() -> PathBuf {
+    std::env::temp_dir().join(format!("memsight-ui-export-{}.csv", std::process::id()))
+}
+
+#[test]
+fn size_filter_and_export_csv_of_every_matching_row() {
+    let mut h = open(rank_dir());
+    h.state_mut().table.save_picker = || Some(export_path());
+    type_into(&mut h, "Min Size(KB)", "100");
+    type_into(&mut h, "Max Size(KB)", "20,000");
+    let want: Vec<usize> = raw_sizes()
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, kb))| (100.0..=20_000.0).contains(kb))
+        .map(|(i, _)| i)
+        .collect();
+    assert!(want.len() > 10, "more than a page matches");
+    h.get_by_label(&format!("{} rows", want.len()));
+
+    h.get_by_label("Export CSV…").click();
+    for _ in 0..500 {
+        h.step();
+        let done = h
+            .state()
+            .table
+            .export_status
+            .as_deref()
+            .is_some_and(|s| s.starts_with("wrote"));
+        if done {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let status = h.state().table.export_status.clone().unwrap_or_default();
+    assert_eq!(
+        status,
+        format!("wrote {} rows to {}", want.len(), export_path().display())
+    );
+    let written = std::fs::read_to_string(export_path()).unwrap();
+    std::fs::remove_file(export_path()).ok();
+    // Every matching row, not just the page, in file order, with names and sizes as in the file.
+    let raw = raw_sizes();
+    let lines: Vec<&str> = written.lines().collect();
+    assert_eq!(lines.len(), want.len() + 1);
+    assert!(lines[0].starts_with("Name,Size(KB),Allocation Time(ms)"));
+    for (line, &i) in lines[1..].iter().zip(&want) {
+        let cells: Vec<&str> = line.split(',').collect();
+        assert_eq!(cells[0], raw[i].0);
+        assert_eq!(cells[1].parse::<f64>().unwrap(), raw[i].1);
+    }
+    let view = h.state().view.clone().unwrap();
+    let rows: Vec<u32> = want.iter().map(|&i| i as u32).collect();
+    let mut expected = Vec::new();
+    memsight::export::write_rows_csv(&view.data, &rows, &mut expected).unwrap();
+    assert_eq!(written.as_bytes(), expected.as_slice());
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.path().is_dir() {
+            copy_dir(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+#[test]
+fn host_name_narrows_the_rank_list() {
+    // Two hosts: the cluster fixture's ranks, once as node0 and once as node1.
+    let tmp = tempfile::tempdir().unwrap();
+    for e in std::fs::read_dir(fixtures().join("torch_cluster")).unwrap() {
+        let name = e.unwrap().file_name().into_string().unwrap();
+        copy_dir(
+            &fixtures().join("torch_cluster").join(&name),
+            &tmp.path().join(&name),
+        );
+        let other = name.replacen("node0_", "node1_", 1).replacen("_4", "_5", 1);
+        copy_dir(
+            &fixtures().join("torch_cluster").join(&name),
+            &tmp.path().join(other),
+        );
+    }
+    let mut h = open(tmp.path().to_path_buf());
+    let ranks = |h: &Harness<'_, MemsightApp>| {
+        h.query_all_by_label_contains(" · NPU:")
+            .filter(|n| n.rect().min.y > 40.0)
+            .count()
+    };
+    h.get_by_label("Rank ID").click();
+    h.run();
+    assert_eq!(ranks(&h), 4, "all ranks of both hosts");
+    h.key_press(egui::Key::Escape);
+    h.run();
+    h.get_by_label("Host Name").click();
+    h.run();
+    h.query_all_by_label("node1")
+        .last()
+        .expect("the node1 option")
+        .click();
+    h.run();
+    assert_eq!(h.state().state.host.as_deref(), Some("node1"));
+    h.get_by_label("Rank ID").click();
+    h.run();
+    let listed: Vec<String> = h
+        .query_all_by_label_contains(" · NPU:")
+        .filter(|n| n.rect().min.y > 40.0)
+        .filter_map(|n| n.accesskit_node().label())
+        .collect();
+    assert_eq!(listed.len(), 2, "{listed:?}");
+    assert!(listed.iter().all(|l| l.ends_with("node1")), "{listed:?}");
+}
