@@ -73,6 +73,7 @@ pub struct MemsightApp {
     pub chart: ChartCache,
     /// The details table's state between frames.
     pub table: TableCache,
+    static_chart: panels::StaticChart,
     title: String,
     /// Self-timing (`MEMSIGHT_BENCH`), when asked for.
     pub bench: Option<super::bench::Bench>,
@@ -99,6 +100,7 @@ impl MemsightApp {
             ctx,
             chart: ChartCache::default(),
             table: TableCache::default(),
+            static_chart: panels::StaticChart::default(),
             title: String::new(),
             bench: None,
             picker: native_picker,
@@ -296,7 +298,7 @@ impl MemsightApp {
                 });
             egui::CentralPanel::default().frame(central).show(ui, |ui| {
                 if self.state.static_view {
-                    panels::static_chart_ui(ui, &view, &mut self.state);
+                    panels::static_chart_ui(ui, &view, &mut self.state, &mut self.static_chart);
                 } else {
                     chart_ui(ui, &view, &mut self.state, &mut self.chart);
                 }

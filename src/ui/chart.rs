@@ -11,6 +11,7 @@ use super::format::{MemUnit, grouped, ms};
 use super::reduction::{BACKGROUND_MIN_POINTS, ReductionCache};
 use super::state::ViewState;
 use super::step_line::StepLine;
+use super::zoom::{box_zoom, wheel_delta, wheel_zoom};
 use std::sync::Arc;
 
 use crate::analysis::{GroupBy, LodSeries, RankView};
@@ -339,27 +340,7 @@ pub fn chart_ui(
                         .width(1.0),
                 );
             }
-            // Drag-box zoom on time: from where the button went down to where the pointer is
-            // (both remembered: the frame the drag ends may have neither).
-            let mut zoom_to = None;
-            if plot_ui.response().dragged_by(PointerButton::Primary)
-                && let (Some(origin), Some(now)) = (press_origin, plot_ui.pointer_coordinate())
-            {
-                drag = Some((plot_ui.plot_from_screen(origin).x, now.x));
-            }
-            if let Some((from, to)) = drag {
-                let (a, b) = (from.min(to), from.max(to));
-                if plot_ui.response().drag_stopped() {
-                    zoom_to = Some((a, b));
-                    drag = None;
-                } else {
-                    plot_ui.span(
-                        Span::new("", a..=b)
-                            .fill(Color32::from_rgba_unmultiplied(90, 140, 255, 40))
-                            .border(egui::Stroke::new(1.0, Color32::from_rgb(90, 140, 255))),
-                    );
-                }
-            }
+            let zoom_to = box_zoom(plot_ui, press_origin, &mut drag);
             let b = plot_ui.plot_bounds();
             let pointer = plot_ui.pointer_coordinate();
             let clicked = plot_ui.response().clicked();
@@ -395,26 +376,7 @@ pub fn chart_ui(
         state.view_ms = Some((a, b));
         state.page = 0;
     }
-    // The mouse wheel zooms the time axis around the pointer (egui_plot only zooms on
-    // Ctrl+wheel or a pinch, which still work); y follows the data.
-    let dy = ui.input(|i| {
-        i.events
-            .iter()
-            .map(|e| match e {
-                egui::Event::MouseWheel {
-                    unit,
-                    delta,
-                    modifiers,
-                    ..
-                } if !modifiers.command => match unit {
-                    egui::MouseWheelUnit::Point => delta.y,
-                    egui::MouseWheelUnit::Line => delta.y * 50.0,
-                    egui::MouseWheelUnit::Page => delta.y * 400.0,
-                },
-                _ => 0.0,
-            })
-            .sum::<f32>()
-    });
+    let dy = wheel_delta(ui);
     if let Some(p) = pointer
         && dy != 0.0
         && response.response.contains_pointer()
@@ -444,25 +406,6 @@ pub fn chart_ui(
         });
     }
     stats_ui(ui, series, &visible, (t0, t1), unit);
-}
-
-/// The range after a wheel step of `dy` points (positive: zoom in) around time `at`, never
-/// beyond the rank's `full` extent; `None` once it covers all of it.
-fn wheel_zoom((a, b): (f64, f64), at: f64, dy: f64, full: (f64, f64)) -> Option<(f64, f64)> {
-    let factor = (dy / 200.0).exp();
-    let at = at.clamp(a, b);
-    let (mut lo, mut hi) = (at - (at - a) / factor, at + (b - at) / factor);
-    if hi - lo >= full.1 - full.0 {
-        return None;
-    }
-    // Zooming out near an edge slides the range back inside the rank.
-    if lo < full.0 {
-        (lo, hi) = (full.0, full.0 + (hi - lo));
-    }
-    if hi > full.1 {
-        (lo, hi) = (full.1 - (hi - lo), full.1);
-    }
-    Some((lo, hi))
 }
 
 /// Moves label rectangles (screen space) up until none overlaps another, lowest first, so each
@@ -537,21 +480,6 @@ fn stats_ui(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_wheel_zooms_around_the_pointer_and_stops_at_the_rank() {
-        let full = (0.0, 100.0);
-        let (a, b) = wheel_zoom((0.0, 100.0), 25.0, 200.0 * 2f64.ln(), full).unwrap();
-        assert!(
-            (a - 12.5).abs() < 1e-9 && (b - 62.5).abs() < 1e-9,
-            "{a} {b}"
-        );
-        // Out again from there: the whole rank.
-        assert_eq!(wheel_zoom((a, b), 25.0, -200.0 * 2f64.ln(), full), None);
-        // Out near the start slides right instead of leaving the rank.
-        let (a, b) = wheel_zoom((0.0, 10.0), 1.0, -200.0 * 2f64.ln(), full).unwrap();
-        assert!((a - 0.0).abs() < 1e-9 && (b - 20.0).abs() < 1e-9, "{a} {b}");
-    }
 
     #[test]
     fn labels_at_the_same_peak_are_stacked_without_overlap() {

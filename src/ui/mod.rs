@@ -6,6 +6,7 @@
 //! - [`panels`]: Live at cursor, the component peak table, the static view, load warnings.
 //! - [`reduction`]: the chart's reduced lines, computed off the UI thread for big ranks;
 //!   [`step_line`]: step curves drawn as pixel-snapped bars.
+//! - [`zoom`]: drag-box and wheel zoom of a chart's x axis.
 //! - [`state`]: the view state as plain data; [`format`]: numbers for reading;
 //!   [`loader`]: loading off the UI thread.
 
@@ -19,6 +20,7 @@ pub mod reduction;
 pub mod state;
 pub mod step_line;
 pub mod table;
+pub mod zoom;
 
 pub use app::MemsightApp;
 

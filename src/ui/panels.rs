@@ -9,6 +9,7 @@ use super::chart::series_color;
 use super::format::{bytes, grouped, ms};
 use super::state::ViewState;
 use super::step_line::StepLine;
+use super::zoom::{box_zoom, wheel_delta, wheel_zoom};
 use crate::analysis::{END_OF_GRAPH, RankView, live_at, static_ops_in_range};
 use crate::model::{MIB, NULL, ns_to_ms};
 
@@ -113,7 +114,12 @@ pub fn component_table_ui(ui: &mut egui::Ui, view: &RankView) {
 }
 
 /// The static graph: Size over node index and the Total Size line; box-zoom selects node indices.
-pub fn static_chart_ui(ui: &mut egui::Ui, view: &RankView, state: &mut ViewState) {
+pub fn static_chart_ui(
+    ui: &mut egui::Ui,
+    view: &RankView,
+    state: &mut ViewState,
+    chart: &mut StaticChart,
+) {
     let graphs = view.static_graphs();
     let Some(g) = graphs.get(state.graph) else {
         ui.label("This rank has no static graph.");
@@ -128,7 +134,16 @@ pub fn static_chart_ui(ui: &mut egui::Ui, view: &RankView, state: &mut ViewState
         pts.push([x, g.size[i] as f64 / MIB as f64]);
     }
     let reset = std::mem::take(&mut state.reset_zoom);
+    if reset {
+        state.static_range = None;
+    }
+    // A range set from outside (a graph switch, a reset, a test) is applied to the plot.
+    let apply = chart.shown != Some(state.static_range);
     let total = g.total;
+    let full = (0.0, g.end_index as f64 + 1.0);
+    let ymax = g.size.iter().copied().chain(total).max().unwrap_or(1) as f64 / MIB as f64 * 1.1;
+    let press_origin = ui.input(|i| i.pointer.press_origin());
+    let mut drag = chart.drag;
     let resp = Plot::new("memsight_static")
         .legend(egui_plot::Legend::default())
         .x_axis_label("Node Index")
@@ -136,36 +151,72 @@ pub fn static_chart_ui(ui: &mut egui::Ui, view: &RankView, state: &mut ViewState
         .allow_zoom([true, false])
         .allow_drag([true, false])
         .allow_scroll([true, false])
-        .boxed_zoom_pointer_button(PointerButton::Primary)
+        .allow_boxed_zoom(false)
+        .allow_double_click_reset(false)
         .pan_pointer_button(PointerButton::Secondary)
         .show_background(false)
         .show(ui, |plot_ui| {
-            if reset || state.static_range.is_none() {
-                let ymax = g.size.iter().copied().chain(total).max().unwrap_or(1) as f64
-                    / MIB as f64
-                    * 1.1;
-                plot_ui.set_plot_bounds(PlotBounds::from_min_max(
-                    [0.0, 0.0],
-                    [g.end_index as f64 + 1.0, ymax.max(1.0)],
-                ));
+            if apply {
+                let (a, b) = state.static_range.unwrap_or(full);
+                plot_ui.set_plot_bounds(PlotBounds::from_min_max([a, 0.0], [b, ymax.max(1.0)]));
             }
             plot_ui.add(StepLine::new("Size", &pts, series_color(0)));
             if let Some(t) = total {
                 plot_ui.hline(HLine::new("Total Size", t as f64 / MIB as f64));
             }
+            let zoom_to = box_zoom(plot_ui, press_origin, &mut drag);
             let b = plot_ui.plot_bounds();
-            (b.min()[0], b.max()[0])
+            let double = plot_ui.response().double_clicked();
+            (
+                b.min()[0],
+                b.max()[0],
+                plot_ui.pointer_coordinate(),
+                zoom_to,
+                double,
+            )
         });
-    let (a, b) = resp.inner;
-    let full = (0.0, g.end_index as f64 + 1.0);
-    let new = if (a - full.0).abs() < 1e-9 && (b - full.1).abs() < 1e-9 {
+    let (a, b, pointer, zoom_to, double) = resp.inner;
+    chart.drag = if ui.input(|i| i.pointer.any_down()) {
+        drag
+    } else {
+        None
+    };
+    let near = |x: f64, y: f64| (x - y).abs() < 1e-9;
+    let new = if near(a, full.0) && near(b, full.1) {
         None
     } else {
         Some((a, b))
     };
-    if new != state.static_range && !reset {
+    if !apply && new != state.static_range {
         state.static_range = new;
+        state.page = 0;
     }
+    chart.shown = Some(state.static_range);
+    let dy = wheel_delta(ui);
+    let requested = if double {
+        Some(None)
+    } else if let Some(r) = zoom_to.filter(|(a, b)| b - a > 0.5) {
+        Some(Some(r))
+    } else {
+        pointer
+            .filter(|_| dy != 0.0 && resp.response.contains_pointer())
+            .map(|p| wheel_zoom((a, b), p.x, f64::from(dy), full))
+    };
+    if let Some(r) = requested
+        && r != state.static_range
+    {
+        state.static_range = r;
+        state.page = 0;
+    }
+}
+
+/// The static chart's state between frames.
+#[derive(Default)]
+pub struct StaticChart {
+    /// The range applied to the plot last frame.
+    shown: Option<Option<(f64, f64)>>,
+    /// A drag-box zoom in progress (start, reached), in node indices.
+    drag: Option<(f64, f64)>,
 }
 
 /// The static graph's ops, filtered by the zoomed node-index range.

@@ -1,0 +1,109 @@
+//! The static-graph view (Graph ID selector, its op table filtered by the zoomed node range) and
+//! the load warnings one click away, through egui_kittest.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::{RawCsv, fixtures};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use memsight::ui::MemsightApp;
+
+fn open(path: PathBuf) -> Harness<'static, MemsightApp> {
+    let mut app = MemsightApp::new(Some(path), Vec::new(), None);
+    app.wait_for_load();
+    let mut h = Harness::builder()
+        .with_size([1400.0, 900.0])
+        .with_max_steps(16)
+        .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
+    h.run();
+    h
+}
+
+/// (graph id, node start, node end) of each static op of the MindSpore fixture's first rank
+/// (the TOTAL rows are the graphs' Total Size line, not ops).
+fn raw_static() -> Vec<(String, i64, i64)> {
+    let dir = common::first_subdir(&fixtures().join("mindspore"));
+    let ops = RawCsv::read(&dir.join("ASCEND_PROFILER_OUTPUT/static_op_mem.csv"));
+    let (g, s, e) = (
+        ops.col("Graph ID"),
+        ops.col("Node Index Start"),
+        ops.col("Node Index End"),
+    );
+    let name = ops.col("Op Name");
+    ops.rows
+        .iter()
+        .filter(|r| r[name] != "TOTAL")
+        .map(|r| (r[g].clone(), r[s].parse().unwrap(), r[e].parse().unwrap()))
+        .collect()
+}
+
+#[test]
+fn static_view_switches_graphs_and_filters_ops_by_node_range() {
+    let mut h = open(common::first_subdir(&fixtures().join("mindspore")));
+    let raw = raw_static();
+    let count = |graph: &str| raw.iter().filter(|r| r.0 == graph).count();
+    h.get_by_label("Static graph").click();
+    h.run();
+    h.get_by_label("Graph 0 ops");
+    h.get_by_label(&format!("{} rows", count("0")));
+
+    h.get_by_label("Graph ID").click();
+    h.run();
+    h.query_all_by_label("1")
+        .find(|n| n.rect().min.y < 200.0)
+        .expect("the graph 1 option")
+        .click();
+    h.run();
+    h.get_by_label("Graph 1 ops");
+    h.get_by_label(&format!("{} rows", count("1")));
+
+    // A zoom to node indices 5..=12 keeps ops starting or ending inside it.
+    h.state_mut().state.static_range = Some((5.0, 12.0));
+    h.run();
+    let inside = raw
+        .iter()
+        .filter(|r| r.0 == "1" && ((5..=12).contains(&r.1) || (5..=12).contains(&r.2)))
+        .count();
+    assert!(inside < count("1"), "the range must exclude something");
+    h.get_by_label(&format!("{inside} rows"));
+
+    // A drag-box on the chart picks the range the same way.
+    h.key_press(egui::Key::Escape);
+    h.run();
+    assert_eq!(h.state().state.static_range, None);
+    let (x0, x1) = (300.0, 700.0);
+    h.hover_at(egui::pos2(x0, 200.0));
+    h.run();
+    h.drag_at(egui::pos2(x0, 200.0));
+    for x in [400.0, 600.0, x1] {
+        h.hover_at(egui::pos2(x, 220.0));
+        h.step();
+    }
+    h.step();
+    h.drop_at(egui::pos2(x1, 220.0));
+    h.run();
+    let (a, b) = h.state().state.static_range.expect("a box zoom");
+    assert!(a > 0.0 && b > a, "{a}..{b}");
+    let (lo, hi) = (a.ceil() as i64, b.floor() as i64);
+    let inside = raw
+        .iter()
+        .filter(|r| r.0 == "1" && ((lo..=hi).contains(&r.1) || (lo..=hi).contains(&r.2)))
+        .count();
+    h.get_by_label(&format!("{inside} rows"));
+}
+
+#[test]
+fn load_warnings_are_one_click_away() {
+    let mut h = open(fixtures().join("malformed/bad_rows_ascend_pt"));
+    let view = h.state().view.clone().unwrap();
+    let n = view.data.report.warning_count();
+    assert!(n > 0);
+    h.get_by_label(&format!("⚠ {n} warnings")).click();
+    h.run();
+    // The skipped rows of each file, with the first bad line and why.
+    h.get_by_label_contains("line 4: 3 fields, the header has 7");
+    h.get_by_label_contains("line 3: Size(KB): missing");
+    h.get_by_label_contains("scientific notation");
+}
