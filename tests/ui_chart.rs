@@ -150,7 +150,9 @@ fn the_wheel_zooms_around_the_pointer_and_reset_returns() {
     let view = h.state().view.clone().unwrap();
     let (e0, e1) = view.time_extent();
     let full = (e1 - e0) as f64 / 1e6;
-    assert!(b - a < 0.8 * full, "{}", (b - a) / full);
+    // One wheel step of 120 points narrows the range by e^(120/200), exactly once.
+    let ratio = (b - a) / full;
+    assert!((ratio - (-0.6f64).exp()).abs() < 0.01, "{ratio}");
     // The time under the pointer stays under the pointer.
     let again = time_at(&mut h, x);
     let px = (b - a) / 1000.0;

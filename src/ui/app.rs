@@ -331,8 +331,9 @@ impl MemsightApp {
             (
                 i.consume_key(Modifiers::COMMAND, Key::O),
                 i.key_pressed(Key::Escape),
-                !typing && i.key_pressed(Key::ArrowLeft),
-                !typing && i.key_pressed(Key::ArrowRight),
+                // Consumed, so that a second pass of the frame does not turn the page again.
+                !typing && i.consume_key(Modifiers::NONE, Key::ArrowLeft),
+                !typing && i.consume_key(Modifiers::NONE, Key::ArrowRight),
                 !typing && i.events.iter().any(|e| matches!(e, egui::Event::Copy)),
             )
         });

@@ -11,7 +11,7 @@ use super::format::{MemUnit, grouped, ms};
 use super::reduction::{BACKGROUND_MIN_POINTS, ReductionCache};
 use super::state::ViewState;
 use super::step_line::StepLine;
-use super::zoom::{box_zoom, wheel_delta, wheel_zoom};
+use super::zoom::{box_zoom, take_wheel, wheel_zoom};
 use std::sync::Arc;
 
 use crate::analysis::{GroupBy, LodSeries, RankView};
@@ -191,7 +191,9 @@ pub fn chart_ui(
             state.reset_zoom = true;
         }
         ui.weak(format!("{} – {}", ms(v0), ms(v1)));
-        ui.weak("drag: box zoom · right-drag: pan · scroll: zoom · click: live at cursor");
+        ui.weak(
+            "drag: box zoom · wheel: zoom · right-drag or Shift+wheel: pan · click: live at cursor",
+        );
     });
     if let Some((drawn, total)) = sampled {
         ui.colored_label(
@@ -376,10 +378,10 @@ pub fn chart_ui(
         state.view_ms = Some((a, b));
         state.page = 0;
     }
-    let dy = wheel_delta(ui);
+    let over = response.response.contains_pointer();
+    let dy = if over { take_wheel(ui) } else { 0.0 };
     if let Some(p) = pointer
         && dy != 0.0
-        && response.response.contains_pointer()
     {
         let range = wheel_zoom((b0, b1), p.x, f64::from(dy), (full0, full1));
         if range != state.view_ms {

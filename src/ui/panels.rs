@@ -9,7 +9,7 @@ use super::chart::series_color;
 use super::format::{bytes, grouped, ms};
 use super::state::ViewState;
 use super::step_line::StepLine;
-use super::zoom::{box_zoom, wheel_delta, wheel_zoom};
+use super::zoom::{box_zoom, take_wheel, wheel_zoom};
 use crate::analysis::{END_OF_GRAPH, RankView, live_at, static_ops_in_range};
 use crate::model::{MIB, NULL, ns_to_ms};
 
@@ -192,14 +192,18 @@ pub fn static_chart_ui(
         state.page = 0;
     }
     chart.shown = Some(state.static_range);
-    let dy = wheel_delta(ui);
+    let dy = if resp.response.contains_pointer() {
+        take_wheel(ui)
+    } else {
+        0.0
+    };
     let requested = if double {
         Some(None)
     } else if let Some(r) = zoom_to.filter(|(a, b)| b - a > 0.5) {
         Some(Some(r))
     } else {
         pointer
-            .filter(|_| dy != 0.0 && resp.response.contains_pointer())
+            .filter(|_| dy != 0.0)
             .map(|p| wheel_zoom((a, b), p.x, f64::from(dy), full))
     };
     if let Some(r) = requested

@@ -33,26 +33,31 @@ pub fn box_zoom(
     None
 }
 
-/// This frame's vertical wheel movement in points (positive: zoom in), Ctrl+wheel excluded
-/// (egui_plot zooms with that itself).
-pub fn wheel_delta(ui: &egui::Ui) -> f32 {
-    ui.input(|i| {
-        i.events
+/// Takes this frame's vertical wheel movement in points (positive: zoom in) out of the input,
+/// so that a second pass of the frame (egui may run two) does not zoom again. Ctrl+wheel
+/// (egui_plot zooms with it itself) and Shift+wheel (egui turns it into a horizontal scroll: a
+/// pan) are left alone.
+pub fn take_wheel(ui: &egui::Ui) -> f32 {
+    let is_zoom = |e: &egui::Event| {
+        matches!(e, egui::Event::MouseWheel { modifiers, .. }
+            if !modifiers.command && !modifiers.shift)
+    };
+    ui.ctx().input_mut(|i| {
+        let dy = i
+            .events
             .iter()
+            .filter(|e| is_zoom(e))
             .map(|e| match e {
-                egui::Event::MouseWheel {
-                    unit,
-                    delta,
-                    modifiers,
-                    ..
-                } if !modifiers.command => match unit {
+                egui::Event::MouseWheel { unit, delta, .. } => match unit {
                     egui::MouseWheelUnit::Point => delta.y,
                     egui::MouseWheelUnit::Line => delta.y * 50.0,
                     egui::MouseWheelUnit::Page => delta.y * 400.0,
                 },
                 _ => 0.0,
             })
-            .sum::<f32>()
+            .sum::<f32>();
+        i.events.retain(|e| !is_zoom(e));
+        dy
     })
 }
 
