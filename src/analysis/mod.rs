@@ -11,7 +11,9 @@ pub mod view;
 
 pub use live::{LiveAt, LiveIndex, live_at};
 pub use lod::{DEFAULT_THRESHOLD, LodSeries, Reduced};
-pub use peaks::{ComponentPeak, Peak, component_peaks, peak, peak_in_window};
+pub use peaks::{
+    ComponentColumn, ComponentPeak, Peak, component_order, component_peaks, peak, peak_in_window,
+};
 pub use series::{
     GroupBy, Interpolation, Quantity, Series, build_series, operator_component, series_peaks,
 };

@@ -129,3 +129,57 @@ mod tests {
         assert_eq!(peak_in_window(&x, 9, 1), None);
     }
 }
+
+/// A column of the component peak table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ComponentColumn {
+    /// The component's name.
+    Component,
+    /// Its peak reserved memory.
+    Peak,
+    /// When the peak is first reached.
+    Time,
+}
+
+impl ComponentColumn {
+    /// The columns in display order.
+    pub const ALL: [ComponentColumn; 3] = [
+        ComponentColumn::Component,
+        ComponentColumn::Peak,
+        ComponentColumn::Time,
+    ];
+
+    /// The header, as in Insight.
+    pub fn header(self) -> &'static str {
+        match self {
+            ComponentColumn::Component => "Component",
+            ComponentColumn::Peak => "Peak Memory Reserved(MB)",
+            ComponentColumn::Time => "Timestamp(ms)",
+        }
+    }
+}
+
+/// Row order of the component table under `sort` (stable: ties keep the default order, which is
+/// largest peak first).
+pub fn component_order(
+    rows: &[ComponentPeak],
+    sort: Option<(ComponentColumn, super::SortDir)>,
+) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    if let Some((col, dir)) = sort {
+        order.sort_by(|&a, &b| {
+            let (x, y) = (&rows[a], &rows[b]);
+            let o = match col {
+                ComponentColumn::Component => x.component.cmp(&y.component),
+                ComponentColumn::Peak => x.peak.cmp(&y.peak),
+                ComponentColumn::Time => x.time.cmp(&y.time),
+            };
+            if dir == super::SortDir::Desc {
+                o.reverse()
+            } else {
+                o
+            }
+        });
+    }
+    order
+}

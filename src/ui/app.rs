@@ -291,7 +291,7 @@ impl MemsightApp {
                     if self.state.static_view {
                         panels::static_table_ui(ui, &view, &mut self.state);
                     } else if self.state.group_by == GroupBy::Component {
-                        panels::component_table_ui(ui, &view);
+                        panels::component_table_ui(ui, &view, &mut self.state);
                     } else {
                         details_ui(ui, &view, &mut self.state, &mut self.table);
                     }

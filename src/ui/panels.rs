@@ -10,7 +10,9 @@ use super::format::{bytes, grouped, ms};
 use super::state::ViewState;
 use super::step_line::StepLine;
 use super::zoom::{box_zoom, take_wheel, wheel_zoom};
-use crate::analysis::{END_OF_GRAPH, RankView, live_at, static_ops_in_range};
+use crate::analysis::{
+    ComponentColumn, END_OF_GRAPH, RankView, SortDir, component_order, live_at, static_ops_in_range,
+};
 use crate::model::{MIB, NULL, ns_to_ms};
 
 /// How many blocks and operators the Live panel lists.
@@ -76,14 +78,27 @@ pub fn live_ui(ui: &mut egui::Ui, view: &RankView, state: &mut ViewState) {
     });
 }
 
-/// Component mode: components whose peak reserved is ≥ 100 MB, with the first peak time.
-pub fn component_table_ui(ui: &mut egui::Ui, view: &RankView) {
-    ui.strong("Component peak memory (npu_module_mem, components ≥ 100 MB)");
+/// Component mode: components whose peak reserved is ≥ 100 MB, with the first peak time;
+/// sortable by any column and paginated like the details table (as in Insight).
+pub fn component_table_ui(ui: &mut egui::Ui, view: &RankView, state: &mut ViewState) {
     let rows = view.component_peaks();
+    ui.horizontal(|ui| {
+        ui.strong("Component peak memory (npu_module_mem, components ≥ 100 MB)");
+        ui.label(format!("{} rows", grouped(rows.len() as f64, 0)));
+    });
     if rows.is_empty() {
         ui.label("No component reaches 100 MB (or the rank has no npu_module_mem).");
         return;
     }
+    let order = component_order(rows, state.component_sort);
+    let pages = rows.len().div_ceil(state.page_size.max(1)).max(1);
+    state.page = state.page.min(pages - 1);
+    super::table::pager_ui(ui, state, rows.len());
+    let shown: Vec<usize> = order
+        .into_iter()
+        .skip(state.page * state.page_size)
+        .take(state.page_size)
+        .collect();
     let h = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
     TableBuilder::new(ui)
         .striped(true)
@@ -91,15 +106,30 @@ pub fn component_table_ui(ui: &mut egui::Ui, view: &RankView) {
         .column(TableColumn::auto())
         .column(TableColumn::auto())
         .header(h, |mut hr| {
-            for t in ["Component", "Peak Memory Reserved(MB)", "Timestamp(ms)"] {
+            for col in ComponentColumn::ALL {
+                let t = col.header();
                 hr.col(|ui| {
-                    ui.strong(t);
+                    let mark = match state.component_sort {
+                        Some((c, SortDir::Asc)) if c == col => " ⬆",
+                        Some((c, SortDir::Desc)) if c == col => " ⬇",
+                        _ => "",
+                    };
+                    if ui
+                        .add(
+                            egui::Button::new(format!("{t}{mark}"))
+                                .wrap_mode(egui::TextWrapMode::Extend),
+                        )
+                        .on_hover_text("Sort: ascending → descending → default order")
+                        .clicked()
+                    {
+                        state.cycle_component_sort(col);
+                    }
                 });
             }
         })
         .body(|body| {
-            body.rows(h, rows.len(), |mut row| {
-                let p = &rows[row.index()];
+            body.rows(h, shown.len(), |mut row| {
+                let p = &rows[shown[row.index()]];
                 row.col(|ui| {
                     ui.label(p.component.as_str());
                 });

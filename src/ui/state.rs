@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::analysis::{Column, GroupBy, SortDir};
+use crate::analysis::{Column, ComponentColumn, GroupBy, SortDir};
 
 /// Page sizes offered by the table.
 pub const PAGE_SIZES: [usize; 5] = [10, 20, 30, 50, 100];
@@ -51,6 +51,8 @@ pub struct ViewState {
     pub static_range: Option<(f64, f64)>,
     /// The warnings window is open.
     pub show_warnings: bool,
+    /// The component peak table's sort (`None`: largest peak first).
+    pub component_sort: Option<(ComponentColumn, SortDir)>,
 }
 
 impl Default for ViewState {
@@ -76,6 +78,7 @@ impl Default for ViewState {
             graph: 0,
             static_range: None,
             show_warnings: false,
+            component_sort: None,
         }
     }
 }
@@ -84,6 +87,16 @@ impl ViewState {
     /// A header click: ascending → descending → file order; another column starts ascending.
     pub fn cycle_sort(&mut self, col: Column) {
         self.sort = match self.sort {
+            Some((c, SortDir::Asc)) if c == col => Some((col, SortDir::Desc)),
+            Some((c, SortDir::Desc)) if c == col => None,
+            _ => Some((col, SortDir::Asc)),
+        };
+        self.page = 0;
+    }
+
+    /// A header click on the component table, cycling like [`Self::cycle_sort`].
+    pub fn cycle_component_sort(&mut self, col: ComponentColumn) {
+        self.component_sort = match self.component_sort {
             Some((c, SortDir::Asc)) if c == col => Some((col, SortDir::Desc)),
             Some((c, SortDir::Desc)) if c == col => None,
             _ => Some((col, SortDir::Asc)),

@@ -243,7 +243,7 @@ pub fn details_ui(
             ui.weak(s.as_str());
         }
     });
-    pager_ui(ui, state, &page);
+    pager_ui(ui, state, page.total);
     state.hovered_row = None;
     let text_h = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
     egui::ScrollArea::horizontal().show(ui, |ui| table_ui(ui, view, state, &page, text_h));
@@ -275,7 +275,10 @@ fn table_ui(
                         _ => "",
                     };
                     if ui
-                        .button(format!("{}{mark}", col.header()))
+                        .add(
+                            egui::Button::new(format!("{}{mark}", col.header()))
+                                .wrap_mode(egui::TextWrapMode::Extend),
+                        )
                         .on_hover_text("Sort: ascending → descending → file order")
                         .clicked()
                     {
@@ -312,8 +315,9 @@ fn table_ui(
         });
 }
 
-fn pager_ui(ui: &mut egui::Ui, state: &mut ViewState, page: &TablePage) {
-    let pages = page.pages(state.page_size);
+/// Rows per page, first / previous / next / last and jump to page, for `total` rows.
+pub fn pager_ui(ui: &mut egui::Ui, state: &mut ViewState, total: usize) {
+    let pages = total.div_ceil(state.page_size.max(1)).max(1);
     ui.horizontal(|ui| {
         egui::ComboBox::from_label("rows per page")
             .selected_text(state.page_size.to_string())
