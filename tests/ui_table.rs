@@ -264,3 +264,52 @@ fn component_table_sorts_by_any_column_and_pages() {
         asc[2..4.min(asc.len())].to_vec()
     );
 }
+
+#[test]
+fn a_big_ranks_first_sort_of_a_column_runs_in_the_background() {
+    let mut h = open(rank_dir());
+    h.state_mut().table.background_min_rows = 0; // every rank counts as big
+    h.get_by_label("Duration(ms)").click();
+    h.step(); // the click frame (the sort changes after the table asked for its page)
+    h.step(); // starts the sort
+    // Until the order is ready the table shows the last page and says it is sorting.
+    let view = h.state().view.clone().unwrap();
+    let col = memsight::analysis::Column::Duration;
+    let asc = memsight::analysis::SortDir::Asc;
+    if !view.sort_cache.is_cached(col, asc) {
+        h.get_by_label("sorting…");
+    }
+    for _ in 0..500 {
+        if view.sort_cache.is_cached(col, asc) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    h.run();
+    assert!(h.query_by_label("sorting…").is_none());
+    // The first row is now the shortest-lived block (missing durations sort last).
+    let ops = RawCsv::read(&rank_dir().join("ASCEND_PROFILER_OUTPUT/operator_memory.csv"));
+    let d = ops.col("Duration(us)");
+    let shortest = ops
+        .rows
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| !r[d].is_empty())
+        .min_by(|a, b| {
+            let (x, y): (f64, f64) = (a.1[d].parse().unwrap(), b.1[d].parse().unwrap());
+            x.total_cmp(&y).then(a.0.cmp(&b.0))
+        })
+        .map(|(i, _)| i as u32)
+        .unwrap();
+    h.get_by_label("Copy").click();
+    h.step();
+    let tsv = h.state().last_copy().unwrap().to_string();
+    let first = tsv.lines().nth(1).unwrap();
+    assert_eq!(
+        first,
+        memsight::export::rows_tsv(&view.data, &[shortest])
+            .lines()
+            .nth(1)
+            .unwrap()
+    );
+}

@@ -285,7 +285,14 @@ impl SortCache {
         SortCache::default()
     }
 
-    /// The stable order of all rows by `col` in `dir` (ties keep file order).
+    /// True when the order of `col` in `dir` is computed already.
+    pub fn is_cached(&self, col: Column, dir: SortDir) -> bool {
+        let ci = Column::ALL.iter().position(|&c| c == col).unwrap_or(0);
+        let di = usize::from(dir == SortDir::Desc);
+        self.orders[ci][di].get().is_some()
+    }
+
+    /// The stable order of all rows by `col` in `dir` (ties keep file order; computed once).
     pub fn order(&self, data: &RankData, col: Column, dir: SortDir) -> &[u32] {
         let ci = Column::ALL.iter().position(|&c| c == col).unwrap_or(0);
         let di = usize::from(dir == SortDir::Desc);

@@ -26,6 +26,11 @@ pub struct TableCache {
     export_done: Option<std::sync::mpsc::Receiver<String>>,
     /// The save dialog of Export CSV… ([`native_save_picker`] unless replaced).
     pub save_picker: fn() -> Option<std::path::PathBuf>,
+    /// Ranks with at least this many allocations sort a column on a thread of their own (the
+    /// first sort of a column of 2.6M rows takes ~0.1 s) while the table shows "sorting…".
+    pub background_min_rows: usize,
+    /// The (view, column, direction) being sorted in the background.
+    sorting: Option<(usize, Column, SortDir)>,
 }
 
 impl Default for TableCache {
@@ -37,6 +42,8 @@ impl Default for TableCache {
             export_status: None,
             export_done: None,
             save_picker: native_save_picker,
+            background_min_rows: 1_000_000,
+            sorting: None,
         }
     }
 }
@@ -90,9 +97,41 @@ pub fn query_for(state: &ViewState) -> TableQuery {
 impl TableCache {
     /// The page for `state`, clamping the page number to the last page. `moving` is set when
     /// the returned page is from before the current (still changing) window.
-    pub fn page(&mut self, view: &RankView, state: &mut ViewState, moving: &mut bool) -> TablePage {
-        let id = std::ptr::from_ref(view) as usize;
+    pub fn page(
+        &mut self,
+        view: &Arc<RankView>,
+        state: &mut ViewState,
+        moving: &mut bool,
+        wake: impl Fn() + Send + 'static,
+    ) -> TablePage {
+        let id = Arc::as_ptr(view) as usize;
         let q = query_for(state);
+        // A big rank's first sort of a column runs on a thread of its own; until it is done the
+        // table keeps showing the last page.
+        if let Some((col, dir)) = q.sort
+            && !view.sort_cache.is_cached(col, dir)
+            && view.data.operators.len() >= self.background_min_rows
+            && let Some((vid, _, page)) = &self.last
+            && *vid == id
+        {
+            if self.sorting != Some((id, col, dir)) {
+                self.sorting = Some((id, col, dir));
+                let job = Arc::clone(view);
+                let spawned = std::thread::Builder::new()
+                    .name("memsight-sort".into())
+                    .spawn(move || {
+                        job.sort_cache.order(&job.data, col, dir);
+                        wake();
+                    });
+                if spawned.is_err() {
+                    self.sorting = None;
+                }
+            }
+            if self.sorting.is_some() {
+                *moving = true;
+                return page.clone();
+            }
+        }
         let window_moved = self
             .seen_window
             .replace(q.window)
@@ -123,6 +162,14 @@ impl TableCache {
         }
         self.last = Some((id, q, page.clone()));
         page
+    }
+
+    /// True while the sort `state` asks for is computed in the background.
+    pub fn is_sorting(&self, view: &Arc<RankView>, state: &ViewState) -> bool {
+        state.sort.is_some_and(|(col, dir)| {
+            self.sorting == Some((Arc::as_ptr(view) as usize, col, dir))
+                && !view.sort_cache.is_cached(col, dir)
+        })
     }
 
     /// Copies the selected rows (or, with none selected, the current page) as TSV.
@@ -203,12 +250,18 @@ pub fn details_ui(
         }
     });
     let mut moving = false;
-    let page = cache.page(view, state, &mut moving);
-    if moving {
+    let ctx = ui.ctx().clone();
+    let page = cache.page(view, state, &mut moving, move || ctx.request_repaint());
+    let sorting = cache.is_sorting(view, state);
+    if moving && !sorting {
         ui.ctx().request_repaint(); // query once the view holds still
     }
     ui.horizontal_wrapped(|ui| {
         ui.label(format!("{} rows", grouped(page.total as f64, 0)));
+        if sorting {
+            ui.spinner();
+            ui.weak("sorting…");
+        }
         if state.view_ms.is_some() {
             ui.weak("(in the zoomed range)");
         }
