@@ -346,7 +346,9 @@ pub fn chart_ui(
             let b = plot_ui.plot_bounds();
             let pointer = plot_ui.pointer_coordinate();
             let clicked = plot_ui.response().clicked();
-            let double = plot_ui.response().double_clicked();
+            // A click just before (on the chart or elsewhere) makes egui count a double-click
+            // as a triple one; both reset.
+            let double = plot_ui.response().double_clicked() || plot_ui.response().triple_clicked();
             (b.min()[0], b.max()[0], pointer, clicked, double, zoom_to)
         });
     let (b0, b1, pointer, clicked, double, zoom_to) = response.inner;

@@ -196,7 +196,7 @@ pub fn static_chart_ui(
             }
             let zoom_to = box_zoom(plot_ui, press_origin, &mut drag);
             let b = plot_ui.plot_bounds();
-            let double = plot_ui.response().double_clicked();
+            let double = plot_ui.response().double_clicked() || plot_ui.response().triple_clicked();
             (
                 b.min()[0],
                 b.max()[0],
