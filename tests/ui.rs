@@ -21,14 +21,7 @@ fn rank_dir(k: usize) -> PathBuf {
 }
 
 fn open(path: PathBuf) -> Harness<'static, MemsightApp> {
-    let mut app = MemsightApp::new(Some(path), Vec::new(), None);
-    app.wait_for_load();
-    assert!(app.view.is_some(), "{:?}", app.error);
-    let mut h = Harness::builder()
-        .with_size([1400.0, 900.0])
-        .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
-    h.run();
-    h
+    common::open_app(path)
 }
 
 /// One raw operator_memory row: (name, size KB text, alloc ns, release ns).

@@ -9,17 +9,8 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use memsight::ui::MemsightApp;
 
-fn open() -> Harness<'static, MemsightApp> {
-    let dir = common::first_subdir(&fixtures().join("torch_cluster"));
-    let mut app = MemsightApp::new(Some(dir), Vec::new(), None);
-    app.wait_for_load();
-    let mut h = Harness::builder()
-        .with_size([1400.0, 900.0])
-        .with_max_steps(16) // the table waits for the view to hold still before re-querying
-        .with_step_dt(1.0 / 60.0) // real frame times: two clicks 0.5 s apart are not a double-click
-        .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
-    h.run();
-    h
+fn rank_dir() -> std::path::PathBuf {
+    common::first_subdir(&fixtures().join("torch_cluster"))
 }
 
 fn button(h: &Harness<'_, MemsightApp>, pos: Pos2, pressed: bool) {
@@ -55,7 +46,7 @@ fn in_chart(h: &Harness<'_, MemsightApp>, name: &str) -> usize {
 
 #[test]
 fn legend_entries_hide_and_show_series() {
-    let mut h = open();
+    let mut h = common::open_app(rank_dir());
     let stats_rows = |h: &Harness<'_, MemsightApp>| h.query_all_by_label("APP Reserved").count();
     let before = stats_rows(&h);
     assert_eq!(in_chart(&h, "APP Reserved"), 1, "one legend entry");
@@ -79,7 +70,7 @@ fn legend_entries_hide_and_show_series() {
 
 #[test]
 fn hovering_the_chart_reads_every_visible_series() {
-    let mut h = open();
+    let mut h = common::open_app(rank_dir());
     let t = time_at(&mut h, 700.0);
     h.hover_at(pos2(700.0, 200.0));
     h.run_steps(60); // tooltips wait until the pointer rests
@@ -107,7 +98,7 @@ fn hovering_the_chart_reads_every_visible_series() {
 
 #[test]
 fn dragging_a_box_zooms_to_its_time_range() {
-    let mut h = open();
+    let mut h = common::open_app(rank_dir());
     let (x0, x1) = (400.0, 900.0);
     let (t0, t1) = (time_at(&mut h, x0), time_at(&mut h, x1));
     h.hover_at(pos2(x0, 150.0));
@@ -132,7 +123,7 @@ fn dragging_a_box_zooms_to_its_time_range() {
 
 #[test]
 fn the_wheel_zooms_around_the_pointer_and_reset_returns() {
-    let mut h = open();
+    let mut h = common::open_app(rank_dir());
     let x = 500.0;
     let t = time_at(&mut h, x);
     h.hover_at(pos2(x, 200.0));

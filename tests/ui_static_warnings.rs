@@ -3,23 +3,8 @@
 
 mod common;
 
-use std::path::PathBuf;
-
 use common::{RawCsv, fixtures};
-use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use memsight::ui::MemsightApp;
-
-fn open(path: PathBuf) -> Harness<'static, MemsightApp> {
-    let mut app = MemsightApp::new(Some(path), Vec::new(), None);
-    app.wait_for_load();
-    let mut h = Harness::builder()
-        .with_size([1400.0, 900.0])
-        .with_max_steps(16)
-        .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
-    h.run();
-    h
-}
 
 /// (graph id, node start, node end) of each static op of the MindSpore fixture's first rank
 /// (the TOTAL rows are the graphs' Total Size line, not ops).
@@ -41,7 +26,7 @@ fn raw_static() -> Vec<(String, i64, i64)> {
 
 #[test]
 fn static_view_switches_graphs_and_filters_ops_by_node_range() {
-    let mut h = open(common::first_subdir(&fixtures().join("mindspore")));
+    let mut h = common::open_app(common::first_subdir(&fixtures().join("mindspore")));
     let raw = raw_static();
     let count = |graph: &str| raw.iter().filter(|r| r.0 == graph).count();
     h.get_by_label("Static graph").click();
@@ -96,7 +81,7 @@ fn static_view_switches_graphs_and_filters_ops_by_node_range() {
 
 #[test]
 fn load_warnings_are_one_click_away() {
-    let mut h = open(fixtures().join("malformed/bad_rows_ascend_pt"));
+    let mut h = common::open_app(fixtures().join("malformed/bad_rows_ascend_pt"));
     let view = h.state().view.clone().unwrap();
     let n = view.data.report.warning_count();
     assert!(n > 0);

@@ -17,17 +17,6 @@ fn rank_dir() -> PathBuf {
     common::first_subdir(&fixtures().join("torch_cluster"))
 }
 
-fn open(path: PathBuf) -> Harness<'static, MemsightApp> {
-    let mut app = MemsightApp::new(Some(path), Vec::new(), None);
-    app.wait_for_load();
-    let mut h = Harness::builder()
-        .with_size([1400.0, 900.0])
-        .with_max_steps(16)
-        .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
-    h.run();
-    h
-}
-
 /// (name, size KB) of every operator_memory row, in file order.
 fn raw_sizes() -> Vec<(String, f64)> {
     let ops = RawCsv::read(&rank_dir().join("ASCEND_PROFILER_OUTPUT/operator_memory.csv"));
@@ -47,7 +36,7 @@ fn type_into(h: &mut Harness<'_, MemsightApp>, label: &str, text: &str) {
 
 #[test]
 fn rows_per_page_and_jump_to_page() {
-    let mut h = open(rank_dir());
+    let mut h = common::open_app(rank_dir());
     let n = raw_sizes().len();
     h.get_by_label(&format!("Page 1 of {}", n.div_ceil(10)));
     h.get_by_label("rows per page").click();
@@ -81,7 +70,7 @@ fn export_path() -> PathBuf {
 
 #[test]
 fn size_filter_and_export_csv_of_every_matching_row() {
-    let mut h = open(rank_dir());
+    let mut h = common::open_app(rank_dir());
     h.state_mut().table.save_picker = || Some(export_path());
     type_into(&mut h, "Min Size(KB)", "100");
     type_into(&mut h, "Max Size(KB)", "20,000");
@@ -160,7 +149,7 @@ fn host_name_narrows_the_rank_list() {
             &tmp.path().join(other),
         );
     }
-    let mut h = open(tmp.path().to_path_buf());
+    let mut h = common::open_app(tmp.path().to_path_buf());
     let ranks = |h: &Harness<'_, MemsightApp>| {
         h.query_all_by_label_contains(" · NPU:")
             .filter(|n| n.rect().min.y > 40.0)
@@ -222,7 +211,7 @@ fn shown_components(h: &Harness<'_, MemsightApp>, names: &[String]) -> Vec<Strin
 
 #[test]
 fn component_table_sorts_by_any_column_and_pages() {
-    let mut h = open(rank_dir());
+    let mut h = common::open_app(rank_dir());
     h.state_mut().state.group_by = memsight::analysis::GroupBy::Component;
     h.run();
     let mut peaks = raw_component_peaks();
@@ -267,7 +256,7 @@ fn component_table_sorts_by_any_column_and_pages() {
 
 #[test]
 fn a_big_ranks_first_sort_of_a_column_runs_in_the_background() {
-    let mut h = open(rank_dir());
+    let mut h = common::open_app(rank_dir());
     h.state_mut().table.background_min_rows = 0; // every rank counts as big
     h.get_by_label("Duration(ms)").click();
     h.step(); // the click frame (the sort changes after the table asked for its page)

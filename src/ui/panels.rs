@@ -11,7 +11,7 @@ use super::state::ViewState;
 use super::step_line::StepLine;
 use super::zoom::{box_zoom, take_wheel, wheel_zoom};
 use crate::analysis::{
-    ComponentColumn, END_OF_GRAPH, RankView, SortDir, component_order, live_at, static_ops_in_range,
+    ComponentColumn, END_OF_GRAPH, RankView, component_order, live_at, static_ops_in_range,
 };
 use crate::model::{MIB, NULL, ns_to_ms};
 
@@ -107,21 +107,12 @@ pub fn component_table_ui(ui: &mut egui::Ui, view: &RankView, state: &mut ViewSt
         .column(TableColumn::auto())
         .header(h, |mut hr| {
             for col in ComponentColumn::ALL {
-                let t = col.header();
                 hr.col(|ui| {
-                    let mark = match state.component_sort {
-                        Some((c, SortDir::Asc)) if c == col => " ⬆",
-                        Some((c, SortDir::Desc)) if c == col => " ⬇",
-                        _ => "",
-                    };
-                    if ui
-                        .add(
-                            egui::Button::new(format!("{t}{mark}"))
-                                .wrap_mode(egui::TextWrapMode::Extend),
-                        )
-                        .on_hover_text("Sort: ascending → descending → default order")
-                        .clicked()
-                    {
+                    let dir = state
+                        .component_sort
+                        .filter(|(c, _)| *c == col)
+                        .map(|(_, d)| d);
+                    if super::table::sort_header(ui, col.header(), dir, "largest peak first") {
                         state.cycle_component_sort(col);
                     }
                 });

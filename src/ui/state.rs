@@ -83,24 +83,26 @@ impl Default for ViewState {
     }
 }
 
+/// The sort after a click on `col`'s header: ascending → descending → none; another column
+/// starts ascending.
+fn next_sort<C: PartialEq + Copy>(sort: Option<(C, SortDir)>, col: C) -> Option<(C, SortDir)> {
+    match sort {
+        Some((c, SortDir::Asc)) if c == col => Some((col, SortDir::Desc)),
+        Some((c, SortDir::Desc)) if c == col => None,
+        _ => Some((col, SortDir::Asc)),
+    }
+}
+
 impl ViewState {
     /// A header click: ascending → descending → file order; another column starts ascending.
     pub fn cycle_sort(&mut self, col: Column) {
-        self.sort = match self.sort {
-            Some((c, SortDir::Asc)) if c == col => Some((col, SortDir::Desc)),
-            Some((c, SortDir::Desc)) if c == col => None,
-            _ => Some((col, SortDir::Asc)),
-        };
+        self.sort = next_sort(self.sort, col);
         self.page = 0;
     }
 
     /// A header click on the component table, cycling like [`Self::cycle_sort`].
     pub fn cycle_component_sort(&mut self, col: ComponentColumn) {
-        self.component_sort = match self.component_sort {
-            Some((c, SortDir::Asc)) if c == col => Some((col, SortDir::Desc)),
-            Some((c, SortDir::Desc)) if c == col => None,
-            _ => Some((col, SortDir::Asc)),
-        };
+        self.component_sort = next_sort(self.component_sort, col);
         self.page = 0;
     }
 

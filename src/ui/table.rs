@@ -322,19 +322,8 @@ fn table_ui(
         .header(text_h + 4.0, |mut header| {
             for col in Column::ALL {
                 header.col(|ui| {
-                    let mark = match state.sort {
-                        Some((c, SortDir::Asc)) if c == col => " ⬆",
-                        Some((c, SortDir::Desc)) if c == col => " ⬇",
-                        _ => "",
-                    };
-                    if ui
-                        .add(
-                            egui::Button::new(format!("{}{mark}", col.header()))
-                                .wrap_mode(egui::TextWrapMode::Extend),
-                        )
-                        .on_hover_text("Sort: ascending → descending → file order")
-                        .clicked()
-                    {
+                    let dir = state.sort.filter(|(c, _)| *c == col).map(|(_, d)| d);
+                    if sort_header(ui, col.header(), dir, "file order") {
                         state.cycle_sort(col);
                     }
                 });
@@ -366,6 +355,19 @@ fn table_ui(
                 }
             });
         });
+}
+
+/// A sortable column's header button, marked ⬆/⬇ when sorted by it (`dir`); true when clicked.
+/// `default` names the order a third click returns to.
+pub fn sort_header(ui: &mut egui::Ui, title: &str, dir: Option<SortDir>, default: &str) -> bool {
+    let mark = match dir {
+        Some(SortDir::Asc) => " ⬆",
+        Some(SortDir::Desc) => " ⬇",
+        None => "",
+    };
+    ui.add(egui::Button::new(format!("{title}{mark}")).wrap_mode(egui::TextWrapMode::Extend))
+        .on_hover_text(format!("Sort: ascending → descending → {default}"))
+        .clicked()
 }
 
 /// Rows per page, first / previous / next / last and jump to page, for `total` rows.

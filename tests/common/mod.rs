@@ -164,3 +164,21 @@ pub fn memsight(args: &[&str]) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// The app on `path`, loaded, in a 1400×900 kittest harness with real frame times (1/60 s: a
+/// double-click is two clicks within 0.3 s) and room for the table's settle-then-query frames.
+pub fn open_app(path: PathBuf) -> egui_kittest::Harness<'static, memsight::ui::MemsightApp> {
+    let mut app = memsight::ui::MemsightApp::new(Some(path), Vec::new(), None);
+    app.wait_for_load();
+    assert!(app.view.is_some(), "{:?}", app.error);
+    let mut h = egui_kittest::Harness::builder()
+        .with_size([1400.0, 900.0])
+        .with_max_steps(16)
+        .with_step_dt(1.0 / 60.0)
+        .build_ui_state(
+            |ui, app: &mut memsight::ui::MemsightApp| app.ui_root(ui),
+            app,
+        );
+    h.run();
+    h
+}
