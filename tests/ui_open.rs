@@ -186,3 +186,34 @@ fn recent_folders_survive_a_restart_and_reopen() {
         vec![first.display().to_string(), second.display().to_string()]
     );
 }
+
+#[test]
+fn loading_shows_progress_and_cancel_stops_it() {
+    // Big enough that loading takes a few hundred ms, far longer than the frames below.
+    let tmp = tempfile::tempdir().unwrap();
+    let opts = memsight::generate::GenOptions {
+        allocs: 200_000,
+        ..Default::default()
+    };
+    memsight::generate::generate(tmp.path(), &opts).unwrap();
+    let app = MemsightApp::new(Some(tmp.path().to_path_buf()), Vec::new(), None);
+    let mut h = Harness::builder()
+        .with_size([1400.0, 900.0])
+        .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
+    h.step();
+    assert!(h.state().is_loading(), "the load outlasts the first frame");
+    h.get_by_label_contains("loading ");
+    h.get_by_label("Cancel").click();
+    h.step();
+    h.state_mut().wait_for_load();
+    h.step();
+    assert!(h.state().view.is_none(), "a cancelled load shows nothing");
+    assert!(!h.state().is_loading());
+    h.get_by_label("Loading was cancelled.");
+    // The app stays usable: the same folder opens when asked again.
+    let again = tmp.path().to_path_buf();
+    h.state_mut().open(again);
+    h.state_mut().wait_for_load();
+    h.step();
+    assert!(h.state().view.is_some(), "{:?}", h.state().error);
+}

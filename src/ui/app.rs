@@ -196,7 +196,12 @@ impl MemsightApp {
                 self.error = Some(e);
                 self.job = None;
             }
-            LoadMsg::Cancelled => self.job = None,
+            LoadMsg::Cancelled => {
+                self.job = None;
+                if self.view.is_none() {
+                    self.error = Some("Loading was cancelled.".into());
+                }
+            }
         }
     }
 
@@ -511,30 +516,38 @@ impl MemsightApp {
                     }
                 }
             }
-            if let Some(job) = &self.job {
+            if self.job.is_some() {
                 ui.separator();
-                let (done, total) = (job.control.bytes_done(), job.control.bytes_total());
-                let frac = if total > 0 {
-                    done as f32 / total as f32
-                } else {
-                    0.0
-                };
-                ui.add(
-                    egui::ProgressBar::new(frac)
-                        .desired_width(180.0)
-                        .text(format!(
-                            "loading {}: {} files, {} of {} MB",
-                            job.what,
-                            job.control.files_done(),
-                            done / (1 << 20),
-                            total / (1 << 20)
-                        )),
-                );
-                if ui.button("Cancel").clicked() {
-                    job.control.cancel();
-                }
+                self.progress_ui(ui);
             }
         });
+    }
+
+    /// The running load's progress (files and bytes read) and its Cancel button.
+    fn progress_ui(&self, ui: &mut egui::Ui) {
+        let Some(job) = &self.job else { return };
+        let (done, total) = (job.control.bytes_done(), job.control.bytes_total());
+        let frac = if total > 0 {
+            done as f32 / total as f32
+        } else {
+            0.0
+        };
+        let text = format!(
+            "loading {}: {} files, {} of {} MB",
+            job.what,
+            job.control.files_done(),
+            done / (1 << 20),
+            total / (1 << 20)
+        );
+        ui.add(
+            egui::ProgressBar::new(frac)
+                .desired_width(220.0)
+                .text(text.clone()),
+        )
+        .on_hover_text(text);
+        if ui.button("Cancel").clicked() {
+            job.control.cancel();
+        }
     }
 
     fn placeholder_ui(&mut self, ui: &mut egui::Ui) {
@@ -545,7 +558,13 @@ impl MemsightApp {
                 ui.colored_label(ui.visuals().error_fg_color, e.as_str());
             } else if self.job.is_some() {
                 ui.heading("Loading…");
-                ui.spinner();
+                ui.horizontal(|ui| {
+                    ui.spinner();
+                    // Once the ranks are known the parameter bar shows it.
+                    if self.profile.is_none() {
+                        self.progress_ui(ui);
+                    }
+                });
             } else {
                 ui.heading("memsight");
                 ui.label("Open a profiling folder (*_ascend_pt, *_ascend_ms, PROF_*, a cluster folder) or an ascend_pytorch_profiler*.db.");
