@@ -50,6 +50,8 @@ pub struct ChartCache {
     building: Option<(usize, GroupBy)>,
     /// A drag-box zoom in progress: the times (ms) where it started and has reached.
     drag: Option<(f64, f64)>,
+    /// The plot's width in physical pixels, last frame.
+    plot_px: Option<usize>,
     /// The range read back from the plot last frame: a different `state.view_ms` was set from
     /// outside (reset, a test, a jump) and must be applied to the plot.
     shown: Option<Option<(f64, f64)>>,
@@ -62,6 +64,7 @@ impl Default for ChartCache {
             background_min_rows: BACKGROUND_MIN_POINTS,
             building: None,
             drag: None,
+            plot_px: None,
             shown: None,
         }
     }
@@ -135,7 +138,13 @@ pub fn chart_ui(
     let (full0, full1) = (ns_to_ms(e0), ns_to_ms(e1));
     let (v0, v1) = state.view_ms.unwrap_or((full0, full1));
     let (t0, t1) = ((v0 * 1e6).floor() as i64, (v1 * 1e6).ceil() as i64);
-    let width = ui.available_width().max(100.0) as usize;
+    // One reduction column per physical pixel column of the plot (its frame as drawn last
+    // frame), so exact mode draws what every point would.
+    let ppp = ui.ctx().pixels_per_point();
+    let width = cache
+        .plot_px
+        .unwrap_or((ui.available_width() * ppp) as usize)
+        .max(100);
     let ctx = ui.ctx().clone();
     let Some(reduced) = cache
         .reduction
@@ -352,6 +361,11 @@ pub fn chart_ui(
             (b.min()[0], b.max()[0], pointer, clicked, double, zoom_to)
         });
     let (b0, b1, pointer, clicked, double, zoom_to) = response.inner;
+    let plot_px = (response.transform.frame().width() * ppp).round() as usize;
+    if cache.plot_px != Some(plot_px) {
+        cache.plot_px = Some(plot_px);
+        ui.ctx().request_repaint(); // reduce again for the plot's real width
+    }
     cache.drag = if ui.input(|i| i.pointer.any_down()) {
         drag
     } else {

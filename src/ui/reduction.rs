@@ -45,12 +45,30 @@ impl Target {
         (self.covered.1 - self.covered.0).max(1) as f64 / self.columns as f64
     }
 
-    /// True when this target serves window `[t0, t1]` of `source` at `ns_per_column`.
-    fn serves(&self, source: &Source, (t0, t1): (i64, i64), ns_per_column: f64) -> bool {
+    /// True when this target serves window `[t0, t1]` of `source` at `ns_per_column`: it covers
+    /// the window, at the same scale and on the same column grid (shifted by whole columns, as
+    /// a drag by whole pixels does), so its columns are the window's pixel columns. Sampled
+    /// lines promise less and are reused within 10 % of the scale, on any grid.
+    fn serves(
+        &self,
+        source: &Source,
+        (t0, t1): (i64, i64),
+        ns_per_column: f64,
+        sampled: bool,
+    ) -> bool {
+        let own = self.ns_per_column();
+        let same_scale = if sampled {
+            (ns_per_column / own - 1.0).abs() < 0.1
+        } else {
+            (ns_per_column / own - 1.0).abs() < 1e-6
+        };
+        let offset = (t0 - self.covered.0) as f64 / own;
+        let on_grid = sampled || (offset - offset.round()).abs() < 0.02;
         self.source == *source
             && t0 >= self.covered.0
             && t1 <= self.covered.1
-            && (ns_per_column / self.ns_per_column() - 1.0).abs() < 0.1
+            && same_scale
+            && on_grid
     }
 }
 
@@ -153,10 +171,10 @@ impl ReductionCache {
             }
         }
         let scale = (t1 - t0).max(1) as f64 / width.max(1) as f64;
-        let current_serves = self
-            .current
-            .as_ref()
-            .is_some_and(|c| c.target.serves(&source, (t0, t1), scale));
+        let current_serves = self.current.as_ref().is_some_and(|c| {
+            c.target
+                .serves(&source, (t0, t1), scale, c.sampled.is_some())
+        });
         if current_serves {
             return self.current.as_ref();
         }
@@ -189,7 +207,7 @@ impl ReductionCache {
         let pending_serves = self
             .pending
             .as_ref()
-            .is_some_and(|(p, _)| p.serves(&source, (t0, t1), scale));
+            .is_some_and(|(p, _)| p.serves(&source, (t0, t1), scale, true));
         if !pending_serves {
             let generation = self.generation.fetch_add(1, Ordering::Relaxed) + 1;
             let latest = Arc::clone(&self.generation);

@@ -100,6 +100,21 @@ fn step_bars(points: &[Pos2], half: f32, color: Color32) -> Mesh {
     bars.finish()
 }
 
+/// A screen position on the physical pixel grid of the plot `frame`: x to the left edge of
+/// its pixel column (counted from the frame's left, so that the columns are the ones the chart's
+/// M4 reduction is made for: every sample of a column lands on the same x, and a column's
+/// first/min/max/last draw exactly what all its samples would), y to the nearest pixel edge.
+/// Positions far outside the frame are clamped: their bars are clipped anyway.
+pub fn snap_to_pixel(p: Pos2, frame: Rect, ppp: f32) -> Pos2 {
+    let bound = frame.expand(16.0);
+    let x = p.x.clamp(bound.min.x, bound.max.x);
+    let y = p.y.clamp(bound.min.y, bound.max.y);
+    Pos2::new(
+        frame.min.x + ((x - frame.min.x) * ppp).floor() / ppp,
+        (y * ppp).round() / ppp,
+    )
+}
+
 impl PlotItem for StepLine {
     fn shapes(&self, ui: &Ui, transform: &PlotTransform, shapes: &mut Vec<Shape>) {
         let ppp = ui.ctx().pixels_per_point();
@@ -108,19 +123,11 @@ impl PlotItem for StepLine {
         } else {
             self.thickness
         };
-        // Points far outside the frame are clamped: their bars are clipped anyway.
-        let bound = transform.frame().expand(16.0);
-        let snap = |v: f32| (v * ppp).round() / ppp;
+        let frame = *transform.frame();
         let screen: Vec<Pos2> = self
             .points
             .iter()
-            .map(|p| {
-                let s = transform.position_from_point(p);
-                Pos2::new(
-                    snap(s.x.clamp(bound.min.x, bound.max.x)),
-                    snap(s.y.clamp(bound.min.y, bound.max.y)),
-                )
-            })
+            .map(|p| snap_to_pixel(transform.position_from_point(p), frame, ppp))
             .collect();
         let mesh = step_bars(&screen, thickness / 2.0 / ppp, self.color);
         if !mesh.is_empty() {
@@ -207,5 +214,77 @@ mod tests {
     fn a_flat_run_is_one_bar() {
         let r = rects(&[p(0.0, 5.0), p(10.0, 5.0), p(30.0, 5.0), p(31.0, 5.0)]);
         assert_eq!(r, vec![Rect::from_min_max(p(-1.0, 4.0), p(32.0, 6.0))]);
+    }
+
+    /// Pixels covered by the bars (pixel centres inside a rectangle), on a `w`×`h` grid.
+    fn coverage(mesh: &Mesh, w: usize, h: usize) -> Vec<bool> {
+        let mut px = vec![false; w * h];
+        for v in mesh.vertices.chunks(4) {
+            let r = Rect::from_two_pos(v[0].pos, v[3].pos);
+            for y in 0..h {
+                for x in 0..w {
+                    if r.contains(Pos2::new(x as f32 + 0.5, y as f32 + 0.5)) {
+                        px[y * w + x] = true;
+                    }
+                }
+            }
+        }
+        px
+    }
+
+    #[test]
+    fn an_exact_reduction_draws_the_same_pixels_as_every_point() {
+        use crate::analysis::{LodSeries, Series};
+        // A bursty random walk: many samples in some pixel columns, none in others.
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut s = Series::new("walk");
+        let (mut t, mut v) = (0i64, 500i64);
+        for _ in 0..20_000 {
+            let r = next();
+            t += if r % 7 == 0 { (r % 40_000) as i64 } else { (r % 50) as i64 };
+            v = (v + (r >> 8) as i64 % 41 - 20).clamp(0, 1000);
+            s.times.push(t);
+            s.values.push(v);
+        }
+        let lod = LodSeries::new(s.clone());
+        let (w, h) = (300usize, 120usize);
+        let frame = Rect::from_min_size(Pos2::ZERO, egui::vec2(w as f32, h as f32));
+        // A window in the middle, 1,000 ns per pixel column.
+        let t0 = s.times[s.times.len() / 3];
+        let t1 = t0 + 1000 * w as i64;
+        let to_screen = |t: i64, v: i64| {
+            Pos2::new(
+                ((t - t0) as f64 / 1000.0) as f32,
+                (h as f64 - 1.0 - v as f64 * (h as f64 - 2.0) / 1000.0) as f32,
+            )
+        };
+        let snapped = |pts: Vec<Pos2>| -> Vec<Pos2> {
+            pts.into_iter().map(|p| snap_to_pixel(p, frame, 1.0)).collect()
+        };
+        let every: Vec<Pos2> = s
+            .times
+            .iter()
+            .zip(&s.values)
+            .map(|(&t, &v)| to_screen(t, v))
+            .collect();
+        let r = lod.reduce(t0, t1, w, usize::MAX);
+        assert!(!r.sampled && r.times.len() < every.len() / 10);
+        let reduced: Vec<Pos2> = r
+            .times
+            .iter()
+            .zip(&r.values)
+            .map(|(&t, &v)| to_screen(t, v))
+            .collect();
+        let all = coverage(&step_bars(&snapped(every), 1.0, Color32::WHITE), w, h);
+        let few = coverage(&step_bars(&snapped(reduced), 1.0, Color32::WHITE), w, h);
+        let differ = all.iter().zip(&few).filter(|(a, b)| a != b).count();
+        assert_eq!(differ, 0, "pixels that differ");
+        assert!(all.iter().filter(|&&p| p).count() > w, "the curve is drawn");
     }
 }
