@@ -96,3 +96,35 @@ fn panning_inside_the_overscan_reuses_the_lines() {
         .covered();
     assert_eq!(moved, (out.0 - span, out.1 + span));
 }
+
+#[test]
+fn exact_lines_are_reused_only_on_the_same_pixel_grid() {
+    let view = view();
+    let (e0, e1) = view.time_extent();
+    let width = 400;
+    let span = (e1 - e0) / 10 / width as i64 * width as i64; // whole ns per column
+    let per_column = span / width as i64;
+    assert!(per_column >= 100, "{per_column}");
+    let window = (e0 + 3 * span, e0 + 4 * span);
+    let mut cache = ReductionCache::default();
+    let first = cache
+        .lines(&view, GroupBy::Overall, window, width, || {})
+        .unwrap();
+    assert!(first.sampled.is_none(), "exact mode");
+    let covered = first.covered();
+    // Whole columns (a drag by whole pixels): reused.
+    let by_columns = (window.0 + 7 * per_column, window.1 + 7 * per_column);
+    let again = cache
+        .lines(&view, GroupBy::Overall, by_columns, width, || {})
+        .unwrap()
+        .covered();
+    assert_eq!(again, covered);
+    // Half a column: the pixel columns no longer match the reduction's, so it is redone.
+    let by_half = (window.0 + per_column / 2, window.1 + per_column / 2);
+    let redone = cache
+        .lines(&view, GroupBy::Overall, by_half, width, || {})
+        .unwrap()
+        .covered();
+    assert_ne!(redone, covered);
+    assert_eq!(redone.0, by_half.0 - span);
+}

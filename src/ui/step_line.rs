@@ -247,7 +247,11 @@ mod tests {
         let (mut t, mut v) = (0i64, 500i64);
         for _ in 0..20_000 {
             let r = next();
-            t += if r % 7 == 0 { (r % 40_000) as i64 } else { (r % 50) as i64 };
+            t += if r % 7 == 0 {
+                (r % 40_000) as i64
+            } else {
+                (r % 50) as i64
+            };
             v = (v + (r >> 8) as i64 % 41 - 20).clamp(0, 1000);
             s.times.push(t);
             s.values.push(v);
@@ -265,7 +269,9 @@ mod tests {
             )
         };
         let snapped = |pts: Vec<Pos2>| -> Vec<Pos2> {
-            pts.into_iter().map(|p| snap_to_pixel(p, frame, 1.0)).collect()
+            pts.into_iter()
+                .map(|p| snap_to_pixel(p, frame, 1.0))
+                .collect()
         };
         let every: Vec<Pos2> = s
             .times
