@@ -170,3 +170,105 @@ fn the_wheel_zooms_around_the_pointer_and_reset_returns() {
     assert_eq!(h.state().state.view_ms, None);
     assert_eq!(h.state().state.cursor_ms, None);
 }
+
+#[test]
+fn window_statistics_match_the_raw_records() {
+    let h = common::open_app(rank_dir());
+    // APP Reserved over the whole rank, from the APP rows of memory_record.csv.
+    let raw = common::RawCsv::read(&rank_dir().join("ASCEND_PROFILER_OUTPUT/memory_record.csv"));
+    let reserved = raw.col("Total Reserved(MB)");
+    let app: Vec<f64> = raw
+        .rows
+        .iter()
+        .filter(|r| r[0] == "APP")
+        .map(|r| r[reserved].parse().unwrap())
+        .collect();
+    let fmt = |mb: f64| format!("{} MB", memsight::ui::format::grouped(mb, 2));
+    let min = app.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = app.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let delta = app[app.len() - 1] - app[0];
+    // The stats row of APP Reserved: its name, then min, max and change, left to right.
+    let name = h
+        .query_all_by_label("APP Reserved")
+        .max_by(|a, b| a.rect().min.y.total_cmp(&b.rect().min.y))
+        .unwrap();
+    let y = name.rect().center().y;
+    let mut row: Vec<(f32, String)> = h
+        .query_all_by_label_contains(" MB")
+        .filter(|n| (n.rect().center().y - y).abs() < 3.0)
+        .map(|n| (n.rect().min.x, n.value().unwrap_or_default()))
+        .collect();
+    row.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let cells: Vec<String> = row.into_iter().map(|c| c.1).collect();
+    assert_eq!(cells, vec![fmt(min), fmt(max), fmt(delta)]);
+}
+
+#[test]
+fn right_drag_pans_the_time_axis() {
+    let mut h = common::open_app(rank_dir());
+    let (t0, t1) = (time_at(&mut h, 400.0), time_at(&mut h, 900.0));
+    h.state_mut().state.view_ms = Some((t0, t1));
+    h.run();
+    // Time per pixel at this zoom, read off the chart the same way.
+    let per_px = (time_at(&mut h, 900.0) - time_at(&mut h, 400.0)) / 500.0;
+    let press = |h: &Harness<'_, MemsightApp>, pos: Pos2, pressed: bool| {
+        h.event(Event::PointerButton {
+            pos,
+            button: PointerButton::Secondary,
+            pressed,
+            modifiers: Modifiers::NONE,
+        });
+    };
+    h.hover_at(pos2(700.0, 200.0));
+    h.run();
+    press(&h, pos2(700.0, 200.0), true);
+    h.step();
+    for k in 1..=10 {
+        h.hover_at(pos2(700.0 - 10.0 * k as f32, 200.0));
+        h.step();
+    }
+    h.step();
+    press(&h, pos2(600.0, 200.0), false);
+    h.run();
+    // The content follows the pointer left (the first few pixels go to telling a drag from a
+    // click): the window moved right by up to 100 px of time.
+    let (a, b) = h.state().state.view_ms.expect("still zoomed");
+    let moved = (a - t0) / per_px;
+    assert!((80.0..=100.5).contains(&moved), "moved {moved} px");
+    assert!(((b - a) - (t1 - t0)).abs() < 1e-9, "a pan keeps the span");
+}
+
+#[test]
+fn a_sampled_window_says_so_and_zooming_in_makes_it_exact() {
+    let mut app = MemsightApp::new(Some(rank_dir()), Vec::new(), None);
+    app.wait_for_load();
+    app.chart.reduction.exact_max_points = 100; // the fixture's thousands of points are "many"
+    let mut h = Harness::builder()
+        .with_size([1400.0, 900.0])
+        .with_max_steps(16)
+        .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
+    h.run();
+    let view = h.state().view.clone().unwrap();
+    let series = view.series(memsight::analysis::GroupBy::Overall);
+    let total: usize = series.iter().map(|s| s.series.len()).sum();
+    let notice = h.get_by_label_contains("sampled (LTTB): showing ");
+    let text = notice.value().unwrap_or_default();
+    assert!(
+        text.ends_with(&format!(
+            " of {} points — zoom in for full detail",
+            memsight::ui::format::grouped(total as f64, 0)
+        )),
+        "{text}"
+    );
+    // A window with at most 100 points in every series is drawn exactly, without the notice.
+    let (e0, _) = view.time_extent();
+    let t = series
+        .iter()
+        .filter(|s| s.series.len() > 30)
+        .map(|s| s.series.times[30])
+        .min()
+        .unwrap();
+    h.state_mut().state.view_ms = Some((e0 as f64 / 1e6, t as f64 / 1e6));
+    h.run();
+    assert!(h.query_by_label_contains("sampled (LTTB)").is_none());
+}

@@ -110,7 +110,7 @@ fn exact_lines_are_reused_only_on_the_same_pixel_grid() {
     let first = cache
         .lines(&view, GroupBy::Overall, window, width, || {})
         .unwrap();
-    assert!(first.sampled.is_none(), "exact mode");
+    assert!(!first.sampled, "exact mode");
     let covered = first.covered();
     // Whole columns (a drag by whole pixels): reused.
     let by_columns = (window.0 + 7 * per_column, window.1 + 7 * per_column);

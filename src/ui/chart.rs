@@ -204,7 +204,14 @@ pub fn chart_ui(
             "drag: box zoom · wheel: zoom · right-drag or Shift+wheel: pan · click: live at cursor",
         );
     });
-    if let Some((drawn, total)) = sampled {
+    if sampled {
+        // Points drawn and points there are, in the window, of the shown series.
+        let (mut drawn, mut total) = (0usize, 0usize);
+        for ((s, line), _) in series.iter().zip(lines).zip(&visible).filter(|(_, v)| **v) {
+            let t = &s.series.times;
+            total += t.partition_point(|&x| x <= t1) - t.partition_point(|&x| x < t0);
+            drawn += line.partition_point(|p| p[0] <= v1) - line.partition_point(|p| p[0] < v0);
+        }
         ui.colored_label(
             ui.visuals().warn_fg_color,
             format!(

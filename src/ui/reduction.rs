@@ -78,8 +78,8 @@ pub struct Lines {
     target: Target,
     /// Points per series, (ms, bytes), in step shape.
     pub lines: Vec<Vec<[f64; 2]>>,
-    /// Points drawn / points in the covered range, when sampled.
-    pub sampled: Option<(usize, usize)>,
+    /// True when LTTB sampling was used (too many points in view for exact mode).
+    pub sampled: bool,
 }
 
 /// Step shape: hold each value until the next sample. A corner point is only needed where two
@@ -96,21 +96,16 @@ fn steps(times: &[i64], values: &[i64], min_gap_ns: i64) -> Vec<[f64; 2]> {
     out
 }
 
-fn reduce(series: &[LodSeries], target: Target) -> Lines {
+fn reduce(series: &[LodSeries], target: Target, exact_max: usize) -> Lines {
     use rayon::prelude::*;
     let (c0, c1) = target.covered;
     let columns = target.columns;
-    let threshold = DEFAULT_THRESHOLD.saturating_mul(columns / target.source.width.max(1));
+    let threshold = exact_max.saturating_mul(columns / target.source.width.max(1));
     let reduced: Vec<crate::analysis::Reduced> = series
         .par_iter()
         .map(|s| s.reduce(c0, c1, columns, threshold))
         .collect();
-    let sampled = reduced.iter().any(|r| r.sampled).then(|| {
-        (
-            reduced.iter().map(|r| r.times.len()).sum(),
-            reduced.iter().map(|r| r.visible).sum(),
-        )
-    });
+    let sampled = reduced.iter().any(|r| r.sampled);
     let lines = reduced
         .iter()
         .map(|r| steps(&r.times, &r.values, (c1 - c0) / columns as i64))
@@ -129,6 +124,8 @@ pub struct ReductionCache {
     generation: Arc<AtomicU64>,
     /// Series with at least this many points in all are reduced off the UI thread.
     pub background_min_points: usize,
+    /// Points in view up to which a series is drawn exactly; above, it is sampled.
+    pub exact_max_points: usize,
 }
 
 impl Default for ReductionCache {
@@ -138,6 +135,7 @@ impl Default for ReductionCache {
             pending: None,
             generation: Arc::new(AtomicU64::new(0)),
             background_min_points: BACKGROUND_MIN_POINTS,
+            exact_max_points: DEFAULT_THRESHOLD,
         }
     }
 }
@@ -172,10 +170,10 @@ impl ReductionCache {
             }
         }
         let scale = (t1 - t0).max(1) as f64 / width.max(1) as f64;
-        let current_serves = self.current.as_ref().is_some_and(|c| {
-            c.target
-                .serves(&source, (t0, t1), scale, c.sampled.is_some())
-        });
+        let current_serves = self
+            .current
+            .as_ref()
+            .is_some_and(|c| c.target.serves(&source, (t0, t1), scale, c.sampled));
         if current_serves {
             return self.current.as_ref();
         }
@@ -202,7 +200,7 @@ impl ReductionCache {
             // Small, or nothing to show meanwhile: reduce now.
             self.generation.fetch_add(1, Ordering::Relaxed);
             self.pending = None;
-            self.current = Some(reduce(series, target));
+            self.current = Some(reduce(series, target, self.exact_max_points));
             return self.current.as_ref();
         }
         let pending_serves = self
@@ -215,12 +213,13 @@ impl ReductionCache {
             let (tx, rx) = channel();
             let view = Arc::clone(view);
             let job = target.clone();
+            let exact_max = self.exact_max_points;
             rayon::spawn(move || {
                 // Superseded before it started: a newer window is already queued.
                 if latest.load(Ordering::Relaxed) != generation {
                     return;
                 }
-                let lines = reduce(view.series(group), job);
+                let lines = reduce(view.series(group), job, exact_max);
                 if tx.send(lines).is_ok() {
                     wake();
                 }
