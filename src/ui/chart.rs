@@ -2,6 +2,8 @@
 //! the level-of-detail reduction of the visible window, with peaks, a hover readout of every
 //! visible series, the hovered table row's lifetime, the cursor, and window statistics.
 
+use std::sync::Arc;
+
 use egui::{Color32, Id, PointerButton};
 use egui_plot::{
     ItemId, Legend, Plot, PlotBounds, PlotMemory, PlotPoint, Points, Span, Text, VLine,
@@ -12,8 +14,6 @@ use super::reduction::{BACKGROUND_MIN_POINTS, ReductionCache};
 use super::state::ViewState;
 use super::step_line::StepLine;
 use super::zoom::{box_zoom, take_wheel, wheel_zoom};
-use std::sync::Arc;
-
 use crate::analysis::{GroupBy, LodSeries, RankView};
 use crate::model::{NULL, ns_to_ms};
 
