@@ -128,3 +128,39 @@ fn exact_lines_are_reused_only_on_the_same_pixel_grid() {
     assert_ne!(redone, covered);
     assert_eq!(redone.0, by_half.0 - span);
 }
+
+#[test]
+fn a_big_ranks_pan_is_made_exact_once_the_view_holds_still() {
+    let view = view();
+    let (e0, e1) = view.time_extent();
+    let width = 400;
+    let span = (e1 - e0) / 10 / width as i64 * width as i64;
+    let per_column = span / width as i64;
+    let mut cache = ReductionCache::default();
+    cache.background_min_points = 0; // every rank counts as big
+    let window = (e0 + 3 * span, e0 + 4 * span);
+    let covered = cache
+        .lines(&view, GroupBy::Overall, window, width, || {})
+        .unwrap()
+        .covered();
+    // Moving by half a column: the lines a pixel off are drawn, nothing is started.
+    let moved = (window.0 + per_column / 2, window.1 + per_column / 2);
+    let during = cache
+        .lines(&view, GroupBy::Overall, moved, width, || {})
+        .unwrap()
+        .covered();
+    assert_eq!(during, covered);
+    assert!(!cache.is_pending());
+    // Held still for a frame: the exact reduction for the new grid starts, and arrives.
+    let (tx, rx) = std::sync::mpsc::channel();
+    cache.lines(&view, GroupBy::Overall, moved, width, move || {
+        let _ = tx.send(());
+    });
+    assert!(cache.is_pending());
+    rx.recv_timeout(Duration::from_secs(60)).unwrap();
+    let exact = cache
+        .lines(&view, GroupBy::Overall, moved, width, || {})
+        .unwrap()
+        .covered();
+    assert_eq!(exact, (moved.0 - span, moved.1 + span));
+}

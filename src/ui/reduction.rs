@@ -126,6 +126,8 @@ pub struct ReductionCache {
     pub background_min_points: usize,
     /// Points in view up to which a series is drawn exactly; above, it is sampled.
     pub exact_max_points: usize,
+    /// The window asked for last frame (to tell a view in motion from one held still).
+    last_window: Option<(i64, i64)>,
 }
 
 impl Default for ReductionCache {
@@ -136,6 +138,7 @@ impl Default for ReductionCache {
             generation: Arc::new(AtomicU64::new(0)),
             background_min_points: BACKGROUND_MIN_POINTS,
             exact_max_points: DEFAULT_THRESHOLD,
+            last_window: None,
         }
     }
 }
@@ -196,7 +199,20 @@ impl ReductionCache {
         };
         let series = view.series(group);
         let points: usize = series.iter().map(|s| s.series.len()).sum();
-        if points < self.background_min_points || !same_source {
+        let big = points >= self.background_min_points;
+        let held_still = self.last_window.replace((t0, t1)) == Some((t0, t1));
+        // A big rank's pan in progress keeps drawing lines that cover the window at this scale
+        // on a grid up to a pixel off, and makes them exact once the view holds still: a job a
+        // frame would only compete with drawing for the cores.
+        let nearly = self
+            .current
+            .as_ref()
+            .is_some_and(|c| c.target.serves(&source, (t0, t1), scale, true));
+        if big && nearly && !held_still {
+            wake(); // one more frame, to see whether the view holds still
+            return self.current.as_ref();
+        }
+        if !big || !same_source {
             // Small, or nothing to show meanwhile: reduce now.
             self.generation.fetch_add(1, Ordering::Relaxed);
             self.pending = None;
@@ -206,7 +222,7 @@ impl ReductionCache {
         let pending_serves = self
             .pending
             .as_ref()
-            .is_some_and(|(p, _)| p.serves(&source, (t0, t1), scale, true));
+            .is_some_and(|(p, _)| p.serves(&source, (t0, t1), scale, false));
         if !pending_serves {
             let generation = self.generation.fetch_add(1, Ordering::Relaxed) + 1;
             let latest = Arc::clone(&self.generation);
