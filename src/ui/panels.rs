@@ -146,14 +146,12 @@ pub fn static_chart_ui(
         ui.label("This rank has no static graph.");
         return;
     };
-    let mut pts: Vec<[f64; 2]> = Vec::with_capacity(g.node_index.len() * 2);
-    for i in 0..g.node_index.len() {
-        let x = g.node_index[i] as f64;
-        if i > 0 {
-            pts.push([x, g.size[i - 1] as f64 / MIB as f64]);
-        }
-        pts.push([x, g.size[i] as f64 / MIB as f64]);
-    }
+    let pts: Vec<[f64; 2]> = g
+        .node_index
+        .iter()
+        .zip(&g.size)
+        .map(|(&x, &v)| [x as f64, v as f64 / MIB as f64])
+        .collect();
     let reset = std::mem::take(&mut state.reset_zoom);
     if reset {
         state.static_range = None;

@@ -76,24 +76,11 @@ impl Target {
 /// Reduced, step-shaped lines of every series of a Group By.
 pub struct Lines {
     target: Target,
-    /// Points per series, (ms, bytes), in step shape.
+    /// Samples per series, (ms, bytes): each value holds until the next (the step is drawn by
+    /// `StepLine`).
     pub lines: Vec<Vec<[f64; 2]>>,
     /// True when LTTB sampling was used (too many points in view for exact mode).
     pub sampled: bool,
-}
-
-/// Step shape: hold each value until the next sample. A corner point is only needed where two
-/// samples are more than `min_gap_ns` (about a pixel) apart: closer ones draw the same either way.
-fn steps(times: &[i64], values: &[i64], min_gap_ns: i64) -> Vec<[f64; 2]> {
-    let mut out = Vec::with_capacity(times.len() + times.len() / 2);
-    for i in 0..times.len() {
-        let (t, v) = (ns_to_ms(times[i]), values[i] as f64);
-        if i > 0 && times[i] - times[i - 1] > min_gap_ns && values[i] != values[i - 1] {
-            out.push([t, values[i - 1] as f64]);
-        }
-        out.push([t, v]);
-    }
-    out
 }
 
 fn reduce(series: &[LodSeries], target: Target, exact_max: usize) -> Lines {
@@ -108,7 +95,13 @@ fn reduce(series: &[LodSeries], target: Target, exact_max: usize) -> Lines {
     let sampled = reduced.iter().any(|r| r.sampled);
     let lines = reduced
         .iter()
-        .map(|r| steps(&r.times, &r.values, (c1 - c0) / columns as i64))
+        .map(|r| {
+            r.times
+                .iter()
+                .zip(&r.values)
+                .map(|(&t, &v)| [ns_to_ms(t), v as f64])
+                .collect()
+        })
         .collect();
     Lines {
         target,
@@ -255,16 +248,5 @@ impl Lines {
     /// The time range (ns) these lines cover.
     pub fn covered(&self) -> (i64, i64) {
         self.target.covered
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn steps_add_corners_only_across_gaps() {
-        let s = steps(&[0, 1_000_000, 1_000_010], &[5, 7, 9], 100);
-        assert_eq!(s, vec![[0.0, 5.0], [1.0, 5.0], [1.0, 7.0], [1.00001, 9.0]]);
     }
 }

@@ -96,7 +96,9 @@ pub fn query_for(state: &ViewState) -> TableQuery {
 
 impl TableCache {
     /// The page for `state`, clamping the page number to the last page. `moving` is set when
-    /// the returned page is from before the current (still changing) window.
+    /// the returned page is from before the current (still changing) window. While a big
+    /// rank's column is sorted in the background the last page is returned, and `wake` is
+    /// called when the order is ready.
     pub fn page(
         &mut self,
         view: &Arc<RankView>,
@@ -128,8 +130,7 @@ impl TableCache {
                 }
             }
             if self.sorting.is_some() {
-                *moving = true;
-                return page.clone();
+                return page.clone(); // `wake` repaints when the order is ready
             }
         }
         let window_moved = self
@@ -253,7 +254,7 @@ pub fn details_ui(
     let ctx = ui.ctx().clone();
     let page = cache.page(view, state, &mut moving, move || ctx.request_repaint());
     let sorting = cache.is_sorting(view, state);
-    if moving && !sorting {
+    if moving {
         ui.ctx().request_repaint(); // query once the view holds still
     }
     ui.horizontal_wrapped(|ui| {
