@@ -146,17 +146,21 @@ fn rank_with_allocs(n: usize) -> RankData {
     }
 }
 
-fn live(c: &mut Criterion) {
-    let data = rank_with_allocs(1_000_000);
-    let span = data
-        .operators
+/// From the rank origin to the last allocation, ns.
+fn alloc_span(data: &RankData) -> i64 {
+    data.operators
         .alloc_time
         .iter()
         .copied()
         .filter(|&t| t != NULL)
         .max()
-        .unwrap()
-        - data.time_origin_ns;
+        .unwrap_or(data.time_origin_ns)
+        - data.time_origin_ns
+}
+
+fn live(c: &mut Criterion) {
+    let data = rank_with_allocs(1_000_000);
+    let span = alloc_span(&data);
     let mut g = c.benchmark_group("live_1M");
     g.sample_size(20);
     g.bench_function("build_index", |b| b.iter(|| LiveIndex::new(&data)));
@@ -169,15 +173,7 @@ fn live(c: &mut Criterion) {
 
 fn table(c: &mut Criterion) {
     let data = rank_with_allocs(1_000_000);
-    let span = data
-        .operators
-        .alloc_time
-        .iter()
-        .copied()
-        .filter(|&t| t != NULL)
-        .max()
-        .unwrap()
-        - data.time_origin_ns;
+    let span = alloc_span(&data);
     let q = TableQuery {
         window: Some((span / 4, span / 2)),
         name: "OP1".into(),

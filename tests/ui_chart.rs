@@ -88,11 +88,18 @@ fn hovering_the_chart_reads_every_visible_series() {
             "{} MB",
             memsight::ui::format::grouped(v as f64 / (1u64 << 20) as f64, 2)
         );
-        assert!(
-            h.query_all_by_label(&shown).count() >= 1,
-            "{} shows {shown}",
-            s.series.name
-        );
+        // The readout's row of this series (the legend's entry is at the left, the statistics
+        // below the chart): its value cell is on the same line.
+        let name = h
+            .query_all_by_label(&s.series.name)
+            .find(|n| n.rect().min.x > 600.0 && n.rect().min.y < 400.0)
+            .unwrap_or_else(|| panic!("{} in the readout", s.series.name));
+        let y = name.rect().center().y;
+        let cell = h
+            .query_all_by_label_contains(" MB")
+            .find(|n| (n.rect().center().y - y).abs() < 3.0 && n.rect().min.x > name.rect().min.x)
+            .and_then(|n| n.value());
+        assert_eq!(cell.as_deref(), Some(shown.as_str()), "{}", s.series.name);
     }
 }
 
