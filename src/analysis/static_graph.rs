@@ -58,7 +58,7 @@ pub fn static_graphs(data: &RankData) -> Vec<StaticGraph> {
                 .filter(|&n| n != END_OF_GRAPH && n != NULL)
                 .max()
                 .unwrap_or(0);
-            let end_index = max_index + 1;
+            let end_index = max_index.saturating_add(1);
             let mut deltas: Vec<(i64, i64)> = Vec::with_capacity(ops.len() * 2);
             for &i in &ops {
                 let (s, e, size) = (
@@ -70,13 +70,16 @@ pub fn static_graphs(data: &RankData) -> Vec<StaticGraph> {
                     continue;
                 }
                 deltas.push((s, size));
-                deltas.push((if e == END_OF_GRAPH { end_index } else { e }, -size));
+                deltas.push((
+                    if e == END_OF_GRAPH { end_index } else { e },
+                    size.saturating_neg(),
+                ));
             }
             deltas.sort_by_key(|d| d.0);
             let (mut node_index, mut size) = (Vec::new(), Vec::new());
             let mut run = 0i64;
             for (k, &(n, d)) in deltas.iter().enumerate() {
-                run += d;
+                run = run.saturating_add(d);
                 if deltas.get(k + 1).is_none_or(|next| next.0 != n) {
                     node_index.push(n);
                     size.push(run);

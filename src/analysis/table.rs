@@ -162,7 +162,7 @@ impl Column {
             return None;
         }
         let v = if self.is_time() {
-            v - data.time_origin_ns
+            v.saturating_sub(data.time_origin_ns)
         } else {
             v
         };

@@ -20,7 +20,7 @@ pub fn cell_text(data: &RankData, row: usize, col: Column) -> String {
             match col {
                 Column::Size => kib(v),
                 Column::AllocationTime | Column::ReleaseTime | Column::ActiveReleaseTime => {
-                    ms_exact(v - data.time_origin_ns)
+                    ms_exact(v.saturating_sub(data.time_origin_ns))
                 }
                 Column::Duration | Column::ActiveDuration => ms_exact(v),
                 _ => mib(v),

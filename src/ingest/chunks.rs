@@ -1,20 +1,24 @@
 //! Reading one big CSV file in parallel without holding it in memory.
 //!
-//! The file is read in blocks of [`BLOCK_BYTES`]. Each block is cut at the last record boundary
-//! (a newline outside double quotes) and split into pieces at record boundaries; the pieces are
-//! tokenized by the `csv` crate on rayon's threads, each into its own [`RowSink`], and the sinks come
-//! back in file order for the caller to merge. Memory stays at one block plus the parsed columns.
+//! The file is read in blocks of [`BLOCK_BYTES`]. Each block is cut after its last line break and
+//! split into pieces at line breaks; the pieces are split into cells ([`LineSplitter`]) on rayon's
+//! threads, each into its own [`RowSink`], and the sinks come back in file order for the caller to
+//! merge. Memory stays at two blocks plus the parsed columns, whatever the file holds:
+//!
+//! - the header is looked for in the first [`MAX_HEADER_BYTES`] only;
+//! - a line longer than a block is skipped (and reported) without being held;
+//! - every line is one record (the profilers never break a line inside a cell), so a stray
+//!   quote costs one row;
+//! - CR-only line breaks (classic Mac) are read as line breaks; UTF-16 files (Excel's "Unicode
+//!   text", with a BOM) are decoded to UTF-8 on the fly; TAB-separated files are read too.
 
-use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use csv::ByteRecord;
-
-/// The cells of one record, borrowed from the file's bytes.
-pub type Fields<'a> = [&'a [u8]];
 use rayon::prelude::*;
+
+pub use super::line_split::{Fields, LineSplitter, record_text};
 
 /// Bytes read per block.
 pub const BLOCK_BYTES: usize = 16 << 20;
@@ -75,57 +79,123 @@ pub enum ChunkError {
     Cancelled,
 }
 
+/// The longest header line looked for: a header is never megabytes.
+pub const MAX_HEADER_BYTES: usize = 1 << 20;
+
+/// Why a CSV file cannot be read as a table at all.
+#[derive(Debug, thiserror::Error)]
+pub enum CsvOpenError {
+    /// The file could not be opened or read.
+    #[error("{0}")]
+    Io(#[from] io::Error),
+    /// No line break in the first [`MAX_HEADER_BYTES`].
+    #[error("no header line in the first {} KiB (not a CSV file?)", MAX_HEADER_BYTES / 1024)]
+    NoHeaderLine,
+    /// The header is split by a separator memsight does not read.
+    #[error(
+        "the cells are separated by {0:?} (European Excel?); memsight reads comma-separated files: \
+         save it as \"CSV UTF-8 (comma delimited)\" or use the profiler's own file"
+    )]
+    Separator(char),
+}
+
 /// Receives the records of one piece of a file.
 pub trait RowSink: Send {
     /// One record; `at` is its byte offset within the piece. Turning offsets into line numbers
     /// costs a scan, so sinks keep offsets for the few rows they report and the reader converts
     /// them in [`RowSink::offsets_to_lines`].
     fn row(&mut self, rec: &Fields<'_>, at: u64);
+    /// A line that could not be split into cells (`reason`), at byte offset `at` as for `row`.
+    fn bad_line(&mut self, at: u64, reason: &str, line: &[u8]);
     /// Replaces every offset the sink kept by `line_of(offset)` (called in increasing order).
     fn offsets_to_lines(&mut self, line_of: &mut dyn FnMut(u64) -> u64);
     /// Empties the sink for the next piece, keeping its allocations.
     fn reset(&mut self);
 }
 
+/// Where a CSV file's bytes come from: a regular file, or memory (tests and fuzzing).
+type Source = Box<dyn Read + Send>;
+
 /// A CSV file with its header read.
 pub struct CsvFile {
-    file: File,
+    source: Source,
     /// Header cells, trimmed.
     header: Vec<String>,
+    delimiter: u8,
+    /// Line breaks are lone CRs: every CR is read as LF.
+    cr_only: bool,
+    /// The encoding the file was decoded from, when not UTF-8.
+    decoded_from: Option<&'static str>,
     carry: Vec<u8>,
     eof: bool,
-    next_line: u64,
 }
 
 impl CsvFile {
-    /// Opens `path` and reads its header (a UTF-8 BOM is dropped). An empty file has no header.
-    pub fn open(path: &Path) -> io::Result<CsvFile> {
-        let mut file = File::open(path)?;
+    /// Opens `path` (a regular file only: see [`super::safe_fs`]) and reads its header. An empty
+    /// file has no header cells.
+    pub fn open(path: &Path) -> Result<CsvFile, CsvOpenError> {
+        let file = super::safe_fs::open_regular(path)?;
+        Self::from_reader(Box::new(file))
+    }
+
+    /// Reads the header from any reader (an in-memory file in tests and fuzzing).
+    pub fn from_reader(source: Source) -> Result<CsvFile, CsvOpenError> {
+        let (mut source, decoded_from) = decode_utf16(source)?;
         let mut buf = Vec::with_capacity(64 << 10);
         let mut eof = false;
-        // Read until the first record boundary (the header line) is in the buffer.
+        let mut scanned = 0;
+        let mut cr_only = false;
+        // Read until the header's line break is in the buffer; scan each byte once.
         let header_end = loop {
-            if let Some(end) = first_boundary(&buf) {
-                break end;
+            if let Some(p) = memchr::memchr2(b'\n', b'\r', &buf[scanned..]) {
+                let pos = scanned + p;
+                if buf[pos] == b'\n' {
+                    break pos + 1;
+                }
+                match buf.get(pos + 1) {
+                    Some(b'\n') => break pos + 2,
+                    Some(_) => {
+                        cr_only = true;
+                        break pos + 1;
+                    }
+                    None if eof => break pos + 1,
+                    None => scanned = pos, // decide once the next byte is read
+                }
+            } else {
+                scanned = buf.len();
+                if eof {
+                    break buf.len();
+                }
             }
-            if eof {
-                break buf.len();
+            if buf.len() >= MAX_HEADER_BYTES {
+                return Err(CsvOpenError::NoHeaderLine);
             }
-            let got = read_some(&mut file, &mut buf, 64 << 10)?;
-            eof = got == 0;
+            eof = read_some(&mut source, &mut buf, 64 << 10)? == 0;
         };
         let mut header_bytes = &buf[..header_end];
         if header_bytes.starts_with(b"\xEF\xBB\xBF") {
             header_bytes = &header_bytes[3..];
         }
-        let header = parse_header(header_bytes);
-        let carry = buf[header_end..].to_vec();
+        while let Some(rest) = header_bytes
+            .strip_suffix(b"\n")
+            .or_else(|| header_bytes.strip_suffix(b"\r"))
+        {
+            header_bytes = rest;
+        }
+        let delimiter = delimiter_of(header_bytes)?;
+        let header = parse_header(header_bytes, delimiter);
+        let mut carry = buf[header_end..].to_vec();
+        if cr_only {
+            cr_to_lf(&mut carry);
+        }
         Ok(CsvFile {
-            file,
+            source,
             header,
+            delimiter,
+            cr_only,
+            decoded_from,
             carry,
             eof,
-            next_line: 2,
         })
     }
 
@@ -134,22 +204,31 @@ impl CsvFile {
         &self.header
     }
 
+    /// The cell separator (`,` or TAB).
+    pub fn delimiter(&self) -> u8 {
+        self.delimiter
+    }
+
+    /// The encoding the file was decoded from (`"UTF-16LE"`), `None` for UTF-8.
+    pub fn decoded_from(&self) -> Option<&'static str> {
+        self.decoded_from
+    }
+
     /// The index of the column named `name` (case-insensitive, spaces ignored).
     pub fn column(&self, name: &str) -> Option<usize> {
         column_index(&self.header, name)
     }
 
-    /// The first data record's cells (for discovery, which reads no more than that).
+    /// The first data record's cells (for discovery, which reads no more than that), if the
+    /// first line after the header is already in memory.
     pub fn first_record(&self) -> Option<Vec<Vec<u8>>> {
-        let mut rdr = csv::ReaderBuilder::new()
-            .has_headers(false)
-            .flexible(true)
-            .from_reader(&self.carry[..]);
-        let mut rec = ByteRecord::new();
-        match rdr.read_byte_record(&mut rec) {
-            Ok(true) => Some(rec.iter().map(<[u8]>::to_vec).collect()),
-            _ => None,
-        }
+        let end = memchr::memchr(b'\n', &self.carry).unwrap_or(self.carry.len());
+        let line = self.carry[..end]
+            .strip_suffix(b"\r")
+            .unwrap_or(&self.carry[..end]);
+        LineSplitter::new(self.delimiter).with_cells(line, |r| {
+            r.ok().map(|c| c.iter().map(|x| x.to_vec()).collect())
+        })
     }
 
     /// Reads every remaining record into sinks made by `make_sink` (one per piece; it gets the
@@ -168,6 +247,8 @@ impl CsvFile {
         F: Fn(usize) -> S + Sync,
     {
         let pieces_per_block = (rayon::current_num_threads() * 4).max(4);
+        let delimiter = self.delimiter;
+        let cr_only = self.cr_only;
         let mut cur = Block::new(BLOCK_BYTES.max(self.carry.len()));
         cur.data[..self.carry.len()].copy_from_slice(&self.carry);
         cur.filled = self.carry.len();
@@ -176,22 +257,38 @@ impl CsvFile {
         let mut pool: Vec<S> = Vec::new();
         let mut file_eof = self.eof;
         if !file_eof {
-            file_eof = cur.fill(&mut self.file)?;
+            file_eof = cur.fill(&mut self.source, cr_only)?;
         }
         control.add_done(cur.filled as u64);
+        let mut next_line: u64 = 2;
         loop {
             if control.is_cancelled() {
                 return Err(ChunkError::Cancelled);
             }
             let buf = &cur.data[..cur.filled];
-            let Some((cut, pieces, quoted)) = plan_block(buf, file_eof, pieces_per_block) else {
-                // One record longer than a block: grow it and read more.
-                let before = cur.filled;
-                cur.grow();
-                file_eof = cur.fill(&mut self.file)?;
-                control.add_done((cur.filled - before) as u64);
+            let cut = if file_eof {
+                buf.len()
+            } else if let Some(nl) = memchr::memrchr(b'\n', buf) {
+                nl + 1
+            } else {
+                // One line longer than a whole block: report it and drop it unread.
+                if pool.is_empty() {
+                    pool.push(make_sink(0));
+                }
+                let sink = &mut pool[0];
+                let reason = format!("line longer than {} MiB; skipped", buf.len() >> 20);
+                sink.bad_line(0, &reason, &buf[..buf.len().min(200)]);
+                sink.offsets_to_lines(&mut |_| next_line);
+                consume(sink);
+                sink.reset();
+                next_line += 1;
+                file_eof = cur.skip_past_line_break(&mut self.source, cr_only, control)?;
+                if file_eof && cur.filled == 0 {
+                    break;
+                }
                 continue;
             };
+            let pieces = split_at_line_breaks(buf, cut, pieces_per_block);
             // The unparsed tail starts the next block.
             let tail = &buf[cut..];
             next.ensure(tail.len() + BLOCK_BYTES);
@@ -201,6 +298,7 @@ impl CsvFile {
                 pool.push(make_sink(cut / pieces.len().max(1) + 1));
             }
             let sinks = &mut pool[..pieces.len()];
+            let source = &mut self.source;
             let (newlines, read) = rayon::join(
                 || {
                     sinks
@@ -208,11 +306,7 @@ impl CsvFile {
                         .zip(pieces.par_iter())
                         .map(|(sink, &(start, end))| {
                             let piece = &buf[start..end];
-                            if quoted {
-                                parse_quoted_piece(piece, sink);
-                            } else {
-                                parse_plain_piece(piece, sink);
-                            }
+                            parse_piece(piece, delimiter, sink);
                             bytecount::count(piece, b'\n') as u64
                         })
                         .collect::<Vec<u64>>()
@@ -221,18 +315,17 @@ impl CsvFile {
                     if file_eof {
                         Ok(true)
                     } else {
-                        next.fill(&mut self.file)
+                        next.fill(source, cr_only)
                     }
                 },
             );
-            let mut line = self.next_line;
+            let mut line = next_line;
             for ((sink, newlines), &(start, end)) in sinks.iter_mut().zip(newlines).zip(&pieces) {
                 let piece = &buf[start..end];
                 let mut counted = 0usize;
                 let mut at_line = line;
                 sink.offsets_to_lines(&mut |off| {
-                    // Inclusive: after a CR the csv crate reports the record at its LF.
-                    let off = (off as usize + 1).min(piece.len());
+                    let off = (off as usize).min(piece.len());
                     if off > counted {
                         at_line += bytecount::count(&piece[counted..off], b'\n') as u64;
                         counted = off;
@@ -243,7 +336,7 @@ impl CsvFile {
                 consume(sink);
                 sink.reset();
             }
-            self.next_line = line;
+            next_line = line;
             let before = next.filled;
             file_eof = read?;
             std::mem::swap(&mut cur, &mut next);
@@ -253,6 +346,59 @@ impl CsvFile {
             }
         }
         Ok(())
+    }
+}
+
+/// Wraps a source whose first bytes are a UTF-16 byte order mark in a decoder to UTF-8.
+fn decode_utf16(mut source: Source) -> io::Result<(Source, Option<&'static str>)> {
+    let mut head = Vec::with_capacity(2);
+    while head.len() < 2 {
+        let mut b = [0u8; 2];
+        let got = read_into(&mut source, &mut b[..2 - head.len()])?;
+        if got == 0 {
+            break;
+        }
+        head.extend_from_slice(&b[..got]);
+    }
+    let encoding = match head.as_slice() {
+        [0xFF, 0xFE] => Some(encoding_rs::UTF_16LE),
+        [0xFE, 0xFF] => Some(encoding_rs::UTF_16BE),
+        _ => None,
+    };
+    let rejoined: Source = Box::new(io::Cursor::new(head).chain(source));
+    Ok(match encoding {
+        Some(enc) => (
+            Box::new(
+                encoding_rs_io::DecodeReaderBytesBuilder::new()
+                    .encoding(Some(enc))
+                    .build(rejoined),
+            ),
+            Some(enc.name()),
+        ),
+        None => (rejoined, None),
+    })
+}
+
+/// The cell separator of a header line: `,`, else TAB (Excel's "Unicode text"); a header split
+/// only by `;` is refused with a message naming it.
+fn delimiter_of(header: &[u8]) -> Result<u8, CsvOpenError> {
+    if memchr::memchr(b',', header).is_some() {
+        Ok(b',')
+    } else if memchr::memchr(b'\t', header).is_some() {
+        Ok(b'\t')
+    } else if memchr::memchr(b';', header).is_some() {
+        Err(CsvOpenError::Separator(';'))
+    } else {
+        Ok(b',')
+    }
+}
+
+/// Every CR becomes LF (files whose line breaks are lone CRs).
+fn cr_to_lf(bytes: &mut [u8]) {
+    let mut from = 0;
+    while let Some(p) = memchr::memchr(b'\r', &bytes[from..]) {
+        bytes[from + p] = b'\n';
+        from += p + 1;
     }
 }
 
@@ -274,45 +420,50 @@ impl Block {
             self.data.resize(size, 0);
         }
     }
-    fn grow(&mut self) {
-        let n = self.data.len() * 2;
-        self.data.resize(n, 0);
-    }
     /// Reads until full or end of file; returns true at end of file.
-    fn fill(&mut self, file: &mut File) -> io::Result<bool> {
+    fn fill(&mut self, source: &mut Source, cr_only: bool) -> io::Result<bool> {
+        let start = self.filled;
+        let mut eof = false;
         while self.filled < self.data.len() {
-            let got = read_into(file, &mut self.data[self.filled..])?;
+            let got = read_into(source, &mut self.data[self.filled..])?;
             if got == 0 {
-                return Ok(true);
+                eof = true;
+                break;
             }
             self.filled += got;
         }
-        Ok(false)
+        if cr_only {
+            cr_to_lf(&mut self.data[start..self.filled]);
+        }
+        Ok(eof)
+    }
+    /// Drops bytes up to and including the next line break, reading as needed (the buffer's
+    /// bytes hold no line break). Keeps what follows it. Returns true at end of file.
+    fn skip_past_line_break(
+        &mut self,
+        source: &mut Source,
+        cr_only: bool,
+        control: &LoadControl,
+    ) -> io::Result<bool> {
+        loop {
+            self.filled = 0;
+            let eof = self.fill(source, cr_only)?;
+            control.add_done(self.filled as u64);
+            if let Some(nl) = memchr::memchr(b'\n', &self.data[..self.filled]) {
+                self.data.copy_within(nl + 1..self.filled, 0);
+                self.filled -= nl + 1;
+                return Ok(eof);
+            }
+            if eof {
+                self.filled = 0;
+                return Ok(true);
+            }
+        }
     }
 }
 
-/// Where to cut a block (after its last complete record; everything at end of file), how to
-/// split `[0, cut)` into about `n` pieces at record boundaries, and whether the block holds any
-/// double quote. `None` when no record ends in it.
-type BlockPlan = (usize, Vec<(usize, usize)>, bool);
-
-fn plan_block(buf: &[u8], eof: bool, n: usize) -> Option<BlockPlan> {
-    if memchr::memchr(b'"', buf).is_some() {
-        // Quoted cells may hold newlines: find record ends by tracking quotes.
-        let ends = record_ends(buf);
-        let cut = if eof {
-            buf.len()
-        } else {
-            ends.last().copied()?
-        };
-        let usable: Vec<usize> = ends.into_iter().filter(|&e| e <= cut).collect();
-        return Some((cut, split_pieces(cut, &usable, n), true));
-    }
-    let cut = if eof {
-        buf.len()
-    } else {
-        memchr::memrchr(b'\n', buf)? + 1
-    };
+/// Splits `[0, cut)` into about `n` pieces ending at line breaks.
+fn split_at_line_breaks(buf: &[u8], cut: usize, n: usize) -> Vec<(usize, usize)> {
     let mut pieces = Vec::with_capacity(n);
     let mut start = 0;
     for k in 1..n {
@@ -329,7 +480,7 @@ fn plan_block(buf: &[u8], eof: bool, n: usize) -> Option<BlockPlan> {
     if cut > start {
         pieces.push((start, cut));
     }
-    Some((cut, pieces, false))
+    pieces
 }
 
 /// Index of `name` in `header`, ignoring case and spaces (`Device_id` matches `Device_id`).
@@ -345,9 +496,9 @@ pub fn column_index(header: &[String], name: &str) -> Option<usize> {
 }
 
 /// Reads into `dst`, retrying on interruption; 0 means end of file.
-fn read_into(file: &mut File, dst: &mut [u8]) -> io::Result<usize> {
+fn read_into(source: &mut Source, dst: &mut [u8]) -> io::Result<usize> {
     loop {
-        match file.read(dst) {
+        match source.read(dst) {
             Ok(n) => return Ok(n),
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),
@@ -355,147 +506,64 @@ fn read_into(file: &mut File, dst: &mut [u8]) -> io::Result<usize> {
     }
 }
 
-fn read_some(file: &mut File, buf: &mut Vec<u8>, want: usize) -> io::Result<usize> {
+/// Appends up to `want` bytes to `buf`; returns how many (0 at end of file).
+fn read_some(source: &mut Source, buf: &mut Vec<u8>, want: usize) -> io::Result<usize> {
     let old = buf.len();
     buf.resize(old + want, 0);
-    let got = loop {
-        match file.read(&mut buf[old..]) {
-            Ok(n) => break n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => {
-                buf.truncate(old);
-                return Err(e);
-            }
-        }
-    };
-    buf.truncate(old + got);
-    Ok(got)
+    let got = read_into(source, &mut buf[old..]);
+    buf.truncate(old + *got.as_ref().unwrap_or(&0));
+    got
 }
 
-fn parse_header(bytes: &[u8]) -> Vec<String> {
-    let mut rdr = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .from_reader(bytes);
-    let mut rec = ByteRecord::new();
-    match rdr.read_byte_record(&mut rec) {
-        Ok(true) => rec
+fn parse_header(line: &[u8], delimiter: u8) -> Vec<String> {
+    if line.is_empty() {
+        return Vec::new();
+    }
+    let to_strings = |cells: &Fields<'_>| -> Vec<String> {
+        cells
             .iter()
             .map(|c| String::from_utf8_lossy(super::value::trim_cell(c)).into_owned())
-            .collect(),
-        _ => Vec::new(),
-    }
+            .collect()
+    };
+    let mut splitter = LineSplitter::new(delimiter);
+    splitter.with_cells(line, |r| match r {
+        Ok(cells) => to_strings(cells),
+        // A header with a stray quote: take its cells as they are (trim_cell drops quotes).
+        Err(_) => to_strings(&line.split(|&b| b == delimiter).collect::<Vec<_>>()),
+    })
 }
 
-/// End (exclusive) of the first record, if its newline is in `buf`.
-fn first_boundary(buf: &[u8]) -> Option<usize> {
-    let mut in_quotes = false;
-    for pos in memchr::memchr2_iter(b'"', b'\n', buf) {
-        if buf[pos] == b'"' {
-            in_quotes = !in_quotes;
-        } else if !in_quotes {
-            return Some(pos + 1);
-        }
-    }
-    None
-}
-
-/// Ends (exclusive) of every record in `buf`: positions after each newline outside quotes.
-fn record_ends(buf: &[u8]) -> Vec<usize> {
-    let mut ends = Vec::with_capacity(buf.len() / 64);
-    let mut in_quotes = false;
-    for pos in memchr::memchr2_iter(b'"', b'\n', buf) {
-        if buf[pos] == b'"' {
-            in_quotes = !in_quotes;
-        } else if !in_quotes {
-            ends.push(pos + 1);
-        }
-    }
-    ends
-}
-
-/// Splits `[0, cut)` into about `n` pieces at record ends.
-fn split_pieces(cut: usize, ends: &[usize], n: usize) -> Vec<(usize, usize)> {
-    let mut pieces = Vec::with_capacity(n);
-    let mut start = 0;
-    for k in 1..n {
-        let target = cut * k / n;
-        let idx = ends.partition_point(|&e| e <= target);
-        if idx == 0 {
-            continue;
-        }
-        let end = ends[idx - 1];
-        if end > start {
-            pieces.push((start, end));
-            start = end;
-        }
-    }
-    if cut > start {
-        pieces.push((start, cut));
-    }
-    pieces
-}
-
-/// A piece without any double quote: lines split on `\n`, cells on `,` (a trailing `\r` dropped).
-/// Faster than a general CSV tokenizer, and exact for such input.
-fn parse_plain_piece<S: RowSink>(bytes: &[u8], sink: &mut S) {
-    let mut fields: Vec<&[u8]> = Vec::with_capacity(32);
+/// Splits a piece (whole lines) into records; empty lines are skipped.
+fn parse_piece<S: RowSink>(bytes: &[u8], delimiter: u8, sink: &mut S) {
+    let mut splitter = LineSplitter::new(delimiter);
     let mut start = 0;
     while start < bytes.len() {
         let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |p| start + p);
-        let mut line = &bytes[start..end];
-        if let Some(stripped) = line.strip_suffix(b"\r") {
-            line = stripped;
-        }
+        let line = bytes[start..end]
+            .strip_suffix(b"\r")
+            .unwrap_or(&bytes[start..end]);
         if !line.is_empty() {
-            fields.clear();
-            fields.extend(line.split(|&b| b == b','));
-            sink.row(&fields, start as u64);
+            splitter.with_cells(line, |r| match r {
+                Ok(cells) => sink.row(cells, start as u64),
+                Err(reason) => sink.bad_line(start as u64, reason, line),
+            });
         }
         start = end + 1;
     }
 }
 
-/// A piece with quotes, through the `csv` crate (RFC 4180 quoting, escaped quotes, CRLF).
-fn parse_quoted_piece<S: RowSink>(bytes: &[u8], sink: &mut S) {
-    let mut rdr = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .from_reader(bytes);
-    let mut rec = ByteRecord::new();
-    loop {
-        match rdr.read_byte_record(&mut rec) {
-            Ok(true) => {
-                let at = rec.position().map_or(0, csv::Position::byte);
-                let fields: Vec<&[u8]> = rec.iter().collect();
-                sink.row(&fields, at);
-            }
-            Ok(false) => break,
-            // The csv crate only errors on I/O (impossible on a slice) or UTF-8 (not used for
-            // byte records); stop this piece rather than loop.
-            Err(_) => break,
-        }
-    }
-}
-
-/// The cells of a record joined by commas, for skipped-row reports.
-pub fn record_text(rec: &Fields<'_>) -> String {
-    let parts: Vec<String> = rec
-        .iter()
-        .map(|c| String::from_utf8_lossy(c).into_owned())
-        .collect();
-    parts.join(",")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Write;
 
+    /// Rows as (line, text); bad lines as (line, "!reason").
     struct Lines(Vec<(u64, String)>);
     impl RowSink for Lines {
         fn row(&mut self, rec: &Fields<'_>, at: u64) {
             self.0.push((at, record_text(rec)));
+        }
+        fn bad_line(&mut self, at: u64, reason: &str, _line: &[u8]) {
+            self.0.push((at, format!("!{reason}")));
         }
         fn offsets_to_lines(&mut self, line_of: &mut dyn FnMut(u64) -> u64) {
             for r in &mut self.0 {
@@ -508,9 +576,7 @@ mod tests {
     }
 
     fn read_all(content: &[u8]) -> (Vec<String>, Vec<(u64, String)>) {
-        let mut f = tempfile::NamedTempFile::new().unwrap();
-        f.write_all(content).unwrap();
-        let csv = CsvFile::open(f.path()).unwrap();
+        let csv = CsvFile::from_reader(Box::new(io::Cursor::new(content.to_vec()))).unwrap();
         let header = csv.header().to_vec();
         let mut rows = Vec::new();
         csv.read_rows(
@@ -522,20 +588,80 @@ mod tests {
         (header, rows)
     }
 
+    fn rows(v: &[(u64, &str)]) -> Vec<(u64, String)> {
+        v.iter().map(|(l, t)| (*l, t.to_string())).collect()
+    }
+
     #[test]
     fn header_bom_crlf_quotes_and_line_numbers() {
-        let (h, rows) =
-            read_all(b"\xEF\xBB\xBFa,\"b\",c\r\n1,\"x,y\",3\r\n4,5,6\r\n\"q\nq\",1\r\n7,8");
+        let (h, got) = read_all(b"\xEF\xBB\xBFa,\"b\",c\r\n1,\"x,y\",3\r\n4,5,6\r\n\r\n7,8");
         assert_eq!(h, vec!["a", "b", "c"]);
+        assert_eq!(got, rows(&[(2, "1,x,y,3"), (3, "4,5,6"), (5, "7,8")]));
+    }
+
+    #[test]
+    fn a_stray_quote_costs_one_line() {
+        let (_, got) = read_all(b"a,b\n1,\"2\n3,4\n5,\"6\"\n");
         assert_eq!(
-            rows,
-            vec![
-                (2, "1,x,y,3".to_string()),
-                (3, "4,5,6".to_string()),
-                (4, "q\nq,1".to_string()),
-                (6, "7,8".to_string())
-            ]
+            got,
+            rows(&[
+                (
+                    2,
+                    &format!("!{}", super::super::line_split::UNBALANCED_QUOTE)
+                ),
+                (3, "3,4"),
+                (4, "5,6")
+            ])
         );
+    }
+
+    #[test]
+    fn cr_only_line_breaks_are_read() {
+        let (h, got) = read_all(b"a,b\r1,2\r3,4\r");
+        assert_eq!(h, vec!["a", "b"]);
+        assert_eq!(got, rows(&[(2, "1,2"), (3, "3,4")]));
+    }
+
+    #[test]
+    fn utf16_files_are_decoded_and_tabs_split() {
+        let text = "Name\tSize(KB)\r\n算子\t1.5\r\n";
+        let mut le = vec![0xFF, 0xFE];
+        le.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
+        let (h, got) = read_all(&le);
+        assert_eq!(h, vec!["Name", "Size(KB)"]);
+        assert_eq!(got, rows(&[(2, "算子,1.5")]));
+        let mut be = vec![0xFE, 0xFF];
+        be.extend(text.encode_utf16().flat_map(u16::to_be_bytes));
+        assert_eq!(read_all(&be).1, got);
+    }
+
+    #[test]
+    fn semicolons_and_headerless_files_are_named() {
+        let open = |b: &[u8]| CsvFile::from_reader(Box::new(io::Cursor::new(b.to_vec())));
+        assert!(matches!(
+            open(b"Name;Size(KB)\nx;1,5\n"),
+            Err(CsvOpenError::Separator(';'))
+        ));
+        let long = vec![b'x'; MAX_HEADER_BYTES + 10];
+        assert!(matches!(open(&long), Err(CsvOpenError::NoHeaderLine)));
+    }
+
+    #[test]
+    fn a_line_longer_than_a_block_is_skipped_alone() {
+        let mut f = b"a,b\n1,2\n".to_vec();
+        // Longer than the two blocks a line may span.
+        f.extend(std::iter::repeat_n(b'x', 2 * BLOCK_BYTES + 5));
+        f.extend_from_slice(b"\n3,4\n");
+        let (_, got) = read_all(&f);
+        let short: Vec<(u64, String)> = got
+            .into_iter()
+            .map(|(l, t)| (l, t.chars().take(40).collect()))
+            .collect();
+        assert_eq!(short.len(), 3, "{short:?}");
+        assert_eq!(short[0], (2, "1,2".to_string()));
+        assert_eq!(short[1].0, 3);
+        assert!(short[1].1.contains("longer than"), "{:?}", short[1]);
+        assert_eq!(short[2], (4, "3,4".to_string()));
     }
 
     #[test]
@@ -549,34 +675,32 @@ mod tests {
         let mut s = String::from("i,v\n");
         let n = 400_000;
         for i in 0..n {
-            // Some quoted cells so both boundary paths run.
+            // Some quoted cells so both split paths run.
             if i % 1000 == 0 {
-                s.push_str(&format!("{i},\"q\nq\"\n"));
+                s.push_str(&format!("{i},\"q,q\"\n"));
             } else {
                 s.push_str(&format!("{i},{}\n", i * 2));
             }
         }
         let (_, rows) = read_all(s.as_bytes());
         assert_eq!(rows.len(), n);
-        let mut want_line = 2;
         for (k, (line, text)) in rows.iter().enumerate() {
             assert!(text.starts_with(&format!("{k},")), "row {k}: {text}");
-            assert_eq!(*line, want_line, "row {k}");
-            want_line += if k % 1000 == 0 { 2 } else { 1 };
+            assert_eq!(*line, k as u64 + 2, "row {k}");
         }
     }
 
     #[test]
     fn pieces_cover_the_block_exactly() {
-        let ends = vec![3, 7, 12, 20, 21, 30];
-        let p = split_pieces(30, &ends, 4);
-        let q = plan_block(b"ab\ncd\nef\ngh\nij", false, 3).unwrap();
-        assert_eq!(q, (12, vec![(0, 3), (3, 6), (6, 12)], false));
-        assert!(plan_block(b"no newline yet", false, 3).is_none());
+        let buf = b"ab\ncd\nef\ngh\nij\nkl\n";
+        let p = split_at_line_breaks(buf, buf.len(), 4);
         assert_eq!(p.first().unwrap().0, 0);
-        assert_eq!(p.last().unwrap().1, 30);
+        assert_eq!(p.last().unwrap().1, buf.len());
         for w in p.windows(2) {
             assert_eq!(w[0].1, w[1].0);
+        }
+        for (_, e) in &p {
+            assert_eq!(buf[e - 1], b'\n');
         }
     }
 }

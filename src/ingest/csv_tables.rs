@@ -3,8 +3,11 @@
 
 use std::path::Path;
 
-use super::chunks::{ChunkError, CsvFile, Fields, LoadControl, RowSink, column_index, record_text};
+use super::chunks::{
+    ChunkError, CsvFile, CsvOpenError, Fields, LoadControl, RowSink, column_index, record_text,
+};
 use super::report::{FileReport, SkippedRows};
+use super::time_window::{self, TimeWindow};
 use super::value::{device_id, parse_scaled, trim_cell};
 use crate::model::{
     Component, Interner, MIB, MemoryRecords, ModuleMemory, NULL, NameId, OperatorMemory,
@@ -32,11 +35,19 @@ pub enum FileError {
         /// The header found.
         header: String,
     },
-    /// The file is empty (0 bytes or no header).
+    /// The file is empty (0 bytes).
     #[error("{path}: the file is empty")]
     Empty {
         /// The file.
         path: String,
+    },
+    /// The file is not a table memsight can read; the reason says why and what to do.
+    #[error("{path}: {reason}")]
+    Unusable {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        reason: String,
     },
     /// The user cancelled.
     #[error("cancelled")]
@@ -52,6 +63,8 @@ pub struct FileOutcome {
     pub lossy_timestamps: bool,
     /// The device id of the first row that names one.
     pub device: Option<String>,
+    /// Things the user should know about how the file was read (decoded encodings).
+    pub notes: Vec<String>,
 }
 
 /// Size units a column header can declare.
@@ -121,9 +134,52 @@ fn num(
     }
 }
 
+/// A timestamp cell (µs) as ns, NULL when missing; outside `window` it is an error: one
+/// corrupt time must not move the rank's origin.
+#[inline]
+fn time_num(
+    rec: &Fields<'_>,
+    idx: Option<usize>,
+    window: TimeWindow,
+    lossy: &mut bool,
+    col: &str,
+) -> Result<i64, String> {
+    let t = num(rec, idx, 1000, lossy, col)?;
+    if t != NULL && !window.contains(t) {
+        let text = String::from_utf8_lossy(trim_cell(cell(rec, idx))).into_owned();
+        return Err(window.reject_reason(col, &text));
+    }
+    Ok(t)
+}
+
+/// What parsing rows noticed besides their values.
+#[derive(Debug, Default, Clone, Copy)]
+struct RowFlags {
+    /// Some timestamp used scientific notation.
+    lossy_time: bool,
+    /// Some name was not UTF-8 (decoded as GB18030).
+    not_utf8: bool,
+}
+
+/// Interns a name cell. A cell that is not UTF-8 is decoded as GB18030 (what Chinese Windows
+/// tools and Excel write) and flagged, so the file gets one warning instead of silent mojibake.
+fn intern_name(names: &mut Interner, cell: &[u8], flags: &mut RowFlags) -> NameId {
+    names.intern_bytes_with(cell, |b| match std::str::from_utf8(b) {
+        Ok(s) => s.into(),
+        Err(_) => {
+            flags.not_utf8 = true;
+            encoding_rs::GB18030
+                .decode_without_bom_handling(b)
+                .0
+                .into_owned()
+                .into()
+        }
+    })
+}
+
 /// Parses one record into local columns, or says why not (then nothing is pushed).
 trait RowParser: Send {
-    fn parse(&mut self, rec: &Fields<'_>, lossy: &mut bool) -> Result<(), String>;
+    fn parse(&mut self, rec: &Fields<'_>, flags: &mut RowFlags) -> Result<(), String>;
     /// Forgets piece-local state (ids of local interners); columns are already drained.
     fn reset(&mut self);
 }
@@ -132,8 +188,11 @@ struct Sink<P> {
     parser: P,
     skipped: SkippedRows,
     rows: u64,
-    lossy: bool,
+    flags: RowFlags,
+    /// Header cells without trailing empty names: fewer cells is a short row.
     min_fields: usize,
+    /// Header cells: more cells (unless empty) is a row with an unquoted delimiter in a value.
+    max_fields: usize,
     device_col: Option<usize>,
     device: Option<String>,
 }
@@ -143,8 +202,13 @@ impl<P: RowParser> RowSink for Sink<P> {
         self.parser.reset();
         self.skipped = SkippedRows::default();
         self.rows = 0;
-        self.lossy = false;
+        self.flags = RowFlags::default();
         self.device = None;
+    }
+
+    fn bad_line(&mut self, at: u64, reason: &str, line: &[u8]) {
+        self.skipped
+            .add(at, reason, || String::from_utf8_lossy(line).into_owned());
     }
 
     fn offsets_to_lines(&mut self, line_of: &mut dyn FnMut(u64) -> u64) {
@@ -163,7 +227,20 @@ impl<P: RowParser> RowSink for Sink<P> {
             self.skipped.add(line, msg, || record_text(rec));
             return;
         }
-        match self.parser.parse(rec, &mut self.lossy) {
+        if rec.len() > self.max_fields
+            && rec[self.max_fields..]
+                .iter()
+                .any(|c| !trim_cell(c).is_empty())
+        {
+            let msg = format!(
+                "{} fields, the header has {} (a value with an unquoted comma?)",
+                rec.len(),
+                self.max_fields
+            );
+            self.skipped.add(line, msg, || record_text(rec));
+            return;
+        }
+        match self.parser.parse(rec, &mut self.flags) {
             Ok(()) => {
                 self.rows += 1;
                 if self.device.is_none() {
@@ -187,13 +264,32 @@ fn significant_len(header: &[String]) -> usize {
 }
 
 fn open(path: &Path) -> Result<CsvFile, FileError> {
-    let csv = CsvFile::open(path).map_err(|e| FileError::Io {
-        path: path.display().to_string(),
-        source: e,
+    let shown = || path.display().to_string();
+    let csv = CsvFile::open(path).map_err(|e| match e {
+        CsvOpenError::Io(source) => FileError::Io {
+            path: shown(),
+            source,
+        },
+        other => FileError::Unusable {
+            path: shown(),
+            reason: other.to_string(),
+        },
     })?;
+    if csv.header().is_empty() {
+        let empty = std::fs::metadata(path).is_ok_and(|m| m.len() == 0);
+        return Err(if empty {
+            FileError::Empty { path: shown() }
+        } else {
+            FileError::Unusable {
+                path: shown(),
+                reason: "the first line (the header) is empty".into(),
+            }
+        });
+    }
     if csv.header().iter().all(String::is_empty) {
-        return Err(FileError::Empty {
-            path: path.display().to_string(),
+        return Err(FileError::Unusable {
+            path: shown(),
+            reason: "the header line has no column names".into(),
         });
     }
     Ok(csv)
@@ -222,12 +318,17 @@ fn run<P: RowParser, F: Fn(usize) -> P + Sync>(
     mut merge: impl FnMut(&mut P),
 ) -> Result<FileOutcome, FileError> {
     let min_fields = significant_len(csv.header());
+    let max_fields = csv.header().len();
+    let mut notes = Vec::new();
+    if let Some(enc) = csv.decoded_from() {
+        notes.push(format!("{}: decoded from {enc}", path.display()));
+    }
     let mut report = FileReport {
         path: path.to_path_buf(),
         rows: 0,
         skipped: SkippedRows::default(),
     };
-    let mut lossy = false;
+    let mut flags = RowFlags::default();
     let mut device = None;
     csv.read_rows(
         control,
@@ -235,15 +336,17 @@ fn run<P: RowParser, F: Fn(usize) -> P + Sync>(
             parser: make(bytes),
             skipped: SkippedRows::default(),
             rows: 0,
-            lossy: false,
+            flags: RowFlags::default(),
             min_fields,
+            max_fields,
             device_col,
             device: None,
         },
         |s| {
             report.rows += s.rows;
             report.skipped.merge(std::mem::take(&mut s.skipped));
-            lossy |= s.lossy;
+            flags.lossy_time |= s.flags.lossy_time;
+            flags.not_utf8 |= s.flags.not_utf8;
             if device.is_none() {
                 device = s.device.take();
             }
@@ -252,10 +355,17 @@ fn run<P: RowParser, F: Fn(usize) -> P + Sync>(
     )
     .map_err(|e| chunk_err(path, e))?;
     control.file_done();
+    if flags.not_utf8 {
+        notes.push(format!(
+            "{}: some names are not UTF-8 (GBK, as Chinese Excel saves CSV?); they were decoded as GB18030",
+            path.display()
+        ));
+    }
     Ok(FileOutcome {
         report,
-        lossy_timestamps: lossy,
+        lossy_timestamps: flags.lossy_time,
         device,
+        notes,
     })
 }
 
@@ -282,6 +392,7 @@ struct RecordCols {
 
 struct RecordParser {
     cols: RecordCols,
+    window: TimeWindow,
     out: MemoryRecords,
     streams: Interner,
     /// The last stream cell and its id: consecutive rows mostly share a stream.
@@ -308,14 +419,20 @@ impl RowParser for RecordParser {
         self.last_stream = (Vec::new(), 0);
     }
 
-    fn parse(&mut self, rec: &Fields<'_>, lossy: &mut bool) -> Result<(), String> {
+    fn parse(&mut self, rec: &Fields<'_>, flags: &mut RowFlags) -> Result<(), String> {
         let c = self.cols;
         let comp = trim_cell(cell(rec, Some(c.component)));
         if comp.is_empty() {
             return Err("Component: empty".into());
         }
         let mut ts_lossy = false;
-        let t = num(rec, Some(c.time), 1000, &mut ts_lossy, "Timestamp(us)")?;
+        let t = time_num(
+            rec,
+            Some(c.time),
+            self.window,
+            &mut ts_lossy,
+            "Timestamp(us)",
+        )?;
         if t == NULL {
             return Err("Timestamp(us): missing".into());
         }
@@ -340,7 +457,7 @@ impl RowParser for RecordParser {
             &mut self.last_stream,
             &mut self.streams,
         );
-        *lossy |= ts_lossy;
+        flags.lossy_time |= ts_lossy;
         self.out
             .push(Component::parse(comp), t, alloc, resv, act, stream);
         Ok(())
@@ -351,6 +468,7 @@ impl RowParser for RecordParser {
 pub fn read_memory_record(
     path: &Path,
     mindspore_mb: bool,
+    session: Session,
     control: &LoadControl,
     strings: &mut Interner,
     out: &mut MemoryRecords,
@@ -374,6 +492,7 @@ pub fn read_memory_record(
         });
     }
     let device_col = find_any(&h, DEVICE_COLUMNS).map(|x| x.0);
+    let window = file_time_window(path, &csv, cols.time, session);
     out.reserve(max_rows(path, 24));
     run(
         path,
@@ -382,6 +501,7 @@ pub fn read_memory_record(
         control,
         |bytes| RecordParser {
             cols,
+            window,
             out: MemoryRecords::with_capacity(bytes / 64),
             streams: Interner::new(),
             last_stream: (Vec::new(), 0),
@@ -411,6 +531,7 @@ struct OperatorCols {
 
 struct OperatorParser {
     cols: OperatorCols,
+    window: TimeWindow,
     out: OperatorMemory,
     names: Interner,
     streams: Interner,
@@ -433,19 +554,20 @@ impl RowParser for OperatorParser {
         self.last_stream = (Vec::new(), 0);
     }
 
-    fn parse(&mut self, rec: &Fields<'_>, lossy: &mut bool) -> Result<(), String> {
+    fn parse(&mut self, rec: &Fields<'_>, flags: &mut RowFlags) -> Result<(), String> {
         let c = self.cols;
         let size = num(rec, Some(c.size.0), c.size.1, &mut false, "Size(KB)")?;
         if size == NULL {
             return Err("Size(KB): missing".into());
         }
         let mut ts_lossy = false;
-        let alloc = num(rec, c.alloc, 1000, &mut ts_lossy, "Allocation Time(us)")?;
-        let mut release = num(rec, c.release, 1000, &mut ts_lossy, "Release Time(us)")?;
-        let active_release = num(
+        let w = self.window;
+        let alloc = time_num(rec, c.alloc, w, &mut ts_lossy, "Allocation Time(us)")?;
+        let mut release = time_num(rec, c.release, w, &mut ts_lossy, "Release Time(us)")?;
+        let active_release = time_num(
             rec,
             c.active_release,
-            1000,
+            w,
             &mut ts_lossy,
             "Active Release Time(us)",
         )?;
@@ -460,18 +582,22 @@ impl RowParser for OperatorParser {
         if c.release.is_none() && alloc != NULL && duration != NULL {
             // Variants C and D have no Release Time: it is Allocation + Duration.
             release = alloc.saturating_add(duration);
+            if !w.contains(release) {
+                let text = String::from_utf8_lossy(trim_cell(cell(rec, c.duration))).into_owned();
+                return Err(w.reject_reason("Duration(us)", &text));
+            }
         }
         let mut totals = [NULL; 6];
         for (k, (idx, f)) in c.totals.iter().enumerate() {
             totals[k] = num(rec, *idx, *f, &mut false, TOTAL_NAMES[k])?;
         }
-        let name = self.names.intern_bytes(trim_cell(cell(rec, Some(c.name))));
+        let name = intern_name(&mut self.names, trim_cell(cell(rec, Some(c.name))), flags);
         let stream = stream_id(
             trim_cell(cell(rec, c.stream)),
             &mut self.last_stream,
             &mut self.streams,
         );
-        *lossy |= ts_lossy;
+        flags.lossy_time |= ts_lossy;
         let o = &mut self.out;
         o.name.push(name);
         o.size.push(size);
@@ -494,6 +620,7 @@ impl RowParser for OperatorParser {
 /// Reads an operator_memory file (variants A–D).
 pub fn read_operator_memory(
     path: &Path,
+    session: Session,
     control: &LoadControl,
     strings: &mut Interner,
     out: &mut OperatorMemory,
@@ -518,6 +645,10 @@ pub fn read_operator_memory(
         stream: column_index(&h, "Stream Ptr"),
     };
     let device_col = find_any(&h, DEVICE_COLUMNS).map(|x| x.0);
+    let window = match cols.alloc {
+        Some(c) => file_time_window(path, &csv, c, session),
+        None => TimeWindow::ANY,
+    };
     out.reserve(max_rows(path, 24));
     run(
         path,
@@ -526,6 +657,7 @@ pub fn read_operator_memory(
         control,
         |bytes| OperatorParser {
             cols,
+            window,
             out: OperatorMemory::with_capacity(bytes / 128),
             names: Interner::new(),
             streams: Interner::new(),
@@ -544,6 +676,7 @@ pub fn read_operator_memory(
 
 struct ModuleParser {
     cols: (usize, usize, (usize, i64)),
+    window: TimeWindow,
     out: ModuleMemory,
     names: Interner,
 }
@@ -553,18 +686,24 @@ impl RowParser for ModuleParser {
         self.names = Interner::new();
     }
 
-    fn parse(&mut self, rec: &Fields<'_>, lossy: &mut bool) -> Result<(), String> {
+    fn parse(&mut self, rec: &Fields<'_>, flags: &mut RowFlags) -> Result<(), String> {
         let (comp_i, time_i, (resv_i, f)) = self.cols;
         let comp = trim_cell(cell(rec, Some(comp_i)));
         if comp.is_empty() {
             return Err("Component: empty".into());
         }
-        let t = num(rec, Some(time_i), 1000, lossy, "Timestamp(us)")?;
+        let t = time_num(
+            rec,
+            Some(time_i),
+            self.window,
+            &mut flags.lossy_time,
+            "Timestamp(us)",
+        )?;
         if t == NULL {
             return Err("Timestamp(us): missing".into());
         }
         let resv = num(rec, Some(resv_i), f, &mut false, "Total Reserved")?;
-        let id: NameId = self.names.intern_bytes(comp);
+        let id: NameId = intern_name(&mut self.names, comp, flags);
         self.out.component.push(id);
         self.out.time_ns.push(t);
         self.out.reserved.push(resv);
@@ -575,6 +714,7 @@ impl RowParser for ModuleParser {
 /// Reads an npu_module_mem file (variants A–C).
 pub fn read_npu_module_mem(
     path: &Path,
+    session: Session,
     control: &LoadControl,
     strings: &mut Interner,
     out: &mut ModuleMemory,
@@ -586,6 +726,7 @@ pub fn read_npu_module_mem(
     let resv = required(&h, &["Total Reserved(MB)", "Total Reserved(KB)"], path)?;
     let f = unit_factor(&h[resv], MIB);
     let device_col = find_any(&h, &["Device", "Device_id"]).map(|x| x.0);
+    let window = file_time_window(path, &csv, time, session);
     run(
         path,
         csv,
@@ -593,6 +734,7 @@ pub fn read_npu_module_mem(
         control,
         |_| ModuleParser {
             cols: (comp, time, (resv, f)),
+            window,
             out: ModuleMemory::default(),
             names: Interner::new(),
         },
@@ -628,7 +770,7 @@ impl RowParser for StaticParser {
         self.names = Interner::new();
     }
 
-    fn parse(&mut self, rec: &Fields<'_>, _lossy: &mut bool) -> Result<(), String> {
+    fn parse(&mut self, rec: &Fields<'_>, flags: &mut RowFlags) -> Result<(), String> {
         let c = self.cols;
         let op = trim_cell(cell(rec, Some(c.op)));
         if op.is_empty() {
@@ -645,12 +787,13 @@ impl RowParser for StaticParser {
             return Err("Node Index Start, Node Index End and Size(KB) are required".into());
         }
         let o = &mut self.out;
+        let names = &mut self.names;
         o.device
-            .push(self.names.intern_bytes(trim_cell(cell(rec, c.device))));
-        o.op_name.push(self.names.intern_bytes(op));
+            .push(intern_name(names, trim_cell(cell(rec, c.device)), flags));
+        o.op_name.push(intern_name(names, op, flags));
         o.model_name
-            .push(self.names.intern_bytes(trim_cell(cell(rec, c.model))));
-        o.graph_id.push(self.names.intern_bytes(graph));
+            .push(intern_name(names, trim_cell(cell(rec, c.model)), flags));
+        o.graph_id.push(intern_name(names, graph, flags));
         o.node_start.push(start);
         o.node_end.push(end);
         o.size.push(size);
@@ -693,3 +836,14 @@ pub fn read_static_op_mem(
         },
     )
 }
+
+/// The accepted time range of one file: the profiler session, or the bulk of the times sampled
+/// across the whole file from its `column` (each file judged by itself: a file whose times
+/// are consistent is never dropped whole, one corrupt row never moves the origin).
+fn file_time_window(path: &Path, csv: &CsvFile, column: usize, session: Session) -> TimeWindow {
+    let samples = time_window::sample_csv_times(path, column, csv.delimiter());
+    TimeWindow::from_samples(samples, session)
+}
+
+/// The profiler's session (start, end) in ns, when known.
+pub type Session = Option<(i64, i64)>;

@@ -2,13 +2,17 @@
 //! read-only: MEMORY_RECORD, OP_MEMORY, NPU_MEM (APP samples), NPU_MODULE_MEM + ENUM_MODULE,
 //! STRING_IDS, HOST_INFO, RANK_DEVICE_MAP. Times are ns and sizes bytes already.
 
-use std::path::Path;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
 
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
 
 use super::report::{FileReport, SkippedRows};
-use crate::model::{Component, Interner, MemoryRecords, ModuleMemory, NULL, OperatorMemory};
+use super::time_window::{self, TimeWindow};
+use crate::model::{
+    Component, DbSnapshot, Interner, MemoryRecords, ModuleMemory, NULL, OperatorMemory,
+};
 
 /// What discovery needs from a DB.
 #[derive(Debug, Clone, Default)]
@@ -19,6 +23,8 @@ pub struct DbMeta {
     pub host: Option<String>,
     /// The first MEMORY_RECORD device, when RANK_DEVICE_MAP is absent.
     pub first_device: Option<i64>,
+    /// The private snapshot the DB is read from, when it has a pending WAL or hot journal.
+    pub snapshot: Option<DbSnapshot>,
 }
 
 /// A DB problem, as one readable line.
@@ -32,10 +38,9 @@ impl From<rusqlite::Error> for DbError {
     }
 }
 
-/// A read-only connection, with the private copy it reads from when one was needed.
+/// A read-only connection to a DB or to its private snapshot.
 pub struct ReadOnlyDb {
     conn: Connection,
-    _copy: Option<tempfile::TempDir>,
 }
 
 impl std::ops::Deref for ReadOnlyDb {
@@ -43,17 +48,6 @@ impl std::ops::Deref for ReadOnlyDb {
     fn deref(&self) -> &Connection {
         &self.conn
     }
-}
-
-/// True when the file's header says WAL journal mode (bytes 18 and 19 are 2).
-fn is_wal_mode(path: &Path) -> bool {
-    use std::io::Read as _;
-    let mut head = [0u8; 20];
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut head))
-        .is_ok()
-        && head[18] == 2
-        && head[19] == 2
 }
 
 /// `path` as an SQLite URI with `immutable=1`.
@@ -69,42 +63,68 @@ fn immutable_uri(path: &Path) -> String {
     uri
 }
 
-/// Opens a DB strictly read-only: the profiling folder is never written to. SQLite creates
-/// `-shm`/`-wal` files beside a WAL-mode DB even when opened read-only, so such a DB is opened
-/// `immutable` when it has no pending WAL, and otherwise read from a private temporary copy.
-pub fn open_read_only(path: &Path) -> Result<ReadOnlyDb, DbError> {
-    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let mut copy = None;
-    let conn = if is_wal_mode(path) {
-        let wal = path.with_file_name(format!(
-            "{}-wal",
-            path.file_name()
-                .map(|n| n.to_string_lossy())
-                .unwrap_or_default()
-        ));
-        let pending = std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0);
-        if pending {
-            let dir = tempfile::tempdir()
-                .map_err(|e| DbError(format!("cannot make a temporary copy: {e}")))?;
-            let db_copy = dir.path().join("copy.db");
-            std::fs::copy(path, &db_copy)
-                .and_then(|_| std::fs::copy(&wal, dir.path().join("copy.db-wal")))
-                .map_err(|e| DbError(format!("cannot make a temporary copy: {e}")))?;
-            let c = Connection::open_with_flags(&db_copy, flags)?;
-            copy = Some(dir);
-            c
-        } else {
-            Connection::open_with_flags(immutable_uri(path), flags | OpenFlags::SQLITE_OPEN_URI)?
+/// `path` with `suffix` appended to its file name (`x.db` → `x.db-wal`).
+fn sidecar(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(suffix);
+    path.with_file_name(name)
+}
+
+/// A non-empty regular sidecar file: a pending WAL or a hot rollback journal. A FIFO or device
+/// under that name is never opened (SQLite would block on it too).
+fn pending(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() > 0)
+}
+
+/// The private snapshot to read instead of `path`, when the DB has a pending WAL or a hot
+/// journal beside it (its last commits are only readable by SQLite replaying or rolling back,
+/// which writes). `None` when the file alone is the whole DB.
+pub fn snapshot_if_needed(path: &Path) -> Result<Option<DbSnapshot>, DbError> {
+    super::safe_fs::ensure_regular(path).map_err(|e| DbError(e.to_string()))?;
+    let sidecars: Vec<(&str, PathBuf)> = ["-wal", "-journal"]
+        .into_iter()
+        .map(|s| (s, sidecar(path, s)))
+        .filter(|(_, p)| pending(p))
+        .collect();
+    if sidecars.is_empty() {
+        return Ok(None);
+    }
+    let copy_err = |e: std::io::Error| DbError(format!("cannot make a private copy: {e}"));
+    let dir = tempfile::tempdir().map_err(copy_err)?;
+    let db_copy = dir.path().join("snapshot.db");
+    super::safe_fs::copy_regular(path, &db_copy).map_err(copy_err)?;
+    for (suffix, from) in sidecars {
+        super::safe_fs::copy_regular(&from, &sidecar(&db_copy, suffix)).map_err(copy_err)?;
+    }
+    Ok(Some(DbSnapshot::new(db_copy, dir)))
+}
+
+/// Opens a DB without ever writing beside it. The user's file is opened `immutable` (SQLite then
+/// creates no `-wal`, `-shm` or `-journal`, whatever the header says); a `snapshot` (see
+/// [`snapshot_if_needed`]) is ours, so it is opened read-write and SQLite may replay its WAL or
+/// roll back its journal there.
+pub fn open_read_only(path: &Path, snapshot: Option<&DbSnapshot>) -> Result<ReadOnlyDb, DbError> {
+    let conn = match snapshot {
+        Some(s) => Connection::open_with_flags(
+            &s.path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?,
+        None => {
+            super::safe_fs::ensure_regular(path).map_err(|e| DbError(e.to_string()))?;
+            Connection::open_with_flags(
+                immutable_uri(path),
+                OpenFlags::SQLITE_OPEN_READ_ONLY
+                    | OpenFlags::SQLITE_OPEN_NO_MUTEX
+                    | OpenFlags::SQLITE_OPEN_URI,
+            )?
         }
-    } else {
-        Connection::open_with_flags(path, flags)?
     };
     // Fail early on a file that is not SQLite.
     conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| {
         r.get::<_, i64>(0)
     })
     .map_err(|e| DbError(format!("not a readable SQLite database: {e}")))?;
-    Ok(ReadOnlyDb { conn, _copy: copy })
+    Ok(ReadOnlyDb { conn })
 }
 
 fn has_table(conn: &Connection, name: &str) -> bool {
@@ -145,16 +165,94 @@ fn text(v: ValueRef<'_>) -> String {
     }
 }
 
-/// Reads rank/device/host facts (small tables only).
+/// The columns of `table`, lowercased (SQLite names are case-insensitive); empty when the
+/// table does not exist.
+fn columns(conn: &Connection, table: &str) -> HashSet<String> {
+    let Ok(mut st) = conn.prepare(&format!("PRAGMA table_info(\"{table}\")")) else {
+        return HashSet::new();
+    };
+    st.query_map([], |r| r.get::<_, String>(1))
+        .map(|rows| {
+            rows.filter_map(Result::ok)
+                .map(|c| c.to_lowercase())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The columns a table has, for building SELECTs that tolerate missing optional columns.
+struct TableColumns {
+    table: &'static str,
+    have: HashSet<String>,
+    /// Optional columns asked for but absent (selected as NULL).
+    missing: Vec<&'static str>,
+}
+
+impl TableColumns {
+    fn of(conn: &Connection, table: &'static str) -> Self {
+        TableColumns {
+            table,
+            have: columns(conn, table),
+            missing: Vec::new(),
+        }
+    }
+    fn has(&self, name: &str) -> bool {
+        self.have.contains(&name.to_lowercase())
+    }
+    /// A column the table cannot be read without.
+    fn require(&self, name: &'static str) -> Result<&'static str, DbError> {
+        if self.has(name) {
+            Ok(name)
+        } else {
+            Err(DbError(format!("{} has no column {name}", self.table)))
+        }
+    }
+    /// A column read when present, else NULL (and named in [`Self::note`]).
+    fn optional(&mut self, name: &'static str) -> &'static str {
+        if self.has(name) {
+            name
+        } else {
+            self.missing.push(name);
+            "NULL"
+        }
+    }
+    /// The warning for absent optional columns, if any.
+    fn note(&self, db: &Path) -> Option<String> {
+        (!self.missing.is_empty()).then(|| {
+            format!(
+                "{}: {} has no column {}; read as empty",
+                db.display(),
+                self.table,
+                self.missing.join(", ")
+            )
+        })
+    }
+    /// ` WHERE deviceId = d` when filtering by device and the table can.
+    fn device_filter(&mut self, device: Option<i64>, keyword: &str) -> String {
+        match device {
+            Some(d) if self.has("deviceId") => format!(" {keyword} deviceId = {d}"),
+            Some(_) => {
+                self.missing.push("deviceId");
+                String::new()
+            }
+            None => String::new(),
+        }
+    }
+}
+
+/// Reads rank/device/host facts (small tables only). Makes the DB's private snapshot when it
+/// needs one, for the loads that follow to share.
 pub fn read_meta(path: &Path) -> Result<DbMeta, DbError> {
-    let conn = open_read_only(path)?;
+    let snapshot = snapshot_if_needed(path)?;
+    let conn = open_read_only(path, snapshot.as_ref())?;
     if !has_table(&conn, "MEMORY_RECORD") {
         return Err(DbError(
             "the DB has no MEMORY_RECORD table (export with profile_memory=True)".into(),
         ));
     }
     let mut meta = DbMeta::default();
-    if has_table(&conn, "RANK_DEVICE_MAP") {
+    let rank_map = TableColumns::of(&conn, "RANK_DEVICE_MAP");
+    if rank_map.has("rankId") && rank_map.has("deviceId") {
         let mut st = conn.prepare("SELECT rankId, deviceId FROM RANK_DEVICE_MAP")?;
         let rows = st.query_map([], |r| {
             Ok((int(r.get_ref(0)?).ok(), int(r.get_ref(1)?).ok()))
@@ -174,7 +272,7 @@ pub fn read_meta(path: &Path) -> Result<DbMeta, DbError> {
         }
         meta.rank_devices = pairs;
     }
-    if has_table(&conn, "HOST_INFO") {
+    if TableColumns::of(&conn, "HOST_INFO").has("hostName") {
         meta.host = conn
             .query_row("SELECT hostName FROM HOST_INFO LIMIT 1", [], |r| {
                 Ok(text(r.get_ref(0)?))
@@ -182,13 +280,16 @@ pub fn read_meta(path: &Path) -> Result<DbMeta, DbError> {
             .ok()
             .filter(|h| !h.trim().is_empty());
     }
-    meta.first_device = conn
-        .query_row("SELECT deviceId FROM MEMORY_RECORD LIMIT 1", [], |r| {
-            Ok(int(r.get_ref(0)?).ok())
-        })
-        .ok()
-        .flatten()
-        .filter(|&d| d != NULL);
+    if TableColumns::of(&conn, "MEMORY_RECORD").has("deviceId") {
+        meta.first_device = conn
+            .query_row("SELECT deviceId FROM MEMORY_RECORD LIMIT 1", [], |r| {
+                Ok(int(r.get_ref(0)?).ok())
+            })
+            .ok()
+            .flatten()
+            .filter(|&d| d != NULL);
+    }
+    meta.snapshot = snapshot;
     Ok(meta)
 }
 
@@ -205,37 +306,170 @@ pub struct DbTables {
     pub modules: ModuleMemory,
     /// One report per table read.
     pub reports: Vec<FileReport>,
-    /// Notes (missing optional tables).
+    /// Notes (missing optional tables or columns).
     pub warnings: Vec<String>,
 }
 
-fn device_clause(device: Option<i64>, col: &str) -> String {
-    device.map_or(String::new(), |d| format!(" WHERE {col} = {d}"))
+/// The session's bounds from SESSION_TIME_INFO, when the DB has them.
+fn session(conn: &Connection) -> Option<(i64, i64)> {
+    let c = TableColumns::of(conn, "SESSION_TIME_INFO");
+    if !(c.has("startTimeNs") && c.has("endTimeNs")) {
+        return None;
+    }
+    conn.query_row(
+        "SELECT startTimeNs, endTimeNs FROM SESSION_TIME_INFO LIMIT 1",
+        [],
+        |r| Ok((int(r.get_ref(0)?).ok(), int(r.get_ref(1)?).ok())),
+    )
+    .ok()
+    .and_then(|(a, b)| {
+        Some((
+            a.filter(|&x| x != NULL && x > 0)?,
+            b.filter(|&x| x != NULL)?,
+        ))
+    })
+    .filter(|(a, b)| a <= b)
 }
 
-/// Loads the memory tables of `path`, keeping only `device`'s rows when given.
-pub fn load(path: &Path, device: Option<i64>, strings: &mut Interner) -> Result<DbTables, DbError> {
-    let conn = open_read_only(path)?;
+/// Timestamps of up to [`time_window::SAMPLES`] rows of `table` spread over it (by rowid: a
+/// few index lookups, whatever the table's size).
+fn sample_times(conn: &Connection, table: &str, time_col: &str) -> Vec<i64> {
+    let Ok(max) = conn.query_row(&format!("SELECT max(rowid) FROM {table}"), [], |r| {
+        r.get::<_, Option<i64>>(0)
+    }) else {
+        return Vec::new();
+    };
+    let max = max.unwrap_or(0).max(0);
+    let Ok(mut st) = conn.prepare(&format!(
+        "SELECT {time_col} FROM {table} WHERE rowid >= ?1 ORDER BY rowid LIMIT 1"
+    )) else {
+        return Vec::new();
+    };
+    let n = time_window::SAMPLES as i128;
+    (0..n)
+        .filter_map(|k| {
+            let at = (i128::from(max) * k / n) as i64;
+            st.query_row([at], |r| Ok(time(r.get_ref(0)?).ok()))
+                .ok()
+                .flatten()
+        })
+        .filter(|&t| t != NULL)
+        .collect()
+}
+
+/// The accepted time range of a table's rows: the session, or the bulk of the table's times.
+fn time_window_of(conn: &Connection, table: &str, time_col: &str) -> TimeWindow {
+    TimeWindow::from_samples(sample_times(conn, table, time_col), session(conn))
+}
+
+/// Loads the memory tables of `path` (or of its `snapshot`), keeping only `device`'s rows when
+/// given. MEMORY_RECORD is required; every other table degrades to a warning when it is absent,
+/// lacks a column, or cannot be read.
+pub fn load(
+    path: &Path,
+    snapshot: Option<&DbSnapshot>,
+    device: Option<i64>,
+    strings: &mut Interner,
+) -> Result<DbTables, DbError> {
+    let conn = open_read_only(path, snapshot)?;
     if !has_table(&conn, "MEMORY_RECORD") {
         return Err(DbError("the DB has no MEMORY_RECORD table".into()));
     }
-    let ids = has_table(&conn, "STRING_IDS");
-    let name_join = |col: &str| {
-        if ids {
-            format!("(SELECT value FROM STRING_IDS WHERE id = {col})")
-        } else {
-            col.to_string()
-        }
-    };
     let mut out = DbTables::default();
-    let label = |table: &str| path.join(table); // "file.db/TABLE" reads well in reports
+    let ids = string_ids(&conn, path, &mut out.warnings);
+    load_memory_record(&conn, path, device, ids, strings, &mut out)?;
+    let optional: [(&str, OptionalLoader); 3] = [
+        ("NPU_MEM", load_npu_mem),
+        ("OP_MEMORY", load_op_memory),
+        ("NPU_MODULE_MEM", load_module_mem),
+    ];
+    for (table, loader) in optional {
+        let ctx = Ctx {
+            conn: &conn,
+            path,
+            device,
+            ids,
+        };
+        if let Err(e) = loader(&ctx, strings, &mut out) {
+            out.warnings
+                .push(format!("{}: {table}: {e}; not loaded", path.display()));
+        }
+    }
+    Ok(out)
+}
 
-    // MEMORY_RECORD
+/// What every table loader needs.
+struct Ctx<'a> {
+    conn: &'a Connection,
+    path: &'a Path,
+    device: Option<i64>,
+    /// STRING_IDS is usable (ids resolve to names).
+    ids: bool,
+}
+
+type OptionalLoader = fn(&Ctx<'_>, &mut Interner, &mut DbTables) -> Result<(), DbError>;
+
+/// Whether STRING_IDS can resolve names; a warning when it exists but lacks its columns.
+fn string_ids(conn: &Connection, path: &Path, warnings: &mut Vec<String>) -> bool {
+    if !has_table(conn, "STRING_IDS") {
+        return false;
+    }
+    let c = TableColumns::of(conn, "STRING_IDS");
+    let ok = c.has("id") && c.has("value");
+    if !ok {
+        warnings.push(format!(
+            "{}: STRING_IDS has no id/value columns; names are shown as numbers",
+            path.display()
+        ));
+    }
+    ok
+}
+
+/// `col` resolved through STRING_IDS when usable.
+fn name_of(col: &str, ids: bool) -> String {
+    if ids && col != "NULL" {
+        format!("(SELECT value FROM STRING_IDS WHERE id = {col})")
+    } else {
+        col.to_string()
+    }
+}
+
+/// A timestamp cell checked against the window: NULL passes, an outlier is an error.
+fn windowed(v: ValueRef<'_>, window: TimeWindow, column: &str) -> Result<i64, String> {
+    let t = time(v)?;
+    if t != NULL && !window.contains(t) {
+        return Err(window.reject_reason(column, &t.to_string()));
+    }
+    Ok(t)
+}
+
+fn load_memory_record(
+    conn: &Connection,
+    path: &Path,
+    device: Option<i64>,
+    ids: bool,
+    strings: &mut Interner,
+    out: &mut DbTables,
+) -> Result<(), DbError> {
+    let mut c = TableColumns::of(conn, "MEMORY_RECORD");
+    let component = c.require("component")?;
+    let timestamp = c.require("timestamp")?;
+    if !c.has("totalAllocated") && !c.has("totalReserved") {
+        return Err(DbError(
+            "MEMORY_RECORD has neither totalAllocated nor totalReserved".into(),
+        ));
+    }
+    let window = time_window_of(conn, "MEMORY_RECORD", timestamp);
     let sql = format!(
-        "SELECT {}, timestamp, totalAllocated, totalReserved, totalActive, streamPtr FROM MEMORY_RECORD{}",
-        name_join("component"),
-        device_clause(device, "deviceId")
+        "SELECT {}, {timestamp}, {}, {}, {}, {} FROM MEMORY_RECORD{}",
+        name_of(component, ids),
+        c.optional("totalAllocated"),
+        c.optional("totalReserved"),
+        c.optional("totalActive"),
+        c.optional("streamPtr"),
+        c.device_filter(device, "WHERE"),
     );
+    out.warnings.extend(c.note(path));
     let mut skipped = SkippedRows::default();
     let mut st = conn.prepare(&sql)?;
     let mut rows = st.query([])?;
@@ -243,16 +477,13 @@ pub fn load(path: &Path, device: Option<i64>, strings: &mut Interner) -> Result<
     while let Some(r) = rows.next()? {
         n += 1;
         let parsed = (|| -> Result<_, String> {
-            let comp = text(r.get_ref(0).map_err(|e| e.to_string())?);
-            let t = time(r.get_ref(1).map_err(|e| e.to_string())?)?;
+            let g = |i: usize| r.get_ref(i).map_err(|e| e.to_string());
+            let comp = text(g(0)?);
+            let t = windowed(g(1)?, window, "timestamp")?;
             if t == NULL {
                 return Err("timestamp missing".into());
             }
-            let a = int(r.get_ref(2).map_err(|e| e.to_string())?)?;
-            let rs = int(r.get_ref(3).map_err(|e| e.to_string())?)?;
-            let ac = int(r.get_ref(4).map_err(|e| e.to_string())?)?;
-            let sp = text(r.get_ref(5).map_err(|e| e.to_string())?);
-            Ok((comp, t, a, rs, ac, sp))
+            Ok((comp, t, int(g(2)?)?, int(g(3)?)?, int(g(4)?)?, text(g(5)?)))
         })();
         match parsed {
             Ok((comp, t, a, rs, ac, sp)) => {
@@ -275,153 +506,228 @@ pub fn load(path: &Path, device: Option<i64>, strings: &mut Interner) -> Result<
     }
     out.memory_record_rows = out.records.len();
     out.reports.push(FileReport {
-        path: label("MEMORY_RECORD"),
+        path: path.join("MEMORY_RECORD"), // "file.db/TABLE" reads well in reports
         rows: out.memory_record_rows as u64,
         skipped,
     });
+    Ok(())
+}
 
-    // NPU_MEM app samples: APP Reserved = hbm + ddr.
-    if has_table(&conn, "NPU_MEM") && ids {
-        let sql = format!(
-            "SELECT hbm, ddr, timestampNs FROM NPU_MEM WHERE type IN (SELECT id FROM STRING_IDS WHERE lower(value) = 'app'){}",
-            device.map_or(String::new(), |d| format!(" AND deviceId = {d}"))
-        );
-        let mut st = conn.prepare(&sql)?;
-        let mut rows = st.query([])?;
-        let mut skipped = SkippedRows::default();
-        let mut k = 0u64;
-        while let Some(r) = rows.next()? {
-            k += 1;
-            let hbm = int(r.get_ref(0)?).unwrap_or(NULL);
-            let ddr = int(r.get_ref(1)?).unwrap_or(NULL);
-            let t = time(r.get_ref(2)?).unwrap_or(NULL);
-            if t == NULL || (hbm == NULL && ddr == NULL) {
-                skipped.add(k, "timestamp or hbm/ddr missing", || {
-                    format!("NPU_MEM row {k}")
-                });
-                continue;
-            }
-            let total = hbm.max(0).saturating_add(ddr.max(0));
-            out.records.push(Component::App, t, NULL, total, NULL, 0);
-        }
-        out.reports.push(FileReport {
-            path: label("NPU_MEM"),
-            rows: k - skipped.count,
-            skipped,
-        });
-    } else {
+/// NPU_MEM app samples: APP Reserved = hbm + ddr.
+fn load_npu_mem(ctx: &Ctx<'_>, _strings: &mut Interner, out: &mut DbTables) -> Result<(), DbError> {
+    if !has_table(ctx.conn, "NPU_MEM") || !ctx.ids {
         out.warnings.push(format!(
             "{}: no NPU_MEM table: no APP Reserved curve",
-            path.display()
+            ctx.path.display()
         ));
+        return Ok(());
     }
-
-    // OP_MEMORY
-    if has_table(&conn, "OP_MEMORY") {
-        let sql = format!(
-            "SELECT {}, size, allocationTime, releaseTime, activeReleaseTime, duration, activeDuration, \
-             allocationTotalAllocated, allocationTotalReserved, allocationTotalActive, \
-             releaseTotalAllocated, releaseTotalReserved, releaseTotalActive, streamPtr FROM OP_MEMORY{}",
-            name_join("name"),
-            device_clause(device, "deviceId")
-        );
-        let mut st = conn.prepare(&sql)?;
-        let mut rows = st.query([])?;
-        let mut skipped = SkippedRows::default();
-        let mut k = 0u64;
-        while let Some(r) = rows.next()? {
-            k += 1;
-            let parsed = (|| -> Result<_, String> {
-                let g = |i: usize| r.get_ref(i).map_err(|e| e.to_string());
-                let name = text(g(0)?);
-                let size = int(g(1)?)?;
-                if size == NULL {
-                    return Err("size missing".into());
-                }
-                let mut v = [NULL; 11];
-                for (j, slot) in v.iter_mut().enumerate() {
-                    let raw = g(2 + j)?;
-                    *slot = if j < 3 { time(raw)? } else { int(raw)? };
-                }
-                Ok((name, size, v, text(g(13)?)))
-            })();
-            match parsed {
-                Ok((name, size, v, sp)) => {
-                    let o = &mut out.operators;
-                    o.name.push(strings.intern(&name));
-                    o.size.push(size);
-                    o.alloc_time.push(v[0]);
-                    o.release_time.push(v[1]);
-                    o.active_release_time.push(v[2]);
-                    o.duration.push(v[3]);
-                    o.active_duration.push(v[4]);
-                    o.alloc_total_allocated.push(v[5]);
-                    o.alloc_total_reserved.push(v[6]);
-                    o.alloc_total_active.push(v[7]);
-                    o.release_total_allocated.push(v[8]);
-                    o.release_total_reserved.push(v[9]);
-                    o.release_total_active.push(v[10]);
-                    o.stream.push(if sp.is_empty() {
-                        0
-                    } else {
-                        strings.intern(&sp)
-                    });
-                }
-                Err(reason) => skipped.add(k, reason, || format!("OP_MEMORY row {k}")),
+    let mut c = TableColumns::of(ctx.conn, "NPU_MEM");
+    let kind = c.require("type")?;
+    let ts = c.require("timestampNs")?;
+    if !c.has("hbm") && !c.has("ddr") {
+        return Err(DbError("NPU_MEM has neither hbm nor ddr".into()));
+    }
+    let window = time_window_of(ctx.conn, "NPU_MEM", ts);
+    let sql = format!(
+        "SELECT {}, {}, {ts} FROM NPU_MEM WHERE {kind} IN (SELECT id FROM STRING_IDS WHERE lower(value) = 'app'){}",
+        c.optional("hbm"),
+        c.optional("ddr"),
+        c.device_filter(ctx.device, "AND"),
+    );
+    out.warnings.extend(c.note(ctx.path));
+    let mut st = ctx.conn.prepare(&sql)?;
+    let mut rows = st.query([])?;
+    let mut skipped = SkippedRows::default();
+    let mut k = 0u64;
+    while let Some(r) = rows.next()? {
+        k += 1;
+        let hbm = int(r.get_ref(0)?).unwrap_or(NULL);
+        let ddr = int(r.get_ref(1)?).unwrap_or(NULL);
+        let t = match windowed(r.get_ref(2)?, window, "timestampNs") {
+            Ok(t) => t,
+            Err(reason) => {
+                skipped.add(k, reason, || format!("NPU_MEM row {k}"));
+                continue;
             }
+        };
+        if t == NULL || (hbm == NULL && ddr == NULL) {
+            skipped.add(k, "timestamp or hbm/ddr missing", || {
+                format!("NPU_MEM row {k}")
+            });
+            continue;
         }
-        out.reports.push(FileReport {
-            path: label("OP_MEMORY"),
-            rows: out.operators.len() as u64,
-            skipped,
-        });
-    } else {
+        let total = hbm.max(0).saturating_add(ddr.max(0));
+        out.records.push(Component::App, t, NULL, total, NULL, 0);
+    }
+    out.reports.push(FileReport {
+        path: ctx.path.join("NPU_MEM"),
+        rows: k - skipped.count,
+        skipped,
+    });
+    Ok(())
+}
+
+fn load_op_memory(
+    ctx: &Ctx<'_>,
+    strings: &mut Interner,
+    out: &mut DbTables,
+) -> Result<(), DbError> {
+    if !has_table(ctx.conn, "OP_MEMORY") {
         out.warnings.push(format!(
             "{}: no OP_MEMORY table: the details table is empty",
-            path.display()
+            ctx.path.display()
         ));
+        return Ok(());
     }
+    let mut c = TableColumns::of(ctx.conn, "OP_MEMORY");
+    let name = c.require("name")?;
+    let size = c.require("size")?;
+    const VALUES: [&str; 11] = [
+        "allocationTime",
+        "releaseTime",
+        "activeReleaseTime",
+        "duration",
+        "activeDuration",
+        "allocationTotalAllocated",
+        "allocationTotalReserved",
+        "allocationTotalActive",
+        "releaseTotalAllocated",
+        "releaseTotalReserved",
+        "releaseTotalActive",
+    ];
+    let values: Vec<&str> = VALUES.iter().map(|v| c.optional(v)).collect();
+    let window = time_window_of(ctx.conn, "OP_MEMORY", values[0]);
+    let sql = format!(
+        "SELECT {}, {size}, {}, {} FROM OP_MEMORY{}",
+        name_of(name, ctx.ids),
+        values.join(", "),
+        c.optional("streamPtr"),
+        c.device_filter(ctx.device, "WHERE"),
+    );
+    out.warnings.extend(c.note(ctx.path));
+    let mut st = ctx.conn.prepare(&sql)?;
+    let mut rows = st.query([])?;
+    let mut skipped = SkippedRows::default();
+    let mut k = 0u64;
+    let mut ops = OperatorMemory::default();
+    while let Some(r) = rows.next()? {
+        k += 1;
+        let parsed = (|| -> Result<_, String> {
+            let g = |i: usize| r.get_ref(i).map_err(|e| e.to_string());
+            let name = text(g(0)?);
+            let size = int(g(1)?)?;
+            if size == NULL {
+                return Err("size missing".into());
+            }
+            let mut v = [NULL; 11];
+            for (j, slot) in v.iter_mut().enumerate() {
+                let raw = g(2 + j)?;
+                *slot = if j < 3 {
+                    windowed(raw, window, VALUES[j])?
+                } else {
+                    int(raw)?
+                };
+            }
+            Ok((name, size, v, text(g(13)?)))
+        })();
+        match parsed {
+            Ok((name, size, v, sp)) => {
+                let stream = if sp.is_empty() {
+                    0
+                } else {
+                    strings.intern(&sp)
+                };
+                let o = &mut ops;
+                o.name.push(strings.intern(&name));
+                o.size.push(size);
+                o.alloc_time.push(v[0]);
+                o.release_time.push(v[1]);
+                o.active_release_time.push(v[2]);
+                o.duration.push(v[3]);
+                o.active_duration.push(v[4]);
+                o.alloc_total_allocated.push(v[5]);
+                o.alloc_total_reserved.push(v[6]);
+                o.alloc_total_active.push(v[7]);
+                o.release_total_allocated.push(v[8]);
+                o.release_total_reserved.push(v[9]);
+                o.release_total_active.push(v[10]);
+                o.stream.push(stream);
+            }
+            Err(reason) => skipped.add(k, reason, || format!("OP_MEMORY row {k}")),
+        }
+    }
+    // Only a table read to its end is kept: a failure midway loses the table, not the rank.
+    out.operators = ops;
+    out.reports.push(FileReport {
+        path: ctx.path.join("OP_MEMORY"),
+        rows: out.operators.len() as u64,
+        skipped,
+    });
+    Ok(())
+}
 
-    // NPU_MODULE_MEM + ENUM_MODULE
-    if has_table(&conn, "NPU_MODULE_MEM") {
-        let name = if has_table(&conn, "ENUM_MODULE") {
-            "COALESCE((SELECT name FROM ENUM_MODULE WHERE id = moduleId), moduleId)"
-        } else {
-            "moduleId"
-        };
-        let sql = format!(
-            "SELECT {name}, timestampNs, totalReserved FROM NPU_MODULE_MEM{}",
-            device_clause(device, "deviceId")
-        );
-        let mut st = conn.prepare(&sql)?;
-        let mut rows = st.query([])?;
-        let mut skipped = SkippedRows::default();
-        let mut k = 0u64;
-        while let Some(r) = rows.next()? {
-            k += 1;
-            let comp = text(r.get_ref(0)?);
-            let t = time(r.get_ref(1)?).unwrap_or(NULL);
-            let Ok(resv) = int(r.get_ref(2)?) else {
-                skipped.add(k, "totalReserved not a number", || {
-                    format!("NPU_MODULE_MEM row {k}")
-                });
-                continue;
-            };
-            if t == NULL || comp.is_empty() {
-                skipped.add(k, "timestamp or module missing", || {
-                    format!("NPU_MODULE_MEM row {k}")
-                });
+/// NPU_MODULE_MEM with ENUM_MODULE names.
+fn load_module_mem(
+    ctx: &Ctx<'_>,
+    strings: &mut Interner,
+    out: &mut DbTables,
+) -> Result<(), DbError> {
+    if !has_table(ctx.conn, "NPU_MODULE_MEM") {
+        return Ok(());
+    }
+    let mut c = TableColumns::of(ctx.conn, "NPU_MODULE_MEM");
+    let module = c.require("moduleId")?;
+    let ts = c.require("timestampNs")?;
+    let reserved = c.require("totalReserved")?;
+    let e = TableColumns::of(ctx.conn, "ENUM_MODULE");
+    let name = if e.has("id") && e.has("name") {
+        format!("COALESCE((SELECT name FROM ENUM_MODULE WHERE id = {module}), {module})")
+    } else {
+        module.to_string()
+    };
+    let window = time_window_of(ctx.conn, "NPU_MODULE_MEM", ts);
+    let sql = format!(
+        "SELECT {name}, {ts}, {reserved} FROM NPU_MODULE_MEM{}",
+        c.device_filter(ctx.device, "WHERE")
+    );
+    out.warnings.extend(c.note(ctx.path));
+    let mut st = ctx.conn.prepare(&sql)?;
+    let mut rows = st.query([])?;
+    let mut skipped = SkippedRows::default();
+    let mut k = 0u64;
+    let mut modules = ModuleMemory::default();
+    while let Some(r) = rows.next()? {
+        k += 1;
+        let comp = text(r.get_ref(0)?);
+        let t = match windowed(r.get_ref(1)?, window, "timestampNs") {
+            Ok(t) => t,
+            Err(reason) => {
+                skipped.add(k, reason, || format!("NPU_MODULE_MEM row {k}"));
                 continue;
             }
-            out.modules.component.push(strings.intern(&comp));
-            out.modules.time_ns.push(t);
-            out.modules.reserved.push(resv);
+        };
+        let Ok(resv) = int(r.get_ref(2)?) else {
+            skipped.add(k, "totalReserved not a number", || {
+                format!("NPU_MODULE_MEM row {k}")
+            });
+            continue;
+        };
+        if t == NULL || comp.is_empty() {
+            skipped.add(k, "timestamp or module missing", || {
+                format!("NPU_MODULE_MEM row {k}")
+            });
+            continue;
         }
-        out.reports.push(FileReport {
-            path: label("NPU_MODULE_MEM"),
-            rows: out.modules.len() as u64,
-            skipped,
-        });
+        modules.component.push(strings.intern(&comp));
+        modules.time_ns.push(t);
+        modules.reserved.push(resv);
     }
-    Ok(out)
+    out.modules = modules;
+    out.reports.push(FileReport {
+        path: ctx.path.join("NPU_MODULE_MEM"),
+        rows: out.modules.len() as u64,
+        skipped,
+    });
+    Ok(())
 }

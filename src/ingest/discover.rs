@@ -12,8 +12,16 @@ use std::path::{Path, PathBuf};
 
 use super::chunks::{CsvFile, column_index};
 use super::db;
+use super::safe_fs;
 use super::value::device_id;
 use crate::model::{DataSource, Format, RankInfo};
+
+/// The note of a rank whose folder holds both a DB and CSV files.
+pub const USING_DB_NOTE: &str =
+    "both a DB and CSV files present; using the DB (as MindStudio Insight does)";
+
+/// The largest `profiler_info*.json` read (real ones are about 2 KiB).
+const PROFILER_INFO_MAX: u64 = 1 << 20;
 
 /// How deep the walk goes below the given path.
 pub const MAX_DEPTH: usize = 8;
@@ -144,6 +152,17 @@ fn is_output_dir(name: &str) -> bool {
         || name.eq_ignore_ascii_case("mindstudio_profiler_output")
 }
 
+/// What a folder entry is, after following symlinks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Entry {
+    Dir,
+    File,
+    /// A FIFO, socket or device: never opened.
+    Special(&'static str),
+    /// A dangling symlink or an entry that vanished.
+    Broken,
+}
+
 /// A folder holding memory files.
 #[derive(Debug, Default)]
 struct Candidate {
@@ -171,12 +190,18 @@ impl Walker {
                 .push(format!("cannot read folder {}", dir.display()));
             return;
         };
-        let mut entries: Vec<(String, PathBuf, bool)> = rd
+        let mut entries: Vec<(String, PathBuf, Entry)> = rd
             .filter_map(Result::ok)
             .map(|e| {
                 let p = e.path();
-                let is_dir = fs::metadata(&p).map(|m| m.is_dir()).unwrap_or(false);
-                (e.file_name().to_string_lossy().into_owned(), p, is_dir)
+                // The symlink's target decides: only folders and regular files are used.
+                let kind = match fs::metadata(&p) {
+                    Ok(m) if m.is_dir() => Entry::Dir,
+                    Ok(m) if m.is_file() => Entry::File,
+                    Ok(m) => Entry::Special(safe_fs::file_kind(&m)),
+                    Err(_) => Entry::Broken,
+                };
+                (e.file_name().to_string_lossy().into_owned(), p, kind)
             })
             .collect();
         entries.sort_by(|a, b| a.0.cmp(&b.0));
@@ -184,9 +209,23 @@ impl Walker {
             dir: dir.to_path_buf(),
             ..Default::default()
         };
-        for (name, path, is_dir) in &entries {
-            if *is_dir {
-                continue;
+        for (name, path, kind) in &entries {
+            let is_data_name = parse_csv_name(name).is_some()
+                || profiler_db_format(name).is_some()
+                || name == "profiler_info.json"
+                || name.starts_with("profiler_info_");
+            match kind {
+                Entry::File => {}
+                Entry::Dir | Entry::Broken => continue,
+                Entry::Special(what) => {
+                    if is_data_name {
+                        self.notes.push(format!(
+                            "{}: not a regular file (it is {what}); skipped",
+                            path.display()
+                        ));
+                    }
+                    continue;
+                }
             }
             if let Some(n) = parse_csv_name(name) {
                 cand.csvs.push((n, path.clone()));
@@ -214,8 +253,9 @@ impl Walker {
         if depth >= MAX_DEPTH {
             return;
         }
-        let subdirs: Vec<&(String, PathBuf, bool)> = entries.iter().filter(|e| e.2).collect();
-        let outputs: Vec<&&(String, PathBuf, bool)> =
+        let subdirs: Vec<&(String, PathBuf, Entry)> =
+            entries.iter().filter(|e| e.2 == Entry::Dir).collect();
+        let outputs: Vec<&&(String, PathBuf, Entry)> =
             subdirs.iter().filter(|e| is_output_dir(&e.0)).collect();
         if outputs.is_empty() {
             for (_, p, _) in subdirs {
@@ -240,6 +280,15 @@ pub fn discover(path: &Path) -> Result<Profile, DiscoverError> {
         found: Vec::new(),
         notes: Vec::new(),
     };
+    if !meta.is_file() && !meta.is_dir() {
+        return Err(DiscoverError::Unreadable {
+            path: path.display().to_string(),
+            reason: format!(
+                "not a regular file or folder (it is {})",
+                safe_fs::file_kind(&meta)
+            ),
+        });
+    }
     if meta.is_file() {
         let name = path
             .file_name()
@@ -393,8 +442,9 @@ fn rank_from_profiler_info(root: &Path) -> Option<String> {
         }
     }
     if names.iter().any(|n| n == "profiler_info.json") {
-        let text = fs::read_to_string(root.join("profiler_info.json")).ok()?;
-        let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+        let bytes =
+            safe_fs::read_small(&root.join("profiler_info.json"), PROFILER_INFO_MAX).ok()?;
+        let v: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
         let id = match v.get("rank_id")? {
             serde_json::Value::Number(n) => n.as_i64()?.to_string(),
             serde_json::Value::String(s) => s.trim().to_string(),
@@ -485,23 +535,19 @@ fn ranks_of(cand: Candidate, notes: &mut Vec<String>) -> Vec<RankInfo> {
     let info_rank = rank_from_profiler_info(&root);
     let mut out = Vec::new();
     if !cand.dbs.is_empty() {
-        if csv.is_some() {
-            rank_notes.push(
-                "both a DB and CSV files present; using the DB (as MindStudio Insight does)".into(),
-            );
-        }
         for (fmt, db_path) in &cand.dbs {
             let meta = match db::read_meta(db_path) {
                 Ok(m) => m,
                 Err(e) => {
                     if let Some(src) = &csv {
-                        rank_notes.push(format!("{}: {e}; using the CSV files", db_path.display()));
+                        let mut notes = rank_notes.clone();
+                        notes.push(format!("{}: {e}; using the CSV files", db_path.display()));
                         out.push(csv_rank(
                             &cand,
                             &root,
                             src.clone(),
                             info_rank.clone(),
-                            rank_notes.clone(),
+                            notes,
                         ));
                     } else {
                         notes.push(format!("{}: {e}", db_path.display()));
@@ -509,6 +555,10 @@ fn ranks_of(cand: Candidate, notes: &mut Vec<String>) -> Vec<RankInfo> {
                     continue;
                 }
             };
+            let mut rank_notes = rank_notes.clone();
+            if csv.is_some() {
+                rank_notes.push(USING_DB_NOTE.into());
+            }
             let host = meta.host.clone().or_else(|| host_from_folder(&folder_name));
             let pairs = if meta.rank_devices.is_empty() {
                 vec![(None, meta.first_device)]
@@ -530,6 +580,7 @@ fn ranks_of(cand: Candidate, notes: &mut Vec<String>) -> Vec<RankInfo> {
                     dir: root.clone(),
                     source: DataSource::Db {
                         path: db_path.clone(),
+                        snapshot: meta.snapshot.clone(),
                         device: if multi { device } else { None },
                         csv_fallback: csv.clone().map(Box::new),
                     },

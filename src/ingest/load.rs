@@ -6,8 +6,9 @@ use super::csv_tables::{
     read_static_op_mem,
 };
 use super::db;
-use super::discover::Profile;
+use super::discover::{Profile, USING_DB_NOTE};
 use super::report::LoadReport;
+use super::time_window::session_from_profiler_info;
 use crate::model::{DataSource, Format, Interner, NULL, RankData, RankInfo};
 
 /// Why a rank could not be loaded at all.
@@ -48,9 +49,10 @@ pub fn load_rank(info: &RankInfo, control: &LoadControl) -> Result<RankData, Loa
         DataSource::Csv { .. } => load_csv(&info.source, &mut data, control)?,
         DataSource::Db {
             path,
+            snapshot,
             device,
             csv_fallback,
-        } => match db::load(path, *device, &mut data.strings) {
+        } => match db::load(path, snapshot.as_ref(), *device, &mut data.strings) {
             Ok(t) => {
                 data.records = t.records;
                 data.memory_record_rows = t.memory_record_rows;
@@ -63,6 +65,7 @@ pub fn load_rank(info: &RankInfo, control: &LoadControl) -> Result<RankData, Loa
             }
             Err(e) => match csv_fallback {
                 Some(src) => {
+                    data.report.warnings.retain(|w| w != USING_DB_NOTE);
                     data.report.warn(format!(
                         "{}: {e}; using the CSV files instead",
                         path.display()
@@ -129,6 +132,7 @@ fn load_csv(src: &DataSource, data: &mut RankData, control: &LoadControl) -> Res
     .sum();
     control.add_total(total);
     let mindspore = data.info.format == Format::MindSpore;
+    let session = session_from_profiler_info(&data.info.dir);
     let mut lossy_files = Vec::new();
     let mut record_errors = Vec::new();
     let strings = &mut data.strings;
@@ -145,6 +149,9 @@ fn load_csv(src: &DataSource, data: &mut RankData, control: &LoadControl) -> Res
                 if device.is_none() {
                     *device = o.device;
                 }
+                for note in o.notes {
+                    report.warn(note);
+                }
                 report.files.push(o.report);
                 Ok(true)
             }
@@ -157,9 +164,12 @@ fn load_csv(src: &DataSource, data: &mut RankData, control: &LoadControl) -> Res
     };
     let mut device = data.info.device.clone();
     for p in memory_record {
-        let r = read_memory_record(p, mindspore, control, strings, &mut data.records);
+        let r = read_memory_record(p, mindspore, session, control, strings, &mut data.records);
         if let Err(
-            FileError::MissingColumn { .. } | FileError::Io { .. } | FileError::Empty { .. },
+            FileError::MissingColumn { .. }
+            | FileError::Io { .. }
+            | FileError::Empty { .. }
+            | FileError::Unusable { .. },
         ) = &r
         {
             record_errors.push(
@@ -177,7 +187,7 @@ fn load_csv(src: &DataSource, data: &mut RankData, control: &LoadControl) -> Res
     }
     for p in operator_memory {
         absorb(
-            read_operator_memory(p, control, strings, &mut data.operators),
+            read_operator_memory(p, session, control, strings, &mut data.operators),
             report,
             &mut device,
         )?;
@@ -187,7 +197,7 @@ fn load_csv(src: &DataSource, data: &mut RankData, control: &LoadControl) -> Res
     }
     for p in npu_module_mem {
         absorb(
-            read_npu_module_mem(p, control, strings, &mut data.modules),
+            read_npu_module_mem(p, session, control, strings, &mut data.modules),
             report,
             &mut device,
         )?;

@@ -7,8 +7,11 @@ mod chunks;
 mod csv_tables;
 mod db;
 mod discover;
+mod line_split;
 mod load;
 mod report;
+pub mod safe_fs;
+mod time_window;
 pub mod value;
 
 pub use chunks::{BLOCK_BYTES, LoadControl};

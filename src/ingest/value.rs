@@ -115,6 +115,9 @@ fn parse_fast(t: &[u8], factor: i64) -> Option<i64> {
     for &b in body {
         match b {
             b'0'..=b'9' => {
+                if digits == 19 {
+                    return None; // 20 digits may not fit a u64: the general path decides
+                }
                 m = m * 10 + u64::from(b - b'0');
                 digits += 1;
                 frac_digits += usize::from(seen_dot);
@@ -238,15 +241,18 @@ fn parse_decimal(t: &[u8], factor: i64) -> Result<Scaled, ValueError> {
     let mut v = mantissa
         .checked_mul(i128::from(factor))
         .ok_or_else(out_of_range)?;
-    if exp10 > 0 {
-        for _ in 0..exp10 {
-            v = v.checked_mul(10).ok_or_else(out_of_range)?;
-            if v > i128::from(i64::MAX) {
-                return Err(out_of_range());
-            }
-        }
+    if v == 0 {
+        // Zero times any power of ten: `0E2147483647` must not loop 2^31 times.
+    } else if exp10 > 0 {
+        // i64 holds at most 19 digits: a larger exponent of a non-zero value is out of range.
+        let scale = u32::try_from(exp10)
+            .ok()
+            .filter(|&e| e <= 38)
+            .map(|e| 10i128.pow(e))
+            .ok_or_else(out_of_range)?;
+        v = v.checked_mul(scale).ok_or_else(out_of_range)?;
     } else if exp10 < 0 {
-        let shift = (-exp10) as u32;
+        let shift = exp10.unsigned_abs();
         if shift > 38 {
             v = 0;
         } else {
@@ -358,6 +364,32 @@ mod tests {
             assert_eq!(fast, Some(slow), "{cell} * {f}");
         }
         assert_eq!(parse_fast(b"99999999999999999999", 1), None);
+    }
+
+    #[test]
+    fn pathological_numbers_parse_in_bounded_time() {
+        // Each of these looped up to 2^31 times, or overflowed in debug builds.
+        assert_eq!(
+            parse_scaled(b"0E2147483647", 1000).unwrap().unwrap().value,
+            0
+        );
+        assert_eq!(parse_scaled(b"0e-2147483648", 1).unwrap().unwrap().value, 0);
+        assert!(parse_scaled(b"1E2147483647", 1000).is_err());
+        assert!(parse_scaled(b"1e39", 1).is_err());
+        assert_eq!(parse_scaled(b"1e-300", 1000).unwrap().unwrap().value, 0);
+        assert_eq!(
+            parse_scaled(b"12345678901234567890", 1).unwrap_err(),
+            ValueError::OutOfRange("12345678901234567890".into())
+        );
+        assert_eq!(
+            parse_scaled(b"0.1234567890123456789", 1 << 20)
+                .unwrap()
+                .unwrap()
+                .value,
+            129_454
+        );
+        let zeros = format!("0.{}1e3", "0".repeat(100_000));
+        assert_eq!(parse_scaled(zeros.as_bytes(), 1).unwrap().unwrap().value, 0);
     }
 
     #[test]

@@ -37,11 +37,21 @@ impl Interner {
 
     /// The id of raw cell bytes (invalid UTF-8 is replaced, never rejected).
     pub fn intern_bytes(&mut self, b: &[u8]) -> NameId {
+        self.intern_bytes_with(b, |b| String::from_utf8_lossy(b).into())
+    }
+
+    /// The id of raw cell bytes; `decode` turns bytes seen for the first time into text (e.g.
+    /// GB18030 for cells that are not UTF-8). Later lookups of the same bytes reuse the id.
+    pub fn intern_bytes_with(
+        &mut self,
+        b: &[u8],
+        decode: impl FnOnce(&[u8]) -> Box<str>,
+    ) -> NameId {
         if let Some(&id) = self.ids.get(b) {
             return id;
         }
         let id = self.strings.len() as NameId;
-        self.strings.push(String::from_utf8_lossy(b).into());
+        self.strings.push(decode(b));
         self.ids.insert(b.into(), id);
         id
     }

@@ -12,7 +12,7 @@ pub mod units;
 
 pub use component::Component;
 pub use interner::{Interner, NameId};
-pub use rank::{DataSource, Format, RankData, RankInfo};
+pub use rank::{DataSource, DbSnapshot, Format, RankData, RankInfo};
 pub use tables::{MemoryRecords, ModuleMemory, OperatorMemory, StaticOpMemory};
 
 /// The sentinel for a missing integer cell (an empty CSV cell, `N/A`, SQL NULL).

@@ -45,12 +45,44 @@ pub enum DataSource {
     Db {
         /// The `.db` file.
         path: PathBuf,
+        /// The private copy read instead of `path` when the DB has a pending WAL or a hot
+        /// journal (made once, at discovery, and shared by every rank of the DB).
+        snapshot: Option<DbSnapshot>,
         /// Device id to keep, when known.
         device: Option<i64>,
         /// CSV files beside the DB, used if the DB turns out to have no memory tables.
         csv_fallback: Option<Box<DataSource>>,
     },
 }
+
+/// A private copy of a DB and its pending `-wal` or `-journal`, in a temporary folder that is
+/// deleted when the last clone is dropped. Reading the copy lets SQLite replay the WAL or roll
+/// back the journal without writing anything beside the user's file.
+#[derive(Debug, Clone)]
+pub struct DbSnapshot {
+    /// The copied `.db` (its sidecar files sit beside it).
+    pub path: PathBuf,
+    /// Keeps the temporary folder alive.
+    _dir: std::sync::Arc<tempfile::TempDir>,
+}
+
+impl DbSnapshot {
+    /// A snapshot whose files are `path` inside the temporary folder `dir`.
+    pub fn new(path: PathBuf, dir: tempfile::TempDir) -> Self {
+        DbSnapshot {
+            path,
+            _dir: std::sync::Arc::new(dir),
+        }
+    }
+}
+
+impl PartialEq for DbSnapshot {
+    fn eq(&self, other: &Self) -> bool {
+        self.path == other.path
+    }
+}
+
+impl Eq for DbSnapshot {}
 
 impl DataSource {
     /// `"csv"` or `"db"`.

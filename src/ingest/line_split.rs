@@ -1,0 +1,163 @@
+//! Splitting one line of a CSV file into cells.
+//!
+//! The profilers never put a line break inside a cell, so every line is one record: a stray
+//! double quote can cost at most its own line, never the rest of the file. Lines without a quote
+//! are split on the delimiter directly (the common, fast case); lines with quotes go through
+//! `csv_core` (RFC 4180 quoting and `""` escapes, no allocation per line); a line with an odd
+//! number of quotes is malformed and rejected.
+
+/// The cells of one record, borrowed from the line or from the splitter's buffer.
+pub type Fields<'a> = [&'a [u8]];
+
+/// Why a line could not be split.
+pub const UNBALANCED_QUOTE: &str = "unbalanced double quote (the row ends inside a quoted cell)";
+
+/// Splits lines into cells; reusable across lines (its buffers are kept).
+pub struct LineSplitter {
+    delimiter: u8,
+    core: csv_core::Reader,
+    out: Vec<u8>,
+    ends: Vec<usize>,
+    /// Allocation reused for the cell slices of each line (see [`recycle`]).
+    cells: Vec<&'static [u8]>,
+}
+
+/// Reuses a vector's allocation for slices of another lifetime (it is emptied first, so no
+/// reference survives; the collect is done in place).
+fn recycle<'b>(mut v: Vec<&[u8]>) -> Vec<&'b [u8]> {
+    v.clear();
+    v.into_iter().map(|_| -> &'b [u8] { &[] }).collect()
+}
+
+impl LineSplitter {
+    /// A splitter for `delimiter` (`,` or TAB).
+    pub fn new(delimiter: u8) -> Self {
+        LineSplitter {
+            delimiter,
+            core: csv_core::ReaderBuilder::new().delimiter(delimiter).build(),
+            out: Vec::new(),
+            ends: Vec::new(),
+            cells: Vec::new(),
+        }
+    }
+
+    /// Splits `line` (without its line break) and calls `f` with the cells, or with the reason
+    /// the line is malformed.
+    pub fn with_cells<R>(
+        &mut self,
+        line: &[u8],
+        f: impl FnOnce(Result<&Fields<'_>, &'static str>) -> R,
+    ) -> R {
+        if memchr::memchr(b'"', line).is_none() {
+            let mut cells = recycle(std::mem::take(&mut self.cells));
+            cells.extend(line.split(|&b| b == self.delimiter));
+            let r = f(Ok(&cells));
+            self.cells = recycle(cells);
+            return r;
+        }
+        if bytecount::count(line, b'"') % 2 == 1 {
+            return f(Err(UNBALANCED_QUOTE));
+        }
+        self.split_quoted(line);
+        let mut cells = recycle(std::mem::take(&mut self.cells));
+        let mut start = 0;
+        for &end in &self.ends {
+            cells.push(&self.out[start..end]);
+            start = end;
+        }
+        let r = f(Ok(&cells));
+        self.cells = recycle(cells);
+        r
+    }
+
+    /// Tokenizes a quoted line into `out` (unescaped bytes) and `ends` (cell ends in `out`).
+    fn split_quoted(&mut self, line: &[u8]) {
+        use csv_core::ReadRecordResult as R;
+        self.core.reset();
+        // Unquoting never lengthens a line, and there is at most one cell per delimiter + 1.
+        self.out.clear();
+        self.out.resize(line.len() + 1, 0);
+        self.ends.clear();
+        self.ends
+            .resize(bytecount::count(line, self.delimiter) + 2, 0);
+        let (mut nout, mut nend) = (0, 0);
+        let mut input = line;
+        loop {
+            let (res, nin, o, e) =
+                self.core
+                    .read_record(input, &mut self.out[nout..], &mut self.ends[nend..]);
+            input = &input[nin..];
+            nout += o;
+            nend += e;
+            match res {
+                // The whole line is consumed: an empty input tells csv_core the record ends.
+                R::InputEmpty => {}
+                R::Record | R::End => break,
+                // Cannot happen with the sizes above; grow rather than lose cells.
+                R::OutputFull => self.out.resize(self.out.len() * 2 + 1, 0),
+                R::OutputEndsFull => self.ends.resize(self.ends.len() * 2 + 1, 0),
+            }
+        }
+        self.ends.truncate(nend);
+        self.out.truncate(nout);
+    }
+}
+
+/// The cells of a record joined by the delimiter, for skipped-row reports.
+pub fn record_text(rec: &Fields<'_>) -> String {
+    let parts: Vec<String> = rec
+        .iter()
+        .map(|c| String::from_utf8_lossy(c).into_owned())
+        .collect();
+    parts.join(",")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split(line: &str) -> Result<Vec<String>, &'static str> {
+        LineSplitter::new(b',').with_cells(line.as_bytes(), |r| {
+            r.map(|c| {
+                c.iter()
+                    .map(|x| String::from_utf8_lossy(x).into_owned())
+                    .collect()
+            })
+        })
+    }
+
+    #[test]
+    fn plain_quoted_and_escaped_cells() {
+        assert_eq!(split("a,b,,c").unwrap(), ["a", "b", "", "c"]);
+        assert_eq!(split("\"x,y\",2").unwrap(), ["x,y", "2"]);
+        assert_eq!(
+            split("\"1779785515596661.420\t\",6").unwrap(),
+            ["1779785515596661.420\t", "6"]
+        );
+        assert_eq!(
+            split("\"he said \"\"hi\"\"\",1").unwrap(),
+            ["he said \"hi\"", "1"]
+        );
+        assert_eq!(split("").unwrap(), [""]);
+        assert_eq!(split("\"\"").unwrap(), [""]);
+    }
+
+    #[test]
+    fn an_odd_quote_is_an_error() {
+        assert_eq!(split("aten::mm,\"12,3").unwrap_err(), UNBALANCED_QUOTE);
+    }
+
+    #[test]
+    fn many_quoted_lines_reuse_the_splitter() {
+        let mut s = LineSplitter::new(b'\t');
+        for i in 0..100 {
+            let line = format!("\"{i}\"\tb\t\"c\"");
+            let n = s.with_cells(line.as_bytes(), |r| {
+                let c = r.unwrap();
+                assert_eq!(c[0], i.to_string().as_bytes());
+                c.len()
+            });
+            assert_eq!(n, 3);
+        }
+    }
+}

@@ -1,0 +1,167 @@
+//! Opening the user's files without ever blocking, reading unboundedly or writing.
+//!
+//! A FIFO, socket or device under a data file's name (`memory_record.csv` → `/dev/zero`) would
+//! block in `open(2)` or never end a read. Every file memsight reads goes through
+//! [`open_regular`] (or [`ensure_regular`] before SQLite opens it): the type of the symlink's
+//! target is checked, and on Unix the open itself cannot block (`O_NONBLOCK`, cleared again once
+//! the file is known to be regular).
+
+use std::fs::{self, File, Metadata};
+use std::io::{self, Read};
+use std::path::Path;
+
+/// What a non-regular file is, for messages (`"a FIFO"`, `"a character device"`, …).
+pub fn file_kind(meta: &Metadata) -> &'static str {
+    let ft = meta.file_type();
+    if ft.is_dir() {
+        return "a folder";
+    }
+    if ft.is_file() {
+        return "a regular file";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if ft.is_fifo() {
+            return "a FIFO";
+        }
+        if ft.is_char_device() {
+            return "a character device";
+        }
+        if ft.is_block_device() {
+            return "a block device";
+        }
+        if ft.is_socket() {
+            return "a socket";
+        }
+    }
+    "not a regular file"
+}
+
+/// The error for a path that exists but is not a regular file.
+fn not_regular(meta: &Metadata) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!("not a regular file (it is {}); skipped", file_kind(meta)),
+    )
+}
+
+/// Checks that `path` (after following symlinks) is a regular file, without opening it.
+pub fn ensure_regular(path: &Path) -> io::Result<Metadata> {
+    let meta = fs::metadata(path)?;
+    if meta.is_file() {
+        Ok(meta)
+    } else {
+        Err(not_regular(&meta))
+    }
+}
+
+/// Opens `path` for reading if it is a regular file. Never blocks, whatever sits at the path.
+pub fn open_regular(path: &Path) -> io::Result<File> {
+    // Checked before opening (the common case: a clear message, no open at all) and again on
+    // the opened handle (the path may have been swapped in between).
+    ensure_regular(path)?;
+    let file = open_nonblocking(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(not_regular(&meta));
+    }
+    make_blocking(&file)?;
+    Ok(file)
+}
+
+#[cfg(unix)]
+fn open_nonblocking(path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_nonblocking(path: &Path) -> io::Result<File> {
+    File::open(path)
+}
+
+/// Clears `O_NONBLOCK` again: it means nothing for regular files on Linux and macOS, but a
+/// network file system is free to honour it.
+#[cfg(unix)]
+fn make_blocking(file: &File) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let fd = file.as_raw_fd();
+    // SAFETY: fcntl on a file descriptor we own; F_GETFL/F_SETFL take and return plain ints.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    if flags < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: as above.
+    if unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn make_blocking(_file: &File) -> io::Result<()> {
+    Ok(())
+}
+
+/// Reads a small regular file whole, refusing one larger than `max` bytes.
+pub fn read_small(path: &Path, max: u64) -> io::Result<Vec<u8>> {
+    let file = open_regular(path)?;
+    let mut buf = Vec::new();
+    file.take(max.saturating_add(1)).read_to_end(&mut buf)?;
+    if buf.len() as u64 > max {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("larger than {} KiB; not read", max / 1024),
+        ));
+    }
+    Ok(buf)
+}
+
+/// Copies the regular file `from` to `to` (a private temporary file), at most `from`'s size at
+/// the time of the check: a file that grows meanwhile cannot make the copy unbounded.
+pub fn copy_regular(from: &Path, to: &Path) -> io::Result<u64> {
+    let file = open_regular(from)?;
+    let len = file.metadata()?.len();
+    let mut out = File::create(to)?;
+    io::copy(&mut file.take(len), &mut out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn regular_files_open_and_others_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("a.csv");
+        fs::write(&f, "x").unwrap();
+        assert!(open_regular(&f).is_ok());
+        let e = open_regular(dir.path()).unwrap_err();
+        assert!(e.to_string().contains("a folder"), "{e}");
+        assert!(open_regular(&dir.path().join("missing")).is_err());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn devices_and_symlinks_to_them_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let link = dir.path().join("memory_record.csv");
+        std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+        let e = open_regular(&link).unwrap_err();
+        assert!(e.to_string().contains("character device"), "{e}");
+        assert!(read_small(&link, 1024).is_err());
+    }
+
+    #[test]
+    fn read_small_is_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("p.json");
+        fs::write(&f, vec![b'a'; 2000]).unwrap();
+        assert_eq!(read_small(&f, 2000).unwrap().len(), 2000);
+        assert!(read_small(&f, 1999).is_err());
+    }
+}
