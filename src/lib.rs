@@ -10,15 +10,20 @@
 //! - [`analysis`]: pure functions over the model: the curves of each Group By and their peaks.
 //! - [`export`]: text out: the `inspect` summary (readable and JSON).
 //! - [`cli`]: the headless subcommands (`inspect`, `generate`).
+//! - [`fuzzing`]: the entry points of the cargo-fuzz targets (`fuzz/`), replayed on every input
+//!   in `fuzz/regressions/` by a stable test.
 //! - [`generate`]: a seeded generator of realistic profiles (fixtures, demo, benchmarks).
-//! - [`ui`]: the desktop app (egui/eframe/egui_plot), the only module importing egui.
+//! - `ui` (cargo feature `gui`, on by default): the desktop app (egui/eframe/egui_plot), the only
+//!   module importing egui. `--no-default-features` builds the headless CLI alone.
 //!
 //! Only `ui` imports egui; everything else is testable without a window.
 
 pub mod analysis;
 pub mod cli;
 pub mod export;
+pub mod fuzzing;
 pub mod generate;
 pub mod ingest;
 pub mod model;
+#[cfg(feature = "gui")]
 pub mod ui;

@@ -211,13 +211,28 @@ fn main() -> ExitCode {
                     }
                 },
             };
-            match memsight::ui::run(path) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("memsight: cannot open a window: {e}");
-                    exit(EXIT_FAILURE)
-                }
-            }
+            run_app(path)
         }
     }
+}
+
+#[cfg(feature = "gui")]
+fn run_app(path: PathBuf) -> ExitCode {
+    match memsight::ui::run(path) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("memsight: cannot open a window: {e}");
+            exit(EXIT_FAILURE)
+        }
+    }
+}
+
+#[cfg(not(feature = "gui"))]
+fn run_app(path: PathBuf) -> ExitCode {
+    eprintln!(
+        "memsight: this build has no GUI (built with --no-default-features); \
+         try `memsight inspect {}` or `memsight --help`",
+        path.display()
+    );
+    exit(cli::EXIT_FAILURE)
 }

@@ -1,5 +1,6 @@
-//! Property tests: no byte sequence panics the value parsers or the CSV readers, and exact
-//! decimals round-trip.
+//! Property tests: no byte sequence panics the value parsers or the CSV and DB readers, or makes
+//! them write into the folder they read; exact decimals round-trip. (That no input makes them
+//! crawl is measured by `benches/hostile.rs`, not timed here.)
 
 use memsight::ingest::value::{device_id, parse_int, parse_scaled, trim_cell};
 use memsight::ingest::{LoadControl, discover, load_rank};
@@ -96,5 +97,50 @@ proptest! {
                 }
             }
         }
+    }
+}
+
+/// Bytes shaped like a rank folder for `memsight::fuzzing::folder`: CSV-ish parts (headers,
+/// numbers, separators, quotes, CR/LF, UTF-16 and UTF-8 BOMs) split by its separator line.
+fn folder_bytes() -> impl Strategy<Value = Vec<u8>> {
+    let token = prop_oneof![
+        Just(RECORD_HEADER.as_bytes().to_vec()),
+        Just(OPERATOR_HEADER.as_bytes().to_vec()),
+        Just(b"\n=====\n".to_vec()),
+        Just(b"\xEF\xBB\xBF".to_vec()),
+        Just(b"\xFF\xFE".to_vec()),
+        Just(b"1700000000000000.250\t".to_vec()),
+        Just(b"PTA+GE".to_vec()),
+        Just(b"APP".to_vec()),
+        prop_oneof![
+            Just(b','),
+            Just(b';'),
+            Just(b'\t'),
+            Just(b'"'),
+            Just(b'\r'),
+            Just(b'\n')
+        ]
+        .prop_map(|b| vec![b]),
+        numberish(),
+    ];
+    proptest::collection::vec(token, 0..60).prop_map(|v| v.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// No folder content panics discovery, loading or the summary, and none makes them write
+    /// into the folder (the entry point lists it before and after).
+    #[test]
+    fn no_folder_content_panics_or_writes(data in folder_bytes()) {
+        memsight::fuzzing::folder(&data);
+    }
+
+    /// Bytes that start like SQLite but are not a valid database never panic or write.
+    #[test]
+    fn no_db_bytes_panic_or_write(tail in proptest::collection::vec(any::<u8>(), 0..600)) {
+        let mut data = b"SQLite format 3\0".to_vec();
+        data.extend_from_slice(&tail);
+        memsight::fuzzing::db(&data);
     }
 }

@@ -1,5 +1,6 @@
 //! The app driven through its real widgets with egui_kittest (no window, no GPU): open a
 //! profile, switch rank and Group By, zoom, sort, page, filter, Copy, and Live at cursor.
+#![cfg(feature = "gui")]
 
 mod common;
 

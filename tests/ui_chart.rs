@@ -1,5 +1,6 @@
 //! The chart's own interactions through egui_kittest: legend toggling, the hover readout,
 //! drag-box zoom, wheel zoom, and the three ways back to the whole rank.
+#![cfg(feature = "gui")]
 
 mod common;
 

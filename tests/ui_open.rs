@@ -1,6 +1,7 @@
 //! Opening data in the app, driven through its widgets with egui_kittest: Ctrl+O and the File
 //! menu (with the open dialog replaced by a picker that answers at once), a folder dropped on
 //! the window, and the recent-folders list carried across a restart through eframe's storage.
+#![cfg(feature = "gui")]
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! The chart's reductions: a big rank's are computed off the UI thread, and what arrives is
 //! exactly what the UI thread would have computed itself.
+#![cfg(feature = "gui")]
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! The static-graph view (Graph ID selector, its op table filtered by the zoomed node range) and
 //! the load warnings one click away, through egui_kittest.
+#![cfg(feature = "gui")]
 
 mod common;
 

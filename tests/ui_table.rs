@@ -1,6 +1,7 @@
 //! The details table's controls through egui_kittest: rows per page, jump to page, the size
 //! range filter, Export CSV… (with the save dialog answered at once), and the Host Name filter
 //! narrowing the rank list.
+#![cfg(feature = "gui")]
 
 mod common;
 

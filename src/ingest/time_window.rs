@@ -104,6 +104,10 @@ pub fn sample_csv_times(path: &Path, column: usize, delimiter: u8) -> Vec<i64> {
         return Vec::new();
     };
     let len = file.metadata().map_or(0, |m| m.len());
+    if len <= SMALL_FILE_BYTES {
+        // Small files are read whole: every row counts, not just those after a seek point.
+        return read_small_file_times(&mut file, column, delimiter);
+    }
     let mut head = [0u8; 2];
     let utf16 = match file.read_exact(&mut head) {
         Ok(()) if head == [0xFF, 0xFE] => Some(encoding_rs::UTF_16LE),
@@ -152,6 +156,43 @@ pub fn sample_csv_times(path: &Path, column: usize, delimiter: u8) -> Vec<i64> {
         }
     }
     out
+}
+
+/// Files up to this size are sampled by reading every row.
+const SMALL_FILE_BYTES: u64 = 4 << 20;
+
+/// The times of every row of a small file (decoded from UTF-16 when it has that BOM).
+fn read_small_file_times(file: &mut std::fs::File, column: usize, delimiter: u8) -> Vec<i64> {
+    let mut bytes = Vec::new();
+    if file.seek(SeekFrom::Start(0)).is_err() || file.read_to_end(&mut bytes).is_err() {
+        return Vec::new();
+    }
+    let text: Vec<u8> = match bytes.get(..2) {
+        Some([0xFF, 0xFE]) => encoding_rs::UTF_16LE
+            .decode_with_bom_removal(&bytes)
+            .0
+            .into_owned()
+            .into_bytes(),
+        Some([0xFE, 0xFF]) => encoding_rs::UTF_16BE
+            .decode_with_bom_removal(&bytes)
+            .0
+            .into_owned()
+            .into_bytes(),
+        _ => bytes,
+    };
+    let mut splitter = super::line_split::LineSplitter::new(delimiter);
+    text.split(|b| *b == b'\n' || *b == b'\r')
+        .skip_while(|l| l.is_empty())
+        .skip(1) // the header
+        .filter(|l| !l.is_empty())
+        .filter_map(|line| {
+            splitter.with_cells(line, |r| {
+                let cell = r.ok()?.get(column).copied()?;
+                super::value::parse_scaled(cell, 1000).ok().flatten()
+            })
+        })
+        .map(|s| s.value)
+        .collect()
 }
 
 /// Reads until `buf` is full or the file ends; returns the bytes read.

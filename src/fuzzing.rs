@@ -1,0 +1,176 @@
+//! Entry points shared by the cargo-fuzz targets (`fuzz/`) and the stable regression test
+//! (`tests/fuzz_regressions.rs`), so every input that ever crashed is replayed in CI without
+//! nightly. Each takes arbitrary bytes and must return without panicking, hanging, or writing
+//! anything into the folder it reads (the folder entry points check that and panic if not).
+
+use std::path::{Path, PathBuf};
+
+use crate::ingest::{self, LoadControl};
+
+/// The fuzz targets, by the name of their folder under `fuzz/regressions/`.
+pub const TARGETS: [&str; 7] = [
+    "value",
+    "memory_record",
+    "operator_memory",
+    "npu_module_mem",
+    "static_op_mem",
+    "folder",
+    "db",
+];
+
+/// Runs the entry point of `target` on `data`; false for an unknown target name.
+pub fn run(target: &str, data: &[u8]) -> bool {
+    match target {
+        "value" => value(data),
+        "folder" => folder(data),
+        "db" => db(data),
+        "memory_record" | "operator_memory" | "npu_module_mem" | "static_op_mem" => {
+            table(target, data)
+        }
+        _ => return false,
+    }
+    true
+}
+
+/// Every value parser on the bytes as one cell, with the unit factors the readers use.
+pub fn value(data: &[u8]) {
+    use ingest::value::{device_id, parse_int, parse_scaled, trim_cell};
+    for factor in [1, 1000, 1024, 1 << 20, 1_024_000] {
+        if let Ok(Some(s)) = parse_scaled(data, factor) {
+            assert_ne!(
+                s.value,
+                crate::model::NULL,
+                "a parsed value is never the NULL sentinel"
+            );
+        }
+    }
+    let _ = parse_int(data);
+    let _ = device_id(data);
+    assert!(trim_cell(data).len() <= data.len());
+}
+
+/// The bytes as the one CSV file of its kind (`memory_record`, …) in a rank folder, loaded.
+pub fn table(kind: &str, data: &[u8]) {
+    let dir = scratch();
+    let out = dir.path().join("r_ascend_pt/ASCEND_PROFILER_OUTPUT");
+    write(&out.join(format!("{kind}.csv")), data);
+    if kind != "memory_record" && kind != "operator_memory" {
+        // A rank needs rows to exist: give it a minimal memory_record.
+        write(
+            &out.join("memory_record.csv"),
+            b"Component,Timestamp(us),Total Reserved(MB)\nAPP,1700000000000000.0,1\n",
+        );
+    }
+    load_folder_unchanged(dir.path());
+}
+
+/// The bytes split at `\n=====\n` into memory_record, operator_memory, npu_module_mem,
+/// static_op_mem and profiler_info_0.json of one rank, discovered and loaded.
+pub fn folder(data: &[u8]) {
+    let dir = scratch();
+    let rank = dir.path().join("host_1_2_ascend_pt");
+    let out = rank.join("ASCEND_PROFILER_OUTPUT");
+    let names = [
+        "memory_record.csv",
+        "operator_memory.csv",
+        "npu_module_mem.csv",
+        "static_op_mem.csv",
+    ];
+    let mut parts = split_parts(data);
+    for (name, part) in names.iter().zip(parts.by_ref()) {
+        write(&out.join(name), part);
+    }
+    if let Some(info) = parts.next() {
+        write(&rank.join("profiler_info_0.json"), info);
+    }
+    load_folder_unchanged(dir.path());
+}
+
+/// The bytes as `ascend_pytorch_profiler_0.db` of one rank, discovered and loaded.
+pub fn db(data: &[u8]) {
+    let dir = scratch();
+    let out = dir.path().join("r_ascend_pt/ASCEND_PROFILER_OUTPUT");
+    write(&out.join("ascend_pytorch_profiler_0.db"), data);
+    load_folder_unchanged(dir.path());
+}
+
+/// Parts of `data` separated by the line `=====`.
+fn split_parts(data: &[u8]) -> impl Iterator<Item = &[u8]> {
+    const SEP: &[u8] = b"\n=====\n";
+    let mut rest = Some(data);
+    std::iter::from_fn(move || {
+        let r = rest?;
+        match r.windows(SEP.len()).position(|w| w == SEP) {
+            Some(i) => {
+                rest = Some(&r[i + SEP.len()..]);
+                Some(&r[..i])
+            }
+            None => {
+                rest = None;
+                Some(r)
+            }
+        }
+    })
+}
+
+fn scratch() -> tempfile::TempDir {
+    tempfile::tempdir().expect("a temporary folder for the fuzz input")
+}
+
+fn write(path: &Path, data: &[u8]) {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).expect("create the fuzz folder");
+    }
+    std::fs::write(path, data).expect("write the fuzz input");
+}
+
+/// Discovers and loads every rank under `root`, summarises what loaded, and panics if anything
+/// under `root` was created, removed or changed.
+fn load_folder_unchanged(root: &Path) {
+    let before = listing(root);
+    if let Ok(profile) = ingest::discover(root) {
+        for rank in &profile.ranks {
+            if let Ok(data) = ingest::load_rank(rank, &LoadControl::new()) {
+                assert!(data.records.time_ns.windows(2).all(|w| w[0] <= w[1]));
+                let _ = crate::export::summarize(&data);
+            }
+        }
+    }
+    assert_eq!(before, listing(root), "the loaded folder was written to");
+}
+
+/// Paths, sizes and modification times of everything under `dir`.
+fn listing(dir: &Path) -> Vec<(PathBuf, u64, Option<std::time::SystemTime>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            let Ok(m) = std::fs::symlink_metadata(&p) else {
+                continue;
+            };
+            if m.is_dir() {
+                stack.push(p.clone());
+            }
+            out.push((p, m.len(), m.modified().ok()));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parts_split_at_the_separator_line() {
+        let parts: Vec<&[u8]> = split_parts(b"a\n=====\nb\n=====\n").collect();
+        assert_eq!(parts, vec![&b"a"[..], &b"b"[..], &b""[..]]);
+        assert!(run("value", b"12.5"));
+        assert!(!run("nope", b""));
+    }
+}
