@@ -13,7 +13,7 @@ done
 name() { printf '%s' "$1" | sha1sum | cut -c1-16; }
 for kind in memory_record operator_memory npu_module_mem static_op_mem; do
   find "$root/fixtures" -name "${kind}*.csv" | while read -r f; do
-    cp "$f" "corpus/$kind/$(name "$f")"
+    head -c 16384 "$f" > "corpus/$kind/$(name "$f")" # small seeds keep executions fast
   done
 done
 # value: distinct cells of the fixtures.
@@ -25,11 +25,11 @@ find "$root/fixtures" -type d -name ASCEND_PROFILER_OUTPUT | while read -r d; do
   : > "$out"
   for k in memory_record operator_memory npu_module_mem static_op_mem; do
     f=$(find "$d" -maxdepth 1 -name "$k*.csv" | head -n 1)
-    [ -n "$f" ] && cat "$f" >> "$out"
+    if [ -n "$f" ]; then head -c 8192 "$f" >> "$out"; fi
     printf '\n=====\n' >> "$out"
   done
   info=$(find "$(dirname "$d")" -maxdepth 1 -name 'profiler_info*.json' | head -n 1)
-  [ -n "$info" ] && cat "$info" >> "$out"
+  if [ -n "$info" ]; then cat "$info" >> "$out"; fi
 done
 # db: small generated SQLite exports.
 tmp=$(mktemp -d)

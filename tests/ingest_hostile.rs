@@ -653,3 +653,30 @@ fn copy_dir(src: &Path, dst: &Path) {
         }
     }
 }
+
+#[test]
+fn times_far_from_the_origin_saturate_instead_of_wrapping() {
+    use memsight::analysis::table::Column;
+    let tmp = tempfile::tempdir().unwrap();
+    let ops = csv(
+        OPERATOR_HEADER,
+        &["aten::mm,1024.0,1700000000000500.000,,,1,2,,,NPU:0".to_string()],
+    );
+    rank_dir(
+        tmp.path(),
+        "r",
+        &[
+            ("memory_record.csv", &csv(RECORD_HEADER, &record_rows(3))),
+            ("operator_memory.csv", &ops),
+        ],
+    );
+    let mut d = only_rank(tmp.path());
+    // Values no loader produces any more, as a caller could still build them: the difference
+    // does not fit an i64 and used to wrap to a small positive time.
+    d.operators.alloc_time[0] = i64::MIN + 1;
+    d.time_origin_ns = i64::MAX - 5;
+    let text = memsight::export::cell_text(&d, 0, Column::AllocationTime);
+    assert_eq!(text, "-9223372036854.775808");
+    let shown = Column::AllocationTime.display_value(&d, 0).unwrap();
+    assert!(shown < -9.2e12, "{shown}");
+}

@@ -93,3 +93,30 @@ fn load_warnings_are_one_click_away() {
     h.get_by_label_contains("line 3: Size(KB): missing");
     h.get_by_label_contains("scientific notation");
 }
+
+#[cfg(unix)]
+#[test]
+fn files_skipped_by_discovery_are_listed_with_the_warnings() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = fixtures().join("malformed/bad_rows_ascend_pt");
+    let dst = tmp.path().join("bad_rows_ascend_pt");
+    std::fs::create_dir_all(dst.join("ASCEND_PROFILER_OUTPUT")).unwrap();
+    for f in ["memory_record.csv", "operator_memory.csv"] {
+        let from = src.join("ASCEND_PROFILER_OUTPUT").join(f);
+        std::fs::copy(from, dst.join("ASCEND_PROFILER_OUTPUT").join(f)).unwrap();
+    }
+    let fifo = dst.join("ASCEND_PROFILER_OUTPUT/npu_module_mem.csv");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let mut h = common::open_app(tmp.path().to_path_buf());
+    let view = h.state().view.clone().unwrap();
+    let n = view.data.report.warning_count() + 1;
+    h.get_by_label(&format!("⚠ {n} warnings")).click();
+    h.run();
+    h.get_by_label_contains("npu_module_mem.csv: not a regular file (it is a FIFO); skipped");
+}

@@ -83,8 +83,8 @@ impl RankView {
         let mut hi = i64::MIN;
         let mut see = |t: i64| {
             if t != NULL {
-                lo = lo.min(t - o);
-                hi = hi.max(t - o);
+                lo = lo.min(t.saturating_sub(o));
+                hi = hi.max(t.saturating_sub(o));
             }
         };
         if let (Some(&a), Some(&b)) = (d.records.time_ns.first(), d.records.time_ns.last()) {
@@ -102,7 +102,7 @@ impl RankView {
         if lo > hi {
             (0, 1)
         } else {
-            (lo, hi.max(lo + 1))
+            (lo, hi.max(lo.saturating_add(1)))
         }
     }
 }

@@ -3,10 +3,11 @@
 //! The file is read in blocks of [`BLOCK_BYTES`]. Each block is cut after its last line break and
 //! split into pieces at line breaks; the pieces are split into cells ([`LineSplitter`]) on rayon's
 //! threads, each into its own [`RowSink`], and the sinks come back in file order for the caller to
-//! merge. Memory stays at two blocks plus the parsed columns, whatever the file holds:
+//! merge. Memory stays at two blocks (at most [`MAX_LINE_BYTES`] each) plus the parsed columns,
+//! whatever the file holds:
 //!
 //! - the header is looked for in the first [`MAX_HEADER_BYTES`] only;
-//! - a line longer than a block is skipped (and reported) without being held;
+//! - a line longer than [`MAX_LINE_BYTES`] is skipped (and reported) without being held;
 //! - every line is one record (the profilers never break a line inside a cell), so a stray
 //!   quote costs one row;
 //! - CR-only line breaks (classic Mac) are read as line breaks; UTF-16 files (Excel's "Unicode
@@ -20,8 +21,11 @@ use rayon::prelude::*;
 
 pub use super::line_split::{Fields, LineSplitter, record_text};
 
-/// Bytes read per block.
+/// Bytes read per block (less for a smaller file).
 pub const BLOCK_BYTES: usize = 16 << 20;
+
+/// The longest line read: a longer one is skipped, unread, and reported.
+pub const MAX_LINE_BYTES: usize = 2 * BLOCK_BYTES;
 
 /// Progress and cancellation shared between a loader and whoever watches it (the UI).
 #[derive(Debug, Default)]
@@ -128,6 +132,8 @@ pub struct CsvFile {
     decoded_from: Option<&'static str>,
     carry: Vec<u8>,
     eof: bool,
+    /// Block size: [`BLOCK_BYTES`], or less for a file known to be smaller.
+    block_bytes: usize,
 }
 
 impl CsvFile {
@@ -135,7 +141,12 @@ impl CsvFile {
     /// file has no header cells.
     pub fn open(path: &Path) -> Result<CsvFile, CsvOpenError> {
         let file = super::safe_fs::open_regular(path)?;
-        Self::from_reader(Box::new(file))
+        let len = file.metadata()?.len();
+        let mut csv = Self::from_reader(Box::new(file))?;
+        // A small file needs no 16 MiB blocks (a 1,000-rank cluster of small files, tests).
+        let fits = usize::try_from(len.saturating_add(1)).unwrap_or(usize::MAX);
+        csv.block_bytes = fits.clamp(64 << 10, BLOCK_BYTES);
+        Ok(csv)
     }
 
     /// Reads the header from any reader (an in-memory file in tests and fuzzing).
@@ -196,6 +207,7 @@ impl CsvFile {
             decoded_from,
             carry,
             eof,
+            block_bytes: BLOCK_BYTES,
         })
     }
 
@@ -249,11 +261,12 @@ impl CsvFile {
         let pieces_per_block = (rayon::current_num_threads() * 4).max(4);
         let delimiter = self.delimiter;
         let cr_only = self.cr_only;
-        let mut cur = Block::new(BLOCK_BYTES.max(self.carry.len()));
+        let block = self.block_bytes;
+        let mut cur = Block::new(block.max(self.carry.len()));
         cur.data[..self.carry.len()].copy_from_slice(&self.carry);
         cur.filled = self.carry.len();
         self.carry = Vec::new();
-        let mut next = Block::new(BLOCK_BYTES);
+        let mut next = Block::new(block);
         let mut pool: Vec<S> = Vec::new();
         let mut file_eof = self.eof;
         if !file_eof {
@@ -270,6 +283,14 @@ impl CsvFile {
                 buf.len()
             } else if let Some(nl) = memchr::memrchr(b'\n', buf) {
                 nl + 1
+            } else if cur.data.len() < MAX_LINE_BYTES {
+                // No line break yet: make room for a longer line (a file that grew since it
+                // was opened may hold lines longer than its first block).
+                let before = cur.filled;
+                cur.ensure((cur.data.len() * 2).min(MAX_LINE_BYTES));
+                file_eof = cur.fill(&mut self.source, cr_only)?;
+                control.add_done((cur.filled - before) as u64);
+                continue;
             } else {
                 // One line longer than a whole block: report it and drop it unread.
                 if pool.is_empty() {
@@ -291,7 +312,7 @@ impl CsvFile {
             let pieces = split_at_line_breaks(buf, cut, pieces_per_block);
             // The unparsed tail starts the next block.
             let tail = &buf[cut..];
-            next.ensure(tail.len() + BLOCK_BYTES);
+            next.ensure(tail.len() + block);
             next.data[..tail.len()].copy_from_slice(tail);
             next.filled = tail.len();
             while pool.len() < pieces.len() {

@@ -15,7 +15,8 @@ pub const UNBALANCED_QUOTE: &str = "unbalanced double quote (the row ends inside
 /// Splits lines into cells; reusable across lines (its buffers are kept).
 pub struct LineSplitter {
     delimiter: u8,
-    core: csv_core::Reader,
+    /// Built on the first quoted line (building its DFA costs more than splitting a line).
+    core: Option<csv_core::Reader>,
     out: Vec<u8>,
     ends: Vec<usize>,
     /// Allocation reused for the cell slices of each line (see [`recycle`]).
@@ -34,7 +35,7 @@ impl LineSplitter {
     pub fn new(delimiter: u8) -> Self {
         LineSplitter {
             delimiter,
-            core: csv_core::ReaderBuilder::new().delimiter(delimiter).build(),
+            core: None,
             out: Vec::new(),
             ends: Vec::new(),
             cells: Vec::new(),
@@ -73,7 +74,11 @@ impl LineSplitter {
     /// Tokenizes a quoted line into `out` (unescaped bytes) and `ends` (cell ends in `out`).
     fn split_quoted(&mut self, line: &[u8]) {
         use csv_core::ReadRecordResult as R;
-        self.core.reset();
+        let delimiter = self.delimiter;
+        let core = self
+            .core
+            .get_or_insert_with(|| csv_core::ReaderBuilder::new().delimiter(delimiter).build());
+        core.reset();
         // Unquoting never lengthens a line, and there is at most one cell per delimiter + 1.
         self.out.clear();
         self.out.resize(line.len() + 1, 0);
@@ -84,8 +89,7 @@ impl LineSplitter {
         let mut input = line;
         loop {
             let (res, nin, o, e) =
-                self.core
-                    .read_record(input, &mut self.out[nout..], &mut self.ends[nend..]);
+                core.read_record(input, &mut self.out[nout..], &mut self.ends[nend..]);
             input = &input[nin..];
             nout += o;
             nend += e;

@@ -309,7 +309,8 @@ impl MemsightApp {
                 }
             });
             if self.state.show_warnings {
-                panels::warnings_window(ui.ctx(), &view, &mut self.state);
+                let notes = self.profile.as_ref().map_or(&[][..], |p| &p.notes[..]);
+                panels::warnings_window(ui.ctx(), &view, notes, &mut self.state);
             }
         } else {
             egui::CentralPanel::default()
@@ -508,7 +509,7 @@ impl MemsightApp {
                             .labelled_by(label.id);
                     }
                 }
-                let n = view.data.report.warning_count();
+                let n = view.data.report.warning_count() + profile.notes.len();
                 if n > 0 {
                     ui.separator();
                     if ui.button(format!("⚠ {n} warnings")).clicked() {

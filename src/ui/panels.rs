@@ -306,15 +306,21 @@ pub fn static_table_ui(ui: &mut egui::Ui, view: &RankView, state: &mut ViewState
         });
 }
 
-/// Load warnings and the skipped rows of every file, verbatim.
-pub fn warnings_window(ctx: &egui::Context, view: &RankView, state: &mut ViewState) {
+/// Load warnings and the skipped rows of every file, verbatim, after what discovery noted about
+/// the whole profile (files skipped as special files, unusable DBs).
+pub fn warnings_window(
+    ctx: &egui::Context,
+    view: &RankView,
+    profile_notes: &[String],
+    state: &mut ViewState,
+) {
     let mut open = state.show_warnings;
     egui::Window::new("Load warnings")
         .open(&mut open)
         .default_size([700.0, 400.0])
         .show(ctx, |ui| {
             egui::ScrollArea::vertical().show(ui, |ui| {
-                for w in &view.data.report.warnings {
+                for w in profile_notes.iter().chain(&view.data.report.warnings) {
                     ui.label(format!("• {w}"));
                 }
                 for f in view
