@@ -4,12 +4,16 @@
 //!
 //! - [`ingest`]: finds ranks under a path ([`ingest::discover`]) reading only names, headers and
 //!   `profiler_info`, then loads one rank on demand ([`ingest::load_rank`]) from CSV (chunked,
-//!   parallel) or the SQLite export (read-only). Bad rows are skipped and reported, never fatal.
+//!   parallel) or the SQLite export (never written beside). Only regular files are opened and
+//!   every read is bounded ([`ingest::safe_fs`]); bad rows are skipped and reported, never fatal.
 //! - [`model`]: plain columnar data: [`model::RankData`] with its `MemoryRecords`,
-//!   `OperatorMemory`, `ModuleMemory` and `StaticOpMemory` tables; i64 ns and bytes, names interned.
-//! - [`analysis`]: pure functions over the model: the curves of each Group By and their peaks.
-//! - [`export`]: text out: the `inspect` summary (readable and JSON).
-//! - [`cli`]: the headless subcommands (`inspect`, `generate`).
+//!   `OperatorMemory`, `ModuleMemory` and `StaticOpMemory` tables and its [`model::LoadReport`];
+//!   i64 ns and bytes, names interned. Imports nothing from the other modules.
+//! - [`analysis`]: pure functions over the model: the curves of each Group By and their LOD
+//!   pyramids, peaks, table queries, live-at-time, static graphs; [`analysis::RankView`] holds
+//!   what was computed for one loaded rank.
+//! - [`export`]: text out: the `inspect` summary (readable and JSON), TSV and CSV of table rows.
+//! - [`cli`]: the headless subcommands (`inspect`, `curve`, `table`, `live`, `generate`).
 //! - [`fuzzing`]: the entry points of the cargo-fuzz targets (`fuzz/`), replayed on every input
 //!   in `fuzz/regressions/` by a stable test.
 //! - [`generate`]: a seeded generator of realistic profiles (fixtures, demo, benchmarks).

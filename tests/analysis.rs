@@ -73,7 +73,6 @@ fn overall_stream_and_component_series_match_raw_rows() {
             "{}",
             s.name
         );
-        assert_eq!(s.interpolation, Interpolation::Step);
     }
     // Stream: three series per stream pointer, in order of first appearance.
     let stream = build_series(&data, GroupBy::Stream);
@@ -591,4 +590,17 @@ fn table_edge_cases() {
     assert_eq!(Column::parse("Size(KB)"), Some(Column::Size));
     assert_eq!(Column::parse("release time"), Some(Column::ReleaseTime));
     assert_eq!(Column::parse("nope"), None);
+}
+
+#[test]
+fn a_freed_views_identity_is_never_reused() {
+    // Caches (chart lines, table pages, background sorts) are keyed by `RankView::id`; an
+    // address could come back for the next view once the first is freed, an id cannot.
+    let dir = first_subdir(&fixtures().join("torch_cluster"));
+    let mut seen = std::collections::HashSet::new();
+    for _ in 0..50 {
+        let view = RankView::new(load_first(&dir));
+        assert!(seen.insert(view.id()), "an id came back");
+        drop(view);
+    }
 }

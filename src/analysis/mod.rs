@@ -14,11 +14,9 @@ pub use lod::{DEFAULT_THRESHOLD, LodSeries, Reduced};
 pub use peaks::{
     ComponentColumn, ComponentPeak, Peak, component_order, component_peaks, peak, peak_in_window,
 };
-pub use series::{
-    GroupBy, Interpolation, Quantity, Series, build_series, operator_component, series_peaks,
-};
+pub use series::{GroupBy, Quantity, Series, build_series, operator_component};
 pub use static_graph::{END_OF_GRAPH, StaticGraph, static_graphs, static_ops_in_range};
 pub use table::{
     Column, RangeFilter, SortCache, SortDir, TablePage, TableQuery, WindowMode, query,
 };
-pub use view::RankView;
+pub use view::{RankView, ViewId};

@@ -47,18 +47,8 @@ pub enum Quantity {
     Active,
 }
 
-/// How a chart joins a series' points.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Interpolation {
-    /// A counter: each value holds until the next sample (memory totals, static running sums).
-    #[default]
-    Step,
-    /// A straight line between samples.
-    Linear,
-}
-
-/// One curve: times in ns from the rank origin (ascending), values in bytes. Memory counters are
-/// [`Interpolation::Step`]: `values[i]` holds from `times[i]` until `times[i + 1]`.
+/// One curve: times in ns from the rank origin (ascending), values in bytes. A memory counter is
+/// a step function: `values[i]` holds from `times[i]` until `times[i + 1]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Series {
     /// Legend name, e.g. `Operator Allocated`.
@@ -67,8 +57,6 @@ pub struct Series {
     pub times: Vec<i64>,
     /// Values, bytes.
     pub values: Vec<i64>,
-    /// How to draw it.
-    pub interpolation: Interpolation,
 }
 
 impl Series {
@@ -78,7 +66,6 @@ impl Series {
             name: name.into(),
             times: Vec::new(),
             values: Vec::new(),
-            interpolation: Interpolation::Step,
         }
     }
 
@@ -130,33 +117,6 @@ pub fn build_series(data: &RankData, group: GroupBy) -> Vec<Series> {
     });
     out.retain(|s| !s.is_empty());
     out
-}
-
-/// The peak of every series of `group` without building the series: (name, peak) for each
-/// series the data has.
-pub fn series_peaks(data: &RankData, group: GroupBy) -> Vec<(String, super::Peak)> {
-    let specs = specs(data, group);
-    let mut best: Vec<Option<(i64, i64)>> = vec![None; specs.len()];
-    visit(data, &specs, |k, t, v| {
-        if best[k].is_none_or(|(bv, _)| v > bv) {
-            best[k] = Some((v, t));
-        }
-    });
-    specs
-        .into_iter()
-        .zip(best)
-        .filter_map(|(sp, b)| {
-            b.map(|(value, t)| {
-                (
-                    sp.name,
-                    super::Peak {
-                        value,
-                        time: t.saturating_sub(data.time_origin_ns),
-                    },
-                )
-            })
-        })
-        .collect()
 }
 
 fn specs(data: &RankData, group: GroupBy) -> Vec<Spec> {

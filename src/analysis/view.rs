@@ -2,6 +2,7 @@
 //! (it is `Sync`): LOD series per Group By, the table's sort orders, the live index, static
 //! graphs and the component peak table.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use super::{
@@ -10,9 +11,18 @@ use super::{
 };
 use crate::model::{NULL, RankData};
 
+/// A stable identity for one [`RankView`]: never reused within a process, so a cache keyed by
+/// it can never serve another rank (an address can be, once the view is freed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ViewId(u64);
+
+/// The next [`ViewId`].
+static NEXT_VIEW_ID: AtomicU64 = AtomicU64::new(1);
+
 /// A loaded rank with its derived structures.
 #[derive(Debug)]
 pub struct RankView {
+    id: ViewId,
     /// The rank's data.
     pub data: Arc<RankData>,
     series: [OnceLock<Vec<LodSeries>>; 3],
@@ -28,6 +38,7 @@ impl RankView {
     /// Wraps loaded data; nothing is computed yet.
     pub fn new(data: RankData) -> RankView {
         RankView {
+            id: ViewId(NEXT_VIEW_ID.fetch_add(1, Ordering::Relaxed)),
             data: Arc::new(data),
             series: Default::default(),
             sort_cache: SortCache::new(),
@@ -36,6 +47,11 @@ impl RankView {
             components: OnceLock::new(),
             extent: OnceLock::new(),
         }
+    }
+
+    /// This view's identity, for keying caches of what was computed from it.
+    pub fn id(&self) -> ViewId {
+        self.id
     }
 
     /// The series of `group` with their pyramids (built on first use).

@@ -521,7 +521,7 @@ fn read_into(source: &mut Source, dst: &mut [u8]) -> io::Result<usize> {
     loop {
         match source.read(dst) {
             Ok(n) => return Ok(n),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
         }
     }

@@ -6,9 +6,9 @@ use std::path::Path;
 use super::chunks::{
     ChunkError, CsvFile, CsvOpenError, Fields, LoadControl, RowSink, column_index, record_text,
 };
-use super::report::{FileReport, SkippedRows};
 use super::time_window::{self, TimeWindow};
 use super::value::{device_id, parse_scaled, trim_cell};
+use crate::model::report::{FileReport, SkippedRows};
 use crate::model::{
     Component, Interner, MIB, MemoryRecords, ModuleMemory, NULL, NameId, OperatorMemory,
     StaticOpMemory,

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
 
-use super::report::{FileReport, SkippedRows};
 use super::time_window::{self, TimeWindow};
+use crate::model::report::{FileReport, SkippedRows};
 use crate::model::{
     Component, DbSnapshot, Interner, MemoryRecords, ModuleMemory, NULL, OperatorMemory,
 };

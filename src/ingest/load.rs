@@ -6,9 +6,9 @@ use super::csv_tables::{
     read_static_op_mem,
 };
 use super::db;
-use super::discover::{Profile, USING_DB_NOTE};
-use super::report::LoadReport;
+use super::discover::USING_DB_NOTE;
 use super::time_window::session_from_profiler_info;
+use crate::model::report::LoadReport;
 use crate::model::{DataSource, Format, Interner, NULL, RankData, RankInfo};
 
 /// Why a rank could not be loaded at all.
@@ -25,17 +25,6 @@ pub enum LoadError {
         /// What went wrong.
         reason: String,
     },
-    /// No such rank in the profile.
-    #[error("no rank at index {0}")]
-    NoSuchRank(usize),
-}
-
-impl Profile {
-    /// Loads rank number `index` (in [`Profile::ranks`] order).
-    pub fn load_rank(&self, index: usize, control: &LoadControl) -> Result<RankData, LoadError> {
-        let info = self.ranks.get(index).ok_or(LoadError::NoSuchRank(index))?;
-        load_rank(info, control)
-    }
 }
 
 /// Loads everything of one rank. Bad rows are skipped and counted; a bad optional file is a

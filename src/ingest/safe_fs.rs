@@ -87,6 +87,7 @@ fn open_nonblocking(path: &Path) -> io::Result<File> {
 /// Clears `O_NONBLOCK` again: it means nothing for regular files on Linux and macOS, but a
 /// network file system is free to honour it.
 #[cfg(unix)]
+#[allow(unsafe_code)] // two fcntl calls on our own descriptor: no safe std API clears O_NONBLOCK
 fn make_blocking(file: &File) -> io::Result<()> {
     use std::os::fd::AsRawFd;
     let fd = file.as_raw_fd();

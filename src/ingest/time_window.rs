@@ -164,7 +164,12 @@ const SMALL_FILE_BYTES: u64 = 4 << 20;
 /// The times of every row of a small file (decoded from UTF-16 when it has that BOM).
 fn read_small_file_times(file: &mut std::fs::File, column: usize, delimiter: u8) -> Vec<i64> {
     let mut bytes = Vec::new();
-    if file.seek(SeekFrom::Start(0)).is_err() || file.read_to_end(&mut bytes).is_err() {
+    // The handle we checked is regular (a path could be swapped since): read through it.
+    #[allow(clippy::verbose_file_reads)]
+    let read = file
+        .seek(SeekFrom::Start(0))
+        .and_then(|_| file.read_to_end(&mut bytes));
+    if read.is_err() {
         return Vec::new();
     }
     let text: Vec<u8> = match bytes.get(..2) {

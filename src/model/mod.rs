@@ -7,12 +7,14 @@
 mod component;
 mod interner;
 mod rank;
+pub mod report;
 mod tables;
 pub mod units;
 
 pub use component::Component;
 pub use interner::{Interner, NameId};
 pub use rank::{DataSource, DbSnapshot, Format, RankData, RankInfo};
+pub use report::LoadReport;
 pub use tables::{MemoryRecords, ModuleMemory, OperatorMemory, StaticOpMemory};
 
 /// The sentinel for a missing integer cell (an empty CSV cell, `N/A`, SQL NULL).

@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
+use super::LoadReport;
 use super::{Interner, MemoryRecords, ModuleMemory, OperatorMemory, StaticOpMemory};
-use crate::ingest::LoadReport;
 
 /// Which profiler wrote the data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

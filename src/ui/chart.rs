@@ -14,7 +14,7 @@ use super::reduction::ReductionCache;
 use super::state::ViewState;
 use super::step_line::StepLine;
 use super::zoom::{box_zoom, take_wheel, wheel_zoom};
-use crate::analysis::{GroupBy, LodSeries, RankView};
+use crate::analysis::{GroupBy, LodSeries, RankView, ViewId};
 use crate::model::{NULL, ns_to_ms};
 
 /// The plot's id (its memory holds the legend's hidden series).
@@ -51,7 +51,7 @@ pub struct ChartCache {
     /// their own (a second or two for 10M rows) while the chart shows a spinner.
     pub background_min_rows: usize,
     /// The (view, Group By) whose series are being built.
-    building: Option<(usize, GroupBy)>,
+    building: Option<(ViewId, GroupBy)>,
     /// A drag-box zoom in progress: the times (ms) where it started and has reached.
     drag: Option<(f64, f64)>,
     /// The plot's width in physical pixels, last frame.
@@ -88,7 +88,7 @@ fn ready_series<'v>(
     if view.data.records.len() < cache.background_min_rows {
         return Some(view.series(group));
     }
-    let key = (Arc::as_ptr(view) as usize, group);
+    let key = (view.id(), group);
     if cache.building != Some(key) {
         cache.building = Some(key);
         let (job, ctx) = (Arc::clone(view), ui.ctx().clone());

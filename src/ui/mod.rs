@@ -7,7 +7,7 @@
 //! - [`reduction`]: the chart's reduced lines, computed off the UI thread for big ranks;
 //!   [`step_line`]: step curves drawn as pixel-snapped bars.
 //! - [`zoom`]: drag-box and wheel zoom of a chart's x axis.
-//! - [`state`]: the view state as plain data; [`format`]: numbers for reading;
+//! - [`state`]: the view state as plain data; [`format`](mod@format): numbers for reading;
 //!   [`loader`]: loading off the UI thread.
 
 pub mod app;

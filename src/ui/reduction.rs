@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, TryRecvError, channel};
 
-use crate::analysis::{DEFAULT_THRESHOLD, GroupBy, LodSeries, RankView};
+use crate::analysis::{DEFAULT_THRESHOLD, GroupBy, LodSeries, RankView, ViewId};
 use crate::model::ns_to_ms;
 
 /// How much wider than the visible range a reduction is made on each side, so panning reuses it.
@@ -27,7 +27,7 @@ pub const BACKGROUND_MIN_POINTS: usize = 2_000_000;
 /// What a reduction is of: a rank's view, a Group By and the chart width in columns.
 #[derive(Debug, Clone, PartialEq)]
 struct Source {
-    view: usize,
+    view: ViewId,
     group: GroupBy,
     width: usize,
 }
@@ -149,7 +149,7 @@ impl ReductionCache {
         wake: impl Fn() + Send + 'static,
     ) -> Option<&Lines> {
         let source = Source {
-            view: Arc::as_ptr(view) as usize,
+            view: view.id(),
             group,
             width,
         };

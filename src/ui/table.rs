@@ -8,13 +8,14 @@ use egui_extras::{Column as TableColumn, TableBuilder};
 use super::format::grouped;
 use super::state::{PAGE_SIZES, ViewState};
 use crate::analysis::{
-    Column, GroupBy, RangeFilter, RankView, SortDir, TablePage, TableQuery, WindowMode, query,
+    Column, GroupBy, RangeFilter, RankView, SortDir, TablePage, TableQuery, ViewId, WindowMode,
+    query,
 };
 use crate::export::{rows_tsv, write_rows_csv};
 
 /// The last query and its page: queries run only when something they depend on changes.
 pub struct TableCache {
-    last: Option<(usize, TableQuery, TablePage)>,
+    last: Option<(ViewId, TableQuery, TablePage)>,
     /// The window asked for last frame: while it changes every frame (a pan or zoom in
     /// progress) the table keeps its last page and queries once the view holds still.
     seen_window: Option<Option<(i64, i64)>>,
@@ -30,7 +31,7 @@ pub struct TableCache {
     /// first sort of a column of 2.6M rows takes ~0.1 s) while the table shows "sorting…".
     pub background_min_rows: usize,
     /// The (view, column, direction) being sorted in the background.
-    sorting: Option<(usize, Column, SortDir)>,
+    sorting: Option<(ViewId, Column, SortDir)>,
 }
 
 impl Default for TableCache {
@@ -106,7 +107,7 @@ impl TableCache {
         moving: &mut bool,
         wake: impl Fn() + Send + 'static,
     ) -> TablePage {
-        let id = Arc::as_ptr(view) as usize;
+        let id = view.id();
         let q = query_for(state);
         // A big rank's first sort of a column runs on a thread of its own; until it is done the
         // table keeps showing the last page.
@@ -168,8 +169,7 @@ impl TableCache {
     /// True while the sort `state` asks for is computed in the background.
     pub fn is_sorting(&self, view: &Arc<RankView>, state: &ViewState) -> bool {
         state.sort.is_some_and(|(col, dir)| {
-            self.sorting == Some((Arc::as_ptr(view) as usize, col, dir))
-                && !view.sort_cache.is_cached(col, dir)
+            self.sorting == Some((view.id(), col, dir)) && !view.sort_cache.is_cached(col, dir)
         })
     }
 

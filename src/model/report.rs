@@ -1,4 +1,5 @@
-//! What went wrong while loading: warnings and skipped rows, kept per file, never swallowed.
+//! What went wrong while loading a rank: warnings and skipped rows, kept per file, never
+//! swallowed. Plain data (ingest fills it, every layer above reads it).
 
 use std::path::{Path, PathBuf};
 
