@@ -435,20 +435,29 @@ fn gbk_names_are_decoded_and_said_once() {
     assert_eq!(w.matches("GB18030").count(), 1, "{w}");
 }
 
-/// A copy of the generated DB-only rank in a fresh folder; returns (folder, db path).
-fn db_copy() -> (tempfile::TempDir, PathBuf) {
+/// The generated DB of the first DB-only rank.
+fn generated_db() -> PathBuf {
     let src = db_fixtures().join("db_only");
     let rank = std::fs::read_dir(&src)
         .unwrap()
         .map(|e| e.unwrap().path())
         .min()
         .unwrap();
-    let db = rank.join("ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db");
+    rank.join("ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db")
+}
+
+/// A copy of the generated DB-only rank in a fresh folder; returns (folder, db path).
+fn db_copy() -> (tempfile::TempDir, PathBuf) {
+    db_copy_of(&generated_db())
+}
+
+/// A copy of the DB `db` as the only file of a rank folder; returns (folder, db path).
+fn db_copy_of(db: &Path) -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("r_ascend_pt/ASCEND_PROFILER_OUTPUT");
     std::fs::create_dir_all(&out).unwrap();
     let dst = out.join("ascend_pytorch_profiler_0.db");
-    std::fs::copy(&db, &dst).unwrap();
+    std::fs::copy(db, &dst).unwrap();
     (tmp, dst)
 }
 
@@ -488,8 +497,13 @@ fn a_db_whose_header_says_wal_only_in_byte_19_is_not_written_beside() {
 /// Opens `db` in `mode`, runs `change` in an open transaction (WAL: committed but not
 /// checkpointed), and copies the DB and its sidecar files, as a crashed writer leaves them,
 /// into a new folder. Returns (folder, copied db).
-fn frozen_mid_write(mode: &str, change: &str, commit: bool) -> (tempfile::TempDir, PathBuf) {
-    let (src_dir, db) = db_copy();
+fn frozen_mid_write(
+    base: &Path,
+    mode: &str,
+    change: &str,
+    commit: bool,
+) -> (tempfile::TempDir, PathBuf) {
+    let (src_dir, db) = db_copy_of(base);
     let c = rusqlite::Connection::open(&db).unwrap();
     c.execute_batch(&format!(
         "PRAGMA journal_mode={mode}; PRAGMA wal_autocheckpoint=0; PRAGMA cache_size=1;"
@@ -518,6 +532,7 @@ fn frozen_mid_write(mode: &str, change: &str, commit: bool) -> (tempfile::TempDi
 fn a_db_left_mid_write_with_a_hot_journal_reads_as_of_its_last_commit() {
     let before = sql_count(&db_copy().1, "MEMORY_RECORD");
     let (tmp, db) = frozen_mid_write(
+        &generated_db(),
         "DELETE",
         "DELETE FROM MEMORY_RECORD; CREATE TABLE filler(x); \
          INSERT INTO filler SELECT randomblob(4000) FROM OP_MEMORY, (SELECT 1 UNION SELECT 2);",
@@ -532,6 +547,7 @@ fn a_db_left_mid_write_with_a_hot_journal_reads_as_of_its_last_commit() {
 #[test]
 fn a_pending_wal_is_read_from_one_private_copy_made_at_discovery() {
     let (tmp, db) = frozen_mid_write(
+        &generated_db(),
         "WAL",
         "INSERT INTO MEMORY_RECORD SELECT * FROM MEMORY_RECORD LIMIT 7",
         true,
@@ -679,4 +695,68 @@ fn times_far_from_the_origin_saturate_instead_of_wrapping() {
     assert_eq!(text, "-9223372036854.775808");
     let shown = Column::AllocationTime.display_value(&d, 0).unwrap();
     assert!(shown < -9.2e12, "{shown}");
+}
+
+#[test]
+fn the_real_db_exports_in_every_journal_state_load_without_a_write() {
+    let Some(root) = common::samples() else {
+        return;
+    };
+    let dbs: Vec<PathBuf> = ["level0", "level1", "level2"]
+        .iter()
+        .map(|l| {
+            root.join(format!(
+                "xiaobingling93-pixel_Ascend-msinsight/test/data/pytorch/db/{l}/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db"
+            ))
+        })
+        .collect();
+    for base in &dbs {
+        let want = sql_count(base, "MEMORY_RECORD");
+        // As exported (level1's header says WAL).
+        let (tmp, _) = db_copy_of(base);
+        assert_eq!(
+            only_rank(tmp.path()).memory_record_rows,
+            want,
+            "{}",
+            base.display()
+        );
+        // Header byte 19 = 2 alone.
+        let (tmp, db) = db_copy_of(base);
+        let mut bytes = std::fs::read(&db).unwrap();
+        (bytes[18], bytes[19]) = (1, 2);
+        std::fs::write(&db, &bytes).unwrap();
+        assert_eq!(
+            only_rank(tmp.path()).memory_record_rows,
+            want,
+            "{}",
+            base.display()
+        );
+        // Left mid-write with a hot journal: read as of the last commit.
+        let (tmp, _) = frozen_mid_write(
+            base,
+            "DELETE",
+            "DELETE FROM MEMORY_RECORD; CREATE TABLE filler(x); \
+             INSERT INTO filler SELECT randomblob(4000) FROM OP_MEMORY;",
+            false,
+        );
+        assert_eq!(
+            only_rank(tmp.path()).memory_record_rows,
+            want,
+            "{}",
+            base.display()
+        );
+        // A committed but not checkpointed WAL: its rows are read.
+        let (tmp, db) = frozen_mid_write(
+            base,
+            "WAL",
+            "INSERT INTO MEMORY_RECORD SELECT * FROM MEMORY_RECORD LIMIT 3",
+            true,
+        );
+        assert_eq!(
+            only_rank(tmp.path()).memory_record_rows,
+            sql_count(&db, "MEMORY_RECORD"),
+            "{}",
+            base.display()
+        );
+    }
 }
