@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 root=$(cd .. && pwd)
-targets="value memory_record operator_memory npu_module_mem static_op_mem folder db"
+targets="value memory_record operator_memory npu_module_mem static_op_mem folder db pickle"
 for t in $targets; do
   mkdir -p "corpus/$t"
   cp regressions/"$t"/* "corpus/$t/"
@@ -37,4 +37,7 @@ trap 'rm -rf "$tmp"' EXIT
 cargo run -q --release --no-default-features --manifest-path "$root/Cargo.toml" -- \
   generate "$tmp/g" --db only --allocs 300 >/dev/null
 find "$tmp/g" -name '*.db' | while read -r f; do cp "$f" "corpus/db/$(name "$f")"; done
+# pickle: the real torch_npu snapshots, when the shared samples are beside the checkout.
+samples="${MEMSIGHT_SAMPLES:-$root/../shared/samples}"
+find "$samples" -name '*.pkl' 2>/dev/null | while read -r f; do cp "$f" "corpus/pickle/$(name "$f")"; done
 echo "seeded: $(for t in $targets; do printf '%s=%s ' "$t" "$(ls "corpus/$t" | wc -l)"; done)"

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::ingest::{self, LoadControl};
 
 /// The fuzz targets, by the name of their folder under `fuzz/regressions/`.
-pub const TARGETS: [&str; 7] = [
+pub const TARGETS: [&str; 8] = [
     "value",
     "memory_record",
     "operator_memory",
@@ -16,6 +16,7 @@ pub const TARGETS: [&str; 7] = [
     "static_op_mem",
     "folder",
     "db",
+    "pickle",
 ];
 
 /// Runs the entry point of `target` on `data`; false for an unknown target name.
@@ -24,6 +25,7 @@ pub fn run(target: &str, data: &[u8]) -> bool {
         "value" => value(data),
         "folder" => folder(data),
         "db" => db(data),
+        "pickle" => pickle(data),
         "memory_record" | "operator_memory" | "npu_module_mem" | "static_op_mem" => {
             table(target, data)
         }
@@ -92,6 +94,27 @@ pub fn db(data: &[u8]) {
     let out = dir.path().join("r_ascend_pt/ASCEND_PROFILER_OUTPUT");
     write(&out.join("ascend_pytorch_profiler_0.db"), data);
     load_folder_unchanged(dir.path());
+}
+
+/// The bytes as an allocator snapshot pickle: read (never executing anything), summarised at
+/// the end and at a few events of each device.
+pub fn pickle(data: &[u8]) {
+    use crate::snapshot::{AllocatorSnapshot, summarize_snapshot};
+    let Ok(snap) = AllocatorSnapshot::from_bytes(data) else {
+        return;
+    };
+    if let Ok(s) = summarize_snapshot(&snap, None, 20) {
+        assert!(s.top_stacks.len() <= 20);
+    }
+    for device in snap.devices() {
+        let len = usize::try_from(device)
+            .ok()
+            .and_then(|d| snap.traces.get(d))
+            .map_or(0, Vec::len);
+        for k in [0, len / 2, len.saturating_sub(1), len] {
+            let _ = summarize_snapshot(&snap, Some((device, k)), 5);
+        }
+    }
 }
 
 /// Parts of `data` separated by the line `=====`.

@@ -13,7 +13,9 @@
 //!   pyramids, peaks, table queries, live-at-time, static graphs; [`analysis::RankView`] holds
 //!   what was computed for one loaded rank.
 //! - [`export`]: text out: the `inspect` summary (readable and JSON), TSV and CSV of table rows.
-//! - [`cli`]: the headless subcommands (`inspect`, `curve`, `table`, `live`, `generate`).
+//! - [`cli`]: the headless subcommands (`inspect`, `curve`, `table`, `live`, `snapshot`).
+//! - [`snapshot`]: allocator snapshots (`.pickle`): a data-only unpickler (nothing in a file is
+//!   ever run), the typed snapshot, and its summary.
 //! - [`fuzzing`]: the entry points of the cargo-fuzz targets (`fuzz/`), replayed on every input
 //!   in `fuzz/regressions/` by a stable test.
 //! - [`generate`]: a seeded generator of realistic profiles (fixtures, demo, benchmarks).
@@ -29,5 +31,6 @@ pub mod fuzzing;
 pub mod generate;
 pub mod ingest;
 pub mod model;
+pub mod snapshot;
 #[cfg(feature = "gui")]
 pub mod ui;

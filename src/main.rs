@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use memsight::cli::{self, CurveArgs, EXIT_FAILURE, TableArgs};
+use memsight::cli::{self, CurveArgs, EXIT_FAILURE, SnapshotArgs, TableArgs};
 use memsight::generate::{self, DbMode, GenOptions};
 use memsight::model::Format;
 
@@ -58,6 +58,13 @@ enum Command {
         /// JSON instead of text.
         #[arg(long)]
         json: bool,
+    },
+    /// An allocator snapshot (`_dump_snapshot` .pickle): devices, peaks, who holds the memory.
+    Snapshot {
+        /// The .pickle / .pkl file.
+        path: PathBuf,
+        #[command(flatten)]
+        args: SnapshotArgs,
     },
     /// Write a synthetic profile (or, with --fixtures, the committed fixture set).
     Generate {
@@ -130,6 +137,9 @@ fn main() -> ExitCode {
         }
         Some(Command::Curve { path, args }) => exit(cli::curve(&path, &args, &mut out, &mut err)),
         Some(Command::Table { path, args }) => exit(cli::table(&path, &args, &mut out, &mut err)),
+        Some(Command::Snapshot { path, args }) => {
+            exit(cli::snapshot(&path, &args, &mut out, &mut err))
+        }
         Some(Command::Live {
             path,
             rank,

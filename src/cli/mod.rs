@@ -5,11 +5,13 @@ pub mod curve;
 pub mod inspect;
 pub mod live;
 pub mod rank;
+pub mod snapshot;
 pub mod table;
 
 pub use curve::{CurveArgs, curve};
 pub use inspect::inspect;
 pub use live::live;
+pub use snapshot::{SnapshotArgs, snapshot};
 pub use table::{TableArgs, table};
 
 use std::path::PathBuf;

@@ -1,0 +1,99 @@
+//! `memsight snapshot PATH`: an allocator snapshot's devices, peaks and who holds the memory.
+
+use std::io::Write;
+use std::path::Path;
+
+use crate::model::bytes_to_mib;
+use crate::snapshot::{AllocatorSnapshot, SnapshotSummary, summarize_snapshot};
+
+/// Options of `memsight snapshot`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SnapshotArgs {
+    /// The state just after this event (0-based index into the device's trace).
+    #[arg(long)]
+    pub at_event: Option<usize>,
+    /// Device for --at-event; default the first device with events.
+    #[arg(long)]
+    pub device: Option<i64>,
+    /// How many stacks to list.
+    #[arg(long, default_value_t = 20)]
+    pub top: usize,
+    /// JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `memsight snapshot`; returns the exit code.
+pub fn snapshot(path: &Path, args: &SnapshotArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    super::finish(run(path, args, out), err)
+}
+
+fn run(path: &Path, args: &SnapshotArgs, out: &mut dyn Write) -> Result<(), String> {
+    let snap = AllocatorSnapshot::open(path).map_err(|e| e.to_string())?;
+    let at = args.at_event.map(|k| {
+        let device = args.device.unwrap_or_else(|| {
+            snap.traces
+                .iter()
+                .position(|t| !t.is_empty())
+                .map_or(0, |d| d as i64)
+        });
+        (device, k)
+    });
+    let summary = summarize_snapshot(&snap, at, args.top).map_err(|e| e.to_string())?;
+    let w = |e: std::io::Error| e.to_string();
+    if args.json {
+        serde_json::to_writer_pretty(&mut *out, &summary).map_err(|e| e.to_string())?;
+        writeln!(out).map_err(w)?;
+    } else {
+        write_text(&summary, out).map_err(w)?;
+    }
+    Ok(())
+}
+
+fn write_text(s: &SnapshotSummary, out: &mut dyn Write) -> std::io::Result<()> {
+    for d in &s.devices {
+        writeln!(
+            out,
+            "device {}: {} segments, reserved {:.2} MiB, allocated {:.2} MiB, peak allocated {:.2} MiB {}",
+            d.device,
+            d.segments,
+            bytes_to_mib(d.reserved_bytes),
+            bytes_to_mib(d.allocated_bytes),
+            bytes_to_mib(d.peak_allocated_bytes),
+            d.peak_event
+                .map_or("before the first event".to_string(), |e| format!(
+                    "at event {e}"
+                ))
+        )?;
+        let blocks: Vec<String> = d.blocks.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        let events: Vec<String> = d.events.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        writeln!(out, "  blocks: {}", blocks.join(", "))?;
+        writeln!(out, "  events: {}", events.join(", "))?;
+    }
+    match &s.at_event {
+        Some(a) => writeln!(
+            out,
+            "\nafter event {} of device {}: {:.2} MiB allocated in {} live blocks; by stack:",
+            a.event,
+            a.device,
+            bytes_to_mib(a.allocated_bytes),
+            a.blocks
+        )?,
+        None => writeln!(out, "\nlive blocks at the end, by stack:")?,
+    }
+    for t in &s.top_stacks {
+        let top = t
+            .frames
+            .first()
+            .map_or("(no stack recorded)".to_string(), |f| {
+                format!("{} ({}:{})", f.name, f.filename, f.line)
+            });
+        writeln!(
+            out,
+            "{:>12.2} MiB {:>7} blocks  {top}",
+            bytes_to_mib(t.bytes),
+            t.blocks
+        )?;
+    }
+    Ok(())
+}

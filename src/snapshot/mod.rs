@@ -1,0 +1,11 @@
+//! PyTorch / torch_npu caching-allocator snapshots (`_dump_snapshot("x.pickle")`), read natively
+//! and safely: [`unpickle`] builds data from the pickle and refuses every opcode that would run
+//! code; [`model`] turns it into segments, blocks, per-device event traces and interned stacks;
+//! [`summary`] computes what `memsight snapshot` prints.
+
+pub mod model;
+pub mod summary;
+pub mod unpickle;
+
+pub use model::{AllocatorSnapshot, Block, Event, Frame, Segment, SnapshotError, StackId};
+pub use summary::{DeviceSummary, SnapshotSummary, StackTotal, summarize_snapshot};

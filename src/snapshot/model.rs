@@ -1,0 +1,311 @@
+//! An allocator snapshot (`torch.cuda.memory._snapshot()` / `torch_npu.npu.memory._snapshot()`)
+//! as typed, columnar-ish data: segments with their blocks, one event trace per device, and
+//! every Python stack interned once.
+
+use std::path::Path;
+
+use rustc_hash::FxHashMap;
+
+use super::unpickle::{Pickle, UnpickleError, Value, unpickle};
+
+/// One Python frame of a stack.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub struct Frame {
+    /// Source file.
+    pub filename: String,
+    /// Line number.
+    pub line: i64,
+    /// Function name.
+    pub name: String,
+}
+
+/// An interned stack: index into [`AllocatorSnapshot::stacks`]. Stack 0 is the empty stack.
+pub type StackId = u32;
+
+/// A block's state at the time of the snapshot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Block {
+    /// Device address.
+    pub address: u64,
+    /// Size in bytes.
+    pub size: i64,
+    /// Bytes the caller asked for.
+    pub requested_size: i64,
+    /// `active_allocated`, `active_pending_free`, `inactive`, …
+    pub state: String,
+    /// The block's own stack (often empty on NPU: then the alloc event's stack applies).
+    pub stack: StackId,
+}
+
+/// A segment of the caching allocator.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Segment {
+    /// Device index.
+    pub device: i64,
+    /// Device address.
+    pub address: u64,
+    /// Bytes reserved.
+    pub total_size: i64,
+    /// Bytes allocated in it.
+    pub allocated_size: i64,
+    /// Bytes active in it.
+    pub active_size: i64,
+    /// Stream.
+    pub stream: i64,
+    /// `large` / `small`.
+    pub segment_type: String,
+    /// Expandable segment.
+    pub is_expandable: bool,
+    /// Its blocks in address order.
+    pub blocks: Vec<Block>,
+}
+
+/// One event of a device trace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    /// `alloc`, `free_requested`, `free_completed`, `segment_alloc`, `segment_free`,
+    /// `segment_map`, `segment_unmap`, `snapshot`, `oom`, `workspace_snapshot`, …
+    pub action: String,
+    /// Device address.
+    pub addr: u64,
+    /// Bytes.
+    pub size: i64,
+    /// Stream.
+    pub stream: i64,
+    /// Where it was called from.
+    pub stack: StackId,
+    /// Microseconds (CUDA snapshots; NPU snapshots have none).
+    pub time_us: Option<i64>,
+}
+
+/// A whole allocator snapshot.
+#[derive(Debug, Clone, Default)]
+pub struct AllocatorSnapshot {
+    /// Every segment, as listed.
+    pub segments: Vec<Segment>,
+    /// Events per device index.
+    pub traces: Vec<Vec<Event>>,
+    /// Interned stacks; index 0 is the empty stack.
+    pub stacks: Vec<Vec<Frame>>,
+    /// Values that were not what the format says and were read as 0 / empty.
+    pub odd_values: u64,
+}
+
+/// Why a snapshot could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum SnapshotError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// Not a readable pickle (or one that would run code).
+    #[error("{path}: {source}")]
+    Pickle {
+        /// The file.
+        path: String,
+        /// The cause.
+        source: UnpickleError,
+    },
+    /// A pickle, but not an allocator snapshot.
+    #[error("{path}: not an allocator snapshot (no 'segments' or 'device_traces')")]
+    NotASnapshot {
+        /// The file.
+        path: String,
+    },
+}
+
+impl AllocatorSnapshot {
+    /// Reads a `.pickle` / `.pkl` snapshot (a regular file only; nothing in it is executed).
+    pub fn open(path: &Path) -> Result<AllocatorSnapshot, SnapshotError> {
+        let shown = || path.display().to_string();
+        let mut file =
+            crate::ingest::safe_fs::open_regular(path).map_err(|source| SnapshotError::Io {
+                path: shown(),
+                source,
+            })?;
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut file, &mut bytes).map_err(|source| SnapshotError::Io {
+            path: shown(),
+            source,
+        })?;
+        Self::from_bytes(&bytes).map_err(|e| match e {
+            SnapshotError::Pickle { source, .. } => SnapshotError::Pickle {
+                path: shown(),
+                source,
+            },
+            _ => SnapshotError::NotASnapshot { path: shown() },
+        })
+    }
+
+    /// Reads a snapshot from the bytes of its pickle.
+    pub fn from_bytes(bytes: &[u8]) -> Result<AllocatorSnapshot, SnapshotError> {
+        let p = unpickle(bytes).map_err(|source| SnapshotError::Pickle {
+            path: String::new(),
+            source,
+        })?;
+        let root = p.root.unwrap_or(Value::None);
+        let segments = p.get(root, "segments");
+        let traces = p.get(root, "device_traces");
+        if segments.is_none() && traces.is_none() {
+            return Err(SnapshotError::NotASnapshot {
+                path: String::new(),
+            });
+        }
+        let mut b = Builder {
+            p: &p,
+            out: AllocatorSnapshot {
+                stacks: vec![Vec::new()],
+                ..Default::default()
+            },
+            // The empty stack is id 0, whether a value has no frames or an empty list.
+            stack_ids: FxHashMap::from_iter([(Vec::new(), 0)]),
+            list_stacks: FxHashMap::default(),
+        };
+        for &s in segments.and_then(|v| p.items(v)).unwrap_or(&[]) {
+            let seg = b.segment(s);
+            b.out.segments.push(seg);
+        }
+        for &t in traces.and_then(|v| p.items(v)).unwrap_or(&[]) {
+            let events = p
+                .items(t)
+                .unwrap_or(&[])
+                .iter()
+                .map(|&e| b.event(e))
+                .collect();
+            b.out.traces.push(events);
+        }
+        Ok(b.out)
+    }
+
+    /// The frames of a stack.
+    pub fn frames(&self, id: StackId) -> &[Frame] {
+        self.stacks.get(id as usize).map_or(&[], Vec::as_slice)
+    }
+
+    /// Device indices that have a segment or an event, ascending.
+    pub fn devices(&self) -> Vec<i64> {
+        let mut d: Vec<i64> = self.segments.iter().map(|s| s.device).collect();
+        for (i, t) in self.traces.iter().enumerate() {
+            if !t.is_empty() {
+                d.push(i as i64);
+            }
+        }
+        d.sort_unstable();
+        d.dedup();
+        d
+    }
+}
+
+struct Builder<'p> {
+    p: &'p Pickle,
+    out: AllocatorSnapshot,
+    /// Stacks by content.
+    stack_ids: FxHashMap<Vec<Frame>, StackId>,
+    /// Stacks by the pickle list they came from (shared lists are read once).
+    list_stacks: FxHashMap<u32, StackId>,
+}
+
+impl Builder<'_> {
+    fn int(&mut self, v: Option<Value>) -> i64 {
+        match v.and_then(|v| self.p.int(v)).map(i64::try_from) {
+            Some(Ok(i)) => i,
+            None if matches!(v, None | Some(Value::None)) => 0,
+            _ => {
+                self.out.odd_values += 1;
+                0
+            }
+        }
+    }
+
+    fn addr(&mut self, v: Option<Value>) -> u64 {
+        match v.and_then(|v| self.p.int(v)).map(u64::try_from) {
+            Some(Ok(a)) => a,
+            None if matches!(v, None | Some(Value::None)) => 0,
+            _ => {
+                self.out.odd_values += 1;
+                0
+            }
+        }
+    }
+
+    fn text(&self, v: Option<Value>) -> String {
+        v.and_then(|v| self.p.text(v)).unwrap_or("").to_string()
+    }
+
+    fn stack(&mut self, v: Option<Value>) -> StackId {
+        let Some(v @ Value::List(list)) = v else {
+            return 0;
+        };
+        if let Some(&id) = self.list_stacks.get(&list) {
+            return id;
+        }
+        let p = self.p;
+        let frames: Vec<Frame> = p
+            .items(v)
+            .unwrap_or(&[])
+            .iter()
+            .map(|&f| Frame {
+                filename: self.text(p.get(f, "filename")),
+                line: self.int(p.get(f, "line")),
+                name: self.text(p.get(f, "name")),
+            })
+            .collect();
+        let id = match self.stack_ids.get(&frames) {
+            Some(&id) => id,
+            None => {
+                let id = self.out.stacks.len() as StackId;
+                self.out.stacks.push(frames.clone());
+                self.stack_ids.insert(frames, id);
+                id
+            }
+        };
+        self.list_stacks.insert(list, id);
+        id
+    }
+
+    fn segment(&mut self, s: Value) -> Segment {
+        let p = self.p;
+        let blocks = p
+            .items(p.get(s, "blocks").unwrap_or(Value::None))
+            .unwrap_or(&[])
+            .iter()
+            .map(|&b| Block {
+                address: self.addr(p.get(b, "address")),
+                size: self.int(p.get(b, "size")),
+                requested_size: self.int(p.get(b, "requested_size")),
+                state: self.text(p.get(b, "state")),
+                stack: self.stack(p.get(b, "frames")),
+            })
+            .collect();
+        Segment {
+            device: self.int(p.get(s, "device")),
+            address: self.addr(p.get(s, "address")),
+            total_size: self.int(p.get(s, "total_size")),
+            allocated_size: self.int(p.get(s, "allocated_size")),
+            active_size: self.int(p.get(s, "active_size")),
+            stream: self.int(p.get(s, "stream")),
+            segment_type: self.text(p.get(s, "segment_type")),
+            is_expandable: matches!(p.get(s, "is_expandable"), Some(Value::Bool(true))),
+            blocks,
+        }
+    }
+
+    fn event(&mut self, e: Value) -> Event {
+        let p = self.p;
+        let time = p.get(e, "time_us");
+        Event {
+            action: self.text(p.get(e, "action")),
+            addr: self.addr(p.get(e, "addr")),
+            size: self.int(p.get(e, "size")),
+            stream: self.int(p.get(e, "stream")),
+            stack: self.stack(p.get(e, "frames")),
+            time_us: time
+                .and_then(|t| p.int(t))
+                .and_then(|t| i64::try_from(t).ok()),
+        }
+    }
+}

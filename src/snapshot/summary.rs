@@ -1,0 +1,289 @@
+//! What `memsight snapshot` reports: per device the segments, reserved and allocated bytes,
+//! block states, event counts and the allocated peak over the trace; and who holds the memory
+//! (live blocks grouped by stack), at the end or at a chosen event.
+
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+
+use super::model::{AllocatorSnapshot, Event, Frame, StackId};
+
+/// One device's numbers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DeviceSummary {
+    /// Device index.
+    pub device: i64,
+    /// Segments on it.
+    pub segments: usize,
+    /// Σ total_size of its segments.
+    pub reserved_bytes: i64,
+    /// Σ size of its `active_allocated` blocks.
+    pub allocated_bytes: i64,
+    /// Blocks per state.
+    pub blocks: BTreeMap<String, u64>,
+    /// Events per action.
+    pub events: BTreeMap<String, u64>,
+    /// The largest allocated total over the trace (see [`allocated_over_trace`]).
+    pub peak_allocated_bytes: i64,
+    /// The 0-based index of the event that first reaches the peak; None when the allocated
+    /// total before the first event is the peak.
+    pub peak_event: Option<usize>,
+}
+
+/// Live bytes and blocks of one stack.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StackTotal {
+    /// The stack, innermost frame first (as the snapshot lists it).
+    pub frames: Vec<Frame>,
+    /// Σ size of its live blocks.
+    pub bytes: i64,
+    /// How many live blocks.
+    pub blocks: u64,
+}
+
+/// The state at one event of one device's trace.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AtEvent {
+    /// Device index.
+    pub device: i64,
+    /// Event index (0-based), the state just after it.
+    pub event: usize,
+    /// Allocated bytes after it (the trace's running total).
+    pub allocated_bytes: i64,
+    /// Live blocks after it.
+    pub blocks: u64,
+}
+
+/// The whole report (`memsight snapshot --json`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SnapshotSummary {
+    /// Every device with a segment or an event, ascending.
+    pub devices: Vec<DeviceSummary>,
+    /// Live blocks by stack, heaviest first: at the end over every device, or at `at_event`.
+    pub top_stacks: Vec<StackTotal>,
+    /// Present when the report is for one event.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at_event: Option<AtEvent>,
+}
+
+/// Why a summary cannot be made.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SummaryError {
+    /// No such device.
+    #[error("no device {0} in the snapshot")]
+    NoDevice(i64),
+    /// The event index is past the trace.
+    #[error("event {event} is past the last event of device {device} ({len} events)")]
+    NoEvent {
+        /// Device index.
+        device: i64,
+        /// Asked for.
+        event: usize,
+        /// Events of that device.
+        len: usize,
+    },
+}
+
+/// The allocated total before the first event, reconstructed from the final state
+/// (final allocated − Σ alloc sizes + Σ free_completed sizes), and after every event.
+pub fn allocated_over_trace(final_allocated: i64, trace: &[Event]) -> (i64, Vec<i64>) {
+    let mut start = final_allocated;
+    for e in trace {
+        match e.action.as_str() {
+            "alloc" => start = start.saturating_sub(e.size),
+            "free_completed" => start = start.saturating_add(e.size),
+            _ => {}
+        }
+    }
+    let mut cur = start;
+    let after = trace
+        .iter()
+        .map(|e| {
+            match e.action.as_str() {
+                "alloc" => cur = cur.saturating_add(e.size),
+                "free_completed" => cur = cur.saturating_sub(e.size),
+                _ => {}
+            }
+            cur
+        })
+        .collect();
+    (start, after)
+}
+
+/// Live blocks of `device` at the end: address → (size, stack). A block without a stack of its
+/// own takes the stack of the last `alloc` event at its address.
+fn live_at_end(s: &AllocatorSnapshot, device: i64) -> FxHashMap<u64, (i64, StackId)> {
+    let trace = trace_of(s, device);
+    let mut alloc_stack: FxHashMap<u64, StackId> = FxHashMap::default();
+    for e in trace {
+        if e.action == "alloc" {
+            alloc_stack.insert(e.addr, e.stack);
+        }
+    }
+    let mut live = FxHashMap::default();
+    for seg in s.segments.iter().filter(|g| g.device == device) {
+        for b in seg.blocks.iter().filter(|b| b.state == "active_allocated") {
+            let stack = if s.frames(b.stack).is_empty() {
+                alloc_stack.get(&b.address).copied().unwrap_or(0)
+            } else {
+                b.stack
+            };
+            live.insert(b.address, (b.size, stack));
+        }
+    }
+    live
+}
+
+fn trace_of(s: &AllocatorSnapshot, device: i64) -> &[Event] {
+    usize::try_from(device)
+        .ok()
+        .and_then(|d| s.traces.get(d))
+        .map_or(&[], Vec::as_slice)
+}
+
+/// Live blocks of `device` just after event `k`: the end state with the later events undone (an
+/// alloc after `k` was not alive yet; a block freed after `k` was, with its alloc's stack).
+fn live_at_event(s: &AllocatorSnapshot, device: i64, k: usize) -> FxHashMap<u64, (i64, StackId)> {
+    let trace = trace_of(s, device);
+    let mut live = live_at_end(s, device);
+    // The stack of each free: that of the last alloc at its address before it.
+    let mut last_alloc: FxHashMap<u64, StackId> = FxHashMap::default();
+    let mut free_stack = vec![0; trace.len()];
+    for (j, e) in trace.iter().enumerate() {
+        match e.action.as_str() {
+            "alloc" => {
+                last_alloc.insert(e.addr, e.stack);
+            }
+            "free_completed" => {
+                free_stack[j] = last_alloc.get(&e.addr).copied().unwrap_or(e.stack);
+            }
+            _ => {}
+        }
+    }
+    for j in (k + 1..trace.len()).rev() {
+        let e = &trace[j];
+        match e.action.as_str() {
+            "alloc" => {
+                live.remove(&e.addr);
+            }
+            "free_completed" => {
+                live.insert(e.addr, (e.size, free_stack[j]));
+            }
+            _ => {}
+        }
+    }
+    live
+}
+
+/// Groups live blocks by stack, heaviest first (ties: more blocks, then the stack's frames in
+/// order), the first `top`.
+fn top_stacks<'a>(
+    s: &AllocatorSnapshot,
+    live: impl IntoIterator<Item = &'a (i64, StackId)>,
+    top: usize,
+) -> Vec<StackTotal> {
+    let mut by_stack: FxHashMap<StackId, (i64, u64)> = FxHashMap::default();
+    for &(size, stack) in live {
+        let e = by_stack.entry(stack).or_default();
+        e.0 = e.0.saturating_add(size);
+        e.1 += 1;
+    }
+    let mut v: Vec<StackTotal> = by_stack
+        .into_iter()
+        .map(|(id, (bytes, blocks))| StackTotal {
+            frames: s.frames(id).to_vec(),
+            bytes,
+            blocks,
+        })
+        .collect();
+    v.sort_by(|a, b| {
+        b.bytes
+            .cmp(&a.bytes)
+            .then(b.blocks.cmp(&a.blocks))
+            .then_with(|| a.frames.cmp(&b.frames))
+    });
+    v.truncate(top);
+    v
+}
+
+/// The report: every device, the top `top` stacks of live blocks at the end, or with
+/// `at = Some((device, k))` the state just after event `k` of that device.
+pub fn summarize_snapshot(
+    s: &AllocatorSnapshot,
+    at: Option<(i64, usize)>,
+    top: usize,
+) -> Result<SnapshotSummary, SummaryError> {
+    let mut devices = Vec::new();
+    for device in s.devices() {
+        let segs: Vec<_> = s.segments.iter().filter(|g| g.device == device).collect();
+        let mut blocks = BTreeMap::new();
+        let mut allocated = 0i64;
+        for b in segs.iter().flat_map(|g| &g.blocks) {
+            *blocks.entry(b.state.clone()).or_insert(0) += 1;
+            if b.state == "active_allocated" {
+                allocated = allocated.saturating_add(b.size);
+            }
+        }
+        let trace = trace_of(s, device);
+        let mut events = BTreeMap::new();
+        for e in trace {
+            *events.entry(e.action.clone()).or_insert(0) += 1;
+        }
+        let (start, after) = allocated_over_trace(allocated, trace);
+        let (mut peak, mut peak_event) = (start, None);
+        for (i, &v) in after.iter().enumerate() {
+            if v > peak {
+                (peak, peak_event) = (v, Some(i));
+            }
+        }
+        devices.push(DeviceSummary {
+            device,
+            segments: segs.len(),
+            reserved_bytes: segs
+                .iter()
+                .fold(0i64, |a, g| a.saturating_add(g.total_size)),
+            allocated_bytes: allocated,
+            blocks,
+            events,
+            peak_allocated_bytes: peak,
+            peak_event,
+        });
+    }
+    let Some((device, k)) = at else {
+        let live: Vec<(i64, StackId)> = s
+            .devices()
+            .into_iter()
+            .flat_map(|d| live_at_end(s, d).into_values())
+            .collect();
+        return Ok(SnapshotSummary {
+            top_stacks: top_stacks(s, &live, top),
+            devices,
+            at_event: None,
+        });
+    };
+    let summary = devices
+        .iter()
+        .find(|d| d.device == device)
+        .ok_or(SummaryError::NoDevice(device))?;
+    let trace = trace_of(s, device);
+    if k >= trace.len() {
+        return Err(SummaryError::NoEvent {
+            device,
+            event: k,
+            len: trace.len(),
+        });
+    }
+    let (_, after) = allocated_over_trace(summary.allocated_bytes, trace);
+    let live = live_at_event(s, device, k);
+    Ok(SnapshotSummary {
+        top_stacks: top_stacks(s, live.values(), top),
+        at_event: Some(AtEvent {
+            device,
+            event: k,
+            allocated_bytes: after[k],
+            blocks: live.len() as u64,
+        }),
+        devices,
+    })
+}

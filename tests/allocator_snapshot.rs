@@ -1,0 +1,142 @@
+//! Allocator snapshots: every real torch_npu snapshot in the shared samples gives the numbers
+//! Python's own `pickle` module gives (tests/reference/snapshot_summary.py), at the end and at
+//! chosen events; a protocol-5 file with 9-byte integers opens; a pickle that would run code is
+//! refused and runs nothing.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn reference(file: &Path, extra: &[&str]) -> Option<serde_json::Value> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/snapshot_summary.py");
+    let out = match Command::new("python3")
+        .arg(script)
+        .arg(file)
+        .args(extra)
+        .output()
+    {
+        Ok(o) if o.status.success() => o,
+        other => {
+            eprintln!("python3 reference not available ({other:?}): skipping");
+            return None;
+        }
+    };
+    Some(serde_json::from_slice(&out.stdout).unwrap())
+}
+
+fn memsight(file: &Path, extra: &[&str]) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_memsight"))
+        .arg("snapshot")
+        .arg(file)
+        .arg("--json")
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn sample_snapshots() -> Vec<PathBuf> {
+    let Some(root) = common::samples() else {
+        return Vec::new();
+    };
+    let dir = root.join("xiaobingling93-pixel_Ascend-msinsight/scripts/MemSnapDump/test/test-data");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "pkl"))
+        .collect();
+    v.sort();
+    assert_eq!(v.len(), 5, "{v:?}");
+    v
+}
+
+fn regression(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/regressions/pickle")
+        .join(name)
+}
+
+#[test]
+fn every_real_snapshot_matches_pythons_pickle() {
+    for f in sample_snapshots() {
+        let Some(want) = reference(&f, &[]) else {
+            return;
+        };
+        assert_eq!(memsight(&f, &[]), want, "{}", f.display());
+    }
+}
+
+#[test]
+fn the_state_at_an_event_matches_a_python_replay() {
+    for f in sample_snapshots() {
+        let whole = memsight(&f, &[]);
+        for d in whole["devices"].as_array().unwrap() {
+            let device = d["device"].as_i64().unwrap();
+            let events: u64 = d["events"]
+                .as_object()
+                .unwrap()
+                .values()
+                .map(|v| v.as_u64().unwrap())
+                .sum();
+            if events == 0 {
+                continue;
+            }
+            let peak = d["peak_event"].as_u64().unwrap_or(0);
+            for k in [0, events / 3, peak, events - 1] {
+                let (dev, k) = (device.to_string(), k.to_string());
+                let Some(want) = reference(&f, &["20", &dev, &k]) else {
+                    return;
+                };
+                let got = memsight(&f, &["--at-event", &k, "--device", &dev]);
+                assert_eq!(got, want, "{} device {dev} event {k}", f.display());
+            }
+        }
+    }
+}
+
+#[test]
+fn protocol_5_and_nine_byte_integers_open() {
+    let f = regression("protocol5_nine_byte_ints");
+    let got = memsight(&f, &[]);
+    // Plain arithmetic over the file's contents (see fuzz/regressions/pickle): two live blocks
+    // (2 + 1 MiB) at an address of 2^63 + 7, one alloc freed again.
+    let d = &got["devices"][0];
+    assert_eq!(d["allocated_bytes"], 3 << 20);
+    assert_eq!(d["reserved_bytes"], 4 << 20);
+    assert_eq!(d["peak_allocated_bytes"], 4 << 20);
+    assert_eq!(d["peak_event"], 2);
+    if let Some(want) = reference(&f, &[]) {
+        assert_eq!(got, want);
+    }
+}
+
+#[test]
+fn a_pickle_that_would_run_code_is_refused_and_runs_nothing() {
+    let marker = Path::new("/tmp/memsight-pwned");
+    let _ = std::fs::remove_file(marker);
+    for name in ["reduce_payload", "global_protocol0"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_memsight"))
+            .arg("snapshot")
+            .arg(regression(name))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("never runs anything from a file"),
+            "{name}: {err}"
+        );
+    }
+    assert!(!marker.exists(), "the payload ran");
+    let err = memsight::snapshot::AllocatorSnapshot::from_bytes(
+        &std::fs::read(regression("truncated")).unwrap(),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("truncated"), "{err}");
+}
