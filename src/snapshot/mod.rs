@@ -7,5 +7,5 @@ pub mod model;
 pub mod summary;
 pub mod unpickle;
 
-pub use model::{AllocatorSnapshot, Block, Event, Frame, Segment, SnapshotError, StackId};
+pub use model::{Action, AllocatorSnapshot, Block, Event, Frame, Segment, SnapshotError, StackId};
 pub use summary::{DeviceSummary, SnapshotSummary, StackTotal, summarize_snapshot};

@@ -60,12 +60,51 @@ pub struct Segment {
     pub blocks: Vec<Block>,
 }
 
+/// What an event did. The names the allocator writes; any other is kept by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Action {
+    /// `alloc`.
+    Alloc,
+    /// `free_requested`.
+    FreeRequested,
+    /// `free_completed`.
+    FreeCompleted,
+    /// `segment_alloc`.
+    SegmentAlloc,
+    /// `segment_free`.
+    SegmentFree,
+    /// `segment_map`.
+    SegmentMap,
+    /// `segment_unmap`.
+    SegmentUnmap,
+    /// `snapshot`.
+    Snapshot,
+    /// `oom`.
+    Oom,
+    /// `workspace_snapshot` (NPU).
+    WorkspaceSnapshot,
+    /// Another name: index into [`AllocatorSnapshot::other_actions`].
+    Other(u32),
+}
+
+const ACTIONS: [(&str, Action); 10] = [
+    ("alloc", Action::Alloc),
+    ("free_requested", Action::FreeRequested),
+    ("free_completed", Action::FreeCompleted),
+    ("segment_alloc", Action::SegmentAlloc),
+    ("segment_free", Action::SegmentFree),
+    ("segment_map", Action::SegmentMap),
+    ("segment_unmap", Action::SegmentUnmap),
+    ("snapshot", Action::Snapshot),
+    ("oom", Action::Oom),
+    ("workspace_snapshot", Action::WorkspaceSnapshot),
+];
+
 /// One event of a device trace.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Event {
-    /// `alloc`, `free_requested`, `free_completed`, `segment_alloc`, `segment_free`,
-    /// `segment_map`, `segment_unmap`, `snapshot`, `oom`, `workspace_snapshot`, …
-    pub action: String,
+    /// What it did.
+    pub action: Action,
     /// Device address.
     pub addr: u64,
     /// Bytes.
@@ -89,6 +128,8 @@ pub struct AllocatorSnapshot {
     pub stacks: Vec<Vec<Frame>>,
     /// Values that were not what the format says and were read as 0 / empty.
     pub odd_values: u64,
+    /// Names of [`Action::Other`] actions.
+    pub other_actions: Vec<String>,
 }
 
 /// Why a snapshot could not be read.
@@ -161,6 +202,9 @@ impl AllocatorSnapshot {
                 stacks: vec![Vec::new()],
                 ..Default::default()
             },
+            frames: Vec::new(),
+            frame_ids: FxHashMap::default(),
+            dict_frames: FxHashMap::default(),
             // The empty stack is id 0, whether a value has no frames or an empty list.
             stack_ids: FxHashMap::from_iter([(Vec::new(), 0)]),
             list_stacks: FxHashMap::default(),
@@ -179,6 +223,20 @@ impl AllocatorSnapshot {
             b.out.traces.push(events);
         }
         Ok(b.out)
+    }
+
+    /// The name of an action, as the file spells it.
+    pub fn action_name(&self, a: Action) -> &str {
+        match a {
+            Action::Other(i) => self
+                .other_actions
+                .get(i as usize)
+                .map_or("", String::as_str),
+            known => ACTIONS
+                .iter()
+                .find(|(_, k)| *k == known)
+                .map_or("", |(name, _)| name),
+        }
     }
 
     /// The frames of a stack.
@@ -203,8 +261,13 @@ impl AllocatorSnapshot {
 struct Builder<'p> {
     p: &'p Pickle,
     out: AllocatorSnapshot,
-    /// Stacks by content.
-    stack_ids: FxHashMap<Vec<Frame>, StackId>,
+    /// Distinct frames, by content and by the pickle dict they came from (frame dicts are
+    /// shared between events through the memo, so each is read once).
+    frames: Vec<Frame>,
+    frame_ids: FxHashMap<Frame, u32>,
+    dict_frames: FxHashMap<u32, u32>,
+    /// Stacks by their frames' ids.
+    stack_ids: FxHashMap<Vec<u32>, StackId>,
     /// Stacks by the pickle list they came from (shared lists are read once).
     list_stacks: FxHashMap<u32, StackId>,
 }
@@ -244,26 +307,54 @@ impl Builder<'_> {
             return id;
         }
         let p = self.p;
-        let frames: Vec<Frame> = p
+        let ids: Vec<u32> = p
             .items(v)
             .unwrap_or(&[])
             .iter()
-            .map(|&f| Frame {
-                filename: self.text(p.get(f, "filename")),
-                line: self.int(p.get(f, "line")),
-                name: self.text(p.get(f, "name")),
-            })
+            .map(|&f| self.frame(f))
             .collect();
-        let id = match self.stack_ids.get(&frames) {
+        let id = match self.stack_ids.get(&ids) {
             Some(&id) => id,
             None => {
                 let id = self.out.stacks.len() as StackId;
-                self.out.stacks.push(frames.clone());
-                self.stack_ids.insert(frames, id);
+                let frames = ids
+                    .iter()
+                    .map(|&i| self.frames[i as usize].clone())
+                    .collect();
+                self.out.stacks.push(frames);
+                self.stack_ids.insert(ids, id);
                 id
             }
         };
         self.list_stacks.insert(list, id);
+        id
+    }
+
+    /// The id of one frame dict, read once per dict.
+    fn frame(&mut self, f: Value) -> u32 {
+        if let Value::Dict(d) = f
+            && let Some(&id) = self.dict_frames.get(&d)
+        {
+            return id;
+        }
+        let p = self.p;
+        let frame = Frame {
+            filename: self.text(p.get(f, "filename")),
+            line: self.int(p.get(f, "line")),
+            name: self.text(p.get(f, "name")),
+        };
+        let id = match self.frame_ids.get(&frame) {
+            Some(&id) => id,
+            None => {
+                let id = self.frames.len() as u32;
+                self.frames.push(frame.clone());
+                self.frame_ids.insert(frame, id);
+                id
+            }
+        };
+        if let Value::Dict(d) = f {
+            self.dict_frames.insert(d, id);
+        }
         id
     }
 
@@ -294,11 +385,24 @@ impl Builder<'_> {
         }
     }
 
+    fn action(&mut self, v: Option<Value>) -> Action {
+        let name = v.and_then(|v| self.p.text(v)).unwrap_or("");
+        if let Some((_, a)) = ACTIONS.iter().find(|(n, _)| *n == name) {
+            return *a;
+        }
+        let others = &mut self.out.other_actions;
+        let i = others.iter().position(|o| o == name).unwrap_or_else(|| {
+            others.push(name.to_string());
+            others.len() - 1
+        });
+        Action::Other(i as u32)
+    }
+
     fn event(&mut self, e: Value) -> Event {
         let p = self.p;
         let time = p.get(e, "time_us");
         Event {
-            action: self.text(p.get(e, "action")),
+            action: self.action(p.get(e, "action")),
             addr: self.addr(p.get(e, "addr")),
             size: self.int(p.get(e, "size")),
             stream: self.int(p.get(e, "stream")),

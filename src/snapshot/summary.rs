@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-use super::model::{AllocatorSnapshot, Event, Frame, StackId};
+use super::model::{Action, AllocatorSnapshot, Event, Frame, StackId};
 
 /// One device's numbers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -90,9 +90,9 @@ pub enum SummaryError {
 pub fn allocated_over_trace(final_allocated: i64, trace: &[Event]) -> (i64, Vec<i64>) {
     let mut start = final_allocated;
     for e in trace {
-        match e.action.as_str() {
-            "alloc" => start = start.saturating_sub(e.size),
-            "free_completed" => start = start.saturating_add(e.size),
+        match e.action {
+            Action::Alloc => start = start.saturating_sub(e.size),
+            Action::FreeCompleted => start = start.saturating_add(e.size),
             _ => {}
         }
     }
@@ -100,9 +100,9 @@ pub fn allocated_over_trace(final_allocated: i64, trace: &[Event]) -> (i64, Vec<
     let after = trace
         .iter()
         .map(|e| {
-            match e.action.as_str() {
-                "alloc" => cur = cur.saturating_add(e.size),
-                "free_completed" => cur = cur.saturating_sub(e.size),
+            match e.action {
+                Action::Alloc => cur = cur.saturating_add(e.size),
+                Action::FreeCompleted => cur = cur.saturating_sub(e.size),
                 _ => {}
             }
             cur
@@ -117,7 +117,7 @@ fn live_at_end(s: &AllocatorSnapshot, device: i64) -> FxHashMap<u64, (i64, Stack
     let trace = trace_of(s, device);
     let mut alloc_stack: FxHashMap<u64, StackId> = FxHashMap::default();
     for e in trace {
-        if e.action == "alloc" {
+        if e.action == Action::Alloc {
             alloc_stack.insert(e.addr, e.stack);
         }
     }
@@ -151,11 +151,11 @@ fn live_at_event(s: &AllocatorSnapshot, device: i64, k: usize) -> FxHashMap<u64,
     let mut last_alloc: FxHashMap<u64, StackId> = FxHashMap::default();
     let mut free_stack = vec![0; trace.len()];
     for (j, e) in trace.iter().enumerate() {
-        match e.action.as_str() {
-            "alloc" => {
+        match e.action {
+            Action::Alloc => {
                 last_alloc.insert(e.addr, e.stack);
             }
-            "free_completed" => {
+            Action::FreeCompleted => {
                 free_stack[j] = last_alloc.get(&e.addr).copied().unwrap_or(e.stack);
             }
             _ => {}
@@ -163,11 +163,11 @@ fn live_at_event(s: &AllocatorSnapshot, device: i64, k: usize) -> FxHashMap<u64,
     }
     for j in (k + 1..trace.len()).rev() {
         let e = &trace[j];
-        match e.action.as_str() {
-            "alloc" => {
+        match e.action {
+            Action::Alloc => {
                 live.remove(&e.addr);
             }
-            "free_completed" => {
+            Action::FreeCompleted => {
                 live.insert(e.addr, (e.size, free_stack[j]));
             }
             _ => {}
@@ -226,10 +226,14 @@ pub fn summarize_snapshot(
             }
         }
         let trace = trace_of(s, device);
-        let mut events = BTreeMap::new();
+        let mut by_action: FxHashMap<Action, u64> = FxHashMap::default();
         for e in trace {
-            *events.entry(e.action.clone()).or_insert(0) += 1;
+            *by_action.entry(e.action).or_insert(0) += 1;
         }
+        let events: BTreeMap<String, u64> = by_action
+            .into_iter()
+            .map(|(a, n)| (s.action_name(a).to_string(), n))
+            .collect();
         let (start, after) = allocated_over_trace(allocated, trace);
         let (mut peak, mut peak_event) = (start, None);
         for (i, &v) in after.iter().enumerate() {

@@ -23,8 +23,10 @@ pub enum Value {
     None,
     /// `True` / `False`.
     Bool(bool),
-    /// An integer of at most 16 bytes.
-    Int(i128),
+    /// An integer that fits an i64 (the common case: 16-byte values keep memory low).
+    Int(i64),
+    /// An integer of 9 to 16 bytes (index into the wide-integer arena).
+    Wide(u32),
     /// An integer wider than 16 bytes (kept as a marker: no field of a snapshot is that wide).
     BigInt,
     /// A float.
@@ -59,6 +61,9 @@ pub struct Pickle {
     /// The value the pickle returns.
     pub root: Option<Value>,
     texts: Vec<Box<str>>,
+    /// Each distinct text once: equal texts share an id, so a key lookup compares ids.
+    text_index: FxHashMap<Box<str>, u32>,
+    wide: Vec<i128>,
     bytes: Vec<Box<[u8]>>,
     lists: Vec<Vec<Value>>,
     dicts: Vec<Vec<(Value, Value)>>,
@@ -88,17 +93,19 @@ impl Pickle {
         let Value::Dict(i) = dict else {
             return None;
         };
+        let key = Value::Str(*self.text_index.get(key)?);
         self.dicts
             .get(i as usize)?
             .iter()
-            .find(|(k, _)| self.text(*k) == Some(key))
+            .find(|(k, _)| *k == key)
             .map(|(_, v)| *v)
     }
 
     /// An integer value as i128 (bools count as 0/1, as in Python).
     pub fn int(&self, v: Value) -> Option<i128> {
         match v {
-            Value::Int(i) => Some(i),
+            Value::Int(i) => Some(i128::from(i)),
+            Value::Wide(i) => self.wide.get(i as usize).copied(),
             Value::Bool(b) => Some(i128::from(b)),
             _ => None,
         }
@@ -133,7 +140,7 @@ pub fn unpickle(data: &[u8]) -> Result<Pickle, UnpickleError> {
         out: Pickle::default(),
         stack: Vec::new(),
         marks: Vec::new(),
-        memo: FxHashMap::default(),
+        memo: Memo::default(),
     }
     .run()
 }
@@ -145,7 +152,42 @@ struct Reader<'a> {
     stack: Vec<Value>,
     /// Stack heights at each MARK.
     marks: Vec<usize>,
-    memo: FxHashMap<u64, Value>,
+    memo: Memo,
+}
+
+/// The pickle memo. `MEMOIZE` numbers entries 0, 1, 2, … (a vector); `PUT` may use any number
+/// (a map for those, so a huge index cannot allocate a huge vector).
+#[derive(Default)]
+struct Memo {
+    dense: Vec<Value>,
+    sparse: FxHashMap<u64, Value>,
+}
+
+impl Memo {
+    fn len(&self) -> u64 {
+        (self.dense.len() + self.sparse.len()) as u64
+    }
+    fn insert(&mut self, key: u64, v: Value) {
+        let n = self.dense.len() as u64;
+        if key < n {
+            self.dense[key as usize] = v;
+        } else if key == n {
+            self.sparse.remove(&key);
+            self.dense.push(v);
+            // Keys put earlier beyond the end now continue the vector.
+            while let Some(next) = self.sparse.remove(&(self.dense.len() as u64)) {
+                self.dense.push(next);
+            }
+        } else {
+            self.sparse.insert(key, v);
+        }
+    }
+    fn get(&self, key: u64) -> Option<Value> {
+        usize::try_from(key)
+            .ok()
+            .and_then(|k| self.dense.get(k).copied())
+            .or_else(|| self.sparse.get(&key).copied())
+    }
 }
 
 impl<'a> Reader<'a> {
@@ -196,26 +238,28 @@ impl<'a> Reader<'a> {
                 b'J' => {
                     let b = self.take(4, at)?;
                     let v = i32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-                    self.stack.push(Value::Int(i128::from(v)));
+                    self.stack.push(Value::Int(i64::from(v)));
                 }
                 b'K' => {
                     let v = self.take(1, at)?[0];
-                    self.stack.push(Value::Int(i128::from(v)));
+                    self.stack.push(Value::Int(i64::from(v)));
                 }
                 b'M' => {
                     let b = self.take(2, at)?;
                     self.stack
-                        .push(Value::Int(i128::from(u16::from_le_bytes([b[0], b[1]]))));
+                        .push(Value::Int(i64::from(u16::from_le_bytes([b[0], b[1]]))));
                 }
                 0x8a => {
                     let n = usize::from(self.take(1, at)?[0]);
                     let b = self.take(n, at)?;
-                    self.stack.push(long(b));
+                    let v = self.long(b, at)?;
+                    self.stack.push(v);
                 }
                 0x8b => {
                     let n = self.len_u32(at)?;
                     let b = self.take(n, at)?;
-                    self.stack.push(long(b));
+                    let v = self.long(b, at)?;
+                    self.stack.push(v);
                 }
                 b'G' => {
                     let b = self.take(8, at)?;
@@ -233,7 +277,14 @@ impl<'a> Reader<'a> {
                     let b = self.take(n, at)?;
                     let s = std::str::from_utf8(b)
                         .map_err(|_| self.err(at, "a text that is not UTF-8"))?;
-                    let id = push(&mut self.out.texts, s.into(), at)?;
+                    let id = match self.out.text_index.get(s) {
+                        Some(&id) => id,
+                        None => {
+                            let id = push(&mut self.out.texts, s.into(), at)?;
+                            self.out.text_index.insert(s.into(), id);
+                            id
+                        }
+                    };
                     self.stack.push(Value::Str(id));
                 }
                 // Byte strings: BINSTRING, SHORT_BINSTRING (Python 2 str), BINBYTES,
@@ -309,13 +360,15 @@ impl<'a> Reader<'a> {
                         pairs(items).ok_or_else(|| self.err(at, "SETITEMS of an odd count"))?;
                     let target = self.top(at)?;
                     let dict = self.dict_mut(target, at)?;
-                    for (k, v) in new {
-                        dict.push((k, v));
+                    if dict.is_empty() {
+                        *dict = new; // the usual EMPTY_DICT, SETITEMS: no copy
+                    } else {
+                        dict.extend(new);
                     }
                 }
                 0x94 => {
                     let top = self.top(at)?;
-                    let key = self.memo.len() as u64;
+                    let key = self.memo.len();
                     self.memo.insert(key, top);
                 }
                 b'q' => {
@@ -334,9 +387,9 @@ impl<'a> Reader<'a> {
                     } else {
                         self.len_u32(at)? as u64
                     };
-                    let v = *self
+                    let v = self
                         .memo
-                        .get(&key)
+                        .get(key)
                         .ok_or_else(|| self.err(at, format!("memo key {key} is not defined")))?;
                     self.stack.push(v);
                 }
@@ -351,6 +404,17 @@ impl<'a> Reader<'a> {
                 }
             }
         }
+    }
+
+    /// A little-endian two's-complement integer of `b.len()` bytes.
+    fn long(&mut self, b: &[u8], at: usize) -> Result<Value, UnpickleError> {
+        Ok(match long(b) {
+            Some(v) => match i64::try_from(v) {
+                Ok(small) => Value::Int(small),
+                Err(_) => Value::Wide(push(&mut self.out.wide, v, at)?),
+            },
+            None => Value::BigInt,
+        })
     }
 
     fn err(&self, at: usize, msg: impl Into<String>) -> UnpickleError {
@@ -458,18 +522,15 @@ fn pairs(items: Vec<Value>) -> Option<Vec<(Value, Value)>> {
     Some(out)
 }
 
-/// A little-endian two's-complement integer of `b.len()` bytes.
-fn long(b: &[u8]) -> Value {
-    if b.is_empty() {
-        return Value::Int(0);
-    }
+/// A little-endian two's-complement integer of `b.len()` bytes; None past 16 bytes.
+fn long(b: &[u8]) -> Option<i128> {
     if b.len() > 16 {
-        return Value::BigInt;
+        return None;
     }
-    let negative = b[b.len() - 1] & 0x80 != 0;
+    let negative = b.last().is_some_and(|x| x & 0x80 != 0);
     let mut a = [if negative { 0xFF } else { 0 }; 16];
     a[..b.len()].copy_from_slice(b);
-    Value::Int(i128::from_le_bytes(a))
+    Some(i128::from_le_bytes(a))
 }
 
 #[cfg(test)]
@@ -478,12 +539,13 @@ mod tests {
 
     #[test]
     fn longs_of_any_width_up_to_16_bytes() {
-        assert_eq!(long(&[]), Value::Int(0));
-        assert_eq!(long(&[0xff]), Value::Int(-1));
-        assert_eq!(long(&[0x00, 0x80]), Value::Int(-32768));
+        assert_eq!(long(&[]), Some(0));
+        assert_eq!(long(&[0xff]), Some(-1));
+        assert_eq!(long(&[0x00, 0x80]), Some(-32768));
         // 2^64 needs 9 bytes.
-        assert_eq!(long(&[0, 0, 0, 0, 0, 0, 0, 0, 1]), Value::Int(1 << 64));
-        assert_eq!(long(&[1; 17]), Value::BigInt);
+        assert_eq!(long(&[0, 0, 0, 0, 0, 0, 0, 0, 1]), Some(1 << 64));
+        assert_eq!(long(&[1; 17]), None);
+        assert_eq!(std::mem::size_of::<Value>(), 16);
     }
 
     #[test]
