@@ -244,5 +244,5 @@ fn run_app(path: PathBuf) -> ExitCode {
          try `memsight inspect {}` or `memsight --help`",
         path.display()
     );
-    exit(cli::EXIT_FAILURE)
+    exit(EXIT_FAILURE)
 }
