@@ -5,7 +5,9 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{RawCsv, db_fixtures, first_subdir, fixtures, raw_origin, raw_peak, us_to_ns};
+use common::{
+    RawCsv, copy_dir, db_fixtures, first_subdir, fixtures, raw_origin, raw_peak, us_to_ns,
+};
 use memsight::export::summarize;
 use memsight::ingest::{LoadControl, LoadError, discover, load_rank};
 use memsight::model::{Component, DataSource, Format, NULL};
@@ -310,19 +312,6 @@ fn folder_without_memory_data_is_a_clear_error() {
             .to_string()
             .contains("cannot open")
     );
-}
-
-fn copy_dir(src: &Path, dst: &Path) {
-    std::fs::create_dir_all(dst).unwrap();
-    for e in std::fs::read_dir(src).unwrap() {
-        let p = e.unwrap().path();
-        let t = dst.join(p.file_name().unwrap());
-        if p.is_dir() {
-            copy_dir(&p, &t)
-        } else {
-            std::fs::copy(&p, &t).map(|_| ()).unwrap()
-        }
-    }
 }
 
 #[cfg(unix)]

@@ -8,7 +8,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use common::{RawCsv, db_fixtures, fixtures, us_to_ns};
+use common::{RawCsv, copy_dir, db_fixtures, fixtures, us_to_ns};
 use memsight::ingest::{LoadControl, LoadError, discover, load_rank};
 use memsight::model::{NULL, RankData};
 
@@ -654,19 +654,6 @@ fn every_fixture_loads_without_touching_its_folder() {
         copy_dir(&db_fixtures().join(set), tmp.path());
         let l = load_untouched(tmp.path());
         assert!(l.ranks.iter().all(Result::is_ok), "{set}: {:?}", l.notes);
-    }
-}
-
-fn copy_dir(src: &Path, dst: &Path) {
-    std::fs::create_dir_all(dst).unwrap();
-    for e in std::fs::read_dir(src).unwrap() {
-        let p = e.unwrap().path();
-        let to = dst.join(p.file_name().unwrap());
-        if p.is_dir() {
-            copy_dir(&p, &to);
-        } else {
-            std::fs::copy(&p, &to).unwrap();
-        }
     }
 }
 

@@ -183,3 +183,17 @@ pub fn open_app(path: PathBuf) -> egui_kittest::Harness<'static, memsight::ui::M
     h.run();
     h
 }
+
+/// Copies the folder `src` to `dst` (created), recursively.
+pub fn copy_dir(src: &Path, dst: &Path) {
+    std::fs::create_dir_all(dst).unwrap();
+    for e in std::fs::read_dir(src).unwrap() {
+        let p = e.unwrap().path();
+        let t = dst.join(p.file_name().unwrap());
+        if p.is_dir() {
+            copy_dir(&p, &t)
+        } else {
+            std::fs::copy(&p, &t).map(|_| ()).unwrap();
+        }
+    }
+}
