@@ -545,7 +545,7 @@ mod tests {
         // 2^64 needs 9 bytes.
         assert_eq!(long(&[0, 0, 0, 0, 0, 0, 0, 0, 1]), Some(1 << 64));
         assert_eq!(long(&[1; 17]), None);
-        assert_eq!(std::mem::size_of::<Value>(), 16);
+        assert_eq!(size_of::<Value>(), 16);
     }
 
     #[test]
