@@ -140,3 +140,12 @@ fn a_pickle_that_would_run_code_is_refused_and_runs_nothing() {
     .unwrap_err();
     assert!(err.to_string().contains("truncated"), "{err}");
 }
+
+#[test]
+fn opening_a_snapshot_as_a_profile_says_what_it_is() {
+    let tmp = tempfile::tempdir().unwrap();
+    let f = tmp.path().join("x.pickle");
+    std::fs::copy(regression("protocol5_nine_byte_ints"), &f).unwrap();
+    let e = memsight::ingest::discover(&f).unwrap_err();
+    assert!(e.to_string().contains("memsight snapshot"), "{e}");
+}

@@ -147,6 +147,12 @@ fn is_msprof_db(name: &str) -> bool {
         .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
+/// A `_dump_snapshot` pickle (`x.pickle`, `x.pkl`).
+fn is_snapshot_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.ends_with(".pickle") || lower.ends_with(".pkl")
+}
+
 fn is_output_dir(name: &str) -> bool {
     name.eq_ignore_ascii_case("ASCEND_PROFILER_OUTPUT")
         || name.eq_ignore_ascii_case("mindstudio_profiler_output")
@@ -305,6 +311,13 @@ pub fn discover(path: &Path) -> Result<Profile, DiscoverError> {
             });
         } else if parse_csv_name(&name).is_some() {
             walker.walk(&dir, MAX_DEPTH);
+        } else if is_snapshot_name(&name) {
+            walker.notes.push(format!(
+                "{} is an allocator snapshot: `memsight snapshot {}` summarises it (the app has no \
+                 snapshot view yet)",
+                path.display(),
+                path.display()
+            ));
         }
     } else {
         walker.walk(path, 0);
