@@ -104,6 +104,26 @@ fn csv(header: &str, rows: &[String]) -> Vec<u8> {
     s.into_bytes()
 }
 
+/// A rank whose memory_record holds `rows`, loaded (the folder checked untouched).
+fn records_rank(rows: &[String]) -> (tempfile::TempDir, RankData) {
+    let tmp = tempfile::tempdir().unwrap();
+    rank_dir(
+        tmp.path(),
+        "r",
+        &[("memory_record.csv", &csv(RECORD_HEADER, rows))],
+    );
+    let d = only_rank(tmp.path());
+    (tmp, d)
+}
+
+/// Asserts the first file skipped exactly one row, at `line`, for a reason containing `why`.
+fn assert_one_skip(d: &RankData, line: u64, why: &str) {
+    let s = &d.report.files[0].skipped;
+    assert_eq!(s.count, 1, "{:?}", s.samples);
+    assert_eq!(s.samples[0].line, line, "{:?}", s.samples[0]);
+    assert!(s.samples[0].reason.contains(why), "{:?}", s.samples[0]);
+}
+
 fn all_warnings(d: &RankData) -> String {
     d.report.all_warnings().join("\n")
 }
@@ -196,24 +216,11 @@ fn a_file_without_a_line_break_is_refused_after_a_bounded_read() {
 
 #[test]
 fn a_line_longer_than_the_reader_holds_costs_only_that_line() {
-    let tmp = tempfile::tempdir().unwrap();
     let mut rows = record_rows(4);
     rows.insert(2, format!("PTA+GE,{}", "9".repeat(40 << 20)));
-    rank_dir(
-        tmp.path(),
-        "r",
-        &[("memory_record.csv", &csv(RECORD_HEADER, &rows))],
-    );
-    let d = only_rank(tmp.path());
+    let (_tmp, d) = records_rank(&rows);
     assert_eq!(d.records.len(), 4);
-    let f = &d.report.files[0].skipped;
-    assert_eq!(f.count, 1);
-    assert_eq!(f.samples[0].line, 4);
-    assert!(
-        f.samples[0].reason.contains("longer than"),
-        "{:?}",
-        f.samples[0]
-    );
+    assert_one_skip(&d, 4, "longer than");
 }
 
 #[test]
@@ -266,24 +273,11 @@ fn cr_only_line_breaks_load_every_row() {
 
 #[test]
 fn a_stray_quote_loses_one_row_and_says_which() {
-    let tmp = tempfile::tempdir().unwrap();
     let mut rows = record_rows(300);
     rows[3] = rows[3].replacen("PTA+GE", "\"PTA+GE", 1);
-    rank_dir(
-        tmp.path(),
-        "r",
-        &[("memory_record.csv", &csv(RECORD_HEADER, &rows))],
-    );
-    let d = only_rank(tmp.path());
+    let (_tmp, d) = records_rank(&rows);
     assert_eq!(d.records.len(), 299);
-    let s = &d.report.files[0].skipped;
-    assert_eq!(s.count, 1);
-    assert_eq!(s.samples[0].line, 5);
-    assert!(
-        s.samples[0].reason.contains("double quote"),
-        "{:?}",
-        s.samples[0]
-    );
+    assert_one_skip(&d, 5, "double quote");
 }
 
 #[test]

@@ -273,26 +273,25 @@ struct Builder<'p> {
 }
 
 impl Builder<'_> {
-    fn int(&mut self, v: Option<Value>) -> i64 {
-        match v.and_then(|v| self.p.int(v)).map(i64::try_from) {
-            Some(Ok(i)) => i,
-            None if matches!(v, None | Some(Value::None)) => 0,
+    /// An integer field as `T`; absent or None reads as 0, anything else that does not fit
+    /// reads as 0 and is counted in `odd_values`.
+    fn number<T: TryFrom<i128> + Default>(&mut self, v: Option<Value>) -> T {
+        match v.and_then(|v| self.p.int(v)).map(T::try_from) {
+            Some(Ok(n)) => n,
+            None if matches!(v, None | Some(Value::None)) => T::default(),
             _ => {
                 self.out.odd_values += 1;
-                0
+                T::default()
             }
         }
     }
 
+    fn int(&mut self, v: Option<Value>) -> i64 {
+        self.number(v)
+    }
+
     fn addr(&mut self, v: Option<Value>) -> u64 {
-        match v.and_then(|v| self.p.int(v)).map(u64::try_from) {
-            Some(Ok(a)) => a,
-            None if matches!(v, None | Some(Value::None)) => 0,
-            _ => {
-                self.out.odd_values += 1;
-                0
-            }
-        }
+        self.number(v)
     }
 
     fn text(&self, v: Option<Value>) -> String {
