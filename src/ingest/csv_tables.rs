@@ -598,21 +598,22 @@ impl RowParser for OperatorParser {
             &mut self.streams,
         );
         flags.lossy_time |= ts_lossy;
-        let o = &mut self.out;
-        o.name.push(name);
-        o.size.push(size);
-        o.alloc_time.push(alloc);
-        o.release_time.push(release);
-        o.active_release_time.push(active_release);
-        o.duration.push(duration);
-        o.active_duration.push(active_duration);
-        o.alloc_total_allocated.push(totals[0]);
-        o.alloc_total_reserved.push(totals[1]);
-        o.alloc_total_active.push(totals[2]);
-        o.release_total_allocated.push(totals[3]);
-        o.release_total_reserved.push(totals[4]);
-        o.release_total_active.push(totals[5]);
-        o.stream.push(stream);
+        let [t0, t1, t2, t3, t4, t5] = totals;
+        let cells = [
+            size,
+            alloc,
+            release,
+            active_release,
+            duration,
+            active_duration,
+            t0,
+            t1,
+            t2,
+            t3,
+            t4,
+            t5,
+        ];
+        self.out.push_row(name, stream, cells);
         Ok(())
     }
 }

@@ -11,7 +11,8 @@ use rusqlite::{Connection, OpenFlags};
 use super::time_window::{self, TimeWindow};
 use crate::model::report::{FileReport, SkippedRows};
 use crate::model::{
-    Component, DbSnapshot, Interner, MemoryRecords, ModuleMemory, NULL, OperatorMemory,
+    Component, DbSnapshot, Interner, MemoryRecords, ModuleMemory, NULL, OP_I64_COLUMNS,
+    OperatorMemory,
 };
 
 /// What discovery needs from a DB.
@@ -583,7 +584,7 @@ fn load_op_memory(
     let mut c = TableColumns::of(ctx.conn, "OP_MEMORY");
     let name = c.require("name")?;
     let size = c.require("size")?;
-    const VALUES: [&str; 11] = [
+    const VALUES: [&str; OP_I64_COLUMNS - 1] = [
         "allocationTime",
         "releaseTime",
         "activeReleaseTime",
@@ -620,8 +621,10 @@ fn load_op_memory(
             if size == NULL {
                 return Err("size missing".into());
             }
-            let mut v = [NULL; 11];
-            for (j, slot) in v.iter_mut().enumerate() {
+            // The cells in `OperatorMemory::push_row` order: size, then VALUES.
+            let mut cells = [NULL; OP_I64_COLUMNS];
+            cells[0] = size;
+            for (j, slot) in cells[1..].iter_mut().enumerate() {
                 let raw = g(2 + j)?;
                 *slot = if j < 3 {
                     windowed(raw, window, VALUES[j])?
@@ -629,30 +632,16 @@ fn load_op_memory(
                     int(raw)?
                 };
             }
-            Ok((name, size, v, text(g(13)?)))
+            Ok((name, cells, text(g(13)?)))
         })();
         match parsed {
-            Ok((name, size, v, sp)) => {
+            Ok((name, cells, sp)) => {
                 let stream = if sp.is_empty() {
                     0
                 } else {
                     strings.intern(&sp)
                 };
-                let o = &mut ops;
-                o.name.push(strings.intern(&name));
-                o.size.push(size);
-                o.alloc_time.push(v[0]);
-                o.release_time.push(v[1]);
-                o.active_release_time.push(v[2]);
-                o.duration.push(v[3]);
-                o.active_duration.push(v[4]);
-                o.alloc_total_allocated.push(v[5]);
-                o.alloc_total_reserved.push(v[6]);
-                o.alloc_total_active.push(v[7]);
-                o.release_total_allocated.push(v[8]);
-                o.release_total_reserved.push(v[9]);
-                o.release_total_active.push(v[10]);
-                o.stream.push(stream);
+                ops.push_row(strings.intern(&name), stream, cells);
             }
             Err(reason) => skipped.add(k, reason, || format!("OP_MEMORY row {k}")),
         }

@@ -15,7 +15,7 @@ pub use component::Component;
 pub use interner::{Interner, NameId};
 pub use rank::{DataSource, DbSnapshot, Format, RankData, RankInfo};
 pub use report::LoadReport;
-pub use tables::{MemoryRecords, ModuleMemory, OperatorMemory, StaticOpMemory};
+pub use tables::{MemoryRecords, ModuleMemory, OP_I64_COLUMNS, OperatorMemory, StaticOpMemory};
 
 /// The sentinel for a missing integer cell (an empty CSV cell, `N/A`, SQL NULL).
 pub const NULL: i64 = i64::MIN;

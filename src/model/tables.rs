@@ -146,6 +146,9 @@ macro_rules! op_i64_columns {
     };
 }
 
+/// How many i64 columns [`OperatorMemory`] has (the cells of [`OperatorMemory::push_row`]).
+pub const OP_I64_COLUMNS: usize = 12;
+
 impl OperatorMemory {
     /// Empty, with room for `n` rows.
     pub fn with_capacity(n: usize) -> Self {
@@ -172,6 +175,19 @@ impl OperatorMemory {
     /// True when there are no rows.
     pub fn is_empty(&self) -> bool {
         self.size.is_empty()
+    }
+
+    /// Appends one row: its name and stream ids, and its i64 cells in the column order of
+    /// `op_i64_columns` (size, allocation/release/active release time, durations, the six
+    /// totals). Every reader pushes rows through here, so the columns are listed once.
+    pub fn push_row(&mut self, name: NameId, stream: NameId, cells: [i64; OP_I64_COLUMNS]) {
+        let mut cells = cells.into_iter();
+        macro_rules! push {
+            ($($c:ident),*) => { $( self.$c.push(cells.next().unwrap_or(NULL)); )* };
+        }
+        op_i64_columns!(push);
+        self.name.push(name);
+        self.stream.push(stream);
     }
 
     /// Appends all rows of `other`, mapping its name and stream ids through the remaps.
@@ -366,6 +382,33 @@ pub(crate) fn permute<T: Copy + Send + Sync>(v: &[T], perm: &[u32]) -> Vec<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn push_row_fills_every_column_in_order() {
+        macro_rules! count {
+            ($($c:ident),*) => { [$(stringify!($c)),*].len() };
+        }
+        assert_eq!(op_i64_columns!(count), OP_I64_COLUMNS);
+        let mut o = OperatorMemory::default();
+        let cells: [i64; OP_I64_COLUMNS] = std::array::from_fn(|i| i as i64 + 100);
+        o.push_row(7, 9, cells);
+        let got = [
+            o.size[0],
+            o.alloc_time[0],
+            o.release_time[0],
+            o.active_release_time[0],
+            o.duration[0],
+            o.active_duration[0],
+            o.alloc_total_allocated[0],
+            o.alloc_total_reserved[0],
+            o.alloc_total_active[0],
+            o.release_total_allocated[0],
+            o.release_total_reserved[0],
+            o.release_total_active[0],
+        ];
+        assert_eq!(got, cells);
+        assert_eq!((o.name[0], o.stream[0]), (7, 9));
+    }
 
     #[test]
     fn sort_by_time_is_stable_and_moves_every_column() {
