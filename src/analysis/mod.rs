@@ -1,6 +1,8 @@
 //! Pure functions over the model: curves per Group By, peaks, level of detail, the static graph,
-//! what is alive at a time, and the details-table query engine.
+//! what is alive at a time, the details-table query engine, and the memory chart as data
+//! ([`chart`]: y fit, window statistics, peak marks).
 
+pub mod chart;
 pub mod live;
 pub mod lod;
 pub mod peaks;
@@ -9,12 +11,16 @@ pub mod static_graph;
 pub mod table;
 pub mod view;
 
+pub use chart::{
+    BlockLifetime, WindowStats, block_lifetime, largest_visible_peak, peak_marks, sampled_counts,
+    value_at, window_stats, y_fit,
+};
 pub use live::{LiveAt, LiveIndex, live_at};
 pub use lod::{DEFAULT_THRESHOLD, LodSeries, Reduced};
 pub use peaks::{
     ComponentColumn, ComponentPeak, Peak, component_order, component_peaks, peak, peak_in_window,
 };
-pub use series::{GroupBy, Quantity, Series, build_series, operator_component};
+pub use series::{GroupBy, OverallCurve, Quantity, Series, build_series, operator_component};
 pub use static_graph::{END_OF_GRAPH, StaticGraph, static_graphs, static_ops_in_range};
 pub use table::{
     Column, RangeFilter, SortCache, SortDir, TablePage, TableQuery, WindowMode, query,

@@ -4,7 +4,7 @@
 use crate::model::{Component, NULL, RankData};
 
 /// How the chart groups memory_record rows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum GroupBy {
     /// Operator Allocated / Reserved / Activated, APP Reserved, Workspace Allocated / Reserved.
     #[default]
@@ -28,11 +28,56 @@ impl GroupBy {
         }
     }
 
+    /// True when the details table shows only blocks with a stream in this mode (Stream mode
+    /// lists per-stream curves, so blocks without a stream belong to none of them).
+    pub fn table_requires_stream(self) -> bool {
+        self == GroupBy::Stream
+    }
+
     /// Parses `overall` / `stream` / `component` (any case).
     pub fn parse(s: &str) -> Option<GroupBy> {
         GroupBy::ALL
             .into_iter()
             .find(|g| g.label().eq_ignore_ascii_case(s))
+    }
+}
+
+/// The Overall curves that have a fixed name: the legend shows it, and the `inspect` summary
+/// reports each one's peak under it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OverallCurve {
+    /// The operator allocator's Total Allocated.
+    OperatorAllocated,
+    /// The operator allocator's Total Reserved.
+    OperatorReserved,
+    /// The operator allocator's Total Active.
+    OperatorActivated,
+    /// The whole process's reserved device memory (APP rows).
+    AppReserved,
+}
+
+impl OverallCurve {
+    /// Every one, in the order the summary lists them.
+    pub const ALL: [OverallCurve; 4] = [
+        OverallCurve::OperatorAllocated,
+        OverallCurve::OperatorReserved,
+        OverallCurve::OperatorActivated,
+        OverallCurve::AppReserved,
+    ];
+
+    /// The series' (legend) name.
+    pub fn label(self) -> &'static str {
+        match self {
+            OverallCurve::OperatorAllocated => "Operator Allocated",
+            OverallCurve::OperatorReserved => "Operator Reserved",
+            OverallCurve::OperatorActivated => "Operator Activated",
+            OverallCurve::AppReserved => "APP Reserved",
+        }
+    }
+
+    /// This curve among `series` (the Overall series of a rank), if the rank has it.
+    pub fn find(self, series: &[Series]) -> Option<&Series> {
+        series.iter().find(|s| s.name == self.label())
     }
 }
 
@@ -130,13 +175,29 @@ fn specs(data: &RankData, group: GroupBy) -> Vec<Spec> {
     match group {
         GroupBy::Overall => {
             if let Some(op) = operator_component(data) {
-                specs.push(spec("Operator Allocated", op, Quantity::Allocated));
+                specs.push(spec(
+                    OverallCurve::OperatorAllocated.label(),
+                    op,
+                    Quantity::Allocated,
+                ));
                 if has_stream(data, op) {
-                    specs.push(spec("Operator Activated", op, Quantity::Active));
+                    specs.push(spec(
+                        OverallCurve::OperatorActivated.label(),
+                        op,
+                        Quantity::Active,
+                    ));
                 }
-                specs.push(spec("Operator Reserved", op, Quantity::Reserved));
+                specs.push(spec(
+                    OverallCurve::OperatorReserved.label(),
+                    op,
+                    Quantity::Reserved,
+                ));
             }
-            specs.push(spec("APP Reserved", Component::App, Quantity::Reserved));
+            specs.push(spec(
+                OverallCurve::AppReserved.label(),
+                Component::App,
+                Quantity::Reserved,
+            ));
             specs.push(spec(
                 "Workspace Allocated",
                 Component::Workspace,
@@ -184,7 +245,11 @@ fn specs(data: &RankData, group: GroupBy) -> Vec<Spec> {
                     specs.push(spec(&format!("{} {label}", c.name()), c, q));
                 }
             }
-            specs.push(spec("APP Reserved", Component::App, Quantity::Reserved));
+            specs.push(spec(
+                OverallCurve::AppReserved.label(),
+                Component::App,
+                Quantity::Reserved,
+            ));
         }
     }
     specs

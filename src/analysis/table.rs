@@ -192,7 +192,7 @@ impl Column {
 }
 
 /// Sort direction.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SortDir {
     /// Smallest first.
     Asc,

@@ -30,7 +30,7 @@ pub fn ms_to_ns(ms: f64, what: &str) -> Result<i64, String> {
             "{what} must be a finite number of milliseconds, got {ms}"
         ));
     }
-    Ok((ms * 1e6).round() as i64)
+    Ok(crate::model::ms_to_ns(ms))
 }
 
 /// The `[from, to]` window in ns from origin (open ends extend to all time); checked before any

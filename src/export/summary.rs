@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::analysis::{GroupBy, build_series, peak};
+use crate::analysis::{GroupBy, OverallCurve, build_series, peak};
 use crate::model::{RankData, RankInfo, bytes_to_kib, bytes_to_mib, ns_to_ms};
 
 /// Row counts per input file.
@@ -83,15 +83,11 @@ pub struct RankSummary {
 /// Summarises a loaded rank.
 pub fn summarize(data: &RankData) -> RankSummary {
     let series = build_series(data, GroupBy::Overall);
-    let peak_of = |name: &str| {
-        series
-            .iter()
-            .find(|s| s.name == name)
-            .and_then(peak)
-            .map(|p| PeakJson {
-                mib: bytes_to_mib(p.value),
-                at_ms: ns_to_ms(p.time),
-            })
+    let peak_of = |curve: OverallCurve| {
+        curve.find(&series).and_then(peak).map(|p| PeakJson {
+            mib: bytes_to_mib(p.value),
+            at_ms: ns_to_ms(p.time),
+        })
     };
     let ops = &data.operators;
     let mut largest: Option<usize> = None;
@@ -111,10 +107,10 @@ pub fn summarize(data: &RankData) -> RankSummary {
         },
         unreleased: ops.unreleased_count() as u64,
         peaks: Peaks {
-            operator_allocated: peak_of("Operator Allocated"),
-            operator_reserved: peak_of("Operator Reserved"),
-            operator_activated: peak_of("Operator Activated"),
-            app_reserved: peak_of("APP Reserved"),
+            operator_allocated: peak_of(OverallCurve::OperatorAllocated),
+            operator_reserved: peak_of(OverallCurve::OperatorReserved),
+            operator_activated: peak_of(OverallCurve::OperatorActivated),
+            app_reserved: peak_of(OverallCurve::AppReserved),
         },
         largest_allocation: largest.map(|i| Largest {
             name: data.strings.get(ops.name[i]).to_string(),
@@ -179,12 +175,13 @@ pub fn render_text(s: &RankSummary) -> String {
         c.memory_record, c.operator_memory, c.npu_module_mem, c.static_op_mem, c.skipped_rows
     );
     let p = &s.peaks;
-    for (label, v) in [
-        ("Operator Allocated", p.operator_allocated),
-        ("Operator Reserved", p.operator_reserved),
-        ("Operator Activated", p.operator_activated),
-        ("APP Reserved", p.app_reserved),
+    for (curve, v) in [
+        (OverallCurve::OperatorAllocated, p.operator_allocated),
+        (OverallCurve::OperatorReserved, p.operator_reserved),
+        (OverallCurve::OperatorActivated, p.operator_activated),
+        (OverallCurve::AppReserved, p.app_reserved),
     ] {
+        let label = curve.label();
         if let Some(v) = v {
             let _ = writeln!(
                 out,

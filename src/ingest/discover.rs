@@ -37,6 +37,23 @@ pub struct Profile {
     pub notes: Vec<String>,
 }
 
+impl Profile {
+    /// The hosts of its ranks, sorted, each once (empty when no rank names a host).
+    pub fn hosts(&self) -> Vec<String> {
+        let mut hosts: Vec<String> = self.ranks.iter().filter_map(|r| r.host.clone()).collect();
+        hosts.sort();
+        hosts.dedup();
+        hosts
+    }
+
+    /// Indices of the ranks on `host` (every rank for `None`), in rank order.
+    pub fn ranks_on(&self, host: Option<&str>) -> Vec<usize> {
+        (0..self.ranks.len())
+            .filter(|&i| host.is_none_or(|h| self.ranks[i].host.as_deref() == Some(h)))
+            .collect()
+    }
+}
+
 /// Why discovery found nothing to show.
 #[derive(Debug, thiserror::Error)]
 pub enum DiscoverError {

@@ -66,6 +66,13 @@ impl Interner {
         self.ids.get(s.as_bytes()).copied()
     }
 
+    /// Bytes held by the strings and their index (approximate: allocator overhead not counted).
+    pub fn heap_bytes(&self) -> usize {
+        let text: usize = self.strings.iter().map(|s| s.len()).sum();
+        // Each string is kept twice (the list and the index key) plus a pointer pair and an id.
+        text * 2 + self.strings.len() * (2 * size_of::<Box<str>>() + size_of::<NameId>())
+    }
+
     /// How many strings (including the empty one).
     pub fn len(&self) -> usize {
         self.strings.len()

@@ -10,12 +10,14 @@ mod rank;
 pub mod report;
 mod tables;
 pub mod units;
+mod window;
 
 pub use component::Component;
 pub use interner::{Interner, NameId};
 pub use rank::{DataSource, DbSnapshot, Format, RankData, RankInfo};
 pub use report::LoadReport;
 pub use tables::{MemoryRecords, ModuleMemory, OP_I64_COLUMNS, OperatorMemory, StaticOpMemory};
+pub use window::{TimeWindow, ms_to_ns, ns_to_ms};
 
 /// The sentinel for a missing integer cell (an empty CSV cell, `N/A`, SQL NULL).
 pub const NULL: i64 = i64::MIN;
@@ -31,9 +33,4 @@ pub fn bytes_to_mib(bytes: i64) -> f64 {
 /// Bytes as KiB, for display and JSON.
 pub fn bytes_to_kib(bytes: i64) -> f64 {
     bytes as f64 / 1024.0
-}
-
-/// Nanoseconds as milliseconds.
-pub fn ns_to_ms(ns: i64) -> f64 {
-    ns as f64 / 1e6
 }

@@ -1,0 +1,210 @@
+//! The memory chart as data: which peaks to mark, how to fit the y axis to what is visible, the
+//! statistics of the visible window, the value of a series at a time, and the lifetime of a
+//! block to shade. Pure functions over series and reduced lines; `ui::panes::memory_chart` only
+//! draws what these return.
+
+use super::{LodSeries, Peak};
+use crate::model::{NULL, RankData, TimeWindow};
+
+/// The value of a step series in effect at `t` (ns from origin): the last sample at or before
+/// `t`; `None` before the first sample.
+pub fn value_at(s: &LodSeries, t: i64) -> Option<i64> {
+    let i = s.series.times.partition_point(|&x| x <= t);
+    (i > 0).then(|| s.series.values[i - 1])
+}
+
+/// The peak of each visible series, with the series' index (for its colour and legend entry).
+pub fn peak_marks(series: &[LodSeries], visible: &[bool]) -> Vec<(usize, Peak)> {
+    series
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| visible.get(*i).copied().unwrap_or(false))
+        .filter_map(|(i, s)| s.peak().map(|p| (i, p)))
+        .collect()
+}
+
+/// The largest peak over the visible series, bytes (1 when nothing is visible): it chooses the
+/// chart's unit.
+pub fn largest_visible_peak(series: &[LodSeries], visible: &[bool]) -> i64 {
+    peak_marks(series, visible)
+        .into_iter()
+        .map(|(_, p)| p.value)
+        .max()
+        .unwrap_or(1)
+}
+
+/// The y range (bytes) that fits the visible lines over `[v0, v1]` (ms), counting the sample
+/// whose value is held into the window, padded by 8 % of the range and at least half a `unit`
+/// (bytes) each side, so a flat line does not sit on the frame. `(0, 1)` plus padding when no
+/// visible line has a sample there.
+pub fn y_fit(
+    lines: &[Vec<[f64; 2]>],
+    visible: &[bool],
+    (v0, v1): (f64, f64),
+    unit: f64,
+) -> (f64, f64) {
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for (line, _) in lines.iter().zip(visible).filter(|(_, v)| **v) {
+        let a = line.partition_point(|p| p[0] <= v0).saturating_sub(1);
+        let b = line.partition_point(|p| p[0] <= v1);
+        for p in &line[a..b.max(a)] {
+            lo = lo.min(p[1]);
+            hi = hi.max(p[1]);
+        }
+    }
+    if !lo.is_finite() {
+        (lo, hi) = (0.0, 1.0);
+    }
+    let pad = ((hi - lo) * 0.08).max(unit * 0.5);
+    (lo - pad, hi + pad)
+}
+
+/// Min, max and change of one series over a window, bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WindowStats {
+    /// The smallest value shown in the window.
+    pub min: i64,
+    /// The largest value shown in the window.
+    pub max: i64,
+    /// Value at the window's end minus value at its start.
+    pub change: i64,
+}
+
+/// [`WindowStats`] of each series over `window` (`None` for a series with no value there). The
+/// value held into the window from an earlier sample counts as its start.
+pub fn window_stats(series: &[LodSeries], window: TimeWindow) -> Vec<Option<WindowStats>> {
+    let (t0, t1) = window.ns();
+    series
+        .iter()
+        .map(|s| {
+            let times = &s.series.times;
+            let a = times.partition_point(|&t| t < t0);
+            let b = times.partition_point(|&t| t <= t1);
+            let lo = a.saturating_sub(usize::from(a > 0));
+            let (mn, mx) = s.range_min_max(lo, b)?;
+            let start = value_at(s, t0).unwrap_or(s.series.values[lo]);
+            let end = value_at(s, t1).unwrap_or(start);
+            Some(WindowStats {
+                min: s.series.values[mn],
+                max: s.series.values[mx],
+                change: end.saturating_sub(start),
+            })
+        })
+        .collect()
+}
+
+/// Points drawn and points there are in `[v0, v1]` (ms) over the visible series, for the
+/// "sampled" notice: `lines` are the reduced lines of `series`.
+pub fn sampled_counts(
+    series: &[LodSeries],
+    lines: &[Vec<[f64; 2]>],
+    visible: &[bool],
+    window: TimeWindow,
+) -> (usize, usize) {
+    let (t0, t1) = window.ns();
+    let (v0, v1) = window.ms();
+    let (mut drawn, mut total) = (0usize, 0usize);
+    for ((s, line), _) in series.iter().zip(lines).zip(visible).filter(|(_, v)| **v) {
+        let t = &s.series.times;
+        total += t.partition_point(|&x| x <= t1) - t.partition_point(|&x| x < t0);
+        drawn += line.partition_point(|p| p[0] <= v1) - line.partition_point(|p| p[0] < v0);
+    }
+    (drawn, total)
+}
+
+/// When a block (an operator_memory row) was alive, ns from origin: `None` for an end the
+/// capture does not have (allocated before it, or never released within it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockLifetime {
+    /// Allocation time.
+    pub allocated: Option<i64>,
+    /// Release time.
+    pub released: Option<i64>,
+}
+
+impl BlockLifetime {
+    /// The span to shade on a chart whose whole extent is `extent`: a missing end extends to
+    /// the extent's edge.
+    pub fn span(self, extent: TimeWindow) -> TimeWindow {
+        TimeWindow::new(
+            self.allocated.unwrap_or(extent.start),
+            self.released.unwrap_or(extent.end),
+        )
+    }
+}
+
+/// The lifetime of operator_memory row `row`; `None` when there is no such row.
+pub fn block_lifetime(data: &RankData, row: usize) -> Option<BlockLifetime> {
+    let o = &data.operators;
+    let at = |t: i64| (t != NULL).then(|| data.rel_ns(t));
+    Some(BlockLifetime {
+        allocated: at(*o.alloc_time.get(row)?),
+        released: at(*o.release_time.get(row)?),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::Series;
+
+    fn lod(times: &[i64], values: &[i64]) -> LodSeries {
+        LodSeries::new(Series {
+            name: "s".into(),
+            times: times.to_vec(),
+            values: values.to_vec(),
+        })
+    }
+
+    #[test]
+    fn stats_count_the_value_held_into_the_window() {
+        let s = lod(&[0, 10, 20, 30], &[5, 9, 2, 7]);
+        // [12, 25]: the 9 held from t=10, then 2 at t=20; ends at 2.
+        let w = TimeWindow::new(12, 25);
+        let st = window_stats(std::slice::from_ref(&s), w)[0].unwrap();
+        assert_eq!((st.min, st.max, st.change), (2, 9, 2 - 9));
+        // Before the first sample there is nothing held.
+        assert_eq!(value_at(&s, -1), None);
+        assert_eq!(value_at(&s, 30), Some(7));
+    }
+
+    #[test]
+    fn y_fit_covers_the_visible_lines_only_and_pads() {
+        let lines = vec![
+            vec![[0.0, 100.0], [1.0, 300.0], [2.0, 200.0]],
+            vec![[0.0, 10_000.0]],
+        ];
+        let (lo, hi) = y_fit(&lines, &[true, false], (1.5, 2.0), 1.0);
+        // Held 300 from t=1 and 200 at t=2: range 100, padded by 8.
+        assert_eq!((lo, hi), (192.0, 308.0));
+        // Nothing visible: a unit range.
+        assert_eq!(y_fit(&lines, &[false, false], (0.0, 2.0), 2.0), (-1.0, 2.0));
+    }
+
+    #[test]
+    fn marks_and_unit_come_from_the_visible_series() {
+        let s = vec![lod(&[0, 5], &[1, 50]), lod(&[0, 7], &[900, 3])];
+        assert_eq!(largest_visible_peak(&s, &[true, false]), 50);
+        assert_eq!(largest_visible_peak(&s, &[true, true]), 900);
+        let marks = peak_marks(&s, &[false, true]);
+        assert_eq!(
+            marks,
+            vec![(
+                1,
+                Peak {
+                    value: 900,
+                    time: 0
+                }
+            )]
+        );
+    }
+
+    #[test]
+    fn a_missing_end_of_a_block_extends_to_the_chart_edge() {
+        let life = BlockLifetime {
+            allocated: None,
+            released: Some(40),
+        };
+        assert_eq!(life.span(TimeWindow::new(0, 100)), TimeWindow::new(0, 40));
+    }
+}
