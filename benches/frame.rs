@@ -24,7 +24,7 @@ impl Frames {
     fn open(path: PathBuf) -> Frames {
         let mut app = MemsightApp::new(Some(path), Vec::new(), None);
         app.wait_for_load();
-        let view = app.view.clone().expect("the profile loads");
+        let view = app.view().expect("the profile loads");
         let (a, b) = view.time_extent();
         let mut f = Frames {
             app,
@@ -51,7 +51,11 @@ impl Frames {
     /// One frame of the motion: (UI pass seconds, tessellation seconds, vertices).
     fn step(&mut self) -> (f64, f64, usize) {
         self.frame += 1;
-        self.app.state.view_ms = Some(motion(self.extent, self.frame));
+        let (a, b) = motion(self.extent, self.frame);
+        self.app.apply(memsight::ui::Command::SetWindow {
+            window: memsight::model::TimeWindow::from_ms(a, b),
+            moving: true,
+        });
         let app = &mut self.app;
         let t0 = Instant::now();
         let out = self.ctx.run_ui(Self::input(), |ui| app.ui_root(ui));

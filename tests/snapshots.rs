@@ -43,12 +43,19 @@ fn overview() {
 #[test]
 fn zoomed_with_hovered_row_and_live_panel() {
     let mut h = open(first_rank("torch_cluster"));
-    h.state_mut().state.view_ms = Some((0.4, 0.9));
-    h.state_mut().state.cursor_ms = Some(0.6);
-    h.state_mut().state.sort = Some((
-        memsight::analysis::Column::Size,
-        memsight::analysis::SortDir::Desc,
-    ));
+    h.state_mut().apply(memsight::ui::Command::SetWindow {
+        window: memsight::model::TimeWindow::from_ms(0.4, 0.9),
+        moving: false,
+    });
+    h.state_mut().apply(memsight::ui::Command::SetCursor(Some(
+        memsight::model::ms_to_ns(0.6),
+    )));
+    // Two header clicks: ascending, then descending.
+    for _ in 0..2 {
+        h.state_mut().apply(memsight::ui::Command::CycleSort(
+            memsight::analysis::Column::Size,
+        ));
+    }
     h.run();
     h.snapshot("zoomed_live");
 }
@@ -56,7 +63,9 @@ fn zoomed_with_hovered_row_and_live_panel() {
 #[test]
 fn component_mode() {
     let mut h = open(first_rank("torch_cluster"));
-    h.state_mut().state.group_by = memsight::analysis::GroupBy::Component;
+    h.state_mut().apply(memsight::ui::Command::SetGroupBy(
+        memsight::analysis::GroupBy::Component,
+    ));
     h.run();
     h.snapshot("component");
 }

@@ -6,7 +6,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::{RawCsv, fixtures, us_to_ns};
+use common::{fixtures, raw_ops};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use memsight::analysis::GroupBy;
@@ -23,29 +23,6 @@ fn rank_dir(k: usize) -> PathBuf {
 
 fn open(path: PathBuf) -> Harness<'static, MemsightApp> {
     common::open_app(path)
-}
-
-/// One raw operator_memory row: (name, size KB text, alloc ns, release ns).
-type RawOp = (String, String, Option<i128>, Option<i128>);
-
-/// operator_memory rows of a raw file and the rank's time origin.
-fn raw_ops(dir: &std::path::Path) -> (Vec<RawOp>, i128) {
-    let out = dir.join("ASCEND_PROFILER_OUTPUT");
-    let ops = RawCsv::read(&out.join("operator_memory.csv"));
-    let (a, r) = (ops.col("Allocation Time(us)"), ops.col("Release Time(us)"));
-    let rows = ops
-        .rows
-        .iter()
-        .map(|x| {
-            (
-                x[0].clone(),
-                x[1].clone(),
-                (!x[a].is_empty()).then(|| us_to_ns(&x[a])),
-                (!x[r].is_empty()).then(|| us_to_ns(&x[r])),
-            )
-        })
-        .collect();
-    (rows, common::raw_origin(&out))
 }
 
 #[test]
@@ -79,7 +56,7 @@ fn switching_rank_and_group_by() {
     h.step(); // starts the load (a spinner shows while it runs)
     h.state_mut().wait_for_load();
     h.run();
-    assert_eq!(h.state().state.rank, 1);
+    assert_eq!(h.state().view_state().rank, 1);
     assert_eq!(
         h.get_by_label("Rank ID").value().as_deref(),
         Some("rank 1 · NPU:1 · node0")
@@ -91,7 +68,7 @@ fn switching_rank_and_group_by() {
     h.run();
     option(&h, "Stream").click();
     h.run();
-    assert_eq!(h.state().state.group_by, GroupBy::Stream);
+    assert_eq!(h.state().view_state().group_by, GroupBy::Stream);
     assert!(h.query_all_by_label_contains("Allocated of ").count() > 0);
     h.get_by_label("Group By").click();
     h.run();
@@ -104,10 +81,13 @@ fn switching_rank_and_group_by() {
 #[test]
 fn zoom_range_filters_the_table_by_overlap_and_within() {
     let mut h = open(rank_dir(0));
-    h.state_mut().state.view_ms = Some((0.5, 0.8));
+    h.state_mut().apply(memsight::ui::Command::SetWindow {
+        window: memsight::model::TimeWindow::from_ms(0.5, 0.8),
+        moving: false,
+    });
     h.run();
     assert_eq!(
-        h.state().state.view_ms,
+        h.state().view_state().window_ms(),
         Some((0.5, 0.8)),
         "the chart keeps a zoom set from outside"
     );
@@ -133,7 +113,7 @@ fn zoom_range_filters_the_table_by_overlap_and_within() {
     // Esc resets the zoom.
     h.key_press(egui::Key::Escape);
     h.run();
-    assert_eq!(h.state().state.view_ms, None);
+    assert_eq!(h.state().view_state().window_ms(), None);
     h.get_by_label(&format!("{} rows", rows.len()));
 }
 
@@ -162,7 +142,7 @@ fn sort_page_filter_and_copy_exact_tsv() {
     // Page 2.
     h.get_by_label("Next").click();
     h.run();
-    assert_eq!(h.state().state.page, 1);
+    assert_eq!(h.state().view_state().page, 1);
     let pages = rows.len().div_ceil(10);
     h.get_by_label(&format!("Page 2 of {pages}"));
     // Copy puts exactly that page on the clipboard: rows 11-20 by size descending (ties in file
@@ -196,7 +176,7 @@ fn sort_page_filter_and_copy_exact_tsv() {
             "row {k}"
         );
     }
-    let data = h.state().view.clone().unwrap();
+    let data = h.state().view().unwrap();
     let want_rows: Vec<u32> = order[10..20].iter().map(|&i| i as u32).collect();
     assert_eq!(tsv, memsight::export::rows_tsv(&data.data, &want_rows));
 
@@ -212,7 +192,7 @@ fn sort_page_filter_and_copy_exact_tsv() {
         .filter(|r| r.0.to_lowercase().contains("aten::mm"))
         .count();
     h.get_by_label(&format!("{n} rows"));
-    assert_eq!(h.state().state.page, 0);
+    assert_eq!(h.state().view_state().page, 0);
 }
 
 #[test]
@@ -234,7 +214,11 @@ fn clicking_the_chart_opens_live_at_cursor() {
         modifiers: egui::Modifiers::NONE,
     });
     h.run();
-    let t = h.state().state.cursor_ms.expect("a click sets the cursor");
+    let t = h
+        .state()
+        .view_state()
+        .cursor_ms()
+        .expect("a click sets the cursor");
     h.get_by_label("Live at cursor");
     let (rows, origin) = raw_ops(&rank_dir(0));
     let at = origin + (t * 1e6) as i128;
@@ -245,7 +229,7 @@ fn clicking_the_chart_opens_live_at_cursor() {
     h.get_by_label_contains(&format!(": {alive} blocks"));
     h.get_by_label("Close").click();
     h.run();
-    assert_eq!(h.state().state.cursor_ms, None);
+    assert_eq!(h.state().view_state().cursor_ms(), None);
 }
 
 #[test]
@@ -266,10 +250,10 @@ fn keyboard_pages_and_copies_and_hover_marks_a_row() {
     let mut h = open(rank_dir(0));
     h.key_press(egui::Key::ArrowRight);
     h.run();
-    assert_eq!(h.state().state.page, 1);
+    assert_eq!(h.state().view_state().page, 1);
     h.key_press(egui::Key::ArrowLeft);
     h.run();
-    assert_eq!(h.state().state.page, 0);
+    assert_eq!(h.state().view_state().page, 0);
     // Ctrl+C arrives as a Copy event from the window system.
     h.event(egui::Event::Copy);
     h.step();
@@ -284,14 +268,14 @@ fn keyboard_pages_and_copies_and_hover_marks_a_row() {
         .expect("first row's name cell");
     node.hover();
     h.run();
-    assert_eq!(h.state().state.hovered_row, Some(0));
+    assert_eq!(h.state().view_state().hovered_row, Some(0));
     // Clicking rows selects them; Copy then copies just those.
     h.query_all_by_label(&first)
         .find(|n| n.rect().min.y > 500.0)
         .unwrap()
         .click();
     h.run();
-    assert!(h.state().state.selected.contains(&0));
+    assert!(h.state().view_state().selected.contains(&0));
     h.get_by_label("Copy").click();
     h.step();
     let tsv = copied(&h).expect("copied");
@@ -320,7 +304,7 @@ fn a_big_ranks_group_by_builds_behind_a_spinner() {
     h.get_by_label("Building the Stream curves…");
     for _ in 0..500 {
         if h.state()
-            .view
+            .view()
             .as_ref()
             .unwrap()
             .series_built(GroupBy::Stream)

@@ -32,7 +32,11 @@ fn time_at(h: &mut Harness<'_, MemsightApp>, x: f32) -> f64 {
     button(h, pos, true);
     button(h, pos, false);
     h.run();
-    let t = h.state().state.cursor_ms.expect("a click sets the cursor");
+    let t = h
+        .state()
+        .view_state()
+        .cursor_ms()
+        .expect("a click sets the cursor");
     h.get_by_label("Close").click();
     h.run();
     t
@@ -77,11 +81,11 @@ fn hovering_the_chart_reads_every_visible_series() {
     h.run_steps(60); // tooltips wait until the pointer rests
     // The readout: the time, then one row per visible series with its value.
     h.get_by_label(&format!("{t:.3} ms"));
-    let view = h.state().view.clone().unwrap();
+    let view = h.state().view().unwrap();
     let series = view.series(memsight::analysis::GroupBy::Overall);
     let at = (t * 1e6) as i64;
     for s in series {
-        let v = memsight::ui::chart::value_at(s, at).expect("a value at the hovered time");
+        let v = memsight::analysis::value_at(s, at).expect("a value at the hovered time");
         // Independently: the last sample at or before the time, from the series' own points.
         let i = s.series.times.iter().rposition(|&x| x <= at).unwrap();
         assert_eq!(v, s.series.values[i]);
@@ -120,13 +124,17 @@ fn dragging_a_box_zooms_to_its_time_range() {
     h.step(); // the hand stops before it lets go
     h.drop_at(pos2(x1, 250.0));
     h.run();
-    let (a, b) = h.state().state.view_ms.expect("zoomed");
+    let (a, b) = h.state().view_state().window_ms().expect("zoomed");
     let px = (t1 - t0) / f64::from(x1 - x0);
     assert!(
         (a - t0).abs() <= 1.5 * px && (b - t1).abs() <= 1.5 * px,
         "zoomed to {a}..{b}, the box was {t0}..{t1}"
     );
-    assert_eq!(h.state().state.cursor_ms, None, "a drag is not a click");
+    assert_eq!(
+        h.state().view_state().cursor_ms(),
+        None,
+        "a drag is not a click"
+    );
 }
 
 #[test]
@@ -144,9 +152,13 @@ fn the_wheel_zooms_around_the_pointer_and_reset_returns() {
         modifiers: Modifiers::NONE,
     });
     h.run_steps(30); // the wheel is smoothed over several frames
-    let (a, b) = h.state().state.view_ms.expect("the wheel zooms in");
+    let (a, b) = h
+        .state()
+        .view_state()
+        .window_ms()
+        .expect("the wheel zooms in");
     assert!(a < t && t < b, "{a}..{b} keeps {t} in view");
-    let view = h.state().view.clone().unwrap();
+    let view = h.state().view().unwrap();
     let (e0, e1) = view.time_extent();
     let full = (e1 - e0) as f64 / 1e6;
     // One wheel step of 120 points narrows the range by e^(120/200), exactly once.
@@ -159,13 +171,18 @@ fn the_wheel_zooms_around_the_pointer_and_reset_returns() {
 
     h.get_by_label("Reset zoom").click();
     h.run();
-    assert_eq!(h.state().state.view_ms, None);
+    assert_eq!(h.state().view_state().window_ms(), None);
 
     // A double-click resets too (Esc is tested with the table), and closes Live at cursor. The
     // panel is opened first: in kittest a first click that opens it (narrowing the chart) kept
     // the second from counting; the real app under Xvfb with xdotool resets either way.
-    h.state_mut().state.view_ms = Some((a, b));
-    h.state_mut().state.cursor_ms = Some(a);
+    h.state_mut().apply(memsight::ui::Command::SetWindow {
+        window: memsight::model::TimeWindow::from_ms(a, b),
+        moving: false,
+    });
+    h.state_mut().apply(memsight::ui::Command::SetCursor(Some(
+        memsight::model::ms_to_ns(a),
+    )));
     h.run();
     let pos = pos2(600.0, 200.0);
     h.hover_at(pos);
@@ -175,8 +192,8 @@ fn the_wheel_zooms_around_the_pointer_and_reset_returns() {
         h.step();
     }
     h.run();
-    assert_eq!(h.state().state.view_ms, None);
-    assert_eq!(h.state().state.cursor_ms, None);
+    assert_eq!(h.state().view_state().window_ms(), None);
+    assert_eq!(h.state().view_state().cursor_ms(), None);
 }
 
 #[test]
@@ -215,7 +232,10 @@ fn window_statistics_match_the_raw_records() {
 fn right_drag_pans_the_time_axis() {
     let mut h = common::open_app(rank_dir());
     let (t0, t1) = (time_at(&mut h, 400.0), time_at(&mut h, 900.0));
-    h.state_mut().state.view_ms = Some((t0, t1));
+    h.state_mut().apply(memsight::ui::Command::SetWindow {
+        window: memsight::model::TimeWindow::from_ms(t0, t1),
+        moving: false,
+    });
     h.run();
     // Time per pixel at this zoom, read off the chart the same way.
     let per_px = (time_at(&mut h, 900.0) - time_at(&mut h, 400.0)) / 500.0;
@@ -240,7 +260,7 @@ fn right_drag_pans_the_time_axis() {
     h.run();
     // The content follows the pointer left (the first few pixels go to telling a drag from a
     // click): the window moved right by up to 100 px of time.
-    let (a, b) = h.state().state.view_ms.expect("still zoomed");
+    let (a, b) = h.state().view_state().window_ms().expect("still zoomed");
     let moved = (a - t0) / per_px;
     assert!((80.0..=100.5).contains(&moved), "moved {moved} px");
     assert!(((b - a) - (t1 - t0)).abs() < 1e-9, "a pan keeps the span");
@@ -256,7 +276,7 @@ fn a_sampled_window_says_so_and_zooming_in_makes_it_exact() {
         .with_max_steps(16)
         .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
     h.run();
-    let view = h.state().view.clone().unwrap();
+    let view = h.state().view().unwrap();
     let series = view.series(memsight::analysis::GroupBy::Overall);
     let total: usize = series.iter().map(|s| s.series.len()).sum();
     let notice = h.get_by_label_contains("sampled (LTTB): showing ");
@@ -276,7 +296,10 @@ fn a_sampled_window_says_so_and_zooming_in_makes_it_exact() {
         .map(|s| s.series.times[30])
         .min()
         .unwrap();
-    h.state_mut().state.view_ms = Some((e0 as f64 / 1e6, t as f64 / 1e6));
+    h.state_mut().apply(memsight::ui::Command::SetWindow {
+        window: memsight::model::TimeWindow::from_ms(e0 as f64 / 1e6, t as f64 / 1e6),
+        moving: false,
+    });
     h.run();
     assert!(h.query_by_label_contains("sampled (LTTB)").is_none());
 }

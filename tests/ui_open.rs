@@ -13,7 +13,8 @@ use common::{db_fixtures, fixtures};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use memsight::ui::MemsightApp;
-use memsight::ui::app::{PickKind, RECENT_KEY, parse_recent};
+use memsight::ui::PickKind;
+use memsight::ui::app::{RECENT_KEY, parse_recent};
 
 fn harness(app: MemsightApp) -> Harness<'static, MemsightApp> {
     let mut h = Harness::builder()
@@ -28,10 +29,10 @@ fn harness(app: MemsightApp) -> Harness<'static, MemsightApp> {
 /// own), then waits for the load. Panics after a generous number of frames.
 fn wait_until_opened(h: &mut Harness<'_, MemsightApp>, path: &Path) {
     for _ in 0..500 {
-        if h.state().path.as_deref() == Some(path) {
+        if h.state().path() == Some(path) {
             h.state_mut().wait_for_load();
             h.run();
-            assert!(h.state().view.is_some(), "{:?}", h.state().error);
+            assert!(h.state().view().is_some(), "{:?}", h.state().error);
             return;
         }
         std::thread::sleep(Duration::from_millis(10));
@@ -40,7 +41,7 @@ fn wait_until_opened(h: &mut Harness<'_, MemsightApp>, path: &Path) {
     panic!(
         "{} was not opened; the app shows {:?}",
         path.display(),
-        h.state().path
+        h.state().path()
     );
 }
 
@@ -87,7 +88,7 @@ fn file_open_db_loads_the_database_the_dialog_returns() {
     h.run();
     h.get_by_label("Open file (.db)…").click();
     wait_until_opened(&mut h, &picked_db());
-    let view = h.state().view.clone().expect("a rank on screen");
+    let view = h.state().view().expect("a rank on screen");
     assert!(
         matches!(&view.data.info.source, memsight::model::DataSource::Db { path, .. } if *path == picked_db()),
         "the rank comes from the database: {:?}",
@@ -101,17 +102,14 @@ fn a_cancelled_dialog_keeps_what_is_open() {
     let mut app = MemsightApp::new(Some(fixtures().join("demo")), Vec::new(), None);
     app.picker = |_| None;
     let mut h = harness(app);
-    let before = h.state().view.clone().map(|v| std::sync::Arc::as_ptr(&v));
+    let before = h.state().view().map(|v| v.id());
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::O);
     for _ in 0..20 {
         std::thread::sleep(Duration::from_millis(5));
         h.step();
     }
-    assert_eq!(h.state().path.as_deref(), Some(&*fixtures().join("demo")));
-    assert_eq!(
-        h.state().view.clone().map(|v| std::sync::Arc::as_ptr(&v)),
-        before
-    );
+    assert_eq!(h.state().path(), Some(&*fixtures().join("demo")));
+    assert_eq!(h.state().view().map(|v| v.id()), before);
 }
 
 /// A file dropped on the window, as the window system hands it over (egui-winit's is private).
@@ -208,7 +206,7 @@ fn loading_shows_progress_and_cancel_stops_it() {
     h.step();
     h.state_mut().wait_for_load();
     h.step();
-    assert!(h.state().view.is_none(), "a cancelled load shows nothing");
+    assert!(h.state().view().is_none(), "a cancelled load shows nothing");
     assert!(!h.state().is_loading());
     h.get_by_label("Loading was cancelled.");
     // The app stays usable: the same folder opens when asked again.
@@ -216,5 +214,5 @@ fn loading_shows_progress_and_cancel_stops_it() {
     h.state_mut().open(again);
     h.state_mut().wait_for_load();
     h.step();
-    assert!(h.state().view.is_some(), "{:?}", h.state().error);
+    assert!(h.state().view().is_some(), "{:?}", h.state().error);
 }

@@ -46,7 +46,8 @@ fn static_view_switches_graphs_and_filters_ops_by_node_range() {
     h.get_by_label(&format!("{} rows", count("1")));
 
     // A zoom to node indices 5..=12 keeps ops starting or ending inside it.
-    h.state_mut().state.static_range = Some((5.0, 12.0));
+    h.state_mut()
+        .apply(memsight::ui::Command::SetStaticRange(Some((5.0, 12.0))));
     h.run();
     let inside = raw
         .iter()
@@ -58,7 +59,7 @@ fn static_view_switches_graphs_and_filters_ops_by_node_range() {
     // A drag-box on the chart picks the range the same way.
     h.key_press(egui::Key::Escape);
     h.run();
-    assert_eq!(h.state().state.static_range, None);
+    assert_eq!(h.state().view_state().static_range, None);
     let (x0, x1) = (300.0, 700.0);
     h.hover_at(egui::pos2(x0, 200.0));
     h.run();
@@ -70,7 +71,7 @@ fn static_view_switches_graphs_and_filters_ops_by_node_range() {
     h.step();
     h.drop_at(egui::pos2(x1, 220.0));
     h.run();
-    let (a, b) = h.state().state.static_range.expect("a box zoom");
+    let (a, b) = h.state().view_state().static_range.expect("a box zoom");
     assert!(a > 0.0 && b > a, "{a}..{b}");
     let (lo, hi) = (a.ceil() as i64, b.floor() as i64);
     let inside = raw
@@ -83,7 +84,7 @@ fn static_view_switches_graphs_and_filters_ops_by_node_range() {
 #[test]
 fn load_warnings_are_one_click_away() {
     let mut h = common::open_app(fixtures().join("malformed/bad_rows_ascend_pt"));
-    let view = h.state().view.clone().unwrap();
+    let view = h.state().view().unwrap();
     let n = view.data.report.warning_count();
     assert!(n > 0);
     h.get_by_label(&format!("⚠ {n} warnings")).click();
@@ -114,7 +115,7 @@ fn files_skipped_by_discovery_are_listed_with_the_warnings() {
             .success()
     );
     let mut h = common::open_app(tmp.path().to_path_buf());
-    let view = h.state().view.clone().unwrap();
+    let view = h.state().view().unwrap();
     let n = view.data.report.warning_count() + 1;
     h.get_by_label(&format!("⚠ {n} warnings")).click();
     h.run();

@@ -47,22 +47,22 @@ fn rows_per_page_and_jump_to_page() {
         .expect("the 50 option")
         .click();
     h.run();
-    assert_eq!(h.state().state.page_size, 50);
+    assert_eq!(h.state().view_state().page_size, 50);
     let pages = n.div_ceil(50);
     h.get_by_label(&format!("Page 1 of {pages}"));
     type_into(&mut h, "Go to page", "3");
     h.get_by_label("Go").click();
     h.run();
-    assert_eq!(h.state().state.page, 2);
+    assert_eq!(h.state().view_state().page, 2);
     h.get_by_label(&format!("Page 3 of {pages}"));
     // Past the end goes to the last page.
     type_into(&mut h, "Go to page", "100000");
     h.get_by_label("Go").click();
     h.run();
-    assert_eq!(h.state().state.page, pages - 1);
+    assert_eq!(h.state().view_state().page, pages - 1);
     h.get_by_label("First").click();
     h.run();
-    assert_eq!(h.state().state.page, 0);
+    assert_eq!(h.state().view_state().page, 0);
 }
 
 fn export_path() -> PathBuf {
@@ -72,7 +72,7 @@ fn export_path() -> PathBuf {
 #[test]
 fn size_filter_and_export_csv_of_every_matching_row() {
     let mut h = common::open_app(rank_dir());
-    h.state_mut().table.save_picker = || Some(export_path());
+    h.state_mut().table.exporter.save_picker = || Some(export_path());
     type_into(&mut h, "Min Size(KB)", "100");
     type_into(&mut h, "Max Size(KB)", "20,000");
     let want: Vec<usize> = raw_sizes()
@@ -90,7 +90,8 @@ fn size_filter_and_export_csv_of_every_matching_row() {
         let done = h
             .state()
             .table
-            .export_status
+            .exporter
+            .status
             .as_deref()
             .is_some_and(|s| s.starts_with("wrote"));
         if done {
@@ -98,7 +99,7 @@ fn size_filter_and_export_csv_of_every_matching_row() {
         }
         std::thread::sleep(Duration::from_millis(10));
     }
-    let status = h.state().table.export_status.clone().unwrap_or_default();
+    let status = h.state().table.exporter.status.clone().unwrap_or_default();
     assert_eq!(
         status,
         format!("wrote {} rows to {}", want.len(), export_path().display())
@@ -115,7 +116,7 @@ fn size_filter_and_export_csv_of_every_matching_row() {
         assert_eq!(cells[0], raw[i].0);
         assert_eq!(cells[1].parse::<f64>().unwrap(), raw[i].1);
     }
-    let view = h.state().view.clone().unwrap();
+    let view = h.state().view().unwrap();
     let rows: Vec<u32> = want.iter().map(|&i| i as u32).collect();
     let mut expected = Vec::new();
     memsight::export::write_rows_csv(&view.data, &rows, &mut expected).unwrap();
@@ -168,7 +169,7 @@ fn host_name_narrows_the_rank_list() {
         .expect("the node1 option")
         .click();
     h.run();
-    assert_eq!(h.state().state.host.as_deref(), Some("node1"));
+    assert_eq!(h.state().view_state().host.as_deref(), Some("node1"));
     h.get_by_label("Rank ID").click();
     h.run();
     let listed: Vec<String> = h
@@ -213,7 +214,9 @@ fn shown_components(h: &Harness<'_, MemsightApp>, names: &[String]) -> Vec<Strin
 #[test]
 fn component_table_sorts_by_any_column_and_pages() {
     let mut h = common::open_app(rank_dir());
-    h.state_mut().state.group_by = memsight::analysis::GroupBy::Component;
+    h.state_mut().apply(memsight::ui::Command::SetGroupBy(
+        memsight::analysis::GroupBy::Component,
+    ));
     h.run();
     let mut peaks = raw_component_peaks();
     assert!(peaks.len() >= 3, "{peaks:?}");
@@ -240,7 +243,7 @@ fn component_table_sorts_by_any_column_and_pages() {
     asc.reverse();
     assert_eq!(shown_components(&h, &names), asc);
     // Pages of 10 like the details table; a rows-per-page smaller than the list pages it.
-    h.state_mut().state.page_size = 2;
+    h.state_mut().apply(memsight::ui::Command::SetPageSize(2));
     h.run();
     h.get_by_label(&format!("Page 1 of {}", peaks.len().div_ceil(2)));
     assert_eq!(shown_components(&h, &names), asc[..2].to_vec());
@@ -263,7 +266,7 @@ fn a_big_ranks_first_sort_of_a_column_runs_in_the_background() {
     h.step(); // the click frame (the sort changes after the table asked for its page)
     h.step(); // starts the sort
     // Until the order is ready the table shows the last page and says it is sorting.
-    let view = h.state().view.clone().unwrap();
+    let view = h.state().view().unwrap();
     let col = memsight::analysis::Column::Duration;
     let asc = memsight::analysis::SortDir::Asc;
     if !view.sort_cache.is_cached(col, asc) {

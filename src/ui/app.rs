@@ -1,18 +1,26 @@
-//! The window: menus, the parameter bar, loading and its progress, shortcuts, and the panels.
+//! The window: owns the session, the view state, the job runner and the panes; lays the panes
+//! out each frame and applies the commands they push, in one place, after they are drawn.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, channel};
 
 use egui::{Key, Modifiers};
 
-use super::chart::{ChartCache, chart_ui};
-use super::loader::{LoadJob, LoadMsg, Poll};
-use super::panels;
+use super::command::{Command, PickKind};
+use super::jobs::{Job, JobKey, Jobs, Place, Poll};
+use super::loading::{LoadMsg, Loading, start_load};
+use super::panes::PaneCx;
+use super::panes::component_table::ComponentTable;
+use super::panes::details_table::DetailsTable;
+use super::panes::live::live_ui;
+use super::panes::memory_chart::MemoryChart;
+use super::panes::static_view::{StaticChart, static_table_ui};
+use super::panes::warnings::warnings_window;
+use super::session::{RankKey, Session};
 use super::state::ViewState;
-use super::table::{TableCache, details_ui};
 use crate::analysis::{GroupBy, RankView};
 use crate::ingest::Profile;
+use crate::model::TimeWindow;
 
 /// eframe storage key of the recent-folders list.
 pub const RECENT_KEY: &str = "memsight.recent";
@@ -27,17 +35,8 @@ pub fn parse_recent(s: &str) -> Vec<String> {
         .collect()
 }
 
-/// What an open dialog asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PickKind {
-    /// A profiling folder (File, Open folder…, Ctrl+O).
-    Folder,
-    /// A profiler database (File, Open file (.db)…).
-    Database,
-}
-
-/// Shows an open dialog and returns the chosen path; it blocks, so the app calls it on a thread
-/// of its own. [`native_picker`] in the app; tests put in a picker of their own.
+/// Shows an open dialog and returns the chosen path; it blocks, so the app runs it as a job.
+/// [`native_picker`] in the app; tests put in a picker of their own.
 pub type Picker = fn(PickKind) -> Option<PathBuf>;
 
 /// The native dialog (rfd, through the XDG desktop portal on Linux).
@@ -54,26 +53,28 @@ pub fn native_picker(kind: PickKind) -> Option<PathBuf> {
 
 /// The app.
 pub struct MemsightApp {
-    /// The opened folder or file.
-    pub path: Option<PathBuf>,
-    /// Its ranks.
-    pub profile: Option<Arc<Profile>>,
+    /// The opened profile and its loaded ranks.
+    pub session: Session,
     /// The rank on screen.
-    pub view: Option<Arc<RankView>>,
-    /// What the user chose.
-    pub state: ViewState,
+    current: Option<RankKey>,
+    /// What the user chose; changed only by [`Self::apply`].
+    state: ViewState,
     /// The last error (nothing could be loaded).
     pub error: Option<String>,
     /// Recently opened paths, newest first.
     pub recent: Vec<String>,
-    job: Option<LoadJob>,
-    dialog: Option<Receiver<Option<PathBuf>>>,
+    jobs: Jobs,
+    loading: Option<Loading>,
+    /// How many rank loads were started (a rank shown again from the session starts none).
+    pub loads_started: usize,
+    dialog: Option<Job<Option<PathBuf>>>,
     ctx: Option<egui::Context>,
-    /// The chart's state between frames.
-    pub chart: ChartCache,
-    /// The details table's state between frames.
-    pub table: TableCache,
-    static_chart: panels::StaticChart,
+    /// The memory chart pane.
+    pub chart: MemoryChart,
+    /// The details table pane.
+    pub table: DetailsTable,
+    components: ComponentTable,
+    static_chart: StaticChart,
     title: String,
     /// Self-timing (`MEMSIGHT_BENCH`), when asked for.
     pub bench: Option<super::bench::Bench>,
@@ -82,74 +83,139 @@ pub struct MemsightApp {
 }
 
 impl MemsightApp {
-    /// An app that starts loading `path` (if any). `ctx` lets the loader wake the UI.
+    /// An app that starts loading `path` (if any). `ctx` lets jobs wake the UI.
     pub fn new(
         path: Option<PathBuf>,
         recent: Vec<String>,
         ctx: Option<egui::Context>,
     ) -> MemsightApp {
+        let jobs = Jobs::default();
+        if let Some(c) = &ctx {
+            jobs.set_context(c);
+        }
         let mut app = MemsightApp {
-            path: None,
-            profile: None,
-            view: None,
+            session: Session::default(),
+            current: None,
             state: ViewState::default(),
             error: None,
             recent,
-            job: None,
+            jobs,
+            loading: None,
+            loads_started: 0,
             dialog: None,
             ctx,
-            chart: ChartCache::default(),
-            table: TableCache::default(),
-            static_chart: panels::StaticChart::default(),
+            chart: MemoryChart::default(),
+            table: DetailsTable::default(),
+            components: ComponentTable::default(),
+            static_chart: StaticChart::default(),
             title: String::new(),
             bench: None,
             picker: native_picker,
         };
         if let Some(p) = path {
-            app.open(p);
+            app.apply(Command::Open(p));
         }
         app
     }
 
+    /// What the user has chosen.
+    pub fn view_state(&self) -> &ViewState {
+        &self.state
+    }
+
+    /// The rank on screen.
+    pub fn view(&self) -> Option<Arc<RankView>> {
+        self.current
+            .and_then(|k| self.session.peek(k))
+            .map(Arc::clone)
+    }
+
+    /// The key of the rank on screen.
+    pub fn current(&self) -> Option<RankKey> {
+        self.current
+    }
+
+    /// The opened path.
+    pub fn path(&self) -> Option<&Path> {
+        self.session.path.as_deref()
+    }
+
+    /// The opened profile, once discovered.
+    pub fn profile(&self) -> Option<&Arc<Profile>> {
+        self.session.profile.as_ref()
+    }
+
+    /// The job runner (tests look at what runs).
+    pub fn jobs(&self) -> &Jobs {
+        &self.jobs
+    }
+
     /// Opens a folder or `.db`, replacing what is shown.
     pub fn open(&mut self, path: PathBuf) {
-        if let Some(job) = &self.job {
-            job.control.cancel();
+        self.apply(Command::Open(path));
+    }
+
+    /// Shows rank `rank` of the open profile.
+    pub fn select_rank(&mut self, rank: usize) {
+        self.apply(Command::SelectRank(rank));
+    }
+
+    /// Applies one command: the only place the view state, the session's current rank and the
+    /// loads change.
+    pub fn apply(&mut self, cmd: Command) {
+        if self.state.apply(&cmd) {
+            return;
         }
+        match cmd {
+            Command::Open(path) => self.open_now(path),
+            Command::Pick(kind) => self.pick(kind),
+            Command::SelectRank(rank) => self.select_rank_now(rank),
+            Command::CancelLoad => {
+                if let Some(l) = &self.loading {
+                    l.job.control().cancel();
+                }
+            }
+            Command::Copy => {
+                if let Some(view) = self.view() {
+                    self.table.copy(self.ctx.as_ref(), &view, &self.state);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn open_now(&mut self, path: PathBuf) {
         let shown = path.display().to_string();
         self.recent.retain(|r| *r != shown);
         self.recent.insert(0, shown);
         self.recent.truncate(MAX_RECENT);
-        self.path = Some(path.clone());
-        self.profile = None;
-        self.view = None;
+        self.session.open(path.clone());
+        self.current = None;
         self.error = None;
         self.state = ViewState::default();
-        let ctx = self.ctx.clone();
-        self.job = Some(LoadJob::start(path, None, 0, move || {
-            if let Some(c) = &ctx {
-                c.request_repaint();
-            }
-        }));
+        self.loads_started += 1;
+        self.loading = Some(start_load(&mut self.jobs, path, None, 0));
     }
 
-    /// Shows rank `rank` of the open profile (loading it off the UI thread).
-    pub fn select_rank(&mut self, rank: usize) {
-        let (Some(path), Some(profile)) = (self.path.clone(), self.profile.clone()) else {
+    fn select_rank_now(&mut self, rank: usize) {
+        let (Some(path), Some(profile)) = (self.session.path.clone(), self.session.profile.clone())
+        else {
             return;
         };
-        if let Some(job) = &self.job {
-            job.control.cancel();
+        if rank >= profile.ranks.len() {
+            return;
         }
         self.state.on_rank_change(rank);
-        self.view = None;
         self.error = None;
-        let ctx = self.ctx.clone();
-        self.job = Some(LoadJob::start(path, Some(profile), rank, move || {
-            if let Some(c) = &ctx {
-                c.request_repaint();
-            }
-        }));
+        let key = self.session.key(rank);
+        if self.session.get(key).is_some() {
+            self.loading = None; // dropping the handle cancels a load of another rank
+            self.current = Some(key);
+            return;
+        }
+        self.current = None;
+        self.loads_started += 1;
+        self.loading = Some(start_load(&mut self.jobs, path, Some(profile), rank));
     }
 
     /// The text the last Copy put on the clipboard.
@@ -159,46 +225,61 @@ impl MemsightApp {
 
     /// True while a load runs.
     pub fn is_loading(&self) -> bool {
-        self.job.is_some()
+        self.loading.is_some()
     }
 
     /// Blocks until the running load finishes (tests, headless runs).
     pub fn wait_for_load(&mut self) {
-        while let Some(job) = self.job.take() {
-            let msg = job.wait();
-            self.job = Some(job);
-            match msg {
+        while let Some(l) = &self.loading {
+            match l.job.wait() {
                 Some(m) => self.handle(m),
-                None => self.job = None,
+                None => self.load_ended(),
             }
         }
     }
 
-    fn poll_job(&mut self) {
-        while let Some(job) = &self.job {
-            match job.poll() {
+    fn poll_load(&mut self) {
+        while let Some(l) = &self.loading {
+            match l.job.poll() {
                 Poll::Msg(m) => self.handle(m),
                 Poll::Pending => break,
-                Poll::Finished => self.job = None,
+                Poll::Finished => self.load_ended(),
             }
+        }
+    }
+
+    /// The load's job ended without saying it loaded a rank.
+    fn load_ended(&mut self) {
+        if let Some(l) = self.loading.take()
+            && self.current.is_none()
+            && self.error.is_none()
+        {
+            self.error = Some(
+                l.job
+                    .start_error
+                    .clone()
+                    .unwrap_or_else(|| "Loading stopped without a result.".into()),
+            );
         }
     }
 
     fn handle(&mut self, msg: LoadMsg) {
         match msg {
-            LoadMsg::Discovered(p) => self.profile = Some(p),
+            LoadMsg::Discovered(p) => self.session.profile = Some(p),
             LoadMsg::Loaded { rank, view } => {
+                let key = self.session.key(rank);
+                self.session.insert(key, view);
                 self.state.rank = rank;
-                self.view = Some(view);
-                self.job = None;
+                self.current = Some(key);
+                self.loading = None;
             }
             LoadMsg::Failed(e) => {
                 self.error = Some(e);
-                self.job = None;
+                self.loading = None;
             }
             LoadMsg::Cancelled => {
-                self.job = None;
-                if self.view.is_none() {
+                self.loading = None;
+                if self.current.is_none() {
                     self.error = Some("Loading was cancelled.".into());
                 }
             }
@@ -206,36 +287,51 @@ impl MemsightApp {
     }
 
     fn pick(&mut self, kind: PickKind) {
-        let (tx, rx) = channel();
-        let ctx = self.ctx.clone();
         let picker = self.picker;
-        let spawned = std::thread::Builder::new()
-            .name("memsight-dialog".into())
-            .spawn(move || {
-                let _ = tx.send(picker(kind));
-                if let Some(c) = ctx {
-                    c.request_repaint();
-                }
-            });
-        match spawned {
-            Ok(_) => self.dialog = Some(rx),
-            Err(e) => self.error = Some(format!("cannot open a dialog: {e}")),
+        let job = self
+            .jobs
+            .run(JobKey::Dialog, Place::Thread, move |_| picker(kind));
+        match &job.start_error {
+            Some(e) => self.error = Some(format!("cannot open a dialog: {e}")),
+            None => self.dialog = Some(job),
+        }
+    }
+
+    fn poll_dialog(&mut self) -> Option<PathBuf> {
+        let job = self.dialog.as_ref()?;
+        match job.poll() {
+            Poll::Pending => None,
+            Poll::Finished => {
+                self.dialog = None;
+                None
+            }
+            Poll::Msg(picked) => {
+                self.dialog = None;
+                picked
+            }
         }
     }
 
     /// The whole window, drawn into `ui` (eframe's root, or a test harness).
     pub fn ui_root(&mut self, ui: &mut egui::Ui) {
         let frame_started = std::time::Instant::now();
+        let extent = self.view().map(|v| {
+            let (a, b) = v.time_extent();
+            TimeWindow::new(a, b).ms()
+        });
         if let Some(bench) = &mut self.bench {
-            let extent = self.view.as_ref().map(|v| {
-                let (a, b) = v.time_extent();
-                (crate::model::ns_to_ms(a), crate::model::ns_to_ms(b))
-            });
-            if bench.before_frame(&mut self.state, extent) {
+            let (done, window) = bench.before_frame(extent);
+            if done {
                 eprintln!("{}", bench.report());
                 ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
             }
             ui.ctx().request_repaint();
+            if let Some((a, b)) = window {
+                self.apply(Command::SetWindow {
+                    window: TimeWindow::from_ms(a, b),
+                    moving: true,
+                });
+            }
         }
         self.ui_frame(ui);
         if let Some(bench) = &mut self.bench {
@@ -246,28 +342,24 @@ impl MemsightApp {
     fn ui_frame(&mut self, ui: &mut egui::Ui) {
         if self.ctx.is_none() {
             self.ctx = Some(ui.ctx().clone());
+            self.jobs.set_context(ui.ctx());
         }
-        self.poll_job();
-        if let Some(rx) = &self.dialog
-            && let Ok(picked) = rx.try_recv()
-        {
-            self.dialog = None;
-            if let Some(p) = picked {
-                self.open(p);
-            }
+        self.poll_load();
+        let mut out: Vec<Command> = Vec::new();
+        if let Some(p) = self.poll_dialog() {
+            out.push(Command::Open(p));
         }
-        let dropped: Vec<PathBuf> = ui.ctx().input(|i| {
+        let dropped: Option<PathBuf> = ui.ctx().input(|i| {
             i.raw
                 .dropped_files
                 .iter()
                 .map(|f| f.path().to_path_buf())
-                .filter(|p| !p.as_os_str().is_empty())
-                .collect()
+                .find(|p| !p.as_os_str().is_empty())
         });
-        if let Some(p) = dropped.into_iter().next() {
-            self.open(p);
+        if let Some(p) = dropped {
+            out.push(Command::Open(p));
         }
-        self.shortcuts(ui);
+        shortcuts(ui, &mut out);
         self.update_title(ui);
 
         // Panels are unfilled: the window's clear colour is the panel colour (see `clear_color`),
@@ -275,52 +367,95 @@ impl MemsightApp {
         let side = egui::Frame::side_top_panel(ui.style()).fill(egui::Color32::TRANSPARENT);
         let central = egui::Frame::central_panel(ui.style()).fill(egui::Color32::TRANSPARENT);
         egui::Panel::top("memsight_top").frame(side).show(ui, |ui| {
-            self.menu_ui(ui);
-            self.parameters_ui(ui);
+            super::top_bar::menu_ui(ui, &self.recent, &mut out);
+            super::top_bar::parameters_ui(
+                ui,
+                &self.session,
+                self.view().as_ref(),
+                &self.state,
+                self.loading.as_ref(),
+                &mut out,
+            );
         });
-        if let Some(view) = self.view.clone() {
-            if self.state.cursor_ms.is_some() && !self.state.static_view {
+        // What the menus, the parameter bar and the shortcuts asked for shows in this frame's
+        // panes already; the panes' own commands apply after them.
+        let asked = !out.is_empty();
+        for cmd in out.drain(..) {
+            self.apply(cmd);
+        }
+        if asked {
+            ui.ctx().request_repaint();
+        }
+        if let Some(view) = self.view() {
+            let notes = self
+                .session
+                .profile
+                .as_ref()
+                .map_or(&[][..], |p| &p.notes[..]);
+            let mut cx = PaneCx {
+                view: &view,
+                state: &self.state,
+                out: &mut out,
+                jobs: &mut self.jobs,
+            };
+            let static_view = cx.state.static_view;
+            if cx.state.link.cursor.is_some() && !static_view {
                 egui::Panel::right("memsight_live")
                     .frame(side)
                     .resizable(true)
                     .default_size(360.0)
-                    .show(ui, |ui| {
-                        panels::live_ui(ui, &view, &mut self.state);
-                    });
+                    .show(ui, |ui| live_ui(ui, &mut cx));
             }
+            let (table, components, chart, static_chart) = (
+                &mut self.table,
+                &mut self.components,
+                &mut self.chart,
+                &mut self.static_chart,
+            );
             egui::Panel::bottom("memsight_table")
                 .frame(side)
                 .resizable(true)
                 .default_size(330.0)
                 .show(ui, |ui| {
-                    if self.state.static_view {
-                        panels::static_table_ui(ui, &view, &mut self.state);
-                    } else if self.state.group_by == GroupBy::Component {
-                        panels::component_table_ui(ui, &view, &mut self.state);
+                    if static_view {
+                        static_table_ui(ui, &mut cx);
+                    } else if cx.state.group_by == GroupBy::Component {
+                        components.ui(ui, &mut cx);
                     } else {
-                        details_ui(ui, &view, &mut self.state, &mut self.table);
+                        table.ui(ui, &mut cx);
                     }
                 });
             egui::CentralPanel::default().frame(central).show(ui, |ui| {
-                if self.state.static_view {
-                    panels::static_chart_ui(ui, &view, &mut self.state, &mut self.static_chart);
+                if static_view {
+                    static_chart.ui(ui, &mut cx);
                 } else {
-                    chart_ui(ui, &view, &mut self.state, &mut self.chart);
+                    chart.ui(ui, &mut cx);
                 }
             });
-            if self.state.show_warnings {
-                let notes = self.profile.as_ref().map_or(&[][..], |p| &p.notes[..]);
-                panels::warnings_window(ui.ctx(), &view, notes, &mut self.state);
+            if cx.state.show_warnings {
+                warnings_window(ui.ctx(), &mut cx, notes);
             }
         } else {
-            egui::CentralPanel::default()
-                .frame(central)
-                .show(ui, |ui| self.placeholder_ui(ui));
+            egui::CentralPanel::default().frame(central).show(ui, |ui| {
+                super::top_bar::placeholder_ui(
+                    ui,
+                    self.error.as_deref(),
+                    self.loading.as_ref(),
+                    self.session.profile.is_some(),
+                    &mut out,
+                )
+            });
+        }
+        if !out.is_empty() {
+            for cmd in out {
+                self.apply(cmd);
+            }
+            ui.ctx().request_repaint();
         }
     }
 
     fn update_title(&mut self, ui: &egui::Ui) {
-        let title = match &self.path {
+        let title = match self.path() {
             Some(p) => format!("memsight — {}", p.display()),
             None => "memsight".to_string(),
         };
@@ -330,251 +465,35 @@ impl MemsightApp {
             self.title = title;
         }
     }
+}
 
-    fn shortcuts(&mut self, ui: &egui::Ui) {
-        let typing = ui.ctx().memory(|m| m.focused().is_some());
-        let (open, esc, left, right, copy) = ui.ctx().input_mut(|i| {
-            (
-                i.consume_key(Modifiers::COMMAND, Key::O),
-                i.key_pressed(Key::Escape),
-                // Consumed, so that a second pass of the frame does not turn the page again.
-                !typing && i.consume_key(Modifiers::NONE, Key::ArrowLeft),
-                !typing && i.consume_key(Modifiers::NONE, Key::ArrowRight),
-                !typing && i.events.iter().any(|e| matches!(e, egui::Event::Copy)),
-            )
-        });
-        if open {
-            self.pick(PickKind::Folder);
-        }
-        if esc {
-            self.state.view_ms = None;
-            self.state.reset_zoom = true;
-            self.state.cursor_ms = None;
-        }
-        if left {
-            self.state.page = self.state.page.saturating_sub(1);
-        }
-        if right {
-            self.state.page += 1; // clamped by the table
-        }
-        if copy && let Some(view) = &self.view {
-            self.table.copy(ui.ctx(), view, &self.state);
-        }
-    }
-
-    fn menu_ui(&mut self, ui: &mut egui::Ui) {
-        egui::MenuBar::new().ui(ui, |ui| {
-            ui.menu_button("File", |ui| {
-                if ui.button("Open folder…  (Ctrl+O)").clicked() {
-                    self.pick(PickKind::Folder);
-                    ui.close();
-                }
-                if ui.button("Open file (.db)…").clicked() {
-                    self.pick(PickKind::Database);
-                    ui.close();
-                }
-                ui.menu_button("Recent folders", |ui| {
-                    if self.recent.is_empty() {
-                        ui.label("(none yet)");
-                    }
-                    let mut chosen = None;
-                    for r in &self.recent {
-                        if ui.button(r.as_str()).clicked() {
-                            chosen = Some(PathBuf::from(r));
-                        }
-                    }
-                    if let Some(p) = chosen {
-                        self.open(p);
-                        ui.close();
-                    }
-                });
-                ui.separator();
-                if ui.button("Quit").clicked() {
-                    ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
-                }
-            });
-        });
-    }
-
-    fn parameters_ui(&mut self, ui: &mut egui::Ui) {
-        ui.horizontal_wrapped(|ui| {
-            let Some(profile) = self.profile.clone() else {
-                ui.label("No profile open: use File, Open folder… or drop a folder here.");
-                return;
-            };
-            let mut hosts: Vec<String> = profile
-                .ranks
-                .iter()
-                .filter_map(|r| r.host.clone())
-                .collect();
-            hosts.sort();
-            hosts.dedup();
-            if !hosts.is_empty() {
-                let label = ui.label("Host Name");
-                egui::ComboBox::from_id_salt("host")
-                    .selected_text(
-                        self.state
-                            .host
-                            .clone()
-                            .unwrap_or_else(|| "All hosts".into()),
-                    )
-                    .show_ui(ui, |ui| {
-                        ui.selectable_value(&mut self.state.host, None, "All hosts");
-                        for h in &hosts {
-                            ui.selectable_value(&mut self.state.host, Some(h.clone()), h.as_str());
-                        }
-                    })
-                    .response
-                    .labelled_by(label.id);
-            }
-            let current = profile
-                .ranks
-                .get(self.state.rank)
-                .map(|r| r.label())
-                .unwrap_or_default();
-            let mut chosen = None;
-            let label = ui.label("Rank ID");
-            egui::ComboBox::from_id_salt("rank")
-                .selected_text(current)
-                .width(260.0)
-                .show_ui(ui, |ui| {
-                    for (i, r) in profile.ranks.iter().enumerate() {
-                        if self
-                            .state
-                            .host
-                            .as_ref()
-                            .is_some_and(|h| r.host.as_ref() != Some(h))
-                        {
-                            continue;
-                        }
-                        if ui
-                            .selectable_label(i == self.state.rank, r.label())
-                            .clicked()
-                        {
-                            chosen = Some(i);
-                        }
-                    }
-                })
-                .response
-                .labelled_by(label.id);
-            if let Some(i) = chosen
-                && (i != self.state.rank || self.view.is_none())
-            {
-                self.select_rank(i);
-            }
-            let before = self.state.group_by;
-            let label = ui.label("Group By");
-            egui::ComboBox::from_id_salt("group_by")
-                .selected_text(self.state.group_by.label())
-                .show_ui(ui, |ui| {
-                    for g in GroupBy::ALL {
-                        ui.selectable_value(&mut self.state.group_by, g, g.label());
-                    }
-                })
-                .response
-                .labelled_by(label.id);
-            if before != self.state.group_by {
-                self.state.page = 0;
-                self.state.static_view = false;
-            }
-            if let Some(view) = self.view.clone() {
-                let graphs = view.static_graphs();
-                if !graphs.is_empty() {
-                    ui.separator();
-                    ui.checkbox(&mut self.state.static_view, "Static graph");
-                    if self.state.static_view {
-                        let current = graphs
-                            .get(self.state.graph)
-                            .map(|g| g.graph_id.clone())
-                            .unwrap_or_default();
-                        let label = ui.label("Graph ID");
-                        egui::ComboBox::from_id_salt("graph_id")
-                            .selected_text(current)
-                            .show_ui(ui, |ui| {
-                                for (i, g) in graphs.iter().enumerate() {
-                                    if ui
-                                        .selectable_label(
-                                            i == self.state.graph,
-                                            g.graph_id.as_str(),
-                                        )
-                                        .clicked()
-                                    {
-                                        self.state.graph = i;
-                                        self.state.static_range = None;
-                                        self.state.page = 0;
-                                    }
-                                }
-                            })
-                            .response
-                            .labelled_by(label.id);
-                    }
-                }
-                let n = view.data.report.warning_count() + profile.notes.len();
-                if n > 0 {
-                    ui.separator();
-                    if ui.button(format!("⚠ {n} warnings")).clicked() {
-                        self.state.show_warnings = true;
-                    }
-                }
-            }
-            if self.job.is_some() {
-                ui.separator();
-                self.progress_ui(ui);
-            }
-        });
-    }
-
-    /// The running load's progress (files and bytes read) and its Cancel button.
-    fn progress_ui(&self, ui: &mut egui::Ui) {
-        let Some(job) = &self.job else { return };
-        let (done, total) = (job.control.bytes_done(), job.control.bytes_total());
-        let frac = if total > 0 {
-            done as f32 / total as f32
-        } else {
-            0.0
-        };
-        let text = format!(
-            "loading {}: {} files, {} of {} MB",
-            job.what,
-            job.control.files_done(),
-            done / (1 << 20),
-            total / (1 << 20)
-        );
-        ui.add(
-            egui::ProgressBar::new(frac)
-                .desired_width(220.0)
-                .text(text.clone()),
+/// Keyboard shortcuts as commands: Ctrl+O, Esc, ←/→ (pages), Ctrl+C (copy).
+fn shortcuts(ui: &egui::Ui, out: &mut Vec<Command>) {
+    let typing = ui.ctx().memory(|m| m.focused().is_some());
+    let (open, esc, left, right, copy) = ui.ctx().input_mut(|i| {
+        (
+            i.consume_key(Modifiers::COMMAND, Key::O),
+            i.key_pressed(Key::Escape),
+            // Consumed, so that a second pass of the frame does not turn the page again.
+            !typing && i.consume_key(Modifiers::NONE, Key::ArrowLeft),
+            !typing && i.consume_key(Modifiers::NONE, Key::ArrowRight),
+            !typing && i.events.iter().any(|e| matches!(e, egui::Event::Copy)),
         )
-        .on_hover_text(text);
-        if ui.button("Cancel").clicked() {
-            job.control.cancel();
-        }
+    });
+    if open {
+        out.push(Command::Pick(PickKind::Folder));
     }
-
-    fn placeholder_ui(&mut self, ui: &mut egui::Ui) {
-        ui.vertical_centered(|ui| {
-            ui.add_space(80.0);
-            if let Some(e) = &self.error {
-                ui.heading("Nothing to show");
-                ui.colored_label(ui.visuals().error_fg_color, e.as_str());
-            } else if self.job.is_some() {
-                ui.heading("Loading…");
-                ui.horizontal(|ui| {
-                    ui.spinner();
-                    // Once the ranks are known the parameter bar shows it.
-                    if self.profile.is_none() {
-                        self.progress_ui(ui);
-                    }
-                });
-            } else {
-                ui.heading("memsight");
-                ui.label("Open a profiling folder (*_ascend_pt, *_ascend_ms, PROF_*, a cluster folder) or an ascend_pytorch_profiler*.db.");
-            }
-            ui.add_space(12.0);
-            if ui.button("Open folder…").clicked() {
-                self.pick(PickKind::Folder);
-            }
-        });
+    if esc {
+        out.push(Command::ResetView);
+    }
+    if left {
+        out.push(Command::PreviousPage);
+    }
+    if right {
+        out.push(Command::NextPage); // clamped by the table
+    }
+    if copy {
+        out.push(Command::Copy);
     }
 }
 

@@ -4,8 +4,6 @@
 
 use std::time::{Duration, Instant};
 
-use super::state::ViewState;
-
 /// The view (ms) of frame `frame` of the benchmark motion over a rank spanning `extent` (ms):
 /// alternately a pan of a 20 % window across the rank and a zoom in and out around its middle,
 /// 120 frames each.
@@ -55,8 +53,9 @@ impl Bench {
         })
     }
 
-    /// Before a frame: moves the view (once curves are up). Returns true when done.
-    pub fn before_frame(&mut self, state: &mut ViewState, extent_ms: Option<(f64, f64)>) -> bool {
+    /// Before a frame: returns whether the run is done (true once), and the window (ms) to show
+    /// this frame (once curves are up).
+    pub fn before_frame(&mut self, extent_ms: Option<(f64, f64)>) -> (bool, Option<(f64, f64)>) {
         let now = Instant::now();
         if let Some(last) = self.last_frame
             && self.moving_since.is_some()
@@ -65,7 +64,7 @@ impl Bench {
         }
         self.last_frame = Some(now);
         let Some((a, b)) = extent_ms else {
-            return false;
+            return (false, None);
         };
         if self.first_curves.is_none() {
             self.first_curves = Some(self.started.elapsed());
@@ -74,17 +73,16 @@ impl Bench {
                 self.started.elapsed().as_secs_f64()
             );
             self.moving_since = Some(now);
-            return false;
+            return (false, None);
         }
         let since = self.moving_since.map_or(Duration::ZERO, |m| now - m);
         if since >= self.duration {
             let first = !self.reported;
             self.reported = true;
-            return first;
+            return (first, None);
         }
         self.frame += 1;
-        state.view_ms = Some(motion((a, b), self.frame));
-        false
+        (false, Some(motion((a, b), self.frame)))
     }
 
     /// After a frame: how long the app's own UI code took.

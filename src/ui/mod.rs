@@ -1,28 +1,31 @@
 //! The desktop app (egui/eframe): the only module that imports egui.
 //!
-//! - [`app`]: [`MemsightApp`], the window: menus, parameter bar, loading, shortcuts, panels.
-//! - [`chart`]: the memory curves (egui_plot), linked to the table.
-//! - [`table`]: the details table, its filters, pages, Copy and Export.
-//! - [`panels`]: Live at cursor, the component peak table, the static view, load warnings.
-//! - [`reduction`]: the chart's reduced lines, computed off the UI thread for big ranks;
-//!   [`step_line`]: step curves drawn as pixel-snapped bars.
-//! - [`zoom`]: drag-box and wheel zoom of a chart's x axis.
-//! - [`state`]: the view state as plain data; [`format`](mod@format): numbers for reading;
-//!   [`loader`]: loading off the UI thread.
+//! - [`app`]: [`MemsightApp`], the window: owns the [`session`], the view [`state`], the
+//!   [`jobs`] runner and the [`panes`]; applies every [`command`] in one place.
+//! - [`session`]: the opened profile and its loaded ranks (a bounded LRU, stable keys).
+//! - [`state`]: the view state as plain data, changed only by [`state::ViewState::apply`];
+//!   [`command`]: user intents as data.
+//! - [`jobs`]: the one job runner (keyed, cancellable, with progress) for all background work;
+//!   [`loading`]: discovery and rank loads as jobs.
+//! - [`panes`]: memory chart, details table, component table, static graph, live at cursor,
+//!   warnings; [`top_bar`]: menus, parameter bar, start page.
+//! - [`plot`]: what the charts share (step lines, zoom gestures, reduced lines, colours);
+//!   [`format`](mod@format): numbers for reading; [`bench`](mod@bench): self-timing under Xvfb.
 
 pub mod app;
 pub mod bench;
-pub mod chart;
+pub mod command;
 pub mod format;
-pub mod loader;
-pub mod panels;
-pub mod reduction;
+pub mod jobs;
+pub mod loading;
+pub mod panes;
+pub mod plot;
+pub mod session;
 pub mod state;
-pub mod step_line;
-pub mod table;
-pub mod zoom;
+pub mod top_bar;
 
 pub use app::MemsightApp;
+pub use command::{Command, PickKind};
 
 /// Opens the window on `path` and runs until it is closed (`MEMSIGHT_BENCH=SECONDS` times it).
 pub fn run(path: std::path::PathBuf) -> Result<(), String> {

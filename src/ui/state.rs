@@ -1,12 +1,27 @@
-//! The view state as plain data: what the user has chosen. The UI renders it and analysis
-//! answers queries on it; tests set and read it directly.
+//! The view state as plain data: what the user has chosen. Only [`ViewState::apply`] changes it,
+//! one [`Command`] at a time; panes read it and say what they want changed.
 
 use std::collections::BTreeSet;
 
+use super::command::Command;
 use crate::analysis::{Column, ComponentColumn, GroupBy, SortDir};
+use crate::model::TimeWindow;
 
 /// Page sizes offered by the table.
 pub const PAGE_SIZES: [usize; 5] = [10, 20, 30, 50, 100];
+
+/// What panes that show the same time axis share: the visible window and the cursor. Every
+/// pane of a link group follows a change made in any of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LinkGroup {
+    /// The visible window (None = the whole rank).
+    pub window: Option<TimeWindow>,
+    /// True while the window is being dragged or wheeled: panes that query on a window change
+    /// (the details table) wait until it settles.
+    pub moving: bool,
+    /// The cursor, ns from origin (set by clicking a chart; opens Live at cursor).
+    pub cursor: Option<i64>,
+}
 
 /// Everything the user has chosen for the current profile.
 #[derive(Debug, Clone, PartialEq)]
@@ -17,10 +32,8 @@ pub struct ViewState {
     pub host: Option<String>,
     /// Curves grouping.
     pub group_by: GroupBy,
-    /// The chart's visible time range, ms from origin (None = everything, after a reset).
-    pub view_ms: Option<(f64, f64)>,
-    /// Set to ask the chart to show the whole rank again.
-    pub reset_zoom: bool,
+    /// The time axis shared by the chart, the table and Live at cursor.
+    pub link: LinkGroup,
     /// Details table: only blocks allocated or released within the visible range.
     pub within: bool,
     /// Name filter text.
@@ -35,14 +48,10 @@ pub struct ViewState {
     pub page_size: usize,
     /// Page, 0-based.
     pub page: usize,
-    /// Text of the "go to page" box.
-    pub jump_text: String,
     /// Selected operator_memory rows (Ctrl+C / Copy copies these when any).
     pub selected: BTreeSet<u32>,
     /// The row under the pointer (marked on the chart).
     pub hovered_row: Option<u32>,
-    /// Cursor time, ms from origin (set by clicking the chart; opens Live at cursor).
-    pub cursor_ms: Option<f64>,
     /// Show the static-graph view instead of the dynamic one.
     pub static_view: bool,
     /// Index into the rank's static graphs.
@@ -61,8 +70,7 @@ impl Default for ViewState {
             rank: 0,
             host: None,
             group_by: GroupBy::Overall,
-            view_ms: None,
-            reset_zoom: false,
+            link: LinkGroup::default(),
             within: false,
             name_filter: String::new(),
             min_size_text: String::new(),
@@ -70,10 +78,8 @@ impl Default for ViewState {
             sort: None,
             page_size: PAGE_SIZES[0],
             page: 0,
-            jump_text: String::new(),
             selected: BTreeSet::new(),
             hovered_row: None,
-            cursor_ms: None,
             static_view: false,
             graph: 0,
             static_range: None,
@@ -94,24 +100,113 @@ fn next_sort<C: PartialEq + Copy>(sort: Option<(C, SortDir)>, col: C) -> Option<
 }
 
 impl ViewState {
-    /// A header click: ascending → descending → file order; another column starts ascending.
-    pub fn cycle_sort(&mut self, col: Column) {
-        self.sort = next_sort(self.sort, col);
-        self.page = 0;
+    /// The visible window in ms (None = everything), for display.
+    pub fn window_ms(&self) -> Option<(f64, f64)> {
+        self.link.window.map(TimeWindow::ms)
     }
 
-    /// A header click on the component table, cycling like [`Self::cycle_sort`].
-    pub fn cycle_component_sort(&mut self, col: ComponentColumn) {
-        self.component_sort = next_sort(self.component_sort, col);
-        self.page = 0;
+    /// The cursor in ms, for display.
+    pub fn cursor_ms(&self) -> Option<f64> {
+        self.link.cursor.map(crate::model::ns_to_ms)
+    }
+
+    /// Applies one command; returns true when it was a view-state command (the app handles the
+    /// others: opening, loading, copying). This is the only place the state changes.
+    pub fn apply(&mut self, cmd: &Command) -> bool {
+        match cmd {
+            Command::SetHost(h) => self.host = h.clone(),
+            Command::SetGroupBy(g) => {
+                if *g != self.group_by {
+                    self.group_by = *g;
+                    self.page = 0;
+                    self.static_view = false;
+                }
+            }
+            Command::SetWindow { window, moving } => {
+                if *window != self.link.window {
+                    self.page = 0;
+                }
+                self.link.window = *window;
+                self.link.moving = *moving;
+            }
+            Command::Settle => self.link.moving = false,
+            Command::ResetZoom => {
+                if self.link.window.is_some() {
+                    self.page = 0;
+                }
+                self.link.window = None;
+                self.link.moving = false;
+                self.static_range = None;
+            }
+            Command::ResetView => {
+                self.apply(&Command::ResetZoom);
+                self.link.cursor = None;
+            }
+            Command::SetCursor(c) => self.link.cursor = *c,
+            Command::SetPage(p) => self.page = *p,
+            Command::NextPage => self.page = self.page.saturating_add(1),
+            Command::PreviousPage => self.page = self.page.saturating_sub(1),
+            Command::SetPageSize(n) => {
+                self.page_size = (*n).max(1);
+                self.page = 0;
+            }
+            Command::CycleSort(col) => {
+                self.sort = next_sort(self.sort, *col);
+                self.page = 0;
+            }
+            Command::CycleComponentSort(col) => {
+                self.component_sort = next_sort(self.component_sort, *col);
+                self.page = 0;
+            }
+            Command::SetNameFilter(t) => {
+                self.name_filter = t.clone();
+                self.page = 0;
+            }
+            Command::SetMinSize(t) => {
+                self.min_size_text = t.clone();
+                self.page = 0;
+            }
+            Command::SetMaxSize(t) => {
+                self.max_size_text = t.clone();
+                self.page = 0;
+            }
+            Command::SetWithin(w) => {
+                self.within = *w;
+                self.page = 0;
+            }
+            Command::ToggleSelected(r) => {
+                if !self.selected.remove(r) {
+                    self.selected.insert(*r);
+                }
+            }
+            Command::ClearSelection => self.selected.clear(),
+            Command::Hover(r) => self.hovered_row = *r,
+            Command::SetStaticView(on) => self.static_view = *on,
+            Command::SetGraph(g) => {
+                self.graph = *g;
+                self.static_range = None;
+                self.page = 0;
+            }
+            Command::SetStaticRange(r) => {
+                if *r != self.static_range {
+                    self.static_range = *r;
+                    self.page = 0;
+                }
+            }
+            Command::ShowWarnings(on) => self.show_warnings = *on,
+            Command::Open(_)
+            | Command::Pick(_)
+            | Command::SelectRank(_)
+            | Command::CancelLoad
+            | Command::Copy => return false,
+        }
+        true
     }
 
     /// State for a newly chosen rank: zoom, cursor, selection and page are per rank.
-    pub fn on_rank_change(&mut self, rank: usize) {
+    pub(crate) fn on_rank_change(&mut self, rank: usize) {
         self.rank = rank;
-        self.view_ms = None;
-        self.reset_zoom = true;
-        self.cursor_ms = None;
+        self.link = LinkGroup::default();
         self.selected.clear();
         self.hovered_row = None;
         self.page = 0;
@@ -131,15 +226,38 @@ mod tests {
             page: 3,
             ..Default::default()
         };
-        s.cycle_sort(Column::Size);
+        s.apply(&Command::CycleSort(Column::Size));
         assert_eq!(s.sort, Some((Column::Size, SortDir::Asc)));
         assert_eq!(s.page, 0);
-        s.cycle_sort(Column::Size);
+        s.apply(&Command::CycleSort(Column::Size));
         assert_eq!(s.sort, Some((Column::Size, SortDir::Desc)));
-        s.cycle_sort(Column::Size);
+        s.apply(&Command::CycleSort(Column::Size));
         assert_eq!(s.sort, None);
-        s.cycle_sort(Column::Size);
-        s.cycle_sort(Column::Name);
+        s.apply(&Command::CycleSort(Column::Size));
+        s.apply(&Command::CycleSort(Column::Name));
         assert_eq!(s.sort, Some((Column::Name, SortDir::Asc)));
+    }
+
+    #[test]
+    fn a_new_window_goes_to_the_first_page_and_the_same_one_keeps_it() {
+        let w = TimeWindow::new(10, 20);
+        let mut s = ViewState {
+            page: 4,
+            ..Default::default()
+        };
+        s.apply(&Command::SetWindow {
+            window: Some(w),
+            moving: true,
+        });
+        assert_eq!((s.page, s.link.moving), (0, true));
+        s.apply(&Command::SetPage(2));
+        s.apply(&Command::SetWindow {
+            window: Some(w),
+            moving: false,
+        });
+        assert_eq!((s.page, s.link.moving), (2, false));
+        s.apply(&Command::SetCursor(Some(15)));
+        s.apply(&Command::ResetView);
+        assert_eq!((s.link, s.page), (LinkGroup::default(), 0));
     }
 }

@@ -171,7 +171,7 @@ pub fn memsight(args: &[&str]) -> (i32, String, String) {
 pub fn open_app(path: PathBuf) -> egui_kittest::Harness<'static, memsight::ui::MemsightApp> {
     let mut app = memsight::ui::MemsightApp::new(Some(path), Vec::new(), None);
     app.wait_for_load();
-    assert!(app.view.is_some(), "{:?}", app.error);
+    assert!(app.view().is_some(), "{:?}", app.error);
     let mut h = egui_kittest::Harness::builder()
         .with_size([1400.0, 900.0])
         .with_max_steps(16)
@@ -196,4 +196,27 @@ pub fn copy_dir(src: &Path, dst: &Path) {
             std::fs::copy(&p, &t).map(|_| ()).unwrap();
         }
     }
+}
+
+/// One raw operator_memory row: (name, size KB text, alloc ns, release ns).
+pub type RawOp = (String, String, Option<i128>, Option<i128>);
+
+/// operator_memory rows of a raw file and the rank's time origin.
+pub fn raw_ops(dir: &Path) -> (Vec<RawOp>, i128) {
+    let out = dir.join("ASCEND_PROFILER_OUTPUT");
+    let ops = RawCsv::read(&out.join("operator_memory.csv"));
+    let (a, r) = (ops.col("Allocation Time(us)"), ops.col("Release Time(us)"));
+    let rows = ops
+        .rows
+        .iter()
+        .map(|x| {
+            (
+                x[0].clone(),
+                x[1].clone(),
+                (!x[a].is_empty()).then(|| us_to_ns(&x[a])),
+                (!x[r].is_empty()).then(|| us_to_ns(&x[r])),
+            )
+        })
+        .collect();
+    (rows, raw_origin(&out))
 }

@@ -12,11 +12,10 @@
 //! as pan frames.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, TryRecvError, channel};
 
+use super::super::jobs::{Job, JobKey, Jobs, Place, Poll};
 use crate::analysis::{DEFAULT_THRESHOLD, GroupBy, LodSeries, RankView, ViewId};
-use crate::model::ns_to_ms;
+use crate::model::{TimeWindow, ns_to_ms};
 
 /// How much wider than the visible range a reduction is made on each side, so panning reuses it.
 const OVERSCAN: i64 = 1;
@@ -113,8 +112,8 @@ fn reduce(series: &[LodSeries], target: Target, exact_max: usize) -> Lines {
 /// The current lines, and the reduction running in the background, if any.
 pub struct ReductionCache {
     current: Option<Lines>,
-    pending: Option<(Target, Receiver<Lines>)>,
-    generation: Arc<AtomicU64>,
+    /// The background reduction (under [`JobKey::Reduce`]: a newer one cancels it).
+    pending: Option<(Target, Job<Lines>)>,
     /// Series with at least this many points in all are reduced off the UI thread.
     pub background_min_points: usize,
     /// Points in view up to which a series is drawn exactly; above, it is sampled.
@@ -128,7 +127,6 @@ impl Default for ReductionCache {
         ReductionCache {
             current: None,
             pending: None,
-            generation: Arc::new(AtomicU64::new(0)),
             background_min_points: BACKGROUND_MIN_POINTS,
             exact_max_points: DEFAULT_THRESHOLD,
             last_window: None,
@@ -137,32 +135,35 @@ impl Default for ReductionCache {
 }
 
 impl ReductionCache {
-    /// Lines for the window `[t0, t1]` (ns) of `group` in `view`, `width` columns wide: the exact
-    /// window's, or for a big rank possibly the previous window's while the new one is computed
-    /// (`wake` is called when it is ready). `None` only when there are no series.
+    /// Lines for `window` of `group` in `view`, `width` columns wide: the exact window's, or for
+    /// a big rank possibly the previous window's while the new one is computed by a job of
+    /// `jobs` (which wakes the UI when done); `repaint` asks for one more frame. `None` only when
+    /// there are no series.
     pub fn lines(
         &mut self,
         view: &Arc<RankView>,
         group: GroupBy,
-        (t0, t1): (i64, i64),
+        window: TimeWindow,
         width: usize,
-        wake: impl Fn() + Send + 'static,
+        jobs: &mut Jobs,
+        repaint: impl Fn(),
     ) -> Option<&Lines> {
+        let (t0, t1) = window.ns();
         let source = Source {
             view: view.id(),
             group,
             width,
         };
-        if let Some((_, rx)) = &self.pending {
-            match rx.try_recv() {
-                Ok(done) => {
+        if let Some((_, job)) = &self.pending {
+            match job.poll() {
+                Poll::Msg(done) => {
                     self.pending = None;
                     if done.target.source == source {
                         self.current = Some(done);
                     }
                 }
-                Err(TryRecvError::Disconnected) => self.pending = None,
-                Err(TryRecvError::Empty) => {}
+                Poll::Finished => self.pending = None,
+                Poll::Pending => {}
             }
         }
         let scale = (t1 - t0).max(1) as f64 / width.max(1) as f64;
@@ -202,13 +203,12 @@ impl ReductionCache {
             .as_ref()
             .is_some_and(|c| c.target.serves(&source, (t0, t1), scale, true));
         if big && nearly && !held_still {
-            wake(); // one more frame, to see whether the view holds still
+            repaint(); // one more frame, to see whether the view holds still
             return self.current.as_ref();
         }
         if !big || !same_source {
             // Small, or nothing to show meanwhile: reduce now.
-            self.generation.fetch_add(1, Ordering::Relaxed);
-            self.pending = None;
+            self.pending = None; // dropping the handle cancels it
             self.current = Some(reduce(series, target, self.exact_max_points));
             return self.current.as_ref();
         }
@@ -217,23 +217,14 @@ impl ReductionCache {
             .as_ref()
             .is_some_and(|(p, _)| p.serves(&source, (t0, t1), scale, false));
         if !pending_serves {
-            let generation = self.generation.fetch_add(1, Ordering::Relaxed) + 1;
-            let latest = Arc::clone(&self.generation);
-            let (tx, rx) = channel();
             let view = Arc::clone(view);
             let job = target.clone();
             let exact_max = self.exact_max_points;
-            rayon::spawn(move || {
-                // Superseded before it started: a newer window is already queued.
-                if latest.load(Ordering::Relaxed) != generation {
-                    return;
-                }
-                let lines = reduce(view.series(group), job, exact_max);
-                if tx.send(lines).is_ok() {
-                    wake();
-                }
+            // A job superseded before it started (a newer window is queued) never runs.
+            let handle = jobs.run(JobKey::Reduce, Place::Pool, move |_| {
+                reduce(view.series(group), job, exact_max)
             });
-            self.pending = Some((target, rx));
+            self.pending = Some((target, handle));
         }
         self.current.as_ref()
     }

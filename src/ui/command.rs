@@ -1,0 +1,86 @@
+//! What the user asks for, as data. Panes and shortcuts push [`Command`]s; the app applies them
+//! in one place at the end of the frame ([`super::MemsightApp::apply`]): view-state commands go
+//! to [`ViewState::apply`](super::state::ViewState::apply), the rest (open, load, copy) to the
+//! app. Nothing else writes the page, the window, the cursor or the selection.
+
+use std::path::PathBuf;
+
+use crate::analysis::{Column, ComponentColumn, GroupBy};
+use crate::model::TimeWindow;
+
+/// What an open dialog asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PickKind {
+    /// A profiling folder (File, Open folder…, Ctrl+O).
+    Folder,
+    /// A profiler database (File, Open file (.db)…).
+    Database,
+}
+
+/// A user intent.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    /// Open a folder or `.db`, replacing what is shown.
+    Open(PathBuf),
+    /// Show an open dialog.
+    Pick(PickKind),
+    /// Show another rank of the open profile (from the session when it was loaded before).
+    SelectRank(usize),
+    /// Stop the running load.
+    CancelLoad,
+    /// Copy the selected rows (or the table's page) as TSV.
+    Copy,
+    /// Filter the rank list by host.
+    SetHost(Option<String>),
+    /// Choose the Group By.
+    SetGroupBy(GroupBy),
+    /// Show `window` (None = everything); `moving` while a drag or wheel is in progress.
+    SetWindow {
+        /// The new window.
+        window: Option<TimeWindow>,
+        /// True while the gesture goes on.
+        moving: bool,
+    },
+    /// The window stopped moving.
+    Settle,
+    /// Show the whole rank (and the whole static graph).
+    ResetZoom,
+    /// Show the whole rank and drop the cursor (Esc, double-click).
+    ResetView,
+    /// Place or remove the cursor (ns from origin).
+    SetCursor(Option<i64>),
+    /// Go to a page (0-based; the table clamps it to its last page).
+    SetPage(usize),
+    /// The next page.
+    NextPage,
+    /// The previous page.
+    PreviousPage,
+    /// Rows per page.
+    SetPageSize(usize),
+    /// A click on a details-table header.
+    CycleSort(Column),
+    /// A click on a component-table header.
+    CycleComponentSort(ComponentColumn),
+    /// The name filter's text.
+    SetNameFilter(String),
+    /// The Min Size(KB) filter's text.
+    SetMinSize(String),
+    /// The Max Size(KB) filter's text.
+    SetMaxSize(String),
+    /// "Only allocated or released within the selection".
+    SetWithin(bool),
+    /// Select or unselect a details-table row.
+    ToggleSelected(u32),
+    /// Unselect every row.
+    ClearSelection,
+    /// The details-table row under the pointer (marked on the chart).
+    Hover(Option<u32>),
+    /// Show the static-graph view.
+    SetStaticView(bool),
+    /// Choose a static graph.
+    SetGraph(usize),
+    /// The static chart's node-index selection.
+    SetStaticRange(Option<(f64, f64)>),
+    /// Open or close the warnings window.
+    ShowWarnings(bool),
+}

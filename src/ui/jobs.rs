@@ -1,0 +1,335 @@
+//! The one job runner: every piece of work the app does off the UI thread (loading, building a
+//! Group By's curves, sorting a column, reducing lines, dialogs, exports) is started here.
+//!
+//! A job has a [`JobKey`]: starting a job under a key that is already running cancels the
+//! running one, so a superseded reduction or load never lands. A job reports through its
+//! [`Job`] handle (one or more messages), sees cancellation and reports progress through its
+//! [`JobControl`], and wakes the UI after each message. Dropping a handle cancels its job.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
+use std::sync::{Arc, OnceLock};
+
+use crate::analysis::{Column, GroupBy, SortDir, ViewId};
+use crate::ingest::LoadControl;
+
+/// What a job is for; at most one job runs per key.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum JobKey {
+    /// Discovering a profile and loading a rank (one at a time).
+    Load,
+    /// Building a view's curves for a Group By.
+    Series(ViewId, GroupBy),
+    /// Sorting a view's table by a column.
+    Sort(ViewId, Column, SortDir),
+    /// Reducing the memory chart's lines (only the newest window matters).
+    Reduce,
+    /// An open dialog.
+    Dialog,
+    /// Exporting the details table.
+    Export,
+    /// Anything a test starts.
+    Named(String),
+}
+
+/// Where a job runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    /// A thread of its own: for work that blocks (files, dialogs) or runs long.
+    Thread,
+    /// rayon's pool: for short CPU work that should not wait for a thread to start.
+    Pool,
+}
+
+/// Cancellation and progress of one job (the byte counters are the loader's).
+#[derive(Debug, Default)]
+pub struct JobControl {
+    /// Bytes and files read, and the cancel flag the loader polls.
+    pub progress: LoadControl,
+    done: AtomicBool,
+}
+
+impl JobControl {
+    /// Asks the job to stop; a job not yet started never starts.
+    pub fn cancel(&self) {
+        self.progress.cancel();
+    }
+
+    /// True once cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.progress.is_cancelled()
+    }
+
+    /// True once the job's function has returned (or never ran).
+    pub fn is_done(&self) -> bool {
+        self.done.load(Ordering::Acquire)
+    }
+}
+
+/// A function that wakes the UI.
+type WakeFn = Arc<dyn Fn() + Send + Sync>;
+
+/// Wakes the UI (a repaint request) when a job has something to say; does nothing until the
+/// app has an egui context (tests that drive the app without one poll, or set their own).
+#[derive(Clone, Default)]
+pub struct Waker(Arc<OnceLock<WakeFn>>);
+
+impl Waker {
+    /// Asks for a repaint, if there is a context.
+    pub fn wake(&self) {
+        if let Some(f) = self.0.get() {
+            f();
+        }
+    }
+}
+
+/// What a job uses to send its messages.
+pub struct Reporter<T> {
+    tx: Sender<T>,
+    waker: Waker,
+}
+
+impl<T> Reporter<T> {
+    /// Sends a message to the job's handle and wakes the UI; false when nobody listens.
+    pub fn send(&self, msg: T) -> bool {
+        let sent = self.tx.send(msg).is_ok();
+        self.waker.wake();
+        sent
+    }
+}
+
+/// What [`Job::poll`] found.
+pub enum Poll<T> {
+    /// A message.
+    Msg(T),
+    /// Nothing yet; the job still runs.
+    Pending,
+    /// The job is over and has nothing more to say.
+    Finished,
+}
+
+/// The handle of a started job.
+pub struct Job<T> {
+    key: JobKey,
+    rx: Receiver<T>,
+    control: Arc<JobControl>,
+    /// Why the job could not start (no thread), if it could not.
+    pub start_error: Option<String>,
+}
+
+impl<T> Job<T> {
+    /// Its key.
+    pub fn key(&self) -> &JobKey {
+        &self.key
+    }
+
+    /// Its control (progress, cancel).
+    pub fn control(&self) -> &JobControl {
+        &self.control
+    }
+
+    /// The next message, if any.
+    pub fn poll(&self) -> Poll<T> {
+        match self.rx.try_recv() {
+            Ok(m) => Poll::Msg(m),
+            Err(TryRecvError::Empty) => Poll::Pending,
+            Err(TryRecvError::Disconnected) => Poll::Finished,
+        }
+    }
+
+    /// Waits for the next message; `None` once the job is over (tests, headless runs).
+    pub fn wait(&self) -> Option<T> {
+        self.rx.recv().ok()
+    }
+}
+
+impl<T> Drop for Job<T> {
+    fn drop(&mut self) {
+        self.control.cancel();
+    }
+}
+
+/// The runner: starts jobs and knows which keys are running.
+#[derive(Default)]
+pub struct Jobs {
+    running: HashMap<JobKey, Arc<JobControl>>,
+    waker: Waker,
+}
+
+impl Jobs {
+    /// A runner whose jobs call `wake` after each message (tests; the app uses
+    /// [`Self::set_context`]).
+    pub fn with_wake(wake: impl Fn() + Send + Sync + 'static) -> Jobs {
+        let jobs = Jobs::default();
+        let _ = jobs.waker.0.set(Arc::new(wake));
+        jobs
+    }
+
+    /// Lets jobs wake the UI from now on (the first context or wake function set stays).
+    pub fn set_context(&self, ctx: &egui::Context) {
+        let ctx = ctx.clone();
+        let _ = self.waker.0.set(Arc::new(move || ctx.request_repaint()));
+    }
+
+    /// Starts `work` under `key` (cancelling a job running under it); `work` sends any number
+    /// of messages through its [`Reporter`].
+    pub fn start<T: Send + 'static>(
+        &mut self,
+        key: JobKey,
+        place: Place,
+        work: impl FnOnce(&JobControl, &Reporter<T>) + Send + 'static,
+    ) -> Job<T> {
+        self.running.retain(|_, c| !c.is_done());
+        if let Some(old) = self.running.remove(&key) {
+            old.cancel();
+        }
+        let control = Arc::new(JobControl::default());
+        let (tx, rx) = channel();
+        let reporter = Reporter {
+            tx,
+            waker: self.waker.clone(),
+        };
+        let ctl = Arc::clone(&control);
+        let task = move || {
+            if !ctl.is_cancelled() {
+                work(&ctl, &reporter);
+            }
+            ctl.done.store(true, Ordering::Release);
+            reporter.waker.wake();
+        };
+        let mut start_error = None;
+        match place {
+            Place::Pool => rayon::spawn(task),
+            Place::Thread => {
+                if let Err(e) = std::thread::Builder::new()
+                    .name(format!("memsight-{key:?}").chars().take(15).collect())
+                    .spawn(task)
+                {
+                    control.done.store(true, Ordering::Release);
+                    start_error = Some(format!("cannot start a worker thread: {e}"));
+                }
+            }
+        }
+        self.running.insert(key.clone(), Arc::clone(&control));
+        Job {
+            key,
+            rx,
+            control,
+            start_error,
+        }
+    }
+
+    /// Starts `work` under `key`; its return value is the job's one message.
+    pub fn run<T: Send + 'static>(
+        &mut self,
+        key: JobKey,
+        place: Place,
+        work: impl FnOnce(&JobControl) -> T + Send + 'static,
+    ) -> Job<T> {
+        self.start(key, place, move |ctl, out| {
+            out.send(work(ctl));
+        })
+    }
+
+    /// True while a job runs under `key`.
+    pub fn is_running(&self, key: &JobKey) -> bool {
+        self.running.get(key).is_some_and(|c| !c.is_done())
+    }
+
+    /// How many jobs run now.
+    pub fn running_count(&self) -> usize {
+        self.running.values().filter(|c| !c.is_done()).count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_job_sends_and_finishes() {
+        let mut jobs = Jobs::default();
+        let job = jobs.run(JobKey::Named("sum".into()), Place::Thread, |_| 2 + 2);
+        assert_eq!(job.wait(), Some(4));
+        assert_eq!(job.wait(), None);
+        assert!(job.control().is_done());
+        assert!(!jobs.is_running(&JobKey::Named("sum".into())));
+    }
+
+    #[test]
+    fn a_new_job_under_a_running_key_cancels_the_old_one() {
+        let mut jobs = Jobs::default();
+        let (go_tx, go_rx) = channel::<()>();
+        let (started_tx, started_rx) = channel::<()>();
+        let old = jobs.start(JobKey::Reduce, Place::Thread, move |ctl, out| {
+            let _ = started_tx.send(());
+            let _ = go_rx.recv();
+            out.send(ctl.is_cancelled());
+        });
+        started_rx.recv().unwrap();
+        assert!(jobs.is_running(&JobKey::Reduce));
+        let new = jobs.run(JobKey::Reduce, Place::Thread, |ctl| ctl.is_cancelled());
+        go_tx.send(()).unwrap();
+        assert_eq!(old.wait(), Some(true), "the old job saw its cancel");
+        assert_eq!(new.wait(), Some(false));
+        // Another key is left alone.
+        let other = jobs.run(JobKey::Export, Place::Pool, |_| 7);
+        assert_eq!(other.wait(), Some(7));
+    }
+
+    #[test]
+    fn a_job_cancelled_before_it_starts_never_runs() {
+        let mut jobs = Jobs::default();
+        // Occupy rayon's pool so the next pool job waits in the queue.
+        let (go_tx, go_rx) = channel::<()>();
+        let threads = rayon::current_num_threads();
+        let go_rx = Arc::new(std::sync::Mutex::new(go_rx));
+        let blockers: Vec<Job<()>> = (0..threads)
+            .map(|i| {
+                let rx = Arc::clone(&go_rx);
+                jobs.run(
+                    JobKey::Named(format!("block {i}")),
+                    Place::Pool,
+                    move |_| {
+                        let _ = rx.lock().map(|r| r.recv());
+                    },
+                )
+            })
+            .collect();
+        let ran = Arc::new(AtomicBool::new(false));
+        let r = Arc::clone(&ran);
+        let queued = jobs.run(JobKey::Reduce, Place::Pool, move |_| {
+            r.store(true, Ordering::SeqCst)
+        });
+        drop(queued);
+        for _ in 0..threads {
+            go_tx.send(()).unwrap();
+        }
+        drop(blockers);
+        while jobs.running_count() > 0 {
+            std::thread::yield_now();
+        }
+        assert!(!ran.load(Ordering::SeqCst));
+    }
+
+    #[test]
+    fn dropping_the_handle_cancels_the_job() {
+        let mut jobs = Jobs::default();
+        let (go_tx, go_rx) = channel::<()>();
+        let (seen_tx, seen_rx) = channel::<bool>();
+        let job = jobs.start(
+            JobKey::Named("drop".into()),
+            Place::Thread,
+            move |ctl, _: &Reporter<()>| {
+                let _ = seen_tx.send(ctl.is_cancelled());
+                let _ = go_rx.recv();
+                let _ = seen_tx.send(ctl.is_cancelled());
+            },
+        );
+        assert_eq!(seen_rx.recv(), Ok(false), "running, not cancelled yet");
+        drop(job);
+        go_tx.send(()).unwrap();
+        assert_eq!(seen_rx.recv(), Ok(true));
+    }
+}

@@ -1,0 +1,92 @@
+//! Loading as a job: discovering a profile (when it is new) and loading one rank, with progress
+//! and cancel through the job's control.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::jobs::{Job, JobKey, Jobs, Place};
+use crate::analysis::{Column, GroupBy, RankView, SortDir};
+use crate::ingest::{LoadError, Profile, discover, load_rank};
+
+/// What a load job reports.
+pub enum LoadMsg {
+    /// Discovery finished.
+    Discovered(Arc<Profile>),
+    /// The rank is loaded and its Overall curves are ready to draw.
+    Loaded {
+        /// Index of the rank.
+        rank: usize,
+        /// The view.
+        view: Arc<RankView>,
+    },
+    /// Nothing could be shown; the message says why.
+    Failed(String),
+    /// The user cancelled.
+    Cancelled,
+}
+
+/// A running load and what it loads (for the progress line).
+pub struct Loading {
+    /// The job.
+    pub job: Job<LoadMsg>,
+    /// What is being loaded.
+    pub what: String,
+}
+
+/// Starts loading rank `rank` of `profile`, or of `path` discovered first when `profile` is
+/// `None`, under [`JobKey::Load`] (which cancels a load already running).
+pub fn start_load(
+    jobs: &mut Jobs,
+    path: PathBuf,
+    profile: Option<Arc<Profile>>,
+    rank: usize,
+) -> Loading {
+    let what = profile
+        .as_ref()
+        .and_then(|p| p.ranks.get(rank))
+        .map_or_else(|| path.display().to_string(), |r| r.label());
+    let job = jobs.start(JobKey::Load, Place::Thread, move |ctl, out| {
+        let profile = match profile {
+            Some(p) => p,
+            None => match discover(&path) {
+                Ok(p) => {
+                    let p = Arc::new(p);
+                    out.send(LoadMsg::Discovered(Arc::clone(&p)));
+                    p
+                }
+                Err(e) => {
+                    out.send(LoadMsg::Failed(e.to_string()));
+                    return;
+                }
+            },
+        };
+        let Some(info) = profile.ranks.get(rank) else {
+            out.send(LoadMsg::Failed(format!("no rank at index {rank}")));
+            return;
+        };
+        match load_rank(info, &ctl.progress) {
+            Ok(data) => {
+                let view = Arc::new(RankView::new(data));
+                view.series(GroupBy::Overall); // the first frame needs these
+                view.time_extent();
+                out.send(LoadMsg::Loaded {
+                    rank,
+                    view: Arc::clone(&view),
+                });
+                // Warm what the user is likely to ask next, still off the UI thread.
+                view.sort_cache
+                    .order(&view.data, Column::Size, SortDir::Desc);
+                view.sort_cache
+                    .order(&view.data, Column::Size, SortDir::Asc);
+                view.live_index();
+            }
+            Err(LoadError::Cancelled) => {
+                out.send(LoadMsg::Cancelled);
+            }
+            Err(e) => {
+                out.send(LoadMsg::Failed(e.to_string()));
+            }
+        }
+    });
+    Loading { job, what }
+}

@@ -1,0 +1,39 @@
+//! The panes of the window. Each has its own state between frames (a struct with a `ui` method)
+//! or none (a function), reads the [`ViewState`] and the rank's [`RankView`], and says what the
+//! user wants changed by pushing [`Command`]s; none writes the view state itself.
+//!
+//! - [`memory_chart`]: the memory curves, linked to the table through the time window;
+//! - [`details_table`]: the details table, its filters, pages, Copy; [`export_csv`]: Export
+//!   CSV…; [`pager`]: the pager both tables use;
+//! - [`component_table`]: the component peak table (Group By Component);
+//! - [`static_view`]: the static graph and its ops; [`live`]: Live at cursor;
+//!   [`warnings`]: the load warnings window.
+
+pub mod component_table;
+pub mod details_table;
+pub mod export_csv;
+pub mod live;
+pub mod memory_chart;
+pub mod pager;
+pub mod static_view;
+pub mod warnings;
+
+use std::sync::Arc;
+
+use super::command::Command;
+use super::jobs::Jobs;
+use super::state::ViewState;
+use crate::analysis::RankView;
+
+/// What a pane gets for a frame: the rank shown, the state to read, the queue its commands go
+/// to, and the job runner for work off the UI thread.
+pub struct PaneCx<'a> {
+    /// The rank on screen.
+    pub view: &'a Arc<RankView>,
+    /// What the user has chosen (read-only: changes go through `out`).
+    pub state: &'a ViewState,
+    /// This frame's commands, applied by the app after the panes are drawn.
+    pub out: &'a mut Vec<Command>,
+    /// The job runner.
+    pub jobs: &'a mut Jobs,
+}

@@ -1,0 +1,35 @@
+//! The load warnings window: what discovery noted about the whole profile (files skipped as
+//! special files, unusable DBs), the rank's warnings, and every file's skipped rows, verbatim.
+
+use super::PaneCx;
+use crate::ui::command::Command;
+
+/// Draws the window while the state has it open.
+pub fn warnings_window(ctx: &egui::Context, cx: &mut PaneCx<'_>, profile_notes: &[String]) {
+    let report = &cx.view.data.report;
+    let mut open = cx.state.show_warnings;
+    egui::Window::new("Load warnings")
+        .open(&mut open)
+        .default_size([700.0, 400.0])
+        .show(ctx, |ui| {
+            egui::ScrollArea::vertical().show(ui, |ui| {
+                for w in profile_notes.iter().chain(&report.warnings) {
+                    ui.label(format!("• {w}"));
+                }
+                for f in report.files.iter().filter(|f| f.skipped.count > 0) {
+                    ui.separator();
+                    ui.strong(format!(
+                        "{}: {} rows skipped",
+                        f.path.display(),
+                        f.skipped.count
+                    ));
+                    for s in &f.skipped.samples {
+                        ui.monospace(format!("line {}: {} — {}", s.line, s.reason, s.text));
+                    }
+                }
+            });
+        });
+    if open != cx.state.show_warnings {
+        cx.out.push(Command::ShowWarnings(open));
+    }
+}
