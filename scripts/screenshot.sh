@@ -9,7 +9,6 @@ out=${2:-docs/screenshot.png}
 secs=${3:-6}
 mkdir -p "$(dirname "$out")"
 cargo build --release --quiet
-export MEMSIGHT_SCRIPT="${MEMSIGHT_SCRIPT:-}"
 xvfb-run -a -s "-screen 0 1400x900x24" bash -c "
   ./target/release/memsight '$profile' & pid=\$!
   sleep $secs

@@ -8,10 +8,11 @@
 //!   every read is bounded ([`ingest::safe_fs`]); bad rows are skipped and reported, never fatal.
 //! - [`model`]: plain columnar data: [`model::RankData`] with its `MemoryRecords`,
 //!   `OperatorMemory`, `ModuleMemory` and `StaticOpMemory` tables and its [`model::LoadReport`];
-//!   i64 ns and bytes, names interned. Imports nothing from the other modules.
+//!   i64 ns and bytes, names interned; [`model::TimeWindow`] and the one ms/ns conversion.
+//!   Imports nothing from the other modules.
 //! - [`analysis`]: pure functions over the model: the curves of each Group By and their LOD
-//!   pyramids, peaks, table queries, live-at-time, static graphs; [`analysis::RankView`] holds
-//!   what was computed for one loaded rank.
+//!   pyramids, peaks, table queries, live-at-time, static graphs, the memory chart as data
+//!   ([`analysis::chart`]); [`analysis::RankView`] holds what was computed for one loaded rank.
 //! - [`export`]: text out: the `inspect` summary (readable and JSON), TSV and CSV of table rows.
 //! - [`cli`]: the headless subcommands (`inspect`, `curve`, `table`, `live`, `snapshot`).
 //! - [`snapshot`]: allocator snapshots (`.pickle`): a data-only unpickler (nothing in a file is
@@ -20,7 +21,8 @@
 //!   in `fuzz/regressions/` by a stable test.
 //! - [`generate`]: a seeded generator of realistic profiles (fixtures, demo, benchmarks).
 //! - `ui` (cargo feature `gui`, on by default): the desktop app (egui/eframe/egui_plot), the only
-//!   module importing egui. `--no-default-features` builds the headless CLI alone.
+//!   module importing egui: a session of loaded ranks, the view state changed only by commands,
+//!   one job runner, and panes. `--no-default-features` builds the headless CLI alone.
 //!
 //! Only `ui` imports egui; everything else is testable without a window.
 
