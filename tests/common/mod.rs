@@ -166,7 +166,7 @@ pub fn memsight(args: &[&str]) -> (i32, String, String) {
 }
 
 /// The app on `path`, loaded, in a 1400×900 kittest harness with real frame times (1/60 s: a
-/// double-click is two clicks within 0.3 s) and room for the table's settle-then-query frames.
+/// double-click is two clicks within 0.3 s); `run()` steps until nothing more is asked for.
 #[cfg(feature = "gui")]
 pub fn open_app(path: PathBuf) -> egui_kittest::Harness<'static, memsight::ui::MemsightApp> {
     let mut app = memsight::ui::MemsightApp::new(Some(path), Vec::new(), None);
