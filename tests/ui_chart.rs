@@ -7,7 +7,7 @@ mod common;
 use common::fixtures;
 use egui::{Event, Modifiers, PointerButton, Pos2, pos2};
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use memsight::ui::MemsightApp;
 
 fn rank_dir() -> std::path::PathBuf {
@@ -93,10 +93,11 @@ fn hovering_the_chart_reads_every_visible_series() {
             "{} MB",
             memsight::ui::format::grouped(v as f64 / (1u64 << 20) as f64, 2)
         );
-        // The readout's row of this series (the legend's entry is at the left, the statistics
-        // below the chart): its value cell is on the same line.
+        // The readout's row of this series (the legend's entries above the plot are buttons, the
+        // statistics below the chart): its value cell is on the same line.
         let name = h
             .query_all_by_label(&s.series.name)
+            .filter(|n| n.accesskit_node().role() != egui::accesskit::Role::Button)
             .find(|n| n.rect().min.x > 600.0 && n.rect().min.y < 400.0)
             .unwrap_or_else(|| panic!("{} in the readout", s.series.name));
         let y = name.rect().center().y;

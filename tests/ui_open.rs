@@ -14,7 +14,8 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use memsight::ui::MemsightApp;
 use memsight::ui::PickKind;
-use memsight::ui::app::{RECENT_KEY, parse_recent};
+use memsight::ui::file_browser::PickOutcome;
+use memsight::ui::prefs::{RECENT_KEY, parse_recent};
 
 fn harness(app: MemsightApp) -> Harness<'static, MemsightApp> {
     let mut h = Harness::builder()
@@ -72,17 +73,17 @@ fn picked_db() -> PathBuf {
 #[test]
 fn ctrl_o_opens_the_folder_the_dialog_returns() {
     let mut app = MemsightApp::new(Some(fixtures().join("demo")), Vec::new(), None);
-    app.picker = |kind| (kind == PickKind::Folder).then(picked_folder);
+    app.picker = |kind| (kind == PickKind::Folder).then(picked_folder).into();
     let mut h = harness(app);
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::O);
     wait_until_opened(&mut h, &picked_folder());
-    assert_eq!(h.state().recent[0], picked_folder().display().to_string());
+    assert_eq!(h.state().recent()[0], picked_folder().display().to_string());
 }
 
 #[test]
 fn file_open_db_loads_the_database_the_dialog_returns() {
     let mut app = MemsightApp::new(None, Vec::new(), None);
-    app.picker = |kind| (kind == PickKind::Database).then(picked_db);
+    app.picker = |kind| (kind == PickKind::Database).then(picked_db).into();
     let mut h = harness(app);
     h.get_by_label("File").click();
     h.run();
@@ -100,7 +101,7 @@ fn file_open_db_loads_the_database_the_dialog_returns() {
 #[test]
 fn a_cancelled_dialog_keeps_what_is_open() {
     let mut app = MemsightApp::new(Some(fixtures().join("demo")), Vec::new(), None);
-    app.picker = |_| None;
+    app.picker = |_| PickOutcome::Cancelled;
     let mut h = harness(app);
     let before = h.state().view().map(|v| v.id());
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::O);
@@ -181,7 +182,7 @@ fn recent_folders_survive_a_restart_and_reopen() {
     wait_until_opened(&mut h, &first);
     // Reopening moves it to the front, without a duplicate.
     assert_eq!(
-        h.state().recent,
+        h.state().recent(),
         vec![first.display().to_string(), second.display().to_string()]
     );
 }

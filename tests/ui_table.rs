@@ -72,7 +72,8 @@ fn export_path() -> PathBuf {
 #[test]
 fn size_filter_and_export_csv_of_every_matching_row() {
     let mut h = common::open_app(rank_dir());
-    h.state_mut().table.exporter.save_picker = || Some(export_path());
+    h.state_mut().table.exporter.save_picker =
+        || memsight::ui::file_browser::PickOutcome::Picked(export_path());
     type_into(&mut h, "Min Size(KB)", "100");
     type_into(&mut h, "Max Size(KB)", "20,000");
     let want: Vec<usize> = raw_sizes()
@@ -168,8 +169,18 @@ fn host_name_narrows_the_rank_list() {
         .last()
         .expect("the node1 option")
         .click();
+    h.step(); // choosing a host shows a rank of that host: it loads
+    h.state_mut().wait_for_load();
     h.run();
     assert_eq!(h.state().view_state().host.as_deref(), Some("node1"));
+    let shown = h.state().view().unwrap();
+    assert_eq!(
+        shown.data.info.host.as_deref(),
+        Some("node1"),
+        "the rank on screen is one of node1's, not node0's under a node1 filter"
+    );
+    let folder = shown.data.info.dir.strip_prefix(tmp.path()).unwrap();
+    assert!(folder.to_string_lossy().starts_with("node1_"), "{folder:?}");
     h.get_by_label("Rank ID").click();
     h.run();
     let listed: Vec<String> = h

@@ -66,6 +66,9 @@ pub struct WindowStats {
     pub min: i64,
     /// The largest value shown in the window.
     pub max: i64,
+    /// When the largest value is first reached in the window, ns from origin (the window's
+    /// start when it is the value held into it).
+    pub max_time: i64,
     /// Value at the window's end minus value at its start.
     pub change: i64,
 }
@@ -87,6 +90,7 @@ pub fn window_stats(series: &[LodSeries], window: TimeWindow) -> Vec<Option<Wind
             Some(WindowStats {
                 min: s.series.values[mn],
                 max: s.series.values[mx],
+                max_time: s.series.times[mx].max(t0),
                 change: end.saturating_sub(start),
             })
         })
@@ -110,6 +114,50 @@ pub fn sampled_counts(
         drawn += line.partition_point(|p| p[0] <= v1) - line.partition_point(|p| p[0] < v0);
     }
     (drawn, total)
+}
+
+/// The peak (among `marks`) whose marker is within `radius` of `at` on screen, nearest first:
+/// `to_screen` maps (time ns, value bytes) to screen points. A click near a peak snaps to it.
+pub fn peak_near(
+    marks: &[(usize, Peak)],
+    at: (f32, f32),
+    radius: f32,
+    to_screen: impl Fn(i64, i64) -> (f32, f32),
+) -> Option<(usize, Peak)> {
+    marks
+        .iter()
+        .map(|&(i, p)| {
+            let (x, y) = to_screen(p.time, p.value);
+            ((x - at.0).hypot(y - at.1), (i, p))
+        })
+        .filter(|(d, _)| *d <= radius)
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, m)| m)
+}
+
+/// How the Operator Allocated curve at a time splits: the live operator_memory blocks, and what
+/// they do not explain (allocated before profiling began, or not recorded).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reconciled {
+    /// Operator Allocated at the time (None when the rank has no such curve or no sample yet).
+    pub operator_allocated: Option<i64>,
+    /// The sum of the live blocks' sizes.
+    pub live_blocks: i64,
+    /// `operator_allocated - live_blocks`.
+    pub not_in_operator_memory: Option<i64>,
+}
+
+/// Reconciles the Overall `series` at `t` with `live_blocks` (the live blocks' total at `t`).
+pub fn reconcile(series: &[LodSeries], t: i64, live_blocks: i64) -> Reconciled {
+    let operator_allocated = series
+        .iter()
+        .find(|s| s.series.name == super::OverallCurve::OperatorAllocated.label())
+        .and_then(|s| value_at(s, t));
+    Reconciled {
+        operator_allocated,
+        live_blocks,
+        not_in_operator_memory: operator_allocated.map(|a| a.saturating_sub(live_blocks)),
+    }
 }
 
 /// When a block (an operator_memory row) was alive, ns from origin: `None` for an end the
@@ -163,6 +211,10 @@ mod tests {
         let w = TimeWindow::new(12, 25);
         let st = window_stats(std::slice::from_ref(&s), w)[0].unwrap();
         assert_eq!((st.min, st.max, st.change), (2, 9, 2 - 9));
+        assert_eq!(
+            st.max_time, 12,
+            "the 9 held into the window is at its start"
+        );
         // Before the first sample there is nothing held.
         assert_eq!(value_at(&s, -1), None);
         assert_eq!(value_at(&s, 30), Some(7));
@@ -197,6 +249,37 @@ mod tests {
                 }
             )]
         );
+    }
+
+    #[test]
+    fn a_click_near_a_peak_snaps_to_it() {
+        let marks = vec![
+            (
+                0,
+                Peak {
+                    value: 100,
+                    time: 10,
+                },
+            ),
+            (
+                1,
+                Peak {
+                    value: 100,
+                    time: 14,
+                },
+            ),
+        ];
+        // Screen: x = time, y = -value.
+        let screen = |t: i64, v: i64| (t as f32, -(v as f32));
+        assert_eq!(
+            peak_near(&marks, (13.0, -100.0), 3.0, screen),
+            Some(marks[1])
+        );
+        assert_eq!(
+            peak_near(&marks, (11.0, -99.0), 3.0, screen),
+            Some(marks[0])
+        );
+        assert_eq!(peak_near(&marks, (30.0, -100.0), 3.0, screen), None);
     }
 
     #[test]

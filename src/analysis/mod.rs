@@ -12,8 +12,8 @@ pub mod table;
 pub mod view;
 
 pub use chart::{
-    BlockLifetime, WindowStats, block_lifetime, largest_visible_peak, peak_marks, sampled_counts,
-    value_at, window_stats, y_fit,
+    BlockLifetime, Reconciled, WindowStats, block_lifetime, largest_visible_peak, peak_marks,
+    peak_near, reconcile, sampled_counts, value_at, window_stats, y_fit,
 };
 pub use live::{LiveAt, LiveIndex, live_at};
 pub use lod::{DEFAULT_THRESHOLD, LodSeries, Reduced};
@@ -21,7 +21,10 @@ pub use peaks::{
     ComponentColumn, ComponentPeak, Peak, component_order, component_peaks, peak, peak_in_window,
 };
 pub use series::{GroupBy, OverallCurve, Quantity, Series, build_series, operator_component};
-pub use static_graph::{END_OF_GRAPH, StaticGraph, static_graphs, static_ops_in_range};
+pub use static_graph::{
+    END_OF_GRAPH, StaticColumn, StaticGraph, static_graphs, static_ops_in_range, static_rows,
+    static_rows_tsv,
+};
 pub use table::{
     Column, RangeFilter, SortCache, SortDir, TablePage, TableQuery, WindowMode, query,
 };

@@ -117,3 +117,124 @@ pub fn static_ops_in_range(data: &RankData, graph: &StaticGraph, a: i64, b: i64)
         })
         .collect()
 }
+
+/// The columns of the static graph's op table, in display order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StaticColumn {
+    /// Device ID.
+    Device,
+    /// Op name.
+    Name,
+    /// Node Index Start.
+    NodeStart,
+    /// Node Index End (`END_OF_GRAPH` sorts as the graph's end).
+    NodeEnd,
+    /// Size(MB).
+    Size,
+}
+
+impl StaticColumn {
+    /// Every column, in display order.
+    pub const ALL: [StaticColumn; 5] = [
+        StaticColumn::Device,
+        StaticColumn::Name,
+        StaticColumn::NodeStart,
+        StaticColumn::NodeEnd,
+        StaticColumn::Size,
+    ];
+
+    /// The header, as static_op_mem.csv names the column.
+    pub fn header(self) -> &'static str {
+        match self {
+            StaticColumn::Device => "Device ID",
+            StaticColumn::Name => "Name",
+            StaticColumn::NodeStart => "Node Index Start",
+            StaticColumn::NodeEnd => "Node Index End",
+            StaticColumn::Size => "Size(MB)",
+        }
+    }
+
+    /// The cell as the table shows it and Copy pastes it.
+    pub fn cell(self, data: &RankData, row: usize) -> String {
+        let st = &data.static_ops;
+        match self {
+            StaticColumn::Device => data.strings.get(st.device[row]).to_string(),
+            StaticColumn::Name => data.strings.get(st.op_name[row]).to_string(),
+            StaticColumn::NodeStart => st.node_start[row].to_string(),
+            StaticColumn::NodeEnd => match st.node_end[row] {
+                END_OF_GRAPH => "end of graph".to_string(),
+                e => e.to_string(),
+            },
+            StaticColumn::Size => crate::model::units::mib(st.size[row]),
+        }
+    }
+}
+
+/// The ops of `graph` for the table: within the node-index `range` (all without one), whose
+/// name contains `name` (case-insensitive; all when empty), in `sort` order (file order when
+/// `None`; ties keep file order).
+pub fn static_rows(
+    data: &RankData,
+    graph: &StaticGraph,
+    range: Option<(i64, i64)>,
+    name: &str,
+    sort: Option<(StaticColumn, super::SortDir)>,
+) -> Vec<u32> {
+    let st = &data.static_ops;
+    let mut rows = match range {
+        Some((a, b)) => static_ops_in_range(data, graph, a, b),
+        None => graph.ops.clone(),
+    };
+    let needle = name.trim().to_lowercase();
+    if !needle.is_empty() {
+        rows.retain(|&i| {
+            data.strings
+                .get(st.op_name[i as usize])
+                .to_lowercase()
+                .contains(&needle)
+        });
+    }
+    if let Some((col, dir)) = sort {
+        let end = |i: usize| match st.node_end[i] {
+            END_OF_GRAPH => graph.end_index,
+            e => e,
+        };
+        rows.sort_by(|&a, &b| {
+            let (a, b) = (a as usize, b as usize);
+            let o = match col {
+                StaticColumn::Device => data
+                    .strings
+                    .get(st.device[a])
+                    .cmp(data.strings.get(st.device[b])),
+                StaticColumn::Name => data
+                    .strings
+                    .get(st.op_name[a])
+                    .cmp(data.strings.get(st.op_name[b])),
+                StaticColumn::NodeStart => st.node_start[a].cmp(&st.node_start[b]),
+                StaticColumn::NodeEnd => end(a).cmp(&end(b)),
+                StaticColumn::Size => st.size[a].cmp(&st.size[b]),
+            };
+            if dir == super::SortDir::Desc {
+                o.reverse()
+            } else {
+                o
+            }
+        });
+    }
+    rows
+}
+
+/// `rows` of static_op_mem as TSV with a header row, as the table shows them.
+pub fn static_rows_tsv(data: &RankData, rows: &[u32]) -> String {
+    let mut out = StaticColumn::ALL.map(StaticColumn::header).join("\t");
+    out.push('\n');
+    for &r in rows {
+        let cells: Vec<String> = StaticColumn::ALL
+            .iter()
+            .map(|c| c.cell(data, r as usize))
+            .collect();
+        out.push_str(&cells.join("\t"));
+        out.push('\n');
+    }
+    out
+}

@@ -1,5 +1,5 @@
-//! The window: owns the session, the view state, the job runner and the panes; lays the panes
-//! out each frame and applies the commands they push, in one place, after they are drawn.
+//! The window: owns the session, the view state, the job runner, the preferences and the panes;
+//! lays the panes out each frame and applies the commands they push, in one place.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -7,6 +7,8 @@ use std::sync::Arc;
 use egui::{Key, Modifiers};
 
 use super::command::{Command, PickKind};
+use super::file_browser::{FileBrowser, PickOutcome, Purpose, native_outcome};
+use super::i18n::{Lang, Tr};
 use super::jobs::{Job, JobKey, Jobs, Place, Poll};
 use super::loading::{LoadMsg, Loading, start_load};
 use super::panes::PaneCx;
@@ -14,41 +16,32 @@ use super::panes::component_table::ComponentTable;
 use super::panes::details_table::DetailsTable;
 use super::panes::live::live_ui;
 use super::panes::memory_chart::MemoryChart;
-use super::panes::static_view::{StaticChart, static_table_ui};
+use super::panes::static_view::{StaticChart, StaticTable};
 use super::panes::warnings::warnings_window;
+use super::prefs::Prefs;
 use super::session::{RankKey, Session};
 use super::state::ViewState;
 use crate::analysis::{GroupBy, RankView};
 use crate::ingest::Profile;
 use crate::model::TimeWindow;
 
-/// eframe storage key of the recent-folders list.
-pub const RECENT_KEY: &str = "memsight.recent";
-const MAX_RECENT: usize = 10;
-
-/// The recent list from its stored form (one path per line).
-pub fn parse_recent(s: &str) -> Vec<String> {
-    s.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(str::to_string)
-        .take(MAX_RECENT)
-        .collect()
-}
-
-/// Shows an open dialog and returns the chosen path; it blocks, so the app runs it as a job.
+/// Shows an open dialog and says what the user chose; it blocks, so the app runs it as a job.
 /// [`native_picker`] in the app; tests put in a picker of their own.
-pub type Picker = fn(PickKind) -> Option<PathBuf>;
+pub type Picker = fn(PickKind) -> PickOutcome;
 
-/// The native dialog (rfd, through the XDG desktop portal on Linux).
-pub fn native_picker(kind: PickKind) -> Option<PathBuf> {
-    let dialog = rfd::FileDialog::new();
-    match kind {
-        PickKind::Folder => dialog.set_title("Open profiling folder").pick_folder(),
-        PickKind::Database => dialog
-            .set_title("Open profiler database")
-            .add_filter("Profiler DB", &["db"])
-            .pick_file(),
-    }
+/// The native dialog (rfd, through the XDG desktop portal on Linux); `Unavailable` when it could
+/// not be shown (the app then shows its own browser).
+pub fn native_picker(kind: PickKind) -> PickOutcome {
+    native_outcome(|| {
+        let dialog = rfd::FileDialog::new();
+        match kind {
+            PickKind::Folder => dialog.set_title("memsight").pick_folder(),
+            PickKind::Database => dialog
+                .set_title("memsight")
+                .add_filter("Profiler DB", &["db"])
+                .pick_file(),
+        }
+    })
 }
 
 /// The app.
@@ -61,13 +54,23 @@ pub struct MemsightApp {
     state: ViewState,
     /// The last error (nothing could be loaded).
     pub error: Option<String>,
-    /// Recently opened paths, newest first.
-    pub recent: Vec<String>,
+    /// Language, theme, recent paths.
+    pub prefs: Prefs,
+    /// The path being opened, added to the recent list once it proves to be a profile.
+    opening: Option<PathBuf>,
     jobs: Jobs,
     loading: Option<Loading>,
     /// How many rank loads were started (a rank shown again from the session starts none).
     pub loads_started: usize,
-    dialog: Option<Job<Option<PathBuf>>>,
+    dialog: Option<(PickKind, Job<PickOutcome>)>,
+    /// The in-app browser, for when no native dialog can be shown.
+    pub browser: FileBrowser,
+    /// The text of the path fields (start page, File menu).
+    pub path_text: String,
+    /// The keyboard help window is open.
+    pub help_open: bool,
+    /// The CJK font in use (`Some(None)`: none found), once looked for.
+    pub cjk_font: Option<Option<PathBuf>>,
     ctx: Option<egui::Context>,
     /// The memory chart pane.
     pub chart: MemoryChart,
@@ -75,6 +78,8 @@ pub struct MemsightApp {
     pub table: DetailsTable,
     components: ComponentTable,
     static_chart: StaticChart,
+    /// The static graph's op table pane.
+    pub static_table: StaticTable,
     title: String,
     /// Self-timing (`MEMSIGHT_BENCH`), when asked for.
     pub bench: Option<super::bench::Bench>,
@@ -83,10 +88,24 @@ pub struct MemsightApp {
 }
 
 impl MemsightApp {
-    /// An app that starts loading `path` (if any). `ctx` lets jobs wake the UI.
+    /// An app in English that starts loading `path` (if any), with a recent list. `ctx` lets
+    /// jobs wake the UI.
     pub fn new(
         path: Option<PathBuf>,
         recent: Vec<String>,
+        ctx: Option<egui::Context>,
+    ) -> MemsightApp {
+        let prefs = Prefs {
+            recent,
+            ..Prefs::default()
+        };
+        MemsightApp::with_prefs(path, prefs, ctx)
+    }
+
+    /// An app with remembered preferences that starts loading `path` (if any).
+    pub fn with_prefs(
+        path: Option<PathBuf>,
+        prefs: Prefs,
         ctx: Option<egui::Context>,
     ) -> MemsightApp {
         let jobs = Jobs::default();
@@ -98,16 +117,22 @@ impl MemsightApp {
             current: None,
             state: ViewState::default(),
             error: None,
-            recent,
+            prefs,
+            opening: None,
             jobs,
             loading: None,
             loads_started: 0,
             dialog: None,
+            browser: FileBrowser::default(),
+            path_text: String::new(),
+            help_open: false,
+            cjk_font: None,
             ctx,
             chart: MemoryChart::default(),
             table: DetailsTable::default(),
             components: ComponentTable::default(),
             static_chart: StaticChart::default(),
+            static_table: StaticTable::default(),
             title: String::new(),
             bench: None,
             picker: native_picker,
@@ -116,6 +141,21 @@ impl MemsightApp {
             app.apply(Command::Open(p));
         }
         app
+    }
+
+    /// The UI's strings, in the chosen language.
+    pub fn tr(&self) -> &'static Tr {
+        self.prefs.lang.tr()
+    }
+
+    /// Recently opened paths, newest first.
+    pub fn recent(&self) -> &[String] {
+        &self.prefs.recent
+    }
+
+    /// Switches the UI language.
+    pub fn set_language(&mut self, lang: Lang) {
+        self.apply(Command::SetLanguage(lang));
     }
 
     /// What the user has chosen.
@@ -175,20 +215,27 @@ impl MemsightApp {
                     l.job.control().cancel();
                 }
             }
-            Command::Copy => {
+            Command::Copy | Command::CopyAll => {
                 if let Some(view) = self.view() {
-                    self.table.copy(self.ctx.as_ref(), &view, &self.state);
+                    let all = cmd == Command::CopyAll;
+                    self.table
+                        .copy(self.ctx.as_ref(), &view, &self.state, all, self.tr());
                 }
             }
+            Command::SetLanguage(lang) => self.prefs.lang = lang,
+            Command::SetTheme(theme) => {
+                self.prefs.theme = theme;
+                if let Some(ctx) = &self.ctx {
+                    ctx.set_theme(theme.egui());
+                }
+            }
+            Command::ShowHelp(open) => self.help_open = open,
             _ => {}
         }
     }
 
     fn open_now(&mut self, path: PathBuf) {
-        let shown = path.display().to_string();
-        self.recent.retain(|r| *r != shown);
-        self.recent.insert(0, shown);
-        self.recent.truncate(MAX_RECENT);
+        self.opening = Some(path.clone());
         self.session.open(path.clone());
         self.current = None;
         self.error = None;
@@ -258,14 +305,21 @@ impl MemsightApp {
                 l.job
                     .start_error
                     .clone()
-                    .unwrap_or_else(|| "Loading stopped without a result.".into()),
+                    .unwrap_or_else(|| self.tr().load_stopped.into()),
             );
         }
     }
 
     fn handle(&mut self, msg: LoadMsg) {
         match msg {
-            LoadMsg::Discovered(p) => self.session.profile = Some(p),
+            LoadMsg::Discovered(p) => {
+                // A path that proved to be a profile goes into the recent list; one that did not
+                // stays out of it.
+                if let Some(path) = self.opening.take() {
+                    self.prefs.remember(&path);
+                }
+                self.session.profile = Some(p);
+            }
             LoadMsg::Loaded { rank, view } => {
                 let key = self.session.key(rank);
                 self.session.insert(key, view);
@@ -280,7 +334,7 @@ impl MemsightApp {
             LoadMsg::Cancelled => {
                 self.loading = None;
                 if self.current.is_none() {
-                    self.error = Some("Loading was cancelled.".into());
+                    self.error = Some(self.tr().load_cancelled.into());
                 }
             }
         }
@@ -292,22 +346,42 @@ impl MemsightApp {
             .jobs
             .run(JobKey::Dialog, Place::Thread, move |_| picker(kind));
         match &job.start_error {
-            Some(e) => self.error = Some(format!("cannot open a dialog: {e}")),
-            None => self.dialog = Some(job),
+            Some(_) => self.show_browser(Purpose::Open(kind)),
+            None => self.dialog = Some((kind, job)),
         }
     }
 
+    /// Shows the in-app browser, starting beside what is open.
+    fn show_browser(&mut self, purpose: Purpose) {
+        let start = self
+            .path()
+            .and_then(|p| if p.is_dir() { Some(p) } else { p.parent() })
+            .map(Path::to_path_buf);
+        let t = self.tr();
+        self.browser.show_for(purpose, start.as_deref(), t);
+    }
+
+    /// The native dialog's answer: a path to open, or the in-app browser when it could not be
+    /// shown.
     fn poll_dialog(&mut self) -> Option<PathBuf> {
-        let job = self.dialog.as_ref()?;
+        let (kind, job) = self.dialog.as_ref()?;
+        let kind = *kind;
         match job.poll() {
             Poll::Pending => None,
             Poll::Finished => {
                 self.dialog = None;
                 None
             }
-            Poll::Msg(picked) => {
+            Poll::Msg(outcome) => {
                 self.dialog = None;
-                picked
+                match outcome {
+                    PickOutcome::Picked(p) => Some(p),
+                    PickOutcome::Cancelled => None,
+                    PickOutcome::Unavailable => {
+                        self.show_browser(Purpose::Open(kind));
+                        None
+                    }
+                }
             }
         }
     }
@@ -343,7 +417,12 @@ impl MemsightApp {
         if self.ctx.is_none() {
             self.ctx = Some(ui.ctx().clone());
             self.jobs.set_context(ui.ctx());
+            ui.ctx().set_theme(self.prefs.theme.egui());
         }
+        if self.cjk_font.is_none() {
+            self.cjk_font = Some(super::fonts::install_cjk_font(ui.ctx()));
+        }
+        let t = self.tr();
         self.poll_load();
         let mut out: Vec<Command> = Vec::new();
         if let Some(p) = self.poll_dialog() {
@@ -360,6 +439,18 @@ impl MemsightApp {
             out.push(Command::Open(p));
         }
         shortcuts(ui, &mut out);
+        if let Some((purpose, path)) = self.browser.ui(ui.ctx()) {
+            match purpose {
+                Purpose::Open(_) => out.push(Command::Open(path)),
+                Purpose::Save => {
+                    if let Some(view) = self.view() {
+                        self.table
+                            .exporter
+                            .write_to(&mut self.jobs, view, &self.state, path, t);
+                    }
+                }
+            }
+        }
         self.update_title(ui);
 
         // Panels are unfilled: the window's clear colour is the panel colour (see `clear_color`),
@@ -367,9 +458,17 @@ impl MemsightApp {
         let side = egui::Frame::side_top_panel(ui.style()).fill(egui::Color32::TRANSPARENT);
         let central = egui::Frame::central_panel(ui.style()).fill(egui::Color32::TRANSPARENT);
         egui::Panel::top("memsight_top").frame(side).show(ui, |ui| {
-            super::top_bar::menu_ui(ui, &self.recent, &mut out);
+            super::top_bar::menu_ui(
+                ui,
+                t,
+                &self.prefs,
+                self.cjk_font.as_ref().is_some_and(Option::is_none),
+                &mut self.path_text,
+                &mut out,
+            );
             super::top_bar::parameters_ui(
                 ui,
+                t,
                 &self.session,
                 self.view().as_ref(),
                 &self.state,
@@ -397,6 +496,7 @@ impl MemsightApp {
                 state: &self.state,
                 out: &mut out,
                 jobs: &mut self.jobs,
+                t,
             };
             let static_view = cx.state.static_view;
             if cx.state.link.cursor.is_some() && !static_view {
@@ -406,11 +506,12 @@ impl MemsightApp {
                     .default_size(360.0)
                     .show(ui, |ui| live_ui(ui, &mut cx));
             }
-            let (table, components, chart, static_chart) = (
+            let (table, components, chart, static_chart, static_table) = (
                 &mut self.table,
                 &mut self.components,
                 &mut self.chart,
                 &mut self.static_chart,
+                &mut self.static_table,
             );
             egui::Panel::bottom("memsight_table")
                 .frame(side)
@@ -418,7 +519,7 @@ impl MemsightApp {
                 .default_size(330.0)
                 .show(ui, |ui| {
                     if static_view {
-                        static_table_ui(ui, &mut cx);
+                        static_table.ui(ui, &mut cx);
                     } else if cx.state.group_by == GroupBy::Component {
                         components.ui(ui, &mut cx);
                     } else {
@@ -439,12 +540,20 @@ impl MemsightApp {
             egui::CentralPanel::default().frame(central).show(ui, |ui| {
                 super::top_bar::placeholder_ui(
                     ui,
+                    t,
+                    &mut self.path_text,
                     self.error.as_deref(),
                     self.loading.as_ref(),
                     self.session.profile.is_some(),
                     &mut out,
                 )
             });
+        }
+        if self.help_open {
+            super::top_bar::help_window(ui.ctx(), t, &mut out);
+        }
+        if self.table.exporter.wants_browser() {
+            self.show_browser(Purpose::Save);
         }
         if !out.is_empty() {
             for cmd in out {
@@ -467,10 +576,10 @@ impl MemsightApp {
     }
 }
 
-/// Keyboard shortcuts as commands: Ctrl+O, Esc, ←/→ (pages), Ctrl+C (copy).
+/// Keyboard shortcuts as commands: Ctrl+O, Esc, ←/→ (pages), Ctrl+C (copy), F1 (help).
 fn shortcuts(ui: &egui::Ui, out: &mut Vec<Command>) {
     let typing = ui.ctx().memory(|m| m.focused().is_some());
-    let (open, esc, left, right, copy) = ui.ctx().input_mut(|i| {
+    let (open, esc, left, right, copy, help) = ui.ctx().input_mut(|i| {
         (
             i.consume_key(Modifiers::COMMAND, Key::O),
             i.key_pressed(Key::Escape),
@@ -478,8 +587,12 @@ fn shortcuts(ui: &egui::Ui, out: &mut Vec<Command>) {
             !typing && i.consume_key(Modifiers::NONE, Key::ArrowLeft),
             !typing && i.consume_key(Modifiers::NONE, Key::ArrowRight),
             !typing && i.events.iter().any(|e| matches!(e, egui::Event::Copy)),
+            i.consume_key(Modifiers::NONE, Key::F1),
         )
     });
+    if help {
+        out.push(Command::ShowHelp(true));
+    }
     if open {
         out.push(Command::Pick(PickKind::Folder));
     }
@@ -511,6 +624,6 @@ impl eframe::App for MemsightApp {
     }
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
-        storage.set_string(RECENT_KEY, self.recent.join("\n"));
+        self.prefs.save(storage);
     }
 }

@@ -5,7 +5,9 @@
 
 use std::path::PathBuf;
 
-use crate::analysis::{Column, ComponentColumn, GroupBy};
+use super::i18n::Lang;
+use super::prefs::ThemePref;
+use crate::analysis::{Column, ComponentColumn, GroupBy, StaticColumn};
 use crate::model::TimeWindow;
 
 /// What an open dialog asks for.
@@ -30,6 +32,14 @@ pub enum Command {
     CancelLoad,
     /// Copy the selected rows (or the table's page) as TSV.
     Copy,
+    /// Copy every row matching the table's filters, in its order, as TSV.
+    CopyAll,
+    /// Choose the UI language.
+    SetLanguage(Lang),
+    /// Choose the theme.
+    SetTheme(ThemePref),
+    /// Open or close the keyboard and mouse help.
+    ShowHelp(bool),
     /// Filter the rank list by host.
     SetHost(Option<String>),
     /// Choose the Group By.
@@ -71,16 +81,27 @@ pub enum Command {
     SetWithin(bool),
     /// Select or unselect a details-table row.
     ToggleSelected(u32),
+    /// Select exactly these rows (Shift+click ranges, Ctrl+A).
+    SelectRows(Vec<u32>),
     /// Unselect every row.
     ClearSelection,
+    /// Hide or show a curve (a click on its legend entry).
+    ToggleSeries(String),
     /// The details-table row under the pointer (marked on the chart).
     Hover(Option<u32>),
+    /// Select one block and mark its lifetime on the chart (a block picked in Live at cursor);
+    /// the details table turns to its page.
+    MarkRow(Option<u32>),
     /// Show the static-graph view.
     SetStaticView(bool),
     /// Choose a static graph.
     SetGraph(usize),
     /// The static chart's node-index selection.
     SetStaticRange(Option<(f64, f64)>),
+    /// The static op table's name filter.
+    SetStaticFilter(String),
+    /// A click on a static op table header.
+    CycleStaticSort(StaticColumn),
     /// Open or close the warnings window.
     ShowWarnings(bool),
 }

@@ -5,6 +5,9 @@
 //! - [`session`]: the opened profile and its loaded ranks (a bounded LRU, stable keys).
 //! - [`state`]: the view state as plain data, changed only by [`state::ViewState::apply`];
 //!   [`command`]: user intents as data.
+//! - [`i18n`]: every UI string in English and 简体中文; [`fonts`]: the system's CJK font;
+//!   [`prefs`]: language, theme and recent paths kept between runs;
+//!   [`file_browser`]: the in-app open/save browser for desktops without a native dialog.
 //! - [`jobs`]: the one job runner (keyed, cancellable, with progress) for all background work;
 //!   [`loading`]: discovery and rank loads as jobs.
 //! - [`panes`]: memory chart, details table, component table, static graph, live at cursor,
@@ -15,11 +18,15 @@
 pub mod app;
 pub mod bench;
 pub mod command;
+pub mod file_browser;
+pub mod fonts;
 pub mod format;
+pub mod i18n;
 pub mod jobs;
 pub mod loading;
 pub mod panes;
 pub mod plot;
+pub mod prefs;
 pub mod session;
 pub mod state;
 pub mod top_bar;
@@ -41,13 +48,9 @@ pub fn run(path: std::path::PathBuf) -> Result<(), String> {
         "memsight",
         options,
         Box::new(move |cc| {
-            let recent = cc
-                .storage
-                .and_then(|s| s.get_string(app::RECENT_KEY))
-                .map(|s| app::parse_recent(&s))
-                .unwrap_or_default();
-            cc.egui_ctx.set_theme(egui::ThemePreference::System);
-            let mut app = MemsightApp::new(Some(path), recent, Some(cc.egui_ctx.clone()));
+            let prefs = prefs::Prefs::load(cc.storage);
+            cc.egui_ctx.set_theme(prefs.theme.egui());
+            let mut app = MemsightApp::with_prefs(Some(path), prefs, Some(cc.egui_ctx.clone()));
             app.bench = bench::Bench::from_env(started);
             Ok(Box::new(app))
         }),

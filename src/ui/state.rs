@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use super::command::Command;
-use crate::analysis::{Column, ComponentColumn, GroupBy, SortDir};
+use crate::analysis::{Column, ComponentColumn, GroupBy, SortDir, StaticColumn};
 use crate::model::TimeWindow;
 
 /// Page sizes offered by the table.
@@ -52,12 +52,20 @@ pub struct ViewState {
     pub selected: BTreeSet<u32>,
     /// The row under the pointer (marked on the chart).
     pub hovered_row: Option<u32>,
+    /// A block picked elsewhere (Live at cursor): selected, its lifetime marked on the chart.
+    pub marked_row: Option<u32>,
+    /// Curves hidden from the chart (by legend name), kept across ranks.
+    pub hidden_series: BTreeSet<String>,
     /// Show the static-graph view instead of the dynamic one.
     pub static_view: bool,
     /// Index into the rank's static graphs.
     pub graph: usize,
     /// The static chart's node-index selection.
     pub static_range: Option<(f64, f64)>,
+    /// The static op table's name filter.
+    pub static_filter: String,
+    /// The static op table's sort (`None`: file order).
+    pub static_sort: Option<(StaticColumn, SortDir)>,
     /// The warnings window is open.
     pub show_warnings: bool,
     /// The component peak table's sort (`None`: largest peak first).
@@ -80,9 +88,13 @@ impl Default for ViewState {
             page: 0,
             selected: BTreeSet::new(),
             hovered_row: None,
+            hidden_series: BTreeSet::new(),
+            marked_row: None,
             static_view: false,
             graph: 0,
             static_range: None,
+            static_filter: String::new(),
+            static_sort: None,
             show_warnings: false,
             component_sort: None,
         }
@@ -114,7 +126,7 @@ impl ViewState {
     /// others: opening, loading, copying). This is the only place the state changes.
     pub fn apply(&mut self, cmd: &Command) -> bool {
         match cmd {
-            Command::SetHost(h) => self.host = h.clone(),
+            Command::SetHost(h) => self.host.clone_from(h),
             Command::SetGroupBy(g) => {
                 if *g != self.group_by {
                     self.group_by = *g;
@@ -180,7 +192,19 @@ impl ViewState {
                 }
             }
             Command::ClearSelection => self.selected.clear(),
+            Command::SelectRows(rows) => self.selected = rows.iter().copied().collect(),
             Command::Hover(r) => self.hovered_row = *r,
+            Command::MarkRow(r) => {
+                self.marked_row = *r;
+                if let Some(r) = r {
+                    self.selected = [*r].into_iter().collect();
+                }
+            }
+            Command::ToggleSeries(name) => {
+                if !self.hidden_series.remove(name) {
+                    self.hidden_series.insert(name.clone());
+                }
+            }
             Command::SetStaticView(on) => self.static_view = *on,
             Command::SetGraph(g) => {
                 self.graph = *g;
@@ -193,12 +217,24 @@ impl ViewState {
                     self.page = 0;
                 }
             }
+            Command::SetStaticFilter(t) => {
+                self.static_filter.clone_from(t);
+                self.page = 0;
+            }
+            Command::CycleStaticSort(col) => {
+                self.static_sort = next_sort(self.static_sort, *col);
+                self.page = 0;
+            }
             Command::ShowWarnings(on) => self.show_warnings = *on,
             Command::Open(_)
             | Command::Pick(_)
             | Command::SelectRank(_)
             | Command::CancelLoad
-            | Command::Copy => return false,
+            | Command::Copy
+            | Command::CopyAll
+            | Command::SetLanguage(_)
+            | Command::SetTheme(_)
+            | Command::ShowHelp(_) => return false,
         }
         true
     }
@@ -209,6 +245,7 @@ impl ViewState {
         self.link = LinkGroup::default();
         self.selected.clear();
         self.hovered_row = None;
+        self.marked_row = None;
         self.page = 0;
         self.static_view = false;
         self.graph = 0;

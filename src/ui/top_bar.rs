@@ -1,33 +1,63 @@
-//! The top of the window and the start page: the File menu, the parameter bar (host, rank,
-//! Group By, static graph, warnings, load progress) and the placeholder shown before a rank is
-//! on screen. All of it reads state and pushes commands.
+//! The top of the window and the start page: the File, View and Help menus, the parameter bar
+//! (host, rank, Group By, static graph, warnings, load progress), the path field, the keyboard
+//! help and the placeholder shown before a rank is on screen. All of it reads state and pushes
+//! commands.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::command::{Command, PickKind};
+use super::i18n::{Lang, Tr};
 use super::loading::Loading;
+use super::prefs::{Prefs, ThemePref};
 use super::session::Session;
 use super::state::ViewState;
 use crate::analysis::{GroupBy, RankView};
 
-/// The File menu.
-pub fn menu_ui(ui: &mut egui::Ui, recent: &[String], out: &mut Vec<Command>) {
+/// A path field and its Open button: a path can always be typed or pasted, whatever dialogs the
+/// desktop has.
+fn path_field(ui: &mut egui::Ui, t: &Tr, text: &mut String, out: &mut Vec<Command>) {
+    ui.horizontal(|ui| {
+        let label = ui.label(t.path);
+        let r = ui
+            .add(
+                egui::TextEdit::singleline(text)
+                    .hint_text(t.path_hint)
+                    .desired_width(360.0),
+            )
+            .labelled_by(label.id);
+        let enter = r.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+        if (ui.button(t.open).clicked() || enter) && !text.trim().is_empty() {
+            out.push(Command::Open(PathBuf::from(text.trim())));
+        }
+    });
+}
+
+/// The menu bar: File (open, path, recent, quit), View (language, theme), Help.
+pub fn menu_ui(
+    ui: &mut egui::Ui,
+    t: &Tr,
+    prefs: &Prefs,
+    no_cjk_font: bool,
+    path_text: &mut String,
+    out: &mut Vec<Command>,
+) {
     egui::MenuBar::new().ui(ui, |ui| {
-        ui.menu_button("File", |ui| {
-            if ui.button("Open folder…  (Ctrl+O)").clicked() {
+        ui.menu_button(t.file, |ui| {
+            if ui.button(t.open_folder_menu).clicked() {
                 out.push(Command::Pick(PickKind::Folder));
                 ui.close();
             }
-            if ui.button("Open file (.db)…").clicked() {
+            if ui.button(t.open_db).clicked() {
                 out.push(Command::Pick(PickKind::Database));
                 ui.close();
             }
-            ui.menu_button("Recent folders", |ui| {
-                if recent.is_empty() {
-                    ui.label("(none yet)");
+            path_field(ui, t, path_text, out);
+            ui.menu_button(t.recent, |ui| {
+                if prefs.recent.is_empty() {
+                    ui.label(t.none_yet);
                 }
-                for r in recent {
+                for r in &prefs.recent {
                     if ui.button(r.as_str()).clicked() {
                         out.push(Command::Open(PathBuf::from(r)));
                         ui.close();
@@ -35,16 +65,69 @@ pub fn menu_ui(ui: &mut egui::Ui, recent: &[String], out: &mut Vec<Command>) {
                 }
             });
             ui.separator();
-            if ui.button("Quit").clicked() {
+            if ui.button(t.quit).clicked() {
                 ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+            }
+        });
+        ui.menu_button(t.view, |ui| {
+            ui.label(t.language);
+            for lang in Lang::ALL {
+                if ui.radio(prefs.lang == lang, lang.name()).clicked() {
+                    out.push(Command::SetLanguage(lang));
+                }
+            }
+            if no_cjk_font {
+                ui.colored_label(ui.visuals().warn_fg_color, t.no_cjk_font);
+            }
+            ui.separator();
+            ui.label(t.theme);
+            for (theme, name) in [
+                (ThemePref::System, t.theme_system),
+                (ThemePref::Light, t.theme_light),
+                (ThemePref::Dark, t.theme_dark),
+            ] {
+                if ui.radio(prefs.theme == theme, name).clicked() {
+                    out.push(Command::SetTheme(theme));
+                }
+            }
+        });
+        ui.menu_button(t.help, |ui| {
+            if ui.button(t.shortcuts_menu).clicked() {
+                out.push(Command::ShowHelp(true));
+                ui.close();
             }
         });
     });
 }
 
+/// The keyboard and mouse help (F1).
+pub fn help_window(ctx: &egui::Context, t: &Tr, out: &mut Vec<Command>) {
+    let mut open = true;
+    egui::Window::new(t.shortcuts_title)
+        .open(&mut open)
+        .collapsible(false)
+        .resizable(false)
+        .show(ctx, |ui| {
+            egui::Grid::new("shortcuts")
+                .striped(true)
+                .num_columns(2)
+                .show(ui, |ui| {
+                    for (keys, what) in t.shortcuts {
+                        ui.strong(*keys);
+                        ui.label(*what);
+                        ui.end_row();
+                    }
+                });
+        });
+    if !open {
+        out.push(Command::ShowHelp(false));
+    }
+}
+
 /// The parameter bar: Host Name, Rank ID, Group By, the static graph, warnings and progress.
 pub fn parameters_ui(
     ui: &mut egui::Ui,
+    t: &Tr,
     session: &Session,
     view: Option<&Arc<RankView>>,
     state: &ViewState,
@@ -53,17 +136,17 @@ pub fn parameters_ui(
 ) {
     ui.horizontal_wrapped(|ui| {
         let Some(profile) = session.profile.clone() else {
-            ui.label("No profile open: use File, Open folder… or drop a folder here.");
+            ui.label(t.no_profile);
             return;
         };
         let hosts = profile.hosts();
         if !hosts.is_empty() {
-            let label = ui.label("Host Name");
+            let label = ui.label(t.host_name);
             egui::ComboBox::from_id_salt("host")
-                .selected_text(state.host.clone().unwrap_or_else(|| "All hosts".into()))
+                .selected_text(state.host.clone().unwrap_or_else(|| t.all_hosts.into()))
                 .show_ui(ui, |ui| {
                     if ui
-                        .selectable_label(state.host.is_none(), "All hosts")
+                        .selectable_label(state.host.is_none(), t.all_hosts)
                         .clicked()
                     {
                         out.push(Command::SetHost(None));
@@ -74,6 +157,13 @@ pub fn parameters_ui(
                             .clicked()
                         {
                             out.push(Command::SetHost(Some(h.clone())));
+                            // Show a rank of that host when the one on screen is elsewhere.
+                            let shown = profile.ranks.get(state.rank).and_then(|r| r.host.as_ref());
+                            if shown != Some(h)
+                                && let Some(&first) = profile.ranks_on(Some(h)).first()
+                            {
+                                out.push(Command::SelectRank(first));
+                            }
                         }
                     }
                 })
@@ -85,7 +175,7 @@ pub fn parameters_ui(
             .get(state.rank)
             .map(|r| r.label())
             .unwrap_or_default();
-        let label = ui.label("Rank ID");
+        let label = ui.label(t.rank_id);
         egui::ComboBox::from_id_salt("rank")
             .selected_text(current)
             .width(260.0)
@@ -102,7 +192,7 @@ pub fn parameters_ui(
             })
             .response
             .labelled_by(label.id);
-        let label = ui.label("Group By");
+        let label = ui.label(t.group_by);
         egui::ComboBox::from_id_salt("group_by")
             .selected_text(state.group_by.label())
             .show_ui(ui, |ui| {
@@ -122,7 +212,7 @@ pub fn parameters_ui(
             if !graphs.is_empty() {
                 ui.separator();
                 let mut on = state.static_view;
-                if ui.checkbox(&mut on, "Static graph").changed() {
+                if ui.checkbox(&mut on, t.static_graph).changed() {
                     out.push(Command::SetStaticView(on));
                 }
                 if state.static_view {
@@ -130,7 +220,7 @@ pub fn parameters_ui(
                         .get(state.graph)
                         .map(|g| g.graph_id.clone())
                         .unwrap_or_default();
-                    let label = ui.label("Graph ID");
+                    let label = ui.label(t.graph_id);
                     egui::ComboBox::from_id_salt("graph_id")
                         .selected_text(current)
                         .show_ui(ui, |ui| {
@@ -150,20 +240,21 @@ pub fn parameters_ui(
             let n = view.data.report.warning_count() + profile.notes.len();
             if n > 0 {
                 ui.separator();
-                if ui.button(format!("⚠ {n} warnings")).clicked() {
+                if ui.button((t.warnings)(n)).clicked() {
                     out.push(Command::ShowWarnings(true));
                 }
             }
         }
         if let Some(l) = loading {
             ui.separator();
-            progress_ui(ui, l, out);
+            progress_ui(ui, t, l, out);
         }
     });
 }
 
-/// The running load's progress (files and bytes read) and its Cancel button.
-fn progress_ui(ui: &mut egui::Ui, loading: &Loading, out: &mut Vec<Command>) {
+/// The running load's progress (files and bytes read) and its Cancel button. The bar is as wide
+/// as its text, so the text is never cut.
+fn progress_ui(ui: &mut egui::Ui, t: &Tr, loading: &Loading, out: &mut Vec<Command>) {
     let p = &loading.job.control().progress;
     let (done, total) = (p.bytes_done(), p.bytes_total());
     let frac = if total > 0 {
@@ -171,27 +262,30 @@ fn progress_ui(ui: &mut egui::Ui, loading: &Loading, out: &mut Vec<Command>) {
     } else {
         0.0
     };
-    let text = format!(
-        "loading {}: {} files, {} of {} MB",
-        loading.what,
-        p.files_done(),
-        done / (1 << 20),
-        total / (1 << 20)
-    );
+    let text = (t.loading_progress)(&loading.what, p.files_done(), done >> 20, total >> 20);
+    let font = egui::TextStyle::Body.resolve(ui.style());
+    let width = ui
+        .fonts_mut(|f| f.layout_no_wrap(text.clone(), font, egui::Color32::WHITE))
+        .size()
+        .x
+        + 24.0;
     ui.add(
         egui::ProgressBar::new(frac)
-            .desired_width(220.0)
+            .desired_width(width.max(220.0))
             .text(text.clone()),
     )
     .on_hover_text(text);
-    if ui.button("Cancel").clicked() {
+    if ui.button(t.cancel).clicked() {
         out.push(Command::CancelLoad);
     }
 }
 
-/// The central area before a rank is on screen: the error, the load's progress, or how to start.
+/// The central area before a rank is on screen: the error, the load's progress, or how to
+/// start; with the Open button and a path field.
 pub fn placeholder_ui(
     ui: &mut egui::Ui,
+    t: &Tr,
+    path_text: &mut String,
     error: Option<&str>,
     loading: Option<&Loading>,
     discovered: bool,
@@ -200,24 +294,29 @@ pub fn placeholder_ui(
     ui.vertical_centered(|ui| {
         ui.add_space(80.0);
         if let Some(e) = error {
-            ui.heading("Nothing to show");
+            ui.heading(t.nothing_to_show);
             ui.colored_label(ui.visuals().error_fg_color, e);
         } else if let Some(l) = loading {
-            ui.heading("Loading…");
+            ui.heading(t.loading);
             ui.horizontal(|ui| {
                 ui.spinner();
                 // Once the ranks are known the parameter bar shows it.
                 if !discovered {
-                    progress_ui(ui, l, out);
+                    progress_ui(ui, t, l, out);
                 }
             });
         } else {
             ui.heading("memsight");
-            ui.label("Open a profiling folder (*_ascend_pt, *_ascend_ms, PROF_*, a cluster folder) or an ascend_pytorch_profiler*.db.");
+            ui.label(t.welcome);
         }
         ui.add_space(12.0);
-        if ui.button("Open folder…").clicked() {
+        if ui.button(t.open_folder).clicked() {
             out.push(Command::Pick(PickKind::Folder));
         }
+        ui.add_space(8.0);
+        ui.scope(|ui| {
+            ui.set_max_width(520.0);
+            path_field(ui, t, path_text, out);
+        });
     });
 }

@@ -21,14 +21,14 @@ pub struct ComponentTable {
 impl ComponentTable {
     /// Draws the table.
     pub fn ui(&mut self, ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
-        let (view, state) = (cx.view, cx.state);
+        let (view, state, t) = (cx.view, cx.state, cx.t);
         let rows = view.component_peaks();
         ui.horizontal(|ui| {
-            ui.strong("Component peak memory (npu_module_mem, components ≥ 100 MB)");
-            ui.label(format!("{} rows", grouped(rows.len() as f64, 0)));
+            ui.strong(t.component_title);
+            ui.label((t.rows)(&grouped(rows.len() as f64, 0)));
         });
         if rows.is_empty() {
-            ui.label("No component reaches 100 MB (or the rank has no npu_module_mem).");
+            ui.label(t.component_none);
             return;
         }
         let order = component_order(rows, state.component_sort);
@@ -37,7 +37,7 @@ impl ComponentTable {
         if page != state.page {
             cx.out.push(Command::SetPage(page));
         }
-        self.pager.ui(ui, state, rows.len(), cx.out);
+        self.pager.ui(ui, t, state, rows.len(), cx.out);
         let shown: Vec<usize> = order
             .into_iter()
             .skip(page * state.page_size)
@@ -57,7 +57,7 @@ impl ComponentTable {
                             .component_sort
                             .filter(|(c, _)| *c == col)
                             .map(|(_, d)| d);
-                        if sort_header(ui, col.header(), dir, "largest peak first") {
+                        if sort_header(ui, t, col.header(), dir, t.largest_first) {
                             out.push(Command::CycleComponentSort(col));
                         }
                     });

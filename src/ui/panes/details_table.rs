@@ -16,6 +16,7 @@ use crate::analysis::{
 use crate::export::rows_tsv;
 use crate::ui::command::Command;
 use crate::ui::format::grouped;
+use crate::ui::i18n::Tr;
 use crate::ui::jobs::{Job, JobKey, Place};
 use crate::ui::state::ViewState;
 
@@ -25,6 +26,12 @@ pub struct DetailsTable {
     last: Option<(ViewId, TableQuery, TablePage)>,
     /// The text most recently put on the clipboard (also sent to the system clipboard).
     pub last_copy: Option<String>,
+    /// "Copied N rows", shown after a copy.
+    pub copy_status: Option<String>,
+    /// The row a plain click selected last: a Shift+click selects from it.
+    anchor: Option<u32>,
+    /// The marked row whose page the table last turned to.
+    turned_to: Option<u32>,
     /// Export CSV….
     pub exporter: Exporter,
     /// Ranks with at least this many allocations sort a column in a job (the first sort of a
@@ -40,6 +47,9 @@ impl Default for DetailsTable {
         DetailsTable {
             last: None,
             last_copy: None,
+            copy_status: None,
+            anchor: None,
+            turned_to: None,
             exporter: Exporter::default(),
             background_min_rows: 1_000_000,
             sorting: None,
@@ -48,12 +58,18 @@ impl Default for DetailsTable {
     }
 }
 
+/// A size bound as typed: `None` when empty or not a number (then the bound is ignored, and the
+/// field shows it in red).
 fn parse_bound(text: &str) -> Result<Option<f64>, ()> {
     let t = text.trim().replace(',', "");
     if t.is_empty() {
         return Ok(None);
     }
-    t.parse::<f64>().map(Some).map_err(|_| ())
+    t.parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
+        .map(Some)
+        .ok_or(())
 }
 
 /// The query the state asks for (window in ns from origin, page and size as chosen).
@@ -66,12 +82,13 @@ pub fn query_for(state: &ViewState) -> TableQuery {
             WindowMode::Overlap
         },
         name: state.name_filter.trim().to_string(),
+        // A bound that is not a number is ignored on its own: the other one still applies.
         ranges: match (
-            parse_bound(&state.min_size_text),
-            parse_bound(&state.max_size_text),
+            parse_bound(&state.min_size_text).unwrap_or(None),
+            parse_bound(&state.max_size_text).unwrap_or(None),
         ) {
-            (Ok(None), Ok(None)) | (Err(()), _) | (_, Err(())) => Vec::new(),
-            (Ok(min), Ok(max)) => vec![RangeFilter {
+            (None, None) => Vec::new(),
+            (min, max) => vec![RangeFilter {
                 column: Column::Size,
                 min,
                 max,
@@ -161,45 +178,71 @@ impl DetailsTable {
         })
     }
 
-    /// Copies the selected rows (or, with none selected, the current page) as TSV.
-    pub fn copy(&mut self, ctx: Option<&egui::Context>, view: &RankView, state: &ViewState) {
-        let rows: Vec<u32> = if state.selected.is_empty() {
+    /// Copies as TSV, in the order the table shows: with `all`, every row the filters match;
+    /// else the selected rows (those the filters hide after them), or the page when none is
+    /// selected. Says "Copied N rows".
+    pub fn copy(
+        &mut self,
+        ctx: Option<&egui::Context>,
+        view: &RankView,
+        state: &ViewState,
+        all: bool,
+        t: &Tr,
+    ) {
+        let every_match = || {
+            let q = TableQuery {
+                page: 0,
+                page_size: usize::MAX,
+                ..query_for(state)
+            };
+            query(&view.data, &view.sort_cache, &q).rows
+        };
+        let rows: Vec<u32> = if all {
+            every_match()
+        } else if state.selected.is_empty() {
             self.last
                 .as_ref()
                 .filter(|(vid, _, _)| *vid == view.id())
                 .map(|(_, _, p)| p.rows.clone())
                 .unwrap_or_default()
         } else {
-            state.selected.iter().copied().collect()
+            let mut shown: Vec<u32> = every_match()
+                .into_iter()
+                .filter(|r| state.selected.contains(r))
+                .collect();
+            let seen: std::collections::BTreeSet<u32> = shown.iter().copied().collect();
+            shown.extend(state.selected.iter().filter(|r| !seen.contains(r)));
+            shown
         };
         let tsv = rows_tsv(&view.data, &rows);
         if let Some(ctx) = ctx {
             ctx.copy_text(tsv.clone());
         }
+        self.copy_status = Some((t.copied)(&grouped(rows.len() as f64, 0)));
         self.last_copy = Some(tsv);
     }
 
     /// The filter bar, the table and its pager.
     pub fn ui(&mut self, ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
-        let state = cx.state;
+        let (state, t) = (cx.state, cx.t);
         ui.horizontal_wrapped(|ui| {
-            ui.strong("Memory Allocation/Release Details");
+            ui.strong(t.details_title);
             ui.separator();
-            let label = ui.label("Name");
+            let label = ui.label(t.name);
             let mut name = state.name_filter.clone();
             let edit = egui::TextEdit::singleline(&mut name)
                 .desired_width(140.0)
-                .hint_text("search");
+                .hint_text(t.search_hint);
             if ui.add(edit).labelled_by(label.id).changed() {
                 cx.out.push(Command::SetNameFilter(name));
             }
             for (label, text, make) in [
                 (
-                    "Min Size(KB)",
+                    t.min_size,
                     &state.min_size_text,
                     Command::SetMinSize as fn(String) -> Command,
                 ),
-                ("Max Size(KB)", &state.max_size_text, Command::SetMaxSize),
+                (t.max_size, &state.max_size_text, Command::SetMaxSize),
             ] {
                 let label = ui.label(label);
                 let mut text = text.clone();
@@ -208,70 +251,119 @@ impl DetailsTable {
                 if bad {
                     edit = edit.text_color(ui.visuals().error_fg_color);
                 }
-                if ui.add(edit).labelled_by(label.id).changed() {
+                let mut r = ui.add(edit).labelled_by(label.id);
+                if bad {
+                    r = r.on_hover_text(t.bad_number);
+                }
+                if r.changed() {
                     cx.out.push(make(text));
                 }
             }
             let mut within = state.within;
-            if ui
-                .checkbox(
-                    &mut within,
-                    "Only allocated or released within the selection",
-                )
-                .changed()
-            {
+            if ui.checkbox(&mut within, t.within).changed() {
                 cx.out.push(Command::SetWithin(within));
             }
         });
+        if state.marked_row != self.turned_to {
+            self.turned_to = state.marked_row;
+            if let Some(r) = state.marked_row {
+                let all = TableQuery {
+                    page: 0,
+                    page_size: usize::MAX,
+                    ..query_for(state)
+                };
+                let rows = query(&cx.view.data, &cx.view.sort_cache, &all).rows;
+                if let Some(pos) = rows.iter().position(|&x| x == r) {
+                    cx.out.push(Command::SetPage(pos / state.page_size.max(1)));
+                }
+            }
+        }
         let PageOut { page, stale } = self.page(cx);
         let sorting = self.is_sorting(cx.view, state);
         if stale {
             ui.ctx().request_repaint(); // query once the view settles
         }
-        self.exporter.poll();
+        self.exporter.poll(cx.jobs);
         ui.horizontal_wrapped(|ui| {
-            ui.label(format!("{} rows", grouped(page.total as f64, 0)));
+            ui.label((t.rows)(&grouped(page.total as f64, 0)));
             if sorting {
                 ui.spinner();
-                ui.weak("sorting…");
+                ui.weak(t.sorting);
             }
             if state.link.window.is_some() {
-                ui.weak("(in the zoomed range)");
+                ui.weak(t.in_zoomed_range);
             }
-            if ui
-                .button("Copy")
-                .on_hover_text("Selected rows, or this page, as TSV for Excel (Ctrl+C)")
-                .clicked()
-            {
+            if ui.button(t.copy).on_hover_text(t.copy_hover).clicked() {
                 cx.out.push(Command::Copy);
             }
             if ui
-                .button("Export CSV…")
-                .on_hover_text("Every matching row, to a file")
+                .button(t.copy_all)
+                .on_hover_text(t.copy_all_hover)
+                .clicked()
+            {
+                cx.out.push(Command::CopyAll);
+            }
+            if ui
+                .button(t.export_csv)
+                .on_hover_text(t.export_hover)
                 .clicked()
             {
                 self.exporter
-                    .start(cx.jobs, Arc::clone(cx.view), query_for(state));
+                    .start(cx.jobs, Arc::clone(cx.view), query_for(state), t);
             }
             if !state.selected.is_empty()
                 && ui
-                    .button(format!("Clear selection ({})", state.selected.len()))
+                    .button((t.clear_selection)(state.selected.len()))
                     .clicked()
             {
                 cx.out.push(Command::ClearSelection);
+            }
+            if let Some(s) = &self.copy_status {
+                ui.weak(s.as_str());
             }
             if let Some(s) = &self.exporter.status {
                 ui.weak(s.as_str());
             }
         });
-        self.pager.ui(ui, state, page.total, cx.out);
+        self.pager.ui(ui, t, state, page.total, cx.out);
+        let select_page = ui.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::A))
+            && !ui.ctx().memory(|m| m.focused().is_some());
+        if select_page {
+            cx.out.push(Command::SelectRows(page.rows.clone()));
+        }
         let text_h = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
         let mut hovered = None;
-        egui::ScrollArea::horizontal().show(ui, |ui| {
-            table_ui(ui, cx, &page, text_h, &mut hovered);
-        });
+        let mut clicked = None;
+        // The table fills the panel whatever the number of rows, so the pager above it and the
+        // filters never move; the horizontal scroll bar sits below the last row.
+        egui::ScrollArea::horizontal()
+            .auto_shrink([false, false])
+            .show(ui, |ui| {
+                table_ui(ui, cx, &page, text_h, &mut hovered, &mut clicked);
+            });
         if hovered != state.hovered_row {
             cx.out.push(Command::Hover(hovered));
+        }
+        if let Some((row, shift)) = clicked {
+            self.click_row(cx, &page, row, shift);
+        }
+    }
+
+    /// A click on a row: toggles it; with Shift, selects from the last clicked row to it (in the
+    /// page's order).
+    fn click_row(&mut self, cx: &mut PaneCx<'_>, page: &TablePage, row: u32, shift: bool) {
+        let at = |r: u32| page.rows.iter().position(|&x| x == r);
+        if shift
+            && let Some(a) = self.anchor.and_then(at)
+            && let Some(b) = at(row)
+        {
+            let (lo, hi) = (a.min(b), a.max(b));
+            let mut rows: Vec<u32> = cx.state.selected.iter().copied().collect();
+            rows.extend(&page.rows[lo..=hi]);
+            cx.out.push(Command::SelectRows(rows));
+        } else {
+            self.anchor = Some(row);
+            cx.out.push(Command::ToggleSelected(row));
         }
     }
 }
@@ -299,11 +391,14 @@ fn table_ui(
     page: &TablePage,
     text_h: f32,
     hovered: &mut Option<u32>,
+    clicked: &mut Option<(u32, bool)>,
 ) {
-    let (view, state) = (cx.view, cx.state);
+    let (view, state, t) = (cx.view, cx.state, cx.t);
+    let shift = ui.input(|i| i.modifiers.shift);
     let mut table = TableBuilder::new(ui)
         .striped(true)
         .resizable(true)
+        .auto_shrink([false, false])
         .sense(egui::Sense::click())
         .cell_layout(egui::Layout::left_to_right(egui::Align::Center));
     table = table.column(TableColumn::initial(220.0).at_least(80.0).clip(true));
@@ -316,7 +411,7 @@ fn table_ui(
             for col in Column::ALL {
                 header.col(|ui| {
                     let dir = state.sort.filter(|(c, _)| *c == col).map(|(_, d)| d);
-                    if sort_header(ui, col.header(), dir, "file order") {
+                    if sort_header(ui, t, col.header(), dir, t.file_order) {
                         out.push(Command::CycleSort(col));
                     }
                 });
@@ -344,7 +439,7 @@ fn table_ui(
                     *hovered = Some(r);
                 }
                 if resp.clicked() {
-                    out.push(Command::ToggleSelected(r));
+                    *clicked = Some((r, shift));
                 }
             });
         });
@@ -352,13 +447,19 @@ fn table_ui(
 
 /// A sortable column's header button, marked ⬆/⬇ when sorted by it (`dir`); true when clicked.
 /// `default` names the order a third click returns to.
-pub fn sort_header(ui: &mut egui::Ui, title: &str, dir: Option<SortDir>, default: &str) -> bool {
+pub fn sort_header(
+    ui: &mut egui::Ui,
+    t: &Tr,
+    title: &str,
+    dir: Option<SortDir>,
+    default: &str,
+) -> bool {
     let mark = match dir {
         Some(SortDir::Asc) => " ⬆",
         Some(SortDir::Desc) => " ⬇",
         None => "",
     };
     ui.add(egui::Button::new(format!("{title}{mark}")).wrap_mode(egui::TextWrapMode::Extend))
-        .on_hover_text(format!("Sort: ascending → descending → {default}"))
+        .on_hover_text((t.sort_hover)(default))
         .clicked()
 }

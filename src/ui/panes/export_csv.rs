@@ -1,28 +1,47 @@
-//! Export CSV…: asks for a file name and writes every row matching the table's query, in a job.
+//! Export CSV…: asks for a file name (the native save dialog, or the in-app browser when none can
+//! be shown) and writes every row matching the table's query, in a job.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::analysis::{RankView, TableQuery, query};
 use crate::export::write_rows_csv;
+use crate::ui::file_browser::{PickOutcome, native_outcome};
 use crate::ui::format::grouped;
+use crate::ui::i18n::Tr;
 use crate::ui::jobs::{Job, JobKey, Jobs, Place, Poll};
+use crate::ui::state::ViewState;
 
 /// The native save dialog (rfd, through the XDG desktop portal on Linux); blocks.
-pub fn native_save_picker() -> Option<PathBuf> {
-    rfd::FileDialog::new()
-        .set_file_name("memory_details.csv")
-        .add_filter("CSV", &["csv"])
-        .save_file()
+pub fn native_save_picker() -> PickOutcome {
+    native_outcome(|| {
+        rfd::FileDialog::new()
+            .set_file_name("memory_details.csv")
+            .add_filter("CSV", &["csv"])
+            .save_file()
+    })
+}
+
+/// What an export job reports.
+enum Step {
+    /// The save dialog's answer.
+    Chosen(PickOutcome),
+    /// What the write did.
+    Wrote(String),
 }
 
 /// The exporter: the running export and what the last one did.
 pub struct Exporter {
     /// The save dialog ([`native_save_picker`] unless replaced).
-    pub save_picker: fn() -> Option<PathBuf>,
+    pub save_picker: fn() -> PickOutcome,
     /// What the last export did (or that one runs).
     pub status: Option<String>,
-    job: Option<Job<String>>,
+    job: Option<Job<Step>>,
+    /// The rank and query being exported, until a file is chosen.
+    pending: Option<(Arc<RankView>, TableQuery)>,
+    /// The native dialog could not be shown: the app opens its browser.
+    browser_wanted: bool,
+    t: Option<&'static Tr>,
 }
 
 impl Default for Exporter {
@@ -31,57 +50,106 @@ impl Default for Exporter {
             save_picker: native_save_picker,
             status: None,
             job: None,
+            pending: None,
+            browser_wanted: false,
+            t: None,
         }
     }
 }
 
 impl Exporter {
-    /// Starts an export of every row `q` matches in `view` (its page and page size ignored).
-    pub fn start(&mut self, jobs: &mut Jobs, view: Arc<RankView>, q: TableQuery) {
-        self.status = Some("choose where to save the CSV…".into());
+    /// Starts an export of every row `q` matches in `view` (its page and page size ignored):
+    /// first the save dialog, in a job.
+    pub fn start(&mut self, jobs: &mut Jobs, view: Arc<RankView>, q: TableQuery, t: &'static Tr) {
+        self.status = Some(t.choose_save.into());
+        self.t = Some(t);
+        self.pending = Some((view, q));
         let picker = self.save_picker;
         let job = jobs.run(JobKey::Export, Place::Thread, move |_| {
-            let Some(path) = picker() else {
-                return "export cancelled".to_string();
-            };
-            let all = TableQuery {
-                page: 0,
-                page_size: usize::MAX,
-                ..q
-            };
-            let page = query(&view.data, &view.sort_cache, &all);
-            let result = std::fs::File::create(&path).and_then(|f| {
-                let mut w = std::io::BufWriter::new(f);
-                write_rows_csv(&view.data, &page.rows, &mut w)?;
-                std::io::Write::flush(&mut w)
-            });
-            match result {
-                Ok(()) => format!(
-                    "wrote {} rows to {}",
-                    grouped(page.rows.len() as f64, 0),
-                    path.display()
-                ),
-                Err(e) => format!("cannot write {}: {e}", path.display()),
-            }
+            Step::Chosen(picker())
         });
-        if let Some(e) = &job.start_error {
-            self.status = Some(format!("cannot start the export: {e}"));
+        if job.start_error.is_some() {
+            self.browser_wanted = true;
         } else {
             self.job = Some(job);
         }
     }
 
-    /// Takes the running export's report, if it has one.
-    pub fn poll(&mut self) {
-        if let Some(job) = &self.job {
-            match job.poll() {
-                Poll::Msg(status) => {
-                    self.status = Some(status);
-                    self.job = None;
+    /// True once (then false): the native dialog could not be shown, so the app should show its
+    /// own browser and call [`Self::write_to`] with the chosen path.
+    pub fn wants_browser(&mut self) -> bool {
+        std::mem::take(&mut self.browser_wanted)
+    }
+
+    /// Writes the pending export (or, with none pending, the table's current query) to `path`.
+    pub fn write_to(
+        &mut self,
+        jobs: &mut Jobs,
+        view: Arc<RankView>,
+        state: &ViewState,
+        path: PathBuf,
+        t: &'static Tr,
+    ) {
+        let (view, q) = self
+            .pending
+            .take()
+            .unwrap_or_else(|| (view, super::details_table::query_for(state)));
+        self.status = Some(t.choose_save.into());
+        self.job = Some(jobs.run(JobKey::Export, Place::Thread, move |_| {
+            Step::Wrote(write_csv(&view, q, &path, t))
+        }));
+    }
+
+    /// Takes the running job's news: a chosen file starts the write, a dialog that could not
+    /// be shown asks for the browser, a cancel says so.
+    pub fn poll(&mut self, jobs: &mut Jobs) {
+        let Some(job) = &self.job else { return };
+        let t = self.t.unwrap_or(&crate::ui::i18n::EN);
+        match job.poll() {
+            Poll::Pending => {}
+            Poll::Finished => self.job = None,
+            Poll::Msg(Step::Wrote(status)) => {
+                self.status = Some(status);
+                self.job = None;
+            }
+            Poll::Msg(Step::Chosen(outcome)) => {
+                self.job = None;
+                match outcome {
+                    PickOutcome::Picked(path) => {
+                        if let Some((view, _)) = &self.pending {
+                            let view = Arc::clone(view);
+                            self.write_to(jobs, view, &ViewState::default(), path, t);
+                        }
+                    }
+                    PickOutcome::Cancelled => {
+                        self.pending = None;
+                        self.status = Some(t.export_cancelled.into());
+                    }
+                    PickOutcome::Unavailable => self.browser_wanted = true,
                 }
-                Poll::Finished => self.job = None,
-                Poll::Pending => {}
             }
         }
+    }
+}
+
+/// Writes every row `q` matches to `path`; the status line.
+fn write_csv(view: &RankView, q: TableQuery, path: &std::path::Path, t: &Tr) -> String {
+    let all = TableQuery {
+        page: 0,
+        page_size: usize::MAX,
+        ..q
+    };
+    let page = query(&view.data, &view.sort_cache, &all);
+    let result = std::fs::File::create(path).and_then(|f| {
+        let mut w = std::io::BufWriter::new(f);
+        write_rows_csv(&view.data, &page.rows, &mut w)?;
+        std::io::Write::flush(&mut w)
+    });
+    match result {
+        Ok(()) => (t.wrote_rows)(
+            &grouped(page.rows.len() as f64, 0),
+            &path.display().to_string(),
+        ),
+        Err(e) => (t.cannot_write)(&path.display().to_string(), &e.to_string()),
     }
 }

@@ -1,8 +1,10 @@
-//! The Live at cursor pane: what is alive at the cursor, the largest blocks and the totals per
-//! operator.
+//! The Live at cursor pane: the curves at the cursor and how Operator Allocated splits into the
+//! live blocks and what operator_memory does not hold; the totals per operator and the largest
+//! blocks (a click selects the block in the table and marks its lifetime on the chart); Copy of
+//! both lists as TSV.
 
 use super::PaneCx;
-use crate::analysis::{block_lifetime, live_at};
+use crate::analysis::{GroupBy, block_lifetime, live_at, reconcile, value_at};
 use crate::model::ns_to_ms;
 use crate::ui::command::Command;
 use crate::ui::format::{bytes, grouped, ms};
@@ -12,34 +14,81 @@ const LIVE_TOP: usize = 25;
 
 /// Draws the pane for the state's cursor (nothing without one).
 pub fn live_ui(ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
-    let Some(t) = cx.state.link.cursor else {
+    let Some(at) = cx.state.link.cursor else {
         return;
     };
-    let view = cx.view;
+    let (view, t) = (cx.view, cx.t);
     let data = &view.data;
-    let live = live_at(data, view.live_index(), t);
+    let live = live_at(data, view.live_index(), at);
+    let overall = view.series(GroupBy::Overall);
+    let rec = reconcile(overall, at, live.total);
+    let name = |id: u32| data.display_name(id);
+    let allocated_at = |r: usize| match block_lifetime(data, r).and_then(|l| l.allocated) {
+        Some(a) => ms(ns_to_ms(a)),
+        None => t.before_capture.to_string(),
+    };
     ui.horizontal(|ui| {
-        ui.heading("Live at cursor");
-        if ui.button("Close").clicked() {
+        ui.heading(t.live_title);
+        if ui.button(t.copy).on_hover_text(t.copy_hover).clicked() {
+            let mut tsv = format!("{}\t{}\t{}\n", t.operator, t.total, t.blocks);
+            for &(id, b, n) in &live.by_name {
+                tsv.push_str(&format!("{}\t{}\t{n}\n", name(id), b));
+            }
+            tsv.push_str(&format!(
+                "\n{}\t{}\t{}\n",
+                t.operator, t.size, t.allocated_at
+            ));
+            for &r in &live.rows {
+                let r = r as usize;
+                tsv.push_str(&format!(
+                    "{}\t{}\t{}\n",
+                    name(data.operators.name[r]),
+                    data.operators.size[r],
+                    allocated_at(r)
+                ));
+            }
+            ui.ctx().copy_text(tsv);
+        }
+        if ui.button(t.close).clicked() {
             cx.out.push(Command::SetCursor(None));
         }
     });
-    ui.label(format!(
-        "{}: {} blocks, {}",
-        ms(ns_to_ms(t)),
-        grouped(live.rows.len() as f64, 0),
-        bytes(live.total)
+    ui.label((t.live_summary)(
+        &ms(ns_to_ms(at)),
+        &grouped(live.rows.len() as f64, 0),
+        &bytes(live.total),
     ));
     ui.separator();
-    let name = |id: u32| data.display_name(id);
-    egui::ScrollArea::vertical().show(ui, |ui| {
-        ui.strong("By operator");
+    egui::ScrollArea::both().show(ui, |ui| {
+        ui.strong(t.curves_at_cursor);
+        egui::Grid::new("live_curves")
+            .striped(true)
+            .min_col_width(80.0)
+            .show(ui, |ui| {
+                for s in overall {
+                    ui.label(s.series.name.as_str());
+                    ui.label(value_at(s, at).map_or("–".into(), bytes));
+                    ui.end_row();
+                }
+                ui.strong(t.live_blocks_sum);
+                ui.strong(bytes(rec.live_blocks));
+                ui.end_row();
+                if let Some(rest) = rec.not_in_operator_memory {
+                    ui.strong(t.not_in_operator_memory)
+                        .on_hover_text(t.not_in_operator_memory_hover);
+                    ui.strong(bytes(rest));
+                    ui.end_row();
+                }
+            });
+        ui.add_space(8.0);
+        ui.strong(t.by_operator);
         egui::Grid::new("live_by_name")
             .striped(true)
+            .min_col_width(60.0)
             .show(ui, |ui| {
-                ui.label("Operator");
-                ui.label("Total");
-                ui.label("Blocks");
+                ui.label(t.operator);
+                ui.label(t.total);
+                ui.label(t.blocks);
                 ui.end_row();
                 for &(id, b, n) in live.by_name.iter().take(LIVE_TOP) {
                     ui.label(name(id));
@@ -49,22 +98,26 @@ pub fn live_ui(ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
                 }
             });
         ui.add_space(8.0);
-        ui.strong("Largest blocks");
+        ui.strong(t.largest_blocks);
         egui::Grid::new("live_largest")
             .striped(true)
+            .min_col_width(60.0)
             .show(ui, |ui| {
-                ui.label("Operator");
-                ui.label("Size");
-                ui.label("Allocated at");
+                ui.label(t.operator);
+                ui.label(t.size);
+                ui.label(t.allocated_at);
                 ui.end_row();
                 for &r in live.rows.iter().take(LIVE_TOP) {
-                    let r = r as usize;
-                    ui.label(name(data.operators.name[r]));
-                    ui.label(bytes(data.operators.size[r]));
-                    ui.label(match block_lifetime(data, r).and_then(|l| l.allocated) {
-                        Some(a) => ms(ns_to_ms(a)),
-                        None => "before capture".into(),
-                    });
+                    let row = r as usize;
+                    let selected = cx.state.marked_row == Some(r);
+                    if ui
+                        .selectable_label(selected, name(data.operators.name[row]))
+                        .clicked()
+                    {
+                        cx.out.push(Command::MarkRow(Some(r)));
+                    }
+                    ui.label(bytes(data.operators.size[row]));
+                    ui.label(allocated_at(row));
                     ui.end_row();
                 }
             });

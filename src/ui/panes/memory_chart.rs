@@ -6,23 +6,22 @@
 use std::sync::Arc;
 
 use egui::{Color32, Id, PointerButton};
-use egui_plot::{
-    ItemId, Legend, Plot, PlotBounds, PlotMemory, PlotPoint, Points, Span, Text, VLine,
-};
+use egui_plot::{Plot, PlotBounds, PlotPoint, Points, Span, Text, VLine};
 
 use super::PaneCx;
 use crate::analysis::{
     GroupBy, LodSeries, RankView, ViewId, WindowStats, block_lifetime, largest_visible_peak,
-    peak_marks, sampled_counts, value_at, window_stats, y_fit,
+    peak_marks, peak_near, sampled_counts, value_at, window_stats, y_fit,
 };
 use crate::model::{TimeWindow, ms_to_ns, ns_to_ms};
 use crate::ui::command::Command;
 use crate::ui::format::{MemUnit, grouped, ms};
+use crate::ui::i18n::Tr;
 use crate::ui::jobs::{Job, JobKey, Place};
 use crate::ui::plot::reduction::ReductionCache;
 use crate::ui::plot::step_line::StepLine;
 use crate::ui::plot::zoom::{box_zoom, take_wheel, wheel_zoom};
-use crate::ui::plot::{decimals_for, series_color};
+use crate::ui::plot::{curve_color, decimals_for};
 
 /// The plot's id (its memory holds the legend's hidden series).
 pub const PLOT_ID: &str = "memsight_chart";
@@ -44,6 +43,8 @@ pub struct MemoryChart {
     drag: Option<(f64, f64)>,
     /// The plot's width in physical pixels, last frame.
     plot_px: Option<usize>,
+    /// The In-view statistics are unfolded.
+    stats_open: bool,
     /// The view and window the plot was last in step with (`None`: the whole rank): another
     /// rank, or a window set elsewhere, is applied to the plot.
     synced: Option<(ViewId, Option<TimeWindow>)>,
@@ -57,6 +58,7 @@ impl Default for MemoryChart {
             building: None,
             drag: None,
             plot_px: None,
+            stats_open: true,
             synced: None,
         }
     }
@@ -69,6 +71,83 @@ struct PlotOut {
     clicked: bool,
     double: bool,
     zoom_to: Option<(f64, f64)>,
+    /// The peak marker under the pointer (a click there snaps the cursor to the peak).
+    near_peak: Option<i64>,
+}
+
+/// Screen pixels within which a click snaps to a peak marker.
+const SNAP_PX: f32 = 8.0;
+
+/// The colour of each series, by what it means (see [`curve_color`]); the n-th series of its
+/// kind (Stream mode) gets its own shade.
+fn colors(series: &[LodSeries]) -> Vec<Color32> {
+    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    series
+        .iter()
+        .map(|s| {
+            let name = s.series.name.as_str();
+            let kind = name.split(" of ").next().unwrap_or(name);
+            let n = seen.entry(kind).or_default();
+            let c = curve_color(name, *n);
+            *n += 1;
+            c
+        })
+        .collect()
+}
+
+/// The legend, above the plot so that it never covers a curve or a peak: one toggle per series
+/// with its colour; hovering explains the curve.
+fn legend_ui(
+    ui: &mut egui::Ui,
+    t: &Tr,
+    series: &[LodSeries],
+    colors: &[Color32],
+    visible: &[bool],
+    out: &mut Vec<Command>,
+) {
+    ui.horizontal_wrapped(|ui| {
+        for ((s, &c), &on) in series.iter().zip(colors).zip(visible) {
+            let name = s.series.name.as_str();
+            let dot = if on { "●" } else { "○" };
+            let mut job = egui::text::LayoutJob::default();
+            egui::RichText::new(format!("{dot} ")).color(c).append_to(
+                &mut job,
+                ui.style(),
+                egui::FontSelection::Default,
+                egui::Align::Center,
+            );
+            let label_color = if on {
+                ui.visuals().text_color()
+            } else {
+                ui.visuals().weak_text_color()
+            };
+            egui::RichText::new(name).color(label_color).append_to(
+                &mut job,
+                ui.style(),
+                egui::FontSelection::Default,
+                egui::Align::Center,
+            );
+            let mut r = ui.add(egui::Button::new(job).frame(false));
+            // The entry is found by its curve's name (screen readers, tests).
+            r.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, name));
+            if let Some(help) = (t.curve_help)(name) {
+                r = r.on_hover_text(help);
+            }
+            if r.clicked() {
+                out.push(Command::ToggleSeries(name.to_string()));
+            }
+        }
+    });
+}
+
+/// Decimals that show a value to about a thousandth of the visible y span (`span` in the unit),
+/// at least 2.
+fn hover_decimals(span: f64) -> usize {
+    if span > 0.0 && span.is_finite() {
+        (-(span / 1000.0).log10()).ceil().clamp(2.0, 6.0) as usize
+    } else {
+        2
+    }
 }
 
 impl MemoryChart {
@@ -103,7 +182,7 @@ impl MemoryChart {
         }
         ui.horizontal(|ui| {
             ui.spinner();
-            ui.label(format!("Building the {} curves…", group.label()));
+            ui.label((cx.t.building_curves)(group.label()));
         });
         None
     }
@@ -117,14 +196,11 @@ impl MemoryChart {
         };
         if series.is_empty() {
             ui.centered_and_justified(|ui| {
-                ui.label(format!(
-                    "No {} curves in this rank's memory_record.",
-                    group.label()
-                ));
+                ui.label((cx.t.no_curves)(group.label()));
             });
             return;
         }
-        let state = cx.state;
+        let (state, t) = (cx.state, cx.t);
         let (e0, e1) = view.time_extent();
         let extent = TimeWindow::new(e0, e1);
         let window = state.link.window.unwrap_or(extent);
@@ -146,63 +222,58 @@ impl MemoryChart {
             return;
         };
         let (lines, sampled) = (&reduced.lines, reduced.sampled);
-        let hidden = PlotMemory::load(ui.ctx(), Id::unique(PLOT_ID))
-            .map(|m| m.hidden_items)
-            .unwrap_or_default();
         let visible: Vec<bool> = series
             .iter()
-            .map(|s| !hidden.contains(&ItemId::new(s.series.name.as_str())))
+            .map(|s| !state.hidden_series.contains(&s.series.name))
             .collect();
+        let colors = colors(series);
 
         // Unit from the largest visible peak; y fitted to what is visible in the window.
         let unit = MemUnit::for_max(largest_visible_peak(series, &visible) as f64);
         let u = unit.bytes();
         let (y_lo, y_hi) = y_fit(lines, &visible, (v0, v1), u);
         let (y_lo, y_hi) = (y_lo / u, y_hi / u);
+        let decimals = hover_decimals(y_hi - y_lo);
 
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             if ui
-                .add_enabled(
-                    state.link.window.is_some(),
-                    egui::Button::new("Reset zoom"),
-                )
-                .on_hover_text("Show the whole rank (Esc, or double-click the chart)")
+                .add_enabled(state.link.window.is_some(), egui::Button::new(t.reset_zoom))
+                .on_hover_text(t.reset_zoom_hover)
                 .clicked()
             {
                 cx.out.push(Command::ResetZoom);
             }
             ui.weak(format!("{} – {}", ms(v0), ms(v1)));
-            ui.weak(
-                "drag: box zoom · wheel: zoom · right-drag or Shift+wheel: pan · click: live at cursor",
-            );
+            ui.weak(t.chart_hint);
         });
         if sampled {
             let (drawn, total) = sampled_counts(series, lines, &visible, window);
             ui.colored_label(
                 ui.visuals().warn_fg_color,
-                format!(
-                    "sampled (LTTB): showing {} of {} points — zoom in for full detail",
-                    grouped(drawn as f64, 0),
-                    grouped(total as f64, 0)
-                ),
+                (t.sampled)(&grouped(drawn as f64, 0), &grouped(total as f64, 0)),
             );
         }
-        let stats_height = 22.0 * (visible.iter().filter(|v| **v).count() as f32 + 1.0) + 30.0;
-        let plot_height = (ui.available_height() - stats_height).max(160.0);
+        legend_ui(ui, t, series, &colors, &visible, cx.out);
+        // The statistics below take what they need, but the plot keeps at least 45 % of the
+        // pane (and 160 px).
+        let row_h = ui.text_style_height(&egui::TextStyle::Body) + 6.0;
+        let stats_height = if self.stats_open {
+            row_h * (visible.iter().filter(|v| **v).count() as f32 + 2.0) + 8.0
+        } else {
+            row_h + 8.0
+        };
+        let plot_height = (ui.available_height() - stats_height)
+            .max(ui.available_height() * 0.45)
+            .max(160.0);
         let apply = self.synced != Some((view.id(), state.link.window));
         let press_origin = ui.input(|i| i.pointer.press_origin());
         let mut drag = self.drag;
+        let marks = peak_marks(series, &visible);
         let response = Plot::new(PLOT_ID)
             .id(Id::unique(PLOT_ID))
             .height(plot_height)
-            .legend(
-                Legend::default()
-                    .follow_insertion_order(true)
-                    .position(egui_plot::Corner::LeftTop)
-                    .background_alpha(0.6),
-            )
-            .x_axis_label("Time (ms)")
-            .y_axis_label(format!("Memory ({})", unit.label()))
+            .x_axis_label(t.time_axis)
+            .y_axis_label((t.memory_axis)(unit.label()))
             .x_axis_formatter(|m, _| grouped(m.value, decimals_for(m.step_size)))
             .y_axis_formatter(|m, _| grouped(m.value, decimals_for(m.step_size)))
             .allow_zoom([true, false])
@@ -229,11 +300,14 @@ impl MemoryChart {
                     let a = line.partition_point(|p| p[0] < v0).saturating_sub(1);
                     let b = (line.partition_point(|p| p[0] <= v1) + 1).min(line.len());
                     let pts: Vec<[f64; 2]> = line[a..b].iter().map(|p| [p[0], p[1] / u]).collect();
-                    plot_ui.add(StepLine::new(s.series.name.as_str(), &pts, series_color(i)));
+                    if visible[i] {
+                        plot_ui.add(StepLine::new(s.series.name.as_str(), &pts, colors[i]));
+                    }
                 }
-                peak_labels(plot_ui, series, &visible, unit, (v0, v1));
+                peak_labels(plot_ui, t, &marks, &colors, unit, (v0, v1));
                 if let Some(life) = state
                     .hovered_row
+                    .or(state.marked_row)
                     .and_then(|r| block_lifetime(&view.data, r as usize))
                 {
                     let (a, z) = life.span(extent).ms();
@@ -267,12 +341,21 @@ impl MemoryChart {
                 // A click just before (on the chart or elsewhere) makes egui count a
                 // double-click as a triple one; both reset.
                 let r = plot_ui.response();
+                let near_peak = r.hover_pos().and_then(|at| {
+                    peak_near(&marks, (at.x, at.y), SNAP_PX, |time, value| {
+                        let p = plot_ui
+                            .screen_from_plot(PlotPoint::new(ns_to_ms(time), value as f64 / u));
+                        (p.x, p.y)
+                    })
+                    .map(|(_, p)| p.time)
+                });
                 PlotOut {
                     bounds: (b.min()[0], b.max()[0]),
                     pointer: plot_ui.pointer_coordinate(),
                     clicked: r.clicked(),
                     double: r.double_clicked() || r.triple_clicked(),
                     zoom_to,
+                    near_peak,
                 }
             });
         let out = response.inner;
@@ -288,21 +371,28 @@ impl MemoryChart {
         };
         self.gestures_to_commands(ui, cx, &response.response, &out, extent, width, apply);
         if let Some(p) = out.pointer {
-            let t = ms_to_ns(p.x);
+            let at = ms_to_ns(p.x);
             response.response.on_hover_ui_at_pointer(|ui| {
                 ui.label(ms(p.x));
                 egui::Grid::new("hover_values").show(ui, |ui| {
                     for (i, s) in series.iter().enumerate().filter(|(i, _)| visible[*i]) {
-                        ui.colored_label(series_color(i), s.series.name.as_str());
-                        ui.label(value_at(s, t).map_or("–".into(), |v| {
-                            format!("{} {}", grouped(v as f64 / u, 2), unit.label())
+                        ui.colored_label(colors[i], s.series.name.as_str());
+                        ui.label(value_at(s, at).map_or("–".into(), |v| {
+                            format!("{} {}", grouped(v as f64 / u, decimals), unit.label())
                         }));
                         ui.end_row();
                     }
                 });
             });
         }
-        stats_ui(ui, series, &visible, &window_stats(series, window), unit);
+        let stats = window_stats(series, window);
+        let header = egui::CollapsingHeader::new(t.in_view)
+            .id_salt("window_stats_header")
+            .default_open(true)
+            .show(ui, |ui| {
+                stats_ui(ui, t, series, &colors, &visible, &stats, unit, cx.out);
+            });
+        self.stats_open = header.body_returned.is_some();
     }
 
     /// Turns this frame's plot interaction into commands: a pan or zoom done by the plot itself,
@@ -374,32 +464,36 @@ impl MemoryChart {
         if out.clicked
             && let Some(p) = out.pointer
         {
-            cx.out.push(Command::SetCursor(Some(ms_to_ns(p.x))));
+            let at = out.near_peak.unwrap_or_else(|| ms_to_ns(p.x));
+            cx.out.push(Command::SetCursor(Some(at)));
         }
     }
 }
 
-/// Peak markers, with labels stacked so that peaks at the same place stay readable.
+/// Peak markers, with labels stacked so that peaks at the same place stay readable, and kept
+/// inside the plot (below the point when there is no room above).
 fn peak_labels(
     plot_ui: &mut egui_plot::PlotUi<'_>,
-    series: &[LodSeries],
-    visible: &[bool],
+    t: &Tr,
+    marks: &[(usize, crate::analysis::Peak)],
+    colors: &[Color32],
     unit: MemUnit,
     (v0, v1): (f64, f64),
 ) {
     let u = unit.bytes();
     let font = egui::TextStyle::Small.resolve(&plot_ui.ctx().global_style());
+    let frame = *plot_ui.transform().frame();
     let mut labels = Vec::new();
-    for (i, p) in peak_marks(series, visible) {
+    for &(i, p) in marks {
         let at = PlotPoint::new(ns_to_ms(p.time), p.value as f64 / u);
         // Unnamed items stay out of the legend.
         plot_ui.points(
             Points::new("", vec![[at.x, at.y]])
-                .color(series_color(i))
+                .color(colors[i])
                 .radius(4.0)
                 .allow_hover(false),
         );
-        let text = format!("peak {} {}", grouped(at.y, 2), unit.label());
+        let text = (t.peak)(&format!("{} {}", grouped(at.y, 2), unit.label()));
         let size = plot_ui.ctx().fonts_mut(|f| {
             f.layout_no_wrap(text.clone(), font.clone(), Color32::WHITE)
                 .size()
@@ -411,25 +505,28 @@ fn peak_labels(
         } else {
             point.x + 6.0
         };
-        labels.push((
-            i,
-            text,
-            right,
-            egui::Rect::from_min_size(egui::pos2(x0, point.y - 4.0 - size.y), size),
-        ));
+        let x0 = x0.clamp(frame.left(), (frame.right() - size.x).max(frame.left()));
+        let mut y0 = point.y - 4.0 - size.y;
+        if y0 < frame.top() {
+            y0 = point.y + 4.0;
+        }
+        labels.push((i, text, egui::Rect::from_min_size(egui::pos2(x0, y0), size)));
     }
-    let mut rects: Vec<egui::Rect> = labels.iter().map(|l| l.3).collect();
+    let mut rects: Vec<egui::Rect> = labels.iter().map(|l| l.2).collect();
     stack_labels(&mut rects);
-    for ((i, text, right, _), r) in labels.into_iter().zip(rects) {
-        let (corner, anchor) = if right {
-            (r.right_bottom(), egui::Align2::RIGHT_BOTTOM)
-        } else {
-            (r.left_bottom(), egui::Align2::LEFT_BOTTOM)
-        };
+    // Stacking may push labels above the frame: those go below the lowest one instead.
+    let mut below = rects.iter().map(|r| r.max.y).fold(frame.top(), f32::max);
+    for r in &mut rects {
+        if r.min.y < frame.top() {
+            *r = r.translate(egui::vec2(0.0, below + 1.0 - r.min.y));
+            below = r.max.y;
+        }
+    }
+    for ((i, text, _), r) in labels.into_iter().zip(rects) {
         plot_ui.text(
-            Text::new("", plot_ui.plot_from_screen(corner), text)
-                .anchor(anchor)
-                .color(series_color(i)),
+            Text::new("", plot_ui.plot_from_screen(r.left_bottom()), text)
+                .anchor(egui::Align2::LEFT_BOTTOM)
+                .color(colors[i]),
         );
     }
 }
@@ -450,13 +547,18 @@ fn stack_labels(rects: &mut [egui::Rect]) {
     }
 }
 
-/// Min, max and change of each visible series over the window.
+/// Min, max and change of each visible series over the window, with "Go to peak" (the cursor
+/// to where the window's maximum is first reached).
+#[allow(clippy::too_many_arguments)]
 fn stats_ui(
     ui: &mut egui::Ui,
+    t: &Tr,
     series: &[LodSeries],
+    colors: &[Color32],
     visible: &[bool],
     stats: &[Option<WindowStats>],
     unit: MemUnit,
+    out: &mut Vec<Command>,
 ) {
     let u = unit.bytes();
     let fmt = |v: i64| format!("{} {}", grouped(v as f64 / u, 2), unit.label());
@@ -464,18 +566,21 @@ fn stats_ui(
         .striped(true)
         .min_col_width(90.0)
         .show(ui, |ui| {
-            ui.strong("In view");
-            ui.strong("Min");
-            ui.strong("Max");
-            ui.strong("Δ (end − start)");
+            ui.strong("");
+            ui.strong(t.min);
+            ui.strong(t.max);
+            ui.strong(t.change);
             ui.end_row();
             for (i, s) in series.iter().enumerate().filter(|(i, _)| visible[*i]) {
-                ui.colored_label(series_color(i), s.series.name.as_str());
+                ui.colored_label(colors[i], s.series.name.as_str());
                 match stats.get(i).copied().flatten() {
                     Some(st) => {
                         ui.label(fmt(st.min));
                         ui.label(fmt(st.max));
                         ui.label(fmt(st.change));
+                        if ui.small_button(t.go_to_peak).clicked() {
+                            out.push(Command::SetCursor(Some(st.max_time)));
+                        }
                     }
                     None => {
                         ui.label("–");

@@ -21,6 +21,7 @@ pub mod warnings;
 use std::sync::Arc;
 
 use super::command::Command;
+use super::i18n::Tr;
 use super::jobs::Jobs;
 use super::state::ViewState;
 use crate::analysis::RankView;
@@ -36,4 +37,6 @@ pub struct PaneCx<'a> {
     pub out: &'a mut Vec<Command>,
     /// The job runner.
     pub jobs: &'a mut Jobs,
+    /// The UI's strings.
+    pub t: &'static Tr,
 }

@@ -2,12 +2,14 @@
 
 use crate::ui::command::Command;
 use crate::ui::format::grouped;
+use crate::ui::i18n::Tr;
 use crate::ui::state::{PAGE_SIZES, ViewState};
 
-/// A pager's own state: the text of its "go to page" box.
+/// A pager's own state: the text of its "go to page" box, and whether it held no valid page.
 #[derive(Default)]
 pub struct Pager {
     jump_text: String,
+    bad_jump: bool,
 }
 
 impl Pager {
@@ -15,6 +17,7 @@ impl Pager {
     pub fn ui(
         &mut self,
         ui: &mut egui::Ui,
+        t: &Tr,
         state: &ViewState,
         total: usize,
         out: &mut Vec<Command>,
@@ -22,7 +25,7 @@ impl Pager {
         let pages = total.div_ceil(state.page_size.max(1)).max(1);
         let page = state.page.min(pages - 1);
         ui.horizontal(|ui| {
-            egui::ComboBox::from_label("rows per page")
+            egui::ComboBox::from_label(t.rows_per_page)
                 .selected_text(state.page_size.to_string())
                 .show_ui(ui, |ui| {
                     for n in PAGE_SIZES {
@@ -35,45 +38,58 @@ impl Pager {
                     }
                 });
             if ui
-                .add_enabled(page > 0, egui::Button::new("First"))
+                .add_enabled(page > 0, egui::Button::new(t.first))
                 .clicked()
             {
                 out.push(Command::SetPage(0));
             }
             if ui
-                .add_enabled(page > 0, egui::Button::new("Previous"))
+                .add_enabled(page > 0, egui::Button::new(t.previous))
                 .clicked()
             {
                 out.push(Command::SetPage(page - 1));
             }
-            ui.label(format!(
-                "Page {} of {}",
-                grouped((page + 1) as f64, 0),
-                grouped(pages as f64, 0)
+            ui.label((t.page_of)(
+                &grouped((page + 1) as f64, 0),
+                &grouped(pages as f64, 0),
             ));
             if ui
-                .add_enabled(page + 1 < pages, egui::Button::new("Next"))
+                .add_enabled(page + 1 < pages, egui::Button::new(t.next))
                 .clicked()
             {
                 out.push(Command::SetPage(page + 1));
             }
             if ui
-                .add_enabled(page + 1 < pages, egui::Button::new("Last"))
+                .add_enabled(page + 1 < pages, egui::Button::new(t.last))
                 .clicked()
             {
                 out.push(Command::SetPage(pages - 1));
             }
-            let label = ui.label("Go to page");
-            let r = ui
-                .add(egui::TextEdit::singleline(&mut self.jump_text).desired_width(50.0))
-                .labelled_by(label.id);
+            let label = ui.label(t.go_to_page);
+            let mut edit = egui::TextEdit::singleline(&mut self.jump_text).desired_width(50.0);
+            if self.bad_jump {
+                edit = edit.text_color(ui.visuals().error_fg_color);
+            }
+            let r = ui.add(edit).labelled_by(label.id);
+            if r.changed() {
+                self.bad_jump = false;
+            }
             if (r.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)))
-                || ui.button("Go").clicked()
+                || ui.button(t.go).clicked()
             {
-                if let Ok(n) = self.jump_text.trim().parse::<usize>() {
-                    out.push(Command::SetPage(n.clamp(1, pages) - 1));
+                // A number past either end goes to the first or last page; text that is not a
+                // page number stays in the box, in red, with a hint.
+                match self.jump_text.trim().replace(',', "").parse::<usize>() {
+                    Ok(n) => {
+                        out.push(Command::SetPage(n.clamp(1, pages) - 1));
+                        self.jump_text.clear();
+                        self.bad_jump = false;
+                    }
+                    Err(_) => self.bad_jump = true,
                 }
-                self.jump_text.clear();
+            }
+            if self.bad_jump {
+                ui.colored_label(ui.visuals().error_fg_color, (t.bad_page)(pages));
             }
         });
     }

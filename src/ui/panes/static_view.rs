@@ -6,7 +6,9 @@ use egui_extras::{Column as TableColumn, TableBuilder};
 use egui_plot::{HLine, Plot, PlotBounds};
 
 use super::PaneCx;
-use crate::analysis::{END_OF_GRAPH, ViewId, static_ops_in_range};
+use super::details_table::sort_header;
+use super::pager::Pager;
+use crate::analysis::{END_OF_GRAPH, StaticColumn, ViewId, static_rows, static_rows_tsv};
 use crate::model::MIB;
 use crate::ui::command::Command;
 use crate::ui::format::{bytes, grouped};
@@ -29,10 +31,10 @@ pub struct StaticChart {
 impl StaticChart {
     /// Draws the chart of the state's graph and pushes the selection the user makes.
     pub fn ui(&mut self, ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
-        let (view, state) = (cx.view, cx.state);
+        let (view, state, t) = (cx.view, cx.state, cx.t);
         let graphs = view.static_graphs();
         let Some(g) = graphs.get(state.graph) else {
-            ui.label("This rank has no static graph.");
+            ui.label(t.no_static_graph);
             return;
         };
         let pts: Vec<[f64; 2]> = g
@@ -50,8 +52,8 @@ impl StaticChart {
         let mut drag = self.drag;
         let resp = Plot::new("memsight_static")
             .legend(egui_plot::Legend::default())
-            .x_axis_label("Node Index")
-            .y_axis_label("Memory Usage (MB)")
+            .x_axis_label(t.node_index)
+            .y_axis_label(t.memory_usage_mb)
             .allow_zoom([true, false])
             .allow_drag([true, false])
             .allow_scroll([true, false])
@@ -81,6 +83,20 @@ impl StaticChart {
                 )
             });
         let (a, b, pointer, zoom_to, double) = resp.inner;
+        if let Some(p) = pointer {
+            // The Size in effect at the node index under the pointer.
+            let i = g.node_index.partition_point(|&x| (x as f64) <= p.x);
+            let size = i.checked_sub(1).map(|k| g.size[k]);
+            resp.response.clone().on_hover_ui_at_pointer(|ui| {
+                ui.label(format!("{} {}", t.node_index, p.x.max(0.0).floor()));
+                if let Some(v) = size {
+                    ui.label(format!("Size {}", bytes(v)));
+                }
+                if let Some(total) = g.total {
+                    ui.label((t.total_size)(&bytes(total)));
+                }
+            });
+        }
         self.drag = if ui.input(|i| i.pointer.any_down()) {
             drag
         } else {
@@ -121,69 +137,120 @@ impl StaticChart {
     }
 }
 
-/// The state's graph's ops, filtered by the selected node-index range.
-pub fn static_table_ui(ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
-    let (view, state) = (cx.view, cx.state);
-    let graphs = view.static_graphs();
-    let Some(g) = graphs.get(state.graph) else {
-        return;
-    };
-    let data = &view.data;
-    let rows = match state.static_range {
-        Some((a, b)) => static_ops_in_range(data, g, a.ceil() as i64, b.floor() as i64),
-        None => g.ops.clone(),
-    };
-    ui.horizontal(|ui| {
-        ui.strong(format!("Graph {} ops", g.graph_id));
-        ui.label(format!("{} rows", grouped(rows.len() as f64, 0)));
-        if let Some(t) = g.total {
-            ui.label(format!("Total Size {}", bytes(t)));
+/// The static op table's own state: its pager, what Copy put on the clipboard.
+#[derive(Default)]
+pub struct StaticTable {
+    pager: Pager,
+    /// The text most recently copied.
+    pub last_copy: Option<String>,
+    copy_status: Option<String>,
+}
+
+impl StaticTable {
+    /// The state's graph's ops within the selected node-index range, filtered by name, sorted
+    /// by a header click (ascending → descending → file order), paged, with Copy (this page)
+    /// and Copy all as TSV.
+    pub fn ui(&mut self, ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
+        let (view, state, t) = (cx.view, cx.state, cx.t);
+        let graphs = view.static_graphs();
+        let Some(g) = graphs.get(state.graph) else {
+            return;
+        };
+        let data = &view.data;
+        let range = state
+            .static_range
+            .map(|(a, b)| (a.ceil() as i64, b.floor() as i64));
+        let rows = static_rows(data, g, range, &state.static_filter, state.static_sort);
+        let pages = rows.len().div_ceil(state.page_size.max(1)).max(1);
+        let page = state.page.min(pages - 1);
+        if page != state.page {
+            cx.out.push(Command::SetPage(page));
         }
-    });
-    let st = &data.static_ops;
-    let h = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
-    TableBuilder::new(ui)
-        .striped(true)
-        .column(TableColumn::auto())
-        .column(TableColumn::initial(360.0).clip(true))
-        .column(TableColumn::auto())
-        .column(TableColumn::auto())
-        .column(TableColumn::auto())
-        .header(h, |mut hr| {
-            for t in [
-                "Device ID",
-                "Name",
-                "Node Index Start",
-                "Node Index End",
-                "Size(MB)",
-            ] {
-                hr.col(|ui| {
-                    ui.strong(t);
-                });
+        let shown: Vec<u32> = rows
+            .iter()
+            .copied()
+            .skip(page.saturating_mul(state.page_size))
+            .take(state.page_size)
+            .collect();
+        ui.horizontal_wrapped(|ui| {
+            ui.strong((t.graph_ops)(&g.graph_id));
+            if let Some(total) = g.total {
+                ui.label((t.total_size)(&bytes(total)));
             }
-        })
-        .body(|body| {
-            body.rows(h, rows.len(), |mut row| {
-                let Some(i) = rows.get(row.index()).map(|&i| i as usize) else {
-                    return;
-                };
-                let end = st.node_end[i];
-                let cells = [
-                    data.strings.get(st.device[i]).to_string(),
-                    data.strings.get(st.op_name[i]).to_string(),
-                    st.node_start[i].to_string(),
-                    if end == END_OF_GRAPH {
-                        "end of graph".into()
-                    } else {
-                        end.to_string()
-                    },
-                    grouped(st.size[i] as f64 / MIB as f64, 2),
-                ];
-                for c in cells {
-                    row.col(|ui| {
-                        ui.label(c);
+            ui.separator();
+            let label = ui.label(t.name);
+            let mut name = state.static_filter.clone();
+            let edit = egui::TextEdit::singleline(&mut name)
+                .desired_width(140.0)
+                .hint_text(t.search_hint);
+            if ui.add(edit).labelled_by(label.id).changed() {
+                cx.out.push(Command::SetStaticFilter(name));
+            }
+            ui.label((t.rows)(&grouped(rows.len() as f64, 0)));
+            let mut copy = None;
+            if ui.button(t.copy).on_hover_text(t.copy_hover).clicked() {
+                copy = Some(&shown);
+            }
+            if ui
+                .button(t.copy_all)
+                .on_hover_text(t.copy_all_hover)
+                .clicked()
+            {
+                copy = Some(&rows);
+            }
+            if let Some(rows) = copy {
+                let tsv = static_rows_tsv(data, rows);
+                ui.ctx().copy_text(tsv.clone());
+                self.copy_status = Some((t.copied)(&grouped(rows.len() as f64, 0)));
+                self.last_copy = Some(tsv);
+            }
+            if let Some(s) = &self.copy_status {
+                ui.weak(s.as_str());
+            }
+        });
+        self.pager.ui(ui, t, state, rows.len(), cx.out);
+        let h = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
+        let out = &mut *cx.out;
+        TableBuilder::new(ui)
+            .striped(true)
+            .auto_shrink([false, false])
+            .column(TableColumn::auto())
+            .column(TableColumn::initial(360.0).clip(true))
+            .column(TableColumn::auto())
+            .column(TableColumn::auto())
+            .column(TableColumn::auto())
+            .header(h + 4.0, |mut hr| {
+                for col in StaticColumn::ALL {
+                    hr.col(|ui| {
+                        let dir = state.static_sort.filter(|(c, _)| *c == col).map(|(_, d)| d);
+                        if sort_header(ui, t, col.header(), dir, t.file_order) {
+                            out.push(Command::CycleStaticSort(col));
+                        }
                     });
                 }
+            })
+            .body(|body| {
+                body.rows(h, shown.len(), |mut row| {
+                    let Some(i) = shown.get(row.index()).map(|&i| i as usize) else {
+                        return;
+                    };
+                    for col in StaticColumn::ALL {
+                        row.col(|ui| {
+                            let text = match col {
+                                StaticColumn::Size => {
+                                    grouped(data.static_ops.size[i] as f64 / MIB as f64, 2)
+                                }
+                                StaticColumn::NodeEnd
+                                    if data.static_ops.node_end[i] == END_OF_GRAPH =>
+                                {
+                                    t.end_of_graph.to_string()
+                                }
+                                _ => col.cell(data, i),
+                            };
+                            ui.add(egui::Label::new(text).selectable(false));
+                        });
+                    }
+                });
             });
-        });
+    }
 }

@@ -8,7 +8,8 @@ use crate::ui::command::Command;
 pub fn warnings_window(ctx: &egui::Context, cx: &mut PaneCx<'_>, profile_notes: &[String]) {
     let report = &cx.view.data.report;
     let mut open = cx.state.show_warnings;
-    egui::Window::new("Load warnings")
+    let t = cx.t;
+    egui::Window::new(t.load_warnings)
         .open(&mut open)
         .default_size([700.0, 400.0])
         .show(ctx, |ui| {
@@ -18,10 +19,9 @@ pub fn warnings_window(ctx: &egui::Context, cx: &mut PaneCx<'_>, profile_notes: 
                 }
                 for f in report.files.iter().filter(|f| f.skipped.count > 0) {
                     ui.separator();
-                    ui.strong(format!(
-                        "{}: {} rows skipped",
-                        f.path.display(),
-                        f.skipped.count
+                    ui.strong((t.rows_skipped)(
+                        &f.path.display().to_string(),
+                        f.skipped.count,
                     ));
                     for s in &f.skipped.samples {
                         ui.monospace(format!("line {}: {} — {}", s.line, s.reason, s.text));

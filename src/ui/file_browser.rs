@@ -1,0 +1,114 @@
+//! The in-app open and save browser (egui_file), used whenever no native dialog can be shown:
+//! on a Linux desktop without xdg-desktop-portal, or when the dialog fails at once.
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+
+use egui_file::FileDialog;
+
+use super::command::PickKind;
+use super::i18n::Tr;
+
+/// What a native dialog did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PickOutcome {
+    /// The user chose this path.
+    Picked(PathBuf),
+    /// The user closed the dialog without choosing.
+    Cancelled,
+    /// No dialog could be shown (no portal, no display); use the in-app browser.
+    Unavailable,
+}
+
+impl From<Option<PathBuf>> for PickOutcome {
+    fn from(p: Option<PathBuf>) -> PickOutcome {
+        p.map_or(PickOutcome::Cancelled, PickOutcome::Picked)
+    }
+}
+
+/// A native dialog that "returns nothing" faster than this never showed (nobody cancels a
+/// dialog in a quarter of a second): rfd reports a missing portal as a cancel.
+pub const INSTANT_RETURN: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Runs a native dialog function, telling a real cancel from a dialog that could not be shown.
+/// On Linux without a D-Bus session (so without a portal) the dialog is not tried at all.
+pub fn native_outcome(show: impl FnOnce() -> Option<PathBuf>) -> PickOutcome {
+    if cfg!(target_os = "linux") && std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none() {
+        return PickOutcome::Unavailable;
+    }
+    let started = std::time::Instant::now();
+    match show() {
+        Some(p) => PickOutcome::Picked(p),
+        None if started.elapsed() < INSTANT_RETURN => PickOutcome::Unavailable,
+        None => PickOutcome::Cancelled,
+    }
+}
+
+/// What the browser is open for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purpose {
+    /// Opening a folder or a DB.
+    Open(PickKind),
+    /// Choosing where Export CSV writes.
+    Save,
+}
+
+/// The browser: at most one open at a time.
+#[derive(Default)]
+pub struct FileBrowser {
+    open: Option<(Purpose, FileDialog)>,
+}
+
+impl FileBrowser {
+    /// Shows the browser for `purpose`, starting in `start` (or the current folder).
+    pub fn show_for(&mut self, purpose: Purpose, start: Option<&Path>, t: &Tr) {
+        let start = start
+            .map(Path::to_path_buf)
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_default();
+        let dialog = match purpose {
+            Purpose::Open(PickKind::Folder) => FileDialog::select_folder().title(t.dialog_folder),
+            Purpose::Open(PickKind::Database) => FileDialog::open_file().title(t.dialog_db),
+            Purpose::Save => FileDialog::save_file()
+                .title(t.dialog_save)
+                .default_filename("memory_details.csv"),
+        };
+        let mut dialog = dialog
+            .initial_path(start)
+            .open_button_text(Cow::Borrowed(t.open))
+            .save_button_text(Cow::Borrowed(t.dialog_save_button))
+            .cancel_button_text(Cow::Borrowed(t.cancel))
+            .show_new_folder(false)
+            .show_rename(false)
+            .default_size([640.0, 420.0]);
+        dialog.open();
+        self.open = Some((purpose, dialog));
+    }
+
+    /// True while the browser is on screen.
+    pub fn is_open(&self) -> bool {
+        self.open.as_ref().is_some_and(|(_, d)| d.visible())
+    }
+
+    /// What it is open for.
+    pub fn purpose(&self) -> Option<Purpose> {
+        self.open.as_ref().map(|(p, _)| *p)
+    }
+
+    /// Draws it; returns the chosen path once the user confirms (and closes it then, or when
+    /// cancelled).
+    pub fn ui(&mut self, ctx: &egui::Context) -> Option<(Purpose, PathBuf)> {
+        let (purpose, dialog) = self.open.as_mut()?;
+        let purpose = *purpose;
+        dialog.show(ctx);
+        if dialog.selected() {
+            let path = dialog.path().map(Path::to_path_buf);
+            self.open = None;
+            return path.map(|p| (purpose, p));
+        }
+        if !dialog.visible() {
+            self.open = None;
+        }
+        None
+    }
+}

@@ -1,0 +1,550 @@
+//! Every string the app shows, in English and in Simplified Chinese: one catalogue ([`Tr`]), two
+//! instances checked by the compiler (a missing translation does not build). The CLI stays
+//! English. Data names stay as the files spell them in both languages: column headers (they are
+//! the CSV's columns and what Copy pastes), curve names and Group By modes (Insight's terms).
+
+/// A UI language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Lang {
+    /// English.
+    #[default]
+    En,
+    /// 简体中文.
+    Zh,
+}
+
+impl Lang {
+    /// Both, in menu order.
+    pub const ALL: [Lang; 2] = [Lang::En, Lang::Zh];
+
+    /// The language of a locale tag (`zh_CN.UTF-8`, `zh-Hans-CN`, `en-US`): Chinese for any
+    /// `zh`, else English.
+    pub fn from_locale(tag: &str) -> Lang {
+        let t = tag.trim().to_ascii_lowercase();
+        if t == "zh" || t.starts_with("zh_") || t.starts_with("zh-") || t.starts_with("zh.") {
+            Lang::Zh
+        } else {
+            Lang::En
+        }
+    }
+
+    /// The system's language: `LC_ALL`, `LC_MESSAGES`, `LANG` (in that order, as POSIX reads
+    /// them), else the OS setting (Windows, macOS).
+    pub fn system() -> Lang {
+        for var in ["LC_ALL", "LC_MESSAGES", "LANG"] {
+            if let Ok(v) = std::env::var(var)
+                && !v.is_empty()
+                && v != "C"
+                && v != "POSIX"
+            {
+                return Lang::from_locale(&v);
+            }
+        }
+        sys_locale::get_locale().map_or(Lang::En, |l| Lang::from_locale(&l))
+    }
+
+    /// The stored form.
+    pub fn code(self) -> &'static str {
+        match self {
+            Lang::En => "en",
+            Lang::Zh => "zh",
+        }
+    }
+
+    /// From the stored form.
+    pub fn parse(code: &str) -> Option<Lang> {
+        Lang::ALL.into_iter().find(|l| l.code() == code.trim())
+    }
+
+    /// The language's own name, for the menu.
+    pub fn name(self) -> &'static str {
+        match self {
+            Lang::En => "English",
+            Lang::Zh => "简体中文",
+        }
+    }
+
+    /// Its strings.
+    pub fn tr(self) -> &'static Tr {
+        match self {
+            Lang::En => &EN,
+            Lang::Zh => &ZH,
+        }
+    }
+}
+
+/// The strings of one language. `fn` fields format a message with its values (already
+/// formatted for reading).
+#[allow(missing_docs)] // each field is the text it names
+pub struct Tr {
+    // Menus.
+    pub file: &'static str,
+    pub open_folder_menu: &'static str,
+    pub open_folder: &'static str,
+    pub open_db: &'static str,
+    pub recent: &'static str,
+    pub none_yet: &'static str,
+    pub quit: &'static str,
+    pub view: &'static str,
+    pub language: &'static str,
+    pub theme: &'static str,
+    pub theme_system: &'static str,
+    pub theme_light: &'static str,
+    pub theme_dark: &'static str,
+    pub help: &'static str,
+    pub shortcuts_menu: &'static str,
+    pub shortcuts_title: &'static str,
+    pub shortcuts: &'static [(&'static str, &'static str)],
+    pub save_chart: &'static str,
+    pub path: &'static str,
+    pub path_hint: &'static str,
+    pub open: &'static str,
+    pub no_such_path: fn(&str) -> String,
+    pub dialog_folder: &'static str,
+    pub dialog_db: &'static str,
+    pub dialog_save: &'static str,
+    pub dialog_save_button: &'static str,
+    pub cancel: &'static str,
+    pub no_cjk_font: &'static str,
+    // Parameter bar and start page.
+    pub host_name: &'static str,
+    pub all_hosts: &'static str,
+    pub rank_id: &'static str,
+    pub group_by: &'static str,
+    pub static_graph: &'static str,
+    pub graph_id: &'static str,
+    pub warnings: fn(usize) -> String,
+    pub no_profile: &'static str,
+    pub loading: &'static str,
+    pub nothing_to_show: &'static str,
+    pub welcome: &'static str,
+    pub loading_progress: fn(&str, u64, u64, u64) -> String,
+    pub load_cancelled: &'static str,
+    pub load_stopped: &'static str,
+    pub dialog_failed: fn(&str) -> String,
+    // The chart.
+    pub reset_zoom: &'static str,
+    pub reset_zoom_hover: &'static str,
+    pub chart_hint: &'static str,
+    pub sampled: fn(&str, &str) -> String,
+    pub building_curves: fn(&str) -> String,
+    pub no_curves: fn(&str) -> String,
+    pub time_axis: &'static str,
+    pub memory_axis: fn(&str) -> String,
+    pub peak: fn(&str) -> String,
+    pub in_view: &'static str,
+    pub min: &'static str,
+    pub max: &'static str,
+    pub change: &'static str,
+    pub go_to_peak: &'static str,
+    pub curve_help: fn(&str) -> Option<&'static str>,
+    // The details table.
+    pub details_title: &'static str,
+    pub name: &'static str,
+    pub search_hint: &'static str,
+    pub min_size: &'static str,
+    pub max_size: &'static str,
+    pub bad_number: &'static str,
+    pub within: &'static str,
+    pub rows: fn(&str) -> String,
+    pub in_zoomed_range: &'static str,
+    pub copy: &'static str,
+    pub copy_hover: &'static str,
+    pub copy_all: &'static str,
+    pub copy_all_hover: &'static str,
+    pub copied: fn(&str) -> String,
+    pub export_csv: &'static str,
+    pub export_hover: &'static str,
+    pub clear_selection: fn(usize) -> String,
+    pub sorting: &'static str,
+    pub rows_per_page: &'static str,
+    pub first: &'static str,
+    pub previous: &'static str,
+    pub next: &'static str,
+    pub last: &'static str,
+    pub page_of: fn(&str, &str) -> String,
+    pub go_to_page: &'static str,
+    pub go: &'static str,
+    pub bad_page: fn(usize) -> String,
+    pub sort_hover: fn(&str) -> String,
+    pub file_order: &'static str,
+    pub largest_first: &'static str,
+    pub choose_save: &'static str,
+    pub export_cancelled: &'static str,
+    pub wrote_rows: fn(&str, &str) -> String,
+    pub cannot_write: fn(&str, &str) -> String,
+    // Live at cursor.
+    pub live_title: &'static str,
+    pub close: &'static str,
+    pub live_summary: fn(&str, &str, &str) -> String,
+    pub curves_at_cursor: &'static str,
+    pub live_blocks_sum: &'static str,
+    pub not_in_operator_memory: &'static str,
+    pub not_in_operator_memory_hover: &'static str,
+    pub by_operator: &'static str,
+    pub operator: &'static str,
+    pub total: &'static str,
+    pub blocks: &'static str,
+    pub largest_blocks: &'static str,
+    pub size: &'static str,
+    pub allocated_at: &'static str,
+    pub before_capture: &'static str,
+    // Component and static views, warnings.
+    pub component_title: &'static str,
+    pub component_none: &'static str,
+    pub no_static_graph: &'static str,
+    pub graph_ops: fn(&str) -> String,
+    pub total_size: fn(&str) -> String,
+    pub end_of_graph: &'static str,
+    pub node_index: &'static str,
+    pub memory_usage_mb: &'static str,
+    pub load_warnings: &'static str,
+    pub rows_skipped: fn(&str, u64) -> String,
+}
+
+/// One line on what a curve of the Overall view means (from the torch_npu and CANN docs in
+/// `../shared/reference/vendor/`), by its legend name.
+fn curve_help_en(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "Operator Allocated" => {
+            "Memory held by tensors: the PyTorch (or MindSpore) allocator's allocated total"
+        }
+        "Operator Reserved" => {
+            "Memory the allocator has taken from the device: allocated plus its cache"
+        }
+        "Operator Activated" => {
+            "Memory requested by streams, including freed memory still held for reuse by other streams"
+        }
+        "APP Reserved" => {
+            "All device memory of the process: framework, CANN runtime, HCCL, workspace"
+        }
+        "Workspace Allocated" => "Operator workspace memory in use (CANN)",
+        "Workspace Reserved" => "Operator workspace memory held by its allocator (CANN)",
+        _ => return None,
+    })
+}
+
+fn curve_help_zh(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "Operator Allocated" => "张量占用的内存：PyTorch（或 MindSpore）内存分配器的已分配总量",
+        "Operator Reserved" => "分配器从设备申请的内存：已分配加缓存",
+        "Operator Activated" => "各流申请的内存，包括已释放但仍被其他流复用的内存",
+        "APP Reserved" => "进程占用的全部设备内存：框架、CANN 运行时、HCCL、workspace",
+        "Workspace Allocated" => "算子 workspace 正在使用的内存（CANN）",
+        "Workspace Reserved" => "算子 workspace 分配器持有的内存（CANN）",
+        _ => return None,
+    })
+}
+
+/// English.
+pub static EN: Tr = Tr {
+    file: "File",
+    open_folder_menu: "Open folder…  (Ctrl+O)",
+    open_folder: "Open folder…",
+    open_db: "Open file (.db)…",
+    recent: "Recent folders",
+    none_yet: "(none yet)",
+    quit: "Quit",
+    view: "View",
+    language: "Language",
+    theme: "Theme",
+    theme_system: "System",
+    theme_light: "Light",
+    theme_dark: "Dark",
+    help: "Help",
+    shortcuts_menu: "Keyboard and mouse  (F1)",
+    shortcuts_title: "Keyboard and mouse",
+    shortcuts: &[
+        ("Ctrl+O", "Open a folder"),
+        ("Drag a folder onto the window", "Open it"),
+        ("Drag on the chart", "Zoom to the box"),
+        ("Mouse wheel on the chart", "Zoom around the pointer"),
+        ("Right-drag, Shift+wheel", "Pan"),
+        (
+            "Click on the chart",
+            "Live at cursor (snaps to a peak nearby)",
+        ),
+        ("Double-click on the chart, Esc", "Show the whole rank"),
+        ("Click a legend entry", "Hide or show the curve"),
+        ("Click a row", "Select it; Shift+click selects a range"),
+        ("Ctrl+A", "Select every row of the page"),
+        ("Ctrl+C", "Copy the selected rows (or the page) as TSV"),
+        ("← / →", "Previous / next page"),
+        ("F1", "This help"),
+    ],
+    save_chart: "Save chart as PNG…",
+    path: "Path",
+    path_hint: "type or paste a folder or .db path",
+    open: "Open",
+    no_such_path: |p| format!("No such file or folder: {p}"),
+    dialog_folder: "Open profiling folder",
+    dialog_db: "Open profiler database",
+    dialog_save: "Export CSV",
+    dialog_save_button: "Save",
+    cancel: "Cancel",
+    no_cjk_font: "No Chinese font was found on this system: install Noto Sans CJK or WenQuanYi, or set MEMSIGHT_CJK_FONT to a font file.",
+    host_name: "Host Name",
+    all_hosts: "All hosts",
+    rank_id: "Rank ID",
+    group_by: "Group By",
+    static_graph: "Static graph",
+    graph_id: "Graph ID",
+    warnings: |n| format!("⚠ {n} warnings"),
+    no_profile: "No profile open: use File, Open folder… or drop a folder here.",
+    loading: "Loading…",
+    nothing_to_show: "Nothing to show",
+    welcome: "Open a profiling folder (*_ascend_pt, *_ascend_ms, PROF_*, a cluster folder) or an ascend_pytorch_profiler*.db.",
+    loading_progress: |what, files, done, total| {
+        format!("loading {what}: {files} files, {done} of {total} MB")
+    },
+    load_cancelled: "Loading was cancelled.",
+    load_stopped: "Loading stopped without a result.",
+    dialog_failed: |e| format!("cannot open a dialog: {e}"),
+    reset_zoom: "Reset zoom",
+    reset_zoom_hover: "Show the whole rank (Esc, or double-click the chart)",
+    chart_hint: "drag: box zoom · wheel: zoom · right-drag or Shift+wheel: pan · click: live at cursor",
+    sampled: |drawn, total| {
+        format!("sampled (LTTB): showing {drawn} of {total} points — zoom in for full detail")
+    },
+    building_curves: |g| format!("Building the {g} curves…"),
+    no_curves: |g| format!("No {g} curves in this rank's memory_record."),
+    time_axis: "Time (ms)",
+    memory_axis: |u| format!("Memory ({u})"),
+    peak: |v| format!("peak {v}"),
+    in_view: "In view",
+    min: "Min",
+    max: "Max",
+    change: "Δ (end − start)",
+    go_to_peak: "Go to peak",
+    curve_help: curve_help_en,
+    details_title: "Memory Allocation/Release Details",
+    name: "Name",
+    search_hint: "search",
+    min_size: "Min Size(KB)",
+    max_size: "Max Size(KB)",
+    bad_number: "not a number: this bound is ignored",
+    within: "Only allocated or released within the selection",
+    rows: |n| format!("{n} rows"),
+    in_zoomed_range: "(in the zoomed range)",
+    copy: "Copy",
+    copy_hover: "Selected rows, or this page, as TSV for Excel (Ctrl+C)",
+    copy_all: "Copy all",
+    copy_all_hover: "Every row that matches the filters, in the table's order, as TSV",
+    copied: |n| format!("Copied {n} rows"),
+    export_csv: "Export CSV…",
+    export_hover: "Every matching row, to a file",
+    clear_selection: |n| format!("Clear selection ({n})"),
+    sorting: "sorting…",
+    rows_per_page: "rows per page",
+    first: "First",
+    previous: "Previous",
+    next: "Next",
+    last: "Last",
+    page_of: |a, b| format!("Page {a} of {b}"),
+    go_to_page: "Go to page",
+    go: "Go",
+    bad_page: |n| format!("enter a page from 1 to {n}"),
+    sort_hover: |d| format!("Sort: ascending → descending → {d}"),
+    file_order: "file order",
+    largest_first: "largest peak first",
+    choose_save: "choose where to save the CSV…",
+    export_cancelled: "export cancelled",
+    wrote_rows: |n, p| format!("wrote {n} rows to {p}"),
+    cannot_write: |p, e| format!("cannot write {p}: {e}"),
+    live_title: "Live at cursor",
+    close: "Close",
+    live_summary: |t, n, total| format!("{t}: {n} blocks, {total}"),
+    curves_at_cursor: "Curves at the cursor",
+    live_blocks_sum: "Live blocks (operator_memory)",
+    not_in_operator_memory: "Not in operator_memory",
+    not_in_operator_memory_hover: "Operator Allocated minus the live blocks: memory allocated before profiling began (its blocks are not in operator_memory) or by allocations the profiler did not record",
+    by_operator: "By operator",
+    operator: "Operator",
+    total: "Total",
+    blocks: "Blocks",
+    largest_blocks: "Largest blocks",
+    size: "Size",
+    allocated_at: "Allocated at",
+    before_capture: "before capture",
+    component_title: "Component peak memory (npu_module_mem, components ≥ 100 MB)",
+    component_none: "No component reaches 100 MB (or the rank has no npu_module_mem).",
+    no_static_graph: "This rank has no static graph.",
+    graph_ops: |g| format!("Graph {g} ops"),
+    total_size: |s| format!("Total Size {s}"),
+    end_of_graph: "end of graph",
+    node_index: "Node Index",
+    memory_usage_mb: "Memory Usage (MB)",
+    load_warnings: "Load warnings",
+    rows_skipped: |p, n| format!("{p}: {n} rows skipped"),
+};
+
+/// 简体中文.
+pub static ZH: Tr = Tr {
+    file: "文件",
+    open_folder_menu: "打开文件夹…  (Ctrl+O)",
+    open_folder: "打开文件夹…",
+    open_db: "打开文件 (.db)…",
+    recent: "最近打开",
+    none_yet: "（暂无）",
+    quit: "退出",
+    view: "视图",
+    language: "语言",
+    theme: "主题",
+    theme_system: "跟随系统",
+    theme_light: "浅色",
+    theme_dark: "深色",
+    help: "帮助",
+    shortcuts_menu: "键盘与鼠标  (F1)",
+    shortcuts_title: "键盘与鼠标",
+    shortcuts: &[
+        ("Ctrl+O", "打开文件夹"),
+        ("把文件夹拖到窗口上", "打开它"),
+        ("在图上拖动", "框选放大"),
+        ("在图上滚动滚轮", "以指针为中心缩放"),
+        ("右键拖动、Shift+滚轮", "平移"),
+        ("单击图表", "查看光标处存活内存（靠近峰值时吸附到峰值）"),
+        ("双击图表、Esc", "显示整个 rank"),
+        ("单击图例", "隐藏或显示曲线"),
+        ("单击行", "选中；Shift+单击选中一段"),
+        ("Ctrl+A", "选中本页所有行"),
+        ("Ctrl+C", "以 TSV 复制选中的行（或本页）"),
+        ("← / →", "上一页 / 下一页"),
+        ("F1", "本帮助"),
+    ],
+    save_chart: "将图表另存为 PNG…",
+    path: "路径",
+    path_hint: "输入或粘贴文件夹或 .db 路径",
+    open: "打开",
+    no_such_path: |p| format!("文件或文件夹不存在：{p}"),
+    dialog_folder: "打开性能数据文件夹",
+    dialog_db: "打开性能数据库",
+    dialog_save: "导出 CSV",
+    dialog_save_button: "保存",
+    cancel: "取消",
+    no_cjk_font: "系统中未找到中文字体：请安装 Noto Sans CJK 或文泉驿字体，或将 MEMSIGHT_CJK_FONT 设为字体文件路径。",
+    host_name: "主机名",
+    all_hosts: "全部主机",
+    rank_id: "Rank ID",
+    group_by: "分组方式",
+    static_graph: "静态图",
+    graph_id: "图 ID",
+    warnings: |n| format!("⚠ {n} 条警告"),
+    no_profile: "未打开数据：请使用“文件 ▸ 打开文件夹…”，或把文件夹拖到这里。",
+    loading: "正在加载…",
+    nothing_to_show: "没有可显示的内容",
+    welcome: "打开性能数据文件夹（*_ascend_pt、*_ascend_ms、PROF_*、集群文件夹）或 ascend_pytorch_profiler*.db。",
+    loading_progress: |what, files, done, total| {
+        format!("正在加载 {what}：{files} 个文件，{done} / {total} MB")
+    },
+    load_cancelled: "加载已取消。",
+    load_stopped: "加载未完成即停止。",
+    dialog_failed: |e| format!("无法打开对话框：{e}"),
+    reset_zoom: "重置缩放",
+    reset_zoom_hover: "显示整个 rank（Esc，或双击图表）",
+    chart_hint: "拖动：框选放大 · 滚轮：缩放 · 右键拖动或 Shift+滚轮：平移 · 单击：光标处存活内存",
+    sampled: |drawn, total| {
+        format!("已采样 (LTTB)：显示 {total} 个点中的 {drawn} 个——放大可看全部细节")
+    },
+    building_curves: |g| format!("正在生成 {g} 曲线…"),
+    no_curves: |g| format!("此 rank 的 memory_record 中没有 {g} 曲线。"),
+    time_axis: "时间 (ms)",
+    memory_axis: |u| format!("内存 ({u})"),
+    peak: |v| format!("峰值 {v}"),
+    in_view: "视图内",
+    min: "最小",
+    max: "最大",
+    change: "Δ（结束 − 开始）",
+    go_to_peak: "转到峰值",
+    curve_help: curve_help_zh,
+    details_title: "内存申请/释放详情",
+    name: "名称",
+    search_hint: "搜索",
+    min_size: "最小 Size(KB)",
+    max_size: "最大 Size(KB)",
+    bad_number: "不是数字：忽略此条件",
+    within: "仅显示在选区内申请或释放的块",
+    rows: |n| format!("{n} 行"),
+    in_zoomed_range: "（缩放范围内）",
+    copy: "复制",
+    copy_hover: "以 TSV 复制选中的行（或本页），可直接粘贴到 Excel（Ctrl+C）",
+    copy_all: "复制全部",
+    copy_all_hover: "按表格当前顺序，以 TSV 复制所有符合筛选条件的行",
+    copied: |n| format!("已复制 {n} 行"),
+    export_csv: "导出 CSV…",
+    export_hover: "把所有符合条件的行写入文件",
+    clear_selection: |n| format!("清除选择（{n}）"),
+    sorting: "正在排序…",
+    rows_per_page: "每页行数",
+    first: "首页",
+    previous: "上一页",
+    next: "下一页",
+    last: "末页",
+    page_of: |a, b| format!("第 {a} / {b} 页"),
+    go_to_page: "跳转到页",
+    go: "跳转",
+    bad_page: |n| format!("请输入 1 到 {n} 之间的页码"),
+    sort_hover: |d| format!("排序：升序 → 降序 → {d}"),
+    file_order: "文件顺序",
+    largest_first: "峰值从大到小",
+    choose_save: "请选择 CSV 的保存位置…",
+    export_cancelled: "已取消导出",
+    wrote_rows: |n, p| format!("已将 {n} 行写入 {p}"),
+    cannot_write: |p, e| format!("无法写入 {p}：{e}"),
+    live_title: "光标处存活内存",
+    close: "关闭",
+    live_summary: |t, n, total| format!("{t}：{n} 个块，共 {total}"),
+    curves_at_cursor: "光标处的曲线值",
+    live_blocks_sum: "存活块合计 (operator_memory)",
+    not_in_operator_memory: "不在 operator_memory 中",
+    not_in_operator_memory_hover: "Operator Allocated 减去存活块：采集开始前已申请的内存（其块不在 operator_memory 中），或采集未记录的申请",
+    by_operator: "按算子",
+    operator: "算子",
+    total: "合计",
+    blocks: "块数",
+    largest_blocks: "最大的块",
+    size: "大小",
+    allocated_at: "申请时间",
+    before_capture: "采集开始前",
+    component_title: "组件峰值内存（npu_module_mem，组件 ≥ 100 MB）",
+    component_none: "没有组件达到 100 MB（或此 rank 没有 npu_module_mem）。",
+    no_static_graph: "此 rank 没有静态图。",
+    graph_ops: |g| format!("图 {g} 的算子"),
+    total_size: |s| format!("总大小 {s}"),
+    end_of_graph: "图结束",
+    node_index: "节点索引",
+    memory_usage_mb: "内存使用 (MB)",
+    load_warnings: "加载警告",
+    rows_skipped: |p, n| format!("{p}：跳过 {n} 行"),
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locales_choose_the_language() {
+        for zh in ["zh_CN.UTF-8", "zh-Hans-CN", "zh_TW", "ZH", "zh"] {
+            assert_eq!(Lang::from_locale(zh), Lang::Zh, "{zh}");
+        }
+        for en in ["en_US.UTF-8", "C", "", "de-DE", "zhuang"] {
+            assert_eq!(Lang::from_locale(en), Lang::En, "{en}");
+        }
+        for l in Lang::ALL {
+            assert_eq!(Lang::parse(l.code()), Some(l));
+        }
+    }
+
+    #[test]
+    fn every_curve_of_the_overall_view_is_explained_in_both_languages() {
+        for name in [
+            "Operator Allocated",
+            "Operator Reserved",
+            "Operator Activated",
+            "APP Reserved",
+            "Workspace Allocated",
+            "Workspace Reserved",
+        ] {
+            assert!((EN.curve_help)(name).is_some() && (ZH.curve_help)(name).is_some());
+        }
+    }
+}
