@@ -134,6 +134,7 @@ fn load_csv(src: &DataSource, data: &mut RankData, control: &LoadControl) -> Res
             Ok(o) => {
                 if o.lossy_timestamps {
                     lossy_files.push(o.report.path.display().to_string());
+                    report.lossy_time_files.push(o.report.path.clone());
                 }
                 if device.is_none() {
                     *device = o.device;

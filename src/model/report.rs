@@ -74,6 +74,9 @@ pub struct LoadReport {
     pub warnings: Vec<String>,
     /// One entry per file read.
     pub files: Vec<FileReport>,
+    /// Files whose timestamps were written in scientific notation (a CSV saved by Excel): their
+    /// times lost precision.
+    pub lossy_time_files: Vec<PathBuf>,
 }
 
 impl LoadReport {

@@ -69,6 +69,21 @@ pub struct MemsightApp {
     pub path_text: String,
     /// The keyboard help window is open.
     pub help_open: bool,
+    /// A screenshot asked for by Save chart as PNG, and the chart's place in it.
+    shot: Option<(
+        std::sync::mpsc::Receiver<Arc<egui::ColorImage>>,
+        egui::Rect,
+        f32,
+    )>,
+    /// The chart's pixels, waiting for a file name.
+    chart_png: Option<egui::ColorImage>,
+    /// The native save dialog of Save chart as PNG.
+    png_dialog: Option<Job<PickOutcome>>,
+    /// The save dialog for Save chart as PNG ([`super::chart_image::native_png_picker`] unless
+    /// replaced).
+    pub png_picker: fn() -> PickOutcome,
+    /// A one-line message in the parameter bar (what Save chart did).
+    pub notice: Option<String>,
     /// The CJK font in use (`Some(None)`: none found), once looked for.
     pub cjk_font: Option<Option<PathBuf>>,
     ctx: Option<egui::Context>,
@@ -126,6 +141,11 @@ impl MemsightApp {
             browser: FileBrowser::default(),
             path_text: String::new(),
             help_open: false,
+            shot: None,
+            chart_png: None,
+            png_dialog: None,
+            png_picker: super::chart_image::native_png_picker,
+            notice: None,
             cjk_font: None,
             ctx,
             chart: MemoryChart::default(),
@@ -230,6 +250,7 @@ impl MemsightApp {
                 }
             }
             Command::ShowHelp(open) => self.help_open = open,
+            Command::SaveChart => self.request_chart_shot(),
             _ => {}
         }
     }
@@ -263,6 +284,83 @@ impl MemsightApp {
         self.current = None;
         self.loads_started += 1;
         self.loading = Some(start_load(&mut self.jobs, path, Some(profile), rank));
+    }
+
+    /// Asks the window for a screenshot; the chart's part of it is saved once it arrives.
+    fn request_chart_shot(&mut self) {
+        let (Some(ctx), Some(rect)) = (self.ctx.clone(), self.chart.last_rect) else {
+            return;
+        };
+        let (tx, rx) = std::sync::mpsc::channel();
+        let wake = ctx.clone();
+        ctx.request_screenshot(move |image| {
+            let _ = tx.send(image);
+            wake.request_repaint();
+        });
+        self.shot = Some((rx, rect, ctx.pixels_per_point()));
+    }
+
+    /// Hands a screenshot to Save chart as PNG, as the window does when it has one (tests call
+    /// it with an image of their own, since a test harness has no renderer).
+    pub fn deliver_screenshot(&mut self, image: &egui::ColorImage) {
+        let rect = self.shot.take().map(|(_, r, ppp)| (r, ppp)).or_else(|| {
+            self.chart.last_rect.map(|r| {
+                (
+                    r,
+                    self.ctx
+                        .as_ref()
+                        .map_or(1.0, egui::Context::pixels_per_point),
+                )
+            })
+        });
+        let Some((rect, ppp)) = rect else { return };
+        self.chart_png = Some(super::chart_image::crop(image, rect, ppp));
+        let picker = self.png_picker;
+        let job = self.jobs.run(
+            JobKey::Named("chart png".into()),
+            Place::Thread,
+            move |_| picker(),
+        );
+        if job.start_error.is_some() {
+            let t = self.tr();
+            self.browser.show_for(Purpose::SaveChart, None, t);
+        } else {
+            self.png_dialog = Some(job);
+        }
+    }
+
+    /// Writes the waiting chart image to `path` and says so.
+    fn write_chart_png(&mut self, path: &Path) {
+        let t = self.tr();
+        if let Some(image) = self.chart_png.take() {
+            self.notice = Some(match super::chart_image::save_png(&image, path) {
+                Ok(()) => (t.saved_chart)(&path.display().to_string()),
+                Err(e) => (t.cannot_save_chart)(&e),
+            });
+        }
+    }
+
+    /// Save chart as PNG's progress: the screenshot, then the file name.
+    fn poll_chart_png(&mut self) {
+        if let Some((rx, _, _)) = &self.shot
+            && let Ok(image) = rx.try_recv()
+        {
+            self.deliver_screenshot(&image);
+        }
+        if let Some(job) = &self.png_dialog {
+            match job.poll() {
+                Poll::Pending => {}
+                Poll::Finished => self.png_dialog = None,
+                Poll::Msg(outcome) => {
+                    self.png_dialog = None;
+                    match outcome {
+                        PickOutcome::Picked(path) => self.write_chart_png(&path),
+                        PickOutcome::Cancelled => self.chart_png = None,
+                        PickOutcome::Unavailable => self.show_browser(Purpose::SaveChart),
+                    }
+                }
+            }
+        }
     }
 
     /// The text the last Copy put on the clipboard.
@@ -424,6 +522,7 @@ impl MemsightApp {
         }
         let t = self.tr();
         self.poll_load();
+        self.poll_chart_png();
         let mut out: Vec<Command> = Vec::new();
         if let Some(p) = self.poll_dialog() {
             out.push(Command::Open(p));
@@ -442,6 +541,7 @@ impl MemsightApp {
         if let Some((purpose, path)) = self.browser.ui(ui.ctx()) {
             match purpose {
                 Purpose::Open(_) => out.push(Command::Open(path)),
+                Purpose::SaveChart => self.write_chart_png(&path),
                 Purpose::Save => {
                     if let Some(view) = self.view() {
                         self.table
@@ -466,6 +566,9 @@ impl MemsightApp {
                 &mut self.path_text,
                 &mut out,
             );
+            if let Some(n) = &self.notice {
+                ui.weak(n.as_str());
+            }
             super::top_bar::parameters_ui(
                 ui,
                 t,
@@ -513,26 +616,42 @@ impl MemsightApp {
                 &mut self.static_chart,
                 &mut self.static_table,
             );
-            egui::Panel::bottom("memsight_table")
-                .frame(side)
-                .resizable(true)
-                .default_size(330.0)
-                .show(ui, |ui| {
-                    if static_view {
-                        static_table.ui(ui, &mut cx);
-                    } else if cx.state.group_by == GroupBy::Component {
+            // A rank without memory_record has no curves: its table takes the whole window.
+            let table_only = view.data.records.is_empty() && !static_view;
+            if table_only {
+                egui::CentralPanel::default().frame(central).show(ui, |ui| {
+                    ui.weak(t.table_only);
+                    if cx.state.group_by == GroupBy::Component {
                         components.ui(ui, &mut cx);
                     } else {
                         table.ui(ui, &mut cx);
                     }
                 });
-            egui::CentralPanel::default().frame(central).show(ui, |ui| {
-                if static_view {
-                    static_chart.ui(ui, &mut cx);
-                } else {
-                    chart.ui(ui, &mut cx);
-                }
-            });
+            } else {
+                // The table's share by default: a third of the window, so that the chart keeps
+                // about half of it on a 720-pixel screen as on a large one.
+                let table_h = (ui.available_height() * 0.34).clamp(200.0, 420.0);
+                egui::Panel::bottom("memsight_table")
+                    .frame(side)
+                    .resizable(true)
+                    .default_size(table_h)
+                    .show(ui, |ui| {
+                        if static_view {
+                            static_table.ui(ui, &mut cx);
+                        } else if cx.state.group_by == GroupBy::Component {
+                            components.ui(ui, &mut cx);
+                        } else {
+                            table.ui(ui, &mut cx);
+                        }
+                    });
+                egui::CentralPanel::default().frame(central).show(ui, |ui| {
+                    if static_view {
+                        static_chart.ui(ui, &mut cx);
+                    } else {
+                        chart.ui(ui, &mut cx);
+                    }
+                });
+            }
             if cx.state.show_warnings {
                 warnings_window(ui.ctx(), &mut cx, notes);
             }

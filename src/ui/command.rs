@@ -34,6 +34,8 @@ pub enum Command {
     Copy,
     /// Copy every row matching the table's filters, in its order, as TSV.
     CopyAll,
+    /// Save the chart pane as a PNG (a screenshot of it, then a file name).
+    SaveChart,
     /// Choose the UI language.
     SetLanguage(Lang),
     /// Choose the theme.

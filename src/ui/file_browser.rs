@@ -51,6 +51,8 @@ pub enum Purpose {
     Open(PickKind),
     /// Choosing where Export CSV writes.
     Save,
+    /// Choosing where Save chart as PNG writes.
+    SaveChart,
 }
 
 /// The browser: at most one open at a time.
@@ -72,6 +74,9 @@ impl FileBrowser {
             Purpose::Save => FileDialog::save_file()
                 .title(t.dialog_save)
                 .default_filename("memory_details.csv"),
+            Purpose::SaveChart => FileDialog::save_file()
+                .title(t.save_chart)
+                .default_filename("memsight_chart.png"),
         };
         let mut dialog = dialog
             .initial_path(start)

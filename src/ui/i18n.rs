@@ -96,6 +96,8 @@ pub struct Tr {
     pub shortcuts_title: &'static str,
     pub shortcuts: &'static [(&'static str, &'static str)],
     pub save_chart: &'static str,
+    pub saved_chart: fn(&str) -> String,
+    pub cannot_save_chart: fn(&str) -> String,
     pub path: &'static str,
     pub path_hint: &'static str,
     pub open: &'static str,
@@ -200,6 +202,8 @@ pub struct Tr {
     pub memory_usage_mb: &'static str,
     pub load_warnings: &'static str,
     pub rows_skipped: fn(&str, u64) -> String,
+    pub lossy_times: fn(usize) -> String,
+    pub table_only: &'static str,
 }
 
 /// One line on what a curve of the Overall view means (from the torch_npu and CANN docs in
@@ -273,6 +277,8 @@ pub static EN: Tr = Tr {
         ("F1", "This help"),
     ],
     save_chart: "Save chart as PNG…",
+    saved_chart: |p| format!("saved the chart to {p}"),
+    cannot_save_chart: |e| format!("cannot save the chart: {e}"),
     path: "Path",
     path_hint: "type or paste a folder or .db path",
     open: "Open",
@@ -376,6 +382,14 @@ pub static EN: Tr = Tr {
     memory_usage_mb: "Memory Usage (MB)",
     load_warnings: "Load warnings",
     rows_skipped: |p, n| format!("{p}: {n} rows skipped"),
+    lossy_times: |n| {
+        format!(
+            "⚠ Timestamps in {n} file(s) were saved in scientific notation (like 1.69512E+15), \
+             probably by Excel: they lost their precision, so times here are only approximate. \
+             Open the profiler's original files (not a copy saved by Excel) or its .db export."
+        )
+    },
+    table_only: "This rank has no memory_record: there are no curves, only the allocations below.",
 };
 
 /// 简体中文.
@@ -412,6 +426,8 @@ pub static ZH: Tr = Tr {
         ("F1", "本帮助"),
     ],
     save_chart: "将图表另存为 PNG…",
+    saved_chart: |p| format!("图表已保存到 {p}"),
+    cannot_save_chart: |e| format!("无法保存图表：{e}"),
     path: "路径",
     path_hint: "输入或粘贴文件夹或 .db 路径",
     open: "打开",
@@ -429,7 +445,7 @@ pub static ZH: Tr = Tr {
     static_graph: "静态图",
     graph_id: "图 ID",
     warnings: |n| format!("⚠ {n} 条警告"),
-    no_profile: "未打开数据：请使用“文件 ▸ 打开文件夹…”，或把文件夹拖到这里。",
+    no_profile: "未打开数据：请使用“文件”菜单中的“打开文件夹…”，或把文件夹拖到这里。",
     loading: "正在加载…",
     nothing_to_show: "没有可显示的内容",
     welcome: "打开性能数据文件夹（*_ascend_pt、*_ascend_ms、PROF_*、集群文件夹）或 ascend_pytorch_profiler*.db。",
@@ -515,6 +531,13 @@ pub static ZH: Tr = Tr {
     memory_usage_mb: "内存使用 (MB)",
     load_warnings: "加载警告",
     rows_skipped: |p, n| format!("{p}：跳过 {n} 行"),
+    lossy_times: |n| {
+        format!(
+            "⚠ 有 {n} 个文件的时间戳以科学计数法保存（如 1.69512E+15），多半是经 Excel 另存所致：\
+             精度已丢失，这里的时间只是近似值。请打开性能工具生成的原始文件（不要用 Excel 另存的副本），或使用 .db 导出。"
+        )
+    },
+    table_only: "此 rank 没有 memory_record：没有曲线，只有下面的内存申请记录。",
 };
 
 #[cfg(test)]

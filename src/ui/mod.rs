@@ -17,6 +17,7 @@
 
 pub mod app;
 pub mod bench;
+pub mod chart_image;
 pub mod command;
 pub mod file_browser;
 pub mod fonts;

@@ -232,6 +232,7 @@ impl ViewState {
             | Command::CancelLoad
             | Command::Copy
             | Command::CopyAll
+            | Command::SaveChart
             | Command::SetLanguage(_)
             | Command::SetTheme(_)
             | Command::ShowHelp(_) => return false,

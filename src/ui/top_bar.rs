@@ -53,6 +53,10 @@ pub fn menu_ui(
                 ui.close();
             }
             path_field(ui, t, path_text, out);
+            if ui.button(t.save_chart).clicked() {
+                out.push(Command::SaveChart);
+                ui.close();
+            }
             ui.menu_button(t.recent, |ui| {
                 if prefs.recent.is_empty() {
                     ui.label(t.none_yet);

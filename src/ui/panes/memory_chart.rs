@@ -43,8 +43,17 @@ pub struct MemoryChart {
     drag: Option<(f64, f64)>,
     /// The plot's width in physical pixels, last frame.
     plot_px: Option<usize>,
+    /// Where the chart (its header, legend and plot) was drawn last frame: what Save chart as
+    /// PNG keeps of the window.
+    pub last_rect: Option<egui::Rect>,
+    /// The plot's frame (inside its axes) last frame.
+    pub last_plot_rect: Option<egui::Rect>,
     /// The In-view statistics are unfolded.
     stats_open: bool,
+    /// The pane was tall enough at first sight to unfold the statistics by default.
+    tall_pane: bool,
+    /// `tall_pane` is known.
+    pane_measured: bool,
     /// The view and window the plot was last in step with (`None`: the whole rank): another
     /// rank, or a window set elsewhere, is applied to the plot.
     synced: Option<(ViewId, Option<TimeWindow>)>,
@@ -58,7 +67,11 @@ impl Default for MemoryChart {
             building: None,
             drag: None,
             plot_px: None,
+            last_rect: None,
+            last_plot_rect: None,
             stats_open: true,
+            tall_pane: true,
+            pane_measured: false,
             synced: None,
         }
     }
@@ -201,6 +214,10 @@ impl MemoryChart {
             return;
         }
         let (state, t) = (cx.state, cx.t);
+        let lossy = view.data.report.lossy_time_files.len();
+        if lossy > 0 {
+            ui.colored_label(ui.visuals().warn_fg_color, (t.lossy_times)(lossy));
+        }
         let (e0, e1) = view.time_extent();
         let extent = TimeWindow::new(e0, e1);
         let window = state.link.window.unwrap_or(extent);
@@ -254,6 +271,13 @@ impl MemoryChart {
             );
         }
         legend_ui(ui, t, series, &colors, &visible, cx.out);
+        if !self.pane_measured {
+            self.pane_measured = true;
+            // Unfolded on a window of 800 points or more (1400×900 and up), folded below
+            // (1280×720, or 2560×1440 at 2×).
+            self.tall_pane = ui.ctx().content_rect().height() >= 800.0;
+            self.stats_open = self.tall_pane;
+        }
         // The statistics below take what they need, but the plot keeps at least 45 % of the
         // pane (and 160 px).
         let row_h = ui.text_style_height(&egui::TextStyle::Body) + 6.0;
@@ -262,8 +286,13 @@ impl MemoryChart {
         } else {
             row_h + 8.0
         };
+        // The chart (header, legend, plot) keeps at least 45 % of the window; the statistics
+        // scroll in what is left.
+        let window_h = ui.ctx().content_rect().height();
+        let used = ui.min_rect().height();
         let plot_height = (ui.available_height() - stats_height)
-            .max(ui.available_height() * 0.45)
+            .max(window_h * 0.45 - used)
+            .min(ui.available_height() - row_h - 8.0)
             .max(160.0);
         let apply = self.synced != Some((view.id(), state.link.window));
         let press_origin = ui.input(|i| i.pointer.press_origin());
@@ -273,6 +302,7 @@ impl MemoryChart {
             .id(Id::unique(PLOT_ID))
             .height(plot_height)
             .x_axis_label(t.time_axis)
+            .x_grid_spacer(crate::ui::plot::time_grid)
             .y_axis_label((t.memory_axis)(unit.label()))
             .x_axis_formatter(|m, _| grouped(m.value, decimals_for(m.step_size)))
             .y_axis_formatter(|m, _| grouped(m.value, decimals_for(m.step_size)))
@@ -359,6 +389,14 @@ impl MemoryChart {
                 }
             });
         let out = response.inner;
+        self.last_rect = Some(ui.min_rect());
+        self.last_plot_rect = Some(*response.transform.frame());
+        response.response.context_menu(|ui| {
+            if ui.button(t.save_chart).clicked() {
+                cx.out.push(Command::SaveChart);
+                ui.close();
+            }
+        });
         let plot_px = (response.transform.frame().width() * ppp).round() as usize;
         if self.plot_px != Some(plot_px) {
             self.plot_px = Some(plot_px);
@@ -386,11 +424,18 @@ impl MemoryChart {
             });
         }
         let stats = window_stats(series, window);
+        // Folded by default when the pane is short (a 720-pixel screen), so the plot keeps its
+        // height; one click unfolds it.
         let header = egui::CollapsingHeader::new(t.in_view)
             .id_salt("window_stats_header")
-            .default_open(true)
+            .default_open(self.tall_pane)
             .show(ui, |ui| {
-                stats_ui(ui, t, series, &colors, &visible, &stats, unit, cx.out);
+                egui::ScrollArea::vertical()
+                    .id_salt("window_stats_scroll")
+                    .auto_shrink([false, true])
+                    .show(ui, |ui| {
+                        stats_ui(ui, t, series, &colors, &visible, &stats, unit, cx.out);
+                    });
             });
         self.stats_open = header.body_returned.is_some();
     }

@@ -49,10 +49,10 @@ impl Pager {
             {
                 out.push(Command::SetPage(page - 1));
             }
-            ui.label((t.page_of)(
-                &grouped((page + 1) as f64, 0),
-                &grouped(pages as f64, 0),
-            ));
+            // A fixed width, so that Next and Last stay where they are as the count changes.
+            let text = (t.page_of)(&grouped((page + 1) as f64, 0), &grouped(pages as f64, 0));
+            let h = ui.spacing().interact_size.y;
+            ui.add_sized([150.0, h], egui::Label::new(text));
             if ui
                 .add_enabled(page + 1 < pages, egui::Button::new(t.next))
                 .clicked()

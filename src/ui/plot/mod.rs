@@ -88,3 +88,84 @@ pub fn decimals_for(step: f64) -> usize {
         (-step.log10()).ceil().clamp(0.0, 6.0) as usize
     }
 }
+
+/// egui_plot's smallest grid spacing, in points (its default): `GridInput::base_step_size` is
+/// this many points in plot units.
+const GRID_MIN_POINTS: f64 = 8.0;
+
+/// Points between labelled time ticks at least (egui_plot labels an x tick once its spacing
+/// passes 60 points).
+const LABEL_POINTS: f64 = 72.0;
+
+/// The smallest 1-2-5 step (…, 0.1, 0.2, 0.5, 1, 2, 5, 10, …) of at least `min`.
+pub fn nice_step(min: f64) -> f64 {
+    if !(min.is_finite() && min > 0.0) {
+        return 1.0;
+    }
+    let p = 10f64.powf(min.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * p)
+        .find(|s| *s >= min * (1.0 - 1e-12))
+        .unwrap_or(10.0 * p)
+}
+
+/// Grid marks for a time axis on 1-2-5 steps, so that a narrow plot still labels a tick every
+/// ~72 points (egui_plot's powers of ten can leave two labels on a 1280-pixel screen), with
+/// unlabelled minor lines between.
+pub fn time_grid(input: egui_plot::GridInput) -> Vec<egui_plot::GridMark> {
+    let (lo, hi) = input.bounds;
+    if !(lo.is_finite() && hi.is_finite() && hi > lo && input.base_step_size > 0.0) {
+        return Vec::new();
+    }
+    let per_point = input.base_step_size / GRID_MIN_POINTS;
+    let major = nice_step(per_point * LABEL_POINTS);
+    let minor = major / 5.0;
+    let first = (lo / minor).floor() as i64;
+    let last = (hi / minor).ceil() as i64;
+    if last.saturating_sub(first) > 10_000 {
+        return Vec::new();
+    }
+    (first..=last)
+        .map(|k| {
+            let value = k as f64 * minor;
+            let on_major = (value / major - (value / major).round()).abs() < 1e-6;
+            egui_plot::GridMark {
+                value,
+                step_size: if on_major { major } else { minor },
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steps_are_one_two_five() {
+        assert_eq!(nice_step(0.7), 1.0);
+        assert_eq!(nice_step(1.2), 2.0);
+        assert_eq!(nice_step(3.0), 5.0);
+        assert_eq!(nice_step(6.0), 10.0);
+        assert_eq!(nice_step(0.013), 0.02);
+        assert_eq!(nice_step(2000.0), 2000.0);
+    }
+
+    #[test]
+    fn a_narrow_plot_still_gets_four_labelled_ticks() {
+        // 20 ms over 600 points: 1 ms is 30 points, so labels go every 5 ms… at least 4 of them.
+        let input = egui_plot::GridInput {
+            bounds: (0.0, 20.0),
+            base_step_size: 20.0 / 600.0 * GRID_MIN_POINTS,
+        };
+        let marks = time_grid(input);
+        let labelled: Vec<f64> = marks
+            .iter()
+            .filter(|m| m.step_size * 600.0 / 20.0 > 60.0)
+            .map(|m| m.value)
+            .collect();
+        assert!(labelled.len() >= 4, "{labelled:?}");
+        assert_eq!(labelled, vec![0.0, 5.0, 10.0, 15.0, 20.0]);
+    }
+}

@@ -1,0 +1,671 @@
+//! The first five minutes, through egui_kittest, in English and in Chinese: opening without a
+//! desktop portal, Chinese text and the Chinese UI, the legend off the data, Live at cursor that
+//! adds up, copying like a spreadsheet, controls that stay put, small screens, and the small
+//! things (filters, go to page, recent list, table-only ranks, Excel-damaged timestamps, Save
+//! chart as PNG, theme, F1).
+#![cfg(feature = "gui")]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use common::{RawCsv, fixtures, raw_ops, us_to_ns};
+use egui::accesskit::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::{NodeT, Queryable};
+use memsight::ui::file_browser::{PickOutcome, Purpose};
+use memsight::ui::i18n::Lang;
+use memsight::ui::{Command, MemsightApp};
+
+fn rank_dir() -> PathBuf {
+    common::first_subdir(&fixtures().join("torch_cluster"))
+}
+
+/// An app on `path` (loaded, in `lang`) in a `w`×`h` harness.
+fn app_in(path: Option<PathBuf>, lang: Lang, size: [f32; 2]) -> Harness<'static, MemsightApp> {
+    let mut app = MemsightApp::new(path.clone(), Vec::new(), None);
+    app.set_language(lang);
+    if path.is_some() {
+        app.wait_for_load();
+    }
+    let mut h = Harness::builder()
+        .with_size(size)
+        .with_max_steps(16)
+        .with_step_dt(1.0 / 60.0)
+        .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
+    h.run();
+    h.run(); // the CJK font is added in the first frame and used from the next
+    h
+}
+
+fn type_into(h: &mut Harness<'_, MemsightApp>, label: &str, text: &str) {
+    h.get_by_role_and_label(Role::TextInput, label).click();
+    h.run();
+    h.get_by_role_and_label(Role::TextInput, label)
+        .type_text(text);
+    h.run();
+}
+
+/// A copy of a torch_cluster rank under Chinese folder names, with a Chinese operator name.
+fn chinese_profile(tmp: &Path) -> PathBuf {
+    let root = tmp.join("性能数据").join("训练任务_张三");
+    let rank = root.join("训练节点甲_4000_20261121000000000_ascend_pt");
+    common::copy_dir(&rank_dir(), &rank);
+    let ops = rank.join("ASCEND_PROFILER_OUTPUT/operator_memory.csv");
+    let text = std::fs::read_to_string(&ops).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let first = lines[1].split_once(',').unwrap().1.to_string();
+    lines[1] = format!("自定义算子::融合注意力,{first}");
+    let mut text = lines.join("\n");
+    text.push('\n');
+    std::fs::write(&ops, text).unwrap();
+    root
+}
+
+/// Every character of every label on screen has a glyph in the fonts in use.
+fn assert_no_missing_glyphs(h: &Harness<'_, MemsightApp>) {
+    let mut texts = Vec::new();
+    fn walk(n: egui_kittest::Node<'_>, out: &mut Vec<String>) {
+        if let Some(l) = n.accesskit_node().label() {
+            out.push(l);
+        }
+        if let Some(v) = n.accesskit_node().value() {
+            out.push(v);
+        }
+        for c in n.children() {
+            walk(c, out);
+        }
+    }
+    walk(h.root(), &mut texts);
+    assert!(!texts.is_empty());
+    let font = egui::FontId::proportional(14.0);
+    let missing: Vec<String> = h.ctx.fonts_mut(|f| {
+        texts
+            .iter()
+            .filter(|t| t.chars().any(|c| !c.is_control() && !f.has_glyph(&font, c)))
+            .cloned()
+            .collect()
+    });
+    assert!(missing.is_empty(), "no glyph for: {missing:?}");
+}
+
+#[test]
+fn without_a_desktop_portal_the_in_app_browser_opens() {
+    for (lang, title) in [
+        (Lang::En, "Open profiling folder"),
+        (Lang::Zh, "打开性能数据文件夹"),
+    ] {
+        let mut app = MemsightApp::new(None, Vec::new(), None);
+        app.set_language(lang);
+        app.picker = |_| PickOutcome::Unavailable;
+        // egui_file's path and file-name fields have no accessible names (its widgets, not
+        // ours), which the harness's accessibility check refuses.
+        let mut h = Harness::builder()
+            .with_size([1400.0, 900.0])
+            .with_accessibility_check(false)
+            .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
+        h.run();
+        h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::O);
+        for _ in 0..50 {
+            h.step();
+            if h.state().browser.is_open() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert_eq!(
+            h.state().browser.purpose(),
+            Some(Purpose::Open(memsight::ui::PickKind::Folder))
+        );
+        h.run();
+        // The browser's window, titled in the UI's language (egui_file puts a folder icon first).
+        assert!(
+            h.query_all_by_label_contains(title).any(|n| n
+                .accesskit_node()
+                .label()
+                .is_some_and(|l| l.starts_with('📁'))),
+            "the browser titled {title}"
+        );
+        assert!(h.state().error.is_none(), "nothing was cancelled");
+    }
+}
+
+#[test]
+fn export_without_a_save_dialog_offers_the_browser_not_a_cancel() {
+    let mut h = app_in(Some(rank_dir()), Lang::En, [1400.0, 900.0]);
+    h.state_mut().table.exporter.save_picker = || PickOutcome::Unavailable;
+    h.get_by_label("Export CSV…").click();
+    for _ in 0..50 {
+        h.step();
+        if h.state().browser.is_open() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(h.state().browser.purpose(), Some(Purpose::Save));
+    let status = h.state().table.exporter.status.clone().unwrap_or_default();
+    assert!(!status.contains("cancelled"), "{status}");
+}
+
+#[test]
+fn a_typed_path_opens_in_both_languages() {
+    for (lang, label) in [(Lang::En, "Path"), (Lang::Zh, "路径")] {
+        let mut h = app_in(None, lang, [1400.0, 900.0]);
+        let path = rank_dir().display().to_string();
+        type_into(&mut h, label, &path);
+        h.key_press(egui::Key::Enter);
+        h.step();
+        h.state_mut().wait_for_load();
+        h.run();
+        assert!(h.state().view().is_some(), "{:?}", h.state().error);
+        assert_eq!(h.state().path(), Some(rank_dir().as_path()));
+    }
+}
+
+#[test]
+fn a_path_that_fails_to_open_stays_out_of_recent() {
+    let mut app = MemsightApp::new(None, Vec::new(), None);
+    app.open(PathBuf::from("/no/such/profile"));
+    app.wait_for_load();
+    assert!(app.error.is_some());
+    assert!(app.recent().is_empty());
+    app.open(rank_dir());
+    app.wait_for_load();
+    assert_eq!(app.recent(), [rank_dir().display().to_string()]);
+}
+
+#[test]
+fn chinese_paths_and_names_render_in_both_languages() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = chinese_profile(tmp.path());
+    for lang in Lang::ALL {
+        let mut app = MemsightApp::new(Some(root.clone()), vec![root.display().to_string()], None);
+        app.set_language(lang);
+        app.wait_for_load();
+        assert!(app.view().is_some(), "{:?}", app.error);
+        let mut h = Harness::builder()
+            .with_size([1400.0, 900.0])
+            .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
+        h.run();
+        h.run();
+        assert!(
+            h.state().cjk_font.clone().flatten().is_some(),
+            "a CJK font is installed (scripts/install-deps.sh)"
+        );
+        let rank = h
+            .get_by_label("Rank ID") // the same in both languages
+            .value()
+            .unwrap_or_default();
+        assert!(rank.contains("训练节点甲"), "the rank picker shows {rank}");
+        h.get_by_label("自定义算子::融合注意力"); // the table
+        // The recent list, with its Chinese path.
+        h.get_by_label(if lang == Lang::En { "File" } else { "文件" })
+            .click();
+        h.run();
+        h.get_by_label(if lang == Lang::En {
+            "Recent folders"
+        } else {
+            "最近打开"
+        })
+        .click();
+        h.run();
+        h.get_by_label(&root.display().to_string());
+        assert_no_missing_glyphs(&h);
+    }
+}
+
+#[test]
+fn the_view_menu_switches_to_chinese_and_remembers_it() {
+    let mut h = app_in(Some(rank_dir()), Lang::En, [1400.0, 900.0]);
+    h.get_by_label("Memory Allocation/Release Details");
+    h.get_by_label("View").click();
+    h.run();
+    h.get_by_label("简体中文").click();
+    h.run();
+    for zh in [
+        "文件",
+        "主机名",
+        "分组方式",
+        "内存申请/释放详情",
+        "复制",
+        "导出 CSV…",
+        "视图内",
+    ] {
+        h.get_by_label(zh);
+    }
+    assert!(
+        h.query_by_label("Memory Allocation/Release Details")
+            .is_none()
+    );
+    assert_no_missing_glyphs(&h);
+    // Remembered for the next run.
+    let mut storage = MemStorage::default();
+    eframe::App::save(h.state_mut(), &mut storage);
+    assert_eq!(
+        storage
+            .0
+            .get(memsight::ui::prefs::LANG_KEY)
+            .map(String::as_str),
+        Some("zh")
+    );
+    let prefs = memsight::ui::prefs::Prefs::load(Some(&storage));
+    assert_eq!(prefs.lang, Lang::Zh);
+    // And back.
+    h.get_by_label("视图").click();
+    h.run();
+    h.get_by_label("English").click();
+    h.run();
+    h.get_by_label("Memory Allocation/Release Details");
+}
+
+/// eframe's storage, in memory.
+#[derive(Default)]
+struct MemStorage(std::collections::HashMap<String, String>);
+
+impl eframe::Storage for MemStorage {
+    fn get_string(&self, key: &str) -> Option<String> {
+        self.0.get(key).cloned()
+    }
+    fn set_string(&mut self, key: &str, value: String) {
+        self.0.insert(key.to_owned(), value);
+    }
+    fn remove_string(&mut self, key: &str) {
+        self.0.remove(key);
+    }
+    fn flush(&mut self) {}
+}
+
+#[test]
+fn the_legend_sits_above_the_plot_and_explains_each_curve() {
+    for (lang, help) in [
+        (Lang::En, "All device memory of the process"),
+        (Lang::Zh, "进程占用的全部设备内存"),
+    ] {
+        let mut h = app_in(Some(rank_dir()), lang, [1280.0, 720.0]);
+        let plot = h.state().chart.last_plot_rect.expect("a plot");
+        let view = h.state().view().unwrap();
+        for s in view.series(memsight::analysis::GroupBy::Overall) {
+            let entry = h
+                .query_all_by_label(&s.series.name)
+                .find(|n| n.accesskit_node().role() == Role::Button)
+                .unwrap_or_else(|| panic!("a legend entry for {}", s.series.name));
+            assert!(
+                entry.rect().max.y <= plot.min.y,
+                "{} at {:?} covers the plot {:?}",
+                s.series.name,
+                entry.rect(),
+                plot
+            );
+        }
+        h.query_all_by_label("APP Reserved")
+            .find(|n| n.accesskit_node().role() == Role::Button)
+            .unwrap()
+            .hover();
+        h.run_steps(60);
+        h.get_by_label_contains(help);
+    }
+}
+
+#[test]
+fn curve_colours_mean_the_same_in_every_view() {
+    use memsight::ui::plot::curve_color;
+    // Reserved is one colour for torch_npu, MindSpore and the Overall view alike.
+    let reserved = curve_color("Operator Reserved", 0);
+    assert_eq!(curve_color("PTA Reserved", 0), reserved);
+    assert_eq!(curve_color("MindSpore Reserved", 0), reserved);
+    assert_eq!(
+        curve_color("Operator Activated", 0),
+        curve_color("MindSpore Activated", 0)
+    );
+    // APP Reserved is red in Overall; nothing else is.
+    let app = curve_color("APP Reserved", 0);
+    for other in [
+        "GE Allocated",
+        "PTA Allocated",
+        "GE Reserved",
+        "Workspace Allocated",
+    ] {
+        assert_ne!(curve_color(other, 0), app, "{other}");
+    }
+    assert_ne!(
+        curve_color("Allocated of 0x1", 0),
+        curve_color("Allocated of 0x2", 1)
+    );
+}
+
+/// Operator Allocated of the raw memory_record at `t` ns from the origin: the last PTA+GE (or
+/// PTA) sample at or before it, bytes.
+fn raw_operator_allocated(dir: &Path, origin: i128, t: i128) -> Option<i128> {
+    let rec = RawCsv::read(&dir.join("ASCEND_PROFILER_OUTPUT/memory_record.csv"));
+    let (c, ts, a) = (
+        rec.col("Component"),
+        rec.col("Timestamp(us)"),
+        rec.col("Total Allocated(MB)"),
+    );
+    let comp = if rec.rows.iter().any(|r| r[c] == "PTA+GE") {
+        "PTA+GE"
+    } else {
+        "PTA"
+    };
+    let mut rows: Vec<(i128, f64)> = rec
+        .rows
+        .iter()
+        .filter(|r| r[c] == comp && !r[a].is_empty())
+        .map(|r| (us_to_ns(&r[ts]) - origin, r[a].parse::<f64>().unwrap()))
+        .collect();
+    rows.sort_by_key(|r| r.0);
+    rows.iter()
+        .rev()
+        .find(|r| r.0 <= t)
+        .map(|r| (r.1 * 1024.0 * 1024.0).round() as i128)
+}
+
+#[test]
+fn live_at_the_peak_adds_up_and_a_block_goes_to_the_table() {
+    for (lang, go, not_in) in [
+        (Lang::En, "Go to peak", "Not in operator_memory"),
+        (Lang::Zh, "转到峰值", "不在 operator_memory 中"),
+    ] {
+        let dir = rank_dir();
+        let mut h = app_in(Some(dir.clone()), lang, [1400.0, 900.0]);
+        // Unfold the statistics if they are folded, then Go to peak of Operator Allocated.
+        if h.query_all_by_label(go).next().is_none() {
+            h.get_by_label(if lang == Lang::En {
+                "In view"
+            } else {
+                "视图内"
+            })
+            .click();
+            h.run();
+        }
+        h.query_all_by_label(go).next().unwrap().click();
+        h.run();
+        let t = h
+            .state()
+            .view_state()
+            .link
+            .cursor
+            .expect("the cursor at the peak");
+        let view = h.state().view().unwrap();
+        let peak = view.series(memsight::analysis::GroupBy::Overall)[0]
+            .peak()
+            .unwrap();
+        assert_eq!(t, peak.time, "the first series' peak in view is its peak");
+        // Independently, from the files: Operator Allocated there, and the live blocks.
+        let (ops, origin) = raw_ops(&dir);
+        let at = i128::from(t);
+        let live: i128 = ops
+            .iter()
+            .filter(|r| r.2.is_none_or(|a| a - origin <= at) && r.3.is_none_or(|z| z - origin > at))
+            .map(|r| (r.1.parse::<f64>().unwrap() * 1024.0).round() as i128)
+            .sum();
+        let allocated = raw_operator_allocated(&dir, origin, at).unwrap();
+        let fmt = |b: i128| memsight::ui::format::bytes(i64::try_from(b).unwrap());
+        let row = h.get_by_label(not_in);
+        let y = row.rect().center().y;
+        let want = fmt(allocated - live);
+        let value = h
+            .query_all_by_label(&want)
+            .find(|n| (n.rect().center().y - y).abs() < 3.0);
+        assert!(
+            value.is_some(),
+            "{not_in}: {} (= {} − {})",
+            fmt(allocated - live),
+            fmt(allocated),
+            fmt(live)
+        );
+        h.get_by_label(&fmt(live));
+        // A block of the panel: selected in the table, marked on the chart, its page shown.
+        let data = &view.data;
+        let live_rows = memsight::analysis::live_at(data, view.live_index(), t).rows;
+        let biggest = live_rows[0];
+        let name = data
+            .display_name(data.operators.name[biggest as usize])
+            .to_string();
+        let largest = if lang == Lang::En {
+            "Largest blocks"
+        } else {
+            "最大的块"
+        };
+        h.get_by_label(largest).scroll_to_me();
+        h.run();
+        // The first row under "Largest blocks" is the biggest live block.
+        let below = h.get_by_label(largest).rect().max.y;
+        h.query_all_by_label(&name)
+            .filter(|n| n.rect().min.x > 1000.0 && n.rect().min.y > below)
+            .min_by(|a, b| a.rect().min.y.total_cmp(&b.rect().min.y))
+            .unwrap()
+            .click();
+        h.run();
+        let s = h.state().view_state();
+        assert_eq!(s.marked_row, Some(biggest));
+        assert!(s.selected.contains(&biggest) && s.selected.len() == 1);
+        let q = memsight::ui::panes::details_table::query_for(s);
+        let page = memsight::analysis::query(data, &view.sort_cache, &q);
+        assert!(page.rows.contains(&biggest), "the table turned to its page");
+    }
+}
+
+/// The TSV's first column (names) after the header.
+fn names(tsv: &str) -> Vec<String> {
+    tsv.lines()
+        .skip(1)
+        .map(|l| l.split('\t').next().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn copy_follows_the_screen_order_with_ranges_select_all_and_copy_all() {
+    let dir = rank_dir();
+    let mut h = app_in(Some(dir.clone()), Lang::En, [1400.0, 900.0]);
+    h.get_by_label("Size(KB)").click();
+    h.run();
+    h.get_by_label("Size(KB) ⬆").click(); // descending
+    h.run();
+    let view = h.state().view().unwrap();
+    let q = memsight::ui::panes::details_table::query_for(h.state().view_state());
+    let shown = memsight::analysis::query(&view.data, &view.sort_cache, &q).rows;
+    // The raw sizes, largest first: the page is that order.
+    let (ops, _) = raw_ops(&dir);
+    let mut sizes: Vec<f64> = ops.iter().map(|r| r.1.parse().unwrap()).collect();
+    sizes.sort_by(|a, b| b.total_cmp(a));
+    let page_sizes: Vec<f64> = shown
+        .iter()
+        .map(|&r| view.data.operators.size[r as usize] as f64 / 1024.0)
+        .collect();
+    assert_eq!(page_sizes, sizes[..10].to_vec());
+    // Select the 4th, then the 2nd row (file order differs from screen order).
+    let name_of = |r: u32| {
+        view.data
+            .display_name(view.data.operators.name[r as usize])
+            .to_string()
+    };
+    h.state_mut().apply(Command::ToggleSelected(shown[3]));
+    h.state_mut().apply(Command::ToggleSelected(shown[1]));
+    h.get_by_label("Copy").click();
+    h.run();
+    let tsv = h.state().last_copy().unwrap().to_string();
+    assert_eq!(names(&tsv), vec![name_of(shown[1]), name_of(shown[3])]);
+    h.get_by_label("Copied 2 rows");
+    // Shift+click: a range from the last clicked row.
+    h.state_mut().apply(Command::ClearSelection);
+    h.run();
+    let size_of = |i: usize| memsight::ui::format::grouped(page_sizes[i], 2);
+    let s2 = size_of(2);
+    h.query_all_by_label(&s2)
+        .find(|n| n.rect().min.y > 500.0)
+        .unwrap()
+        .click();
+    h.run();
+    let s6 = size_of(6);
+    h.query_all_by_label(&s6)
+        .find(|n| n.rect().min.y > 500.0)
+        .unwrap()
+        .click_modifiers(egui::Modifiers::SHIFT);
+    h.run();
+    let sel: Vec<u32> = h.state().view_state().selected.iter().copied().collect();
+    let mut want: Vec<u32> = shown[2..=6].to_vec();
+    want.sort();
+    assert_eq!(sel, want, "Shift+click selects rows 3 to 7");
+    // Ctrl+A: the page.
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.run();
+    assert_eq!(h.state().view_state().selected.len(), 10);
+    // Copy all: every matching row, in the table's order.
+    h.get_by_label("Copy all").click();
+    h.run();
+    let tsv = h.state().last_copy().unwrap().to_string();
+    assert_eq!(tsv.lines().count(), ops.len() + 1);
+    h.get_by_label(&format!("Copied {} rows", ops.len()));
+}
+
+#[test]
+fn controls_stay_put_when_the_table_has_few_rows() {
+    let mut h = app_in(Some(rank_dir()), Lang::En, [1400.0, 900.0]);
+    let next = h.get_by_label("Next").rect();
+    let search = h.get_by_role_and_label(Role::TextInput, "Name").rect();
+    type_into(&mut h, "Name", "no operator is called this");
+    h.run_steps(4);
+    h.get_by_label("0 rows");
+    assert_eq!(h.get_by_label("Next").rect(), next);
+    assert_eq!(
+        h.get_by_role_and_label(Role::TextInput, "Name").rect(),
+        search
+    );
+}
+
+#[test]
+fn a_small_screen_keeps_the_chart_tall_enough() {
+    for lang in Lang::ALL {
+        let h = app_in(Some(rank_dir()), lang, [1280.0, 720.0]);
+        let chart = h.state().chart.last_rect.unwrap();
+        assert!(
+            chart.height() >= 0.45 * 720.0,
+            "the chart has {} of 720 px",
+            chart.height()
+        );
+        let plot = h.state().chart.last_plot_rect.unwrap();
+        assert!(plot.height() >= 200.0, "{plot:?}");
+    }
+}
+
+#[test]
+fn an_invalid_min_size_keeps_the_max_and_a_bad_page_says_so() {
+    let dir = rank_dir();
+    let mut h = app_in(Some(dir.clone()), Lang::En, [1400.0, 900.0]);
+    type_into(&mut h, "Min Size(KB)", "abc");
+    type_into(&mut h, "Max Size(KB)", "10");
+    let (ops, _) = raw_ops(&dir);
+    let small = ops
+        .iter()
+        .filter(|r| r.1.parse::<f64>().unwrap() <= 10.0)
+        .count();
+    h.get_by_label(&format!("{small} rows"));
+    type_into(&mut h, "Go to page", "x");
+    h.get_by_label("Go").click();
+    h.run();
+    let pages = small.div_ceil(10);
+    h.get_by_label(&format!("enter a page from 1 to {pages}"));
+}
+
+#[test]
+fn a_rank_without_memory_record_gives_the_table_the_room() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("r_ascend_pt/ASCEND_PROFILER_OUTPUT");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::copy(
+        rank_dir().join("ASCEND_PROFILER_OUTPUT/operator_memory.csv"),
+        out.join("operator_memory.csv"),
+    )
+    .unwrap();
+    let h = app_in(Some(tmp.path().to_path_buf()), Lang::En, [1400.0, 900.0]);
+    h.get_by_label_contains("This rank has no memory_record");
+    assert!(h.query_by_label_contains("curves in this rank").is_none());
+    let table = h.get_by_label("Memory Allocation/Release Details").rect();
+    assert!(
+        table.min.y < 200.0,
+        "the table starts near the top: {table:?}"
+    );
+}
+
+#[test]
+fn excel_damaged_timestamps_are_explained() {
+    let tmp = tempfile::tempdir().unwrap();
+    let rank = tmp.path().join("r_ascend_pt");
+    common::copy_dir(&rank_dir(), &rank);
+    let f = rank.join("ASCEND_PROFILER_OUTPUT/memory_record.csv");
+    let text = std::fs::read_to_string(&f).unwrap();
+    let mut out = String::new();
+    for (i, line) in text.lines().enumerate() {
+        let mut cells: Vec<String> = line.split(',').map(str::to_string).collect();
+        if i > 0 {
+            let v: f64 = cells[1].trim().parse().unwrap();
+            cells[1] = format!("{v:.5E}"); // what Excel writes: 1.70000E+15
+        }
+        out.push_str(&cells.join(","));
+        out.push('\n');
+    }
+    std::fs::write(&f, out).unwrap();
+    for (lang, text) in [(Lang::En, "scientific notation"), (Lang::Zh, "科学计数法")] {
+        let h = app_in(Some(tmp.path().to_path_buf()), lang, [1400.0, 900.0]);
+        h.get_by_label_contains(text);
+    }
+}
+
+#[test]
+fn save_chart_as_png_writes_the_chart_at_screen_resolution() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut h = app_in(Some(rank_dir()), Lang::En, [1400.0, 900.0]);
+    static OUT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    let _ = OUT.set(tmp.path().join("chart.png"));
+    h.state_mut().png_picker = || PickOutcome::Picked(OUT.get().unwrap().clone());
+    let rect = h.state().chart.last_rect.unwrap();
+    // The window's pixels, as the renderer would hand them over (a harness has none).
+    let shot = egui::ColorImage::filled([1400, 900], egui::Color32::DARK_BLUE);
+    h.state_mut().deliver_screenshot(&shot);
+    for _ in 0..100 {
+        h.step();
+        if OUT.get().unwrap().exists() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let png = std::fs::read(OUT.get().unwrap()).expect("the PNG is written");
+    let reader = png::Decoder::new(std::io::Cursor::new(png))
+        .read_info()
+        .unwrap();
+    let (w, hgt) = (reader.info().width, reader.info().height);
+    assert_eq!(w, rect.width() as u32);
+    assert_eq!(hgt, rect.height() as u32);
+    h.get_by_label_contains("saved the chart to");
+}
+
+#[test]
+fn theme_and_keyboard_help_from_the_menus() {
+    for (lang, view, dark, help_title, help_line) in [
+        (
+            Lang::En,
+            "View",
+            "Dark",
+            "Keyboard and mouse",
+            "Zoom to the box",
+        ),
+        (Lang::Zh, "视图", "深色", "键盘与鼠标", "框选放大"),
+    ] {
+        let mut h = app_in(Some(rank_dir()), lang, [1400.0, 900.0]);
+        h.get_by_label(view).click();
+        h.run();
+        h.get_by_label(dark).click();
+        h.run();
+        assert_eq!(h.state().prefs.theme, memsight::ui::prefs::ThemePref::Dark);
+        assert!(h.ctx.global_style().visuals.dark_mode);
+        h.key_press(egui::Key::Escape);
+        h.run();
+        h.key_press(egui::Key::F1);
+        h.run();
+        h.get_by_label(help_title);
+        h.get_by_label(help_line);
+        assert_no_missing_glyphs(&h);
+    }
+}
