@@ -669,3 +669,98 @@ fn theme_and_keyboard_help_from_the_menus() {
         assert_no_missing_glyphs(&h);
     }
 }
+
+#[test]
+fn every_main_view_renders_in_both_languages_without_missing_glyphs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = chinese_profile(tmp.path());
+    let mindspore = common::first_subdir(&fixtures().join("mindspore"));
+    for lang in Lang::ALL {
+        // Overall with Live at cursor and the warnings window, then Component, on the Chinese
+        // profile; the static graph on the MindSpore one.
+        let mut h = app_in(Some(root.clone()), lang, [1280.0, 720.0]);
+        let view = h.state().view().unwrap();
+        let peak = view.series(memsight::analysis::GroupBy::Overall)[0]
+            .peak()
+            .unwrap();
+        h.state_mut().apply(Command::SetCursor(Some(peak.time)));
+        h.state_mut().apply(Command::ShowWarnings(true));
+        h.state_mut().apply(Command::ShowHelp(true));
+        h.run();
+        assert_no_missing_glyphs(&h);
+        h.state_mut().apply(Command::SetGroupBy(
+            memsight::analysis::GroupBy::Component,
+        ));
+        h.run();
+        assert_no_missing_glyphs(&h);
+        let mut h = app_in(Some(mindspore.clone()), lang, [1280.0, 720.0]);
+        h.state_mut().apply(Command::SetStaticView(true));
+        h.run();
+        assert_no_missing_glyphs(&h);
+    }
+}
+
+#[test]
+fn the_static_op_table_searches_sorts_pages_and_copies() {
+    let dir = common::first_subdir(&fixtures().join("mindspore"));
+    let raw = RawCsv::read(&dir.join("ASCEND_PROFILER_OUTPUT/static_op_mem.csv"));
+    let (g, name, size) = (raw.col("Graph ID"), raw.col("Op Name"), raw.col("Size(KB)"));
+    let graph0: Vec<&Vec<String>> = raw
+        .rows
+        .iter()
+        .filter(|r| r[g] == "0" && r[name] != "TOTAL")
+        .collect();
+    let mut h = app_in(Some(dir), Lang::En, [1400.0, 900.0]);
+    h.state_mut().apply(Command::SetStaticView(true));
+    h.run();
+    h.get_by_label(&format!("{} rows", graph0.len()));
+    // Search by name.
+    type_into(&mut h, "Name", "cast");
+    let casts = graph0
+        .iter()
+        .filter(|r| r[name].to_lowercase().contains("cast"))
+        .count();
+    assert!(casts > 0 && casts < graph0.len());
+    h.get_by_label(&format!("{casts} rows"));
+    h.state_mut().apply(Command::SetStaticFilter(String::new()));
+    h.run();
+    // Sort by size: ascending, then descending; Copy all pastes that order.
+    h.get_by_label("Size(MB)").click();
+    h.run();
+    h.get_by_label("Size(MB) ⬆").click();
+    h.run();
+    h.get_by_label("Copy all").click();
+    h.run();
+    let tsv = h.state().static_table.last_copy.clone().unwrap();
+    let copied: Vec<String> = names(&tsv)
+        .into_iter()
+        .zip(tsv.lines().skip(1))
+        .map(|(_, l)| l.split('\t').nth(1).unwrap().to_string())
+        .collect();
+    let mut want: Vec<(f64, String)> = graph0
+        .iter()
+        .map(|r| (r[size].parse::<f64>().unwrap(), r[name].clone()))
+        .collect();
+    want.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let want: Vec<String> = want.into_iter().map(|w| w.1).collect();
+    assert_eq!(copied, want, "largest first, every op");
+    // Pages of 10.
+    let pages = graph0.len().div_ceil(10);
+    h.get_by_label(&format!("Page 1 of {pages}"));
+    // Switching graph fits the axes to it: its Total Size line is inside the plot.
+    h.get_by_label("Graph ID").click();
+    h.run();
+    h.query_all_by_label("1")
+        .find(|n| n.rect().min.y < 200.0)
+        .expect("the graph 1 option")
+        .click();
+    h.run();
+    let view = h.state().view().unwrap();
+    let g1 = &view.static_graphs()[1];
+    let total = g1.total.expect("graph 1 has a Total Size") as f64 / (1u64 << 20) as f64;
+    let bounds = h.state().static_chart.bounds().expect("the static plot's bounds");
+    assert!(
+        total > bounds.1.0 && total < bounds.1.1,
+        "Total Size {total} MB inside {bounds:?}"
+    );
+}

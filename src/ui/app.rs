@@ -92,7 +92,8 @@ pub struct MemsightApp {
     /// The details table pane.
     pub table: DetailsTable,
     components: ComponentTable,
-    static_chart: StaticChart,
+    /// The static graph's chart pane.
+    pub static_chart: StaticChart,
     /// The static graph's op table pane.
     pub static_table: StaticTable,
     title: String,

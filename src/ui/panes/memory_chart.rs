@@ -643,6 +643,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn hover_values_keep_digits_at_deep_zoom() {
+        // 6,000 MB in view: 2 decimals; 0.05 MB in view: 5 (a thousandth of the span).
+        assert_eq!(hover_decimals(6000.0), 2);
+        assert_eq!(hover_decimals(0.05), 5);
+        assert_eq!(hover_decimals(0.0), 2);
+        assert_eq!(hover_decimals(1e-12), 6);
+    }
+
+    #[test]
     fn labels_at_the_same_peak_are_stacked_without_overlap() {
         let r =
             |x: f32, y: f32| egui::Rect::from_min_size(egui::pos2(x, y), egui::vec2(100.0, 12.0));

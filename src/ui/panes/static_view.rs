@@ -26,9 +26,16 @@ pub struct StaticChart {
     synced: Option<(ViewId, usize, Option<NodeRange>)>,
     /// A drag-box zoom in progress (start, reached), in node indices.
     drag: Option<(f64, f64)>,
+    /// The plot's bounds last frame: (x range, y range).
+    shown: Option<((f64, f64), (f64, f64))>,
 }
 
 impl StaticChart {
+    /// The plot's bounds last frame: ((x min, x max), (y min, y max)).
+    pub fn bounds(&self) -> Option<((f64, f64), (f64, f64))> {
+        self.shown
+    }
+
     /// Draws the chart of the state's graph and pushes the selection the user makes.
     pub fn ui(&mut self, ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
         let (view, state, t) = (cx.view, cx.state, cx.t);
@@ -72,6 +79,7 @@ impl StaticChart {
                 }
                 let zoom_to = box_zoom(plot_ui, press_origin, &mut drag);
                 let b = plot_ui.plot_bounds();
+                let y = (b.min()[1], b.max()[1]);
                 let double =
                     plot_ui.response().double_clicked() || plot_ui.response().triple_clicked();
                 (
@@ -80,9 +88,11 @@ impl StaticChart {
                     plot_ui.pointer_coordinate(),
                     zoom_to,
                     double,
+                    y,
                 )
             });
-        let (a, b, pointer, zoom_to, double) = resp.inner;
+        let (a, b, pointer, zoom_to, double, y) = resp.inner;
+        self.shown = Some(((a, b), y));
         if let Some(p) = pointer {
             // The Size in effect at the node index under the pointer.
             let i = g.node_index.partition_point(|&x| (x as f64) <= p.x);
