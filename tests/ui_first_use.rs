@@ -688,9 +688,8 @@ fn every_main_view_renders_in_both_languages_without_missing_glyphs() {
         h.state_mut().apply(Command::ShowHelp(true));
         h.run();
         assert_no_missing_glyphs(&h);
-        h.state_mut().apply(Command::SetGroupBy(
-            memsight::analysis::GroupBy::Component,
-        ));
+        h.state_mut()
+            .apply(Command::SetGroupBy(memsight::analysis::GroupBy::Component));
         h.run();
         assert_no_missing_glyphs(&h);
         let mut h = app_in(Some(mindspore.clone()), lang, [1280.0, 720.0]);
@@ -758,7 +757,11 @@ fn the_static_op_table_searches_sorts_pages_and_copies() {
     let view = h.state().view().unwrap();
     let g1 = &view.static_graphs()[1];
     let total = g1.total.expect("graph 1 has a Total Size") as f64 / (1u64 << 20) as f64;
-    let bounds = h.state().static_chart.bounds().expect("the static plot's bounds");
+    let bounds = h
+        .state()
+        .static_chart
+        .bounds()
+        .expect("the static plot's bounds");
     assert!(
         total > bounds.1.0 && total < bounds.1.1,
         "Total Size {total} MB inside {bounds:?}"

@@ -83,6 +83,10 @@ impl FileBrowser {
             .open_button_text(Cow::Borrowed(t.open))
             .save_button_text(Cow::Borrowed(t.dialog_save_button))
             .cancel_button_text(Cow::Borrowed(t.cancel))
+            .file_label_text(Cow::Borrowed(t.browser_file))
+            .show_hidden_checkbox_text(Cow::Borrowed(t.browser_hidden))
+            .parent_folder_button_hover_text(Cow::Borrowed(t.browser_parent))
+            .refresh_button_hover_text(Cow::Borrowed(t.browser_refresh))
             .show_new_folder(false)
             .show_rename(false)
             .default_size([640.0, 420.0]);
