@@ -6,8 +6,8 @@ use memsight::analysis::{
     Column, DEFAULT_THRESHOLD, LiveIndex, LodSeries, Series, SortCache, SortDir, TableQuery,
     live_at, query,
 };
-use memsight::ingest::LoadReport;
-use memsight::model::{DataSource, Format, Interner, NULL, OperatorMemory, RankData, RankInfo};
+
+use memsight::model::{Format, Interner, NULL, OperatorMemory, RankData, RankInfo};
 
 fn random_walk(n: usize) -> Series {
     let mut x = 88172645463325252u64;
@@ -120,30 +120,15 @@ fn rank_with_allocs(n: usize) -> RankData {
         }
         o.stream.push(0);
     }
-    RankData {
-        info: RankInfo {
-            rank: "0".into(),
-            device: None,
-            host: None,
-            format: Format::TorchNpu,
-            dir: Default::default(),
-            source: DataSource::Csv {
-                memory_record: vec![],
-                operator_memory: vec![],
-                npu_module_mem: vec![],
-                static_op_mem: vec![],
-            },
-            notes: vec![],
-        },
-        time_origin_ns: 1_700_000_000_000_000_000,
-        records: Default::default(),
-        operators: o,
-        modules: Default::default(),
-        static_ops: Default::default(),
-        strings,
-        memory_record_rows: 0,
-        report: LoadReport::default(),
-    }
+    let mut data = RankData::empty(RankInfo::without_files(
+        "0",
+        Format::TorchNpu,
+        Default::default(),
+    ));
+    data.time_origin_ns = 1_700_000_000_000_000_000;
+    data.operators = o;
+    data.strings = strings;
+    data
 }
 
 /// From the rank origin to the last allocation, ns.

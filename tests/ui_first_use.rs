@@ -39,14 +39,6 @@ fn app_in(path: Option<PathBuf>, lang: Lang, size: [f32; 2]) -> Harness<'static,
     h
 }
 
-fn type_into(h: &mut Harness<'_, MemsightApp>, label: &str, text: &str) {
-    h.get_by_role_and_label(Role::TextInput, label).click();
-    h.run();
-    h.get_by_role_and_label(Role::TextInput, label)
-        .type_text(text);
-    h.run();
-}
-
 /// A copy of a torch_cluster rank under Chinese folder names, with a Chinese operator name.
 fn chinese_profile(tmp: &Path) -> PathBuf {
     let root = tmp.join("性能数据").join("训练任务_张三");
@@ -153,7 +145,7 @@ fn a_typed_path_opens_in_both_languages() {
     for (lang, label) in [(Lang::En, "Path"), (Lang::Zh, "路径")] {
         let mut h = app_in(None, lang, [1400.0, 900.0]);
         let path = rank_dir().display().to_string();
-        type_into(&mut h, label, &path);
+        common::type_into(&mut h, label, &path);
         h.key_press(egui::Key::Enter);
         h.step();
         h.state_mut().wait_for_load();
@@ -240,7 +232,7 @@ fn the_view_menu_switches_to_chinese_and_remembers_it() {
     );
     assert_no_missing_glyphs(&h);
     // Remembered for the next run.
-    let mut storage = MemStorage::default();
+    let mut storage = common::MemoryStorage::default();
     eframe::App::save(h.state_mut(), &mut storage);
     assert_eq!(
         storage
@@ -257,23 +249,6 @@ fn the_view_menu_switches_to_chinese_and_remembers_it() {
     h.get_by_label("English").click();
     h.run();
     h.get_by_label("Memory Allocation/Release Details");
-}
-
-/// eframe's storage, in memory.
-#[derive(Default)]
-struct MemStorage(std::collections::HashMap<String, String>);
-
-impl eframe::Storage for MemStorage {
-    fn get_string(&self, key: &str) -> Option<String> {
-        self.0.get(key).cloned()
-    }
-    fn set_string(&mut self, key: &str, value: String) {
-        self.0.insert(key.to_owned(), value);
-    }
-    fn remove_string(&mut self, key: &str) {
-        self.0.remove(key);
-    }
-    fn flush(&mut self) {}
 }
 
 #[test]
@@ -525,7 +500,7 @@ fn controls_stay_put_when_the_table_has_few_rows() {
     let mut h = app_in(Some(rank_dir()), Lang::En, [1400.0, 900.0]);
     let next = h.get_by_label("Next").rect();
     let search = h.get_by_role_and_label(Role::TextInput, "Name").rect();
-    type_into(&mut h, "Name", "no operator is called this");
+    common::type_into(&mut h, "Name", "no operator is called this");
     h.run_steps(4);
     h.get_by_label("0 rows");
     assert_eq!(h.get_by_label("Next").rect(), next);
@@ -554,15 +529,15 @@ fn a_small_screen_keeps_the_chart_tall_enough() {
 fn an_invalid_min_size_keeps_the_max_and_a_bad_page_says_so() {
     let dir = rank_dir();
     let mut h = app_in(Some(dir.clone()), Lang::En, [1400.0, 900.0]);
-    type_into(&mut h, "Min Size(KB)", "abc");
-    type_into(&mut h, "Max Size(KB)", "10");
+    common::type_into(&mut h, "Min Size(KB)", "abc");
+    common::type_into(&mut h, "Max Size(KB)", "10");
     let (ops, _) = raw_ops(&dir);
     let small = ops
         .iter()
         .filter(|r| r.1.parse::<f64>().unwrap() <= 10.0)
         .count();
     h.get_by_label(&format!("{small} rows"));
-    type_into(&mut h, "Go to page", "x");
+    common::type_into(&mut h, "Go to page", "x");
     h.get_by_label("Go").click();
     h.run();
     let pages = small.div_ceil(10);
@@ -714,7 +689,7 @@ fn the_static_op_table_searches_sorts_pages_and_copies() {
     h.run();
     h.get_by_label(&format!("{} rows", graph0.len()));
     // Search by name.
-    type_into(&mut h, "Name", "cast");
+    common::type_into(&mut h, "Name", "cast");
     let casts = graph0
         .iter()
         .filter(|r| r[name].to_lowercase().contains("cast"))

@@ -5,7 +5,6 @@
 
 mod common;
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -138,23 +137,6 @@ fn dropping_a_folder_on_the_window_opens_it() {
     h.get_by_label("Rank ID");
 }
 
-/// eframe's storage, in memory.
-#[derive(Default)]
-struct MemoryStorage(HashMap<String, String>);
-
-impl eframe::Storage for MemoryStorage {
-    fn get_string(&self, key: &str) -> Option<String> {
-        self.0.get(key).cloned()
-    }
-    fn set_string(&mut self, key: &str, value: String) {
-        self.0.insert(key.to_owned(), value);
-    }
-    fn remove_string(&mut self, key: &str) {
-        self.0.remove(key);
-    }
-    fn flush(&mut self) {}
-}
-
 #[test]
 fn recent_folders_survive_a_restart_and_reopen() {
     let first = picked_folder();
@@ -163,7 +145,7 @@ fn recent_folders_survive_a_restart_and_reopen() {
     app.wait_for_load();
     app.open(second.clone());
     app.wait_for_load();
-    let mut storage = MemoryStorage::default();
+    let mut storage = common::MemoryStorage::default();
     eframe::App::save(&mut app, &mut storage);
     drop(app);
 

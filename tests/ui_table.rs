@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use common::{RawCsv, fixtures};
-use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 use memsight::ui::MemsightApp;
@@ -27,14 +26,6 @@ fn raw_sizes() -> Vec<(String, f64)> {
         .collect()
 }
 
-fn type_into(h: &mut Harness<'_, MemsightApp>, label: &str, text: &str) {
-    h.get_by_role_and_label(Role::TextInput, label).click();
-    h.run();
-    h.get_by_role_and_label(Role::TextInput, label)
-        .type_text(text);
-    h.run();
-}
-
 #[test]
 fn rows_per_page_and_jump_to_page() {
     let mut h = common::open_app(rank_dir());
@@ -50,13 +41,13 @@ fn rows_per_page_and_jump_to_page() {
     assert_eq!(h.state().view_state().page_size, 50);
     let pages = n.div_ceil(50);
     h.get_by_label(&format!("Page 1 of {pages}"));
-    type_into(&mut h, "Go to page", "3");
+    common::type_into(&mut h, "Go to page", "3");
     h.get_by_label("Go").click();
     h.run();
     assert_eq!(h.state().view_state().page, 2);
     h.get_by_label(&format!("Page 3 of {pages}"));
     // Past the end goes to the last page.
-    type_into(&mut h, "Go to page", "100000");
+    common::type_into(&mut h, "Go to page", "100000");
     h.get_by_label("Go").click();
     h.run();
     assert_eq!(h.state().view_state().page, pages - 1);
@@ -74,8 +65,8 @@ fn size_filter_and_export_csv_of_every_matching_row() {
     let mut h = common::open_app(rank_dir());
     h.state_mut().table.exporter.save_picker =
         || memsight::ui::file_browser::PickOutcome::Picked(export_path());
-    type_into(&mut h, "Min Size(KB)", "100");
-    type_into(&mut h, "Max Size(KB)", "20,000");
+    common::type_into(&mut h, "Min Size(KB)", "100");
+    common::type_into(&mut h, "Max Size(KB)", "20,000");
     let want: Vec<usize> = raw_sizes()
         .iter()
         .enumerate()

@@ -728,20 +728,7 @@ mod tests {
 
     #[test]
     fn duplicate_ranks_get_suffixes() {
-        let mk = |r: &str| RankInfo {
-            rank: r.into(),
-            device: None,
-            host: None,
-            format: Format::TorchNpu,
-            dir: PathBuf::new(),
-            source: DataSource::Csv {
-                memory_record: vec![],
-                operator_memory: vec![],
-                npu_module_mem: vec![],
-                static_op_mem: vec![],
-            },
-            notes: vec![],
-        };
+        let mk = |r: &str| RankInfo::without_files(r, Format::TorchNpu, PathBuf::new());
         let mut v = vec![mk("0"), mk("0"), mk("0"), mk("0_2")];
         make_unique(&mut v);
         let ids: Vec<&str> = v.iter().map(|r| r.rank.as_str()).collect();

@@ -9,7 +9,7 @@ use super::db;
 use super::discover::USING_DB_NOTE;
 use super::time_window::session_from_profiler_info;
 use crate::model::report::LoadReport;
-use crate::model::{DataSource, Format, Interner, NULL, RankData, RankInfo};
+use crate::model::{DataSource, Format, NULL, RankData, RankInfo};
 
 /// Why a rank could not be loaded at all.
 #[derive(Debug, thiserror::Error)]
@@ -78,17 +78,7 @@ pub fn load_rank(info: &RankInfo, control: &LoadControl) -> Result<RankData, Loa
 }
 
 fn empty(info: &RankInfo) -> RankData {
-    RankData {
-        info: info.clone(),
-        time_origin_ns: 0,
-        records: Default::default(),
-        operators: Default::default(),
-        modules: Default::default(),
-        static_ops: Default::default(),
-        strings: Interner::new(),
-        memory_record_rows: 0,
-        report: LoadReport::default(),
-    }
+    RankData::empty(info.clone())
 }
 
 fn no_data(info: &RankInfo, reason: String) -> LoadError {

@@ -114,6 +114,25 @@ pub struct RankInfo {
 }
 
 impl RankInfo {
+    /// A rank with an id and a folder but no files yet (discovery fills `source`; tests and
+    /// benchmarks build ranks in memory from it).
+    pub fn without_files(rank: impl Into<String>, format: Format, dir: PathBuf) -> RankInfo {
+        RankInfo {
+            rank: rank.into(),
+            device: None,
+            host: None,
+            format,
+            dir,
+            source: DataSource::Csv {
+                memory_record: Vec::new(),
+                operator_memory: Vec::new(),
+                npu_module_mem: Vec::new(),
+                static_op_mem: Vec::new(),
+            },
+            notes: Vec::new(),
+        }
+    }
+
     /// A label for pickers: `rank 2 · NPU:4 · node1`.
     pub fn label(&self) -> String {
         let mut s = format!("rank {}", self.rank);
@@ -153,6 +172,21 @@ pub struct RankData {
 }
 
 impl RankData {
+    /// A rank with no rows yet.
+    pub fn empty(info: RankInfo) -> RankData {
+        RankData {
+            info,
+            time_origin_ns: 0,
+            records: Default::default(),
+            operators: Default::default(),
+            modules: Default::default(),
+            static_ops: Default::default(),
+            strings: Interner::new(),
+            memory_record_rows: 0,
+            report: LoadReport::default(),
+        }
+    }
+
     /// An interned name for display: `Unknown` for the empty name (as Insight shows it).
     pub fn display_name(&self, id: super::NameId) -> &str {
         let n = self.strings.get(id);

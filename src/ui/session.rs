@@ -165,34 +165,16 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Component, DataSource, Format, Interner, LoadReport, RankData, RankInfo};
+    use crate::model::{Component, Format, RankData, RankInfo};
 
     /// A rank of 1,000 memory_record rows.
     fn view() -> Arc<RankView> {
-        let mut data = RankData {
-            info: RankInfo {
-                rank: "0".into(),
-                device: None,
-                host: None,
-                format: Format::TorchNpu,
-                dir: PathBuf::from("r"),
-                source: DataSource::Csv {
-                    memory_record: vec![],
-                    operator_memory: vec![],
-                    npu_module_mem: vec![],
-                    static_op_mem: vec![],
-                },
-                notes: vec![],
-            },
-            time_origin_ns: 0,
-            records: Default::default(),
-            operators: Default::default(),
-            modules: Default::default(),
-            static_ops: Default::default(),
-            strings: Interner::new(),
-            memory_record_rows: 1000,
-            report: LoadReport::default(),
-        };
+        let mut data = RankData::empty(RankInfo::without_files(
+            "0",
+            Format::TorchNpu,
+            PathBuf::from("r"),
+        ));
+        data.memory_record_rows = 1000;
         for t in 0..1000 {
             data.records.push(Component::Pta, t, t, t, t, 0);
         }

@@ -220,3 +220,37 @@ pub fn raw_ops(dir: &Path) -> (Vec<RawOp>, i128) {
         .collect();
     (rows, raw_origin(&out))
 }
+
+/// Types `text` into the text field labelled `label`.
+#[cfg(feature = "gui")]
+pub fn type_into(
+    h: &mut egui_kittest::Harness<'_, memsight::ui::MemsightApp>,
+    label: &str,
+    text: &str,
+) {
+    use egui_kittest::kittest::Queryable;
+    let role = egui::accesskit::Role::TextInput;
+    h.get_by_role_and_label(role, label).click();
+    h.run();
+    h.get_by_role_and_label(role, label).type_text(text);
+    h.run();
+}
+
+/// eframe's storage, in memory.
+#[cfg(feature = "gui")]
+#[derive(Default)]
+pub struct MemoryStorage(pub std::collections::HashMap<String, String>);
+
+#[cfg(feature = "gui")]
+impl eframe::Storage for MemoryStorage {
+    fn get_string(&self, key: &str) -> Option<String> {
+        self.0.get(key).cloned()
+    }
+    fn set_string(&mut self, key: &str, value: String) {
+        self.0.insert(key.to_owned(), value);
+    }
+    fn remove_string(&mut self, key: &str) {
+        self.0.remove(key);
+    }
+    fn flush(&mut self) {}
+}
