@@ -206,6 +206,7 @@ pub struct Tr {
     pub memory_usage_mb: &'static str,
     pub load_warnings: &'static str,
     pub rows_skipped: fn(&str, u64) -> String,
+    pub skipped_line: fn(u64, &str, &str) -> String,
     pub lossy_times: fn(usize) -> String,
     pub table_only: &'static str,
 }
@@ -390,6 +391,7 @@ pub static EN: Tr = Tr {
     memory_usage_mb: "Memory Usage (MB)",
     load_warnings: "Load warnings",
     rows_skipped: |p, n| format!("{p}: {n} rows skipped"),
+    skipped_line: |n, why, text| format!("line {n}: {why} — {text}"),
     lossy_times: |n| {
         format!(
             "⚠ Timestamps in {n} file(s) were saved in scientific notation (like 1.69512E+15), \
@@ -543,6 +545,7 @@ pub static ZH: Tr = Tr {
     memory_usage_mb: "内存使用 (MB)",
     load_warnings: "加载警告",
     rows_skipped: |p, n| format!("{p}：跳过 {n} 行"),
+    skipped_line: |n, why, text| format!("第 {n} 行：{why} — {text}"),
     lossy_times: |n| {
         format!(
             "⚠ 有 {n} 个文件的时间戳以科学计数法保存（如 1.69512E+15），多半是经 Excel 另存所致：\

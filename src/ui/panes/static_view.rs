@@ -100,7 +100,7 @@ impl StaticChart {
             resp.response.clone().on_hover_ui_at_pointer(|ui| {
                 ui.label(format!("{} {}", t.node_index, p.x.max(0.0).floor()));
                 if let Some(v) = size {
-                    ui.label(format!("Size {}", bytes(v)));
+                    ui.label(format!("{} {}", t.size, bytes(v)));
                 }
                 if let Some(total) = g.total {
                     ui.label((t.total_size)(&bytes(total)));

@@ -24,7 +24,7 @@ pub fn warnings_window(ctx: &egui::Context, cx: &mut PaneCx<'_>, profile_notes: 
                         f.skipped.count,
                     ));
                     for s in &f.skipped.samples {
-                        ui.monospace(format!("line {}: {} — {}", s.line, s.reason, s.text));
+                        ui.monospace((t.skipped_line)(s.line, &s.reason, &s.text));
                     }
                 }
             });
