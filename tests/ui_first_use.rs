@@ -742,3 +742,26 @@ fn the_static_op_table_searches_sorts_pages_and_copies() {
         "Total Size {total} MB inside {bounds:?}"
     );
 }
+
+#[test]
+fn a_folder_without_a_profile_says_so_in_the_ui_language() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (lang, text) in [
+        (Lang::En, "no memory data found under"),
+        (Lang::Zh, "下没有找到内存数据"),
+    ] {
+        let mut app = MemsightApp::new(None, Vec::new(), None);
+        app.set_language(lang);
+        app.open(tmp.path().to_path_buf());
+        app.wait_for_load();
+        let e = app.error.clone().unwrap_or_default();
+        assert!(e.contains(text), "{e}");
+        let mut h = Harness::builder()
+            .with_size([1280.0, 720.0])
+            .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
+        h.run();
+        h.run();
+        h.get_by_label_contains(text);
+        assert_no_missing_glyphs(&h);
+    }
+}

@@ -427,7 +427,7 @@ impl MemsightApp {
                 self.loading = None;
             }
             LoadMsg::Failed(e) => {
-                self.error = Some(e);
+                self.error = Some(e.message(self.tr()));
                 self.loading = None;
             }
             LoadMsg::Cancelled => {

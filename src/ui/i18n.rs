@@ -128,6 +128,8 @@ pub struct Tr {
     pub load_cancelled: &'static str,
     pub load_stopped: &'static str,
     pub dialog_failed: fn(&str) -> String,
+    pub cannot_open: fn(&str, &str) -> String,
+    pub no_memory_data: fn(&str, usize, &str) -> String,
     // The chart.
     pub reset_zoom: &'static str,
     pub reset_zoom_hover: &'static str,
@@ -315,6 +317,14 @@ pub static EN: Tr = Tr {
     load_cancelled: "Loading was cancelled.",
     load_stopped: "Loading stopped without a result.",
     dialog_failed: |e| format!("cannot open a dialog: {e}"),
+    cannot_open: |p, why| format!("cannot open {p}: {why}"),
+    no_memory_data: |p, depth, extra| {
+        format!(
+            "no memory data found under {p}: looked for memory_record*.csv (torch_npu, \
+             MindSpore, msprof) and ascend_pytorch_profiler*.db / ascend_mindspore_profiler*.db, \
+             up to {depth} folders deep{extra}"
+        )
+    },
     reset_zoom: "Reset zoom",
     reset_zoom_hover: "Show the whole rank (Esc, or double-click the chart)",
     chart_hint: "drag: box zoom · wheel: zoom · right-drag or Shift+wheel: pan · click: live at cursor",
@@ -469,6 +479,13 @@ pub static ZH: Tr = Tr {
     load_cancelled: "加载已取消。",
     load_stopped: "加载未完成即停止。",
     dialog_failed: |e| format!("无法打开对话框：{e}"),
+    cannot_open: |p, why| format!("无法打开 {p}：{why}"),
+    no_memory_data: |p, depth, extra| {
+        format!(
+            "在 {p} 下没有找到内存数据：已查找 memory_record*.csv（torch_npu、MindSpore、msprof）\
+             和 ascend_pytorch_profiler*.db / ascend_mindspore_profiler*.db，最深 {depth} 层文件夹{extra}"
+        )
+    },
     reset_zoom: "重置缩放",
     reset_zoom_hover: "显示整个 rank（Esc，或双击图表）",
     chart_hint: "拖动：框选放大 · 滚轮：缩放 · 右键拖动或 Shift+滚轮：平移 · 单击：光标处存活内存",

@@ -4,9 +4,10 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use super::i18n::Tr;
 use super::jobs::{Job, JobKey, Jobs, Place};
 use crate::analysis::{Column, GroupBy, RankView, SortDir};
-use crate::ingest::{LoadError, Profile, discover, load_rank};
+use crate::ingest::{DiscoverError, LoadError, Profile, discover, load_rank};
 
 /// What a load job reports.
 pub enum LoadMsg {
@@ -20,9 +21,33 @@ pub enum LoadMsg {
         view: Arc<RankView>,
     },
     /// Nothing could be shown; the message says why.
-    Failed(String),
+    Failed(Failure),
     /// The user cancelled.
     Cancelled,
+}
+
+/// Why a load showed nothing.
+#[derive(Debug)]
+pub enum Failure {
+    /// Discovery found no profile (said in the UI's language).
+    Discover(DiscoverError),
+    /// Anything else, as the library says it.
+    Other(String),
+}
+
+impl Failure {
+    /// The message, in the UI's language where the catalogue has it.
+    pub fn message(&self, t: &Tr) -> String {
+        match self {
+            Failure::Discover(DiscoverError::Unreadable { path, reason }) => {
+                (t.cannot_open)(path, reason)
+            }
+            Failure::Discover(DiscoverError::NoMemoryData { path, extra }) => {
+                (t.no_memory_data)(path, crate::ingest::MAX_DEPTH, extra)
+            }
+            Failure::Other(s) => s.clone(),
+        }
+    }
 }
 
 /// A running load and what it loads (for the progress line).
@@ -55,13 +80,15 @@ pub fn start_load(
                     p
                 }
                 Err(e) => {
-                    out.send(LoadMsg::Failed(e.to_string()));
+                    out.send(LoadMsg::Failed(Failure::Discover(e)));
                     return;
                 }
             },
         };
         let Some(info) = profile.ranks.get(rank) else {
-            out.send(LoadMsg::Failed(format!("no rank at index {rank}")));
+            out.send(LoadMsg::Failed(Failure::Other(format!(
+                "no rank at index {rank}"
+            ))));
             return;
         };
         match load_rank(info, &ctl.progress) {
@@ -84,7 +111,7 @@ pub fn start_load(
                 out.send(LoadMsg::Cancelled);
             }
             Err(e) => {
-                out.send(LoadMsg::Failed(e.to_string()));
+                out.send(LoadMsg::Failed(Failure::Other(e.to_string())));
             }
         }
     });
