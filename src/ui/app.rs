@@ -400,12 +400,13 @@ impl MemsightApp {
             && self.current.is_none()
             && self.error.is_none()
         {
-            self.error = Some(
-                l.job
-                    .start_error
-                    .clone()
-                    .unwrap_or_else(|| self.tr().load_stopped.into()),
-            );
+            // Cancelled before its thread ran: it never got to say so itself.
+            let t = self.tr();
+            self.error = Some(match &l.job.start_error {
+                Some(e) => e.clone(),
+                None if l.job.control().is_cancelled() => t.load_cancelled.into(),
+                None => t.load_stopped.into(),
+            });
         }
     }
 

@@ -124,7 +124,7 @@ pub struct Tr {
     pub loading: &'static str,
     pub nothing_to_show: &'static str,
     pub welcome: &'static str,
-    pub loading_progress: fn(&str, u64, u64, u64) -> String,
+    pub loading_progress: fn(&str, u64, u64, u64, u64) -> String,
     pub load_cancelled: &'static str,
     pub load_stopped: &'static str,
     pub dialog_failed: fn(&str) -> String,
@@ -311,8 +311,8 @@ pub static EN: Tr = Tr {
     loading: "Loading…",
     nothing_to_show: "Nothing to show",
     welcome: "Open a profiling folder (*_ascend_pt, *_ascend_ms, PROF_*, a cluster folder) or an ascend_pytorch_profiler*.db.",
-    loading_progress: |what, files, done, total| {
-        format!("loading {what}: {files} files, {done} of {total} MB")
+    loading_progress: |what, files, done, total, rate| {
+        format!("loading {what}: {files} files, {done} of {total} MB, {rate} MB/s")
     },
     load_cancelled: "Loading was cancelled.",
     load_stopped: "Loading stopped without a result.",
@@ -473,8 +473,8 @@ pub static ZH: Tr = Tr {
     loading: "正在加载…",
     nothing_to_show: "没有可显示的内容",
     welcome: "打开性能数据文件夹（*_ascend_pt、*_ascend_ms、PROF_*、集群文件夹）或 ascend_pytorch_profiler*.db。",
-    loading_progress: |what, files, done, total| {
-        format!("正在加载 {what}：{files} 个文件，{done} / {total} MB")
+    loading_progress: |what, files, done, total, rate| {
+        format!("正在加载 {what}：{files} 个文件，{done} / {total} MB，{rate} MB/s")
     },
     load_cancelled: "加载已取消。",
     load_stopped: "加载未完成即停止。",

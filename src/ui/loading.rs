@@ -56,6 +56,21 @@ pub struct Loading {
     pub job: Job<LoadMsg>,
     /// What is being loaded.
     pub what: String,
+    /// When it started (for the rate).
+    pub started: std::time::Instant,
+}
+
+impl Loading {
+    /// MB read per second so far.
+    pub fn mb_per_s(&self) -> u64 {
+        let secs = self.started.elapsed().as_secs_f64();
+        let mb = self.job.control().progress.bytes_done() as f64 / f64::from(1u32 << 20);
+        if secs > 0.05 {
+            (mb / secs).round() as u64
+        } else {
+            0
+        }
+    }
 }
 
 /// Starts loading rank `rank` of `profile`, or of `path` discovered first when `profile` is
@@ -115,5 +130,9 @@ pub fn start_load(
             }
         }
     });
-    Loading { job, what }
+    Loading {
+        job,
+        what,
+        started: std::time::Instant::now(),
+    }
 }

@@ -266,7 +266,13 @@ fn progress_ui(ui: &mut egui::Ui, t: &Tr, loading: &Loading, out: &mut Vec<Comma
     } else {
         0.0
     };
-    let text = (t.loading_progress)(&loading.what, p.files_done(), done >> 20, total >> 20);
+    let text = (t.loading_progress)(
+        &loading.what,
+        p.files_done(),
+        done >> 20,
+        total >> 20,
+        loading.mb_per_s(),
+    );
     let font = egui::TextStyle::Body.resolve(ui.style());
     let width = ui
         .fonts_mut(|f| f.layout_no_wrap(text.clone(), font, egui::Color32::WHITE))
