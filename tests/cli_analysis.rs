@@ -197,3 +197,41 @@ fn errors_are_one_line_and_exit_2() {
         assert_eq!(err.trim().lines().count(), 1, "{err}");
     }
 }
+
+#[test]
+fn live_json_says_where_the_memory_is() {
+    let dir = rank_dir();
+    let at_ms = 7.5;
+    let (code, out, _) = memsight(&[
+        "live",
+        dir.to_str().unwrap(),
+        "--at-ms",
+        &at_ms.to_string(),
+        "--json",
+    ]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    // Independently, from the raw files.
+    let origin = common::raw_origin(&dir.join("ASCEND_PROFILER_OUTPUT"));
+    let t = (at_ms * 1e6) as i128;
+    let (ops, _) = common::raw_ops(&dir);
+    let blocks: i128 = ops
+        .iter()
+        .filter(|r| r.2.is_none_or(|a| a - origin <= t) && r.3.is_none_or(|z| z - origin > t))
+        .map(|r| (r.1.parse::<f64>().unwrap() * 1024.0).round() as i128)
+        .sum();
+    let allocated = common::raw_operator_curve(&dir, "Total Allocated(MB)", origin, t).unwrap();
+    let reserved = common::raw_operator_curve(&dir, "Total Reserved(MB)", origin, t).unwrap();
+    let app = common::raw_component_curve(&dir, &["APP"], "Total Reserved(MB)", origin, t).unwrap();
+    let mib = |b: i128| b as f64 / 1048576.0;
+    let close = |key: &str, want: f64| {
+        let got = v[key].as_f64().unwrap_or(f64::NAN);
+        assert!((got - want).abs() < 1e-6, "{key}: {got} vs {want}");
+    };
+    close("curve_allocated_mib", mib(allocated));
+    close("blocks_mib", mib(blocks));
+    close("unattributed_mib", mib(allocated - blocks));
+    close("reserved_mib", mib(reserved));
+    close("app_reserved_mib", mib(app));
+    assert!(v["device_mib"].is_null());
+}

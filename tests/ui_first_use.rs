@@ -10,7 +10,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use common::{RawCsv, fixtures, raw_ops, us_to_ns};
+use common::{RawCsv, fixtures, raw_ops};
 use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
@@ -309,33 +309,6 @@ fn curve_colours_mean_the_same_in_every_view() {
     );
 }
 
-/// Operator Allocated of the raw memory_record at `t` ns from the origin: the last PTA+GE (or
-/// PTA) sample at or before it, bytes.
-fn raw_operator_allocated(dir: &Path, origin: i128, t: i128) -> Option<i128> {
-    let rec = RawCsv::read(&dir.join("ASCEND_PROFILER_OUTPUT/memory_record.csv"));
-    let (c, ts, a) = (
-        rec.col("Component"),
-        rec.col("Timestamp(us)"),
-        rec.col("Total Allocated(MB)"),
-    );
-    let comp = if rec.rows.iter().any(|r| r[c] == "PTA+GE") {
-        "PTA+GE"
-    } else {
-        "PTA"
-    };
-    let mut rows: Vec<(i128, f64)> = rec
-        .rows
-        .iter()
-        .filter(|r| r[c] == comp && !r[a].is_empty())
-        .map(|r| (us_to_ns(&r[ts]) - origin, r[a].parse::<f64>().unwrap()))
-        .collect();
-    rows.sort_by_key(|r| r.0);
-    rows.iter()
-        .rev()
-        .find(|r| r.0 <= t)
-        .map(|r| (r.1 * 1024.0 * 1024.0).round() as i128)
-}
-
 #[test]
 fn live_at_the_peak_adds_up_and_a_block_goes_to_the_table() {
     for (lang, go, not_in) in [
@@ -375,7 +348,8 @@ fn live_at_the_peak_adds_up_and_a_block_goes_to_the_table() {
             .filter(|r| r.2.is_none_or(|a| a - origin <= at) && r.3.is_none_or(|z| z - origin > at))
             .map(|r| (r.1.parse::<f64>().unwrap() * 1024.0).round() as i128)
             .sum();
-        let allocated = raw_operator_allocated(&dir, origin, at).unwrap();
+        let allocated =
+            common::raw_operator_curve(&dir, "Total Allocated(MB)", origin, at).unwrap();
         let fmt = |b: i128| memsight::ui::format::bytes(i64::try_from(b).unwrap());
         let row = h.get_by_label(not_in);
         let y = row.rect().center().y;

@@ -9,8 +9,13 @@ use crate::model::{NULL, RankData, TimeWindow};
 /// The value of a step series in effect at `t` (ns from origin): the last sample at or before
 /// `t`; `None` before the first sample.
 pub fn value_at(s: &LodSeries, t: i64) -> Option<i64> {
-    let i = s.series.times.partition_point(|&x| x <= t);
-    (i > 0).then(|| s.series.values[i - 1])
+    held_at(&s.series, t)
+}
+
+/// [`value_at`] for a plain [`Series`](super::Series).
+pub fn held_at(s: &super::Series, t: i64) -> Option<i64> {
+    let i = s.times.partition_point(|&x| x <= t);
+    (i > 0).then(|| s.values[i - 1])
 }
 
 /// The peak of each visible series, with the series' index (for its colour and legend entry).

@@ -12,8 +12,8 @@ pub mod table;
 pub mod view;
 
 pub use chart::{
-    BlockLifetime, Reconciled, WindowStats, block_lifetime, largest_visible_peak, peak_marks,
-    peak_near, reconcile, sampled_counts, value_at, window_stats, y_fit,
+    BlockLifetime, Reconciled, WindowStats, block_lifetime, held_at, largest_visible_peak,
+    peak_marks, peak_near, reconcile, sampled_counts, value_at, window_stats, y_fit,
 };
 pub use live::{LiveAt, LiveIndex, live_at};
 pub use lod::{DEFAULT_THRESHOLD, LodSeries, Reduced};

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::Path;
 
 use super::rank::{load_one, ms_to_ns};
-use crate::analysis::{LiveIndex, live_at};
+use crate::analysis::{GroupBy, LiveIndex, OverallCurve, Series, build_series, held_at, live_at};
 use crate::model::{bytes_to_kib, bytes_to_mib, ns_to_ms};
 
 /// Runs `live`; returns the exit code.
@@ -46,9 +46,28 @@ pub fn live(
                 .take(top)
                 .map(|&(id, bytes, n)| serde_json::json!({"name": name(id), "mib": bytes_to_mib(bytes), "blocks": n}))
                 .collect();
+            // Where the memory is at that time: the Overall curves' held values, and the part of
+            // Operator Allocated that the live blocks do not explain.
+            let overall = build_series(&data, GroupBy::Overall);
+            let curve = |name: &str| -> Option<i64> {
+                overall
+                    .iter()
+                    .find(|s: &&Series| s.name == name)
+                    .and_then(|s| held_at(s, t))
+            };
+            let mib = |v: Option<i64>| v.map(bytes_to_mib);
+            let allocated = curve(OverallCurve::OperatorAllocated.label());
             let doc = serde_json::json!({
                 "at_ms": at_ms, "blocks": live.rows.len(), "total_mib": bytes_to_mib(live.total),
                 "largest": blocks, "by_operator": by_name,
+                "curve_allocated_mib": mib(allocated),
+                "blocks_mib": bytes_to_mib(live.total),
+                "unattributed_mib": mib(allocated.map(|a| a.saturating_sub(live.total))),
+                "reserved_mib": mib(curve(OverallCurve::OperatorReserved.label())),
+                "app_reserved_mib": mib(curve(OverallCurve::AppReserved.label())),
+                "workspace_mib": mib(curve("Workspace Reserved")),
+                // The device's own total (trace_view's NPU MEM counter) is not read yet.
+                "device_mib": serde_json::Value::Null,
             });
             writeln!(out, "{doc}").map_err(io)?;
         } else {

@@ -254,3 +254,41 @@ impl eframe::Storage for MemoryStorage {
     }
     fn flush(&mut self) {}
 }
+
+/// The Operator curve `column` (`Total Allocated(MB)`, `Total Reserved(MB)`) of the raw
+/// memory_record at `t` ns from the origin: the last PTA+GE (or else PTA) sample at or before it,
+/// bytes. `None` before the first sample.
+pub fn raw_operator_curve(dir: &Path, column: &str, origin: i128, t: i128) -> Option<i128> {
+    raw_component_curve(dir, &["PTA+GE", "PTA"], column, origin, t)
+}
+
+/// The first of `components` present in the raw memory_record, its `column` held at `t` ns from
+/// the origin, bytes.
+pub fn raw_component_curve(
+    dir: &Path,
+    components: &[&str],
+    column: &str,
+    origin: i128,
+    t: i128,
+) -> Option<i128> {
+    let rec = RawCsv::read(&dir.join("ASCEND_PROFILER_OUTPUT/memory_record.csv"));
+    let (c, ts, a) = (
+        rec.col("Component"),
+        rec.col("Timestamp(us)"),
+        rec.col(column),
+    );
+    let comp = components
+        .iter()
+        .find(|want| rec.rows.iter().any(|r| r[c] == **want))?;
+    let mut rows: Vec<(i128, f64)> = rec
+        .rows
+        .iter()
+        .filter(|r| r[c] == *comp && !r[a].is_empty())
+        .map(|r| (us_to_ns(&r[ts]) - origin, r[a].parse::<f64>().unwrap()))
+        .collect();
+    rows.sort_by_key(|r| r.0);
+    rows.iter()
+        .rev()
+        .find(|r| r.0 <= t)
+        .map(|r| (r.1 * 1024.0 * 1024.0).round() as i128)
+}
