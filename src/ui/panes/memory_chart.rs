@@ -48,12 +48,8 @@ pub struct MemoryChart {
     pub last_rect: Option<egui::Rect>,
     /// The plot's frame (inside its axes) last frame.
     pub last_plot_rect: Option<egui::Rect>,
-    /// The In-view statistics are unfolded.
-    stats_open: bool,
-    /// The pane was tall enough at first sight to unfold the statistics by default.
-    tall_pane: bool,
-    /// `tall_pane` is known.
-    pane_measured: bool,
+    /// The In-view statistics were unfolded last frame (`None` before the first).
+    stats_open: Option<bool>,
     /// The view and window the plot was last in step with (`None`: the whole rank): another
     /// rank, or a window set elsewhere, is applied to the plot.
     synced: Option<(ViewId, Option<TimeWindow>)>,
@@ -69,9 +65,7 @@ impl Default for MemoryChart {
             plot_px: None,
             last_rect: None,
             last_plot_rect: None,
-            stats_open: true,
-            tall_pane: true,
-            pane_measured: false,
+            stats_open: None,
             synced: None,
         }
     }
@@ -271,17 +265,11 @@ impl MemoryChart {
             );
         }
         legend_ui(ui, t, series, &colors, &visible, cx.out);
-        if !self.pane_measured {
-            self.pane_measured = true;
-            // Unfolded on a window of 800 points or more (1400×900 and up), folded below
-            // (1280×720, or 2560×1440 at 2×).
-            self.tall_pane = ui.ctx().content_rect().height() >= 800.0;
-            self.stats_open = self.tall_pane;
-        }
-        // The statistics below take what they need, but the plot keeps at least 45 % of the
-        // pane (and 160 px).
+        // The statistics are unfolded by default on a window of 800 points or more (1400×900
+        // and up), folded below (1280×720, or 2560×1440 at 2×), so the plot keeps its height.
+        let unfold_by_default = ui.ctx().content_rect().height() >= 800.0;
         let row_h = ui.text_style_height(&egui::TextStyle::Body) + 6.0;
-        let stats_height = if self.stats_open {
+        let stats_height = if self.stats_open.unwrap_or(unfold_by_default) {
             row_h * (visible.iter().filter(|v| **v).count() as f32 + 2.0) + 8.0
         } else {
             row_h + 8.0
@@ -424,11 +412,9 @@ impl MemoryChart {
             });
         }
         let stats = window_stats(series, window);
-        // Folded by default when the pane is short (a 720-pixel screen), so the plot keeps its
-        // height; one click unfolds it.
         let header = egui::CollapsingHeader::new(t.in_view)
             .id_salt("window_stats_header")
-            .default_open(self.tall_pane)
+            .default_open(unfold_by_default)
             .show(ui, |ui| {
                 egui::ScrollArea::vertical()
                     .id_salt("window_stats_scroll")
@@ -437,7 +423,7 @@ impl MemoryChart {
                         stats_ui(ui, t, series, &colors, &visible, &stats, unit, cx.out);
                     });
             });
-        self.stats_open = header.body_returned.is_some();
+        self.stats_open = Some(header.body_returned.is_some());
     }
 
     /// Turns this frame's plot interaction into commands: a pan or zoom done by the plot itself,

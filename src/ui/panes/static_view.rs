@@ -147,10 +147,21 @@ impl StaticChart {
     }
 }
 
-/// The static op table's own state: its pager, what Copy put on the clipboard.
+/// What the static op table's rows depend on.
+type RowsKey = (
+    ViewId,
+    usize,
+    Option<(i64, i64)>,
+    String,
+    Option<(StaticColumn, crate::analysis::SortDir)>,
+);
+
+/// The static op table's own state: its pager, its rows (recomputed only when what they depend
+/// on changes), what Copy put on the clipboard.
 #[derive(Default)]
 pub struct StaticTable {
     pager: Pager,
+    rows: Option<(RowsKey, Vec<u32>)>,
     /// The text most recently copied.
     pub last_copy: Option<String>,
     copy_status: Option<String>,
@@ -170,7 +181,23 @@ impl StaticTable {
         let range = state
             .static_range
             .map(|(a, b)| (a.ceil() as i64, b.floor() as i64));
-        let rows = static_rows(data, g, range, &state.static_filter, state.static_sort);
+        let key: RowsKey = (
+            view.id(),
+            state.graph,
+            range,
+            state.static_filter.clone(),
+            state.static_sort,
+        );
+        if self.rows.as_ref().is_none_or(|(k, _)| *k != key) {
+            let rows = static_rows(data, g, range, &state.static_filter, state.static_sort);
+            self.rows = Some((key, rows));
+        }
+        // A copy: the pane's other state is written below (a graph has hundreds of ops).
+        let rows: Vec<u32> = self
+            .rows
+            .as_ref()
+            .map(|(_, r)| r.clone())
+            .unwrap_or_default();
         let pages = rows.len().div_ceil(state.page_size.max(1)).max(1);
         let page = state.page.min(pages - 1);
         if page != state.page {
