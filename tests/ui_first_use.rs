@@ -696,13 +696,7 @@ fn the_static_op_table_searches_sorts_pages_and_copies() {
     let pages = graph0.len().div_ceil(10);
     h.get_by_label(&format!("Page 1 of {pages}"));
     // Switching graph fits the axes to it: its Total Size line is inside the plot.
-    h.get_by_label("Graph ID").click();
-    h.run();
-    h.query_all_by_label("1")
-        .find(|n| n.rect().min.y < 200.0)
-        .expect("the graph 1 option")
-        .click();
-    h.run();
+    common::pick_graph(&mut h, "1");
     let view = h.state().view().unwrap();
     let g1 = &view.static_graphs()[1];
     let total = g1.total.expect("graph 1 has a Total Size") as f64 / (1u64 << 20) as f64;

@@ -35,13 +35,7 @@ fn static_view_switches_graphs_and_filters_ops_by_node_range() {
     h.get_by_label("Graph 0 ops");
     h.get_by_label(&format!("{} rows", count("0")));
 
-    h.get_by_label("Graph ID").click();
-    h.run();
-    h.query_all_by_label("1")
-        .find(|n| n.rect().min.y < 200.0)
-        .expect("the graph 1 option")
-        .click();
-    h.run();
+    common::pick_graph(&mut h, "1");
     h.get_by_label("Graph 1 ops");
     h.get_by_label(&format!("{} rows", count("1")));
 

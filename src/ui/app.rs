@@ -544,13 +544,7 @@ impl MemsightApp {
             match purpose {
                 Purpose::Open(_) => out.push(Command::Open(path)),
                 Purpose::SaveChart => self.write_chart_png(&path),
-                Purpose::Save => {
-                    if let Some(view) = self.view() {
-                        self.table
-                            .exporter
-                            .write_to(&mut self.jobs, view, &self.state, path, t);
-                    }
-                }
+                Purpose::Save => self.table.exporter.write_to(&mut self.jobs, path, t),
             }
         }
         self.update_title(ui);

@@ -292,3 +292,16 @@ pub fn raw_component_curve(
         .find(|r| r.0 <= t)
         .map(|r| (r.1 * 1024.0 * 1024.0).round() as i128)
 }
+
+/// Chooses graph `id` in the Graph ID picker of the static view.
+#[cfg(feature = "gui")]
+pub fn pick_graph(h: &mut egui_kittest::Harness<'_, memsight::ui::MemsightApp>, id: &str) {
+    use egui_kittest::kittest::Queryable;
+    h.get_by_label("Graph ID").click();
+    h.run();
+    h.query_all_by_label(id)
+        .find(|n| n.rect().min.y < 200.0)
+        .unwrap_or_else(|| panic!("the graph {id} option"))
+        .click();
+    h.run();
+}

@@ -283,7 +283,7 @@ impl DetailsTable {
         if stale {
             ui.ctx().request_repaint(); // query once the view settles
         }
-        self.exporter.poll(cx.jobs);
+        self.exporter.poll(cx.jobs, cx.t);
         ui.horizontal_wrapped(|ui| {
             ui.label((t.rows)(&grouped(page.total as f64, 0)));
             if sorting {

@@ -10,7 +10,6 @@ use crate::ui::file_browser::{PickOutcome, native_outcome};
 use crate::ui::format::grouped;
 use crate::ui::i18n::Tr;
 use crate::ui::jobs::{Job, JobKey, Jobs, Place, Poll};
-use crate::ui::state::ViewState;
 
 /// The native save dialog (rfd, through the XDG desktop portal on Linux); blocks.
 pub fn native_save_picker() -> PickOutcome {
@@ -41,7 +40,6 @@ pub struct Exporter {
     pending: Option<(Arc<RankView>, TableQuery)>,
     /// The native dialog could not be shown: the app opens its browser.
     browser_wanted: bool,
-    t: Option<&'static Tr>,
 }
 
 impl Default for Exporter {
@@ -52,7 +50,6 @@ impl Default for Exporter {
             job: None,
             pending: None,
             browser_wanted: false,
-            t: None,
         }
     }
 }
@@ -62,7 +59,6 @@ impl Exporter {
     /// first the save dialog, in a job.
     pub fn start(&mut self, jobs: &mut Jobs, view: Arc<RankView>, q: TableQuery, t: &'static Tr) {
         self.status = Some(t.choose_save.into());
-        self.t = Some(t);
         self.pending = Some((view, q));
         let picker = self.save_picker;
         let job = jobs.run(JobKey::Export, Place::Thread, move |_| {
@@ -81,20 +77,11 @@ impl Exporter {
         std::mem::take(&mut self.browser_wanted)
     }
 
-    /// Writes the pending export (or, with none pending, the table's current query) to `path`.
-    pub fn write_to(
-        &mut self,
-        jobs: &mut Jobs,
-        view: Arc<RankView>,
-        state: &ViewState,
-        path: PathBuf,
-        t: &'static Tr,
-    ) {
-        let (view, q) = self
-            .pending
-            .take()
-            .unwrap_or_else(|| (view, super::details_table::query_for(state)));
-        self.status = Some(t.choose_save.into());
+    /// Writes the export [`Self::start`] began to `path` (nothing when none is pending).
+    pub fn write_to(&mut self, jobs: &mut Jobs, path: PathBuf, t: &'static Tr) {
+        let Some((view, q)) = self.pending.take() else {
+            return;
+        };
         self.job = Some(jobs.run(JobKey::Export, Place::Thread, move |_| {
             Step::Wrote(write_csv(&view, q, &path, t))
         }));
@@ -102,9 +89,8 @@ impl Exporter {
 
     /// Takes the running job's news: a chosen file starts the write, a dialog that could not
     /// be shown asks for the browser, a cancel says so.
-    pub fn poll(&mut self, jobs: &mut Jobs) {
+    pub fn poll(&mut self, jobs: &mut Jobs, t: &'static Tr) {
         let Some(job) = &self.job else { return };
-        let t = self.t.unwrap_or(&crate::ui::i18n::EN);
         match job.poll() {
             Poll::Pending => {}
             Poll::Finished => self.job = None,
@@ -115,12 +101,7 @@ impl Exporter {
             Poll::Msg(Step::Chosen(outcome)) => {
                 self.job = None;
                 match outcome {
-                    PickOutcome::Picked(path) => {
-                        if let Some((view, _)) = &self.pending {
-                            let view = Arc::clone(view);
-                            self.write_to(jobs, view, &ViewState::default(), path, t);
-                        }
-                    }
+                    PickOutcome::Picked(path) => self.write_to(jobs, path, t),
                     PickOutcome::Cancelled => {
                         self.pending = None;
                         self.status = Some(t.export_cancelled.into());
