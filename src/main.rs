@@ -59,6 +59,17 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Each training step: peak, end value, survivors; and whether memory grows step over step.
+    Steps {
+        /// Profiling folder or .db.
+        path: PathBuf,
+        /// Rank id; default the first rank.
+        #[arg(long)]
+        rank: Option<String>,
+        /// JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// An allocator snapshot (`_dump_snapshot` .pickle): devices, peaks, who holds the memory.
     Snapshot {
         /// The .pickle / .pkl file.
@@ -139,6 +150,9 @@ fn main() -> ExitCode {
         Some(Command::Table { path, args }) => exit(cli::table(&path, &args, &mut out, &mut err)),
         Some(Command::Snapshot { path, args }) => {
             exit(cli::snapshot(&path, &args, &mut out, &mut err))
+        }
+        Some(Command::Steps { path, rank, json }) => {
+            exit(cli::steps(&path, rank.as_deref(), json, &mut out, &mut err))
         }
         Some(Command::Live {
             path,

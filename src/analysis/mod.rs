@@ -8,6 +8,7 @@ pub mod lod;
 pub mod peaks;
 pub mod series;
 pub mod static_graph;
+pub mod steps;
 pub mod table;
 pub mod view;
 
@@ -25,6 +26,7 @@ pub use static_graph::{
     END_OF_GRAPH, StaticColumn, StaticGraph, static_graphs, static_ops_in_range, static_rows,
     static_rows_tsv,
 };
+pub use steps::{GROWTH_RISES, Growth, StepReport, StepStats, peak_over, step_report};
 pub use table::{
     Column, RangeFilter, SortCache, SortDir, TablePage, TableQuery, WindowMode, query,
 };

@@ -66,8 +66,9 @@ pub fn live(
                 "reserved_mib": mib(curve(OverallCurve::OperatorReserved.label())),
                 "app_reserved_mib": mib(curve(OverallCurve::AppReserved.label())),
                 "workspace_mib": mib(curve("Workspace Reserved")),
-                // The device's own total (trace_view's NPU MEM counter) is not read yet.
-                "device_mib": serde_json::Value::Null,
+                // The device's total over all processes (trace_view's NPU MEM Device/* or the
+                // DB's NPU_MEM device rows), null when the data has none.
+                "device_mib": mib(data.device_memory.held_at(data.time_origin_ns.saturating_add(t))),
             });
             writeln!(out, "{doc}").map_err(io)?;
         } else {

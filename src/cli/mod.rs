@@ -6,12 +6,14 @@ pub mod inspect;
 pub mod live;
 pub mod rank;
 pub mod snapshot;
+pub mod steps;
 pub mod table;
 
 pub use curve::{CurveArgs, curve};
 pub use inspect::inspect;
 pub use live::live;
 pub use snapshot::{SnapshotArgs, snapshot};
+pub use steps::steps;
 pub use table::{TableArgs, table};
 
 use std::path::PathBuf;

@@ -838,6 +838,86 @@ pub fn read_static_op_mem(
     )
 }
 
+// ---------------------------------------------------------------------------------------------
+// kernel_details (only Step Id and the kernels' times: where each step ran on the device)
+
+#[derive(Clone, Copy)]
+struct KernelCols {
+    step: usize,
+    start: usize,
+    duration: usize,
+    window: TimeWindow,
+}
+
+struct KernelParser {
+    cols: KernelCols,
+    /// (step id, start ns, end ns) per kernel.
+    out: Vec<(i64, i64, i64)>,
+}
+
+impl RowParser for KernelParser {
+    fn reset(&mut self) {}
+
+    fn parse(&mut self, rec: &Fields<'_>, flags: &mut RowFlags) -> Result<(), String> {
+        let c = self.cols;
+        let step = num(rec, Some(c.step), 1, &mut false, "Step Id")?;
+        if step == NULL {
+            return Ok(()); // kernels outside any step (warmup) carry no id
+        }
+        let start = time_num(
+            rec,
+            Some(c.start),
+            c.window,
+            &mut flags.lossy_time,
+            "Start Time(us)",
+        )?;
+        let dur = num(
+            rec,
+            Some(c.duration),
+            1000,
+            &mut flags.lossy_time,
+            "Duration(us)",
+        )?;
+        if start == NULL {
+            return Err("Start Time(us): empty".into());
+        }
+        let end = start
+            .checked_add(if dur == NULL { 0 } else { dur.max(0) })
+            .ok_or("Duration(us): out of range")?;
+        self.out.push((step, start, end));
+        Ok(())
+    }
+}
+
+/// Reads the step of every kernel of a kernel_details file: `(step id, start ns, end ns)`.
+pub fn read_kernel_steps(
+    path: &Path,
+    session: Session,
+    control: &LoadControl,
+    out: &mut Vec<(i64, i64, i64)>,
+) -> Result<FileOutcome, FileError> {
+    let csv = open(path)?;
+    let h = csv.header().to_vec();
+    let start = required(&h, &["Start Time(us)"], path)?;
+    let cols = KernelCols {
+        step: required(&h, &["Step Id", "Step ID"], path)?,
+        start,
+        duration: required(&h, &["Duration(us)"], path)?,
+        window: file_time_window(path, &csv, start, session),
+    };
+    run(
+        path,
+        csv,
+        None,
+        control,
+        |_| KernelParser {
+            cols,
+            out: Vec::new(),
+        },
+        |p| out.append(&mut p.out),
+    )
+}
+
 /// The accepted time range of one file: the profiler session, or the bulk of the times sampled
 /// across the whole file from its `column` (each file judged by itself: a file whose times
 /// are consistent is never dropped whole, one corrupt row never moves the origin).

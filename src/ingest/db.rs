@@ -11,8 +11,8 @@ use rusqlite::{Connection, OpenFlags};
 use super::time_window::{self, TimeWindow};
 use crate::model::report::{FileReport, SkippedRows};
 use crate::model::{
-    Component, DbSnapshot, Interner, MemoryRecords, ModuleMemory, NULL, OP_I64_COLUMNS,
-    OperatorMemory,
+    Component, DbSnapshot, DeviceMemory, Interner, MemoryRecords, ModuleMemory, NULL,
+    OP_I64_COLUMNS, OperatorMemory, Step,
 };
 
 /// What discovery needs from a DB.
@@ -305,6 +305,10 @@ pub struct DbTables {
     pub operators: OperatorMemory,
     /// NPU_MODULE_MEM with module names.
     pub modules: ModuleMemory,
+    /// STEP_TIME rows (absolute ns), when the DB has the table.
+    pub steps: Vec<Step>,
+    /// NPU_MEM rows of type `device` (hbm + ddr), unsorted.
+    pub device: DeviceMemory,
     /// One report per table read.
     pub reports: Vec<FileReport>,
     /// Notes (missing optional tables or columns).
@@ -379,10 +383,11 @@ pub fn load(
     let mut out = DbTables::default();
     let ids = string_ids(&conn, path, &mut out.warnings);
     load_memory_record(&conn, path, device, ids, strings, &mut out)?;
-    let optional: [(&str, OptionalLoader); 3] = [
+    let optional: [(&str, OptionalLoader); 4] = [
         ("NPU_MEM", load_npu_mem),
         ("OP_MEMORY", load_op_memory),
         ("NPU_MODULE_MEM", load_module_mem),
+        ("STEP_TIME", load_step_time),
     ];
     for (table, loader) in optional {
         let ctx = Ctx {
@@ -531,7 +536,7 @@ fn load_npu_mem(ctx: &Ctx<'_>, _strings: &mut Interner, out: &mut DbTables) -> R
     }
     let window = time_window_of(ctx.conn, "NPU_MEM", ts);
     let sql = format!(
-        "SELECT {}, {}, {ts} FROM NPU_MEM WHERE {kind} IN (SELECT id FROM STRING_IDS WHERE lower(value) = 'app'){}",
+        "SELECT {}, {}, {ts}, {kind} IN (SELECT id FROM STRING_IDS WHERE lower(value) = 'app') FROM NPU_MEM WHERE {kind} IN (SELECT id FROM STRING_IDS WHERE lower(value) IN ('app', 'device')){}",
         c.optional("hbm"),
         c.optional("ddr"),
         c.device_filter(ctx.device, "AND"),
@@ -559,10 +564,64 @@ fn load_npu_mem(ctx: &Ctx<'_>, _strings: &mut Interner, out: &mut DbTables) -> R
             continue;
         }
         let total = hbm.max(0).saturating_add(ddr.max(0));
-        out.records.push(Component::App, t, NULL, total, NULL, 0);
+        let app = int(r.get_ref(3)?).unwrap_or(0) != 0;
+        if app {
+            out.records.push(Component::App, t, NULL, total, NULL, 0);
+        } else {
+            out.device.time_ns.push(t);
+            out.device.bytes.push(total);
+        }
     }
     out.reports.push(FileReport {
         path: ctx.path.join("NPU_MEM"),
+        rows: k - skipped.count,
+        skipped,
+    });
+    Ok(())
+}
+
+/// STEP_TIME(id, startNs, endNs): one row a training step. Absent in most exports without a
+/// schedule; that is not worth a warning. Rows with a missing or reversed span are skipped.
+fn load_step_time(
+    ctx: &Ctx<'_>,
+    _strings: &mut Interner,
+    out: &mut DbTables,
+) -> Result<(), DbError> {
+    if !has_table(ctx.conn, "STEP_TIME") {
+        return Ok(());
+    }
+    let c = TableColumns::of(ctx.conn, "STEP_TIME");
+    let id = c.require("id")?;
+    let start = c.require("startNs")?;
+    let end = c.require("endNs")?;
+    let mut st = ctx
+        .conn
+        .prepare(&format!("SELECT {id}, {start}, {end} FROM STEP_TIME"))?;
+    let mut rows = st.query([])?;
+    let mut skipped = SkippedRows::default();
+    let mut k = 0u64;
+    while let Some(r) = rows.next()? {
+        k += 1;
+        let cells = (
+            int(r.get_ref(0)?).unwrap_or(NULL),
+            time(r.get_ref(1)?).unwrap_or(NULL),
+            time(r.get_ref(2)?).unwrap_or(NULL),
+        );
+        match cells {
+            (i, s, e) if i != NULL && s != NULL && e != NULL && s <= e => out.steps.push(Step {
+                id: i,
+                start_ns: s,
+                end_ns: e,
+            }),
+            _ => skipped.add(
+                k,
+                "id, startNs or endNs missing, or endNs before startNs",
+                || format!("STEP_TIME row {k}"),
+            ),
+        }
+    }
+    out.reports.push(FileReport {
+        path: ctx.path.join("STEP_TIME"),
         rows: k - skipped.count,
         skipped,
     });

@@ -9,7 +9,7 @@ use super::db;
 use super::discover::USING_DB_NOTE;
 use super::time_window::session_from_profiler_info;
 use crate::model::report::LoadReport;
-use crate::model::{DataSource, Format, NULL, RankData, RankInfo};
+use crate::model::{DataSource, Format, NULL, RankData, RankInfo, StepSource, Steps};
 
 /// Why a rank could not be loaded at all.
 #[derive(Debug, thiserror::Error)]
@@ -43,6 +43,10 @@ pub fn load_rank(info: &RankInfo, control: &LoadControl) -> Result<RankData, Loa
             csv_fallback,
         } => match db::load(path, snapshot.as_ref(), *device, &mut data.strings) {
             Ok(t) => {
+                if !t.steps.is_empty() {
+                    data.steps = Some(Steps::new(StepSource::Db, t.steps));
+                }
+                data.device_memory = t.device;
                 data.records = t.records;
                 data.memory_record_rows = t.memory_record_rows;
                 data.operators = t.operators;
@@ -71,8 +75,10 @@ pub fn load_rank(info: &RankInfo, control: &LoadControl) -> Result<RankData, Loa
             "no memory_record or operator_memory rows".into(),
         ));
     }
+    super::steps::attach_steps(&mut data, control)?;
     data.records.sort_by_time();
     data.modules.sort_by_time();
+    data.device_memory.sort_by_time();
     data.time_origin_ns = time_origin(&data);
     Ok(data)
 }

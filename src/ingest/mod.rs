@@ -11,7 +11,9 @@ mod discover;
 mod line_split;
 mod load;
 pub mod safe_fs;
+mod steps;
 mod time_window;
+pub mod trace_view;
 pub mod value;
 
 pub use crate::model::report::{

@@ -8,6 +8,7 @@ mod component;
 mod interner;
 mod rank;
 pub mod report;
+mod steps;
 mod tables;
 pub mod units;
 mod window;
@@ -16,6 +17,7 @@ pub use component::Component;
 pub use interner::{Interner, NameId};
 pub use rank::{DataSource, DbSnapshot, Format, RankData, RankInfo};
 pub use report::LoadReport;
+pub use steps::{DeviceMemory, Step, StepSource, Steps};
 pub use tables::{MemoryRecords, ModuleMemory, OP_I64_COLUMNS, OperatorMemory, StaticOpMemory};
 pub use window::{TimeWindow, ms_to_ns, ns_to_ms};
 

@@ -164,6 +164,10 @@ pub struct RankData {
     pub static_ops: StaticOpMemory,
     /// The rank's string table (names, streams, components of npu_module_mem, static ids).
     pub strings: Interner,
+    /// Training steps, when the profile records them.
+    pub steps: Option<super::Steps>,
+    /// The device's total memory in use (all processes), when recorded.
+    pub device_memory: super::DeviceMemory,
     /// Rows counted per source file: how many came from memory_record in a DB counts only
     /// MEMORY_RECORD, not NPU_MEM APP samples (those are in `records` too).
     pub memory_record_rows: usize,
@@ -182,6 +186,8 @@ impl RankData {
             modules: Default::default(),
             static_ops: Default::default(),
             strings: Interner::new(),
+            steps: None,
+            device_memory: Default::default(),
             memory_record_rows: 0,
             report: LoadReport::default(),
         }

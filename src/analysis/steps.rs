@@ -1,0 +1,228 @@
+//! Memory per training step: each step's peaks and end value, the blocks that outlive it
+//! (survivors), and runs of steps whose end value keeps rising (a possible leak) with the
+//! operators that account for the growth.
+//!
+//! Semantics (the `steps` CLI and the GUI's steps table share them):
+//! - a curve's peak over a step is its maximum over `[start, end]` **including the value held
+//!   at `start`**; on ties the earliest time wins;
+//! - the end value is the value held at `end`;
+//! - survivors are operator_memory rows with size > 0, allocated in `[start, end)`, and not
+//!   released by `end` (no release time, or a release after `end`).
+
+use super::{GroupBy, OverallCurve, Series, build_series, held_at};
+use crate::model::{NULL, NameId, RankData, Step};
+
+/// One step's figures. Times are ns from the rank origin; values bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StepStats {
+    /// The step as recorded (absolute times).
+    pub step: Step,
+    /// Start, ns from origin.
+    pub start: i64,
+    /// End, ns from origin.
+    pub end: i64,
+    /// Peak of Operator Allocated: (bytes, time).
+    pub peak_allocated: Option<(i64, i64)>,
+    /// Peak of Operator Reserved: (bytes, time).
+    pub peak_reserved: Option<(i64, i64)>,
+    /// Peak of APP Reserved: (bytes, time).
+    pub peak_app: Option<(i64, i64)>,
+    /// Operator Allocated held at the end.
+    pub end_allocated: Option<i64>,
+    /// `end_allocated` minus the previous step's (None for the first step or a missing value).
+    pub change: Option<i64>,
+    /// Survivor rows (operator_memory indices, file order).
+    pub survivors: Vec<u32>,
+    /// Sum of the survivors' sizes.
+    pub survivor_bytes: i64,
+}
+
+/// A run of steps whose end value rose every time: a possible leak.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Growth {
+    /// Index (into the steps) of the step before the first rise.
+    pub from: usize,
+    /// Index of the last step of the run.
+    pub to: usize,
+    /// `end_allocated[to] - end_allocated[from]`.
+    pub bytes: i64,
+    /// Operators of the blocks allocated in steps `from + 1 ..= to` and still alive at the end of
+    /// step `to`: (name, bytes, blocks), largest first.
+    pub operators: Vec<(NameId, i64, usize)>,
+}
+
+impl Growth {
+    /// Number of consecutive rises.
+    pub fn rises(&self) -> usize {
+        self.to - self.from
+    }
+}
+
+/// Consecutive rises of the end value that count as growth.
+pub const GROWTH_RISES: usize = 3;
+
+/// Everything per step for a rank.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct StepReport {
+    /// One entry per step, in time order.
+    pub steps: Vec<StepStats>,
+    /// Runs of [`GROWTH_RISES`] or more rises, longest growth first.
+    pub growth: Vec<Growth>,
+}
+
+/// Computes the step report of `data` (empty when the rank has no steps).
+pub fn step_report(data: &RankData) -> StepReport {
+    let Some(steps) = &data.steps else {
+        return StepReport::default();
+    };
+    let overall = build_series(data, GroupBy::Overall);
+    let curve = |c: OverallCurve| c.find(&overall);
+    let allocated = curve(OverallCurve::OperatorAllocated);
+    let reserved = curve(OverallCurve::OperatorReserved);
+    let app = curve(OverallCurve::AppReserved);
+    let by_alloc = AllocOrder::new(data);
+    let mut out = Vec::with_capacity(steps.steps.len());
+    let mut prev_end: Option<i64> = None;
+    for (k, s) in steps.steps.iter().enumerate() {
+        let start = data.rel_ns(s.start_ns);
+        let end = data.rel_ns(s.end_ns);
+        let end_allocated = allocated.and_then(|c| held_at(c, end));
+        let survivors = by_alloc.survivors(data, s.start_ns, s.end_ns);
+        let survivor_bytes = survivors.iter().fold(0i64, |a, &r| {
+            a.saturating_add(data.operators.size[r as usize])
+        });
+        out.push(StepStats {
+            step: *s,
+            start,
+            end,
+            peak_allocated: allocated.and_then(|c| peak_over(c, start, end)),
+            peak_reserved: reserved.and_then(|c| peak_over(c, start, end)),
+            peak_app: app.and_then(|c| peak_over(c, start, end)),
+            end_allocated,
+            change: if k == 0 {
+                None
+            } else {
+                prev_end
+                    .zip(end_allocated)
+                    .map(|(p, e)| e.saturating_sub(p))
+            },
+            survivors,
+            survivor_bytes,
+        });
+        prev_end = end_allocated;
+    }
+    let growth = growth_runs(data, &out, &by_alloc);
+    StepReport { steps: out, growth }
+}
+
+/// The maximum of a step series over `[a, b]` (ns from origin), counting the value held at `a`
+/// as a sample at `a`; the earliest time on ties.
+pub fn peak_over(s: &Series, a: i64, b: i64) -> Option<(i64, i64)> {
+    let mut best = held_at(s, a).map(|v| (v, a));
+    let i0 = s.times.partition_point(|&t| t < a);
+    let i1 = s.times.partition_point(|&t| t <= b);
+    for i in i0..i1 {
+        let v = s.values[i];
+        if best.is_none_or(|(bv, _)| v > bv) {
+            best = Some((v, s.times[i]));
+        }
+    }
+    best
+}
+
+/// operator_memory rows with a size > 0 and an allocation time, sorted by allocation time.
+struct AllocOrder {
+    /// (allocation time, row).
+    rows: Vec<(i64, u32)>,
+}
+
+impl AllocOrder {
+    fn new(data: &RankData) -> AllocOrder {
+        let o = &data.operators;
+        let mut rows: Vec<(i64, u32)> = (0..o.len())
+            .filter(|&r| o.size[r] > 0 && o.alloc_time[r] != NULL)
+            .map(|r| (o.alloc_time[r], r as u32))
+            .collect();
+        rows.sort_unstable();
+        AllocOrder { rows }
+    }
+
+    /// Rows allocated in `[a, b)` and not released by `alive_at` (absolute ns), file order.
+    fn alive_from(&self, data: &RankData, a: i64, b: i64, alive_at: i64) -> Vec<u32> {
+        let i0 = self.rows.partition_point(|p| p.0 < a);
+        let i1 = self.rows.partition_point(|p| p.0 < b);
+        let rel = &data.operators.release_time;
+        let mut out: Vec<u32> = self.rows[i0..i1]
+            .iter()
+            .map(|p| p.1)
+            .filter(|&r| {
+                let t = rel[r as usize];
+                t == NULL || t > alive_at
+            })
+            .collect();
+        out.sort_unstable();
+        out
+    }
+
+    /// Survivors of the step `[a, b]` (absolute ns).
+    fn survivors(&self, data: &RankData, a: i64, b: i64) -> Vec<u32> {
+        self.alive_from(data, a, b, b)
+    }
+}
+
+/// Runs of at least [`GROWTH_RISES`] consecutive rises of the end value.
+fn growth_runs(data: &RankData, steps: &[StepStats], by_alloc: &AllocOrder) -> Vec<Growth> {
+    let mut runs = Vec::new();
+    let mut from = 0usize;
+    for k in 1..=steps.len() {
+        let rose = k < steps.len()
+            && matches!(
+                (steps[k - 1].end_allocated, steps[k].end_allocated),
+                (Some(p), Some(e)) if e > p
+            );
+        if rose {
+            continue;
+        }
+        let to = k - 1;
+        if to >= from + GROWTH_RISES {
+            runs.push((from, to));
+        }
+        from = k;
+    }
+    let mut out: Vec<Growth> = runs
+        .into_iter()
+        .map(|(from, to)| {
+            let first = steps[from + 1].step.start_ns;
+            let last = steps[to].step.end_ns;
+            let rows = by_alloc.alive_from(data, first, last, last);
+            Growth {
+                from,
+                to,
+                bytes: steps[to]
+                    .end_allocated
+                    .unwrap_or(0)
+                    .saturating_sub(steps[from].end_allocated.unwrap_or(0)),
+                operators: by_operator(data, &rows),
+            }
+        })
+        .collect();
+    out.sort_by_key(|g| std::cmp::Reverse(g.bytes));
+    out
+}
+
+/// Rows summed per operator name: (name, bytes, blocks), largest first, then by name.
+pub fn by_operator(data: &RankData, rows: &[u32]) -> Vec<(NameId, i64, usize)> {
+    let mut per: std::collections::HashMap<NameId, (i64, usize)> = Default::default();
+    for &r in rows {
+        let r = r as usize;
+        let e = per.entry(data.operators.name[r]).or_default();
+        e.0 = e.0.saturating_add(data.operators.size[r]);
+        e.1 += 1;
+    }
+    let mut v: Vec<(NameId, i64, usize)> = per.into_iter().map(|(k, (b, n))| (k, b, n)).collect();
+    v.sort_by(|a, b| {
+        b.1.cmp(&a.1)
+            .then_with(|| data.strings.get(a.0).cmp(data.strings.get(b.0)))
+    });
+    v
+}

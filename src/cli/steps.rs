@@ -1,0 +1,157 @@
+//! `memsight steps`: each training step's peak, end value and survivors, and whether memory grows
+//! from step to step.
+
+use std::io::Write;
+use std::path::Path;
+
+use super::rank::load_one;
+use crate::analysis::{StepReport, step_report};
+use crate::model::{RankData, bytes_to_kib, bytes_to_mib, ns_to_ms};
+
+/// Runs `steps`; returns the exit code.
+pub fn steps(
+    path: &Path,
+    rank: Option<&str>,
+    json: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    let mut run = || -> Result<(), String> {
+        let data = load_one(path, rank)?;
+        let report = step_report(&data);
+        let text = if json {
+            format!("{}\n", steps_json(&data, &report))
+        } else {
+            steps_text(&data, &report)
+        };
+        out.write_all(text.as_bytes()).map_err(|e| e.to_string())
+    };
+    super::finish(run(), err)
+}
+
+/// The `--json` document (field names are a contract: scripts and tests read them).
+pub fn steps_json(data: &RankData, report: &StepReport) -> serde_json::Value {
+    let ms = |t: i64| ns_to_ms(t);
+    let steps: Vec<serde_json::Value> = report
+        .steps
+        .iter()
+        .map(|s| {
+            serde_json::json!({
+                "id": s.step.id,
+                "start_ms": ms(s.start),
+                "end_ms": ms(s.end),
+                "peak_allocated_mib": s.peak_allocated.map(|p| bytes_to_mib(p.0)),
+                "peak_at_ms": s.peak_allocated.map(|p| ms(p.1)),
+                "peak_reserved_mib": s.peak_reserved.map(|p| bytes_to_mib(p.0)),
+                "peak_app_reserved_mib": s.peak_app.map(|p| bytes_to_mib(p.0)),
+                "end_allocated_mib": s.end_allocated.map(bytes_to_mib),
+                "change_mib": s.change.map(bytes_to_mib),
+                "survivors": {"count": s.survivors.len(), "kib": bytes_to_kib(s.survivor_bytes)},
+            })
+        })
+        .collect();
+    let growth: Vec<serde_json::Value> = report
+        .growth
+        .iter()
+        .map(|g| {
+            serde_json::json!({
+                "from_step": report.steps[g.from].step.id,
+                "to_step": report.steps[g.to].step.id,
+                "rises": g.rises(),
+                "mib": bytes_to_mib(g.bytes),
+                "operators": g.operators.iter().take(10).map(|&(n, b, c)| serde_json::json!({
+                    "name": data.display_name(n), "mib": bytes_to_mib(b), "blocks": c,
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "rank": data.info.rank,
+        "source": data.steps.as_ref().map(|s| s.source.as_str()),
+        "steps": steps,
+        "growth": growth,
+    })
+}
+
+/// The aligned text table and, when memory grows, the operators behind it.
+pub fn steps_text(data: &RankData, report: &StepReport) -> String {
+    let Some(src) = &data.steps else {
+        return format!(
+            "rank {}: no steps recorded (no STEP_TIME, no ProfilerStep#N in trace_view.json, no Step Id in kernel_details.csv)\n",
+            data.info.rank
+        );
+    };
+    let mib = |v: Option<i64>| v.map_or("-".to_string(), |b| format!("{:.2}", bytes_to_mib(b)));
+    let ms = |t: i64| format!("{:.3}", ns_to_ms(t));
+    let header = [
+        "Step",
+        "Start(ms)",
+        "End(ms)",
+        "Duration(ms)",
+        "Peak Allocated(MB)",
+        "Peak at(ms)",
+        "End Allocated(MB)",
+        "Change(MB)",
+        "Survivors",
+        "Survivors(MB)",
+    ];
+    let mut rows: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
+    for s in &report.steps {
+        rows.push(vec![
+            format!("#{}", s.step.id),
+            ms(s.start),
+            ms(s.end),
+            ms(s.end.saturating_sub(s.start)),
+            mib(s.peak_allocated.map(|p| p.0)),
+            s.peak_allocated.map_or("-".into(), |p| ms(p.1)),
+            mib(s.end_allocated),
+            s.change
+                .map_or("-".into(), |c| format!("{:+.2}", bytes_to_mib(c))),
+            s.survivors.len().to_string(),
+            mib(Some(s.survivor_bytes)),
+        ]);
+    }
+    let widths: Vec<usize> = (0..header.len())
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut text = format!(
+        "rank {}: {} steps (from {})\n",
+        data.info.rank,
+        report.steps.len(),
+        src.source.as_str()
+    );
+    for r in &rows {
+        let cells: Vec<String> = r
+            .iter()
+            .zip(&widths)
+            .enumerate()
+            .map(|(i, (c, w))| {
+                if i == 0 {
+                    format!("{c:<w$}")
+                } else {
+                    format!("{c:>w$}")
+                }
+            })
+            .collect();
+        text.push_str(cells.join("  ").trim_end());
+        text.push('\n');
+    }
+    for g in &report.growth {
+        text.push_str(&format!(
+            "\npossible leak: end-of-step Operator Allocated rose {} steps in a row (#{} → #{}, {:+.2} MB)\n",
+            g.rises(),
+            report.steps[g.from].step.id,
+            report.steps[g.to].step.id,
+            bytes_to_mib(g.bytes)
+        ));
+        text.push_str("still alive, allocated in those steps, by operator:\n");
+        for &(n, b, c) in g.operators.iter().take(10) {
+            text.push_str(&format!(
+                "  {:<40} {:>10.2} MB  {c} blocks\n",
+                data.display_name(n),
+                bytes_to_mib(b)
+            ));
+        }
+    }
+    text
+}

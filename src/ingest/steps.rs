@@ -1,0 +1,123 @@
+//! Finding a rank's training steps and the device's memory total where the profiler left them:
+//! the DB's `STEP_TIME` and `NPU_MEM` (read with the DB), else `trace_view.json` beside the
+//! memory files, else the `Step Id` of `kernel_details.csv`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::chunks::LoadControl;
+use super::csv_tables::{FileError, read_kernel_steps};
+use super::load::LoadError;
+use super::time_window::session_from_profiler_info;
+use super::trace_view::{TraceError, read_trace_view};
+use crate::model::{DataSource, RankData, Step, StepSource, Steps};
+
+/// Fills `data.steps` (and `data.device_memory` when still empty) from the files beside the
+/// rank's memory files. A file that cannot be read is a warning, never an error.
+pub fn attach_steps(data: &mut RankData, control: &LoadControl) -> Result<(), LoadError> {
+    let dirs = output_dirs(data);
+    let need_device = data.device_memory.is_empty();
+    if data.steps.is_none() || need_device {
+        if let Some(trace) = find(&dirs, "trace_view.json") {
+            match read_trace_view(&trace, control) {
+                Ok(t) => {
+                    if data.steps.is_none() && !t.steps.is_empty() {
+                        data.steps = Some(Steps::new(StepSource::TraceView, t.steps));
+                    }
+                    if need_device {
+                        data.device_memory = t.device;
+                    }
+                    if t.unreadable > 0 {
+                        data.report.warn(format!(
+                            "{}: {} step or NPU MEM events could not be read; skipped",
+                            trace.display(),
+                            t.unreadable
+                        ));
+                    }
+                }
+                Err(TraceError::Cancelled) => return Err(LoadError::Cancelled),
+                Err(e) => data
+                    .report
+                    .warn(format!("{e}; steps and device memory not read from it")),
+            }
+        }
+    }
+    if data.steps.is_none()
+        && let Some(kernels) = find(&dirs, "kernel_details.csv")
+    {
+        let session = session_from_profiler_info(&data.info.dir);
+        let mut rows = Vec::new();
+        match read_kernel_steps(&kernels, session, control, &mut rows) {
+            Ok(o) => {
+                if o.report.skipped.count > 0 {
+                    data.report.warn(format!(
+                        "{}: {} rows skipped while reading steps",
+                        kernels.display(),
+                        o.report.skipped.count
+                    ));
+                }
+                let steps = kernel_extents(&rows);
+                if !steps.is_empty() {
+                    data.steps = Some(Steps::new(StepSource::KernelDetails, steps));
+                }
+            }
+            Err(FileError::Cancelled) => return Err(LoadError::Cancelled),
+            // No Step Id column is the normal case without a schedule: no warning.
+            Err(FileError::MissingColumn { .. }) => {}
+            Err(e) => data.report.warn(format!("{e}; steps not read from it")),
+        }
+    }
+    Ok(())
+}
+
+/// Each step's extent over its kernels: the earliest start to the latest end.
+fn kernel_extents(rows: &[(i64, i64, i64)]) -> Vec<Step> {
+    let mut by_id: BTreeMap<i64, (i64, i64)> = BTreeMap::new();
+    for &(id, s, e) in rows {
+        let v = by_id.entry(id).or_insert((s, e));
+        v.0 = v.0.min(s);
+        v.1 = v.1.max(e);
+    }
+    by_id
+        .into_iter()
+        .map(|(id, (s, e))| Step {
+            id,
+            start_ns: s,
+            end_ns: e,
+        })
+        .collect()
+}
+
+/// Folders that may hold the rank's trace_view.json / kernel_details.csv: the folder of its
+/// memory files (or DB), then `<rank>/ASCEND_PROFILER_OUTPUT`.
+fn output_dirs(data: &RankData) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    let mut add = |p: Option<&Path>| {
+        if let Some(p) = p
+            && !dirs.iter().any(|d| d == p)
+        {
+            dirs.push(p.to_path_buf());
+        }
+    };
+    match &data.info.source {
+        DataSource::Csv { memory_record, .. } => {
+            add(memory_record.first().and_then(|p| p.parent()));
+        }
+        DataSource::Db {
+            path, csv_fallback, ..
+        } => {
+            add(path.parent());
+            if let Some(fb) = csv_fallback.as_deref()
+                && let DataSource::Csv { memory_record, .. } = fb
+            {
+                add(memory_record.first().and_then(|p| p.parent()));
+            }
+        }
+    }
+    add(Some(&data.info.dir.join("ASCEND_PROFILER_OUTPUT")));
+    dirs
+}
+
+fn find(dirs: &[PathBuf], name: &str) -> Option<PathBuf> {
+    dirs.iter().map(|d| d.join(name)).find(|p| p.is_file())
+}

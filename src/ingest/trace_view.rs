@@ -1,0 +1,412 @@
+//! Reading what memsight needs from `trace_view.json` without building a DOM of it: the
+//! `ProfilerStep#N` spans and the device's `NPU MEM` counters (`Device/HBM`, `Device/DDR`).
+//!
+//! The file can be hundreds of MB. It is read in blocks; a small state machine (strings,
+//! escapes, brace depth) finds each event object of the top-level array (or of the
+//! `traceEvents` array of the object form); only an event whose bytes contain a marker
+//! (`ProfilerStep#`, `Device/`) is handed to serde_json. Everything else is skipped at
+//! `memchr` speed. Hand-written because no JSON crate streams the elements of one big array
+//! from a reader at this speed (serde_json's reader path goes a byte at a time).
+
+use std::io::Read;
+use std::path::Path;
+
+use memchr::{memchr2, memchr3, memmem};
+
+use super::chunks::LoadControl;
+use super::safe_fs;
+use super::value::parse_scaled;
+use crate::model::{DeviceMemory, Step};
+
+/// Bytes read at a time.
+const BLOCK: usize = 8 << 20;
+/// An event larger than this is skipped, not buffered (a hostile file cannot make us hold it).
+const MAX_EVENT: usize = 64 << 20;
+
+/// What a trace_view.json holds for memsight.
+#[derive(Debug, Default)]
+pub struct TraceExtract {
+    /// `ProfilerStep#N` spans (absolute ns), in file order, duplicates kept.
+    pub steps: Vec<Step>,
+    /// Device memory in use (HBM + DDR), absolute ns, time-sorted.
+    pub device: DeviceMemory,
+    /// Event objects seen.
+    pub events: u64,
+    /// Candidate events that could not be read (bad JSON, missing or bad fields).
+    pub unreadable: u64,
+}
+
+/// Why a trace_view.json gave nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceError {
+    /// Could not be opened or read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// Not a JSON array or object at the top.
+    #[error("{0}: not a Chrome trace (expected a JSON array or object)")]
+    NotATrace(String),
+    /// The user cancelled.
+    #[error("cancelled")]
+    Cancelled,
+}
+
+/// Reads the steps and device counters of `path`, streaming.
+pub fn read_trace_view(path: &Path, control: &LoadControl) -> Result<TraceExtract, TraceError> {
+    let io = |source| TraceError::Io {
+        path: path.display().to_string(),
+        source,
+    };
+    let mut file = safe_fs::open_regular(path).map_err(io)?;
+    let mut scanner = Scanner::new();
+    let mut sink = Sink::default();
+    let mut buf: Vec<u8> = Vec::with_capacity(BLOCK);
+    let mut chunk = vec![0u8; BLOCK];
+    loop {
+        if control.is_cancelled() {
+            return Err(TraceError::Cancelled);
+        }
+        let n = match file.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(io(e)),
+        };
+        buf.extend_from_slice(&chunk[..n]);
+        let keep_from = scanner
+            .scan(&buf, &mut sink)
+            .map_err(|()| TraceError::NotATrace(path.display().to_string()))?;
+        buf.drain(..keep_from);
+        scanner.rebase(keep_from);
+    }
+    if scanner.form == Form::Unknown {
+        return Err(TraceError::NotATrace(path.display().to_string()));
+    }
+    let mut out = sink.finish();
+    out.events = scanner.events;
+    Ok(out)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Form {
+    Unknown,
+    /// `[ {event}, … ]`: events open at brace depth 0.
+    Array,
+    /// `{"traceEvents": [ {event}, … ], …}`: events open at brace depth 1.
+    Object,
+}
+
+/// The structural state carried from one block to the next.
+struct Scanner {
+    form: Form,
+    /// Position in the buffer where scanning resumes.
+    pos: usize,
+    in_string: bool,
+    escaped: bool,
+    depth: u32,
+    /// Start of the event being read, in the buffer.
+    event_start: Option<usize>,
+    /// The event being read outgrew [`MAX_EVENT`]: its bytes are dropped, it is not parsed.
+    oversized: bool,
+    events: u64,
+}
+
+impl Scanner {
+    fn new() -> Scanner {
+        Scanner {
+            form: Form::Unknown,
+            pos: 0,
+            in_string: false,
+            escaped: false,
+            depth: 0,
+            event_start: None,
+            oversized: false,
+            events: 0,
+        }
+    }
+
+    fn event_depth(&self) -> u32 {
+        u32::from(self.form == Form::Object)
+    }
+
+    /// Scans `buf` from where it stopped; hands finished events to `sink`. Returns how many
+    /// leading bytes the caller may drop (everything before the event still being read).
+    fn scan(&mut self, buf: &[u8], sink: &mut Sink) -> Result<usize, ()> {
+        if self.form == Form::Unknown {
+            // Skip a UTF-8 BOM and whitespace, then decide the form.
+            let mut i = self.pos;
+            if buf[i..].starts_with(b"\xEF\xBB\xBF") {
+                i += 3;
+            }
+            while i < buf.len() && buf[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            match buf.get(i) {
+                None => {
+                    self.pos = i;
+                    return Ok(i);
+                }
+                Some(b'[') => self.form = Form::Array,
+                Some(b'{') => {
+                    self.form = Form::Object;
+                    self.depth = 1;
+                }
+                Some(_) => return Err(()),
+            }
+            self.pos = i + 1;
+        }
+        let mut i = self.pos;
+        let n = buf.len();
+        while i < n {
+            if self.in_string {
+                if self.escaped {
+                    self.escaped = false;
+                    i += 1;
+                    continue;
+                }
+                match memchr2(b'"', b'\\', &buf[i..]) {
+                    None => {
+                        i = n;
+                    }
+                    Some(k) => {
+                        let at = i + k;
+                        if buf[at] == b'\\' {
+                            self.escaped = true;
+                        } else {
+                            self.in_string = false;
+                        }
+                        i = at + 1;
+                    }
+                }
+                continue;
+            }
+            let Some(k) = memchr3(b'"', b'{', b'}', &buf[i..]) else {
+                i = n;
+                break;
+            };
+            let at = i + k;
+            match buf[at] {
+                b'"' => self.in_string = true,
+                b'{' => {
+                    if self.depth == self.event_depth() {
+                        self.event_start = Some(at);
+                        self.oversized = false;
+                    }
+                    self.depth = self.depth.saturating_add(1);
+                }
+                _ => {
+                    self.depth = self.depth.saturating_sub(1);
+                    if self.depth == self.event_depth() {
+                        self.events += 1;
+                        if let Some(s) = self.event_start.take()
+                            && !self.oversized
+                        {
+                            sink.event(&buf[s..=at]);
+                        }
+                        self.oversized = false;
+                    }
+                }
+            }
+            i = at + 1;
+        }
+        self.pos = i;
+        match self.event_start {
+            Some(s) if n - s > MAX_EVENT => {
+                self.event_start = None;
+                self.oversized = true;
+                Ok(n)
+            }
+            Some(s) => Ok(s),
+            None => Ok(n),
+        }
+    }
+
+    /// The caller dropped the first `dropped` bytes of the buffer.
+    fn rebase(&mut self, dropped: usize) {
+        self.pos -= dropped;
+        if let Some(s) = &mut self.event_start {
+            *s -= dropped;
+        }
+    }
+}
+
+/// Collects steps and counters from candidate events.
+#[derive(Default)]
+struct Sink {
+    steps: Vec<Step>,
+    /// (time, bytes) of `Device/HBM` and of `Device/DDR`.
+    hbm: Vec<(i64, i64)>,
+    ddr: Vec<(i64, i64)>,
+    unreadable: u64,
+    step_finder: Option<memmem::Finder<'static>>,
+    device_finder: Option<memmem::Finder<'static>>,
+}
+
+impl Sink {
+    fn event(&mut self, bytes: &[u8]) {
+        let step = self
+            .step_finder
+            .get_or_insert_with(|| memmem::Finder::new(b"ProfilerStep#"))
+            .find(bytes)
+            .is_some();
+        let device = !step
+            && self
+                .device_finder
+                .get_or_insert_with(|| memmem::Finder::new(b"Device/"))
+                .find(bytes)
+                .is_some();
+        if !(step || device) {
+            return;
+        }
+        let Ok(v) = serde_json::from_slice::<serde_json::Value>(bytes) else {
+            self.unreadable += 1;
+            return;
+        };
+        let name = v.get("name").and_then(|n| n.as_str()).unwrap_or("");
+        let ph = v.get("ph").and_then(|n| n.as_str()).unwrap_or("");
+        if step {
+            let Some(id) = name.strip_prefix("ProfilerStep#") else {
+                return; // the marker was in an argument, not the name
+            };
+            if ph != "X" {
+                return;
+            }
+            let id = id.trim().parse::<i64>().ok();
+            let start = v.get("ts").and_then(|x| micros_to_ns(x));
+            let dur = v.get("dur").and_then(|x| micros_to_ns(x));
+            match (id, start, dur) {
+                (Some(id), Some(start), Some(dur)) if dur >= 0 => match start.checked_add(dur) {
+                    Some(end) => self.steps.push(Step {
+                        id,
+                        start_ns: start,
+                        end_ns: end,
+                    }),
+                    None => self.unreadable += 1,
+                },
+                _ => self.unreadable += 1,
+            }
+        } else if ph == "C" && (name == "Device/HBM" || name == "Device/DDR") {
+            let t = v.get("ts").and_then(|x| micros_to_ns(x));
+            let kb = v.get("args").and_then(|a| a.get("KB"));
+            let bytes = kb.and_then(|x| scaled(x, 1024));
+            match (t, bytes) {
+                (Some(t), Some(b)) if b >= 0 => {
+                    if name == "Device/HBM" {
+                        self.hbm.push((t, b));
+                    } else {
+                        self.ddr.push((t, b));
+                    }
+                }
+                _ => self.unreadable += 1,
+            }
+        }
+    }
+
+    /// Device memory = HBM + the DDR sample held at the same time (0 when there is none).
+    fn finish(mut self) -> TraceExtract {
+        self.hbm.sort_by_key(|p| p.0);
+        self.ddr.sort_by_key(|p| p.0);
+        let mut device = DeviceMemory::default();
+        for &(t, hbm) in &self.hbm {
+            let j = self.ddr.partition_point(|p| p.0 <= t);
+            let ddr = if j > 0 { self.ddr[j - 1].1 } else { 0 };
+            device.time_ns.push(t);
+            device.bytes.push(hbm.saturating_add(ddr));
+        }
+        TraceExtract {
+            steps: self.steps,
+            device,
+            events: 0,
+            unreadable: self.unreadable,
+        }
+    }
+}
+
+/// A µs time (a string such as `"1736405443862052.130"`, or a number) as exact ns.
+fn micros_to_ns(v: &serde_json::Value) -> Option<i64> {
+    scaled(v, 1000)
+}
+
+/// A decimal JSON value (string or number) times `factor`, exactly (no f64 on the way).
+fn scaled(v: &serde_json::Value, factor: i64) -> Option<i64> {
+    let text = match v {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Number(n) => n.to_string(),
+        _ => return None,
+    };
+    parse_scaled(text.as_bytes(), factor)
+        .ok()
+        .flatten()
+        .map(|s| s.value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(text: &[u8], block: usize) -> Result<TraceExtract, ()> {
+        let mut scanner = Scanner::new();
+        let mut sink = Sink::default();
+        let mut buf = Vec::new();
+        for piece in text.chunks(block.max(1)) {
+            buf.extend_from_slice(piece);
+            let keep = scanner.scan(&buf, &mut sink)?;
+            buf.drain(..keep);
+            scanner.rebase(keep);
+        }
+        let mut out = sink.finish();
+        out.events = scanner.events;
+        Ok(out)
+    }
+
+    const TRACE: &str = r#"[{"ph": "X", "name": "aten::mm", "ts": "10.000", "dur": 1.5, "args": {"Call stack": "a{b}\"c\\"}},
+ {"ph": "X", "name": "ProfilerStep#50", "pid": 1, "ts": "1736405443862052.130", "dur": 136897.82, "args": {"Call stack": "x.py(1): f"}},
+ {"name": "Device/HBM", "ts": "1736405443756384.100", "pid": 9, "tid": 0, "args": {"KB": 2402436.0}, "ph": "C"},
+ {"name": "Device/DDR", "ts": "1736405443756384.000", "pid": 9, "tid": 0, "args": {"KB": 2.0}, "ph": "C"},
+ {"name": "APP/HBM", "ts": "1736405443756384.100", "pid": 9, "tid": 0, "args": {"KB": 1.0}, "ph": "C"},
+ {"ph": "X", "name": "ProfilerStep#51", "ts": 1736405443998950.0, "dur": 10}
+]"#;
+
+    #[test]
+    fn steps_and_device_counters_whatever_the_block_size() {
+        for block in [1, 2, 3, 7, 64, 1 << 20] {
+            let out = run(TRACE.as_bytes(), block).unwrap();
+            assert_eq!(out.events, 6, "block {block}");
+            assert_eq!(
+                out.steps,
+                vec![
+                    Step {
+                        id: 50,
+                        start_ns: 1_736_405_443_862_052_130,
+                        end_ns: 1_736_405_443_862_052_130 + 136_897_820,
+                    },
+                    Step {
+                        id: 51,
+                        start_ns: 1_736_405_443_998_950_000,
+                        end_ns: 1_736_405_443_998_960_000,
+                    },
+                ]
+            );
+            assert_eq!(out.device.time_ns, vec![1_736_405_443_756_384_100]);
+            assert_eq!(out.device.bytes, vec![(2_402_436 + 2) * 1024]);
+        }
+    }
+
+    #[test]
+    fn object_form_and_garbage() {
+        let obj =
+            format!(r#"{{"otherData": {{"name": "ProfilerStep#1"}}, "traceEvents": {TRACE}}}"#);
+        let out = run(obj.as_bytes(), 5).unwrap();
+        assert_eq!(out.steps.len(), 2);
+        assert!(run(b"  hello", 3).is_err());
+        // Unterminated, bad fields, a step without dur: nothing panics, nothing invented.
+        let bad = br#"[{"ph":"X","name":"ProfilerStep#x","ts":"1","dur":1},{"ph":"X","name":"ProfilerStep#2","ts":"1"},{"ph":"X","name":"ProfilerStep#3","ts":"9e999","dur":1},{"ph":"X","#;
+        let out = run(bad, 4).unwrap();
+        assert!(out.steps.is_empty());
+        assert_eq!(out.unreadable, 3);
+    }
+}
