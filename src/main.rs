@@ -117,6 +117,12 @@ enum Command {
         /// msprof: split each file into N slices.
         #[arg(long, default_value_t = 0)]
         slices: usize,
+        /// Training steps (trace_view.json ProfilerStep#N; STEP_TIME in the DB).
+        #[arg(long, default_value_t = 0)]
+        steps: usize,
+        /// MiB that a leaking operator allocates and never frees in each step.
+        #[arg(long, default_value_t = 0)]
+        leak_mib: i64,
     },
 }
 
@@ -183,6 +189,8 @@ fn main() -> ExitCode {
             static_graphs,
             crlf,
             slices,
+            steps,
+            leak_mib,
         }) => {
             let result = if fixtures {
                 generate::write_fixtures(&dir).map(|()| vec![dir.clone()])
@@ -207,6 +215,8 @@ fn main() -> ExitCode {
                     static_graphs,
                     crlf,
                     slices,
+                    steps,
+                    leak_per_step: leak_mib.clamp(0, 1 << 20) << 20,
                     ..Default::default()
                 };
                 generate::generate(&dir, &opts)

@@ -226,3 +226,114 @@ pub fn by_operator(data: &RankData, rows: &[u32]) -> Vec<(NameId, i64, usize)> {
     });
     v
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Component, Format, NULL, RankData, RankInfo, Step, StepSource, Steps};
+
+    fn series(points: &[(i64, i64)]) -> Series {
+        Series {
+            name: "x".into(),
+            times: points.iter().map(|p| p.0).collect(),
+            values: points.iter().map(|p| p.1).collect(),
+        }
+    }
+
+    #[test]
+    fn the_peak_counts_the_value_held_at_the_start_and_ties_go_to_the_earliest() {
+        let s = series(&[(0, 5), (10, 9), (20, 3), (30, 9)]);
+        // Only falling inside [15, 40]: the 9 held since 10 is the peak, at 15.
+        assert_eq!(peak_over(&s, 15, 25), Some((9, 15)));
+        // A tie with a later sample keeps the earlier time.
+        assert_eq!(peak_over(&s, 15, 40), Some((9, 15)));
+        assert_eq!(peak_over(&s, 0, 40), Some((9, 10)));
+        // Before the first sample there is nothing held.
+        assert_eq!(peak_over(&series(&[(10, 4)]), 0, 5), None);
+        assert_eq!(peak_over(&series(&[(10, 4)]), 0, 10), Some((4, 10)));
+    }
+
+    /// One PTA+GE sample per (t, allocated) and blocks (size, alloc, release) at origin 0.
+    fn rank(
+        curve: &[(i64, i64)],
+        blocks: &[(i64, i64, i64)],
+        steps: &[(i64, i64, i64)],
+    ) -> RankData {
+        let mut d = RankData::empty(RankInfo::without_files("0", Format::TorchNpu, ".".into()));
+        for &(t, v) in curve {
+            d.records.push(Component::PtaGe, t, v, v, v, 0);
+        }
+        let name = d.strings.intern("op");
+        for &(size, a, r) in blocks {
+            let mut cells = [NULL; crate::model::OP_I64_COLUMNS];
+            cells[0] = size;
+            cells[1] = a;
+            cells[2] = r;
+            d.operators.push_row(name, 0, cells);
+        }
+        d.steps = Some(Steps::new(
+            StepSource::Db,
+            steps
+                .iter()
+                .map(|&(id, s, e)| Step {
+                    id,
+                    start_ns: s,
+                    end_ns: e,
+                })
+                .collect(),
+        ));
+        d
+    }
+
+    #[test]
+    fn survivors_are_allocated_in_start_to_end_and_not_released_by_the_end() {
+        let blocks = [
+            (100, 0, NULL),  // allocated before the step: not its survivor
+            (1, 10, NULL),   // at the start, never released: survivor
+            (2, 15, 20),     // released exactly at the end: gone
+            (4, 15, 21),     // released after the end: survivor
+            (8, 20, NULL),   // allocated at the end: the next step's
+            (0, 12, NULL),   // size 0: not a block
+            (-16, 12, NULL), // a release of an earlier block: not a block
+        ];
+        let d = rank(&[(0, 100)], &blocks, &[(1, 10, 20)]);
+        let r = step_report(&d);
+        let rows: Vec<i64> = r.steps[0]
+            .survivors
+            .iter()
+            .map(|&i| d.operators.size[i as usize])
+            .collect();
+        assert_eq!(rows, vec![1, 4]);
+        assert_eq!(r.steps[0].survivor_bytes, 5);
+    }
+
+    #[test]
+    fn growth_needs_three_rises_in_a_row() {
+        let steps = [
+            (1, 0, 9),
+            (2, 10, 19),
+            (3, 20, 29),
+            (4, 30, 39),
+            (5, 40, 49),
+        ];
+        // End values 10, 20, 30, 25, 35: two rises, a fall, one rise: no growth.
+        let d = rank(
+            &[(0, 10), (15, 20), (25, 30), (35, 25), (45, 35)],
+            &[],
+            &steps,
+        );
+        assert!(step_report(&d).growth.is_empty());
+        // 10, 20, 30, 40, 40: three rises (steps 1→4), then flat.
+        let blocks = [(7, 12, NULL), (3, 22, NULL), (5, 33, 34)];
+        let d = rank(&[(0, 10), (15, 20), (25, 30), (35, 40)], &blocks, &steps);
+        let g = step_report(&d).growth;
+        assert_eq!(g.len(), 1);
+        assert_eq!(
+            (g[0].from, g[0].to, g[0].rises(), g[0].bytes),
+            (0, 3, 3, 30)
+        );
+        // Blocks of steps 2..=4 alive at the end of step 4: the 7 and the 3.
+        assert_eq!(g[0].operators.len(), 1);
+        assert_eq!((g[0].operators[0].1, g[0].operators[0].2), (10, 2));
+    }
+}

@@ -47,6 +47,8 @@ pub fn demo_profile_path() -> std::io::Result<PathBuf> {
             ranks: 2,
             allocs: 4000,
             seed: 42,
+            steps: crate::generate::DEMO_STEPS,
+            leak_per_step: crate::generate::DEMO_LEAK_PER_STEP,
             ..Default::default()
         };
         crate::generate::generate(&dir, &opts)?;

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 pub use malformed::write_malformed;
 use rng::Rng;
+pub use sim::LEAK_OP;
 use sim::{Alloc, GE_OPS, MODULES, OPS, Sample, make_allocs, simulate};
 
 use crate::model::Format;
@@ -48,6 +49,10 @@ pub struct GenOptions {
     pub slices: usize,
     /// Ranks per host (hosts are named node0, node1, …).
     pub ranks_per_host: usize,
+    /// Training steps (`ProfilerStep#N` in trace_view.json, `STEP_TIME` in the DB); 0 for none.
+    pub steps: usize,
+    /// Bytes the leaking operator ([`sim::LEAK_OP`]) allocates and never frees in each step.
+    pub leak_per_step: i64,
 }
 
 /// Whether to write a DB.
@@ -78,6 +83,8 @@ impl Default for GenOptions {
             app_every: 50,
             slices: 0,
             ranks_per_host: 8,
+            steps: 0,
+            leak_per_step: 0,
         }
     }
 }
@@ -118,6 +125,10 @@ pub(crate) struct RankSim {
     pub modules: Vec<(usize, i64, i64)>,
     pub statics: Vec<StaticRow>,
     pub stream_ptrs: Vec<u64>,
+    /// Training steps: (id, start ns, end ns).
+    pub steps: Vec<(i64, i64, i64)>,
+    /// Memory of other processes on the device (for the device total), bytes.
+    pub other_processes: i64,
 }
 
 const STREAM_BASE: u64 = 187_651_522_637_632;
@@ -152,6 +163,11 @@ fn simulate_rank(opts: &GenOptions, rank: usize) -> RankSim {
     } else {
         make_allocs(&mut rng, opts.allocs, t0, opts, OPS.len(), align)
     };
+    let steps = step_spans(&pta, opts.steps);
+    free_by_step_end(&mut pta, &steps);
+    if opts.leak_per_step > 0 && !msprof {
+        add_leak(&mut pta, &steps, opts.leak_per_step);
+    }
     let pta_samples = simulate(&mut rng, &mut pta, 2 << 30, 20 << 20);
     let n_ge = if msprof {
         opts.allocs
@@ -166,6 +182,7 @@ fn simulate_rank(opts: &GenOptions, rank: usize) -> RankSim {
             a.stream = 0;
         }
     }
+    free_by_step_end(&mut ge, &steps);
     let ge_samples = simulate(&mut rng, &mut ge, 256 << 20, 64 << 20);
     let mut ws_allocs = if opts.workspace && !msprof {
         make_allocs(
@@ -269,14 +286,14 @@ fn simulate_rank(opts: &GenOptions, rank: usize) -> RankSim {
     // npu_module_mem: every module sampled every ~20 ms; HCCL goes 900 → 1200 → 95 MiB, the
     // pattern that a string comparison gets wrong.
     let mut modules = Vec::new();
-    let steps = ((t_end - t0) / 20_000_000).clamp(3, 400);
-    for step in 0..steps {
-        let t = t0 + step * (t_end - t0) / steps + 1;
+    let samples = ((t_end - t0) / 20_000_000).clamp(3, 400);
+    for k in 0..samples {
+        let t = t0 + k * (t_end - t0) / samples + 1;
         for (m, name) in MODULES.iter().enumerate() {
             let mib = match *name {
-                "HCCL" => [900, 1200, 95][(step * 3 / steps) as usize],
-                "APP" => 2048 + step % 7,
-                _ => (m as i64 * 37 + step * 3) % 160,
+                "HCCL" => [900, 1200, 95][(k * 3 / samples) as usize],
+                "APP" => 2048 + k % 7,
+                _ => (m as i64 * 37 + k * 3) % 160,
             };
             modules.push((m, t, mib * (1 << 20)));
         }
@@ -336,7 +353,69 @@ fn simulate_rank(opts: &GenOptions, rank: usize) -> RankSim {
         modules,
         statics,
         stream_ptrs,
+        steps,
+        other_processes: 3 << 30,
     }
+}
+
+/// First step id written (`ProfilerStep#10`, …): real runs seldom profile from step 0.
+const FIRST_STEP: i64 = 10;
+
+/// `n` contiguous steps over the framework allocations' span, 1 µs apart: (id, start, end).
+fn step_spans(pta: &[Alloc], n: usize) -> Vec<(i64, i64, i64)> {
+    let (Some(t0), Some(last)) = (
+        pta.iter().map(|a| a.t_alloc).min(),
+        pta.iter().map(|a| a.t_alloc).max(),
+    ) else {
+        return Vec::new();
+    };
+    let last = last + 1_000;
+    let n = n as i64;
+    let span = (last - t0).max(1);
+    (0..n)
+        .map(|k| {
+            let start = t0 + k * span / n;
+            let end = t0 + (k + 1) * span / n - 1_000;
+            (FIRST_STEP + k, start, end.max(start))
+        })
+        .collect()
+}
+
+/// A training step frees what it allocated: a block released after its step's end is released
+/// at the end instead (blocks never released stay so: they are the step's survivors).
+fn free_by_step_end(pta: &mut [Alloc], steps: &[(i64, i64, i64)]) {
+    for a in pta.iter_mut() {
+        let k = steps.partition_point(|s| s.1 <= a.t_alloc);
+        if k == 0 {
+            continue;
+        }
+        let end = steps[k - 1].2;
+        if let Some(f) = &mut a.t_free
+            && *f > end
+        {
+            *f = end.max(a.t_alloc + 1);
+        }
+    }
+}
+
+/// The leaking operator: in every step, two blocks of half `per_step` each at 30% and 60% of the
+/// step, never freed. Allocations stay sorted by time.
+fn add_leak(pta: &mut Vec<Alloc>, steps: &[(i64, i64, i64)], per_step: i64) {
+    let half = (per_step / 2 / 512).max(1) * 512;
+    for &(_, s, e) in steps {
+        for frac in [3, 6] {
+            pta.push(Alloc {
+                name: Some(OPS.len()),
+                size: half,
+                t_alloc: s + (e - s) * frac / 10,
+                t_free: None,
+                stream: 0,
+                at_alloc: (0, 0, 0),
+                at_free: None,
+            });
+        }
+    }
+    pta.sort_by_key(|a| a.t_alloc);
 }
 
 /// Writes a profile under `out` and returns the rank folders written.
@@ -371,6 +450,11 @@ pub fn generate(out: &Path, opts: &GenOptions) -> io::Result<Vec<PathBuf>> {
     }
     Ok(dirs)
 }
+
+/// Steps in the demo profile.
+pub const DEMO_STEPS: usize = 8;
+/// What the demo's leaking operator keeps each step (it shows what a leak looks like).
+pub const DEMO_LEAK_PER_STEP: i64 = 32 << 20;
 
 /// The committed fixture set and the demo profile, written under `root`.
 pub fn write_fixtures(root: &Path) -> io::Result<()> {
@@ -449,6 +533,8 @@ pub fn write_fixtures(root: &Path) -> io::Result<()> {
             allocs: 4000,
             static_graphs: 0,
             seed: 42,
+            steps: DEMO_STEPS,
+            leak_per_step: DEMO_LEAK_PER_STEP,
             ..base
         },
     )?;

@@ -35,6 +35,14 @@ pub const OPS: &[&str] = &[
     "aten::_foreach_add_",
     "format_contiguousV2",
 ];
+/// The operator that leaks in multi-step profiles (a block it allocates every step is never freed).
+pub const LEAK_OP: &str = "aten::_cached_kv_append";
+
+/// The name of framework operator `i`: [`OPS`], or [`LEAK_OP`] just past them.
+pub fn op_label(i: usize) -> &'static str {
+    OPS.get(i).copied().unwrap_or(LEAK_OP)
+}
+
 /// GE operator names (written with a `cann::` prefix in CSV, without it in the DB).
 pub const GE_OPS: &[&str] = &[
     "MatMulV2",
@@ -121,8 +129,9 @@ pub fn make_allocs(
             at_free: None,
         });
     }
-    // Blocks freed after the capture ends look unreleased.
-    let horizon = t + 10_000;
+    // Blocks freed after the capture ends look unreleased (with steps, each step frees its
+    // blocks instead: see `free_by_step_end`).
+    let horizon = if opts.steps > 0 { i64::MAX } else { t + 10_000 };
     for a in &mut out {
         if a.t_free.is_some_and(|f| f > horizon) {
             a.t_free = None;

@@ -4,7 +4,7 @@ use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
-use super::sim::{Alloc, GE_OPS, MODULES, OPS};
+use super::sim::{Alloc, GE_OPS, MODULES, op_label};
 use super::{GenOptions, RankSim};
 use crate::model::Format;
 use crate::model::units::{kib, mib, thousandths, us3};
@@ -69,7 +69,7 @@ fn opt<T>(v: Option<T>, f: impl Fn(T) -> String, missing: &str) -> String {
 fn op_name(a: &Alloc, ge: bool, prefix_ge: bool) -> String {
     match (a.name, ge) {
         (None, _) => String::new(),
-        (Some(i), false) => OPS[i].to_string(),
+        (Some(i), false) => op_label(i).to_string(),
         (Some(i), true) if prefix_ge => format!("cann::{}", GE_OPS[i]),
         (Some(i), true) => GE_OPS[i].to_string(),
     }
@@ -92,10 +92,56 @@ fn profiler_info(dir: &Path, rank: usize) -> io::Result<()> {
     fs::write(dir.join(format!("profiler_info_{rank}.json")), json)
 }
 
+/// trace_view.json as torch_npu writes it (one line, a top-level array): process names, a few
+/// operator spans with call stacks, one `ProfilerStep#N` span per step (`ts` a string of µs with
+/// 3 decimals, `dur` a float of µs), and the `NPU MEM` counters (KB) at every APP sample.
+fn write_trace_view(out: &Path, sim: &RankSim) -> io::Result<()> {
+    let pid = 3_016_828 + sim.rank;
+    let mem_pid = 3_089_232_480u64 + sim.rank as u64;
+    let mut ev: Vec<String> = vec![
+        format!(
+            r#"{{"ph": "M", "name": "process_name", "pid": {pid}, "tid": 0, "args": {{"name": "Python"}}}}"#
+        ),
+        format!(
+            r#"{{"name": "process_name", "pid": {mem_pid}, "tid": 0, "args": {{"name": "NPU MEM"}}, "ph": "M"}}"#
+        ),
+    ];
+    for (k, &(id, s, e)) in sim.steps.iter().enumerate() {
+        ev.push(format!(
+            r#"{{"ph": "X", "name": "aten::mm", "pid": {pid}, "tid": {pid}, "ts": "{}", "dur": 12.5, "cat": "cpu_op", "args": {{"Call stack": "train.py({k}): step {{\"x\": 1}};\r\nmain.py(9): <module>"}}}}"#,
+            us3(s + 1_000)
+        ));
+        ev.push(format!(
+            r#"{{"ph": "X", "name": "ProfilerStep#{id}", "pid": {pid}, "tid": {pid}, "ts": "{}", "dur": {}, "cat": "cpu_op", "args": {{"Sequence number": -1}}}}"#,
+            us3(s),
+            us3(e - s)
+        ));
+    }
+    for &(t, r) in &sim.app {
+        let kb = |b: i64| format!("{}.0", b / 1024);
+        for (name, v) in [
+            ("APP/DDR", 0),
+            ("APP/HBM", r),
+            ("Device/DDR", 0),
+            ("Device/HBM", r + sim.other_processes),
+        ] {
+            ev.push(format!(
+                r#"{{"name": "{name}", "ts": "{}", "pid": {mem_pid}, "tid": 0, "args": {{"KB": {}}}, "ph": "C"}}"#,
+                us3(t),
+                kb(v)
+            ));
+        }
+    }
+    fs::write(out.join("trace_view.json"), format!("[{}]", ev.join(", ")))
+}
+
 fn write_torch(dir: &Path, sim: &RankSim, opts: &GenOptions) -> io::Result<()> {
     profiler_info(dir, sim.rank)?;
     let out = dir.join("ASCEND_PROFILER_OUTPUT");
     fs::create_dir_all(&out)?;
+    if !sim.steps.is_empty() {
+        write_trace_view(&out, sim)?;
+    }
     let dev = format!("NPU:{}", sim.device);
     // memory_record: APP rows first, then the allocator rows (so the file is not time-sorted).
     let mut rec = Vec::with_capacity(sim.app.len() + sim.rows.len());

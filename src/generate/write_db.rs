@@ -7,7 +7,7 @@ use std::path::Path;
 
 use rusqlite::{Connection, params};
 
-use super::sim::{GE_OPS, MODULES, OPS};
+use super::sim::{GE_OPS, MODULES, op_label};
 use super::{GenOptions, RankSim};
 use crate::model::Format;
 
@@ -85,8 +85,14 @@ pub(crate) fn write_rank(dir: &Path, sim: &RankSim, opts: &GenOptions) -> io::Re
             let ddr = 1 << 20;
             st.execute(params![ids.id("app"), ddr, total - ddr, t, dev])
                 .map_err(sql_err)?;
-            st.execute(params![ids.id("device"), 0, total + (512 << 20), t, dev])
-                .map_err(sql_err)?;
+            st.execute(params![
+                ids.id("device"),
+                0,
+                total + sim.other_processes,
+                t,
+                dev
+            ])
+            .map_err(sql_err)?;
         }
         let mut st = tx
             .prepare(
@@ -98,7 +104,7 @@ pub(crate) fn write_rank(dir: &Path, sim: &RankSim, opts: &GenOptions) -> io::Re
                 let name = match a.name {
                     None => String::new(),
                     Some(i) if ge => GE_OPS[i].to_string(),
-                    Some(i) => OPS[i].to_string(),
+                    Some(i) => op_label(i).to_string(),
                 };
                 let rel = a.t_free;
                 let act = rel.filter(|_| !ge).map(|r| r + 37);
@@ -156,6 +162,18 @@ pub(crate) fn write_rank(dir: &Path, sim: &RankSim, opts: &GenOptions) -> io::Re
             ],
         )
         .map_err(sql_err)?;
+        if !sim.steps.is_empty() {
+            tx.execute_batch(
+                "CREATE TABLE STEP_TIME (id INTEGER, startNs INTEGER, endNs INTEGER);",
+            )
+            .map_err(sql_err)?;
+            let mut st = tx
+                .prepare("INSERT INTO STEP_TIME VALUES (?1, ?2, ?3)")
+                .map_err(sql_err)?;
+            for &(id, s, e) in &sim.steps {
+                st.execute(params![id, s, e]).map_err(sql_err)?;
+            }
+        }
         tx.execute(
             "INSERT INTO RANK_DEVICE_MAP VALUES (?1, ?2)",
             params![sim.rank as i64, dev],

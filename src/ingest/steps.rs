@@ -17,31 +17,32 @@ use crate::model::{DataSource, RankData, Step, StepSource, Steps};
 pub fn attach_steps(data: &mut RankData, control: &LoadControl) -> Result<(), LoadError> {
     let dirs = output_dirs(data);
     let need_device = data.device_memory.is_empty();
-    if data.steps.is_none() || need_device {
-        if let Some(trace) = find(&dirs, "trace_view.json") {
-            match read_trace_view(&trace, control) {
-                Ok(t) => {
-                    if data.steps.is_none() && !t.steps.is_empty() {
-                        data.steps = Some(Steps::new(StepSource::TraceView, t.steps));
-                    }
-                    if need_device {
-                        data.device_memory = t.device;
-                    }
-                    if t.unreadable > 0 {
-                        data.report.warn(format!(
-                            "{}: {} step or NPU MEM events could not be read; skipped",
-                            trace.display(),
-                            t.unreadable
-                        ));
-                    }
+    if (data.steps.is_none() || need_device)
+        && let Some(trace) = find(&dirs, "trace_view.json")
+    {
+        match read_trace_view(&trace, control) {
+            Ok(t) => {
+                if data.steps.is_none() && !t.steps.is_empty() {
+                    data.steps = Some(Steps::new(StepSource::TraceView, t.steps));
                 }
-                Err(TraceError::Cancelled) => return Err(LoadError::Cancelled),
-                Err(e) => data
-                    .report
-                    .warn(format!("{e}; steps and device memory not read from it")),
+                if need_device {
+                    data.device_memory = t.device;
+                }
+                if t.unreadable > 0 {
+                    data.report.warn(format!(
+                        "{}: {} step or NPU MEM events could not be read; skipped",
+                        trace.display(),
+                        t.unreadable
+                    ));
+                }
             }
+            Err(TraceError::Cancelled) => return Err(LoadError::Cancelled),
+            Err(e) => data
+                .report
+                .warn(format!("{e}; steps and device memory not read from it")),
         }
     }
+
     if data.steps.is_none()
         && let Some(kernels) = find(&dirs, "kernel_details.csv")
     {

@@ -276,8 +276,8 @@ impl Sink {
                 return;
             }
             let id = id.trim().parse::<i64>().ok();
-            let start = v.get("ts").and_then(|x| micros_to_ns(x));
-            let dur = v.get("dur").and_then(|x| micros_to_ns(x));
+            let start = v.get("ts").and_then(micros_to_ns);
+            let dur = v.get("dur").and_then(micros_to_ns);
             match (id, start, dur) {
                 (Some(id), Some(start), Some(dur)) if dur >= 0 => match start.checked_add(dur) {
                     Some(end) => self.steps.push(Step {
@@ -290,7 +290,7 @@ impl Sink {
                 _ => self.unreadable += 1,
             }
         } else if ph == "C" && (name == "Device/HBM" || name == "Device/DDR") {
-            let t = v.get("ts").and_then(|x| micros_to_ns(x));
+            let t = v.get("ts").and_then(micros_to_ns);
             let kb = v.get("args").and_then(|a| a.get("KB"));
             let bytes = kb.and_then(|x| scaled(x, 1024));
             match (t, bytes) {
