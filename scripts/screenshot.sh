@@ -3,7 +3,8 @@
 # Usage: scripts/screenshot.sh [PATH] [OUT.png] [SECONDS]   (defaults: fixtures/demo, docs/screenshot.png, 6)
 # Environment: SIZE=WxH (screen, default 1400x900; the window is resized to fill it),
 #   SCALE=2 (HiDPI: 2 pixels per point), LANG=zh_CN.UTF-8 (the Chinese UI), MEMSIGHT_CJK_FONT,
-#   CLICK="X Y" (a click at that screen point before the shot, e.g. on the chart: Live at cursor).
+#   CLICK="X Y" (a click at that screen point before the shot, e.g. on the chart: Live at cursor;
+#   several clicks in order: CLICK="X1 Y1;X2 Y2").
 # Needs: xvfb xauth imagemagick xdotool (scripts/install-deps.sh --screenshots).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,7 +26,9 @@ xvfb-run -a -s "-screen 0 ${size}x24" bash -c "
     xdotool windowmove \$w 0 0 windowsize \$w ${size%x*} ${size#*x} || true
   fi
   sleep $secs
-  if [ -n \"${CLICK:-}\" ]; then xdotool mousemove ${CLICK:-0 0} click 1; sleep 1; fi
+  for c in $(echo "${CLICK:-}" | tr ' ;' ', '); do
+    xdotool mousemove \${c%,*} \${c#*,} click 1; sleep 1
+  done
   /usr/bin/import -window root '$out'
   kill \$pid; wait \$pid 2>/dev/null || true
 "

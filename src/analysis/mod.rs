@@ -2,6 +2,7 @@
 //! what is alive at a time, the details-table query engine, and the memory chart as data
 //! ([`chart`]: y fit, window statistics, peak marks).
 
+pub mod breakdown;
 pub mod chart;
 pub mod live;
 pub mod lod;
@@ -12,6 +13,7 @@ pub mod steps;
 pub mod table;
 pub mod view;
 
+pub use breakdown::{Breakdown, Part, breakdown_at};
 pub use chart::{
     BlockLifetime, Reconciled, WindowStats, block_lifetime, held_at, largest_visible_peak,
     peak_marks, peak_near, reconcile, sampled_counts, value_at, window_stats, y_fit,

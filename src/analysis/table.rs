@@ -240,6 +240,9 @@ pub struct TableQuery {
     pub page: usize,
     /// Keep only rows with a stream (Group By Stream).
     pub require_stream: bool,
+    /// Show exactly these rows (ascending), whatever the other filters say (a step's
+    /// survivors).
+    pub only_rows: Option<std::sync::Arc<Vec<u32>>>,
 }
 
 impl Default for TableQuery {
@@ -253,6 +256,7 @@ impl Default for TableQuery {
             page_size: 10,
             page: 0,
             require_stream: false,
+            only_rows: None,
         }
     }
 }
@@ -407,6 +411,15 @@ pub fn query(data: &RankData, cache: &SortCache, q: &TableQuery) -> TablePage {
 /// Which rows pass the window, name, range and stream filters.
 pub fn filter_mask(data: &RankData, q: &TableQuery) -> Vec<bool> {
     let o = &data.operators;
+    if let Some(rows) = &q.only_rows {
+        let mut mask = vec![false; o.len()];
+        for &r in rows.iter() {
+            if let Some(m) = mask.get_mut(r as usize) {
+                *m = true;
+            }
+        }
+        return mask;
+    }
     let origin = data.time_origin_ns;
     let needle = q.name.to_lowercase();
     // Names are interned: decide each distinct name once.

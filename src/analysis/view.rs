@@ -32,6 +32,7 @@ pub struct RankView {
     statics: OnceLock<Vec<StaticGraph>>,
     components: OnceLock<Vec<ComponentPeak>>,
     extent: OnceLock<(i64, i64)>,
+    steps: OnceLock<super::StepReport>,
 }
 
 impl RankView {
@@ -46,6 +47,7 @@ impl RankView {
             statics: OnceLock::new(),
             components: OnceLock::new(),
             extent: OnceLock::new(),
+            steps: OnceLock::new(),
         }
     }
 
@@ -79,6 +81,11 @@ impl RankView {
     /// Static graphs (empty when the rank has no static_op_mem).
     pub fn static_graphs(&self) -> &[StaticGraph] {
         self.statics.get_or_init(|| static_graphs(&self.data))
+    }
+
+    /// Each step's figures and the growth runs (empty without steps; computed on first use).
+    pub fn steps(&self) -> &super::StepReport {
+        self.steps.get_or_init(|| super::step_report(&self.data))
     }
 
     /// The Component mode peak table.

@@ -96,6 +96,7 @@ pub fn table(path: &Path, args: &TableArgs, out: &mut dyn Write, err: &mut dyn W
             page_size: if args.all { usize::MAX } else { args.page_size },
             page: if args.all { 0 } else { args.page - 1 },
             require_stream: false,
+            only_rows: None,
         };
         let page = query(&data, &SortCache::new(), &q);
         out.write_all(rows_tsv(&data, &page.rows).as_bytes())

@@ -364,6 +364,11 @@ impl MemsightApp {
         }
     }
 
+    /// Where the memory chart's plot area was drawn in the last frame (tests aim clicks at it).
+    pub fn chart_plot_rect(&self) -> Option<egui::Rect> {
+        self.chart.last_plot_rect
+    }
+
     /// The text the last Copy put on the clipboard.
     pub fn last_copy(&self) -> Option<&str> {
         self.table.last_copy.as_deref()
@@ -632,8 +637,14 @@ impl MemsightApp {
                     .resizable(true)
                     .default_size(table_h)
                     .show(ui, |ui| {
+                        let has_steps = !static_view && cx.view.data.steps.is_some();
+                        if has_steps {
+                            bottom_tabs(ui, &mut cx);
+                        }
                         if static_view {
                             static_table.ui(ui, &mut cx);
+                        } else if has_steps && cx.state.show_steps {
+                            super::panes::steps::steps_ui(ui, &mut cx);
                         } else if cx.state.group_by == GroupBy::Component {
                             components.ui(ui, &mut cx);
                         } else {
@@ -741,4 +752,28 @@ impl eframe::App for MemsightApp {
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
         self.prefs.save(storage);
     }
+}
+
+/// The tabs above the bottom pane when the rank has steps: the details (or component) table, or
+/// the steps table.
+fn bottom_tabs(ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
+    let t = cx.t;
+    let n = cx.view.steps().steps.len();
+    ui.horizontal(|ui| {
+        let details = if cx.state.group_by == GroupBy::Component {
+            t.component_title
+        } else {
+            t.details_title
+        };
+        if ui.selectable_label(!cx.state.show_steps, details).clicked() {
+            cx.out.push(Command::ShowSteps(false));
+        }
+        if ui
+            .selectable_label(cx.state.show_steps, (t.steps_tab)(n))
+            .clicked()
+        {
+            cx.out.push(Command::ShowSteps(true));
+        }
+    });
+    ui.separator();
 }

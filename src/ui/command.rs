@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use super::i18n::Lang;
 use super::prefs::ThemePref;
+use super::state::{RowSubset, StepColumn};
 use crate::analysis::{Column, ComponentColumn, GroupBy, StaticColumn};
 use crate::model::TimeWindow;
 
@@ -106,4 +107,10 @@ pub enum Command {
     CycleStaticSort(StaticColumn),
     /// Open or close the warnings window.
     ShowWarnings(bool),
+    /// Show the steps table (true) or the details table (false) below the chart.
+    ShowSteps(bool),
+    /// A click on a steps-table header.
+    CycleStepSort(StepColumn),
+    /// Show exactly these rows in the details table (a step's survivors); None shows all again.
+    FilterRows(Option<RowSubset>),
 }

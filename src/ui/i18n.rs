@@ -211,6 +211,38 @@ pub struct Tr {
     pub skipped_line: fn(u64, &str, &str) -> String,
     pub lossy_times: fn(usize) -> String,
     pub table_only: &'static str,
+    /// The steps tab (with the step count).
+    pub steps_tab: fn(usize) -> String,
+    /// The steps table's title.
+    pub steps_title: &'static str,
+    /// Where the steps came from.
+    pub steps_source: fn(&str) -> String,
+    /// The steps table's headers, in `StepColumn::ALL` order.
+    pub step_headers: [&'static str; 12],
+    /// Hover text of a step number.
+    pub step_zoom_hover: &'static str,
+    /// Hover text of a survivors cell.
+    pub survivors_hover: &'static str,
+    /// Growth: rises, first step, last step, growth text.
+    pub growth: fn(usize, i64, i64, &str) -> String,
+    /// Before the operators of a growth run.
+    pub growth_operators: &'static str,
+    /// No growth found.
+    pub no_growth: &'static str,
+    /// The details table shows a step's survivors: step, blocks.
+    pub survivors_of: fn(i64, usize) -> String,
+    /// Leaves the survivors filter.
+    pub show_all_rows: &'static str,
+    /// Title of the breakdown in Live at cursor.
+    pub breakdown_title: &'static str,
+    /// The parts of the breakdown, in `Part::ALL` order.
+    pub breakdown_parts: [&'static str; 6],
+    /// Hover texts of the parts.
+    pub breakdown_hovers: [&'static str; 6],
+    /// The total the parts add to.
+    pub breakdown_total: &'static str,
+    /// Components named under Runtime.
+    pub breakdown_components: &'static str,
 }
 
 /// One line on what a curve of the Overall view means (from the torch_npu and CANN docs in
@@ -410,6 +442,53 @@ pub static EN: Tr = Tr {
         )
     },
     table_only: "This rank has no memory_record: there are no curves, only the allocations below.",
+    steps_tab: |n| format!("Steps ({n})"),
+    steps_title: "Memory per step",
+    steps_source: |s| format!("steps from {s}"),
+    step_headers: [
+        "Step",
+        "Start(ms)",
+        "End(ms)",
+        "Duration(ms)",
+        "Peak Allocated(MB)",
+        "Peak at(ms)",
+        "Peak Reserved(MB)",
+        "Peak APP(MB)",
+        "End Allocated(MB)",
+        "Change(MB)",
+        "Survivors",
+        "Survivors(MB)",
+    ],
+    step_zoom_hover: "Zoom the chart to this step",
+    survivors_hover: "Blocks allocated in this step and still alive at its end: click to list exactly them in the details table",
+    growth: |n, a, b, mb| {
+        format!(
+            "⚠ Possible leak: Operator Allocated at the end of each step rose {n} steps in a row (#{a} → #{b}, {mb})."
+        )
+    },
+    growth_operators: "Allocated in those steps and still alive, by operator:",
+    no_growth: "No growth: the end-of-step value does not rise 3 steps in a row.",
+    survivors_of: |s, n| format!("Survivors of step #{s}: {n} blocks"),
+    show_all_rows: "Show all",
+    breakdown_title: "Where the memory is",
+    breakdown_parts: [
+        "Live blocks",
+        "Allocated, not in operator_memory",
+        "Cached in the pool",
+        "Workspace",
+        "CANN runtime and other components",
+        "Other processes",
+    ],
+    breakdown_hovers: [
+        "Blocks of operator_memory alive at the cursor",
+        "Operator Allocated minus the live blocks: allocated before profiling started, or not recorded",
+        "Operator Reserved minus Operator Allocated: held by the framework's caching allocator (free or fragmented)",
+        "Workspace Reserved (CANN operator workspaces)",
+        "APP Reserved minus Operator Reserved and Workspace: CANN runtime, HCCL, graph engine and other components",
+        "Device memory in use minus APP Reserved: other processes on this NPU",
+    ],
+    breakdown_total: "Total",
+    breakdown_components: "Components (npu_module_mem)",
 };
 
 /// 简体中文.
@@ -570,6 +649,53 @@ pub static ZH: Tr = Tr {
         )
     },
     table_only: "此 rank 没有 memory_record：没有曲线，只有下面的内存申请记录。",
+    steps_tab: |n| format!("迭代（{n}）"),
+    steps_title: "各迭代内存",
+    steps_source: |s| format!("迭代来自 {s}"),
+    step_headers: [
+        "迭代",
+        "开始(ms)",
+        "结束(ms)",
+        "时长(ms)",
+        "峰值 Allocated(MB)",
+        "峰值时间(ms)",
+        "峰值 Reserved(MB)",
+        "峰值 APP(MB)",
+        "结束时 Allocated(MB)",
+        "变化(MB)",
+        "存活块",
+        "存活块(MB)",
+    ],
+    step_zoom_hover: "将图表缩放到此迭代",
+    survivors_hover: "在此迭代中申请、到迭代结束仍未释放的块：点击后在明细表中只列出这些块",
+    growth: |n, a, b, mb| {
+        format!(
+            "⚠ 可能存在内存泄漏：每个迭代结束时的 Operator Allocated 连续 {n} 个迭代上升（#{a} → #{b}，{mb}）。"
+        )
+    },
+    growth_operators: "在这些迭代中申请且仍未释放的内存，按算子：",
+    no_growth: "无持续增长：迭代结束时的内存没有连续 3 个迭代上升。",
+    survivors_of: |s, n| format!("迭代 #{s} 的存活块：{n} 个"),
+    show_all_rows: "显示全部",
+    breakdown_title: "内存去向",
+    breakdown_parts: [
+        "存活的块",
+        "已分配但不在 operator_memory 中",
+        "内存池缓存",
+        "Workspace",
+        "CANN 运行时及其他组件",
+        "其他进程",
+    ],
+    breakdown_hovers: [
+        "光标处仍存活的 operator_memory 块",
+        "Operator Allocated 减去存活块：采集开始前已分配，或未被记录",
+        "Operator Reserved 减去 Operator Allocated：框架缓存分配器持有的内存（空闲或碎片）",
+        "Workspace Reserved（CANN 算子 workspace）",
+        "APP Reserved 减去 Operator Reserved 和 Workspace：CANN 运行时、HCCL、图引擎等组件",
+        "设备已用内存减去 APP Reserved：此 NPU 上的其他进程",
+    ],
+    breakdown_total: "合计",
+    breakdown_components: "组件（npu_module_mem）",
 };
 
 #[cfg(test)]

@@ -23,6 +23,62 @@ pub struct LinkGroup {
     pub cursor: Option<i64>,
 }
 
+/// A fixed set of details-table rows shown instead of the filtered ones: the survivors of a step.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowSubset {
+    /// The step they survived (its id).
+    pub step: i64,
+    /// operator_memory rows, ascending.
+    pub rows: std::sync::Arc<Vec<u32>>,
+}
+
+/// A column of the steps table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepColumn {
+    /// Step id.
+    Step,
+    /// Start time.
+    Start,
+    /// End time.
+    End,
+    /// Duration.
+    Duration,
+    /// Peak Operator Allocated.
+    PeakAllocated,
+    /// When that peak was.
+    PeakAt,
+    /// Peak Operator Reserved.
+    PeakReserved,
+    /// Peak APP Reserved.
+    PeakApp,
+    /// Operator Allocated at the end.
+    EndAllocated,
+    /// Change of the end value versus the previous step.
+    Change,
+    /// Survivor count.
+    Survivors,
+    /// Survivor bytes.
+    SurvivorBytes,
+}
+
+impl StepColumn {
+    /// Every column, in table order.
+    pub const ALL: [StepColumn; 12] = [
+        StepColumn::Step,
+        StepColumn::Start,
+        StepColumn::End,
+        StepColumn::Duration,
+        StepColumn::PeakAllocated,
+        StepColumn::PeakAt,
+        StepColumn::PeakReserved,
+        StepColumn::PeakApp,
+        StepColumn::EndAllocated,
+        StepColumn::Change,
+        StepColumn::Survivors,
+        StepColumn::SurvivorBytes,
+    ];
+}
+
 /// Everything the user has chosen for the current profile.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ViewState {
@@ -70,6 +126,12 @@ pub struct ViewState {
     pub show_warnings: bool,
     /// The component peak table's sort (`None`: largest peak first).
     pub component_sort: Option<(ComponentColumn, SortDir)>,
+    /// The steps table is shown below the chart instead of the details table.
+    pub show_steps: bool,
+    /// The steps table's sort (`None`: time order).
+    pub step_sort: Option<(StepColumn, SortDir)>,
+    /// The details table shows exactly these rows (a step's survivors).
+    pub only_rows: Option<RowSubset>,
 }
 
 impl Default for ViewState {
@@ -97,6 +159,9 @@ impl Default for ViewState {
             static_sort: None,
             show_warnings: false,
             component_sort: None,
+            show_steps: false,
+            step_sort: None,
+            only_rows: None,
         }
     }
 }
@@ -226,6 +291,15 @@ impl ViewState {
                 self.page = 0;
             }
             Command::ShowWarnings(on) => self.show_warnings = *on,
+            Command::ShowSteps(on) => self.show_steps = *on,
+            Command::CycleStepSort(col) => self.step_sort = next_sort(self.step_sort, *col),
+            Command::FilterRows(rows) => {
+                self.only_rows.clone_from(rows);
+                self.page = 0;
+                if rows.is_some() {
+                    self.show_steps = false;
+                }
+            }
             Command::Open(_)
             | Command::Pick(_)
             | Command::SelectRank(_)
@@ -251,6 +325,7 @@ impl ViewState {
         self.static_view = false;
         self.graph = 0;
         self.static_range = None;
+        self.only_rows = None;
     }
 }
 

@@ -98,6 +98,7 @@ pub fn query_for(state: &ViewState) -> TableQuery {
         page_size: state.page_size,
         page: state.page,
         require_stream: state.group_by.table_requires_stream(),
+        only_rows: state.only_rows.as_ref().map(|s| s.rows.clone()),
     }
 }
 
@@ -225,6 +226,17 @@ impl DetailsTable {
     /// The filter bar, the table and its pager.
     pub fn ui(&mut self, ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
         let (state, t) = (cx.state, cx.t);
+        if let Some(subset) = &state.only_rows {
+            ui.horizontal(|ui| {
+                ui.colored_label(
+                    ui.visuals().warn_fg_color,
+                    (t.survivors_of)(subset.step, subset.rows.len()),
+                );
+                if ui.button(t.show_all_rows).clicked() {
+                    cx.out.push(Command::FilterRows(None));
+                }
+            });
+        }
         ui.horizontal_wrapped(|ui| {
             ui.strong(t.details_title);
             ui.separator();

@@ -4,7 +4,9 @@
 //! both lists as TSV.
 
 use super::PaneCx;
-use crate::analysis::{GroupBy, block_lifetime, live_at, reconcile, value_at};
+use crate::analysis::{
+    Breakdown, GroupBy, Part, block_lifetime, breakdown_at, live_at, reconcile, value_at,
+};
 use crate::model::ns_to_ms;
 use crate::ui::command::Command;
 use crate::ui::format::{bytes, grouped, ms};
@@ -81,6 +83,8 @@ pub fn live_ui(ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
                 }
             });
         ui.add_space(8.0);
+        breakdown_ui(ui, t, &breakdown_at(data, overall, at, live.total));
+        ui.add_space(8.0);
         ui.strong(t.by_operator);
         egui::Grid::new("live_by_name")
             .striped(true)
@@ -122,4 +126,69 @@ pub fn live_ui(ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
                 }
             });
     });
+}
+
+/// A colour per breakdown part (innermost darkest).
+fn part_color(p: Part) -> egui::Color32 {
+    match p {
+        Part::LiveBlocks => egui::Color32::from_rgb(31, 119, 180),
+        Part::Unattributed => egui::Color32::from_rgb(120, 170, 220),
+        Part::PoolCached => egui::Color32::from_rgb(255, 160, 60),
+        Part::Workspace => egui::Color32::from_rgb(150, 110, 200),
+        Part::Runtime => egui::Color32::from_rgb(44, 160, 44),
+        Part::OtherProcesses => egui::Color32::from_rgb(150, 150, 150),
+    }
+}
+
+/// Where the memory is at the cursor: a stacked bar of the parts and their sizes, adding up to
+/// the outermost curve (Device, APP Reserved or Operator Reserved).
+fn breakdown_ui(ui: &mut egui::Ui, t: &crate::ui::i18n::Tr, b: &Breakdown) {
+    ui.strong(t.breakdown_title);
+    let positive: i64 = b.parts.iter().map(|p| p.1.max(0)).sum();
+    if positive > 0 {
+        let width = ui.available_width().clamp(120.0, 420.0);
+        let (rect, _) = ui.allocate_exact_size(egui::vec2(width, 14.0), egui::Sense::hover());
+        let painter = ui.painter_at(rect);
+        let mut x = rect.left();
+        for &(part, v) in &b.parts {
+            if v <= 0 {
+                continue;
+            }
+            let w = rect.width() * (v as f32 / positive as f32);
+            painter.rect_filled(
+                egui::Rect::from_min_size(egui::pos2(x, rect.top()), egui::vec2(w, rect.height())),
+                0.0,
+                part_color(part),
+            );
+            x += w;
+        }
+    }
+    egui::Grid::new("live_breakdown")
+        .striped(true)
+        .min_col_width(60.0)
+        .show(ui, |ui| {
+            for &(part, v) in &b.parts {
+                let k = Part::ALL.iter().position(|&p| p == part).unwrap_or(0);
+                ui.horizontal(|ui| {
+                    ui.colored_label(part_color(part), "■");
+                    ui.label(t.breakdown_parts[k])
+                        .on_hover_text(t.breakdown_hovers[k]);
+                });
+                ui.label(bytes(v));
+                ui.end_row();
+            }
+            if let Some(total) = b.total {
+                ui.strong(t.breakdown_total);
+                ui.strong(bytes(total));
+                ui.end_row();
+            }
+        });
+    if !b.components.is_empty() {
+        ui.horizontal_wrapped(|ui| {
+            ui.weak(t.breakdown_components);
+            for (name, v) in b.components.iter().take(4) {
+                ui.label(format!("{name} {}", bytes(*v)));
+            }
+        });
+    }
 }

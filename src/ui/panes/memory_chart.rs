@@ -80,6 +80,65 @@ struct PlotOut {
     zoom_to: Option<(f64, f64)>,
     /// The peak marker under the pointer (a click there snaps the cursor to the peak).
     near_peak: Option<i64>,
+    /// The step whose label strip is under the pointer (a click there zooms to the step).
+    step_under: Option<TimeWindow>,
+}
+
+/// Height of the strip at the top of the plot where step labels sit (a click there zooms to
+/// the step).
+const STEP_STRIP_PX: f32 = 18.0;
+
+/// Step bands: every other step shaded, each labelled `#N` at the top when it is wide enough.
+/// Returns the step whose label strip is under the pointer.
+fn step_bands(
+    plot_ui: &mut egui_plot::PlotUi<'_>,
+    data: &crate::model::RankData,
+    (v0, v1): (f64, f64),
+    y_top: f64,
+) -> Option<TimeWindow> {
+    let steps = data.steps.as_ref()?;
+    let frame = *plot_ui.transform().frame();
+    let px_per_ms = f64::from(frame.width()) / (v1 - v0).max(f64::MIN_POSITIVE);
+    let shade = if plot_ui.ctx().global_style().visuals.dark_mode {
+        Color32::from_rgba_unmultiplied(255, 255, 255, 10)
+    } else {
+        Color32::from_rgba_unmultiplied(0, 0, 80, 12)
+    };
+    let label = plot_ui.ctx().global_style().visuals.weak_text_color();
+    let pointer = plot_ui.response().hover_pos();
+    let mut under = None;
+    for (k, s) in steps.steps.iter().enumerate() {
+        let (a, b) = (
+            ns_to_ms(data.rel_ns(s.start_ns)),
+            ns_to_ms(data.rel_ns(s.end_ns)),
+        );
+        if b < v0 || a > v1 {
+            continue;
+        }
+        if k % 2 == 0 {
+            plot_ui.span(Span::new("", a..=b).fill(shade));
+        }
+        if (b - a) * px_per_ms >= 28.0 {
+            let mid = (a.max(v0) + b.min(v1)) / 2.0;
+            plot_ui.text(
+                Text::new("", PlotPoint::new(mid, y_top), format!("#{}", s.id))
+                    .color(label)
+                    .anchor(egui::Align2::CENTER_TOP),
+            );
+        }
+        if let Some(p) = pointer
+            && p.y <= frame.top() + STEP_STRIP_PX
+        {
+            let x = plot_ui.plot_from_screen(p).x;
+            if x >= a && x <= b {
+                under = Some(TimeWindow::new(
+                    data.rel_ns(s.start_ns),
+                    data.rel_ns(s.end_ns).max(data.rel_ns(s.start_ns) + 1),
+                ));
+            }
+        }
+    }
+    under
 }
 
 /// Screen pixels within which a click snaps to a peak marker.
@@ -322,6 +381,7 @@ impl MemoryChart {
                         plot_ui.add(StepLine::new(s.series.name.as_str(), &pts, colors[i]));
                     }
                 }
+                let step_under = step_bands(plot_ui, &view.data, (v0, v1), y_hi);
                 peak_labels(plot_ui, t, &marks, &colors, unit, (v0, v1));
                 if let Some(life) = state
                     .hovered_row
@@ -374,6 +434,7 @@ impl MemoryChart {
                     double: r.double_clicked() || r.triple_clicked(),
                     zoom_to,
                     near_peak,
+                    step_under,
                 }
             });
         let out = response.inner;
@@ -493,6 +554,13 @@ impl MemoryChart {
             cx.out.push(Command::Settle);
         }
         if out.clicked
+            && let Some(step) = out.step_under
+        {
+            cx.out.push(Command::SetWindow {
+                window: Some(step),
+                moving: false,
+            });
+        } else if out.clicked
             && let Some(p) = out.pointer
         {
             let at = out.near_peak.unwrap_or_else(|| ms_to_ns(p.x));

@@ -7,7 +7,7 @@
 //!   CSV…; [`pager`]: the pager both tables use;
 //! - [`component_table`]: the component peak table (Group By Component);
 //! - [`static_view`]: the static graph and its ops; [`live`]: Live at cursor;
-//!   [`warnings`]: the load warnings window.
+//!   [`warnings`]: the load warnings window; [`steps`]: memory per training step.
 
 pub mod component_table;
 pub mod details_table;
@@ -16,6 +16,7 @@ pub mod live;
 pub mod memory_chart;
 pub mod pager;
 pub mod static_view;
+pub mod steps;
 pub mod warnings;
 
 use std::sync::Arc;
