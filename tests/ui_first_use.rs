@@ -364,7 +364,18 @@ fn live_at_the_peak_adds_up_and_a_block_goes_to_the_table() {
             fmt(allocated),
             fmt(live)
         );
-        h.get_by_label(&fmt(live));
+        // The live blocks' sum, on its own row (the breakdown below repeats it).
+        let y = h
+            .get_by_label(h.state().tr().live_blocks_sum)
+            .rect()
+            .center()
+            .y;
+        assert!(
+            h.query_all_by_label(&fmt(live))
+                .any(|n| (n.rect().center().y - y).abs() < 3.0),
+            "live blocks {}",
+            fmt(live)
+        );
         // A block of the panel: selected in the table, marked on the chart, its page shown.
         let data = &view.data;
         let live_rows = memsight::analysis::live_at(data, view.live_index(), t).rows;
