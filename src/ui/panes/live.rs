@@ -187,7 +187,11 @@ fn breakdown_ui(ui: &mut egui::Ui, t: &crate::ui::i18n::Tr, b: &Breakdown) {
         ui.horizontal_wrapped(|ui| {
             ui.weak(t.breakdown_components);
             for (name, v) in b.components.iter().take(4) {
-                ui.label(format!("{name} {}", bytes(*v)));
+                // One piece each: a name and its size never break apart.
+                ui.add(
+                    egui::Label::new(format!("{name} {}", bytes(*v)))
+                        .wrap_mode(egui::TextWrapMode::Extend),
+                );
             }
         });
     }
