@@ -341,6 +341,14 @@ impl MemoryChart {
             .max(window_h * 0.45 - used)
             .min(ui.available_height() - row_h - 8.0)
             .max(160.0);
+        // With steps, room at the top for their labels (and the strip a click zooms from), so a
+        // peak label there does not cover them.
+        let y_hi = if view.data.steps.is_some() {
+            let f = f64::from((STEP_STRIP_PX + 16.0) / plot_height).min(0.3);
+            y_hi + (y_hi - y_lo) * f / (1.0 - f)
+        } else {
+            y_hi
+        };
         let apply = self.synced != Some((view.id(), state.link.window));
         let press_origin = ui.input(|i| i.pointer.press_origin());
         let mut drag = self.drag;
