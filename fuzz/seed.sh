@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 root=$(cd .. && pwd)
-targets="value memory_record operator_memory npu_module_mem static_op_mem folder db pickle"
+targets="value memory_record operator_memory npu_module_mem static_op_mem folder db pickle trace_view"
 for t in $targets; do
   mkdir -p "corpus/$t"
   cp regressions/"$t"/* "corpus/$t/"
@@ -15,6 +15,10 @@ for kind in memory_record operator_memory npu_module_mem static_op_mem; do
   find "$root/fixtures" -name "${kind}*.csv" | while read -r f; do
     head -c 16384 "$f" > "corpus/$kind/$(name "$f")" # small seeds keep executions fast
   done
+done
+# trace_view: the head of each fixture's trace_view.json.
+find "$root/fixtures" -name trace_view.json | while read -r f; do
+  head -c 16384 "$f" > "corpus/trace_view/$(name "$f")"
 done
 # value: distinct cells of the fixtures.
 find "$root/fixtures" -name '*.csv' -exec head -n 50 {} + | tr ',' '\n' | sort -u | head -n 400 |

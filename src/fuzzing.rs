@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::ingest::{self, LoadControl};
 
 /// The fuzz targets, by the name of their folder under `fuzz/regressions/`.
-pub const TARGETS: [&str; 8] = [
+pub const TARGETS: [&str; 9] = [
     "value",
     "memory_record",
     "operator_memory",
@@ -17,6 +17,7 @@ pub const TARGETS: [&str; 8] = [
     "folder",
     "db",
     "pickle",
+    "trace_view",
 ];
 
 /// Runs the entry point of `target` on `data`; false for an unknown target name.
@@ -26,6 +27,7 @@ pub fn run(target: &str, data: &[u8]) -> bool {
         "folder" => folder(data),
         "db" => db(data),
         "pickle" => pickle(data),
+        "trace_view" => trace_view(data),
         "memory_record" | "operator_memory" | "npu_module_mem" | "static_op_mem" => {
             table(target, data)
         }
@@ -195,5 +197,31 @@ mod tests {
         assert_eq!(parts, vec![&b"a"[..], &b"b"[..], &b""[..]]);
         assert!(run("value", b"12.5"));
         assert!(!run("nope", b""));
+    }
+}
+
+/// The trace_view.json scanner on the bytes, read in one block and in blocks of 1, 7 and 4096
+/// bytes: the same steps and counters whatever the block boundaries, and never a panic.
+pub fn trace_view(data: &[u8]) {
+    use crate::ingest::trace_view::read_trace_from;
+    let read = |block: usize| {
+        read_trace_from(data, block, &LoadControl::new(), "fuzz").map(|t| {
+            (
+                t.steps,
+                t.device.time_ns,
+                t.device.bytes,
+                t.events,
+                t.unreadable,
+            )
+        })
+    };
+    let whole = read(data.len().max(1));
+    for block in [1, 7, 4096] {
+        let got = read(block);
+        match (&whole, &got) {
+            (Ok(a), Ok(b)) => assert_eq!(a, b, "block {block}"),
+            (Err(_), Err(_)) => {}
+            _ => panic!("block {block}: {:?} vs {:?}", whole.is_ok(), got.is_ok()),
+        }
     }
 }

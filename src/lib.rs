@@ -6,15 +6,20 @@
 //!   `profiler_info`, then loads one rank on demand ([`ingest::load_rank`]) from CSV (chunked,
 //!   parallel) or the SQLite export (never written beside). Only regular files are opened and
 //!   every read is bounded ([`ingest::safe_fs`]); bad rows are skipped and reported, never fatal.
+//!   Training steps and the device total come from the DB, a streamed `trace_view.json`
+//!   ([`ingest::trace_view`]) or `kernel_details.csv`.
 //! - [`model`]: plain columnar data: [`model::RankData`] with its `MemoryRecords`,
 //!   `OperatorMemory`, `ModuleMemory` and `StaticOpMemory` tables and its [`model::LoadReport`];
 //!   i64 ns and bytes, names interned; [`model::TimeWindow`] and the one ms/ns conversion.
 //!   Imports nothing from the other modules.
 //! - [`analysis`]: pure functions over the model: the curves of each Group By and their LOD
 //!   pyramids, peaks, table queries, live-at-time, static graphs, the memory chart as data
-//!   ([`analysis::chart`]); [`analysis::RankView`] holds what was computed for one loaded rank.
+//!   ([`analysis::chart`]), memory per training step ([`analysis::steps`]) and where the memory
+//!   is at a time ([`analysis::breakdown`]); [`analysis::RankView`] holds what was computed for
+//!   one loaded rank.
 //! - [`export`]: text out: the `inspect` summary (readable and JSON), TSV and CSV of table rows.
-//! - [`cli`]: the headless subcommands (`inspect`, `curve`, `table`, `live`, `snapshot`).
+//! - [`cli`]: the headless subcommands (`inspect`, `curve`, `table`, `live`, `steps`,
+//!   `snapshot`).
 //! - [`snapshot`]: allocator snapshots (`.pickle`): a data-only unpickler (nothing in a file is
 //!   ever run), the typed snapshot, and its summary.
 //! - [`fuzzing`]: the entry points of the cargo-fuzz targets (`fuzz/`), replayed on every input

@@ -741,3 +741,93 @@ fn the_real_db_exports_in_every_journal_state_load_without_a_write() {
         );
     }
 }
+
+/// A trace_view.json or kernel_details.csv that is broken, hostile or a FIFO costs the rank
+/// nothing but its steps: it loads, nothing is invented, nothing is written, nothing blocks.
+#[test]
+fn a_broken_trace_view_or_kernel_details_leaves_the_rank_without_steps() {
+    let rec = csv(RECORD_HEADER, &record_rows(20));
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("trace_view.json", b"not json at all".to_vec()),
+        ("trace_view.json", b"[{\"ph\":\"X\",\"name\":\"ProfilerStep#1\",\"ts\":\"1\"".to_vec()),
+        (
+            "trace_view.json",
+            br#"[{"ph":"X","name":"ProfilerStep#1","ts":"abc","dur":5},{"ph":"X","name":"ProfilerStep#2","ts":"1e400","dur":5},{"ph":"X","name":"ProfilerStep#3","ts":"1","dur":-5}]"#.to_vec(),
+        ),
+        // Deep nesting and a huge string: skipped at scanner speed, no recursion.
+        ("trace_view.json", {
+            let mut v = b"[".to_vec();
+            v.extend(std::iter::repeat_n(b'{', 100_000));
+            v.extend(std::iter::repeat_n(b'}', 100_000));
+            v.extend(b",\"".iter());
+            v.extend(std::iter::repeat_n(b'x', 1 << 20));
+            v.extend(b"\"]".iter());
+            v
+        }),
+        ("kernel_details.csv", b"Step Id,Name,Start Time(us),Duration(us)\nx,y,z,w\n,,,\n".to_vec()),
+        ("kernel_details.csv", b"\xff\xfe\x00garbage".to_vec()),
+    ];
+    for (name, bytes) in cases {
+        let tmp = tempfile::tempdir().unwrap();
+        rank_dir(
+            tmp.path(),
+            "r",
+            &[("memory_record.csv", &rec), (name, &bytes)],
+        );
+        let data = only_rank(tmp.path());
+        assert!(data.steps.is_none(), "{name}: {:?}", data.steps);
+        assert_eq!(data.records.len(), 20);
+    }
+    // A FIFO named trace_view.json is never opened (the load would block forever).
+    #[cfg(unix)]
+    {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = rank_dir(tmp.path(), "r", &[("memory_record.csv", &rec)]);
+        mkfifo(&out.join("trace_view.json"));
+        let data = only_rank(tmp.path());
+        assert!(data.steps.is_none());
+    }
+}
+
+/// kernel_details.csv places steps when nothing else does: each step spans its kernels.
+#[test]
+fn kernel_details_step_ids_place_the_steps() {
+    let rec = csv(RECORD_HEADER, &record_rows(20));
+    let t0 = 1_700_000_000_000_000u64;
+    // Step 7: kernels at +1000 (5 µs) and +4000 (10.5 µs); step 8: +6000 (1 µs); a warmup kernel
+    // without a step id.
+    let kernels = format!(
+        "Step Id,Device_id,Name,Type,Start Time(us),Duration(us)\n\
+         7,0,MatMul,MatMul,\"{}.000\t\",5.0\n\
+         7,0,Add,Add,\"{}.000\t\",10.5\n\
+         8,0,Add,Add,\"{}.250\t\",1\n\
+         ,0,Cast,Cast,\"{}.000\t\",1\n",
+        t0 + 1000,
+        t0 + 4000,
+        t0 + 6000,
+        t0 + 9000
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    rank_dir(
+        tmp.path(),
+        "r",
+        &[
+            ("memory_record.csv", &rec),
+            ("kernel_details.csv", kernels.as_bytes()),
+        ],
+    );
+    let data = only_rank(tmp.path());
+    let steps = data.steps.expect("steps from kernel_details");
+    assert_eq!(steps.source, memsight::model::StepSource::KernelDetails);
+    let t0 = t0 as i64 * 1000;
+    let want = [
+        (7, t0 + 1_000_000, t0 + 4_000_000 + 10_500),
+        (8, t0 + 6_000_250, t0 + 6_000_250 + 1_000),
+    ];
+    let got: Vec<(i64, i64, i64)> = steps
+        .steps
+        .iter()
+        .map(|s| (s.id, s.start_ns, s.end_ns))
+        .collect();
+    assert_eq!(got, want);
+}

@@ -57,15 +57,30 @@ pub enum TraceError {
 
 /// Reads the steps and device counters of `path`, streaming.
 pub fn read_trace_view(path: &Path, control: &LoadControl) -> Result<TraceExtract, TraceError> {
-    let io = |source| TraceError::Io {
+    let file = safe_fs::open_regular(path).map_err(|source| TraceError::Io {
         path: path.display().to_string(),
         source,
+    })?;
+    read_trace_from(file, BLOCK, control, &path.display().to_string())
+}
+
+/// [`read_trace_view`] on any reader, `block` bytes at a time (the fuzz target compares block
+/// sizes: the result must not depend on where the blocks end); `name` is for messages.
+pub fn read_trace_from(
+    mut file: impl Read,
+    block: usize,
+    control: &LoadControl,
+    name: &str,
+) -> Result<TraceExtract, TraceError> {
+    let io = |source| TraceError::Io {
+        path: name.to_string(),
+        source,
     };
-    let mut file = safe_fs::open_regular(path).map_err(io)?;
+    let path = Path::new(name);
     let mut scanner = Scanner::new();
     let mut sink = Sink::default();
-    let mut buf: Vec<u8> = Vec::with_capacity(BLOCK);
-    let mut chunk = vec![0u8; BLOCK];
+    let mut buf: Vec<u8> = Vec::with_capacity(block.max(1));
+    let mut chunk = vec![0u8; block.max(1)];
     loop {
         if control.is_cancelled() {
             return Err(TraceError::Cancelled);
