@@ -187,19 +187,6 @@ fn listing(dir: &Path) -> Vec<(PathBuf, u64, Option<std::time::SystemTime>)> {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parts_split_at_the_separator_line() {
-        let parts: Vec<&[u8]> = split_parts(b"a\n=====\nb\n=====\n").collect();
-        assert_eq!(parts, vec![&b"a"[..], &b"b"[..], &b""[..]]);
-        assert!(run("value", b"12.5"));
-        assert!(!run("nope", b""));
-    }
-}
-
 /// The trace_view.json scanner on the bytes, read in one block and in blocks of 1, 7 and 4096
 /// bytes: the same steps and counters whatever the block boundaries, and never a panic.
 pub fn trace_view(data: &[u8]) {
@@ -223,5 +210,18 @@ pub fn trace_view(data: &[u8]) {
             (Err(_), Err(_)) => {}
             _ => panic!("block {block}: {:?} vs {:?}", whole.is_ok(), got.is_ok()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parts_split_at_the_separator_line() {
+        let parts: Vec<&[u8]> = split_parts(b"a\n=====\nb\n=====\n").collect();
+        assert_eq!(parts, vec![&b"a"[..], &b"b"[..], &b""[..]]);
+        assert!(run("value", b"12.5"));
+        assert!(!run("nope", b""));
     }
 }
