@@ -257,6 +257,9 @@ struct Sink {
     hbm: Vec<(i64, i64)>,
     ddr: Vec<(i64, i64)>,
     unreadable: u64,
+    /// Open async ranges (`ph` `b`/`B` … `e`/`E` named `ProfilerStep#N`, as mstx ranges may be
+    /// written): step id → start.
+    open: std::collections::HashMap<i64, i64>,
     step_finder: Option<memmem::Finder<'static>>,
     device_finder: Option<memmem::Finder<'static>>,
 }
@@ -287,10 +290,28 @@ impl Sink {
             let Some(id) = name.strip_prefix("ProfilerStep#") else {
                 return; // the marker was in an argument, not the name
             };
+            let id = id.trim().parse::<i64>().ok();
+            if matches!(ph, "b" | "B" | "e" | "E") {
+                let t = v.get("ts").and_then(micros_to_ns);
+                match (id, t) {
+                    (Some(id), Some(t)) if ph.eq_ignore_ascii_case("b") => {
+                        self.open.insert(id, t);
+                    }
+                    (Some(id), Some(t)) => match self.open.remove(&id) {
+                        Some(start) if start <= t => self.steps.push(Step {
+                            id,
+                            start_ns: start,
+                            end_ns: t,
+                        }),
+                        _ => self.unreadable += 1,
+                    },
+                    _ => self.unreadable += 1,
+                }
+                return;
+            }
             if ph != "X" {
                 return;
             }
-            let id = id.trim().parse::<i64>().ok();
             let start = v.get("ts").and_then(micros_to_ns);
             let dur = v.get("dur").and_then(micros_to_ns);
             match (id, start, dur) {
@@ -409,6 +430,23 @@ mod tests {
             assert_eq!(out.device.time_ns, vec![1_736_405_443_756_384_100]);
             assert_eq!(out.device.bytes, vec![(2_402_436 + 2) * 1024]);
         }
+    }
+
+    #[test]
+    fn async_ranges_of_the_same_name_are_steps_too() {
+        let text = br#"[{"ph":"b","name":"ProfilerStep#7","id":1,"ts":"100.000","cat":"mstx"},
+            {"ph":"e","name":"ProfilerStep#7","id":1,"ts":"250.500","cat":"mstx"},
+            {"ph":"e","name":"ProfilerStep#8","id":2,"ts":"300.000"}]"#;
+        let out = run(text, 9).unwrap();
+        assert_eq!(
+            out.steps,
+            vec![Step {
+                id: 7,
+                start_ns: 100_000,
+                end_ns: 250_500
+            }]
+        );
+        assert_eq!(out.unreadable, 1, "an end without a start");
     }
 
     #[test]
