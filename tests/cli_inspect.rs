@@ -87,3 +87,40 @@ fn no_arguments_without_a_display_fails_cleanly() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("cannot open a window"), "{stderr}");
 }
+
+#[test]
+fn steps_are_counted_with_their_source() {
+    let (code, stdout, _) = memsight(&[
+        "inspect",
+        fixtures().join("demo").to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    for r in v["ranks"].as_array().unwrap() {
+        // Independently: the ProfilerStep#N events of the rank's raw trace_view.json.
+        let trace = std::path::Path::new(r["dir"].as_str().unwrap())
+            .join("ASCEND_PROFILER_OUTPUT/trace_view.json");
+        let t: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(trace).unwrap()).unwrap();
+        let n = t
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| {
+                e["name"]
+                    .as_str()
+                    .is_some_and(|s| s.starts_with("ProfilerStep#"))
+            })
+            .count();
+        assert_eq!(r["steps"]["count"], n);
+        assert_eq!(r["steps"]["source"], "trace_view");
+    }
+    let (_, stdout, _) = memsight(&[
+        "inspect",
+        fixtures().join("torch_cluster").to_str().unwrap(),
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert!(v["ranks"][0]["steps"].is_null());
+}

@@ -51,6 +51,15 @@ pub struct Largest {
     pub size_kib: f64,
 }
 
+/// How many steps a rank records, and from where.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct StepsJson {
+    /// `db`, `trace_view` or `kernel_details`.
+    pub source: String,
+    /// Number of steps.
+    pub count: usize,
+}
+
 /// One rank of `inspect --json`.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct RankSummary {
@@ -76,6 +85,8 @@ pub struct RankSummary {
     pub peaks: Peaks,
     /// Largest Size in operator_memory.
     pub largest_allocation: Option<Largest>,
+    /// Training steps recorded (`memsight steps` gives their figures), when any.
+    pub steps: Option<StepsJson>,
     /// Load warnings and skipped-row reports.
     pub warnings: Vec<String>,
 }
@@ -116,6 +127,10 @@ pub fn summarize(data: &RankData) -> RankSummary {
             name: data.strings.get(ops.name[i]).to_string(),
             size_kib: bytes_to_kib(ops.size[i]),
         }),
+        steps: data.steps.as_ref().map(|s| StepsJson {
+            source: s.source.as_str().to_string(),
+            count: s.steps.len(),
+        }),
         warnings: data.report.all_warnings(),
         time_origin_ns: data.time_origin_ns,
         ..identity(info)
@@ -147,6 +162,7 @@ pub fn identity(info: &RankInfo) -> RankSummary {
             app_reserved: None,
         },
         largest_allocation: None,
+        steps: None,
         warnings: Vec::new(),
     }
 }
@@ -201,6 +217,13 @@ pub fn render_text(s: &RankSummary) -> String {
                 &l.name
             },
             l.size_kib
+        );
+    }
+    if let Some(st) = &s.steps {
+        let _ = writeln!(
+            out,
+            "  steps: {} (from {}; memsight steps for each one)",
+            st.count, st.source
         );
     }
     for w in &s.warnings {
