@@ -561,6 +561,10 @@ impl MemoryChart {
         if cx.state.link.moving && !moved {
             cx.out.push(Command::Settle);
         }
+        if out.step_under.is_some() {
+            // The step strip zooms on a click: say so with the pointer.
+            ui.ctx().set_cursor_icon(egui::CursorIcon::PointingHand);
+        }
         if out.clicked
             && let Some(step) = out.step_under
         {
