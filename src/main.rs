@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use memsight::cli::{self, CurveArgs, EXIT_FAILURE, SnapshotArgs, TableArgs};
+use memsight::cli::{self, CompareArgs, CurveArgs, EXIT_FAILURE, SnapshotArgs, TableArgs};
 use memsight::generate::{self, DbMode, GenOptions};
 use memsight::model::Format;
 
@@ -58,6 +58,15 @@ enum Command {
         /// JSON instead of text.
         #[arg(long)]
         json: bool,
+    },
+    /// Two ranks (of one profile or two runs): peak deltas and what each operator allocated.
+    Compare {
+        /// A: the baseline (folder or .db).
+        a: PathBuf,
+        /// B: the run compared with it.
+        b: PathBuf,
+        #[command(flatten)]
+        args: CompareArgs,
     },
     /// Each training step: peak, end value, survivors; and whether memory grows step over step.
     Steps {
@@ -156,6 +165,9 @@ fn main() -> ExitCode {
         Some(Command::Table { path, args }) => exit(cli::table(&path, &args, &mut out, &mut err)),
         Some(Command::Snapshot { path, args }) => {
             exit(cli::snapshot(&path, &args, &mut out, &mut err))
+        }
+        Some(Command::Compare { a, b, args }) => {
+            exit(cli::compare(&a, &b, &args, &mut out, &mut err))
         }
         Some(Command::Steps { path, rank, json }) => {
             exit(cli::steps(&path, rank.as_deref(), json, &mut out, &mut err))

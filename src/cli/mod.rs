@@ -1,6 +1,7 @@
 //! The headless subcommands. Each returns the process exit code and writes to the given streams,
 //! so tests can run them in-process.
 
+pub mod compare;
 pub mod curve;
 pub mod inspect;
 pub mod live;
@@ -9,6 +10,7 @@ pub mod snapshot;
 pub mod steps;
 pub mod table;
 
+pub use compare::{CompareArgs, compare};
 pub use curve::{CurveArgs, curve};
 pub use inspect::inspect;
 pub use live::live;

@@ -1,0 +1,110 @@
+//! Two ranks side by side: what each operator allocated on either side and the difference, and
+//! which operators held the memory at each side's Operator Allocated peak.
+
+use std::collections::HashMap;
+
+use super::{GroupBy, LiveIndex, OverallCurve, build_series, live_at, peak};
+use crate::model::RankData;
+
+/// One operator name on both sides. Bytes are the sums of the sizes of its operator_memory
+/// rows with size > 0.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OperatorDelta {
+    /// Operator name (`Unknown` for the empty name, as the table shows it).
+    pub name: String,
+    /// Bytes allocated in A.
+    pub a_bytes: i64,
+    /// Bytes allocated in B.
+    pub b_bytes: i64,
+    /// Allocations in A.
+    pub a_blocks: usize,
+    /// Allocations in B.
+    pub b_blocks: usize,
+    /// Bytes of its blocks alive at A's Operator Allocated peak.
+    pub a_peak_live: i64,
+    /// Bytes of its blocks alive at B's Operator Allocated peak.
+    pub b_peak_live: i64,
+}
+
+impl OperatorDelta {
+    /// `b_bytes - a_bytes`.
+    pub fn delta(&self) -> i64 {
+        self.b_bytes.saturating_sub(self.a_bytes)
+    }
+}
+
+/// Per operator name: allocations on each side, sorted by |delta| descending, then by name.
+/// Every name with at least one allocation (size > 0) on either side is listed.
+pub fn operator_deltas(a: &RankData, b: &RankData) -> Vec<OperatorDelta> {
+    let mut map: HashMap<String, OperatorDelta> = HashMap::new();
+    for (side, data) in [(Side::A, a), (Side::B, b)] {
+        let o = &data.operators;
+        for r in 0..o.len() {
+            if o.size[r] <= 0 {
+                continue;
+            }
+            let e = map
+                .entry(data.display_name(o.name[r]).to_string())
+                .or_insert_with_key(|k| empty(k));
+            match side {
+                Side::A => {
+                    e.a_bytes = e.a_bytes.saturating_add(o.size[r]);
+                    e.a_blocks += 1;
+                }
+                Side::B => {
+                    e.b_bytes = e.b_bytes.saturating_add(o.size[r]);
+                    e.b_blocks += 1;
+                }
+            }
+        }
+        for (name, bytes) in live_at_peak(data) {
+            let e = map.entry(name).or_insert_with_key(|k| empty(k));
+            match side {
+                Side::A => e.a_peak_live = bytes,
+                Side::B => e.b_peak_live = bytes,
+            }
+        }
+    }
+    let mut v: Vec<OperatorDelta> = map
+        .into_values()
+        .filter(|d| d.a_blocks + d.b_blocks > 0)
+        .collect();
+    v.sort_by(|x, y| {
+        y.delta()
+            .unsigned_abs()
+            .cmp(&x.delta().unsigned_abs())
+            .then_with(|| x.name.cmp(&y.name))
+    });
+    v
+}
+
+#[derive(Clone, Copy)]
+enum Side {
+    A,
+    B,
+}
+
+fn empty(name: &str) -> OperatorDelta {
+    OperatorDelta {
+        name: name.to_string(),
+        a_bytes: 0,
+        b_bytes: 0,
+        a_blocks: 0,
+        b_blocks: 0,
+        a_peak_live: 0,
+        b_peak_live: 0,
+    }
+}
+
+/// Bytes alive per operator name at the rank's Operator Allocated peak (none without the curve).
+fn live_at_peak(data: &RankData) -> Vec<(String, i64)> {
+    let series = build_series(data, GroupBy::Overall);
+    let Some(p) = OverallCurve::OperatorAllocated.find(&series).and_then(peak) else {
+        return Vec::new();
+    };
+    let live = live_at(data, &LiveIndex::new(data), p.time);
+    live.by_name
+        .into_iter()
+        .map(|(id, b, _)| (data.display_name(id).to_string(), b))
+        .collect()
+}

@@ -1,0 +1,171 @@
+//! `memsight compare A B`: the peaks of two ranks (of one profile or two), their differences,
+//! and what each operator allocated on either side.
+
+use std::io::Write;
+use std::path::Path;
+
+use super::rank::load_one;
+use crate::analysis::{OperatorDelta, operator_deltas};
+use crate::export::summary::{PeakJson, Peaks, summarize};
+use crate::model::{RankData, bytes_to_kib};
+
+/// Which ranks to compare.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct CompareArgs {
+    /// Rank of A (default: its first rank).
+    #[arg(long)]
+    pub rank_a: Option<String>,
+    /// Rank of B (default: its first rank).
+    #[arg(long)]
+    pub rank_b: Option<String>,
+    /// How many operators the text output lists.
+    #[arg(long, default_value_t = 20)]
+    pub top: usize,
+    /// JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `compare`; returns the exit code.
+pub fn compare(
+    a: &Path,
+    b: &Path,
+    args: &CompareArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    let mut run = || -> Result<(), String> {
+        let da = load_one(a, args.rank_a.as_deref())?;
+        let db = load_one(b, args.rank_b.as_deref())?;
+        let text = if args.json {
+            format!("{}\n", compare_json(a, &da, b, &db))
+        } else {
+            compare_text(&da, &db, args.top)
+        };
+        out.write_all(text.as_bytes()).map_err(|e| e.to_string())
+    };
+    super::finish(run(), err)
+}
+
+/// `b − a` of two optional peaks, MiB.
+fn delta(a: Option<PeakJson>, b: Option<PeakJson>) -> Option<f64> {
+    Some(b?.mib - a?.mib)
+}
+
+/// The `--json` document (its field names are a contract).
+pub fn compare_json(pa: &Path, a: &RankData, pb: &Path, b: &RankData) -> serde_json::Value {
+    let (sa, sb) = (summarize(a), summarize(b));
+    let side = |p: &Path, d: &RankData, peaks: &Peaks| serde_json::json!({"path": p.display().to_string(), "rank": d.info.rank, "peaks": peaks});
+    let ops: Vec<serde_json::Value> = operator_deltas(a, b)
+        .iter()
+        .map(|d: &OperatorDelta| {
+            serde_json::json!({
+                "name": d.name,
+                "a_kib": bytes_to_kib(d.a_bytes),
+                "b_kib": bytes_to_kib(d.b_bytes),
+                "delta_kib": bytes_to_kib(d.delta()),
+                "a_blocks": d.a_blocks,
+                "b_blocks": d.b_blocks,
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "a": side(pa, a, &sa.peaks),
+        "b": side(pb, b, &sb.peaks),
+        "delta": {
+            "operator_allocated_mib": delta(sa.peaks.operator_allocated, sb.peaks.operator_allocated),
+            "operator_reserved_mib": delta(sa.peaks.operator_reserved, sb.peaks.operator_reserved),
+            "app_reserved_mib": delta(sa.peaks.app_reserved, sb.peaks.app_reserved),
+        },
+        "by_operator": ops,
+    })
+}
+
+/// Peak deltas, then the operators that moved most as an aligned table.
+pub fn compare_text(a: &RankData, b: &RankData, top: usize) -> String {
+    let (sa, sb) = (summarize(a), summarize(b));
+    let mut text = format!("A: rank {}    B: rank {}\n", a.info.rank, b.info.rank);
+    for (label, x, y) in [
+        (
+            "Operator Allocated",
+            sa.peaks.operator_allocated,
+            sb.peaks.operator_allocated,
+        ),
+        (
+            "Operator Reserved",
+            sa.peaks.operator_reserved,
+            sb.peaks.operator_reserved,
+        ),
+        ("APP Reserved", sa.peaks.app_reserved, sb.peaks.app_reserved),
+    ] {
+        let f = |p: Option<PeakJson>| p.map_or("-".to_string(), |p| format!("{:.2}", p.mib));
+        let d = match (x, y) {
+            (Some(x), Some(y)) => {
+                let pct = if x.mib != 0.0 {
+                    format!(" ({:+.1}%)", (y.mib - x.mib) / x.mib * 100.0)
+                } else {
+                    String::new()
+                };
+                format!("{:+.2} MiB{pct}", y.mib - x.mib)
+            }
+            _ => "-".into(),
+        };
+        text.push_str(&format!(
+            "peak {label:<19} A {:>10}  B {:>10}  {d}\n",
+            f(x),
+            f(y)
+        ));
+    }
+    let rows: Vec<[String; 6]> = operator_deltas(a, b)
+        .iter()
+        .take(top)
+        .map(|d| {
+            [
+                d.name.clone(),
+                format!("{:.1}", bytes_to_kib(d.a_bytes)),
+                format!("{:.1}", bytes_to_kib(d.b_bytes)),
+                format!("{:+.1}", bytes_to_kib(d.delta())),
+                d.a_blocks.to_string(),
+                d.b_blocks.to_string(),
+            ]
+        })
+        .collect();
+    let header = [
+        "Name",
+        "A(KB)",
+        "B(KB)",
+        "Delta(KB)",
+        "A blocks",
+        "B blocks",
+    ];
+    let widths: Vec<usize> = (0..6)
+        .map(|c| {
+            rows.iter()
+                .map(|r| r[c].chars().count())
+                .chain([header[c].len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    text.push('\n');
+    let line = |cells: Vec<&str>| -> String {
+        let s: Vec<String> = cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let w = widths[i];
+                if i == 0 {
+                    format!("{c:<w$}")
+                } else {
+                    format!("{c:>w$}")
+                }
+            })
+            .collect();
+        format!("{}\n", s.join("  ").trim_end())
+    };
+    text.push_str(&line(header.to_vec()));
+    for r in &rows {
+        text.push_str(&line(r.iter().map(String::as_str).collect()));
+    }
+    text
+}
