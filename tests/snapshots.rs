@@ -11,9 +11,12 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use memsight::ui::MemsightApp;
 
-fn open(path: PathBuf) -> Harness<'static, MemsightApp> {
+/// The app on `path`: its first rank, or with `cluster` the cluster overview once complete.
+fn open_view(path: PathBuf, cluster: bool) -> Harness<'static, MemsightApp> {
     let mut app = MemsightApp::new(Some(path), Vec::new(), None);
     app.wait_for_load();
+    app.wait_for_overview();
+    app.apply(memsight::ui::Command::ShowOverview(cluster));
     let mut h = Harness::builder()
         .with_size([1400.0, 900.0])
         .build_ui_state(
@@ -30,6 +33,10 @@ fn open(path: PathBuf) -> Harness<'static, MemsightApp> {
     h
 }
 
+fn open(path: PathBuf) -> Harness<'static, MemsightApp> {
+    open_view(path, false)
+}
+
 fn first_rank(root: &str) -> PathBuf {
     common::first_subdir(&fixtures().join(root))
 }
@@ -38,6 +45,12 @@ fn first_rank(root: &str) -> PathBuf {
 fn overview() {
     let mut h = open(fixtures().join("demo"));
     h.snapshot("overview");
+}
+
+#[test]
+fn cluster_overview() {
+    let mut h = open_view(fixtures().join("demo"), true);
+    h.snapshot("cluster_overview");
 }
 
 #[test]

@@ -27,7 +27,23 @@ fn open(path: PathBuf) -> Harness<'static, MemsightApp> {
 
 #[test]
 fn opens_a_profile_and_shows_rank_curves_and_table() {
-    let h = open(fixtures().join("torch_cluster"));
+    // A profile of several ranks opens on the cluster overview; a click on a rank shows it.
+    let mut app = MemsightApp::new(Some(fixtures().join("torch_cluster")), Vec::new(), None);
+    app.wait_for_load();
+    app.wait_for_overview();
+    let mut h = Harness::builder()
+        .with_size([1400.0, 900.0])
+        .with_max_steps(16)
+        .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
+    h.run();
+    assert!(h.state().view_state().show_overview);
+    h.get_by_label("Cluster overview: 2 of 2 ranks summarised");
+    h.get_all_by_role_and_label(egui::accesskit::Role::Link, "0")
+        .next()
+        .expect("rank 0 in the overview")
+        .click();
+    h.run();
+    assert!(!h.state().view_state().show_overview);
     assert_eq!(
         h.get_by_label("Rank ID").value().as_deref(),
         Some("rank 0 · NPU:0 · node0")

@@ -28,6 +28,7 @@ fn app(lang: Lang) -> Harness<'static, MemsightApp> {
     let mut app = MemsightApp::new(Some(fixtures().join("demo")), Vec::new(), None);
     app.set_language(lang);
     app.wait_for_load();
+    app.apply(memsight::ui::Command::ShowOverview(false));
     let mut h = Harness::builder()
         .with_size([1400.0, 900.0])
         .with_max_steps(16)

@@ -9,6 +9,7 @@ pub mod live;
 pub mod lod;
 pub mod peaks;
 pub mod series;
+pub mod spread;
 pub mod static_graph;
 pub mod steps;
 pub mod table;
@@ -26,6 +27,7 @@ pub use peaks::{
     ComponentColumn, ComponentPeak, Peak, component_order, component_peaks, peak, peak_in_window,
 };
 pub use series::{GroupBy, OverallCurve, Quantity, Series, build_series, operator_component};
+pub use spread::{Spread, spread};
 pub use static_graph::{
     END_OF_GRAPH, StaticColumn, StaticGraph, static_graphs, static_ops_in_range, static_rows,
     static_rows_tsv,

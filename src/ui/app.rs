@@ -60,6 +60,8 @@ pub struct MemsightApp {
     opening: Option<PathBuf>,
     jobs: Jobs,
     loading: Option<Loading>,
+    /// The cluster overview of the open profile (profiles with more than one rank).
+    overview: Option<super::overview::Overview>,
     /// How many rank loads were started (a rank shown again from the session starts none).
     pub loads_started: usize,
     dialog: Option<(PickKind, Job<PickOutcome>)>,
@@ -137,6 +139,7 @@ impl MemsightApp {
             opening: None,
             jobs,
             loading: None,
+            overview: None,
             loads_started: 0,
             dialog: None,
             browser: FileBrowser::default(),
@@ -231,6 +234,11 @@ impl MemsightApp {
             Command::Open(path) => self.open_now(path),
             Command::Pick(kind) => self.pick(kind),
             Command::SelectRank(rank) => self.select_rank_now(rank),
+            Command::CancelOverview => {
+                if let Some(o) = &mut self.overview {
+                    o.cancel();
+                }
+            }
             Command::CancelLoad => {
                 if let Some(l) = &self.loading {
                     l.job.control().cancel();
@@ -259,6 +267,7 @@ impl MemsightApp {
     fn open_now(&mut self, path: PathBuf) {
         self.opening = Some(path.clone());
         self.session.open(path.clone());
+        self.overview = None; // dropping it cancels its job
         self.current = None;
         self.error = None;
         self.state = ViewState::default();
@@ -369,6 +378,18 @@ impl MemsightApp {
         self.chart.last_plot_rect
     }
 
+    /// The cluster overview, when the profile has more than one rank.
+    pub fn overview(&self) -> Option<&super::overview::Overview> {
+        self.overview.as_ref()
+    }
+
+    /// Waits until the overview has summarised every rank (tests and headless runs).
+    pub fn wait_for_overview(&mut self) {
+        if let Some(o) = &mut self.overview {
+            o.wait();
+        }
+    }
+
     /// The text the last Copy put on the clipboard.
     pub fn last_copy(&self) -> Option<&str> {
         self.table.last_copy.as_deref()
@@ -418,6 +439,14 @@ impl MemsightApp {
     fn handle(&mut self, msg: LoadMsg) {
         match msg {
             LoadMsg::Discovered(p) => {
+                // Several ranks: summarise them all in the background and show the overview.
+                if p.ranks.len() > 1 {
+                    self.overview = Some(super::overview::Overview::start(
+                        &mut self.jobs,
+                        Arc::clone(&p),
+                    ));
+                    self.state.apply(&Command::ShowOverview(true));
+                }
                 // A path that proved to be a profile goes into the recent list; one that did not
                 // stays out of it.
                 if let Some(path) = self.opening.take() {
@@ -529,6 +558,11 @@ impl MemsightApp {
         }
         let t = self.tr();
         self.poll_load();
+        if let Some(o) = &mut self.overview
+            && o.poll()
+        {
+            ui.ctx().request_repaint();
+        }
         self.poll_chart_png();
         let mut out: Vec<Command> = Vec::new();
         if let Some(p) = self.poll_dialog() {
@@ -589,7 +623,12 @@ impl MemsightApp {
         if asked {
             ui.ctx().request_repaint();
         }
-        if let Some(view) = self.view() {
+        let overview = self.overview.as_ref().filter(|_| self.state.show_overview);
+        if let Some(o) = overview {
+            egui::CentralPanel::default().frame(central).show(ui, |ui| {
+                super::panes::overview::overview_ui(ui, t, o, &self.state, &mut out);
+            });
+        } else if let Some(view) = self.view() {
             let notes = self
                 .session
                 .profile

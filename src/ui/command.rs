@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use super::i18n::Lang;
 use super::prefs::ThemePref;
-use super::state::{RowSubset, StepColumn};
+use super::state::{OverviewColumn, RowSubset, StepColumn};
 use crate::analysis::{Column, ComponentColumn, GroupBy, StaticColumn};
 use crate::model::TimeWindow;
 
@@ -111,6 +111,12 @@ pub enum Command {
     ShowSteps(bool),
     /// A click on a steps-table header.
     CycleStepSort(StepColumn),
+    /// Show the cluster overview (true) or the rank's chart and tables (false).
+    ShowOverview(bool),
+    /// A click on an overview-table header.
+    CycleOverviewSort(OverviewColumn),
+    /// Stop summarising ranks for the overview.
+    CancelOverview,
     /// Show exactly these rows in the details table (a step's survivors); None shows all again.
     FilterRows(Option<RowSubset>),
 }

@@ -243,6 +243,24 @@ pub struct Tr {
     pub breakdown_total: &'static str,
     /// Components named under Runtime.
     pub breakdown_components: &'static str,
+    /// The overview toggle in the parameter bar.
+    pub overview_button: &'static str,
+    /// Its hover text.
+    pub overview_hover: &'static str,
+    /// The overview's title: ranks summarised, ranks in all.
+    pub overview_title: fn(usize, usize) -> String,
+    /// The overview table's headers, in `OverviewColumn::ALL` order.
+    pub overview_headers: [&'static str; 10],
+    /// The spread of peak Operator Allocated: max, its rank, min, its rank, mean, max − min.
+    pub overview_spread: fn(&str, &str, &str, &str, &str, &str) -> String,
+    /// Outlier ranks (a list).
+    pub overview_outliers: fn(&str) -> String,
+    /// No outlier.
+    pub overview_no_outliers: &'static str,
+    /// Hover text of a rank in the overview.
+    pub open_rank_hover: &'static str,
+    /// The bar chart's y axis.
+    pub overview_axis: &'static str,
 }
 
 /// One line on what a curve of the Overall view means (from the torch_npu and CANN docs in
@@ -489,6 +507,30 @@ pub static EN: Tr = Tr {
     ],
     breakdown_total: "Total",
     breakdown_components: "Components (npu_module_mem)",
+    overview_button: "Cluster overview",
+    overview_hover: "Every rank's peaks side by side: which rank is worst",
+    overview_title: |done, n| format!("Cluster overview: {done} of {n} ranks summarised"),
+    overview_headers: [
+        "Rank",
+        "Device",
+        "Host",
+        "Peak Allocated(MB)",
+        "Peak at(ms)",
+        "Peak Reserved(MB)",
+        "Peak APP(MB)",
+        "Largest allocation",
+        "Skipped rows",
+        "Warnings",
+    ],
+    overview_spread: |max, max_rank, min, min_rank, mean, range| {
+        format!(
+            "Peak Operator Allocated: max {max} (rank {max_rank}) · min {min} (rank {min_rank}) · mean {mean} · max − min {range}"
+        )
+    },
+    overview_outliers: |list| format!("⚠ Outliers: {list}"),
+    overview_no_outliers: "No outlier (ranks beyond 1.5 × IQR of the quartiles).",
+    open_rank_hover: "Open this rank",
+    overview_axis: "Peak (MB)",
 };
 
 /// 简体中文.
@@ -696,6 +738,30 @@ pub static ZH: Tr = Tr {
     ],
     breakdown_total: "合计",
     breakdown_components: "组件（npu_module_mem）",
+    overview_button: "集群总览",
+    overview_hover: "并排查看每个 rank 的峰值：哪个 rank 最差",
+    overview_title: |done, n| format!("集群总览：已汇总 {done}/{n} 个 rank"),
+    overview_headers: [
+        "Rank",
+        "设备",
+        "主机",
+        "峰值 Allocated(MB)",
+        "峰值时间(ms)",
+        "峰值 Reserved(MB)",
+        "峰值 APP(MB)",
+        "最大申请",
+        "跳过行数",
+        "警告",
+    ],
+    overview_spread: |max, max_rank, min, min_rank, mean, range| {
+        format!(
+            "峰值 Operator Allocated：最大 {max}（rank {max_rank}）· 最小 {min}（rank {min_rank}）· 平均 {mean} · 极差 {range}"
+        )
+    },
+    overview_outliers: |list| format!("⚠ 离群：{list}"),
+    overview_no_outliers: "无离群 rank（以四分位距 1.5 倍为界）。",
+    open_rank_hover: "打开此 rank",
+    overview_axis: "峰值 (MB)",
 };
 
 #[cfg(test)]

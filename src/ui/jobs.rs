@@ -29,6 +29,8 @@ pub enum JobKey {
     Dialog,
     /// Exporting the details table.
     Export,
+    /// Summarising every rank for the cluster overview.
+    Overview,
     /// Anything a test starts.
     Named(String),
 }

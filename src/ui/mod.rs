@@ -9,7 +9,8 @@
 //!   [`prefs`]: language, theme and recent paths kept between runs;
 //!   [`file_browser`]: the in-app open/save browser for desktops without a native dialog.
 //! - [`jobs`]: the one job runner (keyed, cancellable, with progress) for all background work;
-//!   [`loading`]: discovery and rank loads as jobs.
+//!   [`loading`]: discovery and rank loads as jobs; [`overview`]: the per-rank summaries of the
+//!   cluster overview, filled by a job.
 //! - [`panes`]: memory chart, details table, component table, static graph, live at cursor,
 //!   warnings; [`top_bar`]: menus, parameter bar, start page.
 //! - [`plot`]: what the charts share (step lines, zoom gestures, reduced lines, colours);
@@ -25,6 +26,7 @@ pub mod format;
 pub mod i18n;
 pub mod jobs;
 pub mod loading;
+pub mod overview;
 pub mod panes;
 pub mod plot;
 pub mod prefs;

@@ -79,6 +79,47 @@ impl StepColumn {
     ];
 }
 
+/// A column of the cluster overview's table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OverviewColumn {
+    /// Rank id.
+    Rank,
+    /// Device id.
+    Device,
+    /// Host.
+    Host,
+    /// Peak Operator Allocated.
+    PeakAllocated,
+    /// When it was reached.
+    PeakAllocatedAt,
+    /// Peak Operator Reserved.
+    PeakReserved,
+    /// Peak APP Reserved.
+    PeakApp,
+    /// Largest allocation.
+    Largest,
+    /// Skipped rows.
+    Skipped,
+    /// Warnings.
+    Warnings,
+}
+
+impl OverviewColumn {
+    /// Every column, in table order.
+    pub const ALL: [OverviewColumn; 10] = [
+        OverviewColumn::Rank,
+        OverviewColumn::Device,
+        OverviewColumn::Host,
+        OverviewColumn::PeakAllocated,
+        OverviewColumn::PeakAllocatedAt,
+        OverviewColumn::PeakReserved,
+        OverviewColumn::PeakApp,
+        OverviewColumn::Largest,
+        OverviewColumn::Skipped,
+        OverviewColumn::Warnings,
+    ];
+}
+
 /// Everything the user has chosen for the current profile.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ViewState {
@@ -132,6 +173,10 @@ pub struct ViewState {
     pub step_sort: Option<(StepColumn, SortDir)>,
     /// The details table shows exactly these rows (a step's survivors).
     pub only_rows: Option<RowSubset>,
+    /// The cluster overview fills the window instead of one rank's chart and tables.
+    pub show_overview: bool,
+    /// The overview table's sort (`None`: discovery order).
+    pub overview_sort: Option<(OverviewColumn, SortDir)>,
 }
 
 impl Default for ViewState {
@@ -162,6 +207,8 @@ impl Default for ViewState {
             show_steps: false,
             step_sort: None,
             only_rows: None,
+            show_overview: false,
+            overview_sort: None,
         }
     }
 }
@@ -292,6 +339,10 @@ impl ViewState {
             }
             Command::ShowWarnings(on) => self.show_warnings = *on,
             Command::ShowSteps(on) => self.show_steps = *on,
+            Command::ShowOverview(on) => self.show_overview = *on,
+            Command::CycleOverviewSort(col) => {
+                self.overview_sort = next_sort(self.overview_sort, *col);
+            }
             Command::CycleStepSort(col) => self.step_sort = next_sort(self.step_sort, *col),
             Command::FilterRows(rows) => {
                 self.only_rows.clone_from(rows);
@@ -304,6 +355,7 @@ impl ViewState {
             | Command::Pick(_)
             | Command::SelectRank(_)
             | Command::CancelLoad
+            | Command::CancelOverview
             | Command::Copy
             | Command::CopyAll
             | Command::SaveChart
@@ -326,6 +378,7 @@ impl ViewState {
         self.graph = 0;
         self.static_range = None;
         self.only_rows = None;
+        self.show_overview = false;
     }
 }
 

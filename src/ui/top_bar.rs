@@ -143,6 +143,14 @@ pub fn parameters_ui(
             ui.label(t.no_profile);
             return;
         };
+        if profile.ranks.len() > 1
+            && ui
+                .selectable_label(state.show_overview, t.overview_button)
+                .on_hover_text(t.overview_hover)
+                .clicked()
+        {
+            out.push(Command::ShowOverview(!state.show_overview));
+        }
         let hosts = profile.hosts();
         if !hosts.is_empty() {
             let label = ui.label(t.host_name);

@@ -165,13 +165,15 @@ pub fn memsight(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-/// The app on `path`, loaded, in a 1400×900 kittest harness with real frame times (1/60 s: a
+/// The app on `path`, loaded, showing its first rank (not the cluster overview a multi-rank
+/// profile opens on), in a 1400×900 kittest harness with real frame times (1/60 s: a
 /// double-click is two clicks within 0.3 s); `run()` steps until nothing more is asked for.
 #[cfg(feature = "gui")]
 pub fn open_app(path: PathBuf) -> egui_kittest::Harness<'static, memsight::ui::MemsightApp> {
     let mut app = memsight::ui::MemsightApp::new(Some(path), Vec::new(), None);
     app.wait_for_load();
     assert!(app.view().is_some(), "{:?}", app.error);
+    app.apply(memsight::ui::Command::ShowOverview(false));
     let mut h = egui_kittest::Harness::builder()
         .with_size([1400.0, 900.0])
         .with_max_steps(16)

@@ -5,7 +5,8 @@
 //! - [`memory_chart`]: the memory curves, linked to the table through the time window;
 //! - [`details_table`]: the details table, its filters, pages, Copy; [`export_csv`]: Export
 //!   CSV…; [`pager`]: the pager both tables use;
-//! - [`component_table`]: the component peak table (Group By Component);
+//! - [`component_table`]: the component peak table (Group By Component); [`overview`]: the
+//!   cluster overview (every rank's peaks);
 //! - [`static_view`]: the static graph and its ops; [`live`]: Live at cursor;
 //!   [`warnings`]: the load warnings window; [`steps`]: memory per training step.
 
@@ -14,6 +15,7 @@ pub mod details_table;
 pub mod export_csv;
 pub mod live;
 pub mod memory_chart;
+pub mod overview;
 pub mod pager;
 pub mod static_view;
 pub mod steps;

@@ -1,0 +1,270 @@
+//! The cluster overview pane: every rank's peaks as bars (outliers in red) with their spread,
+//! and a sortable table of the per-rank summaries; a click on a rank opens it. Rows appear as the
+//! background job summarises the ranks.
+
+use egui_extras::{Column as TableColumn, TableBuilder};
+use egui_plot::{Bar, BarChart, Plot};
+
+use super::details_table::sort_header;
+use crate::analysis::{SortDir, spread};
+use crate::export::summary::RankSummary;
+use crate::ui::command::Command;
+use crate::ui::format::grouped;
+use crate::ui::i18n::Tr;
+use crate::ui::overview::Overview;
+use crate::ui::state::{OverviewColumn, ViewState};
+
+/// A sortable value of a summary's column (numbers compare as numbers, text as text).
+#[derive(Debug, Clone, PartialEq, PartialOrd)]
+enum Key {
+    Num(f64),
+    Text(String),
+    Missing,
+}
+
+fn key(s: &RankSummary, col: OverviewColumn) -> Key {
+    let num = |v: Option<f64>| v.map_or(Key::Missing, Key::Num);
+    match col {
+        OverviewColumn::Rank => s
+            .rank
+            .parse::<f64>()
+            .map_or_else(|_| Key::Text(s.rank.clone()), Key::Num),
+        OverviewColumn::Device => s.device.clone().map_or(Key::Missing, Key::Text),
+        OverviewColumn::Host => s.host.clone().map_or(Key::Missing, Key::Text),
+        OverviewColumn::PeakAllocated => num(s.peaks.operator_allocated.map(|p| p.mib)),
+        OverviewColumn::PeakAllocatedAt => num(s.peaks.operator_allocated.map(|p| p.at_ms)),
+        OverviewColumn::PeakReserved => num(s.peaks.operator_reserved.map(|p| p.mib)),
+        OverviewColumn::PeakApp => num(s.peaks.app_reserved.map(|p| p.mib)),
+        OverviewColumn::Largest => num(s.largest_allocation.as_ref().map(|l| l.size_kib)),
+        OverviewColumn::Skipped => Key::Num(s.counts.skipped_rows as f64),
+        OverviewColumn::Warnings => Key::Num(s.warnings.len() as f64),
+    }
+}
+
+/// The text of a cell.
+pub fn cell(s: &RankSummary, col: OverviewColumn) -> String {
+    let mb = |v: Option<f64>| v.map_or("–".into(), |m| grouped(m, 2));
+    match col {
+        OverviewColumn::Rank => s.rank.clone(),
+        OverviewColumn::Device => s.device.clone().unwrap_or_else(|| "–".into()),
+        OverviewColumn::Host => s.host.clone().unwrap_or_else(|| "–".into()),
+        OverviewColumn::PeakAllocated => mb(s.peaks.operator_allocated.map(|p| p.mib)),
+        OverviewColumn::PeakAllocatedAt => s
+            .peaks
+            .operator_allocated
+            .map_or("–".into(), |p| grouped(p.at_ms, 3)),
+        OverviewColumn::PeakReserved => mb(s.peaks.operator_reserved.map(|p| p.mib)),
+        OverviewColumn::PeakApp => mb(s.peaks.app_reserved.map(|p| p.mib)),
+        OverviewColumn::Largest => s.largest_allocation.as_ref().map_or("–".into(), |l| {
+            format!("{} ({} KB)", display(&l.name), grouped(l.size_kib, 1))
+        }),
+        OverviewColumn::Skipped => grouped(s.counts.skipped_rows as f64, 0),
+        OverviewColumn::Warnings => grouped(s.warnings.len() as f64, 0),
+    }
+}
+
+fn display(name: &str) -> &str {
+    if name.is_empty() { "Unknown" } else { name }
+}
+
+/// Rows summarised so far (indices into the profile's ranks), in the state's order; rows with a
+/// missing value go last.
+pub fn overview_order(o: &Overview, sort: Option<(OverviewColumn, SortDir)>) -> Vec<usize> {
+    let mut rows: Vec<usize> = (0..o.rows.len()).filter(|&i| o.rows[i].is_some()).collect();
+    if let Some((col, dir)) = sort {
+        rows.sort_by(|&a, &b| {
+            let (Some(x), Some(y)) = (&o.rows[a], &o.rows[b]) else {
+                return std::cmp::Ordering::Equal;
+            };
+            let (kx, ky) = (key(x, col), key(y, col));
+            match (&kx, &ky) {
+                (Key::Missing, Key::Missing) => std::cmp::Ordering::Equal,
+                (Key::Missing, _) => std::cmp::Ordering::Greater,
+                (_, Key::Missing) => std::cmp::Ordering::Less,
+                _ => {
+                    let ord = kx.partial_cmp(&ky).unwrap_or(std::cmp::Ordering::Equal);
+                    if dir == SortDir::Desc {
+                        ord.reverse()
+                    } else {
+                        ord
+                    }
+                }
+            }
+        });
+    }
+    rows
+}
+
+/// Draws the overview.
+pub fn overview_ui(
+    ui: &mut egui::Ui,
+    t: &'static Tr,
+    o: &Overview,
+    state: &ViewState,
+    out: &mut Vec<Command>,
+) {
+    let n = o.rows.len();
+    ui.horizontal(|ui| {
+        ui.heading((t.overview_title)(o.done(), n));
+        if o.is_running() {
+            ui.add(
+                egui::ProgressBar::new(o.done() as f32 / n.max(1) as f32)
+                    .desired_width(160.0)
+                    .show_percentage(),
+            );
+            if ui.button(t.cancel).clicked() {
+                out.push(Command::CancelOverview);
+            }
+        }
+    });
+    let peaks: Vec<(usize, f64)> = (0..n)
+        .filter_map(|i| {
+            o.rows[i]
+                .as_ref()?
+                .peaks
+                .operator_allocated
+                .map(|p| (i, p.mib))
+        })
+        .collect();
+    let rank_of = |i: usize| o.rows[i].as_ref().map_or(String::new(), |s| s.rank.clone());
+    let stats = spread(&peaks);
+    if let Some(s) = &stats {
+        let mb = |v: f64| format!("{} MB", grouped(v, 2));
+        ui.label((t.overview_spread)(
+            &mb(s.max.1),
+            &rank_of(s.max.0),
+            &mb(s.min.1),
+            &rank_of(s.min.0),
+            &mb(s.mean),
+            &mb(s.range),
+        ));
+        if s.outliers.is_empty() {
+            ui.weak(t.overview_no_outliers);
+        } else {
+            let list: Vec<String> = s
+                .outliers
+                .iter()
+                .map(|&i| format!("rank {}", rank_of(i)))
+                .collect();
+            ui.colored_label(
+                ui.visuals().warn_fg_color,
+                (t.overview_outliers)(&list.join(", ")),
+            );
+        }
+    }
+    let outliers = stats.map(|s| s.outliers).unwrap_or_default();
+    let bars: Vec<Bar> = peaks
+        .iter()
+        .map(|&(i, mib)| {
+            let color = if outliers.contains(&i) {
+                egui::Color32::from_rgb(214, 39, 40)
+            } else {
+                egui::Color32::from_rgb(31, 119, 180)
+            };
+            Bar::new(i as f64, mib)
+                .name(format!("rank {}", rank_of(i)))
+                .fill(color)
+                .width(0.7)
+        })
+        .collect();
+    let chart_h = (ui.available_height() * 0.35).clamp(120.0, 320.0);
+    let labels: Vec<String> = (0..n).map(rank_of).collect();
+    Plot::new("overview_bars")
+        .x_axis_formatter(move |m, _| {
+            // Rank ids under their bars; nothing between them.
+            let i = m.value.round();
+            if (m.value - i).abs() < 1e-6 && i >= 0.0 {
+                labels.get(i as usize).cloned().unwrap_or_default()
+            } else {
+                String::new()
+            }
+        })
+        .x_grid_spacer(|input| {
+            let (a, b) = input.bounds;
+            let step = ((b - a) / 16.0).ceil().max(1.0);
+            let mut marks = Vec::new();
+            let mut x = (a / step).ceil() * step;
+            while x <= b {
+                marks.push(egui_plot::GridMark {
+                    value: x,
+                    step_size: step,
+                });
+                x += step;
+            }
+            marks
+        })
+        .height(chart_h)
+        .y_axis_label(t.overview_axis)
+        .allow_drag(false)
+        .allow_zoom(false)
+        .allow_scroll(false)
+        .allow_boxed_zoom(false)
+        .include_y(0.0)
+        .show(ui, |p| {
+            p.bar_chart(
+                BarChart::new("peaks", bars).element_formatter(Box::new(|b, _| {
+                    format!("{}: {} MB", b.name, grouped(b.value, 2))
+                })),
+            );
+        });
+    ui.separator();
+    table_ui(ui, t, o, state, out);
+}
+
+fn table_ui(ui: &mut egui::Ui, t: &Tr, o: &Overview, state: &ViewState, out: &mut Vec<Command>) {
+    let order = overview_order(o, state.overview_sort);
+    let h = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
+    egui::ScrollArea::horizontal()
+        .id_salt("overview_scroll")
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            let mut table = TableBuilder::new(ui)
+                .striped(true)
+                .id_salt("overview_table");
+            for col in OverviewColumn::ALL {
+                table = table.column(match col {
+                    OverviewColumn::Largest => TableColumn::initial(260.0).clip(true),
+                    _ => TableColumn::auto().at_least(50.0),
+                });
+            }
+            table
+                .header(h, |mut hr| {
+                    for (k, col) in OverviewColumn::ALL.into_iter().enumerate() {
+                        hr.col(|ui| {
+                            let dir = state
+                                .overview_sort
+                                .filter(|(c, _)| *c == col)
+                                .map(|(_, d)| d);
+                            if sort_header(ui, t, t.overview_headers[k], dir, t.overview_headers[0])
+                            {
+                                out.push(Command::CycleOverviewSort(col));
+                            }
+                        });
+                    }
+                })
+                .body(|body| {
+                    body.rows(h, order.len(), |mut row| {
+                        let i = order[row.index()];
+                        let Some(s) = &o.rows[i] else {
+                            return;
+                        };
+                        for col in OverviewColumn::ALL {
+                            row.col(|ui| {
+                                let text = cell(s, col);
+                                if col == OverviewColumn::Rank {
+                                    if ui.link(text).on_hover_text(t.open_rank_hover).clicked() {
+                                        out.push(Command::SelectRank(i));
+                                        out.push(Command::ShowOverview(false));
+                                    }
+                                } else if col == OverviewColumn::Warnings && !s.warnings.is_empty()
+                                {
+                                    ui.label(text).on_hover_text(s.warnings.join("\n"));
+                                } else {
+                                    ui.label(text);
+                                }
+                            });
+                        }
+                    });
+                });
+        });
+}

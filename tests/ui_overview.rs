@@ -1,0 +1,161 @@
+//! The cluster overview through egui_kittest, in English and Chinese: rows filled in the
+//! background, the spread and the outlier, sorting, opening a rank, cancelling. Peaks are
+//! checked against the raw memory_record files.
+#![cfg(feature = "gui")]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{RawCsv, copy_dir, raw_peak};
+use egui::accesskit::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::{NodeT, Queryable};
+use memsight::generate::{GenOptions, generate};
+use memsight::ui::format::grouped;
+use memsight::ui::i18n::Lang;
+use memsight::ui::{Command, MemsightApp};
+
+/// Five similar ranks and a sixth that leaks 512 MiB a step (rank id `0_2`: its folder says 0).
+fn cluster() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = GenOptions {
+        allocs: 800,
+        ..Default::default()
+    };
+    generate(
+        tmp.path(),
+        &GenOptions {
+            ranks: 5,
+            ..base.clone()
+        },
+    )
+    .unwrap();
+    let other = tempfile::tempdir().unwrap();
+    let leaky = generate(
+        other.path(),
+        &GenOptions {
+            steps: 6,
+            leak_per_step: 512 << 20,
+            ..base
+        },
+    )
+    .unwrap()
+    .remove(0);
+    copy_dir(
+        &leaky,
+        &tmp.path().join("node1_4999_20261121000000009_ascend_pt"),
+    );
+    tmp
+}
+
+fn rank_dirs(root: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    v.sort();
+    v
+}
+
+fn raw_allocated_peak(rank: &Path) -> f64 {
+    let rec = RawCsv::read(&rank.join("ASCEND_PROFILER_OUTPUT/memory_record.csv"));
+    raw_peak(&rec, "PTA+GE", "Total Allocated(MB)", 1.0)
+        .unwrap()
+        .0
+}
+
+fn harness(app: MemsightApp) -> Harness<'static, MemsightApp> {
+    let mut h = Harness::builder()
+        .with_size([1400.0, 900.0])
+        .with_max_steps(16)
+        .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
+    h.run();
+    h.run();
+    h
+}
+
+#[test]
+fn the_overview_lists_every_rank_marks_the_outlier_sorts_and_opens_a_rank() {
+    let tmp = cluster();
+    let dirs = rank_dirs(tmp.path());
+    assert_eq!(dirs.len(), 6);
+    for (lang, title, outliers) in [
+        (
+            Lang::En,
+            "Cluster overview: 6 of 6 ranks summarised",
+            "Outliers: rank 0_2",
+        ),
+        (Lang::Zh, "集群总览：已汇总 6/6 个 rank", "离群：rank 0_2"),
+    ] {
+        let mut app = MemsightApp::new(Some(tmp.path().to_path_buf()), Vec::new(), None);
+        app.set_language(lang);
+        app.wait_for_load();
+        app.wait_for_overview();
+        let mut h = harness(app);
+        assert!(h.state().view_state().show_overview);
+        h.get_by_label(title);
+        h.get_by_label_contains(outliers);
+        // Every rank's peak, as the raw file has it, on that rank's row.
+        let profile = h.state().profile().unwrap().clone();
+        for (i, info) in profile.ranks.iter().enumerate() {
+            let want = grouped(raw_allocated_peak(&info.dir), 2);
+            let link = h
+                .get_all_by_role_and_label(Role::Link, &info.rank)
+                .next()
+                .unwrap_or_else(|| panic!("rank {} listed", info.rank));
+            let y = link.rect().center().y;
+            assert!(
+                h.query_all_by_label(&want)
+                    .any(|n| (n.rect().center().y - y).abs() < 3.0),
+                "rank {} (index {i}): {want}",
+                info.rank
+            );
+        }
+        // Sorted by peak, largest first: the leaking rank leads.
+        let header = h.state().tr().overview_headers[3];
+        h.get_by_label(header).click();
+        h.run();
+        h.get_by_label(&format!("{header} ⬆")).click();
+        h.run();
+        let top = h
+            .get_all_by_role(Role::Link)
+            .filter(|n| n.rect().min.y > 300.0)
+            .min_by(|a, b| a.rect().min.y.total_cmp(&b.rect().min.y))
+            .unwrap();
+        assert_eq!(top.accesskit_node().label().as_deref(), Some("0_2"));
+        // A click opens that rank.
+        top.click();
+        h.step(); // starts the load (a spinner shows while it runs)
+        h.state_mut().wait_for_load();
+        h.run();
+        let idx = profile.ranks.iter().position(|r| r.rank == "0_2").unwrap();
+        let vs = h.state().view_state();
+        assert!(!vs.show_overview);
+        assert_eq!(vs.rank, idx);
+        // The toggle in the parameter bar brings the overview back.
+        let button = h.state().tr().overview_button;
+        h.get_by_label(button).click();
+        h.run();
+        assert!(h.state().view_state().show_overview);
+    }
+}
+
+#[test]
+fn rows_arrive_one_by_one_and_cancel_stops_the_job() {
+    let tmp = cluster();
+    let mut app = MemsightApp::new(Some(tmp.path().to_path_buf()), Vec::new(), None);
+    app.wait_for_load();
+    app.apply(Command::CancelOverview);
+    let o = app.overview().unwrap();
+    assert!(!o.is_running());
+    let stopped_at = o.done();
+    assert!(stopped_at <= 6);
+    // A new open summarises again from the start, to the end.
+    app.apply(Command::Open(tmp.path().to_path_buf()));
+    app.wait_for_load();
+    app.wait_for_overview();
+    let o = app.overview().unwrap();
+    assert_eq!(o.done(), 6);
+    assert!(o.first_row_after.unwrap() <= o.done_after.unwrap());
+}
