@@ -14,6 +14,9 @@ use memsight::model::Format;
 struct Args {
     /// Profiling folder or .db to open (default: the bundled demo profile).
     path: Option<PathBuf>,
+    /// Compare it with this baseline (a folder or .db; its first rank).
+    #[arg(long, value_name = "BASELINE")]
+    compare: Option<PathBuf>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -257,14 +260,14 @@ fn main() -> ExitCode {
                     }
                 },
             };
-            run_app(path)
+            run_app(path, args.compare)
         }
     }
 }
 
 #[cfg(feature = "gui")]
-fn run_app(path: PathBuf) -> ExitCode {
-    match memsight::ui::run(path) {
+fn run_app(path: PathBuf, baseline: Option<PathBuf>) -> ExitCode {
+    match memsight::ui::run(path, baseline) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("memsight: cannot open a window: {e}");
@@ -274,7 +277,7 @@ fn run_app(path: PathBuf) -> ExitCode {
 }
 
 #[cfg(not(feature = "gui"))]
-fn run_app(path: PathBuf) -> ExitCode {
+fn run_app(path: PathBuf, _baseline: Option<PathBuf>) -> ExitCode {
     eprintln!(
         "memsight: this build has no GUI (built with --no-default-features); \
          try `memsight inspect {}` or `memsight --help`",

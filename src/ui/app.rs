@@ -11,13 +11,13 @@ use super::file_browser::{FileBrowser, PickOutcome, Purpose, native_outcome};
 use super::i18n::{Lang, Tr};
 use super::jobs::{Job, JobKey, Jobs, Place, Poll};
 use super::loading::{LoadMsg, Loading, start_load};
-use super::panes::PaneCx;
 use super::panes::component_table::ComponentTable;
 use super::panes::details_table::DetailsTable;
 use super::panes::live::live_ui;
 use super::panes::memory_chart::MemoryChart;
 use super::panes::static_view::{StaticChart, StaticTable};
 use super::panes::warnings::warnings_window;
+use super::panes::{Compare, PaneCx, align_offset};
 use super::prefs::Prefs;
 use super::session::{RankKey, Session};
 use super::state::ViewState;
@@ -35,7 +35,7 @@ pub fn native_picker(kind: PickKind) -> PickOutcome {
     native_outcome(|| {
         let dialog = rfd::FileDialog::new();
         match kind {
-            PickKind::Folder => dialog.set_title("memsight").pick_folder(),
+            PickKind::Folder | PickKind::Baseline => dialog.set_title("memsight").pick_folder(),
             PickKind::Database => dialog
                 .set_title("memsight")
                 .add_filter("Profiler DB", &["db"])
@@ -60,6 +60,8 @@ pub struct MemsightApp {
     opening: Option<PathBuf>,
     jobs: Jobs,
     loading: Option<Loading>,
+    /// The other side of a comparison, when comparing.
+    pub baseline: super::baseline::BaselineSlot,
     /// The cluster overview of the open profile (profiles with more than one rank).
     overview: Option<super::overview::Overview>,
     /// How many rank loads were started (a rank shown again from the session starts none).
@@ -140,6 +142,7 @@ impl MemsightApp {
             jobs,
             loading: None,
             overview: None,
+            baseline: Default::default(),
             loads_started: 0,
             dialog: None,
             browser: FileBrowser::default(),
@@ -234,6 +237,39 @@ impl MemsightApp {
             Command::Open(path) => self.open_now(path),
             Command::Pick(kind) => self.pick(kind),
             Command::SelectRank(rank) => self.select_rank_now(rank),
+            Command::CompareWith(source) => {
+                let same = self.session.path.as_ref() == Some(&source.path);
+                let profile = self.session.profile.clone().filter(|_| same);
+                self.baseline.load(&mut self.jobs, source, profile);
+                self.state.apply(&Command::ShowDiff(true));
+            }
+            Command::CompareRank(rank) => {
+                if let Some(path) = self.session.path.clone() {
+                    self.apply(Command::CompareWith(super::baseline::BaselineSource {
+                        path,
+                        rank,
+                    }));
+                }
+            }
+            Command::StopCompare => {
+                self.baseline.clear();
+                for c in [
+                    Command::ShowDiff(false),
+                    Command::SetTableBaseline(false),
+                    Command::SetAlignStep(None),
+                ] {
+                    self.state.apply(&c);
+                }
+            }
+            Command::CopyDiff => {
+                if let (Some(view), Some(ctx)) = (self.view(), self.ctx.clone())
+                    && let Some(diff) = self.baseline.diff(&mut self.jobs, &view)
+                {
+                    let t = self.tr();
+                    let rows = super::panes::diff::diff_rows(&diff, &self.state);
+                    ctx.copy_text(super::panes::diff::diff_tsv(t, &diff, &rows));
+                }
+            }
             Command::CancelOverview => {
                 if let Some(o) = &mut self.overview {
                     o.cancel();
@@ -245,8 +281,19 @@ impl MemsightApp {
                 }
             }
             Command::Copy | Command::CopyAll => {
-                if let Some(view) = self.view() {
-                    let all = cmd == Command::CopyAll;
+                let all = cmd == Command::CopyAll;
+                if let (true, Some(b), Some(cur)) = (
+                    self.state.table_baseline,
+                    self.baseline.loaded.as_ref(),
+                    self.view(),
+                ) {
+                    // The table shows the baseline: copy its rows.
+                    let offset = align_offset(&cur, &b.view, self.state.align_step);
+                    let shifted = shifted_state(&self.state, offset);
+                    let view = Arc::clone(&b.view);
+                    self.table
+                        .copy(self.ctx.as_ref(), &view, &shifted, all, self.tr());
+                } else if let Some(view) = self.view() {
                     self.table
                         .copy(self.ctx.as_ref(), &view, &self.state, all, self.tr());
                 }
@@ -378,6 +425,18 @@ impl MemsightApp {
         self.chart.last_plot_rect
     }
 
+    /// Waits for the baseline to load and its diff against the rank on screen (tests).
+    pub fn wait_for_baseline(&mut self) {
+        let view = self.view();
+        self.baseline.wait(&mut self.jobs, view.as_ref());
+    }
+
+    /// The shift applied to the baseline's times (ns), when comparing.
+    pub fn compare_offset(&self) -> Option<i64> {
+        let (b, cur) = (self.baseline.loaded.as_ref()?, self.view()?);
+        Some(align_offset(&cur, &b.view, self.state.align_step))
+    }
+
     /// The cluster overview, when the profile has more than one rank.
     pub fn overview(&self) -> Option<&super::overview::Overview> {
         self.overview.as_ref()
@@ -497,7 +556,7 @@ impl MemsightApp {
 
     /// The native dialog's answer: a path to open, or the in-app browser when it could not be
     /// shown.
-    fn poll_dialog(&mut self) -> Option<PathBuf> {
+    fn poll_dialog(&mut self) -> Option<(PickKind, PathBuf)> {
         let (kind, job) = self.dialog.as_ref()?;
         let kind = *kind;
         match job.poll() {
@@ -509,7 +568,7 @@ impl MemsightApp {
             Poll::Msg(outcome) => {
                 self.dialog = None;
                 match outcome {
-                    PickOutcome::Picked(p) => Some(p),
+                    PickOutcome::Picked(p) => Some((kind, p)),
                     PickOutcome::Cancelled => None,
                     PickOutcome::Unavailable => {
                         self.show_browser(Purpose::Open(kind));
@@ -563,10 +622,13 @@ impl MemsightApp {
         {
             ui.ctx().request_repaint();
         }
+        if self.baseline.poll() {
+            ui.ctx().request_repaint();
+        }
         self.poll_chart_png();
         let mut out: Vec<Command> = Vec::new();
-        if let Some(p) = self.poll_dialog() {
-            out.push(Command::Open(p));
+        if let Some((kind, p)) = self.poll_dialog() {
+            out.push(opened(kind, p));
         }
         let dropped: Option<PathBuf> = ui.ctx().input(|i| {
             i.raw
@@ -581,7 +643,7 @@ impl MemsightApp {
         shortcuts(ui, &mut out);
         if let Some((purpose, path)) = self.browser.ui(ui.ctx()) {
             match purpose {
-                Purpose::Open(_) => out.push(Command::Open(path)),
+                Purpose::Open(kind) => out.push(opened(kind, path)),
                 Purpose::SaveChart => self.write_chart_png(&path),
                 Purpose::Save => self.table.exporter.write_to(&mut self.jobs, path, t),
             }
@@ -611,6 +673,7 @@ impl MemsightApp {
                 self.view().as_ref(),
                 &self.state,
                 self.loading.as_ref(),
+                &self.baseline,
                 &mut out,
             );
         });
@@ -634,12 +697,19 @@ impl MemsightApp {
                 .profile
                 .as_ref()
                 .map_or(&[][..], |p| &p.notes[..]);
+            let diff = self.baseline.diff(&mut self.jobs, &view);
+            let compare = self.baseline.loaded.as_ref().map(|b| Compare {
+                baseline: b,
+                offset: align_offset(&view, &b.view, self.state.align_step),
+                diff,
+            });
             let mut cx = PaneCx {
                 view: &view,
                 state: &self.state,
                 out: &mut out,
                 jobs: &mut self.jobs,
                 t,
+                compare,
             };
             let static_view = cx.state.static_view;
             if cx.state.link.cursor.is_some() && !static_view {
@@ -677,13 +747,40 @@ impl MemsightApp {
                     .default_size(table_h)
                     .show(ui, |ui| {
                         let has_steps = !static_view && cx.view.data.steps.is_some();
-                        if has_steps {
+                        let comparing = !static_view && cx.compare.is_some();
+                        if has_steps || comparing {
                             bottom_tabs(ui, &mut cx);
                         }
                         if static_view {
                             static_table.ui(ui, &mut cx);
                         } else if has_steps && cx.state.show_steps {
                             super::panes::steps::steps_ui(ui, &mut cx);
+                        } else if comparing && cx.state.show_diff {
+                            super::panes::diff::diff_ui(ui, &mut cx);
+                        } else if let Some(cmp) =
+                            cx.compare.clone().filter(|_| cx.state.table_baseline)
+                        {
+                            // The baseline's blocks, in the window mapped onto its own axis.
+                            let shifted = shifted_state(cx.state, cmp.offset);
+                            let before = cx.out.len();
+                            let mut bcx = PaneCx {
+                                view: &cmp.baseline.view,
+                                state: &shifted,
+                                out: &mut *cx.out,
+                                jobs: &mut *cx.jobs,
+                                t,
+                                compare: None,
+                            };
+                            table.ui(ui, &mut bcx);
+                            // Its rows are the baseline's: they mark nothing on this rank's chart.
+                            let mut k = before;
+                            while k < cx.out.len() {
+                                if matches!(cx.out[k], Command::Hover(_) | Command::MarkRow(_)) {
+                                    cx.out.remove(k);
+                                } else {
+                                    k += 1;
+                                }
+                            }
                         } else if cx.state.group_by == GroupBy::Component {
                             components.ui(ui, &mut cx);
                         } else {
@@ -804,15 +901,59 @@ fn bottom_tabs(ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
         } else {
             t.details_title
         };
-        if ui.selectable_label(!cx.state.show_steps, details).clicked() {
+        let on_details = !cx.state.show_steps && !cx.state.show_diff;
+        if ui.selectable_label(on_details, details).clicked() {
             cx.out.push(Command::ShowSteps(false));
+            cx.out.push(Command::ShowDiff(false));
         }
-        if ui
-            .selectable_label(cx.state.show_steps, (t.steps_tab)(n))
-            .clicked()
+        if cx.view.data.steps.is_some()
+            && ui
+                .selectable_label(cx.state.show_steps, (t.steps_tab)(n))
+                .clicked()
         {
             cx.out.push(Command::ShowSteps(true));
         }
+        if cx.compare.is_some() {
+            if ui
+                .selectable_label(cx.state.show_diff, t.diff_tab)
+                .clicked()
+            {
+                cx.out.push(Command::ShowDiff(true));
+            }
+            ui.separator();
+            for (on, label) in [(false, t.table_current), (true, t.table_baseline)] {
+                if ui
+                    .selectable_label(cx.state.table_baseline == on, label)
+                    .clicked()
+                {
+                    cx.out.push(Command::SetTableBaseline(on));
+                    cx.out.push(Command::ShowDiff(false));
+                    cx.out.push(Command::ShowSteps(false));
+                }
+            }
+        }
     });
     ui.separator();
+}
+
+/// What a picked path means: a profile to open, or a baseline to compare with.
+fn opened(kind: PickKind, path: PathBuf) -> Command {
+    match kind {
+        PickKind::Baseline => {
+            Command::CompareWith(super::baseline::BaselineSource { path, rank: 0 })
+        }
+        PickKind::Folder | PickKind::Database => Command::Open(path),
+    }
+}
+
+/// `state` with its window moved by `-offset`: the same span of the rank's axis on the
+/// baseline's own axis (the baseline is drawn `offset` ns later).
+fn shifted_state(state: &ViewState, offset: i64) -> ViewState {
+    let mut s = state.clone();
+    s.link.window = s.link.window.map(|w| {
+        let (a, b) = w.ns();
+        TimeWindow::new(a.saturating_sub(offset), b.saturating_sub(offset))
+    });
+    s.link.cursor = s.link.cursor.map(|c| c.saturating_sub(offset));
+    s
 }

@@ -5,9 +5,10 @@
 
 use std::path::PathBuf;
 
+use super::baseline::BaselineSource;
 use super::i18n::Lang;
 use super::prefs::ThemePref;
-use super::state::{OverviewColumn, RowSubset, StepColumn};
+use super::state::{DiffColumn, OverviewColumn, RowSubset, StepColumn};
 use crate::analysis::{Column, ComponentColumn, GroupBy, StaticColumn};
 use crate::model::TimeWindow;
 
@@ -18,6 +19,8 @@ pub enum PickKind {
     Folder,
     /// A profiler database (File, Open file (.db)…).
     Database,
+    /// A folder or .db to compare with (File, Compare with…).
+    Baseline,
 }
 
 /// A user intent.
@@ -111,6 +114,24 @@ pub enum Command {
     ShowSteps(bool),
     /// A click on a steps-table header.
     CycleStepSort(StepColumn),
+    /// Compare the rank on screen with a baseline (a rank of this profile or of another).
+    CompareWith(BaselineSource),
+    /// Compare with rank `i` of the open profile.
+    CompareRank(usize),
+    /// Stop comparing.
+    StopCompare,
+    /// Align the baseline's curves at the start of this step (None: at each rank's origin).
+    SetAlignStep(Option<i64>),
+    /// Show the per-operator diff below the chart.
+    ShowDiff(bool),
+    /// A click on a diff-table header.
+    CycleDiffSort(DiffColumn),
+    /// The diff table's name filter.
+    SetDiffFilter(String),
+    /// Copy the diff table (its filtered, sorted rows) as TSV.
+    CopyDiff,
+    /// The details table shows the baseline's blocks (true) or the rank on screen's.
+    SetTableBaseline(bool),
     /// Show the cluster overview (true) or the rank's chart and tables (false).
     ShowOverview(bool),
     /// A click on an overview-table header.

@@ -69,7 +69,9 @@ impl FileBrowser {
             .or_else(|| std::env::current_dir().ok())
             .unwrap_or_default();
         let dialog = match purpose {
-            Purpose::Open(PickKind::Folder) => FileDialog::select_folder().title(t.dialog_folder),
+            Purpose::Open(PickKind::Folder | PickKind::Baseline) => {
+                FileDialog::select_folder().title(t.dialog_folder)
+            }
             Purpose::Open(PickKind::Database) => FileDialog::open_file().title(t.dialog_db),
             Purpose::Save => FileDialog::save_file()
                 .title(t.dialog_save)

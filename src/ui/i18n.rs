@@ -261,6 +261,36 @@ pub struct Tr {
     pub open_rank_hover: &'static str,
     /// The bar chart's y axis.
     pub overview_axis: &'static str,
+    /// File menu: compare with another profile.
+    pub compare_with_menu: &'static str,
+    /// Parameter bar: compare with a rank (label of the picker).
+    pub compare_with: &'static str,
+    /// The picker's "no comparison" entry.
+    pub compare_none: &'static str,
+    /// Align the baseline at (label of the picker).
+    pub align_at: &'static str,
+    /// Align at the origins.
+    pub align_origins: &'static str,
+    /// Align at a step's start.
+    pub align_step: fn(i64) -> String,
+    /// The legend's note on the dashed curves.
+    pub baseline_note: fn(&str) -> String,
+    /// While the baseline loads.
+    pub baseline_loading: &'static str,
+    /// The diff tab.
+    pub diff_tab: &'static str,
+    /// The diff table's title (the baseline's label).
+    pub diff_title: fn(&str) -> String,
+    /// While the diff is computed.
+    pub diff_computing: &'static str,
+    /// The diff table's headers, in `DiffColumn::ALL` order.
+    pub diff_headers: [&'static str; 8],
+    /// Before the peak deltas.
+    pub peak_deltas: &'static str,
+    /// The details table shows the rank on screen.
+    pub table_current: &'static str,
+    /// The details table shows the baseline.
+    pub table_baseline: &'static str,
 }
 
 /// One line on what a curve of the Overall view means (from the torch_npu and CANN docs in
@@ -531,6 +561,30 @@ pub static EN: Tr = Tr {
     overview_no_outliers: "No outlier (ranks beyond 1.5 × IQR of the quartiles).",
     open_rank_hover: "Open this rank",
     overview_axis: "Peak (MB)",
+    compare_with_menu: "Compare with…",
+    compare_with: "Compare with",
+    compare_none: "nothing",
+    align_at: "Align at",
+    align_origins: "origins",
+    align_step: |s| format!("start of step #{s}"),
+    baseline_note: |l| format!("dashed: baseline {l}"),
+    baseline_loading: "loading the baseline…",
+    diff_tab: "Diff vs baseline",
+    diff_title: |l| format!("Per operator: baseline A = {l}, B = this rank"),
+    diff_computing: "comparing the operators…",
+    diff_headers: [
+        "Name",
+        "A(KB)",
+        "B(KB)",
+        "Delta(KB)",
+        "A blocks",
+        "B blocks",
+        "A at peak(MB)",
+        "B at peak(MB)",
+    ],
+    peak_deltas: "Peaks A → B:",
+    table_current: "Table: this rank",
+    table_baseline: "Table: baseline",
 };
 
 /// 简体中文.
@@ -762,6 +816,30 @@ pub static ZH: Tr = Tr {
     overview_no_outliers: "无离群 rank（以四分位距 1.5 倍为界）。",
     open_rank_hover: "打开此 rank",
     overview_axis: "峰值 (MB)",
+    compare_with_menu: "与…对比",
+    compare_with: "对比",
+    compare_none: "无",
+    align_at: "对齐于",
+    align_origins: "起点",
+    align_step: |s| format!("迭代 #{s} 开始"),
+    baseline_note: |l| format!("虚线：基线 {l}"),
+    baseline_loading: "正在加载基线…",
+    diff_tab: "与基线的差异",
+    diff_title: |l| format!("按算子：基线 A = {l}，B = 当前 rank"),
+    diff_computing: "正在比较算子…",
+    diff_headers: [
+        "名称",
+        "A(KB)",
+        "B(KB)",
+        "差值(KB)",
+        "A 块数",
+        "B 块数",
+        "A 峰值时(MB)",
+        "B 峰值时(MB)",
+    ],
+    peak_deltas: "峰值 A → B：",
+    table_current: "表格：当前 rank",
+    table_baseline: "表格：基线",
 };
 
 #[cfg(test)]

@@ -31,6 +31,10 @@ pub enum JobKey {
     Export,
     /// Summarising every rank for the cluster overview.
     Overview,
+    /// Loading the baseline of a comparison.
+    Baseline,
+    /// The per-operator diff of a comparison.
+    Diff,
     /// Anything a test starts.
     Named(String),
 }

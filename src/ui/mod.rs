@@ -8,6 +8,7 @@
 //! - [`i18n`]: every UI string in English and 简体中文; [`fonts`]: the system's CJK font;
 //!   [`prefs`]: language, theme and recent paths kept between runs;
 //!   [`file_browser`]: the in-app open/save browser for desktops without a native dialog.
+//! - [`baseline`]: the other side of a comparison and the per-operator diff.
 //! - [`jobs`]: the one job runner (keyed, cancellable, with progress) for all background work;
 //!   [`loading`]: discovery and rank loads as jobs; [`overview`]: the per-rank summaries of the
 //!   cluster overview, filled by a job.
@@ -17,6 +18,7 @@
 //!   [`format`](mod@format): numbers for reading; [`bench`](mod@bench): self-timing under Xvfb.
 
 pub mod app;
+pub mod baseline;
 pub mod bench;
 pub mod chart_image;
 pub mod command;
@@ -37,8 +39,9 @@ pub mod top_bar;
 pub use app::MemsightApp;
 pub use command::{Command, PickKind};
 
-/// Opens the window on `path` and runs until it is closed (`MEMSIGHT_BENCH=SECONDS` times it).
-pub fn run(path: std::path::PathBuf) -> Result<(), String> {
+/// Opens the window on `path` (compared with `baseline` when given) and runs until it is closed
+/// (`MEMSIGHT_BENCH=SECONDS` times it).
+pub fn run(path: std::path::PathBuf, baseline: Option<std::path::PathBuf>) -> Result<(), String> {
     let started = std::time::Instant::now();
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
@@ -55,6 +58,12 @@ pub fn run(path: std::path::PathBuf) -> Result<(), String> {
             cc.egui_ctx.set_theme(prefs.theme.egui());
             let mut app = MemsightApp::with_prefs(Some(path), prefs, Some(cc.egui_ctx.clone()));
             app.bench = bench::Bench::from_env(started);
+            if let Some(b) = baseline {
+                app.apply(Command::CompareWith(baseline::BaselineSource {
+                    path: b,
+                    rank: 0,
+                }));
+            }
             Ok(Box::new(app))
         }),
     )

@@ -79,6 +79,41 @@ impl StepColumn {
     ];
 }
 
+/// A column of the compare diff table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiffColumn {
+    /// Operator name.
+    Name,
+    /// KB allocated in the baseline (A).
+    AKib,
+    /// KB allocated in the rank on screen (B).
+    BKib,
+    /// B − A.
+    Delta,
+    /// Allocations in A.
+    ABlocks,
+    /// Allocations in B.
+    BBlocks,
+    /// MB alive at A's Operator Allocated peak.
+    APeakLive,
+    /// MB alive at B's Operator Allocated peak.
+    BPeakLive,
+}
+
+impl DiffColumn {
+    /// Every column, in table order.
+    pub const ALL: [DiffColumn; 8] = [
+        DiffColumn::Name,
+        DiffColumn::AKib,
+        DiffColumn::BKib,
+        DiffColumn::Delta,
+        DiffColumn::ABlocks,
+        DiffColumn::BBlocks,
+        DiffColumn::APeakLive,
+        DiffColumn::BPeakLive,
+    ];
+}
+
 /// A column of the cluster overview's table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OverviewColumn {
@@ -177,6 +212,16 @@ pub struct ViewState {
     pub show_overview: bool,
     /// The overview table's sort (`None`: discovery order).
     pub overview_sort: Option<(OverviewColumn, SortDir)>,
+    /// Compare: align the baseline at the start of this step (None: at the origins).
+    pub align_step: Option<i64>,
+    /// Compare: the diff table is shown below the chart.
+    pub show_diff: bool,
+    /// The diff table's sort (`None`: largest |delta| first).
+    pub diff_sort: Option<(DiffColumn, SortDir)>,
+    /// The diff table's name filter.
+    pub diff_filter: String,
+    /// The details table shows the baseline's blocks.
+    pub table_baseline: bool,
 }
 
 impl Default for ViewState {
@@ -209,6 +254,11 @@ impl Default for ViewState {
             only_rows: None,
             show_overview: false,
             overview_sort: None,
+            align_step: None,
+            show_diff: false,
+            diff_sort: None,
+            diff_filter: String::new(),
+            table_baseline: false,
         }
     }
 }
@@ -338,8 +388,27 @@ impl ViewState {
                 self.page = 0;
             }
             Command::ShowWarnings(on) => self.show_warnings = *on,
-            Command::ShowSteps(on) => self.show_steps = *on,
+            Command::ShowSteps(on) => {
+                self.show_steps = *on;
+                if *on {
+                    self.show_diff = false;
+                }
+            }
             Command::ShowOverview(on) => self.show_overview = *on,
+            Command::SetAlignStep(s) => self.align_step = *s,
+            Command::ShowDiff(on) => {
+                self.show_diff = *on;
+                if *on {
+                    self.show_steps = false;
+                }
+            }
+            Command::CycleDiffSort(col) => self.diff_sort = next_sort(self.diff_sort, *col),
+            Command::SetDiffFilter(f) => self.diff_filter.clone_from(f),
+            Command::SetTableBaseline(on) => {
+                self.table_baseline = *on;
+                self.selected.clear();
+                self.page = 0;
+            }
             Command::CycleOverviewSort(col) => {
                 self.overview_sort = next_sort(self.overview_sort, *col);
             }
@@ -356,6 +425,10 @@ impl ViewState {
             | Command::SelectRank(_)
             | Command::CancelLoad
             | Command::CancelOverview
+            | Command::CompareWith(_)
+            | Command::CompareRank(_)
+            | Command::StopCompare
+            | Command::CopyDiff
             | Command::Copy
             | Command::CopyAll
             | Command::SaveChart

@@ -52,6 +52,10 @@ pub fn menu_ui(
                 out.push(Command::Pick(PickKind::Database));
                 ui.close();
             }
+            if ui.button(t.compare_with_menu).clicked() {
+                out.push(Command::Pick(PickKind::Baseline));
+                ui.close();
+            }
             path_field(ui, t, path_text, out);
             if ui.button(t.save_chart).clicked() {
                 out.push(Command::SaveChart);
@@ -129,6 +133,7 @@ pub fn help_window(ctx: &egui::Context, t: &Tr, out: &mut Vec<Command>) {
 }
 
 /// The parameter bar: Host Name, Rank ID, Group By, the static graph, warnings and progress.
+#[allow(clippy::too_many_arguments)] // each is one thing the bar shows; a struct would only rename them
 pub fn parameters_ui(
     ui: &mut egui::Ui,
     t: &Tr,
@@ -136,6 +141,7 @@ pub fn parameters_ui(
     view: Option<&Arc<RankView>>,
     state: &ViewState,
     loading: Option<&Loading>,
+    baseline: &crate::ui::baseline::BaselineSlot,
     out: &mut Vec<Command>,
 ) {
     ui.horizontal_wrapped(|ui| {
@@ -219,6 +225,9 @@ pub fn parameters_ui(
             })
             .response
             .labelled_by(label.id);
+        if view.is_some() {
+            compare_ui(ui, t, &profile, view, state, baseline, out);
+        }
         if let Some(view) = view {
             let graphs = view.static_graphs();
             if !graphs.is_empty() {
@@ -337,4 +346,87 @@ pub fn placeholder_ui(
             path_field(ui, t, path_text, out);
         });
     });
+}
+
+/// Compare with: a rank of this profile, another profile (File ▸ Compare with…), or nothing;
+/// and, when both sides have steps, where to align the baseline.
+fn compare_ui(
+    ui: &mut egui::Ui,
+    t: &Tr,
+    profile: &crate::ingest::Profile,
+    view: Option<&Arc<RankView>>,
+    state: &ViewState,
+    baseline: &crate::ui::baseline::BaselineSlot,
+    out: &mut Vec<Command>,
+) {
+    ui.separator();
+    let label = ui.label(t.compare_with);
+    let current = match (&baseline.loaded, baseline.is_loading()) {
+        (_, true) => t.baseline_loading.to_string(),
+        (Some(b), false) => b.label.clone(),
+        (None, false) => t.compare_none.to_string(),
+    };
+    egui::ComboBox::from_id_salt("compare_with")
+        .selected_text(current)
+        .width(220.0)
+        .show_ui(ui, |ui| {
+            if ui
+                .selectable_label(baseline.loaded.is_none(), t.compare_none)
+                .clicked()
+            {
+                out.push(Command::StopCompare);
+            }
+            for (i, r) in profile.ranks.iter().enumerate() {
+                if ui.selectable_label(false, r.label()).clicked() {
+                    out.push(Command::CompareRank(i));
+                }
+            }
+            if ui.selectable_label(false, t.compare_with_menu).clicked() {
+                out.push(Command::Pick(PickKind::Baseline));
+            }
+        })
+        .response
+        .labelled_by(label.id);
+    if let (Some(b), Some(view)) = (&baseline.loaded, view) {
+        let ids: Vec<i64> = view
+            .data
+            .steps
+            .as_ref()
+            .map(|s| s.steps.iter().map(|x| x.id).collect())
+            .unwrap_or_default();
+        let theirs = |id: i64| {
+            b.view
+                .data
+                .steps
+                .as_ref()
+                .is_some_and(|s| s.steps.iter().any(|x| x.id == id))
+        };
+        let common: Vec<i64> = ids.into_iter().filter(|&id| theirs(id)).collect();
+        if !common.is_empty() {
+            let label = ui.label(t.align_at);
+            let shown = state
+                .align_step
+                .map_or_else(|| t.align_origins.to_string(), |s| (t.align_step)(s));
+            egui::ComboBox::from_id_salt("align_at")
+                .selected_text(shown)
+                .show_ui(ui, |ui| {
+                    if ui
+                        .selectable_label(state.align_step.is_none(), t.align_origins)
+                        .clicked()
+                    {
+                        out.push(Command::SetAlignStep(None));
+                    }
+                    for id in common {
+                        if ui
+                            .selectable_label(state.align_step == Some(id), (t.align_step)(id))
+                            .clicked()
+                        {
+                            out.push(Command::SetAlignStep(Some(id)));
+                        }
+                    }
+                })
+                .response
+                .labelled_by(label.id);
+        }
+    }
 }

@@ -324,6 +324,53 @@ impl MemoryChart {
             );
         }
         legend_ui(ui, t, series, &colors, &visible, cx.out);
+        if let Some(cmp) = &cx.compare {
+            ui.horizontal_wrapped(|ui| {
+                ui.weak((t.baseline_note)(&cmp.baseline.label));
+            });
+            super::diff::peak_deltas_ui(ui, t, &cmp.baseline.view, &view);
+        }
+        // The baseline's curves of this Group By, reduced to the window on its own axis.
+        let baseline_lines: Vec<(String, Color32, Vec<[f64; 2]>)> = cx
+            .compare
+            .as_ref()
+            .map(|cmp| {
+                let off = cmp.offset;
+                let (a, b) = window.ns();
+                let base = cmp.baseline.view.series(group);
+                base.iter()
+                    .enumerate()
+                    .filter(|(_, s)| !state.hidden_series.contains(&s.series.name))
+                    .map(|(k, s)| {
+                        let r = s.reduce(
+                            a.saturating_sub(off),
+                            b.saturating_sub(off),
+                            width,
+                            crate::analysis::DEFAULT_THRESHOLD,
+                        );
+                        // Steps drawn as a polyline: each value holds until the next sample.
+                        let mut pts = Vec::with_capacity(r.times.len() * 2);
+                        for (i, (&t, &v)) in r.times.iter().zip(&r.values).enumerate() {
+                            let x = ns_to_ms(t.saturating_add(off));
+                            if i > 0 {
+                                pts.push([x, r.values[i - 1] as f64 / u]);
+                            }
+                            pts.push([x, v as f64 / u]);
+                        }
+                        (
+                            format!("{} (baseline)", s.series.name),
+                            curve_color(&s.series.name, k),
+                            pts,
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        // The y axis holds the baseline too.
+        let (y_lo, y_hi) = baseline_lines
+            .iter()
+            .flat_map(|(_, _, pts)| pts.iter().map(|p| p[1]))
+            .fold((y_lo, y_hi), |(lo, hi), y| (lo.min(y), hi.max(y)));
         // The statistics are unfolded by default on a window of 800 points or more (1400×900
         // and up), folded below (1280×720, or 2560×1440 at 2×), so the plot keeps its height.
         let unfold_by_default = ui.ctx().content_rect().height() >= 800.0;
@@ -388,6 +435,14 @@ impl MemoryChart {
                     if visible[i] {
                         plot_ui.add(StepLine::new(s.series.name.as_str(), &pts, colors[i]));
                     }
+                }
+                for (name, color, pts) in &baseline_lines {
+                    plot_ui.line(
+                        egui_plot::Line::new(name.as_str(), pts.clone())
+                            .color(*color)
+                            .width(1.2)
+                            .style(egui_plot::LineStyle::dashed_dense()),
+                    );
                 }
                 let step_under = step_bands(plot_ui, &view.data, (v0, v1), y_hi);
                 peak_labels(plot_ui, t, &marks, &colors, unit, (v0, v1));

@@ -8,10 +8,12 @@
 //! - [`component_table`]: the component peak table (Group By Component); [`overview`]: the
 //!   cluster overview (every rank's peaks);
 //! - [`static_view`]: the static graph and its ops; [`live`]: Live at cursor;
-//!   [`warnings`]: the load warnings window; [`steps`]: memory per training step.
+//!   [`warnings`]: the load warnings window; [`steps`]: memory per training step; [`diff`]: the
+//!   per-operator diff of a comparison.
 
 pub mod component_table;
 pub mod details_table;
+pub mod diff;
 pub mod export_csv;
 pub mod live;
 pub mod memory_chart;
@@ -42,4 +44,33 @@ pub struct PaneCx<'a> {
     pub jobs: &'a mut Jobs,
     /// The UI's strings.
     pub t: &'static Tr,
+    /// The comparison, when there is a baseline.
+    pub compare: Option<Compare<'a>>,
+}
+
+/// A comparison as panes see it.
+#[derive(Clone)]
+pub struct Compare<'a> {
+    /// The baseline (A); the rank on screen is B.
+    pub baseline: &'a crate::ui::baseline::Baseline,
+    /// ns added to the baseline's times to place them on the rank's axis (alignment).
+    pub offset: i64,
+    /// The per-operator diff, once computed.
+    pub diff: Option<Arc<Vec<crate::analysis::OperatorDelta>>>,
+}
+
+/// The shift that puts the baseline's step `step` (or its origin) where the rank's is: 0 at the
+/// origins, or the difference of the two steps' starts (ns from each origin) when both have it.
+pub fn align_offset(current: &RankView, baseline: &RankView, step: Option<i64>) -> i64 {
+    let start = |v: &RankView, id: i64| {
+        v.data
+            .steps
+            .as_ref()?
+            .steps
+            .iter()
+            .find(|s| s.id == id)
+            .map(|s| v.data.rel_ns(s.start_ns))
+    };
+    step.and_then(|id| Some(start(current, id)?.saturating_sub(start(baseline, id)?)))
+        .unwrap_or(0)
 }

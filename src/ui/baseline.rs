@@ -1,0 +1,174 @@
+//! The baseline of a comparison: a rank of the open profile or of another one, loaded by a job
+//! beside the rank on screen, and the per-operator diff of the two (computed once per pair of
+//! views, off the UI thread).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::jobs::{Job, JobKey, Jobs, Place, Poll};
+use crate::analysis::{GroupBy, OperatorDelta, RankView, ViewId, operator_deltas};
+use crate::ingest::{Profile, discover, load_rank};
+
+/// What to compare with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BaselineSource {
+    /// The profile's path (the open one for a rank of the same profile).
+    pub path: PathBuf,
+    /// Rank index in that profile.
+    pub rank: usize,
+}
+
+/// A loaded baseline.
+pub struct Baseline {
+    /// Where it came from.
+    pub source: BaselineSource,
+    /// Its label (`rank 0 · NPU:0 · node0` and the folder's name).
+    pub label: String,
+    /// The baseline's view (curves, table, steps as for any rank).
+    pub view: Arc<RankView>,
+}
+
+/// The pair of views a diff belongs to: (baseline, rank on screen).
+type DiffKey = (ViewId, ViewId);
+
+/// The baseline's state: loading, loaded, or failed.
+#[derive(Default)]
+pub struct BaselineSlot {
+    /// The loaded baseline.
+    pub loaded: Option<Baseline>,
+    /// The load in progress.
+    job: Option<Job<Result<Baseline, String>>>,
+    /// Why the last load failed.
+    pub error: Option<String>,
+    /// The per-operator diff (baseline = A, the rank on screen = B) for a pair of views.
+    diff: Option<(DiffKey, Arc<Vec<OperatorDelta>>)>,
+    diff_job: Option<(DiffKey, Job<Vec<OperatorDelta>>)>,
+}
+
+impl BaselineSlot {
+    /// Starts loading `source` (the open profile's `profile` when it is a rank of it).
+    pub fn load(&mut self, jobs: &mut Jobs, source: BaselineSource, profile: Option<Arc<Profile>>) {
+        self.error = None;
+        self.loaded = None;
+        self.diff = None;
+        self.diff_job = None;
+        let job = jobs.start(JobKey::Baseline, Place::Thread, move |ctl, out| {
+            let profile = match profile {
+                Some(p) => p,
+                None => match discover(&source.path) {
+                    Ok(p) => Arc::new(p),
+                    Err(e) => {
+                        out.send(Err(e.to_string()));
+                        return;
+                    }
+                },
+            };
+            let Some(info) = profile.ranks.get(source.rank) else {
+                out.send(Err(format!("no rank at index {}", source.rank)));
+                return;
+            };
+            match load_rank(info, &ctl.progress) {
+                Ok(data) => {
+                    let view = Arc::new(RankView::new(data));
+                    view.series(GroupBy::Overall);
+                    let folder = source
+                        .path
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default();
+                    out.send(Ok(Baseline {
+                        label: format!("{} · {folder}", info.label()),
+                        source,
+                        view,
+                    }));
+                }
+                Err(e) => {
+                    out.send(Err(e.to_string()));
+                }
+            }
+        });
+        self.job = Some(job);
+    }
+
+    /// Stops comparing.
+    pub fn clear(&mut self) {
+        *self = BaselineSlot::default();
+    }
+
+    /// Takes what the jobs sent; true when something changed.
+    pub fn poll(&mut self) -> bool {
+        let mut changed = false;
+        if let Some(job) = &self.job {
+            match job.poll() {
+                Poll::Msg(Ok(b)) => {
+                    self.loaded = Some(b);
+                    self.job = None;
+                    changed = true;
+                }
+                Poll::Msg(Err(e)) => {
+                    self.error = Some(e);
+                    self.job = None;
+                    changed = true;
+                }
+                Poll::Finished => self.job = None,
+                Poll::Pending => {}
+            }
+        }
+        if let Some((key, job)) = &self.diff_job
+            && let Poll::Msg(d) = job.poll()
+        {
+            self.diff = Some((*key, Arc::new(d)));
+            self.diff_job = None;
+            changed = true;
+        }
+        changed
+    }
+
+    /// True while the baseline loads.
+    pub fn is_loading(&self) -> bool {
+        self.job.is_some()
+    }
+
+    /// Waits for the baseline's load and then for the diff against `current` (tests).
+    pub fn wait(&mut self, jobs: &mut Jobs, current: Option<&Arc<RankView>>) {
+        if let Some(job) = self.job.take() {
+            match job.wait() {
+                Some(Ok(b)) => self.loaded = Some(b),
+                Some(Err(e)) => self.error = Some(e),
+                None => {}
+            }
+        }
+        if let Some(cur) = current {
+            self.diff(jobs, cur);
+        }
+        if let Some((key, job)) = self.diff_job.take()
+            && let Some(d) = job.wait()
+        {
+            self.diff = Some((key, Arc::new(d)));
+        }
+    }
+
+    /// The diff of the baseline (A) and `current` (B); starts computing it when it is not there
+    /// (`None` meanwhile).
+    pub fn diff(
+        &mut self,
+        jobs: &mut Jobs,
+        current: &Arc<RankView>,
+    ) -> Option<Arc<Vec<OperatorDelta>>> {
+        let base = self.loaded.as_ref()?;
+        let key = (base.view.id(), current.id());
+        if let Some((k, d)) = &self.diff
+            && *k == key
+        {
+            return Some(Arc::clone(d));
+        }
+        if self.diff_job.as_ref().is_none_or(|(k, _)| *k != key) {
+            let (a, b) = (Arc::clone(&base.view), Arc::clone(current));
+            let job = jobs.start(JobKey::Diff, Place::Thread, move |_, out| {
+                out.send(operator_deltas(&a.data, &b.data));
+            });
+            self.diff_job = Some((key, job));
+        }
+        None
+    }
+}

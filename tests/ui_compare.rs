@@ -1,0 +1,201 @@
+//! Compare through egui_kittest, in English and Chinese: a baseline from another profile and
+//! from the same one, the dashed curves' note and the peak deltas, the per-operator diff (sort,
+//! filter, Copy) against sums over the raw files, the details table on either side, and the
+//! alignment at a step's start against the raw trace_view.json.
+#![cfg(feature = "gui")]
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use common::{fixtures, raw_ops, raw_origin, us_to_ns};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use memsight::ui::baseline::BaselineSource;
+use memsight::ui::i18n::Lang;
+use memsight::ui::{Command, MemsightApp};
+
+fn demo_rank(k: usize) -> PathBuf {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(fixtures().join("demo"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    v.sort();
+    v.remove(k)
+}
+
+/// Per name (empty → Unknown): KiB of rows with size > 0, and their count.
+fn raw_by_name(rank: &Path) -> BTreeMap<String, (f64, usize)> {
+    let mut m: BTreeMap<String, (f64, usize)> = BTreeMap::new();
+    for (name, kb, ..) in raw_ops(rank).0 {
+        let kb: f64 = kb.parse().unwrap();
+        if kb > 0.0 {
+            let name = if name.is_empty() {
+                "Unknown".into()
+            } else {
+                name
+            };
+            let e = m.entry(name).or_default();
+            e.0 += kb;
+            e.1 += 1;
+        }
+    }
+    m
+}
+
+fn copied(h: &Harness<'_, MemsightApp>) -> Option<String> {
+    h.output()
+        .platform_output
+        .commands
+        .iter()
+        .find_map(|c| match c {
+            egui::OutputCommand::CopyText(t) => Some(t.clone()),
+            _ => None,
+        })
+}
+
+fn compared(
+    current: PathBuf,
+    baseline: BaselineSource,
+    lang: Lang,
+) -> Harness<'static, MemsightApp> {
+    let mut app = MemsightApp::new(Some(current), Vec::new(), None);
+    app.set_language(lang);
+    app.wait_for_load();
+    app.apply(Command::CompareWith(baseline));
+    app.wait_for_baseline();
+    let mut h = Harness::builder()
+        .with_size([1400.0, 900.0])
+        .with_max_steps(16)
+        .with_step_dt(1.0 / 60.0)
+        .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
+    h.run();
+    h.run();
+    h
+}
+
+#[test]
+fn a_baseline_from_another_profile_diff_table_copy_and_both_tables() {
+    let cur = demo_rank(0);
+    let base_dir = common::first_subdir(&fixtures().join("torch_cluster"));
+    let (a, b) = (raw_by_name(&base_dir), raw_by_name(&cur));
+    for (lang, tab, name_header) in [
+        (Lang::En, "Diff vs baseline", "Name"),
+        (Lang::Zh, "与基线的差异", "名称"),
+    ] {
+        let mut h = compared(
+            cur.clone(),
+            BaselineSource {
+                path: fixtures().join("torch_cluster"),
+                rank: 0,
+            },
+            lang,
+        );
+        let t = h.state().tr();
+        assert!(h.state().view_state().show_diff, "the diff shows first");
+        h.get_by_label(tab);
+        h.get_by_label_contains(&(t.baseline_note)(""));
+        // Copy: every name of either side, its sums and counts, by |delta| descending.
+        h.get_by_label(t.copy).click();
+        h.step();
+        let tsv = copied(&h).expect("copied");
+        let mut lines = tsv.lines();
+        assert_eq!(lines.next().unwrap(), t.diff_headers.join("\t"));
+        let rows: Vec<Vec<String>> = lines
+            .map(|l| l.split('\t').map(str::to_string).collect())
+            .collect();
+        let names: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+        assert_eq!(rows.len(), names.len());
+        let mut last = f64::INFINITY;
+        for r in &rows {
+            let (ak, an) = a.get(&r[0]).copied().unwrap_or_default();
+            let (bk, bn) = b.get(&r[0]).copied().unwrap_or_default();
+            let num = |i: usize| r[i].parse::<f64>().unwrap();
+            assert!(
+                (num(1) - ak).abs() < 1e-6 && (num(2) - bk).abs() < 1e-6,
+                "{r:?}"
+            );
+            assert!((num(3) - (bk - ak)).abs() < 1e-6, "{r:?}");
+            assert_eq!((num(4) as usize, num(5) as usize), (an, bn), "{r:?}");
+            assert!((bk - ak).abs() <= last + 1e-9);
+            last = (bk - ak).abs();
+        }
+        // Sorted by name, then filtered.
+        h.get_by_role_and_label(egui::accesskit::Role::Button, name_header)
+            .click();
+        h.run();
+        h.get_by_label(t.copy).click();
+        h.step();
+        let tsv = copied(&h).unwrap();
+        let got: Vec<&str> = tsv
+            .lines()
+            .skip(1)
+            .map(|l| l.split('\t').next().unwrap())
+            .collect();
+        let mut sorted = got.clone();
+        sorted.sort();
+        assert_eq!(got, sorted);
+        common::type_into(&mut h, t.name, "aten::m");
+        let want = names
+            .iter()
+            .filter(|n| n.to_lowercase().contains("aten::m"))
+            .count();
+        h.get_by_label(&(t.rows)(&want.to_string()));
+        // The details table on either side: the baseline's rows, then this rank's.
+        h.get_by_label(t.table_baseline).click();
+        h.run();
+        let n_base = raw_ops(&base_dir).0.len();
+        h.get_by_label(&(t.rows)(&memsight::ui::format::grouped(n_base as f64, 0)));
+        h.get_by_label(t.table_current).click();
+        h.run();
+        let n_cur = raw_ops(&cur).0.len();
+        h.get_by_label(&(t.rows)(&memsight::ui::format::grouped(n_cur as f64, 0)));
+    }
+}
+
+/// Step starts of a rank's raw trace, ns from its origin.
+fn raw_step_start(rank: &Path, id: i64) -> i128 {
+    let out = rank.join("ASCEND_PROFILER_OUTPUT");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("trace_view.json")).unwrap())
+            .unwrap();
+    let ts = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == format!("ProfilerStep#{id}"))
+        .and_then(|e| e["ts"].as_str())
+        .unwrap();
+    us_to_ns(ts) - raw_origin(&out)
+}
+
+#[test]
+fn two_ranks_of_one_profile_align_at_a_step() {
+    let mut h = compared(
+        fixtures().join("demo"),
+        BaselineSource {
+            path: fixtures().join("demo"),
+            rank: 1,
+        },
+        Lang::En,
+    );
+    h.state_mut().apply(Command::ShowOverview(false));
+    h.run();
+    assert_eq!(
+        h.state().compare_offset(),
+        Some(0),
+        "aligned at the origins"
+    );
+    h.get_by_label("Align at").click();
+    h.run();
+    h.get_by_label("start of step #13").click();
+    h.run();
+    let want = raw_step_start(&demo_rank(0), 13) - raw_step_start(&demo_rank(1), 13);
+    assert_eq!(h.state().compare_offset().map(i128::from), Some(want));
+    // Stop comparing: the tabs and the offset go.
+    h.state_mut().apply(Command::StopCompare);
+    h.run();
+    assert_eq!(h.state().compare_offset(), None);
+    assert!(h.query_by_label("Diff vs baseline").is_none());
+}
