@@ -210,3 +210,22 @@ fn a_load_cancelled_before_its_thread_starts_says_cancelled() {
     assert!(app.view().is_none());
     assert_eq!(app.error.as_deref(), Some("Loading was cancelled."));
 }
+
+#[test]
+fn shift_dropping_a_folder_compares_with_it() {
+    let mut app = MemsightApp::new(Some(picked_folder()), Vec::new(), None);
+    app.wait_for_load();
+    let mut h = harness(app);
+    let before = h.state().path().map(Path::to_path_buf);
+    h.event(egui::Event::ModifiersChanged(egui::Modifiers::SHIFT));
+    h.input_mut()
+        .dropped_files
+        .push(std::sync::Arc::new(DroppedPath(fixtures().join("demo"))));
+    h.step();
+    h.state_mut().wait_for_baseline();
+    h.step();
+    // The profile on screen stays; the dropped one is the baseline.
+    assert_eq!(h.state().path().map(Path::to_path_buf), before);
+    let b = h.state().baseline.loaded.as_ref().expect("a baseline");
+    assert_eq!(b.source.path, fixtures().join("demo"));
+}

@@ -638,7 +638,13 @@ impl MemsightApp {
                 .find(|p| !p.as_os_str().is_empty())
         });
         if let Some(p) = dropped {
-            out.push(Command::Open(p));
+            // Shift while dropping: compare with it instead of opening it.
+            let kind = if ui.ctx().input(|i| i.modifiers.shift) {
+                PickKind::Baseline
+            } else {
+                PickKind::Folder
+            };
+            out.push(opened(kind, p));
         }
         shortcuts(ui, &mut out);
         if let Some((purpose, path)) = self.browser.ui(ui.ctx()) {
