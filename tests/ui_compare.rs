@@ -199,3 +199,20 @@ fn two_ranks_of_one_profile_align_at_a_step() {
     assert_eq!(h.state().compare_offset(), None);
     assert!(h.query_by_label("Diff vs baseline").is_none());
 }
+
+#[test]
+fn a_baseline_that_cannot_load_says_why_and_keeps_the_rank() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut h = compared(
+        demo_rank(0),
+        BaselineSource {
+            path: tmp.path().to_path_buf(),
+            rank: 0,
+        },
+        Lang::En,
+    );
+    assert!(h.state().baseline.loaded.is_none());
+    h.get_by_label_contains("cannot compare:");
+    assert!(h.state().view().is_some(), "the rank on screen stays");
+    h.run();
+}

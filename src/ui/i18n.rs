@@ -291,6 +291,8 @@ pub struct Tr {
     pub table_current: &'static str,
     /// The details table shows the baseline.
     pub table_baseline: &'static str,
+    /// The baseline could not be loaded (why).
+    pub baseline_failed: fn(&str) -> String,
 }
 
 /// One line on what a curve of the Overall view means (from the torch_npu and CANN docs in
@@ -585,6 +587,7 @@ pub static EN: Tr = Tr {
     peak_deltas: "Peaks A → B:",
     table_current: "Table: this rank",
     table_baseline: "Table: baseline",
+    baseline_failed: |e| format!("cannot compare: {e}"),
 };
 
 /// 简体中文.
@@ -840,6 +843,7 @@ pub static ZH: Tr = Tr {
     peak_deltas: "峰值 A → B：",
     table_current: "表格：当前 rank",
     table_baseline: "表格：基线",
+    baseline_failed: |e| format!("无法对比：{e}"),
 };
 
 #[cfg(test)]

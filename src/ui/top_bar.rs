@@ -387,6 +387,9 @@ fn compare_ui(
         })
         .response
         .labelled_by(label.id);
+    if let Some(e) = &baseline.error {
+        ui.colored_label(ui.visuals().error_fg_color, (t.baseline_failed)(e));
+    }
     if let (Some(b), Some(view)) = (&baseline.loaded, view) {
         let ids: Vec<i64> = view
             .data
