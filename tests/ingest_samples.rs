@@ -258,16 +258,18 @@ fn whole_samples_tree_loads_every_rank_with_data() {
             Err(e) => failed.push(e.to_string()),
         }
     }
-    // 8 torch_npu text ranks, 6 DB ranks, 2 old-format ranks, rl-insight: 17. The two msprof
-    // folders hold 0-byte placeholders and fail with a clear "empty" message.
-    assert_eq!(loaded, 17, "{failed:?}");
+    // 8 torch_npu text ranks, 6 DB ranks, 2 old-format ranks, rl-insight, the msprof unified
+    // DB: 18. The two msprof folders hold 0-byte placeholders and fail with a clear "empty"
+    // message.
+    assert_eq!(loaded, 18, "{failed:?}");
     assert_eq!(failed.len(), 2);
     assert!(
         failed.iter().all(|f| f.contains("the file is empty")),
         "{failed:?}"
     );
     assert!(
-        p.notes.iter().any(|n| n.contains("msprof_0.db")),
+        p.ranks.iter().any(|r| matches!(&r.source,
+            DataSource::Db { path, .. } if path.ends_with("msprof_0.db"))),
         "{:?}",
         p.notes
     );

@@ -246,7 +246,8 @@ impl TableColumns {
 pub fn read_meta(path: &Path) -> Result<DbMeta, DbError> {
     let snapshot = snapshot_if_needed(path)?;
     let conn = open_read_only(path, snapshot.as_ref())?;
-    if !has_table(&conn, "MEMORY_RECORD") {
+    let unified = !has_table(&conn, "MEMORY_RECORD") && has_op_mem_events(&conn);
+    if !has_table(&conn, "MEMORY_RECORD") && !unified {
         return Err(DbError(
             "the DB has no MEMORY_RECORD table (export with profile_memory=True)".into(),
         ));
@@ -281,11 +282,18 @@ pub fn read_meta(path: &Path) -> Result<DbMeta, DbError> {
             .ok()
             .filter(|h| !h.trim().is_empty());
     }
-    if TableColumns::of(&conn, "MEMORY_RECORD").has("deviceId") {
+    let events_table = if unified {
+        "NPU_OP_MEM"
+    } else {
+        "MEMORY_RECORD"
+    };
+    if TableColumns::of(&conn, events_table).has("deviceId") {
         meta.first_device = conn
-            .query_row("SELECT deviceId FROM MEMORY_RECORD LIMIT 1", [], |r| {
-                Ok(int(r.get_ref(0)?).ok())
-            })
+            .query_row(
+                &format!("SELECT deviceId FROM {events_table} LIMIT 1"),
+                [],
+                |r| Ok(int(r.get_ref(0)?).ok()),
+            )
             .ok()
             .flatten()
             .filter(|&d| d != NULL);
@@ -378,6 +386,13 @@ pub fn load(
 ) -> Result<DbTables, DbError> {
     let conn = open_read_only(path, snapshot)?;
     if !has_table(&conn, "MEMORY_RECORD") {
+        if has_op_mem_events(&conn) {
+            // The msprof unified DB: allocator events only.
+            let mut out = DbTables::default();
+            let ids = string_ids(&conn, path, &mut out.warnings);
+            load_op_mem_events(&conn, path, device, ids, strings, &mut out)?;
+            return Ok(out);
+        }
         return Err(DbError("the DB has no MEMORY_RECORD table".into()));
     }
     let mut out = DbTables::default();
@@ -574,6 +589,124 @@ fn load_npu_mem(ctx: &Ctx<'_>, _strings: &mut Interner, out: &mut DbTables) -> R
     }
     out.reports.push(FileReport {
         path: ctx.path.join("NPU_MEM"),
+        rows: k - skipped.count,
+        skipped,
+    });
+    Ok(())
+}
+
+/// True when the DB has NPU_OP_MEM events whose type names resolve through ENUM_MEMORY (the
+/// msprof unified DB) with at least one `allocate`.
+fn has_op_mem_events(conn: &Connection) -> bool {
+    has_table(conn, "NPU_OP_MEM")
+        && has_table(conn, "ENUM_MEMORY")
+        && conn
+            .query_row(
+                "SELECT 1 FROM NPU_OP_MEM WHERE type IN \
+                 (SELECT id FROM ENUM_MEMORY WHERE lower(name) = 'allocate') LIMIT 1",
+                [],
+                |_| Ok(()),
+            )
+            .is_ok()
+}
+
+/// The msprof unified DB's NPU_OP_MEM: each `allocate`/`release` event (ENUM_MEMORY) with the
+/// allocator's totals after it. The totals make the Operator curves (as GE, the allocator that
+/// writes them); allocate and release events paired on `addr`, in time order, make the details
+/// table (a release without an allocate in the capture is a negative-size row, as in
+/// operator_memory).
+fn load_op_mem_events(
+    conn: &Connection,
+    path: &Path,
+    device: Option<i64>,
+    ids: bool,
+    strings: &mut Interner,
+    out: &mut DbTables,
+) -> Result<(), DbError> {
+    let mut c = TableColumns::of(conn, "NPU_OP_MEM");
+    let kind = c.require("type")?;
+    let addr = c.require("addr")?;
+    let size = c.require("size")?;
+    let ts = c.require("timestampNs")?;
+    let window = time_window_of(conn, "NPU_OP_MEM", ts);
+    let name = if ids && c.has("operatorName") {
+        "(SELECT value FROM STRING_IDS WHERE id = o.operatorName)".to_string()
+    } else {
+        "NULL".to_string()
+    };
+    let sql = format!(
+        "SELECT {name}, o.{addr}, lower(e.name), o.{size}, o.{ts}, o.{}, o.{} \
+         FROM NPU_OP_MEM o JOIN ENUM_MEMORY e ON e.id = o.{kind} \
+         WHERE lower(e.name) IN ('allocate', 'release'){} ORDER BY o.{ts}, o.rowid",
+        c.optional("totalAllocate"),
+        c.optional("totalReserve"),
+        c.device_filter(device, "AND"),
+    );
+    out.warnings.extend(c.note(path));
+    let mut st = conn.prepare(&sql)?;
+    let mut rows = st.query([])?;
+    let mut open: std::collections::HashMap<i64, usize> = Default::default();
+    let mut skipped = SkippedRows::default();
+    let mut k = 0u64;
+    let ops = &mut out.operators;
+    while let Some(r) = rows.next()? {
+        k += 1;
+        let t = match windowed(r.get_ref(4)?, window, "timestampNs") {
+            Ok(t) if t != NULL => t,
+            Ok(_) => {
+                skipped.add(k, "timestampNs missing", || format!("NPU_OP_MEM row {k}"));
+                continue;
+            }
+            Err(reason) => {
+                skipped.add(k, reason, || format!("NPU_OP_MEM row {k}"));
+                continue;
+            }
+        };
+        let (a, bytes) = (int(r.get_ref(1)?), int(r.get_ref(3)?));
+        let (Ok(a), Ok(bytes)) = (a, bytes) else {
+            skipped.add(k, "addr or size not a number", || {
+                format!("NPU_OP_MEM row {k}")
+            });
+            continue;
+        };
+        if a == NULL || bytes == NULL || bytes < 0 {
+            skipped.add(k, "addr or size missing", || format!("NPU_OP_MEM row {k}"));
+            continue;
+        }
+        let allocated = int(r.get_ref(5)?).unwrap_or(NULL);
+        let reserved = int(r.get_ref(6)?).unwrap_or(NULL);
+        out.records
+            .push(Component::Ge, t, allocated, reserved, NULL, 0);
+        let is_alloc = text(r.get_ref(2)?) == "allocate";
+        if is_alloc {
+            let name_id = strings.intern(&text(r.get_ref(0)?));
+            let mut cells = [NULL; OP_I64_COLUMNS];
+            cells[0] = bytes;
+            cells[1] = t;
+            cells[6] = allocated;
+            cells[7] = reserved;
+            // A second allocate at an address still open: the first one's release is not in
+            // the capture; it stays open-ended.
+            open.insert(a, ops.len());
+            ops.push_row(name_id, 0, cells);
+        } else if let Some(i) = open.remove(&a) {
+            ops.release_time[i] = t;
+            ops.duration[i] = t.saturating_sub(ops.alloc_time[i]);
+            ops.release_total_allocated[i] = allocated;
+            ops.release_total_reserved[i] = reserved;
+        } else {
+            let name_id = strings.intern(&text(r.get_ref(0)?));
+            let mut cells = [NULL; OP_I64_COLUMNS];
+            cells[0] = -bytes;
+            cells[2] = t;
+            cells[9] = allocated;
+            cells[10] = reserved;
+            ops.push_row(name_id, 0, cells);
+        }
+    }
+    out.memory_record_rows = out.records.len();
+    out.reports.push(FileReport {
+        path: path.join("NPU_OP_MEM"),
         rows: k - skipped.count,
         skipped,
     });

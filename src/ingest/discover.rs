@@ -255,10 +255,7 @@ impl Walker {
             } else if let Some(fmt) = profiler_db_format(name) {
                 cand.dbs.push((fmt, path.clone()));
             } else if is_msprof_db(name) {
-                self.notes.push(format!(
-                    "{}: msprof unified DB skipped (it has no MEMORY_RECORD table; export text with `msprof --export` instead)",
-                    path.display()
-                ));
+                cand.dbs.push((Format::Msprof, path.clone()));
             }
         }
         let has_rows_source = cand
@@ -318,8 +315,9 @@ pub fn discover(path: &Path) -> Result<Profile, DiscoverError> {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        if let Some(fmt) =
-            profiler_db_format(&name).or_else(|| name.ends_with(".db").then_some(Format::TorchNpu))
+        if let Some(fmt) = profiler_db_format(&name)
+            .or_else(|| is_msprof_db(&name).then_some(Format::Msprof))
+            .or_else(|| name.ends_with(".db").then_some(Format::TorchNpu))
         {
             walker.found.push(Candidate {
                 dir,
