@@ -381,3 +381,54 @@ fn cancel_stops_a_load() {
         Err(LoadError::Cancelled)
     ));
 }
+
+/// torch_npu's multi-device profiling writes the rows of several devices into one
+/// memory_record / operator_memory / npu_module_mem. Made here from the two ranks of the
+/// cluster fixture (devices 0 and 1) merged into one folder: the merged profile opens as one rank
+/// per device, and each equals the rank its rows came from.
+#[test]
+fn one_set_of_files_with_two_devices_opens_as_two_ranks() {
+    let src = fixtures().join("torch_cluster");
+    let mut ranks: Vec<PathBuf> = std::fs::read_dir(&src)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    ranks.sort();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp
+        .path()
+        .join("node0_4000_1_ascend_pt/ASCEND_PROFILER_OUTPUT");
+    std::fs::create_dir_all(&out).unwrap();
+    for file in [
+        "memory_record.csv",
+        "operator_memory.csv",
+        "npu_module_mem.csv",
+    ] {
+        let mut merged = String::new();
+        for (k, r) in ranks.iter().enumerate() {
+            let text =
+                std::fs::read_to_string(r.join("ASCEND_PROFILER_OUTPUT").join(file)).unwrap();
+            let mut lines = text.lines();
+            let header = lines.next().unwrap();
+            if k == 0 {
+                merged.push_str(header);
+                merged.push('\n');
+            }
+            for l in lines {
+                merged.push_str(l);
+                merged.push('\n');
+            }
+        }
+        std::fs::write(out.join(file), merged).unwrap();
+    }
+    let p = discover(tmp.path()).unwrap();
+    let devices: Vec<Option<&str>> = p.ranks.iter().map(|r| r.device.as_deref()).collect();
+    assert_eq!(devices, vec![Some("0"), Some("1")], "{:?}", p.ranks);
+    for (info, original) in p.ranks.iter().zip(&ranks) {
+        let split = summarize(&load_rank(info, &LoadControl::new()).unwrap());
+        let alone = summarize(&common::load_first(original));
+        assert_eq!(split.counts, alone.counts, "{}", info.rank);
+        assert_eq!(split.peaks, alone.peaks, "{}", info.rank);
+        assert_eq!(split.unreleased, alone.unreleased);
+    }
+}

@@ -195,6 +195,8 @@ struct Sink<P> {
     max_fields: usize,
     device_col: Option<usize>,
     device: Option<String>,
+    /// Keep only rows of this device (a profile of several devices, split into one rank each).
+    only_device: Option<String>,
 }
 
 impl<P: RowParser> RowSink for Sink<P> {
@@ -239,6 +241,11 @@ impl<P: RowParser> RowSink for Sink<P> {
             );
             self.skipped.add(line, msg, || record_text(rec));
             return;
+        }
+        if let (Some(want), Some(col)) = (&self.only_device, self.device_col)
+            && rec.get(col).copied().and_then(device_id).as_deref() != Some(want.as_str())
+        {
+            return; // another device's row: its own rank reads it
         }
         match self.parser.parse(rec, &mut self.flags) {
             Ok(()) => {
@@ -313,6 +320,7 @@ fn run<P: RowParser, F: Fn(usize) -> P + Sync>(
     path: &Path,
     csv: CsvFile,
     device_col: Option<usize>,
+    only_device: Option<&str>,
     control: &LoadControl,
     make: F,
     mut merge: impl FnMut(&mut P),
@@ -341,6 +349,7 @@ fn run<P: RowParser, F: Fn(usize) -> P + Sync>(
             max_fields,
             device_col,
             device: None,
+            only_device: only_device.map(str::to_string),
         },
         |s| {
             report.rows += s.rows;
@@ -469,6 +478,7 @@ pub fn read_memory_record(
     path: &Path,
     mindspore_mb: bool,
     session: Session,
+    only_device: Option<&str>,
     control: &LoadControl,
     strings: &mut Interner,
     out: &mut MemoryRecords,
@@ -498,6 +508,7 @@ pub fn read_memory_record(
         path,
         csv,
         device_col,
+        only_device,
         control,
         |bytes| RecordParser {
             cols,
@@ -622,6 +633,7 @@ impl RowParser for OperatorParser {
 pub fn read_operator_memory(
     path: &Path,
     session: Session,
+    only_device: Option<&str>,
     control: &LoadControl,
     strings: &mut Interner,
     out: &mut OperatorMemory,
@@ -655,6 +667,7 @@ pub fn read_operator_memory(
         path,
         csv,
         device_col,
+        only_device,
         control,
         |bytes| OperatorParser {
             cols,
@@ -716,6 +729,7 @@ impl RowParser for ModuleParser {
 pub fn read_npu_module_mem(
     path: &Path,
     session: Session,
+    only_device: Option<&str>,
     control: &LoadControl,
     strings: &mut Interner,
     out: &mut ModuleMemory,
@@ -732,6 +746,7 @@ pub fn read_npu_module_mem(
         path,
         csv,
         device_col,
+        only_device,
         control,
         |_| ModuleParser {
             cols: (comp, time, (resv, f)),
@@ -825,6 +840,7 @@ pub fn read_static_op_mem(
         path,
         csv,
         None,
+        None,
         control,
         |_| StaticParser {
             cols,
@@ -908,6 +924,7 @@ pub fn read_kernel_steps(
     run(
         path,
         csv,
+        None,
         None,
         control,
         |_| KernelParser {

@@ -436,6 +436,7 @@ fn csv_source(cand: &Candidate, notes: &mut Vec<String>) -> Option<DataSource> {
         operator_memory,
         npu_module_mem: pick(&cand.csvs, Kind::NpuModuleMem, notes),
         static_op_mem: pick(&cand.csvs, Kind::StaticOpMem, notes),
+        device: None,
     })
 }
 
@@ -617,9 +618,70 @@ fn ranks_of(cand: Candidate, notes: &mut Vec<String>) -> Vec<RankInfo> {
             }
         }
     } else if let Some(src) = csv {
-        out.push(csv_rank(&cand, &root, src, info_rank, rank_notes));
+        out.extend(split_by_device(csv_rank(
+            &cand, &root, src, info_rank, rank_notes,
+        )));
     }
     out
+}
+
+/// The devices a rank's CSV files hold, from the device column of rows sampled across
+/// memory_record (else operator_memory): a few seeks, whatever the size. Sorted, distinct.
+fn sampled_devices(src: &DataSource) -> Vec<String> {
+    let DataSource::Csv {
+        memory_record,
+        operator_memory,
+        ..
+    } = src
+    else {
+        return Vec::new();
+    };
+    let Some(path) = memory_record.first().or(operator_memory.first()) else {
+        return Vec::new();
+    };
+    let Ok(csv) = CsvFile::open(path) else {
+        return Vec::new();
+    };
+    let Some(col) = ["Device Type", "Device", "Device_id"]
+        .iter()
+        .find_map(|n| csv.column(n))
+    else {
+        return Vec::new();
+    };
+    let sampled = super::time_window::sample_csv_cells(path, col, csv.delimiter(), device_id);
+    // A device counts when it holds a fair share of the rows: one damaged row (a value with an
+    // unquoted comma shifts the device column) must not make a rank of its own.
+    let mut counts: std::collections::BTreeMap<(usize, String), usize> = Default::default();
+    for d in &sampled {
+        *counts.entry((d.len(), d.clone())).or_default() += 1; // "2" before "10"
+    }
+    let floor = (sampled.len() / 100).max(2);
+    counts
+        .into_iter()
+        .filter(|(_, n)| *n >= floor)
+        .map(|((_, d), _)| d)
+        .collect()
+}
+
+/// One rank per device when the rank's files hold several (torch_npu's multi-device
+/// profiling writes them into one memory_record / operator_memory); the rank itself otherwise.
+fn split_by_device(info: RankInfo) -> Vec<RankInfo> {
+    let devices = sampled_devices(&info.source);
+    if devices.len() < 2 {
+        return vec![info];
+    }
+    devices
+        .into_iter()
+        .map(|d| {
+            let mut r = info.clone();
+            r.rank = format!("{}/{d}", info.rank);
+            r.device = Some(d.clone());
+            if let DataSource::Csv { device, .. } = &mut r.source {
+                *device = Some(d.clone());
+            }
+            r
+        })
+        .collect()
 }
 
 fn csv_rank(

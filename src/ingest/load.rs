@@ -100,6 +100,7 @@ fn load_csv(src: &DataSource, data: &mut RankData, control: &LoadControl) -> Res
         operator_memory,
         npu_module_mem,
         static_op_mem,
+        device: only_device,
     } = src
     else {
         return Ok(());
@@ -150,7 +151,15 @@ fn load_csv(src: &DataSource, data: &mut RankData, control: &LoadControl) -> Res
     };
     let mut device = data.info.device.clone();
     for p in memory_record {
-        let r = read_memory_record(p, mindspore, session, control, strings, &mut data.records);
+        let r = read_memory_record(
+            p,
+            mindspore,
+            session,
+            only_device.as_deref(),
+            control,
+            strings,
+            &mut data.records,
+        );
         if let Err(
             FileError::MissingColumn { .. }
             | FileError::Io { .. }
@@ -173,7 +182,14 @@ fn load_csv(src: &DataSource, data: &mut RankData, control: &LoadControl) -> Res
     }
     for p in operator_memory {
         absorb(
-            read_operator_memory(p, session, control, strings, &mut data.operators),
+            read_operator_memory(
+                p,
+                session,
+                only_device.as_deref(),
+                control,
+                strings,
+                &mut data.operators,
+            ),
             report,
             &mut device,
         )?;
@@ -183,7 +199,14 @@ fn load_csv(src: &DataSource, data: &mut RankData, control: &LoadControl) -> Res
     }
     for p in npu_module_mem {
         absorb(
-            read_npu_module_mem(p, session, control, strings, &mut data.modules),
+            read_npu_module_mem(
+                p,
+                session,
+                only_device.as_deref(),
+                control,
+                strings,
+                &mut data.modules,
+            ),
             report,
             &mut device,
         )?;

@@ -100,13 +100,29 @@ pub fn session_from_profiler_info(root: &Path) -> Option<(i64, i64)> {
 /// cheap whatever the file's size. `column` is the index of the time cell, `delimiter` the
 /// file's separator; rows that do not parse are left out.
 pub fn sample_csv_times(path: &Path, column: usize, delimiter: u8) -> Vec<i64> {
+    sample_csv_cells(path, column, delimiter, |cell| {
+        super::value::parse_scaled(cell, 1000)
+            .ok()
+            .flatten()
+            .map(|s| s.value)
+    })
+}
+
+/// [`sample_csv_times`] for any cell: `parse` turns the cell of `column` of each sampled row into
+/// a value (rows it refuses are left out).
+pub fn sample_csv_cells<T>(
+    path: &Path,
+    column: usize,
+    delimiter: u8,
+    parse: impl Fn(&[u8]) -> Option<T>,
+) -> Vec<T> {
     let Ok(mut file) = super::safe_fs::open_regular(path) else {
         return Vec::new();
     };
     let len = file.metadata().map_or(0, |m| m.len());
     if len <= SMALL_FILE_BYTES {
         // Small files are read whole: every row counts, not just those after a seek point.
-        return read_small_file_times(&mut file, column, delimiter);
+        return read_small_file_cells(&mut file, column, delimiter, parse);
     }
     let mut head = [0u8; 2];
     let utf16 = match file.read_exact(&mut head) {
@@ -149,10 +165,10 @@ pub fn sample_csv_times(path: &Path, column: usize, delimiter: u8) -> Vec<i64> {
         };
         let t = splitter.with_cells(&rest[..end], |r| {
             let cell = r.ok()?.get(column).copied()?;
-            super::value::parse_scaled(cell, 1000).ok().flatten()
+            parse(cell)
         });
         if let Some(t) = t {
-            out.push(t.value);
+            out.push(t);
         }
     }
     out
@@ -161,8 +177,13 @@ pub fn sample_csv_times(path: &Path, column: usize, delimiter: u8) -> Vec<i64> {
 /// Files up to this size are sampled by reading every row.
 const SMALL_FILE_BYTES: u64 = 4 << 20;
 
-/// The times of every row of a small file (decoded from UTF-16 when it has that BOM).
-fn read_small_file_times(file: &mut std::fs::File, column: usize, delimiter: u8) -> Vec<i64> {
+/// The parsed cells of every row of a small file (decoded from UTF-16 when it has that BOM).
+fn read_small_file_cells<T>(
+    file: &mut std::fs::File,
+    column: usize,
+    delimiter: u8,
+    parse: impl Fn(&[u8]) -> Option<T>,
+) -> Vec<T> {
     let mut bytes = Vec::new();
     // The handle we checked is regular (a path could be swapped since): read through it.
     #[allow(clippy::verbose_file_reads)]
@@ -193,10 +214,9 @@ fn read_small_file_times(file: &mut std::fs::File, column: usize, delimiter: u8)
         .filter_map(|line| {
             splitter.with_cells(line, |r| {
                 let cell = r.ok()?.get(column).copied()?;
-                super::value::parse_scaled(cell, 1000).ok().flatten()
+                parse(cell)
             })
         })
-        .map(|s| s.value)
         .collect()
 }
 

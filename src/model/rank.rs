@@ -40,6 +40,9 @@ pub enum DataSource {
         npu_module_mem: Vec<PathBuf>,
         /// static_op_mem files.
         static_op_mem: Vec<PathBuf>,
+        /// Keep only this device's rows (`"1"` for `NPU:1`): set when one set of files holds
+        /// several devices, each of which is then a rank of its own.
+        device: Option<String>,
     },
     /// A SQLite export; `device` filters its rows when the DB holds several devices.
     Db {
@@ -128,6 +131,7 @@ impl RankInfo {
                 operator_memory: Vec::new(),
                 npu_module_mem: Vec::new(),
                 static_op_mem: Vec::new(),
+                device: None,
             },
             notes: Vec::new(),
         }
