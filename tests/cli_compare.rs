@@ -3,31 +3,9 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use common::{RawCsv, first_subdir, fixtures, memsight, raw_ops, raw_peak};
-
-/// Per name (the empty name shown as `Unknown`): (KiB of rows with size > 0, their count).
-fn raw_by_name(rank: &Path) -> BTreeMap<String, (f64, u64)> {
-    let (ops, _) = raw_ops(rank);
-    let mut m: BTreeMap<String, (f64, u64)> = BTreeMap::new();
-    for (name, kb, ..) in ops {
-        let kb: f64 = kb.parse().unwrap();
-        if kb <= 0.0 {
-            continue;
-        }
-        let name = if name.is_empty() {
-            "Unknown".into()
-        } else {
-            name
-        };
-        let e = m.entry(name).or_default();
-        e.0 += kb;
-        e.1 += 1;
-    }
-    m
-}
+use common::{RawCsv, first_subdir, fixtures, memsight, raw_by_name, raw_peak};
 
 fn raw_allocated_peak(rank: &Path) -> f64 {
     let rec = RawCsv::read(&rank.join("ASCEND_PROFILER_OUTPUT/memory_record.csv"));
@@ -92,7 +70,7 @@ fn check(a_dir: &Path, a_rank: &Path, ra: &str, b_dir: &Path, b_rank: &Path, rb:
         );
         assert_eq!(
             (r["a_blocks"].as_u64(), r["b_blocks"].as_u64()),
-            (Some(an), Some(bn))
+            (Some(an as u64), Some(bn as u64))
         );
         let d = (bk - ak).abs();
         assert!(d <= last + 1e-9, "sorted by |delta| descending");

@@ -6,7 +6,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::{fixtures, raw_ops};
+use common::{copied, fixtures, raw_ops};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use memsight::analysis::GroupBy;
@@ -131,18 +131,6 @@ fn zoom_range_filters_the_table_by_overlap_and_within() {
     h.run();
     assert_eq!(h.state().view_state().window_ms(), None);
     h.get_by_label(&format!("{} rows", rows.len()));
-}
-
-/// The clipboard text of the last frame's output, if Copy ran.
-fn copied(h: &Harness<'_, MemsightApp>) -> Option<String> {
-    h.output()
-        .platform_output
-        .commands
-        .iter()
-        .find_map(|c| match c {
-            egui::OutputCommand::CopyText(t) => Some(t.clone()),
-            _ => None,
-        })
 }
 
 #[test]

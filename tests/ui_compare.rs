@@ -6,10 +6,9 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use common::{fixtures, raw_ops, raw_origin, us_to_ns};
+use common::{copied, fixtures, raw_by_name, raw_ops, raw_origin, us_to_ns};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use memsight::ui::baseline::BaselineSource;
@@ -23,36 +22,6 @@ fn demo_rank(k: usize) -> PathBuf {
         .collect();
     v.sort();
     v.remove(k)
-}
-
-/// Per name (empty → Unknown): KiB of rows with size > 0, and their count.
-fn raw_by_name(rank: &Path) -> BTreeMap<String, (f64, usize)> {
-    let mut m: BTreeMap<String, (f64, usize)> = BTreeMap::new();
-    for (name, kb, ..) in raw_ops(rank).0 {
-        let kb: f64 = kb.parse().unwrap();
-        if kb > 0.0 {
-            let name = if name.is_empty() {
-                "Unknown".into()
-            } else {
-                name
-            };
-            let e = m.entry(name).or_default();
-            e.0 += kb;
-            e.1 += 1;
-        }
-    }
-    m
-}
-
-fn copied(h: &Harness<'_, MemsightApp>) -> Option<String> {
-    h.output()
-        .platform_output
-        .commands
-        .iter()
-        .find_map(|c| match c {
-            egui::OutputCommand::CopyText(t) => Some(t.clone()),
-            _ => None,
-        })
 }
 
 fn compared(

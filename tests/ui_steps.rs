@@ -9,7 +9,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{RawCsv, fixtures, raw_operator_curve, raw_ops, raw_origin, us_to_ns};
+use common::{RawCsv, copied, fixtures, raw_operator_curve, raw_ops, raw_origin, us_to_ns};
 use egui::accesskit::Role;
 use egui::{Event, Modifiers, PointerButton, Pos2, pos2};
 use egui_kittest::Harness;
@@ -74,17 +74,6 @@ fn raw_survivors(dir: &Path, s: i64, e: i64) -> Vec<(String, String)> {
         .filter(|o| o.2.is_some_and(|a| a >= s && a < e) && o.3.is_none_or(|r| r > e))
         .map(|o| (o.0, o.1))
         .collect()
-}
-
-fn copied(h: &Harness<'_, MemsightApp>) -> Option<String> {
-    h.output()
-        .platform_output
-        .commands
-        .iter()
-        .find_map(|c| match c {
-            egui::OutputCommand::CopyText(t) => Some(t.clone()),
-            _ => None,
-        })
 }
 
 fn click(h: &mut Harness<'_, MemsightApp>, pos: Pos2) {

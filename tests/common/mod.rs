@@ -307,3 +307,36 @@ pub fn pick_graph(h: &mut egui_kittest::Harness<'_, memsight::ui::MemsightApp>, 
         .click();
     h.run();
 }
+
+/// Per operator name (the empty name shown as `Unknown`) of a rank's raw operator_memory: KiB of
+/// its rows with size > 0, and how many.
+pub fn raw_by_name(rank: &Path) -> std::collections::BTreeMap<String, (f64, usize)> {
+    let mut m: std::collections::BTreeMap<String, (f64, usize)> = Default::default();
+    for (name, kb, ..) in raw_ops(rank).0 {
+        let kb: f64 = kb.parse().unwrap();
+        if kb > 0.0 {
+            let name = if name.is_empty() {
+                "Unknown".into()
+            } else {
+                name
+            };
+            let e = m.entry(name).or_default();
+            e.0 += kb;
+            e.1 += 1;
+        }
+    }
+    m
+}
+
+/// The clipboard text of the harness's last frame, if something was copied.
+#[cfg(feature = "gui")]
+pub fn copied(h: &egui_kittest::Harness<'_, memsight::ui::MemsightApp>) -> Option<String> {
+    h.output()
+        .platform_output
+        .commands
+        .iter()
+        .find_map(|c| match c {
+            egui::OutputCommand::CopyText(t) => Some(t.clone()),
+            _ => None,
+        })
+}
