@@ -421,6 +421,18 @@ fn one_set_of_files_with_two_devices_opens_as_two_ranks() {
         }
         std::fs::write(out.join(file), merged).unwrap();
     }
+    // kernel_details of both devices (newer exports start with Device_id): step 3 spans
+    // 10–20 µs on device 0 and 30–45 µs on device 1 after t0.
+    let t0 = 1_700_000_000_000_000u64;
+    let kernels = format!(
+        "Device_id,Step Id,Name,Start Time(us),Duration(us)\n\
+         0,3,MatMul,{}.000,4\n0,3,Add,{}.000,2\n1,3,MatMul,{}.000,5\n1,3,Add,{}.000,10\n",
+        t0 + 10,
+        t0 + 18,
+        t0 + 30,
+        t0 + 35
+    );
+    std::fs::write(out.join("kernel_details.csv"), kernels).unwrap();
     let p = discover(tmp.path()).unwrap();
     let devices: Vec<Option<&str>> = p.ranks.iter().map(|r| r.device.as_deref()).collect();
     assert_eq!(devices, vec![Some("0"), Some("1")], "{:?}", p.ranks);
@@ -430,5 +442,23 @@ fn one_set_of_files_with_two_devices_opens_as_two_ranks() {
         assert_eq!(split.counts, alone.counts, "{}", info.rank);
         assert_eq!(split.peaks, alone.peaks, "{}", info.rank);
         assert_eq!(split.unreleased, alone.unreleased);
+        let data = load_rank(info, &LoadControl::new()).unwrap();
+        let steps = data.steps.expect("steps from kernel_details");
+        let t = t0 as i64 * 1000;
+        let want = if info.device.as_deref() == Some("0") {
+            (t + 10_000, t + 20_000)
+        } else {
+            (t + 30_000, t + 45_000)
+        };
+        assert_eq!(
+            steps
+                .steps
+                .iter()
+                .map(|s| (s.id, s.start_ns, s.end_ns))
+                .collect::<Vec<_>>(),
+            vec![(3, want.0, want.1)],
+            "{}",
+            info.rank
+        );
     }
 }

@@ -909,6 +909,7 @@ impl RowParser for KernelParser {
 pub fn read_kernel_steps(
     path: &Path,
     session: Session,
+    only_device: Option<&str>,
     control: &LoadControl,
     out: &mut Vec<(i64, i64, i64)>,
 ) -> Result<FileOutcome, FileError> {
@@ -921,11 +922,13 @@ pub fn read_kernel_steps(
         duration: required(&h, &["Duration(us)"], path)?,
         window: file_time_window(path, &csv, start, session),
     };
+    // Newer exports start with Device_id: a rank of a multi-device profile keeps its own kernels.
+    let device_col = find_any(&h, &["Device_id", "Device"]).map(|x| x.0);
     run(
         path,
         csv,
-        None,
-        None,
+        device_col,
+        only_device,
         control,
         |_| KernelParser {
             cols,

@@ -47,8 +47,18 @@ pub fn attach_steps(data: &mut RankData, control: &LoadControl) -> Result<(), Lo
         && let Some(kernels) = find(&dirs, "kernel_details.csv")
     {
         let session = session_from_profiler_info(&data.info.dir);
+        let only_device = match &data.info.source {
+            DataSource::Csv { device, .. } => device.clone(),
+            DataSource::Db { .. } => None,
+        };
         let mut rows = Vec::new();
-        match read_kernel_steps(&kernels, session, control, &mut rows) {
+        match read_kernel_steps(
+            &kernels,
+            session,
+            only_device.as_deref(),
+            control,
+            &mut rows,
+        ) {
             Ok(o) => {
                 if o.report.skipped.count > 0 {
                     data.report.warn(format!(
