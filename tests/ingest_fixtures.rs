@@ -419,6 +419,10 @@ fn one_set_of_files_with_two_devices_opens_as_two_ranks() {
                 merged.push('\n');
             }
         }
+        if file == "memory_record.csv" {
+            // A row without a device: no rank can claim it, so each reports it skipped.
+            merged.push_str("PTA+GE,1700000000000100.000\t,1.0,2.0,1.0,5,\n");
+        }
         std::fs::write(out.join(file), merged).unwrap();
     }
     // kernel_details of both devices (newer exports start with Device_id): step 3 spans
@@ -439,7 +443,9 @@ fn one_set_of_files_with_two_devices_opens_as_two_ranks() {
     for (info, original) in p.ranks.iter().zip(&ranks) {
         let split = summarize(&load_rank(info, &LoadControl::new()).unwrap());
         let alone = summarize(&common::load_first(original));
-        assert_eq!(split.counts, alone.counts, "{}", info.rank);
+        let mut counts = alone.counts.clone();
+        counts.skipped_rows += 1;
+        assert_eq!(split.counts, counts, "{}", info.rank);
         assert_eq!(split.peaks, alone.peaks, "{}", info.rank);
         assert_eq!(split.unreleased, alone.unreleased);
         let data = load_rank(info, &LoadControl::new()).unwrap();

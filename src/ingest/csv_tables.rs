@@ -242,10 +242,17 @@ impl<P: RowParser> RowSink for Sink<P> {
             self.skipped.add(line, msg, || record_text(rec));
             return;
         }
-        if let (Some(want), Some(col)) = (&self.only_device, self.device_col)
-            && rec.get(col).copied().and_then(device_id).as_deref() != Some(want.as_str())
-        {
-            return; // another device's row: its own rank reads it
+        if let (Some(want), Some(col)) = (&self.only_device, self.device_col) {
+            match rec.get(col).copied().and_then(device_id) {
+                Some(d) if d == *want => {}
+                Some(_) => return, // another device's row: its own rank reads it
+                None => {
+                    // Not silently lost: no rank of a multi-device file can claim it.
+                    let reason = "no device in a file that holds several devices";
+                    self.skipped.add(line, reason, || record_text(rec));
+                    return;
+                }
+            }
         }
         match self.parser.parse(rec, &mut self.flags) {
             Ok(()) => {
