@@ -199,7 +199,12 @@ pub fn diff_ui(ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
                                 if col == DiffColumn::Name {
                                     ui.with_layout(
                                         egui::Layout::left_to_right(egui::Align::Center),
-                                        |ui| ui.label(text(d, col)),
+                                        |ui| {
+                                            ui.add(
+                                                egui::Label::new(text(d, col))
+                                                    .wrap_mode(egui::TextWrapMode::Truncate),
+                                            )
+                                        },
                                     );
                                 } else {
                                     ui.label(text(d, col));

@@ -256,11 +256,19 @@ fn table_ui(ui: &mut egui::Ui, t: &Tr, o: &Overview, state: &ViewState, out: &mu
                                         out.push(Command::SelectRank(i));
                                         out.push(Command::ShowOverview(false));
                                     }
-                                } else if col == OverviewColumn::Warnings && !s.warnings.is_empty()
-                                {
-                                    ui.label(text).on_hover_text(s.warnings.join("\n"));
                                 } else {
-                                    ui.label(text);
+                                    // One line a row: a long host or operator name widens its
+                                    // column (or is cut, for Largest) instead of wrapping out of
+                                    // the row.
+                                    let wrap = if col == OverviewColumn::Largest {
+                                        egui::TextWrapMode::Truncate
+                                    } else {
+                                        egui::TextWrapMode::Extend
+                                    };
+                                    let label = ui.add(egui::Label::new(text).wrap_mode(wrap));
+                                    if col == OverviewColumn::Warnings && !s.warnings.is_empty() {
+                                        label.on_hover_text(s.warnings.join("\n"));
+                                    }
                                 }
                             });
                         }
