@@ -116,11 +116,11 @@ pub fn compare_text(a: &RankData, b: &RankData, top: usize) -> String {
             f(y)
         ));
     }
-    let rows: Vec<[String; 6]> = operator_deltas(a, b)
+    let rows: Vec<Vec<String>> = operator_deltas(a, b)
         .iter()
         .take(top)
         .map(|d| {
-            [
+            vec![
                 d.name.clone(),
                 format!("{:.1}", bytes_to_kib(d.a_bytes)),
                 format!("{:.1}", bytes_to_kib(d.b_bytes)),
@@ -138,34 +138,7 @@ pub fn compare_text(a: &RankData, b: &RankData, top: usize) -> String {
         "A blocks",
         "B blocks",
     ];
-    let widths: Vec<usize> = (0..6)
-        .map(|c| {
-            rows.iter()
-                .map(|r| r[c].chars().count())
-                .chain([header[c].len()])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
     text.push('\n');
-    let line = |cells: Vec<&str>| -> String {
-        let s: Vec<String> = cells
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                let w = widths[i];
-                if i == 0 {
-                    format!("{c:<w$}")
-                } else {
-                    format!("{c:>w$}")
-                }
-            })
-            .collect();
-        format!("{}\n", s.join("  ").trim_end())
-    };
-    text.push_str(&line(header.to_vec()));
-    for r in &rows {
-        text.push_str(&line(r.iter().map(String::as_str).collect()));
-    }
+    text.push_str(&super::text_table(&header, &rows));
     text
 }

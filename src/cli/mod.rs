@@ -34,6 +34,40 @@ pub(crate) fn finish(result: Result<(), String>, err: &mut dyn std::io::Write) -
     }
 }
 
+/// Rows as an aligned text table under `header`: the first column left-aligned, the others
+/// right-aligned, two spaces apart (widths in characters).
+pub(crate) fn text_table(header: &[&str], rows: &[Vec<String>]) -> String {
+    let widths: Vec<usize> = (0..header.len())
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|s| s.chars().count())
+                .chain([header[c].chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |cells: &mut dyn Iterator<Item = &str>| -> String {
+        let s: Vec<String> = cells
+            .zip(&widths)
+            .enumerate()
+            .map(|(i, (c, &w))| {
+                if i == 0 {
+                    format!("{c:<w$}")
+                } else {
+                    format!("{c:>w$}")
+                }
+            })
+            .collect();
+        format!("{}\n", s.join("  ").trim_end())
+    };
+    let mut text = line(&mut header.iter().copied());
+    for r in rows {
+        text.push_str(&line(&mut r.iter().map(String::as_str)));
+    }
+    text
+}
+
 /// The bundled demo profile: `fixtures/demo` of the source tree when it is there, else generated
 /// once into the temp folder (for a binary run away from its sources).
 pub fn demo_profile_path() -> std::io::Result<PathBuf> {

@@ -95,7 +95,7 @@ pub fn steps_text(data: &RankData, report: &StepReport) -> String {
         "Survivors",
         "Survivors(MB)",
     ];
-    let mut rows: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
+    let mut rows: Vec<Vec<String>> = Vec::with_capacity(report.steps.len());
     for s in &report.steps {
         rows.push(vec![
             format!("#{}", s.step.id),
@@ -111,31 +111,13 @@ pub fn steps_text(data: &RankData, report: &StepReport) -> String {
             mib(Some(s.survivor_bytes)),
         ]);
     }
-    let widths: Vec<usize> = (0..header.len())
-        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-        .collect();
     let mut text = format!(
         "rank {}: {} steps (from {})\n",
         data.info.rank,
         report.steps.len(),
         src.source.as_str()
     );
-    for r in &rows {
-        let cells: Vec<String> = r
-            .iter()
-            .zip(&widths)
-            .enumerate()
-            .map(|(i, (c, w))| {
-                if i == 0 {
-                    format!("{c:<w$}")
-                } else {
-                    format!("{c:>w$}")
-                }
-            })
-            .collect();
-        text.push_str(cells.join("  ").trim_end());
-        text.push('\n');
-    }
+    text.push_str(&super::text_table(&header, &rows));
     for g in &report.growth {
         text.push_str(&format!(
             "\npossible leak: end-of-step Operator Allocated rose {} steps in a row (#{} → #{}, {:+.2} MB)\n",
