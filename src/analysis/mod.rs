@@ -32,7 +32,9 @@ pub use static_graph::{
     END_OF_GRAPH, StaticColumn, StaticGraph, static_graphs, static_ops_in_range, static_rows,
     static_rows_tsv,
 };
-pub use steps::{GROWTH_RISES, Growth, StepReport, StepStats, peak_over, step_report};
+pub use steps::{
+    GROWTH_RISES, Growth, StepReport, StepStats, peak_over, step_report, step_report_on,
+};
 pub use table::{
     Column, RangeFilter, SortCache, SortDir, TablePage, TableQuery, WindowMode, query,
 };

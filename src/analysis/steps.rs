@@ -72,11 +72,19 @@ pub struct StepReport {
 
 /// Computes the step report of `data` (empty when the rank has no steps).
 pub fn step_report(data: &RankData) -> StepReport {
+    if data.steps.is_none() {
+        return StepReport::default();
+    }
+    let overall = build_series(data, GroupBy::Overall);
+    step_report_on(data, &overall.iter().collect::<Vec<_>>())
+}
+
+/// [`step_report`] on the rank's Overall series already built (a view keeps them).
+pub fn step_report_on(data: &RankData, overall: &[&Series]) -> StepReport {
     let Some(steps) = &data.steps else {
         return StepReport::default();
     };
-    let overall = build_series(data, GroupBy::Overall);
-    let curve = |c: OverallCurve| c.find(&overall);
+    let curve = |c: OverallCurve| overall.iter().copied().find(|s| s.name == c.label());
     let allocated = curve(OverallCurve::OperatorAllocated);
     let reserved = curve(OverallCurve::OperatorReserved);
     let app = curve(OverallCurve::AppReserved);

@@ -85,7 +85,15 @@ impl RankView {
 
     /// Each step's figures and the growth runs (empty without steps; computed on first use).
     pub fn steps(&self) -> &super::StepReport {
-        self.steps.get_or_init(|| super::step_report(&self.data))
+        self.steps.get_or_init(|| {
+            // The curves the chart already has: not built a second time.
+            let overall: Vec<&super::Series> = self
+                .series(GroupBy::Overall)
+                .iter()
+                .map(|l| &l.series)
+                .collect();
+            super::step_report_on(&self.data, &overall)
+        })
     }
 
     /// The Component mode peak table.

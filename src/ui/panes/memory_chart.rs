@@ -436,10 +436,10 @@ impl MemoryChart {
                         plot_ui.add(StepLine::new(s.series.name.as_str(), &pts, colors[i]));
                     }
                 }
-                for (name, color, pts) in &baseline_lines {
+                for (name, color, pts) in baseline_lines {
                     plot_ui.line(
-                        egui_plot::Line::new(name.as_str(), pts.clone())
-                            .color(*color)
+                        egui_plot::Line::new(name, pts)
+                            .color(color)
                             .width(1.2)
                             .style(egui_plot::LineStyle::dashed_dense()),
                     );
