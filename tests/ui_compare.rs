@@ -75,6 +75,7 @@ fn a_baseline_from_another_profile_diff_table_copy_and_both_tables() {
             .map(|l| l.split('\t').map(str::to_string).collect())
             .collect();
         let names: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+        let (a_live, b_live) = (live_at_raw_peak(&base_dir), live_at_raw_peak(&cur));
         assert_eq!(rows.len(), names.len());
         let mut last = f64::INFINITY;
         for r in &rows {
@@ -87,6 +88,14 @@ fn a_baseline_from_another_profile_diff_table_copy_and_both_tables() {
             );
             assert!((num(3) - (bk - ak)).abs() < 1e-6, "{r:?}");
             assert_eq!((num(4) as usize, num(5) as usize), (an, bn), "{r:?}");
+            let (al, bl) = (
+                a_live.get(&r[0]).copied().unwrap_or(0.0),
+                b_live.get(&r[0]).copied().unwrap_or(0.0),
+            );
+            assert!(
+                (num(6) - al).abs() < 1e-9 && (num(7) - bl).abs() < 1e-9,
+                "{r:?}: at the peaks {al} / {bl} MB"
+            );
             assert!((bk - ak).abs() <= last + 1e-9);
             last = (bk - ak).abs();
         }
@@ -184,4 +193,24 @@ fn a_baseline_that_cannot_load_says_why_and_keeps_the_rank() {
     h.get_by_label_contains("cannot compare:");
     assert!(h.state().view().is_some(), "the rank on screen stays");
     h.run();
+}
+
+/// MiB alive per name at the rank's raw Operator Allocated peak (the first PTA+GE sample with the
+/// largest Total Allocated): rows allocated at or before it (or before the capture) and released
+/// after it (or never).
+fn live_at_raw_peak(rank: &Path) -> std::collections::BTreeMap<String, f64> {
+    let rec = common::RawCsv::read(&rank.join("ASCEND_PROFILER_OUTPUT/memory_record.csv"));
+    let (_, t) = common::raw_peak(&rec, "PTA+GE", "Total Allocated(MB)", 1.0).unwrap();
+    let mut m = std::collections::BTreeMap::new();
+    for (name, kb, a, r) in raw_ops(rank).0 {
+        if a.is_none_or(|a| a <= t) && r.is_none_or(|r| r > t) {
+            let name = if name.is_empty() {
+                "Unknown".into()
+            } else {
+                name
+            };
+            *m.entry(name).or_insert(0.0) += kb.parse::<f64>().unwrap() / 1024.0;
+        }
+    }
+    m
 }

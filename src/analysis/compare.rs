@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use super::{GroupBy, LiveIndex, OverallCurve, build_series, live_at, peak};
+use super::{GroupBy, LiveIndex, OverallCurve, RankView, build_series, live_at, peak};
 use crate::model::RankData;
 
 /// One operator name on both sides. Bytes are the sums of the sizes of its operator_memory
@@ -36,8 +36,40 @@ impl OperatorDelta {
 /// Per operator name: allocations on each side, sorted by |delta| descending, then by name.
 /// Every name with at least one allocation (size > 0) on either side is listed.
 pub fn operator_deltas(a: &RankData, b: &RankData) -> Vec<OperatorDelta> {
+    let peak_live = |d: &RankData| {
+        let series = build_series(d, GroupBy::Overall);
+        let t = OverallCurve::OperatorAllocated
+            .find(&series)
+            .and_then(peak)
+            .map(|p| p.time);
+        live_by_name(d, &LiveIndex::new(d), t)
+    };
+    deltas(a, b, peak_live(a), peak_live(b))
+}
+
+/// [`operator_deltas`] of two views, with the curves and live indexes they have already built.
+pub fn view_operator_deltas(a: &RankView, b: &RankView) -> Vec<OperatorDelta> {
+    let peak_live = |v: &RankView| {
+        let t = v
+            .series(GroupBy::Overall)
+            .iter()
+            .find(|s| s.series.name == OverallCurve::OperatorAllocated.label())
+            .and_then(|s| s.peak())
+            .map(|p| p.time);
+        live_by_name(&v.data, v.live_index(), t)
+    };
+    deltas(&a.data, &b.data, peak_live(a), peak_live(b))
+}
+
+/// The per-name rows from both sides' operator_memory and what each side held at its peak.
+fn deltas(
+    a: &RankData,
+    b: &RankData,
+    a_live: Vec<(String, i64)>,
+    b_live: Vec<(String, i64)>,
+) -> Vec<OperatorDelta> {
     let mut map: HashMap<String, OperatorDelta> = HashMap::new();
-    for (side, data) in [(Side::A, a), (Side::B, b)] {
+    for (side, data, live) in [(Side::A, a, a_live), (Side::B, b, b_live)] {
         let o = &data.operators;
         for r in 0..o.len() {
             if o.size[r] <= 0 {
@@ -57,7 +89,7 @@ pub fn operator_deltas(a: &RankData, b: &RankData) -> Vec<OperatorDelta> {
                 }
             }
         }
-        for (name, bytes) in live_at_peak(data) {
+        for (name, bytes) in live {
             let e = map.entry(name).or_insert_with_key(|k| empty(k));
             match side {
                 Side::A => e.a_peak_live = bytes,
@@ -96,13 +128,12 @@ fn empty(name: &str) -> OperatorDelta {
     }
 }
 
-/// Bytes alive per operator name at the rank's Operator Allocated peak (none without the curve).
-fn live_at_peak(data: &RankData) -> Vec<(String, i64)> {
-    let series = build_series(data, GroupBy::Overall);
-    let Some(p) = OverallCurve::OperatorAllocated.find(&series).and_then(peak) else {
+/// Bytes alive per operator name at `t` (the Operator Allocated peak; none without the curve).
+fn live_by_name(data: &RankData, index: &LiveIndex, t: Option<i64>) -> Vec<(String, i64)> {
+    let Some(t) = t else {
         return Vec::new();
     };
-    let live = live_at(data, &LiveIndex::new(data), p.time);
+    let live = live_at(data, index, t);
     live.by_name
         .into_iter()
         .map(|(id, b, _)| (data.display_name(id).to_string(), b))

@@ -20,7 +20,7 @@ pub use chart::{
     BlockLifetime, Reconciled, WindowStats, block_lifetime, held_at, largest_visible_peak,
     peak_marks, peak_near, reconcile, sampled_counts, value_at, window_stats, y_fit,
 };
-pub use compare::{OperatorDelta, operator_deltas};
+pub use compare::{OperatorDelta, operator_deltas, view_operator_deltas};
 pub use live::{LiveAt, LiveIndex, live_at};
 pub use lod::{DEFAULT_THRESHOLD, LodSeries, Reduced};
 pub use peaks::{

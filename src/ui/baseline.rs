@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::jobs::{Job, JobKey, Jobs, Place, Poll};
-use crate::analysis::{GroupBy, OperatorDelta, RankView, ViewId, operator_deltas};
+use crate::analysis::{GroupBy, OperatorDelta, RankView, ViewId, view_operator_deltas};
 use crate::ingest::{Profile, discover, load_rank};
 
 /// What to compare with.
@@ -165,7 +165,7 @@ impl BaselineSlot {
         if self.diff_job.as_ref().is_none_or(|(k, _)| *k != key) {
             let (a, b) = (Arc::clone(&base.view), Arc::clone(current));
             let job = jobs.start(JobKey::Diff, Place::Thread, move |_, out| {
-                out.send(operator_deltas(&a.data, &b.data));
+                out.send(view_operator_deltas(&a, &b));
             });
             self.diff_job = Some((key, job));
         }
