@@ -34,14 +34,7 @@ fn compared(
     app.wait_for_load();
     app.apply(Command::CompareWith(baseline));
     app.wait_for_baseline();
-    let mut h = Harness::builder()
-        .with_size([1400.0, 900.0])
-        .with_max_steps(16)
-        .with_step_dt(1.0 / 60.0)
-        .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
-    h.run();
-    h.run();
-    h
+    common::harness(app)
 }
 
 #[test]

@@ -9,12 +9,11 @@ use std::path::{Path, PathBuf};
 
 use common::{RawCsv, copy_dir, raw_peak};
 use egui::accesskit::Role;
-use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 use memsight::generate::{GenOptions, generate};
+use memsight::ui::MemsightApp;
 use memsight::ui::format::grouped;
 use memsight::ui::i18n::Lang;
-use memsight::ui::{Command, MemsightApp};
 
 /// Five similar ranks and a sixth that leaks 512 MiB a step (rank id `0_2`: its folder says 0).
 fn cluster() -> tempfile::TempDir {
@@ -65,16 +64,6 @@ fn raw_allocated_peak(rank: &Path) -> f64 {
         .0
 }
 
-fn harness(app: MemsightApp) -> Harness<'static, MemsightApp> {
-    let mut h = Harness::builder()
-        .with_size([1400.0, 900.0])
-        .with_max_steps(16)
-        .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
-    h.run();
-    h.run();
-    h
-}
-
 #[test]
 fn the_overview_lists_every_rank_marks_the_outlier_sorts_and_opens_a_rank() {
     let tmp = cluster();
@@ -92,7 +81,7 @@ fn the_overview_lists_every_rank_marks_the_outlier_sorts_and_opens_a_rank() {
         app.set_language(lang);
         app.wait_for_load();
         app.wait_for_overview();
-        let mut h = harness(app);
+        let mut h = common::harness(app);
         assert!(h.state().view_state().show_overview);
         h.get_by_label(title);
         h.get_by_label_contains(outliers);
@@ -142,20 +131,49 @@ fn the_overview_lists_every_rank_marks_the_outlier_sorts_and_opens_a_rank() {
 }
 
 #[test]
-fn rows_arrive_one_by_one_and_cancel_stops_the_job() {
+fn rows_arrive_in_discovery_order_and_cancel_stops_the_job() {
+    use memsight::ui::jobs::{JobKey, Jobs};
+    use memsight::ui::overview::Overview;
     let tmp = cluster();
-    let mut app = MemsightApp::new(Some(tmp.path().to_path_buf()), Vec::new(), None);
-    app.wait_for_load();
-    app.apply(Command::CancelOverview);
-    let o = app.overview().unwrap();
-    assert!(!o.is_running());
+    let profile = std::sync::Arc::new(memsight::ingest::discover(tmp.path()).unwrap());
+    let n = profile.ranks.len();
+    // Rows fill one rank after another: what has arrived is always the first k ranks, and k
+    // only grows, to every rank.
+    let mut jobs = Jobs::default();
+    let mut o = Overview::start(&mut jobs, std::sync::Arc::clone(&profile));
+    let mut seen = Vec::new();
+    while o.is_running() {
+        o.poll();
+        let k = o.done();
+        assert!(
+            o.rows[..k].iter().all(Option::is_some),
+            "not a prefix at {k}"
+        );
+        if seen.last() != Some(&k) {
+            seen.push(k);
+        }
+        std::thread::yield_now();
+    }
+    assert_eq!(o.done(), n);
+    assert!(seen.windows(2).all(|w| w[0] < w[1]), "{seen:?}");
+    // Each row is the rank's inspect summary.
+    for (row, info) in o.rows.iter().zip(&profile.ranks) {
+        let want = memsight::export::summarize(
+            &memsight::ingest::load_rank(info, &memsight::ingest::LoadControl::new()).unwrap(),
+        );
+        assert_eq!(row.as_ref(), Some(&want));
+    }
+    // Cancel: the worker stops (its thread returns) and nothing more arrives.
+    let mut o = Overview::start(&mut jobs, std::sync::Arc::clone(&profile));
+    o.cancel();
+    let mut spins = 0u32;
+    while jobs.is_running(&JobKey::Overview) {
+        spins += 1;
+        assert!(spins < 1_000_000, "the cancelled job never stopped");
+        std::thread::yield_now();
+    }
     let stopped_at = o.done();
-    assert!(stopped_at <= 6);
-    // A new open summarises again from the start, to the end.
-    app.apply(Command::Open(tmp.path().to_path_buf()));
-    app.wait_for_load();
-    app.wait_for_overview();
-    let o = app.overview().unwrap();
-    assert_eq!(o.done(), 6);
-    assert!(o.first_row_after.unwrap() <= o.done_after.unwrap());
+    o.poll();
+    assert_eq!(o.done(), stopped_at);
+    assert!(!o.is_running());
 }

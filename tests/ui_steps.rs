@@ -29,14 +29,7 @@ fn app(lang: Lang) -> Harness<'static, MemsightApp> {
     app.set_language(lang);
     app.wait_for_load();
     app.apply(memsight::ui::Command::ShowOverview(false));
-    let mut h = Harness::builder()
-        .with_size([1400.0, 900.0])
-        .with_max_steps(16)
-        .with_step_dt(1.0 / 60.0)
-        .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
-    h.run();
-    h.run();
-    h
+    common::harness(app)
 }
 
 /// ProfilerStep#N of the raw trace: (id, start, end) in ns from the rank's origin.
@@ -315,12 +308,7 @@ fn a_db_export_has_the_same_steps_tab_and_breakdown() {
     assert_eq!(ids.len(), 5);
     let mut app = MemsightApp::new(Some(tmp.path().to_path_buf()), Vec::new(), None);
     app.wait_for_load();
-    let mut h = Harness::builder()
-        .with_size([1400.0, 900.0])
-        .with_max_steps(16)
-        .with_step_dt(1.0 / 60.0)
-        .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
-    h.run();
+    let mut h = common::harness(app);
     h.get_by_label("Steps (5)").click();
     h.run();
     h.get_by_label("steps from db");

@@ -19,8 +19,6 @@ pub enum OverviewMsg {
 pub struct Overview {
     /// One slot per rank of the profile, in discovery order; `None` until summarised.
     pub rows: Vec<Option<RankSummary>>,
-    /// Ranks that could not be loaded.
-    pub failed: Vec<bool>,
     job: Option<Job<OverviewMsg>>,
     started: Instant,
     /// How long the first row and the whole overview took (for the status line and tests).
@@ -54,7 +52,6 @@ impl Overview {
         });
         Overview {
             rows: vec![None; n],
-            failed: vec![false; n],
             job: Some(job),
             started: Instant::now(),
             first_row_after: None,
@@ -80,7 +77,6 @@ impl Overview {
 
     fn absorb(&mut self, i: usize, s: RankSummary) {
         if let Some(slot) = self.rows.get_mut(i) {
-            self.failed[i] = s.warnings.iter().any(|w| w.starts_with("not loaded:"));
             *slot = Some(s);
         }
         if self.first_row_after.is_none() {

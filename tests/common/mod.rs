@@ -165,6 +165,25 @@ pub fn memsight(args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// A 1400×900 harness around an app already set up (loaded, language chosen), with real
+/// frame times; two frames are run (the CJK font is added in the first and used from the next).
+#[cfg(feature = "gui")]
+pub fn harness(
+    app: memsight::ui::MemsightApp,
+) -> egui_kittest::Harness<'static, memsight::ui::MemsightApp> {
+    let mut h = egui_kittest::Harness::builder()
+        .with_size([1400.0, 900.0])
+        .with_max_steps(16)
+        .with_step_dt(1.0 / 60.0)
+        .build_ui_state(
+            |ui, app: &mut memsight::ui::MemsightApp| app.ui_root(ui),
+            app,
+        );
+    h.run();
+    h.run();
+    h
+}
+
 /// The app on `path`, loaded, showing its first rank (not the cluster overview a multi-rank
 /// profile opens on), in a 1400×900 kittest harness with real frame times (1/60 s: a
 /// double-click is two clicks within 0.3 s); `run()` steps until nothing more is asked for.
