@@ -82,6 +82,13 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Memory by call stack, source line or host op (profiles made with with_stack=True).
+    Stacks {
+        /// Profiling folder or .db.
+        path: PathBuf,
+        #[command(flatten)]
+        args: cli::StacksArgs,
+    },
     /// An allocator snapshot (`_dump_snapshot` .pickle): devices, peaks, who holds the memory.
     Snapshot {
         /// The .pickle / .pkl file.
@@ -172,6 +179,7 @@ fn main() -> ExitCode {
         Some(Command::Compare { a, b, args }) => {
             exit(cli::compare(&a, &b, &args, &mut out, &mut err))
         }
+        Some(Command::Stacks { path, args }) => exit(cli::stacks(&path, &args, &mut out, &mut err)),
         Some(Command::Steps { path, rank, json }) => {
             exit(cli::steps(&path, rank.as_deref(), json, &mut out, &mut err))
         }

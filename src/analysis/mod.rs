@@ -10,6 +10,7 @@ pub mod lod;
 pub mod peaks;
 pub mod series;
 pub mod spread;
+pub mod stacks;
 pub mod static_graph;
 pub mod steps;
 pub mod table;

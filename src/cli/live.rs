@@ -32,12 +32,23 @@ pub fn live(
                 .take(top)
                 .map(|&r| {
                     let r = r as usize;
-                    serde_json::json!({
+                    let mut item = serde_json::json!({
                         "name": name(ops.name[r]),
                         "size_kib": bytes_to_kib(ops.size[r]),
                         "allocated_ms": (ops.alloc_time[r] != crate::model::NULL).then(|| ns_to_ms(data.rel_ns(ops.alloc_time[r]))),
                         "released_ms": (ops.release_time[r] != crate::model::NULL).then(|| ns_to_ms(data.rel_ns(ops.release_time[r]))),
-                    })
+                    });
+                    // Who allocated it, when the profile recorded call stacks.
+                    if let Some(s) = &data.stacks {
+                        let frames = s.row_frames(r);
+                        if !frames.is_empty() {
+                            item["stack"] = serde_json::json!(frames);
+                        }
+                        if let Some(op) = s.row_op_name(r) {
+                            item["host_op"] = serde_json::json!(op);
+                        }
+                    }
+                    item
                 })
                 .collect();
             let by_name: Vec<serde_json::Value> = live

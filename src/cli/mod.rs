@@ -7,6 +7,7 @@ pub mod inspect;
 pub mod live;
 pub mod rank;
 pub mod snapshot;
+pub mod stacks;
 pub mod steps;
 pub mod table;
 
@@ -15,6 +16,7 @@ pub use curve::{CurveArgs, curve};
 pub use inspect::inspect;
 pub use live::live;
 pub use snapshot::{SnapshotArgs, snapshot};
+pub use stacks::{StacksArgs, stacks};
 pub use steps::steps;
 pub use table::{TableArgs, table};
 

@@ -60,6 +60,23 @@ pub struct StepsJson {
     pub count: usize,
 }
 
+/// What the call stacks cover: how many allocations were matched to a host op and a stack.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct StacksJson {
+    /// `db` or `trace_view`.
+    pub source: String,
+    /// Host ops read.
+    pub host_ops: usize,
+    /// Distinct call stacks.
+    pub stacks: usize,
+    /// Allocations matched to a host op and a stack.
+    pub attributed: usize,
+    /// Allocations matched to an op with no known stack.
+    pub without_stack: usize,
+    /// Allocations no host op was running for.
+    pub unattributed: usize,
+}
+
 /// One rank of `inspect --json`.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct RankSummary {
@@ -87,6 +104,8 @@ pub struct RankSummary {
     pub largest_allocation: Option<Largest>,
     /// Training steps recorded (`memsight steps` gives their figures), when any.
     pub steps: Option<StepsJson>,
+    /// Call stacks (`memsight stacks` aggregates them), when the profile recorded host ops.
+    pub stacks: Option<StacksJson>,
     /// Load warnings and skipped-row reports.
     pub warnings: Vec<String>,
 }
@@ -131,6 +150,14 @@ pub fn summarize(data: &RankData) -> RankSummary {
             source: s.source.as_str().to_string(),
             count: s.steps.len(),
         }),
+        stacks: data.stacks.as_ref().map(|s| StacksJson {
+            source: s.source.as_str().to_string(),
+            host_ops: s.host_ops,
+            stacks: s.stacks.len(),
+            attributed: s.row_op.len() - s.unattributed - s.without_stack,
+            without_stack: s.without_stack,
+            unattributed: s.unattributed,
+        }),
         warnings: data.report.all_warnings(),
         time_origin_ns: data.time_origin_ns,
         ..identity(info)
@@ -163,6 +190,7 @@ pub fn identity(info: &RankInfo) -> RankSummary {
         },
         largest_allocation: None,
         steps: None,
+        stacks: None,
         warnings: Vec::new(),
     }
 }
@@ -224,6 +252,19 @@ pub fn render_text(s: &RankSummary) -> String {
             out,
             "  steps: {} (from {}; memsight steps for each one)",
             st.count, st.source
+        );
+    }
+    if let Some(st) = &s.stacks {
+        let _ = writeln!(
+            out,
+            "  call stacks: {} of {} allocations attributed ({} distinct stacks from {}; \
+             {} with no stack, {} outside any host op; memsight stacks to aggregate)",
+            st.attributed,
+            c.operator_memory,
+            st.stacks,
+            st.source,
+            st.without_stack,
+            st.unattributed
         );
     }
     for w in &s.warnings {

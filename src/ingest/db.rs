@@ -128,7 +128,7 @@ pub fn open_read_only(path: &Path, snapshot: Option<&DbSnapshot>) -> Result<Read
     Ok(ReadOnlyDb { conn })
 }
 
-fn has_table(conn: &Connection, name: &str) -> bool {
+pub(super) fn has_table(conn: &Connection, name: &str) -> bool {
     conn.query_row(
         "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?1",
         [name],
@@ -138,7 +138,7 @@ fn has_table(conn: &Connection, name: &str) -> bool {
 }
 
 /// A cell as i64 whatever SQLite stored (NUMERIC columns may hold REAL or TEXT).
-fn int(v: ValueRef<'_>) -> Result<i64, String> {
+pub(super) fn int(v: ValueRef<'_>) -> Result<i64, String> {
     match v {
         ValueRef::Null => Ok(NULL),
         ValueRef::Integer(i) if i == NULL => Err("value out of range".into()),
@@ -153,11 +153,11 @@ fn int(v: ValueRef<'_>) -> Result<i64, String> {
 }
 
 /// A time column: 0 means unset in these exports.
-fn time(v: ValueRef<'_>) -> Result<i64, String> {
+pub(super) fn time(v: ValueRef<'_>) -> Result<i64, String> {
     int(v).map(|t| if t == 0 { NULL } else { t })
 }
 
-fn text(v: ValueRef<'_>) -> String {
+pub(super) fn text(v: ValueRef<'_>) -> String {
     match v {
         ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned(),
         ValueRef::Integer(i) => i.to_string(),
@@ -182,7 +182,7 @@ fn columns(conn: &Connection, table: &str) -> HashSet<String> {
 }
 
 /// The columns a table has, for building SELECTs that tolerate missing optional columns.
-struct TableColumns {
+pub(super) struct TableColumns {
     table: &'static str,
     have: HashSet<String>,
     /// Optional columns asked for but absent (selected as NULL).
@@ -190,18 +190,18 @@ struct TableColumns {
 }
 
 impl TableColumns {
-    fn of(conn: &Connection, table: &'static str) -> Self {
+    pub(super) fn of(conn: &Connection, table: &'static str) -> Self {
         TableColumns {
             table,
             have: columns(conn, table),
             missing: Vec::new(),
         }
     }
-    fn has(&self, name: &str) -> bool {
+    pub(super) fn has(&self, name: &str) -> bool {
         self.have.contains(&name.to_lowercase())
     }
     /// A column the table cannot be read without.
-    fn require(&self, name: &'static str) -> Result<&'static str, DbError> {
+    pub(super) fn require(&self, name: &'static str) -> Result<&'static str, DbError> {
         if self.has(name) {
             Ok(name)
         } else {
@@ -209,7 +209,7 @@ impl TableColumns {
         }
     }
     /// A column read when present, else NULL (and named in [`Self::note`]).
-    fn optional(&mut self, name: &'static str) -> &'static str {
+    pub(super) fn optional(&mut self, name: &'static str) -> &'static str {
         if self.has(name) {
             name
         } else {

@@ -75,7 +75,8 @@ pub fn load_rank(info: &RankInfo, control: &LoadControl) -> Result<RankData, Loa
             "no memory_record or operator_memory rows".into(),
         ));
     }
-    super::steps::attach_steps(&mut data, control)?;
+    let trace_ops = super::steps::attach_steps(&mut data, control)?;
+    super::stacks::attach_stacks(&mut data, trace_ops, control)?;
     data.records.sort_by_time();
     data.modules.sort_by_time();
     data.device_memory.sort_by_time();

@@ -7,10 +7,12 @@
 mod chunks;
 mod csv_tables;
 mod db;
+mod db_stacks;
 mod discover;
 mod line_split;
 mod load;
 pub mod safe_fs;
+pub mod stacks;
 mod steps;
 mod time_window;
 pub mod trace_view;

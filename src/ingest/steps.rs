@@ -10,18 +10,24 @@ use super::csv_tables::{FileError, read_kernel_steps};
 use super::load::LoadError;
 use super::time_window::session_from_profiler_info;
 use super::trace_view::{TraceError, read_trace_view};
-use crate::model::{DataSource, RankData, Step, StepSource, Steps};
+use crate::model::{DataSource, HostOps, RankData, Step, StepSource, Steps};
 
 /// Fills `data.steps` (and `data.device_memory` when still empty) from the files beside the
-/// rank's memory files. A file that cannot be read is a warning, never an error.
-pub fn attach_steps(data: &mut RankData, control: &LoadControl) -> Result<(), LoadError> {
+/// rank's memory files. A file that cannot be read is a warning, never an error. Returns the
+/// host ops of `trace_view.json` when it was read (for [`super::stacks::attach_stacks`]).
+pub fn attach_steps(
+    data: &mut RankData,
+    control: &LoadControl,
+) -> Result<Option<HostOps>, LoadError> {
     let dirs = output_dirs(data);
     let need_device = data.device_memory.is_empty();
+    let mut host = None;
     if (data.steps.is_none() || need_device)
         && let Some(trace) = find(&dirs, "trace_view.json")
     {
         match read_trace_view(&trace, control) {
             Ok(t) => {
+                host = Some(t.host);
                 if data.steps.is_none() && !t.steps.is_empty() {
                     data.steps = Some(Steps::new(StepSource::TraceView, t.steps));
                 }
@@ -78,7 +84,12 @@ pub fn attach_steps(data: &mut RankData, control: &LoadControl) -> Result<(), Lo
             Err(e) => data.report.warn(format!("{e}; steps not read from it")),
         }
     }
-    Ok(())
+    Ok(host)
+}
+
+/// The rank's `trace_view.json`, if there is one beside its memory files.
+pub fn trace_view_of(data: &RankData) -> Option<PathBuf> {
+    find(&output_dirs(data), "trace_view.json")
 }
 
 /// Each step's extent over its kernels: the earliest start to the latest end.

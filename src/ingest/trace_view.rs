@@ -1,22 +1,27 @@
 //! Reading what memsight needs from `trace_view.json` without building a DOM of it: the
-//! `ProfilerStep#N` spans and the device's `NPU MEM` counters (`Device/HBM`, `Device/DDR`).
+//! `ProfilerStep#N` spans, the device's `NPU MEM` counters (`Device/HBM`, `Device/DDR`) and the
+//! host's framework ops (`cpu_op` events with their `args["Call stack"]`).
 //!
 //! The file can be hundreds of MB. It is read in blocks; a small state machine (strings,
 //! escapes, brace depth) finds each event object of the top-level array (or of the
 //! `traceEvents` array of the object form); only an event whose bytes contain a marker
-//! (`ProfilerStep#`, `Device/`) is handed to serde_json. Everything else is skipped at
+//! (`ProfilerStep#`, `Device/`, `cpu_op`) is handed to serde_json; an op is read into a typed
+//! struct that borrows its strings and skips every other field. Everything else is skipped at
 //! `memchr` speed. Hand-written because no JSON crate streams the elements of one big array
 //! from a reader at this speed (serde_json's reader path goes a byte at a time).
 
+use std::borrow::Cow;
 use std::io::Read;
 use std::path::Path;
 
 use memchr::{memchr2, memchr3, memmem};
+use rustc_hash::FxHashMap;
+use serde::Deserialize;
 
 use super::chunks::LoadControl;
 use super::safe_fs;
 use super::value::parse_scaled;
-use crate::model::{DeviceMemory, Step};
+use crate::model::{DeviceMemory, HostOps, NO_STACK, Step};
 
 /// Bytes read at a time.
 const BLOCK: usize = 8 << 20;
@@ -30,6 +35,8 @@ pub struct TraceExtract {
     pub steps: Vec<Step>,
     /// Device memory in use (HBM + DDR), absolute ns, time-sorted.
     pub device: DeviceMemory,
+    /// The host's framework ops (`cat` `cpu_op`, `ph` `X`), file order.
+    pub host: HostOps,
     /// Event objects seen.
     pub events: u64,
     /// Candidate events that could not be read (bad JSON, missing or bad fields).
@@ -262,10 +269,54 @@ struct Sink {
     open: std::collections::HashMap<i64, i64>,
     step_finder: Option<memmem::Finder<'static>>,
     device_finder: Option<memmem::Finder<'static>>,
+    op_finder: Option<memmem::Finder<'static>>,
+    host: HostOps,
+    /// Call stack text → id in `host.stacks`.
+    stack_ids: FxHashMap<Box<str>, u32>,
+    /// `pid/tid` text → thread number.
+    threads: FxHashMap<String, u64>,
+}
+
+/// The fields of a `cpu_op` event memsight reads; every other field is skipped unparsed.
+#[derive(Deserialize)]
+struct OpEvent<'a> {
+    #[serde(default, borrow)]
+    ph: Cow<'a, str>,
+    #[serde(default, borrow)]
+    cat: Cow<'a, str>,
+    #[serde(default, borrow)]
+    name: Cow<'a, str>,
+    #[serde(default)]
+    ts: Option<serde_json::Value>,
+    #[serde(default)]
+    dur: Option<serde_json::Value>,
+    #[serde(default)]
+    pid: Option<serde_json::Value>,
+    #[serde(default)]
+    tid: Option<serde_json::Value>,
+    #[serde(default, borrow)]
+    args: Option<OpArgs<'a>>,
+}
+
+/// The arguments of a `cpu_op` event memsight reads.
+#[derive(Deserialize)]
+struct OpArgs<'a> {
+    #[serde(rename = "Call stack", default, borrow)]
+    call_stack: Option<Cow<'a, str>>,
+    #[serde(rename = "Sequence number", default)]
+    seq: Option<serde_json::Value>,
 }
 
 impl Sink {
     fn event(&mut self, bytes: &[u8]) {
+        if self
+            .op_finder
+            .get_or_insert_with(|| memmem::Finder::new(b"cpu_op"))
+            .find(bytes)
+            .is_some()
+        {
+            self.host_op(bytes);
+        }
         let step = self
             .step_finder
             .get_or_insert_with(|| memmem::Finder::new(b"ProfilerStep#"))
@@ -342,6 +393,65 @@ impl Sink {
         }
     }
 
+    /// A `cpu_op` event: one host op, its stack interned.
+    fn host_op(&mut self, bytes: &[u8]) {
+        let Ok(ev) = serde_json::from_slice::<OpEvent<'_>>(bytes) else {
+            self.unreadable += 1;
+            return;
+        };
+        if ev.cat != "cpu_op" || ev.ph != "X" {
+            return;
+        }
+        let start = ev.ts.as_ref().and_then(micros_to_ns);
+        let dur = ev.dur.as_ref().and_then(micros_to_ns);
+        let (Some(start), Some(dur)) = (start, dur) else {
+            self.unreadable += 1;
+            return;
+        };
+        let Some(end) = start.checked_add(dur).filter(|_| dur >= 0) else {
+            self.unreadable += 1;
+            return;
+        };
+        let key = format!(
+            "{}/{}",
+            ev.pid.as_ref().map(id_text).unwrap_or_default(),
+            ev.tid.as_ref().map(id_text).unwrap_or_default()
+        );
+        let next = self.threads.len() as u64;
+        let thread = *self.threads.entry(key).or_insert(next);
+        let (stack, seq) = match &ev.args {
+            Some(a) => (
+                a.call_stack
+                    .as_deref()
+                    .map_or(NO_STACK, |text| self.stack_id(text)),
+                a.seq
+                    .as_ref()
+                    .and_then(serde_json::Value::as_i64)
+                    .unwrap_or(-1),
+            ),
+            None => (NO_STACK, -1),
+        };
+        let name = self.host.names.intern(&ev.name);
+        self.host.push(start, end, thread, name, stack, seq);
+    }
+
+    /// The id of a call stack text, interning it (and its frames) the first time.
+    fn stack_id(&mut self, text: &str) -> u32 {
+        if let Some(&id) = self.stack_ids.get(text) {
+            return id;
+        }
+        let frames: Box<[u32]> = split_frames(text)
+            .map(|f| self.host.frames.intern(f))
+            .collect();
+        if frames.is_empty() {
+            return NO_STACK;
+        }
+        let id = self.host.stacks.len() as u32;
+        self.host.stacks.push(frames);
+        self.stack_ids.insert(text.into(), id);
+        id
+    }
+
     /// Device memory = HBM + the DDR sample held at the same time (0 when there is none).
     fn finish(mut self) -> TraceExtract {
         self.hbm.sort_by_key(|p| p.0);
@@ -356,10 +466,28 @@ impl Sink {
         TraceExtract {
             steps: self.steps,
             device,
+            host: self.host,
             events: 0,
             unreadable: self.unreadable,
         }
     }
+}
+
+/// A `pid` or `tid` as text (numbers and strings both occur).
+fn id_text(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The frames of a `Call stack` argument, innermost first: separated by `;\r\n` (torch_npu),
+/// or by `;` alone when the text has no line breaks; blank frames dropped.
+pub fn split_frames(text: &str) -> impl Iterator<Item = &str> {
+    let by_line = text.contains('\n');
+    text.split(move |c| if by_line { c == '\n' } else { c == ';' })
+        .map(|f| f.trim().trim_end_matches(';').trim())
+        .filter(|f| !f.is_empty())
 }
 
 /// A µs time (a string such as `"1736405443862052.130"`, or a number) as exact ns.

@@ -172,6 +172,9 @@ pub struct RankData {
     pub steps: Option<super::Steps>,
     /// The device's total memory in use (all processes), when recorded.
     pub device_memory: super::DeviceMemory,
+    /// The Python call stack behind each operator_memory row, when the profile recorded them
+    /// (`with_stack=True`).
+    pub stacks: Option<super::CallStacks>,
     /// Rows counted per source file: how many came from memory_record in a DB counts only
     /// MEMORY_RECORD, not NPU_MEM APP samples (those are in `records` too).
     pub memory_record_rows: usize,
@@ -192,6 +195,7 @@ impl RankData {
             strings: Interner::new(),
             steps: None,
             device_memory: Default::default(),
+            stacks: None,
             memory_record_rows: 0,
             report: LoadReport::default(),
         }
@@ -218,6 +222,10 @@ impl RankData {
             + m * (2 * 8 + id)
             + s * (3 * 8 + 4 * id)
             + self.strings.heap_bytes()
+            + self
+                .stacks
+                .as_ref()
+                .map_or(0, super::CallStacks::heap_bytes)
     }
 
     /// An absolute time as ns from the rank origin.

@@ -1,0 +1,305 @@
+//! `memsight stacks`: memory by who allocated it (call stack, source line or host operator),
+//! heaviest first, for the blocks alive at a time, allocated in a window, or all of them.
+
+use std::io::Write;
+use std::path::Path;
+
+use super::rank::{load_one, ms_to_ns};
+use crate::analysis::stacks::{GroupKey, group_label, group_rows};
+use crate::analysis::{LiveIndex, live_at};
+use crate::model::{CallStacks, NO_STACK, NULL, RankData, bytes_to_mib};
+
+/// Frames printed per stack in the text output (innermost first; `--json` has them all).
+const FRAMES_SHOWN: usize = 6;
+
+/// Options of `stacks`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct StacksArgs {
+    /// Rank id; default the first rank.
+    #[arg(long)]
+    pub rank: Option<String>,
+    /// The blocks alive at this time (ms from the rank's origin).
+    #[arg(long, allow_negative_numbers = true, conflicts_with_all = ["from_ms", "to_ms"])]
+    pub at_ms: Option<f64>,
+    /// With --to-ms: the blocks allocated in [FROM, TO] (ms from the origin).
+    #[arg(long, allow_negative_numbers = true)]
+    pub from_ms: Option<f64>,
+    /// Window end, ms.
+    #[arg(long, allow_negative_numbers = true)]
+    pub to_ms: Option<f64>,
+    /// Group by: stack (whole call stack), line (source line) or op (host operator).
+    #[arg(long, default_value = "stack", value_parser = ["stack", "line", "op"])]
+    pub by: String,
+    /// Groups shown.
+    #[arg(long, default_value_t = 20)]
+    pub top: usize,
+    /// JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Which blocks are aggregated, in words.
+enum Selection {
+    All,
+    AliveAt(f64),
+    AllocatedIn(f64, f64),
+}
+
+/// Runs `stacks`; returns the exit code.
+pub fn stacks(path: &Path, args: &StacksArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    let mut run = || -> Result<(), String> {
+        let by = GroupKey::ALL
+            .into_iter()
+            .find(|k| k.as_str() == args.by)
+            .unwrap_or(GroupKey::Stack);
+        let at = args.at_ms.map(|v| ms_to_ns(v, "--at-ms")).transpose()?;
+        let from = args.from_ms.map(|v| ms_to_ns(v, "--from-ms")).transpose()?;
+        let to = args.to_ms.map(|v| ms_to_ns(v, "--to-ms")).transpose()?;
+        if let (Some(a), Some(b)) = (from, to)
+            && a > b
+        {
+            return Err("--from-ms is after --to-ms".into());
+        }
+        let data = load_one(path, args.rank.as_deref())?;
+        let Some(stacks) = &data.stacks else {
+            return Err(format!(
+                "rank {}: no call stacks: the profile has no host ops (profile with \
+                 with_stack=True; torch_npu writes them to trace_view.json or the DB's \
+                 PYTORCH_API)",
+                data.info.rank
+            ));
+        };
+        if stacks.stacks.is_empty() && by != GroupKey::Operator {
+            return Err(format!(
+                "rank {}: the profile has host ops but no call stacks (profile with \
+                 with_stack=True); --by op still groups by host operator",
+                data.info.rank
+            ));
+        }
+        let (selection, rows) = select(&data, at, from, to, args);
+        let groups = group_rows(&data, stacks, &rows, by);
+        let text = if args.json {
+            let doc = stacks_json(&data, stacks, by, &selection, &rows, &groups, args.top);
+            format!("{doc}\n")
+        } else {
+            stacks_text(&data, stacks, by, &selection, &rows, &groups, args.top)
+        };
+        out.write_all(text.as_bytes()).map_err(|e| e.to_string())
+    };
+    super::finish(run(), err)
+}
+
+fn select(
+    data: &RankData,
+    at: Option<i64>,
+    from: Option<i64>,
+    to: Option<i64>,
+    args: &StacksArgs,
+) -> (Selection, Vec<u32>) {
+    let o = &data.operators;
+    if let Some(t) = at {
+        let index = LiveIndex::new(data);
+        let mut rows = live_at(data, &index, t).rows;
+        rows.sort_unstable();
+        return (Selection::AliveAt(args.at_ms.unwrap_or(0.0)), rows);
+    }
+    if from.is_none() && to.is_none() {
+        return (Selection::All, (0..o.len() as u32).collect());
+    }
+    let (a, b) = (from.unwrap_or(i64::MIN), to.unwrap_or(i64::MAX));
+    let rows = (0..o.len() as u32)
+        .filter(|&r| {
+            let t = o.alloc_time[r as usize];
+            t != NULL && (a..=b).contains(&data.rel_ns(t))
+        })
+        .collect();
+    (
+        Selection::AllocatedIn(
+            args.from_ms.unwrap_or(f64::NEG_INFINITY),
+            args.to_ms.unwrap_or(f64::INFINITY),
+        ),
+        rows,
+    )
+}
+
+/// The label of a group whose key is unknown.
+fn unknown_label(by: GroupKey) -> &'static str {
+    match by {
+        GroupKey::Operator => "(no host op running)",
+        GroupKey::Stack | GroupKey::SourceLine => "(no call stack)",
+    }
+}
+
+fn stacks_json(
+    data: &RankData,
+    stacks: &CallStacks,
+    by: GroupKey,
+    selection: &Selection,
+    rows: &[u32],
+    groups: &[crate::analysis::stacks::Group],
+    top: usize,
+) -> serde_json::Value {
+    let items: Vec<serde_json::Value> = groups
+        .iter()
+        .take(top)
+        .map(|g| {
+            let mut item = serde_json::json!({
+                "bytes": g.bytes,
+                "mib": bytes_to_mib(g.bytes),
+                "blocks": g.blocks,
+                "peak_live_mib": bytes_to_mib(g.peak_live),
+            });
+            let known = g.key != NO_STACK;
+            match by {
+                GroupKey::Stack => {
+                    let frames: Vec<&str> = stacks
+                        .frames_of(g.key)
+                        .iter()
+                        .map(|&f| stacks.frames.get(f))
+                        .collect();
+                    item["stack"] = serde_json::json!(known.then_some(frames));
+                    item["source_line"] =
+                        serde_json::json!(stacks.source_line(g.key).map(|f| stacks.frames.get(f)));
+                }
+                GroupKey::SourceLine => {
+                    item["source_line"] =
+                        serde_json::json!(known.then(|| stacks.frames.get(g.key)));
+                }
+                GroupKey::Operator => {
+                    item["op"] = serde_json::json!(known.then(|| stacks.op_names.get(g.key)));
+                    item["calls"] = serde_json::json!(g.calls);
+                }
+            }
+            item
+        })
+        .collect();
+    let (what, at_ms, from_ms, to_ms) = match *selection {
+        Selection::All => ("all", None, None, None),
+        Selection::AliveAt(t) => ("alive_at", Some(t), None, None),
+        Selection::AllocatedIn(a, b) => (
+            "allocated_in",
+            None,
+            a.is_finite().then_some(a),
+            b.is_finite().then_some(b),
+        ),
+    };
+    let bytes: i64 = groups.iter().map(|g| g.bytes).sum();
+    serde_json::json!({
+        "rank": data.info.rank,
+        "source": stacks.source.as_str(),
+        "by": by.as_str(),
+        "selection": what, "at_ms": at_ms, "from_ms": from_ms, "to_ms": to_ms,
+        "blocks": rows.len(),
+        "mib": bytes_to_mib(bytes),
+        "groups": groups.len(),
+        "unattributed": stacks.unattributed,
+        "without_stack": stacks.without_stack,
+        "items": items,
+    })
+}
+
+fn stacks_text(
+    data: &RankData,
+    stacks: &CallStacks,
+    by: GroupKey,
+    selection: &Selection,
+    rows: &[u32],
+    groups: &[crate::analysis::stacks::Group],
+    top: usize,
+) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let total = stacks.row_op.len();
+    let _ = writeln!(
+        out,
+        "rank {}: call stacks from {}: {} of {total} allocations attributed, {} to an op \
+         with no stack, {} outside any host op",
+        data.info.rank,
+        stacks.source.as_str(),
+        total - stacks.unattributed - stacks.without_stack,
+        stacks.without_stack,
+        stacks.unattributed
+    );
+    let bytes: i64 = groups.iter().map(|g| g.bytes).sum();
+    let what = match *selection {
+        Selection::All => "all blocks".to_string(),
+        Selection::AliveAt(t) => format!("blocks alive at {t} ms"),
+        Selection::AllocatedIn(a, b) => format!("blocks allocated in [{a}, {b}] ms"),
+    };
+    let _ = writeln!(
+        out,
+        "{what}: {} blocks, {:.2} MiB, {} groups by {}\n",
+        rows.len(),
+        bytes_to_mib(bytes),
+        groups.len(),
+        by.as_str()
+    );
+    let head = match by {
+        GroupKey::Stack => "stack (innermost frame first; > marks the source line)",
+        GroupKey::SourceLine => "source line",
+        GroupKey::Operator => "host op",
+    };
+    if by == GroupKey::Operator {
+        let _ = writeln!(
+            out,
+            "{:>12}  {:>8}  {:>12}  {:>8}  {head}",
+            "MiB", "blocks", "peak live MiB", "calls"
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "{:>12}  {:>8}  {:>12}  {head}",
+            "MiB", "blocks", "peak live MiB"
+        );
+    }
+    for g in groups.iter().take(top) {
+        let label = group_label(stacks, by, g.key);
+        let first = match (by, &label) {
+            (GroupKey::Stack, Some(_)) => String::new(),
+            (_, Some(l)) => l.clone(),
+            (_, None) => unknown_label(by).to_string(),
+        };
+        let calls = g.calls.map_or("-".to_string(), |c| c.to_string());
+        let figures = if by == GroupKey::Operator {
+            format!(
+                "{:>12.2}  {:>8}  {:>12.2}  {calls:>8}",
+                bytes_to_mib(g.bytes),
+                g.blocks,
+                bytes_to_mib(g.peak_live)
+            )
+        } else {
+            format!(
+                "{:>12.2}  {:>8}  {:>12.2}",
+                bytes_to_mib(g.bytes),
+                g.blocks,
+                bytes_to_mib(g.peak_live)
+            )
+        };
+        if by != GroupKey::Stack || g.key == NO_STACK {
+            let _ = writeln!(out, "{figures}  {first}");
+            continue;
+        }
+        let frames = stacks.frames_of(g.key);
+        let line = stacks.source_line(g.key);
+        let pad = " ".repeat(figures.chars().count());
+        for (i, &f) in frames.iter().take(FRAMES_SHOWN).enumerate() {
+            let mark = if Some(f) == line { ">" } else { " " };
+            let lead = if i == 0 {
+                figures.as_str()
+            } else {
+                pad.as_str()
+            };
+            let _ = writeln!(out, "{lead} {mark}{}", stacks.frames.get(f));
+        }
+        let shown = frames.len().min(FRAMES_SHOWN);
+        if let Some(l) = line
+            && !frames[..shown].contains(&l)
+        {
+            let _ = writeln!(out, "{pad} >{}", stacks.frames.get(l));
+        }
+        if frames.len() > shown {
+            let _ = writeln!(out, "{pad}  … {} more frames", frames.len() - shown);
+        }
+    }
+    out
+}

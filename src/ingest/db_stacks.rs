@@ -1,0 +1,129 @@
+//! The host's framework ops and their Python call stacks from the SQLite export:
+//! `PYTORCH_API` rows of type `op` (start, end, thread, name, `callchainId`, `sequenceNumber`)
+//! and `PYTORCH_CALLCHAINS` (one row per frame: `id`, `stack` → `STRING_IDS`, `stackDepth`,
+//! 0 innermost).
+
+use std::path::Path;
+
+use rusqlite::Connection;
+use rustc_hash::FxHashMap;
+
+use super::db::{DbError, TableColumns, has_table, int, open_read_only, text};
+use crate::model::{DbSnapshot, HostOps, NO_STACK, NULL};
+
+/// The ops of `path` (or of its snapshot); `Ok(None)` when the DB has no `PYTORCH_API`.
+/// Rows without a start or an end, or ending before they start, are counted in `skipped`.
+pub fn load_host_ops(
+    path: &Path,
+    snapshot: Option<&DbSnapshot>,
+) -> Result<Option<(HostOps, u64)>, DbError> {
+    let conn = open_read_only(path, snapshot)?;
+    if !has_table(&conn, "PYTORCH_API") {
+        return Ok(None);
+    }
+    let ids = has_table(&conn, "STRING_IDS");
+    let mut ops = HostOps::default();
+    let chains = if has_table(&conn, "PYTORCH_CALLCHAINS") {
+        read_callchains(&conn, ids, &mut ops)?
+    } else {
+        FxHashMap::default()
+    };
+    let mut c = TableColumns::of(&conn, "PYTORCH_API");
+    let start = c.require("startNs")?;
+    let end = c.require("endNs")?;
+    let name = c.require("name")?;
+    let tid = c.optional("globalTid");
+    let chain = c.optional("callchainId");
+    let seq = c.optional("sequenceNumber");
+    // Only framework ops: `queue` and `trace` rows (enqueue/dequeue, python functions) are not
+    // where an allocation is made. Without the enum every row counts.
+    let only_ops = if c.has("type") && has_table(&conn, "ENUM_API_TYPE") {
+        " WHERE type = (SELECT id FROM ENUM_API_TYPE WHERE name = 'op')"
+    } else {
+        ""
+    };
+    let name_sql = if ids {
+        format!("(SELECT value FROM STRING_IDS WHERE id = {name})")
+    } else {
+        name.to_string()
+    };
+    let sql = format!(
+        "SELECT {start}, {end}, {tid}, {name_sql}, {chain}, {seq} FROM PYTORCH_API{only_ops}"
+    );
+    let mut st = conn.prepare(&sql)?;
+    let mut rows = st.query([])?;
+    let mut skipped = 0u64;
+    while let Some(r) = rows.next()? {
+        let g = |i: usize| r.get_ref(i);
+        let s = int(g(0)?).unwrap_or(NULL);
+        let e = int(g(1)?).unwrap_or(NULL);
+        if s == NULL || e == NULL || e < s {
+            skipped += 1;
+            continue;
+        }
+        let thread = int(g(2)?).unwrap_or(0);
+        let name = ops.names.intern(&text(g(3)?));
+        let stack = match int(g(4)?) {
+            Ok(id) if id != NULL => chains.get(&id).copied().unwrap_or(NO_STACK),
+            _ => NO_STACK,
+        };
+        let seq = match int(g(5)?) {
+            Ok(v) if v != NULL => v,
+            _ => -1,
+        };
+        ops.push(s, e, thread as u64, name, stack, seq);
+    }
+    Ok(Some((ops, skipped)))
+}
+
+/// `callchainId` → stack id in `ops.stacks`, frames innermost first.
+fn read_callchains(
+    conn: &Connection,
+    ids: bool,
+    ops: &mut HostOps,
+) -> Result<FxHashMap<i64, u32>, DbError> {
+    let c = TableColumns::of(conn, "PYTORCH_CALLCHAINS");
+    let id = c.require("id")?;
+    let stack = c.require("stack")?;
+    let depth = c.require("stackDepth")?;
+    let frame_sql = if ids {
+        format!("(SELECT value FROM STRING_IDS WHERE id = {stack})")
+    } else {
+        stack.to_string()
+    };
+    let mut st = conn.prepare(&format!(
+        "SELECT {id}, {frame_sql} FROM PYTORCH_CALLCHAINS ORDER BY {id}, {depth}"
+    ))?;
+    let mut rows = st.query([])?;
+    let mut by_chain: Vec<(i64, Vec<u32>)> = Vec::new();
+    while let Some(r) = rows.next()? {
+        let Ok(chain) = int(r.get_ref(0)?) else {
+            continue;
+        };
+        if chain == NULL {
+            continue;
+        }
+        let frame = text(r.get_ref(1)?);
+        if frame.trim().is_empty() {
+            continue;
+        }
+        let f = ops.frames.intern(frame.trim());
+        match by_chain.last_mut() {
+            Some((c, frames)) if *c == chain => frames.push(f),
+            _ => by_chain.push((chain, vec![f])),
+        }
+    }
+    // Identical chains share one stack.
+    let mut seen: FxHashMap<Box<[u32]>, u32> = FxHashMap::default();
+    let mut out = FxHashMap::default();
+    for (chain, frames) in by_chain {
+        let frames: Box<[u32]> = frames.into_boxed_slice();
+        let next = ops.stacks.len() as u32;
+        let sid = *seen.entry(frames.clone()).or_insert_with(|| {
+            ops.stacks.push(frames);
+            next
+        });
+        out.insert(chain, sid);
+    }
+    Ok(out)
+}

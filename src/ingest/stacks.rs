@@ -1,0 +1,342 @@
+//! Who allocated each block: reads the host's framework ops (the DB's `PYTORCH_API`, else the
+//! `cpu_op` events of `trace_view.json`) and matches every operator_memory row to the op that
+//! was running when the block was allocated, and through it to a Python call stack.
+//!
+//! **The op of a row** is the innermost op containing its allocation time (start and end
+//! inclusive). Within a thread ops nest, and the innermost is the one entered last; across
+//! threads (operator_memory does not say which thread allocated) the op entered last wins,
+//! because it is what was running at that moment (the autograd thread's backward kernels
+//! while the main thread waits in its step). Ties go to the shorter op.
+//!
+//! **The stack of an op** is its own `Call stack` when it has one; else, for an autograd node
+//! (a sequence number), the stack of the forward op with the same sequence number, which is
+//! the Python line that built that part of the graph; else the stack of the op it is nested
+//! in.
+
+use std::cmp::Reverse;
+
+use rustc_hash::FxHashMap;
+
+use super::chunks::LoadControl;
+use super::db_stacks::load_host_ops;
+use super::load::LoadError;
+use super::trace_view::{TraceError, read_trace_view};
+use crate::model::{CallStacks, DataSource, HostOps, NO_STACK, NULL, RankData, StackSource};
+
+/// Fills `data.stacks` when the profile recorded call stacks. `trace` is what
+/// [`super::steps::attach_steps`] already read from `trace_view.json`, if it read it. A file
+/// that cannot be read is a warning, never an error.
+pub fn attach_stacks(
+    data: &mut RankData,
+    trace: Option<HostOps>,
+    control: &LoadControl,
+) -> Result<(), LoadError> {
+    if data.operators.is_empty() {
+        return Ok(());
+    }
+    let mut found: Option<(HostOps, StackSource)> = None;
+    if let DataSource::Db { path, snapshot, .. } = &data.info.source {
+        match load_host_ops(path, snapshot.as_ref()) {
+            Ok(Some((ops, skipped))) => {
+                if skipped > 0 {
+                    data.report.warn(format!(
+                        "{}: PYTORCH_API: {skipped} rows without a start or an end; skipped",
+                        path.display()
+                    ));
+                }
+                if !ops.is_empty() {
+                    found = Some((ops, StackSource::Db));
+                }
+            }
+            Ok(None) => {}
+            Err(e) => data.report.warn(format!(
+                "{}: PYTORCH_API: {e}; call stacks not read from it",
+                path.display()
+            )),
+        }
+    }
+    if found.is_none() {
+        let ops = match trace {
+            Some(ops) => Some(ops),
+            None => read_trace_ops(data, control)?,
+        };
+        found = ops
+            .filter(|o| !o.is_empty())
+            .map(|o| (o, StackSource::TraceView));
+    }
+    if let Some((ops, source)) = found {
+        // Kept without any stack too (recorded without with_stack): the per-operator
+        // aggregate still has its calls.
+        data.stacks = Some(attribute(ops, &data.operators.alloc_time, source));
+    }
+    Ok(())
+}
+
+/// The ops of the rank's `trace_view.json`, when [`super::steps::attach_steps`] did not read it.
+fn read_trace_ops(
+    data: &mut RankData,
+    control: &LoadControl,
+) -> Result<Option<HostOps>, LoadError> {
+    let Some(path) = super::steps::trace_view_of(data) else {
+        return Ok(None);
+    };
+    match read_trace_view(&path, control) {
+        Ok(t) => Ok(Some(t.host)),
+        Err(TraceError::Cancelled) => Err(LoadError::Cancelled),
+        Err(e) => {
+            data.report
+                .warn(format!("{e}; call stacks not read from it"));
+            Ok(None)
+        }
+    }
+}
+
+/// Matches each allocation time (absolute ns, [`NULL`] when missing) to the op running then,
+/// and each op to its stack (see the module doc).
+pub fn attribute(ops: HostOps, alloc_time: &[i64], source: StackSource) -> CallStacks {
+    let n = ops.len();
+    // Per thread, by start, longer first: an op comes after the op it is nested in.
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    order.sort_unstable_by_key(|&i| {
+        let i = i as usize;
+        (ops.thread[i], ops.start_ns[i], Reverse(ops.end_ns[i]), i)
+    });
+    let parent = parents(&ops, &order);
+
+    // Forward links: a sequence number → the stack of the first op (in time) that has one of
+    // its own, else inherits one.
+    let inherited = effective_stacks(&ops, &order, &parent, &FxHashMap::default());
+    let mut by_time: Vec<u32> = (0..n as u32).collect();
+    by_time.sort_unstable_by_key(|&i| (ops.start_ns[i as usize], i));
+    let mut by_seq: FxHashMap<i64, u32> = FxHashMap::default();
+    for own_only in [true, false] {
+        for &i in &by_time {
+            let i = i as usize;
+            let s = if own_only { ops.stack[i] } else { inherited[i] };
+            if ops.seq[i] >= 0 && s != NO_STACK {
+                by_seq.entry(ops.seq[i]).or_insert(s);
+            }
+        }
+    }
+    let stack_of_op = effective_stacks(&ops, &order, &parent, &by_seq);
+
+    let row_op_index = innermost_ops(&ops, &order, alloc_time);
+    let mut row_op = vec![NO_STACK; alloc_time.len()];
+    let mut row_stack = vec![NO_STACK; alloc_time.len()];
+    let (mut unattributed, mut without_stack) = (0, 0);
+    for (r, &op) in row_op_index.iter().enumerate() {
+        if op == NO_STACK {
+            unattributed += 1;
+            continue;
+        }
+        row_op[r] = ops.name[op as usize];
+        row_stack[r] = stack_of_op[op as usize];
+        if row_stack[r] == NO_STACK {
+            without_stack += 1;
+        }
+    }
+    let mut op_calls = vec![0u64; ops.names.len()];
+    for &name in &ops.name {
+        if let Some(c) = op_calls.get_mut(name as usize) {
+            *c += 1;
+        }
+    }
+    CallStacks {
+        source,
+        host_ops: n,
+        frames: ops.frames,
+        stacks: ops.stacks,
+        op_names: ops.names,
+        op_calls,
+        row_op,
+        row_stack,
+        unattributed,
+        without_stack,
+    }
+}
+
+/// The op each op is nested in ([`NO_STACK`] for none), walking each thread's ops in `order`.
+fn parents(ops: &HostOps, order: &[u32]) -> Vec<u32> {
+    let mut parent = vec![NO_STACK; ops.len()];
+    let mut open: Vec<u32> = Vec::new();
+    let mut thread = None;
+    for &i in order {
+        let iu = i as usize;
+        if thread != Some(ops.thread[iu]) {
+            open.clear();
+            thread = Some(ops.thread[iu]);
+        }
+        while open
+            .last()
+            .is_some_and(|&top| ops.end_ns[top as usize] < ops.start_ns[iu])
+        {
+            open.pop();
+        }
+        parent[iu] = open.last().copied().unwrap_or(NO_STACK);
+        open.push(i);
+    }
+    parent
+}
+
+/// Each op's stack: its own, else its forward op's (`by_seq`), else its parent's.
+fn effective_stacks(
+    ops: &HostOps,
+    order: &[u32],
+    parent: &[u32],
+    by_seq: &FxHashMap<i64, u32>,
+) -> Vec<u32> {
+    let mut eff = vec![NO_STACK; ops.len()];
+    for &i in order {
+        let i = i as usize;
+        eff[i] = if ops.stack[i] != NO_STACK {
+            ops.stack[i]
+        } else if let Some(&s) = by_seq.get(&ops.seq[i]).filter(|_| ops.seq[i] >= 0) {
+            s
+        } else if parent[i] != NO_STACK {
+            eff[parent[i] as usize]
+        } else {
+            NO_STACK
+        };
+    }
+    eff
+}
+
+/// For each allocation time, the op running then (see the module doc), or [`NO_STACK`].
+fn innermost_ops(ops: &HostOps, order: &[u32], alloc_time: &[i64]) -> Vec<u32> {
+    let mut rows: Vec<u32> = (0..alloc_time.len() as u32)
+        .filter(|&r| alloc_time[r as usize] != NULL)
+        .collect();
+    rows.sort_unstable_by_key(|&r| alloc_time[r as usize]);
+    let mut best = vec![NO_STACK; alloc_time.len()];
+    let mut open: Vec<u32> = Vec::new();
+    let mut a = 0;
+    while a < order.len() {
+        let thread = ops.thread[order[a] as usize];
+        let b = a + order[a..]
+            .iter()
+            .position(|&i| ops.thread[i as usize] != thread)
+            .unwrap_or(order.len() - a);
+        let seg = &order[a..b];
+        open.clear();
+        let mut k = 0;
+        for &r in &rows {
+            let t = alloc_time[r as usize];
+            while k < seg.len() && ops.start_ns[seg[k] as usize] <= t {
+                let op = seg[k] as usize;
+                while open
+                    .last()
+                    .is_some_and(|&top| ops.end_ns[top as usize] < ops.start_ns[op])
+                {
+                    open.pop();
+                }
+                open.push(seg[k]);
+                k += 1;
+            }
+            while open.last().is_some_and(|&top| ops.end_ns[top as usize] < t) {
+                open.pop();
+            }
+            let Some(&top) = open.last() else {
+                continue;
+            };
+            let cur = &mut best[r as usize];
+            let key = |o: u32| (ops.start_ns[o as usize], Reverse(ops.end_ns[o as usize]));
+            if *cur == NO_STACK || key(top) > key(*cur) {
+                *cur = top;
+            }
+        }
+        a = b;
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An op: (start, end, thread, name, own stack frames, seq).
+    type TestOp<'a> = (i64, i64, u64, &'a str, &'a [&'a str], i64);
+
+    fn host(list: &[TestOp<'_>]) -> HostOps {
+        let mut ops = HostOps::default();
+        for &(s, e, th, name, frames, seq) in list {
+            let stack = if frames.is_empty() {
+                NO_STACK
+            } else {
+                let f: Box<[u32]> = frames.iter().map(|f| ops.frames.intern(f)).collect();
+                ops.stacks.push(f);
+                ops.stacks.len() as u32 - 1
+            };
+            let n = ops.names.intern(name);
+            ops.push(s, e, th, n, stack, seq);
+        }
+        ops
+    }
+
+    fn names(c: &CallStacks) -> Vec<Option<&str>> {
+        (0..c.row_op.len()).map(|r| c.row_op_name(r)).collect()
+    }
+
+    #[test]
+    fn innermost_op_and_its_stack() {
+        let ops = host(&[
+            (0, 100, 1, "ProfilerStep#1", &["train.py(10): loop"], -1),
+            (10, 40, 1, "aten::conv2d", &["model.py(5): forward"], 7),
+            (12, 30, 1, "aten::empty", &[], -1),
+            // The autograd thread: a backward node linked to conv2d by its sequence number.
+            (50, 90, 2, "ConvolutionBackward0", &[], 7),
+            (55, 60, 2, "aten::zeros", &[], -1),
+        ]);
+        let t = [11, 12, 30, 31, 56, 95, 200, NULL];
+        let c = attribute(ops, &t, StackSource::TraceView);
+        assert_eq!(
+            names(&c),
+            vec![
+                Some("aten::conv2d"),
+                Some("aten::empty"),
+                Some("aten::empty"),
+                Some("aten::conv2d"),
+                Some("aten::zeros"),
+                Some("ProfilerStep#1"),
+                None,
+                None
+            ]
+        );
+        let lines: Vec<Option<&str>> = (0..t.len()).map(|r| c.row_source_line(r)).collect();
+        assert_eq!(
+            lines,
+            vec![
+                Some("model.py(5): forward"),
+                Some("model.py(5): forward"),
+                Some("model.py(5): forward"),
+                Some("model.py(5): forward"),
+                Some("model.py(5): forward"), // via the forward op of its backward node
+                Some("train.py(10): loop"),
+                None,
+                None
+            ]
+        );
+        assert_eq!((c.unattributed, c.without_stack), (2, 0));
+        assert_eq!(
+            c.op_calls[c.op_names.lookup("aten::empty").unwrap() as usize],
+            1
+        );
+    }
+
+    #[test]
+    fn the_op_entered_last_wins_across_threads_and_ends_are_inclusive() {
+        let ops = host(&[
+            (0, 100, 1, "outer", &["a.py(1): f"], -1),
+            (20, 30, 2, "other_thread", &[], -1),
+            (30, 30, 1, "instant", &["b.py(2): g"], -1),
+        ]);
+        let c = attribute(ops, &[25, 30, 31], StackSource::Db);
+        assert_eq!(
+            names(&c),
+            vec![Some("other_thread"), Some("instant"), Some("outer")]
+        );
+        assert_eq!(
+            c.without_stack, 1,
+            "other_thread has no stack and no parent"
+        );
+    }
+}

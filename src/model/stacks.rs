@@ -1,0 +1,188 @@
+//! Who allocated each block: the framework ops the host ran ([`HostOps`], as read from
+//! `trace_view.json` or the DB's `PYTORCH_API`) and, once every operator_memory row has been
+//! matched to the op running when it was allocated, the Python call stacks behind the rows
+//! ([`CallStacks`]).
+
+use super::{Interner, NameId};
+
+/// "No stack" / "no op" in the per-row and per-op columns.
+pub const NONE: u32 = u32::MAX;
+
+/// Where a rank's call stacks came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StackSource {
+    /// The SQLite export's `PYTORCH_API` and `PYTORCH_CALLCHAINS`.
+    Db,
+    /// `cpu_op` events of `trace_view.json` (their `args["Call stack"]`).
+    TraceView,
+}
+
+impl StackSource {
+    /// The name used in JSON output (`"db"`, `"trace_view"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StackSource::Db => "db",
+            StackSource::TraceView => "trace_view",
+        }
+    }
+}
+
+/// Framework ops run on the host, columnar, in the order read. Times are absolute ns.
+#[derive(Debug, Clone, Default)]
+pub struct HostOps {
+    /// Start, absolute ns.
+    pub start_ns: Vec<i64>,
+    /// End, absolute ns (`>= start_ns`).
+    pub end_ns: Vec<i64>,
+    /// The host thread (a profiler's `tid` or `globalTid`).
+    pub thread: Vec<u64>,
+    /// Op name, into `names`.
+    pub name: Vec<NameId>,
+    /// The op's own call stack, into `stacks`, or [`NONE`].
+    pub stack: Vec<u32>,
+    /// The autograd sequence number (`-1` when none): a backward node shares it with the
+    /// forward op it was made by.
+    pub seq: Vec<i64>,
+    /// Op names.
+    pub names: Interner,
+    /// Frame texts (`path.py(123): function`).
+    pub frames: Interner,
+    /// Call stacks as frame ids, innermost first.
+    pub stacks: Vec<Box<[NameId]>>,
+}
+
+impl HostOps {
+    /// Number of ops.
+    pub fn len(&self) -> usize {
+        self.start_ns.len()
+    }
+
+    /// True when there are no ops.
+    pub fn is_empty(&self) -> bool {
+        self.start_ns.is_empty()
+    }
+
+    /// Adds one op.
+    pub fn push(&mut self, start: i64, end: i64, thread: u64, name: NameId, stack: u32, seq: i64) {
+        self.start_ns.push(start);
+        self.end_ns.push(end);
+        self.thread.push(thread);
+        self.name.push(name);
+        self.stack.push(stack);
+        self.seq.push(seq);
+    }
+}
+
+/// The call stacks of a rank's operator_memory rows.
+#[derive(Debug, Clone)]
+pub struct CallStacks {
+    /// Where they came from.
+    pub source: StackSource,
+    /// Frame texts.
+    pub frames: Interner,
+    /// Call stacks as frame ids, innermost first.
+    pub stacks: Vec<Box<[NameId]>>,
+    /// Host op names.
+    pub op_names: Interner,
+    /// How many times each host op name ran (indexed by op name id).
+    pub op_calls: Vec<u64>,
+    /// Per operator_memory row: the host op running when it was allocated (into `op_names`),
+    /// or [`NONE`].
+    pub row_op: Vec<u32>,
+    /// Per operator_memory row: its call stack (into `stacks`), or [`NONE`].
+    pub row_stack: Vec<u32>,
+    /// Rows no host op was running for (or without an allocation time).
+    pub unattributed: usize,
+    /// Rows matched to an op for which no stack is known.
+    pub without_stack: usize,
+    /// Host ops read.
+    pub host_ops: usize,
+}
+
+impl CallStacks {
+    /// The frames of stack `id`, innermost first (empty for [`NONE`]).
+    pub fn frames_of(&self, id: u32) -> &[NameId] {
+        self.stacks.get(id as usize).map_or(&[], |s| &s[..])
+    }
+
+    /// The frame texts of `row`'s stack, innermost first (empty when unknown).
+    pub fn row_frames(&self, row: usize) -> Vec<&str> {
+        let id = self.row_stack.get(row).copied().unwrap_or(NONE);
+        self.frames_of(id)
+            .iter()
+            .map(|&f| self.frames.get(f))
+            .collect()
+    }
+
+    /// The host op behind `row`, if any.
+    pub fn row_op_name(&self, row: usize) -> Option<&str> {
+        match self.row_op.get(row).copied() {
+            Some(id) if id != NONE => Some(self.op_names.get(id)),
+            _ => None,
+        }
+    }
+
+    /// The source line of stack `id`: its innermost frame outside Python's libraries and
+    /// installed packages (the user's own code), else its innermost frame.
+    pub fn source_line(&self, id: u32) -> Option<NameId> {
+        let frames = self.frames_of(id);
+        frames
+            .iter()
+            .copied()
+            .find(|&f| !is_library_frame(self.frames.get(f)))
+            .or_else(|| frames.first().copied())
+    }
+
+    /// The source line of `row`'s stack as text.
+    pub fn row_source_line(&self, row: usize) -> Option<&str> {
+        let id = self.row_stack.get(row).copied().unwrap_or(NONE);
+        self.source_line(id).map(|f| self.frames.get(f))
+    }
+
+    /// Bytes held (for the memory budget).
+    pub fn heap_bytes(&self) -> usize {
+        self.frames.heap_bytes()
+            + self.op_names.heap_bytes()
+            + self.stacks.iter().map(|s| s.len() * 4 + 16).sum::<usize>()
+            + self.op_calls.len() * 8
+            + self.row_op.len() * 4
+            + self.row_stack.len() * 4
+    }
+}
+
+/// A frame of Python itself or of an installed package (`site-packages`, `dist-packages`, the
+/// standard library under `lib/python3.x`, `<frozen …>`, `<string>`), as opposed to the
+/// user's code.
+pub fn is_library_frame(frame: &str) -> bool {
+    let path = frame.replace('\\', "/").to_lowercase();
+    path.starts_with('<')
+        || path.contains("/site-packages/")
+        || path.contains("/dist-packages/")
+        || (path.contains("/lib/")
+            && path
+                .split('/')
+                .any(|seg| seg.starts_with("python3") || seg.starts_with("python2")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn library_frames() {
+        assert!(is_library_frame(
+            "/home/u/.local/lib/python3.9/site-packages/torch/_utils.py(180): _rebuild_tensor"
+        ));
+        assert!(is_library_frame(
+            "/home/u/miniconda3/lib/python3.9/multiprocessing/queues.py(122): get"
+        ));
+        assert!(is_library_frame("<string>(1): <module>"));
+        assert!(is_library_frame(
+            r"C:\Python311\Lib\site-packages\torch\nn\modules\conv.py(456): forward"
+        ));
+        assert!(!is_library_frame(
+            "/home/u/imagenet_script/main.py(345): train"
+        ));
+        assert!(!is_library_frame("/data/训练/模型.py(12): forward"));
+    }
+}

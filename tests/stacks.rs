@@ -1,0 +1,305 @@
+//! Call stacks of the real exports against independent computations: for the text exports a
+//! brute-force search over every `cpu_op` of `trace_view.json` read whole with serde_json; for
+//! the DB, SQL over `OP_MEMORY`, `PYTORCH_API` and `PYTORCH_CALLCHAINS`.
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use common::memsight;
+use memsight::model::RankData;
+
+fn pytorch(kind: &str, level: &str) -> Option<PathBuf> {
+    let p = common::samples()?
+        .join("xiaobingling93-pixel_Ascend-msinsight/test/data/pytorch")
+        .join(kind)
+        .join(level);
+    p.is_dir().then_some(p)
+}
+
+/// A cpu_op as read by the test: start, end (ns), thread, name, own frames, sequence number.
+struct Op {
+    start: i128,
+    end: i128,
+    thread: String,
+    name: String,
+    frames: Vec<String>,
+    seq: i64,
+}
+
+fn trace_ops(trace: &Path) -> Vec<Op> {
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(trace).unwrap()).unwrap();
+    let events = v
+        .as_array()
+        .cloned()
+        .or_else(|| v["traceEvents"].as_array().cloned())
+        .unwrap();
+    let us = |x: &serde_json::Value| -> i128 {
+        match x {
+            serde_json::Value::String(s) => common::us_to_ns(s),
+            other => common::us_to_ns(&other.to_string()),
+        }
+    };
+    events
+        .iter()
+        .filter(|e| e["cat"] == "cpu_op" && e["ph"] == "X")
+        .map(|e| {
+            let start = us(&e["ts"]);
+            let frames = e["args"]["Call stack"]
+                .as_str()
+                .map(|s| {
+                    s.split(";\r\n")
+                        .map(|f| f.trim().to_string())
+                        .filter(|f| !f.is_empty())
+                        .collect()
+                })
+                .unwrap_or_default();
+            Op {
+                start,
+                end: start + us(&e["dur"]),
+                thread: format!("{}/{}", e["pid"], e["tid"]),
+                name: e["name"].as_str().unwrap().to_string(),
+                frames,
+                seq: e["args"]["Sequence number"].as_i64().unwrap_or(-1),
+            }
+        })
+        .collect()
+}
+
+/// The op running at `t`: of all ops containing it, the one entered last (then the shorter).
+fn running_at(ops: &[Op], t: i128) -> Option<&Op> {
+    ops.iter()
+        .filter(|o| o.start <= t && t <= o.end)
+        .max_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)))
+}
+
+/// Checks rank `dir` (its operator_memory.csv and trace_view.json) against `data`.
+fn check_text_rank(dir: &Path, data: &RankData) {
+    let out = dir.join("ASCEND_PROFILER_OUTPUT");
+    let ops = trace_ops(&out.join("trace_view.json"));
+    let csv = common::RawCsv::read(&out.join("operator_memory.csv"));
+    let at = csv.col("Allocation Time(us)");
+    let stacks = data.stacks.as_ref().expect("stacks");
+    assert_eq!(stacks.row_op.len(), csv.rows.len());
+    let (mut own, mut inherited) = (0, 0);
+    for (r, row) in csv.rows.iter().enumerate() {
+        let t = common::us_to_ns(&row[at]);
+        let op = running_at(&ops, t).expect("every sample row falls in a host op");
+        assert_eq!(stacks.row_op_name(r), Some(op.name.as_str()), "row {r}");
+        let got: Vec<String> = stacks
+            .row_frames(r)
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        if !op.frames.is_empty() {
+            own += 1;
+            assert_eq!(got, op.frames, "row {r}: the op's own stack");
+        } else if !got.is_empty() {
+            inherited += 1;
+            // Borrowed from an op enclosing it on its thread, or from the forward op of an
+            // enclosing autograd node (same sequence number).
+            let encloses =
+                |o: &&Op| o.thread == op.thread && o.start <= op.start && op.end <= o.end;
+            let enclosing: Vec<&Op> = ops.iter().filter(encloses).collect();
+            let ok = enclosing.iter().any(|o| o.frames == got)
+                || enclosing.iter().filter(|o| o.seq >= 0).any(|o| {
+                    ops.iter()
+                        .any(|f| f.seq == o.seq && !f.frames.is_empty() && f.frames == got)
+                });
+            assert!(ok, "row {r} ({}): stack from nowhere", op.name);
+        }
+    }
+    assert!(own > 50, "many rows have their op's own stack ({own})");
+    assert!(
+        inherited > 0,
+        "backward rows borrow their forward op's stack"
+    );
+    assert_eq!(stacks.unattributed, 0);
+    assert_eq!(
+        stacks.without_stack,
+        csv.rows.len() - own - inherited,
+        "the count of rows without a stack is told"
+    );
+}
+
+#[test]
+fn text_exports_attribute_every_allocation_to_the_op_running_then() {
+    for level in ["level0", "level1", "level2"] {
+        let Some(root) = pytorch("text", level) else {
+            return;
+        };
+        for rank in ["rank0_ascend_pt", "rank1_ascend_pt"] {
+            let dir = root.join(rank);
+            let data = common::load_first(&dir);
+            check_text_rank(&dir, &data);
+        }
+    }
+}
+
+/// A DB opened read-only without touching its folder (some samples carry a WAL).
+fn open_db(db: &Path) -> rusqlite::Connection {
+    rusqlite::Connection::open_with_flags(
+        format!("file:{}?immutable=1", db.display()),
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_URI,
+    )
+    .unwrap()
+}
+
+#[test]
+fn db_exports_attribute_every_allocation_like_sql_does() {
+    for level in ["level0", "level1", "level2"] {
+        let Some(root) = pytorch("db", level) else {
+            return;
+        };
+        let dir = root.join("rank0_ascend_pt");
+        let db = dir.join("ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db");
+        let conn = open_db(&db);
+        // For each OP_MEMORY row: the op running at its allocation time and its own frames.
+        let sql = "SELECT o.allocationTime, o.size, \
+            (SELECT a.rowid FROM PYTORCH_API a \
+              WHERE a.type = (SELECT id FROM ENUM_API_TYPE WHERE name = 'op') \
+                AND CAST(a.startNs AS INTEGER) <= o.allocationTime \
+                AND CAST(a.endNs AS INTEGER) >= o.allocationTime \
+              ORDER BY CAST(a.startNs AS INTEGER) DESC, CAST(a.endNs AS INTEGER) ASC LIMIT 1) \
+            FROM OP_MEMORY o ORDER BY o.rowid";
+        let rows: Vec<(i64, i64, Option<i64>)> = conn
+            .prepare(sql)
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let op_of = |rowid: i64| -> (String, Vec<String>) {
+            let (name, chain): (String, Option<i64>) = conn
+                .query_row(
+                    "SELECT s.value, a.callchainId FROM PYTORCH_API a \
+                     JOIN STRING_IDS s ON s.id = a.name WHERE a.rowid = ?1",
+                    [rowid],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .unwrap();
+            let frames = chain.map_or(Vec::new(), |c| {
+                conn.prepare(
+                    "SELECT s.value FROM PYTORCH_CALLCHAINS c JOIN STRING_IDS s ON s.id = c.stack \
+                     WHERE c.id = ?1 ORDER BY c.stackDepth",
+                )
+                .unwrap()
+                .query_map([c], |r| r.get::<_, String>(0))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect()
+            });
+            (name, frames)
+        };
+        let data = common::load_first(&dir);
+        let stacks = data.stacks.as_ref().expect("stacks from the DB");
+        assert_eq!(stacks.source.as_str(), "db");
+        // Match rows on (allocation time, size): the loader may keep its own order.
+        let mut by_key: HashMap<(i64, i64), Vec<usize>> = HashMap::new();
+        for r in 0..data.operators.len() {
+            by_key
+                .entry((data.operators.alloc_time[r], data.operators.size[r]))
+                .or_default()
+                .push(r);
+        }
+        let mut own = 0;
+        for (t, size, op) in rows {
+            let r = by_key
+                .get_mut(&(t, size))
+                .and_then(Vec::pop)
+                .expect("row loaded");
+            let (name, frames) = op_of(op.expect("every sample row falls in a host op"));
+            assert_eq!(
+                stacks.row_op_name(r),
+                Some(name.as_str()),
+                "{level} row at {t}"
+            );
+            if !frames.is_empty() {
+                own += 1;
+                let got: Vec<&str> = stacks.row_frames(r);
+                assert_eq!(got, frames, "{level} row at {t}");
+            }
+        }
+        assert!(own > 50, "{level}: {own} rows with their op's own stack");
+    }
+}
+
+#[test]
+fn cli_stacks_and_live_json_name_the_python_lines() {
+    let Some(root) = pytorch("text", "level1") else {
+        return;
+    };
+    let rank = root.join("rank0_ascend_pt");
+    let p = rank.to_str().unwrap();
+    // By source line, all blocks: the sum over groups is every block, heaviest first.
+    let (code, out, err) = memsight(&["stacks", p, "--by", "line", "--json", "--top", "1000"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let items = v["items"].as_array().unwrap();
+    let csv = common::RawCsv::read(&rank.join("ASCEND_PROFILER_OUTPUT/operator_memory.csv"));
+    let size = csv.col("Size(KB)");
+    let total_kib: f64 = csv
+        .rows
+        .iter()
+        .map(|r| r[size].parse::<f64>().unwrap())
+        .sum();
+    let sum_mib: f64 = items.iter().map(|i| i["mib"].as_f64().unwrap()).sum();
+    assert!(
+        (sum_mib * 1024.0 - total_kib).abs() < 1e-6,
+        "{sum_mib} MiB vs {total_kib} KiB"
+    );
+    let blocks: u64 = items.iter().map(|i| i["blocks"].as_u64().unwrap()).sum();
+    assert_eq!(blocks as usize, csv.rows.len());
+    let mibs: Vec<f64> = items.iter().map(|i| i["mib"].as_f64().unwrap()).collect();
+    assert!(mibs.windows(2).all(|w| w[0] >= w[1]), "heaviest first");
+    // The heaviest line, recomputed: rows whose op's (or ancestor's) stack has it as the
+    // innermost frame of the script.
+    let top_line = items[0]["source_line"].as_str().unwrap();
+    assert!(top_line.contains("imagenet_script/main.py("), "{top_line}");
+
+    // live --json: blocks carry their stack, innermost first.
+    let (code, out, err) = memsight(&["live", p, "--at-ms", "150", "--json", "--top", "500"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let with_stack = v["largest"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["stack"].is_array())
+        .count();
+    assert!(with_stack > 0, "{out}");
+
+    // Alive at a time, by stack: the blocks are those `live` counts.
+    let (code, out, _) = memsight(&["stacks", p, "--at-ms", "150", "--json", "--top", "1000"]);
+    assert_eq!(code, 0);
+    let s: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(s["blocks"], v["blocks"]);
+    assert!((s["mib"].as_f64().unwrap() - v["total_mib"].as_f64().unwrap()).abs() < 1e-9);
+
+    // By op, with calls; the text form names the source line.
+    let (code, out, _) = memsight(&["stacks", p, "--by", "op"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("calls") && out.contains("empty_tensor"),
+        "{out}"
+    );
+    let (code, out, _) = memsight(&["stacks", p]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains(">/home/z30057886/imagenet_script/main.py("),
+        "{out}"
+    );
+
+    // A profile without host ops says why; bad windows are refused before loading.
+    let (code, _, err) = memsight(&[
+        "stacks",
+        common::fixtures().join("torch_crlf").to_str().unwrap(),
+    ]);
+    assert_ne!(code, 0);
+    assert!(err.contains("with_stack"), "{err}");
+    let (code, _, err) = memsight(&["stacks", p, "--from-ms", "5", "--to-ms", "1"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("after"), "{err}");
+}
