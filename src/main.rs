@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use memsight::cli::{self, CompareArgs, CurveArgs, EXIT_FAILURE, SnapshotArgs, TableArgs};
 use memsight::generate::{self, DbMode, GenOptions};
-use memsight::model::Format;
+use memsight::model::{Format, SourceChoice};
 
 /// memsight: a fast viewer for Ascend NPU memory profiles.
 #[derive(Parser)]
@@ -17,8 +17,21 @@ struct Args {
     /// Compare it with this baseline (a folder or .db; its first rank).
     #[arg(long, value_name = "BASELINE")]
     compare: Option<PathBuf>,
+    /// Which files to read when a rank has both a DB and CSV files (default: the DB).
+    #[arg(long, global = true, value_enum, default_value_t = SourceArg::Auto)]
+    source: SourceArg,
     #[command(subcommand)]
     command: Option<Command>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SourceArg {
+    /// The DB when there is one.
+    Auto,
+    /// The CSV files.
+    Csv,
+    /// The DB.
+    Db,
 }
 
 #[derive(Subcommand)]
@@ -49,18 +62,8 @@ enum Command {
     Live {
         /// Profiling folder or .db.
         path: PathBuf,
-        /// Rank id; default the first rank.
-        #[arg(long)]
-        rank: Option<String>,
-        /// The time, ms from the rank's time origin.
-        #[arg(long, allow_negative_numbers = true)]
-        at_ms: f64,
-        /// How many blocks and operators to list.
-        #[arg(long, default_value_t = 20)]
-        top: usize,
-        /// JSON instead of text.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        args: cli::LiveArgs,
     },
     /// Two ranks (of one profile or two runs): peak deltas and what each operator allocated.
     Compare {
@@ -142,6 +145,9 @@ enum Command {
         /// MiB that a leaking operator allocates and never frees in each step.
         #[arg(long, default_value_t = 0)]
         leak_mib: i64,
+        /// Record host ops with Python call stacks (with_stack=True).
+        #[arg(long)]
+        stacks: bool,
     },
 }
 
@@ -167,37 +173,41 @@ fn main() -> ExitCode {
     let args = Args::parse();
     let mut out = std::io::stdout().lock();
     let mut err = std::io::stderr().lock();
+    let source = match args.source {
+        SourceArg::Auto => SourceChoice::Auto,
+        SourceArg::Csv => SourceChoice::Csv,
+        SourceArg::Db => SourceChoice::Db,
+    };
     match args.command {
         Some(Command::Inspect { path, json }) => {
-            exit(cli::inspect(&path, json, &mut out, &mut err))
+            exit(cli::inspect(&path, source, json, &mut out, &mut err))
         }
-        Some(Command::Curve { path, args }) => exit(cli::curve(&path, &args, &mut out, &mut err)),
-        Some(Command::Table { path, args }) => exit(cli::table(&path, &args, &mut out, &mut err)),
+        Some(Command::Curve { path, args }) => {
+            exit(cli::curve(&path, source, &args, &mut out, &mut err))
+        }
+        Some(Command::Table { path, args }) => {
+            exit(cli::table(&path, source, &args, &mut out, &mut err))
+        }
         Some(Command::Snapshot { path, args }) => {
             exit(cli::snapshot(&path, &args, &mut out, &mut err))
         }
         Some(Command::Compare { a, b, args }) => {
-            exit(cli::compare(&a, &b, &args, &mut out, &mut err))
+            exit(cli::compare(&a, &b, source, &args, &mut out, &mut err))
         }
-        Some(Command::Stacks { path, args }) => exit(cli::stacks(&path, &args, &mut out, &mut err)),
-        Some(Command::Steps { path, rank, json }) => {
-            exit(cli::steps(&path, rank.as_deref(), json, &mut out, &mut err))
+        Some(Command::Stacks { path, args }) => {
+            exit(cli::stacks(&path, source, &args, &mut out, &mut err))
         }
-        Some(Command::Live {
-            path,
-            rank,
-            at_ms,
-            top,
-            json,
-        }) => exit(cli::live(
+        Some(Command::Steps { path, rank, json }) => exit(cli::steps(
             &path,
+            source,
             rank.as_deref(),
-            at_ms,
-            top,
             json,
             &mut out,
             &mut err,
         )),
+        Some(Command::Live { path, args }) => {
+            exit(cli::live(&path, source, &args, &mut out, &mut err))
+        }
         Some(Command::Generate {
             out: dir,
             fixtures,
@@ -214,6 +224,7 @@ fn main() -> ExitCode {
             slices,
             steps,
             leak_mib,
+            stacks,
         }) => {
             let result = if fixtures {
                 generate::write_fixtures(&dir).map(|()| vec![dir.clone()])
@@ -240,6 +251,7 @@ fn main() -> ExitCode {
                     slices,
                     steps,
                     leak_per_step: leak_mib.clamp(0, 1 << 20) << 20,
+                    stacks,
                     ..Default::default()
                 };
                 generate::generate(&dir, &opts)

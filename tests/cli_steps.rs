@@ -202,7 +202,14 @@ fn expect_db(db: &Path) -> Vec<Expected> {
 
 fn run_steps(path: &Path, rank: Option<&str>) -> serde_json::Value {
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    let code = memsight::cli::steps(path, rank, true, &mut out, &mut err);
+    let code = memsight::cli::steps(
+        path,
+        memsight::model::SourceChoice::Auto,
+        rank,
+        true,
+        &mut out,
+        &mut err,
+    );
     assert_eq!(code, 0, "{}", String::from_utf8_lossy(&err));
     serde_json::from_slice(&out).unwrap()
 }

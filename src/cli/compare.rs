@@ -4,6 +4,8 @@
 use std::io::Write;
 use std::path::Path;
 
+use crate::model::SourceChoice;
+
 use super::rank::load_one;
 use crate::analysis::{OperatorDelta, operator_deltas};
 use crate::export::summary::{PeakJson, Peaks, summarize};
@@ -30,13 +32,14 @@ pub struct CompareArgs {
 pub fn compare(
     a: &Path,
     b: &Path,
+    source: SourceChoice,
     args: &CompareArgs,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
     let mut run = || -> Result<(), String> {
-        let da = load_one(a, args.rank_a.as_deref())?;
-        let db = load_one(b, args.rank_b.as_deref())?;
+        let da = load_one(a, args.rank_a.as_deref(), source)?;
+        let db = load_one(b, args.rank_b.as_deref(), source)?;
         let text = if args.json {
             format!("{}\n", compare_json(a, &da, b, &db))
         } else {

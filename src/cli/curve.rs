@@ -3,6 +3,8 @@
 use std::io::Write;
 use std::path::Path;
 
+use crate::model::SourceChoice;
+
 use serde::Serialize;
 
 use super::rank::{load_one, window};
@@ -82,10 +84,16 @@ fn points(
 }
 
 /// Runs `curve`; returns the exit code.
-pub fn curve(path: &Path, args: &CurveArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+pub fn curve(
+    path: &Path,
+    source: SourceChoice,
+    args: &CurveArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
     let mut run = || -> Result<(), String> {
         let win = window(args.from_ms, args.to_ms)?;
-        let data = load_one(path, args.rank.as_deref())?;
+        let data = load_one(path, args.rank.as_deref(), source)?;
         if args.width == Some(0) {
             return Err("--width must be at least 1".into());
         }

@@ -4,12 +4,20 @@
 use std::io::Write;
 use std::path::Path;
 
+use crate::model::SourceChoice;
+
 use super::EXIT_FAILURE;
 use crate::export::summary::{RankSummary, identity, render_text, summarize};
 use crate::ingest::{LoadControl, discover, load_rank};
 
 /// Runs `inspect`; returns the exit code (0 when at least one rank loaded, else 2).
-pub fn inspect(path: &Path, json: bool, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+pub fn inspect(
+    path: &Path,
+    source: SourceChoice,
+    json: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
     let profile = match discover(path) {
         Ok(p) => p,
         Err(e) => {
@@ -22,7 +30,10 @@ pub fn inspect(path: &Path, json: bool, out: &mut dyn Write, err: &mut dyn Write
     let mut failures = Vec::new();
     for info in &profile.ranks {
         // One rank at a time: its data is dropped before the next is read.
-        match load_rank(info, &LoadControl::new()) {
+        let loaded_rank = super::rank::with_source(info, source)
+            .map_err(|e| e.to_string())
+            .and_then(|i| load_rank(&i, &LoadControl::new()).map_err(|e| e.to_string()));
+        match loaded_rank {
             Ok(data) => {
                 loaded += 1;
                 let s = summarize(&data);

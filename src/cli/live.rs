@@ -3,23 +3,41 @@
 use std::io::Write;
 use std::path::Path;
 
+use crate::model::SourceChoice;
+
 use super::rank::{load_one, ms_to_ns};
 use crate::analysis::{GroupBy, LiveIndex, OverallCurve, Series, build_series, held_at, live_at};
 use crate::model::{bytes_to_kib, bytes_to_mib, ns_to_ms};
 
+/// Options of `live`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct LiveArgs {
+    /// Rank id; default the first rank.
+    #[arg(long)]
+    pub rank: Option<String>,
+    /// The time, ms from the rank's time origin.
+    #[arg(long, allow_negative_numbers = true)]
+    pub at_ms: f64,
+    /// How many blocks and operators to list.
+    #[arg(long, default_value_t = 20)]
+    pub top: usize,
+    /// JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
 /// Runs `live`; returns the exit code.
 pub fn live(
     path: &Path,
-    rank: Option<&str>,
-    at_ms: f64,
-    top: usize,
-    json: bool,
+    source: SourceChoice,
+    args: &LiveArgs,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
+    let (rank, at_ms, top, json) = (args.rank.as_deref(), args.at_ms, args.top, args.json);
     let mut run = || -> Result<(), String> {
         let t = ms_to_ns(at_ms, "--at-ms")?;
-        let data = load_one(path, rank)?;
+        let data = load_one(path, rank, source)?;
         let index = LiveIndex::new(&data);
         let live = live_at(&data, &index, t);
         let ops = &data.operators;

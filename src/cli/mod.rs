@@ -14,7 +14,7 @@ pub mod table;
 pub use compare::{CompareArgs, compare};
 pub use curve::{CurveArgs, curve};
 pub use inspect::inspect;
-pub use live::live;
+pub use live::{LiveArgs, live};
 pub use snapshot::{SnapshotArgs, snapshot};
 pub use stacks::{StacksArgs, stacks};
 pub use steps::steps;
@@ -79,17 +79,14 @@ pub fn demo_profile_path() -> std::io::Result<PathBuf> {
     if bundled.is_dir() {
         return Ok(bundled);
     }
-    let dir = std::env::temp_dir().join(format!("memsight-demo-{}", env!("CARGO_PKG_VERSION")));
+    // Named after the demo's version too, so that a changed demo is written again.
+    let dir = std::env::temp_dir().join(format!(
+        "memsight-demo-{}-{}",
+        env!("CARGO_PKG_VERSION"),
+        crate::generate::DEMO_VERSION
+    ));
     if !dir.is_dir() {
-        let opts = crate::generate::GenOptions {
-            ranks: 2,
-            allocs: 4000,
-            seed: 42,
-            steps: crate::generate::DEMO_STEPS,
-            leak_per_step: crate::generate::DEMO_LEAK_PER_STEP,
-            ..Default::default()
-        };
-        crate::generate::generate(&dir, &opts)?;
+        crate::generate::generate(&dir, &crate::generate::demo_options())?;
     }
     Ok(dir)
 }

@@ -3,11 +3,11 @@
 use std::path::Path;
 
 use crate::ingest::{LoadControl, discover, load_rank};
-use crate::model::RankData;
+use crate::model::{RankData, SourceChoice};
 
-/// Discovers `path` and loads rank `rank` (its id as shown by `inspect`), or the first rank.
-/// The error is one line for the user.
-pub fn load_one(path: &Path, rank: Option<&str>) -> Result<RankData, String> {
+/// Discovers `path` and loads rank `rank` (its id as shown by `inspect`), or the first rank,
+/// from the files `source` names. The error is one line for the user.
+pub fn load_one(path: &Path, rank: Option<&str>, source: SourceChoice) -> Result<RankData, String> {
     let profile = discover(path).map_err(|e| e.to_string())?;
     let index = match rank {
         None => 0,
@@ -20,7 +20,25 @@ pub fn load_one(path: &Path, rank: Option<&str>) -> Result<RankData, String> {
                 format!("unknown rank {r:?} (ranks: {})", ids.join(", "))
             })?,
     };
-    load_rank(&profile.ranks[index], &LoadControl::new()).map_err(|e| e.to_string())
+    let info = with_source(&profile.ranks[index], source)?;
+    load_rank(&info, &LoadControl::new()).map_err(|e| e.to_string())
+}
+
+/// `info` read from `source`, or why it cannot be.
+pub fn with_source(
+    info: &crate::model::RankInfo,
+    source: SourceChoice,
+) -> Result<crate::model::RankInfo, String> {
+    info.with_source(source).ok_or_else(|| {
+        let (want, have) = match source {
+            SourceChoice::Csv => ("CSV files", "a DB only"),
+            _ => ("a DB", "CSV files only"),
+        };
+        format!(
+            "rank {}: --source asks for {want}, but it has {have}",
+            info.rank
+        )
+    })
 }
 
 /// Milliseconds (user input) as ns, rejecting non-finite values.

@@ -4,6 +4,8 @@
 use std::io::Write;
 use std::path::Path;
 
+use crate::model::SourceChoice;
+
 use super::rank::{load_one, ms_to_ns};
 use crate::analysis::stacks::{GroupKey, group_label, group_rows};
 use crate::analysis::{LiveIndex, live_at};
@@ -46,7 +48,13 @@ enum Selection {
 }
 
 /// Runs `stacks`; returns the exit code.
-pub fn stacks(path: &Path, args: &StacksArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+pub fn stacks(
+    path: &Path,
+    source: SourceChoice,
+    args: &StacksArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
     let mut run = || -> Result<(), String> {
         let by = GroupKey::ALL
             .into_iter()
@@ -60,7 +68,7 @@ pub fn stacks(path: &Path, args: &StacksArgs, out: &mut dyn Write, err: &mut dyn
         {
             return Err("--from-ms is after --to-ms".into());
         }
-        let data = load_one(path, args.rank.as_deref())?;
+        let data = load_one(path, args.rank.as_deref(), source)?;
         let Some(stacks) = &data.stacks else {
             return Err(format!(
                 "rank {}: no call stacks: the profile has no host ops (profile with \

@@ -4,6 +4,8 @@
 use std::io::Write;
 use std::path::Path;
 
+use crate::model::SourceChoice;
+
 use super::rank::load_one;
 use crate::analysis::{StepReport, step_report};
 use crate::model::{RankData, bytes_to_kib, bytes_to_mib, ns_to_ms};
@@ -11,13 +13,14 @@ use crate::model::{RankData, bytes_to_kib, bytes_to_mib, ns_to_ms};
 /// Runs `steps`; returns the exit code.
 pub fn steps(
     path: &Path,
+    source: SourceChoice,
     rank: Option<&str>,
     json: bool,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
     let mut run = || -> Result<(), String> {
-        let data = load_one(path, rank)?;
+        let data = load_one(path, rank, source)?;
         let report = step_report(&data);
         let text = if json {
             format!("{}\n", steps_json(&data, &report))

@@ -3,6 +3,8 @@
 use std::io::Write;
 use std::path::Path;
 
+use crate::model::SourceChoice;
+
 use super::rank::{load_one, window};
 use crate::analysis::{Column, RangeFilter, SortCache, SortDir, TableQuery, WindowMode, query};
 use crate::export::rows_tsv;
@@ -64,7 +66,13 @@ pub fn parse_sort(s: &str) -> Result<(Column, SortDir), String> {
 }
 
 /// Runs `table`; the total count goes to `err`. Returns the exit code.
-pub fn table(path: &Path, args: &TableArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+pub fn table(
+    path: &Path,
+    source: SourceChoice,
+    args: &TableArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
     let mut run = |err: &mut dyn Write| -> Result<(), String> {
         let sort = args.sort.as_deref().map(parse_sort).transpose()?;
         if args.page == 0 {
@@ -74,7 +82,7 @@ pub fn table(path: &Path, args: &TableArgs, out: &mut dyn Write, err: &mut dyn W
             return Err("--page-size must be at least 1".into());
         }
         let win = window(args.from_ms, args.to_ms)?;
-        let data = load_one(path, args.rank.as_deref())?;
+        let data = load_one(path, args.rank.as_deref(), source)?;
         let q = TableQuery {
             window: win,
             mode: if args.within {

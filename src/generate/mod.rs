@@ -53,6 +53,9 @@ pub struct GenOptions {
     pub steps: usize,
     /// Bytes the leaking operator ([`sim::LEAK_OP`]) allocates and never frees in each step.
     pub leak_per_step: i64,
+    /// Record the host ops and their Python call stacks (`with_stack=True`): `cpu_op` events in
+    /// trace_view.json, `PYTORCH_API`/`PYTORCH_CALLCHAINS` in the DB.
+    pub stacks: bool,
 }
 
 /// Whether to write a DB.
@@ -85,6 +88,7 @@ impl Default for GenOptions {
             ranks_per_host: 8,
             steps: 0,
             leak_per_step: 0,
+            stacks: false,
         }
     }
 }
@@ -127,6 +131,8 @@ pub(crate) struct RankSim {
     pub stream_ptrs: Vec<u64>,
     /// Training steps: (id, start ns, end ns).
     pub steps: Vec<(i64, i64, i64)>,
+    /// Host ops and call stacks (empty unless `GenOptions::stacks`).
+    pub host_ops: HostSim,
     /// Memory of other processes on the device (for the device total), bytes.
     pub other_processes: i64,
 }
@@ -342,7 +348,13 @@ fn simulate_rank(opts: &GenOptions, rank: usize) -> RankSim {
         });
     }
 
+    let host_ops = if opts.stacks {
+        host_ops(&pta)
+    } else {
+        HostSim::default()
+    };
     RankSim {
+        host_ops,
         rank,
         device: rank,
         host: format!("node{}", rank / opts.ranks_per_host.max(1)),
@@ -356,6 +368,37 @@ fn simulate_rank(opts: &GenOptions, rank: usize) -> RankSim {
         steps,
         other_processes: 3 << 30,
     }
+}
+
+/// The host's framework ops with their call stacks (`GenOptions::stacks`).
+#[derive(Debug, Default)]
+pub(crate) struct HostSim {
+    /// (start ns, end ns, operator index, stack index): one op per named framework
+    /// allocation, starting at it and ending before the next allocation.
+    pub ops: Vec<(i64, i64, usize, usize)>,
+    /// Distinct call stacks, innermost frame first.
+    pub stacks: Vec<Vec<String>>,
+}
+
+fn host_ops(pta: &[Alloc]) -> HostSim {
+    let mut times: Vec<i64> = pta.iter().map(|a| a.t_alloc).collect();
+    times.sort_unstable();
+    let mut out = HostSim::default();
+    let mut ids: std::collections::HashMap<(usize, usize), usize> = Default::default();
+    for (k, a) in pta.iter().enumerate() {
+        let Some(op) = a.name else { continue };
+        let next = times.partition_point(|&t| t <= a.t_alloc);
+        let gap = times.get(next).map_or(300, |&t| t - a.t_alloc - 1);
+        let variant = k % 2;
+        let stack = *ids.entry((op, variant)).or_insert_with(|| {
+            out.stacks.push(sim::call_stack(op, variant));
+            out.stacks.len() - 1
+        });
+        out.ops
+            .push((a.t_alloc, a.t_alloc + gap.clamp(0, 300), op, stack));
+    }
+    out.ops.sort_unstable_by_key(|o| o.0);
+    out
 }
 
 /// First step id written (`ProfilerStep#10`, …): real runs seldom profile from step 0.
@@ -456,6 +499,22 @@ pub const DEMO_STEPS: usize = 8;
 /// What the demo's leaking operator keeps each step (it shows what a leak looks like).
 pub const DEMO_LEAK_PER_STEP: i64 = 32 << 20;
 
+/// Bumped whenever [`demo_options`] change what the demo holds.
+pub const DEMO_VERSION: u32 = 2;
+
+/// The demo profile: two ranks of 4,000 allocations, eight steps, a leak, call stacks.
+pub fn demo_options() -> GenOptions {
+    GenOptions {
+        ranks: 2,
+        allocs: 4000,
+        seed: 42,
+        steps: DEMO_STEPS,
+        leak_per_step: DEMO_LEAK_PER_STEP,
+        stacks: true,
+        ..Default::default()
+    }
+}
+
 /// The committed fixture set and the demo profile, written under `root`.
 pub fn write_fixtures(root: &Path) -> io::Result<()> {
     let base = GenOptions {
@@ -513,6 +572,7 @@ pub fn write_fixtures(root: &Path) -> io::Result<()> {
         &root.join("db"),
         &GenOptions {
             db: DbMode::Both,
+            stacks: true,
             ..base.clone()
         },
     )?;
@@ -526,17 +586,6 @@ pub fn write_fixtures(root: &Path) -> io::Result<()> {
         },
     )?;
     write_malformed(&root.join("malformed"))?;
-    generate(
-        &root.join("demo"),
-        &GenOptions {
-            ranks: 2,
-            allocs: 4000,
-            static_graphs: 0,
-            seed: 42,
-            steps: DEMO_STEPS,
-            leak_per_step: DEMO_LEAK_PER_STEP,
-            ..base
-        },
-    )?;
+    generate(&root.join("demo"), &demo_options())?;
     Ok(())
 }

@@ -176,3 +176,74 @@ pub fn simulate(rng: &mut Rng, allocs: &mut [Alloc], base: i64, gran: i64) -> Ve
     }
     out
 }
+
+/// The training script of the synthetic call stacks (every stack ends in it).
+const SCRIPT: &str = "/workspace/llama/train.py";
+/// The model file.
+const MODEL: &str = "/workspace/llama/model.py";
+/// Where torch lives in the synthetic stacks (a library frame: not a source line).
+const TORCH: &str = "/usr/local/lib/python3.10/site-packages/torch";
+
+/// The Python call stack (innermost frame first) behind an allocation by framework operator
+/// `op`, as torch_npu records it with `with_stack=True`. `variant` picks one of the call sites
+/// an operator has (attention and MLP layers call the same ops).
+pub fn call_stack(op: usize, variant: usize) -> Vec<String> {
+    let name = op_label(op);
+    let torch = |file: &str, line: u32, func: &str| format!("{TORCH}/{file}({line}): {func}");
+    let model = |line: u32, func: &str| format!("{MODEL}({line}): {func}");
+    let mut frames: Vec<String> = Vec::new();
+    let backward = name.contains("backward");
+    let optimizer = name.starts_with("aten::_foreach");
+    if name == LEAK_OP {
+        frames.push("/workspace/llama/kv_cache.py(42): append".into());
+        frames.push(model(231, "attention_forward"));
+    } else if backward {
+        frames.push(torch("autograd/__init__.py", 251, "backward"));
+        frames.push(torch("_tensor.py", 522, "backward"));
+    } else if optimizer {
+        frames.push(torch("optim/adamw.py", 512, "_multi_tensor_adamw"));
+        frames.push(torch("optim/optimizer.py", 373, "wrapper"));
+    } else {
+        let attention = matches!(
+            name,
+            "aten::bmm" | "aten::softmax" | "aten::npu_fusion_attention" | "aten::dropout"
+        ) || (variant.is_multiple_of(2)
+            && matches!(name, "aten::matmul" | "aten::mm" | "aten::linear"));
+        let lib = match name {
+            "aten::linear" | "aten::addmm" | "aten::mm" | "aten::matmul" => {
+                torch("nn/modules/linear.py", 114, "forward")
+            }
+            "aten::layer_norm" | "aten::npu_rms_norm" => {
+                torch("nn/functional.py", 2546, "layer_norm")
+            }
+            "aten::embedding" => torch("nn/functional.py", 2233, "embedding"),
+            "aten::gelu" | "aten::silu" => torch("nn/functional.py", 2072, "silu"),
+            _ => torch("_tensor.py", 1386, "__torch_function__"),
+        };
+        frames.push(lib);
+        frames.push(torch("nn/modules/module.py", 1527, "_call_impl"));
+        frames.push(if name == "aten::embedding" {
+            model(98, "embed")
+        } else if attention {
+            model(212, "attention_forward")
+        } else {
+            model(156, "mlp_forward")
+        });
+        if name != "aten::embedding" {
+            frames.push(model(301, "block_forward"));
+        }
+        frames.push(model(340, "forward"));
+        frames.push(torch("nn/modules/module.py", 1527, "_call_impl"));
+    }
+    let step_line = if backward {
+        88
+    } else if optimizer {
+        95
+    } else {
+        80
+    };
+    frames.push(format!("{SCRIPT}({step_line}): train_step"));
+    frames.push(format!("{SCRIPT}(140): main"));
+    frames.push(format!("{SCRIPT}(150): <module>"));
+    frames
+}

@@ -117,6 +117,22 @@ fn write_trace_view(out: &Path, sim: &RankSim) -> io::Result<()> {
             us3(e - s)
         ));
     }
+    // One cpu_op per framework allocation, its stack's frames joined by `;\r\n` (escaped).
+    let stack_text: Vec<String> = sim
+        .host_ops
+        .stacks
+        .iter()
+        .map(|frames| frames.join(";\\r\\n"))
+        .collect();
+    for &(s, e, op, stack) in &sim.host_ops.ops {
+        ev.push(format!(
+            r#"{{"ph": "X", "name": "{}", "pid": {pid}, "tid": {pid}, "ts": "{}", "dur": {}, "cat": "cpu_op", "args": {{"Sequence number": -1, "Fwd thread id": 0, "Call stack": "{}"}}}}"#,
+            op_label(op),
+            us3(s),
+            us3(e - s),
+            stack_text[stack]
+        ));
+    }
     for &(t, r) in &sim.app {
         let kb = |b: i64| format!("{}.0", b / 1024);
         for (name, v) in [
@@ -139,7 +155,7 @@ fn write_torch(dir: &Path, sim: &RankSim, opts: &GenOptions) -> io::Result<()> {
     profiler_info(dir, sim.rank)?;
     let out = dir.join("ASCEND_PROFILER_OUTPUT");
     fs::create_dir_all(&out)?;
-    if !sim.steps.is_empty() {
+    if !sim.steps.is_empty() || !sim.host_ops.ops.is_empty() {
         write_trace_view(&out, sim)?;
     }
     let dev = format!("NPU:{}", sim.device);

@@ -146,6 +146,9 @@ pub(crate) fn write_rank(dir: &Path, sim: &RankSim, opts: &GenOptions) -> io::Re
             st.execute(params![module_id(m), t, r, dev])
                 .map_err(sql_err)?;
         }
+        if !sim.host_ops.ops.is_empty() {
+            write_host_ops(&tx, sim, &mut ids)?;
+        }
         let mut st = tx
             .prepare("INSERT INTO STRING_IDS VALUES (?1, ?2)")
             .map_err(sql_err)?;
@@ -181,5 +184,52 @@ pub(crate) fn write_rank(dir: &Path, sim: &RankSim, opts: &GenOptions) -> io::Re
         .map_err(sql_err)?;
     }
     tx.commit().map_err(sql_err)?;
+    Ok(())
+}
+
+/// `PYTORCH_API` (type `op`, one row per host op, times as TEXT as torch_npu writes them) and
+/// `PYTORCH_CALLCHAINS` (one row per frame, depth 0 innermost), with `ENUM_API_TYPE`.
+fn write_host_ops(tx: &Connection, sim: &RankSim, ids: &mut Ids) -> io::Result<()> {
+    tx.execute_batch(
+        "CREATE TABLE ENUM_API_TYPE (id INTEGER PRIMARY KEY, name TEXT);
+         INSERT INTO ENUM_API_TYPE VALUES (50001, 'op'), (50002, 'queue'), (50003, 'trace');
+         CREATE TABLE PYTORCH_API (startNs TEXT, endNs TEXT, globalTid INTEGER, connectionId INTEGER, name INTEGER, sequenceNumber INTEGER, fwdThreadId INTEGER, inputDtypes INTEGER, inputShapes INTEGER, callchainId INTEGER, type INTEGER, depth INTEGER);
+         CREATE TABLE PYTORCH_CALLCHAINS (id INTEGER, stack INTEGER, stackDepth INTEGER);",
+    )
+    .map_err(sql_err)?;
+    let mut st = tx
+        .prepare("INSERT INTO PYTORCH_CALLCHAINS VALUES (?1, ?2, ?3)")
+        .map_err(sql_err)?;
+    for (chain, frames) in sim.host_ops.stacks.iter().enumerate() {
+        for (depth, f) in frames.iter().enumerate() {
+            st.execute(params![chain as i64, ids.id(f), depth as i64])
+                .map_err(sql_err)?;
+        }
+    }
+    let tid = 13_471_134_862_269_421i64 + sim.rank as i64;
+    let mut st = tx
+        .prepare(
+            "INSERT INTO PYTORCH_API VALUES (?1, ?2, ?3, ?4, ?5, -1, 0, NULL, NULL, ?6, 50001, 14)",
+        )
+        .map_err(sql_err)?;
+    for (k, &(s, e, op, stack)) in sim.host_ops.ops.iter().enumerate() {
+        st.execute(params![
+            s.to_string(),
+            e.to_string(),
+            tid,
+            k as i64,
+            ids.id(op_label(op)),
+            stack as i64
+        ])
+        .map_err(sql_err)?;
+    }
+    // A queue row overlapping everything: not an op, so it must not take the allocations.
+    if let (Some(first), Some(last)) = (sim.host_ops.ops.first(), sim.host_ops.ops.last()) {
+        tx.execute(
+            "INSERT INTO PYTORCH_API VALUES (?1, ?2, ?3, -1, ?4, -1, 0, NULL, NULL, NULL, 50002, 0)",
+            params![first.0.to_string(), last.1.to_string(), tid + 1, ids.id("Enqueue")],
+        )
+        .map_err(sql_err)?;
+    }
     Ok(())
 }

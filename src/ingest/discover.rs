@@ -16,9 +16,7 @@ use super::safe_fs;
 use super::value::device_id;
 use crate::model::{DataSource, Format, RankInfo};
 
-/// The note of a rank whose folder holds both a DB and CSV files.
-pub const USING_DB_NOTE: &str =
-    "both a DB and CSV files present; using the DB (as MindStudio Insight does)";
+pub use crate::model::USING_DB_NOTE;
 
 /// The largest `profiler_info*.json` read (real ones are about 2 KiB).
 const PROFILER_INFO_MAX: u64 = 1 << 20;

@@ -16,7 +16,9 @@ mod window;
 
 pub use component::Component;
 pub use interner::{Interner, NameId};
-pub use rank::{DataSource, DbSnapshot, Format, RankData, RankInfo};
+pub use rank::{
+    DataSource, DbSnapshot, Format, RankData, RankInfo, SourceChoice, USING_CSV_NOTE, USING_DB_NOTE,
+};
 pub use report::LoadReport;
 pub use stacks::{CallStacks, HostOps, NONE as NO_STACK, StackSource, is_library_frame};
 pub use steps::{DeviceMemory, Step, StepSource, Steps};

@@ -97,6 +97,26 @@ impl DataSource {
     }
 }
 
+/// The note of a rank whose folder holds both a DB and CSV files.
+pub const USING_DB_NOTE: &str =
+    "both a DB and CSV files present; using the DB (as MindStudio Insight does)";
+
+/// The note of a rank read from its CSV files at the user's request although it has a DB.
+pub const USING_CSV_NOTE: &str = "both a DB and CSV files present; using the CSV files (as asked)";
+
+/// Which files to read for a rank that has both a DB and CSV files (CANN 8.1 and later write
+/// both).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub enum SourceChoice {
+    /// The DB when there is one (the default, as MindStudio Insight does).
+    #[default]
+    Auto,
+    /// The CSV files.
+    Csv,
+    /// The DB.
+    Db,
+}
+
 /// A discovered rank: identity and file locations, no data rows.
 #[derive(Debug, Clone)]
 pub struct RankInfo {
@@ -134,6 +154,43 @@ impl RankInfo {
                 device: None,
             },
             notes: Vec::new(),
+        }
+    }
+
+    /// True when the rank has a DB and CSV files beside it (it can be read from either).
+    pub fn has_both_sources(&self) -> bool {
+        matches!(
+            &self.source,
+            DataSource::Db {
+                csv_fallback: Some(_),
+                ..
+            }
+        )
+    }
+
+    /// The rank read from the files `choice` names: `None` when it has no such files.
+    pub fn with_source(&self, choice: SourceChoice) -> Option<RankInfo> {
+        match (choice, &self.source) {
+            (SourceChoice::Auto, _)
+            | (SourceChoice::Db, DataSource::Db { .. })
+            | (SourceChoice::Csv, DataSource::Csv { .. }) => Some(self.clone()),
+            (
+                SourceChoice::Csv,
+                DataSource::Db {
+                    csv_fallback: Some(csv),
+                    ..
+                },
+            ) => {
+                let mut info = self.clone();
+                info.source = (**csv).clone();
+                for n in &mut info.notes {
+                    if n == USING_DB_NOTE {
+                        *n = USING_CSV_NOTE.to_string();
+                    }
+                }
+                Some(info)
+            }
+            _ => None,
         }
     }
 

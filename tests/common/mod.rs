@@ -359,3 +359,60 @@ pub fn copied(h: &egui_kittest::Harness<'_, memsight::ui::MemsightApp>) -> Optio
             _ => None,
         })
 }
+
+/// A cpu_op as read by the test: start, end (ns), thread, name, own frames, sequence number.
+pub struct Op {
+    pub start: i128,
+    pub end: i128,
+    pub thread: String,
+    pub name: String,
+    pub frames: Vec<String>,
+    pub seq: i64,
+}
+
+pub fn trace_ops(trace: &Path) -> Vec<Op> {
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(trace).unwrap()).unwrap();
+    let events = v
+        .as_array()
+        .cloned()
+        .or_else(|| v["traceEvents"].as_array().cloned())
+        .unwrap();
+    let us = |x: &serde_json::Value| -> i128 {
+        match x {
+            serde_json::Value::String(s) => us_to_ns(s),
+            other => us_to_ns(&other.to_string()),
+        }
+    };
+    events
+        .iter()
+        .filter(|e| e["cat"] == "cpu_op" && e["ph"] == "X")
+        .map(|e| {
+            let start = us(&e["ts"]);
+            let frames = e["args"]["Call stack"]
+                .as_str()
+                .map(|s| {
+                    s.split(";\r\n")
+                        .map(|f| f.trim().to_string())
+                        .filter(|f| !f.is_empty())
+                        .collect()
+                })
+                .unwrap_or_default();
+            Op {
+                start,
+                end: start + us(&e["dur"]),
+                thread: format!("{}/{}", e["pid"], e["tid"]),
+                name: e["name"].as_str().unwrap().to_string(),
+                frames,
+                seq: e["args"]["Sequence number"].as_i64().unwrap_or(-1),
+            }
+        })
+        .collect()
+}
+
+/// The op running at `t`: of all ops containing it, the one entered last (then the shorter).
+pub fn running_at(ops: &[Op], t: i128) -> Option<&Op> {
+    ops.iter()
+        .filter(|o| o.start <= t && t <= o.end)
+        .max_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)))
+}
