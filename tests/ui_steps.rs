@@ -168,7 +168,10 @@ fn the_steps_table_zooms_lists_survivors_sorts_and_copies_in_both_languages() {
         h.run();
         let vs = h.state().view_state();
         assert!(!vs.show_steps);
-        assert_eq!(vs.only_rows.as_ref().map(|r| r.step), Some(id));
+        assert_eq!(
+            vs.only_rows.as_ref().map(|r| r.why.clone()),
+            Some(memsight::ui::state::SubsetWhy::Survivors(id))
+        );
         let banner = (h.state().tr().survivors_of)(id, expect.len());
         h.get_by_label(&banner);
         let copy_all = h.state().tr().copy_all;

@@ -95,6 +95,8 @@ pub struct MemsightApp {
     pub chart: MemoryChart,
     /// The details table pane.
     pub table: DetailsTable,
+    /// The call stacks tab's flame graph.
+    pub flame: super::panes::flame::FlamePane,
     components: ComponentTable,
     /// The static graph's chart pane.
     pub static_chart: StaticChart,
@@ -157,6 +159,7 @@ impl MemsightApp {
             ctx,
             chart: MemoryChart::default(),
             table: DetailsTable::default(),
+            flame: Default::default(),
             components: ComponentTable::default(),
             static_chart: StaticChart::default(),
             static_table: StaticTable::default(),
@@ -230,6 +233,14 @@ impl MemsightApp {
     /// Applies one command: the only place the view state, the session's current rank and the
     /// loads change.
     pub fn apply(&mut self, cmd: Command) {
+        if let Command::SetSource(source) = cmd {
+            // The same rank, read from the other files: loaded (or found loaded) again.
+            if source != self.state.source {
+                self.state.source = source;
+                self.select_rank_now(self.state.rank);
+            }
+            return;
+        }
         if self.state.apply(&cmd) {
             return;
         }
@@ -319,7 +330,7 @@ impl MemsightApp {
         self.error = None;
         self.state = ViewState::default();
         self.loads_started += 1;
-        self.loading = Some(start_load(&mut self.jobs, path, None, 0));
+        self.loading = Some(start_load(&mut self.jobs, path, None, 0, self.state.source));
     }
 
     fn select_rank_now(&mut self, rank: usize) {
@@ -332,7 +343,7 @@ impl MemsightApp {
         }
         self.state.on_rank_change(rank);
         self.error = None;
-        let key = self.session.key(rank);
+        let key = self.session.key(rank, self.state.source);
         if self.session.get(key).is_some() {
             self.loading = None; // dropping the handle cancels a load of another rank
             self.current = Some(key);
@@ -340,7 +351,13 @@ impl MemsightApp {
         }
         self.current = None;
         self.loads_started += 1;
-        self.loading = Some(start_load(&mut self.jobs, path, Some(profile), rank));
+        self.loading = Some(start_load(
+            &mut self.jobs,
+            path,
+            Some(profile),
+            rank,
+            self.state.source,
+        ));
     }
 
     /// Asks the window for a screenshot; the chart's part of it is saved once it arrives.
@@ -514,7 +531,7 @@ impl MemsightApp {
                 self.session.profile = Some(p);
             }
             LoadMsg::Loaded { rank, view } => {
-                let key = self.session.key(rank);
+                let key = self.session.key(rank, self.state.source);
                 self.session.insert(key, view);
                 self.state.rank = rank;
                 self.current = Some(key);
@@ -725,12 +742,13 @@ impl MemsightApp {
                     .default_size(360.0)
                     .show(ui, |ui| live_ui(ui, &mut cx));
             }
-            let (table, components, chart, static_chart, static_table) = (
+            let (table, components, chart, static_chart, static_table, flame) = (
                 &mut self.table,
                 &mut self.components,
                 &mut self.chart,
                 &mut self.static_chart,
                 &mut self.static_table,
+                &mut self.flame,
             );
             // A rank without memory_record has no curves: its table takes the whole window.
             let table_only = view.data.records.is_empty() && !static_view;
@@ -754,11 +772,14 @@ impl MemsightApp {
                     .show(ui, |ui| {
                         let has_steps = !static_view && cx.view.data.steps.is_some();
                         let comparing = !static_view && cx.compare.is_some();
-                        if has_steps || comparing {
+                        let has_stacks = !static_view && has_call_stacks(cx.view);
+                        if has_steps || comparing || has_stacks {
                             bottom_tabs(ui, &mut cx);
                         }
                         if static_view {
                             static_table.ui(ui, &mut cx);
+                        } else if has_stacks && cx.state.show_stacks {
+                            flame.ui(ui, &mut cx);
                         } else if has_steps && cx.state.show_steps {
                             super::panes::steps::steps_ui(ui, &mut cx);
                         } else if comparing && cx.state.show_diff {
@@ -907,10 +928,11 @@ fn bottom_tabs(ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
         } else {
             t.details_title
         };
-        let on_details = !cx.state.show_steps && !cx.state.show_diff;
+        let on_details = !cx.state.show_steps && !cx.state.show_diff && !cx.state.show_stacks;
         if ui.selectable_label(on_details, details).clicked() {
             cx.out.push(Command::ShowSteps(false));
             cx.out.push(Command::ShowDiff(false));
+            cx.out.push(Command::ShowStacks(false));
         }
         if cx.view.data.steps.is_some()
             && ui
@@ -918,6 +940,13 @@ fn bottom_tabs(ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
                 .clicked()
         {
             cx.out.push(Command::ShowSteps(true));
+        }
+        if has_call_stacks(cx.view)
+            && ui
+                .selectable_label(cx.state.show_stacks, t.stacks_tab)
+                .clicked()
+        {
+            cx.out.push(Command::ShowStacks(true));
         }
         if cx.compare.is_some() {
             if ui
@@ -935,6 +964,7 @@ fn bottom_tabs(ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
                     cx.out.push(Command::SetTableBaseline(on));
                     cx.out.push(Command::ShowDiff(false));
                     cx.out.push(Command::ShowSteps(false));
+                    cx.out.push(Command::ShowStacks(false));
                 }
             }
         }
@@ -962,4 +992,12 @@ fn shifted_state(state: &ViewState, offset: i64) -> ViewState {
     });
     s.link.cursor = s.link.cursor.map(|c| c.saturating_sub(offset));
     s
+}
+
+/// True when the rank recorded Python call stacks (the call stacks tab is offered).
+fn has_call_stacks(view: &RankView) -> bool {
+    view.data
+        .stacks
+        .as_ref()
+        .is_some_and(|s| !s.stacks.is_empty())
 }

@@ -8,8 +8,10 @@ use std::path::PathBuf;
 use super::baseline::BaselineSource;
 use super::i18n::Lang;
 use super::prefs::ThemePref;
-use super::state::{DiffColumn, OverviewColumn, RowSubset, StepColumn};
+use super::state::{DiffColumn, FlameMode, OverviewColumn, RowSubset, StepColumn};
+use crate::analysis::stacks::GroupKey;
 use crate::analysis::{Column, ComponentColumn, GroupBy, StaticColumn};
+use crate::model::SourceChoice;
 use crate::model::TimeWindow;
 
 /// What an open dialog asks for.
@@ -140,4 +142,12 @@ pub enum Command {
     CancelOverview,
     /// Show exactly these rows in the details table (a step's survivors); None shows all again.
     FilterRows(Option<RowSubset>),
+    /// Show the call stacks tab (flame graph) below the chart (or the details table).
+    ShowStacks(bool),
+    /// Which blocks the flame graph shows.
+    SetFlameMode(FlameMode),
+    /// Group the details table's rows (None: one row per block).
+    SetTableGroup(Option<GroupKey>),
+    /// Read ranks that have both a DB and CSV files from these (reloads the rank).
+    SetSource(SourceChoice),
 }

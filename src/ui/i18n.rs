@@ -293,6 +293,48 @@ pub struct Tr {
     pub table_baseline: &'static str,
     /// The baseline could not be loaded (why).
     pub baseline_failed: fn(&str) -> String,
+    /// The call stacks tab.
+    pub stacks_tab: &'static str,
+    /// The details table's call stack column.
+    pub call_stack_col: &'static str,
+    /// The details table's row grouping label.
+    pub rows_label: &'static str,
+    /// Row grouping choices: each block, by call stack, by source line, by host operator.
+    pub row_groupings: [&'static str; 4],
+    /// Hover text of the row grouping.
+    pub rows_hover: &'static str,
+    /// Group table headers: group, blocks, total, peak live, calls.
+    pub group_headers: [&'static str; 5],
+    /// A group without a call stack.
+    pub no_stack: &'static str,
+    /// A group without a host op.
+    pub no_host_op: &'static str,
+    /// The flame graph's choices: blocks alive at the cursor, allocated in the view.
+    pub flame_modes: [&'static str; 2],
+    /// Shown when the flame graph wants a cursor.
+    pub flame_needs_cursor: &'static str,
+    /// Under the flame graph.
+    pub flame_hint: &'static str,
+    /// The flame graph's root.
+    pub all_blocks: &'static str,
+    /// The flame graph's summary: blocks, MB.
+    pub flame_summary: fn(&str, &str) -> String,
+    /// How many allocations have a stack: attributed, total, op without stack, outside any op.
+    pub attribution: fn(usize, usize, usize, usize) -> String,
+    /// A frame's tooltip: MB, blocks.
+    pub frame_tip: fn(&str, u64) -> String,
+    /// The details table shows the blocks under a flame graph frame: label, count.
+    pub blocks_under: fn(&str, usize) -> String,
+    /// The details table shows the blocks of a group: label, count.
+    pub blocks_of: fn(&str, usize) -> String,
+    /// The call stack tooltip's first line: the host op.
+    pub allocated_by: fn(&str) -> String,
+    /// No host op was running.
+    pub no_op_running: &'static str,
+    /// Which files a rank is read from, when it has both.
+    pub source_label: &'static str,
+    /// Hover text of the source switch.
+    pub source_hover: &'static str,
 }
 
 /// One line on what a curve of the Overall view means (from the torch_npu and CANN docs in
@@ -588,6 +630,36 @@ pub static EN: Tr = Tr {
     table_current: "Table: this rank",
     table_baseline: "Table: baseline",
     baseline_failed: |e| format!("cannot compare: {e}"),
+    stacks_tab: "Flame graph",
+    call_stack_col: "Call stack",
+    rows_label: "Rows:",
+    row_groupings: [
+        "Each block",
+        "By call stack",
+        "By source line",
+        "By host operator",
+    ],
+    rows_hover: "Group the blocks the filters match by who allocated them; click a group to list its blocks",
+    group_headers: ["Group", "Blocks", "Total(MB)", "Peak live(MB)", "Calls"],
+    no_stack: "(no call stack)",
+    no_host_op: "(no host op running)",
+    flame_modes: ["Alive at cursor", "Allocated in view"],
+    flame_needs_cursor: "Click the chart to place the cursor: the graph shows the blocks alive there.",
+    flame_hint: "Width is memory. Click a frame to list its blocks in the details table.",
+    all_blocks: "All blocks",
+    flame_summary: |n, mb| format!("{n} blocks, {mb} MB"),
+    attribution: |a, t, ns, o| {
+        format!(
+            "{a} of {t} allocations have a call stack ({ns} in an op without one, {o} outside any host op)"
+        )
+    },
+    frame_tip: |mb, n| format!("{mb} MB in {n} blocks"),
+    blocks_under: |l, n| format!("Blocks under {l}: {n}"),
+    blocks_of: |l, n| format!("Blocks of {l}: {n}"),
+    allocated_by: |op| format!("Allocated in {op}"),
+    no_op_running: "No host op was running when it was allocated",
+    source_label: "Data:",
+    source_hover: "This rank has both a DB and CSV files: choose which to read",
 };
 
 /// 简体中文.
@@ -844,6 +916,29 @@ pub static ZH: Tr = Tr {
     table_current: "表格：当前 rank",
     table_baseline: "表格：基线",
     baseline_failed: |e| format!("无法对比：{e}"),
+    stacks_tab: "火焰图",
+    call_stack_col: "调用栈",
+    rows_label: "行：",
+    row_groupings: ["逐块", "按调用栈", "按代码行", "按主机算子"],
+    rows_hover: "按分配者对筛选出的内存块分组；点击分组可列出其内存块",
+    group_headers: ["分组", "块数", "总分配(MB)", "峰值占用(MB)", "调用次数"],
+    no_stack: "（无调用栈）",
+    no_host_op: "（无主机算子运行）",
+    flame_modes: ["游标处存活", "视图内分配"],
+    flame_needs_cursor: "点击图表放置游标：图中显示该时刻存活的内存块。",
+    flame_hint: "宽度即内存大小。点击某一帧可在详情表中列出其内存块。",
+    all_blocks: "全部内存块",
+    flame_summary: |n, mb| format!("{n} 个内存块，{mb} MB"),
+    attribution: |a, t, ns, o| {
+        format!("{t} 次分配中 {a} 次有调用栈（{ns} 次所在算子无调用栈，{o} 次不在任何主机算子内）")
+    },
+    frame_tip: |mb, n| format!("{mb} MB，{n} 个内存块"),
+    blocks_under: |l, n| format!("{l} 下的内存块：{n} 个"),
+    blocks_of: |l, n| format!("{l} 的内存块：{n} 个"),
+    allocated_by: |op| format!("分配于 {op}"),
+    no_op_running: "分配时没有主机算子在运行",
+    source_label: "数据：",
+    source_hover: "该 rank 同时有 DB 和 CSV 文件：选择读取哪一种",
 };
 
 #[cfg(test)]

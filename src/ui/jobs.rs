@@ -35,6 +35,8 @@ pub enum JobKey {
     Baseline,
     /// The per-operator diff of a comparison.
     Diff,
+    /// A flame graph of a big selection of blocks.
+    Flame,
     /// Anything a test starts.
     Named(String),
 }

@@ -8,6 +8,7 @@ use super::i18n::Tr;
 use super::jobs::{Job, JobKey, Jobs, Place};
 use crate::analysis::{Column, GroupBy, RankView, SortDir};
 use crate::ingest::{DiscoverError, LoadError, Profile, discover, load_rank};
+use crate::model::SourceChoice;
 
 /// What a load job reports.
 pub enum LoadMsg {
@@ -80,6 +81,7 @@ pub fn start_load(
     path: PathBuf,
     profile: Option<Arc<Profile>>,
     rank: usize,
+    source: SourceChoice,
 ) -> Loading {
     let what = profile
         .as_ref()
@@ -106,7 +108,9 @@ pub fn start_load(
             ))));
             return;
         };
-        match load_rank(info, &ctl.progress) {
+        // A rank without the files asked for is read from those it has.
+        let info = info.with_source(source).unwrap_or_else(|| info.clone());
+        match load_rank(&info, &ctl.progress) {
             Ok(data) => {
                 let view = Arc::new(RankView::new(data));
                 view.series(GroupBy::Overall); // the first frame needs these

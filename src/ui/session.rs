@@ -5,6 +5,7 @@
 //! Views are keyed by [`RankKey`] (which profile, which rank): numbers handed out here, never an
 //! address, so a cache entry can never answer for a rank it was not made from.
 
+use crate::model::SourceChoice;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -22,6 +23,8 @@ pub struct RankKey {
     pub profile: ProfileId,
     /// Index into its ranks.
     pub rank: usize,
+    /// Which of its files were read (a rank with a DB and CSV files can be loaded from both).
+    pub source: SourceChoice,
 }
 
 /// The default memory bound of the loaded ranks: derived data (curves, pyramids, sort orders)
@@ -92,11 +95,12 @@ impl Session {
         self.current_profile
     }
 
-    /// The key of rank `rank` of the current profile.
-    pub fn key(&self, rank: usize) -> RankKey {
+    /// The key of rank `rank` of the current profile, read from `source`.
+    pub fn key(&self, rank: usize, source: SourceChoice) -> RankKey {
         RankKey {
             profile: self.current_profile,
             rank,
+            source,
         }
     }
 
@@ -185,7 +189,11 @@ mod tests {
     fn the_least_recently_used_rank_goes_first_and_the_new_one_stays() {
         let mut s = Session::default();
         s.open(PathBuf::from("a"));
-        let (a, b, c) = (s.key(0), s.key(1), s.key(2));
+        let (a, b, c) = (
+            s.key(0, SourceChoice::Auto),
+            s.key(1, SourceChoice::Auto),
+            s.key(2, SourceChoice::Auto),
+        );
         s.insert(a, view());
         s.insert(b, view());
         assert!(s.get(a).is_some()); // a is now newer than b
@@ -203,11 +211,11 @@ mod tests {
     fn ranks_of_two_profiles_have_different_keys() {
         let mut s = Session::default();
         let p = s.open(PathBuf::from("a"));
-        let a0 = s.key(0);
+        let a0 = s.key(0, SourceChoice::Auto);
         s.insert(a0, view());
         let q = s.open(PathBuf::from("b"));
         assert_ne!(p, q);
-        let b0 = s.key(0);
+        let b0 = s.key(0, SourceChoice::Auto);
         assert_ne!(a0, b0);
         assert!(s.peek(b0).is_none(), "rank 0 of b is not rank 0 of a");
         s.insert(b0, view());

@@ -4,7 +4,9 @@
 use std::collections::BTreeSet;
 
 use super::command::Command;
+use crate::analysis::stacks::GroupKey;
 use crate::analysis::{Column, ComponentColumn, GroupBy, SortDir, StaticColumn};
+use crate::model::SourceChoice;
 use crate::model::TimeWindow;
 
 /// Page sizes offered by the table.
@@ -23,11 +25,23 @@ pub struct LinkGroup {
     pub cursor: Option<i64>,
 }
 
-/// A fixed set of details-table rows shown instead of the filtered ones: the survivors of a step.
+/// Why the details table shows a fixed set of rows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SubsetWhy {
+    /// The survivors of a step (its id).
+    Survivors(i64),
+    /// The blocks under a frame of the flame graph (its text).
+    Frame(String),
+    /// The blocks of a group of the grouped table (its label).
+    Group(String),
+}
+
+/// A fixed set of details-table rows shown instead of the filtered ones: the survivors of a
+/// step, the blocks under a flame graph frame, the blocks of a group.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RowSubset {
-    /// The step they survived (its id).
-    pub step: i64,
+    /// Why these rows.
+    pub why: SubsetWhy,
     /// operator_memory rows, ascending.
     pub rows: std::sync::Arc<Vec<u32>>,
 }
@@ -222,6 +236,24 @@ pub struct ViewState {
     pub diff_filter: String,
     /// The details table shows the baseline's blocks.
     pub table_baseline: bool,
+    /// The call stacks tab (flame graph) is shown below the chart.
+    pub show_stacks: bool,
+    /// Which blocks the flame graph shows.
+    pub flame_mode: FlameMode,
+    /// The details table groups its rows (None: one row per block).
+    pub table_group: Option<GroupKey>,
+    /// Which files to read for ranks that have both a DB and CSV files.
+    pub source: SourceChoice,
+}
+
+/// Which blocks the flame graph shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FlameMode {
+    /// The blocks alive at the cursor.
+    #[default]
+    AliveAtCursor,
+    /// The blocks allocated in the visible window.
+    AllocatedInView,
 }
 
 impl Default for ViewState {
@@ -259,6 +291,10 @@ impl Default for ViewState {
             diff_sort: None,
             diff_filter: String::new(),
             table_baseline: false,
+            show_stacks: false,
+            flame_mode: FlameMode::default(),
+            table_group: None,
+            source: SourceChoice::default(),
         }
     }
 }
@@ -392,7 +428,20 @@ impl ViewState {
                 self.show_steps = *on;
                 if *on {
                     self.show_diff = false;
+                    self.show_stacks = false;
                 }
+            }
+            Command::ShowStacks(on) => {
+                self.show_stacks = *on;
+                if *on {
+                    self.show_diff = false;
+                    self.show_steps = false;
+                }
+            }
+            Command::SetFlameMode(m) => self.flame_mode = *m,
+            Command::SetTableGroup(g) => {
+                self.table_group = *g;
+                self.page = 0;
             }
             Command::ShowOverview(on) => self.show_overview = *on,
             Command::SetAlignStep(s) => self.align_step = *s,
@@ -400,6 +449,7 @@ impl ViewState {
                 self.show_diff = *on;
                 if *on {
                     self.show_steps = false;
+                    self.show_stacks = false;
                 }
             }
             Command::CycleDiffSort(col) => self.diff_sort = next_sort(self.diff_sort, *col),
@@ -418,6 +468,8 @@ impl ViewState {
                 self.page = 0;
                 if rows.is_some() {
                     self.show_steps = false;
+                    self.show_stacks = false;
+                    self.table_group = None;
                 }
             }
             Command::Open(_)
@@ -425,6 +477,7 @@ impl ViewState {
             | Command::SelectRank(_)
             | Command::CancelLoad
             | Command::CancelOverview
+            | Command::SetSource(_)
             | Command::CompareWith(_)
             | Command::CompareRank(_)
             | Command::StopCompare

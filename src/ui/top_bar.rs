@@ -3,6 +3,7 @@
 //! help and the placeholder shown before a rank is on screen. All of it reads state and pushes
 //! commands.
 
+use crate::model::SourceChoice;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -210,6 +211,13 @@ pub fn parameters_ui(
             })
             .response
             .labelled_by(label.id);
+        if profile
+            .ranks
+            .get(state.rank)
+            .is_some_and(|r| r.has_both_sources())
+        {
+            source_ui(ui, t, state.source, out);
+        }
         let label = ui.label(t.group_by);
         egui::ComboBox::from_id_salt("group_by")
             .selected_text(state.group_by.label())
@@ -430,6 +438,25 @@ fn compare_ui(
                 })
                 .response
                 .labelled_by(label.id);
+        }
+    }
+}
+
+/// DB or CSV, for a rank that has both (the DB by default).
+fn source_ui(ui: &mut egui::Ui, t: &Tr, current: SourceChoice, out: &mut Vec<Command>) {
+    let csv = current == SourceChoice::Csv;
+    ui.label(t.source_label).on_hover_text(t.source_hover);
+    for (on, text, choice) in [
+        (!csv, "DB", SourceChoice::Db),
+        (csv, "CSV", SourceChoice::Csv),
+    ] {
+        if ui
+            .selectable_label(on, text)
+            .on_hover_text(t.source_hover)
+            .clicked()
+            && !on
+        {
+            out.push(Command::SetSource(choice));
         }
     }
 }

@@ -8,7 +8,9 @@ use egui_extras::{Column as TableColumn, TableBuilder};
 
 use super::PaneCx;
 use super::export_csv::Exporter;
+use super::groups::{GroupCache, groups_tsv, groups_ui, short_frame, stack_tooltip};
 use super::pager::Pager;
+use crate::analysis::stacks::GroupKey;
 use crate::analysis::table::Unit;
 use crate::analysis::{
     Column, RangeFilter, RankView, SortDir, TablePage, TableQuery, ViewId, WindowMode, query,
@@ -18,7 +20,7 @@ use crate::ui::command::Command;
 use crate::ui::format::grouped;
 use crate::ui::i18n::Tr;
 use crate::ui::jobs::{Job, JobKey, Place};
-use crate::ui::state::ViewState;
+use crate::ui::state::{SubsetWhy, ViewState};
 
 /// The details table's own state between frames.
 pub struct DetailsTable {
@@ -40,6 +42,8 @@ pub struct DetailsTable {
     /// The (view, column, direction) a job is sorting.
     sorting: Option<((ViewId, Column, SortDir), Job<()>)>,
     pager: Pager,
+    /// The grouped table's groups.
+    groups: GroupCache,
 }
 
 impl Default for DetailsTable {
@@ -54,6 +58,7 @@ impl Default for DetailsTable {
             background_min_rows: 1_000_000,
             sorting: None,
             pager: Pager::default(),
+            groups: GroupCache::default(),
         }
     }
 }
@@ -190,6 +195,18 @@ impl DetailsTable {
         all: bool,
         t: &Tr,
     ) {
+        if let Some(by) = state.table_group
+            && let Some(stacks) = &view.data.stacks
+        {
+            let (_, groups) = self.groups.groups(view, stacks, &query_for(state), by);
+            let tsv = groups_tsv(t, stacks, by, &groups);
+            if let Some(ctx) = ctx {
+                ctx.copy_text(tsv.clone());
+            }
+            self.copy_status = Some((t.copied)(&grouped(groups.len() as f64, 0)));
+            self.last_copy = Some(tsv);
+            return;
+        }
         let every_match = || {
             let q = TableQuery {
                 page: 0,
@@ -230,7 +247,11 @@ impl DetailsTable {
             ui.horizontal(|ui| {
                 ui.colored_label(
                     ui.visuals().warn_fg_color,
-                    (t.survivors_of)(subset.step, subset.rows.len()),
+                    match &subset.why {
+                        SubsetWhy::Survivors(step) => (t.survivors_of)(*step, subset.rows.len()),
+                        SubsetWhy::Frame(label) => (t.blocks_under)(label, subset.rows.len()),
+                        SubsetWhy::Group(label) => (t.blocks_of)(label, subset.rows.len()),
+                    },
                 );
                 if ui.button(t.show_all_rows).clicked() {
                     cx.out.push(Command::FilterRows(None));
@@ -275,7 +296,17 @@ impl DetailsTable {
             if ui.checkbox(&mut within, t.within).changed() {
                 cx.out.push(Command::SetWithin(within));
             }
+            if let Some(stacks) = &cx.view.data.stacks {
+                grouping_ui(ui, t, state.table_group, !stacks.stacks.is_empty(), cx.out);
+            }
         });
+        if let Some(by) = state.table_group
+            && let Some(stacks) = &cx.view.data.stacks
+        {
+            let q = query_for(state);
+            groups_ui(ui, cx, &mut self.groups, stacks, &q, by);
+            return;
+        }
         if state.marked_row != self.turned_to {
             self.turned_to = state.marked_row;
             if let Some(r) = state.marked_row {
@@ -413,18 +444,34 @@ fn table_ui(
         .auto_shrink([false, false])
         .sense(egui::Sense::click())
         .cell_layout(egui::Layout::left_to_right(egui::Align::Center));
-    table = table.column(TableColumn::initial(220.0).at_least(80.0).clip(true));
-    for _ in 1..Column::ALL.len() {
-        table = table.column(TableColumn::auto().at_least(70.0));
+    // Who allocated each block, right after its name, when the profile recorded call stacks.
+    let stacks = view.data.stacks.as_ref().filter(|s| !s.stacks.is_empty());
+    let mut cells: Vec<Option<Column>> = Column::ALL.into_iter().map(Some).collect();
+    if stacks.is_some() {
+        cells.insert(1, None);
+    }
+    for cell in &cells {
+        table = match cell {
+            Some(Column::Name) => {
+                table.column(TableColumn::initial(220.0).at_least(80.0).clip(true))
+            }
+            None => table.column(TableColumn::initial(240.0).at_least(120.0).clip(true)),
+            Some(_) => table.column(TableColumn::auto().at_least(70.0)),
+        };
     }
     let out = &mut *cx.out;
     table
         .header(text_h + 4.0, |mut header| {
-            for col in Column::ALL {
-                header.col(|ui| {
-                    let dir = state.sort.filter(|(c, _)| *c == col).map(|(_, d)| d);
-                    if sort_header(ui, t, col.header(), dir, t.file_order) {
-                        out.push(Command::CycleSort(col));
+            for cell in &cells {
+                header.col(|ui| match *cell {
+                    Some(col) => {
+                        let dir = state.sort.filter(|(c, _)| *c == col).map(|(_, d)| d);
+                        if sort_header(ui, t, col.header(), dir, t.file_order) {
+                            out.push(Command::CycleSort(col));
+                        }
+                    }
+                    None => {
+                        ui.strong(t.call_stack_col);
                     }
                 });
             }
@@ -433,17 +480,21 @@ fn table_ui(
             body.rows(text_h, page.rows.len(), |mut row| {
                 let r = page.rows[row.index()];
                 row.set_selected(state.selected.contains(&r));
-                for col in Column::ALL {
-                    row.col(|ui| {
-                        let text = display_cell(view, r as usize, col);
-                        if col.unit() != Unit::Text {
-                            ui.with_layout(
-                                egui::Layout::right_to_left(egui::Align::Center),
-                                |ui| ui.add(egui::Label::new(text).selectable(false)),
-                            );
-                        } else {
-                            ui.add(egui::Label::new(text).selectable(false));
+                for cell in &cells {
+                    row.col(|ui| match (*cell, stacks) {
+                        (Some(col), _) => {
+                            let text = display_cell(view, r as usize, col);
+                            if col.unit() != Unit::Text {
+                                ui.with_layout(
+                                    egui::Layout::right_to_left(egui::Align::Center),
+                                    |ui| ui.add(egui::Label::new(text).selectable(false)),
+                                );
+                            } else {
+                                ui.add(egui::Label::new(text).selectable(false));
+                            }
                         }
+                        (None, Some(s)) => call_stack_cell(ui, t, s, r as usize),
+                        (None, None) => {}
                     });
                 }
                 let resp = row.response();
@@ -474,4 +525,59 @@ pub fn sort_header(
     ui.add(egui::Button::new(format!("{title}{mark}")).wrap_mode(egui::TextWrapMode::Extend))
         .on_hover_text((t.sort_hover)(default))
         .clicked()
+}
+
+/// The "Rows:" choice: each block, or grouped by call stack, source line or host operator
+/// (only the last without stacks).
+fn grouping_ui(
+    ui: &mut egui::Ui,
+    t: &Tr,
+    current: Option<GroupKey>,
+    has_stacks: bool,
+    out: &mut Vec<Command>,
+) {
+    ui.separator();
+    let label = ui.label(t.rows_label);
+    let choices: [(Option<GroupKey>, &str); 4] = [
+        (None, t.row_groupings[0]),
+        (Some(GroupKey::Stack), t.row_groupings[1]),
+        (Some(GroupKey::SourceLine), t.row_groupings[2]),
+        (Some(GroupKey::Operator), t.row_groupings[3]),
+    ];
+    let selected = choices
+        .iter()
+        .find(|(k, _)| *k == current)
+        .map_or(t.row_groupings[0], |(_, l)| l);
+    egui::ComboBox::from_id_salt("table_group")
+        .selected_text(selected)
+        .show_ui(ui, |ui| {
+            for (key, text) in choices {
+                let usable = has_stacks || matches!(key, None | Some(GroupKey::Operator));
+                if usable && ui.selectable_label(key == current, text).clicked() {
+                    out.push(Command::SetTableGroup(key));
+                }
+            }
+        })
+        .response
+        .labelled_by(label.id)
+        .on_hover_text(t.rows_hover);
+}
+
+/// A block's call stack cell: its source line; the whole stack on hover.
+fn call_stack_cell(ui: &mut egui::Ui, t: &Tr, stacks: &crate::model::CallStacks, row: usize) {
+    let id = stacks
+        .row_stack
+        .get(row)
+        .copied()
+        .unwrap_or(crate::model::NO_STACK);
+    let text = stacks.row_source_line(row).map_or("", short_frame);
+    let r = ui.add(egui::Label::new(text).selectable(false));
+    let op = stacks.row_op_name(row).map(str::to_string);
+    r.on_hover_ui(|ui| {
+        match &op {
+            Some(op) => ui.label((t.allocated_by)(op)),
+            None => ui.label(t.no_op_running),
+        };
+        stack_tooltip(ui, stacks, id);
+    });
 }

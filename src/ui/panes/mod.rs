@@ -9,12 +9,15 @@
 //!   cluster overview (every rank's peaks);
 //! - [`static_view`]: the static graph and its ops; [`live`]: Live at cursor;
 //!   [`warnings`]: the load warnings window; [`steps`]: memory per training step; [`diff`]: the
-//!   per-operator diff of a comparison.
+//!   per-operator diff of a comparison; [`flame`]: the call stacks tab (flame graph);
+//!   [`groups`]: the details table grouped by call stack, source line or host operator.
 
 pub mod component_table;
 pub mod details_table;
 pub mod diff;
 pub mod export_csv;
+pub mod flame;
+pub mod groups;
 pub mod live;
 pub mod memory_chart;
 pub mod overview;

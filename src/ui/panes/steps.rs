@@ -11,7 +11,7 @@ use crate::analysis::{SortDir, StepReport, StepStats};
 use crate::model::{MIB, TimeWindow, ns_to_ms};
 use crate::ui::command::Command;
 use crate::ui::format::{bytes, grouped};
-use crate::ui::state::{RowSubset, StepColumn};
+use crate::ui::state::{RowSubset, StepColumn, SubsetWhy};
 
 /// The number a column shows for a step (MB, ms or a count), `None` when the data has none.
 pub fn step_value(s: &StepStats, col: StepColumn) -> Option<f64> {
@@ -164,7 +164,7 @@ fn table_ui(
                             {
                                 if ui.link(text).on_hover_text(t.survivors_hover).clicked() {
                                     out.push(Command::FilterRows(Some(RowSubset {
-                                        step: s.step.id,
+                                        why: SubsetWhy::Survivors(s.step.id),
                                         rows: std::sync::Arc::new(s.survivors.clone()),
                                     })));
                                 }

@@ -1,0 +1,208 @@
+//! The details table grouped by who allocated the blocks: by call stack, source line or host
+//! operator (with calls and peak live, as TensorBoard's Memory Statistics had). The groups are
+//! of the blocks the table's filters match; clicking a group lists its blocks.
+
+use std::sync::Arc;
+
+use egui_extras::{Column as TableColumn, TableBuilder};
+
+use super::PaneCx;
+use crate::analysis::stacks::{Group, GroupKey, group_label, group_rows, rows_with_key};
+use crate::analysis::{RankView, TableQuery, ViewId, query};
+use crate::model::{CallStacks, NO_STACK, bytes_to_mib};
+use crate::ui::command::Command;
+use crate::ui::format::grouped;
+use crate::ui::i18n::Tr;
+use crate::ui::state::{RowSubset, SubsetWhy};
+
+/// What the groups were computed for: the view, the query (all pages, no sort), the key.
+type GroupInput = (ViewId, TableQuery, GroupKey);
+
+/// Groups and the rows they are of.
+struct Grouped {
+    input: GroupInput,
+    rows: Arc<Vec<u32>>,
+    groups: Arc<Vec<Group>>,
+}
+
+/// The groups of the last query, kept while nothing they depend on changes.
+#[derive(Default)]
+pub struct GroupCache {
+    last: Option<Grouped>,
+}
+
+impl GroupCache {
+    /// The rows `q` matches (all pages) and their groups under `by`.
+    pub fn groups(
+        &mut self,
+        view: &RankView,
+        stacks: &CallStacks,
+        q: &TableQuery,
+        by: GroupKey,
+    ) -> (Arc<Vec<u32>>, Arc<Vec<Group>>) {
+        let q = TableQuery {
+            page: 0,
+            page_size: usize::MAX,
+            sort: None,
+            ..q.clone()
+        };
+        let input = (view.id(), q, by);
+        if let Some(g) = &self.last
+            && g.input == input
+        {
+            return (Arc::clone(&g.rows), Arc::clone(&g.groups));
+        }
+        let rows = Arc::new(query(&view.data, &view.sort_cache, &input.1).rows);
+        let groups = Arc::new(group_rows(&view.data, stacks, &rows, by));
+        self.last = Some(Grouped {
+            input,
+            rows: Arc::clone(&rows),
+            groups: Arc::clone(&groups),
+        });
+        (rows, groups)
+    }
+}
+
+/// A group's label in the UI language.
+pub fn label(t: &Tr, stacks: &CallStacks, by: GroupKey, key: u32) -> String {
+    match group_label(stacks, by, key) {
+        Some(l) => l,
+        None if by == GroupKey::Operator => t.no_host_op.to_string(),
+        None => t.no_stack.to_string(),
+    }
+}
+
+/// The groups as TSV with a header (Copy while the table is grouped).
+pub fn groups_tsv(t: &Tr, stacks: &CallStacks, by: GroupKey, groups: &[Group]) -> String {
+    let mut out = t.group_headers.join("\t");
+    out.push('\n');
+    for g in groups {
+        let calls = g.calls.map_or(String::new(), |c| c.to_string());
+        out.push_str(&format!(
+            "{}\t{}\t{}\t{}\t{calls}\n",
+            label(t, stacks, by, g.key),
+            g.blocks,
+            crate::model::units::mib(g.bytes),
+            crate::model::units::mib(g.peak_live),
+        ));
+    }
+    out
+}
+
+/// The grouped table; a click on a group lists its blocks.
+pub fn groups_ui(
+    ui: &mut egui::Ui,
+    cx: &mut PaneCx<'_>,
+    cache: &mut GroupCache,
+    stacks: &CallStacks,
+    q: &TableQuery,
+    by: GroupKey,
+) {
+    let t = cx.t;
+    let (rows, groups) = cache.groups(cx.view, stacks, q, by);
+    ui.label((t.rows)(&grouped(groups.len() as f64, 0)));
+    let text_h = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
+    let mut clicked = None;
+    egui::ScrollArea::horizontal()
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            let mut table = TableBuilder::new(ui)
+                .striped(true)
+                .resizable(true)
+                .auto_shrink([false, false])
+                .sense(egui::Sense::click())
+                .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
+                .column(TableColumn::initial(520.0).at_least(160.0).clip(true));
+            for _ in 1..t.group_headers.len() {
+                table = table.column(TableColumn::auto().at_least(90.0));
+            }
+            table
+                .header(text_h + 4.0, |mut header| {
+                    for h in t.group_headers {
+                        header.col(|ui| {
+                            ui.strong(h);
+                        });
+                    }
+                })
+                .body(|body| {
+                    body.rows(text_h, groups.len(), |mut row| {
+                        let g = &groups[row.index()];
+                        let name = label(t, stacks, by, g.key);
+                        row.col(|ui| {
+                            let r = ui.add(egui::Label::new(name.as_str()).selectable(false));
+                            if by == GroupKey::Stack && g.key != NO_STACK {
+                                r.on_hover_ui(|ui| stack_tooltip(ui, stacks, g.key));
+                            }
+                        });
+                        let calls = g.calls.map_or(String::new(), |c| grouped(c as f64, 0));
+                        for text in [
+                            grouped(g.blocks as f64, 0),
+                            grouped(bytes_to_mib(g.bytes), 2),
+                            grouped(bytes_to_mib(g.peak_live), 2),
+                            calls,
+                        ] {
+                            row.col(|ui| {
+                                ui.with_layout(
+                                    egui::Layout::right_to_left(egui::Align::Center),
+                                    |ui| ui.add(egui::Label::new(text).selectable(false)),
+                                );
+                            });
+                        }
+                        if row.response().clicked() {
+                            clicked = Some((g.key, name));
+                        }
+                    });
+                });
+        });
+    if let Some((key, name)) = clicked {
+        let rows = rows_with_key(stacks, &rows, by, key);
+        cx.out.push(Command::FilterRows(Some(RowSubset {
+            why: SubsetWhy::Group(name),
+            rows: Arc::new(rows),
+        })));
+    }
+}
+
+/// The frames of stack `id`, innermost first, the source line in bold.
+pub fn stack_tooltip(ui: &mut egui::Ui, stacks: &CallStacks, id: u32) {
+    let line = stacks.source_line(id);
+    for &f in stacks.frames_of(id) {
+        let text = stacks.frames.get(f);
+        if Some(f) == line {
+            ui.strong(text);
+        } else {
+            ui.weak(text);
+        }
+    }
+}
+
+/// A frame without its folder: `model.py(156): mlp_forward`.
+pub fn short_frame(frame: &str) -> &str {
+    let cut = frame
+        .find('(')
+        .map_or(frame, |i| &frame[..i])
+        .rfind(['/', '\\'])
+        .map_or(0, |i| i + 1);
+    &frame[cut..]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short_frame;
+
+    #[test]
+    fn frames_lose_their_folder_only() {
+        assert_eq!(
+            short_frame("/workspace/llama/model.py(156): mlp_forward"),
+            "model.py(156): mlp_forward"
+        );
+        assert_eq!(
+            short_frame(r"C:\训练\模型.py(3): f(x/y)"),
+            "模型.py(3): f(x/y)"
+        );
+        assert_eq!(
+            short_frame("<string>(1): <module>"),
+            "<string>(1): <module>"
+        );
+    }
+}

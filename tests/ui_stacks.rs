@@ -1,0 +1,241 @@
+//! Call stacks in the GUI, driven through egui_kittest in English and Chinese: the details
+//! table's call stack column, its grouping by source line (Copy, click a group), the call
+//! stacks tab's flame graph at the cursor and over the view (click a frame), and the DB/CSV
+//! switch. Expected values come from the demo's raw files: operator_memory.csv split by hand
+//! and trace_view.json parsed whole, each block matched to the op running when it was
+//! allocated by a brute-force search.
+#![cfg(feature = "gui")]
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use common::{RawCsv, copied, fixtures, raw_origin, running_at, trace_ops, us_to_ns};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use memsight::ui::format::grouped;
+use memsight::ui::i18n::{EN, Lang, Tr, ZH};
+use memsight::ui::{Command, MemsightApp};
+
+fn rank_dir() -> PathBuf {
+    common::first_subdir(&fixtures().join("demo"))
+}
+
+fn app(lang: Lang) -> Harness<'static, MemsightApp> {
+    let mut app = MemsightApp::new(Some(rank_dir()), Vec::new(), None);
+    app.set_language(lang);
+    app.wait_for_load();
+    assert!(app.view().is_some(), "{:?}", app.error);
+    common::harness(app)
+}
+
+/// One raw block: size KiB, allocation and release (ns from origin), its stack (innermost
+/// first, empty when none).
+struct Block {
+    kib: f64,
+    alloc: Option<i128>,
+    release: Option<i128>,
+    frames: Vec<String>,
+}
+
+fn raw_blocks() -> Vec<Block> {
+    let out = rank_dir().join("ASCEND_PROFILER_OUTPUT");
+    let origin = raw_origin(&out);
+    let ops = trace_ops(&out.join("trace_view.json"));
+    let csv = RawCsv::read(&out.join("operator_memory.csv"));
+    let (size, a, r) = (
+        csv.col("Size(KB)"),
+        csv.col("Allocation Time(us)"),
+        csv.col("Release Time(us)"),
+    );
+    csv.rows
+        .iter()
+        .map(|row| {
+            let alloc = (!row[a].is_empty()).then(|| us_to_ns(&row[a]));
+            // In the demo every op with a stack has it of its own; ops without one
+            // (ProfilerStep#N) enclose nothing with one.
+            let frames = alloc
+                .and_then(|t| running_at(&ops, t))
+                .map(|op| op.frames.clone())
+                .unwrap_or_default();
+            Block {
+                kib: row[size].parse().unwrap(),
+                alloc: alloc.map(|t| t - origin),
+                release: (!row[r].is_empty()).then(|| us_to_ns(&row[r]) - origin),
+                frames,
+            }
+        })
+        .collect()
+}
+
+/// The innermost frame outside site-packages, else the innermost.
+fn source_line(frames: &[String]) -> Option<&str> {
+    frames
+        .iter()
+        .find(|f| !f.contains("site-packages"))
+        .or(frames.first())
+        .map(String::as_str)
+}
+
+fn short(frame: &str) -> &str {
+    let path = frame.split('(').next().unwrap();
+    &frame[path.rfind('/').map_or(0, |i| i + 1)..]
+}
+
+fn tr(lang: Lang) -> &'static Tr {
+    if lang == Lang::Zh { &ZH } else { &EN }
+}
+
+#[test]
+fn the_details_table_names_the_python_line_of_each_block() {
+    let blocks = raw_blocks();
+    for lang in Lang::ALL {
+        let t = tr(lang);
+        let mut h = app(lang);
+        h.get_by_label(t.call_stack_col);
+        // The first page shows the first ten blocks in file order, each with its line.
+        for b in blocks.iter().take(10) {
+            if let Some(line) = source_line(&b.frames) {
+                assert!(
+                    !h.query_all_by_label(short(line))
+                        .collect::<Vec<_>>()
+                        .is_empty(),
+                    "{lang:?}: {line}"
+                );
+            }
+        }
+        h.run();
+    }
+}
+
+#[test]
+fn grouping_by_source_line_adds_up_the_raw_blocks_and_a_click_lists_them() {
+    let blocks = raw_blocks();
+    // Independent totals: KiB and blocks per source line, heaviest first.
+    let mut by_line: BTreeMap<String, (f64, usize)> = BTreeMap::new();
+    for b in &blocks {
+        let key = source_line(&b.frames).unwrap_or("").to_string();
+        let e = by_line.entry(key).or_default();
+        // A release-only row (negative size: allocated before the capture) adds no memory.
+        e.0 += b.kib.max(0.0);
+        e.1 += 1;
+    }
+    let mut expect: Vec<(String, f64, usize)> = by_line
+        .into_iter()
+        .map(|(k, (kib, n))| (k, kib, n))
+        .collect();
+    expect.sort_by(|a, b| b.1.total_cmp(&a.1));
+    for lang in Lang::ALL {
+        let t = tr(lang);
+        let mut h = app(lang);
+        h.get_by_label(t.rows_label).click();
+        h.run();
+        h.get_by_label(t.row_groupings[2]).click();
+        h.run();
+        h.state_mut().apply(Command::Copy);
+        h.run();
+        let tsv = h.state().table.last_copy.clone().unwrap();
+        let lines: Vec<&str> = tsv.lines().collect();
+        assert_eq!(lines[0], t.group_headers.join("\t"));
+        assert_eq!(lines.len() - 1, expect.len(), "{tsv}");
+        for (line, (label, kib, n)) in lines[1..].iter().zip(&expect) {
+            let cells: Vec<&str> = line.split('\t').collect();
+            let label = if label.is_empty() { t.no_stack } else { label };
+            assert_eq!(cells[0], label);
+            assert_eq!(cells[1], n.to_string());
+            let mb: f64 = cells[2].parse().unwrap();
+            assert!(
+                (mb - kib / 1024.0).abs() < 0.006,
+                "{label}: {mb} vs {}",
+                kib / 1024.0
+            );
+        }
+        // A click on the heaviest line lists its blocks.
+        let (top, _, n) = &expect[0];
+        h.get_by_label(top).click();
+        h.run();
+        h.get_by_label(&(t.blocks_of)(top, *n));
+        h.state_mut().apply(Command::CopyAll);
+        h.run();
+        let rows = copied(&h).unwrap();
+        assert_eq!(rows.lines().count(), n + 1, "header + the group's blocks");
+    }
+}
+
+#[test]
+fn the_flame_graph_at_the_cursor_lists_the_blocks_under_a_frame() {
+    let blocks = raw_blocks();
+    let frame = "/workspace/llama/kv_cache.py(42): append";
+    for lang in Lang::ALL {
+        let t = tr(lang);
+        let mut h = app(lang);
+        h.get_by_label(t.stacks_tab).click();
+        h.run();
+        h.get_by_label(t.flame_needs_cursor);
+        // A cursor near the end, where the leaked blocks are all alive.
+        let at: i128 = blocks.iter().filter_map(|b| b.alloc).max().unwrap() - 1000;
+        h.state_mut().apply(Command::SetCursor(Some(at as i64)));
+        h.run();
+        let alive: Vec<&Block> = blocks
+            .iter()
+            .filter(|b| b.alloc.is_none_or(|a| a <= at) && b.release.is_none_or(|r| r > at))
+            .collect();
+        let kib: f64 = alive.iter().map(|b| b.kib).sum();
+        h.get_by_label(&(t.flame_summary)(
+            &grouped(alive.len() as f64, 0),
+            &grouped(kib / 1024.0, 2),
+        ));
+        h.get_by_label(t.all_blocks);
+        let under = alive
+            .iter()
+            .filter(|b| b.frames.iter().any(|f| f == frame))
+            .count();
+        assert!(under >= 8, "the demo's leak keeps a block a step");
+        // The panel is short in a 900-pixel window: scroll the frame into view, then click it.
+        h.get_by_label(short(frame)).scroll_to_me();
+        h.run();
+        h.get_by_label(short(frame)).click();
+        h.run();
+        h.get_by_label(&(t.blocks_under)(short(frame), under));
+        // Over the whole view: every block with an allocation time.
+        h.get_by_label(t.stacks_tab).click();
+        h.run();
+        h.get_by_label(t.flame_modes[1]).click();
+        h.run();
+        let all: Vec<&Block> = blocks.iter().filter(|b| b.alloc.is_some()).collect();
+        let kib: f64 = all.iter().map(|b| b.kib).sum();
+        h.get_by_label(&(t.flame_summary)(
+            &grouped(all.len() as f64, 0),
+            &grouped(kib / 1024.0, 2),
+        ));
+    }
+}
+
+#[test]
+fn a_rank_with_a_db_and_csv_files_switches_between_them() {
+    let dir = common::db_fixtures().join("db");
+    let mut app = MemsightApp::new(Some(dir), Vec::new(), None);
+    app.wait_for_load();
+    assert_eq!(app.view().unwrap().data.info.source.kind(), "db");
+    let mut h = common::harness(app);
+    h.get_by_label(EN.source_label);
+    h.get_by_label("CSV").click();
+    h.run_steps(2);
+    h.state_mut().wait_for_load();
+    h.run();
+    let view = h.state().view().unwrap();
+    assert_eq!(view.data.info.source.kind(), "csv");
+    // Both carry the same call stacks for the framework's blocks.
+    assert!(
+        view.data
+            .stacks
+            .as_ref()
+            .is_some_and(|s| !s.stacks.is_empty())
+    );
+    h.get_by_label("DB").click();
+    h.run_steps(2);
+    h.state_mut().wait_for_load();
+    h.run();
+    assert_eq!(h.state().view().unwrap().data.info.source.kind(), "db");
+}
