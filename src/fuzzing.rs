@@ -193,12 +193,34 @@ pub fn trace_view(data: &[u8]) {
     use crate::ingest::trace_view::read_trace_from;
     let read = |block: usize| {
         read_trace_from(data, block, &LoadControl::new(), "fuzz").map(|t| {
+            let h = &t.host;
+            let ops = (
+                h.start_ns.clone(),
+                h.end_ns.clone(),
+                h.thread.clone(),
+                h.stack.clone(),
+                h.seq.clone(),
+                h.stacks.len(),
+                h.frames.len(),
+            );
+            // Attribution over whatever ops were read: every op's start and end, and a
+            // missing time, each find an op or none; nothing panics.
+            let mut times: Vec<i64> = h.start_ns.iter().chain(&h.end_ns).copied().collect();
+            times.push(crate::model::NULL);
+            let c = ingest::stacks::attribute(
+                t.host.clone(),
+                &times,
+                crate::model::StackSource::TraceView,
+            );
+            assert_eq!(c.row_op.len(), times.len());
+            assert!(c.unattributed >= 1, "the missing time has no op");
             (
                 t.steps,
                 t.device.time_ns,
                 t.device.bytes,
                 t.events,
                 t.unreadable,
+                ops,
             )
         })
     };

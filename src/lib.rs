@@ -7,7 +7,9 @@
 //!   parallel) or the SQLite export (never written beside). Only regular files are opened and
 //!   every read is bounded ([`ingest::safe_fs`]); bad rows are skipped and reported, never fatal.
 //!   Training steps and the device total come from the DB, a streamed `trace_view.json`
-//!   ([`ingest::trace_view`]) or `kernel_details.csv`.
+//!   ([`ingest::trace_view`]) or `kernel_details.csv`; call stacks ([`ingest::stacks`]) from the
+//!   DB's `PYTORCH_API` or trace_view's `cpu_op` events, each allocation matched to the host op
+//!   running when it was made.
 //! - [`model`]: plain columnar data: [`model::RankData`] with its `MemoryRecords`,
 //!   `OperatorMemory`, `ModuleMemory` and `StaticOpMemory` tables and its [`model::LoadReport`];
 //!   i64 ns and bytes, names interned; [`model::TimeWindow`] and the one ms/ns conversion.
@@ -15,11 +17,12 @@
 //! - [`analysis`]: pure functions over the model: the curves of each Group By and their LOD
 //!   pyramids, peaks, table queries, live-at-time, static graphs, the memory chart as data
 //!   ([`analysis::chart`]), memory per training step ([`analysis::steps`]) and where the memory
-//!   is at a time ([`analysis::breakdown`]); [`analysis::RankView`] holds what was computed for
+//!   is at a time ([`analysis::breakdown`]), memory by call stack, source line or host operator
+//!   and the flame tree ([`analysis::stacks`]); [`analysis::RankView`] holds what was computed for
 //!   one loaded rank.
 //! - [`export`]: text out: the `inspect` summary (readable and JSON), TSV and CSV of table rows.
-//! - [`cli`]: the headless subcommands (`inspect`, `curve`, `table`, `live`, `steps`,
-//!   `snapshot`).
+//! - [`cli`]: the headless subcommands (`inspect`, `curve`, `table`, `live`, `steps`, `stacks`,
+//!   `compare`, `snapshot`), each with `--source` for ranks that have a DB and CSV files.
 //! - [`snapshot`]: allocator snapshots (`.pickle`): a data-only unpickler (nothing in a file is
 //!   ever run), the typed snapshot, and its summary.
 //! - [`fuzzing`]: the entry points of the cargo-fuzz targets (`fuzz/`), replayed on every input

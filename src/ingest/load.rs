@@ -31,11 +31,28 @@ pub enum LoadError {
 /// warning; only a rank without any readable memory_record is an error.
 pub fn load_rank(info: &RankInfo, control: &LoadControl) -> Result<RankData, LoadError> {
     let mut data = empty(info);
+    let mut early_trace = None;
     for note in &info.notes {
         data.report.warn(note.clone());
     }
     match &info.source {
-        DataSource::Csv { .. } => load_csv(&info.source, &mut data, control)?,
+        DataSource::Csv { .. } => {
+            // trace_view.json (steps, device total, host ops) is read on a thread of its own
+            // while the CSV files are parsed: on a desktop with cores to spare it costs no time.
+            let trace = super::steps::trace_view_of(&data);
+            let early = std::thread::scope(|s| {
+                let reader = trace.map(|path| {
+                    s.spawn(move || {
+                        let r = super::trace_view::read_trace_view(&path, control);
+                        (path, r)
+                    })
+                });
+                let csv = load_csv(&info.source, &mut data, control);
+                let early = reader.and_then(|h| h.join().ok());
+                csv.map(|()| early)
+            })?;
+            early_trace = early;
+        }
         DataSource::Db {
             path,
             snapshot,
@@ -75,7 +92,7 @@ pub fn load_rank(info: &RankInfo, control: &LoadControl) -> Result<RankData, Loa
             "no memory_record or operator_memory rows".into(),
         ));
     }
-    let trace_ops = super::steps::attach_steps(&mut data, control)?;
+    let trace_ops = super::steps::attach_steps(&mut data, control, early_trace)?;
     super::stacks::attach_stacks(&mut data, trace_ops, control)?;
     data.records.sort_by_time();
     data.modules.sort_by_time();

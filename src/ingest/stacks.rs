@@ -23,8 +23,8 @@ use super::load::LoadError;
 use super::trace_view::{TraceError, read_trace_view};
 use crate::model::{CallStacks, DataSource, HostOps, NO_STACK, NULL, RankData, StackSource};
 
-/// Fills `data.stacks` when the profile recorded call stacks. `trace` is what
-/// [`super::steps::attach_steps`] already read from `trace_view.json`, if it read it. A file
+/// Fills `data.stacks` when the profile recorded call stacks. `trace` is what the steps
+/// reader already read from `trace_view.json`, if it read it. A file
 /// that cannot be read is a warning, never an error.
 pub fn attach_stacks(
     data: &mut RankData,
@@ -72,7 +72,7 @@ pub fn attach_stacks(
     Ok(())
 }
 
-/// The ops of the rank's `trace_view.json`, when [`super::steps::attach_steps`] did not read it.
+/// The ops of the rank's `trace_view.json`, when the steps reader did not read it.
 fn read_trace_ops(
     data: &mut RankData,
     control: &LoadControl,

@@ -9,15 +9,17 @@ use super::chunks::LoadControl;
 use super::csv_tables::{FileError, read_kernel_steps};
 use super::load::LoadError;
 use super::time_window::session_from_profiler_info;
-use super::trace_view::{TraceError, read_trace_view};
+use super::trace_view::{TraceError, TraceExtract, read_trace_view};
 use crate::model::{DataSource, HostOps, RankData, Step, StepSource, Steps};
 
 /// Fills `data.steps` (and `data.device_memory` when still empty) from the files beside the
 /// rank's memory files. A file that cannot be read is a warning, never an error. Returns the
 /// host ops of `trace_view.json` when it was read (for [`super::stacks::attach_stacks`]).
+/// `early` is the trace already read (while the CSV files were parsed), if it was.
 pub fn attach_steps(
     data: &mut RankData,
     control: &LoadControl,
+    early: Option<EarlyTrace>,
 ) -> Result<Option<HostOps>, LoadError> {
     let dirs = output_dirs(data);
     let need_device = data.device_memory.is_empty();
@@ -25,7 +27,11 @@ pub fn attach_steps(
     if (data.steps.is_none() || need_device)
         && let Some(trace) = find(&dirs, "trace_view.json")
     {
-        match read_trace_view(&trace, control) {
+        let read = match early {
+            Some((path, result)) if path == trace => result,
+            _ => read_trace_view(&trace, control),
+        };
+        match read {
             Ok(t) => {
                 host = Some(t.host);
                 if data.steps.is_none() && !t.steps.is_empty() {
@@ -86,6 +92,9 @@ pub fn attach_steps(
     }
     Ok(host)
 }
+
+/// A `trace_view.json` and what reading it gave.
+pub type EarlyTrace = (PathBuf, Result<TraceExtract, TraceError>);
 
 /// The rank's `trace_view.json`, if there is one beside its memory files.
 pub fn trace_view_of(data: &RankData) -> Option<PathBuf> {

@@ -17,6 +17,7 @@ use std::path::Path;
 use memchr::{memchr2, memchr3, memmem};
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
+use serde_json::value::RawValue;
 
 use super::chunks::LoadControl;
 use super::safe_fs;
@@ -275,9 +276,13 @@ struct Sink {
     stack_ids: FxHashMap<Box<str>, u32>,
     /// `pid/tid` text → thread number.
     threads: FxHashMap<String, u64>,
+    /// The `pid/tid` key being looked up (reused: no allocation per event).
+    key: String,
 }
 
-/// The fields of a `cpu_op` event memsight reads; every other field is skipped unparsed.
+/// The fields of a `cpu_op` event memsight reads; every other field is skipped unparsed, and
+/// numbers and the call stack stay raw JSON text until needed (a stack is unescaped once, the
+/// first time it is seen).
 #[derive(Deserialize)]
 struct OpEvent<'a> {
     #[serde(default, borrow)]
@@ -286,14 +291,14 @@ struct OpEvent<'a> {
     cat: Cow<'a, str>,
     #[serde(default, borrow)]
     name: Cow<'a, str>,
-    #[serde(default)]
-    ts: Option<serde_json::Value>,
-    #[serde(default)]
-    dur: Option<serde_json::Value>,
-    #[serde(default)]
-    pid: Option<serde_json::Value>,
-    #[serde(default)]
-    tid: Option<serde_json::Value>,
+    #[serde(default, borrow)]
+    ts: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    dur: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    pid: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    tid: Option<&'a RawValue>,
     #[serde(default, borrow)]
     args: Option<OpArgs<'a>>,
 }
@@ -302,9 +307,17 @@ struct OpEvent<'a> {
 #[derive(Deserialize)]
 struct OpArgs<'a> {
     #[serde(rename = "Call stack", default, borrow)]
-    call_stack: Option<Cow<'a, str>>,
-    #[serde(rename = "Sequence number", default)]
-    seq: Option<serde_json::Value>,
+    call_stack: Option<&'a RawValue>,
+    #[serde(rename = "Sequence number", default, borrow)]
+    seq: Option<&'a RawValue>,
+}
+
+/// A raw JSON number or numeric string times `factor`, exactly.
+fn raw_scaled(v: &RawValue, factor: i64) -> Option<i64> {
+    parse_scaled(v.get().as_bytes(), factor)
+        .ok()
+        .flatten()
+        .map(|s| s.value)
 }
 
 impl Sink {
@@ -402,8 +415,8 @@ impl Sink {
         if ev.cat != "cpu_op" || ev.ph != "X" {
             return;
         }
-        let start = ev.ts.as_ref().and_then(micros_to_ns);
-        let dur = ev.dur.as_ref().and_then(micros_to_ns);
+        let start = ev.ts.and_then(|v| raw_scaled(v, 1000));
+        let dur = ev.dur.and_then(|v| raw_scaled(v, 1000));
         let (Some(start), Some(dur)) = (start, dur) else {
             self.unreadable += 1;
             return;
@@ -412,22 +425,22 @@ impl Sink {
             self.unreadable += 1;
             return;
         };
-        let key = format!(
-            "{}/{}",
-            ev.pid.as_ref().map(id_text).unwrap_or_default(),
-            ev.tid.as_ref().map(id_text).unwrap_or_default()
-        );
-        let next = self.threads.len() as u64;
-        let thread = *self.threads.entry(key).or_insert(next);
+        self.key.clear();
+        self.key.push_str(ev.pid.map_or("", |v| v.get()));
+        self.key.push('/');
+        self.key.push_str(ev.tid.map_or("", |v| v.get()));
+        let thread = match self.threads.get(self.key.as_str()) {
+            Some(&t) => t,
+            None => {
+                let t = self.threads.len() as u64;
+                self.threads.insert(self.key.clone(), t);
+                t
+            }
+        };
         let (stack, seq) = match &ev.args {
             Some(a) => (
-                a.call_stack
-                    .as_deref()
-                    .map_or(NO_STACK, |text| self.stack_id(text)),
-                a.seq
-                    .as_ref()
-                    .and_then(serde_json::Value::as_i64)
-                    .unwrap_or(-1),
+                a.call_stack.map_or(NO_STACK, |raw| self.stack_id(raw)),
+                a.seq.and_then(|v| raw_scaled(v, 1)).unwrap_or(-1),
             ),
             None => (NO_STACK, -1),
         };
@@ -435,20 +448,24 @@ impl Sink {
         self.host.push(start, end, thread, name, stack, seq);
     }
 
-    /// The id of a call stack text, interning it (and its frames) the first time.
-    fn stack_id(&mut self, text: &str) -> u32 {
-        if let Some(&id) = self.stack_ids.get(text) {
+    /// The id of a call stack (raw JSON text), interning it and its frames the first time.
+    fn stack_id(&mut self, raw: &RawValue) -> u32 {
+        if let Some(&id) = self.stack_ids.get(raw.get()) {
             return id;
         }
-        let frames: Box<[u32]> = split_frames(text)
+        let Ok(text) = serde_json::from_str::<String>(raw.get()) else {
+            return NO_STACK;
+        };
+        let frames: Box<[u32]> = split_frames(&text)
             .map(|f| self.host.frames.intern(f))
             .collect();
-        if frames.is_empty() {
-            return NO_STACK;
-        }
-        let id = self.host.stacks.len() as u32;
-        self.host.stacks.push(frames);
-        self.stack_ids.insert(text.into(), id);
+        let id = if frames.is_empty() {
+            NO_STACK
+        } else {
+            self.host.stacks.push(frames);
+            self.host.stacks.len() as u32 - 1
+        };
+        self.stack_ids.insert(raw.get().into(), id);
         id
     }
 
@@ -470,14 +487,6 @@ impl Sink {
             events: 0,
             unreadable: self.unreadable,
         }
-    }
-}
-
-/// A `pid` or `tid` as text (numbers and strings both occur).
-fn id_text(v: &serde_json::Value) -> String {
-    match v {
-        serde_json::Value::String(s) => s.clone(),
-        other => other.to_string(),
     }
 }
 

@@ -7,6 +7,7 @@ use super::PaneCx;
 use crate::analysis::{
     Breakdown, GroupBy, Part, block_lifetime, breakdown_at, live_at, reconcile, value_at,
 };
+use crate::model::NO_STACK;
 use crate::model::ns_to_ms;
 use crate::ui::command::Command;
 use crate::ui::format::{bytes, grouped, ms};
@@ -114,10 +115,14 @@ pub fn live_ui(ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
                 for &r in live.rows.iter().take(LIVE_TOP) {
                     let row = r as usize;
                     let selected = cx.state.marked_row == Some(r);
-                    if ui
-                        .selectable_label(selected, name(data.operators.name[row]))
-                        .clicked()
+                    let mut label = ui.selectable_label(selected, name(data.operators.name[row]));
+                    // Who allocated it, when the profile recorded call stacks.
+                    if let Some(s) = data.stacks.as_ref()
+                        && let Some(id) = s.row_stack.get(row).copied().filter(|&id| id != NO_STACK)
                     {
+                        label = label.on_hover_ui(|ui| super::groups::stack_tooltip(ui, s, id));
+                    }
+                    if label.clicked() {
                         cx.out.push(Command::MarkRow(Some(r)));
                     }
                     ui.label(bytes(data.operators.size[row]));
