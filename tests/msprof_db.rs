@@ -68,6 +68,57 @@ fn raw_rows(db: &std::path::Path) -> (Vec<Row>, (i64, i64)) {
 #[test]
 fn the_msprof_unified_db_opens_as_a_file_and_as_its_folder() {
     let Some(db) = sample() else { return };
+    check_against_sql(&db);
+}
+
+/// A generated msprof profile with the unified DB (block addresses reused once freed) and the
+/// CSV files beside it: the DB against SQL, and the two sources against each other.
+#[test]
+fn a_generated_msprof_db_reads_like_sql_and_like_its_csv_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let opts = memsight::generate::GenOptions {
+        format: memsight::model::Format::Msprof,
+        db: memsight::generate::DbMode::Both,
+        allocs: 600,
+        seed: 11,
+        ..Default::default()
+    };
+    let dirs = memsight::generate::generate(tmp.path(), &opts).unwrap();
+    let db = dirs[0].join("msprof_0.db");
+    check_against_sql(&db);
+    // Addresses are reused: pairing on the address alone, without time order, would fail.
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let reused: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM (SELECT addr FROM NPU_OP_MEM WHERE type = 5 \
+             GROUP BY addr HAVING count(*) > 1)",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(reused > 10, "{reused}");
+    // The folder holds both: the DB by default, the CSV files on request, the same blocks.
+    let folder = tmp.path().to_str().unwrap();
+    let read = |source: &str| {
+        let (code, out, err) = memsight(&["table", folder, "--all", "--source", source]);
+        assert_eq!(code, 0, "{err}");
+        let mut rows: Vec<String> = out
+            .lines()
+            .skip(1)
+            .map(|l| l.split('\t').take(2).collect::<Vec<_>>().join("\t"))
+            .collect();
+        rows.sort();
+        rows
+    };
+    assert_eq!(read("db"), read("csv"));
+    let (_, out, _) = memsight(&["inspect", folder, "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["ranks"].as_array().unwrap().len(), 1, "one rank, not two");
+    assert_eq!(v["ranks"][0]["source"], "db");
+}
+
+fn check_against_sql(db: &std::path::Path) {
+    let db = db.to_path_buf();
     let (rows, (peak, _)) = raw_rows(&db);
     for path in [db.clone(), db.parent().unwrap().to_path_buf()] {
         let (code, out, err) = memsight(&["inspect", path.to_str().unwrap(), "--json"]);

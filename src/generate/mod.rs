@@ -483,11 +483,13 @@ pub fn generate(out: &Path, opts: &GenOptions) -> io::Result<Vec<PathBuf>> {
                 out.join(format!("PROF_{:06}_20261121000000000_RANK{rank}", rank + 1))
             }
         };
-        if opts.db != DbMode::Only || opts.format == Format::Msprof {
+        if opts.db != DbMode::Only {
             write_csv::write_rank(&dir, &sim, opts)?;
         }
-        if opts.db != DbMode::No && opts.format != Format::Msprof {
-            write_db::write_rank(&dir, &sim, opts)?;
+        match (opts.db, opts.format) {
+            (DbMode::No, _) => {}
+            (_, Format::Msprof) => write_db::write_msprof_rank(&dir, &sim)?,
+            _ => write_db::write_rank(&dir, &sim, opts)?,
         }
         dirs.push(dir);
     }

@@ -233,3 +233,82 @@ fn write_host_ops(tx: &Connection, sim: &RankSim, ids: &mut Ids) -> io::Result<(
     }
     Ok(())
 }
+
+/// The msprof unified DB (`msprof_*.db` in the `PROF_*` folder, formats.md §3.4): no
+/// MEMORY_RECORD, only allocator events in `NPU_OP_MEM` (`allocate`/`release` through
+/// `ENUM_MEMORY`, the pool's totals after each event, the operator through `STRING_IDS`). Block
+/// addresses are reused once freed, as a real allocator does, so a reader must pair events on
+/// their address in time order.
+pub(crate) fn write_msprof_rank(dir: &Path, sim: &RankSim) -> io::Result<()> {
+    fs::create_dir_all(dir)?;
+    let path = dir.join(format!("msprof_{}.db", sim.rank));
+    let _ = fs::remove_file(&path);
+    let mut conn = Connection::open(&path).map_err(sql_err)?;
+    let tx = conn.transaction().map_err(sql_err)?;
+    tx.execute_batch(
+        "CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY, value TEXT);
+         CREATE TABLE ENUM_MEMORY (id INTEGER PRIMARY KEY, name TEXT);
+         INSERT INTO ENUM_MEMORY VALUES (0, 'app'), (1, 'device'), (5, 'allocate'), (6, 'release');
+         CREATE TABLE NPU_OP_MEM (operatorName INTEGER, addr INTEGER, type INTEGER, size INTEGER, timestampNs INTEGER, globalTid INTEGER, totalAllocate NUMERIC, totalReserve NUMERIC, component INTEGER, deviceId INTEGER);",
+    )
+    .map_err(sql_err)?;
+    let mut ids = Ids {
+        next: 400,
+        map: HashMap::new(),
+    };
+    // (time, is release, block index): releases first at equal times, as the allocator runs.
+    let mut events: Vec<(i64, bool, usize)> = Vec::new();
+    for (k, a) in sim.ge.iter().enumerate() {
+        events.push((a.t_alloc, false, k));
+        if let Some(f) = a.t_free {
+            events.push((f, true, k));
+        }
+    }
+    events.sort_by_key(|&(t, release, k)| (t, !release, k));
+    let mut free: Vec<i64> = Vec::new();
+    let mut next_addr = 20_068_255_531_008i64;
+    let mut addr_of: HashMap<usize, i64> = HashMap::new();
+    let component = ids.id("GE");
+    {
+        let mut st = tx
+            .prepare("INSERT INTO NPU_OP_MEM VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)")
+            .map_err(sql_err)?;
+        for (t, release, k) in events {
+            let a = &sim.ge[k];
+            let name = a.name.map_or(String::new(), |i| GE_OPS[i].to_string());
+            let (addr, kind, totals) = if release {
+                let addr = addr_of.remove(&k).unwrap_or(0);
+                free.push(addr);
+                (addr, 6, a.at_free.unwrap_or(a.at_alloc))
+            } else {
+                let addr = free.pop().unwrap_or_else(|| {
+                    next_addr += 1 << 20;
+                    next_addr
+                });
+                addr_of.insert(k, addr);
+                (addr, 5, a.at_alloc)
+            };
+            st.execute(params![
+                ids.id(&name),
+                addr,
+                kind,
+                a.size,
+                t,
+                830_719_689_687_710i64,
+                totals.0,
+                totals.1,
+                component,
+                sim.device as i64
+            ])
+            .map_err(sql_err)?;
+        }
+        let mut st = tx
+            .prepare("INSERT INTO STRING_IDS VALUES (?1, ?2)")
+            .map_err(sql_err)?;
+        for (s, i) in &ids.map {
+            st.execute(params![i, s]).map_err(sql_err)?;
+        }
+    }
+    tx.commit().map_err(sql_err)?;
+    Ok(())
+}

@@ -337,7 +337,7 @@ pub fn discover(path: &Path) -> Result<Profile, DiscoverError> {
     }
     let mut ranks = Vec::new();
     let mut notes = walker.notes;
-    for cand in walker.found {
+    for cand in merge_db_with_its_csvs(walker.found) {
         ranks.extend(ranks_of(cand, &mut notes));
     }
     if ranks.is_empty() {
@@ -362,6 +362,32 @@ pub fn discover(path: &Path) -> Result<Profile, DiscoverError> {
         ranks,
         notes,
     })
+}
+
+/// msprof writes its unified DB in the `PROF_*` folder and its CSV files in
+/// `mindstudio_profiler_output` below it: two candidates of one rank. They become one, which reads
+/// the DB and keeps the CSV files as the other source (as a torch_npu folder holding both does).
+fn merge_db_with_its_csvs(found: Vec<Candidate>) -> Vec<Candidate> {
+    let mut out: Vec<Candidate> = Vec::with_capacity(found.len());
+    let mut csv_only: Vec<Candidate> = Vec::new();
+    for c in found {
+        if c.dbs.is_empty() {
+            csv_only.push(c);
+        } else {
+            out.push(c);
+        }
+    }
+    for c in csv_only {
+        let root = rank_root(&c.dir);
+        match out
+            .iter_mut()
+            .find(|d| d.csvs.is_empty() && d.dir != c.dir && rank_root(&d.dir) == root)
+        {
+            Some(db) => db.csvs = c.csvs,
+            None => out.push(c),
+        }
+    }
+    out
 }
 
 /// Numeric ids first, in numeric order, then the rest by name.
