@@ -261,3 +261,49 @@ fn cli_stacks_and_live_json_name_the_python_lines() {
     assert_ne!(code, 0);
     assert!(err.contains("after"), "{err}");
 }
+
+/// A generated rank with the DB and the CSV files (and trace_view.json) beside it: the DB by
+/// default, the CSVs with `--source csv`; both give the framework's blocks the same Python
+/// lines (the generator wrote one host op per framework allocation into both).
+#[test]
+fn the_db_and_the_csv_files_of_one_rank_give_the_same_lines() {
+    let dir = common::db_fixtures().join("db");
+    let p = dir.to_str().unwrap();
+    let lines = |source: &str| -> Vec<(String, u64, String)> {
+        let (code, out, err) = memsight(&[
+            "stacks", p, "--by", "line", "--json", "--top", "1000", "--source", source,
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let mut items: Vec<(String, u64, String)> = v["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|i| {
+                let line = i["source_line"].as_str()?;
+                // The trace's per-step test op (train.py(N): step) exists only in the trace.
+                (!line.starts_with("train.py(")).then(|| {
+                    (
+                        line.to_string(),
+                        i["blocks"].as_u64().unwrap(),
+                        format!("{:.6}", i["mib"].as_f64().unwrap()),
+                    )
+                })
+            })
+            .collect();
+        items.sort();
+        items
+    };
+    let db = lines("db");
+    assert!(db.len() >= 5, "{db:?}");
+    assert_eq!(db, lines("csv"));
+    let (_, out, _) = memsight(&["inspect", p, "--json", "--source", "csv"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["ranks"][0]["source"], "csv");
+    assert_eq!(v["ranks"][0]["stacks"]["source"], "trace_view");
+    // A CSV-only profile cannot be read from a DB: said, not guessed.
+    let csv_only = common::fixtures().join("torch_crlf");
+    let (code, _, err) = memsight(&["steps", csv_only.to_str().unwrap(), "--source", "db"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("--source asks for a DB"), "{err}");
+}

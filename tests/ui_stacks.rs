@@ -239,3 +239,39 @@ fn a_rank_with_a_db_and_csv_files_switches_between_them() {
     h.run();
     assert_eq!(h.state().view().unwrap().data.info.source.kind(), "db");
 }
+
+#[test]
+fn grouping_by_host_operator_counts_its_calls() {
+    let out = rank_dir().join("ASCEND_PROFILER_OUTPUT");
+    let ops = trace_ops(&out.join("trace_view.json"));
+    let leak = memsight::generate::LEAK_OP;
+    let calls = ops.iter().filter(|o| o.name == leak).count();
+    let blocks = raw_blocks();
+    let leaked: Vec<&Block> = blocks
+        .iter()
+        .filter(|b| b.frames.iter().any(|f| f.contains("kv_cache.py")))
+        .collect();
+    for lang in Lang::ALL {
+        let t = tr(lang);
+        let mut h = app(lang);
+        h.get_by_label(t.rows_label).click();
+        h.run();
+        h.get_by_label(t.row_groupings[3]).click();
+        h.run();
+        h.state_mut().apply(Command::Copy);
+        h.run();
+        let tsv = h.state().table.last_copy.clone().unwrap();
+        let row: Vec<&str> = tsv
+            .lines()
+            .find(|l| l.starts_with(&format!("{leak}\t")))
+            .unwrap()
+            .split('\t')
+            .collect();
+        assert_eq!(row[1], leaked.len().to_string(), "blocks");
+        assert_eq!(row[4], calls.to_string(), "calls");
+        // The leak's blocks are never freed: at the end all are alive at once.
+        let kib: f64 = leaked.iter().map(|b| b.kib).sum();
+        let peak: f64 = row[3].parse().unwrap();
+        assert!((peak - kib / 1024.0).abs() < 0.006, "{peak}");
+    }
+}
