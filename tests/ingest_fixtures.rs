@@ -468,3 +468,25 @@ fn one_set_of_files_with_two_devices_opens_as_two_ranks() {
         );
     }
 }
+
+/// A DB under a Chinese folder name (with a space and a `#`, which a SQLite URI would otherwise
+/// cut) opens, read-only, with nothing written beside it.
+#[test]
+fn a_db_under_a_chinese_path_opens() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("性能数据 #3").join("训练任务");
+    copy_dir(&db_fixtures().join("db_only"), &dir);
+    let before = common::list_files(&dir);
+    let p = discover(&dir).unwrap();
+    assert_eq!(p.ranks.len(), 2, "{:?}", p.notes);
+    for info in &p.ranks {
+        assert_eq!(info.source.kind(), "db");
+        let data = load_rank(info, &LoadControl::new()).unwrap();
+        assert!(!data.operators.is_empty());
+    }
+    assert_eq!(
+        common::list_files(&dir),
+        before,
+        "nothing written beside the DB"
+    );
+}

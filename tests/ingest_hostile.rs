@@ -15,24 +15,6 @@ use memsight::model::{NULL, RankData};
 const RECORD_HEADER: &str = "Component,Timestamp(us),Total Allocated(MB),Total Reserved(MB),Total Active(MB),Stream Ptr,Device Type";
 const OPERATOR_HEADER: &str = "Name,Size(KB),Allocation Time(us),Release Time(us),Duration(us),Allocation Total Allocated(MB),Allocation Total Reserved(MB),Release Total Allocated(MB),Release Total Reserved(MB),Device Type";
 
-/// Every file and folder under `dir` with its size and modification time.
-fn listing(dir: &Path) -> Vec<(PathBuf, u64, SystemTime)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            let m = std::fs::symlink_metadata(&p).unwrap();
-            if m.is_dir() {
-                stack.push(p.clone());
-            }
-            out.push((p, m.len(), m.modified().unwrap()));
-        }
-    }
-    out.sort();
-    out
-}
-
 /// What loading every rank under `root` gave, with the folder checked unchanged afterwards.
 struct Loaded {
     notes: Vec<String>,
@@ -40,7 +22,7 @@ struct Loaded {
 }
 
 fn load_untouched(root: &Path) -> Loaded {
-    let before = listing(root);
+    let before = common::list_files(root);
     let loaded = match discover(root) {
         Ok(p) => Loaded {
             notes: p.notes.clone(),
@@ -57,7 +39,7 @@ fn load_untouched(root: &Path) -> Loaded {
     };
     assert_eq!(
         before,
-        listing(root),
+        common::list_files(root),
         "something under {} changed",
         root.display()
     );
@@ -549,7 +531,7 @@ fn a_pending_wal_is_read_from_one_private_copy_made_at_discovery() {
     let wal = PathBuf::from(format!("{}-wal", db.display()));
     assert!(std::fs::metadata(&wal).unwrap().len() > 0);
     let want = sql_count(&db, "MEMORY_RECORD");
-    let before = listing(tmp.path());
+    let before = common::list_files(tmp.path());
     let p = discover(tmp.path()).unwrap();
     // The load reads discovery's copy: removing the WAL now changes nothing it sees.
     std::fs::remove_file(&wal).unwrap();
@@ -560,7 +542,7 @@ fn a_pending_wal_is_read_from_one_private_copy_made_at_discovery() {
     let keep = |v: Vec<(PathBuf, u64, SystemTime)>| -> Vec<_> {
         v.into_iter().filter(|e| e.0 != wal && e.0 != dir).collect()
     };
-    assert_eq!(keep(before), keep(listing(tmp.path())));
+    assert_eq!(keep(before), keep(common::list_files(tmp.path())));
 }
 
 #[test]

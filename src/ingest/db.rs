@@ -54,9 +54,11 @@ impl std::ops::Deref for ReadOnlyDb {
 /// `path` as an SQLite URI with `immutable=1`.
 fn immutable_uri(path: &Path) -> String {
     let mut uri = String::from("file:");
+    // Bytes that would end or change the path in a URI, and every non-ASCII byte (a Chinese
+    // folder name), are percent-encoded: SQLite decodes them back to the same bytes.
     for b in path.to_string_lossy().bytes() {
         match b {
-            b'?' | b'#' | b'%' | b' ' => uri.push_str(&format!("%{b:02X}")),
+            b'?' | b'#' | b'%' | b' ' | 0x80.. => uri.push_str(&format!("%{b:02X}")),
             _ => uri.push(char::from(b)),
         }
     }

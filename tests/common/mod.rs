@@ -416,3 +416,21 @@ pub fn running_at(ops: &[Op], t: i128) -> Option<&Op> {
         .filter(|o| o.start <= t && t <= o.end)
         .max_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)))
 }
+
+/// Every file and folder under `dir` with its size and modification time.
+pub fn list_files(dir: &Path) -> Vec<(PathBuf, u64, std::time::SystemTime)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let m = std::fs::symlink_metadata(&p).unwrap();
+            if m.is_dir() {
+                stack.push(p.clone());
+            }
+            out.push((p, m.len(), m.modified().unwrap()));
+        }
+    }
+    out.sort();
+    out
+}
