@@ -4,7 +4,9 @@
 #   load X11/Wayland/GL/D-Bus libraries at run time, no -dev packages needed);
 # - UI snapshot tests (`--features snapshot`): Mesa's software Vulkan (lavapipe);
 # - the Chinese UI: a CJK font (fonts-wqy-microhei);
-# - screenshots (scripts/screenshot.sh): Xvfb, ImageMagick and xdotool (pass --screenshots).
+# - screenshots (scripts/screenshot.sh): Xvfb, ImageMagick and xdotool (pass --screenshots);
+# - packages (scripts/package.sh, pass --package): mingw-w64 and the Rust Windows target for the
+#   .exe, wine64 to run it, cargo-deb for the .deb.
 set -euo pipefail
 need=()
 have_pkg() { dpkg -s "$1" >/dev/null 2>&1; }
@@ -14,11 +16,21 @@ for p in mesa-vulkan-drivers libvulkan1; do have_pkg "$p" || need+=("$p"); done
 # A CJK font: the Chinese UI and Chinese paths in the tests and screenshots (the app uses the
 # system's; WenQuanYi Micro Hei is the smallest Debian package with one, 5 MB).
 have_pkg fonts-wqy-microhei || need+=(fonts-wqy-microhei)
-if [ "${1:-}" = "--screenshots" ]; then
-  for p in xvfb xauth imagemagick xdotool; do have_pkg "$p" || need+=("$p"); done
-fi
+for arg in "$@"; do
+  case "$arg" in
+    --screenshots)
+      for p in xvfb xauth imagemagick xdotool; do have_pkg "$p" || need+=("$p"); done ;;
+    --package)
+      for p in gcc-mingw-w64-x86-64 wine64; do have_pkg "$p" || need+=("$p"); done ;;
+  esac
+done
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}"
+fi
+if [[ " $* " == *" --package "* ]]; then
+  rustup target list --installed | grep -qx x86_64-pc-windows-gnu ||
+    rustup target add x86_64-pc-windows-gnu
+  command -v cargo-deb >/dev/null 2>&1 || cargo install cargo-deb --locked --quiet
 fi

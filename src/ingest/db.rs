@@ -914,3 +914,27 @@ fn load_module_mem(
     });
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::immutable_uri;
+    use std::path::Path;
+
+    #[test]
+    fn uris_keep_every_path_byte() {
+        assert_eq!(
+            immutable_uri(Path::new("/数据/a b#1?.db")),
+            "file:/%E6%95%B0%E6%8D%AE/a%20b%231%3F.db?immutable=1"
+        );
+        // Windows paths (drive letter, UNC) keep their backslashes: SQLite's Windows VFS reads
+        // both separators.
+        assert_eq!(
+            immutable_uri(Path::new(r"C:\性能\x.db")),
+            "file:C:\\%E6%80%A7%E8%83%BD\\x.db?immutable=1"
+        );
+        assert_eq!(
+            immutable_uri(Path::new(r"\\server\share\x.db")),
+            "file:\\\\server\\share\\x.db?immutable=1"
+        );
+    }
+}

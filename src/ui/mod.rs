@@ -39,15 +39,25 @@ pub mod top_bar;
 pub use app::MemsightApp;
 pub use command::{Command, PickKind};
 
+/// The window icon, 256×256 PNG.
+const WINDOW_ICON: &[u8] = include_bytes!("../../assets/icons/memsight-256.png");
+
 /// Opens the window on `path` (compared with `baseline` when given) and runs until it is closed
 /// (`MEMSIGHT_BENCH=SECONDS` times it).
 pub fn run(path: std::path::PathBuf, baseline: Option<std::path::PathBuf>) -> Result<(), String> {
     let started = std::time::Instant::now();
+    let mut viewport = egui::ViewportBuilder::default()
+        .with_inner_size([1400.0, 900.0])
+        .with_min_inner_size([800.0, 500.0])
+        .with_title("memsight")
+        // Matches assets/memsight.desktop, so a Wayland desktop shows the entry's icon and name.
+        .with_app_id("memsight");
+    // The window and taskbar icon (assets/icons, drawn from assets/memsight.svg).
+    if let Ok(icon) = eframe::icon_data::from_png_bytes(WINDOW_ICON) {
+        viewport = viewport.with_icon(icon);
+    }
     let options = eframe::NativeOptions {
-        viewport: egui::ViewportBuilder::default()
-            .with_inner_size([1400.0, 900.0])
-            .with_min_inner_size([800.0, 500.0])
-            .with_title("memsight"),
+        viewport,
         ..Default::default()
     };
     eframe::run_native(
