@@ -86,7 +86,7 @@ fn file_open_db_loads_the_database_the_dialog_returns() {
     let mut h = harness(app);
     h.get_by_label("File").click();
     h.run();
-    h.get_by_label("Open file (.db)…").click();
+    h.get_by_label("Open file (.db, .pickle)…").click();
     wait_until_opened(&mut h, &picked_db());
     let view = h.state().view().expect("a rank on screen");
     assert!(

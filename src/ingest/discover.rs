@@ -163,7 +163,8 @@ fn is_msprof_db(name: &str) -> bool {
 }
 
 /// A `_dump_snapshot` pickle (`x.pickle`, `x.pkl`).
-fn is_snapshot_name(name: &str) -> bool {
+/// True for an allocator snapshot's file name (`.pickle`, `.pkl`).
+pub fn is_snapshot_name(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     lower.ends_with(".pickle") || lower.ends_with(".pkl")
 }
@@ -326,8 +327,8 @@ pub fn discover(path: &Path) -> Result<Profile, DiscoverError> {
             walker.walk(&dir, MAX_DEPTH);
         } else if is_snapshot_name(&name) {
             walker.notes.push(format!(
-                "{} is an allocator snapshot: `memsight snapshot {}` summarises it (the app has no \
-                 snapshot view yet)",
+                "{} is an allocator snapshot, not a profile: the app opens it in its snapshot view \
+                 (`memsight {}`); `memsight snapshot` summarises it on the command line",
                 path.display(),
                 path.display()
             ));

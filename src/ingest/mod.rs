@@ -23,5 +23,7 @@ pub use crate::model::report::{
 };
 pub use chunks::{BLOCK_BYTES, LoadControl};
 pub use csv_tables::FileError;
-pub use discover::{DiscoverError, MAX_DEPTH, Profile, discover, host_from_folder};
+pub use discover::{
+    DiscoverError, MAX_DEPTH, Profile, discover, host_from_folder, is_snapshot_name,
+};
 pub use load::{LoadError, load_rank, time_origin};

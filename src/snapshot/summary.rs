@@ -291,3 +291,36 @@ pub fn summarize_snapshot(
         devices,
     })
 }
+
+/// Leak suspects of `device`: blocks allocated during the trace and never freed in it (an
+/// `alloc` with no later `free_completed` at its address), grouped by the allocating stack,
+/// heaviest first, the first `top`; and how many such blocks there are in all.
+pub fn never_freed(s: &AllocatorSnapshot, device: i64, top: usize) -> (Vec<StackTotal>, u64) {
+    let mut open: FxHashMap<u64, (i64, StackId)> = FxHashMap::default();
+    for e in trace_of(s, device) {
+        match e.action {
+            Action::Alloc => {
+                open.insert(e.addr, (e.size, e.stack));
+            }
+            Action::FreeCompleted => {
+                open.remove(&e.addr);
+            }
+            _ => {}
+        }
+    }
+    let n = open.len() as u64;
+    (top_stacks(s, open.values(), top), n)
+}
+
+/// The allocated bytes of `device` before its first event and after each one (for the
+/// allocated-over-events curve).
+pub fn allocated_curve(s: &AllocatorSnapshot, device: i64) -> (i64, Vec<i64>) {
+    let allocated = s
+        .segments
+        .iter()
+        .filter(|g| g.device == device)
+        .flat_map(|g| &g.blocks)
+        .filter(|b| b.state == "active_allocated")
+        .fold(0i64, |a, b| a.saturating_add(b.size));
+    allocated_over_trace(allocated, trace_of(s, device))
+}

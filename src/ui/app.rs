@@ -38,7 +38,7 @@ pub fn native_picker(kind: PickKind) -> PickOutcome {
             PickKind::Folder | PickKind::Baseline => dialog.set_title("memsight").pick_folder(),
             PickKind::Database => dialog
                 .set_title("memsight")
-                .add_filter("Profiler DB", &["db"])
+                .add_filter("Profiler DB, allocator snapshot", &["db", "pickle", "pkl"])
                 .pick_file(),
         }
     })
@@ -95,6 +95,8 @@ pub struct MemsightApp {
     pub chart: MemoryChart,
     /// The details table pane.
     pub table: DetailsTable,
+    /// The allocator snapshot on screen, when a `.pickle` was opened.
+    pub snapshot: Option<super::panes::snapshot::SnapshotView>,
     /// The call stacks tab's flame graph.
     pub flame: super::panes::flame::FlamePane,
     components: ComponentTable,
@@ -159,6 +161,7 @@ impl MemsightApp {
             ctx,
             chart: MemoryChart::default(),
             table: DetailsTable::default(),
+            snapshot: None,
             flame: Default::default(),
             components: ComponentTable::default(),
             static_chart: StaticChart::default(),
@@ -323,6 +326,24 @@ impl MemsightApp {
     }
 
     fn open_now(&mut self, path: PathBuf) {
+        // An allocator snapshot opens in its own view.
+        let snapshot = path.is_file()
+            && path
+                .file_name()
+                .is_some_and(|n| crate::ingest::is_snapshot_name(&n.to_string_lossy()));
+        if snapshot {
+            self.loading = None;
+            self.overview = None;
+            self.current = None;
+            self.error = None;
+            self.snapshot = Some(super::panes::snapshot::SnapshotView::open(
+                &mut self.jobs,
+                path.clone(),
+            ));
+            self.prefs.remember(&path);
+            return;
+        }
+        self.snapshot = None;
         self.opening = Some(path.clone());
         self.session.open(path.clone());
         self.overview = None; // dropping it cancels its job
@@ -689,16 +710,19 @@ impl MemsightApp {
             if let Some(n) = &self.notice {
                 ui.weak(n.as_str());
             }
-            super::top_bar::parameters_ui(
-                ui,
-                t,
-                &self.session,
-                self.view().as_ref(),
-                &self.state,
-                self.loading.as_ref(),
-                &self.baseline,
-                &mut out,
-            );
+            // A snapshot has its own device picker in its view: no profile parameters.
+            if self.snapshot.is_none() {
+                super::top_bar::parameters_ui(
+                    ui,
+                    t,
+                    &self.session,
+                    self.view().as_ref(),
+                    &self.state,
+                    self.loading.as_ref(),
+                    &self.baseline,
+                    &mut out,
+                );
+            }
         });
         // What the menus, the parameter bar and the shortcuts asked for shows in this frame's
         // panes already; the panes' own commands apply after them.
@@ -710,7 +734,11 @@ impl MemsightApp {
             ui.ctx().request_repaint();
         }
         let overview = self.overview.as_ref().filter(|_| self.state.show_overview);
-        if let Some(o) = overview {
+        if let Some(s) = &mut self.snapshot {
+            egui::CentralPanel::default()
+                .frame(central)
+                .show(ui, |ui| s.ui(ui, t));
+        } else if let Some(o) = overview {
             egui::CentralPanel::default().frame(central).show(ui, |ui| {
                 super::panes::overview::overview_ui(ui, t, o, &self.state, &mut out);
             });
@@ -853,7 +881,8 @@ impl MemsightApp {
     }
 
     fn update_title(&mut self, ui: &egui::Ui) {
-        let title = match self.path() {
+        let shown = self.snapshot.as_ref().map(|s| s.path.as_path());
+        let title = match shown.or(self.path()) {
             Some(p) => format!("memsight — {}", p.display()),
             None => "memsight".to_string(),
         };

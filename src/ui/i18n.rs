@@ -335,6 +335,34 @@ pub struct Tr {
     pub source_label: &'static str,
     /// Hover text of the source switch.
     pub source_hover: &'static str,
+    /// Reading a snapshot: its path.
+    pub snapshot_reading: fn(&str) -> String,
+    /// A snapshot could not be read: why.
+    pub snapshot_failed: fn(&str) -> String,
+    /// The snapshot view's title.
+    pub snapshot_title: &'static str,
+    /// The device picker's label.
+    pub snapshot_device: &'static str,
+    /// Back to the end state.
+    pub snapshot_end: &'static str,
+    /// The peak was before the first event.
+    pub snapshot_before_trace: &'static str,
+    /// Segments, reserved MB, allocated MB, peak MB, peak event, events.
+    pub snapshot_figures: fn(usize, &str, &str, &str, &str, &str) -> String,
+    /// The curve's x axis.
+    pub snapshot_event_axis: &'static str,
+    /// The curve's name.
+    pub snapshot_allocated: &'static str,
+    /// The picked event's marker.
+    pub snapshot_picked: &'static str,
+    /// Who holds memory just after event K: event, MB, blocks.
+    pub snapshot_at_event: fn(usize, &str, u64) -> String,
+    /// Who holds memory at the end.
+    pub snapshot_at_end: &'static str,
+    /// Leak suspects: blocks.
+    pub snapshot_leaks: fn(u64) -> String,
+    /// Stack table headers: MB, blocks, innermost frame.
+    pub snapshot_headers: [&'static str; 3],
 }
 
 /// One line on what a curve of the Overall view means (from the torch_npu and CANN docs in
@@ -376,7 +404,7 @@ pub static EN: Tr = Tr {
     file: "File",
     open_folder_menu: "Open folder…  (Ctrl+O)",
     open_folder: "Open folder…",
-    open_db: "Open file (.db)…",
+    open_db: "Open file (.db, .pickle)…",
     recent: "Recent folders",
     none_yet: "(none yet)",
     quit: "Quit",
@@ -660,6 +688,30 @@ pub static EN: Tr = Tr {
     no_op_running: "No host op was running when it was allocated",
     source_label: "Data:",
     source_hover: "This rank has both a DB and CSV files: choose which to read",
+    snapshot_reading: |p| format!("Reading the allocator snapshot {p}…"),
+    snapshot_failed: |e| format!("Cannot read this snapshot: {e}"),
+    snapshot_title: "Allocator snapshot",
+    snapshot_device: "Device:",
+    snapshot_end: "Back to the end",
+    snapshot_before_trace: "before the first event",
+    snapshot_figures: |seg, res, alloc, peak, at, ev| {
+        format!(
+            "{seg} segments · reserved {res} MB · allocated at the end {alloc} MB · peak allocated {peak} MB at event {at} · {ev} events"
+        )
+    },
+    snapshot_event_axis: "Allocator event",
+    snapshot_allocated: "Allocated",
+    snapshot_picked: "Picked event",
+    snapshot_at_event: |k, mb, n| {
+        format!("Who holds memory just after event #{k}: {mb} MB in {n} blocks")
+    },
+    snapshot_at_end: "Who holds memory at the end (click the curve to pick an event)",
+    snapshot_leaks: |n| format!("Leak suspects: {n} blocks allocated in the trace and never freed"),
+    snapshot_headers: [
+        "MB",
+        "Blocks",
+        "Allocated at (innermost frame; hover for the stack)",
+    ],
 };
 
 /// 简体中文.
@@ -667,7 +719,7 @@ pub static ZH: Tr = Tr {
     file: "文件",
     open_folder_menu: "打开文件夹…  (Ctrl+O)",
     open_folder: "打开文件夹…",
-    open_db: "打开文件 (.db)…",
+    open_db: "打开文件 (.db, .pickle)…",
     recent: "最近打开",
     none_yet: "（暂无）",
     quit: "退出",
@@ -939,6 +991,24 @@ pub static ZH: Tr = Tr {
     no_op_running: "分配时没有主机算子在运行",
     source_label: "数据：",
     source_hover: "该 rank 同时有 DB 和 CSV 文件：选择读取哪一种",
+    snapshot_reading: |p| format!("正在读取内存分配器快照 {p}…"),
+    snapshot_failed: |e| format!("无法读取该快照：{e}"),
+    snapshot_title: "内存分配器快照",
+    snapshot_device: "设备：",
+    snapshot_end: "回到结束状态",
+    snapshot_before_trace: "第一个事件之前",
+    snapshot_figures: |seg, res, alloc, peak, at, ev| {
+        format!(
+            "{seg} 个段 · 保留 {res} MB · 结束时已分配 {alloc} MB · 已分配峰值 {peak} MB（事件 {at}）· 共 {ev} 个事件"
+        )
+    },
+    snapshot_event_axis: "分配器事件",
+    snapshot_allocated: "已分配",
+    snapshot_picked: "所选事件",
+    snapshot_at_event: |k, mb, n| format!("事件 #{k} 之后的内存持有者：{mb} MB，{n} 个内存块"),
+    snapshot_at_end: "结束时的内存持有者（点击曲线可选择事件）",
+    snapshot_leaks: |n| format!("疑似泄漏：{n} 个在记录期间分配且从未释放的内存块"),
+    snapshot_headers: ["MB", "块数", "分配位置（最内层帧；悬停查看调用栈）"],
 };
 
 #[cfg(test)]

@@ -10,7 +10,8 @@
 //! - [`static_view`]: the static graph and its ops; [`live`]: Live at cursor;
 //!   [`warnings`]: the load warnings window; [`steps`]: memory per training step; [`diff`]: the
 //!   per-operator diff of a comparison; [`flame`]: the call stacks tab (flame graph);
-//!   [`groups`]: the details table grouped by call stack, source line or host operator.
+//!   [`groups`]: the details table grouped by call stack, source line or host operator;
+//!   [`snapshot`]: an allocator snapshot (`.pickle`).
 
 pub mod component_table;
 pub mod details_table;
@@ -22,6 +23,7 @@ pub mod live;
 pub mod memory_chart;
 pub mod overview;
 pub mod pager;
+pub mod snapshot;
 pub mod static_view;
 pub mod steps;
 pub mod warnings;

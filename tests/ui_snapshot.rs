@@ -1,0 +1,159 @@
+//! The allocator snapshot view, driven through egui_kittest in English and Chinese, on the five
+//! real torch_npu snapshots: the per-device figures, who holds memory just after a picked event,
+//! and the leak suspects, each against Python's own `pickle` module over the same file
+//! (tests/reference/snapshot_summary.py, and a few lines of Python here for the leaks).
+#![cfg(feature = "gui")]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command as Process;
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use memsight::ui::MemsightApp;
+use memsight::ui::format::grouped;
+use memsight::ui::i18n::{EN, Lang, Tr, ZH};
+
+fn snapshots() -> Vec<PathBuf> {
+    let Some(root) = common::samples() else {
+        return Vec::new();
+    };
+    let dir = root.join("xiaobingling93-pixel_Ascend-msinsight/scripts/MemSnapDump/test/test-data");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "pkl"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// Python's figures (`snapshot_summary.py PATH TOP [DEVICE EVENT]`), or None without python3.
+fn reference(file: &Path, at: Option<(i64, usize)>) -> Option<serde_json::Value> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/snapshot_summary.py");
+    let mut cmd = Process::new("python3");
+    cmd.arg(script).arg(file).arg("20");
+    if let Some((d, k)) = at {
+        cmd.arg(d.to_string()).arg(k.to_string());
+    }
+    let out = cmd.output().ok().filter(|o| o.status.success())?;
+    Some(serde_json::from_slice(&out.stdout).unwrap())
+}
+
+/// Blocks of `device` allocated in the trace and never freed in it, counted by Python.
+fn python_never_freed(file: &Path, device: i64) -> Option<u64> {
+    let code = "import pickle,sys\n\
+        d=pickle.load(open(sys.argv[1],'rb'))\n\
+        t=d['device_traces'][int(sys.argv[2])]\n\
+        o={}\n\
+        for e in t:\n\
+        \x20if e['action']=='alloc': o[e['addr']]=1\n\
+        \x20elif e['action']=='free_completed': o.pop(e['addr'],None)\n\
+        print(len(o))";
+    let out = Process::new("python3")
+        .args(["-c", code])
+        .arg(file)
+        .arg(device.to_string())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    String::from_utf8_lossy(&out.stdout).trim().parse().ok()
+}
+
+fn tr(lang: Lang) -> &'static Tr {
+    if lang == Lang::Zh { &ZH } else { &EN }
+}
+
+fn open(file: &Path, lang: Lang) -> Harness<'static, MemsightApp> {
+    let mut app = MemsightApp::new(Some(file.to_path_buf()), Vec::new(), None);
+    app.set_language(lang);
+    app.snapshot.as_mut().expect("a snapshot view").wait();
+    assert!(app.snapshot.as_ref().unwrap().error.is_none());
+    common::harness(app)
+}
+
+fn mb(bytes: &serde_json::Value) -> String {
+    grouped(bytes.as_f64().unwrap() / 1048576.0, 2)
+}
+
+/// The figures line of a device, as the view words it, from Python's numbers.
+fn figures(t: &Tr, d: &serde_json::Value) -> String {
+    let events: u64 = d["events"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    let at = d["peak_event"]
+        .as_u64()
+        .map_or_else(|| t.snapshot_before_trace.to_string(), |k| format!("#{k}"));
+    (t.snapshot_figures)(
+        d["segments"].as_u64().unwrap() as usize,
+        &mb(&d["reserved_bytes"]),
+        &mb(&d["allocated_bytes"]),
+        &mb(&d["peak_allocated_bytes"]),
+        &at,
+        &grouped(events as f64, 0),
+    )
+}
+
+#[test]
+fn every_real_snapshot_shows_pythons_figures_and_leaks() {
+    let files = snapshots();
+    for file in &files {
+        let Some(r) = reference(file, None) else {
+            return;
+        };
+        let d0 = &r["devices"][0];
+        let device = d0["device"].as_i64().unwrap();
+        let leaks = python_never_freed(file, device).unwrap();
+        for lang in Lang::ALL {
+            let t = tr(lang);
+            let mut h = open(file, lang);
+            h.get_by_label(&figures(t, d0));
+            h.get_by_label(&(t.snapshot_leaks)(leaks));
+            h.get_by_label(t.snapshot_at_end);
+            h.run();
+        }
+    }
+}
+
+#[test]
+fn the_leak_demo_picks_a_device_and_an_event() {
+    let Some(file) = snapshots()
+        .into_iter()
+        .find(|p| p.to_string_lossy().contains("multi_devices"))
+    else {
+        return;
+    };
+    let Some(r) = reference(&file, None) else {
+        return;
+    };
+    assert!(r["devices"].as_array().unwrap().len() >= 2);
+    let t = &EN;
+    let mut h = open(&file, Lang::En);
+    // Device 1 from the picker.
+    h.get_by_label(t.snapshot_device).click();
+    h.run();
+    h.get_by_label("NPU:1").click();
+    h.run();
+    h.get_by_label(&figures(t, &r["devices"][1]));
+    // An event on device 0 (as a click on the curve picks it): who holds memory just after.
+    h.state_mut().snapshot.as_mut().unwrap().device = 0;
+    h.state_mut().snapshot.as_mut().unwrap().event = Some(3232);
+    h.run();
+    let at = reference(&file, Some((0, 3232))).unwrap();
+    let a = &at["at_event"];
+    h.get_by_label(&(t.snapshot_at_event)(
+        3232,
+        &mb(&a["allocated_bytes"]),
+        a["blocks"].as_u64().unwrap(),
+    ));
+    // The heaviest stack's MB and its innermost frame, as Python ranks them.
+    let top = &at["top_stacks"][0];
+    h.get_by_label(&mb(&top["bytes"]));
+    h.get_by_label(t.snapshot_end).click();
+    h.run();
+    h.get_by_label(t.snapshot_at_end);
+}
