@@ -41,21 +41,6 @@ fn memsight(file: &Path, extra: &[&str]) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-fn sample_snapshots() -> Vec<PathBuf> {
-    let Some(root) = common::samples() else {
-        return Vec::new();
-    };
-    let dir = root.join("xiaobingling93-pixel_Ascend-msinsight/scripts/MemSnapDump/test/test-data");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "pkl"))
-        .collect();
-    v.sort();
-    assert_eq!(v.len(), 5, "{v:?}");
-    v
-}
-
 fn regression(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fuzz/regressions/pickle")
@@ -64,7 +49,7 @@ fn regression(name: &str) -> PathBuf {
 
 #[test]
 fn every_real_snapshot_matches_pythons_pickle() {
-    for f in sample_snapshots() {
+    for f in common::sample_snapshots() {
         let Some(want) = reference(&f, &[]) else {
             return;
         };
@@ -74,7 +59,7 @@ fn every_real_snapshot_matches_pythons_pickle() {
 
 #[test]
 fn the_state_at_an_event_matches_a_python_replay() {
-    for f in sample_snapshots() {
+    for f in common::sample_snapshots() {
         let whole = memsight(&f, &[]);
         for d in whole["devices"].as_array().unwrap() {
             let device = d["device"].as_i64().unwrap();

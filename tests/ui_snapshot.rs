@@ -6,7 +6,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command as Process;
 
 use egui_kittest::Harness;
@@ -14,20 +14,6 @@ use egui_kittest::kittest::Queryable;
 use memsight::ui::MemsightApp;
 use memsight::ui::format::grouped;
 use memsight::ui::i18n::{EN, Lang, Tr, ZH};
-
-fn snapshots() -> Vec<PathBuf> {
-    let Some(root) = common::samples() else {
-        return Vec::new();
-    };
-    let dir = root.join("xiaobingling93-pixel_Ascend-msinsight/scripts/MemSnapDump/test/test-data");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "pkl"))
-        .collect();
-    v.sort();
-    v
-}
 
 /// Python's figures (`snapshot_summary.py PATH TOP [DEVICE EVENT]`), or None without python3.
 fn reference(file: &Path, at: Option<(i64, usize)>) -> Option<serde_json::Value> {
@@ -100,7 +86,7 @@ fn figures(t: &Tr, d: &serde_json::Value) -> String {
 
 #[test]
 fn every_real_snapshot_shows_pythons_figures_and_leaks() {
-    let files = snapshots();
+    let files = common::sample_snapshots();
     for file in &files {
         let Some(r) = reference(file, None) else {
             return;
@@ -121,7 +107,7 @@ fn every_real_snapshot_shows_pythons_figures_and_leaks() {
 
 #[test]
 fn the_leak_demo_picks_a_device_and_an_event() {
-    let Some(file) = snapshots()
+    let Some(file) = common::sample_snapshots()
         .into_iter()
         .find(|p| p.to_string_lossy().contains("multi_devices"))
     else {

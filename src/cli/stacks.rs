@@ -7,7 +7,7 @@ use std::path::Path;
 use crate::model::SourceChoice;
 
 use super::rank::{load_one, ms_to_ns};
-use crate::analysis::stacks::{GroupKey, group_label, group_rows};
+use crate::analysis::stacks::{Group, GroupKey, group_label, group_rows};
 use crate::analysis::{LiveIndex, live_at};
 use crate::model::{CallStacks, NO_STACK, NULL, RankData, bytes_to_mib};
 
@@ -86,11 +86,19 @@ pub fn stacks(
         }
         let (selection, rows) = select(&data, at, from, to, args);
         let groups = group_rows(&data, stacks, &rows, by);
+        let report = Report {
+            data: &data,
+            stacks,
+            by,
+            selection,
+            rows: &rows,
+            groups: &groups,
+            top: args.top,
+        };
         let text = if args.json {
-            let doc = stacks_json(&data, stacks, by, &selection, &rows, &groups, args.top);
-            format!("{doc}\n")
+            format!("{}\n", stacks_json(&report))
         } else {
-            stacks_text(&data, stacks, by, &selection, &rows, &groups, args.top)
+            stacks_text(&report)
         };
         out.write_all(text.as_bytes()).map_err(|e| e.to_string())
     };
@@ -138,15 +146,27 @@ fn unknown_label(by: GroupKey) -> &'static str {
     }
 }
 
-fn stacks_json(
-    data: &RankData,
-    stacks: &CallStacks,
+/// Everything a report prints: the rank, its stacks, the grouping, which blocks and their groups.
+struct Report<'a> {
+    data: &'a RankData,
+    stacks: &'a CallStacks,
     by: GroupKey,
-    selection: &Selection,
-    rows: &[u32],
-    groups: &[crate::analysis::stacks::Group],
+    selection: Selection,
+    rows: &'a [u32],
+    groups: &'a [Group],
     top: usize,
-) -> serde_json::Value {
+}
+
+fn stacks_json(r: &Report<'_>) -> serde_json::Value {
+    let Report {
+        data,
+        stacks,
+        by,
+        ref selection,
+        rows,
+        groups,
+        top,
+    } = *r;
     let items: Vec<serde_json::Value> = groups
         .iter()
         .take(top)
@@ -206,15 +226,16 @@ fn stacks_json(
     })
 }
 
-fn stacks_text(
-    data: &RankData,
-    stacks: &CallStacks,
-    by: GroupKey,
-    selection: &Selection,
-    rows: &[u32],
-    groups: &[crate::analysis::stacks::Group],
-    top: usize,
-) -> String {
+fn stacks_text(r: &Report<'_>) -> String {
+    let Report {
+        data,
+        stacks,
+        by,
+        ref selection,
+        rows,
+        groups,
+        top,
+    } = *r;
     use std::fmt::Write as _;
     let mut out = String::new();
     let total = stacks.row_op.len();

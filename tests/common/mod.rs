@@ -434,3 +434,19 @@ pub fn list_files(dir: &Path) -> Vec<(PathBuf, u64, std::time::SystemTime)> {
     out.sort();
     out
 }
+
+/// The five real torch_npu allocator snapshots of the samples, sorted (empty without samples).
+pub fn sample_snapshots() -> Vec<PathBuf> {
+    let Some(root) = samples() else {
+        return Vec::new();
+    };
+    let dir = root.join("xiaobingling93-pixel_Ascend-msinsight/scripts/MemSnapDump/test/test-data");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "pkl"))
+        .collect();
+    v.sort();
+    assert_eq!(v.len(), 5, "{v:?}");
+    v
+}
