@@ -99,7 +99,15 @@ pub fn groups_ui(
     by: GroupKey,
 ) {
     let t = cx.t;
-    let (rows, groups) = cache.groups(cx.view, stacks, q, by);
+    // While the window is dragged or wheeled, the last groups stay (grouping a big rank at
+    // every frame would stall the drag); they are computed again once it settles.
+    let (rows, groups) = match cache.last.as_ref() {
+        Some(g) if cx.state.link.moving && g.input.0 == cx.view.id() && g.input.2 == by => {
+            ui.ctx().request_repaint();
+            (Arc::clone(&g.rows), Arc::clone(&g.groups))
+        }
+        _ => cache.groups(cx.view, stacks, q, by),
+    };
     ui.label((t.rows)(&grouped(groups.len() as f64, 0)));
     let text_h = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
     let mut clicked = None;
