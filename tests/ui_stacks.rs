@@ -275,3 +275,77 @@ fn grouping_by_host_operator_counts_its_calls() {
         assert!((peak - kib / 1024.0).abs() < 0.006, "{peak}");
     }
 }
+
+/// The real exports (text with trace_view.json, and the DB) in the GUI: the call stack column
+/// is there, and grouping by source line accounts for every block and every byte of the raw
+/// operator_memory (CSV summed by hand, the DB's OP_MEMORY by SQL), the script's own lines
+/// heaviest.
+#[test]
+fn the_real_exports_show_and_group_their_stacks() {
+    let Some(root) = common::samples() else {
+        return;
+    };
+    let base = root.join("xiaobingling93-pixel_Ascend-msinsight/test/data/pytorch");
+    let text = base.join("text/level1/rank0_ascend_pt");
+    let db = base.join("db/level1/rank0_ascend_pt");
+    let csv = RawCsv::read(&text.join("ASCEND_PROFILER_OUTPUT/operator_memory.csv"));
+    let size = csv.col("Size(KB)");
+    let text_kib: f64 = csv
+        .rows
+        .iter()
+        .map(|r| r[size].parse::<f64>().unwrap().max(0.0))
+        .sum();
+    let conn = rusqlite::Connection::open_with_flags(
+        format!(
+            "file:{}?immutable=1",
+            db.join("ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db")
+                .display()
+        ),
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_URI,
+    )
+    .unwrap();
+    let (db_rows, db_bytes): (i64, i64) = conn
+        .query_row(
+            "SELECT count(*), sum(max(size, 0)) FROM OP_MEMORY",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    for (dir, rows, kib) in [
+        (text, csv.rows.len(), text_kib),
+        (db, db_rows as usize, db_bytes as f64 / 1024.0),
+    ] {
+        for lang in Lang::ALL {
+            let t = tr(lang);
+            let mut app = MemsightApp::new(Some(dir.clone()), Vec::new(), None);
+            app.set_language(lang);
+            app.wait_for_load();
+            let mut h = common::harness(app);
+            h.get_by_label(t.call_stack_col);
+            h.get_by_label(t.rows_label).click();
+            h.run();
+            h.get_by_label(t.row_groupings[2]).click();
+            h.run();
+            h.state_mut().apply(Command::Copy);
+            h.run();
+            let tsv = h.state().table.last_copy.clone().unwrap();
+            let groups: Vec<Vec<&str>> = tsv
+                .lines()
+                .skip(1)
+                .map(|l| l.split('\t').collect())
+                .collect();
+            let blocks: usize = groups.iter().map(|g| g[1].parse::<usize>().unwrap()).sum();
+            let mb: f64 = groups.iter().map(|g| g[2].parse::<f64>().unwrap()).sum();
+            assert_eq!(blocks, rows, "{}", dir.display());
+            assert!(
+                (mb - kib / 1024.0).abs() < 0.01 * groups.len() as f64,
+                "{mb}"
+            );
+            assert!(
+                groups[0][0].contains("imagenet_script/main.py("),
+                "{lang:?}: {}",
+                groups[0][0]
+            );
+        }
+    }
+}
