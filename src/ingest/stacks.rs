@@ -219,7 +219,17 @@ fn innermost_ops(ops: &HostOps, order: &[u32], alloc_time: &[i64]) -> Vec<u32> {
         let seg = &order[a..b];
         open.clear();
         let mut k = 0;
-        for &r in &rows {
+        // Only the allocations within this thread's span can fall in its ops: each thread
+        // walks its own stretch of the time-sorted rows, not all of them.
+        let first = ops.start_ns[seg[0] as usize];
+        let last = seg
+            .iter()
+            .map(|&i| ops.end_ns[i as usize])
+            .max()
+            .unwrap_or(first);
+        let lo = rows.partition_point(|&r| alloc_time[r as usize] < first);
+        let hi = rows.partition_point(|&r| alloc_time[r as usize] <= last);
+        for &r in &rows[lo..hi] {
             let t = alloc_time[r as usize];
             while k < seg.len() && ops.start_ns[seg[k] as usize] <= t {
                 let op = seg[k] as usize;
