@@ -83,6 +83,18 @@ fn short(frame: &str) -> &str {
     &frame[path.rfind('/').map_or(0, |i| i + 1)..]
 }
 
+/// Picks grouping `k` in the details table's Rows: box and returns what Copy puts on the
+/// clipboard.
+fn grouped_tsv(h: &mut Harness<'static, MemsightApp>, t: &Tr, k: usize) -> String {
+    h.get_by_label(t.rows_label).click();
+    h.run();
+    h.get_by_label(t.row_groupings[k]).click();
+    h.run();
+    h.state_mut().apply(Command::Copy);
+    h.run();
+    h.state().table.last_copy.clone().unwrap()
+}
+
 fn tr(lang: Lang) -> &'static Tr {
     if lang == Lang::Zh { &ZH } else { &EN }
 }
@@ -129,13 +141,7 @@ fn grouping_by_source_line_adds_up_the_raw_blocks_and_a_click_lists_them() {
     for lang in Lang::ALL {
         let t = tr(lang);
         let mut h = app(lang);
-        h.get_by_label(t.rows_label).click();
-        h.run();
-        h.get_by_label(t.row_groupings[2]).click();
-        h.run();
-        h.state_mut().apply(Command::Copy);
-        h.run();
-        let tsv = h.state().table.last_copy.clone().unwrap();
+        let tsv = grouped_tsv(&mut h, t, 2);
         let lines: Vec<&str> = tsv.lines().collect();
         assert_eq!(lines[0], t.group_headers.join("\t"));
         assert_eq!(lines.len() - 1, expect.len(), "{tsv}");
@@ -254,13 +260,7 @@ fn grouping_by_host_operator_counts_its_calls() {
     for lang in Lang::ALL {
         let t = tr(lang);
         let mut h = app(lang);
-        h.get_by_label(t.rows_label).click();
-        h.run();
-        h.get_by_label(t.row_groupings[3]).click();
-        h.run();
-        h.state_mut().apply(Command::Copy);
-        h.run();
-        let tsv = h.state().table.last_copy.clone().unwrap();
+        let tsv = grouped_tsv(&mut h, t, 3);
         let row: Vec<&str> = tsv
             .lines()
             .find(|l| l.starts_with(&format!("{leak}\t")))
@@ -322,13 +322,7 @@ fn the_real_exports_show_and_group_their_stacks() {
             app.wait_for_load();
             let mut h = common::harness(app);
             h.get_by_label(t.call_stack_col);
-            h.get_by_label(t.rows_label).click();
-            h.run();
-            h.get_by_label(t.row_groupings[2]).click();
-            h.run();
-            h.state_mut().apply(Command::Copy);
-            h.run();
-            let tsv = h.state().table.last_copy.clone().unwrap();
+            let tsv = grouped_tsv(&mut h, t, 2);
             let groups: Vec<Vec<&str>> = tsv
                 .lines()
                 .skip(1)
