@@ -8,23 +8,6 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn reference(file: &Path, extra: &[&str]) -> Option<serde_json::Value> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/snapshot_summary.py");
-    let out = match Command::new("python3")
-        .arg(script)
-        .arg(file)
-        .args(extra)
-        .output()
-    {
-        Ok(o) if o.status.success() => o,
-        other => {
-            eprintln!("python3 reference not available ({other:?}): skipping");
-            return None;
-        }
-    };
-    Some(serde_json::from_slice(&out.stdout).unwrap())
-}
-
 fn memsight(file: &Path, extra: &[&str]) -> serde_json::Value {
     let out = Command::new(env!("CARGO_BIN_EXE_memsight"))
         .arg("snapshot")
@@ -50,7 +33,7 @@ fn regression(name: &str) -> PathBuf {
 #[test]
 fn every_real_snapshot_matches_pythons_pickle() {
     for f in common::sample_snapshots() {
-        let Some(want) = reference(&f, &[]) else {
+        let Some(want) = common::snapshot_reference(&f, &[]) else {
             return;
         };
         assert_eq!(memsight(&f, &[]), want, "{}", f.display());
@@ -75,7 +58,7 @@ fn the_state_at_an_event_matches_a_python_replay() {
             let peak = d["peak_event"].as_u64().unwrap_or(0);
             for k in [0, events / 3, peak, events - 1] {
                 let (dev, k) = (device.to_string(), k.to_string());
-                let Some(want) = reference(&f, &["20", &dev, &k]) else {
+                let Some(want) = common::snapshot_reference(&f, &["20", &dev, &k]) else {
                     return;
                 };
                 let got = memsight(&f, &["--at-event", &k, "--device", &dev]);
@@ -96,7 +79,7 @@ fn protocol_5_and_nine_byte_integers_open() {
     assert_eq!(d["reserved_bytes"], 4 << 20);
     assert_eq!(d["peak_allocated_bytes"], 4 << 20);
     assert_eq!(d["peak_event"], 2);
-    if let Some(want) = reference(&f, &[]) {
+    if let Some(want) = common::snapshot_reference(&f, &[]) {
         assert_eq!(got, want);
     }
 }

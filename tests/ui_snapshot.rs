@@ -15,16 +15,14 @@ use memsight::ui::MemsightApp;
 use memsight::ui::format::grouped;
 use memsight::ui::i18n::{EN, Lang, Tr, ZH};
 
-/// Python's figures (`snapshot_summary.py PATH TOP [DEVICE EVENT]`), or None without python3.
+/// Python's figures for `file` at the end, or just after event `at`.
 fn reference(file: &Path, at: Option<(i64, usize)>) -> Option<serde_json::Value> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/snapshot_summary.py");
-    let mut cmd = Process::new("python3");
-    cmd.arg(script).arg(file).arg("20");
-    if let Some((d, k)) = at {
-        cmd.arg(d.to_string()).arg(k.to_string());
-    }
-    let out = cmd.output().ok().filter(|o| o.status.success())?;
-    Some(serde_json::from_slice(&out.stdout).unwrap())
+    let args: Vec<String> = match at {
+        Some((d, k)) => vec!["20".into(), d.to_string(), k.to_string()],
+        None => Vec::new(),
+    };
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    common::snapshot_reference(file, &args)
 }
 
 /// Blocks of `device` allocated in the trace and never freed in it, counted by Python.

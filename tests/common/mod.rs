@@ -450,3 +450,22 @@ pub fn sample_snapshots() -> Vec<PathBuf> {
     assert_eq!(v.len(), 5, "{v:?}");
     v
 }
+
+/// Python's own figures for a snapshot (`tests/reference/snapshot_summary.py FILE [TOP DEVICE
+/// EVENT]`), or None (said on stderr) without python3.
+pub fn snapshot_reference(file: &Path, extra: &[&str]) -> Option<serde_json::Value> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/snapshot_summary.py");
+    let out = match std::process::Command::new("python3")
+        .arg(script)
+        .arg(file)
+        .args(extra)
+        .output()
+    {
+        Ok(o) if o.status.success() => o,
+        other => {
+            eprintln!("python3 reference not available ({other:?}): skipping");
+            return None;
+        }
+    };
+    Some(serde_json::from_slice(&out.stdout).unwrap())
+}
