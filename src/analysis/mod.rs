@@ -27,7 +27,9 @@ pub use lod::{DEFAULT_THRESHOLD, LodSeries, Reduced};
 pub use peaks::{
     ComponentColumn, ComponentPeak, Peak, component_order, component_peaks, peak, peak_in_window,
 };
-pub use series::{GroupBy, OverallCurve, Quantity, Series, build_series, operator_component};
+pub use series::{
+    GroupBy, OverallCurve, Quantity, Series, build_series, operator_component, series_peaks,
+};
 pub use spread::{Spread, spread};
 pub use static_graph::{
     END_OF_GRAPH, StaticColumn, StaticGraph, static_graphs, static_ops_in_range, static_rows,

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::analysis::{GroupBy, OverallCurve, build_series, peak};
+use crate::analysis::{GroupBy, OverallCurve, series_peaks};
 use crate::model::{RankData, RankInfo, bytes_to_kib, bytes_to_mib, ns_to_ms};
 
 /// Row counts per input file.
@@ -112,9 +112,10 @@ pub struct RankSummary {
 
 /// Summarises a loaded rank.
 pub fn summarize(data: &RankData) -> RankSummary {
-    let series = build_series(data, GroupBy::Overall);
+    let peaks = series_peaks(data, GroupBy::Overall);
     let peak_of = |curve: OverallCurve| {
-        curve.find(&series).and_then(peak).map(|p| PeakJson {
+        let found = peaks.iter().find(|(name, _)| name == curve.label());
+        found.map(|&(_, p)| PeakJson {
             mib: bytes_to_mib(p.value),
             at_ms: ns_to_ms(p.time),
         })
