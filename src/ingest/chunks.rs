@@ -245,14 +245,14 @@ impl CsvFile {
 
     /// Reads every remaining record into sinks made by `make_sink` (one per piece; it gets the
     /// piece's length in bytes to reserve room) and hands each filled sink to `consume`, in file
-    /// order, as soon as its block is done. Sinks are then reset and reused for the next block,
-    /// so their memory is allocated once. While the pieces of one block are parsed, the next
-    /// block is read (double buffering).
+    /// order. Three things overlap: the pieces of one block are parsed on every core, the next
+    /// block is read, and the sinks of the block before are consumed (merged by the caller). Sinks
+    /// are then reset and reused, so their memory is allocated once.
     pub fn read_rows<S, F>(
         mut self,
         control: &LoadControl,
         make_sink: F,
-        mut consume: impl FnMut(&mut S),
+        mut consume: impl FnMut(&mut S) + Send,
     ) -> Result<(), ChunkError>
     where
         S: RowSink,
@@ -267,7 +267,17 @@ impl CsvFile {
         cur.filled = self.carry.len();
         self.carry = Vec::new();
         let mut next = Block::new(block);
-        let mut pool: Vec<S> = Vec::new();
+        // `parsing` receives the current block; `parsed[..ready]` holds the block before it,
+        // waiting to be consumed while the current one parses.
+        let mut parsing: Vec<S> = Vec::new();
+        let mut parsed: Vec<S> = Vec::new();
+        let mut ready = 0;
+        let mut consume_ready = |sinks: &mut [S]| {
+            for sink in sinks {
+                consume(sink);
+                sink.reset();
+            }
+        };
         let mut file_eof = self.eof;
         if !file_eof {
             file_eof = cur.fill(&mut self.source, cr_only)?;
@@ -293,15 +303,15 @@ impl CsvFile {
                 continue;
             } else {
                 // One line longer than a whole block: report it and drop it unread.
-                if pool.is_empty() {
-                    pool.push(make_sink(0));
+                consume_ready(&mut parsed[..ready]);
+                if parsed.is_empty() {
+                    parsed.push(make_sink(0));
                 }
-                let sink = &mut pool[0];
+                let sink = &mut parsed[0];
                 let reason = format!("line longer than {} MiB; skipped", buf.len() >> 20);
                 sink.bad_line(0, &reason, &buf[..buf.len().min(200)]);
                 sink.offsets_to_lines(&mut |_| next_line);
-                consume(sink);
-                sink.reset();
+                ready = 1;
                 next_line += 1;
                 file_eof = cur.skip_past_line_break(&mut self.source, cr_only, control)?;
                 if file_eof && cur.filled == 0 {
@@ -315,24 +325,23 @@ impl CsvFile {
             next.ensure(tail.len() + block);
             next.data[..tail.len()].copy_from_slice(tail);
             next.filled = tail.len();
-            while pool.len() < pieces.len() {
-                pool.push(make_sink(cut / pieces.len().max(1) + 1));
+            while parsing.len() < pieces.len() {
+                parsing.push(make_sink(cut / pieces.len().max(1) + 1));
             }
-            let sinks = &mut pool[..pieces.len()];
+            let sinks = &mut parsing[..pieces.len()];
             let source = &mut self.source;
+            let waiting = &mut parsed[..ready];
             let (newlines, read) = rayon::join(
                 || {
                     sinks
                         .par_iter_mut()
                         .zip(pieces.par_iter())
-                        .map(|(sink, &(start, end))| {
-                            let piece = &buf[start..end];
-                            parse_piece(piece, delimiter, sink);
-                            bytecount::count(piece, b'\n') as u64
-                        })
+                        .map(|(sink, &(start, end))| parse_piece(&buf[start..end], delimiter, sink))
                         .collect::<Vec<u64>>()
                 },
                 || {
+                    // Merging the block before is serial: it runs beside the parse.
+                    consume_ready(waiting);
                     if file_eof {
                         Ok(true)
                     } else {
@@ -340,6 +349,7 @@ impl CsvFile {
                     }
                 },
             );
+            // Line numbers of the few rows a sink reports, while this block is still in memory.
             let mut line = next_line;
             for ((sink, newlines), &(start, end)) in sinks.iter_mut().zip(newlines).zip(&pieces) {
                 let piece = &buf[start..end];
@@ -354,10 +364,10 @@ impl CsvFile {
                     at_line
                 });
                 line += newlines;
-                consume(sink);
-                sink.reset();
             }
             next_line = line;
+            ready = pieces.len();
+            std::mem::swap(&mut parsing, &mut parsed);
             let before = next.filled;
             file_eof = read?;
             std::mem::swap(&mut cur, &mut next);
@@ -366,6 +376,7 @@ impl CsvFile {
                 break;
             }
         }
+        consume_ready(&mut parsed[..ready]);
         Ok(())
     }
 }
@@ -554,12 +565,20 @@ fn parse_header(line: &[u8], delimiter: u8) -> Vec<String> {
     })
 }
 
-/// Splits a piece (whole lines) into records; empty lines are skipped.
-fn parse_piece<S: RowSink>(bytes: &[u8], delimiter: u8, sink: &mut S) {
+/// Splits a piece (whole lines) into records; empty lines are skipped. Returns the number of
+/// line breaks in the piece (counted on the way, for line numbers).
+fn parse_piece<S: RowSink>(bytes: &[u8], delimiter: u8, sink: &mut S) -> u64 {
     let mut splitter = LineSplitter::new(delimiter);
     let mut start = 0;
+    let mut breaks = 0;
     while start < bytes.len() {
-        let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |p| start + p);
+        let end = match memchr::memchr(b'\n', &bytes[start..]) {
+            Some(p) => {
+                breaks += 1;
+                start + p
+            }
+            None => bytes.len(),
+        };
         let line = bytes[start..end]
             .strip_suffix(b"\r")
             .unwrap_or(&bytes[start..end]);
@@ -571,6 +590,7 @@ fn parse_piece<S: RowSink>(bytes: &[u8], delimiter: u8, sink: &mut S) {
         }
         start = end + 1;
     }
+    breaks
 }
 
 #[cfg(test)]

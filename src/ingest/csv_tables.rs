@@ -330,7 +330,7 @@ fn run<P: RowParser, F: Fn(usize) -> P + Sync>(
     only_device: Option<&str>,
     control: &LoadControl,
     make: F,
-    mut merge: impl FnMut(&mut P),
+    mut merge: impl FnMut(&mut P) + Send,
 ) -> Result<FileOutcome, FileError> {
     let min_fields = significant_len(csv.header());
     let max_fields = csv.header().len();
