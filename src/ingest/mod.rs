@@ -9,7 +9,7 @@ mod csv_tables;
 mod db;
 mod db_stacks;
 mod discover;
-mod line_split;
+pub mod line_split;
 mod load;
 pub mod safe_fs;
 pub mod stacks;

@@ -366,6 +366,40 @@ mod tests {
         assert_eq!(parse_fast(b"99999999999999999999", 1), None);
     }
 
+    proptest::proptest! {
+        /// Whatever the fast path accepts, it reads exactly as the general path does.
+        #[test]
+        fn fast_path_equals_general_path(
+            int in "[0-9]{0,21}",
+            frac in proptest::option::of("[0-9]{0,21}"),
+            neg in proptest::bool::ANY,
+            factor in proptest::sample::select(vec![1i64, 7, 1000, 1024, 1 << 20, 1000 * 1024, 1_000_000]),
+        ) {
+            let mut cell = if neg { "-".to_string() } else { String::new() };
+            cell.push_str(&int);
+            if let Some(f) = &frac {
+                cell.push('.');
+                cell.push_str(f);
+            }
+            let general = parse_decimal(format!("{cell}e0").as_bytes(), factor).ok().map(|s| s.value);
+            if let Some(v) = parse_fast(cell.as_bytes(), factor) {
+                proptest::prop_assert_eq!(Some(v), general, "{}", cell);
+            }
+            if int.len() + frac.as_ref().map_or(0, String::len) <= 12 && !(int.is_empty() && frac.as_ref().is_none_or(String::is_empty)) {
+                // Short numbers always take the fast path.
+                proptest::prop_assert!(parse_fast(cell.as_bytes(), factor).is_some(), "{}", cell);
+            }
+        }
+
+        /// Trimming drops exactly the junk bytes at both ends.
+        #[test]
+        fn trim_drops_only_junk_at_the_ends(cell in "[ \t\r\n\"'a-z0-9.]{0,12}") {
+            let junk = |c: char| matches!(c, ' ' | '\t' | '\r' | '\n' | '"' | '\'');
+            let want = cell.trim_matches(junk);
+            proptest::prop_assert_eq!(trim_cell(cell.as_bytes()), want.as_bytes());
+        }
+    }
+
     #[test]
     fn pathological_numbers_parse_in_bounded_time() {
         // Each of these looped up to 2^31 times, or overflowed in debug builds.

@@ -1,0 +1,78 @@
+//! The hot loops of ingest, alone: the number parser on the cells torch_npu writes, and the line
+//! splitter on memory_record / operator_memory lines. Whole-file figures are in `load`; whole
+//! commands are timed with `farm-bench` (README "Performance").
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use memsight::ingest::line_split::LineSplitter;
+use memsight::ingest::value::parse_scaled;
+use std::hint::black_box;
+
+/// Cells as torch_npu writes them: µs timestamps with 3 decimals and a trailing TAB, MB with 6
+/// decimals, whole MB, KB sizes, µs durations.
+fn cells() -> Vec<(String, i64)> {
+    let mut v = Vec::new();
+    for i in 0..100_000u64 {
+        v.push((
+            format!("{}.{:03}\t", 1_700_000_000_000_000 + i * 37, i % 1000),
+            1000,
+        ));
+        v.push((
+            format!("{}.{:06}", 2048 + i % 30_000, (i * 7919) % 1_000_000),
+            1 << 20,
+        ));
+        v.push((format!("{}.0", 3560 + i % 500), 1 << 20));
+        v.push((format!("{}.{}", 81 + i % 4000, i % 10), 1024));
+        v.push((format!("{}.{:03}\t", 82 + i % 900, i % 1000), 1000));
+    }
+    v
+}
+
+fn number_parser(c: &mut Criterion) {
+    let cells = cells();
+    let mut g = c.benchmark_group("parse_scaled");
+    g.throughput(Throughput::Elements(cells.len() as u64));
+    g.bench_function("torch_npu_cells_500k", |b| {
+        b.iter(|| {
+            let mut sum = 0i64;
+            for (cell, factor) in &cells {
+                let v = parse_scaled(cell.as_bytes(), *factor).unwrap().unwrap();
+                sum = sum.wrapping_add(v.value);
+            }
+            black_box(sum)
+        })
+    });
+    g.finish();
+}
+
+fn line_splitter(c: &mut Criterion) {
+    let mut text = String::new();
+    for i in 0..100_000u64 {
+        text.push_str(&format!(
+            "PTA+GE,{}.{:03}\t,32640.706493,33868.0,31749.096978,187651522637632,NPU:0\n",
+            1_700_000_002_347_341u64 + i,
+            i % 1000
+        ));
+        text.push_str(&format!(
+            "aten::silu,81.0,{t}.619\t,{t}.241\t,{t}.278\t,82.622\t,82.659\t,2048.079102,2060.0,\
+             2050.897906,2080.017578,2100.0,2083.555839,187651539951616,NPU:0\n",
+            t = 1_700_000_000_000_007u64 + i
+        ));
+    }
+    let lines: Vec<&[u8]> = text.as_bytes().split(|&b| b == b'\n').collect();
+    let mut g = c.benchmark_group("line_split");
+    g.throughput(Throughput::Bytes(text.len() as u64));
+    g.bench_function("memory_and_operator_lines_200k", |b| {
+        let mut splitter = LineSplitter::new(b',');
+        b.iter(|| {
+            let mut cells = 0usize;
+            for line in &lines {
+                cells += splitter.with_cells(line, |r| r.map_or(0, <[&[u8]]>::len));
+            }
+            black_box(cells)
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, number_parser, line_splitter);
+criterion_main!(benches);
