@@ -22,7 +22,7 @@ use rayon::prelude::*;
 pub use super::line_split::{Fields, LineSplitter, record_text};
 
 /// Bytes read per block (less for a smaller file).
-pub const BLOCK_BYTES: usize = 16 << 20;
+pub const BLOCK_BYTES: usize = 8 << 20;
 
 /// The longest line read: a longer one is skipped, unread, and reported.
 pub const MAX_LINE_BYTES: usize = 2 * BLOCK_BYTES;
