@@ -153,14 +153,31 @@ struct Spec {
 }
 
 /// Builds the series of `group` for a rank. A series the data does not have is absent, never a flat zero.
+///
+/// Each series scans the rows on its own, the series in parallel, into room reserved once for
+/// every row of its component.
 pub fn build_series(data: &RankData, group: GroupBy) -> Vec<Series> {
+    use rayon::prelude::*;
     let specs = specs(data, group);
-    let mut out: Vec<Series> = specs.iter().map(|s| Series::new(s.name.clone())).collect();
+    let mut per_component = [0usize; 8];
+    for &c in &data.records.component {
+        per_component[usize::from(c & 7)] += 1;
+    }
     let origin = data.time_origin_ns;
-    visit(data, &specs, |k, t, v| {
-        out[k].times.push(t.saturating_sub(origin));
-        out[k].values.push(v);
-    });
+    let mut out: Vec<Series> = specs
+        .par_iter()
+        .map(|sp| {
+            let mut series = Series::new(sp.name.clone());
+            let n = per_component[sp.component as usize];
+            series.times.reserve_exact(n);
+            series.values.reserve_exact(n);
+            visit_one(data, sp, |t, v| {
+                series.times.push(t.saturating_sub(origin));
+                series.values.push(v);
+            });
+            series
+        })
+        .collect();
     out.retain(|s| !s.is_empty());
     out
 }
@@ -297,6 +314,23 @@ fn streams_in_order(data: &RankData, component: Component) -> Vec<u32> {
 }
 
 /// One pass over the records calling `f(spec index, absolute time, value)` for every point.
+/// The samples of one spec, in row order.
+fn visit_one(data: &RankData, sp: &Spec, mut f: impl FnMut(i64, i64)) {
+    let r = &data.records;
+    let values = match sp.quantity {
+        Quantity::Allocated => &r.allocated,
+        Quantity::Reserved => &r.reserved,
+        Quantity::Active => &r.active,
+    };
+    let code = sp.component as u8;
+    let rows = r.component.iter().zip(&r.stream).zip(&r.time_ns).zip(values);
+    for (((&c, &stream), &t), &v) in rows {
+        if c & 7 == code && sp.stream.is_none_or(|s| s == stream) && v != NULL {
+            f(t, v);
+        }
+    }
+}
+
 fn visit(data: &RankData, specs: &[Spec], mut f: impl FnMut(usize, i64, i64)) {
     let r = &data.records;
     // Specs per component code, so each row visits only the specs it can feed.

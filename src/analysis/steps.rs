@@ -269,7 +269,7 @@ mod tests {
     ) -> RankData {
         let mut d = RankData::empty(RankInfo::without_files("0", Format::TorchNpu, ".".into()));
         for &(t, v) in curve {
-            d.records.push(Component::PtaGe, t, v, v, v, 0);
+            std::sync::Arc::make_mut(&mut d.records).push(Component::PtaGe, t, v, v, v, 0);
         }
         let name = d.strings.intern("op");
         for &(size, a, r) in blocks {

@@ -25,7 +25,7 @@ pub struct RankView {
     id: ViewId,
     /// The rank's data.
     pub data: Arc<RankData>,
-    series: [OnceLock<Vec<LodSeries>>; 3],
+    series: [OnceLock<Arc<[LodSeries]>>; 3],
     /// Cached sort orders of the details table.
     pub sort_cache: SortCache,
     live: OnceLock<LiveIndex>,
@@ -51,6 +51,23 @@ impl RankView {
         }
     }
 
+    /// The view of a rank whose first look (`first`, [`RankData::partial`]) is on screen: the
+    /// curves already built for it are taken over when they come from the same rows with the
+    /// same time origin, so completing a load never builds them twice.
+    pub fn completing(data: RankData, first: &RankView) -> RankView {
+        let view = RankView::new(data);
+        let same_rows = Arc::ptr_eq(&view.data.records, &first.data.records)
+            && view.data.time_origin_ns == first.data.time_origin_ns;
+        if same_rows {
+            for (mine, built) in view.series.iter().zip(&first.series) {
+                if let Some(s) = built.get() {
+                    let _ = mine.set(Arc::clone(s));
+                }
+            }
+        }
+        view
+    }
+
     /// This view's identity, for keying caches of what was computed from it.
     pub fn id(&self) -> ViewId {
         self.id
@@ -60,17 +77,19 @@ impl RankView {
     pub fn series(&self, group: GroupBy) -> &[LodSeries] {
         let i = GroupBy::ALL.iter().position(|&g| g == group).unwrap_or(0);
         self.series[i].get_or_init(|| {
+            use rayon::prelude::*;
             super::build_series(&self.data, group)
-                .into_iter()
+                .into_par_iter()
                 .map(LodSeries::new)
-                .collect()
+                .collect::<Vec<_>>()
+                .into()
         })
     }
 
     /// The series of `group` if they are built already (never blocks).
     pub fn series_built(&self, group: GroupBy) -> Option<&[LodSeries]> {
         let i = GroupBy::ALL.iter().position(|&g| g == group).unwrap_or(0);
-        self.series[i].get().map(Vec::as_slice)
+        self.series[i].get().map(|s| &s[..])
     }
 
     /// The live-at-time index (built on first use).

@@ -9,7 +9,10 @@ use super::db;
 use super::discover::USING_DB_NOTE;
 use super::time_window::session_from_profiler_info;
 use crate::model::report::LoadReport;
-use crate::model::{DataSource, Format, NULL, RankData, RankInfo, StepSource, Steps};
+use crate::model::{
+    DataSource, Format, MemoryRecords, NULL, RankData, RankInfo, StepSource, Steps,
+};
+use std::sync::Arc;
 
 /// Why a rank could not be loaded at all.
 #[derive(Debug, thiserror::Error)]
@@ -30,6 +33,18 @@ pub enum LoadError {
 /// Loads everything of one rank. Bad rows are skipped and counted; a bad optional file is a
 /// warning; only a rank without any readable memory_record is an error.
 pub fn load_rank(info: &RankInfo, control: &LoadControl) -> Result<RankData, LoadError> {
+    load_rank_with(info, control, &mut |_| {})
+}
+
+/// [`load_rank`], handing `early` a first look at the rank as soon as its memory_record files
+/// are read (CSV sources with rows only): [`RankData::partial`] set, the records (shared, not
+/// copied), their strings and warnings so far, the time origin of the records alone, and no
+/// other table. The app draws the curves from it while the rest loads.
+pub fn load_rank_with(
+    info: &RankInfo,
+    control: &LoadControl,
+    early: &mut (dyn FnMut(RankData) + Send),
+) -> Result<RankData, LoadError> {
     let mut data = empty(info);
     let mut early_trace = None;
     for note in &info.notes {
@@ -47,7 +62,7 @@ pub fn load_rank(info: &RankInfo, control: &LoadControl) -> Result<RankData, Loa
                         (path, r)
                     })
                 });
-                let csv = load_csv(&info.source, &mut data, control);
+                let csv = load_csv(&info.source, &mut data, control, early);
                 let early = reader.and_then(|h| h.join().ok());
                 csv.map(|()| early)
             })?;
@@ -64,7 +79,9 @@ pub fn load_rank(info: &RankInfo, control: &LoadControl) -> Result<RankData, Loa
                     data.steps = Some(Steps::new(StepSource::Db, t.steps));
                 }
                 data.device_memory = t.device;
-                data.records = t.records;
+                let mut records = t.records;
+                records.sort_by_time();
+                data.records = Arc::new(records);
                 data.memory_record_rows = t.memory_record_rows;
                 data.operators = t.operators;
                 data.modules = t.modules;
@@ -80,7 +97,7 @@ pub fn load_rank(info: &RankInfo, control: &LoadControl) -> Result<RankData, Loa
                         "{}: {e}; using the CSV files instead",
                         path.display()
                     ));
-                    load_csv(src, &mut data, control)?;
+                    load_csv(src, &mut data, control, &mut |_| {})?;
                 }
                 None => return Err(no_data(info, format!("{}: {e}", path.display()))),
             },
@@ -94,7 +111,6 @@ pub fn load_rank(info: &RankInfo, control: &LoadControl) -> Result<RankData, Loa
     }
     let trace_ops = super::steps::attach_steps(&mut data, control, early_trace)?;
     super::stacks::attach_stacks(&mut data, trace_ops, control)?;
-    data.records.sort_by_time();
     data.modules.sort_by_time();
     data.device_memory.sort_by_time();
     data.time_origin_ns = time_origin(&data);
@@ -112,7 +128,12 @@ fn no_data(info: &RankInfo, reason: String) -> LoadError {
     }
 }
 
-fn load_csv(src: &DataSource, data: &mut RankData, control: &LoadControl) -> Result<(), LoadError> {
+fn load_csv(
+    src: &DataSource,
+    data: &mut RankData,
+    control: &LoadControl,
+    early: &mut (dyn FnMut(RankData) + Send),
+) -> Result<(), LoadError> {
     let DataSource::Csv {
         memory_record,
         operator_memory,
@@ -137,18 +158,15 @@ fn load_csv(src: &DataSource, data: &mut RankData, control: &LoadControl) -> Res
     control.add_total(total);
     let mindspore = data.info.format == Format::MindSpore;
     let session = session_from_profiler_info(&data.info.dir);
-    let mut lossy_files = Vec::new();
+    let lossy_before = data.report.lossy_time_files.len();
     let mut record_errors = Vec::new();
-    let strings = &mut data.strings;
-    let report = &mut data.report;
-    let mut absorb = |r: Result<FileOutcome, FileError>,
-                      report: &mut LoadReport,
-                      device: &mut Option<String>|
+    let absorb = |r: Result<FileOutcome, FileError>,
+                  report: &mut LoadReport,
+                  device: &mut Option<String>|
      -> Result<bool, LoadError> {
         match r {
             Ok(o) => {
                 if o.lossy_timestamps {
-                    lossy_files.push(o.report.path.display().to_string());
                     report.lossy_time_files.push(o.report.path.clone());
                 }
                 if device.is_none() {
@@ -168,6 +186,26 @@ fn load_csv(src: &DataSource, data: &mut RankData, control: &LoadControl) -> Res
         }
     };
     let mut device = data.info.device.clone();
+    // npu_module_mem first (it is small): its times count in the first look's time origin, so
+    // the curves drawn then are not rebuilt when the rest arrives. What it reports joins the
+    // report at its usual place, after operator_memory.
+    let mut module_report = LoadReport::default();
+    let mut module_device = None;
+    for p in npu_module_mem {
+        absorb(
+            read_npu_module_mem(
+                p,
+                session,
+                only_device.as_deref(),
+                control,
+                &mut data.strings,
+                &mut data.modules,
+            ),
+            &mut module_report,
+            &mut module_device,
+        )?;
+    }
+    let mut records = MemoryRecords::default();
     for p in memory_record {
         let r = read_memory_record(
             p,
@@ -175,8 +213,8 @@ fn load_csv(src: &DataSource, data: &mut RankData, control: &LoadControl) -> Res
             session,
             only_device.as_deref(),
             control,
-            strings,
-            &mut data.records,
+            &mut data.strings,
+            &mut records,
         );
         if let Err(
             FileError::MissingColumn { .. }
@@ -192,14 +230,19 @@ fn load_csv(src: &DataSource, data: &mut RankData, control: &LoadControl) -> Res
                     .unwrap_or_default(),
             );
         }
-        absorb(r, report, &mut device)?;
+        absorb(r, &mut data.report, &mut device)?;
     }
-    data.memory_record_rows = data.records.len();
+    data.memory_record_rows = records.len();
     // Sorted now, before operator_memory's columns are in memory: the sort's scratch (a column
     // and the permutation) then never adds to the load's peak memory.
-    data.records.sort_by_time();
+    records.sort_by_time();
+    data.records = Arc::new(records);
+    if !data.records.is_empty() {
+        early(first_look(data));
+    }
     if operator_memory.is_empty() && !data.records.is_empty() {
-        report.warn("no operator_memory*.csv beside memory_record: the details table is empty");
+        data.report
+            .warn("no operator_memory*.csv beside memory_record: the details table is empty");
     }
     for p in operator_memory {
         absorb(
@@ -208,39 +251,38 @@ fn load_csv(src: &DataSource, data: &mut RankData, control: &LoadControl) -> Res
                 session,
                 only_device.as_deref(),
                 control,
-                strings,
+                &mut data.strings,
                 &mut data.operators,
             ),
-            report,
+            &mut data.report,
             &mut device,
         )?;
     }
     if npu_module_mem.is_empty() {
-        report.warn("no npu_module_mem*.csv: the component peak table is empty");
+        data.report
+            .warn("no npu_module_mem*.csv: the component peak table is empty");
     }
-    for p in npu_module_mem {
-        absorb(
-            read_npu_module_mem(
-                p,
-                session,
-                only_device.as_deref(),
-                control,
-                strings,
-                &mut data.modules,
-            ),
-            report,
-            &mut device,
-        )?;
+    data.report.warnings.append(&mut module_report.warnings);
+    data.report.files.append(&mut module_report.files);
+    data.report
+        .lossy_time_files
+        .append(&mut module_report.lossy_time_files);
+    if device.is_none() {
+        device = module_device;
     }
     for p in static_op_mem {
         absorb(
-            read_static_op_mem(p, control, strings, &mut data.static_ops),
-            report,
+            read_static_op_mem(p, control, &mut data.strings, &mut data.static_ops),
+            &mut data.report,
             &mut device,
         )?;
     }
+    let lossy_files: Vec<String> = data.report.lossy_time_files[lossy_before..]
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
     if !lossy_files.is_empty() {
-        report.warn(format!(
+        data.report.warn(format!(
             "lossy timestamps: {} use scientific notation (saved by Excel?); times there are approximate",
             lossy_files.join(", ")
         ));
@@ -265,6 +307,20 @@ fn load_csv(src: &DataSource, data: &mut RankData, control: &LoadControl) -> Res
         });
     }
     Ok(())
+}
+
+/// The rank as far as memory_record goes (see [`load_rank_with`]).
+fn first_look(data: &RankData) -> RankData {
+    let mut first = RankData::empty(data.info.clone());
+    first.records = Arc::clone(&data.records);
+    first.memory_record_rows = data.memory_record_rows;
+    first.strings = data.strings.clone();
+    first.report = data.report.clone();
+    first.modules = data.modules.clone();
+    first.modules.sort_by_time();
+    first.time_origin_ns = time_origin(&first);
+    first.partial = true;
+    first
 }
 
 /// The earliest time over memory_record (with APP samples), operator_memory allocation and

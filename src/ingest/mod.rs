@@ -26,4 +26,4 @@ pub use csv_tables::FileError;
 pub use discover::{
     DiscoverError, MAX_DEPTH, Profile, discover, host_from_folder, is_snapshot_name,
 };
-pub use load::{LoadError, load_rank, time_origin};
+pub use load::{LoadError, load_rank, load_rank_with, time_origin};

@@ -215,8 +215,9 @@ pub struct RankData {
     /// The earliest timestamp over memory_record (and DB APP samples), operator_memory
     /// allocation/release times and npu_module_mem; 0 when there is none.
     pub time_origin_ns: i64,
-    /// memory_record, time-sorted.
-    pub records: MemoryRecords,
+    /// memory_record, time-sorted. Shared: the app shows the curves of a rank whose other files
+    /// are still loading from the same rows (see [`RankData::partial`]).
+    pub records: std::sync::Arc<MemoryRecords>,
     /// operator_memory, file order.
     pub operators: OperatorMemory,
     /// npu_module_mem, time-sorted.
@@ -237,6 +238,9 @@ pub struct RankData {
     pub memory_record_rows: usize,
     /// Warnings and skipped rows.
     pub report: LoadReport,
+    /// True for the first look at a rank still loading: memory_record is in (curves can be drawn),
+    /// the other files are not. Never true for what [`crate::ingest::load_rank`] returns.
+    pub partial: bool,
 }
 
 impl RankData {
@@ -255,6 +259,7 @@ impl RankData {
             stacks: None,
             memory_record_rows: 0,
             report: LoadReport::default(),
+            partial: false,
         }
     }
 

@@ -60,6 +60,9 @@ pub struct MemsightApp {
     opening: Option<PathBuf>,
     jobs: Jobs,
     loading: Option<Loading>,
+    /// Set by [`MemsightApp::wait_for_first_look`]: the load's later messages wait in its
+    /// channel until [`MemsightApp::release_load`], so a test can look at the first look.
+    hold_load: bool,
     /// The other side of a comparison, when comparing.
     pub baseline: super::baseline::BaselineSlot,
     /// The cluster overview of the open profile (profiles with more than one rank).
@@ -145,6 +148,7 @@ impl MemsightApp {
             opening: None,
             jobs,
             loading: None,
+            hold_load: false,
             overview: None,
             baseline: Default::default(),
             loads_started: 0,
@@ -499,6 +503,7 @@ impl MemsightApp {
 
     /// Blocks until the running load finishes (tests, headless runs).
     pub fn wait_for_load(&mut self) {
+        self.hold_load = false;
         while let Some(l) = &self.loading {
             match l.job.wait() {
                 Some(m) => self.handle(m),
@@ -507,7 +512,36 @@ impl MemsightApp {
         }
     }
 
+    /// Blocks until the running load shows its first look (the curves, before the rest of the
+    /// rank is read) or ends; then holds its later messages until [`Self::release_load`]. True
+    /// when a first look is on screen. For tests: the state in between is otherwise too short
+    /// to look at.
+    pub fn wait_for_first_look(&mut self) -> bool {
+        while let Some(l) = &self.loading {
+            match l.job.wait() {
+                Some(m) => {
+                    let first = matches!(m, LoadMsg::FirstLook { .. });
+                    self.handle(m);
+                    if first {
+                        self.hold_load = true;
+                        return true;
+                    }
+                }
+                None => self.load_ended(),
+            }
+        }
+        false
+    }
+
+    /// Lets the load held by [`Self::wait_for_first_look`] go on.
+    pub fn release_load(&mut self) {
+        self.hold_load = false;
+    }
+
     fn poll_load(&mut self) {
+        if self.hold_load {
+            return;
+        }
         while let Some(l) = &self.loading {
             match l.job.poll() {
                 Poll::Msg(m) => self.handle(m),
@@ -551,8 +585,30 @@ impl MemsightApp {
                 }
                 self.session.profile = Some(p);
             }
+            LoadMsg::FirstLook { rank, view } => {
+                // The curves now; the load goes on (the table says so meanwhile).
+                let key = self.session.key(rank, self.state.source);
+                self.session.insert(key, view);
+                self.state.rank = rank;
+                self.current = Some(key);
+            }
             LoadMsg::Loaded { rank, view } => {
                 let key = self.session.key(rank, self.state.source);
+                // Completing a first look: operator_memory may start earlier than memory_record
+                // and so move the time origin; the window the user chose stays where it was.
+                if let Some(first) = self.session.peek(key)
+                    && first.data.partial
+                {
+                    let shift = first.data.time_origin_ns - view.data.time_origin_ns;
+                    if shift != 0
+                        && let Some(w) = self.state.link.window
+                    {
+                        self.state.link.window = Some(TimeWindow::new(
+                            w.start.saturating_add(shift),
+                            w.end.saturating_add(shift),
+                        ));
+                    }
+                }
                 self.session.insert(key, view);
                 self.state.rank = rank;
                 self.current = Some(key);
@@ -763,7 +819,7 @@ impl MemsightApp {
                 compare,
             };
             let static_view = cx.state.static_view;
-            if cx.state.link.cursor.is_some() && !static_view {
+            if cx.state.link.cursor.is_some() && !static_view && !view.data.partial {
                 egui::Panel::right("memsight_live")
                     .frame(side)
                     .resizable(true)
@@ -798,6 +854,14 @@ impl MemsightApp {
                     .resizable(true)
                     .default_size(table_h)
                     .show(ui, |ui| {
+                        if cx.view.data.partial && !static_view {
+                            // Progressive display: the curves are up, the rows are not yet.
+                            ui.horizontal(|ui| {
+                                ui.spinner();
+                                ui.weak(t.rest_loading);
+                            });
+                            return;
+                        }
                         let has_steps = !static_view && cx.view.data.steps.is_some();
                         let comparing = !static_view && cx.compare.is_some();
                         let has_stacks = !static_view && has_call_stacks(cx.view);

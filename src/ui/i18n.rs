@@ -211,6 +211,8 @@ pub struct Tr {
     pub skipped_line: fn(u64, &str, &str) -> String,
     pub lossy_times: fn(usize) -> String,
     pub table_only: &'static str,
+    /// Under the curves while the rest of the rank loads (progressive display).
+    pub rest_loading: &'static str,
     /// The steps tab (with the step count).
     pub steps_tab: fn(usize) -> String,
     /// The steps table's title.
@@ -562,6 +564,7 @@ pub static EN: Tr = Tr {
         )
     },
     table_only: "This rank has no memory_record: there are no curves, only the allocations below.",
+    rest_loading: "Loading operator_memory and the rest of the rank… the table, steps and call stacks appear when it is read.",
     steps_tab: |n| format!("Steps ({n})"),
     steps_title: "Memory per step",
     steps_source: |s| format!("steps from {s}"),
@@ -872,6 +875,7 @@ pub static ZH: Tr = Tr {
         )
     },
     table_only: "此 rank 没有 memory_record：没有曲线，只有下面的内存申请记录。",
+    rest_loading: "正在加载 operator_memory 等其余数据…… 读完后显示表格、迭代步和调用栈。",
     steps_tab: |n| format!("迭代（{n}）"),
     steps_title: "各迭代内存",
     steps_source: |s| format!("迭代来自 {s}"),

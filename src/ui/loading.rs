@@ -7,13 +7,21 @@ use std::sync::Arc;
 use super::i18n::Tr;
 use super::jobs::{Job, JobKey, Jobs, Place};
 use crate::analysis::{Column, GroupBy, RankView, SortDir};
-use crate::ingest::{DiscoverError, LoadError, Profile, discover, load_rank};
+use crate::ingest::{DiscoverError, LoadError, Profile, discover, load_rank_with};
 use crate::model::SourceChoice;
 
 /// What a load job reports.
 pub enum LoadMsg {
     /// Discovery finished.
     Discovered(Arc<Profile>),
+    /// The rank's memory_record is read and its Overall curves are ready to draw; the other
+    /// files are still loading ([`crate::model::RankData::partial`]). `Loaded` follows.
+    FirstLook {
+        /// Index of the rank.
+        rank: usize,
+        /// The view of what is loaded so far.
+        view: Arc<RankView>,
+    },
     /// The rank is loaded and its Overall curves are ready to draw.
     Loaded {
         /// Index of the rank.
@@ -110,9 +118,26 @@ pub fn start_load(
         };
         // A rank without the files asked for is read from those it has.
         let info = info.with_source(source).unwrap_or_else(|| info.clone());
-        match load_rank(&info, &ctl.progress) {
+        // The curves go on screen as soon as memory_record is read; the table, steps and
+        // stacks follow when the rest is.
+        let mut first: Option<Arc<RankView>> = None;
+        let mut show_first = |data| {
+            let view = Arc::new(RankView::new(data));
+            view.series(GroupBy::Overall);
+            view.time_extent();
+            out.send(LoadMsg::FirstLook {
+                rank,
+                view: Arc::clone(&view),
+            });
+            first = Some(view);
+        };
+        match load_rank_with(&info, &ctl.progress, &mut show_first) {
             Ok(data) => {
-                let view = Arc::new(RankView::new(data));
+                let view = Arc::new(match &first {
+                    Some(f) => RankView::completing(data, f),
+                    None => RankView::new(data),
+                });
+                drop(first);
                 view.series(GroupBy::Overall); // the first frame needs these
                 view.time_extent();
                 out.send(LoadMsg::Loaded {

@@ -180,7 +180,7 @@ mod tests {
         ));
         data.memory_record_rows = 1000;
         for t in 0..1000 {
-            data.records.push(Component::Pta, t, t, t, t, 0);
+            Arc::make_mut(&mut data.records).push(Component::Pta, t, t, t, t, 0);
         }
         Arc::new(RankView::new(data))
     }
