@@ -25,7 +25,7 @@ pub use super::line_split::{Fields, LineSplitter, record_text};
 pub const BLOCK_BYTES: usize = 8 << 20;
 
 /// The longest line read: a longer one is skipped, unread, and reported.
-pub const MAX_LINE_BYTES: usize = 2 * BLOCK_BYTES;
+pub const MAX_LINE_BYTES: usize = 32 << 20;
 
 /// Progress and cancellation shared between a loader and whoever watches it (the UI).
 #[derive(Debug, Default)]
@@ -690,8 +690,8 @@ mod tests {
     #[test]
     fn a_line_longer_than_a_block_is_skipped_alone() {
         let mut f = b"a,b\n1,2\n".to_vec();
-        // Longer than the two blocks a line may span.
-        f.extend(std::iter::repeat_n(b'x', 2 * BLOCK_BYTES + 5));
+        // Longer than the longest line read.
+        f.extend(std::iter::repeat_n(b'x', MAX_LINE_BYTES + 5));
         f.extend_from_slice(b"\n3,4\n");
         let (_, got) = read_all(&f);
         let short: Vec<(u64, String)> = got
