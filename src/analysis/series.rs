@@ -323,7 +323,12 @@ fn visit_one(data: &RankData, sp: &Spec, mut f: impl FnMut(i64, i64)) {
         Quantity::Active => &r.active,
     };
     let code = sp.component as u8;
-    let rows = r.component.iter().zip(&r.stream).zip(&r.time_ns).zip(values);
+    let rows = r
+        .component
+        .iter()
+        .zip(&r.stream)
+        .zip(&r.time_ns)
+        .zip(values);
     for (((&c, &stream), &t), &v) in rows {
         if c & 7 == code && sp.stream.is_none_or(|s| s == stream) && v != NULL {
             f(t, v);

@@ -322,6 +322,7 @@ impl CsvFile {
             let pieces = split_at_line_breaks(buf, cut, pieces_per_block);
             // The unparsed tail starts the next block.
             let tail = &buf[cut..];
+            let tail_len = tail.len();
             next.ensure(tail.len() + block);
             next.data[..tail.len()].copy_from_slice(tail);
             next.filled = tail.len();
@@ -368,10 +369,10 @@ impl CsvFile {
             next_line = line;
             ready = pieces.len();
             std::mem::swap(&mut parsing, &mut parsed);
-            let before = next.filled;
             file_eof = read?;
             std::mem::swap(&mut cur, &mut next);
-            control.add_done((cur.filled - before.min(cur.filled)) as u64);
+            // Only what was read into the block counts: the carried tail was counted already.
+            control.add_done((cur.filled - tail_len.min(cur.filled)) as u64);
             if file_eof && cur.filled == 0 {
                 break;
             }
@@ -729,6 +730,20 @@ mod tests {
             assert!(text.starts_with(&format!("{k},")), "row {k}: {text}");
             assert_eq!(*line, k as u64 + 2, "row {k}");
         }
+    }
+
+    #[test]
+    fn progress_counts_every_byte_after_the_header() {
+        // Several blocks, so the bytes read while a block parses are counted too.
+        let mut s = String::from("i,v\n");
+        while s.len() < 3 * BLOCK_BYTES + 12345 {
+            s.push_str("123456,7890\n");
+        }
+        let control = LoadControl::new();
+        let csv = CsvFile::from_reader(Box::new(io::Cursor::new(s.clone().into_bytes()))).unwrap();
+        csv.read_rows(&control, |_| Lines(Vec::new()), |l| l.0.clear())
+            .unwrap();
+        assert_eq!(control.bytes_done(), (s.len() - "i,v\n".len()) as u64);
     }
 
     #[test]
