@@ -141,3 +141,57 @@ fn the_leak_demo_picks_a_device_and_an_event() {
     h.run();
     h.get_by_label(t.snapshot_at_end);
 }
+
+/// The segment map's heading, as the view words it, from Python's numbers.
+fn segments_heading(t: &Tr, d: &serde_json::Value) -> String {
+    let free = d["free_in_segments_bytes"].as_f64().unwrap();
+    let reserved = d["reserved_bytes"].as_f64().unwrap();
+    let share = if reserved > 0.0 {
+        free / reserved * 100.0
+    } else {
+        0.0
+    };
+    (t.snapshot_segments)(
+        d["segments"].as_u64().unwrap() as usize,
+        &mb(&d["free_in_segments_bytes"]),
+        &grouped(share, 1),
+        &mb(&d["largest_free_block_bytes"]),
+    )
+}
+
+#[test]
+fn every_real_snapshot_maps_its_segments_with_pythons_fragmentation() {
+    for file in &common::sample_snapshots() {
+        let Some(r) = reference(file, None) else {
+            return;
+        };
+        let d0 = &r["devices"][0];
+        for lang in Lang::ALL {
+            let t = tr(lang);
+            let mut h = open(file, lang);
+            // Folded at first: the heading carries the figures.
+            let heading = segments_heading(t, d0);
+            assert!(h.query_by_label(t.snapshot_block_kinds[2]).is_none());
+            h.get_by_label(&heading).click();
+            h.run();
+            // Unfolded: the legend of the block kinds above the bars; the figures behind them are
+            // Python's too.
+            for kind in t.snapshot_block_kinds {
+                h.get_by_label(kind);
+            }
+            let snap = h.state().snapshot.as_ref().unwrap().snap.clone().unwrap();
+            let device = d0["device"].as_i64().unwrap();
+            let state = memsight::snapshot::segments::allocator_state(&snap, device);
+            assert_eq!(
+                state.segments.len() as u64,
+                d0["segments"].as_u64().unwrap()
+            );
+            assert_eq!(
+                serde_json::json!(state.free),
+                d0["free_in_segments_bytes"],
+                "{}",
+                file.display()
+            );
+        }
+    }
+}

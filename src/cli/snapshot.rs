@@ -69,6 +69,12 @@ fn write_text(s: &SnapshotSummary, out: &mut dyn Write) -> std::io::Result<()> {
         let events: Vec<String> = d.events.iter().map(|(k, v)| format!("{k} {v}")).collect();
         writeln!(out, "  blocks: {}", blocks.join(", "))?;
         writeln!(out, "  events: {}", events.join(", "))?;
+        writeln!(
+            out,
+            "  free inside segments: {:.2} MiB, largest free block {:.2} MiB",
+            bytes_to_mib(d.free_in_segments_bytes),
+            bytes_to_mib(d.largest_free_block_bytes)
+        )?;
     }
     match &s.at_event {
         Some(a) => writeln!(

@@ -1,9 +1,11 @@
 //! PyTorch / torch_npu caching-allocator snapshots (`_dump_snapshot("x.pickle")`), read natively
 //! and safely: [`unpickle`] builds data from the pickle and refuses every opcode that would run
 //! code; [`model`] turns it into segments, blocks, per-device event traces and interned stacks;
-//! [`summary`] computes what `memsight snapshot` prints.
+//! [`summary`] computes what `memsight snapshot` prints; [`segments`] lays out each segment's
+//! blocks with the fragmentation figures.
 
 pub mod model;
+pub mod segments;
 pub mod summary;
 pub mod unpickle;
 

@@ -29,6 +29,10 @@ pub struct DeviceSummary {
     /// The 0-based index of the event that first reaches the peak; None when the allocated
     /// total before the first event is the peak.
     pub peak_event: Option<usize>,
+    /// Σ size of its free (`inactive`) blocks: reserved inside segments but not handed out.
+    pub free_in_segments_bytes: i64,
+    /// Its largest free block: the biggest request that fits without a new segment.
+    pub largest_free_block_bytes: i64,
 }
 
 /// Live bytes and blocks of one stack.
@@ -241,8 +245,11 @@ pub fn summarize_snapshot(
                 (peak, peak_event) = (v, Some(i));
             }
         }
+        let state = super::segments::allocator_state(s, device);
         devices.push(DeviceSummary {
             device,
+            free_in_segments_bytes: state.free,
+            largest_free_block_bytes: state.largest_free,
             segments: segs.len(),
             reserved_bytes: segs
                 .iter()

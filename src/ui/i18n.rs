@@ -365,6 +365,16 @@ pub struct Tr {
     pub snapshot_leaks: fn(u64) -> String,
     /// Stack table headers: MB, blocks, innermost frame.
     pub snapshot_headers: [&'static str; 3],
+    /// The segment map's heading: segments, free MB inside them, its share of reserved (%),
+    /// the largest free block's MB.
+    pub snapshot_segments: fn(usize, &str, &str, &str) -> String,
+    /// The segment map's legend: allocated, pending free, free.
+    pub snapshot_block_kinds: [&'static str; 3],
+    /// A segment on hover: address, type, MB reserved, allocated, free, largest free block,
+    /// blocks.
+    pub snapshot_segment_hover: fn(&str, &str, &str, &str, &str, &str, usize) -> String,
+    /// Marks an expandable segment.
+    pub snapshot_expandable: &'static str,
 }
 
 /// One line on what a curve of the Overall view means (from the torch_npu and CANN docs in
@@ -710,6 +720,18 @@ pub static EN: Tr = Tr {
     },
     snapshot_at_end: "Who holds memory at the end (click the curve to pick an event)",
     snapshot_leaks: |n| format!("Leak suspects: {n} blocks allocated in the trace and never freed"),
+    snapshot_segments: |n, free, pct, largest| {
+        format!(
+            "Segments at the snapshot: {n} · free inside segments {free} MB ({pct} % of reserved) · largest free block {largest} MB"
+        )
+    },
+    snapshot_block_kinds: ["allocated", "pending free", "free"],
+    snapshot_segment_hover: |addr, kind, total, alloc, free, largest, blocks| {
+        format!(
+            "{addr} ({kind}): {total} MB reserved, {alloc} MB allocated, {free} MB free, largest free block {largest} MB, {blocks} blocks"
+        )
+    },
+    snapshot_expandable: "expandable",
     snapshot_headers: [
         "MB",
         "Blocks",
@@ -1013,6 +1035,18 @@ pub static ZH: Tr = Tr {
     snapshot_at_end: "结束时的内存持有者（点击曲线可选择事件）",
     snapshot_leaks: |n| format!("疑似泄漏：{n} 个在记录期间分配且从未释放的内存块"),
     snapshot_headers: ["MB", "块数", "分配位置（最内层帧；悬停查看调用栈）"],
+    snapshot_segments: |n, free, pct, largest| {
+        format!(
+            "快照时的内存段：{n} 个 · 段内空闲 {free} MB（占预留的 {pct} %）· 最大空闲块 {largest} MB"
+        )
+    },
+    snapshot_block_kinds: ["已分配", "待释放", "空闲"],
+    snapshot_segment_hover: |addr, kind, total, alloc, free, largest, blocks| {
+        format!(
+            "{addr}（{kind}）：预留 {total} MB，已分配 {alloc} MB，空闲 {free} MB，最大空闲块 {largest} MB，{blocks} 个块"
+        )
+    },
+    snapshot_expandable: "可扩展",
 };
 
 #[cfg(test)]

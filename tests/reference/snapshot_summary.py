@@ -68,6 +68,12 @@ def main():
             "events": dict(sorted(collections.Counter(e["action"] for e in evs).items())),
             "peak_allocated_bytes": peak,
             "peak_event": peak_event,
+            "free_in_segments_bytes": sum(
+                b["size"] for b in blocks
+                if b["state"] not in ("active_allocated", "active_pending_free")),
+            "largest_free_block_bytes": max(
+                [b["size"] for b in blocks
+                 if b["state"] not in ("active_allocated", "active_pending_free")] or [0]),
         })
         if at and at[0] == dev:
             at_after = after

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use egui_plot::{Line, Plot, PlotPoints, VLine};
 
 use crate::model::bytes_to_mib;
+use crate::snapshot::segments::{AllocatorState, BlockKind, allocator_state};
 use crate::snapshot::summary::{allocated_curve, never_freed};
 use crate::snapshot::{AllocatorSnapshot, SnapshotSummary, StackTotal, summarize_snapshot};
 use crate::ui::format::grouped;
@@ -27,6 +28,7 @@ struct Shown {
     curve: Vec<[f64; 2]>,
     leaks: Vec<StackTotal>,
     leak_blocks: u64,
+    segments: AllocatorState,
 }
 
 /// An opened snapshot and what the user picked in it.
@@ -128,7 +130,9 @@ impl SnapshotView {
                 .map(|(i, v)| [i as f64 - 1.0, bytes_to_mib(v)])
                 .collect();
             let (leaks, leak_blocks) = never_freed(snap, self.device, TOP);
+            let segments = allocator_state(snap, self.device);
             self.shown = Some(Shown {
+                segments,
                 device: self.device,
                 event: self.event,
                 summary,
@@ -226,6 +230,7 @@ impl SnapshotView {
             let last = shown.curve.len().saturating_sub(2);
             picked = Some((c.x.round().max(0.0) as usize).min(last));
         }
+        segment_map(ui, t, &shown.segments);
         let title = match (&shown.summary.at_event, shown.event) {
             (Some(a), Some(_)) => (t.snapshot_at_event)(
                 a.event,
@@ -278,6 +283,109 @@ fn stack_table(ui: &mut egui::Ui, t: &Tr, id: &str, stacks: &[StackTotal]) {
                 }
             });
         });
+}
+
+/// The colour of a block kind in the segment map.
+fn kind_color(kind: BlockKind) -> egui::Color32 {
+    match kind {
+        BlockKind::Allocated => egui::Color32::from_rgb(66, 133, 214),
+        BlockKind::PendingFree => egui::Color32::from_rgb(230, 150, 50),
+        BlockKind::Free => egui::Color32::from_gray(110),
+    }
+}
+
+/// The segments at the snapshot, folded under a heading with the fragmentation figures: one bar
+/// per segment, its blocks in address order coloured by kind, the figures on hover.
+fn segment_map(ui: &mut egui::Ui, t: &Tr, state: &AllocatorState) {
+    let mb = |b: i64| grouped(bytes_to_mib(b), 2);
+    let heading = (t.snapshot_segments)(
+        state.segments.len(),
+        &mb(state.free),
+        &grouped(state.free_share() * 100.0, 1),
+        &mb(state.largest_free),
+    );
+    egui::CollapsingHeader::new(heading)
+        .id_salt("snapshot_segments")
+        .show(ui, |ui| {
+            ui.horizontal(|ui| {
+                for (kind, name) in [
+                    BlockKind::Allocated,
+                    BlockKind::PendingFree,
+                    BlockKind::Free,
+                ]
+                .into_iter()
+                .zip(t.snapshot_block_kinds)
+                {
+                    let (r, _) =
+                        ui.allocate_exact_size(egui::vec2(12.0, 12.0), egui::Sense::hover());
+                    ui.painter().rect_filled(r, 2.0, kind_color(kind));
+                    ui.label(name);
+                }
+            });
+            let row_h = 16.0;
+            egui::ScrollArea::vertical()
+                .id_salt("snapshot_segment_rows")
+                .max_height(row_h * 8.0)
+                .show_rows(ui, row_h, state.segments.len(), |ui, rows| {
+                    for seg in &state.segments[rows] {
+                        segment_bar(ui, t, seg, row_h - 4.0);
+                    }
+                });
+        });
+}
+
+/// One segment as a bar across the width: its blocks' runs of one kind, to scale.
+fn segment_bar(ui: &mut egui::Ui, t: &Tr, seg: &crate::snapshot::segments::SegmentState, h: f32) {
+    // The segment's size on the left, right-aligned, then its bar (each bar is to its own scale).
+    let label_w = 84.0;
+    let (row, response) = ui.allocate_exact_size(
+        egui::vec2(ui.available_width(), h + 4.0),
+        egui::Sense::hover(),
+    );
+    ui.painter().text(
+        egui::pos2(row.left() + label_w - 6.0, row.center().y),
+        egui::Align2::RIGHT_CENTER,
+        format!("{} MB", grouped(bytes_to_mib(seg.total), 2)),
+        egui::FontId::proportional(11.0),
+        ui.visuals().text_color(),
+    );
+    let rect = egui::Rect::from_min_max(
+        egui::pos2(row.left() + label_w, row.top() + 2.0),
+        egui::pos2(row.right(), row.bottom() - 2.0),
+    );
+    let painter = ui.painter_at(rect);
+    painter.rect_filled(rect, 0.0, ui.visuals().extreme_bg_color);
+    let total = seg.total.max(1) as f64;
+    let mut x = 0i64;
+    let mut runs: Vec<(i64, i64, BlockKind)> = Vec::new();
+    for &(size, kind) in &seg.layout {
+        match runs.last_mut() {
+            Some(last) if last.2 == kind => last.1 += size.max(0),
+            _ => runs.push((x, size.max(0), kind)),
+        }
+        x = x.saturating_add(size.max(0));
+    }
+    for (start, len, kind) in runs {
+        let x0 = rect.left() + (start as f64 / total * f64::from(rect.width())) as f32;
+        let x1 = rect.left() + ((start + len) as f64 / total * f64::from(rect.width())) as f32;
+        let r = egui::Rect::from_x_y_ranges(x0..=x1.max(x0 + 1.0), rect.y_range());
+        painter.rect_filled(r, 0.0, kind_color(kind));
+    }
+    let mb = |b: i64| grouped(bytes_to_mib(b), 2);
+    let kind = if seg.is_expandable {
+        format!("{}, {}", seg.segment_type, t.snapshot_expandable)
+    } else {
+        seg.segment_type.clone()
+    };
+    response.on_hover_text((t.snapshot_segment_hover)(
+        &format!("{:#x}", seg.address),
+        &kind,
+        &mb(seg.total),
+        &mb(seg.allocated),
+        &mb(seg.free),
+        &mb(seg.largest_free),
+        seg.layout.len(),
+    ));
 }
 
 /// A file name without its folder.
