@@ -195,3 +195,50 @@ fn every_real_snapshot_maps_its_segments_with_pythons_fragmentation() {
         }
     }
 }
+
+#[test]
+fn a_long_trace_is_summarised_in_a_job_and_then_shown() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("long.pickle");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/gen_snapshot.py");
+    let made = Process::new("python3")
+        .arg(script)
+        .arg(&file)
+        .arg("80000")
+        .arg("1")
+        .status()
+        .is_ok_and(|s| s.success());
+    if !made {
+        eprintln!("python3 not available: skipping");
+        return;
+    }
+    let Some(r) = reference(&file, None) else {
+        return;
+    };
+    let d0 = &r["devices"][0];
+    let events: u64 = d0["events"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    assert!(events as usize > memsight::ui::panes::snapshot::SYNC_EVENTS);
+    for lang in Lang::ALL {
+        let t = tr(lang);
+        let mut app = MemsightApp::new(Some(file.clone()), Vec::new(), None);
+        app.set_language(lang);
+        app.snapshot.as_mut().unwrap().wait();
+        let mut h = Harness::builder()
+            .with_size([1400.0, 900.0])
+            .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
+        // The first frame starts the job and says so; the window stays responsive meanwhile.
+        h.step();
+        assert!(h.state().snapshot.as_ref().unwrap().is_computing());
+        h.get_by_label(t.snapshot_computing);
+        h.state_mut().snapshot.as_mut().unwrap().wait_for_figures();
+        h.run();
+        assert!(!h.state().snapshot.as_ref().unwrap().is_computing());
+        assert!(h.query_by_label(t.snapshot_computing).is_none());
+        h.get_by_label(&figures(t, d0));
+    }
+}

@@ -791,9 +791,10 @@ impl MemsightApp {
         }
         let overview = self.overview.as_ref().filter(|_| self.state.show_overview);
         if let Some(s) = &mut self.snapshot {
+            let jobs = &mut self.jobs;
             egui::CentralPanel::default()
                 .frame(central)
-                .show(ui, |ui| s.ui(ui, t));
+                .show(ui, |ui| s.ui(ui, t, jobs));
         } else if let Some(o) = overview {
             egui::CentralPanel::default().frame(central).show(ui, |ui| {
                 super::panes::overview::overview_ui(ui, t, o, &self.state, &mut out);

@@ -375,6 +375,8 @@ pub struct Tr {
     pub snapshot_segment_hover: fn(&str, &str, &str, &str, &str, &str, usize) -> String,
     /// Marks an expandable segment.
     pub snapshot_expandable: &'static str,
+    /// While the figures of a long trace are computed.
+    pub snapshot_computing: &'static str,
 }
 
 /// One line on what a curve of the Overall view means (from the torch_npu and CANN docs in
@@ -732,6 +734,7 @@ pub static EN: Tr = Tr {
         )
     },
     snapshot_expandable: "expandable",
+    snapshot_computing: "Computing the figures for this event…",
     snapshot_headers: [
         "MB",
         "Blocks",
@@ -1047,6 +1050,7 @@ pub static ZH: Tr = Tr {
         )
     },
     snapshot_expandable: "可扩展",
+    snapshot_computing: "正在计算该事件的数据……",
 };
 
 #[cfg(test)]

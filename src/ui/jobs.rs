@@ -37,6 +37,8 @@ pub enum JobKey {
     Diff,
     /// A flame graph of a big selection of blocks.
     Flame,
+    /// The allocator snapshot view's figures for a device and event (big traces only).
+    SnapshotState,
     /// Anything a test starts.
     Named(String),
 }

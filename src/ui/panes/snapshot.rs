@@ -20,6 +20,10 @@ use crate::ui::jobs::{Job, JobKey, Jobs, Place, Poll};
 /// Stacks listed per table.
 const TOP: usize = 30;
 
+/// Traces up to this many events are summarised in the frame (a few ms); longer ones in a job,
+/// the figures shown before staying on screen until the new ones are ready.
+pub const SYNC_EVENTS: usize = 100_000;
+
 /// What the view shows for one device and event, computed when they change.
 struct Shown {
     device: i64,
@@ -30,6 +34,9 @@ struct Shown {
     leak_blocks: u64,
     segments: AllocatorState,
 }
+
+/// A device and an event of it (None: the end state).
+type Pick = (i64, Option<usize>);
 
 /// An opened snapshot and what the user picked in it.
 pub struct SnapshotView {
@@ -44,7 +51,9 @@ pub struct SnapshotView {
     pub device: i64,
     /// The event picked on the curve (None: the end state).
     pub event: Option<usize>,
-    shown: Option<Shown>,
+    shown: Option<Arc<Shown>>,
+    /// The figures being computed in a job, for (device, event).
+    computing: Option<(Pick, Job<Option<Shown>>)>,
 }
 
 impl SnapshotView {
@@ -62,6 +71,7 @@ impl SnapshotView {
             device: 0,
             event: None,
             shown: None,
+            computing: None,
         }
     }
 
@@ -104,48 +114,58 @@ impl SnapshotView {
         }
     }
 
-    /// The figures for the device and event picked (recomputed when they change).
-    fn shown(&mut self) -> Option<&Shown> {
-        let snap = self.snap.as_ref()?;
+    /// True while the figures for the device and event picked are being computed in a job.
+    pub fn is_computing(&self) -> bool {
+        self.computing.is_some()
+    }
+
+    /// Waits for the figures being computed (tests, headless runs).
+    pub fn wait_for_figures(&mut self) {
+        if let Some((_, job)) = self.computing.take()
+            && let Some(Some(s)) = job.wait()
+        {
+            self.shown = Some(Arc::new(s));
+        }
+    }
+
+    /// The figures for the device and event picked: at once for a short trace, else from a job
+    /// (the previous figures meanwhile, or `None` before the first).
+    fn shown(&mut self, jobs: &mut Jobs) -> Option<Arc<Shown>> {
+        let snap = Arc::clone(self.snap.as_ref()?);
+        let want = (self.device, self.event);
+        if let Some((key, job)) = &self.computing {
+            match job.poll() {
+                Poll::Msg(Some(s)) if *key == want => {
+                    self.shown = Some(Arc::new(s));
+                    self.computing = None;
+                }
+                Poll::Pending if *key == want => return self.shown.clone(),
+                // Done, failed, or for another pick: a new one starts below if needed.
+                _ => self.computing = None,
+            }
+        }
         let stale = self
             .shown
             .as_ref()
-            .is_none_or(|s| s.device != self.device || s.event != self.event);
-        if stale {
-            let trace_len = snap
-                .traces
-                .get(usize::try_from(self.device).unwrap_or(usize::MAX))
-                .map_or(0, Vec::len);
-            // The end state of this device is the state just after its last event.
-            let at = self.event.or(trace_len.checked_sub(1));
-            let summary = match at {
-                Some(k) => summarize_snapshot(snap, Some((self.device, k)), TOP),
-                None => summarize_snapshot(snap, None, TOP),
-            }
-            .ok()?;
-            let (start, after) = allocated_curve(snap, self.device);
-            let curve: Vec<[f64; 2]> = std::iter::once(start)
-                .chain(after)
-                .enumerate()
-                .map(|(i, v)| [i as f64 - 1.0, bytes_to_mib(v)])
-                .collect();
-            let (leaks, leak_blocks) = never_freed(snap, self.device, TOP);
-            let segments = allocator_state(snap, self.device);
-            self.shown = Some(Shown {
-                segments,
-                device: self.device,
-                event: self.event,
-                summary,
-                curve,
-                leaks,
-                leak_blocks,
-            });
+            .is_none_or(|s| (s.device, s.event) != want);
+        if !stale {
+            return self.shown.clone();
         }
-        self.shown.as_ref()
+        let events = trace_len(&snap, self.device);
+        if events <= SYNC_EVENTS {
+            self.shown = compute(&snap, self.device, self.event).map(Arc::new);
+        } else {
+            let (device, event) = want;
+            let job = jobs.run(JobKey::SnapshotState, Place::Thread, move |_| {
+                compute(&snap, device, event)
+            });
+            self.computing = Some((want, job));
+        }
+        self.shown.clone()
     }
 
     /// The whole view.
-    pub fn ui(&mut self, ui: &mut egui::Ui, t: &Tr) {
+    pub fn ui(&mut self, ui: &mut egui::Ui, t: &Tr, jobs: &mut Jobs) {
         if self.poll() {
             ui.horizontal(|ui| {
                 ui.spinner();
@@ -186,7 +206,15 @@ impl SnapshotView {
             }
         });
         let mut picked = None;
-        let Some(shown) = self.shown() else {
+        let shown = self.shown(jobs);
+        if self.computing.is_some() {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.weak(t.snapshot_computing);
+            });
+            ui.ctx().request_repaint();
+        }
+        let Some(shown) = shown else {
             return;
         };
         if let Some(d) = shown
@@ -251,6 +279,40 @@ impl SnapshotView {
             self.event = picked;
         }
     }
+}
+
+/// Events in `device`'s trace.
+fn trace_len(snap: &AllocatorSnapshot, device: i64) -> usize {
+    snap.traces
+        .get(usize::try_from(device).unwrap_or(usize::MAX))
+        .map_or(0, Vec::len)
+}
+
+/// Everything the view shows for `device` just after `event` (None: the end state).
+fn compute(snap: &AllocatorSnapshot, device: i64, event: Option<usize>) -> Option<Shown> {
+    // The end state of this device is the state just after its last event.
+    let at = event.or(trace_len(snap, device).checked_sub(1));
+    let summary = match at {
+        Some(k) => summarize_snapshot(snap, Some((device, k)), TOP),
+        None => summarize_snapshot(snap, None, TOP),
+    }
+    .ok()?;
+    let (start, after) = allocated_curve(snap, device);
+    let curve: Vec<[f64; 2]> = std::iter::once(start)
+        .chain(after)
+        .enumerate()
+        .map(|(i, v)| [i as f64 - 1.0, bytes_to_mib(v)])
+        .collect();
+    let (leaks, leak_blocks) = never_freed(snap, device, TOP);
+    Some(Shown {
+        device,
+        event,
+        summary,
+        curve,
+        leaks,
+        leak_blocks,
+        segments: allocator_state(snap, device),
+    })
 }
 
 /// Stacks with their MB and blocks; the innermost frame shown, the whole stack on hover.
