@@ -61,14 +61,19 @@ fn mb(bytes: &serde_json::Value) -> String {
     grouped(bytes.as_f64().unwrap() / 1048576.0, 2)
 }
 
-/// The figures line of a device, as the view words it, from Python's numbers.
-fn figures(t: &Tr, d: &serde_json::Value) -> String {
-    let events: u64 = d["events"]
+/// A device's events, all actions together, from Python's counts.
+fn event_count(d: &serde_json::Value) -> u64 {
+    d["events"]
         .as_object()
         .unwrap()
         .values()
         .map(|v| v.as_u64().unwrap())
-        .sum();
+        .sum()
+}
+
+/// The figures line of a device, as the view words it, from Python's numbers.
+fn figures(t: &Tr, d: &serde_json::Value) -> String {
+    let events = event_count(d);
     let at = d["peak_event"]
         .as_u64()
         .map_or_else(|| t.snapshot_before_trace.to_string(), |k| format!("#{k}"));
@@ -216,13 +221,7 @@ fn a_long_trace_is_summarised_in_a_job_and_then_shown() {
         return;
     };
     let d0 = &r["devices"][0];
-    let events: u64 = d0["events"]
-        .as_object()
-        .unwrap()
-        .values()
-        .map(|v| v.as_u64().unwrap())
-        .sum();
-    assert!(events as usize > memsight::ui::panes::snapshot::SYNC_EVENTS);
+    assert!(event_count(d0) as usize > memsight::ui::panes::snapshot::SYNC_EVENTS);
     for lang in Lang::ALL {
         let t = tr(lang);
         let mut app = MemsightApp::new(Some(file.clone()), Vec::new(), None);
