@@ -149,3 +149,47 @@ fn a_window_chosen_before_the_rest_arrives_stays_put_when_the_origin_moves() {
         (chosen.start + 2_000_000, chosen.end + 2_000_000)
     );
 }
+
+#[test]
+fn a_rank_left_during_its_load_is_read_again_when_it_comes_back() {
+    let cluster = fixtures().join("torch_cluster");
+    let mut h = first_look(cluster, Lang::En);
+    assert!(h.state().view().unwrap().data.partial);
+    // Another rank, while rank 0's operator_memory is still to come: its load is dropped.
+    h.state_mut().apply(Command::SelectRank(1));
+    h.state_mut().wait_for_load();
+    assert!(!h.state().view().unwrap().data.partial);
+    // Back to rank 0: its first look is not a loaded rank; it loads again, completely.
+    h.state_mut().apply(Command::SelectRank(0));
+    assert!(h.state().is_loading());
+    h.state_mut().wait_for_load();
+    let view = h.state().view().unwrap();
+    assert!(!view.data.partial);
+    assert!(!view.data.operators.is_empty());
+}
+
+#[test]
+fn a_load_cancelled_after_its_first_look_leaves_no_view_that_says_loading() {
+    // Big enough (200k allocations) that the cancel reaches operator_memory's parse.
+    let tmp = tempfile::tempdir().unwrap();
+    memsight::generate::generate(
+        tmp.path(),
+        &memsight::generate::GenOptions {
+            allocs: 200_000,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let mut h = first_look(tmp.path().to_path_buf(), Lang::En);
+    h.state_mut().apply(Command::CancelLoad);
+    h.state_mut().wait_for_load();
+    h.run();
+    assert!(!h.state().is_loading());
+    // Either the rank finished before the cancel was seen, or it is gone with the reason said;
+    // never a first look with nothing loading behind it.
+    match h.state().view() {
+        Some(v) => assert!(!v.data.partial),
+        None => assert_eq!(h.state().error.as_deref(), Some(EN.load_cancelled)),
+    }
+    assert!(h.query_by_label(EN.rest_loading).is_none());
+}

@@ -313,8 +313,7 @@ fn streams_in_order(data: &RankData, component: Component) -> Vec<u32> {
     out
 }
 
-/// One pass over the records calling `f(spec index, absolute time, value)` for every point.
-/// The samples of one spec, in row order.
+/// The samples of one spec, in row order: `f(absolute time, value)`.
 fn visit_one(data: &RankData, sp: &Spec, mut f: impl FnMut(i64, i64)) {
     let r = &data.records;
     let values = match sp.quantity {
@@ -336,6 +335,7 @@ fn visit_one(data: &RankData, sp: &Spec, mut f: impl FnMut(i64, i64)) {
     }
 }
 
+/// One pass over the records calling `f(spec index, absolute time, value)` for every point.
 fn visit(data: &RankData, specs: &[Spec], mut f: impl FnMut(usize, i64, i64)) {
     let r = &data.records;
     // Specs per component code, so each row visits only the specs it can feed.

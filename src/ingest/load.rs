@@ -38,8 +38,9 @@ pub fn load_rank(info: &RankInfo, control: &LoadControl) -> Result<RankData, Loa
 
 /// [`load_rank`], handing `early` a first look at the rank as soon as its memory_record files
 /// are read (CSV sources with rows only): [`RankData::partial`] set, the records (shared, not
-/// copied), their strings and warnings so far, the time origin of the records alone, and no
-/// other table. The app draws the curves from it while the rest loads.
+/// copied), npu_module_mem (read first: it is small), their strings and warnings so far, the
+/// time origin of those two, and no other table. The app draws the curves from it while the
+/// rest loads.
 pub fn load_rank_with(
     info: &RankInfo,
     control: &LoadControl,
@@ -233,8 +234,8 @@ fn load_csv(
         absorb(r, &mut data.report, &mut device)?;
     }
     data.memory_record_rows = records.len();
-    // Sorted now, before operator_memory's columns are in memory: the sort's scratch (a column
-    // and the permutation) then never adds to the load's peak memory.
+    // Sorted now, before operator_memory's columns are in memory: the sort's scratch (at most a
+    // column and the permutation) then never adds to the load's peak memory.
     records.sort_by_time();
     data.records = Arc::new(records);
     if !data.records.is_empty() {

@@ -551,8 +551,20 @@ impl MemsightApp {
         }
     }
 
+    /// A load that stopped after its first look leaves no view behind: curves over a table that
+    /// says "loading" while nothing loads would lie.
+    fn drop_first_look(&mut self) {
+        if let Some(key) = self.current
+            && self.session.peek(key).is_some_and(|v| v.data.partial)
+        {
+            self.session.remove(key);
+            self.current = None;
+        }
+    }
+
     /// The load's job ended without saying it loaded a rank.
     fn load_ended(&mut self) {
+        self.drop_first_look();
         if let Some(l) = self.loading.take()
             && self.current.is_none()
             && self.error.is_none()
@@ -615,10 +627,12 @@ impl MemsightApp {
                 self.loading = None;
             }
             LoadMsg::Failed(e) => {
+                self.drop_first_look();
                 self.error = Some(e.message(self.tr()));
                 self.loading = None;
             }
             LoadMsg::Cancelled => {
+                self.drop_first_look();
                 self.loading = None;
                 if self.current.is_none() {
                     self.error = Some(self.tr().load_cancelled.into());

@@ -104,11 +104,15 @@ impl Session {
         }
     }
 
-    /// The loaded view of `key`, marked as just used.
+    /// The loaded view of `key`, marked as just used. A first look (a rank whose load did not
+    /// finish: [`crate::model::RankData::partial`]) is not loaded: it must be read again.
     pub fn get(&mut self, key: RankKey) -> Option<Arc<RankView>> {
         self.clock += 1;
         let clock = self.clock;
-        let hit = self.loaded.iter_mut().find(|l| l.key == key)?;
+        let hit = self
+            .loaded
+            .iter_mut()
+            .find(|l| l.key == key && !l.view.data.partial)?;
         hit.last_used = clock;
         Some(Arc::clone(&hit.view))
     }
@@ -116,6 +120,11 @@ impl Session {
     /// The loaded view of `key`, without marking it used.
     pub fn peek(&self, key: RankKey) -> Option<&Arc<RankView>> {
         self.loaded.iter().find(|l| l.key == key).map(|l| &l.view)
+    }
+
+    /// Forgets `key`'s view.
+    pub fn remove(&mut self, key: RankKey) {
+        self.loaded.retain(|l| l.key != key);
     }
 
     /// Keeps `view` as `key`'s (replacing any), then evicts least recently used ranks other
