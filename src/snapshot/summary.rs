@@ -57,6 +57,17 @@ pub struct AtEvent {
     pub allocated_bytes: i64,
     /// Live blocks after it.
     pub blocks: u64,
+    /// Segments (reserved address ranges) after it.
+    pub segments: usize,
+    /// Bytes reserved after it.
+    pub reserved_bytes: i64,
+    /// Bytes freed by the caller but not yet by the allocator (`free_requested` seen,
+    /// `free_completed` not yet).
+    pub pending_free_bytes: i64,
+    /// Reserved bytes not held by any block after it.
+    pub free_in_segments_bytes: i64,
+    /// The largest free stretch of one segment after it.
+    pub largest_free_block_bytes: i64,
 }
 
 /// The whole report (`memsight snapshot --json`).
@@ -180,6 +191,25 @@ fn live_at_event(s: &AllocatorSnapshot, device: i64, k: usize) -> FxHashMap<u64,
     live
 }
 
+/// The live blocks of `device` just after event `at` (None: at the end), as (address, size,
+/// stack) in address order.
+pub fn live_blocks(
+    s: &AllocatorSnapshot,
+    device: i64,
+    at: Option<usize>,
+) -> Vec<(u64, i64, StackId)> {
+    let live = match at {
+        Some(k) => live_at_event(s, device, k),
+        None => live_at_end(s, device),
+    };
+    let mut v: Vec<(u64, i64, StackId)> = live
+        .into_iter()
+        .map(|(addr, (size, stack))| (addr, size, stack))
+        .collect();
+    v.sort_unstable_by_key(|b| b.0);
+    v
+}
+
 /// Groups live blocks by stack, heaviest first (ties: more blocks, then the stack's frames in
 /// order), the first `top`.
 fn top_stacks<'a>(
@@ -287,6 +317,7 @@ pub fn summarize_snapshot(
     }
     let (_, after) = allocated_over_trace(summary.allocated_bytes, trace);
     let live = live_at_event(s, device, k);
+    let state = super::segments::allocator_state_at(s, device, k);
     Ok(SnapshotSummary {
         top_stacks: top_stacks(s, live.values(), top),
         at_event: Some(AtEvent {
@@ -294,6 +325,11 @@ pub fn summarize_snapshot(
             event: k,
             allocated_bytes: after[k],
             blocks: live.len() as u64,
+            segments: state.segments.len(),
+            reserved_bytes: state.reserved,
+            pending_free_bytes: state.pending_free,
+            free_in_segments_bytes: state.free,
+            largest_free_block_bytes: state.largest_free,
         }),
         devices,
     })

@@ -10,6 +10,60 @@ import pickle
 import sys
 
 
+def segments_at(segs, dev, evs, k):
+    """Reserved ranges and held blocks just after event k, by replaying the later events
+    backwards from the final state: [start, end, expandable] lists and {addr: [size, pending]}."""
+    ranges = sorted([s["address"], s["address"] + s["total_size"], bool(s["is_expandable"])]
+                    for s in segs if s["device"] == dev)
+    held = {b["address"]: [b["size"], b["state"] == "active_pending_free"]
+            for s in segs if s["device"] == dev for b in s["blocks"]
+            if b["state"] in ("active_allocated", "active_pending_free")}
+    for e in reversed(evs[k + 1:]):
+        a, size, act = e["addr"], e["size"], e["action"]
+        if act == "alloc":
+            held.pop(a, None)
+        elif act == "free_requested":
+            if a in held:
+                held[a][1] = False
+        elif act == "free_completed":
+            held[a] = [size, True]
+        elif act in ("segment_alloc", "segment_map"):
+            cut = []
+            for lo, hi, x in ranges:
+                if hi <= a or lo >= a + size:
+                    cut.append([lo, hi, x])
+                    continue
+                if lo < a:
+                    cut.append([lo, a, x])
+                if hi > a + size:
+                    cut.append([a + size, hi, x])
+            ranges = sorted(cut)
+        elif act in ("segment_free", "segment_unmap"):
+            new = [a, a + size, act == "segment_unmap"]
+            if new[2]:
+                for r in [r for r in ranges if r[2] and (r[1] == new[0] or r[0] == new[1])]:
+                    ranges.remove(r)
+                    new = [min(new[0], r[0]), max(new[1], r[1]), True]
+            ranges = sorted(ranges + [new])
+    free, largest, pending = 0, 0, 0
+    for lo, hi, _ in ranges:
+        at = lo
+        for addr in sorted(x for x in held if lo <= x < hi):
+            if addr < at:
+                continue
+            size, is_pending = held[addr]
+            size = min(size, hi - addr)
+            free += addr - at
+            largest = max(largest, addr - at)
+            pending += size if is_pending else 0
+            at = addr + size
+        free += hi - at
+        largest = max(largest, hi - at)
+    return {"segments": len(ranges), "reserved_bytes": sum(hi - lo for lo, hi, _ in ranges),
+            "pending_free_bytes": pending, "free_in_segments_bytes": free,
+            "largest_free_block_bytes": largest}
+
+
 def main():
     path = sys.argv[1]
     top = int(sys.argv[2]) if len(sys.argv) > 2 else 20
@@ -99,6 +153,7 @@ def main():
         live = list(live_map.values())
         out["at_event"] = {"device": dev, "event": k, "allocated_bytes": at_after[k],
                            "blocks": len(live_map)}
+        out["at_event"].update(segments_at(segs, dev, evs, k))
 
     groups = {}
     for size, frames in live:
