@@ -117,3 +117,80 @@ fn opening_a_snapshot_as_a_profile_says_what_it_is() {
     let e = memsight::ingest::discover(&f).unwrap_err();
     assert!(e.to_string().contains("memsight snapshot"), "{e}");
 }
+
+/// The bands stacked over the events add up to the allocated curve at every event (two
+/// computations: one from the allocations' lives, one from the final state and the running sum),
+/// and each band's pieces never overlap another's. The curve follows the formula, which
+/// counts a block held at the end by its rounded block size but its alloc by the event's size
+/// (the requested bytes on NPU); the bands count every allocation by its event. So the two
+/// differ by exactly Σ (block size − alloc size) over blocks allocated in the trace and held at
+/// the end, at every event.
+#[test]
+fn the_active_memory_bands_add_up_to_the_allocated_curve() {
+    use memsight::snapshot::summary::allocated_curve;
+    use memsight::snapshot::timeline::timeline;
+    use memsight::snapshot::{Action, AllocatorSnapshot};
+    use std::collections::HashMap;
+    for f in common::sample_snapshots() {
+        let snap = AllocatorSnapshot::open(&f).unwrap();
+        for device in snap.devices() {
+            let (start, after) = allocated_curve(&snap, device);
+            let want: Vec<i64> = std::iter::once(start).chain(after).collect();
+            let mut open: HashMap<u64, i64> = HashMap::new();
+            for e in &snap.traces[device as usize] {
+                match e.action {
+                    Action::Alloc => {
+                        open.insert(e.addr, e.size);
+                    }
+                    Action::FreeCompleted => {
+                        open.remove(&e.addr);
+                    }
+                    _ => {}
+                }
+            }
+            let rounding: i64 = snap
+                .segments
+                .iter()
+                .filter(|g| g.device == device)
+                .flat_map(|g| &g.blocks)
+                .filter(|b| b.state == "active_allocated")
+                .filter_map(|b| open.get(&b.address).map(|&asked| b.size - asked))
+                .sum();
+            let t = timeline(&snap, device, 500, 200_000);
+            let first_difference = t
+                .total
+                .iter()
+                .zip(&want)
+                .position(|(a, b)| a + rounding != *b);
+            assert_eq!(
+                (t.total.len(), first_difference),
+                (want.len(), None),
+                "{} device {device}, rounding {rounding}: {:?}",
+                f.display(),
+                first_difference.map(|i| (t.total[i], want[i]))
+            );
+            assert!(t.banded > 0 && !t.pieces.is_empty());
+            // At a few x, the pieces covering it tile [0, banded_top) exactly.
+            for x in [0, t.end() / 2, t.end() - 1] {
+                let mut spans: Vec<(i64, i64)> = t
+                    .pieces
+                    .iter()
+                    .filter(|p| p.from <= x && x < p.to)
+                    .map(|p| {
+                        (
+                            p.offset,
+                            p.offset + t.allocations[p.allocation as usize].size,
+                        )
+                    })
+                    .collect();
+                spans.sort_unstable();
+                let mut at = 0;
+                for (lo, hi) in spans {
+                    assert_eq!(lo, at, "{} x {x}", f.display());
+                    at = hi;
+                }
+                assert_eq!(at, t.banded_top[t.slot(x)], "{} x {x}", f.display());
+            }
+        }
+    }
+}

@@ -2,11 +2,13 @@
 //! and safely: [`unpickle`] builds data from the pickle and refuses every opcode that would run
 //! code; [`model`] turns it into segments, blocks, per-device event traces and interned stacks;
 //! [`summary`] computes what `memsight snapshot` prints; [`segments`] lays out each segment's
-//! blocks with the fragmentation figures.
+//! blocks with the fragmentation figures, at the end or after any event; [`timeline`] stacks
+//! every allocation as a band over the events (memory_viz's active-memory view).
 
 pub mod model;
 pub mod segments;
 pub mod summary;
+pub mod timeline;
 pub mod unpickle;
 
 pub use model::{Action, AllocatorSnapshot, Block, Event, Frame, Segment, SnapshotError, StackId};
