@@ -178,20 +178,80 @@ pub struct Flame {
     pub leaves: Vec<(u32, usize)>,
 }
 
+/// Builds a [`Flame`] from weighted paths, one [`FlameBuilder::add`] per block.
+#[derive(Debug)]
+pub struct FlameBuilder {
+    nodes: Vec<FlameNode>,
+    child: FxHashMap<(usize, FlameFrame), usize>,
+    leaves: Vec<(u32, usize)>,
+}
+
+impl Default for FlameBuilder {
+    fn default() -> Self {
+        FlameBuilder {
+            nodes: vec![FlameNode {
+                frame: FlameFrame::Root,
+                parent: 0,
+                depth: 0,
+                bytes: 0,
+                blocks: 0,
+                children: Vec::new(),
+            }],
+            child: FxHashMap::default(),
+            leaves: Vec::new(),
+        }
+    }
+}
+
+impl FlameBuilder {
+    /// Adds block `row` of `size` bytes (negative counts as 0) under `path`, outermost first.
+    pub fn add(&mut self, row: u32, path: &[FlameFrame], size: i64) {
+        let size = size.max(0);
+        let nodes = &mut self.nodes;
+        let mut at = 0;
+        nodes[0].bytes = nodes[0].bytes.saturating_add(size);
+        nodes[0].blocks += 1;
+        for &f in path {
+            let next = *self.child.entry((at, f)).or_insert_with(|| {
+                nodes.push(FlameNode {
+                    frame: f,
+                    parent: at,
+                    depth: nodes[at].depth + 1,
+                    bytes: 0,
+                    blocks: 0,
+                    children: Vec::new(),
+                });
+                let id = nodes.len() - 1;
+                nodes[at].children.push(id);
+                id
+            });
+            nodes[next].bytes = nodes[next].bytes.saturating_add(size);
+            nodes[next].blocks += 1;
+            at = next;
+        }
+        self.leaves.push((row, at));
+    }
+
+    /// The icicle, each node's children heaviest first.
+    pub fn finish(self) -> Flame {
+        let mut nodes = self.nodes;
+        for i in 0..nodes.len() {
+            let mut kids = std::mem::take(&mut nodes[i].children);
+            kids.sort_by(|&a, &b| nodes[b].bytes.cmp(&nodes[a].bytes).then(a.cmp(&b)));
+            nodes[i].children = kids;
+        }
+        Flame {
+            nodes,
+            leaves: self.leaves,
+        }
+    }
+}
+
 impl Flame {
     /// Builds the icicle of `rows`.
     pub fn build(data: &RankData, stacks: &CallStacks, rows: &[u32]) -> Flame {
         let o = &data.operators;
-        let mut nodes = vec![FlameNode {
-            frame: FlameFrame::Root,
-            parent: 0,
-            depth: 0,
-            bytes: 0,
-            blocks: 0,
-            children: Vec::new(),
-        }];
-        let mut child: FxHashMap<(usize, FlameFrame), usize> = FxHashMap::default();
-        let mut leaves = Vec::with_capacity(rows.len());
+        let mut b = FlameBuilder::default();
         let mut path: Vec<FlameFrame> = Vec::new();
         for &r in rows {
             let ru = r as usize;
@@ -212,36 +272,9 @@ impl Flame {
                 );
             }
             path.push(FlameFrame::Operator(o.name[ru]));
-            let size = o.size[ru].max(0);
-            let mut at = 0;
-            nodes[0].bytes = nodes[0].bytes.saturating_add(size);
-            nodes[0].blocks += 1;
-            for &f in &path {
-                let next = *child.entry((at, f)).or_insert_with(|| {
-                    nodes.push(FlameNode {
-                        frame: f,
-                        parent: at,
-                        depth: nodes[at].depth + 1,
-                        bytes: 0,
-                        blocks: 0,
-                        children: Vec::new(),
-                    });
-                    let id = nodes.len() - 1;
-                    nodes[at].children.push(id);
-                    id
-                });
-                nodes[next].bytes = nodes[next].bytes.saturating_add(size);
-                nodes[next].blocks += 1;
-                at = next;
-            }
-            leaves.push((r, at));
+            b.add(r, &path, o.size[ru]);
         }
-        for i in 0..nodes.len() {
-            let mut kids = std::mem::take(&mut nodes[i].children);
-            kids.sort_by(|&a, &b| nodes[b].bytes.cmp(&nodes[a].bytes).then(a.cmp(&b)));
-            nodes[i].children = kids;
-        }
-        Flame { nodes, leaves }
+        b.finish()
     }
 
     /// The deepest level.

@@ -191,6 +191,16 @@ fn fill(stacks: &CallStacks, frame: FlameFrame, text: &str) -> egui::Color32 {
     hsva.into()
 }
 
+/// How one node of an icicle is drawn: its text in the box, its text in full (hover), its fill.
+pub struct NodeLook {
+    /// Drawn in the box (truncated to fit).
+    pub text: String,
+    /// The hover's heading.
+    pub full: String,
+    /// The box's colour.
+    pub fill: egui::Color32,
+}
+
 /// Paints the icicle (root on top); returns the node clicked, if any.
 fn draw(
     ui: &mut egui::Ui,
@@ -198,6 +208,27 @@ fn draw(
     data: &RankData,
     stacks: &CallStacks,
     flame: &Flame,
+) -> Option<usize> {
+    draw_icicle(ui, t, flame, &|n| {
+        let text = node_text(t, data, stacks, flame, n);
+        let frame = flame.nodes[n].frame;
+        NodeLook {
+            fill: fill(stacks, frame, &text),
+            full: match frame {
+                FlameFrame::Frame(f) => stacks.frames.get(f).to_string(),
+                _ => text.clone(),
+            },
+            text,
+        }
+    })
+}
+
+/// Paints any icicle (root on top), each node as `look` says; returns the node clicked, if any.
+pub fn draw_icicle(
+    ui: &mut egui::Ui,
+    t: &Tr,
+    flame: &Flame,
+    look: &dyn Fn(usize) -> NodeLook,
 ) -> Option<usize> {
     let row_h = ui.text_style_height(&egui::TextStyle::Body) + 6.0;
     let levels = flame.depth() + 1;
@@ -241,7 +272,7 @@ fn draw(
             }
             let font = egui::TextStyle::Small.resolve(ui.style());
             for &(n, b) in &boxes {
-                let text = node_text(t, data, stacks, flame, n);
+                let NodeLook { text, full, fill } = look(n);
                 let inner = b.shrink2(egui::vec2(0.5, 0.0));
                 // Each frame is a widget of its own: hover, click, and a name for screen readers
                 // (and tests).
@@ -250,7 +281,7 @@ fn draw(
                 r.widget_info(|| {
                     egui::WidgetInfo::labeled(egui::Role::Button, true, name.as_str())
                 });
-                painter.rect_filled(inner, 2.0, fill(stacks, flame.nodes[n].frame, &text));
+                painter.rect_filled(inner, 2.0, fill);
                 if r.hovered() {
                     painter.rect_stroke(
                         inner,
@@ -274,10 +305,6 @@ fn draw(
                     painter.galley(pos, galley, egui::Color32::from_gray(20));
                 }
                 let node = &flame.nodes[n];
-                let full = match node.frame {
-                    FlameFrame::Frame(f) => stacks.frames.get(f).to_string(),
-                    _ => text,
-                };
                 let tip = (t.frame_tip)(&grouped(bytes_to_mib(node.bytes), 2), node.blocks);
                 let r = r.on_hover_ui_at_pointer(|ui| {
                     ui.strong(full);
