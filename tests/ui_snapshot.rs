@@ -1,6 +1,7 @@
 //! The allocator snapshot view, driven through egui_kittest in English and Chinese, on the five
 //! real torch_npu snapshots: the per-device figures, who holds memory just after a picked event,
-//! and the leak suspects, each against Python's own `pickle` module over the same file
+//! the active-memory bands (click, box zoom, double-click, hover), the segments rewound to the
+//! picked event, the flame graph of the holders, and the leak suspects, each against Python's own `pickle` module over the same file
 //! (tests/reference/snapshot_summary.py, and a few lines of Python here for the leaks).
 #![cfg(feature = "gui")]
 
@@ -157,6 +158,7 @@ fn segments_heading(t: &Tr, d: &serde_json::Value) -> String {
         0.0
     };
     (t.snapshot_segments)(
+        t.snapshot_when_end,
         d["segments"].as_u64().unwrap() as usize,
         &mb(&d["free_in_segments_bytes"]),
         &grouped(share, 1),
@@ -239,5 +241,240 @@ fn a_long_trace_is_summarised_in_a_job_and_then_shown() {
         assert!(!h.state().snapshot.as_ref().unwrap().is_computing());
         assert!(h.query_by_label(t.snapshot_computing).is_none());
         h.get_by_label(&figures(t, d0));
+    }
+}
+
+/// The leak demo: one device, expandable segments.
+fn leak_demo() -> Option<std::path::PathBuf> {
+    common::sample_snapshots()
+        .into_iter()
+        .find(|p| p.to_string_lossy().ends_with("snapshot_expandable.pkl"))
+}
+
+/// Live blocks at the end whose stack holds `frame` (file ending, line, name), counted by Python
+/// (a block without frames takes its last alloc's, as memsight does).
+fn python_live_under(file: &Path, frame: (&str, i64, &str)) -> Option<usize> {
+    let code = "import pickle,sys\n\
+        d=pickle.load(open(sys.argv[1],'rb'))\n\
+        last={}\n\
+        for e in d['device_traces'][0]:\n\
+        \x20if e['action']=='alloc': last[e['addr']]=e['frames']\n\
+        n=0\n\
+        for s in d['segments']:\n\
+        \x20for b in s['blocks']:\n\
+        \x20\x20if b['state']!='active_allocated': continue\n\
+        \x20\x20fr=b['frames'] or last.get(b['address'],[])\n\
+        \x20\x20n+=any(f['filename'].endswith(sys.argv[2]) and f['line']==int(sys.argv[3]) and f['name']==sys.argv[4] for f in fr)\n\
+        print(n)";
+    let out = Process::new("python3")
+        .args(["-c", code])
+        .arg(file)
+        .args([
+            frame.0.to_string(),
+            frame.1.to_string(),
+            frame.2.to_string(),
+        ])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    String::from_utf8_lossy(&out.stdout).trim().parse().ok()
+}
+
+/// The centre of the bands plot, and its screen x for plot x `x`.
+fn plot_x(h: &Harness<'static, MemsightApp>, x: f64) -> (f32, f32) {
+    let chart = &h.state().snapshot.as_ref().unwrap().chart;
+    let (frame, _, _) = chart.last_frame.expect("the chart was drawn");
+    (chart.screen_x(x).unwrap(), frame.center().y)
+}
+
+#[test]
+fn clicking_the_bands_picks_the_event_and_shows_the_state_after_it() {
+    let Some(file) = leak_demo() else {
+        return;
+    };
+    for lang in Lang::ALL {
+        let t = tr(lang);
+        let mut h = open(&file, lang);
+        h.run();
+        // A click in the middle of event 4000's column.
+        let (x, y) = plot_x(&h, 4000.5);
+        h.hover_at(egui::pos2(x, y));
+        h.run();
+        h.drag_at(egui::pos2(x, y));
+        h.step();
+        h.drop_at(egui::pos2(x, y));
+        h.run();
+        let k = h.state().snapshot.as_ref().unwrap().event.expect("picked");
+        assert!((3999..=4001).contains(&k), "{k}");
+        let at = reference(&file, Some((0, k))).unwrap();
+        let a = &at["at_event"];
+        h.get_by_label(&(t.snapshot_at_event)(
+            k,
+            &mb(&a["allocated_bytes"]),
+            a["blocks"].as_u64().unwrap(),
+        ));
+        // The segments just after it, with Python's rewound fragmentation figures.
+        let free = a["free_in_segments_bytes"].as_f64().unwrap();
+        let reserved = a["reserved_bytes"].as_f64().unwrap();
+        h.get_by_label(&(t.snapshot_segments)(
+            &(t.snapshot_when_event)(k),
+            a["segments"].as_u64().unwrap() as usize,
+            &mb(&a["free_in_segments_bytes"]),
+            &grouped(free / reserved * 100.0, 1),
+            &mb(&a["largest_free_block_bytes"]),
+        ));
+        // The peak, from Python's figures.
+        let whole = reference(&file, None).unwrap();
+        let peak = whole["devices"][0]["peak_event"].as_u64().unwrap() as usize;
+        h.get_by_label(t.snapshot_go_peak).click();
+        h.run();
+        assert_eq!(h.state().snapshot.as_ref().unwrap().event, Some(peak));
+    }
+}
+
+#[test]
+fn a_box_drag_zooms_the_bands_and_a_double_click_shows_them_all() {
+    let Some(file) = leak_demo() else {
+        return;
+    };
+    for lang in Lang::ALL {
+        let mut h = open(&file, lang);
+        h.run();
+        let (x0, y) = plot_x(&h, 2000.0);
+        let (x1, _) = plot_x(&h, 3000.0);
+        let px = {
+            let (a, _) = plot_x(&h, 0.0);
+            let (b, _) = plot_x(&h, 1000.0);
+            1000.0 / f64::from(b - a)
+        };
+        h.hover_at(egui::pos2(x0, y));
+        h.run();
+        h.drag_at(egui::pos2(x0, y));
+        h.step();
+        for x in [x0 + 40.0, (x0 + x1) / 2.0, x1] {
+            h.hover_at(egui::pos2(x, y));
+            h.step();
+        }
+        h.step();
+        h.drop_at(egui::pos2(x1, y));
+        h.run();
+        let view = h.state().snapshot.as_ref().unwrap();
+        let (a, b) = view.chart.range.expect("zoomed");
+        assert!(
+            (a - 2000.0).abs() < 2.0 * px && (b - 3000.0).abs() < 2.0 * px,
+            "{a}..{b}"
+        );
+        assert_eq!(view.event, None, "a drag is not a click");
+        let (x, y) = plot_x(&h, 2500.0);
+        h.event(egui::Event::PointerButton {
+            pos: egui::pos2(x, y),
+            button: egui::PointerButton::Primary,
+            pressed: true,
+            modifiers: egui::Modifiers::NONE,
+        });
+        h.event(egui::Event::PointerButton {
+            pos: egui::pos2(x, y),
+            button: egui::PointerButton::Primary,
+            pressed: false,
+            modifiers: egui::Modifiers::NONE,
+        });
+        h.step();
+        h.event(egui::Event::PointerButton {
+            pos: egui::pos2(x, y),
+            button: egui::PointerButton::Primary,
+            pressed: true,
+            modifiers: egui::Modifiers::NONE,
+        });
+        h.event(egui::Event::PointerButton {
+            pos: egui::pos2(x, y),
+            button: egui::PointerButton::Primary,
+            pressed: false,
+            modifiers: egui::Modifiers::NONE,
+        });
+        h.run();
+        assert_eq!(h.state().snapshot.as_ref().unwrap().chart.range, None);
+    }
+}
+
+#[test]
+fn hovering_a_band_names_its_allocation_as_the_trace_records_it() {
+    use memsight::snapshot::Action;
+    let Some(file) = leak_demo() else {
+        return;
+    };
+    for lang in Lang::ALL {
+        let t = tr(lang);
+        let mut h = open(&file, lang);
+        h.run();
+        // 50 MB up, in the middle of event 5000: the bottom bands, held since before the trace or
+        // allocated early.
+        let (x, _) = plot_x(&h, 5000.5);
+        let view = h.state().snapshot.as_ref().unwrap();
+        let (frame, _, _) = view.chart.last_frame.unwrap();
+        let y = frame.bottom() - frame.height() * 50.0 / (view_peak_mb(&h) * 1.05) as f32;
+        h.hover_at(egui::pos2(x, y));
+        h.run_steps(60);
+        let snap = h.state().snapshot.as_ref().unwrap().snap.clone().unwrap();
+        let tl = memsight::snapshot::timeline::timeline(&snap, 0, 3000, 2_000_000);
+        let i = tl.allocation_at(5000, 50 << 20).expect("a band there");
+        let a = &tl.allocations[i];
+        // What the hover says agrees with the raw trace: the alloc and free events at its address.
+        let trace = &snap.traces[0];
+        if let Some(k) = a.allocated_at {
+            assert!(trace[k].action == Action::Alloc && trace[k].addr == a.addr);
+            assert_eq!(trace[k].size, a.size);
+        }
+        if let Some(k) = a.freed_at {
+            assert!(trace[k].action == Action::FreeCompleted && trace[k].addr == a.addr);
+            let from = a.allocated_at.map_or(0, |k| k + 1);
+            assert!(
+                !trace[from..k]
+                    .iter()
+                    .any(|e| e.action == Action::FreeCompleted && e.addr == a.addr),
+                "freed once"
+            );
+        }
+        let from = a.allocated_at.map_or_else(
+            || t.snapshot_held_before.to_string(),
+            t.snapshot_allocated_at,
+        );
+        let to = a
+            .freed_at
+            .map_or_else(|| t.snapshot_held_at_end.to_string(), t.snapshot_freed_at);
+        h.get_by_label(&(t.snapshot_band)(
+            &memsight::ui::panes::snapshot_bands::size_text(a.size),
+            &from,
+            &to,
+        ));
+    }
+}
+
+/// The bands' y scale: the largest total, MB.
+fn view_peak_mb(h: &Harness<'static, MemsightApp>) -> f64 {
+    let snap = h.state().snapshot.as_ref().unwrap().snap.clone().unwrap();
+    let tl = memsight::snapshot::timeline::timeline(&snap, 0, 10, 1000);
+    *tl.total.iter().max().unwrap() as f64 / (1u64 << 20) as f64
+}
+
+#[test]
+fn the_flame_graph_lists_the_blocks_under_a_frame() {
+    let Some(file) = leak_demo() else {
+        return;
+    };
+    let frame = ("memory_leaks_demo.py", 12, "train_one_step");
+    let Some(want) = python_live_under(&file, frame) else {
+        return;
+    };
+    for lang in Lang::ALL {
+        let t = tr(lang);
+        let mut h = open(&file, lang);
+        h.run();
+        h.get_by_label(t.snapshot_views[1]).click();
+        h.run();
+        h.get_by_label(t.all_blocks);
+        let label = format!("{} ({}:{})", frame.2, frame.0, frame.1);
+        h.get_by_label(&label).click();
+        h.run();
+        h.get_by_label(&(t.blocks_under)(&label, want));
     }
 }

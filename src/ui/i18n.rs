@@ -365,9 +365,33 @@ pub struct Tr {
     pub snapshot_leaks: fn(u64) -> String,
     /// Stack table headers: MB, blocks, innermost frame.
     pub snapshot_headers: [&'static str; 3],
-    /// The segment map's heading: segments, free MB inside them, its share of reserved (%),
-    /// the largest free block's MB.
-    pub snapshot_segments: fn(usize, &str, &str, &str) -> String,
+    /// The segment map's heading: when (see `snapshot_when_*`), segments, free MB inside them,
+    /// its share of reserved (%), the largest free block's MB.
+    pub snapshot_segments: fn(&str, usize, &str, &str, &str) -> String,
+    /// "At the end", for the segment map's heading.
+    pub snapshot_when_end: &'static str,
+    /// "Just after event K", for the segment map's heading.
+    pub snapshot_when_event: fn(usize) -> String,
+    /// Under the active-memory chart: banded allocations, summed ones.
+    pub snapshot_bands_legend: fn(usize, usize) -> String,
+    /// The summed band on hover: allocations in it now, MB.
+    pub snapshot_summed: fn(u32, &str) -> String,
+    /// A band on hover: its size (with unit), when allocated, when freed.
+    pub snapshot_band: fn(&str, &str, &str) -> String,
+    /// Allocated at event K.
+    pub snapshot_allocated_at: fn(usize) -> String,
+    /// Held before the trace began.
+    pub snapshot_held_before: &'static str,
+    /// Freed at event K.
+    pub snapshot_freed_at: fn(usize) -> String,
+    /// Still held at the end.
+    pub snapshot_held_at_end: &'static str,
+    /// Picks the peak event.
+    pub snapshot_go_peak: &'static str,
+    /// How the holders are shown: table, flame graph.
+    pub snapshot_views: [&'static str; 2],
+    /// The flame graph's hint.
+    pub snapshot_flame_hint: &'static str,
     /// The segment map's legend: allocated, pending free, free.
     pub snapshot_block_kinds: [&'static str; 3],
     /// A segment on hover: address, type, MB reserved, allocated, free, largest free block,
@@ -722,11 +746,27 @@ pub static EN: Tr = Tr {
     },
     snapshot_at_end: "Who holds memory at the end (click the curve to pick an event)",
     snapshot_leaks: |n| format!("Leak suspects: {n} blocks allocated in the trace and never freed"),
-    snapshot_segments: |n, free, pct, largest| {
+    snapshot_segments: |when, n, free, pct, largest| {
         format!(
-            "Segments at the snapshot: {n} · free inside segments {free} MB ({pct} % of reserved) · largest free block {largest} MB"
+            "Segments {when}: {n} · free inside segments {free} MB ({pct} % of reserved) · largest free block {largest} MB"
         )
     },
+    snapshot_when_end: "at the end",
+    snapshot_when_event: |k| format!("just after event #{k}"),
+    snapshot_bands_legend: |n, m| {
+        format!(
+            "Each band is one allocation, coloured by its innermost frame: the {n} largest have their own, the other {m} are summed in grey on top. Drag to zoom, double-click to see all, click to pick an event."
+        )
+    },
+    snapshot_summed: |n, mb| format!("{n} smaller allocations, summed: {mb} MB"),
+    snapshot_band: |size, from, to| format!("{size} · {from} · {to}"),
+    snapshot_allocated_at: |k| format!("allocated at event #{k}"),
+    snapshot_held_before: "held before the trace began",
+    snapshot_freed_at: |k| format!("freed at event #{k}"),
+    snapshot_held_at_end: "still held at the end",
+    snapshot_go_peak: "Go to the peak",
+    snapshot_views: ["Table", "Flame graph"],
+    snapshot_flame_hint: "Width is memory; the outermost frame on top. Click a frame to list its blocks.",
     snapshot_block_kinds: ["allocated", "pending free", "free"],
     snapshot_segment_hover: |addr, kind, total, alloc, free, largest, blocks| {
         format!(
@@ -1038,11 +1078,27 @@ pub static ZH: Tr = Tr {
     snapshot_at_end: "结束时的内存持有者（点击曲线可选择事件）",
     snapshot_leaks: |n| format!("疑似泄漏：{n} 个在记录期间分配且从未释放的内存块"),
     snapshot_headers: ["MB", "块数", "分配位置（最内层帧；悬停查看调用栈）"],
-    snapshot_segments: |n, free, pct, largest| {
+    snapshot_segments: |when, n, free, pct, largest| {
         format!(
-            "快照时的内存段：{n} 个 · 段内空闲 {free} MB（占预留的 {pct} %）· 最大空闲块 {largest} MB"
+            "{when}的内存段：{n} 个 · 段内空闲 {free} MB（占预留的 {pct} %）· 最大空闲块 {largest} MB"
         )
     },
+    snapshot_when_end: "结束时",
+    snapshot_when_event: |k| format!("事件 #{k} 之后"),
+    snapshot_bands_legend: |n, m| {
+        format!(
+            "每条色带是一次分配，按最内层帧着色：最大的 {n} 次分配各占一条，其余 {m} 次合并为顶部的灰色带。拖动可缩放，双击看全部，单击可选择事件。"
+        )
+    },
+    snapshot_summed: |n, mb| format!("{n} 次较小的分配（合计）：{mb} MB"),
+    snapshot_band: |size, from, to| format!("{size} · {from} · {to}"),
+    snapshot_allocated_at: |k| format!("分配于事件 #{k}"),
+    snapshot_held_before: "记录开始前已持有",
+    snapshot_freed_at: |k| format!("释放于事件 #{k}"),
+    snapshot_held_at_end: "结束时仍持有",
+    snapshot_go_peak: "跳到峰值",
+    snapshot_views: ["表格", "火焰图"],
+    snapshot_flame_hint: "宽度即内存，最外层帧在上。点击某帧可列出其内存块。",
     snapshot_block_kinds: ["已分配", "待释放", "空闲"],
     snapshot_segment_hover: |addr, kind, total, alloc, free, largest, blocks| {
         format!(

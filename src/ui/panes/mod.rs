@@ -11,7 +11,7 @@
 //!   [`warnings`]: the load warnings window; [`steps`]: memory per training step; [`diff`]: the
 //!   per-operator diff of a comparison; [`flame`]: the call stacks tab (flame graph);
 //!   [`groups`]: the details table grouped by call stack, source line or host operator;
-//!   [`snapshot`]: an allocator snapshot (`.pickle`).
+//!   [`snapshot`]: an allocator snapshot (`.pickle`); [`snapshot_bands`] its active-memory chart.
 
 pub mod component_table;
 pub mod details_table;
@@ -24,6 +24,7 @@ pub mod memory_chart;
 pub mod overview;
 pub mod pager;
 pub mod snapshot;
+pub mod snapshot_bands;
 pub mod static_view;
 pub mod steps;
 pub mod warnings;

@@ -1,18 +1,24 @@
-//! The allocator snapshot view (`.pickle`/`.pkl` from `_dump_snapshot`): a device selector, the
-//! allocated bytes over the allocator's events (click to pick an event), who holds the memory
-//! just after that event (or at the end) by stack, and the leak suspects: blocks allocated in
-//! the trace and never freed, by stack. The file is read by memsight's data-only unpickler in a
-//! job; nothing in it is ever executed.
+//! The allocator snapshot view (`.pickle`/`.pkl` from `_dump_snapshot`): a device selector; the
+//! active memory over the allocator's events, every allocation a band (click to pick an event,
+//! drag to zoom); the segments just after that event (or at the end) with their fragmentation;
+//! who holds the memory then, as a table by stack or a flame graph; and the leak suspects:
+//! blocks allocated in the trace and never freed, by stack. The file is read by memsight's
+//! data-only unpickler in a job; nothing in it is ever executed.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use egui_plot::{Line, Plot, PlotPoints, VLine};
+use rustc_hash::FxHashMap;
 
-use crate::model::bytes_to_mib;
-use crate::snapshot::segments::{AllocatorState, BlockKind, allocator_state};
-use crate::snapshot::summary::{allocated_curve, never_freed};
-use crate::snapshot::{AllocatorSnapshot, SnapshotSummary, StackTotal, summarize_snapshot};
+use super::flame::{NodeLook, draw_icicle};
+use super::snapshot_bands::{Bands, BandsChart, size_text};
+use crate::analysis::stacks::{Flame, FlameBuilder, FlameFrame};
+use crate::model::{bytes_to_mib, is_library_frame};
+use crate::snapshot::segments::{AllocatorState, BlockKind, allocator_state, allocator_state_at};
+use crate::snapshot::summary::{live_blocks, never_freed};
+use crate::snapshot::{
+    AllocatorSnapshot, Frame, SnapshotSummary, StackId, StackTotal, summarize_snapshot,
+};
 use crate::ui::format::grouped;
 use crate::ui::i18n::Tr;
 use crate::ui::jobs::{Job, JobKey, Jobs, Place, Poll};
@@ -24,15 +30,36 @@ const TOP: usize = 30;
 /// the figures shown before staying on screen until the new ones are ready.
 pub const SYNC_EVENTS: usize = 100_000;
 
+/// What the view shows for one device whatever the event: its bands and leak suspects.
+struct DeviceParts {
+    device: i64,
+    bands: Arc<Bands>,
+    leaks: Vec<StackTotal>,
+    leak_blocks: u64,
+}
+
 /// What the view shows for one device and event, computed when they change.
 struct Shown {
     device: i64,
     event: Option<usize>,
+    parts: Arc<DeviceParts>,
     summary: SnapshotSummary,
-    curve: Vec<[f64; 2]>,
-    leaks: Vec<StackTotal>,
-    leak_blocks: u64,
     segments: AllocatorState,
+    /// The live blocks (address, size, stack) and their flame graph, whose frame ids index
+    /// `flame_frames`.
+    live: Vec<(u64, i64, StackId)>,
+    flame: Flame,
+    flame_frames: Vec<Frame>,
+}
+
+/// How the holders are shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HoldersView {
+    /// A table by stack, beside the leak suspects.
+    #[default]
+    Table,
+    /// A flame graph of the live blocks.
+    Flame,
 }
 
 /// A device and an event of it (None: the end state).
@@ -54,6 +81,12 @@ pub struct SnapshotView {
     shown: Option<Arc<Shown>>,
     /// The figures being computed in a job, for (device, event).
     computing: Option<(Pick, Job<Option<Shown>>)>,
+    /// The active-memory chart's zoom.
+    pub chart: BandsChart,
+    /// Table or flame graph.
+    pub holders_view: HoldersView,
+    /// The flame graph frame clicked: its label and the live blocks under it.
+    pub flame_pick: Option<(String, Vec<u32>)>,
 }
 
 impl SnapshotView {
@@ -72,6 +105,9 @@ impl SnapshotView {
             event: None,
             shown: None,
             computing: None,
+            chart: BandsChart::default(),
+            holders_view: HoldersView::default(),
+            flame_pick: None,
         }
     }
 
@@ -152,12 +188,17 @@ impl SnapshotView {
             return self.shown.clone();
         }
         let events = trace_len(&snap, self.device);
+        let parts = self
+            .shown
+            .as_ref()
+            .filter(|s| s.device == self.device)
+            .map(|s| Arc::clone(&s.parts));
         if events <= SYNC_EVENTS {
-            self.shown = compute(&snap, self.device, self.event).map(Arc::new);
+            self.shown = compute(&snap, self.device, self.event, parts).map(Arc::new);
         } else {
             let (device, event) = want;
             let job = jobs.run(JobKey::SnapshotState, Place::Thread, move |_| {
-                compute(&snap, device, event)
+                compute(&snap, device, event, parts)
             });
             self.computing = Some((want, job));
         }
@@ -196,6 +237,8 @@ impl SnapshotView {
                         {
                             self.device = d;
                             self.event = None;
+                            self.chart = BandsChart::default();
+                            self.flame_pick = None;
                         }
                     }
                 })
@@ -203,9 +246,9 @@ impl SnapshotView {
                 .labelled_by(label.id);
             if self.event.is_some() && ui.button(t.snapshot_end).clicked() {
                 self.event = None;
+                self.flame_pick = None;
             }
         });
-        let mut picked = None;
         let shown = self.shown(jobs);
         if self.computing.is_some() {
             ui.horizontal(|ui| {
@@ -217,6 +260,7 @@ impl SnapshotView {
         let Some(shown) = shown else {
             return;
         };
+        let mut picked = None;
         if let Some(d) = shown
             .summary
             .devices
@@ -226,39 +270,36 @@ impl SnapshotView {
             let peak_at = d
                 .peak_event
                 .map_or_else(|| t.snapshot_before_trace.to_string(), |k| format!("#{k}"));
-            ui.label((t.snapshot_figures)(
-                d.segments,
-                &grouped(bytes_to_mib(d.reserved_bytes), 2),
-                &grouped(bytes_to_mib(d.allocated_bytes), 2),
-                &grouped(bytes_to_mib(d.peak_allocated_bytes), 2),
-                &peak_at,
-                &grouped(d.events.values().sum::<u64>() as f64, 0),
-            ));
-        }
-        let height = (ui.available_height() * 0.35).clamp(140.0, 320.0);
-        let marker = shown.event;
-        let plot = Plot::new("snapshot_curve")
-            .height(height)
-            .x_axis_label(t.snapshot_event_axis)
-            .y_axis_label("MB")
-            .allow_scroll(false)
-            .show(ui, |p| {
-                p.line(Line::new(
-                    t.snapshot_allocated,
-                    PlotPoints::new(shown.curve.clone()),
+            ui.horizontal_wrapped(|ui| {
+                ui.label((t.snapshot_figures)(
+                    d.segments,
+                    &grouped(bytes_to_mib(d.reserved_bytes), 2),
+                    &grouped(bytes_to_mib(d.allocated_bytes), 2),
+                    &grouped(bytes_to_mib(d.peak_allocated_bytes), 2),
+                    &peak_at,
+                    &grouped(d.events.values().sum::<u64>() as f64, 0),
                 ));
-                if let Some(k) = marker {
-                    p.vline(VLine::new(t.snapshot_picked, k as f64));
+                if let Some(k) = d.peak_event
+                    && shown.event != Some(k)
+                    && ui.button(t.snapshot_go_peak).clicked()
+                {
+                    picked = Some(k);
                 }
-                p.pointer_coordinate()
             });
-        if plot.response.clicked()
-            && let Some(c) = plot.inner
-        {
-            let last = shown.curve.len().saturating_sub(2);
-            picked = Some((c.x.round().max(0.0) as usize).min(last));
         }
-        segment_map(ui, t, &shown.segments);
+        let height = (ui.available_height() * 0.38).clamp(160.0, 420.0);
+        let bands = &shown.parts.bands;
+        let out = self.chart.ui(ui, t, &snap, bands, shown.event, height);
+        picked = picked.or(out.picked);
+        let tl = &bands.timeline;
+        ui.weak((t.snapshot_bands_legend)(
+            tl.banded,
+            tl.allocations.len().saturating_sub(tl.banded),
+        ));
+        let when = shown
+            .event
+            .map_or_else(|| t.snapshot_when_end.to_string(), t.snapshot_when_event);
+        segment_map(ui, t, &when, &shown.segments);
         let title = match (&shown.summary.at_event, shown.event) {
             (Some(a), Some(_)) => (t.snapshot_at_event)(
                 a.event,
@@ -267,18 +308,159 @@ impl SnapshotView {
             ),
             _ => t.snapshot_at_end.to_string(),
         };
-        let leaks_title = (t.snapshot_leaks)(shown.leak_blocks);
-        let (holders, leaks) = (&shown.summary.top_stacks, &shown.leaks);
-        ui.columns(2, |cols| {
-            cols[0].strong(title);
-            stack_table(&mut cols[0], t, "snapshot_holders", holders);
-            cols[1].strong(leaks_title);
-            stack_table(&mut cols[1], t, "snapshot_leaks", leaks);
+        ui.horizontal(|ui| {
+            ui.strong(title);
+            ui.separator();
+            for (view, name) in [HoldersView::Table, HoldersView::Flame]
+                .into_iter()
+                .zip(t.snapshot_views)
+            {
+                if ui
+                    .selectable_label(self.holders_view == view, name)
+                    .clicked()
+                {
+                    self.holders_view = view;
+                }
+            }
         });
-        if picked.is_some() {
-            self.event = picked;
+        match self.holders_view {
+            HoldersView::Table => {
+                let leaks_title = (t.snapshot_leaks)(shown.parts.leak_blocks);
+                let (holders, leaks) = (&shown.summary.top_stacks, &shown.parts.leaks);
+                ui.columns(2, |cols| {
+                    stack_table(&mut cols[0], t, "snapshot_holders", holders);
+                    cols[1].strong(leaks_title);
+                    stack_table(&mut cols[1], t, "snapshot_leaks", leaks);
+                });
+            }
+            HoldersView::Flame => self.holders_flame(ui, t, &snap, &shown),
+        }
+        if let Some(k) = picked {
+            self.event = Some(k);
+            self.flame_pick = None;
         }
     }
+
+    /// The flame graph of the live blocks, and the blocks under the frame clicked.
+    fn holders_flame(
+        &mut self,
+        ui: &mut egui::Ui,
+        t: &Tr,
+        snap: &AllocatorSnapshot,
+        shown: &Shown,
+    ) {
+        ui.weak(t.snapshot_flame_hint);
+        if let Some((label, rows)) = &self.flame_pick {
+            ui.strong((t.blocks_under)(label, rows.len()));
+            block_list(ui, snap, &shown.live, rows);
+        }
+        let frames = &shown.flame_frames;
+        let flame = &shown.flame;
+        let look = |n: usize| flame_look(t, frames, flame.nodes[n].frame);
+        if let Some(node) = draw_icicle(ui, t, flame, &look) {
+            let label = look(node).text;
+            self.flame_pick = Some((label, flame.rows_under(node)));
+        }
+    }
+}
+
+/// How a node of the holders' flame graph is drawn: the user's own frames warm, library frames
+/// blue-grey, the root and blocks without a stack grey; the hue varies with the text.
+fn flame_look(t: &Tr, frames: &[Frame], frame: FlameFrame) -> NodeLook {
+    let grey = egui::ecolor::Hsva::new(0.0, 0.0, 0.78, 1.0).into();
+    match frame {
+        FlameFrame::Frame(i) => {
+            let Some(f) = frames.get(i as usize) else {
+                return NodeLook {
+                    text: String::new(),
+                    full: String::new(),
+                    fill: grey,
+                };
+            };
+            let text = format!("{} ({}:{})", f.name, short_file(&f.filename), f.line);
+            let h = text
+                .bytes()
+                .fold(0u32, |a, b| a.wrapping_mul(31).wrapping_add(u32::from(b)));
+            let jitter = (h % 1000) as f32 / 1000.0;
+            let fill = if is_library_frame(&f.filename) {
+                egui::ecolor::Hsva::new(0.55 + 0.08 * jitter, 0.25, 0.88, 1.0)
+            } else {
+                egui::ecolor::Hsva::new(0.02 + 0.1 * jitter, 0.55, 0.97, 1.0)
+            };
+            NodeLook {
+                full: format!("{} ({}:{})", f.name, f.filename, f.line),
+                text,
+                fill: fill.into(),
+            }
+        }
+        FlameFrame::NoStack => NodeLook {
+            text: t.no_stack.to_string(),
+            full: t.no_stack.to_string(),
+            fill: grey,
+        },
+        FlameFrame::Root | FlameFrame::Operator(_) => NodeLook {
+            text: t.all_blocks.to_string(),
+            full: t.all_blocks.to_string(),
+            fill: grey,
+        },
+    }
+}
+
+/// The blocks `rows` of `live`: address, MB, innermost frame (the whole stack on hover).
+fn block_list(
+    ui: &mut egui::Ui,
+    snap: &AllocatorSnapshot,
+    live: &[(u64, i64, StackId)],
+    rows: &[u32],
+) {
+    let row_h = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
+    egui::ScrollArea::vertical()
+        .id_salt("snapshot_flame_blocks")
+        .max_height(row_h * 6.0)
+        .auto_shrink([false, true])
+        .show_rows(ui, row_h, rows.len(), |ui, range| {
+            egui::Grid::new("snapshot_flame_blocks_grid")
+                .striped(true)
+                .show(ui, |ui| {
+                    for &r in &rows[range] {
+                        let Some(&(addr, size, stack)) = live.get(r as usize) else {
+                            continue;
+                        };
+                        ui.monospace(format!("{addr:#x}"));
+                        ui.label(size_text(size));
+                        let frames = snap.frames(stack);
+                        let top = frames.first().map_or_else(String::new, |f| {
+                            format!("{}:{} {}", short_file(&f.filename), f.line, f.name)
+                        });
+                        ui.label(top);
+                        ui.end_row();
+                    }
+                });
+        });
+}
+
+/// The icicle of `live` blocks by stack (outermost frame first), with its frames interned.
+fn holders_flame(snap: &AllocatorSnapshot, live: &[(u64, i64, StackId)]) -> (Flame, Vec<Frame>) {
+    let mut b = FlameBuilder::default();
+    let mut frames: Vec<Frame> = Vec::new();
+    let mut ids: FxHashMap<Frame, u32> = FxHashMap::default();
+    let mut path = Vec::new();
+    for (row, &(_, size, stack)) in live.iter().enumerate() {
+        path.clear();
+        let fs = snap.frames(stack);
+        if fs.is_empty() {
+            path.push(FlameFrame::NoStack);
+        }
+        for f in fs.iter().rev() {
+            let id = *ids.entry(f.clone()).or_insert_with(|| {
+                frames.push(f.clone());
+                frames.len() as u32 - 1
+            });
+            path.push(FlameFrame::Frame(id));
+        }
+        b.add(row as u32, &path, size);
+    }
+    (b.finish(), frames)
 }
 
 /// Events in `device`'s trace.
@@ -288,8 +470,14 @@ fn trace_len(snap: &AllocatorSnapshot, device: i64) -> usize {
         .map_or(0, Vec::len)
 }
 
-/// Everything the view shows for `device` just after `event` (None: the end state).
-fn compute(snap: &AllocatorSnapshot, device: i64, event: Option<usize>) -> Option<Shown> {
+/// Everything the view shows for `device` just after `event` (None: the end state); the
+/// device's bands and leaks are taken from `parts` when they are that device's.
+fn compute(
+    snap: &AllocatorSnapshot,
+    device: i64,
+    event: Option<usize>,
+    parts: Option<Arc<DeviceParts>>,
+) -> Option<Shown> {
     // The end state of this device is the state just after its last event.
     let at = event.or(trace_len(snap, device).checked_sub(1));
     let summary = match at {
@@ -297,21 +485,30 @@ fn compute(snap: &AllocatorSnapshot, device: i64, event: Option<usize>) -> Optio
         None => summarize_snapshot(snap, None, TOP),
     }
     .ok()?;
-    let (start, after) = allocated_curve(snap, device);
-    let curve: Vec<[f64; 2]> = std::iter::once(start)
-        .chain(after)
-        .enumerate()
-        .map(|(i, v)| [i as f64 - 1.0, bytes_to_mib(v)])
-        .collect();
-    let (leaks, leak_blocks) = never_freed(snap, device, TOP);
+    let parts = parts.filter(|p| p.device == device).unwrap_or_else(|| {
+        let (leaks, leak_blocks) = never_freed(snap, device, TOP);
+        Arc::new(DeviceParts {
+            device,
+            bands: Arc::new(Bands::new(snap, device)),
+            leaks,
+            leak_blocks,
+        })
+    });
+    let segments = match event {
+        Some(k) => allocator_state_at(snap, device, k),
+        None => allocator_state(snap, device),
+    };
+    let live = live_blocks(snap, device, event);
+    let (flame, flame_frames) = holders_flame(snap, &live);
     Some(Shown {
         device,
         event,
+        parts,
         summary,
-        curve,
-        leaks,
-        leak_blocks,
-        segments: allocator_state(snap, device),
+        segments,
+        live,
+        flame,
+        flame_frames,
     })
 }
 
@@ -356,11 +553,12 @@ fn kind_color(kind: BlockKind) -> egui::Color32 {
     }
 }
 
-/// The segments at the snapshot, folded under a heading with the fragmentation figures: one bar
+/// The segments at the picked event (or the end), folded under a heading with the fragmentation figures: one bar
 /// per segment, its blocks in address order coloured by kind, the figures on hover.
-fn segment_map(ui: &mut egui::Ui, t: &Tr, state: &AllocatorState) {
+fn segment_map(ui: &mut egui::Ui, t: &Tr, when: &str, state: &AllocatorState) {
     let mb = |b: i64| grouped(bytes_to_mib(b), 2);
     let heading = (t.snapshot_segments)(
+        when,
         state.segments.len(),
         &mb(state.free),
         &grouped(state.free_share() * 100.0, 1),

@@ -1,0 +1,414 @@
+//! The snapshot's active-memory chart: every allocation a band stacked over the allocator's
+//! events ([`crate::snapshot::timeline`]), the smaller ones summed in grey on top, the total as
+//! an outline. Drawn level-of-detail: the summed band per pixel column from min/max pyramids,
+//! each band's pieces merged where they share a pixel column, so a trace of millions of events
+//! draws as fast as a short one. Drag to box-zoom, the wheel zooms, double-click shows all,
+//! a click picks the event under the pointer; hover names the allocation and its stack.
+
+use std::ops::RangeInclusive;
+use std::sync::Arc;
+
+use egui::epaint::{Mesh, Shape};
+use egui::{Color32, Pos2, Rect, Ui};
+use egui_plot::{
+    Plot, PlotBounds, PlotGeometry, PlotItem, PlotItemBase, PlotPoint, PlotTransform, VLine,
+};
+
+use crate::analysis::{LodSeries, Series};
+use crate::model::bytes_to_mib;
+use crate::snapshot::timeline::Timeline;
+use crate::snapshot::{AllocatorSnapshot, Frame};
+use crate::ui::format::grouped;
+use crate::ui::i18n::Tr;
+use crate::ui::plot::step_line::StepLine;
+use crate::ui::plot::zoom::{box_zoom, take_wheel, wheel_zoom};
+
+/// The most allocations with a band of their own (memory_viz's default is 15,000; beyond a few
+/// thousand the bands are thinner than a pixel at any useful zoom).
+pub const MAX_BANDS: usize = 3_000;
+
+/// The most pieces the bands may have (each free moves every band above it).
+pub const MAX_PIECES: usize = 2_000_000;
+
+/// The summed band's fill: a neutral grey darker than any band, so it reads as "the rest".
+const SUMMED: Color32 = Color32::from_gray(120);
+
+/// One device's bands, ready to draw.
+pub struct Bands {
+    /// The bands.
+    pub timeline: Timeline,
+    /// All held bytes per x, with its min/max pyramid.
+    total: LodSeries,
+    /// The top of the banded allocations per x, with its pyramid.
+    banded: LodSeries,
+    /// Each allocation's colour.
+    colors: Vec<Color32>,
+}
+
+/// The fill of an allocation: a hue from its innermost frame, so allocations from one line of
+/// code share a colour; the lightness alternates so neighbouring bands stay apart.
+fn band_color(frames: &[Frame], nth: usize) -> Color32 {
+    let h = frames.first().map_or(0u32, |f| {
+        f.filename
+            .bytes()
+            .chain(f.name.bytes())
+            .chain(f.line.to_le_bytes())
+            .fold(2_166_136_261u32, |a, b| {
+                (a ^ u32::from(b)).wrapping_mul(16_777_619)
+            })
+    });
+    if frames.is_empty() {
+        let v = if nth.is_multiple_of(2) { 0.62 } else { 0.7 };
+        return egui::ecolor::Hsva::new(0.6, 0.12, v, 1.0).into();
+    }
+    let hue = (h % 360) as f32 / 360.0;
+    let v = if nth.is_multiple_of(2) { 0.82 } else { 0.92 };
+    egui::ecolor::Hsva::new(hue, 0.5, v, 1.0).into()
+}
+
+impl Bands {
+    /// The bands of `device`.
+    pub fn new(snap: &AllocatorSnapshot, device: i64) -> Bands {
+        let timeline = crate::snapshot::timeline::timeline(snap, device, MAX_BANDS, MAX_PIECES);
+        let series = |name: &str, values: &[i64]| {
+            let mut s = Series::new(name);
+            s.times = (-1..values.len() as i64 - 1).collect();
+            s.values = values.to_vec();
+            LodSeries::new(s)
+        };
+        let colors = timeline
+            .allocations
+            .iter()
+            .enumerate()
+            .map(|(i, a)| band_color(snap.frames(a.stack), i))
+            .collect();
+        Bands {
+            total: series("total", &timeline.total),
+            banded: series("banded", &timeline.banded_top),
+            colors,
+            timeline,
+        }
+    }
+
+    /// The x range of the whole trace.
+    pub fn full(&self) -> (f64, f64) {
+        (-1.0, self.timeline.end().max(0) as f64)
+    }
+
+    /// The largest total, MB.
+    pub fn peak_mb(&self) -> f64 {
+        self.total
+            .peak()
+            .map_or(0.0, |p| bytes_to_mib(p.value.max(0)))
+    }
+}
+
+/// The plot item that paints the bands.
+struct BandsItem {
+    base: PlotItemBase,
+    bands: Arc<Bands>,
+}
+
+impl BandsItem {
+    /// The summed band, one bar per pixel column: from the lowest banded top to the highest
+    /// total among the x that fall in the column.
+    fn summed(&self, transform: &PlotTransform, ppp: f32, mesh: &mut Mesh) {
+        let b = &self.bands;
+        let frame = *transform.frame();
+        let bounds = transform.bounds();
+        let (x0, x1) = (bounds.min()[0], bounds.max()[0]);
+        let columns = (frame.width() * ppp).ceil().max(1.0) as usize;
+        let (full0, full1) = b.full();
+        let grey = SUMMED;
+        for c in 0..columns {
+            let xa = x0 + (x1 - x0) * c as f64 / columns as f64;
+            let xb = x0 + (x1 - x0) * (c + 1) as f64 / columns as f64;
+            if xb <= full0 || xa >= full1 {
+                continue;
+            }
+            let first = b.timeline.slot(xa.floor() as i64);
+            let last = b
+                .timeline
+                .slot((xb.ceil() as i64).saturating_sub(1))
+                .max(first);
+            let (Some((_, hi)), Some((lo, _))) = (
+                b.total.range_min_max(first, last + 1),
+                b.banded.range_min_max(first, last + 1),
+            ) else {
+                continue;
+            };
+            let (top, bottom) = (b.total.series.values[hi], b.banded.series.values[lo]);
+            if top <= bottom {
+                continue;
+            }
+            let y = |v: i64| {
+                transform
+                    .position_from_point(&PlotPoint::new(0.0, bytes_to_mib(v)))
+                    .y
+            };
+            let left = frame.left() + c as f32 / ppp;
+            mesh.add_colored_rect(
+                Rect::from_min_max(
+                    Pos2::new(left, y(top)),
+                    Pos2::new(left + 1.0 / ppp, y(bottom)),
+                ),
+                grey,
+            );
+        }
+    }
+
+    /// The banded allocations: each piece a rectangle; pieces of one allocation that share a
+    /// pixel column are merged into one.
+    fn bands(&self, transform: &PlotTransform, ppp: f32, mesh: &mut Mesh) {
+        let b = &self.bands;
+        let bounds = transform.bounds();
+        let (x0, x1) = (bounds.min()[0], bounds.max()[0]);
+        let frame = transform.frame().expand(2.0);
+        let mut current: Option<(u32, Rect)> = None;
+        let flush = |mesh: &mut Mesh, c: Option<(u32, Rect)>| {
+            if let Some((a, r)) = c {
+                mesh.add_colored_rect(r, b.colors[a as usize]);
+            }
+        };
+        for p in &b.timeline.pieces {
+            if (p.to as f64) < x0 || (p.from as f64) > x1 {
+                continue;
+            }
+            let size = b.timeline.allocations[p.allocation as usize].size;
+            let lo = transform.position_from_point(&PlotPoint::new(
+                (p.from as f64).max(x0 - 1.0),
+                bytes_to_mib(p.offset),
+            ));
+            let hi = transform.position_from_point(&PlotPoint::new(
+                (p.to as f64).min(x1 + 1.0),
+                bytes_to_mib(p.offset.saturating_add(size)),
+            ));
+            let r = Rect::from_two_pos(lo, hi).intersect(frame);
+            if r.height() <= 0.0 {
+                continue;
+            }
+            match &mut current {
+                Some((a, c))
+                    if *a == p.allocation
+                        && r.min.x - c.max.x < 1.0 / ppp
+                        && (c.width() < 1.0 / ppp || r.width() < 1.0 / ppp) =>
+                {
+                    *c = c.union(r);
+                }
+                _ => {
+                    flush(mesh, current.take());
+                    current = Some((p.allocation, r));
+                }
+            }
+        }
+        flush(mesh, current);
+    }
+}
+
+impl PlotItem for BandsItem {
+    fn shapes(&self, ui: &Ui, transform: &PlotTransform, shapes: &mut Vec<Shape>) {
+        let ppp = ui.ctx().pixels_per_point();
+        let mut mesh = Mesh::default();
+        self.summed(transform, ppp, &mut mesh);
+        self.bands(transform, ppp, &mut mesh);
+        if !mesh.is_empty() {
+            shapes.push(Shape::mesh(mesh));
+        }
+    }
+
+    fn initialize(&mut self, _x_range: RangeInclusive<f64>) {}
+
+    fn color(&self) -> Color32 {
+        SUMMED
+    }
+
+    fn geometry(&self) -> PlotGeometry<'_> {
+        PlotGeometry::None
+    }
+
+    fn bounds(&self) -> PlotBounds {
+        let (a, z) = self.bands.full();
+        PlotBounds::from_min_max([a, 0.0], [z, self.bands.peak_mb()])
+    }
+
+    fn base(&self) -> &PlotItemBase {
+        &self.base
+    }
+
+    fn base_mut(&mut self) -> &mut PlotItemBase {
+        &mut self.base
+    }
+}
+
+/// The chart's state between frames.
+#[derive(Debug, Default, Clone)]
+pub struct BandsChart {
+    /// The x range shown (None: the whole trace).
+    pub range: Option<(f64, f64)>,
+    drag: Option<(f64, f64)>,
+    /// Where the plot was drawn last frame and the x range it showed (tests and tools map
+    /// events to screen positions with it).
+    pub last_frame: Option<(Rect, f64, f64)>,
+}
+
+impl BandsChart {
+    /// The screen x of plot x `x` in the last frame drawn.
+    pub fn screen_x(&self, x: f64) -> Option<f32> {
+        let (r, a, b) = self.last_frame?;
+        Some(r.left() + ((x - a) / (b - a)) as f32 * r.width())
+    }
+}
+
+/// Bytes for reading: exact below a MB (`512 B`, `37,888 B`), MB above.
+pub fn size_text(b: i64) -> String {
+    if b.abs() < 1 << 20 {
+        format!("{} B", grouped(b as f64, 0))
+    } else {
+        format!("{} MB", grouped(bytes_to_mib(b), 2))
+    }
+}
+
+/// What the user did on the chart this frame.
+pub struct ChartOut {
+    /// The event clicked.
+    pub picked: Option<usize>,
+}
+
+impl BandsChart {
+    /// Draws the chart, `height` points tall, with a marker at `marker`.
+    pub fn ui(
+        &mut self,
+        ui: &mut Ui,
+        t: &Tr,
+        snap: &AllocatorSnapshot,
+        bands: &Arc<Bands>,
+        marker: Option<usize>,
+        height: f32,
+    ) -> ChartOut {
+        let full = bands.full();
+        let (v0, v1) = self.range.unwrap_or(full);
+        let y_hi = bands.peak_mb().max(1e-6) * 1.05;
+        let press_origin = ui.input(|i| i.pointer.press_origin());
+        let mut drag = self.drag;
+        let ppp = ui.ctx().pixels_per_point();
+        let outline_color = ui.visuals().strong_text_color();
+        let response = Plot::new("snapshot_bands")
+            .height(height)
+            .x_axis_label(t.snapshot_event_axis)
+            .y_axis_label("MB")
+            .x_axis_formatter(|m, _| grouped(m.value, 0))
+            .y_axis_formatter(|m, _| grouped(m.value, crate::ui::plot::decimals_for(m.step_size)))
+            .allow_zoom(false)
+            .allow_drag(false)
+            .allow_scroll(false)
+            .allow_boxed_zoom(false)
+            .allow_double_click_reset(false)
+            .label_formatter(|_| None)
+            .show(ui, |plot_ui| {
+                plot_ui.set_plot_bounds(PlotBounds::from_min_max([v0, 0.0], [v1, y_hi]));
+                plot_ui.add(BandsItem {
+                    base: PlotItemBase::new(t.snapshot_allocated.to_owned()),
+                    bands: Arc::clone(bands),
+                });
+                let width = (plot_ui.transform().frame().width() * ppp).max(1.0) as usize;
+                let r = bands.total.reduce(
+                    v0.floor() as i64,
+                    v1.ceil() as i64,
+                    width,
+                    crate::analysis::DEFAULT_THRESHOLD,
+                );
+                let outline: Vec<[f64; 2]> = r
+                    .times
+                    .iter()
+                    .zip(&r.values)
+                    .map(|(&x, &v)| [x as f64, bytes_to_mib(v)])
+                    .collect();
+                plot_ui.add(StepLine::new(t.snapshot_allocated, &outline, outline_color));
+                if let Some(k) = marker {
+                    plot_ui.vline(
+                        VLine::new(t.snapshot_picked, k as f64 + 0.5)
+                            .color(Color32::from_rgb(220, 40, 40))
+                            .width(1.5),
+                    );
+                }
+                let zoom_to = box_zoom(plot_ui, press_origin, &mut drag);
+                (plot_ui.pointer_coordinate(), zoom_to)
+            });
+        let (pointer, zoom_to) = response.inner;
+        self.last_frame = Some((*response.transform.frame(), v0, v1));
+        let r = &response.response;
+        self.drag = if ui.input(|i| i.pointer.any_down()) {
+            drag
+        } else {
+            None
+        };
+        let width_px = f64::from(response.transform.frame().width().max(1.0));
+        if r.double_clicked() || r.triple_clicked() {
+            self.range = None;
+        } else if let Some((a, b)) = zoom_to
+            && (b - a) / (v1 - v0) * width_px > 2.0
+        {
+            self.range = Some((a.max(full.0), b.min(full.1)));
+        }
+        let dy = if r.contains_pointer() {
+            take_wheel(ui)
+        } else {
+            0.0
+        };
+        if let Some(p) = pointer
+            && dy != 0.0
+        {
+            self.range = wheel_zoom((v0, v1), p.x, f64::from(dy), full);
+        }
+        let mut out = ChartOut { picked: None };
+        if r.clicked()
+            && let Some(p) = pointer
+        {
+            let last = bands.timeline.end().saturating_sub(1).max(0);
+            out.picked = Some(p.x.floor().clamp(0.0, last as f64) as usize);
+        }
+        if let Some(p) = pointer {
+            r.clone()
+                .on_hover_ui_at_pointer(|ui| hover(ui, t, snap, bands, p));
+        }
+        out
+    }
+}
+
+/// What is under the pointer: a banded allocation (size, life, stack) or the summed band.
+fn hover(ui: &mut Ui, t: &Tr, snap: &AllocatorSnapshot, bands: &Bands, p: PlotPoint) {
+    let tl = &bands.timeline;
+    let x = p.x.floor() as i64;
+    let bytes = (p.y * 1024.0 * 1024.0) as i64;
+    ui.weak(format!("#{}", grouped(x.max(-1) as f64, 0)));
+    if let Some(i) = tl.allocation_at(x, bytes) {
+        let a = &tl.allocations[i];
+        let from = a.allocated_at.map_or_else(
+            || t.snapshot_held_before.to_string(),
+            t.snapshot_allocated_at,
+        );
+        let to = a
+            .freed_at
+            .map_or_else(|| t.snapshot_held_at_end.to_string(), t.snapshot_freed_at);
+        ui.strong((t.snapshot_band)(&size_text(a.size), &from, &to));
+        let frames = snap.frames(a.stack);
+        if frames.is_empty() {
+            ui.weak(t.no_stack);
+        }
+        for f in frames.iter().take(16) {
+            ui.label(format!("{} ({}:{})", f.name, f.filename, f.line));
+        }
+        if frames.len() > 16 {
+            ui.weak("…");
+        }
+        return;
+    }
+    let slot = tl.slot(x);
+    let (top, bottom) = (tl.total[slot], tl.banded_top[slot]);
+    if bytes >= bottom && bytes < top {
+        ui.label((t.snapshot_summed)(
+            tl.summed_count[slot],
+            &grouped(bytes_to_mib(top - bottom), 2),
+        ));
+    }
+}
