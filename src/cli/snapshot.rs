@@ -77,14 +77,25 @@ fn write_text(s: &SnapshotSummary, out: &mut dyn Write) -> std::io::Result<()> {
         )?;
     }
     match &s.at_event {
-        Some(a) => writeln!(
-            out,
-            "\nafter event {} of device {}: {:.2} MiB allocated in {} live blocks; by stack:",
-            a.event,
-            a.device,
-            bytes_to_mib(a.allocated_bytes),
-            a.blocks
-        )?,
+        Some(a) => {
+            writeln!(
+                out,
+                "\nafter event {} of device {}: {} segments, reserved {:.2} MiB, pending free {:.2} MiB, free inside segments {:.2} MiB, largest free block {:.2} MiB",
+                a.event,
+                a.device,
+                a.segments,
+                bytes_to_mib(a.reserved_bytes),
+                bytes_to_mib(a.pending_free_bytes),
+                bytes_to_mib(a.free_in_segments_bytes),
+                bytes_to_mib(a.largest_free_block_bytes)
+            )?;
+            writeln!(
+                out,
+                "{:.2} MiB allocated in {} live blocks; by stack:",
+                bytes_to_mib(a.allocated_bytes),
+                a.blocks
+            )?;
+        }
         None => writeln!(out, "\nlive blocks at the end, by stack:")?,
     }
     for t in &s.top_stacks {

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use rustc_hash::FxHashMap;
 
-use super::unpickle::{Pickle, UnpickleError, Value, unpickle};
+use super::unpickle::{Key, Pickle, UnpickleError, Value, unpickle};
 
 /// One Python frame of a stack.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
@@ -168,7 +168,20 @@ impl AllocatorSnapshot {
                 path: shown(),
                 source,
             })?;
+        // Room for the whole file at once: growing by doubling copied it and touched twice
+        // the memory. The length is a hint only; read_to_end still reads to the real end.
+        let hint = file
+            .metadata()
+            .ok()
+            .and_then(|m| usize::try_from(m.len()).ok())
+            .unwrap_or(0);
         let mut bytes = Vec::new();
+        bytes
+            .try_reserve_exact(hint.saturating_add(1))
+            .map_err(|e| SnapshotError::Io {
+                path: shown(),
+                source: std::io::Error::new(std::io::ErrorKind::OutOfMemory, e.to_string()),
+            })?;
         std::io::Read::read_to_end(&mut file, &mut bytes).map_err(|source| SnapshotError::Io {
             path: shown(),
             source,
@@ -198,6 +211,8 @@ impl AllocatorSnapshot {
         }
         let mut b = Builder {
             p: &p,
+            keys: Keys::of(&p),
+            actions: FxHashMap::default(),
             out: AllocatorSnapshot {
                 stacks: vec![Vec::new()],
                 ..Default::default()
@@ -258,8 +273,40 @@ impl AllocatorSnapshot {
     }
 }
 
+/// The keys read from every event and frame, looked up once.
+struct Keys {
+    action: Key,
+    addr: Key,
+    size: Key,
+    stream: Key,
+    frames: Key,
+    time_us: Key,
+    filename: Key,
+    line: Key,
+    name: Key,
+}
+
+impl Keys {
+    fn of(p: &Pickle) -> Keys {
+        Keys {
+            action: p.key("action"),
+            addr: p.key("addr"),
+            size: p.key("size"),
+            stream: p.key("stream"),
+            frames: p.key("frames"),
+            time_us: p.key("time_us"),
+            filename: p.key("filename"),
+            line: p.key("line"),
+            name: p.key("name"),
+        }
+    }
+}
+
 struct Builder<'p> {
     p: &'p Pickle,
+    keys: Keys,
+    /// Actions by the text id of their name.
+    actions: FxHashMap<u32, Action>,
     out: AllocatorSnapshot,
     /// Distinct frames, by content and by the pickle dict they came from (frame dicts are
     /// shared between events through the memo, so each is read once).
@@ -302,10 +349,13 @@ impl Builder<'_> {
         let Some(v @ Value::List(list)) = v else {
             return 0;
         };
+        let p = self.p;
+        if p.items(v).is_none_or(<[Value]>::is_empty) {
+            return 0; // an empty list (every free event has a fresh one): nothing to remember
+        }
         if let Some(&id) = self.list_stacks.get(&list) {
             return id;
         }
-        let p = self.p;
         let ids: Vec<u32> = p
             .items(v)
             .unwrap_or(&[])
@@ -338,9 +388,9 @@ impl Builder<'_> {
         }
         let p = self.p;
         let frame = Frame {
-            filename: self.text(p.get(f, "filename")),
-            line: self.int(p.get(f, "line")),
-            name: self.text(p.get(f, "name")),
+            filename: self.text(p.get_key(f, self.keys.filename)),
+            line: self.int(p.get_key(f, self.keys.line)),
+            name: self.text(p.get_key(f, self.keys.name)),
         };
         let id = match self.frame_ids.get(&frame) {
             Some(&id) => id,
@@ -385,6 +435,18 @@ impl Builder<'_> {
     }
 
     fn action(&mut self, v: Option<Value>) -> Action {
+        let id = v.and_then(Pickle::text_id);
+        if let Some(a) = id.and_then(|i| self.actions.get(&i)) {
+            return *a;
+        }
+        let a = self.action_by_name(v);
+        if let Some(i) = id {
+            self.actions.insert(i, a);
+        }
+        a
+    }
+
+    fn action_by_name(&mut self, v: Option<Value>) -> Action {
         let name = v.and_then(|v| self.p.text(v)).unwrap_or("");
         if let Some((_, a)) = ACTIONS.iter().find(|(n, _)| *n == name) {
             return *a;
@@ -399,13 +461,21 @@ impl Builder<'_> {
 
     fn event(&mut self, e: Value) -> Event {
         let p = self.p;
-        let time = p.get(e, "time_us");
+        let k = &self.keys;
+        let (time, action, addr, size, stream, frames) = (
+            p.get_key(e, k.time_us),
+            p.get_key(e, k.action),
+            p.get_key(e, k.addr),
+            p.get_key(e, k.size),
+            p.get_key(e, k.stream),
+            p.get_key(e, k.frames),
+        );
         Event {
-            action: self.action(p.get(e, "action")),
-            addr: self.addr(p.get(e, "addr")),
-            size: self.int(p.get(e, "size")),
-            stream: self.int(p.get(e, "stream")),
-            stack: self.stack(p.get(e, "frames")),
+            action: self.action(action),
+            addr: self.addr(addr),
+            size: self.int(size),
+            stream: self.int(stream),
+            stack: self.stack(frames),
             time_us: time
                 .and_then(|t| p.int(t))
                 .and_then(|t| i64::try_from(t).ok()),

@@ -45,6 +45,11 @@ pub enum Value {
     Set(u32),
 }
 
+/// A dict key resolved to its text id once ([`Pickle::key`]); `None` when no such text occurs in
+/// the file (then no dict has it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Key(Option<u32>);
+
 /// Why a pickle could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("pickle byte {at}: {msg}")]
@@ -90,15 +95,35 @@ impl Pickle {
 
     /// The value under the text key `key` of a dict.
     pub fn get(&self, dict: Value, key: &str) -> Option<Value> {
-        let Value::Dict(i) = dict else {
+        self.get_key(dict, self.key(key))
+    }
+
+    /// A text key looked up once, for many [`Pickle::get_key`] calls (a snapshot reads the same
+    /// few keys from millions of dicts: hashing the key text each time was a sixth of the read).
+    pub fn key(&self, name: &str) -> Key {
+        Key(self.text_index.get(name).copied())
+    }
+
+    /// The value under `key` of a dict.
+    #[inline]
+    pub fn get_key(&self, dict: Value, key: Key) -> Option<Value> {
+        let (Value::Dict(i), Some(k)) = (dict, key.0) else {
             return None;
         };
-        let key = Value::Str(*self.text_index.get(key)?);
+        let key = Value::Str(k);
         self.dicts
             .get(i as usize)?
             .iter()
             .find(|(k, _)| *k == key)
             .map(|(_, v)| *v)
+    }
+
+    /// The id of a [`Value::Str`] (equal texts share one).
+    pub fn text_id(v: Value) -> Option<u32> {
+        match v {
+            Value::Str(i) => Some(i),
+            _ => None,
+        }
     }
 
     /// An integer value as i128 (bools count as 0/1, as in Python).
@@ -344,9 +369,17 @@ impl<'a> Reader<'a> {
                     self.list_mut(target, at)?.push(v);
                 }
                 b'e' | 0x90 => {
-                    let items = self.pop_mark(at)?;
-                    let target = self.top(at)?;
-                    self.list_mut(target, at)?.extend(items);
+                    // Straight from the stack into the list: no vector in between.
+                    let m = self.mark_start(at)?;
+                    let target = match m.checked_sub(1).and_then(|t| self.stack.get(t)) {
+                        Some(v) => *v,
+                        None => return Err(self.err(at, "APPENDS with no list below its MARK")),
+                    };
+                    let (Value::List(i) | Value::Set(i)) = target else {
+                        return Err(self.err(at, "APPEND to something that is not a list"));
+                    };
+                    self.out.lists[i as usize].extend_from_slice(&self.stack[m..]);
+                    self.stack.truncate(m);
                 }
                 b's' => {
                     let v = self.pop(at)?;
@@ -355,9 +388,16 @@ impl<'a> Reader<'a> {
                     self.dict_mut(target, at)?.push((k, v));
                 }
                 b'u' => {
-                    let items = self.pop_mark(at)?;
-                    let new =
-                        pairs(items).ok_or_else(|| self.err(at, "SETITEMS of an odd count"))?;
+                    // The pairs straight from the stack: one exact allocation per dict.
+                    let m = self.mark_start(at)?;
+                    if (self.stack.len() - m) % 2 == 1 {
+                        return Err(self.err(at, "SETITEMS of an odd count"));
+                    }
+                    let new: Vec<(Value, Value)> = self.stack[m..]
+                        .chunks_exact(2)
+                        .map(|c| (c[0], c[1]))
+                        .collect();
+                    self.stack.truncate(m);
                     let target = self.top(at)?;
                     let dict = self.dict_mut(target, at)?;
                     if dict.is_empty() {
@@ -463,6 +503,12 @@ impl<'a> Reader<'a> {
     }
 
     fn pop_mark(&mut self, at: usize) -> Result<Vec<Value>, UnpickleError> {
+        let m = self.mark_start(at)?;
+        Ok(self.stack.split_off(m))
+    }
+
+    /// Pops the last MARK: the stack height it marked (the items above it are the operands).
+    fn mark_start(&mut self, at: usize) -> Result<usize, UnpickleError> {
         let m = self
             .marks
             .pop()
@@ -470,7 +516,7 @@ impl<'a> Reader<'a> {
         if m > self.stack.len() {
             return Err(self.err(at, "MARK above the stack"));
         }
-        Ok(self.stack.split_off(m))
+        Ok(m)
     }
 
     fn new_list(
