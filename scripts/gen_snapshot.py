@@ -2,7 +2,8 @@
 (segments with blocks, one event trace per device, frame dicts shared between events as the
 real files share them), for benchmarks of `memsight snapshot`.
 
-Usage: python3 scripts/gen_snapshot.py OUT.pickle [EVENTS] [DEVICES]
+Usage: python3 scripts/gen_snapshot.py OUT.pickle [EVENTS] [DEVICES] [--timed]
+(--timed: every event gets a `time_us`, as CUDA snapshots have.)
 """
 import pickle
 import random
@@ -13,6 +14,7 @@ def main():
     out = sys.argv[1]
     events = int(sys.argv[2]) if len(sys.argv) > 2 else 1_000_000
     devices = int(sys.argv[3]) if len(sys.argv) > 3 else 1
+    timed = "--timed" in sys.argv[4:]
     rng = random.Random(1234)
     # A few hundred distinct frames, combined into a few thousand stacks.
     frames = [{"filename": f"/work/model/layer_{i % 40}.py", "line": 10 + i, "name": f"fn_{i}"}
@@ -21,6 +23,7 @@ def main():
     segments, traces = [], []
     for dev in range(devices):
         live, trace = {}, []
+        clock = 1_700_000_000_000_000
         addr = 0x1240_0000_0000 + dev * (1 << 40)
         for _ in range(events // devices):
             if live and rng.random() < 0.48:
@@ -41,6 +44,10 @@ def main():
                          "allocated_size": total - (2 << 20), "active_size": total - (2 << 20),
                          "requested_size": total - (2 << 20), "stream": 0, "segment_pool_id": (0, 0),
                          "segment_type": "large", "is_expandable": True, "frames": [], "blocks": blocks})
+        if timed:
+            for e in trace:
+                clock += rng.randint(1, 50)
+                e["time_us"] = clock
         traces.append(trace)
     with open(out, "wb") as f:
         pickle.dump({"segments": segments, "device_traces": traces}, f, protocol=4)

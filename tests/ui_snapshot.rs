@@ -478,3 +478,65 @@ fn the_flame_graph_lists_the_blocks_under_a_frame() {
         h.get_by_label(&(t.blocks_under)(&label, want));
     }
 }
+
+#[test]
+fn a_snapshot_with_times_is_drawn_over_time_and_a_click_picks_the_event_then() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("timed.pickle");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/gen_snapshot.py");
+    let made = Process::new("python3")
+        .arg(script)
+        .arg(&file)
+        .args(["3000", "1", "--timed"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !made {
+        eprintln!("python3 not available: skipping");
+        return;
+    }
+    for lang in Lang::ALL {
+        let mut h = open(&file, lang);
+        h.run();
+        let snap = h.state().snapshot.as_ref().unwrap().snap.clone().unwrap();
+        let times: Vec<i64> = snap.traces[0].iter().map(|e| e.time_us.unwrap()).collect();
+        // The x axis spans the trace's time in ms (an event index axis would span its count).
+        let (_, a, b) = h
+            .state()
+            .snapshot
+            .as_ref()
+            .unwrap()
+            .chart
+            .last_frame
+            .unwrap();
+        let span_ms = (times[times.len() - 1] - times[0]) as f64 / 1000.0;
+        assert!(
+            (b - a - span_ms).abs() < 0.01 * span_ms,
+            "{a}..{b} for {span_ms} ms"
+        );
+        // A click 40 % of the way through the trace's time, in ms from its first event.
+        let ms = (times[times.len() - 1] - times[0]) as f64 * 0.4 / 1000.0;
+        let (x, y) = plot_x(&h, ms);
+        h.hover_at(egui::pos2(x, y));
+        h.run();
+        h.drag_at(egui::pos2(x, y));
+        h.step();
+        h.drop_at(egui::pos2(x, y));
+        h.run();
+        let k = h.state().snapshot.as_ref().unwrap().event.expect("picked");
+        // The last event at or before the clicked time, from the raw times (a pixel's width
+        // either way).
+        let (frame, a, b) = h
+            .state()
+            .snapshot
+            .as_ref()
+            .unwrap()
+            .chart
+            .last_frame
+            .unwrap();
+        let px_us = (b - a) / f64::from(frame.width()) * 1000.0;
+        let at = |us: f64| times.partition_point(|&v| (v - times[0]) as f64 <= us) - 1;
+        let lo = at(ms * 1000.0 - px_us);
+        let hi = at(ms * 1000.0 + px_us);
+        assert!((lo..=hi).contains(&k), "{k} not in {lo}..={hi}");
+    }
+}

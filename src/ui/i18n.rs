@@ -353,6 +353,8 @@ pub struct Tr {
     pub snapshot_figures: fn(usize, &str, &str, &str, &str, &str) -> String,
     /// The curve's x axis.
     pub snapshot_event_axis: &'static str,
+    /// The curve's x axis when the events have times.
+    pub snapshot_time_axis: &'static str,
     /// The curve's name.
     pub snapshot_allocated: &'static str,
     /// The picked event's marker.
@@ -739,6 +741,7 @@ pub static EN: Tr = Tr {
         )
     },
     snapshot_event_axis: "Allocator event",
+    snapshot_time_axis: "Time since the first event (ms)",
     snapshot_allocated: "Allocated",
     snapshot_picked: "Picked event",
     snapshot_at_event: |k, mb, n| {
@@ -1072,6 +1075,7 @@ pub static ZH: Tr = Tr {
         )
     },
     snapshot_event_axis: "分配器事件",
+    snapshot_time_axis: "距第一个事件的时间（ms）",
     snapshot_allocated: "已分配",
     snapshot_picked: "所选事件",
     snapshot_at_event: |k, mb, n| format!("事件 #{k} 之后的内存持有者：{mb} MB，{n} 个内存块"),

@@ -43,6 +43,35 @@ pub struct Bands {
     banded: LodSeries,
     /// Each allocation's colour.
     colors: Vec<Color32>,
+    /// The axis value of each x from -1 to the trace's end (event index, or µs from the first
+    /// event when every event has a time), and plot units per axis unit.
+    axis: Vec<i64>,
+    scale: f64,
+    /// True when the x axis is time (CUDA snapshots have `time_us`; NPU ones do not).
+    pub timed: bool,
+}
+
+/// The axis of a trace: each event's time (µs from the first) when every event has one and they
+/// never go back, else its index; one step before the first event and one after the last.
+fn axis_of(events: &[crate::snapshot::Event]) -> (Vec<i64>, bool) {
+    let times: Option<Vec<i64>> = events.iter().map(|e| e.time_us).collect();
+    let timed = times
+        .as_ref()
+        .is_some_and(|t| !t.is_empty() && t.windows(2).all(|w| w[0] <= w[1]));
+    let n = events.len() as i64;
+    if let (true, Some(t)) = (timed, times) {
+        let t0 = t[0];
+        let rel: Vec<i64> = t.iter().map(|&v| v.saturating_sub(t0)).collect();
+        let span = rel.last().copied().unwrap_or(0);
+        let step = (span / n.max(1)).max(1);
+        let mut axis = Vec::with_capacity(rel.len() + 2);
+        axis.push(-step);
+        axis.extend_from_slice(&rel);
+        axis.push(span.saturating_add(step));
+        (axis, true)
+    } else {
+        ((-1..=n).collect(), false)
+    }
 }
 
 /// The fill of an allocation: a hue from its innermost frame, so allocations from one line of
@@ -70,10 +99,15 @@ impl Bands {
     /// The bands of `device`.
     pub fn new(snap: &AllocatorSnapshot, device: i64) -> Bands {
         let timeline = crate::snapshot::timeline::timeline(snap, device, MAX_BANDS, MAX_PIECES);
+        let events = usize::try_from(device)
+            .ok()
+            .and_then(|d| snap.traces.get(d))
+            .map_or(&[][..], Vec::as_slice);
+        let (axis, timed) = axis_of(events);
         let series = |name: &str, values: &[i64]| {
             let mut s = Series::new(name);
-            s.times = (-1..values.len() as i64 - 1).collect();
-            s.values = values.to_vec();
+            s.times = axis[..values.len().min(axis.len())].to_vec();
+            s.values = values[..s.times.len()].to_vec();
             LodSeries::new(s)
         };
         let colors = timeline
@@ -87,12 +121,35 @@ impl Bands {
             banded: series("banded", &timeline.banded_top),
             colors,
             timeline,
+            scale: if timed { 1e-3 } else { 1.0 },
+            axis,
+            timed,
         }
+    }
+
+    /// The plot x of event x `k` (-1: before the first event; the trace's length: its end).
+    pub fn x_of(&self, k: i64) -> f64 {
+        let i = k
+            .saturating_add(1)
+            .clamp(0, self.axis.len() as i64 - 1)
+            .max(0) as usize;
+        self.axis.get(i).map_or(0.0, |&v| v as f64 * self.scale)
+    }
+
+    /// The event whose state holds at plot x `x`: the last event at or before it (-1 before the
+    /// first).
+    pub fn event_at(&self, x: f64) -> i64 {
+        let u = x / self.scale;
+        let events = self
+            .axis
+            .get(1..self.axis.len().saturating_sub(1))
+            .unwrap_or(&[]);
+        events.partition_point(|&t| t as f64 <= u) as i64 - 1
     }
 
     /// The x range of the whole trace.
     pub fn full(&self) -> (f64, f64) {
-        (-1.0, self.timeline.end().max(0) as f64)
+        (self.x_of(-1), self.x_of(self.timeline.end().max(0)))
     }
 
     /// The largest total, MB.
@@ -126,11 +183,8 @@ impl BandsItem {
             if xb <= full0 || xa >= full1 {
                 continue;
             }
-            let first = b.timeline.slot(xa.floor() as i64);
-            let last = b
-                .timeline
-                .slot((xb.ceil() as i64).saturating_sub(1))
-                .max(first);
+            let first = b.timeline.slot(b.event_at(xa));
+            let last = b.timeline.slot(b.event_at(xb)).max(first);
             let (Some((_, hi)), Some((lo, _))) = (
                 b.total.range_min_max(first, last + 1),
                 b.banded.range_min_max(first, last + 1),
@@ -171,16 +225,17 @@ impl BandsItem {
             }
         };
         for p in &b.timeline.pieces {
-            if (p.to as f64) < x0 || (p.from as f64) > x1 {
+            let (from, to) = (b.x_of(p.from), b.x_of(p.to));
+            if to < x0 || from > x1 {
                 continue;
             }
             let size = b.timeline.allocations[p.allocation as usize].size;
             let lo = transform.position_from_point(&PlotPoint::new(
-                (p.from as f64).max(x0 - 1.0),
+                from.max(x0 - (x1 - x0)),
                 bytes_to_mib(p.offset),
             ));
             let hi = transform.position_from_point(&PlotPoint::new(
-                (p.to as f64).min(x1 + 1.0),
+                to.min(x1 + (x1 - x0)),
                 bytes_to_mib(p.offset.saturating_add(size)),
             ));
             let r = Rect::from_two_pos(lo, hi).intersect(frame);
@@ -294,9 +349,13 @@ impl BandsChart {
         let outline_color = ui.visuals().strong_text_color();
         let response = Plot::new("snapshot_bands")
             .height(height)
-            .x_axis_label(t.snapshot_event_axis)
+            .x_axis_label(if bands.timed {
+                t.snapshot_time_axis
+            } else {
+                t.snapshot_event_axis
+            })
             .y_axis_label("MB")
-            .x_axis_formatter(|m, _| grouped(m.value, 0))
+            .x_axis_formatter(|m, _| grouped(m.value, crate::ui::plot::decimals_for(m.step_size)))
             .y_axis_formatter(|m, _| grouped(m.value, crate::ui::plot::decimals_for(m.step_size)))
             .allow_zoom(false)
             .allow_drag(false)
@@ -312,8 +371,8 @@ impl BandsChart {
                 });
                 let width = (plot_ui.transform().frame().width() * ppp).max(1.0) as usize;
                 let r = bands.total.reduce(
-                    v0.floor() as i64,
-                    v1.ceil() as i64,
+                    (v0 / bands.scale).floor() as i64,
+                    (v1 / bands.scale).ceil() as i64,
                     width,
                     crate::analysis::DEFAULT_THRESHOLD,
                 );
@@ -321,14 +380,17 @@ impl BandsChart {
                     .times
                     .iter()
                     .zip(&r.values)
-                    .map(|(&x, &v)| [x as f64, bytes_to_mib(v)])
+                    .map(|(&x, &v)| [x as f64 * bands.scale, bytes_to_mib(v)])
                     .collect();
                 plot_ui.add(StepLine::new(t.snapshot_allocated, &outline, outline_color));
                 if let Some(k) = marker {
                     plot_ui.vline(
-                        VLine::new(t.snapshot_picked, k as f64 + 0.5)
-                            .color(Color32::from_rgb(220, 40, 40))
-                            .width(1.5),
+                        VLine::new(
+                            t.snapshot_picked,
+                            (bands.x_of(k as i64) + bands.x_of(k as i64 + 1)) / 2.0,
+                        )
+                        .color(Color32::from_rgb(220, 40, 40))
+                        .width(1.5),
                     );
                 }
                 let zoom_to = box_zoom(plot_ui, press_origin, &mut drag);
@@ -365,7 +427,7 @@ impl BandsChart {
             && let Some(p) = pointer
         {
             let last = bands.timeline.end().saturating_sub(1).max(0);
-            out.picked = Some(p.x.floor().clamp(0.0, last as f64) as usize);
+            out.picked = Some(bands.event_at(p.x).clamp(0, last) as usize);
         }
         if let Some(p) = pointer {
             r.clone()
@@ -378,7 +440,7 @@ impl BandsChart {
 /// What is under the pointer: a banded allocation (size, life, stack) or the summed band.
 fn hover(ui: &mut Ui, t: &Tr, snap: &AllocatorSnapshot, bands: &Bands, p: PlotPoint) {
     let tl = &bands.timeline;
-    let x = p.x.floor() as i64;
+    let x = bands.event_at(p.x);
     let bytes = (p.y * 1024.0 * 1024.0) as i64;
     ui.weak(format!("#{}", grouped(x.max(-1) as f64, 0)));
     if let Some(i) = tl.allocation_at(x, bytes) {
