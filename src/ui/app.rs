@@ -690,10 +690,13 @@ impl MemsightApp {
     /// The whole window, drawn into `ui` (eframe's root, or a test harness).
     pub fn ui_root(&mut self, ui: &mut egui::Ui) {
         let frame_started = std::time::Instant::now();
-        let extent = self.view().map(|v| {
-            let (a, b) = v.time_extent();
-            TimeWindow::new(a, b).ms()
-        });
+        let extent = self
+            .view()
+            .map(|v| {
+                let (a, b) = v.time_extent();
+                TimeWindow::new(a, b).ms()
+            })
+            .or_else(|| self.snapshot.as_ref().and_then(|s| s.chart_extent()));
         if let Some(bench) = &mut self.bench {
             let (done, window) = bench.before_frame(extent);
             if done {
@@ -702,10 +705,13 @@ impl MemsightApp {
             }
             ui.ctx().request_repaint();
             if let Some((a, b)) = window {
-                self.apply(Command::SetWindow {
-                    window: TimeWindow::from_ms(a, b),
-                    moving: true,
-                });
+                match &mut self.snapshot {
+                    Some(s) => s.chart.range = Some((a, b)),
+                    None => self.apply(Command::SetWindow {
+                        window: TimeWindow::from_ms(a, b),
+                        moving: true,
+                    }),
+                }
             }
         }
         self.ui_frame(ui);

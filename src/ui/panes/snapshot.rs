@@ -150,6 +150,12 @@ impl SnapshotView {
         }
     }
 
+    /// The active-memory chart's whole x range, once its bands are computed (the bench's
+    /// "first curves").
+    pub fn chart_extent(&self) -> Option<(f64, f64)> {
+        self.shown.as_ref().map(|s| s.parts.bands.full())
+    }
+
     /// True while the figures for the device and event picked are being computed in a job.
     pub fn is_computing(&self) -> bool {
         self.computing.is_some()

@@ -160,6 +160,49 @@ impl Bands {
     }
 }
 
+/// Under the banded allocations: what shows where a band is thinner than half a pixel (those
+/// are not drawn one by one).
+const BANDED_FLOOR: Color32 = Color32::from_gray(150);
+
+/// A run of equal bars in neighbouring pixel columns, painted as one rectangle.
+struct Run {
+    color: Color32,
+    current: Option<Rect>,
+}
+
+impl Run {
+    fn new(color: Color32) -> Run {
+        Run {
+            color,
+            current: None,
+        }
+    }
+
+    /// A bar `width` wide from `left`, between screen heights `top` and `bottom`.
+    fn push(&mut self, mesh: &mut Mesh, left: f32, width: f32, top: f32, bottom: f32) {
+        let r = Rect::from_min_max(
+            Pos2::new(left, top.min(bottom)),
+            Pos2::new(left + width, top.max(bottom)),
+        );
+        if let Some(c) = &mut self.current
+            && (c.min.y - r.min.y).abs() < 0.01
+            && (c.max.y - r.max.y).abs() < 0.01
+            && (r.min.x - c.max.x).abs() < 0.01
+        {
+            c.max.x = r.max.x;
+            return;
+        }
+        self.finish(mesh);
+        self.current = Some(r);
+    }
+
+    fn finish(&mut self, mesh: &mut Mesh) {
+        if let Some(c) = self.current.take() {
+            mesh.add_colored_rect(c, self.color);
+        }
+    }
+}
+
 /// The plot item that paints the bands.
 struct BandsItem {
     base: PlotItemBase,
@@ -167,8 +210,9 @@ struct BandsItem {
 }
 
 impl BandsItem {
-    /// The summed band, one bar per pixel column: from the lowest banded top to the highest
-    /// total among the x that fall in the column.
+    /// Per pixel column: the floor under the banded allocations (up to their highest top), then
+    /// the summed band (from the lowest banded top to the highest total among the x that fall
+    /// in the column).
     fn summed(&self, transform: &PlotTransform, ppp: f32, mesh: &mut Mesh) {
         let b = &self.bands;
         let frame = *transform.frame();
@@ -176,7 +220,15 @@ impl BandsItem {
         let (x0, x1) = (bounds.min()[0], bounds.max()[0]);
         let columns = (frame.width() * ppp).ceil().max(1.0) as usize;
         let (full0, full1) = b.full();
-        let grey = SUMMED;
+        let y = |v: i64| {
+            transform
+                .position_from_point(&PlotPoint::new(0.0, bytes_to_mib(v)))
+                .y
+        };
+        let floor = y(0);
+        // Neighbouring columns with the same bar make one rectangle.
+        let mut under = Run::new(BANDED_FLOOR);
+        let mut summed = Run::new(SUMMED);
         for c in 0..columns {
             let xa = x0 + (x1 - x0) * c as f64 / columns as f64;
             let xb = x0 + (x1 - x0) * (c + 1) as f64 / columns as f64;
@@ -185,30 +237,27 @@ impl BandsItem {
             }
             let first = b.timeline.slot(b.event_at(xa));
             let last = b.timeline.slot(b.event_at(xb)).max(first);
-            let (Some((_, hi)), Some((lo, _))) = (
+            let (Some((_, hi)), Some((lo, banded_hi))) = (
                 b.total.range_min_max(first, last + 1),
                 b.banded.range_min_max(first, last + 1),
             ) else {
                 continue;
             };
-            let (top, bottom) = (b.total.series.values[hi], b.banded.series.values[lo]);
-            if top <= bottom {
-                continue;
-            }
-            let y = |v: i64| {
-                transform
-                    .position_from_point(&PlotPoint::new(0.0, bytes_to_mib(v)))
-                    .y
-            };
             let left = frame.left() + c as f32 / ppp;
-            mesh.add_colored_rect(
-                Rect::from_min_max(
-                    Pos2::new(left, y(top)),
-                    Pos2::new(left + 1.0 / ppp, y(bottom)),
-                ),
-                grey,
+            let (top, bottom) = (b.total.series.values[hi], b.banded.series.values[lo]);
+            under.push(
+                mesh,
+                left,
+                1.0 / ppp,
+                y(b.banded.series.values[banded_hi]),
+                floor,
             );
+            if top > bottom {
+                summed.push(mesh, left, 1.0 / ppp, y(top), y(bottom));
+            }
         }
+        under.finish(mesh);
+        summed.finish(mesh);
     }
 
     /// The banded allocations: each piece a rectangle; pieces of one allocation that share a
@@ -239,8 +288,8 @@ impl BandsItem {
                 bytes_to_mib(p.offset.saturating_add(size)),
             ));
             let r = Rect::from_two_pos(lo, hi).intersect(frame);
-            if r.height() <= 0.0 {
-                continue;
+            if r.height() < 0.5 / ppp {
+                continue; // thinner than half a pixel: the floor under the bands shows instead
             }
             match &mut current {
                 Some((a, c))
