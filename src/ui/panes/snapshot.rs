@@ -486,20 +486,25 @@ fn compute(
 ) -> Option<Shown> {
     // The end state of this device is the state just after its last event.
     let at = event.or(trace_len(snap, device).checked_sub(1));
-    let summary = match at {
-        Some(k) => summarize_snapshot(snap, Some((device, k)), TOP),
-        None => summarize_snapshot(snap, None, TOP),
-    }
-    .ok()?;
-    let parts = parts.filter(|p| p.device == device).unwrap_or_else(|| {
-        let (leaks, leak_blocks) = never_freed(snap, device, TOP);
-        Arc::new(DeviceParts {
-            device,
-            bands: Arc::new(Bands::new(snap, device)),
-            leaks,
-            leak_blocks,
-        })
-    });
+    // The device's bands (the longest part, once per device) beside the event's summary.
+    let (parts, summary) = rayon::join(
+        || {
+            parts.filter(|p| p.device == device).unwrap_or_else(|| {
+                let (leaks, leak_blocks) = never_freed(snap, device, TOP);
+                Arc::new(DeviceParts {
+                    device,
+                    bands: Arc::new(Bands::new(snap, device)),
+                    leaks,
+                    leak_blocks,
+                })
+            })
+        },
+        || match at {
+            Some(k) => summarize_snapshot(snap, Some((device, k)), TOP),
+            None => summarize_snapshot(snap, None, TOP),
+        },
+    );
+    let summary = summary.ok()?;
     let segments = match event {
         Some(k) => allocator_state_at(snap, device, k),
         None => allocator_state(snap, device),
