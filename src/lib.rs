@@ -24,7 +24,8 @@
 //! - [`cli`]: the headless subcommands (`inspect`, `curve`, `table`, `live`, `steps`, `stacks`,
 //!   `compare`, `snapshot`), each with `--source` for ranks that have a DB and CSV files.
 //! - [`snapshot`]: allocator snapshots (`.pickle`): a data-only unpickler (nothing in a file is
-//!   ever run), the typed snapshot, and its summary.
+//!   ever run), the typed snapshot, its summary, the segments at any event, and the
+//!   active-memory bands.
 //! - [`fuzzing`]: the entry points of the cargo-fuzz targets (`fuzz/`), replayed on every input
 //!   in `fuzz/regressions/` by a stable test.
 //! - [`generate`]: a seeded generator of realistic profiles (fixtures, demo, benchmarks).
