@@ -280,6 +280,16 @@ fn python_live_under(file: &Path, frame: (&str, i64, &str)) -> Option<usize> {
     String::from_utf8_lossy(&out.stdout).trim().parse().ok()
 }
 
+/// A click at a screen point, as a hand makes it: move there, press, release.
+fn click_at(h: &mut Harness<'static, MemsightApp>, x: f32, y: f32) {
+    h.hover_at(egui::pos2(x, y));
+    h.run();
+    h.drag_at(egui::pos2(x, y));
+    h.step();
+    h.drop_at(egui::pos2(x, y));
+    h.run();
+}
+
 /// The centre of the bands plot, and its screen x for plot x `x`.
 fn plot_x(h: &Harness<'static, MemsightApp>, x: f64) -> (f32, f32) {
     let chart = &h.state().snapshot.as_ref().unwrap().chart;
@@ -298,12 +308,7 @@ fn clicking_the_bands_picks_the_event_and_shows_the_state_after_it() {
         h.run();
         // A click in the middle of event 4000's column.
         let (x, y) = plot_x(&h, 4000.5);
-        h.hover_at(egui::pos2(x, y));
-        h.run();
-        h.drag_at(egui::pos2(x, y));
-        h.step();
-        h.drop_at(egui::pos2(x, y));
-        h.run();
+        click_at(&mut h, x, y);
         let k = h.state().snapshot.as_ref().unwrap().event.expect("picked");
         assert!((3999..=4001).contains(&k), "{k}");
         let at = reference(&file, Some((0, k))).unwrap();
@@ -366,31 +371,17 @@ fn a_box_drag_zooms_the_bands_and_a_double_click_shows_them_all() {
         );
         assert_eq!(view.event, None, "a drag is not a click");
         let (x, y) = plot_x(&h, 2500.0);
-        h.event(egui::Event::PointerButton {
-            pos: egui::pos2(x, y),
-            button: egui::PointerButton::Primary,
-            pressed: true,
-            modifiers: egui::Modifiers::NONE,
-        });
-        h.event(egui::Event::PointerButton {
-            pos: egui::pos2(x, y),
-            button: egui::PointerButton::Primary,
-            pressed: false,
-            modifiers: egui::Modifiers::NONE,
-        });
-        h.step();
-        h.event(egui::Event::PointerButton {
-            pos: egui::pos2(x, y),
-            button: egui::PointerButton::Primary,
-            pressed: true,
-            modifiers: egui::Modifiers::NONE,
-        });
-        h.event(egui::Event::PointerButton {
-            pos: egui::pos2(x, y),
-            button: egui::PointerButton::Primary,
-            pressed: false,
-            modifiers: egui::Modifiers::NONE,
-        });
+        for _ in 0..2 {
+            for pressed in [true, false] {
+                h.event(egui::Event::PointerButton {
+                    pos: egui::pos2(x, y),
+                    button: egui::PointerButton::Primary,
+                    pressed,
+                    modifiers: egui::Modifiers::NONE,
+                });
+            }
+            h.step();
+        }
         h.run();
         assert_eq!(h.state().snapshot.as_ref().unwrap().chart.range, None);
     }
@@ -516,12 +507,7 @@ fn a_snapshot_with_times_is_drawn_over_time_and_a_click_picks_the_event_then() {
         // A click 40 % of the way through the trace's time, in ms from its first event.
         let ms = (times[times.len() - 1] - times[0]) as f64 * 0.4 / 1000.0;
         let (x, y) = plot_x(&h, ms);
-        h.hover_at(egui::pos2(x, y));
-        h.run();
-        h.drag_at(egui::pos2(x, y));
-        h.step();
-        h.drop_at(egui::pos2(x, y));
-        h.run();
+        click_at(&mut h, x, y);
         let k = h.state().snapshot.as_ref().unwrap().event.expect("picked");
         // The last event at or before the clicked time, from the raw times (a pixel's width
         // either way).

@@ -117,6 +117,20 @@ pub struct Event {
     pub time_us: Option<i64>,
 }
 
+impl Event {
+    /// An event on stream 0 with no stack and no time (tests, hand-made traces).
+    pub fn bare(action: Action, addr: u64, size: i64) -> Event {
+        Event {
+            action,
+            addr,
+            size,
+            stream: 0,
+            stack: 0,
+            time_us: None,
+        }
+    }
+}
+
 /// A whole allocator snapshot.
 #[derive(Debug, Clone, Default)]
 pub struct AllocatorSnapshot {

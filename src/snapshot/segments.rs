@@ -71,6 +71,16 @@ pub struct AllocatorState {
 }
 
 impl AllocatorState {
+    /// Adds a segment and its figures to the totals.
+    fn add(&mut self, seg: SegmentState) {
+        self.reserved = self.reserved.saturating_add(seg.total);
+        self.allocated = self.allocated.saturating_add(seg.allocated);
+        self.pending_free = self.pending_free.saturating_add(seg.pending_free);
+        self.free = self.free.saturating_add(seg.free);
+        self.largest_free = self.largest_free.max(seg.largest_free);
+        self.segments.push(seg);
+    }
+
     /// Free bytes inside segments as a share of reserved bytes (0 when nothing is reserved).
     pub fn free_share(&self) -> f64 {
         if self.reserved > 0 {
@@ -111,12 +121,7 @@ pub fn allocator_state(s: &AllocatorSnapshot, device: i64) -> AllocatorState {
             *slot = slot.saturating_add(b.size);
             seg.layout.push((b.size, kind));
         }
-        out.reserved = out.reserved.saturating_add(seg.total);
-        out.allocated = out.allocated.saturating_add(seg.allocated);
-        out.pending_free = out.pending_free.saturating_add(seg.pending_free);
-        out.free = out.free.saturating_add(seg.free);
-        out.largest_free = out.largest_free.max(seg.largest_free);
-        out.segments.push(seg);
+        out.add(seg);
     }
     out.segments.sort_by_key(|g| g.address);
     out
@@ -280,12 +285,7 @@ pub fn allocator_state_at(s: &AllocatorSnapshot, device: i64, k: usize) -> Alloc
             at = addr.saturating_add(size as u64);
         }
         gap(&mut seg, at, r.end);
-        out.reserved = out.reserved.saturating_add(seg.total);
-        out.allocated = out.allocated.saturating_add(seg.allocated);
-        out.pending_free = out.pending_free.saturating_add(seg.pending_free);
-        out.free = out.free.saturating_add(seg.free);
-        out.largest_free = out.largest_free.max(seg.largest_free);
-        out.segments.push(seg);
+        out.add(seg);
     }
     out
 }
@@ -296,14 +296,7 @@ mod tests {
     use crate::snapshot::model::{Block, Event, Segment};
 
     fn event(action: Action, addr: u64, size: i64) -> Event {
-        Event {
-            action,
-            addr,
-            size,
-            stream: 0,
-            stack: 0,
-            time_us: None,
-        }
+        Event::bare(action, addr, size)
     }
 
     /// One 100-byte segment allocated in the trace; blocks at 0 (30, held at the end) and 40

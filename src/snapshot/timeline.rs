@@ -303,14 +303,7 @@ mod tests {
     use super::*;
 
     fn ev(action: Action, addr: u64, size: i64) -> Event {
-        Event {
-            action,
-            addr,
-            size,
-            stream: 0,
-            stack: 0,
-            time_us: None,
-        }
+        Event::bare(action, addr, size)
     }
 
     #[test]
