@@ -526,3 +526,40 @@ fn a_snapshot_with_times_is_drawn_over_time_and_a_click_picks_the_event_then() {
         assert!((lo..=hi).contains(&k), "{k} not in {lo}..={hi}");
     }
 }
+
+#[test]
+fn a_snapshot_without_events_shows_its_segments_and_a_click_changes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("no_events.pickle");
+    let code = "import pickle,sys\n\
+        b=[{'address':4096,'size':1024,'requested_size':1000,'state':'active_allocated','frames':[]},\n\
+        \x20{'address':5120,'size':3072,'requested_size':3072,'state':'inactive','frames':[]}]\n\
+        s=[{'device':0,'address':4096,'total_size':4096,'allocated_size':1024,'active_size':1024,\n\
+        \x20'requested_size':1000,'stream':0,'segment_type':'small','segment_pool_id':(0,0),\n\
+        \x20'is_expandable':False,'frames':[],'blocks':b}]\n\
+        pickle.dump({'segments':s,'device_traces':[[]]},open(sys.argv[1],'wb'),protocol=4)";
+    let made = Process::new("python3")
+        .args(["-c", code])
+        .arg(&file)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !made {
+        eprintln!("python3 not available: skipping");
+        return;
+    }
+    let Some(r) = reference(&file, None) else {
+        return;
+    };
+    for lang in Lang::ALL {
+        let t = tr(lang);
+        let mut h = open(&file, lang);
+        h.run();
+        h.get_by_label(&figures(t, &r["devices"][0]));
+        let (x, y) = plot_x(&h, 0.0);
+        click_at(&mut h, x, y);
+        assert_eq!(h.state().snapshot.as_ref().unwrap().event, None);
+        // Still all there: the figures and the segments' heading (3,072 of 4,096 bytes free).
+        h.get_by_label(&figures(t, &r["devices"][0]));
+        h.get_by_label(&segments_heading(t, &r["devices"][0]));
+    }
+}

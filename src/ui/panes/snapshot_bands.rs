@@ -472,7 +472,9 @@ impl BandsChart {
             self.range = wheel_zoom((v0, v1), p.x, f64::from(dy), full);
         }
         let mut out = ChartOut { picked: None };
+        // A device with segments but no events has nothing to pick.
         if r.clicked()
+            && bands.timeline.end() > 0
             && let Some(p) = pointer
         {
             let last = bands.timeline.end().saturating_sub(1).max(0);
