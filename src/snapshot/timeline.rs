@@ -176,13 +176,14 @@ pub fn timeline(
             .cmp(&allocations[a as usize].size)
             .then(a.cmp(&b))
     });
+    let links = EventLinks::new(trace.len(), &allocations);
     let mut bands = max_bands.min(allocations.len());
     loop {
         let mut banded = vec![false; allocations.len()];
         for &i in &by_size[..bands] {
             banded[i as usize] = true;
         }
-        if let Some(t) = stack_up(trace.len(), &allocations, &banded, max_pieces) {
+        if let Some(t) = stack_up(&links, &allocations, &banded, max_pieces) {
             return Timeline {
                 allocations,
                 banded: bands,
@@ -193,25 +194,45 @@ pub fn timeline(
     }
 }
 
+/// What each event does to the allocations: the one it starts and the one it ends
+/// ([`NO_ALLOCATION`] for none). An event is one action, so at most one of each (an `alloc` at
+/// an address still held ends the old allocation and starts the new one).
+struct EventLinks {
+    starts: Vec<u32>,
+    ends: Vec<u32>,
+}
+
+/// No allocation, in [`EventLinks`].
+const NO_ALLOCATION: u32 = u32::MAX;
+
+impl EventLinks {
+    fn new(events: usize, allocations: &[Allocation]) -> EventLinks {
+        let mut links = EventLinks {
+            starts: vec![NO_ALLOCATION; events],
+            ends: vec![NO_ALLOCATION; events],
+        };
+        for (i, a) in allocations.iter().enumerate() {
+            let i = u32::try_from(i).unwrap_or(NO_ALLOCATION);
+            if let Some(slot) = a.allocated_at.and_then(|k| links.starts.get_mut(k)) {
+                *slot = i;
+            }
+            if let Some(slot) = a.freed_at.and_then(|k| links.ends.get_mut(k)) {
+                *slot = i;
+            }
+        }
+        links
+    }
+}
+
 /// Stacks the allocations over the trace; None when the banded ones would make more than
 /// `max_pieces` pieces (never when none is banded).
 fn stack_up(
-    events: usize,
+    links: &EventLinks,
     allocations: &[Allocation],
     banded: &[bool],
     max_pieces: usize,
 ) -> Option<Timeline> {
-    // What happens at each event: allocation i starts or ends.
-    let mut starts: FxHashMap<usize, u32> = FxHashMap::default();
-    let mut ends: FxHashMap<usize, u32> = FxHashMap::default();
-    for (i, a) in allocations.iter().enumerate() {
-        if let Some(k) = a.allocated_at {
-            starts.insert(k, i as u32);
-        }
-        if let Some(k) = a.freed_at {
-            ends.insert(k, i as u32);
-        }
-    }
+    let events = links.starts.len();
     let mut pieces: Vec<Piece> = Vec::new();
     // The banded allocations held now, bottom first, each with its open piece (from, offset).
     let mut stack: Vec<(u32, i64, i64)> = Vec::new();
@@ -241,7 +262,7 @@ fn stack_up(
     record(&mut out, banded_top, summed, summed_n);
     for k in 0..events {
         let x = k as i64;
-        if let Some(&i) = starts.get(&k) {
+        if let Some(&i) = links.starts.get(k).filter(|&&i| i != NO_ALLOCATION) {
             let a = &allocations[i as usize];
             if banded[i as usize] {
                 stack.push((i, x, banded_top));
@@ -251,7 +272,7 @@ fn stack_up(
                 summed_n += 1;
             }
         }
-        if let Some(&i) = ends.get(&k) {
+        if let Some(&i) = links.ends.get(k).filter(|&&i| i != NO_ALLOCATION) {
             let a = &allocations[i as usize];
             if banded[i as usize] {
                 if let Some(pos) = stack.iter().rposition(|s| s.0 == i) {
@@ -322,7 +343,8 @@ mod tests {
             allocs.iter().map(|a| a.addr).collect::<Vec<_>>(),
             vec![50, 9, 1, 2, 3]
         );
-        let mut t = stack_up(trace.len(), &allocs, &[false, true, true, true, true], 100).unwrap();
+        let links = EventLinks::new(trace.len(), &allocs);
+        let mut t = stack_up(&links, &allocs, &[false, true, true, true, true], 100).unwrap();
         t.allocations = allocs;
         // x = -1..4: summed is the 1-byte block throughout.
         assert_eq!(t.total, vec![8, 18, 38, 43, 33, 26]);

@@ -129,10 +129,9 @@ impl Bands {
 
     /// The plot x of event x `k` (-1: before the first event; the trace's length: its end).
     pub fn x_of(&self, k: i64) -> f64 {
-        let i = k
-            .saturating_add(1)
-            .clamp(0, self.axis.len() as i64 - 1)
-            .max(0) as usize;
+        // Never clamp(0, len - 1): an empty axis would make that panic.
+        let last = self.axis.len().saturating_sub(1);
+        let i = usize::try_from(k.saturating_add(1)).unwrap_or(0).min(last);
         self.axis.get(i).map_or(0.0, |&v| v as f64 * self.scale)
     }
 
