@@ -41,6 +41,21 @@ fn number_parser(c: &mut Criterion) {
             black_box(sum)
         })
     });
+    // Each shape alone (every fifth cell of the mix): µs timestamps, MB with 6 decimals, whole
+    // MB, KB sizes, µs durations. A change that helps one shape can cost another.
+    for (k, name) in ["ts", "mb6", "mb0", "kb1", "dur3"].iter().enumerate() {
+        let kind: Vec<(String, i64)> = cells.iter().skip(k).step_by(5).cloned().collect();
+        g.bench_function(format!("kind_{name}"), |b| {
+            b.iter(|| {
+                let mut sum = 0i64;
+                for (cell, factor) in &kind {
+                    let v = parse_scaled(cell.as_bytes(), *factor).unwrap().unwrap();
+                    sum = sum.wrapping_add(v.value);
+                }
+                black_box(sum)
+            })
+        });
+    }
     g.finish();
 }
 
