@@ -37,14 +37,15 @@ pub(crate) fn finish(result: Result<(), String>, err: &mut dyn std::io::Write) -
 }
 
 /// Rows as an aligned text table under `header`: the first column left-aligned, the others
-/// right-aligned, two spaces apart (widths in characters).
+/// right-aligned, two spaces apart. Widths are terminal columns, so Chinese names (two columns a
+/// character) keep the table aligned.
 pub(crate) fn text_table(header: &[&str], rows: &[Vec<String>]) -> String {
     let widths: Vec<usize> = (0..header.len())
         .map(|c| {
             rows.iter()
                 .filter_map(|r| r.get(c))
-                .map(|s| s.chars().count())
-                .chain([header[c].chars().count()])
+                .map(|s| display_width(s))
+                .chain([display_width(header[c])])
                 .max()
                 .unwrap_or(0)
         })
@@ -55,9 +56,9 @@ pub(crate) fn text_table(header: &[&str], rows: &[Vec<String>]) -> String {
             .enumerate()
             .map(|(i, (c, &w))| {
                 if i == 0 {
-                    format!("{c:<w$}")
+                    pad_end(c, w)
                 } else {
-                    format!("{c:>w$}")
+                    pad_start(c, w)
                 }
             })
             .collect();
@@ -68,6 +69,21 @@ pub(crate) fn text_table(header: &[&str], rows: &[Vec<String>]) -> String {
         text.push_str(&line(&mut r.iter().map(String::as_str)));
     }
     text
+}
+
+/// How many terminal columns `s` takes (CJK characters take two).
+pub(crate) fn display_width(s: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(s)
+}
+
+/// `s` followed by spaces up to `width` terminal columns.
+pub(crate) fn pad_end(s: &str, width: usize) -> String {
+    format!("{s}{}", " ".repeat(width.saturating_sub(display_width(s))))
+}
+
+/// Spaces up to `width` terminal columns, then `s`.
+pub(crate) fn pad_start(s: &str, width: usize) -> String {
+    format!("{}{s}", " ".repeat(width.saturating_sub(display_width(s))))
 }
 
 /// The bundled demo profile: `fixtures/demo` of the source tree when it is there, else generated
@@ -89,4 +105,39 @@ pub fn demo_profile_path() -> std::io::Result<PathBuf> {
         crate::generate::generate(&dir, &crate::generate::demo_options())?;
     }
     Ok(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Terminal columns counted by hand: CJK ideographs and full-width forms take two.
+    fn columns(s: &str) -> usize {
+        s.chars()
+            .map(|c| {
+                if ('\u{4e00}'..='\u{9fff}').contains(&c) || c == '（' || c == '）' {
+                    2
+                } else {
+                    1
+                }
+            })
+            .sum()
+    }
+
+    #[test]
+    fn chinese_names_keep_the_table_aligned() {
+        let rows = vec![
+            vec!["aten::mm".to_string(), "1.00".to_string()],
+            vec!["自定义算子（前向）".to_string(), "12345.00".to_string()],
+            vec!["x".to_string(), "7".to_string()],
+        ];
+        let text = text_table(&["operator", "MB"], &rows);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 4);
+        // The last column is right-aligned, so every line ends at the same terminal column.
+        let ends: Vec<usize> = lines.iter().map(|l| columns(l)).collect();
+        assert!(ends.iter().all(|&e| e == ends[0]), "{ends:?}\n{text}");
+        // 9 CJK characters are 18 columns: the widest first cell, then two spaces, then 8.
+        assert_eq!(ends[0], 18 + 2 + 8, "{text}");
+    }
 }

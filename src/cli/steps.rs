@@ -132,8 +132,8 @@ pub fn steps_text(data: &RankData, report: &StepReport) -> String {
         text.push_str("still alive, allocated in those steps, by operator:\n");
         for &(n, b, c) in g.operators.iter().take(10) {
             text.push_str(&format!(
-                "  {:<40} {:>10.2} MB  {c} blocks\n",
-                data.display_name(n),
+                "  {} {:>10.2} MB  {c} blocks\n",
+                super::pad_end(data.display_name(n), 40),
                 bytes_to_mib(b)
             ));
         }
