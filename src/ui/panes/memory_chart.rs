@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use egui::{Color32, Id, PointerButton};
-use egui_plot::{Plot, PlotBounds, PlotPoint, Points, Span, Text, VLine};
+use egui_plot::{Plot, PlotBounds, PlotPoint, Points, Polygon, Span, Text, VLine};
 
 use super::PaneCx;
 use crate::analysis::{
@@ -403,6 +403,9 @@ impl MemoryChart {
         let response = Plot::new(PLOT_ID)
             .id(Id::unique(PLOT_ID))
             .height(plot_height)
+            // Room on the right for half of the last time label, which egui_plot centres on its
+            // tick at the plot's edge (it was cut off there).
+            .width((ui.available_width() - 16.0).max(160.0))
             .x_axis_label(t.time_axis)
             .x_grid_spacer(crate::ui::plot::time_grid)
             .y_axis_label((t.memory_axis)(unit.label()))
@@ -687,6 +690,35 @@ fn peak_labels(
             *r = r.translate(egui::vec2(0.0, below + 1.0 - r.min.y));
             below = r.max.y;
         }
+    }
+    // A backing of the plot's own colour, so a curve running through a label does not strike
+    // it out (labels of peaks at the same height sit on the other curves).
+    let backing = plot_ui
+        .ctx()
+        .global_style()
+        .visuals
+        .extreme_bg_color
+        .gamma_multiply(0.85);
+    for r in &rects {
+        let r = r.expand(1.0);
+        let corners: Vec<[f64; 2]> = [
+            r.left_top(),
+            r.right_top(),
+            r.right_bottom(),
+            r.left_bottom(),
+        ]
+        .into_iter()
+        .map(|c| {
+            let p = plot_ui.plot_from_screen(c);
+            [p.x, p.y]
+        })
+        .collect();
+        plot_ui.polygon(
+            Polygon::new("", corners)
+                .fill_color(backing)
+                .stroke(egui::Stroke::NONE)
+                .allow_hover(false),
+        );
     }
     for ((i, text, _), r) in labels.into_iter().zip(rects) {
         plot_ui.text(
