@@ -116,3 +116,36 @@ fn files_skipped_by_discovery_are_listed_with_the_warnings() {
     h.run();
     h.get_by_label_contains("npu_module_mem.csv: not a regular file (it is a FIFO); skipped");
 }
+
+/// The notes users meet most read in the UI's language; the file names in them stay as they are.
+#[test]
+fn load_notes_are_translated_in_chinese() {
+    use memsight::ui::i18n::Lang;
+    let dir = fixtures().join("malformed/bad_rows_ascend_pt");
+    for (lang, lossy, warnings) in [
+        (Lang::En, "lossy timestamps: ", "warnings"),
+        (Lang::Zh, "时间戳有损：", "条警告"),
+    ] {
+        let mut app = memsight::ui::MemsightApp::new(Some(dir.clone()), Vec::new(), None);
+        app.wait_for_load();
+        app.apply(memsight::ui::Command::ShowOverview(false));
+        app.set_language(lang);
+        let mut h = common::harness(app);
+        let view = h.state().view().unwrap();
+        let n = view.data.report.warning_count();
+        let english: Vec<String> = view.data.report.warnings.clone();
+        let lossy_file = view.data.report.lossy_time_files[0].display().to_string();
+        h.get_by_label_contains(warnings).click();
+        h.run();
+        h.get_by_label_contains(&format!("{lossy}{lossy_file}"));
+        if lang == Lang::Zh {
+            // No note the catalogue knows is left in English.
+            for w in &english {
+                if memsight::model::Message::recognize(w).is_some() {
+                    assert!(h.query_by_label_contains(w).is_none(), "{w} untranslated");
+                }
+            }
+            assert!(n > 0);
+        }
+    }
+}

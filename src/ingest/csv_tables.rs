@@ -336,7 +336,13 @@ fn run<P: RowParser, F: Fn(usize) -> P + Sync>(
     let max_fields = csv.header().len();
     let mut notes = Vec::new();
     if let Some(enc) = csv.decoded_from() {
-        notes.push(format!("{}: decoded from {enc}", path.display()));
+        notes.push(
+            crate::model::Message::DecodedFrom {
+                path: path.display().to_string(),
+                encoding: enc.to_string(),
+            }
+            .text(),
+        );
     }
     let mut report = FileReport {
         path: path.to_path_buf(),
@@ -372,10 +378,12 @@ fn run<P: RowParser, F: Fn(usize) -> P + Sync>(
     .map_err(|e| chunk_err(path, e))?;
     control.file_done();
     if flags.not_utf8 {
-        notes.push(format!(
-            "{}: some names are not UTF-8 (GBK, as Chinese Excel saves CSV?); they were decoded as GB18030",
-            path.display()
-        ));
+        notes.push(
+            crate::model::Message::NamesNotUtf8 {
+                path: path.display().to_string(),
+            }
+            .text(),
+        );
     }
     Ok(FileOutcome {
         report,

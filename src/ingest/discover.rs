@@ -424,7 +424,7 @@ fn pick(csvs: &[(CsvName, PathBuf)], kind: Kind, notes: &mut Vec<String>) -> Vec
     if !slices.is_empty() {
         slices.sort_by_key(|(n, p)| (n.slice, n.timestamp, p.clone()));
         if of_kind.iter().any(|(n, _)| n.slice.is_none()) {
-            notes.push("both sliced and unsliced files present; using the slices".into());
+            notes.push(crate::model::Message::UsingSlices.text());
         }
         return slices.into_iter().map(|(_, p)| p.clone()).collect();
     }
@@ -454,7 +454,7 @@ fn csv_source(cand: &Candidate, notes: &mut Vec<String>) -> Option<DataSource> {
         return None;
     }
     if memory_record.is_empty() {
-        notes.push("no memory_record*.csv: no curves, only the details table (MindStudio Insight shows nothing here)".into());
+        notes.push(crate::model::Message::NoMemoryRecord.text());
     }
     Some(DataSource::Csv {
         memory_record,

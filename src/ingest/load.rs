@@ -242,8 +242,7 @@ fn load_csv(
         early(first_look(data));
     }
     if operator_memory.is_empty() && !data.records.is_empty() {
-        data.report
-            .warn("no operator_memory*.csv beside memory_record: the details table is empty");
+        data.report.warn(crate::model::Message::NoOperatorMemory);
     }
     for p in operator_memory {
         absorb(
@@ -260,8 +259,7 @@ fn load_csv(
         )?;
     }
     if npu_module_mem.is_empty() {
-        data.report
-            .warn("no npu_module_mem*.csv: the component peak table is empty");
+        data.report.warn(crate::model::Message::NoModuleMem);
     }
     data.report.warnings.append(&mut module_report.warnings);
     data.report.files.append(&mut module_report.files);
@@ -283,10 +281,9 @@ fn load_csv(
         .map(|p| p.display().to_string())
         .collect();
     if !lossy_files.is_empty() {
-        data.report.warn(format!(
-            "lossy timestamps: {} use scientific notation (saved by Excel?); times there are approximate",
-            lossy_files.join(", ")
-        ));
+        data.report.warn(crate::model::Message::LossyTimestamps {
+            files: lossy_files.join(", "),
+        });
     }
     if data.info.device.is_none() {
         data.info.device = device;

@@ -6,6 +6,7 @@
 
 mod component;
 mod interner;
+pub mod message;
 mod rank;
 pub mod report;
 mod stacks;
@@ -16,6 +17,7 @@ mod window;
 
 pub use component::Component;
 pub use interner::{Interner, NameId};
+pub use message::Message;
 pub use rank::{
     DataSource, DbSnapshot, Format, RankData, RankInfo, SourceChoice, USING_CSV_NOTE, USING_DB_NOTE,
 };

@@ -3,6 +3,14 @@
 //! English. Data names stay as the files spell them in both languages: column headers (they are
 //! the CSV's columns and what Copy pastes), curve names and Group By modes (Insight's terms).
 
+use crate::model::Message;
+
+/// A load note in the UI's language: one of the [`Message`]s translated, any other note as
+/// written.
+pub fn note_text(t: &Tr, text: &str) -> String {
+    Message::recognize(text).map_or_else(|| text.to_string(), |m| (t.message)(&m))
+}
+
 /// A UI language.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Lang {
@@ -207,6 +215,8 @@ pub struct Tr {
     pub node_index: &'static str,
     pub memory_usage_mb: &'static str,
     pub load_warnings: &'static str,
+    /// A load note ingest wrote (the CLI prints its English text).
+    pub message: fn(&Message) -> String,
     pub rows_skipped: fn(&str, u64) -> String,
     pub skipped_line: fn(u64, &str, &str) -> String,
     pub lossy_times: fn(usize) -> String,
@@ -592,6 +602,7 @@ pub static EN: Tr = Tr {
     node_index: "Node Index",
     memory_usage_mb: "Memory Usage (MB)",
     load_warnings: "Load warnings",
+    message: Message::text,
     rows_skipped: |p, n| format!("{p}: {n} rows skipped"),
     skipped_line: |n, why, text| format!("line {n}: {why} — {text}"),
     lossy_times: |n| {
@@ -934,6 +945,24 @@ pub static ZH: Tr = Tr {
     node_index: "节点索引",
     memory_usage_mb: "内存使用 (MB)",
     load_warnings: "加载警告",
+    message: |m| match m {
+        Message::NoOperatorMemory => "memory_record 旁没有 operator_memory*.csv：详情表为空".into(),
+        Message::NoModuleMem => "没有 npu_module_mem*.csv：组件峰值表为空".into(),
+        Message::NoMemoryRecord => {
+            "没有 memory_record*.csv：没有曲线，只有详情表（MindStudio Insight 在此不显示任何内容）"
+                .into()
+        }
+        Message::UsingDb => "同时存在 DB 与 CSV 文件；读取 DB（与 MindStudio Insight 相同）".into(),
+        Message::UsingCsv => "同时存在 DB 与 CSV 文件；按要求读取 CSV 文件".into(),
+        Message::UsingSlices => "同时存在切片与未切片的文件；读取切片".into(),
+        Message::LossyTimestamps { files } => format!(
+            "时间戳有损：{files} 使用了科学计数法（被 Excel 保存过？）；其中的时间只是近似值"
+        ),
+        Message::NamesNotUtf8 { path } => {
+            format!("{path}：部分名称不是 UTF-8（中文 Excel 保存的 GBK CSV？）；已按 GB18030 解码")
+        }
+        Message::DecodedFrom { path, encoding } => format!("{path}：已从 {encoding} 解码"),
+    },
     rows_skipped: |p, n| format!("{p}：跳过 {n} 行"),
     skipped_line: |n, why, text| format!("第 {n} 行：{why} — {text}"),
     lossy_times: |n| {

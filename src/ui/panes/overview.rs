@@ -267,7 +267,12 @@ fn table_ui(ui: &mut egui::Ui, t: &Tr, o: &Overview, state: &ViewState, out: &mu
                                     };
                                     let label = ui.add(egui::Label::new(text).wrap_mode(wrap));
                                     if col == OverviewColumn::Warnings && !s.warnings.is_empty() {
-                                        label.on_hover_text(s.warnings.join("\n"));
+                                        let notes: Vec<String> = s
+                                            .warnings
+                                            .iter()
+                                            .map(|w| crate::ui::i18n::note_text(t, w))
+                                            .collect();
+                                        label.on_hover_text(notes.join("\n"));
                                     }
                                 }
                             });

@@ -15,7 +15,7 @@ pub fn warnings_window(ctx: &egui::Context, cx: &mut PaneCx<'_>, profile_notes: 
         .show(ctx, |ui| {
             egui::ScrollArea::vertical().show(ui, |ui| {
                 for w in profile_notes.iter().chain(&report.warnings) {
-                    ui.label(format!("• {w}"));
+                    ui.label(format!("• {}", crate::ui::i18n::note_text(t, w)));
                 }
                 for f in report.files.iter().filter(|f| f.skipped.count > 0) {
                     ui.separator();
