@@ -10,6 +10,15 @@ mod common;
 use std::path::Path;
 use std::process::Command as Process;
 
+/// Runs a python3 command that writes a test input; false (and a note) when python3 is not there.
+fn python_ran(cmd: &mut Process) -> bool {
+    let ran = cmd.status().is_ok_and(|s| s.success());
+    if !ran {
+        eprintln!("python3 not available: skipping");
+    }
+    ran
+}
+
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use memsight::ui::MemsightApp;
@@ -208,15 +217,13 @@ fn a_long_trace_is_summarised_in_a_job_and_then_shown() {
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("long.pickle");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/gen_snapshot.py");
-    let made = Process::new("python3")
-        .arg(script)
-        .arg(&file)
-        .arg("80000")
-        .arg("1")
-        .status()
-        .is_ok_and(|s| s.success());
-    if !made {
-        eprintln!("python3 not available: skipping");
+    if !python_ran(
+        Process::new("python3")
+            .arg(script)
+            .arg(&file)
+            .arg("80000")
+            .arg("1"),
+    ) {
         return;
     }
     let Some(r) = reference(&file, None) else {
@@ -475,14 +482,12 @@ fn a_snapshot_with_times_is_drawn_over_time_and_a_click_picks_the_event_then() {
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("timed.pickle");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/gen_snapshot.py");
-    let made = Process::new("python3")
-        .arg(script)
-        .arg(&file)
-        .args(["3000", "1", "--timed"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !made {
-        eprintln!("python3 not available: skipping");
+    if !python_ran(
+        Process::new("python3")
+            .arg(script)
+            .arg(&file)
+            .args(["3000", "1", "--timed"]),
+    ) {
         return;
     }
     for lang in Lang::ALL {
@@ -538,13 +543,7 @@ fn a_snapshot_without_events_shows_its_segments_and_a_click_changes_nothing() {
         \x20'requested_size':1000,'stream':0,'segment_type':'small','segment_pool_id':(0,0),\n\
         \x20'is_expandable':False,'frames':[],'blocks':b}]\n\
         pickle.dump({'segments':s,'device_traces':[[]]},open(sys.argv[1],'wb'),protocol=4)";
-    let made = Process::new("python3")
-        .args(["-c", code])
-        .arg(&file)
-        .status()
-        .is_ok_and(|s| s.success());
-    if !made {
-        eprintln!("python3 not available: skipping");
+    if !python_ran(Process::new("python3").args(["-c", code]).arg(&file)) {
         return;
     }
     let Some(r) = reference(&file, None) else {
