@@ -109,8 +109,7 @@ fn parse_fast(t: &[u8], factor: i64) -> Option<i64> {
         return None;
     }
     // At most 19 digits (20 bytes with a dot, 19 without) cannot overflow a u64, so the loop
-    // needs no per-digit check; the dot's position gives the decimals. One byte loop finds it
-    // (`contains` first was a `memchr` call per cell).
+    // needs no per-digit check; the dot's position gives the decimals.
     let dot = dot_position(body);
     if body.len() > 19 && dot.is_none() {
         return None;
@@ -200,8 +199,9 @@ fn digits_value(mut s: &[u8]) -> Option<u64> {
 const DIV5_FAST_BELOW: u64 = 1 << 56;
 
 /// `ceil(2^s / 5^k)` and `s = 56 + ceil(log2 5^k)` for `k` in 0..=19: for every `n < 2^56`,
-/// `n / 5^k == (n * m) >> s` (Granlund and Montgomery: the error `n * (m * 5^k - 2^s) / 2^s` stays
-/// under 1 / 5^k because `2^s ≥ 5^k * 2^56`). `n * m` < 2^114 fits a u128.
+/// `n / 5^k == (n * m) >> s` (Granlund and Montgomery: `n * m / 2^s` exceeds `n / 5^k` by less than
+/// `n / 2^s` < 2^56 / 2^s ≤ 1 / 5^k, too little to reach the next integer). `n * m` < 2^114 fits a
+/// u128.
 const DIV5_MAGIC: [(u128, u32); 20] = {
     let mut t = [(0u128, 0u32); 20];
     let mut k = 0;
