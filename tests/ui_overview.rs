@@ -177,3 +177,57 @@ fn rows_arrive_in_discovery_order_and_cancel_stops_the_job() {
     assert_eq!(o.done(), stopped_at);
     assert!(!o.is_running());
 }
+
+/// A rank's notes show on hover over its Warnings cell, in the UI's language.
+#[test]
+fn a_ranks_warnings_show_translated_on_hover() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ranks = generate(
+        tmp.path(),
+        &GenOptions {
+            ranks: 2,
+            allocs: 200,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let module = ranks[1].join("ASCEND_PROFILER_OUTPUT/npu_module_mem.csv");
+    std::fs::remove_file(&module).unwrap();
+    for (lang, note) in [
+        (
+            Lang::En,
+            "no npu_module_mem*.csv: the component peak table is empty",
+        ),
+        (Lang::Zh, "没有 npu_module_mem*.csv：组件峰值表为空"),
+    ] {
+        let mut app = MemsightApp::new(Some(tmp.path().to_path_buf()), Vec::new(), None);
+        app.set_language(lang);
+        app.wait_for_load();
+        app.wait_for_overview();
+        let mut h = common::harness(app);
+        assert!(
+            h.query_by_label_contains(note).is_none(),
+            "shown before hover"
+        );
+        // The Warnings column is the last; the second rank's row has the one note.
+        let rank = h.state().profile().unwrap().ranks[1].rank.clone();
+        let y = h
+            .get_all_by_role_and_label(Role::Link, &rank)
+            .next()
+            .unwrap()
+            .rect()
+            .center()
+            .y;
+        let cell = h
+            .get_all_by_label("1")
+            .filter(|n| (n.rect().center().y - y).abs() < 3.0)
+            .max_by(|a, b| a.rect().min.x.total_cmp(&b.rect().min.x))
+            .expect("the warnings count on the rank's row");
+        cell.hover();
+        // A tooltip waits for the pointer to rest (egui's tooltip delay, half a second).
+        for _ in 0..60 {
+            h.step();
+        }
+        h.get_by_label_contains(note);
+    }
+}

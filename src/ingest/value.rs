@@ -516,9 +516,9 @@ mod tests {
                 DIV5_FAST_BELOW,
                 u64::MAX,
             ];
-            // Just below and at every multiple of d near the top of the fast range.
+            // Just below and at the last multiple of d in the fast range.
             let top = (DIV5_FAST_BELOW - 1) / d * d;
-            ps.extend([top - 1, top, top.saturating_sub(d) + d - 1]);
+            ps.extend([top - 1, top]);
             for p in ps {
                 assert_eq!(div_pow5(p, k), p / d, "{p} / 5^{k}");
             }

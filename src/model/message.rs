@@ -40,8 +40,8 @@ const NO_OPERATOR_MEMORY: &str =
     "no operator_memory*.csv beside memory_record: the details table is empty";
 const NO_MODULE_MEM: &str = "no npu_module_mem*.csv: the component peak table is empty";
 const NO_MEMORY_RECORD: &str = "no memory_record*.csv: no curves, only the details table (MindStudio Insight shows nothing here)";
-const USING_DB: &str = "both a DB and CSV files present; using the DB (as MindStudio Insight does)";
-const USING_CSV: &str = "both a DB and CSV files present; using the CSV files (as asked)";
+// The two source notes are the rank's own constants: discovery and load compare with them.
+use super::{USING_CSV_NOTE as USING_CSV, USING_DB_NOTE as USING_DB};
 const USING_SLICES: &str = "both sliced and unsliced files present; using the slices";
 const LOSSY_BEFORE: &str = "lossy timestamps: ";
 const LOSSY_AFTER: &str = " use scientific notation (saved by Excel?); times there are approximate";
@@ -141,12 +141,6 @@ mod tests {
                 m.text()
             );
         }
-    }
-
-    #[test]
-    fn the_source_notes_are_these_messages() {
-        assert_eq!(Message::UsingDb.text(), crate::model::USING_DB_NOTE);
-        assert_eq!(Message::UsingCsv.text(), crate::model::USING_CSV_NOTE);
     }
 
     #[test]

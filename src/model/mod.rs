@@ -6,7 +6,7 @@
 
 mod component;
 mod interner;
-pub mod message;
+mod message;
 mod rank;
 pub mod report;
 mod stacks;

@@ -267,12 +267,12 @@ fn table_ui(ui: &mut egui::Ui, t: &Tr, o: &Overview, state: &ViewState, out: &mu
                                     };
                                     let label = ui.add(egui::Label::new(text).wrap_mode(wrap));
                                     if col == OverviewColumn::Warnings && !s.warnings.is_empty() {
-                                        let notes: Vec<String> = s
-                                            .warnings
-                                            .iter()
-                                            .map(|w| crate::ui::i18n::note_text(t, w))
-                                            .collect();
-                                        label.on_hover_text(notes.join("\n"));
+                                        // Translated only while hovered.
+                                        label.on_hover_ui(|ui| {
+                                            for w in &s.warnings {
+                                                ui.label(crate::ui::i18n::note_text(t, w));
+                                            }
+                                        });
                                     }
                                 }
                             });
