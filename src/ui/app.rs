@@ -38,7 +38,10 @@ pub fn native_picker(kind: PickKind) -> PickOutcome {
             PickKind::Folder | PickKind::Baseline => dialog.set_title("memsight").pick_folder(),
             PickKind::Database => dialog
                 .set_title("memsight")
-                .add_filter("Profiler DB, allocator snapshot", &["db", "pickle", "pkl"])
+                .add_filter(
+                    "Profiler DB, allocator snapshot",
+                    &["db", "DB", "pickle", "pkl", "PICKLE", "PKL"],
+                )
                 .pick_file(),
         }
     })
@@ -91,6 +94,8 @@ pub struct MemsightApp {
     pub png_picker: fn() -> PickOutcome,
     /// A one-line message in the parameter bar (what Save chart did).
     pub notice: Option<String>,
+    /// Background tasks that panicked, shown until dismissed.
+    pub failures: Vec<super::jobs::JobFailure>,
     /// The CJK font in use (`Some(None)`: none found), once looked for.
     pub cjk_font: Option<Option<PathBuf>>,
     ctx: Option<egui::Context>,
@@ -161,6 +166,7 @@ impl MemsightApp {
             png_dialog: None,
             png_picker: super::chart_image::native_png_picker,
             notice: None,
+            failures: Vec::new(),
             cjk_font: None,
             ctx,
             chart: MemoryChart::default(),
@@ -225,6 +231,11 @@ impl MemsightApp {
     /// The job runner (tests look at what runs).
     pub fn jobs(&self) -> &Jobs {
         &self.jobs
+    }
+
+    /// The job runner, to start work on (tests inject jobs through it).
+    pub fn jobs_mut(&mut self) -> &mut Jobs {
+        &mut self.jobs
     }
 
     /// Opens a folder or `.db`, replacing what is shown.
@@ -324,6 +335,7 @@ impl MemsightApp {
                 }
             }
             Command::ShowHelp(open) => self.help_open = open,
+            Command::DismissFailures => self.failures.clear(),
             Command::SaveChart => self.request_chart_shot(),
             _ => {}
         }
@@ -449,7 +461,10 @@ impl MemsightApp {
         if let Some(job) = &self.png_dialog {
             match job.poll() {
                 Poll::Pending => {}
-                Poll::Finished => self.png_dialog = None,
+                Poll::Finished | Poll::Failed(_) => {
+                    self.png_dialog = None;
+                    self.chart_png = None;
+                }
                 Poll::Msg(outcome) => {
                     self.png_dialog = None;
                     match outcome {
@@ -546,7 +561,7 @@ impl MemsightApp {
             match l.job.poll() {
                 Poll::Msg(m) => self.handle(m),
                 Poll::Pending => break,
-                Poll::Finished => self.load_ended(),
+                Poll::Finished | Poll::Failed(_) => self.load_ended(),
             }
         }
     }
@@ -571,10 +586,11 @@ impl MemsightApp {
         {
             // Cancelled before its thread ran: it never got to say so itself.
             let t = self.tr();
-            self.error = Some(match &l.job.start_error {
-                Some(e) => e.clone(),
-                None if l.job.control().is_cancelled() => t.load_cancelled.into(),
-                None => t.load_stopped.into(),
+            self.error = Some(match (&l.job.start_error, l.job.failure()) {
+                (Some(e), _) => e.clone(),
+                (None, Some(why)) => (t.job_failed)(&l.what, why),
+                _ if l.job.control().is_cancelled() => t.load_cancelled.into(),
+                _ => t.load_stopped.into(),
             });
         }
     }
@@ -669,7 +685,7 @@ impl MemsightApp {
         let kind = *kind;
         match job.poll() {
             Poll::Pending => None,
-            Poll::Finished => {
+            Poll::Finished | Poll::Failed(_) => {
                 self.dialog = None;
                 None
             }
@@ -740,6 +756,7 @@ impl MemsightApp {
             ui.ctx().request_repaint();
         }
         self.poll_chart_png();
+        self.failures.extend(self.jobs.take_failures());
         let mut out: Vec<Command> = Vec::new();
         if let Some((kind, p)) = self.poll_dialog() {
             out.push(opened(kind, p));
@@ -786,6 +803,7 @@ impl MemsightApp {
             if let Some(n) = &self.notice {
                 ui.weak(n.as_str());
             }
+            failures_ui(ui, t, &self.failures, &mut out);
             // A snapshot has its own device picker in its view: no profile parameters.
             if self.snapshot.is_none() {
                 super::top_bar::parameters_ui(
@@ -977,6 +995,32 @@ impl MemsightApp {
             self.title = title;
         }
     }
+}
+
+/// The background tasks that panicked, one line each, with Dismiss.
+fn failures_ui(
+    ui: &mut egui::Ui,
+    t: &Tr,
+    failures: &[super::jobs::JobFailure],
+    out: &mut Vec<Command>,
+) {
+    if failures.is_empty() {
+        return;
+    }
+    ui.horizontal_wrapped(|ui| {
+        ui.vertical(|ui| {
+            for f in failures {
+                let what = t.task_names.get(f.key.kind_index()).copied().unwrap_or("");
+                ui.colored_label(
+                    ui.visuals().error_fg_color,
+                    (t.job_failed)(what, &f.message),
+                );
+            }
+        });
+        if ui.button(t.dismiss).clicked() {
+            out.push(Command::DismissFailures);
+        }
+    });
 }
 
 /// Keyboard shortcuts as commands: Ctrl+O, Esc, ←/→ (pages), Ctrl+C (copy), F1 (help).

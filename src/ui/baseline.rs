@@ -110,6 +110,11 @@ impl BaselineSlot {
                     self.job = None;
                     changed = true;
                 }
+                Poll::Failed(e) => {
+                    self.error = Some(e);
+                    self.job = None;
+                    changed = true;
+                }
                 Poll::Finished => self.job = None,
                 Poll::Pending => {}
             }

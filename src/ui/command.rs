@@ -48,6 +48,8 @@ pub enum Command {
     SetTheme(ThemePref),
     /// Open or close the keyboard and mouse help.
     ShowHelp(bool),
+    /// Close the lines that say a background task failed.
+    DismissFailures,
     /// Filter the rank list by host.
     SetHost(Option<String>),
     /// Choose the Group By.

@@ -135,6 +135,12 @@ pub struct Tr {
     pub loading_progress: fn(&str, u64, u64, u64, u64) -> String,
     pub load_cancelled: &'static str,
     pub load_stopped: &'static str,
+    /// A background task panicked: (what it was for, the panic's message).
+    pub job_failed: fn(&str, &str) -> String,
+    /// Closes the failed-task line.
+    pub dismiss: &'static str,
+    /// What each kind of background task does ([`crate::ui::jobs::JobKey::kind_index`]).
+    pub task_names: [&'static str; 12],
     pub dialog_failed: fn(&str) -> String,
     pub cannot_open: fn(&str, &str) -> String,
     pub no_memory_data: fn(&str, usize, &str) -> String,
@@ -518,6 +524,24 @@ pub static EN: Tr = Tr {
     },
     load_cancelled: "Loading was cancelled.",
     load_stopped: "Loading stopped without a result.",
+    job_failed: |what, why| {
+        format!("A background task failed ({what}); the rest of memsight goes on. Cause: {why}")
+    },
+    dismiss: "Dismiss",
+    task_names: [
+        "loading a rank",
+        "building curves",
+        "sorting a column",
+        "drawing the chart",
+        "a file dialog",
+        "exporting CSV",
+        "the cluster overview",
+        "loading the baseline",
+        "the comparison",
+        "the flame graph",
+        "the allocator snapshot",
+        "a task",
+    ],
     dialog_failed: |e| format!("cannot open a dialog: {e}"),
     cannot_open: |p, why| format!("cannot open {p}: {why}"),
     no_memory_data: |p, depth, extra| {
@@ -862,6 +886,24 @@ pub static ZH: Tr = Tr {
     },
     load_cancelled: "加载已取消。",
     load_stopped: "加载未完成即停止。",
+    job_failed: |what, why| {
+        format!("后台任务失败（{what}），memsight 的其余部分照常工作。原因：{why}")
+    },
+    dismiss: "关闭",
+    task_names: [
+        "加载 rank",
+        "生成曲线",
+        "排序列",
+        "绘制图表",
+        "文件对话框",
+        "导出 CSV",
+        "集群总览",
+        "加载基线",
+        "对比",
+        "火焰图",
+        "内存快照",
+        "任务",
+    ],
     dialog_failed: |e| format!("无法打开对话框：{e}"),
     cannot_open: |p, why| format!("无法打开 {p}：{why}"),
     no_memory_data: |p, depth, extra| {

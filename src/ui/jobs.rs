@@ -5,11 +5,16 @@
 //! running one, so a superseded reduction or load never lands. A job reports through its
 //! [`Job`] handle (one or more messages), sees cancellation and reports progress through its
 //! [`JobControl`], and wakes the UI after each message. Dropping a handle cancels its job.
+//!
+//! A job that panics does not take the app down: the panic is caught where the job runs (on its
+//! thread, or on rayon's pool, whose default would abort the process), the job ends as failed
+//! with the panic's message ([`Poll::Failed`], [`Job::failure`]), and the runner keeps the
+//! message for the app to show ([`Jobs::take_failures`]).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::analysis::{Column, GroupBy, SortDir, ViewId};
 use crate::ingest::LoadControl;
@@ -43,6 +48,26 @@ pub enum JobKey {
     Named(String),
 }
 
+impl JobKey {
+    /// The kind of work, as an index into [`crate::ui::i18n::Tr::task_names`].
+    pub fn kind_index(&self) -> usize {
+        match self {
+            JobKey::Load => 0,
+            JobKey::Series(..) => 1,
+            JobKey::Sort(..) => 2,
+            JobKey::Reduce => 3,
+            JobKey::Dialog => 4,
+            JobKey::Export => 5,
+            JobKey::Overview => 6,
+            JobKey::Baseline => 7,
+            JobKey::Diff => 8,
+            JobKey::Flame => 9,
+            JobKey::SnapshotState => 10,
+            JobKey::Named(_) => 11,
+        }
+    }
+}
+
 /// Where a job runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Place {
@@ -58,6 +83,8 @@ pub struct JobControl {
     /// Bytes and files read, and the cancel flag the loader polls.
     pub progress: LoadControl,
     done: AtomicBool,
+    /// The panic's message, when the job panicked.
+    failure: OnceLock<String>,
 }
 
 impl JobControl {
@@ -71,10 +98,33 @@ impl JobControl {
         self.progress.is_cancelled()
     }
 
-    /// True once the job's function has returned (or never ran).
+    /// True once the job's function has returned, panicked, or never ran.
     pub fn is_done(&self) -> bool {
         self.done.load(Ordering::Acquire)
     }
+
+    /// The panic's message, when the job panicked.
+    pub fn failure(&self) -> Option<&str> {
+        self.failure.get().map(String::as_str)
+    }
+}
+
+/// A job that panicked: what it was for and the panic's message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobFailure {
+    /// The job's key.
+    pub key: JobKey,
+    /// The panic's message (its payload when it is text).
+    pub message: String,
+}
+
+/// The text of a panic's payload (`panic!` with a message gives a `&str` or a `String`).
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_string())
 }
 
 /// A function that wakes the UI.
@@ -115,6 +165,8 @@ pub enum Poll<T> {
     Msg(T),
     /// Nothing yet; the job still runs.
     Pending,
+    /// The job panicked: its message (said once; [`Poll::Finished`] after it).
+    Failed(String),
     /// The job is over and has nothing more to say.
     Finished,
 }
@@ -126,6 +178,8 @@ pub struct Job<T> {
     control: Arc<JobControl>,
     /// Why the job could not start (no thread), if it could not.
     pub start_error: Option<String>,
+    /// Its failure was reported by [`Job::poll`].
+    failure_said: std::cell::Cell<bool>,
 }
 
 impl<T> Job<T> {
@@ -139,13 +193,21 @@ impl<T> Job<T> {
         &self.control
     }
 
-    /// The next message, if any.
+    /// The next message, if any; once the messages are taken, the job's panic if it panicked.
     pub fn poll(&self) -> Poll<T> {
         match self.rx.try_recv() {
             Ok(m) => Poll::Msg(m),
             Err(TryRecvError::Empty) => Poll::Pending,
-            Err(TryRecvError::Disconnected) => Poll::Finished,
+            Err(TryRecvError::Disconnected) => match self.control.failure() {
+                Some(f) if !self.failure_said.replace(true) => Poll::Failed(f.to_string()),
+                _ => Poll::Finished,
+            },
         }
+    }
+
+    /// The panic's message, when the job panicked.
+    pub fn failure(&self) -> Option<&str> {
+        self.control.failure()
     }
 
     /// Waits for the next message; `None` once the job is over (tests, headless runs).
@@ -165,6 +227,8 @@ impl<T> Drop for Job<T> {
 pub struct Jobs {
     running: HashMap<JobKey, Arc<JobControl>>,
     waker: Waker,
+    /// Jobs that panicked, until the app takes them.
+    failures: Arc<Mutex<Vec<JobFailure>>>,
 }
 
 impl Jobs {
@@ -201,12 +265,31 @@ impl Jobs {
             waker: self.waker.clone(),
         };
         let ctl = Arc::clone(&control);
+        let failures = Arc::clone(&self.failures);
+        let job_key = key.clone();
         let task = move || {
             if !ctl.is_cancelled() {
-                work(&ctl, &reporter);
+                // A panic ends this job only: caught here, it never reaches rayon (which would
+                // abort the process) nor leaves the job "running" forever.
+                let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    work(&ctl, &reporter);
+                }));
+                if let Err(payload) = run {
+                    let message = panic_text(payload.as_ref());
+                    let _ = ctl.failure.set(message.clone());
+                    if let Ok(mut f) = failures.lock() {
+                        f.push(JobFailure {
+                            key: job_key,
+                            message,
+                        });
+                    }
+                }
             }
             ctl.done.store(true, Ordering::Release);
-            reporter.waker.wake();
+            // The channel closes before the wake, so the woken UI sees the job as over.
+            let waker = reporter.waker.clone();
+            drop(reporter);
+            waker.wake();
         };
         let mut start_error = None;
         match place {
@@ -227,6 +310,7 @@ impl Jobs {
             rx,
             control,
             start_error,
+            failure_said: std::cell::Cell::new(false),
         }
     }
 
@@ -250,6 +334,14 @@ impl Jobs {
     /// How many jobs run now.
     pub fn running_count(&self) -> usize {
         self.running.values().filter(|c| !c.is_done()).count()
+    }
+
+    /// The jobs that panicked since the last call, oldest first.
+    pub fn take_failures(&self) -> Vec<JobFailure> {
+        self.failures
+            .lock()
+            .map(|mut f| std::mem::take(&mut *f))
+            .unwrap_or_default()
     }
 }
 
@@ -294,7 +386,7 @@ mod tests {
         // Occupy rayon's pool so the next pool job waits in the queue.
         let (go_tx, go_rx) = channel::<()>();
         let threads = rayon::current_num_threads();
-        let go_rx = Arc::new(std::sync::Mutex::new(go_rx));
+        let go_rx = Arc::new(Mutex::new(go_rx));
         let blockers: Vec<Job<()>> = (0..threads)
             .map(|i| {
                 let rx = Arc::clone(&go_rx);
@@ -321,6 +413,38 @@ mod tests {
             std::thread::yield_now();
         }
         assert!(!ran.load(Ordering::SeqCst));
+    }
+
+    /// A panic in a job of either place ends that job as failed, with its message, and the
+    /// runner goes on: the process is not aborted (rayon's default for a pool job), the job is
+    /// not left running, and the next job under the same key runs.
+    #[test]
+    fn a_panicking_job_fails_with_its_message_and_the_runner_goes_on() {
+        for place in [Place::Pool, Place::Thread] {
+            let mut jobs = Jobs::default();
+            let key = JobKey::Named(format!("boom {place:?}"));
+            let job: Job<u32> = jobs.run(key.clone(), place, move |_| panic!("boom in {place:?}"));
+            assert_eq!(job.wait(), None, "a panicking job sends nothing");
+            while !job.control().is_done() {
+                std::thread::yield_now();
+            }
+            let want = format!("boom in {place:?}");
+            assert_eq!(job.failure(), Some(want.as_str()));
+            assert!(matches!(job.poll(), Poll::Failed(m) if m == want));
+            assert!(matches!(job.poll(), Poll::Finished), "said once");
+            assert!(!jobs.is_running(&key));
+            assert_eq!(
+                jobs.take_failures(),
+                vec![JobFailure {
+                    key: key.clone(),
+                    message: want.clone()
+                }]
+            );
+            assert!(jobs.take_failures().is_empty(), "taken once");
+            let next = jobs.run(key, place, |_| 5);
+            assert_eq!(next.wait(), Some(5));
+            assert_eq!(next.failure(), None);
+        }
     }
 
     #[test]

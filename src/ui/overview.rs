@@ -69,7 +69,8 @@ impl Overview {
                     got = true;
                 }
                 Poll::Pending => break,
-                Poll::Finished => self.job = None,
+                // The app shows the panic (`Jobs::take_failures`); the rows so far stay.
+                Poll::Finished | Poll::Failed(_) => self.job = None,
             }
         }
         got

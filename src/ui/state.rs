@@ -487,7 +487,8 @@ impl ViewState {
             | Command::SaveChart
             | Command::SetLanguage(_)
             | Command::SetTheme(_)
-            | Command::ShowHelp(_) => return false,
+            | Command::ShowHelp(_)
+            | Command::DismissFailures => return false,
         }
         true
     }

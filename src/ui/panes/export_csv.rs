@@ -94,6 +94,11 @@ impl Exporter {
         match job.poll() {
             Poll::Pending => {}
             Poll::Finished => self.job = None,
+            Poll::Failed(why) => {
+                self.job = None;
+                self.pending = None;
+                self.status = Some((t.job_failed)(t.export_csv, &why));
+            }
             Poll::Msg(Step::Wrote(status)) => {
                 self.status = Some(status);
                 self.job = None;

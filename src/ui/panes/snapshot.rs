@@ -128,6 +128,11 @@ impl SnapshotView {
                 self.job = None;
                 false
             }
+            Poll::Failed(e) => {
+                self.error = Some(e);
+                self.job = None;
+                false
+            }
             Poll::Finished => {
                 self.job = None;
                 false

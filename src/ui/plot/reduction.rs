@@ -162,7 +162,7 @@ impl ReductionCache {
                         self.current = Some(done);
                     }
                 }
-                Poll::Finished => self.pending = None,
+                Poll::Finished | Poll::Failed(_) => self.pending = None,
                 Poll::Pending => {}
             }
         }
