@@ -14,7 +14,7 @@ use std::process::Command as Process;
 fn python_ran(cmd: &mut Process) -> bool {
     let ran = cmd.status().is_ok_and(|s| s.success());
     if !ran {
-        eprintln!("python3 not available: skipping");
+        common::skip("python3 not available");
     }
     ran
 }

@@ -31,6 +31,14 @@ impl Ids {
         self.map.insert(s.to_string(), i);
         i
     }
+
+    /// (id, string) by id: the same rows in the same order for the same seed (the map's own
+    /// order changes from run to run).
+    fn in_id_order(&self) -> Vec<(i64, &str)> {
+        let mut all: Vec<(i64, &str)> = self.map.iter().map(|(s, &i)| (i, s.as_str())).collect();
+        all.sort_unstable();
+        all
+    }
 }
 
 pub(crate) fn write_rank(dir: &Path, sim: &RankSim, opts: &GenOptions) -> io::Result<()> {
@@ -152,9 +160,7 @@ pub(crate) fn write_rank(dir: &Path, sim: &RankSim, opts: &GenOptions) -> io::Re
         let mut st = tx
             .prepare("INSERT INTO STRING_IDS VALUES (?1, ?2)")
             .map_err(sql_err)?;
-        let mut all: Vec<(&String, &i64)> = ids.map.iter().collect();
-        all.sort_by_key(|(_, i)| **i);
-        for (s, i) in all {
+        for (i, s) in ids.in_id_order() {
             st.execute(params![i, s]).map_err(sql_err)?;
         }
         tx.execute(
@@ -305,7 +311,7 @@ pub(crate) fn write_msprof_rank(dir: &Path, sim: &RankSim) -> io::Result<()> {
         let mut st = tx
             .prepare("INSERT INTO STRING_IDS VALUES (?1, ?2)")
             .map_err(sql_err)?;
-        for (s, i) in &ids.map {
+        for (i, s) in ids.in_id_order() {
             st.execute(params![i, s]).map_err(sql_err)?;
         }
     }

@@ -136,9 +136,16 @@ fn parse_csv_name(name: &str) -> Option<CsvName> {
     None
 }
 
+/// `name` without its `.db` extension, whatever its case (`EXPORT.DB` as Windows tools write it).
+fn db_stem(name: &str) -> Option<&str> {
+    let cut = name.len().checked_sub(3)?;
+    let ext = name.get(cut..)?;
+    ext.eq_ignore_ascii_case(".db").then(|| &name[..cut])
+}
+
 /// `ascend_pytorch_profiler[_N].db` or `ascend_mindspore_profiler[_N].db`.
 fn profiler_db_format(name: &str) -> Option<Format> {
-    let stem = name.strip_suffix(".db")?;
+    let stem = db_stem(name)?;
     for (prefix, fmt) in [
         ("ascend_pytorch_profiler", Format::TorchNpu),
         ("ascend_mindspore_profiler", Format::MindSpore),
@@ -158,7 +165,7 @@ fn profiler_db_format(name: &str) -> Option<Format> {
 
 fn is_msprof_db(name: &str) -> bool {
     name.strip_prefix("msprof_")
-        .and_then(|s| s.strip_suffix(".db"))
+        .and_then(db_stem)
         .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
@@ -316,7 +323,7 @@ pub fn discover(path: &Path) -> Result<Profile, DiscoverError> {
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         if let Some(fmt) = profiler_db_format(&name)
             .or_else(|| is_msprof_db(&name).then_some(Format::Msprof))
-            .or_else(|| name.ends_with(".db").then_some(Format::TorchNpu))
+            .or_else(|| db_stem(&name).is_some().then_some(Format::TorchNpu))
         {
             walker.found.push(Candidate {
                 dir,
@@ -794,6 +801,17 @@ mod tests {
         );
         assert_eq!(profiler_db_format("analysis.db"), None);
         assert!(is_msprof_db("msprof_0.db"));
+        // Extensions in any case, as Windows tools write them.
+        assert_eq!(
+            profiler_db_format("ascend_pytorch_profiler_3.DB"),
+            Some(Format::TorchNpu)
+        );
+        assert!(is_msprof_db("msprof_0.Db"));
+        assert_eq!(db_stem("EXPORT.DB"), Some("EXPORT"));
+        assert_eq!(db_stem("数据.db"), Some("数据"));
+        assert_eq!(db_stem("db"), None);
+        assert_eq!(db_stem("a.dbx"), None);
+        assert!(is_snapshot_name("OOM.PICKLE"));
     }
 
     #[test]

@@ -3,7 +3,18 @@
 
 use std::path::{Path, PathBuf};
 
-/// `../shared/samples`, from MEMSIGHT_SAMPLES or beside the checkout; `None` prints why.
+/// A test that cannot run its check here (no samples, no python3) skips with a note, unless
+/// `MEMSIGHT_REQUIRE_ALL` is set (CI sets it): then the skip is a failure, so a check can never
+/// pass in CI by not running.
+pub fn skip(why: &str) {
+    if std::env::var_os("MEMSIGHT_REQUIRE_ALL").is_some_and(|v| !v.is_empty() && v != "0") {
+        panic!("MEMSIGHT_REQUIRE_ALL is set, and this test cannot run: {why}");
+    }
+    eprintln!("{why}: skipping");
+}
+
+/// `../shared/samples`, from MEMSIGHT_SAMPLES or beside the checkout; `None` prints why (a
+/// failure under `MEMSIGHT_REQUIRE_ALL`).
 pub fn samples() -> Option<PathBuf> {
     let p = std::env::var_os("MEMSIGHT_SAMPLES")
         .map(PathBuf::from)
@@ -11,10 +22,10 @@ pub fn samples() -> Option<PathBuf> {
     if p.is_dir() {
         Some(p)
     } else {
-        eprintln!(
-            "samples not found at {} (set MEMSIGHT_SAMPLES): skipping",
+        skip(&format!(
+            "samples not found at {} (set MEMSIGHT_SAMPLES)",
             p.display()
-        );
+        ));
         None
     }
 }
@@ -463,7 +474,7 @@ pub fn snapshot_reference(file: &Path, extra: &[&str]) -> Option<serde_json::Val
     {
         Ok(o) if o.status.success() => o,
         other => {
-            eprintln!("python3 reference not available ({other:?}): skipping");
+            skip(&format!("python3 reference not available ({other:?})"));
             return None;
         }
     };
