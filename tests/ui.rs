@@ -146,7 +146,12 @@ fn sort_page_filter_and_copy_exact_tsv() {
     // Page 2.
     h.get_by_label("Next").click();
     h.run();
-    assert_eq!(h.state().view_state().page, 1);
+    assert_eq!(
+        h.state()
+            .view_state()
+            .page(memsight::ui::state::TableId::Details),
+        1
+    );
     let pages = rows.len().div_ceil(10);
     h.get_by_label(&format!("Page 2 of {pages}"));
     // Copy puts exactly that page on the clipboard: rows 11-20 by size descending (ties in file
@@ -196,7 +201,12 @@ fn sort_page_filter_and_copy_exact_tsv() {
         .filter(|r| r.0.to_lowercase().contains("aten::mm"))
         .count();
     h.get_by_label(&format!("{n} rows"));
-    assert_eq!(h.state().view_state().page, 0);
+    assert_eq!(
+        h.state()
+            .view_state()
+            .page(memsight::ui::state::TableId::Details),
+        0
+    );
 }
 
 #[test]
@@ -254,10 +264,20 @@ fn keyboard_pages_and_copies_and_hover_marks_a_row() {
     let mut h = open(rank_dir(0));
     h.key_press(egui::Key::ArrowRight);
     h.run();
-    assert_eq!(h.state().view_state().page, 1);
+    assert_eq!(
+        h.state()
+            .view_state()
+            .page(memsight::ui::state::TableId::Details),
+        1
+    );
     h.key_press(egui::Key::ArrowLeft);
     h.run();
-    assert_eq!(h.state().view_state().page, 0);
+    assert_eq!(
+        h.state()
+            .view_state()
+            .page(memsight::ui::state::TableId::Details),
+        0
+    );
     // Ctrl+C arrives as a Copy event from the window system.
     h.event(egui::Event::Copy);
     h.step();

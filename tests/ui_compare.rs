@@ -55,7 +55,10 @@ fn a_baseline_from_another_profile_diff_table_copy_and_both_tables() {
             lang,
         );
         let t = h.state().tr();
-        assert!(h.state().view_state().show_diff, "the diff shows first");
+        assert!(
+            h.state().view_state().tab == memsight::ui::panes::diff::TAB,
+            "the diff shows first"
+        );
         h.get_by_label(tab);
         h.get_by_label_contains(&(t.baseline_note)(""));
         // Copy: every name of either side, its sums and counts, by |delta| descending.

@@ -126,7 +126,7 @@ fn without_a_desktop_portal_the_in_app_browser_opens() {
 #[test]
 fn export_without_a_save_dialog_offers_the_browser_not_a_cancel() {
     let mut h = app_in(Some(rank_dir()), Lang::En, [1400.0, 900.0]);
-    h.state_mut().table.exporter.save_picker = || PickOutcome::Unavailable;
+    h.state_mut().details_mut().current.exporter.save_picker = || PickOutcome::Unavailable;
     h.get_by_label("Export CSV…").click();
     for _ in 0..50 {
         h.step();
@@ -136,7 +136,14 @@ fn export_without_a_save_dialog_offers_the_browser_not_a_cancel() {
         std::thread::sleep(Duration::from_millis(5));
     }
     assert_eq!(h.state().browser.purpose(), Some(Purpose::Save));
-    let status = h.state().table.exporter.status.clone().unwrap_or_default();
+    let status = h
+        .state()
+        .details()
+        .current
+        .exporter
+        .status
+        .clone()
+        .unwrap_or_default();
     assert!(!status.contains("cancelled"), "{status}");
 }
 
@@ -401,7 +408,8 @@ fn live_at_the_peak_adds_up_and_a_block_goes_to_the_table() {
         let s = h.state().view_state();
         assert_eq!(s.marked_row, Some(biggest));
         assert!(s.selected.contains(&biggest) && s.selected.len() == 1);
-        let q = memsight::ui::panes::details_table::query_for(s);
+        let q =
+            memsight::ui::panes::details_table::query_for(s, memsight::ui::state::TableId::Details);
         let page = memsight::analysis::query(data, &view.sort_cache, &q);
         assert!(page.rows.contains(&biggest), "the table turned to its page");
     }
@@ -424,7 +432,10 @@ fn copy_follows_the_screen_order_with_ranges_select_all_and_copy_all() {
     h.get_by_label("Size(KB) ⬆").click(); // descending
     h.run();
     let view = h.state().view().unwrap();
-    let q = memsight::ui::panes::details_table::query_for(h.state().view_state());
+    let q = memsight::ui::panes::details_table::query_for(
+        h.state().view_state(),
+        memsight::ui::state::TableId::Details,
+    );
     let shown = memsight::analysis::query(&view.data, &view.sort_cache, &q).rows;
     // The raw sizes, largest first: the page is that order.
     let (ops, _) = raw_ops(&dir);

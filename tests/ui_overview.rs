@@ -140,7 +140,11 @@ fn rows_arrive_in_discovery_order_and_cancel_stops_the_job() {
     // Rows fill one rank after another: what has arrived is always the first k ranks, and k
     // only grows, to every rank.
     let mut jobs = Jobs::default();
-    let mut o = Overview::start(&mut jobs, std::sync::Arc::clone(&profile));
+    let mut o = Overview::start(
+        &mut jobs,
+        std::sync::Arc::clone(&profile),
+        memsight::model::SourceChoice::Auto,
+    );
     let mut seen = Vec::new();
     while o.is_running() {
         o.poll();
@@ -164,7 +168,11 @@ fn rows_arrive_in_discovery_order_and_cancel_stops_the_job() {
         assert_eq!(row.as_ref(), Some(&want));
     }
     // Cancel: the worker stops (its thread returns) and nothing more arrives.
-    let mut o = Overview::start(&mut jobs, std::sync::Arc::clone(&profile));
+    let mut o = Overview::start(
+        &mut jobs,
+        std::sync::Arc::clone(&profile),
+        memsight::model::SourceChoice::Auto,
+    );
     o.cancel();
     let mut spins = 0u32;
     while jobs.is_running(&JobKey::Overview) {

@@ -146,7 +146,8 @@ fn a_freed_ranks_caches_never_serve_another() {
     // Page 2 of rank 0 with a sort: the table and the chart have caches of rank 0.
     h.state_mut()
         .apply(Command::CycleSort(memsight::analysis::Column::Size));
-    h.state_mut().apply(Command::SetPage(1));
+    h.state_mut()
+        .apply(Command::SetPage(memsight::ui::state::TableId::Details, 1));
     h.run();
     let weak = Arc::downgrade(&h.state().view().unwrap());
     let id0 = h.state().view().unwrap().id();
@@ -161,7 +162,12 @@ fn a_freed_ranks_caches_never_serve_another() {
     // What the table shows is rank 1's, computed anew: its row count and its first page.
     let (rows, _) = raw_ops(&rank_dir(1));
     h.get_by_label(&format!("{} rows", rows.len()));
-    assert_eq!(h.state().view_state().page, 0);
+    assert_eq!(
+        h.state()
+            .view_state()
+            .page(memsight::ui::state::TableId::Details),
+        0
+    );
     h.state_mut().apply(Command::Copy);
     let tsv = h.state().last_copy().unwrap().to_string();
     let names: Vec<&str> = tsv

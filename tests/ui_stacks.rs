@@ -92,7 +92,7 @@ fn grouped_tsv(h: &mut Harness<'static, MemsightApp>, t: &Tr, k: usize) -> Strin
     h.run();
     h.state_mut().apply(Command::Copy);
     h.run();
-    h.state().table.last_copy.clone().unwrap()
+    h.state().details().current.last_copy.clone().unwrap()
 }
 
 fn tr(lang: Lang) -> &'static Tr {

@@ -111,7 +111,7 @@ fn the_steps_table_zooms_lists_survivors_sorts_and_copies_in_both_languages() {
         let mut h = app(lang);
         h.get_by_label(tab).click();
         h.run();
-        assert!(h.state().view_state().show_steps);
+        assert!(h.state().view_state().tab == memsight::ui::panes::steps::TAB);
         for &(id, ..) in &steps {
             h.get_by_label(&format!("#{id}"));
         }
@@ -167,7 +167,7 @@ fn the_steps_table_zooms_lists_survivors_sorts_and_copies_in_both_languages() {
             .click();
         h.run();
         let vs = h.state().view_state();
-        assert!(!vs.show_steps);
+        assert!(vs.tab != memsight::ui::panes::steps::TAB);
         assert_eq!(
             vs.only_rows.as_ref().map(|r| r.why.clone()),
             Some(memsight::ui::state::SubsetWhy::Survivors(id))

@@ -44,16 +44,31 @@ fn rows_per_page_and_jump_to_page() {
     common::type_into(&mut h, "Go to page", "3");
     h.get_by_label("Go").click();
     h.run();
-    assert_eq!(h.state().view_state().page, 2);
+    assert_eq!(
+        h.state()
+            .view_state()
+            .page(memsight::ui::state::TableId::Details),
+        2
+    );
     h.get_by_label(&format!("Page 3 of {pages}"));
     // Past the end goes to the last page.
     common::type_into(&mut h, "Go to page", "100000");
     h.get_by_label("Go").click();
     h.run();
-    assert_eq!(h.state().view_state().page, pages - 1);
+    assert_eq!(
+        h.state()
+            .view_state()
+            .page(memsight::ui::state::TableId::Details),
+        pages - 1
+    );
     h.get_by_label("First").click();
     h.run();
-    assert_eq!(h.state().view_state().page, 0);
+    assert_eq!(
+        h.state()
+            .view_state()
+            .page(memsight::ui::state::TableId::Details),
+        0
+    );
 }
 
 fn export_path() -> PathBuf {
@@ -63,7 +78,7 @@ fn export_path() -> PathBuf {
 #[test]
 fn size_filter_and_export_csv_of_every_matching_row() {
     let mut h = common::open_app(rank_dir());
-    h.state_mut().table.exporter.save_picker =
+    h.state_mut().details_mut().current.exporter.save_picker =
         || memsight::ui::file_browser::PickOutcome::Picked(export_path());
     common::type_into(&mut h, "Min Size(KB)", "100");
     common::type_into(&mut h, "Max Size(KB)", "20,000");
@@ -81,7 +96,8 @@ fn size_filter_and_export_csv_of_every_matching_row() {
         h.step();
         let done = h
             .state()
-            .table
+            .details()
+            .current
             .exporter
             .status
             .as_deref()
@@ -91,7 +107,14 @@ fn size_filter_and_export_csv_of_every_matching_row() {
         }
         std::thread::sleep(Duration::from_millis(10));
     }
-    let status = h.state().table.exporter.status.clone().unwrap_or_default();
+    let status = h
+        .state()
+        .details()
+        .current
+        .exporter
+        .status
+        .clone()
+        .unwrap_or_default();
     assert_eq!(
         status,
         format!("wrote {} rows to {}", want.len(), export_path().display())
@@ -263,7 +286,7 @@ fn component_table_sorts_by_any_column_and_pages() {
 #[test]
 fn a_big_ranks_first_sort_of_a_column_runs_in_the_background() {
     let mut h = common::open_app(rank_dir());
-    h.state_mut().table.background_min_rows = 0; // every rank counts as big
+    h.state_mut().details_mut().current.background_min_rows = 0; // every rank counts as big
     h.get_by_label("Duration(ms)").click();
     h.step(); // the click frame (the sort changes after the table asked for its page)
     h.step(); // starts the sort

@@ -11,17 +11,17 @@ use super::file_browser::{FileBrowser, PickOutcome, Purpose, native_outcome};
 use super::i18n::{Lang, Tr};
 use super::jobs::{Job, JobKey, Jobs, Place, Poll};
 use super::loading::{LoadMsg, Loading, start_load};
-use super::panes::component_table::ComponentTable;
-use super::panes::details_table::DetailsTable;
+use super::panes::details_table::DetailsPane;
 use super::panes::live::live_ui;
 use super::panes::memory_chart::MemoryChart;
 use super::panes::static_view::{StaticChart, StaticTable};
+use super::panes::tab::BottomPanes;
 use super::panes::warnings::warnings_window;
 use super::panes::{Compare, PaneCx, align_offset};
 use super::prefs::Prefs;
 use super::session::{RankKey, Session};
-use super::state::ViewState;
-use crate::analysis::{GroupBy, RankView};
+use super::state::{TabId, ViewState};
+use crate::analysis::RankView;
 use crate::ingest::Profile;
 use crate::model::TimeWindow;
 
@@ -51,9 +51,8 @@ pub fn native_picker(kind: PickKind) -> PickOutcome {
 pub struct MemsightApp {
     /// The opened profile and its loaded ranks.
     pub session: Session,
-    /// The rank on screen.
-    current: Option<RankKey>,
-    /// What the user chose; changed only by [`Self::apply`].
+    /// What the user chose (the rank on screen is its rank and source); changed only by
+    /// [`ViewState::apply`], called from [`Self::apply`].
     state: ViewState,
     /// The last error (nothing could be loaded).
     pub error: Option<String>,
@@ -101,13 +100,10 @@ pub struct MemsightApp {
     ctx: Option<egui::Context>,
     /// The memory chart pane.
     pub chart: MemoryChart,
-    /// The details table pane.
-    pub table: DetailsTable,
+    /// The views of the bottom pane (details, steps, call stacks, diff).
+    pub panes: BottomPanes,
     /// The allocator snapshot on screen, when a `.pickle` was opened.
     pub snapshot: Option<super::panes::snapshot::SnapshotView>,
-    /// The call stacks tab's flame graph.
-    pub flame: super::panes::flame::FlamePane,
-    components: ComponentTable,
     /// The static graph's chart pane.
     pub static_chart: StaticChart,
     /// The static graph's op table pane.
@@ -146,7 +142,6 @@ impl MemsightApp {
         }
         let mut app = MemsightApp {
             session: Session::default(),
-            current: None,
             state: ViewState::default(),
             error: None,
             prefs,
@@ -170,10 +165,8 @@ impl MemsightApp {
             cjk_font: None,
             ctx,
             chart: MemoryChart::default(),
-            table: DetailsTable::default(),
+            panes: BottomPanes::default(),
             snapshot: None,
-            flame: Default::default(),
-            components: ComponentTable::default(),
             static_chart: StaticChart::default(),
             static_table: StaticTable::default(),
             title: String::new(),
@@ -208,14 +201,33 @@ impl MemsightApp {
 
     /// The rank on screen.
     pub fn view(&self) -> Option<Arc<RankView>> {
-        self.current
+        self.current()
             .and_then(|k| self.session.peek(k))
             .map(Arc::clone)
     }
 
-    /// The key of the rank on screen.
+    /// The key of the rank on screen: the state's rank and source in the open profile, once
+    /// the session has it (its first look included). Derived, never stored.
     pub fn current(&self) -> Option<RankKey> {
-        self.current
+        if self.snapshot.is_some() {
+            return None;
+        }
+        let key = self.session.key(self.state.rank, self.state.source);
+        self.session.peek(key).map(|_| key)
+    }
+
+    /// The details tab (its tables, their copy and export).
+    pub fn details(&self) -> &DetailsPane {
+        self.panes
+            .get::<DetailsPane>()
+            .expect("the details pane is always registered")
+    }
+
+    /// The same, mutable.
+    pub fn details_mut(&mut self) -> &mut DetailsPane {
+        self.panes
+            .get_mut::<DetailsPane>()
+            .expect("the details pane is always registered")
     }
 
     /// The opened path.
@@ -248,30 +260,43 @@ impl MemsightApp {
         self.apply(Command::SelectRank(rank));
     }
 
-    /// Applies one command: the only place the view state, the session's current rank and the
-    /// loads change.
+    /// Applies one command: the view state takes it first ([`ViewState::apply`], its only
+    /// writer), then the app does what it asks beyond the state (open, load, compare, copy).
     pub fn apply(&mut self, cmd: Command) {
-        if let Command::SetSource(source) = cmd {
-            // The same rank, read from the other files: loaded (or found loaded) again.
-            if source != self.state.source {
-                self.state.source = source;
-                self.select_rank_now(self.state.rank);
-            }
+        // A rank the profile does not have is no change at all.
+        if let Command::SelectRank(rank) = cmd
+            && self
+                .session
+                .profile
+                .as_ref()
+                .is_none_or(|p| rank >= p.ranks.len())
+        {
             return;
         }
-        if self.state.apply(&cmd) {
-            return;
-        }
+        let source_before = self.state.source;
+        self.state.apply(&cmd);
         match cmd {
             Command::Open(path) => self.open_now(path),
             Command::Pick(kind) => self.pick(kind),
-            Command::SelectRank(rank) => self.select_rank_now(rank),
-            Command::CompareWith(source) => {
-                let same = self.session.path.as_ref() == Some(&source.path);
-                let profile = self.session.profile.clone().filter(|_| same);
-                self.baseline.load(&mut self.jobs, source, profile);
-                self.state.apply(&Command::ShowDiff(true));
+            Command::SelectRank(_) => self.show_rank(),
+            Command::SetSource(_) if self.state.source != source_before => {
+                // The same rank, read from the other files: loaded (or found loaded) again, and
+                // what is beside it (overview, baseline) read from them too.
+                self.show_rank();
+                if let Some(p) = self.session.profile.clone()
+                    && self.overview.is_some()
+                {
+                    self.overview = Some(super::overview::Overview::start(
+                        &mut self.jobs,
+                        p,
+                        self.state.source,
+                    ));
+                }
+                if let Some(source) = self.baseline.source() {
+                    self.load_baseline(source);
+                }
             }
+            Command::CompareWith(source) => self.load_baseline(source),
             Command::CompareRank(rank) => {
                 if let Some(path) = self.session.path.clone() {
                     self.apply(Command::CompareWith(super::baseline::BaselineSource {
@@ -280,16 +305,7 @@ impl MemsightApp {
                     }));
                 }
             }
-            Command::StopCompare => {
-                self.baseline.clear();
-                for c in [
-                    Command::ShowDiff(false),
-                    Command::SetTableBaseline(false),
-                    Command::SetAlignStep(None),
-                ] {
-                    self.state.apply(&c);
-                }
-            }
+            Command::StopCompare => self.baseline.clear(),
             Command::CopyDiff => {
                 if let (Some(view), Some(ctx)) = (self.view(), self.ctx.clone())
                     && let Some(diff) = self.baseline.diff(&mut self.jobs, &view)
@@ -310,21 +326,18 @@ impl MemsightApp {
                 }
             }
             Command::Copy | Command::CopyAll => {
-                let all = cmd == Command::CopyAll;
-                if let (true, Some(b), Some(cur)) = (
-                    self.state.table_baseline,
-                    self.baseline.loaded.as_ref(),
-                    self.view(),
-                ) {
-                    // The table shows the baseline: copy its rows.
-                    let offset = align_offset(&cur, &b.view, self.state.align_step);
-                    let shifted = shifted_state(&self.state, offset);
-                    let view = Arc::clone(&b.view);
-                    self.table
-                        .copy(self.ctx.as_ref(), &view, &shifted, all, self.tr());
-                } else if let Some(view) = self.view() {
-                    self.table
-                        .copy(self.ctx.as_ref(), &view, &self.state, all, self.tr());
+                if let Some(view) = self.view() {
+                    let all = cmd == Command::CopyAll;
+                    let base = self.baseline.loaded.as_ref().map(|b| {
+                        let offset = align_offset(&view, &b.view, self.state.align_step);
+                        (Arc::clone(&b.view), offset)
+                    });
+                    let (t, ctx) = (self.tr(), self.ctx.clone());
+                    let compare = base.as_ref().map(|(v, o)| (v, *o));
+                    let state = &self.state;
+                    if let Some(d) = self.panes.get_mut::<DetailsPane>() {
+                        d.copy(ctx.as_ref(), &view, state, compare, all, t);
+                    }
                 }
             }
             Command::SetLanguage(lang) => self.prefs.lang = lang,
@@ -341,17 +354,37 @@ impl MemsightApp {
         }
     }
 
+    /// Starts loading the baseline `source` with the Data switch's files, from the session
+    /// when it is a rank of the open profile that is loaded already.
+    fn load_baseline(&mut self, source: super::baseline::BaselineSource) {
+        let same = self.session.path.as_ref() == Some(&source.path);
+        let profile = self.session.profile.clone().filter(|_| same);
+        let key = profile
+            .as_ref()
+            .map(|_| self.session.key(source.rank, self.state.source));
+        let cached = key.and_then(|k| self.session.get(k));
+        self.baseline.load(
+            &mut self.jobs,
+            super::baseline::BaselineRequest {
+                source,
+                profile,
+                files: self.state.source,
+                key,
+                cached,
+            },
+        );
+    }
+
     fn open_now(&mut self, path: PathBuf) {
         // An allocator snapshot opens in its own view.
         let snapshot = path.is_file()
             && path
                 .file_name()
                 .is_some_and(|n| crate::ingest::is_snapshot_name(&n.to_string_lossy()));
+        self.loading = None;
+        self.overview = None; // dropping it cancels its job
+        self.error = None;
         if snapshot {
-            self.loading = None;
-            self.overview = None;
-            self.current = None;
-            self.error = None;
             self.snapshot = Some(super::panes::snapshot::SnapshotView::open(
                 &mut self.jobs,
                 path.clone(),
@@ -361,40 +394,26 @@ impl MemsightApp {
         }
         self.snapshot = None;
         self.opening = Some(path.clone());
-        self.session.open(path.clone());
-        self.overview = None; // dropping it cancels its job
-        self.current = None;
-        self.error = None;
-        self.state = ViewState::default();
-        self.loads_started += 1;
-        self.loading = Some(start_load(&mut self.jobs, path, None, 0, self.state.source));
+        self.session.open(path);
+        self.show_rank();
     }
 
-    fn select_rank_now(&mut self, rank: usize) {
-        let (Some(path), Some(profile)) = (self.session.path.clone(), self.session.profile.clone())
-        else {
+    /// Puts the state's rank (from the state's files) on screen: at once when the session has
+    /// it, else by a load job started for exactly that key (a load of another key is
+    /// cancelled). Before discovery has finished, discovery starts again with the new choice.
+    fn show_rank(&mut self) {
+        let Some(path) = self.session.path.clone() else {
             return;
         };
-        if rank >= profile.ranks.len() {
-            return;
-        }
-        self.state.on_rank_change(rank);
         self.error = None;
-        let key = self.session.key(rank, self.state.source);
+        let key = self.session.key(self.state.rank, self.state.source);
         if self.session.get(key).is_some() {
             self.loading = None; // dropping the handle cancels a load of another rank
-            self.current = Some(key);
             return;
         }
-        self.current = None;
         self.loads_started += 1;
-        self.loading = Some(start_load(
-            &mut self.jobs,
-            path,
-            Some(profile),
-            rank,
-            self.state.source,
-        ));
+        let profile = self.session.profile.clone();
+        self.loading = Some(start_load(&mut self.jobs, path, profile, key));
     }
 
     /// Asks the window for a screenshot; the chart's part of it is saved once it arrives.
@@ -508,7 +527,12 @@ impl MemsightApp {
 
     /// The text the last Copy put on the clipboard.
     pub fn last_copy(&self) -> Option<&str> {
-        self.table.last_copy.as_deref()
+        let d = self.details();
+        if self.state.table_baseline {
+            d.baseline.last_copy.as_deref()
+        } else {
+            d.current.last_copy.as_deref()
+        }
     }
 
     /// True while a load runs.
@@ -569,11 +593,10 @@ impl MemsightApp {
     /// A load that stopped after its first look leaves no view behind: curves over a table that
     /// says "loading" while nothing loads would lie.
     fn drop_first_look(&mut self) {
-        if let Some(key) = self.current
+        if let Some(key) = self.loading.as_ref().map(|l| l.key)
             && self.session.peek(key).is_some_and(|v| v.data.partial)
         {
             self.session.remove(key);
-            self.current = None;
         }
     }
 
@@ -581,7 +604,7 @@ impl MemsightApp {
     fn load_ended(&mut self) {
         self.drop_first_look();
         if let Some(l) = self.loading.take()
-            && self.current.is_none()
+            && self.current().is_none()
             && self.error.is_none()
         {
             // Cancelled before its thread ran: it never got to say so itself.
@@ -603,8 +626,9 @@ impl MemsightApp {
                     self.overview = Some(super::overview::Overview::start(
                         &mut self.jobs,
                         Arc::clone(&p),
+                        self.state.source,
                     ));
-                    self.state.apply(&Command::ShowOverview(true));
+                    self.apply(Command::ShowOverview(true));
                 }
                 // A path that proved to be a profile goes into the recent list; one that did not
                 // stays out of it.
@@ -613,33 +637,27 @@ impl MemsightApp {
                 }
                 self.session.profile = Some(p);
             }
-            LoadMsg::FirstLook { rank, view } => {
-                // The curves now; the load goes on (the table says so meanwhile).
-                let key = self.session.key(rank, self.state.source);
+            LoadMsg::FirstLook { key, view } => {
+                // The curves now; the load goes on (the table says so meanwhile). Cached under
+                // the key the load was started for, whatever the state says now.
                 self.session.insert(key, view);
-                self.state.rank = rank;
-                self.current = Some(key);
             }
-            LoadMsg::Loaded { rank, view } => {
-                let key = self.session.key(rank, self.state.source);
-                // Completing a first look: operator_memory may start earlier than memory_record
-                // and so move the time origin; the window the user chose stays where it was.
-                if let Some(first) = self.session.peek(key)
-                    && first.data.partial
-                {
-                    let shift = first.data.time_origin_ns - view.data.time_origin_ns;
-                    if shift != 0
-                        && let Some(w) = self.state.link.window
-                    {
-                        self.state.link.window = Some(TimeWindow::new(
-                            w.start.saturating_add(shift),
-                            w.end.saturating_add(shift),
-                        ));
-                    }
-                }
+            LoadMsg::Loaded { key, view } => {
+                // Completing a first look on screen: operator_memory may start earlier than
+                // memory_record and so move the time origin; the window the user chose moves
+                // with it, so it shows the same instants.
+                let shift = self
+                    .session
+                    .peek(key)
+                    .filter(|first| first.data.partial)
+                    .map_or(0, |first| {
+                        first.data.time_origin_ns - view.data.time_origin_ns
+                    });
+                let on_screen = self.current() == Some(key);
                 self.session.insert(key, view);
-                self.state.rank = rank;
-                self.current = Some(key);
+                if shift != 0 && on_screen {
+                    self.apply(Command::OriginMoved { by_ns: shift });
+                }
                 self.loading = None;
             }
             LoadMsg::Failed(e) => {
@@ -650,7 +668,7 @@ impl MemsightApp {
             LoadMsg::Cancelled => {
                 self.drop_first_look();
                 self.loading = None;
-                if self.current.is_none() {
+                if self.current().is_none() {
                     self.error = Some(self.tr().load_cancelled.into());
                 }
             }
@@ -782,7 +800,12 @@ impl MemsightApp {
             match purpose {
                 Purpose::Open(kind) => out.push(opened(kind, path)),
                 Purpose::SaveChart => self.write_chart_png(&path),
-                Purpose::Save => self.table.exporter.write_to(&mut self.jobs, path, t),
+                Purpose::Save => {
+                    let d = self.panes.get_mut::<DetailsPane>();
+                    if let Some(table) = d.map(|d| d.exporting_table()) {
+                        table.exporter.write_to(&mut self.jobs, path, t);
+                    }
+                }
             }
         }
         self.update_title(ui);
@@ -856,6 +879,7 @@ impl MemsightApp {
                 jobs: &mut self.jobs,
                 t,
                 compare,
+                marks_chart: true,
             };
             let static_view = cx.state.static_view;
             if cx.state.link.cursor.is_some() && !static_view && !view.data.partial {
@@ -865,23 +889,19 @@ impl MemsightApp {
                     .default_size(360.0)
                     .show(ui, |ui| live_ui(ui, &mut cx));
             }
-            let (table, components, chart, static_chart, static_table, flame) = (
-                &mut self.table,
-                &mut self.components,
+            let (panes, chart, static_chart, static_table) = (
+                &mut self.panes,
                 &mut self.chart,
                 &mut self.static_chart,
                 &mut self.static_table,
-                &mut self.flame,
             );
             // A rank without memory_record has no curves: its table takes the whole window.
             let table_only = view.data.records.is_empty() && !static_view;
             if table_only {
                 egui::CentralPanel::default().frame(central).show(ui, |ui| {
                     ui.weak(t.table_only);
-                    if cx.state.group_by == GroupBy::Component {
-                        components.ui(ui, &mut cx);
-                    } else {
-                        table.ui(ui, &mut cx);
+                    if let Some(d) = panes.get_mut::<DetailsPane>() {
+                        d.table_ui(ui, &mut cx);
                     }
                 });
             } else {
@@ -893,56 +913,19 @@ impl MemsightApp {
                     .resizable(true)
                     .default_size(table_h)
                     .show(ui, |ui| {
-                        if cx.view.data.partial && !static_view {
+                        if static_view {
+                            static_table.ui(ui, &mut cx);
+                        } else if cx.view.data.partial {
                             // Progressive display: the curves are up, the rows are not yet.
                             ui.horizontal(|ui| {
                                 ui.spinner();
                                 ui.weak(t.rest_loading);
                             });
-                            return;
-                        }
-                        let has_steps = !static_view && cx.view.data.steps.is_some();
-                        let comparing = !static_view && cx.compare.is_some();
-                        let has_stacks = !static_view && has_call_stacks(cx.view);
-                        if has_steps || comparing || has_stacks {
-                            bottom_tabs(ui, &mut cx);
-                        }
-                        if static_view {
-                            static_table.ui(ui, &mut cx);
-                        } else if has_stacks && cx.state.show_stacks {
-                            flame.ui(ui, &mut cx);
-                        } else if has_steps && cx.state.show_steps {
-                            super::panes::steps::steps_ui(ui, &mut cx);
-                        } else if comparing && cx.state.show_diff {
-                            super::panes::diff::diff_ui(ui, &mut cx);
-                        } else if let Some(cmp) =
-                            cx.compare.clone().filter(|_| cx.state.table_baseline)
-                        {
-                            // The baseline's blocks, in the window mapped onto its own axis.
-                            let shifted = shifted_state(cx.state, cmp.offset);
-                            let before = cx.out.len();
-                            let mut bcx = PaneCx {
-                                view: &cmp.baseline.view,
-                                state: &shifted,
-                                out: &mut *cx.out,
-                                jobs: &mut *cx.jobs,
-                                t,
-                                compare: None,
-                            };
-                            table.ui(ui, &mut bcx);
-                            // Its rows are the baseline's: they mark nothing on this rank's chart.
-                            let mut k = before;
-                            while k < cx.out.len() {
-                                if matches!(cx.out[k], Command::Hover(_) | Command::MarkRow(_)) {
-                                    cx.out.remove(k);
-                                } else {
-                                    k += 1;
-                                }
-                            }
-                        } else if cx.state.group_by == GroupBy::Component {
-                            components.ui(ui, &mut cx);
                         } else {
-                            table.ui(ui, &mut cx);
+                            if panes.has_choice(&cx) {
+                                tab_strip(ui, panes, &mut cx);
+                            }
+                            panes.ui(ui, &mut cx);
                         }
                     });
                 egui::CentralPanel::default().frame(central).show(ui, |ui| {
@@ -972,7 +955,7 @@ impl MemsightApp {
         if self.help_open {
             super::top_bar::help_window(ui.ctx(), t, &mut out);
         }
-        if self.table.exporter.wants_browser() {
+        if self.details_mut().wants_browser() {
             self.show_browser(Purpose::Save);
         }
         if !out.is_empty() {
@@ -1023,16 +1006,14 @@ fn failures_ui(
     });
 }
 
-/// Keyboard shortcuts as commands: Ctrl+O, Esc, ←/→ (pages), Ctrl+C (copy), F1 (help).
+/// Keyboard shortcuts as commands: Ctrl+O, Esc, Ctrl+C (copy), F1 (help). ←/→ turn the pages of
+/// the table on screen: its pager takes them, since it knows where the last page is.
 fn shortcuts(ui: &egui::Ui, out: &mut Vec<Command>) {
     let typing = ui.ctx().memory(|m| m.focused().is_some());
-    let (open, esc, left, right, copy, help) = ui.ctx().input_mut(|i| {
+    let (open, esc, copy, help) = ui.ctx().input_mut(|i| {
         (
             i.consume_key(Modifiers::COMMAND, Key::O),
             i.key_pressed(Key::Escape),
-            // Consumed, so that a second pass of the frame does not turn the page again.
-            !typing && i.consume_key(Modifiers::NONE, Key::ArrowLeft),
-            !typing && i.consume_key(Modifiers::NONE, Key::ArrowRight),
             !typing && i.events.iter().any(|e| matches!(e, egui::Event::Copy)),
             i.consume_key(Modifiers::NONE, Key::F1),
         )
@@ -1045,12 +1026,6 @@ fn shortcuts(ui: &egui::Ui, out: &mut Vec<Command>) {
     }
     if esc {
         out.push(Command::ResetView);
-    }
-    if left {
-        out.push(Command::PreviousPage);
-    }
-    if right {
-        out.push(Command::NextPage); // clamped by the table
     }
     if copy {
         out.push(Command::Copy);
@@ -1075,54 +1050,21 @@ impl eframe::App for MemsightApp {
     }
 }
 
-/// The tabs above the bottom pane when the rank has steps: the details (or component) table, or
-/// the steps table.
-fn bottom_tabs(ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
+/// The tab strip above the bottom pane: the registered panes offered for this rank, and in a
+/// comparison which rank's blocks the details table shows.
+fn tab_strip(ui: &mut egui::Ui, panes: &BottomPanes, cx: &mut PaneCx<'_>) {
     let t = cx.t;
-    let n = cx.view.steps().steps.len();
     ui.horizontal(|ui| {
-        let details = if cx.state.group_by == GroupBy::Component {
-            t.component_title
-        } else {
-            t.details_title
-        };
-        let on_details = !cx.state.show_steps && !cx.state.show_diff && !cx.state.show_stacks;
-        if ui.selectable_label(on_details, details).clicked() {
-            cx.out.push(Command::ShowSteps(false));
-            cx.out.push(Command::ShowDiff(false));
-            cx.out.push(Command::ShowStacks(false));
-        }
-        if cx.view.data.steps.is_some()
-            && ui
-                .selectable_label(cx.state.show_steps, (t.steps_tab)(n))
-                .clicked()
-        {
-            cx.out.push(Command::ShowSteps(true));
-        }
-        if has_call_stacks(cx.view)
-            && ui
-                .selectable_label(cx.state.show_stacks, t.stacks_tab)
-                .clicked()
-        {
-            cx.out.push(Command::ShowStacks(true));
-        }
+        panes.strip_ui(ui, cx);
         if cx.compare.is_some() {
-            if ui
-                .selectable_label(cx.state.show_diff, t.diff_tab)
-                .clicked()
-            {
-                cx.out.push(Command::ShowDiff(true));
-            }
             ui.separator();
+            let on_details = panes.shown(cx) == TabId::DETAILS;
             for (on, label) in [(false, t.table_current), (true, t.table_baseline)] {
                 if ui
-                    .selectable_label(cx.state.table_baseline == on, label)
+                    .selectable_label(on_details && cx.state.table_baseline == on, label)
                     .clicked()
                 {
                     cx.out.push(Command::SetTableBaseline(on));
-                    cx.out.push(Command::ShowDiff(false));
-                    cx.out.push(Command::ShowSteps(false));
-                    cx.out.push(Command::ShowStacks(false));
                 }
             }
         }
@@ -1138,24 +1080,4 @@ fn opened(kind: PickKind, path: PathBuf) -> Command {
         }
         PickKind::Folder | PickKind::Database => Command::Open(path),
     }
-}
-
-/// `state` with its window moved by `-offset`: the same span of the rank's axis on the
-/// baseline's own axis (the baseline is drawn `offset` ns later).
-fn shifted_state(state: &ViewState, offset: i64) -> ViewState {
-    let mut s = state.clone();
-    s.link.window = s.link.window.map(|w| {
-        let (a, b) = w.ns();
-        TimeWindow::new(a.saturating_sub(offset), b.saturating_sub(offset))
-    });
-    s.link.cursor = s.link.cursor.map(|c| c.saturating_sub(offset));
-    s
-}
-
-/// True when the rank recorded Python call stacks (the call stacks tab is offered).
-fn has_call_stacks(view: &RankView) -> bool {
-    view.data
-        .stacks
-        .as_ref()
-        .is_some_and(|s| !s.stacks.is_empty())
 }

@@ -1,13 +1,18 @@
 //! The baseline of a comparison: a rank of the open profile or of another one, loaded by a job
-//! beside the rank on screen, and the per-operator diff of the two (computed once per pair of
-//! views, off the UI thread).
+//! beside the rank on screen through the same loader as every rank ([`load_view`]: the Data
+//! switch's files, curves built off the UI thread), or taken from the session when it has that
+//! rank; and the per-operator diff of the two (computed once per pair of views, off the UI
+//! thread).
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::jobs::{Job, JobKey, Jobs, Place, Poll};
-use crate::analysis::{GroupBy, OperatorDelta, RankView, ViewId, view_operator_deltas};
-use crate::ingest::{Profile, discover, load_rank};
+use super::loading::load_view;
+use super::session::RankKey;
+use crate::analysis::{OperatorDelta, RankView, ViewId, view_operator_deltas};
+use crate::ingest::{Profile, discover};
+use crate::model::{RankInfo, SourceChoice};
 
 /// What to compare with.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,6 +23,20 @@ pub struct BaselineSource {
     pub rank: usize,
 }
 
+/// What [`BaselineSlot::load`] is asked to load.
+pub struct BaselineRequest {
+    /// Which rank of which profile.
+    pub source: BaselineSource,
+    /// The open profile, when the baseline is one of its ranks (no discovery then).
+    pub profile: Option<Arc<Profile>>,
+    /// Which files to read (the Data switch).
+    pub files: SourceChoice,
+    /// The session's key for that rank, when it is one of the open profile's.
+    pub key: Option<RankKey>,
+    /// The session's view of that rank, when it has it: no load at all.
+    pub cached: Option<Arc<RankView>>,
+}
+
 /// A loaded baseline.
 pub struct Baseline {
     /// Where it came from.
@@ -26,6 +45,18 @@ pub struct Baseline {
     pub label: String,
     /// The baseline's view (curves, table, steps as for any rank).
     pub view: Arc<RankView>,
+    /// Its key in the session, when it is a rank of the open profile (the app caches it there).
+    pub key: Option<RankKey>,
+}
+
+/// `rank 0 · NPU:0 · node0 · folder`: the rank's label and the profile folder's name.
+fn label(info: &RankInfo, source: &BaselineSource) -> String {
+    let folder = source
+        .path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    format!("{} · {folder}", info.label())
 }
 
 /// The pair of views a diff belongs to: (baseline, rank on screen).
@@ -43,15 +74,37 @@ pub struct BaselineSlot {
     /// The per-operator diff (baseline = A, the rank on screen = B) for a pair of views.
     diff: Option<(DiffKey, Arc<Vec<OperatorDelta>>)>,
     diff_job: Option<(DiffKey, Job<Vec<OperatorDelta>>)>,
+    /// What was asked for last.
+    requested: Option<BaselineSource>,
 }
 
 impl BaselineSlot {
-    /// Starts loading `source` (the open profile's `profile` when it is a rank of it).
-    pub fn load(&mut self, jobs: &mut Jobs, source: BaselineSource, profile: Option<Arc<Profile>>) {
+    /// Starts loading the baseline `req` asks for; a view the session had is there at once.
+    pub fn load(&mut self, jobs: &mut Jobs, req: BaselineRequest) {
         self.error = None;
         self.loaded = None;
         self.diff = None;
         self.diff_job = None;
+        self.job = None;
+        self.requested = Some(req.source.clone());
+        let BaselineRequest {
+            source,
+            profile,
+            files,
+            key,
+            cached,
+        } = req;
+        if let (Some(view), Some(p)) = (cached, &profile)
+            && let Some(info) = p.ranks.get(source.rank)
+        {
+            self.loaded = Some(Baseline {
+                label: label(info, &source),
+                source,
+                view,
+                key,
+            });
+            return;
+        }
         let job = jobs.start(JobKey::Baseline, Place::Thread, move |ctl, out| {
             let profile = match profile {
                 Some(p) => p,
@@ -67,19 +120,13 @@ impl BaselineSlot {
                 out.send(Err(format!("no rank at index {}", source.rank)));
                 return;
             };
-            match load_rank(info, &ctl.progress) {
-                Ok(data) => {
-                    let view = Arc::new(RankView::new(data));
-                    view.series(GroupBy::Overall);
-                    let folder = source
-                        .path
-                        .file_name()
-                        .map(|n| n.to_string_lossy().into_owned())
-                        .unwrap_or_default();
+            match load_view(info, files, &ctl.progress, &mut |_| {}) {
+                Ok(view) => {
                     out.send(Ok(Baseline {
-                        label: format!("{} · {folder}", info.label()),
+                        label: label(info, &source),
                         source,
-                        view,
+                        view: Arc::new(view),
+                        key,
                     }));
                 }
                 Err(e) => {
@@ -88,6 +135,11 @@ impl BaselineSlot {
             }
         });
         self.job = Some(job);
+    }
+
+    /// What is compared with (loaded, loading or failed), until the comparison stops.
+    pub fn source(&self) -> Option<BaselineSource> {
+        self.requested.clone()
     }
 
     /// Stops comparing.

@@ -1,14 +1,15 @@
 //! What the user asks for, as data. Panes and shortcuts push [`Command`]s; the app applies them
-//! in one place at the end of the frame ([`super::MemsightApp::apply`]): view-state commands go
-//! to [`ViewState::apply`](super::state::ViewState::apply), the rest (open, load, copy) to the
-//! app. Nothing else writes the page, the window, the cursor or the selection.
+//! in one place at the end of the frame ([`super::MemsightApp::apply`]): every command goes to
+//! [`ViewState::apply`](super::state::ViewState::apply) (the only writer of the state), then
+//! the app does what it asks beyond the state (open, load, copy). Nothing else writes the pages,
+//! the window, the cursor, the rank or the selection.
 
 use std::path::PathBuf;
 
 use super::baseline::BaselineSource;
 use super::i18n::Lang;
 use super::prefs::ThemePref;
-use super::state::{DiffColumn, FlameMode, OverviewColumn, RowSubset, StepColumn};
+use super::state::{DiffColumn, FlameMode, OverviewColumn, RowSubset, StepColumn, TabId, TableId};
 use crate::analysis::stacks::GroupKey;
 use crate::analysis::{Column, ComponentColumn, GroupBy, StaticColumn};
 use crate::model::SourceChoice;
@@ -69,12 +70,8 @@ pub enum Command {
     ResetView,
     /// Place or remove the cursor (ns from origin).
     SetCursor(Option<i64>),
-    /// Go to a page (0-based; the table clamps it to its last page).
-    SetPage(usize),
-    /// The next page.
-    NextPage,
-    /// The previous page.
-    PreviousPage,
+    /// Go to a page of a table (0-based; the table shows at most its last page).
+    SetPage(TableId, usize),
     /// Rows per page.
     SetPageSize(usize),
     /// A click on a details-table header.
@@ -114,8 +111,8 @@ pub enum Command {
     CycleStaticSort(StaticColumn),
     /// Open or close the warnings window.
     ShowWarnings(bool),
-    /// Show the steps table (true) or the details table (false) below the chart.
-    ShowSteps(bool),
+    /// Show this view in the bottom pane (details, steps, call stacks, diff, …).
+    ShowTab(TabId),
     /// A click on a steps-table header.
     CycleStepSort(StepColumn),
     /// Compare the rank on screen with a baseline (a rank of this profile or of another).
@@ -126,8 +123,6 @@ pub enum Command {
     StopCompare,
     /// Align the baseline's curves at the start of this step (None: at each rank's origin).
     SetAlignStep(Option<i64>),
-    /// Show the per-operator diff below the chart.
-    ShowDiff(bool),
     /// A click on a diff-table header.
     CycleDiffSort(DiffColumn),
     /// The diff table's name filter.
@@ -144,12 +139,16 @@ pub enum Command {
     CancelOverview,
     /// Show exactly these rows in the details table (a step's survivors); None shows all again.
     FilterRows(Option<RowSubset>),
-    /// Show the call stacks tab (flame graph) below the chart (or the details table).
-    ShowStacks(bool),
     /// Which blocks the flame graph shows.
     SetFlameMode(FlameMode),
     /// Group the details table's rows (None: one row per block).
     SetTableGroup(Option<GroupKey>),
     /// Read ranks that have both a DB and CSV files from these (reloads the rank).
     SetSource(SourceChoice),
+    /// The rank on screen's time origin moved by this many ns (a completed load found earlier
+    /// times than its first look): the window moves with it, so it shows the same instants.
+    OriginMoved {
+        /// ns added to every time from the origin.
+        by_ns: i64,
+    },
 }

@@ -1,14 +1,51 @@
 //! Loading as a job: discovering a profile (when it is new) and loading one rank, with progress
-//! and cancel through the job's control.
+//! and cancel through the job's control. [`rank_files`] and [`load_view`] are the one loader
+//! policy: the rank on screen, a comparison's baseline and the cluster overview read a rank's
+//! files the same way (the Data switch's choice, falling back to what the rank has).
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::i18n::Tr;
 use super::jobs::{Job, JobKey, Jobs, Place};
+use super::session::RankKey;
 use crate::analysis::{Column, GroupBy, RankView, SortDir};
-use crate::ingest::{DiscoverError, LoadError, Profile, discover, load_rank_with};
-use crate::model::SourceChoice;
+use crate::ingest::{DiscoverError, LoadControl, LoadError, Profile, discover, load_rank_with};
+use crate::model::{RankData, RankInfo, SourceChoice};
+
+/// The rank `info` read from the files `source` names, or from the ones it has when it has no
+/// such files (a CSV-only rank under "DB").
+pub fn rank_files(info: &RankInfo, source: SourceChoice) -> RankInfo {
+    info.with_source(source).unwrap_or_else(|| info.clone())
+}
+
+/// Loads rank `info` from the files `source` names into a view whose Overall curves and time
+/// extent are built (what the first frame needs), off the UI thread. `first_look` gets a view
+/// of memory_record alone as soon as it is read (CSV ranks); the complete view takes over its
+/// curves.
+pub fn load_view(
+    info: &RankInfo,
+    source: SourceChoice,
+    ctl: &LoadControl,
+    first_look: &mut (dyn FnMut(Arc<RankView>) + Send),
+) -> Result<RankView, LoadError> {
+    let info = rank_files(info, source);
+    let mut first: Option<Arc<RankView>> = None;
+    let data = load_rank_with(&info, ctl, &mut |data: RankData| {
+        let view = Arc::new(RankView::new(data));
+        view.series(GroupBy::Overall);
+        view.time_extent();
+        first_look(Arc::clone(&view));
+        first = Some(view);
+    })?;
+    let view = match first.take() {
+        Some(f) => RankView::completing(data, &f),
+        None => RankView::new(data),
+    };
+    view.series(GroupBy::Overall);
+    view.time_extent();
+    Ok(view)
+}
 
 /// What a load job reports.
 pub enum LoadMsg {
@@ -17,15 +54,15 @@ pub enum LoadMsg {
     /// The rank's memory_record is read and its Overall curves are ready to draw; the other
     /// files are still loading ([`crate::model::RankData::partial`]). `Loaded` follows.
     FirstLook {
-        /// Index of the rank.
-        rank: usize,
+        /// The rank and files the load was started for.
+        key: RankKey,
         /// The view of what is loaded so far.
         view: Arc<RankView>,
     },
     /// The rank is loaded and its Overall curves are ready to draw.
     Loaded {
-        /// Index of the rank.
-        rank: usize,
+        /// The rank and files the load was started for.
+        key: RankKey,
         /// The view.
         view: Arc<RankView>,
     },
@@ -63,6 +100,8 @@ impl Failure {
 pub struct Loading {
     /// The job.
     pub job: Job<LoadMsg>,
+    /// The rank and files it loads: its messages carry it too.
+    pub key: RankKey,
     /// What is being loaded.
     pub what: String,
     /// When it started (for the rate).
@@ -82,15 +121,16 @@ impl Loading {
     }
 }
 
-/// Starts loading rank `rank` of `profile`, or of `path` discovered first when `profile` is
-/// `None`, under [`JobKey::Load`] (which cancels a load already running).
+/// Starts loading `key`'s rank of `profile`, or of `path` discovered first when `profile` is
+/// `None`, from `key`'s files, under [`JobKey::Load`] (which cancels a load already running).
+/// Its messages carry `key`: what it loads is cached under the key it was started for.
 pub fn start_load(
     jobs: &mut Jobs,
     path: PathBuf,
     profile: Option<Arc<Profile>>,
-    rank: usize,
-    source: SourceChoice,
+    key: RankKey,
 ) -> Loading {
+    let rank = key.rank;
     let what = profile
         .as_ref()
         .and_then(|p| p.ranks.get(rank))
@@ -116,32 +156,16 @@ pub fn start_load(
             ))));
             return;
         };
-        // A rank without the files asked for is read from those it has.
-        let info = info.with_source(source).unwrap_or_else(|| info.clone());
         // The curves go on screen as soon as memory_record is read; the table, steps and
         // stacks follow when the rest is.
-        let mut first: Option<Arc<RankView>> = None;
-        let mut show_first = |data| {
-            let view = Arc::new(RankView::new(data));
-            view.series(GroupBy::Overall);
-            view.time_extent();
-            out.send(LoadMsg::FirstLook {
-                rank,
-                view: Arc::clone(&view),
-            });
-            first = Some(view);
+        let mut show_first = |view| {
+            out.send(LoadMsg::FirstLook { key, view });
         };
-        match load_rank_with(&info, &ctl.progress, &mut show_first) {
-            Ok(data) => {
-                let view = Arc::new(match &first {
-                    Some(f) => RankView::completing(data, f),
-                    None => RankView::new(data),
-                });
-                drop(first);
-                view.series(GroupBy::Overall); // the first frame needs these
-                view.time_extent();
+        match load_view(info, key.source, &ctl.progress, &mut show_first) {
+            Ok(view) => {
+                let view = Arc::new(view);
                 out.send(LoadMsg::Loaded {
-                    rank,
+                    key,
                     view: Arc::clone(&view),
                 });
                 // Warm what the user is likely to ask next, still off the UI thread.
@@ -161,6 +185,7 @@ pub fn start_load(
     });
     Loading {
         job,
+        key,
         what,
         started: std::time::Instant::now(),
     }

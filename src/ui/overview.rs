@@ -6,8 +6,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::jobs::{Job, JobKey, Jobs, Place, Poll};
+use super::loading::rank_files;
 use crate::export::summary::{RankSummary, identity, summarize};
 use crate::ingest::{LoadError, Profile, load_rank};
+use crate::model::SourceChoice;
 
 /// What the overview job reports.
 pub enum OverviewMsg {
@@ -28,15 +30,16 @@ pub struct Overview {
 }
 
 impl Overview {
-    /// Starts summarising every rank of `profile` under [`JobKey::Overview`].
-    pub fn start(jobs: &mut Jobs, profile: Arc<Profile>) -> Overview {
+    /// Starts summarising every rank of `profile`, read from the files `source` names (the Data
+    /// switch, as for the rank on screen), under [`JobKey::Overview`].
+    pub fn start(jobs: &mut Jobs, profile: Arc<Profile>, source: SourceChoice) -> Overview {
         let n = profile.ranks.len();
         let job = jobs.start(JobKey::Overview, Place::Thread, move |ctl, out| {
             for (i, info) in profile.ranks.iter().enumerate() {
                 if ctl.is_cancelled() {
                     return;
                 }
-                let summary = match load_rank(info, &ctl.progress) {
+                let summary = match load_rank(&rank_files(info, source), &ctl.progress) {
                     Ok(data) => summarize(&data),
                     Err(LoadError::Cancelled) => return,
                     Err(e) => {

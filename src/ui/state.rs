@@ -1,5 +1,10 @@
 //! The view state as plain data: what the user has chosen. Only [`ViewState::apply`] changes it,
-//! one [`Command`] at a time; panes read it and say what they want changed.
+//! one [`Command`] at a time (the app's own events too: a new profile, a rank or source change,
+//! the origin moved by a completed load); panes read it and say what they want changed.
+//!
+//! Each table has a page of its own ([`TableId`], [`Pages`]); a table's page goes back to the
+//! first when what that table queries changes, which `apply` derives by comparing the table's
+//! [`ViewState::query_key`] before and after the command: no command resets a page by hand.
 
 use std::collections::BTreeSet;
 
@@ -11,6 +16,53 @@ use crate::model::TimeWindow;
 
 /// Page sizes offered by the table.
 pub const PAGE_SIZES: [usize; 5] = [10, 20, 30, 50, 100];
+
+/// Which view the bottom pane shows: the id of a registered
+/// [`BottomPane`](crate::ui::panes::tab::BottomPane). Plain data, so the state stays plain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TabId(pub &'static str);
+
+impl TabId {
+    /// The details table (or the component table under Group By Component): the default tab.
+    pub const DETAILS: TabId = TabId("details");
+}
+
+impl Default for TabId {
+    fn default() -> Self {
+        TabId::DETAILS
+    }
+}
+
+/// A table with a page of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TableId {
+    /// The details table of the rank on screen.
+    Details,
+    /// The details table of a comparison's baseline.
+    Baseline,
+    /// The component peak table (Group By Component).
+    Components,
+    /// The static graph's op table.
+    StaticOps,
+}
+
+impl TableId {
+    /// Every table.
+    pub const ALL: [TableId; 4] = [
+        TableId::Details,
+        TableId::Baseline,
+        TableId::Components,
+        TableId::StaticOps,
+    ];
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Each table's page, 0-based.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Pages([usize; 4]);
 
 /// What panes that show the same time axis share: the visible window and the cursor. Every
 /// pane of a link group follows a change made in any of them.
@@ -190,10 +242,10 @@ pub struct ViewState {
     pub max_size_text: String,
     /// Sort column and direction (None = file order).
     pub sort: Option<(Column, SortDir)>,
-    /// Rows per page.
+    /// Rows per page (every table).
     pub page_size: usize,
-    /// Page, 0-based.
-    pub page: usize,
+    /// Each table's page: read with [`ViewState::page`].
+    pages: Pages,
     /// Selected operator_memory rows (Ctrl+C / Copy copies these when any).
     pub selected: BTreeSet<u32>,
     /// The row under the pointer (marked on the chart).
@@ -216,8 +268,8 @@ pub struct ViewState {
     pub show_warnings: bool,
     /// The component peak table's sort (`None`: largest peak first).
     pub component_sort: Option<(ComponentColumn, SortDir)>,
-    /// The steps table is shown below the chart instead of the details table.
-    pub show_steps: bool,
+    /// The view the bottom pane shows (details, steps, call stacks, diff, …).
+    pub tab: TabId,
     /// The steps table's sort (`None`: time order).
     pub step_sort: Option<(StepColumn, SortDir)>,
     /// The details table shows exactly these rows (a step's survivors).
@@ -228,16 +280,12 @@ pub struct ViewState {
     pub overview_sort: Option<(OverviewColumn, SortDir)>,
     /// Compare: align the baseline at the start of this step (None: at the origins).
     pub align_step: Option<i64>,
-    /// Compare: the diff table is shown below the chart.
-    pub show_diff: bool,
     /// The diff table's sort (`None`: largest |delta| first).
     pub diff_sort: Option<(DiffColumn, SortDir)>,
     /// The diff table's name filter.
     pub diff_filter: String,
-    /// The details table shows the baseline's blocks.
+    /// The details table shows the baseline's blocks (its read-only mode in a comparison).
     pub table_baseline: bool,
-    /// The call stacks tab (flame graph) is shown below the chart.
-    pub show_stacks: bool,
     /// Which blocks the flame graph shows.
     pub flame_mode: FlameMode,
     /// The details table groups its rows (None: one row per block).
@@ -269,7 +317,7 @@ impl Default for ViewState {
             max_size_text: String::new(),
             sort: None,
             page_size: PAGE_SIZES[0],
-            page: 0,
+            pages: Pages::default(),
             selected: BTreeSet::new(),
             hovered_row: None,
             hidden_series: BTreeSet::new(),
@@ -281,17 +329,15 @@ impl Default for ViewState {
             static_sort: None,
             show_warnings: false,
             component_sort: None,
-            show_steps: false,
+            tab: TabId::DETAILS,
             step_sort: None,
             only_rows: None,
             show_overview: false,
             overview_sort: None,
             align_step: None,
-            show_diff: false,
             diff_sort: None,
             diff_filter: String::new(),
             table_baseline: false,
-            show_stacks: false,
             flame_mode: FlameMode::default(),
             table_group: None,
             source: SourceChoice::default(),
@@ -320,70 +366,118 @@ impl ViewState {
         self.link.cursor.map(crate::model::ns_to_ms)
     }
 
-    /// Applies one command; returns true when it was a view-state command (the app handles the
-    /// others: opening, loading, copying). This is the only place the state changes.
-    pub fn apply(&mut self, cmd: &Command) -> bool {
+    /// The page of `table`, 0-based (a pane shows at most its last page).
+    pub fn page(&self, table: TableId) -> usize {
+        self.pages.0[table.index()]
+    }
+
+    /// The table whose pager the keyboard's ←/→ turn: the one on screen.
+    pub fn shown_table(&self) -> TableId {
+        if self.static_view {
+            TableId::StaticOps
+        } else if self.table_baseline {
+            TableId::Baseline
+        } else if self.group_by == GroupBy::Component {
+            TableId::Components
+        } else {
+            TableId::Details
+        }
+    }
+
+    /// What `table`'s rows depend on, as text: when it changes, the table starts at its first
+    /// page again. (A subset of rows counts by why and how many, not by every row.)
+    pub fn query_key(&self, table: TableId) -> String {
+        let rank = (self.rank, self.source, self.page_size);
+        match table {
+            TableId::Details | TableId::Baseline => {
+                let subset = self.only_rows.as_ref().map(|s| (&s.why, s.rows.len()));
+                let align = (table == TableId::Baseline).then_some(self.align_step);
+                format!(
+                    "{rank:?} {:?} {} {:?} {:?} {:?} {:?} {:?} {subset:?} {:?} {} {align:?}",
+                    self.link.window,
+                    self.within,
+                    self.name_filter,
+                    self.min_size_text,
+                    self.max_size_text,
+                    self.sort,
+                    self.group_by,
+                    self.table_group,
+                    self.table_baseline,
+                )
+            }
+            TableId::Components => format!("{rank:?} {:?}", self.component_sort),
+            TableId::StaticOps => format!(
+                "{rank:?} {} {:?} {:?} {:?}",
+                self.graph,
+                self.static_range.map(|(a, b)| (a.to_bits(), b.to_bits())),
+                self.static_filter,
+                self.static_sort,
+            ),
+        }
+    }
+
+    /// Applies one command: the only place the state changes. Commands that are not about the
+    /// view (open a dialog, copy, …) leave it as it is; the app acts on them.
+    pub fn apply(&mut self, cmd: &Command) {
+        let before = TableId::ALL.map(|t| self.query_key(t));
+        self.change(cmd);
+        for (table, key) in TableId::ALL.into_iter().zip(before) {
+            if self.query_key(table) != key {
+                self.pages.0[table.index()] = 0;
+            }
+        }
+    }
+
+    fn change(&mut self, cmd: &Command) {
         match cmd {
+            Command::Open(_) => *self = ViewState::default(),
+            Command::SelectRank(rank) => self.on_rank_change(*rank),
+            Command::SetSource(source) => {
+                if *source != self.source {
+                    self.source = *source;
+                    self.on_rank_change(self.rank);
+                }
+            }
+            Command::OriginMoved { by_ns } => {
+                if let Some(w) = self.link.window {
+                    self.link.window = Some(TimeWindow::new(
+                        w.start.saturating_add(*by_ns),
+                        w.end.saturating_add(*by_ns),
+                    ));
+                }
+            }
             Command::SetHost(h) => self.host.clone_from(h),
             Command::SetGroupBy(g) => {
                 if *g != self.group_by {
                     self.group_by = *g;
-                    self.page = 0;
                     self.static_view = false;
                 }
             }
             Command::SetWindow { window, moving } => {
-                if *window != self.link.window {
-                    self.page = 0;
-                }
                 self.link.window = *window;
                 self.link.moving = *moving;
             }
             Command::Settle => self.link.moving = false,
             Command::ResetZoom => {
-                if self.link.window.is_some() {
-                    self.page = 0;
-                }
                 self.link.window = None;
                 self.link.moving = false;
                 self.static_range = None;
             }
             Command::ResetView => {
-                self.apply(&Command::ResetZoom);
+                self.change(&Command::ResetZoom);
                 self.link.cursor = None;
             }
             Command::SetCursor(c) => self.link.cursor = *c,
-            Command::SetPage(p) => self.page = *p,
-            Command::NextPage => self.page = self.page.saturating_add(1),
-            Command::PreviousPage => self.page = self.page.saturating_sub(1),
-            Command::SetPageSize(n) => {
-                self.page_size = (*n).max(1);
-                self.page = 0;
-            }
-            Command::CycleSort(col) => {
-                self.sort = next_sort(self.sort, *col);
-                self.page = 0;
-            }
+            Command::SetPage(table, p) => self.pages.0[table.index()] = *p,
+            Command::SetPageSize(n) => self.page_size = (*n).max(1),
+            Command::CycleSort(col) => self.sort = next_sort(self.sort, *col),
             Command::CycleComponentSort(col) => {
                 self.component_sort = next_sort(self.component_sort, *col);
-                self.page = 0;
             }
-            Command::SetNameFilter(t) => {
-                self.name_filter = t.clone();
-                self.page = 0;
-            }
-            Command::SetMinSize(t) => {
-                self.min_size_text = t.clone();
-                self.page = 0;
-            }
-            Command::SetMaxSize(t) => {
-                self.max_size_text = t.clone();
-                self.page = 0;
-            }
-            Command::SetWithin(w) => {
-                self.within = *w;
-                self.page = 0;
-            }
+            Command::SetNameFilter(t) => self.name_filter.clone_from(t),
+            Command::SetMinSize(t) => self.min_size_text.clone_from(t),
+            Command::SetMaxSize(t) => self.max_size_text.clone_from(t),
+            Command::SetWithin(w) => self.within = *w,
             Command::ToggleSelected(r) => {
                 if !self.selected.remove(r) {
                     self.selected.insert(*r);
@@ -407,57 +501,24 @@ impl ViewState {
             Command::SetGraph(g) => {
                 self.graph = *g;
                 self.static_range = None;
-                self.page = 0;
             }
-            Command::SetStaticRange(r) => {
-                if *r != self.static_range {
-                    self.static_range = *r;
-                    self.page = 0;
-                }
-            }
-            Command::SetStaticFilter(t) => {
-                self.static_filter.clone_from(t);
-                self.page = 0;
-            }
+            Command::SetStaticRange(r) => self.static_range = *r,
+            Command::SetStaticFilter(t) => self.static_filter.clone_from(t),
             Command::CycleStaticSort(col) => {
                 self.static_sort = next_sort(self.static_sort, *col);
-                self.page = 0;
             }
             Command::ShowWarnings(on) => self.show_warnings = *on,
-            Command::ShowSteps(on) => {
-                self.show_steps = *on;
-                if *on {
-                    self.show_diff = false;
-                    self.show_stacks = false;
-                }
-            }
-            Command::ShowStacks(on) => {
-                self.show_stacks = *on;
-                if *on {
-                    self.show_diff = false;
-                    self.show_steps = false;
-                }
-            }
+            Command::ShowTab(tab) => self.tab = *tab,
             Command::SetFlameMode(m) => self.flame_mode = *m,
-            Command::SetTableGroup(g) => {
-                self.table_group = *g;
-                self.page = 0;
-            }
+            Command::SetTableGroup(g) => self.table_group = *g,
             Command::ShowOverview(on) => self.show_overview = *on,
             Command::SetAlignStep(s) => self.align_step = *s,
-            Command::ShowDiff(on) => {
-                self.show_diff = *on;
-                if *on {
-                    self.show_steps = false;
-                    self.show_stacks = false;
-                }
-            }
             Command::CycleDiffSort(col) => self.diff_sort = next_sort(self.diff_sort, *col),
             Command::SetDiffFilter(f) => self.diff_filter.clone_from(f),
             Command::SetTableBaseline(on) => {
                 self.table_baseline = *on;
                 self.selected.clear();
-                self.page = 0;
+                self.tab = TabId::DETAILS;
             }
             Command::CycleOverviewSort(col) => {
                 self.overview_sort = next_sort(self.overview_sort, *col);
@@ -465,22 +526,24 @@ impl ViewState {
             Command::CycleStepSort(col) => self.step_sort = next_sort(self.step_sort, *col),
             Command::FilterRows(rows) => {
                 self.only_rows.clone_from(rows);
-                self.page = 0;
                 if rows.is_some() {
-                    self.show_steps = false;
-                    self.show_stacks = false;
+                    self.tab = TabId::DETAILS;
                     self.table_group = None;
                 }
             }
-            Command::Open(_)
-            | Command::Pick(_)
-            | Command::SelectRank(_)
+            Command::CompareWith(_) | Command::CompareRank(_) => {
+                self.tab = crate::ui::panes::diff::TAB;
+            }
+            Command::StopCompare => {
+                if self.tab == crate::ui::panes::diff::TAB {
+                    self.tab = TabId::DETAILS;
+                }
+                self.table_baseline = false;
+                self.align_step = None;
+            }
+            Command::Pick(_)
             | Command::CancelLoad
             | Command::CancelOverview
-            | Command::SetSource(_)
-            | Command::CompareWith(_)
-            | Command::CompareRank(_)
-            | Command::StopCompare
             | Command::CopyDiff
             | Command::Copy
             | Command::CopyAll
@@ -488,19 +551,17 @@ impl ViewState {
             | Command::SetLanguage(_)
             | Command::SetTheme(_)
             | Command::ShowHelp(_)
-            | Command::DismissFailures => return false,
+            | Command::DismissFailures => {}
         }
-        true
     }
 
     /// State for a newly chosen rank: zoom, cursor, selection and page are per rank.
-    pub(crate) fn on_rank_change(&mut self, rank: usize) {
+    fn on_rank_change(&mut self, rank: usize) {
         self.rank = rank;
         self.link = LinkGroup::default();
         self.selected.clear();
         self.hovered_row = None;
         self.marked_row = None;
-        self.page = 0;
         self.static_view = false;
         self.graph = 0;
         self.static_range = None;
@@ -515,13 +576,11 @@ mod tests {
 
     #[test]
     fn header_clicks_cycle_asc_desc_none() {
-        let mut s = ViewState {
-            page: 3,
-            ..Default::default()
-        };
+        let mut s = ViewState::default();
+        s.apply(&Command::SetPage(TableId::Details, 3));
         s.apply(&Command::CycleSort(Column::Size));
         assert_eq!(s.sort, Some((Column::Size, SortDir::Asc)));
-        assert_eq!(s.page, 0);
+        assert_eq!(s.page(TableId::Details), 0);
         s.apply(&Command::CycleSort(Column::Size));
         assert_eq!(s.sort, Some((Column::Size, SortDir::Desc)));
         s.apply(&Command::CycleSort(Column::Size));
@@ -534,23 +593,74 @@ mod tests {
     #[test]
     fn a_new_window_goes_to_the_first_page_and_the_same_one_keeps_it() {
         let w = TimeWindow::new(10, 20);
-        let mut s = ViewState {
-            page: 4,
-            ..Default::default()
-        };
+        let mut s = ViewState::default();
+        s.apply(&Command::SetPage(TableId::Details, 4));
         s.apply(&Command::SetWindow {
             window: Some(w),
             moving: true,
         });
-        assert_eq!((s.page, s.link.moving), (0, true));
-        s.apply(&Command::SetPage(2));
+        assert_eq!((s.page(TableId::Details), s.link.moving), (0, true));
+        s.apply(&Command::SetPage(TableId::Details, 2));
         s.apply(&Command::SetWindow {
             window: Some(w),
             moving: false,
         });
-        assert_eq!((s.page, s.link.moving), (2, false));
+        assert_eq!((s.page(TableId::Details), s.link.moving), (2, false));
         s.apply(&Command::SetCursor(Some(15)));
         s.apply(&Command::ResetView);
-        assert_eq!((s.link, s.page), (LinkGroup::default(), 0));
+        assert_eq!(
+            (s.link, s.page(TableId::Details)),
+            (LinkGroup::default(), 0)
+        );
+    }
+
+    /// Each table keeps its own page: a change to what one table queries sends that table (and
+    /// only it) back to its first page; a change to what every table depends on (the rank, the
+    /// page size) sends them all back.
+    #[test]
+    fn each_table_keeps_its_own_page() {
+        let mut s = ViewState::default();
+        for (k, t) in TableId::ALL.into_iter().enumerate() {
+            s.apply(&Command::SetPage(t, k + 2));
+        }
+        let pages = |s: &ViewState| TableId::ALL.map(|t| s.page(t));
+        assert_eq!(pages(&s), [2, 3, 4, 5]);
+        // The details table's name filter: details and the baseline's table (the same query
+        // on the other rank) go back; components and static ops keep theirs.
+        s.apply(&Command::SetNameFilter("conv".into()));
+        assert_eq!(pages(&s), [0, 0, 4, 5]);
+        s.apply(&Command::SetPage(TableId::Details, 7));
+        // The static op filter: only the static table.
+        s.apply(&Command::SetStaticFilter("add".into()));
+        assert_eq!(pages(&s), [7, 0, 4, 0]);
+        // The component sort: only the component table.
+        s.apply(&Command::CycleComponentSort(ComponentColumn::ALL[0]));
+        assert_eq!(pages(&s), [7, 0, 0, 0]);
+        // Alignment moves the baseline's window only.
+        s.apply(&Command::SetPage(TableId::Baseline, 3));
+        s.apply(&Command::SetAlignStep(Some(2)));
+        assert_eq!(pages(&s), [7, 0, 0, 0]);
+        // Commands that change no query keep every page.
+        for (k, t) in TableId::ALL.into_iter().enumerate() {
+            s.apply(&Command::SetPage(t, k + 1));
+        }
+        for c in [
+            Command::SetCursor(Some(5)),
+            Command::ToggleSelected(3),
+            Command::Hover(Some(2)),
+            Command::ShowWarnings(true),
+            Command::ShowTab(crate::ui::panes::steps::TAB),
+        ] {
+            s.apply(&c);
+        }
+        assert_eq!(pages(&s), [1, 2, 3, 4]);
+        // Rows per page and the rank: every table.
+        s.apply(&Command::SetPageSize(50));
+        assert_eq!(pages(&s), [0, 0, 0, 0]);
+        for t in TableId::ALL {
+            s.apply(&Command::SetPage(t, 1));
+        }
+        s.apply(&Command::SelectRank(1));
+        assert_eq!(pages(&s), [0, 0, 0, 0]);
     }
 }

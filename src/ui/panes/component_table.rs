@@ -11,6 +11,7 @@ use crate::analysis::{ComponentColumn, component_order};
 use crate::model::{MIB, ns_to_ms};
 use crate::ui::command::Command;
 use crate::ui::format::grouped;
+use crate::ui::state::TableId;
 
 /// The component table's own state: its pager.
 #[derive(Default)]
@@ -33,11 +34,9 @@ impl ComponentTable {
         }
         let order = component_order(rows, state.component_sort);
         let pages = rows.len().div_ceil(state.page_size.max(1)).max(1);
-        let page = state.page.min(pages - 1);
-        if page != state.page {
-            cx.out.push(Command::SetPage(page));
-        }
-        self.pager.ui(ui, t, state, rows.len(), cx.out);
+        let page = state.page(TableId::Components).min(pages - 1);
+        self.pager
+            .ui(ui, t, state, TableId::Components, rows.len(), cx.out);
         let shown: Vec<usize> = order
             .into_iter()
             .skip(page * state.page_size)

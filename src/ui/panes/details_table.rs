@@ -16,14 +16,17 @@ use crate::analysis::{
     Column, RangeFilter, RankView, SortDir, TablePage, TableQuery, ViewId, WindowMode, query,
 };
 use crate::export::rows_tsv;
+use crate::model::TimeWindow;
 use crate::ui::command::Command;
 use crate::ui::format::grouped;
 use crate::ui::i18n::Tr;
 use crate::ui::jobs::{Job, JobKey, Place};
-use crate::ui::state::{SubsetWhy, ViewState};
+use crate::ui::state::{SubsetWhy, TabId, TableId, ViewState};
 
 /// The details table's own state between frames.
 pub struct DetailsTable {
+    /// Which table it is (its page in the view state).
+    table: TableId,
     /// The last query and its page: queries run only when something they depend on changes.
     last: Option<(ViewId, TableQuery, TablePage)>,
     /// The text most recently put on the clipboard (also sent to the system clipboard).
@@ -48,7 +51,15 @@ pub struct DetailsTable {
 
 impl Default for DetailsTable {
     fn default() -> Self {
+        DetailsTable::for_table(TableId::Details)
+    }
+}
+
+impl DetailsTable {
+    /// The details table that keeps its page as `table`.
+    pub fn for_table(table: TableId) -> DetailsTable {
         DetailsTable {
+            table,
             last: None,
             last_copy: None,
             copy_status: None,
@@ -77,8 +88,8 @@ fn parse_bound(text: &str) -> Result<Option<f64>, ()> {
         .ok_or(())
 }
 
-/// The query the state asks for (window in ns from origin, page and size as chosen).
-pub fn query_for(state: &ViewState) -> TableQuery {
+/// The query the state asks of `table` (window in ns from origin, page and size as chosen).
+pub fn query_for(state: &ViewState, table: TableId) -> TableQuery {
     TableQuery {
         window: state.link.window.map(|w| w.ns()),
         mode: if state.within {
@@ -101,7 +112,7 @@ pub fn query_for(state: &ViewState) -> TableQuery {
         },
         sort: state.sort,
         page_size: state.page_size,
-        page: state.page,
+        page: state.page(table),
         require_stream: state.group_by.table_requires_stream(),
         only_rows: state.only_rows.as_ref().map(|s| s.rows.clone()),
     }
@@ -116,13 +127,12 @@ struct PageOut {
 
 impl DetailsTable {
     /// The page for the state: queried when the query changed, the last page while the window
-    /// moves or a big rank's column is sorted in a job. A page beyond the last is clamped (and
-    /// a command fixes the state's page).
+    /// moves or a big rank's column is sorted in a job. A page beyond the last shows the last.
     fn page(&mut self, cx: &mut PaneCx<'_>) -> PageOut {
         let view = cx.view;
         let state = cx.state;
         let id = view.id();
-        let q = query_for(state);
+        let q = query_for(state, self.table);
         let last = self.last.as_ref().filter(|(vid, _, _)| *vid == id);
         if let Some((col, dir)) = q.sort
             && !view.sort_cache.is_cached(col, dir)
@@ -166,11 +176,12 @@ impl DetailsTable {
         }
         let mut page = query(&view.data, &view.sort_cache, &q);
         let pages = page.pages(q.page_size);
-        let mut q = q;
         if q.page >= pages {
-            q.page = pages - 1;
-            cx.out.push(Command::SetPage(q.page));
-            page = query(&view.data, &view.sort_cache, &q);
+            let last = TableQuery {
+                page: pages - 1,
+                ..q.clone()
+            };
+            page = query(&view.data, &view.sort_cache, &last);
         }
         self.last = Some((id, q, page.clone()));
         PageOut { page, stale: false }
@@ -198,7 +209,9 @@ impl DetailsTable {
         if let Some(by) = state.table_group
             && let Some(stacks) = &view.data.stacks
         {
-            let (_, groups) = self.groups.groups(view, stacks, &query_for(state), by);
+            let (_, groups) = self
+                .groups
+                .groups(view, stacks, &query_for(state, self.table), by);
             let tsv = groups_tsv(t, stacks, by, &groups);
             if let Some(ctx) = ctx {
                 ctx.copy_text(tsv.clone());
@@ -211,7 +224,7 @@ impl DetailsTable {
             let q = TableQuery {
                 page: 0,
                 page_size: usize::MAX,
-                ..query_for(state)
+                ..query_for(state, self.table)
             };
             query(&view.data, &view.sort_cache, &q).rows
         };
@@ -303,7 +316,7 @@ impl DetailsTable {
         if let Some(by) = state.table_group
             && let Some(stacks) = &cx.view.data.stacks
         {
-            let q = query_for(state);
+            let q = query_for(state, self.table);
             groups_ui(ui, cx, &mut self.groups, stacks, &q, by);
             return;
         }
@@ -313,11 +326,12 @@ impl DetailsTable {
                 let all = TableQuery {
                     page: 0,
                     page_size: usize::MAX,
-                    ..query_for(state)
+                    ..query_for(state, self.table)
                 };
                 let rows = query(&cx.view.data, &cx.view.sort_cache, &all).rows;
                 if let Some(pos) = rows.iter().position(|&x| x == r) {
-                    cx.out.push(Command::SetPage(pos / state.page_size.max(1)));
+                    cx.out
+                        .push(Command::SetPage(self.table, pos / state.page_size.max(1)));
                 }
             }
         }
@@ -351,8 +365,12 @@ impl DetailsTable {
                 .on_hover_text(t.export_hover)
                 .clicked()
             {
-                self.exporter
-                    .start(cx.jobs, Arc::clone(cx.view), query_for(state), t);
+                self.exporter.start(
+                    cx.jobs,
+                    Arc::clone(cx.view),
+                    query_for(state, self.table),
+                    t,
+                );
             }
             if !state.selected.is_empty()
                 && ui
@@ -368,7 +386,7 @@ impl DetailsTable {
                 ui.weak(s.as_str());
             }
         });
-        self.pager.ui(ui, t, state, page.total, cx.out);
+        self.pager.ui(ui, t, state, self.table, page.total, cx.out);
         let select_page = ui.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::A))
             && !ui.ctx().memory(|m| m.focused().is_some());
         if select_page {
@@ -384,7 +402,8 @@ impl DetailsTable {
             .show(ui, |ui| {
                 table_ui(ui, cx, &page, text_h, &mut hovered, &mut clicked);
             });
-        if hovered != state.hovered_row {
+        // The baseline's rows are not the chart's: they mark nothing on it.
+        if cx.marks_chart && hovered != state.hovered_row {
             cx.out.push(Command::Hover(hovered));
         }
         if let Some((row, shift)) = clicked {
@@ -580,4 +599,142 @@ fn call_stack_cell(ui: &mut egui::Ui, t: &Tr, stacks: &crate::model::CallStacks,
         };
         stack_tooltip(ui, stacks, id);
     });
+}
+
+/// The details tab: the rank's blocks, the component table under Group By Component, or, in a
+/// comparison, the baseline's blocks: a read-only mode whose rows mark nothing on the chart,
+/// in the window mapped onto the baseline's own axis, with a page of its own.
+pub struct DetailsPane {
+    /// The rank on screen's table.
+    pub current: DetailsTable,
+    /// The baseline's table.
+    pub baseline: DetailsTable,
+    components: super::component_table::ComponentTable,
+    /// Which table's export waits for the in-app browser.
+    exporting: TableId,
+}
+
+impl Default for DetailsPane {
+    fn default() -> Self {
+        DetailsPane {
+            current: DetailsTable::for_table(TableId::Details),
+            baseline: DetailsTable::for_table(TableId::Baseline),
+            components: Default::default(),
+            exporting: TableId::Details,
+        }
+    }
+}
+
+/// A copy of `state` for drawing the baseline's table, its window and cursor moved by
+/// `-offset`: the same span of the rank's axis on the baseline's own axis (the baseline is
+/// drawn `offset` ns later). A copy to read, never applied back.
+pub fn shifted_state(state: &ViewState, offset: i64) -> ViewState {
+    let mut s = state.clone();
+    s.link.window = state.link.window.map(|w| {
+        let (a, b) = w.ns();
+        TimeWindow::new(a.saturating_sub(offset), b.saturating_sub(offset))
+    });
+    s.link.cursor = state.link.cursor.map(|c| c.saturating_sub(offset));
+    s
+}
+
+impl DetailsPane {
+    /// Both tables.
+    pub fn tables(&self) -> impl Iterator<Item = &DetailsTable> {
+        [&self.current, &self.baseline].into_iter()
+    }
+
+    /// True once (then false) when a table's export could not show the native save dialog:
+    /// the app shows its own browser and hands the path to [`Self::exporting_table`].
+    pub fn wants_browser(&mut self) -> bool {
+        if self.baseline.exporter.wants_browser() {
+            self.exporting = TableId::Baseline;
+            true
+        } else if self.current.exporter.wants_browser() {
+            self.exporting = TableId::Details;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// The table whose export asked for the in-app browser last.
+    pub fn exporting_table(&mut self) -> &mut DetailsTable {
+        if self.exporting == TableId::Baseline {
+            &mut self.baseline
+        } else {
+            &mut self.current
+        }
+    }
+
+    /// Copies the table on screen (the baseline's in its mode) as TSV: see [`DetailsTable::copy`].
+    pub fn copy(
+        &mut self,
+        ctx: Option<&egui::Context>,
+        view: &Arc<RankView>,
+        state: &ViewState,
+        compare: Option<(&Arc<RankView>, i64)>,
+        all: bool,
+        t: &Tr,
+    ) {
+        match compare.filter(|_| state.table_baseline) {
+            Some((base, offset)) => {
+                let shifted = shifted_state(state, offset);
+                self.baseline.copy(ctx, base, &shifted, all, t);
+            }
+            None => self.current.copy(ctx, view, state, all, t),
+        }
+    }
+
+    /// The table the rank's data calls for, without the tab strip (a rank without
+    /// memory_record shows only this).
+    pub fn table_ui(&mut self, ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
+        if let Some(cmp) = cx.compare.clone().filter(|_| cx.state.table_baseline) {
+            let shifted = shifted_state(cx.state, cmp.offset);
+            let mut bcx = PaneCx {
+                view: &cmp.baseline.view,
+                state: &shifted,
+                out: &mut *cx.out,
+                jobs: &mut *cx.jobs,
+                t: cx.t,
+                compare: None,
+                marks_chart: false,
+            };
+            self.baseline.ui(ui, &mut bcx);
+        } else if cx.state.group_by == crate::analysis::GroupBy::Component {
+            self.components.ui(ui, cx);
+        } else {
+            self.current.ui(ui, cx);
+        }
+    }
+}
+
+impl super::tab::BottomPane for DetailsPane {
+    fn id(&self) -> TabId {
+        TabId::DETAILS
+    }
+
+    fn title(&self, t: &'static Tr, cx: &PaneCx<'_>) -> String {
+        if cx.state.group_by == crate::analysis::GroupBy::Component {
+            t.component_title.to_string()
+        } else {
+            t.details_title.to_string()
+        }
+    }
+
+    fn needs(&self) -> super::tab::Needs {
+        super::tab::Needs::Nothing
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
+        self.table_ui(ui, cx);
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
 }

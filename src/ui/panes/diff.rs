@@ -215,3 +215,37 @@ pub fn diff_ui(ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
                 });
         });
 }
+
+/// The diff tab's id.
+pub const TAB: crate::ui::state::TabId = crate::ui::state::TabId("diff");
+
+/// The diff tab: the per-operator difference of a comparison.
+#[derive(Default)]
+pub struct DiffPane;
+
+impl super::tab::BottomPane for DiffPane {
+    fn id(&self) -> crate::ui::state::TabId {
+        TAB
+    }
+
+    fn title(&self, t: &'static Tr, cx: &PaneCx<'_>) -> String {
+        let _ = cx;
+        t.diff_tab.to_string()
+    }
+
+    fn needs(&self) -> super::tab::Needs {
+        super::tab::Needs::Baseline
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
+        diff_ui(ui, cx);
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}

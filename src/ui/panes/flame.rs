@@ -317,3 +317,33 @@ pub fn draw_icicle(
         });
     clicked
 }
+
+/// The call stacks tab's id.
+pub const TAB: crate::ui::state::TabId = crate::ui::state::TabId("stacks");
+
+impl super::tab::BottomPane for FlamePane {
+    fn id(&self) -> crate::ui::state::TabId {
+        TAB
+    }
+
+    fn title(&self, t: &'static Tr, cx: &PaneCx<'_>) -> String {
+        let _ = cx;
+        t.stacks_tab.to_string()
+    }
+
+    fn needs(&self) -> super::tab::Needs {
+        super::tab::Needs::CallStacks
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
+        FlamePane::ui(self, ui, cx);
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}

@@ -11,7 +11,8 @@
 //!   [`warnings`]: the load warnings window; [`steps`]: memory per training step; [`diff`]: the
 //!   per-operator diff of a comparison; [`flame`]: the call stacks tab (flame graph);
 //!   [`groups`]: the details table grouped by call stack, source line or host operator;
-//!   [`snapshot`]: an allocator snapshot (`.pickle`); [`snapshot_bands`] its active-memory chart.
+//!   [`snapshot`]: an allocator snapshot (`.pickle`); [`snapshot_bands`] its active-memory chart;
+//! - [`tab`]: the bottom pane's contract ([`tab::BottomPane`]); [`bottom_panes`] lists them.
 
 pub mod component_table;
 pub mod details_table;
@@ -27,6 +28,7 @@ pub mod snapshot;
 pub mod snapshot_bands;
 pub mod static_view;
 pub mod steps;
+pub mod tab;
 pub mod warnings;
 
 use std::sync::Arc;
@@ -36,6 +38,16 @@ use super::i18n::Tr;
 use super::jobs::Jobs;
 use super::state::ViewState;
 use crate::analysis::RankView;
+
+/// The views of the bottom pane, in tab order: the one registration line of each.
+pub fn bottom_panes() -> Vec<Box<dyn tab::BottomPane>> {
+    vec![
+        Box::new(details_table::DetailsPane::default()),
+        Box::new(steps::StepsPane),
+        Box::new(flame::FlamePane::default()),
+        Box::new(diff::DiffPane),
+    ]
+}
 
 /// What a pane gets for a frame: the rank shown, the state to read, the queue its commands go
 /// to, and the job runner for work off the UI thread.
@@ -52,6 +64,9 @@ pub struct PaneCx<'a> {
     pub t: &'static Tr,
     /// The comparison, when there is a baseline.
     pub compare: Option<Compare<'a>>,
+    /// The rows shown are the chart's (false for the baseline's table in a comparison: its
+    /// rows mark nothing on the chart).
+    pub marks_chart: bool,
 }
 
 /// A comparison as panes see it.

@@ -15,6 +15,7 @@ use crate::ui::format::{bytes, grouped};
 use crate::ui::plot::series_color;
 use crate::ui::plot::step_line::StepLine;
 use crate::ui::plot::zoom::{box_zoom, take_wheel, wheel_zoom};
+use crate::ui::state::TableId;
 
 /// A range of node indices.
 type NodeRange = (f64, f64);
@@ -199,10 +200,7 @@ impl StaticTable {
             .map(|(_, r)| r.clone())
             .unwrap_or_default();
         let pages = rows.len().div_ceil(state.page_size.max(1)).max(1);
-        let page = state.page.min(pages - 1);
-        if page != state.page {
-            cx.out.push(Command::SetPage(page));
-        }
+        let page = state.page(TableId::StaticOps).min(pages - 1);
         let shown: Vec<u32> = rows
             .iter()
             .copied()
@@ -245,7 +243,8 @@ impl StaticTable {
                 ui.weak(s.as_str());
             }
         });
-        self.pager.ui(ui, t, state, rows.len(), cx.out);
+        self.pager
+            .ui(ui, t, state, TableId::StaticOps, rows.len(), cx.out);
         let h = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
         let out = &mut *cx.out;
         TableBuilder::new(ui)

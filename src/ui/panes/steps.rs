@@ -11,6 +11,7 @@ use crate::analysis::{SortDir, StepReport, StepStats};
 use crate::model::{MIB, TimeWindow, ns_to_ms};
 use crate::ui::command::Command;
 use crate::ui::format::{bytes, grouped};
+use crate::ui::i18n::Tr;
 use crate::ui::state::{RowSubset, StepColumn, SubsetWhy};
 
 /// The number a column shows for a step (MB, ms or a count), `None` when the data has none.
@@ -116,7 +117,7 @@ pub fn steps_ui(ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
 /// The table itself (inside a horizontal scroll area: twelve columns do not fit a laptop).
 fn table_ui(
     ui: &mut egui::Ui,
-    t: &crate::ui::i18n::Tr,
+    t: &Tr,
     state: &crate::ui::state::ViewState,
     steps: &[StepStats],
     order: &[usize],
@@ -207,5 +208,38 @@ fn growth_ui(ui: &mut egui::Ui, cx: &mut PaneCx<'_>, report: &StepReport) {
                 ui.label(format!("{} ({n})", bytes(b)));
             }
         });
+    }
+}
+
+/// The steps tab's id.
+pub const TAB: crate::ui::state::TabId = crate::ui::state::TabId("steps");
+
+/// The steps tab: memory per training step, the growth verdict, survivors.
+#[derive(Default)]
+pub struct StepsPane;
+
+impl super::tab::BottomPane for StepsPane {
+    fn id(&self) -> crate::ui::state::TabId {
+        TAB
+    }
+
+    fn title(&self, t: &'static Tr, cx: &PaneCx<'_>) -> String {
+        (t.steps_tab)(cx.view.steps().steps.len())
+    }
+
+    fn needs(&self) -> super::tab::Needs {
+        super::tab::Needs::Steps
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
+        steps_ui(ui, cx);
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
     }
 }
