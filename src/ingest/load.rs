@@ -57,11 +57,15 @@ pub fn load_rank_with(
             // while the CSV files are parsed: on a desktop with cores to spare it costs no time.
             let trace = super::steps::trace_view_of(&data);
             let early = std::thread::scope(|s| {
-                let reader = trace.map(|path| {
-                    s.spawn(move || {
-                        let r = super::trace_view::read_trace_view(&path, control);
-                        (path, r)
-                    })
+                // No thread to be had: `attach_steps` reads the file itself afterwards.
+                let reader = trace.and_then(|path| {
+                    std::thread::Builder::new()
+                        .name("trace_view".into())
+                        .spawn_scoped(s, move || {
+                            let r = super::trace_view::read_trace_view(&path, control);
+                            (path, r)
+                        })
+                        .ok()
                 });
                 let csv = load_csv(&info.source, &mut data, control, early);
                 let early = reader.and_then(|h| h.join().ok());

@@ -29,6 +29,7 @@ pub mod i18n;
 pub mod jobs;
 pub mod loading;
 pub mod overview;
+pub mod palette;
 pub mod panes;
 pub mod plot;
 pub mod prefs;

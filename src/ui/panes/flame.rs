@@ -2,6 +2,7 @@
 //! or allocated in the visible window, from the outermost Python frame down to the operator
 //! that holds the memory. Clicking a frame lists its blocks in the details table.
 
+use crate::ui::palette::{FLAME_TEXT, FrameKind, flame_fill};
 use std::sync::Arc;
 
 use super::PaneCx;
@@ -180,15 +181,13 @@ fn fill(stacks: &CallStacks, frame: FlameFrame, text: &str) -> egui::Color32 {
         .bytes()
         .fold(0u32, |a, b| a.wrapping_mul(31).wrapping_add(u32::from(b)));
     let jitter = (h % 1000) as f32 / 1000.0;
-    let hsva = match frame {
-        FlameFrame::Root | FlameFrame::NoStack => egui::ecolor::Hsva::new(0.0, 0.0, 0.78, 1.0),
-        FlameFrame::Operator(_) => egui::ecolor::Hsva::new(0.33 + 0.08 * jitter, 0.35, 0.85, 1.0),
-        FlameFrame::Frame(f) if is_library_frame(stacks.frames.get(f)) => {
-            egui::ecolor::Hsva::new(0.55 + 0.08 * jitter, 0.25, 0.88, 1.0)
-        }
-        FlameFrame::Frame(_) => egui::ecolor::Hsva::new(0.02 + 0.1 * jitter, 0.55, 0.97, 1.0),
+    let kind = match frame {
+        FlameFrame::Root | FlameFrame::NoStack => FrameKind::Neutral,
+        FlameFrame::Operator(_) => FrameKind::Operator,
+        FlameFrame::Frame(f) if is_library_frame(stacks.frames.get(f)) => FrameKind::Library,
+        FlameFrame::Frame(_) => FrameKind::User,
     };
-    hsva.into()
+    flame_fill(kind, jitter)
 }
 
 /// How one node of an icicle is drawn: its text in the box, its text in full (hover), its fill.
@@ -294,7 +293,7 @@ pub fn draw_icicle(
                     let mut job = egui::text::LayoutJob::simple_singleline(
                         text.clone(),
                         font.clone(),
-                        egui::Color32::from_gray(20),
+                        FLAME_TEXT,
                     );
                     job.wrap = egui::text::TextWrapping::from_wrap_mode_and_width(
                         egui::TextWrapMode::Truncate,
@@ -302,7 +301,7 @@ pub fn draw_icicle(
                     );
                     let galley = painter.layout_job(job);
                     let pos = egui::pos2(b.left() + 3.0, b.center().y - galley.size().y / 2.0);
-                    painter.galley(pos, galley, egui::Color32::from_gray(20));
+                    painter.galley(pos, galley, FLAME_TEXT);
                 }
                 let node = &flame.nodes[n];
                 let tip = (t.frame_tip)(&grouped(bytes_to_mib(node.bytes), 2), node.blocks);

@@ -136,12 +136,12 @@ pub fn live_ui(ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
 /// A colour per breakdown part (innermost darkest).
 fn part_color(p: Part) -> egui::Color32 {
     match p {
-        Part::LiveBlocks => egui::Color32::from_rgb(31, 119, 180),
-        Part::Unattributed => egui::Color32::from_rgb(120, 170, 220),
-        Part::PoolCached => egui::Color32::from_rgb(255, 160, 60),
-        Part::Workspace => egui::Color32::from_rgb(150, 110, 200),
-        Part::Runtime => egui::Color32::from_rgb(44, 160, 44),
-        Part::OtherProcesses => egui::Color32::from_rgb(150, 150, 150),
+        Part::LiveBlocks => crate::ui::palette::BREAKDOWN[0],
+        Part::Unattributed => crate::ui::palette::BREAKDOWN[1],
+        Part::PoolCached => crate::ui::palette::BREAKDOWN[2],
+        Part::Workspace => crate::ui::palette::BREAKDOWN[3],
+        Part::Runtime => crate::ui::palette::BREAKDOWN[4],
+        Part::OtherProcesses => crate::ui::palette::BREAKDOWN[5],
     }
 }
 

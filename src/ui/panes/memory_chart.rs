@@ -3,6 +3,7 @@
 //! visible series, the hovered table row's lifetime, the cursor, and window statistics. What to
 //! draw comes from `analysis::chart`; this module lays it out and turns gestures into commands.
 
+use crate::ui::palette;
 use std::sync::Arc;
 
 use egui::{Color32, Id, PointerButton};
@@ -100,9 +101,9 @@ fn step_bands(
     let frame = *plot_ui.transform().frame();
     let px_per_ms = f64::from(frame.width()) / (v1 - v0).max(f64::MIN_POSITIVE);
     let shade = if plot_ui.ctx().global_style().visuals.dark_mode {
-        Color32::from_rgba_unmultiplied(255, 255, 255, 10)
+        palette::STEP_BAND_DARK
     } else {
-        Color32::from_rgba_unmultiplied(0, 0, 80, 12)
+        palette::STEP_BAND_LIGHT
     };
     let label = plot_ui.ctx().global_style().visuals.weak_text_color();
     let pointer = plot_ui.response().hover_pos();
@@ -455,30 +456,24 @@ impl MemoryChart {
                     .and_then(|r| block_lifetime(&view.data, r as usize))
                 {
                     let (a, z) = life.span(extent).ms();
-                    plot_ui.span(
-                        Span::new("", a..=z).fill(Color32::from_rgba_unmultiplied(255, 200, 0, 40)),
-                    );
+                    plot_ui.span(Span::new("", a..=z).fill(palette::LIFETIME_SPAN));
                     if life.allocated.is_some() {
                         plot_ui.vline(
                             VLine::new("", a)
-                                .color(Color32::from_rgb(0, 160, 0))
+                                .color(palette::LIFETIME_ALLOCATED)
                                 .width(1.5),
                         );
                     }
                     if life.released.is_some() {
                         plot_ui.vline(
                             VLine::new("", z)
-                                .color(Color32::from_rgb(200, 0, 0))
+                                .color(palette::LIFETIME_RELEASED)
                                 .width(1.5),
                         );
                     }
                 }
                 if let Some(c) = state.cursor_ms() {
-                    plot_ui.vline(
-                        VLine::new("", c)
-                            .color(Color32::from_rgb(120, 120, 255))
-                            .width(1.0),
-                    );
+                    plot_ui.vline(VLine::new("", c).color(palette::CURSOR).width(1.0));
                 }
                 let zoom_to = box_zoom(plot_ui, press_origin, &mut drag);
                 let b = plot_ui.plot_bounds();

@@ -157,9 +157,9 @@ pub fn overview_ui(
         .iter()
         .map(|&(i, mib)| {
             let color = if outliers.contains(&i) {
-                egui::Color32::from_rgb(214, 39, 40)
+                crate::ui::palette::RANK_OUTLIER
             } else {
-                egui::Color32::from_rgb(31, 119, 180)
+                crate::ui::palette::RANK_NORMAL
             };
             Bar::new(i as f64, mib)
                 .name(format!("rank {}", rank_of(i)))

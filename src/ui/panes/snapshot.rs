@@ -5,6 +5,7 @@
 //! blocks allocated in the trace and never freed, by stack. The file is read by memsight's
 //! data-only unpickler in a job; nothing in it is ever executed.
 
+use crate::ui::palette::{FrameKind, flame_fill};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -378,7 +379,7 @@ impl SnapshotView {
 /// How a node of the holders' flame graph is drawn: the user's own frames warm, library frames
 /// blue-grey, the root and blocks without a stack grey; the hue varies with the text.
 fn flame_look(t: &Tr, frames: &[Frame], frame: FlameFrame) -> NodeLook {
-    let grey = egui::ecolor::Hsva::new(0.0, 0.0, 0.78, 1.0).into();
+    let grey = flame_fill(FrameKind::Neutral, 0.0);
     match frame {
         FlameFrame::Frame(i) => {
             let Some(f) = frames.get(i as usize) else {
@@ -393,15 +394,16 @@ fn flame_look(t: &Tr, frames: &[Frame], frame: FlameFrame) -> NodeLook {
                 .bytes()
                 .fold(0u32, |a, b| a.wrapping_mul(31).wrapping_add(u32::from(b)));
             let jitter = (h % 1000) as f32 / 1000.0;
-            let fill = if is_library_frame(&f.filename) {
-                egui::ecolor::Hsva::new(0.55 + 0.08 * jitter, 0.25, 0.88, 1.0)
+            let kind = if is_library_frame(&f.filename) {
+                FrameKind::Library
             } else {
-                egui::ecolor::Hsva::new(0.02 + 0.1 * jitter, 0.55, 0.97, 1.0)
+                FrameKind::User
             };
+            let fill = flame_fill(kind, jitter);
             NodeLook {
                 full: format!("{} ({}:{})", f.name, f.filename, f.line),
                 text,
-                fill: fill.into(),
+                fill,
             }
         }
         FlameFrame::NoStack => NodeLook {
@@ -563,9 +565,9 @@ fn stack_table(ui: &mut egui::Ui, t: &Tr, id: &str, stacks: &[StackTotal]) {
 /// The colour of a block kind in the segment map.
 fn kind_color(kind: BlockKind) -> egui::Color32 {
     match kind {
-        BlockKind::Allocated => egui::Color32::from_rgb(66, 133, 214),
-        BlockKind::PendingFree => egui::Color32::from_rgb(230, 150, 50),
-        BlockKind::Free => egui::Color32::from_gray(110),
+        BlockKind::Allocated => crate::ui::palette::BLOCK_ALLOCATED,
+        BlockKind::PendingFree => crate::ui::palette::BLOCK_PENDING_FREE,
+        BlockKind::Free => crate::ui::palette::BLOCK_FREE,
     }
 }
 

@@ -31,7 +31,7 @@ pub const MAX_BANDS: usize = 3_000;
 pub const MAX_PIECES: usize = 2_000_000;
 
 /// The summed band's fill: a neutral grey darker than any band, so it reads as "the rest".
-const SUMMED: Color32 = Color32::from_gray(120);
+const SUMMED: Color32 = crate::ui::palette::SNAPSHOT_SUMMED;
 
 /// One device's bands, ready to draw.
 pub struct Bands {
@@ -86,13 +86,8 @@ fn band_color(frames: &[Frame], nth: usize) -> Color32 {
                 (a ^ u32::from(b)).wrapping_mul(16_777_619)
             })
     });
-    if frames.is_empty() {
-        let v = if nth.is_multiple_of(2) { 0.62 } else { 0.7 };
-        return egui::ecolor::Hsva::new(0.6, 0.12, v, 1.0).into();
-    }
-    let hue = (h % 360) as f32 / 360.0;
-    let v = if nth.is_multiple_of(2) { 0.82 } else { 0.92 };
-    egui::ecolor::Hsva::new(hue, 0.5, v, 1.0).into()
+    let hue = (!frames.is_empty()).then(|| (h % 360) as f32 / 360.0);
+    crate::ui::palette::band_fill(hue, !nth.is_multiple_of(2))
 }
 
 impl Bands {
@@ -161,7 +156,7 @@ impl Bands {
 
 /// Under the banded allocations: what shows where a band is thinner than half a pixel (those
 /// are not drawn one by one).
-const BANDED_FLOOR: Color32 = Color32::from_gray(150);
+const BANDED_FLOOR: Color32 = crate::ui::palette::SNAPSHOT_FLOOR;
 
 /// A run of equal bars in neighbouring pixel columns, painted as one rectangle.
 struct Run {
@@ -437,7 +432,7 @@ impl BandsChart {
                             t.snapshot_picked,
                             (bands.x_of(k as i64) + bands.x_of(k as i64 + 1)) / 2.0,
                         )
-                        .color(Color32::from_rgb(220, 40, 40))
+                        .color(crate::ui::palette::PICKED_EVENT)
                         .width(1.5),
                     );
                 }

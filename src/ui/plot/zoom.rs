@@ -3,7 +3,7 @@
 //! the pointer. egui_plot's own box zoom starts where a drag is recognised (a few pixels after
 //! the press) and zooms y too; its wheel only zooms with Ctrl held.
 
-use egui::{Color32, PointerButton, Pos2};
+use egui::{PointerButton, Pos2};
 use egui_plot::{PlotUi, Span};
 
 /// Runs the drag-box zoom inside a plot: `drag` remembers (start, reached) in plot x between
@@ -27,8 +27,8 @@ pub fn box_zoom(
     }
     plot_ui.span(
         Span::new("", a..=b)
-            .fill(Color32::from_rgba_unmultiplied(90, 140, 255, 40))
-            .border(egui::Stroke::new(1.0, Color32::from_rgb(90, 140, 255))),
+            .fill(crate::ui::palette::ZOOM_FILL)
+            .border(egui::Stroke::new(1.0, crate::ui::palette::ZOOM_BORDER)),
     );
     None
 }

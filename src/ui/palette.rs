@@ -1,0 +1,169 @@
+//! Every colour the app draws with, in one place: the series palette and the memory curves'
+//! colours by meaning, the breakdown's parts, the blocks of a segment, flame-graph frames, the
+//! chart's marks. `clippy.toml` disallows making a colour anywhere else, so the same thing has
+//! the same colour in every view and a new view picks from here.
+#![allow(clippy::disallowed_methods)]
+
+use egui::Color32;
+use egui::ecolor::Hsva;
+
+/// Series colours, in legend order.
+pub const PALETTE: [Color32; 10] = [
+    Color32::from_rgb(31, 119, 180),
+    Color32::from_rgb(255, 127, 14),
+    Color32::from_rgb(44, 160, 44),
+    Color32::from_rgb(214, 39, 40),
+    Color32::from_rgb(148, 103, 189),
+    Color32::from_rgb(140, 86, 75),
+    Color32::from_rgb(227, 119, 194),
+    Color32::from_rgb(127, 127, 127),
+    Color32::from_rgb(188, 189, 34),
+    Color32::from_rgb(23, 190, 207),
+];
+
+/// The colour of series `i` of a chart whose curves have no meaning-bound colour.
+pub fn series_color(i: usize) -> Color32 {
+    PALETTE[i % PALETTE.len()]
+}
+
+/// A colour mixed `amount` (0–1) of the way to white (positive) or black (negative).
+fn shade(c: Color32, amount: f32) -> Color32 {
+    let to = if amount >= 0.0 { 255.0 } else { 0.0 };
+    let a = amount.abs().min(1.0);
+    let mix = |v: u8| (f32::from(v) + (to - f32::from(v)) * a).round() as u8;
+    Color32::from_rgb(mix(c.r()), mix(c.g()), mix(c.b()))
+}
+
+/// The colour of a memory curve by what it means, the same in every Group By and for every
+/// profiler: Allocated blue, Activated orange, Reserved green, APP Reserved red, Workspace
+/// purple (allocated) and brown (reserved); GE's own curves a lighter shade of their quantity;
+/// the streams of Stream mode darker shades, one per stream (`nth` of its quantity).
+pub fn curve_color(name: &str, nth: usize) -> Color32 {
+    let [blue, orange, green, red, purple, brown] = [
+        PALETTE[0], PALETTE[1], PALETTE[2], PALETTE[3], PALETTE[4], PALETTE[5],
+    ];
+    if name == "APP Reserved" {
+        return red;
+    }
+    if let Some(rest) = name
+        .strip_prefix("Workspace ")
+        .or(name.strip_prefix("WORKSPACE "))
+    {
+        return if rest.starts_with("Reserved") {
+            brown
+        } else {
+            purple
+        };
+    }
+    let base = if name.contains("Allocated") {
+        blue
+    } else if name.contains("Activated") {
+        orange
+    } else if name.contains("Reserved") {
+        green
+    } else {
+        return series_color(nth);
+    };
+    if name.starts_with("GE ") {
+        return shade(base, 0.45);
+    }
+    if name.contains(" of ") {
+        // Stream mode: one shade per stream, alternating darker and lighter.
+        let step = (nth % 6) as f32 * 0.12;
+        return if nth.is_multiple_of(2) {
+            shade(base, -step)
+        } else {
+            shade(base, step)
+        };
+    }
+    base
+}
+
+/// The outermost parts of Live at cursor's breakdown (live blocks, unattributed, pool cache,
+/// workspace, runtime, other processes), in that order.
+pub const BREAKDOWN: [Color32; 6] = [
+    Color32::from_rgb(31, 119, 180),
+    Color32::from_rgb(120, 170, 220),
+    Color32::from_rgb(255, 160, 60),
+    Color32::from_rgb(150, 110, 200),
+    Color32::from_rgb(44, 160, 44),
+    Color32::from_rgb(150, 150, 150),
+];
+
+/// A block of a segment: allocated, freed but pending (still used by a stream), free.
+pub const BLOCK_ALLOCATED: Color32 = Color32::from_rgb(66, 133, 214);
+/// See [`BLOCK_ALLOCATED`].
+pub const BLOCK_PENDING_FREE: Color32 = Color32::from_rgb(230, 150, 50);
+/// See [`BLOCK_ALLOCATED`].
+pub const BLOCK_FREE: Color32 = Color32::from_gray(110);
+
+/// A rank in the overview: an outlier, or not.
+pub const RANK_OUTLIER: Color32 = Color32::from_rgb(214, 39, 40);
+/// See [`RANK_OUTLIER`].
+pub const RANK_NORMAL: Color32 = Color32::from_rgb(31, 119, 180);
+
+/// The steps' alternate bands on the memory chart, on a dark and a light background.
+pub const STEP_BAND_DARK: Color32 = Color32::from_rgba_unmultiplied_const(255, 255, 255, 10);
+/// See [`STEP_BAND_DARK`].
+pub const STEP_BAND_LIGHT: Color32 = Color32::from_rgba_unmultiplied_const(0, 0, 80, 12);
+
+/// A block's lifetime on the chart: its span, its allocation and release lines.
+pub const LIFETIME_SPAN: Color32 = Color32::from_rgba_unmultiplied_const(255, 200, 0, 40);
+/// See [`LIFETIME_SPAN`].
+pub const LIFETIME_ALLOCATED: Color32 = Color32::from_rgb(0, 160, 0);
+/// See [`LIFETIME_SPAN`].
+pub const LIFETIME_RELEASED: Color32 = Color32::from_rgb(200, 0, 0);
+
+/// The cursor line.
+pub const CURSOR: Color32 = Color32::from_rgb(120, 120, 255);
+
+/// The event picked on the snapshot's bands.
+pub const PICKED_EVENT: Color32 = Color32::from_rgb(220, 40, 40);
+
+/// The drag box of a zoom: fill and border.
+pub const ZOOM_FILL: Color32 = Color32::from_rgba_unmultiplied_const(90, 140, 255, 40);
+/// See [`ZOOM_FILL`].
+pub const ZOOM_BORDER: Color32 = Color32::from_rgb(90, 140, 255);
+
+/// The snapshot's summed band (allocations too small for a band of their own) and the floor
+/// under the bands thinner than a pixel.
+pub const SNAPSHOT_SUMMED: Color32 = Color32::from_gray(120);
+/// See [`SNAPSHOT_SUMMED`].
+pub const SNAPSHOT_FLOOR: Color32 = Color32::from_gray(150);
+
+/// Text on a flame-graph frame (the frames are light in both themes).
+pub const FLAME_TEXT: Color32 = Color32::from_gray(20);
+
+/// What a flame-graph frame is, for its colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameKind {
+    /// The root, or blocks without a stack: grey.
+    Neutral,
+    /// A framework operator: green.
+    Operator,
+    /// A library's frame (site-packages, the standard library): blue-grey.
+    Library,
+    /// The user's own code: warm.
+    User,
+}
+
+/// A flame-graph frame's fill; `jitter` (0–1, from the frame's text) varies the hue a little so
+/// that neighbours stay apart.
+pub fn flame_fill(kind: FrameKind, jitter: f32) -> Color32 {
+    let hsva = match kind {
+        FrameKind::Neutral => Hsva::new(0.0, 0.0, 0.78, 1.0),
+        FrameKind::Operator => Hsva::new(0.33 + 0.08 * jitter, 0.35, 0.85, 1.0),
+        FrameKind::Library => Hsva::new(0.55 + 0.08 * jitter, 0.25, 0.88, 1.0),
+        FrameKind::User => Hsva::new(0.02 + 0.1 * jitter, 0.55, 0.97, 1.0),
+    };
+    hsva.into()
+}
+
+/// A snapshot band's colour: the `hue` (0–1) of its innermost frame, lighter for every other
+/// band (`light`) so neighbours stay apart; grey-blue for a band without a stack.
+pub fn band_fill(hue: Option<f32>, light: bool) -> Color32 {
+    match hue {
+        None => Hsva::new(0.6, 0.12, if light { 0.7 } else { 0.62 }, 1.0).into(),
+        Some(h) => Hsva::new(h, 0.5, if light { 0.92 } else { 0.82 }, 1.0).into(),
+    }
+}
