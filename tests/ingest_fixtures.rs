@@ -192,7 +192,7 @@ fn db_is_preferred_over_csv_and_says_so() {
         summarize(&data)
             .warnings
             .iter()
-            .any(|w| w.contains("using the DB"))
+            .any(|w| w.text().contains("using the DB"))
     );
     assert_eq!(data.info.host.as_deref(), Some("node0"));
     // The DB and the CSV beside it describe the same run: same peaks and counts.
@@ -245,8 +245,8 @@ fn malformed_rows_are_skipped_counted_and_kept_verbatim() {
     assert!(
         p.notes
             .iter()
-            .any(|n| n.contains("ascend_pytorch_profiler_9.db")
-                && n.contains("not a readable SQLite"))
+            .any(|n| n.text().contains("ascend_pytorch_profiler_9.db")
+                && n.text().contains("not a readable SQLite"))
     );
     let data = load_rank(&p.ranks[0], &LoadControl::new()).unwrap();
     assert_eq!(data.info.device.as_deref(), Some("3"));

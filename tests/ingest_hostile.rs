@@ -25,7 +25,7 @@ fn load_untouched(root: &Path) -> Loaded {
     let before = common::list_files(root);
     let loaded = match discover(root) {
         Ok(p) => Loaded {
-            notes: p.notes.clone(),
+            notes: p.notes.iter().map(memsight::model::Message::text).collect(),
             ranks: p
                 .ranks
                 .iter()

@@ -153,7 +153,7 @@ fn old_variant_a_and_excel_damaged_samples_load() {
         d1.report
             .warnings
             .iter()
-            .any(|w| w.contains("lossy timestamps")),
+            .any(|w| w.text().contains("lossy timestamps")),
         "{:?}",
         d1.report.warnings
     );
@@ -183,7 +183,7 @@ fn quoted_tab_suffixed_timestamps_of_rl_insight_load_exactly() {
         data.report
             .warnings
             .iter()
-            .any(|w| w.contains("no memory_record"))
+            .any(|w| w.text().contains("no memory_record"))
     );
 }
 

@@ -44,7 +44,9 @@ pub fn inspect(
             }
             Err(e) => {
                 let mut s = identity(info);
-                s.warnings.push(format!("not loaded: {e}"));
+                s.warnings.push(crate::model::Message::NotLoaded {
+                    cause: e.to_string(),
+                });
                 if !json {
                     let _ = write!(out, "{}", render_text(&s));
                 }
@@ -57,7 +59,7 @@ pub fn inspect(
         #[derive(serde::Serialize)]
         struct Doc<'a> {
             ranks: &'a [RankSummary],
-            notes: &'a [String],
+            notes: &'a [crate::model::Message],
         }
         let doc = Doc {
             ranks: &summaries,

@@ -106,8 +106,8 @@ pub struct RankSummary {
     pub steps: Option<StepsJson>,
     /// Call stacks (`memsight stacks` aggregates them), when the profile recorded host ops.
     pub stacks: Option<StacksJson>,
-    /// Load warnings and skipped-row reports.
-    pub warnings: Vec<String>,
+    /// Load warnings and skipped-row reports (printed in English; the UI shows its language).
+    pub warnings: Vec<crate::model::Message>,
 }
 
 /// Summarises a loaded rank.
@@ -159,7 +159,7 @@ pub fn summarize(data: &RankData) -> RankSummary {
             without_stack: s.without_stack,
             unattributed: s.unattributed,
         }),
-        warnings: data.report.all_warnings(),
+        warnings: data.report.all_notes(),
         time_origin_ns: data.time_origin_ns,
         ..identity(info)
     }

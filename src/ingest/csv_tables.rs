@@ -64,7 +64,7 @@ pub struct FileOutcome {
     /// The device id of the first row that names one.
     pub device: Option<String>,
     /// Things the user should know about how the file was read (decoded encodings).
-    pub notes: Vec<String>,
+    pub notes: Vec<crate::model::Message>,
 }
 
 /// Size units a column header can declare.
@@ -336,13 +336,10 @@ fn run<P: RowParser, F: Fn(usize) -> P + Sync>(
     let max_fields = csv.header().len();
     let mut notes = Vec::new();
     if let Some(enc) = csv.decoded_from() {
-        notes.push(
-            crate::model::Message::DecodedFrom {
-                path: path.display().to_string(),
-                encoding: enc.to_string(),
-            }
-            .text(),
-        );
+        notes.push(crate::model::Message::DecodedFrom {
+            path: path.display().to_string(),
+            encoding: enc.to_string(),
+        });
     }
     let mut report = FileReport {
         path: path.to_path_buf(),
@@ -378,12 +375,9 @@ fn run<P: RowParser, F: Fn(usize) -> P + Sync>(
     .map_err(|e| chunk_err(path, e))?;
     control.file_done();
     if flags.not_utf8 {
-        notes.push(
-            crate::model::Message::NamesNotUtf8 {
-                path: path.display().to_string(),
-            }
-            .text(),
-        );
+        notes.push(crate::model::Message::NamesNotUtf8 {
+            path: path.display().to_string(),
+        });
     }
     Ok(FileOutcome {
         report,

@@ -2,6 +2,7 @@
 //! read-only: MEMORY_RECORD, OP_MEMORY, NPU_MEM (APP samples), NPU_MODULE_MEM + ENUM_MODULE,
 //! STRING_IDS, HOST_INFO, RANK_DEVICE_MAP. Times are ns and sizes bytes already.
 
+use crate::model::Message;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -220,14 +221,11 @@ impl TableColumns {
         }
     }
     /// The warning for absent optional columns, if any.
-    fn note(&self, db: &Path) -> Option<String> {
-        (!self.missing.is_empty()).then(|| {
-            format!(
-                "{}: {} has no column {}; read as empty",
-                db.display(),
-                self.table,
-                self.missing.join(", ")
-            )
+    fn note(&self, db: &Path) -> Option<Message> {
+        (!self.missing.is_empty()).then(|| Message::MissingColumns {
+            path: db.display().to_string(),
+            table: self.table.to_string(),
+            columns: self.missing.join(", "),
         })
     }
     /// ` WHERE deviceId = d` when filtering by device and the table can.
@@ -322,7 +320,7 @@ pub struct DbTables {
     /// One report per table read.
     pub reports: Vec<FileReport>,
     /// Notes (missing optional tables or columns).
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Message>,
 }
 
 /// The session's bounds from SESSION_TIME_INFO, when the DB has them.
@@ -414,8 +412,11 @@ pub fn load(
             ids,
         };
         if let Err(e) = loader(&ctx, strings, &mut out) {
-            out.warnings
-                .push(format!("{}: {table}: {e}; not loaded", path.display()));
+            out.warnings.push(Message::DbTableNotLoaded {
+                path: path.display().to_string(),
+                table: table.to_string(),
+                cause: e.to_string(),
+            });
         }
     }
     Ok(out)
@@ -433,17 +434,16 @@ struct Ctx<'a> {
 type OptionalLoader = fn(&Ctx<'_>, &mut Interner, &mut DbTables) -> Result<(), DbError>;
 
 /// Whether STRING_IDS can resolve names; a warning when it exists but lacks its columns.
-fn string_ids(conn: &Connection, path: &Path, warnings: &mut Vec<String>) -> bool {
+fn string_ids(conn: &Connection, path: &Path, warnings: &mut Vec<Message>) -> bool {
     if !has_table(conn, "STRING_IDS") {
         return false;
     }
     let c = TableColumns::of(conn, "STRING_IDS");
     let ok = c.has("id") && c.has("value");
     if !ok {
-        warnings.push(format!(
-            "{}: STRING_IDS has no id/value columns; names are shown as numbers",
-            path.display()
-        ));
+        warnings.push(Message::StringIdsUnusable {
+            path: path.display().to_string(),
+        });
     }
     ok
 }
@@ -539,10 +539,9 @@ fn load_memory_record(
 /// NPU_MEM app samples: APP Reserved = hbm + ddr.
 fn load_npu_mem(ctx: &Ctx<'_>, _strings: &mut Interner, out: &mut DbTables) -> Result<(), DbError> {
     if !has_table(ctx.conn, "NPU_MEM") || !ctx.ids {
-        out.warnings.push(format!(
-            "{}: no NPU_MEM table: no APP Reserved curve",
-            ctx.path.display()
-        ));
+        out.warnings.push(Message::NoNpuMemTable {
+            path: ctx.path.display().to_string(),
+        });
         return Ok(());
     }
     let mut c = TableColumns::of(ctx.conn, "NPU_MEM");
@@ -769,10 +768,9 @@ fn load_op_memory(
     out: &mut DbTables,
 ) -> Result<(), DbError> {
     if !has_table(ctx.conn, "OP_MEMORY") {
-        out.warnings.push(format!(
-            "{}: no OP_MEMORY table: the details table is empty",
-            ctx.path.display()
-        ));
+        out.warnings.push(Message::NoOpMemoryTable {
+            path: ctx.path.display().to_string(),
+        });
         return Ok(());
     }
     let mut c = TableColumns::of(ctx.conn, "OP_MEMORY");

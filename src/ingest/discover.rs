@@ -6,6 +6,7 @@
 //! like MindStudio Insight descends only into `ASCEND_PROFILER_OUTPUT` / `mindstudio_profiler_output`
 //! where a folder has one.
 
+use crate::model::Message;
 use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -15,8 +16,6 @@ use super::db;
 use super::safe_fs;
 use super::value::device_id;
 use crate::model::{DataSource, Format, RankInfo};
-
-pub use crate::model::USING_DB_NOTE;
 
 /// The largest `profiler_info*.json` read (real ones are about 2 KiB).
 const PROFILER_INFO_MAX: u64 = 1 << 20;
@@ -32,7 +31,7 @@ pub struct Profile {
     /// Ranks, sorted by rank id.
     pub ranks: Vec<RankInfo>,
     /// Things found but not usable (e.g. an msprof unified DB), for the user to see.
-    pub notes: Vec<String>,
+    pub notes: Vec<Message>,
 }
 
 impl Profile {
@@ -203,7 +202,7 @@ struct Candidate {
 struct Walker {
     visited: HashSet<PathBuf>,
     found: Vec<Candidate>,
-    notes: Vec<String>,
+    notes: Vec<Message>,
 }
 
 impl Walker {
@@ -215,8 +214,9 @@ impl Walker {
             return; // a symlink loop or a folder reached twice
         }
         let Ok(rd) = fs::read_dir(dir) else {
-            self.notes
-                .push(format!("cannot read folder {}", dir.display()));
+            self.notes.push(Message::FolderUnreadable {
+                path: dir.display().to_string(),
+            });
             return;
         };
         let mut entries: Vec<(String, PathBuf, Entry)> = rd
@@ -248,10 +248,10 @@ impl Walker {
                 Entry::Dir | Entry::Broken => continue,
                 Entry::Special(what) => {
                     if is_data_name {
-                        self.notes.push(format!(
-                            "{}: not a regular file (it is {what}); skipped",
-                            path.display()
-                        ));
+                        self.notes.push(Message::SpecialFile {
+                            path: path.display().to_string(),
+                            what: what.to_string(),
+                        });
                     }
                     continue;
                 }
@@ -271,10 +271,9 @@ impl Walker {
         if has_rows_source || !cand.dbs.is_empty() {
             self.found.push(cand);
         } else if !cand.csvs.is_empty() {
-            self.notes.push(format!(
-                "{}: npu_module_mem/static_op_mem without memory_record or operator_memory skipped",
-                dir.display()
-            ));
+            self.notes.push(Message::OnlyComponentFiles {
+                path: dir.display().to_string(),
+            });
         }
         if depth >= MAX_DEPTH {
             return;
@@ -333,12 +332,9 @@ pub fn discover(path: &Path) -> Result<Profile, DiscoverError> {
         } else if parse_csv_name(&name).is_some() {
             walker.walk(&dir, MAX_DEPTH);
         } else if is_snapshot_name(&name) {
-            walker.notes.push(format!(
-                "{} is an allocator snapshot, not a profile: the app opens it in its snapshot view \
-                 (`memsight {}`); `memsight snapshot` summarises it on the command line",
-                path.display(),
-                path.display()
-            ));
+            walker.notes.push(Message::SnapshotNotProfile {
+                path: path.display().to_string(),
+            });
         }
     } else {
         walker.walk(path, 0);
@@ -352,7 +348,8 @@ pub fn discover(path: &Path) -> Result<Profile, DiscoverError> {
         let extra = if notes.is_empty() {
             String::new()
         } else {
-            format!("; {}", notes.join("; "))
+            let texts: Vec<String> = notes.iter().map(Message::text).collect();
+            format!("; {}", texts.join("; "))
         };
         return Err(DiscoverError::NoMemoryData {
             path: path.display().to_string(),
@@ -423,7 +420,7 @@ fn make_unique(ranks: &mut [RankInfo]) {
 }
 
 /// Picks the files of one kind: all slices in slice order, else the newest unsliced file.
-fn pick(csvs: &[(CsvName, PathBuf)], kind: Kind, notes: &mut Vec<String>) -> Vec<PathBuf> {
+fn pick(csvs: &[(CsvName, PathBuf)], kind: Kind, notes: &mut Vec<Message>) -> Vec<PathBuf> {
     let mut of_kind: Vec<&(CsvName, PathBuf)> =
         csvs.iter().filter(|(n, _)| n.kind == kind).collect();
     let mut slices: Vec<&&(CsvName, PathBuf)> =
@@ -431,22 +428,21 @@ fn pick(csvs: &[(CsvName, PathBuf)], kind: Kind, notes: &mut Vec<String>) -> Vec
     if !slices.is_empty() {
         slices.sort_by_key(|(n, p)| (n.slice, n.timestamp, p.clone()));
         if of_kind.iter().any(|(n, _)| n.slice.is_none()) {
-            notes.push(crate::model::Message::UsingSlices.text());
+            notes.push(Message::UsingSlices);
         }
         return slices.into_iter().map(|(_, p)| p.clone()).collect();
     }
     // Newest first, as Insight sorts names descending and keeps the first.
     of_kind.sort_by(|a, b| b.1.cmp(&a.1));
     if of_kind.len() > 1 {
-        notes.push(format!(
-            "{} files of one kind; using the newest, {}",
-            of_kind.len(),
-            of_kind[0]
+        notes.push(Message::NewestOfKind {
+            count: of_kind.len() as u64,
+            name: of_kind[0]
                 .1
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default()
-        ));
+                .unwrap_or_default(),
+        });
     }
     of_kind
         .first()
@@ -454,14 +450,14 @@ fn pick(csvs: &[(CsvName, PathBuf)], kind: Kind, notes: &mut Vec<String>) -> Vec
         .unwrap_or_default()
 }
 
-fn csv_source(cand: &Candidate, notes: &mut Vec<String>) -> Option<DataSource> {
+fn csv_source(cand: &Candidate, notes: &mut Vec<Message>) -> Option<DataSource> {
     let memory_record = pick(&cand.csvs, Kind::MemoryRecord, notes);
     let operator_memory = pick(&cand.csvs, Kind::OperatorMemory, notes);
     if memory_record.is_empty() && operator_memory.is_empty() {
         return None;
     }
     if memory_record.is_empty() {
-        notes.push(crate::model::Message::NoMemoryRecord.text());
+        notes.push(Message::NoMemoryRecord);
     }
     Some(DataSource::Csv {
         memory_record,
@@ -585,7 +581,7 @@ fn first_row_device(csv: &CsvFile) -> Option<String> {
     rec.get(idx).and_then(|c| device_id(c))
 }
 
-fn ranks_of(cand: Candidate, notes: &mut Vec<String>) -> Vec<RankInfo> {
+fn ranks_of(cand: Candidate, notes: &mut Vec<Message>) -> Vec<RankInfo> {
     let root = rank_root(&cand.dir);
     let folder_name = root
         .file_name()
@@ -602,7 +598,10 @@ fn ranks_of(cand: Candidate, notes: &mut Vec<String>) -> Vec<RankInfo> {
                 Err(e) => {
                     if let Some(src) = &csv {
                         let mut notes = rank_notes.clone();
-                        notes.push(format!("{}: {e}; using the CSV files", db_path.display()));
+                        notes.push(Message::DbUnreadableUsingCsv {
+                            path: db_path.display().to_string(),
+                            cause: e.to_string(),
+                        });
                         out.push(csv_rank(
                             &cand,
                             &root,
@@ -611,14 +610,17 @@ fn ranks_of(cand: Candidate, notes: &mut Vec<String>) -> Vec<RankInfo> {
                             notes,
                         ));
                     } else {
-                        notes.push(format!("{}: {e}", db_path.display()));
+                        notes.push(Message::DbUnusable {
+                            path: db_path.display().to_string(),
+                            cause: e.to_string(),
+                        });
                     }
                     continue;
                 }
             };
             let mut rank_notes = rank_notes.clone();
             if csv.is_some() {
-                rank_notes.push(USING_DB_NOTE.into());
+                rank_notes.push(Message::UsingDb);
             }
             let host = meta.host.clone().or_else(|| host_from_folder(&folder_name));
             let pairs = if meta.rank_devices.is_empty() {
@@ -721,7 +723,7 @@ fn csv_rank(
     root: &Path,
     src: DataSource,
     info_rank: Option<String>,
-    notes: Vec<String>,
+    notes: Vec<Message>,
 ) -> RankInfo {
     let (memory_record, operator_memory): (&[PathBuf], &[PathBuf]) = match &src {
         DataSource::Csv {

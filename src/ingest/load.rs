@@ -6,8 +6,8 @@ use super::csv_tables::{
     read_static_op_mem,
 };
 use super::db;
-use super::discover::USING_DB_NOTE;
 use super::time_window::session_from_profiler_info;
+use crate::model::Message;
 use crate::model::report::LoadReport;
 use crate::model::{
     DataSource, Format, MemoryRecords, NULL, RankData, RankInfo, StepSource, Steps,
@@ -97,11 +97,11 @@ pub fn load_rank_with(
             }
             Err(e) => match csv_fallback {
                 Some(src) => {
-                    data.report.warnings.retain(|w| w != USING_DB_NOTE);
-                    data.report.warn(format!(
-                        "{}: {e}; using the CSV files instead",
-                        path.display()
-                    ));
+                    data.report.warnings.retain(|w| *w != Message::UsingDb);
+                    data.report.warn(Message::DbFailedUsingCsv {
+                        path: path.display().to_string(),
+                        cause: e.to_string(),
+                    });
                     load_csv(src, &mut data, control, &mut |_| {})?;
                 }
                 None => return Err(no_data(info, format!("{}: {e}", path.display()))),
@@ -246,7 +246,7 @@ fn load_csv(
         early(first_look(data));
     }
     if operator_memory.is_empty() && !data.records.is_empty() {
-        data.report.warn(crate::model::Message::NoOperatorMemory);
+        data.report.warn(Message::NoOperatorMemory);
     }
     for p in operator_memory {
         absorb(
@@ -263,7 +263,7 @@ fn load_csv(
         )?;
     }
     if npu_module_mem.is_empty() {
-        data.report.warn(crate::model::Message::NoModuleMem);
+        data.report.warn(Message::NoModuleMem);
     }
     data.report.warnings.append(&mut module_report.warnings);
     data.report.files.append(&mut module_report.files);
@@ -285,7 +285,7 @@ fn load_csv(
         .map(|p| p.display().to_string())
         .collect();
     if !lossy_files.is_empty() {
-        data.report.warn(crate::model::Message::LossyTimestamps {
+        data.report.warn(Message::LossyTimestamps {
             files: lossy_files.join(", "),
         });
     }

@@ -39,20 +39,21 @@ pub fn attach_stacks(
         match load_host_ops(path, snapshot.as_ref()) {
             Ok(Some((ops, skipped))) => {
                 if skipped > 0 {
-                    data.report.warn(format!(
-                        "{}: PYTORCH_API: {skipped} rows without a start or an end; skipped",
-                        path.display()
-                    ));
+                    data.report
+                        .warn(crate::model::Message::ApiRowsWithoutTimes {
+                            path: path.display().to_string(),
+                            count: skipped,
+                        });
                 }
                 if !ops.is_empty() {
                     found = Some((ops, StackSource::Db));
                 }
             }
             Ok(None) => {}
-            Err(e) => data.report.warn(format!(
-                "{}: PYTORCH_API: {e}; call stacks not read from it",
-                path.display()
-            )),
+            Err(e) => data.report.warn(crate::model::Message::ApiUnreadable {
+                path: path.display().to_string(),
+                cause: e.to_string(),
+            }),
         }
     }
     if found.is_none() {
@@ -84,8 +85,9 @@ fn read_trace_ops(
         Ok(t) => Ok(Some(t.host)),
         Err(TraceError::Cancelled) => Err(LoadError::Cancelled),
         Err(e) => {
-            data.report
-                .warn(format!("{e}; call stacks not read from it"));
+            data.report.warn(crate::model::Message::StacksUnreadable {
+                cause: e.to_string(),
+            });
             Ok(None)
         }
     }

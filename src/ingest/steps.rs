@@ -41,17 +41,17 @@ pub fn attach_steps(
                     data.device_memory = t.device;
                 }
                 if t.unreadable > 0 {
-                    data.report.warn(format!(
-                        "{}: {} step or NPU MEM events could not be read; skipped",
-                        trace.display(),
-                        t.unreadable
-                    ));
+                    data.report
+                        .warn(crate::model::Message::StepEventsUnreadable {
+                            path: trace.display().to_string(),
+                            count: t.unreadable,
+                        });
                 }
             }
             Err(TraceError::Cancelled) => return Err(LoadError::Cancelled),
-            Err(e) => data
-                .report
-                .warn(format!("{e}; steps and device memory not read from it")),
+            Err(e) => data.report.warn(crate::model::Message::TraceUnreadable {
+                cause: e.to_string(),
+            }),
         }
     }
 
@@ -73,11 +73,10 @@ pub fn attach_steps(
         ) {
             Ok(o) => {
                 if o.report.skipped.count > 0 {
-                    data.report.warn(format!(
-                        "{}: {} rows skipped while reading steps",
-                        kernels.display(),
-                        o.report.skipped.count
-                    ));
+                    data.report.warn(crate::model::Message::KernelRowsSkipped {
+                        path: kernels.display().to_string(),
+                        count: o.report.skipped.count,
+                    });
                 }
                 let steps = kernel_extents(&rows);
                 if !steps.is_empty() {
@@ -87,7 +86,9 @@ pub fn attach_steps(
             Err(FileError::Cancelled) => return Err(LoadError::Cancelled),
             // No Step Id column is the normal case without a schedule: no warning.
             Err(FileError::MissingColumn { .. }) => {}
-            Err(e) => data.report.warn(format!("{e}; steps not read from it")),
+            Err(e) => data.report.warn(crate::model::Message::KernelUnreadable {
+                cause: e.to_string(),
+            }),
         }
     }
     Ok(host)

@@ -1,8 +1,11 @@
-//! The load notes a user meets most, as values: ingest writes their English text (what the CLI
-//! and JSON print), and the UI recognises the text again to show it in the user's language.
-//! Any other note is shown as written.
+//! Load notes as values, end to end: ingest records a [`Message`] with what varies in it,
+//! the CLI and JSON print its English [`Message::text`], and the UI shows it in the user's
+//! language. No code decides anything by comparing note text; a note nobody typed yet is
+//! [`Message::Text`], shown as written.
 
-/// A note ingest writes, with what varies in it.
+use std::fmt;
+
+/// A note about a load or a discovery, with what varies in it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Message {
     /// memory_record without operator_memory.
@@ -34,75 +37,283 @@ pub enum Message {
         /// The encoding's name.
         encoding: String,
     },
+    /// A profiler file that is not a regular file (a FIFO, a socket, a device): never opened.
+    SpecialFile {
+        /// The file.
+        path: String,
+        /// What it is.
+        what: String,
+    },
+    /// A folder that could not be listed.
+    FolderUnreadable {
+        /// The folder.
+        path: String,
+    },
+    /// A folder with npu_module_mem/static_op_mem but no memory_record or operator_memory.
+    OnlyComponentFiles {
+        /// The folder.
+        path: String,
+    },
+    /// An allocator snapshot found where a profile was looked for.
+    SnapshotNotProfile {
+        /// The file.
+        path: String,
+    },
+    /// Several files of one kind: the newest is read.
+    NewestOfKind {
+        /// How many.
+        count: u64,
+        /// The one read.
+        name: String,
+    },
+    /// A DB that cannot be read at discovery, beside CSV files that are read instead.
+    DbUnreadableUsingCsv {
+        /// The DB.
+        path: String,
+        /// Why (the library's or the OS's words).
+        cause: String,
+    },
+    /// A DB that cannot be read at discovery, with nothing beside it.
+    DbUnusable {
+        /// The DB.
+        path: String,
+        /// Why.
+        cause: String,
+    },
+    /// A DB that failed while loading, beside CSV files that are read instead.
+    DbFailedUsingCsv {
+        /// The DB.
+        path: String,
+        /// Why.
+        cause: String,
+    },
+    /// An optional table of a DB that could not be read.
+    DbTableNotLoaded {
+        /// The DB.
+        path: String,
+        /// The table.
+        table: String,
+        /// Why.
+        cause: String,
+    },
+    /// A DB whose STRING_IDS lacks its columns: names are shown as numbers.
+    StringIdsUnusable {
+        /// The DB.
+        path: String,
+    },
+    /// A DB without NPU_MEM: no APP Reserved curve.
+    NoNpuMemTable {
+        /// The DB.
+        path: String,
+    },
+    /// A DB without OP_MEMORY: the details table is empty.
+    NoOpMemoryTable {
+        /// The DB.
+        path: String,
+    },
+    /// PYTORCH_API rows without a start or an end, skipped.
+    ApiRowsWithoutTimes {
+        /// The DB.
+        path: String,
+        /// How many.
+        count: u64,
+    },
+    /// PYTORCH_API could not be read.
+    ApiUnreadable {
+        /// The DB.
+        path: String,
+        /// Why.
+        cause: String,
+    },
+    /// The host ops' file could not be read: no call stacks from it.
+    StacksUnreadable {
+        /// Why (names the file).
+        cause: String,
+    },
+    /// Step or NPU MEM events of trace_view.json that could not be read.
+    StepEventsUnreadable {
+        /// The file.
+        path: String,
+        /// How many.
+        count: u64,
+    },
+    /// trace_view.json could not be read: no steps or device memory from it.
+    TraceUnreadable {
+        /// Why (names the file).
+        cause: String,
+    },
+    /// Rows of kernel_details skipped while reading steps.
+    KernelRowsSkipped {
+        /// The file.
+        path: String,
+        /// How many.
+        count: u64,
+    },
+    /// kernel_details could not be read: no steps from it.
+    KernelUnreadable {
+        /// Why (names the file).
+        cause: String,
+    },
+    /// A rank of the overview that could not be loaded.
+    NotLoaded {
+        /// Why.
+        cause: String,
+    },
+    /// Optional columns a DB table lacks: read as empty.
+    MissingColumns {
+        /// The DB.
+        path: String,
+        /// The table.
+        table: String,
+        /// The columns, joined by `, `.
+        columns: String,
+    },
+    /// Rows of a file that were skipped, with the first one's line and reason.
+    SkippedRows {
+        /// The file.
+        path: String,
+        /// How many.
+        count: u64,
+        /// The first skipped row: its line and why.
+        first: Option<(u64, String)>,
+    },
+    /// Any other note, as written (English).
+    Text(String),
 }
 
-const NO_OPERATOR_MEMORY: &str =
-    "no operator_memory*.csv beside memory_record: the details table is empty";
-const NO_MODULE_MEM: &str = "no npu_module_mem*.csv: the component peak table is empty";
-const NO_MEMORY_RECORD: &str = "no memory_record*.csv: no curves, only the details table (MindStudio Insight shows nothing here)";
-// The two source notes are the rank's own constants: discovery and load compare with them.
+// The two source notes are the rank's own constants.
 use super::{USING_CSV_NOTE as USING_CSV, USING_DB_NOTE as USING_DB};
-const USING_SLICES: &str = "both sliced and unsliced files present; using the slices";
-const LOSSY_BEFORE: &str = "lossy timestamps: ";
-const LOSSY_AFTER: &str = " use scientific notation (saved by Excel?); times there are approximate";
-const NOT_UTF8_AFTER: &str =
-    ": some names are not UTF-8 (GBK, as Chinese Excel saves CSV?); they were decoded as GB18030";
-const DECODED_FROM: &str = ": decoded from ";
 
 impl Message {
-    /// The English text, as the CLI prints it.
+    /// The English text, as the CLI and JSON print it.
     pub fn text(&self) -> String {
-        match self {
-            Message::NoOperatorMemory => NO_OPERATOR_MEMORY.into(),
-            Message::NoModuleMem => NO_MODULE_MEM.into(),
-            Message::NoMemoryRecord => NO_MEMORY_RECORD.into(),
-            Message::UsingDb => USING_DB.into(),
-            Message::UsingCsv => USING_CSV.into(),
-            Message::UsingSlices => USING_SLICES.into(),
-            Message::LossyTimestamps { files } => format!("{LOSSY_BEFORE}{files}{LOSSY_AFTER}"),
-            Message::NamesNotUtf8 { path } => format!("{path}{NOT_UTF8_AFTER}"),
-            Message::DecodedFrom { path, encoding } => format!("{path}{DECODED_FROM}{encoding}"),
-        }
-    }
-
-    /// The message a note's text was written from, if it is one of these.
-    pub fn recognize(text: &str) -> Option<Message> {
-        let fixed = [
-            (NO_OPERATOR_MEMORY, Message::NoOperatorMemory),
-            (NO_MODULE_MEM, Message::NoModuleMem),
-            (NO_MEMORY_RECORD, Message::NoMemoryRecord),
-            (USING_DB, Message::UsingDb),
-            (USING_CSV, Message::UsingCsv),
-            (USING_SLICES, Message::UsingSlices),
-        ];
-        if let Some((_, m)) = fixed.into_iter().find(|(t, _)| *t == text) {
-            return Some(m);
-        }
-        if let Some(files) = text
-            .strip_prefix(LOSSY_BEFORE)
-            .and_then(|t| t.strip_suffix(LOSSY_AFTER))
-        {
-            return Some(Message::LossyTimestamps {
-                files: files.into(),
-            });
-        }
-        if let Some(path) = text.strip_suffix(NOT_UTF8_AFTER) {
-            return Some(Message::NamesNotUtf8 { path: path.into() });
-        }
-        let (path, encoding) = text.rsplit_once(DECODED_FROM)?;
-        // Encoding names are one word (`UTF-16LE`); anything else is another note.
-        (!encoding.is_empty() && !encoding.contains(char::is_whitespace)).then(|| {
-            Message::DecodedFrom {
-                path: path.into(),
-                encoding: encoding.into(),
-            }
-        })
+        self.to_string()
     }
 }
 
-impl From<Message> for String {
-    fn from(m: Message) -> String {
-        m.text()
+impl fmt::Display for Message {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Message::NoOperatorMemory => f.write_str(
+                "no operator_memory*.csv beside memory_record: the details table is empty",
+            ),
+            Message::NoModuleMem => {
+                f.write_str("no npu_module_mem*.csv: the component peak table is empty")
+            }
+            Message::NoMemoryRecord => f.write_str(
+                "no memory_record*.csv: no curves, only the details table (MindStudio Insight \
+                 shows nothing here)",
+            ),
+            Message::UsingDb => f.write_str(USING_DB),
+            Message::UsingCsv => f.write_str(USING_CSV),
+            Message::UsingSlices => {
+                f.write_str("both sliced and unsliced files present; using the slices")
+            }
+            Message::LossyTimestamps { files } => write!(
+                f,
+                "lossy timestamps: {files} use scientific notation (saved by Excel?); times \
+                 there are approximate"
+            ),
+            Message::NamesNotUtf8 { path } => write!(
+                f,
+                "{path}: some names are not UTF-8 (GBK, as Chinese Excel saves CSV?); they were \
+                 decoded as GB18030"
+            ),
+            Message::DecodedFrom { path, encoding } => write!(f, "{path}: decoded from {encoding}"),
+            Message::SpecialFile { path, what } => {
+                write!(f, "{path}: not a regular file (it is {what}); skipped")
+            }
+            Message::FolderUnreadable { path } => write!(f, "cannot read folder {path}"),
+            Message::OnlyComponentFiles { path } => write!(
+                f,
+                "{path}: npu_module_mem/static_op_mem without memory_record or operator_memory \
+                 skipped"
+            ),
+            Message::SnapshotNotProfile { path } => write!(
+                f,
+                "{path} is an allocator snapshot, not a profile: the app opens it in its \
+                 snapshot view (`memsight {path}`); `memsight snapshot` summarises it on the \
+                 command line"
+            ),
+            Message::NewestOfKind { count, name } => {
+                write!(f, "{count} files of one kind; using the newest, {name}")
+            }
+            Message::DbUnreadableUsingCsv { path, cause } => {
+                write!(f, "{path}: {cause}; using the CSV files")
+            }
+            Message::DbUnusable { path, cause } => write!(f, "{path}: {cause}"),
+            Message::DbFailedUsingCsv { path, cause } => {
+                write!(f, "{path}: {cause}; using the CSV files instead")
+            }
+            Message::DbTableNotLoaded { path, table, cause } => {
+                write!(f, "{path}: {table}: {cause}; not loaded")
+            }
+            Message::StringIdsUnusable { path } => write!(
+                f,
+                "{path}: STRING_IDS has no id/value columns; names are shown as numbers"
+            ),
+            Message::NoNpuMemTable { path } => {
+                write!(f, "{path}: no NPU_MEM table: no APP Reserved curve")
+            }
+            Message::NoOpMemoryTable { path } => {
+                write!(f, "{path}: no OP_MEMORY table: the details table is empty")
+            }
+            Message::ApiRowsWithoutTimes { path, count } => write!(
+                f,
+                "{path}: PYTORCH_API: {count} rows without a start or an end; skipped"
+            ),
+            Message::ApiUnreadable { path, cause } => write!(
+                f,
+                "{path}: PYTORCH_API: {cause}; call stacks not read from it"
+            ),
+            Message::StacksUnreadable { cause } => {
+                write!(f, "{cause}; call stacks not read from it")
+            }
+            Message::StepEventsUnreadable { path, count } => write!(
+                f,
+                "{path}: {count} step or NPU MEM events could not be read; skipped"
+            ),
+            Message::TraceUnreadable { cause } => {
+                write!(f, "{cause}; steps and device memory not read from it")
+            }
+            Message::KernelRowsSkipped { path, count } => {
+                write!(f, "{path}: {count} rows skipped while reading steps")
+            }
+            Message::KernelUnreadable { cause } => write!(f, "{cause}; steps not read from it"),
+            Message::NotLoaded { cause } => write!(f, "not loaded: {cause}"),
+            Message::MissingColumns {
+                path,
+                table,
+                columns,
+            } => write!(f, "{path}: {table} has no column {columns}; read as empty"),
+            Message::SkippedRows { path, count, first } => {
+                write!(f, "{path}: skipped {count} rows")?;
+                match first {
+                    Some((line, reason)) => write!(f, " (first: line {line}: {reason})"),
+                    None => Ok(()),
+                }
+            }
+            Message::Text(t) => f.write_str(t),
+        }
+    }
+}
+
+impl serde::Serialize for Message {
+    /// As its English text (what `inspect --json` has always printed).
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl From<String> for Message {
+    fn from(t: String) -> Message {
+        Message::Text(t)
+    }
+}
+
+impl From<&str> for Message {
+    fn from(t: &str) -> Message {
+        Message::Text(t.to_string())
     }
 }
 
@@ -110,48 +321,52 @@ impl From<Message> for String {
 mod tests {
     use super::*;
 
-    fn all() -> Vec<Message> {
-        vec![
-            Message::NoOperatorMemory,
-            Message::NoModuleMem,
-            Message::NoMemoryRecord,
-            Message::UsingDb,
-            Message::UsingCsv,
-            Message::UsingSlices,
-            Message::LossyTimestamps {
-                files: "/数据/a.csv, /b: c.csv".into(),
-            },
-            Message::NamesNotUtf8 {
-                path: "C:\\性能 数据\\operator_memory.csv".into(),
-            },
-            Message::DecodedFrom {
-                path: "/x: decoded from y/memory_record.csv".into(),
-                encoding: "UTF-16LE".into(),
-            },
-        ]
-    }
-
+    /// The texts the CLI printed before notes were typed, written out by hand: typing them must
+    /// not change a byte of `inspect`'s output.
     #[test]
-    fn every_message_is_recognised_from_its_text() {
-        for m in all() {
-            assert_eq!(
-                Message::recognize(&m.text()),
-                Some(m.clone()),
-                "{}",
-                m.text()
-            );
-        }
-    }
-
-    #[test]
-    fn other_notes_are_not_recognised() {
-        for t in [
-            "",
-            "rank 3: no data",
-            "a.db: file is not a database; using the CSV files",
-            "x: decoded from two words",
-        ] {
-            assert_eq!(Message::recognize(t), None, "{t}");
+    fn english_texts_are_the_ones_the_cli_always_printed() {
+        let cases = [
+            (
+                Message::NoOperatorMemory,
+                "no operator_memory*.csv beside memory_record: the details table is empty",
+            ),
+            (
+                Message::NoMemoryRecord,
+                "no memory_record*.csv: no curves, only the details table (MindStudio Insight shows nothing here)",
+            ),
+            (
+                Message::LossyTimestamps {
+                    files: "/a.csv, /b.csv".into(),
+                },
+                "lossy timestamps: /a.csv, /b.csv use scientific notation (saved by Excel?); times there are approximate",
+            ),
+            (
+                Message::DbTableNotLoaded {
+                    path: "/x.db".into(),
+                    table: "OP_MEMORY".into(),
+                    cause: "no such column".into(),
+                },
+                "/x.db: OP_MEMORY: no such column; not loaded",
+            ),
+            (
+                Message::SkippedRows {
+                    path: "/m.csv".into(),
+                    count: 3,
+                    first: Some((7, "bad number".into())),
+                },
+                "/m.csv: skipped 3 rows (first: line 7: bad number)",
+            ),
+            (
+                Message::NewestOfKind {
+                    count: 2,
+                    name: "memory_record_2.csv".into(),
+                },
+                "2 files of one kind; using the newest, memory_record_2.csv",
+            ),
+            (Message::Text("anything".into()), "anything"),
+        ];
+        for (m, text) in cases {
+            assert_eq!(m.text(), text);
         }
     }
 }

@@ -133,7 +133,7 @@ pub struct RankInfo {
     /// Where the rows are.
     pub source: DataSource,
     /// Notes from discovery (e.g. "DB and CSV both present; using the DB").
-    pub notes: Vec<String>,
+    pub notes: Vec<super::Message>,
 }
 
 impl RankInfo {
@@ -184,8 +184,8 @@ impl RankInfo {
                 let mut info = self.clone();
                 info.source = (**csv).clone();
                 for n in &mut info.notes {
-                    if n == USING_DB_NOTE {
-                        *n = USING_CSV_NOTE.to_string();
+                    if *n == super::Message::UsingDb {
+                        *n = super::Message::UsingCsv;
                     }
                 }
                 Some(info)

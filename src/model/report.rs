@@ -70,8 +70,9 @@ pub struct FileReport {
 /// Everything the user should know about one rank's load.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LoadReport {
-    /// Human-readable warnings (missing optional files, lossy timestamps, degraded files).
-    pub warnings: Vec<String>,
+    /// Warnings (missing optional files, lossy timestamps, degraded files), as values: the CLI
+    /// prints their English text, the UI its own language.
+    pub warnings: Vec<super::Message>,
     /// One entry per file read.
     pub files: Vec<FileReport>,
     /// Files whose timestamps were written in scientific notation (a CSV saved by Excel): their
@@ -81,7 +82,7 @@ pub struct LoadReport {
 
 impl LoadReport {
     /// Adds a warning.
-    pub fn warn(&mut self, w: impl Into<String>) {
+    pub fn warn(&mut self, w: impl Into<super::Message>) {
         self.warnings.push(w.into());
     }
 
@@ -95,22 +96,28 @@ impl LoadReport {
         self.warnings.len() + self.files.iter().filter(|f| f.skipped.count > 0).count()
     }
 
-    /// Warnings plus one line per file with skipped rows (what `inspect` prints).
-    pub fn all_warnings(&self) -> Vec<String> {
+    /// Warnings plus one per file with skipped rows, as values (the UI shows them).
+    pub fn all_notes(&self) -> Vec<super::Message> {
         let mut out = self.warnings.clone();
         for f in &self.files {
             if f.skipped.count > 0 {
-                let first = f.skipped.samples.first().map_or(String::new(), |s| {
-                    format!(" (first: line {}: {})", s.line, s.reason)
+                out.push(super::Message::SkippedRows {
+                    path: display(&f.path),
+                    count: f.skipped.count,
+                    first: f
+                        .skipped
+                        .samples
+                        .first()
+                        .map(|s| (s.line, s.reason.clone())),
                 });
-                out.push(format!(
-                    "{}: skipped {} rows{first}",
-                    display(&f.path),
-                    f.skipped.count
-                ));
             }
         }
         out
+    }
+
+    /// The same in English (what `inspect` prints).
+    pub fn all_warnings(&self) -> Vec<String> {
+        self.all_notes().iter().map(super::Message::text).collect()
     }
 }
 

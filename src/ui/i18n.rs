@@ -5,12 +5,6 @@
 
 use crate::model::Message;
 
-/// A load note in the UI's language: one of the [`Message`]s translated, any other note as
-/// written.
-pub fn note_text(t: &Tr, text: &str) -> String {
-    Message::recognize(text).map_or_else(|| text.to_string(), |m| (t.message)(&m))
-}
-
 /// A UI language.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Lang {
@@ -1004,6 +998,69 @@ pub static ZH: Tr = Tr {
             format!("{path}：部分名称不是 UTF-8（中文 Excel 保存的 GBK CSV？）；已按 GB18030 解码")
         }
         Message::DecodedFrom { path, encoding } => format!("{path}：已从 {encoding} 解码"),
+        Message::SpecialFile { path, what } => {
+            format!("{path}：不是普通文件（而是 {what}）；已跳过")
+        }
+        Message::FolderUnreadable { path } => format!("无法读取文件夹 {path}"),
+        Message::OnlyComponentFiles { path } => format!(
+            "{path}：只有 npu_module_mem/static_op_mem，没有 memory_record 或 operator_memory；已跳过"
+        ),
+        Message::SnapshotNotProfile { path } => format!(
+            "{path} 是内存快照，不是性能数据：本应用会在快照视图中打开它（`memsight {path}`）；\
+             命令行下用 `memsight snapshot` 查看摘要"
+        ),
+        Message::NewestOfKind { count, name } => {
+            format!("同类文件有 {count} 个；读取最新的 {name}")
+        }
+        Message::DbUnreadableUsingCsv { path, cause } => {
+            format!("{path}：{cause}；改为读取 CSV 文件")
+        }
+        Message::DbUnusable { path, cause } => format!("{path}：无法使用（{cause}）"),
+        Message::DbFailedUsingCsv { path, cause } => {
+            format!("{path}：{cause}；已改为读取 CSV 文件")
+        }
+        Message::DbTableNotLoaded { path, table, cause } => {
+            format!("{path}：{table} 表无法读取（{cause}）；未加载")
+        }
+        Message::StringIdsUnusable { path } => {
+            format!("{path}：STRING_IDS 缺少 id/value 列；名称以数字显示")
+        }
+        Message::NoNpuMemTable { path } => {
+            format!("{path}：没有 NPU_MEM 表：没有 APP Reserved 曲线")
+        }
+        Message::NoOpMemoryTable { path } => {
+            format!("{path}：没有 OP_MEMORY 表：详情表为空")
+        }
+        Message::ApiRowsWithoutTimes { path, count } => {
+            format!("{path}：PYTORCH_API 中有 {count} 行缺少开始或结束时间；已跳过")
+        }
+        Message::ApiUnreadable { path, cause } => {
+            format!("{path}：PYTORCH_API 无法读取（{cause}）；未从中读取调用栈")
+        }
+        Message::StacksUnreadable { cause } => format!("{cause}；未从中读取调用栈"),
+        Message::StepEventsUnreadable { path, count } => {
+            format!("{path}：有 {count} 个迭代或 NPU MEM 事件无法读取；已跳过")
+        }
+        Message::TraceUnreadable { cause } => {
+            format!("{cause}；未从中读取迭代与设备内存")
+        }
+        Message::KernelRowsSkipped { path, count } => {
+            format!("{path}：读取迭代时跳过了 {count} 行")
+        }
+        Message::KernelUnreadable { cause } => format!("{cause}；未从中读取迭代"),
+        Message::NotLoaded { cause } => format!("未加载：{cause}"),
+        Message::MissingColumns {
+            path,
+            table,
+            columns,
+        } => format!("{path}：{table} 表缺少列 {columns}；按空值读取"),
+        Message::SkippedRows { path, count, first } => match first {
+            Some((line, reason)) => {
+                format!("{path}：跳过 {count} 行（第一行：第 {line} 行：{reason}）")
+            }
+            None => format!("{path}：跳过 {count} 行"),
+        },
+        Message::Text(text) => text.clone(),
     },
     rows_skipped: |p, n| format!("{p}：跳过 {n} 行"),
     skipped_line: |n, why, text| format!("第 {n} 行：{why} — {text}"),

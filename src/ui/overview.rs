@@ -44,7 +44,9 @@ impl Overview {
                     Err(LoadError::Cancelled) => return,
                     Err(e) => {
                         let mut s = identity(info);
-                        s.warnings.push(format!("not loaded: {e}"));
+                        s.warnings.push(crate::model::Message::NotLoaded {
+                            cause: e.to_string(),
+                        });
                         s
                     }
                 };

@@ -270,7 +270,7 @@ fn table_ui(ui: &mut egui::Ui, t: &Tr, o: &Overview, state: &ViewState, out: &mu
                                         // Translated only while hovered.
                                         label.on_hover_ui(|ui| {
                                             for w in &s.warnings {
-                                                ui.label(crate::ui::i18n::note_text(t, w));
+                                                ui.label((t.message)(w));
                                             }
                                         });
                                     }

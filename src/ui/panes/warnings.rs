@@ -5,7 +5,11 @@ use super::PaneCx;
 use crate::ui::command::Command;
 
 /// Draws the window while the state has it open.
-pub fn warnings_window(ctx: &egui::Context, cx: &mut PaneCx<'_>, profile_notes: &[String]) {
+pub fn warnings_window(
+    ctx: &egui::Context,
+    cx: &mut PaneCx<'_>,
+    profile_notes: &[crate::model::Message],
+) {
     let report = &cx.view.data.report;
     let mut open = cx.state.show_warnings;
     let t = cx.t;
@@ -15,7 +19,7 @@ pub fn warnings_window(ctx: &egui::Context, cx: &mut PaneCx<'_>, profile_notes: 
         .show(ctx, |ui| {
             egui::ScrollArea::vertical().show(ui, |ui| {
                 for w in profile_notes.iter().chain(&report.warnings) {
-                    ui.label(format!("• {}", crate::ui::i18n::note_text(t, w)));
+                    ui.label(format!("• {}", (t.message)(w)));
                 }
                 for f in report.files.iter().filter(|f| f.skipped.count > 0) {
                     ui.separator();
