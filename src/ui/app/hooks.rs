@@ -1,0 +1,45 @@
+//! What tests and headless runs look at or wait for: kept apart from the app's own work.
+
+use super::MemsightApp;
+use crate::ui::panes::align_offset;
+
+impl MemsightApp {
+    /// Where the memory chart's plot area was drawn in the last frame (tests aim clicks at it).
+    pub fn chart_plot_rect(&self) -> Option<egui::Rect> {
+        self.chart.last_plot_rect
+    }
+
+    /// Waits for the baseline to load and its diff against the rank on screen (tests).
+    pub fn wait_for_baseline(&mut self) {
+        let view = self.view();
+        self.baseline.wait(&mut self.jobs, view.as_ref());
+    }
+
+    /// The shift applied to the baseline's times (ns), when comparing.
+    pub fn compare_offset(&self) -> Option<i64> {
+        let (b, cur) = (self.baseline.loaded.as_ref()?, self.view()?);
+        Some(align_offset(&cur, &b.view, self.state.align_step))
+    }
+
+    /// The cluster overview, when the profile has more than one rank.
+    pub fn overview(&self) -> Option<&crate::ui::overview::Overview> {
+        self.overview.as_ref()
+    }
+
+    /// Waits until the overview has summarised every rank (tests and headless runs).
+    pub fn wait_for_overview(&mut self) {
+        if let Some(o) = &mut self.overview {
+            o.wait();
+        }
+    }
+
+    /// The text the last Copy put on the clipboard.
+    pub fn last_copy(&self) -> Option<&str> {
+        let d = self.details();
+        if self.state.table_baseline {
+            d.baseline.last_copy.as_deref()
+        } else {
+            d.current.last_copy.as_deref()
+        }
+    }
+}

@@ -1,0 +1,359 @@
+//! One frame: poll the jobs, turn input into commands and apply them, lay out the panes
+//! (top bar, Live at cursor, the bottom pane with its tabs, the chart) and apply what they asked.
+
+use std::path::PathBuf;
+
+use egui::{Key, Modifiers};
+
+use super::MemsightApp;
+use crate::model::TimeWindow;
+use crate::ui::command::{Command, PickKind};
+use crate::ui::file_browser::Purpose;
+use crate::ui::i18n::Tr;
+use crate::ui::panes::details_table::DetailsPane;
+use crate::ui::panes::live::live_ui;
+use crate::ui::panes::tab::BottomPanes;
+use crate::ui::panes::warnings::warnings_window;
+use crate::ui::panes::{Compare, PaneCx, align_offset};
+use crate::ui::state::TabId;
+
+impl MemsightApp {
+    /// The whole window, drawn into `ui` (eframe's root, or a test harness).
+    pub fn ui_root(&mut self, ui: &mut egui::Ui) {
+        let frame_started = std::time::Instant::now();
+        let extent = self
+            .view()
+            .map(|v| {
+                let (a, b) = v.time_extent();
+                TimeWindow::new(a, b).ms()
+            })
+            .or_else(|| self.snapshot.as_ref().and_then(|s| s.chart_extent()));
+        if let Some(bench) = &mut self.bench {
+            let (done, window) = bench.before_frame(extent);
+            if done {
+                eprintln!("{}", bench.report());
+                ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+            }
+            ui.ctx().request_repaint();
+            if let Some((a, b)) = window {
+                match &mut self.snapshot {
+                    Some(s) => s.chart.range = Some((a, b)),
+                    None => self.apply(Command::SetWindow {
+                        window: TimeWindow::from_ms(a, b),
+                        moving: true,
+                    }),
+                }
+            }
+        }
+        self.ui_frame(ui);
+        if let Some(bench) = &mut self.bench {
+            bench.after_frame(frame_started);
+        }
+    }
+
+    pub(super) fn ui_frame(&mut self, ui: &mut egui::Ui) {
+        if self.ctx.is_none() {
+            self.ctx = Some(ui.ctx().clone());
+            self.jobs.set_context(ui.ctx());
+            ui.ctx().set_theme(self.prefs.theme.egui());
+        }
+        if self.cjk_font.is_none() {
+            self.cjk_font = Some(crate::ui::fonts::install_cjk_font(ui.ctx()));
+        }
+        let t = self.tr();
+        self.poll_load();
+        if let Some(o) = &mut self.overview
+            && o.poll()
+        {
+            ui.ctx().request_repaint();
+        }
+        if self.baseline.poll() {
+            ui.ctx().request_repaint();
+        }
+        self.poll_chart_png();
+        self.failures.extend(self.jobs.take_failures());
+        let mut out: Vec<Command> = Vec::new();
+        if let Some((kind, p)) = self.poll_dialog() {
+            out.push(opened(kind, p));
+        }
+        let dropped: Option<PathBuf> = ui.ctx().input(|i| {
+            i.raw
+                .dropped_files
+                .iter()
+                .map(|f| f.path().to_path_buf())
+                .find(|p| !p.as_os_str().is_empty())
+        });
+        if let Some(p) = dropped {
+            // Shift while dropping: compare with it instead of opening it.
+            let kind = if ui.ctx().input(|i| i.modifiers.shift) {
+                PickKind::Baseline
+            } else {
+                PickKind::Folder
+            };
+            out.push(opened(kind, p));
+        }
+        shortcuts(ui, &mut out);
+        if let Some((purpose, path)) = self.browser.ui(ui.ctx()) {
+            match purpose {
+                Purpose::Open(kind) => out.push(opened(kind, path)),
+                Purpose::SaveChart => self.write_chart_png(&path),
+                Purpose::Save => {
+                    let d = self.panes.get_mut::<DetailsPane>();
+                    if let Some(table) = d.map(|d| d.exporting_table()) {
+                        table.exporter.write_to(&mut self.jobs, path, t);
+                    }
+                }
+            }
+        }
+        self.update_title(ui);
+
+        // Panels are unfilled: the window's clear colour is the panel colour (see `clear_color`),
+        // which saves a full-window fill per frame, the dominant cost under software rendering.
+        let side = egui::Frame::side_top_panel(ui.style()).fill(egui::Color32::TRANSPARENT);
+        let central = egui::Frame::central_panel(ui.style()).fill(egui::Color32::TRANSPARENT);
+        egui::Panel::top("memsight_top").frame(side).show(ui, |ui| {
+            crate::ui::top_bar::menu_ui(
+                ui,
+                t,
+                &self.prefs,
+                self.cjk_font.as_ref().is_some_and(Option::is_none),
+                &mut self.path_text,
+                &mut out,
+            );
+            if let Some(n) = &self.notice {
+                ui.weak(n.as_str());
+            }
+            failures_ui(ui, t, &self.failures, &mut out);
+            // A snapshot has its own device picker in its view: no profile parameters.
+            if self.snapshot.is_none() {
+                crate::ui::top_bar::parameters_ui(
+                    ui,
+                    t,
+                    &self.session,
+                    self.view().as_ref(),
+                    &self.state,
+                    self.loading.as_ref(),
+                    &self.baseline,
+                    &mut out,
+                );
+            }
+        });
+        // What the menus, the parameter bar and the shortcuts asked for shows in this frame's
+        // panes already; the panes' own commands apply after them.
+        let asked = !out.is_empty();
+        for cmd in out.drain(..) {
+            self.apply(cmd);
+        }
+        if asked {
+            ui.ctx().request_repaint();
+        }
+        let overview = self.overview.as_ref().filter(|_| self.state.show_overview);
+        if let Some(s) = &mut self.snapshot {
+            let jobs = &mut self.jobs;
+            egui::CentralPanel::default()
+                .frame(central)
+                .show(ui, |ui| s.ui(ui, t, jobs));
+        } else if let Some(o) = overview {
+            egui::CentralPanel::default().frame(central).show(ui, |ui| {
+                crate::ui::panes::overview::overview_ui(ui, t, o, &self.state, &mut out);
+            });
+        } else if let Some(view) = self.view() {
+            let notes = self
+                .session
+                .profile
+                .as_ref()
+                .map_or(&[][..], |p| &p.notes[..]);
+            let diff = self.baseline.diff(&mut self.jobs, &view);
+            let compare = self.baseline.loaded.as_ref().map(|b| Compare {
+                baseline: b,
+                offset: align_offset(&view, &b.view, self.state.align_step),
+                diff,
+            });
+            let mut cx = PaneCx {
+                view: &view,
+                state: &self.state,
+                out: &mut out,
+                jobs: &mut self.jobs,
+                t,
+                compare,
+                marks_chart: true,
+            };
+            let static_view = cx.state.static_view;
+            if cx.state.link.cursor.is_some() && !static_view && !view.data.partial {
+                egui::Panel::right("memsight_live")
+                    .frame(side)
+                    .resizable(true)
+                    .default_size(360.0)
+                    .show(ui, |ui| live_ui(ui, &mut cx));
+            }
+            let (panes, chart, static_chart, static_table) = (
+                &mut self.panes,
+                &mut self.chart,
+                &mut self.static_chart,
+                &mut self.static_table,
+            );
+            // A rank without memory_record has no curves: its table takes the whole window.
+            let table_only = view.data.records.is_empty() && !static_view;
+            if table_only {
+                egui::CentralPanel::default().frame(central).show(ui, |ui| {
+                    ui.weak(t.table_only);
+                    if let Some(d) = panes.get_mut::<DetailsPane>() {
+                        d.table_ui(ui, &mut cx);
+                    }
+                });
+            } else {
+                // The table's share by default: a third of the window, so that the chart keeps
+                // about half of it on a 720-pixel screen as on a large one.
+                let table_h = (ui.available_height() * 0.34).clamp(200.0, 420.0);
+                egui::Panel::bottom("memsight_table")
+                    .frame(side)
+                    .resizable(true)
+                    .default_size(table_h)
+                    .show(ui, |ui| {
+                        if static_view {
+                            static_table.ui(ui, &mut cx);
+                        } else if cx.view.data.partial {
+                            // Progressive display: the curves are up, the rows are not yet.
+                            ui.horizontal(|ui| {
+                                ui.spinner();
+                                ui.weak(t.rest_loading);
+                            });
+                        } else {
+                            if panes.has_choice(&cx) {
+                                tab_strip(ui, panes, &mut cx);
+                            }
+                            panes.ui(ui, &mut cx);
+                        }
+                    });
+                egui::CentralPanel::default().frame(central).show(ui, |ui| {
+                    if static_view {
+                        static_chart.ui(ui, &mut cx);
+                    } else {
+                        chart.ui(ui, &mut cx);
+                    }
+                });
+            }
+            if cx.state.show_warnings {
+                warnings_window(ui.ctx(), &mut cx, notes);
+            }
+        } else {
+            egui::CentralPanel::default().frame(central).show(ui, |ui| {
+                crate::ui::top_bar::placeholder_ui(
+                    ui,
+                    t,
+                    &mut self.path_text,
+                    self.error.as_deref(),
+                    self.loading.as_ref(),
+                    self.session.profile.is_some(),
+                    &mut out,
+                )
+            });
+        }
+        if self.help_open {
+            crate::ui::top_bar::help_window(ui.ctx(), t, &mut out);
+        }
+        if self.details_mut().wants_browser() {
+            self.show_browser(Purpose::Save);
+        }
+        if !out.is_empty() {
+            for cmd in out {
+                self.apply(cmd);
+            }
+            ui.ctx().request_repaint();
+        }
+    }
+
+    pub(super) fn update_title(&mut self, ui: &egui::Ui) {
+        let shown = self.snapshot.as_ref().map(|s| s.path.as_path());
+        let title = match shown.or(self.path()) {
+            Some(p) => format!("memsight — {}", p.display()),
+            None => "memsight".to_string(),
+        };
+        if title != self.title {
+            ui.ctx()
+                .send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
+            self.title = title;
+        }
+    }
+}
+
+/// The background tasks that panicked, one line each, with Dismiss.
+fn failures_ui(
+    ui: &mut egui::Ui,
+    t: &Tr,
+    failures: &[crate::ui::jobs::JobFailure],
+    out: &mut Vec<Command>,
+) {
+    if failures.is_empty() {
+        return;
+    }
+    ui.horizontal_wrapped(|ui| {
+        ui.vertical(|ui| {
+            for f in failures {
+                let what = t.task_names.get(f.key.kind_index()).copied().unwrap_or("");
+                ui.colored_label(
+                    ui.visuals().error_fg_color,
+                    (t.job_failed)(what, &f.message),
+                );
+            }
+        });
+        if ui.button(t.dismiss).clicked() {
+            out.push(Command::DismissFailures);
+        }
+    });
+}
+/// Keyboard shortcuts as commands: Ctrl+O, Esc, Ctrl+C (copy), F1 (help). ←/→ turn the pages of
+/// the table on screen: its pager takes them, since it knows where the last page is.
+fn shortcuts(ui: &egui::Ui, out: &mut Vec<Command>) {
+    let typing = ui.ctx().memory(|m| m.focused().is_some());
+    let (open, esc, copy, help) = ui.ctx().input_mut(|i| {
+        (
+            i.consume_key(Modifiers::COMMAND, Key::O),
+            i.key_pressed(Key::Escape),
+            !typing && i.events.iter().any(|e| matches!(e, egui::Event::Copy)),
+            i.consume_key(Modifiers::NONE, Key::F1),
+        )
+    });
+    if help {
+        out.push(Command::ShowHelp(true));
+    }
+    if open {
+        out.push(Command::Pick(PickKind::Folder));
+    }
+    if esc {
+        out.push(Command::ResetView);
+    }
+    if copy {
+        out.push(Command::Copy);
+    }
+}
+/// The tab strip above the bottom pane: the registered panes offered for this rank, and in a
+/// comparison which rank's blocks the details table shows.
+fn tab_strip(ui: &mut egui::Ui, panes: &BottomPanes, cx: &mut PaneCx<'_>) {
+    let t = cx.t;
+    ui.horizontal(|ui| {
+        panes.strip_ui(ui, cx);
+        if cx.compare.is_some() {
+            ui.separator();
+            let on_details = panes.shown(cx) == TabId::DETAILS;
+            for (on, label) in [(false, t.table_current), (true, t.table_baseline)] {
+                if ui
+                    .selectable_label(on_details && cx.state.table_baseline == on, label)
+                    .clicked()
+                {
+                    cx.out.push(Command::SetTableBaseline(on));
+                }
+            }
+        }
+    });
+    ui.separator();
+}
+/// What a picked path means: a profile to open, or a baseline to compare with.
+fn opened(kind: PickKind, path: PathBuf) -> Command {
+    match kind {
+        PickKind::Baseline => {
+            Command::CompareWith(crate::ui::baseline::BaselineSource { path, rank: 0 })
+        }
+        PickKind::Folder | PickKind::Database => Command::Open(path),
+    }
+}

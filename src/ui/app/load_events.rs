@@ -1,0 +1,152 @@
+//! A load's messages as they arrive: discovery, the first look, the complete rank (cached under
+//! the key its job was started for), failure and cancel; and the waits tests and headless runs
+//! use.
+
+use std::sync::Arc;
+
+use super::MemsightApp;
+use crate::ui::command::Command;
+use crate::ui::jobs::Poll;
+use crate::ui::loading::LoadMsg;
+
+impl MemsightApp {
+    /// True while a load runs.
+    pub fn is_loading(&self) -> bool {
+        self.loading.is_some()
+    }
+
+    /// Blocks until the running load finishes (tests, headless runs).
+    pub fn wait_for_load(&mut self) {
+        self.hold_load = false;
+        while let Some(l) = &self.loading {
+            match l.job.wait() {
+                Some(m) => self.handle(m),
+                None => self.load_ended(),
+            }
+        }
+    }
+
+    /// Blocks until the running load shows its first look (the curves, before the rest of the
+    /// rank is read) or ends; then holds its later messages until [`Self::release_load`]. True
+    /// when a first look is on screen. For tests: the state in between is otherwise too short
+    /// to look at.
+    pub fn wait_for_first_look(&mut self) -> bool {
+        while let Some(l) = &self.loading {
+            match l.job.wait() {
+                Some(m) => {
+                    let first = matches!(m, LoadMsg::FirstLook { .. });
+                    self.handle(m);
+                    if first {
+                        self.hold_load = true;
+                        return true;
+                    }
+                }
+                None => self.load_ended(),
+            }
+        }
+        false
+    }
+
+    /// Lets the load held by [`Self::wait_for_first_look`] go on.
+    pub fn release_load(&mut self) {
+        self.hold_load = false;
+    }
+
+    pub(super) fn poll_load(&mut self) {
+        if self.hold_load {
+            return;
+        }
+        while let Some(l) = &self.loading {
+            match l.job.poll() {
+                Poll::Msg(m) => self.handle(m),
+                Poll::Pending => break,
+                Poll::Finished | Poll::Failed(_) => self.load_ended(),
+            }
+        }
+    }
+
+    /// A load that stopped after its first look leaves no view behind: curves over a table that
+    /// says "loading" while nothing loads would lie.
+    pub(super) fn drop_first_look(&mut self) {
+        if let Some(key) = self.loading.as_ref().map(|l| l.key)
+            && self.session.peek(key).is_some_and(|v| v.data.partial)
+        {
+            self.session.remove(key);
+        }
+    }
+
+    /// The load's job ended without saying it loaded a rank.
+    pub(super) fn load_ended(&mut self) {
+        self.drop_first_look();
+        if let Some(l) = self.loading.take()
+            && self.current().is_none()
+            && self.error.is_none()
+        {
+            // Cancelled before its thread ran: it never got to say so itself.
+            let t = self.tr();
+            self.error = Some(match (&l.job.start_error, l.job.failure()) {
+                (Some(e), _) => e.clone(),
+                (None, Some(why)) => (t.job_failed)(&l.what, why),
+                _ if l.job.control().is_cancelled() => t.load_cancelled.into(),
+                _ => t.load_stopped.into(),
+            });
+        }
+    }
+
+    pub(super) fn handle(&mut self, msg: LoadMsg) {
+        match msg {
+            LoadMsg::Discovered(p) => {
+                // Several ranks: summarise them all in the background and show the overview.
+                if p.ranks.len() > 1 {
+                    self.overview = Some(crate::ui::overview::Overview::start(
+                        &mut self.jobs,
+                        Arc::clone(&p),
+                        self.state.source,
+                    ));
+                    self.apply(Command::ShowOverview(true));
+                }
+                // A path that proved to be a profile goes into the recent list; one that did not
+                // stays out of it.
+                if let Some(path) = self.opening.take() {
+                    self.prefs.remember(&path);
+                }
+                self.session.profile = Some(p);
+            }
+            LoadMsg::FirstLook { key, view } => {
+                // The curves now; the load goes on (the table says so meanwhile). Cached under
+                // the key the load was started for, whatever the state says now.
+                self.session.insert(key, view);
+            }
+            LoadMsg::Loaded { key, view } => {
+                // Completing a first look on screen: operator_memory may start earlier than
+                // memory_record and so move the time origin; the window the user chose moves
+                // with it, so it shows the same instants.
+                let shift = self
+                    .session
+                    .peek(key)
+                    .filter(|first| first.data.partial)
+                    .map_or(0, |first| {
+                        first.data.time_origin_ns - view.data.time_origin_ns
+                    });
+                let on_screen = self.current() == Some(key);
+                self.session.insert(key, view);
+                if shift != 0 && on_screen {
+                    self.apply(Command::OriginMoved { by_ns: shift });
+                }
+                self.loading = None;
+            }
+            LoadMsg::Failed(e) => {
+                self.drop_first_look();
+                self.error = Some(e.message(self.tr()));
+                self.loading = None;
+            }
+            LoadMsg::Cancelled => {
+                self.drop_first_look();
+                self.loading = None;
+                if self.current().is_none() {
+                    self.error = Some(self.tr().load_cancelled.into());
+                }
+            }
+        }
+    }
+}
