@@ -122,6 +122,28 @@ fn the_baseline_reads_the_files_the_data_switch_names() {
 }
 
 #[test]
+fn a_baseline_loaded_by_a_job_goes_into_the_session() {
+    let (_tmp, root) = both(2);
+    let mut app = MemsightApp::new(Some(root), Vec::new(), None);
+    app.wait_for_load();
+    app.apply(Command::ShowOverview(false));
+    let key1 = app.session.key(1, SourceChoice::Auto);
+    assert!(app.session.peek(key1).is_none(), "rank 1 not loaded yet");
+    app.apply(Command::CompareRank(1));
+    assert!(app.baseline.is_loading(), "a job loads it");
+    app.wait_for_baseline();
+    let b = Arc::clone(&app.baseline.loaded.as_ref().expect("rank 1").view);
+    let cached = app.session.peek(key1).expect("in the session").clone();
+    assert!(Arc::ptr_eq(&cached, &b));
+    // Showing rank 1 now needs no load.
+    let loads = app.loads_started;
+    app.apply(Command::SelectRank(1));
+    assert!(!app.is_loading());
+    assert_eq!(app.loads_started, loads);
+    assert!(Arc::ptr_eq(&app.view().expect("rank 1 on screen"), &b));
+}
+
+#[test]
 fn the_overview_reads_the_files_the_data_switch_names() {
     let (_tmp, root) = both(2);
     let mut app = MemsightApp::new(Some(root), Vec::new(), None);

@@ -129,6 +129,18 @@ impl MemsightApp {
         );
     }
 
+    /// A baseline a job loaded from the open profile goes into the session under its key: it
+    /// counts in the memory bound, and showing that rank later needs no load.
+    pub(super) fn cache_baseline(&mut self) {
+        if let Some(b) = &self.baseline.loaded
+            && let Some(key) = b.key
+            && key.profile == self.session.profile_id()
+            && self.session.peek(key).is_none()
+        {
+            self.session.insert(key, Arc::clone(&b.view));
+        }
+    }
+
     pub(super) fn open_now(&mut self, path: PathBuf) {
         // An allocator snapshot opens in its own view.
         let snapshot = path.is_file()

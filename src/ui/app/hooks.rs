@@ -13,6 +13,7 @@ impl MemsightApp {
     pub fn wait_for_baseline(&mut self) {
         let view = self.view();
         self.baseline.wait(&mut self.jobs, view.as_ref());
+        self.cache_baseline();
     }
 
     /// The shift applied to the baseline's times (ns), when comparing.

@@ -68,6 +68,7 @@ impl MemsightApp {
             ui.ctx().request_repaint();
         }
         if self.baseline.poll() {
+            self.cache_baseline();
             ui.ctx().request_repaint();
         }
         self.poll_chart_png();
