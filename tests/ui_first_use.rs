@@ -408,10 +408,21 @@ fn live_at_the_peak_adds_up_and_a_block_goes_to_the_table() {
         let s = h.state().view_state();
         assert_eq!(s.marked_row, Some(biggest));
         assert!(s.selected.contains(&biggest) && s.selected.len() == 1);
-        let q =
-            memsight::ui::panes::details_table::query_for(s, memsight::ui::state::TableId::Details);
-        let page = memsight::analysis::query(data, &view.sort_cache, &q);
-        assert!(page.rows.contains(&biggest), "the table turned to its page");
+        // The whole rank in file order (no window, sort or filter): the block's page is its
+        // row in the raw file over the page size, and its size is on screen in the table.
+        assert_eq!((s.link.window, s.sort), (None, None));
+        assert_eq!(
+            s.page(memsight::ui::state::TableId::Details),
+            biggest as usize / s.page_size,
+            "the table turned to its page"
+        );
+        let raw_size: f64 = ops[biggest as usize].1.parse().unwrap();
+        let size_text = memsight::ui::format::grouped(raw_size, 2);
+        assert!(
+            h.query_all_by_label(&size_text)
+                .any(|n| n.rect().min.x < 1000.0 && n.rect().min.y > 500.0),
+            "{size_text} in the table"
+        );
     }
 }
 

@@ -160,12 +160,23 @@ fn rows_arrive_in_discovery_order_and_cancel_stops_the_job() {
     }
     assert_eq!(o.done(), n);
     assert!(seen.windows(2).all(|w| w[0] < w[1]), "{seen:?}");
-    // Each row is the rank's inspect summary.
+    // Each row against its rank's raw files: row counts, the Operator Allocated peak.
     for (row, info) in o.rows.iter().zip(&profile.ranks) {
-        let want = memsight::export::summarize(
-            &memsight::ingest::load_rank(info, &memsight::ingest::LoadControl::new()).unwrap(),
-        );
-        assert_eq!(row.as_ref(), Some(&want));
+        let row = row.as_ref().expect("summarised");
+        let out = rank_dirs(tmp.path())
+            .into_iter()
+            .map(|d| d.join("ASCEND_PROFILER_OUTPUT"))
+            .find(|d| info.dir.starts_with(d) || d.starts_with(&info.dir))
+            .expect("the rank's folder");
+        let rec = RawCsv::read(&out.join("memory_record.csv"));
+        let ops = RawCsv::read(&out.join("operator_memory.csv"));
+        assert_eq!(row.counts.memory_record, rec.rows.len() as u64);
+        assert_eq!(row.counts.operator_memory, ops.rows.len() as u64);
+        let want = raw_peak(&rec, "PTA+GE", "Total Allocated(MB)", 1.0)
+            .unwrap()
+            .0;
+        let got = row.peaks.operator_allocated.as_ref().expect("a peak").mib;
+        assert!((got - want).abs() < 1e-6, "{got} vs {want}");
     }
     // Cancel: the worker stops (its thread returns) and nothing more arrives.
     let mut o = Overview::start(
