@@ -813,3 +813,40 @@ fn kernel_details_step_ids_place_the_steps() {
         .collect();
     assert_eq!(got, want);
 }
+
+/// A `trace_view.json` that is not a trace is read once per rank and said once: the steps and
+/// the call stacks both want it, and once each stage read it on its own (two notes).
+#[test]
+fn a_broken_trace_view_is_read_and_reported_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ops: Vec<String> = (0..5)
+        .map(|i| {
+            format!(
+                "aten::add,{}.0,{}.000,{}.000,1.0,1,1,1,1,NPU:0",
+                4 + i,
+                100 + i,
+                101 + i
+            )
+        })
+        .collect();
+    rank_dir(
+        tmp.path(),
+        "n0_1",
+        &[
+            ("memory_record.csv", &csv(RECORD_HEADER, &record_rows(10))),
+            ("operator_memory.csv", &csv(OPERATOR_HEADER, &ops)),
+            ("trace_view.json", b"this is not a trace"),
+        ],
+    );
+    let d = only_rank(tmp.path());
+    assert_eq!(d.operators.len(), 5, "{}", all_warnings(&d));
+    let notes = d
+        .report
+        .all_warnings()
+        .into_iter()
+        .filter(|w| w.contains("trace_view.json"))
+        .collect::<Vec<_>>();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(notes[0].contains("not a Chrome trace"), "{notes:?}");
+    assert!(d.steps.is_none() && d.stacks.is_none());
+}

@@ -14,21 +14,7 @@ use crate::model::{
 };
 use std::sync::Arc;
 
-/// Why a rank could not be loaded at all.
-#[derive(Debug, thiserror::Error)]
-pub enum LoadError {
-    /// The user cancelled.
-    #[error("cancelled")]
-    Cancelled,
-    /// The rank has no usable memory data; the message says what was tried.
-    #[error("rank {rank}: {reason}")]
-    NoData {
-        /// The rank id.
-        rank: String,
-        /// What went wrong.
-        reason: String,
-    },
-}
+pub use super::error::LoadError;
 
 /// Loads everything of one rank. Bad rows are skipped and counted; a bad optional file is a
 /// warning; only a rank without any readable memory_record is an error.
@@ -55,7 +41,7 @@ pub fn load_rank_with(
         DataSource::Csv { .. } => {
             // trace_view.json (steps, device total, host ops) is read on a thread of its own
             // while the CSV files are parsed: on a desktop with cores to spare it costs no time.
-            let trace = super::steps::trace_view_of(&data);
+            let trace = super::layout::trace_view_of(&data);
             let early = std::thread::scope(|s| {
                 // No thread to be had: `attach_steps` reads the file itself afterwards.
                 let reader = trace.and_then(|path| {
@@ -114,8 +100,10 @@ pub fn load_rank_with(
             "no memory_record or operator_memory rows".into(),
         ));
     }
-    let trace_ops = super::steps::attach_steps(&mut data, control, early_trace)?;
-    super::stacks::attach_stacks(&mut data, trace_ops, control)?;
+    // trace_view.json is read once (or was, on the thread above) and handed to each stage.
+    let mut trace = super::layout::RankTrace::with_early(early_trace);
+    super::steps::attach_steps(&mut data, &mut trace, control)?;
+    super::stacks::attach_stacks(&mut data, &mut trace, control)?;
     data.modules.sort_by_time();
     data.device_memory.sort_by_time();
     data.time_origin_ns = time_origin(&data);

@@ -3,12 +3,17 @@
 //! [`discover`] walks a path and returns a [`Profile`] (ranks with their files, no rows);
 //! [`load_rank`] parses one rank into [`crate::model::RankData`]. Every file is opened through
 //! [`safe_fs`] (regular files only, bounded reads); nothing is ever written beside them.
+//! Loading runs in stages (the tables, then steps, then call stacks); [`layout`] says where a
+//! rank's other files are and holds its `trace_view.json` extract, read once and handed to every
+//! stage; [`error`] is the error they all return.
 
 mod chunks;
 mod csv_tables;
 mod db;
 mod db_stacks;
 mod discover;
+pub mod error;
+pub mod layout;
 pub mod line_split;
 mod load;
 pub mod safe_fs;

@@ -19,16 +19,16 @@ use rustc_hash::FxHashMap;
 
 use super::chunks::LoadControl;
 use super::db_stacks::load_host_ops;
-use super::load::LoadError;
-use super::trace_view::{TraceError, read_trace_view};
+use super::error::LoadError;
+use super::layout::RankTrace;
 use crate::model::{CallStacks, DataSource, HostOps, NO_STACK, NULL, RankData, StackSource};
 
-/// Fills `data.stacks` when the profile recorded call stacks. `trace` is what the steps
-/// reader already read from `trace_view.json`, if it read it. A file
-/// that cannot be read is a warning, never an error.
+/// Fills `data.stacks` when the profile recorded call stacks: the DB's `PYTORCH_API`, else the
+/// host ops of the rank's `trace_view.json` extract (read once per rank, see [`RankTrace`]). A
+/// file that cannot be read is a warning, never an error.
 pub fn attach_stacks(
     data: &mut RankData,
-    trace: Option<HostOps>,
+    trace: &mut RankTrace,
     control: &LoadControl,
 ) -> Result<(), LoadError> {
     if data.operators.is_empty() {
@@ -56,14 +56,12 @@ pub fn attach_stacks(
             }),
         }
     }
-    if found.is_none() {
-        let ops = match trace {
-            Some(ops) => Some(ops),
-            None => read_trace_ops(data, control)?,
-        };
-        found = ops
-            .filter(|o| !o.is_empty())
-            .map(|o| (o, StackSource::TraceView));
+    let unreadable = |cause| crate::model::Message::StacksUnreadable { cause };
+    if found.is_none()
+        && let Some(t) = trace.extract(data, control, unreadable)?
+        && !t.host.is_empty()
+    {
+        found = Some((std::mem::take(&mut t.host), StackSource::TraceView));
     }
     if let Some((ops, source)) = found {
         // Kept without any stack too (recorded without with_stack): the per-operator
@@ -71,26 +69,6 @@ pub fn attach_stacks(
         data.stacks = Some(attribute(ops, &data.operators.alloc_time, source));
     }
     Ok(())
-}
-
-/// The ops of the rank's `trace_view.json`, when the steps reader did not read it.
-fn read_trace_ops(
-    data: &mut RankData,
-    control: &LoadControl,
-) -> Result<Option<HostOps>, LoadError> {
-    let Some(path) = super::steps::trace_view_of(data) else {
-        return Ok(None);
-    };
-    match read_trace_view(&path, control) {
-        Ok(t) => Ok(Some(t.host)),
-        Err(TraceError::Cancelled) => Err(LoadError::Cancelled),
-        Err(e) => {
-            data.report.warn(crate::model::Message::StacksUnreadable {
-                cause: e.to_string(),
-            });
-            Ok(None)
-        }
-    }
 }
 
 /// Matches each allocation time (absolute ns, [`NULL`] when missing) to the op running then,
