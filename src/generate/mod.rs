@@ -463,6 +463,11 @@ fn add_leak(pta: &mut Vec<Alloc>, steps: &[(i64, i64, i64)], per_step: i64) {
 
 /// Writes a profile under `out` and returns the rank folders written.
 pub fn generate(out: &Path, opts: &GenOptions) -> io::Result<Vec<PathBuf>> {
+    if let Format::Imported(name) = opts.format {
+        return Err(io::Error::other(format!(
+            "the generator does not write {name} files"
+        )));
+    }
     let mut dirs = Vec::new();
     for rank in 0..opts.ranks {
         let sim = simulate_rank(opts, rank);
@@ -479,7 +484,7 @@ pub fn generate(out: &Path, opts: &GenOptions) -> io::Result<Vec<PathBuf>> {
                 5000 + rank,
                 20261121000000000u64 + rank as u64
             )),
-            Format::Msprof => {
+            Format::Msprof | Format::Imported(_) => {
                 out.join(format!("PROF_{:06}_20261121000000000_RANK{rank}", rank + 1))
             }
         };

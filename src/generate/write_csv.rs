@@ -81,6 +81,9 @@ pub(crate) fn write_rank(dir: &Path, sim: &RankSim, opts: &GenOptions) -> io::Re
         Format::TorchNpu => write_torch(dir, sim, opts),
         Format::MindSpore => write_mindspore(dir, sim, opts),
         Format::Msprof => write_msprof(dir, sim, opts),
+        Format::Imported(name) => Err(io::Error::other(format!(
+            "the generator does not write {name} files"
+        ))),
     }
 }
 

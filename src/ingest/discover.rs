@@ -6,6 +6,7 @@
 //! like MindStudio Insight descends only into `ASCEND_PROFILER_OUTPUT` / `mindstudio_profiler_output`
 //! where a folder has one.
 
+use super::importer::{IMPORTERS, Importer, ranks_of_file};
 use crate::model::Message;
 use std::collections::HashSet;
 use std::fs;
@@ -199,13 +200,26 @@ struct Candidate {
     dbs: Vec<(Format, PathBuf)>,
 }
 
-struct Walker {
+struct Walker<'a> {
     visited: HashSet<PathBuf>,
     found: Vec<Candidate>,
     notes: Vec<Message>,
+    /// The importers asked about files the Ascend exports do not claim.
+    importers: &'a [&'a dyn Importer],
+    /// The ranks they found.
+    imported: Vec<RankInfo>,
 }
 
-impl Walker {
+impl Walker<'_> {
+    /// Asks the importers about a file the Ascend exports do not claim.
+    fn ask_importers(&mut self, path: &Path, name: &str) {
+        if !self.importers.is_empty()
+            && let Some(ranks) = ranks_of_file(self.importers, path, name, &mut self.notes)
+        {
+            self.imported.extend(ranks);
+        }
+    }
+
     fn walk(&mut self, dir: &Path, depth: usize) {
         let Ok(canon) = fs::canonicalize(dir) else {
             return;
@@ -262,6 +276,8 @@ impl Walker {
                 cand.dbs.push((fmt, path.clone()));
             } else if is_msprof_db(name) {
                 cand.dbs.push((Format::Msprof, path.clone()));
+            } else {
+                self.ask_importers(path, name);
             }
         }
         let has_rows_source = cand
@@ -294,8 +310,14 @@ impl Walker {
     }
 }
 
-/// Discovers every rank under `path` (a folder or one `.db` file).
+/// Discovers every rank under `path` (a folder or one `.db` file): the Ascend exports and what
+/// the [`IMPORTERS`] recognise.
 pub fn discover(path: &Path) -> Result<Profile, DiscoverError> {
+    discover_with(path, IMPORTERS)
+}
+
+/// [`discover`] asking `importers` (tests prove the seam with importers of their own).
+pub fn discover_with(path: &Path, importers: &[&dyn Importer]) -> Result<Profile, DiscoverError> {
     let meta = fs::metadata(path).map_err(|e| DiscoverError::Unreadable {
         path: path.display().to_string(),
         reason: e.to_string(),
@@ -304,6 +326,8 @@ pub fn discover(path: &Path) -> Result<Profile, DiscoverError> {
         visited: HashSet::new(),
         found: Vec::new(),
         notes: Vec::new(),
+        importers,
+        imported: Vec::new(),
     };
     if !meta.is_file() && !meta.is_dir() {
         return Err(DiscoverError::Unreadable {
@@ -335,11 +359,13 @@ pub fn discover(path: &Path) -> Result<Profile, DiscoverError> {
             walker.notes.push(Message::SnapshotNotProfile {
                 path: path.display().to_string(),
             });
+        } else {
+            walker.ask_importers(path, &name);
         }
     } else {
         walker.walk(path, 0);
     }
-    let mut ranks = Vec::new();
+    let mut ranks = std::mem::take(&mut walker.imported);
     let mut notes = walker.notes;
     for cand in merge_db_with_its_csvs(walker.found) {
         ranks.extend(ranks_of(cand, &mut notes));
@@ -731,7 +757,7 @@ fn csv_rank(
             operator_memory,
             ..
         } => (memory_record, operator_memory),
-        DataSource::Db { .. } => (&[], &[]),
+        DataSource::Db { .. } | DataSource::Imported { .. } => (&[], &[]),
     };
     // One open of memory_record gives both its header and its first row's device.
     let record = memory_record.first().and_then(|p| CsvFile::open(p).ok());

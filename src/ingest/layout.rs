@@ -102,6 +102,7 @@ pub(super) fn output_dirs(data: &RankData) -> Vec<PathBuf> {
                 add(memory_record.first().and_then(|p| p.parent()));
             }
         }
+        DataSource::Imported { path, .. } => add(path.parent()),
     }
     add(Some(&data.info.dir.join("ASCEND_PROFILER_OUTPUT")));
     dirs

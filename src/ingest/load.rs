@@ -32,6 +32,39 @@ pub fn load_rank_with(
     control: &LoadControl,
     early: &mut (dyn FnMut(RankData) + Send),
 ) -> Result<RankData, LoadError> {
+    load_rank_using(info, control, early, super::importer::IMPORTERS)
+}
+
+/// [`load_rank_with`], a rank of an importer found among `importers` (tests prove the seam with
+/// importers of their own).
+pub fn load_rank_using(
+    info: &RankInfo,
+    control: &LoadControl,
+    early: &mut (dyn FnMut(RankData) + Send),
+    importers: &[&dyn super::importer::Importer],
+) -> Result<RankData, LoadError> {
+    if let DataSource::Imported { importer, .. } = &info.source {
+        let Some((imp, _)) = super::importer::importer_of(importers, info) else {
+            return Err(no_data(info, format!("no importer named {importer}")));
+        };
+        let mut data = imp.load(info, control)?;
+        for note in info.notes.iter().rev() {
+            data.report.warnings.insert(0, note.clone());
+        }
+        data.modules.sort_by_time();
+        data.device_memory.sort_by_time();
+        data.time_origin_ns = time_origin(&data);
+        return Ok(data);
+    }
+    load_export(info, control, early)
+}
+
+/// An Ascend export (CSV files or a SQLite DB).
+fn load_export(
+    info: &RankInfo,
+    control: &LoadControl,
+    early: &mut (dyn FnMut(RankData) + Send),
+) -> Result<RankData, LoadError> {
     let mut data = empty(info);
     let mut early_trace = None;
     for note in &info.notes {
@@ -93,6 +126,9 @@ pub fn load_rank_with(
                 None => return Err(no_data(info, format!("{}: {e}", path.display()))),
             },
         },
+        DataSource::Imported { .. } => {
+            return Err(no_data(info, "not an Ascend export".into()));
+        }
     }
     if data.records.is_empty() && data.operators.is_empty() {
         return Err(no_data(

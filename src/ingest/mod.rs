@@ -13,6 +13,7 @@ mod db;
 mod db_stacks;
 mod discover;
 pub mod error;
+pub mod importer;
 pub mod layout;
 pub mod line_split;
 mod load;
@@ -29,6 +30,6 @@ pub use crate::model::report::{
 pub use chunks::{BLOCK_BYTES, LoadControl};
 pub use csv_tables::FileError;
 pub use discover::{
-    DiscoverError, MAX_DEPTH, Profile, discover, host_from_folder, is_snapshot_name,
+    DiscoverError, MAX_DEPTH, Profile, discover, discover_with, host_from_folder, is_snapshot_name,
 };
-pub use load::{LoadError, load_rank, load_rank_with, time_origin};
+pub use load::{LoadError, load_rank, load_rank_using, load_rank_with, time_origin};

@@ -52,7 +52,7 @@ pub fn attach_steps(
         let session = session_from_profiler_info(&data.info.dir);
         let only_device = match &data.info.source {
             DataSource::Csv { device, .. } => device.clone(),
-            DataSource::Db { .. } => None,
+            DataSource::Db { .. } | DataSource::Imported { .. } => None,
         };
         let mut rows = Vec::new();
         match read_kernel_steps(

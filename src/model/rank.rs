@@ -14,6 +14,8 @@ pub enum Format {
     MindSpore,
     /// CANN msprof, `PROF_*/mindstudio_profiler_output`.
     Msprof,
+    /// A source read by an importer (`ingest::importer`): its name.
+    Imported(&'static str),
 }
 
 impl Format {
@@ -23,6 +25,7 @@ impl Format {
             Format::TorchNpu => "torch_npu",
             Format::MindSpore => "mindspore",
             Format::Msprof => "msprof",
+            Format::Imported(name) => name,
         }
     }
 }
@@ -55,6 +58,15 @@ pub enum DataSource {
         device: Option<i64>,
         /// CSV files beside the DB, used if the DB turns out to have no memory tables.
         csv_fallback: Option<Box<DataSource>>,
+    },
+    /// A file read by an importer (`ingest::importer::Importer`).
+    Imported {
+        /// The importer's name.
+        importer: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// Which of the file's ranks (the importer's own words, e.g. a device).
+        part: String,
     },
 }
 
@@ -93,6 +105,7 @@ impl DataSource {
         match self {
             DataSource::Csv { .. } => "csv",
             DataSource::Db { .. } => "db",
+            DataSource::Imported { importer, .. } => importer,
         }
     }
 }

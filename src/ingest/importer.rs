@@ -1,0 +1,89 @@
+//! The seam for new kinds of input: an [`Importer`] recognises its files by name and first bytes,
+//! says which ranks a file holds, and loads one of them into a [`RankData`]. Discovery asks every
+//! importer of [`IMPORTERS`] about the files the built-in Ascend exports (CSV and SQLite, read by
+//! `discover` and `load`, which handle their own coexistence rules) do not claim; loading hands a
+//! rank whose source is [`DataSource::Imported`] to the importer named there. Every view, the CLI
+//! and the overview then work on it unchanged, since they only see `RankData`.
+//!
+//! Adding a source: one module implementing [`Importer`] and one line in [`IMPORTERS`] (and its
+//! notes as [`crate::model::Message`] variants). rerun's `Importer` list is the model; memsight
+//! needs no plugins, so the list is static.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use super::chunks::LoadControl;
+use super::error::LoadError;
+use crate::model::{DataSource, Message, RankData, RankInfo};
+
+/// How many bytes of a file [`Importer::recognises`] sees.
+pub const HEAD_BYTES: usize = 4096;
+
+/// One kind of input memsight reads besides the Ascend exports.
+pub trait Importer: Sync {
+    /// Its name: the `source` of its ranks (`inspect --json`), and how a rank finds it again.
+    fn name(&self) -> &'static str;
+
+    /// Cheap, by name alone: might this file be one of yours? (Only then is its head read.)
+    fn wants(&self, file_name: &str) -> bool;
+
+    /// Is this file one of yours, by its first [`HEAD_BYTES`] bytes (fewer for a short file)?
+    /// Check content, not only the name.
+    fn recognises(&self, path: &Path, head: &[u8]) -> bool;
+
+    /// The ranks the file holds, with [`DataSource::Imported`] sources naming this importer
+    /// (`part` tells the ranks of one file apart); reads no more than it must. Problems worth
+    /// telling go to `notes`.
+    fn ranks(&self, path: &Path, notes: &mut Vec<Message>) -> Vec<RankInfo>;
+
+    /// Loads one of its ranks: tables, steps and call stacks when the file has them. Bad
+    /// records are skipped and counted, never a panic; nothing is written anywhere.
+    fn load(&self, info: &RankInfo, control: &LoadControl) -> Result<RankData, LoadError>;
+}
+
+/// The importers discovery asks, in order. Empty until the first new source lands (PyTorch
+/// profiler traces, msMemScope dumps); tests prove the seam with an importer of their own
+/// through [`super::discover_with`] and [`super::load_rank_using`].
+pub static IMPORTERS: &[&dyn Importer] = &[];
+
+/// The first bytes of `path` (a regular file), for [`Importer::recognises`]; empty when it
+/// cannot be read.
+pub(super) fn head(path: &Path) -> Vec<u8> {
+    let mut buf = Vec::with_capacity(HEAD_BYTES);
+    if let Ok(f) = super::safe_fs::open_regular(path) {
+        let _ = f.take(HEAD_BYTES as u64).read_to_end(&mut buf);
+    }
+    buf
+}
+
+/// The ranks of `path` from the first importer that recognises it.
+pub(super) fn ranks_of_file(
+    importers: &[&dyn Importer],
+    path: &Path,
+    name: &str,
+    notes: &mut Vec<Message>,
+) -> Option<Vec<RankInfo>> {
+    let wanting: Vec<&&dyn Importer> = importers.iter().filter(|i| i.wants(name)).collect();
+    if wanting.is_empty() {
+        return None;
+    }
+    let head = head(path);
+    wanting
+        .into_iter()
+        .find(|i| i.recognises(path, &head))
+        .map(|i| i.ranks(path, notes))
+}
+
+/// The importer a rank's source names, among `importers`.
+pub(super) fn importer_of<'a>(
+    importers: &[&'a dyn Importer],
+    info: &RankInfo,
+) -> Option<(&'a dyn Importer, PathBuf)> {
+    let DataSource::Imported { importer, path, .. } = &info.source else {
+        return None;
+    };
+    importers
+        .iter()
+        .find(|i| i.name() == *importer)
+        .map(|i| (*i, path.clone()))
+}
