@@ -110,7 +110,7 @@ pub trait RowSink: Send {
     /// them in [`RowSink::offsets_to_lines`].
     fn row(&mut self, rec: &Fields<'_>, at: u64);
     /// A line that could not be split into cells (`reason`), at byte offset `at` as for `row`.
-    fn bad_line(&mut self, at: u64, reason: &str, line: &[u8]);
+    fn bad_line(&mut self, at: u64, reason: crate::model::SkipReason, line: &[u8]);
     /// Replaces every offset the sink kept by `line_of(offset)` (called in increasing order).
     fn offsets_to_lines(&mut self, line_of: &mut dyn FnMut(u64) -> u64);
     /// Empties the sink for the next piece, keeping its allocations.
@@ -308,8 +308,10 @@ impl CsvFile {
                     parsed.push(make_sink(0));
                 }
                 let sink = &mut parsed[0];
-                let reason = format!("line longer than {} MiB; skipped", buf.len() >> 20);
-                sink.bad_line(0, &reason, &buf[..buf.len().min(200)]);
+                let reason = crate::model::SkipReason::LineTooLong {
+                    mib: (buf.len() >> 20) as u64,
+                };
+                sink.bad_line(0, reason, &buf[..buf.len().min(200)]);
                 sink.offsets_to_lines(&mut |_| next_line);
                 ready = 1;
                 next_line += 1;
@@ -586,7 +588,7 @@ fn parse_piece<S: RowSink>(bytes: &[u8], delimiter: u8, sink: &mut S) -> u64 {
         if !line.is_empty() {
             splitter.with_cells(line, |r| match r {
                 Ok(cells) => sink.row(cells, start as u64),
-                Err(reason) => sink.bad_line(start as u64, reason, line),
+                Err(reason) => sink.bad_line(start as u64, reason.into(), line),
             });
         }
         start = end + 1;
@@ -604,7 +606,7 @@ mod tests {
         fn row(&mut self, rec: &Fields<'_>, at: u64) {
             self.0.push((at, record_text(rec)));
         }
-        fn bad_line(&mut self, at: u64, reason: &str, _line: &[u8]) {
+        fn bad_line(&mut self, at: u64, reason: crate::model::SkipReason, _line: &[u8]) {
             self.0.push((at, format!("!{reason}")));
         }
         fn offsets_to_lines(&mut self, line_of: &mut dyn FnMut(u64) -> u64) {

@@ -1,6 +1,7 @@
 //! The four CSV kinds (memory_record, operator_memory, npu_module_mem, static_op_mem), every
 //! variant of formats.md §2, mapped by header name and never by position.
 
+use crate::model::SkipReason;
 use std::path::Path;
 
 use super::chunks::{
@@ -123,14 +124,14 @@ fn num(
     factor: i64,
     lossy: &mut bool,
     col: &str,
-) -> Result<i64, String> {
+) -> Result<i64, SkipReason> {
     match parse_scaled(cell(rec, idx), factor) {
         Ok(Some(s)) => {
             *lossy |= s.lossy;
             Ok(s.value)
         }
         Ok(None) => Ok(NULL),
-        Err(e) => Err(format!("{col}: {e}")),
+        Err(e) => Err(e.reason(col)),
     }
 }
 
@@ -143,7 +144,7 @@ fn time_num(
     window: TimeWindow,
     lossy: &mut bool,
     col: &str,
-) -> Result<i64, String> {
+) -> Result<i64, SkipReason> {
     let t = num(rec, idx, 1000, lossy, col)?;
     if t != NULL && !window.contains(t) {
         let text = String::from_utf8_lossy(trim_cell(cell(rec, idx))).into_owned();
@@ -179,7 +180,7 @@ fn intern_name(names: &mut Interner, cell: &[u8], flags: &mut RowFlags) -> NameI
 
 /// Parses one record into local columns, or says why not (then nothing is pushed).
 trait RowParser: Send {
-    fn parse(&mut self, rec: &Fields<'_>, flags: &mut RowFlags) -> Result<(), String>;
+    fn parse(&mut self, rec: &Fields<'_>, flags: &mut RowFlags) -> Result<(), SkipReason>;
     /// Forgets piece-local state (ids of local interners); columns are already drained.
     fn reset(&mut self);
 }
@@ -208,7 +209,7 @@ impl<P: RowParser> RowSink for Sink<P> {
         self.device = None;
     }
 
-    fn bad_line(&mut self, at: u64, reason: &str, line: &[u8]) {
+    fn bad_line(&mut self, at: u64, reason: SkipReason, line: &[u8]) {
         self.skipped
             .add(at, reason, || String::from_utf8_lossy(line).into_owned());
     }
@@ -225,7 +226,10 @@ impl<P: RowParser> RowSink for Sink<P> {
             return; // blank line
         }
         if rec.len() < self.min_fields {
-            let msg = format!("{} fields, the header has {}", rec.len(), self.min_fields);
+            let msg = SkipReason::FewerFields {
+                got: rec.len(),
+                header: self.min_fields,
+            };
             self.skipped.add(line, msg, || record_text(rec));
             return;
         }
@@ -234,11 +238,10 @@ impl<P: RowParser> RowSink for Sink<P> {
                 .iter()
                 .any(|c| !trim_cell(c).is_empty())
         {
-            let msg = format!(
-                "{} fields, the header has {} (a value with an unquoted comma?)",
-                rec.len(),
-                self.max_fields
-            );
+            let msg = SkipReason::ExtraFields {
+                got: rec.len(),
+                header: self.max_fields,
+            };
             self.skipped.add(line, msg, || record_text(rec));
             return;
         }
@@ -248,8 +251,8 @@ impl<P: RowParser> RowSink for Sink<P> {
                 Some(_) => return, // another device's row: its own rank reads it
                 None => {
                     // Not silently lost: no rank of a multi-device file can claim it.
-                    let reason = "no device in a file that holds several devices";
-                    self.skipped.add(line, reason, || record_text(rec));
+                    self.skipped
+                        .add(line, SkipReason::NoDevice, || record_text(rec));
                     return;
                 }
             }
@@ -437,11 +440,13 @@ impl RowParser for RecordParser {
         self.last_stream = (Vec::new(), 0);
     }
 
-    fn parse(&mut self, rec: &Fields<'_>, flags: &mut RowFlags) -> Result<(), String> {
+    fn parse(&mut self, rec: &Fields<'_>, flags: &mut RowFlags) -> Result<(), SkipReason> {
         let c = self.cols;
         let comp = trim_cell(cell(rec, Some(c.component)));
         if comp.is_empty() {
-            return Err("Component: empty".into());
+            return Err(SkipReason::Empty {
+                column: "Component".into(),
+            });
         }
         let mut ts_lossy = false;
         let t = time_num(
@@ -452,7 +457,9 @@ impl RowParser for RecordParser {
             "Timestamp(us)",
         )?;
         if t == NULL {
-            return Err("Timestamp(us): missing".into());
+            return Err(SkipReason::Missing {
+                column: "Timestamp(us)".into(),
+            });
         }
         let mut unused = false;
         let alloc = num(
@@ -574,11 +581,13 @@ impl RowParser for OperatorParser {
         self.last_stream = (Vec::new(), 0);
     }
 
-    fn parse(&mut self, rec: &Fields<'_>, flags: &mut RowFlags) -> Result<(), String> {
+    fn parse(&mut self, rec: &Fields<'_>, flags: &mut RowFlags) -> Result<(), SkipReason> {
         let c = self.cols;
         let size = num(rec, Some(c.size.0), c.size.1, &mut false, "Size(KB)")?;
         if size == NULL {
-            return Err("Size(KB): missing".into());
+            return Err(SkipReason::Missing {
+                column: "Size(KB)".into(),
+            });
         }
         let mut ts_lossy = false;
         let w = self.window;
@@ -709,11 +718,13 @@ impl RowParser for ModuleParser {
         self.names = Interner::new();
     }
 
-    fn parse(&mut self, rec: &Fields<'_>, flags: &mut RowFlags) -> Result<(), String> {
+    fn parse(&mut self, rec: &Fields<'_>, flags: &mut RowFlags) -> Result<(), SkipReason> {
         let (comp_i, time_i, (resv_i, f)) = self.cols;
         let comp = trim_cell(cell(rec, Some(comp_i)));
         if comp.is_empty() {
-            return Err("Component: empty".into());
+            return Err(SkipReason::Empty {
+                column: "Component".into(),
+            });
         }
         let t = time_num(
             rec,
@@ -723,7 +734,9 @@ impl RowParser for ModuleParser {
             "Timestamp(us)",
         )?;
         if t == NULL {
-            return Err("Timestamp(us): missing".into());
+            return Err(SkipReason::Missing {
+                column: "Timestamp(us)".into(),
+            });
         }
         let resv = num(rec, Some(resv_i), f, &mut false, "Total Reserved")?;
         let id: NameId = intern_name(&mut self.names, comp, flags);
@@ -795,15 +808,19 @@ impl RowParser for StaticParser {
         self.names = Interner::new();
     }
 
-    fn parse(&mut self, rec: &Fields<'_>, flags: &mut RowFlags) -> Result<(), String> {
+    fn parse(&mut self, rec: &Fields<'_>, flags: &mut RowFlags) -> Result<(), SkipReason> {
         let c = self.cols;
         let op = trim_cell(cell(rec, Some(c.op)));
         if op.is_empty() {
-            return Err("Op Name: empty".into());
+            return Err(SkipReason::Empty {
+                column: "Op Name".into(),
+            });
         }
         let graph = trim_cell(cell(rec, Some(c.graph)));
         if graph.is_empty() {
-            return Err("Graph ID: empty".into());
+            return Err(SkipReason::Empty {
+                column: "Graph ID".into(),
+            });
         }
         let start = num(rec, Some(c.start), 1, &mut false, "Node Index Start")?;
         let end = num(rec, Some(c.end), 1, &mut false, "Node Index End")?;
@@ -883,7 +900,7 @@ struct KernelParser {
 impl RowParser for KernelParser {
     fn reset(&mut self) {}
 
-    fn parse(&mut self, rec: &Fields<'_>, flags: &mut RowFlags) -> Result<(), String> {
+    fn parse(&mut self, rec: &Fields<'_>, flags: &mut RowFlags) -> Result<(), SkipReason> {
         let c = self.cols;
         let step = num(rec, Some(c.step), 1, &mut false, "Step Id")?;
         if step == NULL {
@@ -904,7 +921,9 @@ impl RowParser for KernelParser {
             "Duration(us)",
         )?;
         if start == NULL {
-            return Err("Start Time(us): empty".into());
+            return Err(SkipReason::Empty {
+                column: "Start Time(us)".into(),
+            });
         }
         let end = start
             .checked_add(if dur == NULL { 0 } else { dur.max(0) })

@@ -2,7 +2,7 @@
 //! read-only: MEMORY_RECORD, OP_MEMORY, NPU_MEM (APP samples), NPU_MODULE_MEM + ENUM_MODULE,
 //! STRING_IDS, HOST_INFO, RANK_DEVICE_MAP. Times are ns and sizes bytes already.
 
-use crate::model::Message;
+use crate::model::{Message, SkipReason};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -141,22 +141,22 @@ pub(super) fn has_table(conn: &Connection, name: &str) -> bool {
 }
 
 /// A cell as i64 whatever SQLite stored (NUMERIC columns may hold REAL or TEXT).
-pub(super) fn int(v: ValueRef<'_>) -> Result<i64, String> {
+pub(super) fn int(v: ValueRef<'_>) -> Result<i64, SkipReason> {
     match v {
         ValueRef::Null => Ok(NULL),
         ValueRef::Integer(i) if i == NULL => Err("value out of range".into()),
         ValueRef::Integer(i) => Ok(i),
         ValueRef::Real(f) if f.is_finite() && f.abs() < 9.2e18 => Ok(f.round() as i64),
-        ValueRef::Real(f) => Err(format!("not a finite number: {f}")),
+        ValueRef::Real(f) => Err(format!("not a finite number: {f}").into()),
         ValueRef::Text(t) => super::value::parse_scaled(t, 1)
             .map(|o| o.map_or(NULL, |s| s.value))
-            .map_err(|e| e.to_string()),
+            .map_err(|e| e.to_string().into()),
         ValueRef::Blob(_) => Err("blob where a number belongs".into()),
     }
 }
 
 /// A time column: 0 means unset in these exports.
-pub(super) fn time(v: ValueRef<'_>) -> Result<i64, String> {
+pub(super) fn time(v: ValueRef<'_>) -> Result<i64, SkipReason> {
     int(v).map(|t| if t == 0 { NULL } else { t })
 }
 
@@ -458,7 +458,7 @@ fn name_of(col: &str, ids: bool) -> String {
 }
 
 /// A timestamp cell checked against the window: NULL passes, an outlier is an error.
-fn windowed(v: ValueRef<'_>, window: TimeWindow, column: &str) -> Result<i64, String> {
+fn windowed(v: ValueRef<'_>, window: TimeWindow, column: &str) -> Result<i64, SkipReason> {
     let t = time(v)?;
     if t != NULL && !window.contains(t) {
         return Err(window.reject_reason(column, &t.to_string()));
@@ -499,12 +499,14 @@ fn load_memory_record(
     let mut n: u64 = 0;
     while let Some(r) = rows.next()? {
         n += 1;
-        let parsed = (|| -> Result<_, String> {
+        let parsed = (|| -> Result<_, SkipReason> {
             let g = |i: usize| r.get_ref(i).map_err(|e| e.to_string());
             let comp = text(g(0)?);
             let t = windowed(g(1)?, window, "timestamp")?;
             if t == NULL {
-                return Err("timestamp missing".into());
+                return Err(SkipReason::DbMissing {
+                    what: "timestamp".into(),
+                });
             }
             Ok((comp, t, int(g(2)?)?, int(g(3)?)?, int(g(4)?)?, text(g(5)?)))
         })();
@@ -574,9 +576,13 @@ fn load_npu_mem(ctx: &Ctx<'_>, _strings: &mut Interner, out: &mut DbTables) -> R
             }
         };
         if t == NULL || (hbm == NULL && ddr == NULL) {
-            skipped.add(k, "timestamp or hbm/ddr missing", || {
-                format!("NPU_MEM row {k}")
-            });
+            skipped.add(
+                k,
+                SkipReason::DbMissing {
+                    what: "timestamp or hbm/ddr".into(),
+                },
+                || format!("NPU_MEM row {k}"),
+            );
             continue;
         }
         let total = hbm.max(0).saturating_add(ddr.max(0));
@@ -655,7 +661,13 @@ fn load_op_mem_events(
         let t = match windowed(r.get_ref(4)?, window, "timestampNs") {
             Ok(t) if t != NULL => t,
             Ok(_) => {
-                skipped.add(k, "timestampNs missing", || format!("NPU_OP_MEM row {k}"));
+                skipped.add(
+                    k,
+                    SkipReason::DbMissing {
+                        what: "timestampNs".into(),
+                    },
+                    || format!("NPU_OP_MEM row {k}"),
+                );
                 continue;
             }
             Err(reason) => {
@@ -665,13 +677,23 @@ fn load_op_mem_events(
         };
         let (a, bytes) = (int(r.get_ref(1)?), int(r.get_ref(3)?));
         let (Ok(a), Ok(bytes)) = (a, bytes) else {
-            skipped.add(k, "addr or size not a number", || {
-                format!("NPU_OP_MEM row {k}")
-            });
+            skipped.add(
+                k,
+                SkipReason::DbNotANumber {
+                    what: "addr or size".into(),
+                },
+                || format!("NPU_OP_MEM row {k}"),
+            );
             continue;
         };
         if a == NULL || bytes == NULL || bytes < 0 {
-            skipped.add(k, "addr or size missing", || format!("NPU_OP_MEM row {k}"));
+            skipped.add(
+                k,
+                SkipReason::DbMissing {
+                    what: "addr or size".into(),
+                },
+                || format!("NPU_OP_MEM row {k}"),
+            );
             continue;
         }
         let allocated = int(r.get_ref(5)?).unwrap_or(NULL);
@@ -806,12 +828,14 @@ fn load_op_memory(
     let mut ops = OperatorMemory::default();
     while let Some(r) = rows.next()? {
         k += 1;
-        let parsed = (|| -> Result<_, String> {
+        let parsed = (|| -> Result<_, SkipReason> {
             let g = |i: usize| r.get_ref(i).map_err(|e| e.to_string());
             let name = text(g(0)?);
             let size = int(g(1)?)?;
             if size == NULL {
-                return Err("size missing".into());
+                return Err(SkipReason::DbMissing {
+                    what: "size".into(),
+                });
             }
             // The cells in `OperatorMemory::push_row` order: size, then VALUES.
             let mut cells = [NULL; OP_I64_COLUMNS];
@@ -889,15 +913,23 @@ fn load_module_mem(
             }
         };
         let Ok(resv) = int(r.get_ref(2)?) else {
-            skipped.add(k, "totalReserved not a number", || {
-                format!("NPU_MODULE_MEM row {k}")
-            });
+            skipped.add(
+                k,
+                SkipReason::DbNotANumber {
+                    what: "totalReserved".into(),
+                },
+                || format!("NPU_MODULE_MEM row {k}"),
+            );
             continue;
         };
         if t == NULL || comp.is_empty() {
-            skipped.add(k, "timestamp or module missing", || {
-                format!("NPU_MODULE_MEM row {k}")
-            });
+            skipped.add(
+                k,
+                SkipReason::DbMissing {
+                    what: "timestamp or module".into(),
+                },
+                || format!("NPU_MODULE_MEM row {k}"),
+            );
             continue;
         }
         modules.component.push(strings.intern(&comp));

@@ -64,11 +64,11 @@ impl TimeWindow {
     }
 
     /// Why `cell` (the time's text) is rejected, for the skipped-row report.
-    pub fn reject_reason(self, column: &str, cell: &str) -> String {
-        format!(
-            "{column}: {} is far outside the profile's time range (a corrupt value?)",
-            cell.trim()
-        )
+    pub fn reject_reason(self, column: &str, cell: &str) -> crate::model::SkipReason {
+        crate::model::SkipReason::OutOfWindow {
+            column: column.to_string(),
+            cell: cell.trim().to_string(),
+        }
     }
 }
 

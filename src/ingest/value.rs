@@ -17,6 +17,17 @@ pub enum ValueError {
     OutOfRange(String),
 }
 
+impl ValueError {
+    /// The skipped-row reason for this error in `column`.
+    pub fn reason(self, column: &str) -> crate::model::SkipReason {
+        let column = column.to_string();
+        match self {
+            ValueError::NotANumber(cell) => crate::model::SkipReason::NotANumber { column, cell },
+            ValueError::OutOfRange(cell) => crate::model::SkipReason::OutOfRange { column, cell },
+        }
+    }
+}
+
 /// A parsed number: the i64 value and whether it came from lossy (scientific) notation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Scaled {

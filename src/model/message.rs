@@ -175,7 +175,7 @@ pub enum Message {
         /// How many.
         count: u64,
         /// The first skipped row: its line and why.
-        first: Option<(u64, String)>,
+        first: Option<(u64, SkipReason)>,
     },
     /// Any other note, as written (English).
     Text(String),
@@ -295,6 +295,119 @@ impl fmt::Display for Message {
             }
             Message::Text(t) => f.write_str(t),
         }
+    }
+}
+
+/// Why a row was skipped, with what varies in it: the CLI prints the English text, the UI its
+/// own language.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SkipReason {
+    /// Fewer cells than the header names.
+    FewerFields {
+        /// Cells in the row.
+        got: usize,
+        /// Columns the header needs.
+        header: usize,
+    },
+    /// More non-empty cells than the header names.
+    ExtraFields {
+        /// Cells in the row.
+        got: usize,
+        /// Columns in the header.
+        header: usize,
+    },
+    /// A file holding several devices, and this row names none.
+    NoDevice,
+    /// A required cell is empty.
+    Empty {
+        /// The column.
+        column: String,
+    },
+    /// A required cell is missing.
+    Missing {
+        /// The column.
+        column: String,
+    },
+    /// A cell that is not a number.
+    NotANumber {
+        /// The column.
+        column: String,
+        /// The cell, as written.
+        cell: String,
+    },
+    /// A number too large for the value it must become.
+    OutOfRange {
+        /// The column.
+        column: String,
+        /// The cell, as written.
+        cell: String,
+    },
+    /// A time far outside the profile's time range.
+    OutOfWindow {
+        /// The column.
+        column: String,
+        /// The cell, as written.
+        cell: String,
+    },
+    /// A DB row without what it needs (`timestamp`, `addr or size`, …).
+    DbMissing {
+        /// What is missing, as the DB's columns say it.
+        what: String,
+    },
+    /// A DB cell that is not a number.
+    DbNotANumber {
+        /// The column(s).
+        what: String,
+    },
+    /// A line longer than the reader holds.
+    LineTooLong {
+        /// The reader's limit, MiB.
+        mib: u64,
+    },
+    /// Any other reason, as written (English).
+    Text(String),
+}
+
+impl fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SkipReason::FewerFields { got, header } => {
+                write!(f, "{got} fields, the header has {header}")
+            }
+            SkipReason::ExtraFields { got, header } => write!(
+                f,
+                "{got} fields, the header has {header} (a value with an unquoted comma?)"
+            ),
+            SkipReason::NoDevice => f.write_str("no device in a file that holds several devices"),
+            SkipReason::Empty { column } => write!(f, "{column}: empty"),
+            SkipReason::Missing { column } => write!(f, "{column}: missing"),
+            SkipReason::NotANumber { column, cell } => {
+                write!(f, "{column}: not a number: {cell:?}")
+            }
+            SkipReason::OutOfRange { column, cell } => {
+                write!(f, "{column}: number out of range: {cell:?}")
+            }
+            SkipReason::OutOfWindow { column, cell } => write!(
+                f,
+                "{column}: {cell} is far outside the profile's time range (a corrupt value?)"
+            ),
+            SkipReason::DbMissing { what } => write!(f, "{what} missing"),
+            SkipReason::DbNotANumber { what } => write!(f, "{what} not a number"),
+            SkipReason::LineTooLong { mib } => write!(f, "line longer than {mib} MiB; skipped"),
+            SkipReason::Text(t) => f.write_str(t),
+        }
+    }
+}
+
+impl From<String> for SkipReason {
+    fn from(t: String) -> SkipReason {
+        SkipReason::Text(t)
+    }
+}
+
+impl From<&str> for SkipReason {
+    fn from(t: &str) -> SkipReason {
+        SkipReason::Text(t.to_string())
     }
 }
 

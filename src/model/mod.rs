@@ -17,7 +17,7 @@ mod window;
 
 pub use component::Component;
 pub use interner::{Interner, NameId};
-pub use message::Message;
+pub use message::{Message, SkipReason};
 pub use rank::{
     DataSource, DbSnapshot, Format, RankData, RankInfo, SourceChoice, USING_CSV_NOTE, USING_DB_NOTE,
 };

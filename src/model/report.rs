@@ -12,7 +12,7 @@ pub struct SkippedRow {
     /// 1-based line number in the file (the header is line 1).
     pub line: u64,
     /// Why it was skipped.
-    pub reason: String,
+    pub reason: super::SkipReason,
     /// The row's text (cells joined by commas, at most 200 characters).
     pub text: String,
 }
@@ -28,7 +28,12 @@ pub struct SkippedRows {
 
 impl SkippedRows {
     /// Records one skipped row.
-    pub fn add(&mut self, line: u64, reason: impl Into<String>, text: impl FnOnce() -> String) {
+    pub fn add(
+        &mut self,
+        line: u64,
+        reason: impl Into<super::SkipReason>,
+        text: impl FnOnce() -> String,
+    ) {
         self.count += 1;
         if self.samples.len() < MAX_SKIPPED_SAMPLES {
             let mut text = text();

@@ -3,7 +3,29 @@
 //! English. Data names stay as the files spell them in both languages: column headers (they are
 //! the CSV's columns and what Copy pastes), curve names and Group By modes (Insight's terms).
 
-use crate::model::Message;
+use crate::model::{Message, SkipReason};
+
+/// Why a row was skipped, in Chinese (column names and cells stay as the file writes them).
+fn zh_skip_reason(r: &SkipReason) -> String {
+    match r {
+        SkipReason::FewerFields { got, header } => format!("只有 {got} 个字段，表头有 {header} 个"),
+        SkipReason::ExtraFields { got, header } => {
+            format!("有 {got} 个字段，表头只有 {header} 个（某个值含未加引号的逗号？）")
+        }
+        SkipReason::NoDevice => "文件包含多个设备，而此行未注明设备".into(),
+        SkipReason::Empty { column } => format!("{column}：为空"),
+        SkipReason::Missing { column } => format!("{column}：缺失"),
+        SkipReason::NotANumber { column, cell } => format!("{column}：不是数字：{cell:?}"),
+        SkipReason::OutOfRange { column, cell } => format!("{column}：数值超出范围：{cell:?}"),
+        SkipReason::OutOfWindow { column, cell } => {
+            format!("{column}：{cell} 远在本数据的时间范围之外（数值损坏？）")
+        }
+        SkipReason::LineTooLong { mib } => format!("行长度超过 {mib} MiB；已跳过"),
+        SkipReason::DbMissing { what } => format!("缺少 {what}"),
+        SkipReason::DbNotANumber { what } => format!("{what} 不是数字"),
+        SkipReason::Text(t) => t.clone(),
+    }
+}
 
 /// A UI language.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -217,6 +239,8 @@ pub struct Tr {
     pub load_warnings: &'static str,
     /// A load note ingest wrote (the CLI prints its English text).
     pub message: fn(&Message) -> String,
+    /// Why a row was skipped.
+    pub skip_reason: fn(&SkipReason) -> String,
     pub rows_skipped: fn(&str, u64) -> String,
     pub skipped_line: fn(u64, &str, &str) -> String,
     pub lossy_times: fn(usize) -> String,
@@ -621,6 +645,7 @@ pub static EN: Tr = Tr {
     memory_usage_mb: "Memory Usage (MB)",
     load_warnings: "Load warnings",
     message: Message::text,
+    skip_reason: SkipReason::to_string,
     rows_skipped: |p, n| format!("{p}: {n} rows skipped"),
     skipped_line: |n, why, text| format!("line {n}: {why} — {text}"),
     lossy_times: |n| {
@@ -1056,12 +1081,14 @@ pub static ZH: Tr = Tr {
         } => format!("{path}：{table} 表缺少列 {columns}；按空值读取"),
         Message::SkippedRows { path, count, first } => match first {
             Some((line, reason)) => {
+                let reason = zh_skip_reason(reason);
                 format!("{path}：跳过 {count} 行（第一行：第 {line} 行：{reason}）")
             }
             None => format!("{path}：跳过 {count} 行"),
         },
         Message::Text(text) => text.clone(),
     },
+    skip_reason: zh_skip_reason,
     rows_skipped: |p, n| format!("{p}：跳过 {n} 行"),
     skipped_line: |n, why, text| format!("第 {n} 行：{why} — {text}"),
     lossy_times: |n| {

@@ -28,7 +28,11 @@ pub fn warnings_window(
                         f.skipped.count,
                     ));
                     for s in &f.skipped.samples {
-                        ui.monospace((t.skipped_line)(s.line, &s.reason, &s.text));
+                        ui.monospace((t.skipped_line)(
+                            s.line,
+                            &(t.skip_reason)(&s.reason),
+                            &s.text,
+                        ));
                     }
                 }
             });
