@@ -297,7 +297,9 @@ fn malformed_rows_are_skipped_counted_and_kept_verbatim() {
     assert!(data.records.time_ns.contains(&1_000_000_000_000_400_000));
     // The empty and header-less ranks fail with reasons; nothing else is lost.
     match load_rank(&p.ranks[1], &LoadControl::new()) {
-        Err(LoadError::NoData { reason, .. }) => assert!(reason.contains("empty"), "{reason}"),
+        Err(LoadError::NoData { reason, .. }) => {
+            assert!(reason.to_string().contains("empty"), "{reason}")
+        }
         other => panic!("{other:?}"),
     }
     // operator_memory without memory_record: a table-only rank (Insight shows nothing).
@@ -306,7 +308,7 @@ fn malformed_rows_are_skipped_counted_and_kept_verbatim() {
     assert_eq!(lone.operators.len(), 3);
     match load_rank(&p.ranks[3], &LoadControl::new()) {
         Err(LoadError::NoData { reason, .. }) => {
-            assert!(reason.contains("Timestamp(us)"), "{reason}")
+            assert!(reason.to_string().contains("Timestamp(us)"), "{reason}")
         }
         other => panic!("{other:?}"),
     }

@@ -7,12 +7,62 @@ pub enum LoadError {
     /// The user cancelled.
     #[error("cancelled")]
     Cancelled,
-    /// The rank has no usable memory data; the message says what was tried.
+    /// The rank has no usable memory data; the reason says what was tried.
     #[error("rank {rank}: {reason}")]
     NoData {
         /// The rank id.
         rank: String,
         /// What went wrong.
-        reason: String,
+        reason: NoDataReason,
     },
+}
+
+/// Why a rank has no usable memory data, with what varies in it (the CLI prints the English
+/// text, the UI its own language).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NoDataReason {
+    /// Its files were read and hold no data rows.
+    #[error("{files}: no data rows")]
+    NoDataRows {
+        /// The files, joined by `, `.
+        files: String,
+    },
+    /// Its memory_record files could not be read (the errors, joined by `; `).
+    #[error("{errors}")]
+    Unreadable {
+        /// What each file's reader said.
+        errors: String,
+    },
+    /// Neither memory_record nor operator_memory rows.
+    #[error("no memory_record or operator_memory rows")]
+    NoRows,
+    /// Its DB could not be read, and no CSV files are beside it.
+    #[error("{path}: {cause}")]
+    DbFailed {
+        /// The DB.
+        path: String,
+        /// Why.
+        cause: String,
+    },
+    /// A rank of an importer that is not there.
+    #[error("no importer named {name}")]
+    NoImporter {
+        /// The importer's name.
+        name: String,
+    },
+    /// An importer's own reason, as it words it.
+    #[error("{0}")]
+    Other(String),
+}
+
+impl From<String> for NoDataReason {
+    fn from(t: String) -> NoDataReason {
+        NoDataReason::Other(t)
+    }
+}
+
+impl From<&str> for NoDataReason {
+    fn from(t: &str) -> NoDataReason {
+        NoDataReason::Other(t.to_string())
+    }
 }

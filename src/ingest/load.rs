@@ -14,7 +14,7 @@ use crate::model::{
 };
 use std::sync::Arc;
 
-pub use super::error::LoadError;
+pub use super::error::{LoadError, NoDataReason};
 
 /// Loads everything of one rank. Bad rows are skipped and counted; a bad optional file is a
 /// warning; only a rank without any readable memory_record is an error.
@@ -45,7 +45,12 @@ pub fn load_rank_using(
 ) -> Result<RankData, LoadError> {
     if let DataSource::Imported { importer, .. } = &info.source {
         let Some((imp, _)) = super::importer::importer_of(importers, info) else {
-            return Err(no_data(info, format!("no importer named {importer}")));
+            return Err(no_data(
+                info,
+                NoDataReason::NoImporter {
+                    name: importer.to_string(),
+                },
+            ));
         };
         let mut data = imp.load(info, control)?;
         for note in info.notes.iter().rev() {
@@ -123,7 +128,15 @@ fn load_export(
                     });
                     load_csv(src, &mut data, control, &mut |_| {})?;
                 }
-                None => return Err(no_data(info, format!("{}: {e}", path.display()))),
+                None => {
+                    return Err(no_data(
+                        info,
+                        NoDataReason::DbFailed {
+                            path: path.display().to_string(),
+                            cause: e.to_string(),
+                        },
+                    ));
+                }
             },
         },
         DataSource::Imported { .. } => {
@@ -131,10 +144,7 @@ fn load_export(
         }
     }
     if data.records.is_empty() && data.operators.is_empty() {
-        return Err(no_data(
-            info,
-            "no memory_record or operator_memory rows".into(),
-        ));
+        return Err(no_data(info, NoDataReason::NoRows));
     }
     // trace_view.json is read once (or was, on the thread above) and handed to each stage.
     let mut trace = super::layout::RankTrace::with_early(early_trace);
@@ -150,7 +160,7 @@ fn empty(info: &RankInfo) -> RankData {
     RankData::empty(info.clone())
 }
 
-fn no_data(info: &RankInfo, reason: String) -> LoadError {
+fn no_data(info: &RankInfo, reason: NoDataReason) -> LoadError {
     LoadError::NoData {
         rank: info.rank.clone(),
         reason,
@@ -323,9 +333,13 @@ fn load_csv(
             .map(|p| p.display().to_string())
             .collect();
         let reason = if record_errors.is_empty() {
-            format!("{}: no data rows", names.join(", "))
+            NoDataReason::NoDataRows {
+                files: names.join(", "),
+            }
         } else {
-            record_errors.join("; ")
+            NoDataReason::Unreadable {
+                errors: record_errors.join("; "),
+            }
         };
         return Err(LoadError::NoData {
             rank: data.info.rank.clone(),

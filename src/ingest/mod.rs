@@ -32,4 +32,4 @@ pub use csv_tables::FileError;
 pub use discover::{
     DiscoverError, MAX_DEPTH, Profile, discover, discover_with, host_from_folder, is_snapshot_name,
 };
-pub use load::{LoadError, load_rank, load_rank_using, load_rank_with, time_origin};
+pub use load::{LoadError, NoDataReason, load_rank, load_rank_using, load_rank_with, time_origin};

@@ -58,6 +58,8 @@ pub struct UnpickleError {
     pub at: usize,
     /// What is wrong.
     pub msg: String,
+    /// The file ends inside an opcode: it was cut short (a copy still being written?).
+    pub truncated: bool,
 }
 
 /// A whole unpickled file: its root value and the arenas the values point into.
@@ -461,6 +463,7 @@ impl<'a> Reader<'a> {
         UnpickleError {
             at,
             msg: msg.into(),
+            truncated: false,
         }
     }
 
@@ -471,7 +474,10 @@ impl<'a> Reader<'a> {
             .pos
             .checked_add(n)
             .filter(|&e| e <= data.len())
-            .ok_or_else(|| self.err(at, "the file ends inside an opcode (truncated?)"))?;
+            .ok_or_else(|| UnpickleError {
+                truncated: true,
+                ..self.err(at, "the file ends inside an opcode (truncated?)")
+            })?;
         let b = &data[self.pos..end];
         self.pos = end;
         Ok(b)
@@ -550,6 +556,7 @@ fn push<T>(arena: &mut Vec<T>, item: T, at: usize) -> Result<u32, UnpickleError>
     let id = u32::try_from(arena.len()).map_err(|_| UnpickleError {
         at,
         msg: "more than 4 billion objects".into(),
+        truncated: false,
     })?;
     arena.push(item);
     Ok(id)

@@ -5,6 +5,50 @@
 
 use crate::model::{Message, SkipReason};
 
+/// Why a rank could not be loaded, in Chinese (file names and the OS's words stay as they are).
+fn zh_load_error(e: &crate::ingest::LoadError) -> String {
+    use crate::ingest::{LoadError, NoDataReason};
+    match e {
+        LoadError::Cancelled => "加载已取消。".into(),
+        LoadError::NoData { rank, reason } => {
+            let why = match reason {
+                NoDataReason::NoDataRows { files } => format!("{files}：没有数据行"),
+                NoDataReason::Unreadable { errors } => format!("无法读取：{errors}"),
+                NoDataReason::NoRows => "没有 memory_record 或 operator_memory 数据行".into(),
+                NoDataReason::DbFailed { path, cause } => format!("{path}：无法读取（{cause}）"),
+                NoDataReason::NoImporter { name } => format!("没有名为 {name} 的读取器"),
+                NoDataReason::Other(t) => t.clone(),
+            };
+            format!("rank {rank}：{why}")
+        }
+    }
+}
+
+/// Why a snapshot could not be read, in Chinese (the OS's own words stay as it says them).
+fn zh_snapshot_error(p: &crate::ui::panes::snapshot::SnapshotProblem) -> String {
+    use crate::snapshot::SnapshotError;
+    match p {
+        crate::ui::panes::snapshot::SnapshotProblem::Read(e) => match e {
+            SnapshotError::Io { path, source } => format!("无法读取 {path}：{source}"),
+            SnapshotError::Pickle { path, source } => {
+                let what = if source.truncated {
+                    "文件在一条指令中途结束（文件被截断？）".to_string()
+                } else {
+                    source.msg.clone()
+                };
+                format!(
+                    "{path}：不是可读取的 pickle（第 {} 字节：{what}）",
+                    source.at
+                )
+            }
+            SnapshotError::NotASnapshot { path } => {
+                format!("{path}：不是内存快照（没有 'segments' 或 'device_traces'）")
+            }
+        },
+        crate::ui::panes::snapshot::SnapshotProblem::Task(e) => format!("读取时出错：{e}"),
+    }
+}
+
 /// Why a row was skipped, in Chinese (column names and cells stay as the file writes them).
 fn zh_skip_reason(r: &SkipReason) -> String {
     match r {
@@ -375,6 +419,12 @@ pub struct Tr {
     pub snapshot_reading: fn(&str) -> String,
     /// A snapshot could not be read: why.
     pub snapshot_failed: fn(&str) -> String,
+    /// Why a rank could not be loaded.
+    pub load_error: fn(&crate::ingest::LoadError) -> String,
+    /// The profile has no rank at this index.
+    pub no_rank: fn(usize) -> String,
+    /// Why a snapshot could not be read.
+    pub snapshot_error: fn(&crate::ui::panes::snapshot::SnapshotProblem) -> String,
     /// The snapshot view's title.
     pub snapshot_title: &'static str,
     /// The device picker's label.
@@ -785,6 +835,12 @@ pub static EN: Tr = Tr {
     source_hover: "This rank has both a DB and CSV files: choose which to read",
     snapshot_reading: |p| format!("Reading the allocator snapshot {p}…"),
     snapshot_failed: |e| format!("Cannot read this snapshot: {e}"),
+    load_error: |e| e.to_string(),
+    no_rank: |i| format!("no rank at index {i}"),
+    snapshot_error: |p| match p {
+        crate::ui::panes::snapshot::SnapshotProblem::Read(e) => e.to_string(),
+        crate::ui::panes::snapshot::SnapshotProblem::Task(e) => e.clone(),
+    },
     snapshot_title: "Allocator snapshot",
     snapshot_device: "Device:",
     snapshot_end: "Back to the end",
@@ -1220,6 +1276,9 @@ pub static ZH: Tr = Tr {
     source_hover: "该 rank 同时有 DB 和 CSV 文件：选择读取哪一种",
     snapshot_reading: |p| format!("正在读取内存分配器快照 {p}…"),
     snapshot_failed: |e| format!("无法读取该快照：{e}"),
+    snapshot_error: zh_snapshot_error,
+    load_error: zh_load_error,
+    no_rank: |i| format!("没有序号为 {i} 的 rank"),
     snapshot_title: "内存分配器快照",
     snapshot_device: "设备：",
     snapshot_end: "回到结束状态",

@@ -77,8 +77,10 @@ pub enum LoadMsg {
 pub enum Failure {
     /// Discovery found no profile (said in the UI's language).
     Discover(DiscoverError),
-    /// Anything else, as the library says it.
-    Other(String),
+    /// The rank could not be loaded (said in the UI's language).
+    Load(LoadError),
+    /// The profile has no rank at this index.
+    NoRank(usize),
 }
 
 impl Failure {
@@ -91,7 +93,8 @@ impl Failure {
             Failure::Discover(DiscoverError::NoMemoryData { path, extra }) => {
                 (t.no_memory_data)(path, crate::ingest::MAX_DEPTH, extra)
             }
-            Failure::Other(s) => s.clone(),
+            Failure::Load(e) => (t.load_error)(e),
+            Failure::NoRank(i) => (t.no_rank)(*i),
         }
     }
 }
@@ -151,9 +154,7 @@ pub fn start_load(
             },
         };
         let Some(info) = profile.ranks.get(rank) else {
-            out.send(LoadMsg::Failed(Failure::Other(format!(
-                "no rank at index {rank}"
-            ))));
+            out.send(LoadMsg::Failed(Failure::NoRank(rank)));
             return;
         };
         // The curves go on screen as soon as memory_record is read; the table, steps and
@@ -179,7 +180,7 @@ pub fn start_load(
                 out.send(LoadMsg::Cancelled);
             }
             Err(e) => {
-                out.send(LoadMsg::Failed(Failure::Other(e.to_string())));
+                out.send(LoadMsg::Failed(Failure::Load(e)));
             }
         }
     });

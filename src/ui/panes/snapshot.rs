@@ -5,6 +5,7 @@
 //! blocks allocated in the trace and never freed, by stack. The file is read by memsight's
 //! data-only unpickler in a job; nothing in it is ever executed.
 
+use crate::snapshot::SnapshotError;
 use crate::ui::palette::{FrameKind, flame_fill};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -66,15 +67,24 @@ pub enum HoldersView {
 /// A device and an event of it (None: the end state).
 type Pick = (i64, Option<usize>);
 
+/// Why a snapshot is not shown.
+#[derive(Debug)]
+pub enum SnapshotProblem {
+    /// It could not be read (the file, the pickle, or not a snapshot).
+    Read(SnapshotError),
+    /// Reading it failed unexpectedly (a panic in the reader's job): its message.
+    Task(String),
+}
+
 /// An opened snapshot and what the user picked in it.
 pub struct SnapshotView {
     /// The file.
     pub path: PathBuf,
-    job: Option<Job<Result<AllocatorSnapshot, String>>>,
+    job: Option<Job<Result<AllocatorSnapshot, SnapshotError>>>,
     /// The snapshot, once read.
     pub snap: Option<Arc<AllocatorSnapshot>>,
     /// Why it could not be read.
-    pub error: Option<String>,
+    pub error: Option<SnapshotProblem>,
     /// The device shown.
     pub device: i64,
     /// The event picked on the curve (None: the end state).
@@ -95,7 +105,7 @@ impl SnapshotView {
     pub fn open(jobs: &mut Jobs, path: PathBuf) -> SnapshotView {
         let p = path.clone();
         let job = jobs.run(JobKey::Load, Place::Thread, move |_| {
-            AllocatorSnapshot::open(&p).map_err(|e| e.to_string())
+            AllocatorSnapshot::open(&p)
         });
         SnapshotView {
             path,
@@ -125,12 +135,12 @@ impl SnapshotView {
                 false
             }
             Poll::Msg(Err(e)) => {
-                self.error = Some(e);
+                self.error = Some(SnapshotProblem::Read(e));
                 self.job = None;
                 false
             }
             Poll::Failed(e) => {
-                self.error = Some(e);
+                self.error = Some(SnapshotProblem::Task(e));
                 self.job = None;
                 false
             }
@@ -150,7 +160,7 @@ impl SnapshotView {
                     self.device = s.devices().first().copied().unwrap_or(0);
                     self.snap = Some(Arc::new(s));
                 }
-                Some(Err(e)) => self.error = Some(e),
+                Some(Err(e)) => self.error = Some(SnapshotProblem::Read(e)),
                 None => {}
             }
         }
@@ -228,7 +238,10 @@ impl SnapshotView {
             return;
         }
         if let Some(e) = &self.error {
-            ui.colored_label(ui.visuals().error_fg_color, (t.snapshot_failed)(e));
+            ui.colored_label(
+                ui.visuals().error_fg_color,
+                (t.snapshot_failed)(&(t.snapshot_error)(e)),
+            );
             return;
         }
         let Some(snap) = self.snap.clone() else {
