@@ -61,3 +61,30 @@ fn a_truncated_snapshot_says_so_in_the_ui_language() {
         h.get_by_label_contains(want);
     }
 }
+
+/// A folder with no memory data says what it found instead, each note in the UI's language.
+#[cfg(unix)]
+#[test]
+fn a_folder_without_memory_data_says_what_it_found_in_the_ui_language() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("n0_1_ascend_pt/ASCEND_PROFILER_OUTPUT");
+    std::fs::create_dir_all(&out).unwrap();
+    // A FIFO where memory_record would be: never opened, listed.
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(out.join("memory_record.csv"))
+            .status()
+            .unwrap()
+            .success()
+    );
+    for (lang, want) in [
+        (Lang::En, "not a regular file (it is a FIFO); skipped"),
+        (Lang::Zh, "不是普通文件（而是 a FIFO）；已跳过"),
+    ] {
+        let mut app = MemsightApp::new(Some(tmp.path().to_path_buf()), Vec::new(), None);
+        app.set_language(lang);
+        app.wait_for_load();
+        let error = app.error.clone().expect("an error");
+        assert!(error.contains(want), "{error}");
+    }
+}

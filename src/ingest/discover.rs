@@ -67,13 +67,14 @@ pub enum DiscoverError {
     #[error(
         "no memory data found under {path}: looked for memory_record*.csv (torch_npu, MindSpore, \
          msprof) and ascend_pytorch_profiler*.db / ascend_mindspore_profiler*.db, up to {MAX_DEPTH} \
-         folders deep{extra}"
+         folders deep{}",
+        notes_suffix(.notes)
     )]
     NoMemoryData {
         /// The path.
         path: String,
         /// Notes on what was found instead.
-        extra: String,
+        notes: Vec<Message>,
     },
 }
 
@@ -310,6 +311,11 @@ impl Walker<'_> {
     }
 }
 
+/// `; note; note` in English, or nothing.
+fn notes_suffix(notes: &[Message]) -> String {
+    notes.iter().map(|n| format!("; {n}")).collect()
+}
+
 /// Discovers every rank under `path` (a folder or one `.db` file): the Ascend exports and what
 /// the [`IMPORTERS`] recognise.
 pub fn discover(path: &Path) -> Result<Profile, DiscoverError> {
@@ -371,15 +377,9 @@ pub fn discover_with(path: &Path, importers: &[&dyn Importer]) -> Result<Profile
         ranks.extend(ranks_of(cand, &mut notes));
     }
     if ranks.is_empty() {
-        let extra = if notes.is_empty() {
-            String::new()
-        } else {
-            let texts: Vec<String> = notes.iter().map(Message::text).collect();
-            format!("; {}", texts.join("; "))
-        };
         return Err(DiscoverError::NoMemoryData {
             path: path.display().to_string(),
-            extra,
+            notes,
         });
     }
     ranks.sort_by(|a, b| {

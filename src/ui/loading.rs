@@ -90,8 +90,12 @@ impl Failure {
             Failure::Discover(DiscoverError::Unreadable { path, reason }) => {
                 (t.cannot_open)(path, reason)
             }
-            Failure::Discover(DiscoverError::NoMemoryData { path, extra }) => {
-                (t.no_memory_data)(path, crate::ingest::MAX_DEPTH, extra)
+            Failure::Discover(DiscoverError::NoMemoryData { path, notes }) => {
+                let extra: String = notes
+                    .iter()
+                    .map(|n| format!("; {}", (t.message)(n)))
+                    .collect();
+                (t.no_memory_data)(path, crate::ingest::MAX_DEPTH, &extra)
             }
             Failure::Load(e) => (t.load_error)(e),
             Failure::NoRank(i) => (t.no_rank)(*i),
