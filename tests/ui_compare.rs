@@ -210,3 +210,45 @@ fn live_at_raw_peak(rank: &Path) -> std::collections::BTreeMap<String, f64> {
     }
     m
 }
+
+/// Each table keeps its own page: the rank's details table and the baseline's, turned by their
+/// own pagers, come back where they were left.
+#[test]
+fn the_rank_and_the_baseline_tables_keep_their_own_pages() {
+    use memsight::ui::state::TableId;
+    let mut h = compared(
+        demo_rank(0),
+        BaselineSource {
+            path: fixtures().join("torch_cluster"),
+            rank: 0,
+        },
+        Lang::En,
+    );
+    let t = h.state().tr();
+    h.get_by_label(t.table_current).click();
+    h.run();
+    for _ in 0..2 {
+        h.get_by_label("Next").click();
+        h.run();
+    }
+    let page = |h: &Harness<'static, MemsightApp>, table| h.state().view_state().page(table);
+    assert_eq!(page(&h, TableId::Details), 2);
+    h.get_by_label(t.table_baseline).click();
+    h.run();
+    assert_eq!(
+        page(&h, TableId::Baseline),
+        0,
+        "the baseline's table starts at its first"
+    );
+    h.get_by_label("Next").click();
+    h.run();
+    assert_eq!(
+        (page(&h, TableId::Details), page(&h, TableId::Baseline)),
+        (2, 1)
+    );
+    h.get_by_label_contains("Page 2 of");
+    h.get_by_label(t.table_current).click();
+    h.run();
+    h.get_by_label_contains("Page 3 of");
+    assert_eq!(page(&h, TableId::Baseline), 1);
+}

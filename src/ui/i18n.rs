@@ -200,7 +200,7 @@ pub struct Tr {
     /// Closes the failed-task line.
     pub dismiss: &'static str,
     /// What each kind of background task does ([`crate::ui::jobs::JobKey::kind_index`]).
-    pub task_names: [&'static str; 12],
+    pub task_names: [&'static str; 13],
     pub dialog_failed: fn(&str) -> String,
     pub cannot_open: fn(&str, &str) -> String,
     pub no_memory_data: fn(&str, usize, &str) -> String,
@@ -609,6 +609,7 @@ pub static EN: Tr = Tr {
         "the flame graph",
         "the allocator snapshot",
         "a task",
+        "drawing the baseline",
     ],
     dialog_failed: |e| format!("cannot open a dialog: {e}"),
     cannot_open: |p, why| format!("cannot open {p}: {why}"),
@@ -978,6 +979,7 @@ pub static ZH: Tr = Tr {
         "火焰图",
         "内存快照",
         "任务",
+        "绘制基线",
     ],
     dialog_failed: |e| format!("无法打开对话框：{e}"),
     cannot_open: |p, why| format!("无法打开 {p}：{why}"),

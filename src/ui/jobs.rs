@@ -30,6 +30,8 @@ pub enum JobKey {
     Sort(ViewId, Column, SortDir),
     /// Reducing the memory chart's lines (only the newest window matters).
     Reduce,
+    /// Reducing a comparison's baseline lines (beside the rank's own, not cancelling them).
+    ReduceBaseline,
     /// An open dialog.
     Dialog,
     /// Exporting the details table.
@@ -64,6 +66,7 @@ impl JobKey {
             JobKey::Flame => 9,
             JobKey::SnapshotState => 10,
             JobKey::Named(_) => 11,
+            JobKey::ReduceBaseline => 12,
         }
     }
 }

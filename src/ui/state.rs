@@ -393,7 +393,7 @@ impl ViewState {
                 let subset = self.only_rows.as_ref().map(|s| (&s.why, s.rows.len()));
                 let align = (table == TableId::Baseline).then_some(self.align_step);
                 format!(
-                    "{rank:?} {:?} {} {:?} {:?} {:?} {:?} {:?} {subset:?} {:?} {} {align:?}",
+                    "{rank:?} {:?} {} {:?} {:?} {:?} {:?} {:?} {subset:?} {:?} {align:?}",
                     self.link.window,
                     self.within,
                     self.name_filter,
@@ -402,7 +402,6 @@ impl ViewState {
                     self.sort,
                     self.group_by,
                     self.table_group,
-                    self.table_baseline,
                 )
             }
             TableId::Components => format!("{rank:?} {:?}", self.component_sort),
@@ -636,6 +635,11 @@ mod tests {
         // The component sort: only the component table.
         s.apply(&Command::CycleComponentSort(ComponentColumn::ALL[0]));
         assert_eq!(pages(&s), [7, 0, 0, 0]);
+        // Showing the baseline's table or the rank's changes neither's rows.
+        s.apply(&Command::SetPage(TableId::Baseline, 6));
+        s.apply(&Command::SetTableBaseline(true));
+        s.apply(&Command::SetTableBaseline(false));
+        assert_eq!(pages(&s), [7, 6, 0, 0]);
         // Alignment moves the baseline's window only.
         s.apply(&Command::SetPage(TableId::Baseline, 3));
         s.apply(&Command::SetAlignStep(Some(2)));

@@ -35,11 +35,15 @@ pub const BACKGROUND_MIN_ROWS: usize = 2_000_000;
 pub struct MemoryChart {
     /// The reduced lines.
     pub reduction: ReductionCache,
+    /// The baseline's reduced lines, in a comparison (cached like the rank's).
+    pub baseline_reduction: ReductionCache,
     /// Ranks with at least this many memory_record rows build a Group By's series in a job
     /// (a second or two for 10M rows) while the chart shows a spinner.
     pub background_min_rows: usize,
     /// The (view, Group By) whose series a job is building.
     building: Option<((ViewId, GroupBy), Job<()>)>,
+    /// The same for the baseline of a comparison.
+    baseline_building: Option<((ViewId, GroupBy), Job<()>)>,
     /// A drag-box zoom in progress: the times (ms) where it started and has reached.
     drag: Option<(f64, f64)>,
     /// The plot's width in physical pixels, last frame.
@@ -60,8 +64,10 @@ impl Default for MemoryChart {
     fn default() -> Self {
         MemoryChart {
             reduction: ReductionCache::default(),
+            baseline_reduction: ReductionCache::with_key(JobKey::ReduceBaseline),
             background_min_rows: BACKGROUND_MIN_ROWS,
             building: None,
+            baseline_building: None,
             drag: None,
             plot_px: None,
             last_rect: None,
@@ -332,41 +338,77 @@ impl MemoryChart {
             super::diff::peak_deltas_ui(ui, t, &cmp.baseline.view, &view);
         }
         // The baseline's curves of this Group By, reduced to the window on its own axis.
-        let baseline_lines: Vec<(String, Color32, Vec<[f64; 2]>)> = cx
-            .compare
-            .as_ref()
-            .map(|cmp| {
+        // Its series are built off the UI thread (Overall with the baseline's load, another
+        // Group By in a job) and reduced through a cache of their own, like the rank's.
+        let baseline_lines: Vec<(String, Color32, Vec<[f64; 2]>)> = match &cx.compare {
+            Some(cmp) => {
                 let off = cmp.offset;
                 let (a, b) = window.ns();
-                let base = cmp.baseline.view.series(group);
-                base.iter()
-                    .enumerate()
-                    .filter(|(_, s)| !state.hidden_series.contains(&s.series.name))
-                    .map(|(k, s)| {
-                        let r = s.reduce(
-                            a.saturating_sub(off),
-                            b.saturating_sub(off),
+                let bview = Arc::clone(&cmp.baseline.view);
+                let ready = bview.series_built(group).is_some()
+                    || bview.data.records.len() < self.background_min_rows;
+                let key = (bview.id(), group);
+                if ready {
+                    self.baseline_building = None;
+                } else if self.baseline_building.as_ref().map(|(k, _)| *k) != Some(key) {
+                    // The series land in the view's own cache; the handle keeps the job alive.
+                    let job_view = Arc::clone(&bview);
+                    let job = cx
+                        .jobs
+                        .run(JobKey::Series(key.0, group), Place::Thread, move |_| {
+                            job_view.series(group);
+                        });
+                    self.baseline_building = Some((key, job));
+                }
+                let shifted = TimeWindow::new(a.saturating_sub(off), b.saturating_sub(off));
+                let ctx = ui.ctx().clone();
+                let reduced = ready
+                    .then(|| {
+                        self.baseline_reduction.lines(
+                            &bview,
+                            group,
+                            shifted,
                             width,
-                            crate::analysis::DEFAULT_THRESHOLD,
-                        );
-                        // Steps drawn as a polyline: each value holds until the next sample.
-                        let mut pts = Vec::with_capacity(r.times.len() * 2);
-                        for (i, (&t, &v)) in r.times.iter().zip(&r.values).enumerate() {
-                            let x = ns_to_ms(t.saturating_add(off));
-                            if i > 0 {
-                                pts.push([x, r.values[i - 1] as f64 / u]);
-                            }
-                            pts.push([x, v as f64 / u]);
-                        }
-                        (
-                            format!("{} (baseline)", s.series.name),
-                            curve_color(&s.series.name, k),
-                            pts,
+                            cx.jobs,
+                            || ctx.request_repaint(),
                         )
                     })
-                    .collect()
-            })
-            .unwrap_or_default();
+                    .flatten();
+                match reduced {
+                    Some(r) => {
+                        let off_ms = ns_to_ms(off);
+                        bview
+                            .series(group)
+                            .iter()
+                            .zip(&r.lines)
+                            .enumerate()
+                            .filter(|(_, (s, _))| !state.hidden_series.contains(&s.series.name))
+                            .map(|(k, (s, line))| {
+                                // Steps drawn as a polyline: each value holds until the next.
+                                let mut pts = Vec::with_capacity(line.len() * 2);
+                                for (i, p) in line.iter().enumerate() {
+                                    let x = p[0] + off_ms;
+                                    if i > 0 {
+                                        pts.push([x, line[i - 1][1] / u]);
+                                    }
+                                    pts.push([x, p[1] / u]);
+                                }
+                                (
+                                    format!("{} (baseline)", s.series.name),
+                                    curve_color(&s.series.name, k),
+                                    pts,
+                                )
+                            })
+                            .collect()
+                    }
+                    None => {
+                        ui.ctx().request_repaint();
+                        Vec::new()
+                    }
+                }
+            }
+            None => Vec::new(),
+        };
         // The y axis holds the baseline too.
         let (y_lo, y_hi) = baseline_lines
             .iter()

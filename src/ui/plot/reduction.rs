@@ -120,6 +120,8 @@ pub struct ReductionCache {
     pub exact_max_points: usize,
     /// The window asked for last frame (to tell a view in motion from one held still).
     last_window: Option<(i64, i64)>,
+    /// The key its background reductions run under.
+    key: JobKey,
 }
 
 impl Default for ReductionCache {
@@ -130,11 +132,21 @@ impl Default for ReductionCache {
             background_min_points: BACKGROUND_MIN_POINTS,
             exact_max_points: DEFAULT_THRESHOLD,
             last_window: None,
+            key: JobKey::Reduce,
         }
     }
 }
 
 impl ReductionCache {
+    /// A cache whose background reductions run under `key` (a second chart's lines do not
+    /// cancel the first's).
+    pub fn with_key(key: JobKey) -> ReductionCache {
+        ReductionCache {
+            key,
+            ..ReductionCache::default()
+        }
+    }
+
     /// Lines for `window` of `group` in `view`, `width` columns wide: the exact window's, or for
     /// a big rank possibly the previous window's while the new one is computed by a job of
     /// `jobs` (which wakes the UI when done); `repaint` asks for one more frame. `None` only when
@@ -221,7 +233,7 @@ impl ReductionCache {
             let job = target.clone();
             let exact_max = self.exact_max_points;
             // A job superseded before it started (a newer window is queued) never runs.
-            let handle = jobs.run(JobKey::Reduce, Place::Pool, move |_| {
+            let handle = jobs.run(self.key.clone(), Place::Pool, move |_| {
                 reduce(view.series(group), job, exact_max)
             });
             self.pending = Some((target, handle));
