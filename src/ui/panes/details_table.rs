@@ -729,12 +729,4 @@ impl super::tab::BottomPane for DetailsPane {
     fn ui(&mut self, ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
         self.table_ui(ui, cx);
     }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        self
-    }
 }

@@ -337,12 +337,4 @@ impl super::tab::BottomPane for FlamePane {
     fn ui(&mut self, ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
         FlamePane::ui(self, ui, cx);
     }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        self
-    }
 }

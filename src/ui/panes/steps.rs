@@ -234,12 +234,4 @@ impl super::tab::BottomPane for StepsPane {
     fn ui(&mut self, ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
         steps_ui(ui, cx);
     }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        self
-    }
 }

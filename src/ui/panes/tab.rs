@@ -47,8 +47,26 @@ pub fn has_call_stacks(view: &RankView) -> bool {
         .is_some_and(|s| !s.stacks.is_empty())
 }
 
+/// Any pane as `Any`, so the app and tests can reach a pane's own fields (the details table's
+/// copy) by its type; implemented for every type.
+pub trait AsAny {
+    /// The pane, as `Any`.
+    fn as_any(&self) -> &dyn Any;
+    /// The same, mutable.
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+}
+
+impl<T: Any> AsAny for T {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
 /// One view of the bottom pane.
-pub trait BottomPane: Any {
+pub trait BottomPane: AsAny {
     /// Its id: what [`ViewState::tab`](crate::ui::state::ViewState) holds when it is shown.
     fn id(&self) -> TabId;
 
@@ -61,12 +79,6 @@ pub trait BottomPane: Any {
     /// Draws the pane: reads the state and the rank through `cx`, says what should change by
     /// pushing commands to `cx.out`, keeps its own table state in `self`.
     fn ui(&mut self, ui: &mut egui::Ui, cx: &mut PaneCx<'_>);
-
-    /// The pane, for the app and tests that need its own fields (the details table's copy).
-    fn as_any(&self) -> &dyn Any;
-
-    /// The same, mutable.
-    fn as_any_mut(&mut self) -> &mut dyn Any;
 }
 
 /// The registered panes, in tab order, and which one is shown.
@@ -84,15 +96,18 @@ impl Default for BottomPanes {
 
 impl BottomPanes {
     /// The pane of type `P`, if registered.
-    pub fn get<P: BottomPane>(&self) -> Option<&P> {
-        self.panes.iter().find_map(|p| p.as_any().downcast_ref())
+    pub fn get<P: BottomPane + 'static>(&self) -> Option<&P> {
+        // `(**p)`: the pane inside the box (the box itself is `Any` too).
+        self.panes
+            .iter()
+            .find_map(|p| (**p).as_any().downcast_ref())
     }
 
     /// The same, mutable.
-    pub fn get_mut<P: BottomPane>(&mut self) -> Option<&mut P> {
+    pub fn get_mut<P: BottomPane + 'static>(&mut self) -> Option<&mut P> {
         self.panes
             .iter_mut()
-            .find_map(|p| p.as_any_mut().downcast_mut())
+            .find_map(|p| (**p).as_any_mut().downcast_mut())
     }
 
     /// The tab to show: the chosen one when it is offered, else the first (the details).
@@ -143,5 +158,22 @@ impl BottomPanes {
         if let Some(p) = self.panes.iter_mut().find(|p| p.id() == shown) {
             p.ui(ui, cx);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pane is found by its type (not the box it is kept in, which is `Any` too).
+    #[test]
+    fn a_registered_pane_is_found_by_its_type() {
+        let mut panes = BottomPanes::default();
+        assert!(
+            panes
+                .get::<super::super::details_table::DetailsPane>()
+                .is_some()
+        );
+        assert!(panes.get_mut::<super::super::steps::StepsPane>().is_some());
     }
 }
