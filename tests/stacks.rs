@@ -7,7 +7,7 @@ mod common;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use common::{Op, memsight, running_at, trace_ops};
+use common::{Op, memsight, running_at, trace_flows, trace_ops};
 use memsight::model::RankData;
 
 fn pytorch(kind: &str, level: &str) -> Option<PathBuf> {
@@ -18,11 +18,103 @@ fn pytorch(kind: &str, level: &str) -> Option<PathBuf> {
     p.is_dir().then_some(p)
 }
 
+/// The op `op` is nested in on its thread: of the ops containing it, the one entered last
+/// (then the shorter).
+fn parent(ops: &[Op], op: usize) -> Option<usize> {
+    let p = &ops[op];
+    (0..ops.len())
+        .filter(|&i| {
+            let o = &ops[i];
+            i != op
+                && o.thread == p.thread
+                && o.start <= p.start
+                && p.end <= o.end
+                && (o.start, std::cmp::Reverse(o.end), i) < (p.start, std::cmp::Reverse(p.end), op)
+        })
+        .max_by_key(|&i| (ops[i].start, std::cmp::Reverse(ops[i].end), i))
+}
+
+/// An op's own stack, else the nearest one of the ops it is nested in.
+fn own_or_enclosing(ops: &[Op], op: usize) -> Vec<String> {
+    let mut at = Some(op);
+    while let Some(i) = at {
+        if !ops[i].frames.is_empty() {
+            return ops[i].frames.clone();
+        }
+        at = parent(ops, i);
+    }
+    Vec::new()
+}
+
+/// The stack an op's blocks get, by brute force over every op and flow of the trace: its own;
+/// else, for a backward node a `fwdbwd` flow ends at, the stack (own or enclosing) of the op
+/// that flow starts at (the op starting there with the flow's id as its sequence number, else
+/// the longest); else the stack its enclosing op gets (by these same rules); else the latest op
+/// with its sequence number that started before it (on another thread when there is one).
+fn expected_stack(ops: &[Op], flows: &[(i64, bool, String, i128)], op: usize) -> Vec<String> {
+    fn at(ops: &[Op], thread: &str, t: i128, id: i64) -> Option<usize> {
+        (0..ops.len())
+            .filter(|&i| ops[i].thread == thread && ops[i].start == t)
+            .max_by_key(|&i| (ops[i].seq == id, ops[i].end - ops[i].start, i))
+    }
+    let o = &ops[op];
+    if !o.frames.is_empty() {
+        return o.frames.clone();
+    }
+    // A flow ending here: the latest start before it with the same id.
+    let end = flows
+        .iter()
+        .filter(|f| !f.1 && f.2 == o.thread && f.3 == o.start)
+        .find(|f| at(ops, &f.2, f.3, f.0) == Some(op));
+    if let Some(end) = end
+        && let Some(start) = flows
+            .iter()
+            .filter(|f| f.1 && f.0 == end.0 && f.3 <= end.3)
+            .max_by_key(|f| f.3)
+        && let Some(fwd) = at(ops, &start.2, start.3, start.0)
+        && fwd != op
+    {
+        let s = own_or_enclosing(ops, fwd);
+        if !s.is_empty() {
+            return s;
+        }
+    }
+    if let Some(p) = parent(ops, op) {
+        let s = expected_stack(ops, flows, p);
+        if !s.is_empty() {
+            return s;
+        }
+    }
+    if o.seq < 0 {
+        return Vec::new();
+    }
+    let before: Vec<usize> = (0..ops.len())
+        .filter(|&j| {
+            j != op
+                && ops[j].seq == o.seq
+                && ops[j].start < o.start
+                && !own_or_enclosing(ops, j).is_empty()
+        })
+        .collect();
+    let latest = |other_thread: bool| {
+        before
+            .iter()
+            .copied()
+            .filter(|&j| !other_thread || ops[j].thread != o.thread)
+            .max_by_key(|&j| (ops[j].start, j))
+    };
+    latest(true)
+        .or_else(|| latest(false))
+        .map(|j| own_or_enclosing(ops, j))
+        .unwrap_or_default()
+}
+
 /// Checks rank `dir` (its operator_memory.csv and trace_view.json) against `data`.
 /// Returns how many rows had their op's own stack and how many borrowed one.
 fn check_text_rank(dir: &Path, data: &RankData) -> (usize, usize) {
     let out = dir.join("ASCEND_PROFILER_OUTPUT");
     let ops = trace_ops(&out.join("trace_view.json"));
+    let flows = trace_flows(&out.join("trace_view.json"));
     let csv = common::RawCsv::read(&out.join("operator_memory.csv"));
     let at = csv.col("Allocation Time(us)");
     let stacks = data.stacks.as_ref().expect("stacks");
@@ -46,19 +138,17 @@ fn check_text_rank(dir: &Path, data: &RankData) -> (usize, usize) {
         if !op.frames.is_empty() {
             own += 1;
             assert_eq!(got, op.frames, "row {r}: the op's own stack");
-        } else if !got.is_empty() {
-            inherited += 1;
-            // Borrowed from an op enclosing it on its thread, or from the forward op of an
-            // enclosing autograd node (same sequence number).
-            let encloses =
-                |o: &&Op| o.thread == op.thread && o.start <= op.start && op.end <= o.end;
-            let enclosing: Vec<&Op> = ops.iter().filter(encloses).collect();
-            let ok = enclosing.iter().any(|o| o.frames == got)
-                || enclosing.iter().filter(|o| o.seq >= 0).any(|o| {
-                    ops.iter()
-                        .any(|f| f.seq == o.seq && !f.frames.is_empty() && f.frames == got)
-                });
-            assert!(ok, "row {r} ({}): stack from nowhere", op.name);
+        } else {
+            // The op's index among the trace's ops, then its stack by brute force.
+            let index = ops
+                .iter()
+                .position(|o| std::ptr::eq(o, op))
+                .expect("an op of the trace");
+            let want = expected_stack(&ops, &flows, index);
+            assert_eq!(got, want, "row {r} ({}): its stack by the flows", op.name);
+            if !got.is_empty() {
+                inherited += 1;
+            }
         }
     }
     assert!(own > 50, "many rows have their op's own stack ({own})");
@@ -168,7 +258,8 @@ fn db_exports_attribute_every_allocation_like_sql_does() {
                 .get_mut(&(t, size))
                 .and_then(Vec::pop)
                 .expect("row loaded");
-            let (name, frames) = op_of(op.expect("every sample row falls in a host op"));
+            let op = op.expect("every sample row falls in a host op");
+            let (name, frames) = op_of(op);
             assert_eq!(
                 stacks.row_op_name(r),
                 Some(name.as_str()),

@@ -35,6 +35,7 @@ pub fn load_host_ops(
     let tid = c.optional("globalTid");
     let chain = c.optional("callchainId");
     let seq = c.optional("sequenceNumber");
+    let connection = c.optional("connectionId");
     // Only framework ops: `queue` and `trace` rows (enqueue/dequeue, python functions) are not
     // where an allocation is made. Without the enum every row counts.
     let only_ops = if c.has("type") && has_table(&conn, "ENUM_API_TYPE") {
@@ -48,11 +49,14 @@ pub fn load_host_ops(
         name.to_string()
     };
     let sql = format!(
-        "SELECT {start}, {end}, {tid}, {name_sql}, {chain}, {seq} FROM PYTORCH_API{only_ops}"
+        "SELECT {start}, {end}, {tid}, {name_sql}, {chain}, {seq}, {connection} FROM PYTORCH_API{only_ops}"
     );
     let mut st = conn.prepare(&sql)?;
     let mut rows = st.query([])?;
     let mut skipped = 0u64;
+    // (op, its CONNECTION_IDS id): ops that share a connection are a forward op and its
+    // backward node (`fwdbwd`).
+    let mut connected: Vec<(u32, i64)> = Vec::new();
     while let Some(r) = rows.next()? {
         let g = |i: usize| r.get_ref(i);
         let s = int(g(0)?).unwrap_or(NULL);
@@ -71,9 +75,62 @@ pub fn load_host_ops(
             Ok(v) if v != NULL => v,
             _ => -1,
         };
+        if let Ok(c) = int(g(6)?)
+            && c != NULL
+        {
+            connected.push((ops.len() as u32, c));
+        }
         ops.push(s, e, thread as u64, name, stack, seq);
     }
+    if !connected.is_empty() && has_table(&conn, "CONNECTION_IDS") {
+        link_connections(&conn, &connected, &mut ops)?;
+    }
     Ok(Some((ops, skipped)))
+}
+
+/// Links ops that share a connection value in `CONNECTION_IDS` (`id` → `connectionId`, several
+/// rows an id): the earliest of them is the forward op, the others its backward nodes.
+fn link_connections(
+    conn: &Connection,
+    connected: &[(u32, i64)],
+    ops: &mut HostOps,
+) -> Result<(), DbError> {
+    let c = TableColumns::of(conn, "CONNECTION_IDS");
+    let (Some(id), Some(value)) = (
+        c.has("id").then_some("id"),
+        c.has("connectionId").then_some("connectionId"),
+    ) else {
+        return Ok(());
+    };
+    let mut values: FxHashMap<i64, Vec<i64>> = FxHashMap::default();
+    let mut st = conn.prepare(&format!("SELECT {id}, {value} FROM CONNECTION_IDS"))?;
+    let mut rows = st.query([])?;
+    while let Some(r) = rows.next()? {
+        if let (Ok(i), Ok(v)) = (int(r.get_ref(0)?), int(r.get_ref(1)?))
+            && i != NULL
+            && v != NULL
+        {
+            values.entry(i).or_default().push(v);
+        }
+    }
+    let mut by_value: FxHashMap<i64, Vec<u32>> = FxHashMap::default();
+    for &(op, cid) in connected {
+        for &v in values.get(&cid).map_or(&[][..], Vec::as_slice) {
+            by_value.entry(v).or_default().push(op);
+        }
+    }
+    let mut groups: Vec<Vec<u32>> = by_value.into_values().filter(|g| g.len() > 1).collect();
+    groups.sort_unstable(); // a stable order of links for the same file
+    for mut g in groups {
+        g.sort_by_key(|&i| (ops.start_ns[i as usize], i));
+        let fwd = g[0];
+        for &bwd in &g[1..] {
+            if ops.start_ns[bwd as usize] > ops.start_ns[fwd as usize] {
+                ops.links.push((bwd, fwd));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// `callchainId` → stack id in `ops.stacks`, frames innermost first.

@@ -8,10 +8,13 @@
 //! because it is what was running at that moment (the autograd thread's backward kernels
 //! while the main thread waits in its step). Ties go to the shorter op.
 //!
-//! **The stack of an op** is its own `Call stack` when it has one; else, for an autograd node
-//! (a sequence number), the stack of the forward op with the same sequence number, which is
-//! the Python line that built that part of the graph; else the stack of the op it is nested
-//! in.
+//! **The stack of an op** is its own `Call stack` when it has one; else, for a backward node
+//! the profiler linked to its forward op (`fwdbwd` flows, the DB's shared `CONNECTION_IDS`),
+//! the forward op's stack — the Python line that built that part of the graph; else the stack
+//! of the op it is nested in; else, for an op with a sequence number (an autograd node of a
+//! profile without links), the stack of the latest op with that number that started before
+//! it, on another thread when there is one (the forward thread). Sequence numbers repeat (the
+//! DataLoader's ops reuse them), so the first op with a number is not its forward op.
 
 use std::cmp::Reverse;
 
@@ -83,22 +86,11 @@ pub fn attribute(ops: HostOps, alloc_time: &[i64], source: StackSource) -> CallS
     });
     let parent = parents(&ops, &order);
 
-    // Forward links: a sequence number → the stack of the first op (in time) that has one of
-    // its own, else inherits one.
+    // Each op's stack from its own or the ops it runs in; then the backward nodes' from their
+    // forward ops; then everything again, so what a backward node runs inherits its stack.
     let inherited = effective_stacks(&ops, &order, &parent, &FxHashMap::default());
-    let mut by_time: Vec<u32> = (0..n as u32).collect();
-    by_time.sort_unstable_by_key(|&i| (ops.start_ns[i as usize], i));
-    let mut by_seq: FxHashMap<i64, u32> = FxHashMap::default();
-    for own_only in [true, false] {
-        for &i in &by_time {
-            let i = i as usize;
-            let s = if own_only { ops.stack[i] } else { inherited[i] };
-            if ops.seq[i] >= 0 && s != NO_STACK {
-                by_seq.entry(ops.seq[i]).or_insert(s);
-            }
-        }
-    }
-    let stack_of_op = effective_stacks(&ops, &order, &parent, &by_seq);
+    let forward = forward_stacks(&ops, &inherited);
+    let stack_of_op = effective_stacks(&ops, &order, &parent, &forward);
 
     let row_op_index = innermost_ops(&ops, &order, alloc_time);
     let mut row_op = vec![NO_STACK; alloc_time.len()];
@@ -163,22 +155,85 @@ fn effective_stacks(
     ops: &HostOps,
     order: &[u32],
     parent: &[u32],
-    by_seq: &FxHashMap<i64, u32>,
+    forward: &FxHashMap<u32, Forward>,
 ) -> Vec<u32> {
     let mut eff = vec![NO_STACK; ops.len()];
     for &i in order {
-        let i = i as usize;
-        eff[i] = if ops.stack[i] != NO_STACK {
-            ops.stack[i]
-        } else if let Some(&s) = by_seq.get(&ops.seq[i]).filter(|_| ops.seq[i] >= 0) {
-            s
-        } else if parent[i] != NO_STACK {
-            eff[parent[i] as usize]
+        let op = i as usize;
+        let linked = forward.get(&i).filter(|f| f.linked).map(|f| f.stack);
+        let by_seq = forward.get(&i).filter(|f| !f.linked).map(|f| f.stack);
+        let from_parent = (parent[op] != NO_STACK)
+            .then(|| eff[parent[op] as usize])
+            .filter(|&s| s != NO_STACK);
+        eff[op] = if ops.stack[op] != NO_STACK {
+            ops.stack[op]
         } else {
-            NO_STACK
+            linked.or(from_parent).or(by_seq).unwrap_or(NO_STACK)
         };
     }
     eff
+}
+
+/// The stack a backward node takes from its forward op.
+#[derive(Debug, Clone, Copy)]
+struct Forward {
+    /// The forward op's stack.
+    stack: u32,
+    /// Found through a link the profiler wrote (else by the sequence number).
+    linked: bool,
+}
+
+/// For each op without a stack of its own: its forward op's stack (`inherited`: own or from the
+/// ops it runs in), through the profiler's link, else the latest op with its sequence number
+/// that started before it on another thread (else on its own) and has a stack.
+fn forward_stacks(ops: &HostOps, inherited: &[u32]) -> FxHashMap<u32, Forward> {
+    let mut out: FxHashMap<u32, Forward> = FxHashMap::default();
+    for &(bwd, fwd) in &ops.links {
+        let s = inherited.get(fwd as usize).copied().unwrap_or(NO_STACK);
+        if s != NO_STACK && ops.stack.get(bwd as usize) == Some(&NO_STACK) {
+            out.insert(
+                bwd,
+                Forward {
+                    stack: s,
+                    linked: true,
+                },
+            );
+        }
+    }
+    // By sequence number: the ops with each number, by start.
+    let mut by_seq: FxHashMap<i64, Vec<u32>> = FxHashMap::default();
+    for (i, (&seq, &stack)) in ops.seq.iter().zip(inherited).enumerate() {
+        if seq >= 0 && stack != NO_STACK {
+            by_seq.entry(seq).or_default().push(i as u32);
+        }
+    }
+    for list in by_seq.values_mut() {
+        list.sort_unstable_by_key(|&i| (ops.start_ns[i as usize], i));
+    }
+    for i in 0..ops.len() {
+        if ops.seq[i] < 0 || ops.stack[i] != NO_STACK || out.contains_key(&(i as u32)) {
+            continue;
+        }
+        let Some(list) = by_seq.get(&ops.seq[i]) else {
+            continue;
+        };
+        let before = &list[..list.partition_point(|&j| ops.start_ns[j as usize] < ops.start_ns[i])];
+        let pick = before
+            .iter()
+            .rev()
+            .find(|&&j| ops.thread[j as usize] != ops.thread[i])
+            .or_else(|| before.iter().rev().find(|&&j| j as usize != i));
+        if let Some(&j) = pick {
+            out.insert(
+                i as u32,
+                Forward {
+                    stack: inherited[j as usize],
+                    linked: false,
+                },
+            );
+        }
+    }
+    out
 }
 
 /// For each allocation time, the op running then (see the module doc), or [`NO_STACK`].

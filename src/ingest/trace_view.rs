@@ -22,7 +22,7 @@ use serde_json::value::RawValue;
 use super::chunks::LoadControl;
 use super::safe_fs;
 use super::value::parse_scaled;
-use crate::model::{DeviceMemory, HostOps, NO_STACK, Step};
+use crate::model::{DeviceMemory, Flow, HostOps, NO_STACK, Step};
 
 /// Bytes read at a time.
 const BLOCK: usize = 8 << 20;
@@ -271,7 +271,10 @@ struct Sink {
     step_finder: Option<memmem::Finder<'static>>,
     device_finder: Option<memmem::Finder<'static>>,
     op_finder: Option<memmem::Finder<'static>>,
+    flow_finder: Option<memmem::Finder<'static>>,
     host: HostOps,
+    /// The `fwdbwd` flow events, linked to their ops once every op is read.
+    flows: Vec<Flow>,
     /// Call stack text → id in `host.stacks`.
     stack_ids: FxHashMap<Box<str>, u32>,
     /// `pid/tid` text → thread number.
@@ -303,6 +306,23 @@ struct OpEvent<'a> {
     args: Option<OpArgs<'a>>,
 }
 
+/// The fields of a `fwdbwd` flow event memsight reads.
+#[derive(Deserialize)]
+struct FlowEvent<'a> {
+    #[serde(default, borrow)]
+    ph: Cow<'a, str>,
+    #[serde(default, borrow)]
+    cat: Cow<'a, str>,
+    #[serde(default, borrow)]
+    id: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    ts: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    pid: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    tid: Option<&'a RawValue>,
+}
+
 /// The arguments of a `cpu_op` event memsight reads.
 #[derive(Deserialize)]
 struct OpArgs<'a> {
@@ -329,6 +349,14 @@ impl Sink {
             .is_some()
         {
             self.host_op(bytes);
+        }
+        if self
+            .flow_finder
+            .get_or_insert_with(|| memmem::Finder::new(b"fwdbwd"))
+            .find(bytes)
+            .is_some()
+        {
+            self.flow(bytes);
         }
         let step = self
             .step_finder
@@ -425,18 +453,7 @@ impl Sink {
             self.unreadable += 1;
             return;
         };
-        self.key.clear();
-        self.key.push_str(ev.pid.map_or("", |v| v.get()));
-        self.key.push('/');
-        self.key.push_str(ev.tid.map_or("", |v| v.get()));
-        let thread = match self.threads.get(self.key.as_str()) {
-            Some(&t) => t,
-            None => {
-                let t = self.threads.len() as u64;
-                self.threads.insert(self.key.clone(), t);
-                t
-            }
-        };
+        let thread = self.thread(ev.pid, ev.tid);
         let (stack, seq) = match &ev.args {
             Some(a) => (
                 a.call_stack.map_or(NO_STACK, |raw| self.stack_id(raw)),
@@ -446,6 +463,45 @@ impl Sink {
         };
         let name = self.host.names.intern(&ev.name);
         self.host.push(start, end, thread, name, stack, seq);
+    }
+
+    /// The number of the thread `pid`/`tid` (raw JSON), numbered as first seen.
+    fn thread(&mut self, pid: Option<&RawValue>, tid: Option<&RawValue>) -> u64 {
+        self.key.clear();
+        self.key.push_str(pid.map_or("", |v| v.get()));
+        self.key.push('/');
+        self.key.push_str(tid.map_or("", |v| v.get()));
+        match self.threads.get(self.key.as_str()) {
+            Some(&t) => t,
+            None => {
+                let t = self.threads.len() as u64;
+                self.threads.insert(self.key.clone(), t);
+                t
+            }
+        }
+    }
+
+    /// A `fwdbwd` flow event (`ph` `s` at a forward op, `f` at its backward op).
+    fn flow(&mut self, bytes: &[u8]) {
+        let Ok(ev) = serde_json::from_slice::<FlowEvent<'_>>(bytes) else {
+            return; // the word was elsewhere (a name, an argument): not a flow
+        };
+        if ev.cat != "fwdbwd" || !matches!(&*ev.ph, "s" | "f") {
+            return;
+        }
+        let id = ev.id.and_then(|v| raw_scaled(v, 1));
+        let ns = ev.ts.and_then(|v| raw_scaled(v, 1000));
+        let (Some(id), Some(ns)) = (id, ns) else {
+            self.unreadable += 1;
+            return;
+        };
+        let thread = self.thread(ev.pid, ev.tid);
+        self.flows.push(Flow {
+            id,
+            is_start: ev.ph == "s",
+            thread,
+            ns,
+        });
     }
 
     /// The id of a call stack (raw JSON text), interning it and its frames the first time.
@@ -471,6 +527,7 @@ impl Sink {
 
     /// Device memory = HBM + the DDR sample held at the same time (0 when there is none).
     fn finish(mut self) -> TraceExtract {
+        self.host.link_flows(&self.flows);
         self.hbm.sort_by_key(|p| p.0);
         self.ddr.sort_by_key(|p| p.0);
         let mut device = DeviceMemory::default();

@@ -22,7 +22,7 @@ pub use rank::{
     DataSource, DbSnapshot, Format, RankData, RankInfo, SourceChoice, USING_CSV_NOTE, USING_DB_NOTE,
 };
 pub use report::LoadReport;
-pub use stacks::{CallStacks, HostOps, NONE as NO_STACK, StackSource, is_library_frame};
+pub use stacks::{CallStacks, Flow, HostOps, NONE as NO_STACK, StackSource, is_library_frame};
 pub use steps::{DeviceMemory, Step, StepSource, Steps};
 pub use tables::{MemoryRecords, ModuleMemory, OP_I64_COLUMNS, OperatorMemory, StaticOpMemory};
 pub use window::{TimeWindow, ms_to_ns, ns_to_ms};

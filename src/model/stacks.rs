@@ -49,6 +49,9 @@ pub struct HostOps {
     pub frames: Interner,
     /// Call stacks as frame ids, innermost first.
     pub stacks: Vec<Box<[NameId]>>,
+    /// (backward op, the forward op that made it), as the profiler linked them: the `fwdbwd`
+    /// flows of `trace_view.json`, the shared `CONNECTION_IDS` of the DB. Ops are indices.
+    pub links: Vec<(u32, u32)>,
 }
 
 impl HostOps {
@@ -71,6 +74,60 @@ impl HostOps {
         self.stack.push(stack);
         self.seq.push(seq);
     }
+
+    /// Links the ops that `flows` join: each flow `id` has a start (`is_start`) at a forward
+    /// op's start on its thread and an end at a backward op's start on its thread (PyTorch's
+    /// `fwdbwd` flows). At a (thread, time) where several ops start, the one whose sequence
+    /// number is the flow's id is meant, else the longest. A repeated id pairs each end with
+    /// the latest start before it.
+    pub fn link_flows(&mut self, flows: &[Flow]) {
+        let mut at: rustc_hash::FxHashMap<(u64, i64), Vec<u32>> = Default::default();
+        for i in 0..self.len() {
+            at.entry((self.thread[i], self.start_ns[i]))
+                .or_default()
+                .push(i as u32);
+        }
+        let pick = |thread: u64, ns: i64, id: i64| -> Option<u32> {
+            at.get(&(thread, ns))?.iter().copied().max_by_key(|&i| {
+                let i = i as usize;
+                (self.seq[i] == id, self.end_ns[i] - self.start_ns[i], i)
+            })
+        };
+        let mut starts: Vec<&Flow> = flows.iter().filter(|f| f.is_start).collect();
+        starts.sort_by_key(|f| (f.id, f.ns));
+        let mut links = Vec::new();
+        for end in flows.iter().filter(|f| !f.is_start) {
+            let from = starts.partition_point(|s| (s.id, s.ns) <= (end.id, end.ns));
+            let Some(start) = from
+                .checked_sub(1)
+                .map(|k| starts[k])
+                .filter(|s| s.id == end.id)
+            else {
+                continue;
+            };
+            if let (Some(fwd), Some(bwd)) = (
+                pick(start.thread, start.ns, start.id),
+                pick(end.thread, end.ns, end.id),
+            ) && fwd != bwd
+            {
+                links.push((bwd, fwd));
+            }
+        }
+        self.links.extend(links);
+    }
+}
+
+/// One end of a flow event between two ops (`ph` `s` or `f`, `cat` `fwdbwd`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Flow {
+    /// The flow's id (PyTorch writes the sequence number).
+    pub id: i64,
+    /// The start (`s`, at the forward op) or the end (`f`, at the backward op).
+    pub is_start: bool,
+    /// The thread, numbered as the ops' threads.
+    pub thread: u64,
+    /// Its time, absolute ns.
+    pub ns: i64,
 }
 
 /// The call stacks of a rank's operator_memory rows.

@@ -421,6 +421,33 @@ pub fn trace_ops(trace: &Path) -> Vec<Op> {
         .collect()
 }
 
+/// The `fwdbwd` flow events of a trace: (id, is start, thread as `pid/tid`, ns).
+pub fn trace_flows(trace: &Path) -> Vec<(i64, bool, String, i128)> {
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(trace).unwrap()).unwrap();
+    let events = v
+        .as_array()
+        .cloned()
+        .or_else(|| v["traceEvents"].as_array().cloned())
+        .unwrap();
+    events
+        .iter()
+        .filter(|e| e["cat"] == "fwdbwd" && (e["ph"] == "s" || e["ph"] == "f"))
+        .map(|e| {
+            let ts = match &e["ts"] {
+                serde_json::Value::String(s) => us_to_ns(s),
+                other => us_to_ns(&other.to_string()),
+            };
+            (
+                e["id"].as_i64().unwrap(),
+                e["ph"] == "s",
+                format!("{}/{}", e["pid"], e["tid"]),
+                ts,
+            )
+        })
+        .collect()
+}
+
 /// The op running at `t`: of all ops containing it, the one entered last (then the shorter).
 pub fn running_at(ops: &[Op], t: i128) -> Option<&Op> {
     ops.iter()
