@@ -381,14 +381,18 @@ pub struct Op {
     pub seq: i64,
 }
 
-pub fn trace_ops(trace: &Path) -> Vec<Op> {
+/// Every event of a Chrome trace (a top-level array or `traceEvents`), parsed whole.
+pub fn trace_events(trace: &Path) -> Vec<serde_json::Value> {
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(trace).unwrap()).unwrap();
-    let events = v
-        .as_array()
+    v.as_array()
         .cloned()
         .or_else(|| v["traceEvents"].as_array().cloned())
-        .unwrap();
+        .unwrap()
+}
+
+pub fn trace_ops(trace: &Path) -> Vec<Op> {
+    let events = trace_events(trace);
     let us = |x: &serde_json::Value| -> i128 {
         match x {
             serde_json::Value::String(s) => us_to_ns(s),
@@ -423,14 +427,7 @@ pub fn trace_ops(trace: &Path) -> Vec<Op> {
 
 /// The `fwdbwd` flow events of a trace: (id, is start, thread as `pid/tid`, ns).
 pub fn trace_flows(trace: &Path) -> Vec<(i64, bool, String, i128)> {
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(trace).unwrap()).unwrap();
-    let events = v
-        .as_array()
-        .cloned()
-        .or_else(|| v["traceEvents"].as_array().cloned())
-        .unwrap();
-    events
+    trace_events(trace)
         .iter()
         .filter(|e| e["cat"] == "fwdbwd" && (e["ph"] == "s" || e["ph"] == "f"))
         .map(|e| {
