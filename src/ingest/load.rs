@@ -53,9 +53,10 @@ pub fn load_rank_using(
             ));
         };
         let mut data = imp.load(info, control)?;
-        for note in info.notes.iter().rev() {
-            data.report.warnings.insert(0, note.clone());
-        }
+        // Discovery's notes first, as for an Ascend export.
+        data.report
+            .warnings
+            .splice(0..0, info.notes.iter().cloned());
         data.modules.sort_by_time();
         data.device_memory.sort_by_time();
         data.time_origin_ns = time_origin(&data);

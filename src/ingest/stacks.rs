@@ -222,7 +222,7 @@ fn forward_stacks(ops: &HostOps, inherited: &[u32]) -> FxHashMap<u32, Forward> {
             .iter()
             .rev()
             .find(|&&j| ops.thread[j as usize] != ops.thread[i])
-            .or_else(|| before.iter().rev().find(|&&j| j as usize != i));
+            .or(before.last()); // `before` started strictly earlier: never the op itself
         if let Some(&j) = pick {
             out.insert(
                 i as u32,
