@@ -214,6 +214,8 @@ pub struct Tr {
     pub time_axis: &'static str,
     pub memory_axis: fn(&str) -> String,
     pub peak: fn(&str) -> String,
+    /// A peak beyond the window's edge: value, time (ms), beyond the right edge.
+    pub peak_beyond: fn(&str, &str, bool) -> String,
     pub in_view: &'static str,
     pub min: &'static str,
     pub max: &'static str,
@@ -631,6 +633,13 @@ pub static EN: Tr = Tr {
     time_axis: "Time (ms)",
     memory_axis: |u| format!("Memory ({u})"),
     peak: |v| format!("peak {v}"),
+    peak_beyond: |v, at, right| {
+        if right {
+            format!("peak {v} at {at} ms →")
+        } else {
+            format!("← peak {v} at {at} ms")
+        }
+    },
     in_view: "In view",
     min: "Min",
     max: "Max",
@@ -1000,6 +1009,13 @@ pub static ZH: Tr = Tr {
     time_axis: "时间 (ms)",
     memory_axis: |u| format!("内存 ({u})"),
     peak: |v| format!("峰值 {v}"),
+    peak_beyond: |v, at, right| {
+        if right {
+            format!("峰值 {v}（{at} ms）→")
+        } else {
+            format!("← 峰值 {v}（{at} ms）")
+        }
+    },
     in_view: "视图内",
     min: "最小",
     max: "最大",

@@ -9,6 +9,11 @@ impl MemsightApp {
         self.chart.last_plot_rect
     }
 
+    /// The peak labels the memory chart drew in the last frame.
+    pub fn chart_peak_labels(&self) -> &[crate::ui::panes::memory_chart::PeakLabel] {
+        &self.chart.last_peak_labels
+    }
+
     /// Waits for the baseline to load and its diff against the rank on screen (tests).
     pub fn wait_for_baseline(&mut self) {
         let view = self.view();

@@ -22,7 +22,7 @@ use crate::ui::jobs::{Job, JobKey, Place};
 use crate::ui::plot::reduction::ReductionCache;
 use crate::ui::plot::step_line::StepLine;
 use crate::ui::plot::zoom::{box_zoom, take_wheel, wheel_zoom};
-use crate::ui::plot::{curve_color, decimals_for};
+use crate::ui::plot::{curve_color, decimals_for, labels};
 
 /// The plot's id (its memory holds the legend's hidden series).
 pub const PLOT_ID: &str = "memsight_chart";
@@ -53,6 +53,8 @@ pub struct MemoryChart {
     pub last_rect: Option<egui::Rect>,
     /// The plot's frame (inside its axes) last frame.
     pub last_plot_rect: Option<egui::Rect>,
+    /// The peak labels drawn last frame.
+    pub last_peak_labels: Vec<PeakLabel>,
     /// The In-view statistics were unfolded last frame (`None` before the first).
     stats_open: Option<bool>,
     /// The view and window the plot was last in step with (`None`: the whole rank): another
@@ -72,6 +74,7 @@ impl Default for MemoryChart {
             plot_px: None,
             last_rect: None,
             last_plot_rect: None,
+            last_peak_labels: Vec::new(),
             stats_open: None,
             synced: None,
         }
@@ -443,6 +446,7 @@ impl MemoryChart {
         let press_origin = ui.input(|i| i.pointer.press_origin());
         let mut drag = self.drag;
         let marks = peak_marks(series, &visible);
+        let mut peak_label_rects = Vec::new();
         let response = Plot::new(PLOT_ID)
             .id(Id::unique(PLOT_ID))
             .height(plot_height)
@@ -491,7 +495,7 @@ impl MemoryChart {
                     );
                 }
                 let step_under = step_bands(plot_ui, &view.data, (v0, v1), y_hi);
-                peak_labels(plot_ui, t, &marks, &colors, unit, (v0, v1));
+                peak_label_rects = peak_labels(plot_ui, t, &marks, &colors, unit, (v0, v1));
                 if let Some(life) = state
                     .hovered_row
                     .or(state.marked_row)
@@ -543,6 +547,7 @@ impl MemoryChart {
         let out = response.inner;
         self.last_rect = Some(ui.min_rect());
         self.last_plot_rect = Some(*response.transform.frame());
+        self.last_peak_labels = peak_label_rects;
         response.response.context_menu(|ui| {
             if ui.button(t.save_chart).clicked() {
                 cx.out.push(Command::SaveChart);
@@ -676,8 +681,24 @@ impl MemoryChart {
     }
 }
 
-/// Peak markers, with labels stacked so that peaks at the same place stay readable, and kept
-/// inside the plot (below the point when there is no room above).
+/// A peak's label as drawn last frame (screen space): tests check that it sits by its marker.
+#[derive(Clone, Debug)]
+pub struct PeakLabel {
+    /// The series' index among the chart's series.
+    pub series: usize,
+    /// The label's text.
+    pub text: String,
+    /// Where the text was drawn.
+    pub rect: egui::Rect,
+    /// The peak's marker, or `None` when the peak lies beyond the window and the label sits on
+    /// the edge it lies beyond.
+    pub marker: Option<egui::Pos2>,
+}
+
+/// Peak markers and their labels. A label goes next to its own marker, inside the plot, over
+/// no other label and nearer its own marker than any other ([`labels::place_labels`]), or is
+/// left out. A peak beyond the window gets no marker: its label sits on the edge it lies
+/// beyond and says so with an arrow and its time.
 fn peak_labels(
     plot_ui: &mut egui_plot::PlotUi<'_>,
     t: &Tr,
@@ -685,101 +706,92 @@ fn peak_labels(
     colors: &[Color32],
     unit: MemUnit,
     (v0, v1): (f64, f64),
-) {
+) -> Vec<PeakLabel> {
     let u = unit.bytes();
     let font = egui::TextStyle::Small.resolve(&plot_ui.ctx().global_style());
     let frame = *plot_ui.transform().frame();
-    let mut labels = Vec::new();
+    let mut spots = Vec::with_capacity(marks.len());
+    let mut texts = Vec::with_capacity(marks.len());
+    let mut markers = Vec::with_capacity(marks.len());
     for &(i, p) in marks {
         let at = PlotPoint::new(ns_to_ms(p.time), p.value as f64 / u);
-        // Unnamed items stay out of the legend.
-        plot_ui.points(
-            Points::new("", vec![[at.x, at.y]])
-                .color(colors[i])
-                .radius(4.0)
-                .allow_hover(false),
-        );
-        let text = (t.peak)(&format!("{} {}", grouped(at.y, 2), unit.label()));
+        let value = format!("{} {}", grouped(at.y, 2), unit.label());
+        let point = plot_ui.screen_from_plot(at);
+        let beyond = (at.x < v0 || at.x > v1).then_some(at.x > v1);
+        let text = match beyond {
+            None => (t.peak)(&value),
+            Some(right) => (t.peak_beyond)(&value, &grouped(at.x, 3), right),
+        };
         let size = plot_ui.ctx().fonts_mut(|f| {
             f.layout_no_wrap(text.clone(), font.clone(), Color32::WHITE)
                 .size()
         });
-        let right = at.x > (v0 + v1) / 2.0;
-        let point = plot_ui.screen_from_plot(at);
-        let x0 = if right {
-            point.x - 6.0 - size.x
-        } else {
-            point.x + 6.0
-        };
-        let x0 = x0.clamp(frame.left(), (frame.right() - size.x).max(frame.left()));
-        let mut y0 = point.y - 4.0 - size.y;
-        if y0 < frame.top() {
-            y0 = point.y + 4.0;
-        }
-        labels.push((i, text, egui::Rect::from_min_size(egui::pos2(x0, y0), size)));
+        spots.push(match beyond {
+            None => {
+                // Unnamed items stay out of the legend.
+                plot_ui.points(
+                    Points::new("", vec![[at.x, at.y]])
+                        .color(colors[i])
+                        .radius(4.0)
+                        .allow_hover(false),
+                );
+                labels::LabelSpot {
+                    point,
+                    size,
+                    prefer_left: at.x > (v0 + v1) / 2.0,
+                }
+            }
+            Some(right) => labels::edge_spot(frame, right, point.y, size),
+        });
+        markers.push(beyond.is_none().then_some(point));
+        texts.push((i, text));
     }
-    let mut rects: Vec<egui::Rect> = labels.iter().map(|l| l.2).collect();
-    stack_labels(&mut rects);
-    // Stacking may push labels above the frame: those go below the lowest one instead.
-    let mut below = rects.iter().map(|r| r.max.y).fold(frame.top(), f32::max);
-    for r in &mut rects {
-        if r.min.y < frame.top() {
-            *r = r.translate(egui::vec2(0.0, below + 1.0 - r.min.y));
-            below = r.max.y;
-        }
-    }
+    let placed = labels::place_labels(&spots, frame);
     // A backing of the plot's own colour, so a curve running through a label does not strike
-    // it out (labels of peaks at the same height sit on the other curves).
+    // it out.
     let backing = plot_ui
         .ctx()
         .global_style()
         .visuals
         .extreme_bg_color
         .gamma_multiply(0.85);
-    for r in &rects {
-        let r = r.expand(1.0);
-        let corners: Vec<[f64; 2]> = [
-            r.left_top(),
-            r.right_top(),
-            r.right_bottom(),
-            r.left_bottom(),
-        ]
-        .into_iter()
-        .map(|c| {
-            let p = plot_ui.plot_from_screen(c);
-            [p.x, p.y]
-        })
-        .collect();
+    let mut drawn = Vec::with_capacity(marks.len());
+    for (((i, text), r), marker) in texts.into_iter().zip(placed).zip(markers) {
+        let Some(r) = r else { continue };
+        let corners: Vec<[f64; 2]> = {
+            let r = r.expand(1.0);
+            [
+                r.left_top(),
+                r.right_top(),
+                r.right_bottom(),
+                r.left_bottom(),
+            ]
+            .into_iter()
+            .map(|c| {
+                let p = plot_ui.plot_from_screen(c);
+                [p.x, p.y]
+            })
+            .collect()
+        };
         plot_ui.polygon(
             Polygon::new("", corners)
                 .fill_color(backing)
                 .stroke(egui::Stroke::NONE)
                 .allow_hover(false),
         );
-    }
-    for ((i, text, _), r) in labels.into_iter().zip(rects) {
         plot_ui.text(
-            Text::new("", plot_ui.plot_from_screen(r.left_bottom()), text)
+            Text::new("", plot_ui.plot_from_screen(r.left_bottom()), text.clone())
                 .anchor(egui::Align2::LEFT_BOTTOM)
                 .color(colors[i]),
         );
+        drawn.push(PeakLabel {
+            series: i,
+            text,
+            rect: r,
+            marker,
+        });
     }
-}
-
-/// Moves label rectangles (screen space) up until none overlaps another, lowest first, so each
-/// label stays as close above its point as the others allow.
-fn stack_labels(rects: &mut [egui::Rect]) {
-    let mut order: Vec<usize> = (0..rects.len()).collect();
-    order.sort_by(|&a, &b| rects[b].max.y.total_cmp(&rects[a].max.y));
-    let mut placed: Vec<egui::Rect> = Vec::with_capacity(rects.len());
-    for i in order {
-        let mut r = rects[i];
-        while let Some(hit) = placed.iter().find(|p| p.intersects(r.shrink(0.5))) {
-            r = r.translate(egui::vec2(0.0, hit.min.y - 1.0 - r.max.y));
-        }
-        placed.push(r);
-        rects[i] = r;
-    }
+    drawn
 }
 
 /// Min, max and change of each visible series over the window, with "Go to peak" (the cursor
@@ -839,25 +851,5 @@ mod tests {
         assert_eq!(hover_decimals(0.05), 5);
         assert_eq!(hover_decimals(0.0), 2);
         assert_eq!(hover_decimals(1e-12), 6);
-    }
-
-    #[test]
-    fn labels_at_the_same_peak_are_stacked_without_overlap() {
-        let r =
-            |x: f32, y: f32| egui::Rect::from_min_size(egui::pos2(x, y), egui::vec2(100.0, 12.0));
-        // Three labels at one point and one far away.
-        let mut rects = vec![r(10.0, 50.0), r(12.0, 50.0), r(10.0, 52.0), r(400.0, 50.0)];
-        stack_labels(&mut rects);
-        for (i, a) in rects.iter().enumerate() {
-            for b in &rects[i + 1..] {
-                assert!(!a.intersects(b.shrink(0.5)), "{a:?} overlaps {b:?}");
-            }
-        }
-        // The lowest keeps its place; the far one is untouched; the others sit just above.
-        assert_eq!(rects[2], r(10.0, 52.0));
-        assert_eq!(rects[3], r(400.0, 50.0));
-        let mut tops: Vec<f32> = rects[..3].iter().map(|x| x.min.y).collect();
-        tops.sort_by(f32::total_cmp);
-        assert_eq!(tops, vec![52.0 - 26.0, 52.0 - 13.0, 52.0]);
     }
 }

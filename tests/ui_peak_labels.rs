@@ -1,0 +1,126 @@
+//! Peak labels sit next to their own markers (issue 26 item 1): on a generated profile whose
+//! big series peak together in the top right corner while two tiny ones peak on the 0 line,
+//! at 1280×720 in English and Chinese; and a peak beyond a zoomed window is labelled on the
+//! edge it lies beyond, with an arrow and its time, never as if it were in view.
+#![cfg(feature = "gui")]
+
+mod common;
+
+use memsight::generate::{GenOptions, generate};
+use memsight::model::TimeWindow;
+use memsight::ui::i18n::Lang;
+use memsight::ui::panes::memory_chart::PeakLabel;
+use memsight::ui::{Command, MemsightApp};
+
+/// A label may sit this far from its marker at most: a gap and three rows of labels.
+const NEAR: f32 = 5.0 + 3.0 * 16.0;
+
+fn profile() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let opts = GenOptions {
+        allocs: 60_000,
+        ..GenOptions::default()
+    };
+    generate(tmp.path(), &opts).unwrap();
+    tmp
+}
+
+fn app_at_720p(path: &std::path::Path, lang: Lang) -> egui_kittest::Harness<'static, MemsightApp> {
+    let mut app = MemsightApp::new(Some(path.to_path_buf()), Vec::new(), None);
+    app.set_language(lang);
+    app.wait_for_load();
+    assert!(app.view().is_some(), "{:?}", app.error);
+    let mut h = egui_kittest::Harness::builder()
+        .with_size([1280.0, 720.0])
+        .with_max_steps(16)
+        .with_step_dt(1.0 / 60.0)
+        .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
+    h.run();
+    h.run();
+    h
+}
+
+/// Every label inside the plot, over no other, near its own marker and no nearer another
+/// marker (beyond a marker's radius) unless the two markers are at the same place.
+fn check_labels(labels: &[PeakLabel], plot: egui::Rect) {
+    let markers: Vec<egui::Pos2> = labels.iter().filter_map(|l| l.marker).collect();
+    for (i, l) in labels.iter().enumerate() {
+        assert!(
+            plot.contains_rect(l.rect),
+            "{:?} leaves the plot {plot:?}",
+            l
+        );
+        for m in &labels[i + 1..] {
+            assert!(
+                !l.rect.intersects(m.rect.shrink(0.5)),
+                "{l:?} overlaps {m:?}"
+            );
+        }
+        let Some(own) = l.marker else { continue };
+        let d = l.rect.distance_to_pos(own);
+        assert!(d <= NEAR, "{:?} is {d} px from its marker", l.text);
+        for other in markers.iter().filter(|m| m.distance(own) >= 8.0) {
+            assert!(
+                d <= l.rect.distance_to_pos(*other) + 4.0,
+                "{:?} sits beside another series' marker at {other:?}",
+                l.text
+            );
+        }
+    }
+}
+
+#[test]
+fn peak_labels_sit_next_to_their_own_markers() {
+    let tmp = profile();
+    for (lang, word) in [(Lang::En, "peak "), (Lang::Zh, "峰值 ")] {
+        let h = app_at_720p(tmp.path(), lang);
+        let plot = h.state().chart_plot_rect().expect("the chart was drawn");
+        let labels = h.state().chart_peak_labels().to_vec();
+        // Six series peak: Operator Allocated/Activated/Reserved, APP Reserved and the two
+        // Workspace ones.
+        assert!(labels.len() >= 5, "{labels:?}");
+        assert!(
+            labels
+                .iter()
+                .all(|l| l.text.starts_with(word) && l.marker.is_some())
+        );
+        check_labels(&labels, plot);
+    }
+}
+
+#[test]
+fn a_peak_beyond_the_window_is_labelled_on_its_edge() {
+    let tmp = profile();
+    for (lang, word) in [(Lang::En, "peak "), (Lang::Zh, "峰值 ")] {
+        let mut h = app_at_720p(tmp.path(), lang);
+        let view = h.state().view().unwrap();
+        let (start, end) = view.time_extent();
+        // The first fifth: the big series peak in the last fifth of this profile.
+        h.state_mut().apply(Command::SetWindow {
+            window: Some(TimeWindow::new(start, start + (end - start) / 5)),
+            moving: false,
+        });
+        h.run();
+        h.run();
+        let plot = h.state().chart_plot_rect().unwrap();
+        let labels = h.state().chart_peak_labels().to_vec();
+        check_labels(&labels, plot);
+        let beyond: Vec<&PeakLabel> = labels.iter().filter(|l| l.marker.is_none()).collect();
+        assert!(!beyond.is_empty(), "{labels:?}");
+        for l in beyond {
+            assert!(
+                l.text.contains(word) && l.text.ends_with('→') && l.text.contains("ms"),
+                "{}",
+                l.text
+            );
+            assert!(
+                plot.right() - l.rect.right() < 6.0,
+                "{l:?} is not on the right edge {plot:?}"
+            );
+        }
+        // A peak inside the window keeps its marker and plain label.
+        for l in labels.iter().filter(|l| l.marker.is_some()) {
+            assert!(!l.text.contains('→'), "{}", l.text);
+        }
+    }
+}
