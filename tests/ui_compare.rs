@@ -61,7 +61,8 @@ fn a_baseline_from_another_profile_diff_table_copy_and_both_tables() {
         );
         h.get_by_label(tab);
         h.get_by_label_contains(&(t.baseline_note)(""));
-        // Copy: every name of either side, its sums and counts, by |delta| descending.
+        // Copy: every name of either side, its sums and counts, by |Δ at peak| descending, then
+        // |Δ| descending.
         h.get_by_label(t.copy).click();
         h.step();
         let tsv = copied(&h).expect("copied");
@@ -73,7 +74,7 @@ fn a_baseline_from_another_profile_diff_table_copy_and_both_tables() {
         let names: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
         let (a_live, b_live) = (live_at_raw_peak(&base_dir), live_at_raw_peak(&cur));
         assert_eq!(rows.len(), names.len());
-        let mut last = f64::INFINITY;
+        let mut last = (f64::INFINITY, f64::INFINITY);
         for r in &rows {
             let (ak, an) = a.get(&r[0]).copied().unwrap_or_default();
             let (bk, bn) = b.get(&r[0]).copied().unwrap_or_default();
@@ -92,8 +93,13 @@ fn a_baseline_from_another_profile_diff_table_copy_and_both_tables() {
                 (num(6) - al).abs() < 1e-9 && (num(7) - bl).abs() < 1e-9,
                 "{r:?}: at the peaks {al} / {bl} MB"
             );
-            assert!((bk - ak).abs() <= last + 1e-9);
-            last = (bk - ak).abs();
+            assert!((num(8) - (bl - al)).abs() < 1e-9, "{r:?}");
+            let here = ((bl - al).abs(), (bk - ak).abs());
+            assert!(
+                here.0 < last.0 + 1e-9 && (here.0 < last.0 - 1e-9 || here.1 <= last.1 + 1e-9),
+                "{r:?} after {last:?}"
+            );
+            last = here;
         }
         // Sorted by name, then filtered.
         h.get_by_role_and_label(egui::accesskit::Role::Button, name_header)
@@ -209,6 +215,45 @@ fn live_at_raw_peak(rank: &Path) -> std::collections::BTreeMap<String, f64> {
         }
     }
     m
+}
+
+/// A baseline from the DB export and the rank from the text export of one run: the text
+/// export's `cann::Conv2D1` and the DB's `Conv2D1` are one row (before, each operator was two
+/// rows of ±its whole size), and the operators that explain the peak's change come first.
+#[test]
+fn a_db_baseline_against_a_text_rank_lists_each_operator_once() {
+    let Some(samples) = common::samples() else {
+        return; // no samples (a failure under MEMSIGHT_REQUIRE_ALL)
+    };
+    let p = samples.join("xiaobingling93-pixel_Ascend-msinsight/test/data/pytorch");
+    let text_rank = common::first_subdir(&p.join("text/level1"));
+    for lang in [Lang::En, Lang::Zh] {
+        let mut h = compared(
+            text_rank.clone(),
+            BaselineSource {
+                path: p.join("db/level1"),
+                rank: 0,
+            },
+            lang,
+        );
+        let t = h.state().tr();
+        h.get_by_label(t.copy).click();
+        h.step();
+        let tsv = copied(&h).expect("copied");
+        let mut keys = std::collections::BTreeSet::new();
+        let mut first_delta_at_peak = None;
+        for line in tsv.lines().skip(1) {
+            let cells: Vec<&str> = line.split('\t').collect();
+            let key = cells[0].strip_prefix("cann::").unwrap_or(cells[0]);
+            assert!(keys.insert(key.to_string()), "{key} is listed twice");
+            let d: f64 = cells[8].parse().unwrap();
+            let first = *first_delta_at_peak.get_or_insert(d.abs());
+            assert!(d.abs() <= first + 1e-9, "{line}");
+        }
+        assert!(keys.contains("Conv2D1"), "{tsv}");
+        assert!(first_delta_at_peak.is_some_and(|d| d > 0.0));
+        h.get_by_label(t.diff_headers[8]);
+    }
 }
 
 /// Each table keeps its own page: the rank's details table and the baseline's, turned by their

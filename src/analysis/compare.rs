@@ -1,5 +1,8 @@
 //! Two ranks side by side: what each operator allocated on either side and the difference, and
 //! which operators held the memory at each side's Operator Allocated peak.
+//!
+//! Names are matched across the two export formats: the text export writes a CANN operator as
+//! `cann::Conv2D1` where the DB writes `Conv2D1` ([`match_key`]).
 
 use std::collections::HashMap;
 
@@ -31,9 +34,26 @@ impl OperatorDelta {
     pub fn delta(&self) -> i64 {
         self.b_bytes.saturating_sub(self.a_bytes)
     }
+
+    /// `b_peak_live - a_peak_live`: how much more this operator holds at B's peak than at A's.
+    pub fn delta_at_peak(&self) -> i64 {
+        self.b_peak_live.saturating_sub(self.a_peak_live)
+    }
 }
 
-/// Per operator name: allocations on each side, sorted by |delta| descending, then by name.
+/// The prefix the text export puts before CANN operators' names (`cann::trans_TransData_0`)
+/// and the DB export leaves out (`trans_TransData_0`).
+const CANN_PREFIX: &str = "cann::";
+
+/// The key two sides' operator names are matched by: the name without the text export's
+/// `cann::` prefix.
+pub fn match_key(name: &str) -> &str {
+    name.strip_prefix(CANN_PREFIX).unwrap_or(name)
+}
+
+/// Per operator name (matched by [`match_key`], shown as A spells it when A has it): allocations
+/// on each side and what it held at each side's peak, sorted by |Δ at peak| descending, then
+/// |Δ| descending, then by name: the operators that explain the peak's change come first.
 /// Every name with at least one allocation (size > 0) on either side is listed.
 pub fn operator_deltas(a: &RankData, b: &RankData) -> Vec<OperatorDelta> {
     let peak_live = |d: &RankData| {
@@ -75,9 +95,10 @@ fn deltas(
             if o.size[r] <= 0 {
                 continue;
             }
+            let name = data.display_name(o.name[r]);
             let e = map
-                .entry(data.display_name(o.name[r]).to_string())
-                .or_insert_with_key(|k| empty(k));
+                .entry(match_key(name).to_string())
+                .or_insert_with(|| empty(name));
             match side {
                 Side::A => {
                     e.a_bytes = e.a_bytes.saturating_add(o.size[r]);
@@ -90,10 +111,12 @@ fn deltas(
             }
         }
         for (name, bytes) in live {
-            let e = map.entry(name).or_insert_with_key(|k| empty(k));
+            let e = map
+                .entry(match_key(&name).to_string())
+                .or_insert_with(|| empty(&name));
             match side {
-                Side::A => e.a_peak_live = bytes,
-                Side::B => e.b_peak_live = bytes,
+                Side::A => e.a_peak_live = e.a_peak_live.saturating_add(bytes),
+                Side::B => e.b_peak_live = e.b_peak_live.saturating_add(bytes),
             }
         }
     }
@@ -102,9 +125,10 @@ fn deltas(
         .filter(|d| d.a_blocks + d.b_blocks > 0)
         .collect();
     v.sort_by(|x, y| {
-        y.delta()
+        y.delta_at_peak()
             .unsigned_abs()
-            .cmp(&x.delta().unsigned_abs())
+            .cmp(&x.delta_at_peak().unsigned_abs())
+            .then_with(|| y.delta().unsigned_abs().cmp(&x.delta().unsigned_abs()))
             .then_with(|| x.name.cmp(&y.name))
     });
     v

@@ -9,7 +9,12 @@ use crate::model::SourceChoice;
 use super::rank::load_one;
 use crate::analysis::{OperatorDelta, operator_deltas};
 use crate::export::summary::{PeakJson, Peaks, summarize};
-use crate::model::{RankData, bytes_to_kib};
+use crate::model::{MIB, RankData, bytes_to_kib};
+
+/// Bytes as MiB.
+fn mib(b: i64) -> f64 {
+    b as f64 / MIB as f64
+}
 
 /// Which ranks to compare.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -69,6 +74,9 @@ pub fn compare_json(pa: &Path, a: &RankData, pb: &Path, b: &RankData) -> serde_j
                 "delta_kib": bytes_to_kib(d.delta()),
                 "a_blocks": d.a_blocks,
                 "b_blocks": d.b_blocks,
+                "a_at_peak_mib": mib(d.a_peak_live),
+                "b_at_peak_mib": mib(d.b_peak_live),
+                "delta_at_peak_mib": mib(d.delta_at_peak()),
             })
         })
         .collect();
@@ -84,7 +92,7 @@ pub fn compare_json(pa: &Path, a: &RankData, pb: &Path, b: &RankData) -> serde_j
     })
 }
 
-/// Peak deltas, then the operators that moved most as an aligned table.
+/// Peak deltas, then the operators that explain the peak's change first, as an aligned table.
 pub fn compare_text(a: &RankData, b: &RankData, top: usize) -> String {
     let (sa, sb) = (summarize(a), summarize(b));
     let mut text = format!("A: rank {}    B: rank {}\n", a.info.rank, b.info.rank);
@@ -130,6 +138,9 @@ pub fn compare_text(a: &RankData, b: &RankData, top: usize) -> String {
                 format!("{:+.1}", bytes_to_kib(d.delta())),
                 d.a_blocks.to_string(),
                 d.b_blocks.to_string(),
+                format!("{:.2}", mib(d.a_peak_live)),
+                format!("{:.2}", mib(d.b_peak_live)),
+                format!("{:+.2}", mib(d.delta_at_peak())),
             ]
         })
         .collect();
@@ -140,6 +151,9 @@ pub fn compare_text(a: &RankData, b: &RankData, top: usize) -> String {
         "Delta(KB)",
         "A blocks",
         "B blocks",
+        "A at peak(MB)",
+        "B at peak(MB)",
+        "Delta at peak(MB)",
     ];
     text.push('\n');
     text.push_str(&super::text_table(&header, &rows));

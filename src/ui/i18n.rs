@@ -366,7 +366,7 @@ pub struct Tr {
     /// While the diff is computed.
     pub diff_computing: &'static str,
     /// The diff table's headers, in `DiffColumn::ALL` order.
-    pub diff_headers: [&'static str; 8],
+    pub diff_headers: [&'static str; 9],
     /// Before the peak deltas.
     pub peak_deltas: &'static str,
     /// The details table shows the rank on screen.
@@ -808,6 +808,7 @@ pub static EN: Tr = Tr {
         "B blocks",
         "A at peak(MB)",
         "B at peak(MB)",
+        "Delta at peak(MB)",
     ],
     peak_deltas: "Peaks A → B:",
     table_current: "Table: this rank",
@@ -1264,6 +1265,7 @@ pub static ZH: Tr = Tr {
         "B 块数",
         "A 峰值时(MB)",
         "B 峰值时(MB)",
+        "峰值时差值(MB)",
     ],
     peak_deltas: "峰值 A → B：",
     table_current: "表格：当前 rank",

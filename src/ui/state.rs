@@ -164,11 +164,13 @@ pub enum DiffColumn {
     APeakLive,
     /// MB alive at B's Operator Allocated peak.
     BPeakLive,
+    /// B at peak − A at peak (MB).
+    DeltaAtPeak,
 }
 
 impl DiffColumn {
     /// Every column, in table order.
-    pub const ALL: [DiffColumn; 8] = [
+    pub const ALL: [DiffColumn; 9] = [
         DiffColumn::Name,
         DiffColumn::AKib,
         DiffColumn::BKib,
@@ -177,6 +179,7 @@ impl DiffColumn {
         DiffColumn::BBlocks,
         DiffColumn::APeakLive,
         DiffColumn::BPeakLive,
+        DiffColumn::DeltaAtPeak,
     ];
 }
 

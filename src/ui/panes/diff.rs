@@ -27,6 +27,7 @@ fn value(d: &OperatorDelta, col: DiffColumn) -> f64 {
         DiffColumn::BBlocks => d.b_blocks as f64,
         DiffColumn::APeakLive => mib(d.a_peak_live),
         DiffColumn::BPeakLive => mib(d.b_peak_live),
+        DiffColumn::DeltaAtPeak => mib(d.delta_at_peak()),
     }
 }
 
@@ -37,13 +38,14 @@ fn text(d: &OperatorDelta, col: DiffColumn) -> String {
         DiffColumn::Name => d.name.clone(),
         DiffColumn::ABlocks | DiffColumn::BBlocks => grouped(v, 0),
         DiffColumn::Delta if v > 0.0 => format!("+{}", grouped(v, 1)),
+        DiffColumn::DeltaAtPeak if v > 0.0 => format!("+{}", grouped(v, 2)),
         DiffColumn::AKib | DiffColumn::BKib | DiffColumn::Delta => grouped(v, 1),
-        DiffColumn::APeakLive | DiffColumn::BPeakLive => grouped(v, 2),
+        DiffColumn::APeakLive | DiffColumn::BPeakLive | DiffColumn::DeltaAtPeak => grouped(v, 2),
     }
 }
 
 /// The rows shown (indices into `diff`): names containing the filter (case-insensitive), in the
-/// state's sort (default: the diff's own order, largest |delta| first).
+/// state's sort (default: the diff's own order, largest |Δ at peak| first).
 pub fn diff_rows(diff: &[OperatorDelta], state: &ViewState) -> Vec<usize> {
     let needle = state.diff_filter.trim().to_lowercase();
     let mut rows: Vec<usize> = (0..diff.len())
