@@ -562,3 +562,52 @@ fn a_snapshot_without_events_shows_its_segments_and_a_click_changes_nothing() {
         h.get_by_label(&segments_heading(t, &r["devices"][0]));
     }
 }
+
+/// The band tooltip keeps a readable width when the pointer moves onto a band from a spot whose
+/// tooltip is one short word ("#5000"): egui keeps an open tooltip's first width, and the band's
+/// sentence wrapped one word per line in a 40 px column (issue 26 item 4).
+#[test]
+fn a_band_tooltip_stays_readable_after_a_narrow_one() {
+    use egui_kittest::kittest::NodeT;
+    let Some(file) = leak_demo() else {
+        return;
+    };
+    for lang in Lang::ALL {
+        let t = tr(lang);
+        let mut h = open(&file, lang);
+        h.run();
+        let (x, _) = plot_x(&h, 5000.5);
+        let view = h.state().snapshot.as_ref().unwrap();
+        let (frame, _, _) = view.chart.last_frame.unwrap();
+        let band_y = frame.bottom() - frame.height() * 50.0 / (view_peak_mb(&h) * 1.05) as f32;
+        // Above every band first: the tooltip is just the event number.
+        h.hover_at(egui::pos2(x, frame.top() + 2.0));
+        h.run_steps(60);
+        h.get_by_label("#5,000");
+        h.hover_at(egui::pos2(x, band_y));
+        h.run_steps(60);
+        let snap = h.state().snapshot.as_ref().unwrap().snap.clone().unwrap();
+        let tl = memsight::snapshot::timeline::timeline(&snap, 0, 3000, 2_000_000);
+        let a = &tl.allocations[tl.allocation_at(5000, 50 << 20).expect("a band there")];
+        let from = a.allocated_at.map_or_else(
+            || t.snapshot_held_before.to_string(),
+            t.snapshot_allocated_at,
+        );
+        let to = a
+            .freed_at
+            .map_or_else(|| t.snapshot_held_at_end.to_string(), t.snapshot_freed_at);
+        let line = (t.snapshot_band)(
+            &memsight::ui::panes::snapshot_bands::size_text(a.size),
+            &from,
+            &to,
+        );
+        let r = h.get_by_label(&line).rect();
+        let row = 20.0;
+        assert!(
+            r.height() <= 2.0 * row,
+            "{lang:?}: the band's line is {} × {} px",
+            r.width(),
+            r.height()
+        );
+    }
+}

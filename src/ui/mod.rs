@@ -15,7 +15,8 @@
 //! - [`panes`]: memory chart, details table, component table, static graph, live at cursor,
 //!   warnings; [`top_bar`]: menus, parameter bar, start page.
 //! - [`plot`]: what the charts share (step lines, zoom gestures, reduced lines, colours);
-//!   [`format`](mod@format): numbers for reading; [`bench`](mod@bench): self-timing under Xvfb.
+//!   [`format`](mod@format): numbers for reading; [`tooltip`]: tooltips' width;
+//!   [`bench`](mod@bench): self-timing under Xvfb.
 
 pub mod app;
 pub mod baseline;
@@ -35,6 +36,7 @@ pub mod plot;
 pub mod prefs;
 pub mod session;
 pub mod state;
+pub mod tooltip;
 pub mod top_bar;
 
 pub use app::MemsightApp;

@@ -568,6 +568,7 @@ impl MemoryChart {
         if let Some(p) = out.pointer {
             let at = ms_to_ns(p.x);
             response.response.on_hover_ui_at_pointer(|ui| {
+                crate::ui::tooltip::unwrapped(ui);
                 ui.label(ms(p.x));
                 egui::Grid::new("hover_values").show(ui, |ui| {
                     for (i, s) in series.iter().enumerate().filter(|(i, _)| visible[*i]) {

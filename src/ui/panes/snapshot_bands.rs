@@ -484,6 +484,7 @@ impl BandsChart {
 
 /// What is under the pointer: a banded allocation (size, life, stack) or the summed band.
 fn hover(ui: &mut Ui, t: &Tr, snap: &AllocatorSnapshot, bands: &Bands, p: PlotPoint) {
+    crate::ui::tooltip::wide(ui);
     let tl = &bands.timeline;
     let x = bands.event_at(p.x);
     let bytes = (p.y * 1024.0 * 1024.0) as i64;

@@ -99,6 +99,7 @@ impl StaticChart {
             let i = g.node_index.partition_point(|&x| (x as f64) <= p.x);
             let size = i.checked_sub(1).map(|k| g.size[k]);
             resp.response.clone().on_hover_ui_at_pointer(|ui| {
+                crate::ui::tooltip::unwrapped(ui);
                 ui.label(format!("{} {}", t.node_index, p.x.max(0.0).floor()));
                 if let Some(v) = size {
                     ui.label(format!("{} {}", t.size, bytes(v)));
