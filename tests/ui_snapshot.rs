@@ -568,7 +568,6 @@ fn a_snapshot_without_events_shows_its_segments_and_a_click_changes_nothing() {
 /// sentence wrapped one word per line in a 40 px column (issue 26 item 4).
 #[test]
 fn a_band_tooltip_stays_readable_after_a_narrow_one() {
-    use egui_kittest::kittest::NodeT;
     let Some(file) = leak_demo() else {
         return;
     };
