@@ -136,6 +136,11 @@ fn export_without_a_save_dialog_offers_the_browser_not_a_cancel() {
         std::thread::sleep(Duration::from_millis(5));
     }
     assert_eq!(h.state().browser.purpose(), Some(Purpose::Save));
+    // It offers the user's Documents (else home), not the profile's folder (often read-only,
+    // and the user's data).
+    let dir = h.state().browser.directory().unwrap().to_path_buf();
+    assert_eq!(Some(dir.clone()), memsight::ui::file_browser::save_folder());
+    assert!(!dir.starts_with(rank_dir()), "{}", dir.display());
     let status = h
         .state()
         .details()

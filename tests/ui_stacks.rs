@@ -343,3 +343,81 @@ fn the_real_exports_show_and_group_their_stacks() {
         }
     }
 }
+
+/// Copy, Copy all and Export CSV… carry the call stack column the table shows, right after the
+/// name: each block's source line as the raw trace names it (issue 26 item 6).
+#[test]
+fn copy_copy_all_and_export_carry_the_call_stack_column() {
+    let blocks = raw_blocks();
+    let tmp = tempfile::tempdir().unwrap();
+    for lang in Lang::ALL {
+        let t = tr(lang);
+        let mut h = app(lang);
+        let check = |text: &str, n: usize, what: &str| {
+            let mut rows = text.lines();
+            let header: Vec<&str> = rows.next().unwrap().split('\t').collect();
+            assert_eq!(&header[..2], ["Name", "Call Stack"], "{what}");
+            let rows: Vec<&str> = rows.collect();
+            assert_eq!(rows.len(), n, "{what}");
+            for (row, b) in rows.iter().zip(&blocks) {
+                let cells: Vec<&str> = row.split('\t').collect();
+                assert_eq!(
+                    cells[1],
+                    source_line(&b.frames).unwrap_or(""),
+                    "{what}: {row}"
+                );
+                assert_eq!(cells[2].parse::<f64>().unwrap(), b.kib, "{what}: {row}");
+            }
+        };
+        h.get_by_label(t.copy).click();
+        h.run();
+        check(
+            &h.state().details().current.last_copy.clone().unwrap(),
+            10,
+            "Copy",
+        );
+        h.get_by_label(t.copy_all).click();
+        h.run();
+        check(
+            &h.state().details().current.last_copy.clone().unwrap(),
+            blocks.len(),
+            "Copy all",
+        );
+        let out = tmp.path().join(format!("stacks_{lang:?}.csv"));
+        let p = out.clone();
+        *EXPORT_TO.lock().unwrap() = Some(p);
+        h.state_mut().details_mut().current.exporter.save_picker = || {
+            memsight::ui::file_browser::PickOutcome::Picked(
+                EXPORT_TO.lock().unwrap().clone().unwrap_or_default(),
+            )
+        };
+        h.get_by_label(t.export_csv).click();
+        for _ in 0..500 {
+            h.step();
+            if out.exists()
+                && h.state()
+                    .details()
+                    .current
+                    .exporter
+                    .status
+                    .as_deref()
+                    .is_some_and(|s| s.contains(&out.display().to_string()))
+            {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let bytes = std::fs::read(&out).unwrap();
+        let mut rd = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .from_reader(&bytes[3..]);
+        let tsv: String = rd
+            .records()
+            .map(|r| format!("{}\n", r.unwrap().iter().collect::<Vec<_>>().join("\t")))
+            .collect();
+        check(&tsv, blocks.len(), "Export CSV");
+    }
+}
+
+/// Where the stand-in save dialog answers (the dialog runs on a job's thread).
+static EXPORT_TO: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);

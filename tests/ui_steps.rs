@@ -180,12 +180,19 @@ fn the_steps_table_zooms_lists_survivors_sorts_and_copies_in_both_languages() {
         let tsv = copied(&h)
             .or_else(|| h.state().last_copy().map(str::to_string))
             .expect("copied");
+        let size = tsv
+            .lines()
+            .next()
+            .unwrap()
+            .split('\t')
+            .position(|h| h == "Size(KB)")
+            .expect("a Size column");
         let rows: Vec<(String, String)> = tsv
             .lines()
             .skip(1)
             .map(|l| {
                 let c: Vec<&str> = l.split('\t').collect();
-                (c[0].to_string(), c[1].to_string())
+                (c[0].to_string(), c[size].to_string())
             })
             .collect();
         assert_eq!(rows, expect);

@@ -71,6 +71,85 @@ fn rows_per_page_and_jump_to_page() {
     );
 }
 
+/// Runs Export CSV… with the save dialog answering `path` at once; the status line.
+fn export_to(h: &mut Harness<'static, MemsightApp>, path: &Path, label: &str) -> String {
+    let p = path.to_path_buf();
+    *EXPORT_TO.lock().unwrap() = Some(p);
+    h.state_mut().details_mut().current.exporter.save_picker = || {
+        memsight::ui::file_browser::PickOutcome::Picked(
+            EXPORT_TO.lock().unwrap().clone().unwrap_or_default(),
+        )
+    };
+    h.get_by_label(label).click();
+    for _ in 0..500 {
+        h.step();
+        let st = h.state().details().current.exporter.status.clone();
+        if st
+            .as_deref()
+            .is_some_and(|s| s.contains(&path.display().to_string()))
+        {
+            return st.unwrap_or_default();
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    panic!("the export did not finish");
+}
+
+/// Where the stand-in save dialog answers (the dialog runs on a job's thread).
+static EXPORT_TO: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
+
+/// Chinese operator names and a name with a comma and quotes survive Export CSV as Excel reads
+/// it (a UTF-8 BOM, RFC 4180 quoting), and Copy puts the same names on the clipboard.
+#[test]
+fn export_csv_keeps_chinese_names_for_excel() {
+    let tmp = tempfile::tempdir().unwrap();
+    let rank = tmp.path().join("p/rank0_ascend_pt");
+    common::copy_dir(&rank_dir(), &rank);
+    let ops = rank.join("ASCEND_PROFILER_OUTPUT/operator_memory.csv");
+    let text = std::fs::read_to_string(&ops).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    // (Quotes at a name's ends are stripped on reading, as stray quotes: keep them inside.)
+    let names = ["矩阵乘_融合", "自定义,算子 \"v2\" 版"];
+    for (k, name) in names.iter().enumerate() {
+        let line = &mut lines[1 + k];
+        let rest = line.split_once(',').unwrap().1.to_string();
+        *line = format!("\"{}\",{rest}", name.replace('"', "\"\""));
+    }
+    std::fs::write(&ops, format!("{}\n", lines.join("\n"))).unwrap();
+    for lang in [memsight::ui::i18n::Lang::En, memsight::ui::i18n::Lang::Zh] {
+        let mut app = MemsightApp::new(Some(rank.clone()), Vec::new(), None);
+        app.set_language(lang);
+        app.wait_for_load();
+        let mut h = common::harness(app);
+        let t = h.state().tr();
+        let out = tmp.path().join(format!("导出_{lang:?}.csv"));
+        export_to(&mut h, &out, t.export_csv);
+        let bytes = std::fs::read(&out).unwrap();
+        assert_eq!(&bytes[..3], b"\xEF\xBB\xBF", "Excel's UTF-8 mark");
+        let mut rd = csv::Reader::from_reader(&bytes[3..]);
+        let got: Vec<String> = rd
+            .records()
+            .take(2)
+            .map(|r| r.unwrap()[0].to_string())
+            .collect();
+        assert_eq!(got, names);
+        h.state_mut().apply(memsight::ui::Command::Copy);
+        h.run();
+        let copy = h.state().details().current.last_copy.clone().unwrap();
+        let first: Vec<&str> = copy
+            .lines()
+            .skip(1)
+            .take(2)
+            .map(|l| l.split('\t').next().unwrap())
+            .collect();
+        assert_eq!(first, names);
+    }
+    assert!(
+        std::fs::read_dir(&rank).unwrap().count() == std::fs::read_dir(rank_dir()).unwrap().count(),
+        "nothing written into the profile"
+    );
+}
+
 fn export_path() -> PathBuf {
     std::env::temp_dir().join(format!("memsight-ui-export-{}.csv", std::process::id()))
 }
@@ -121,9 +200,11 @@ fn size_filter_and_export_csv_of_every_matching_row() {
     );
     let written = std::fs::read_to_string(export_path()).unwrap();
     std::fs::remove_file(export_path()).ok();
-    // Every matching row, not just the page, in file order, with names and sizes as in the file.
+    // Excel's mark for UTF-8, then every matching row, not just the page, in file order, with
+    // names and sizes as in the file.
+    let body = written.strip_prefix('\u{feff}').expect("a UTF-8 BOM first");
     let raw = raw_sizes();
-    let lines: Vec<&str> = written.lines().collect();
+    let lines: Vec<&str> = body.lines().collect();
     assert_eq!(lines.len(), want.len() + 1);
     assert!(lines[0].starts_with("Name,Size(KB),Allocation Time(ms)"));
     for (line, &i) in lines[1..].iter().zip(&want) {

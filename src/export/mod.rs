@@ -4,4 +4,6 @@ pub mod summary;
 pub mod tsv;
 
 pub use summary::{RankSummary, summarize};
-pub use tsv::{cell_text, rows_tsv, write_rows_csv};
+pub use tsv::{
+    CALL_STACK_HEADER, ExportColumn, UTF8_BOM, cell_text, export_columns, rows_tsv, write_rows_csv,
+};

@@ -29,21 +29,73 @@ pub fn cell_text(data: &RankData, row: usize, col: Column) -> String {
     }
 }
 
+/// A column of an export: one of the table's columns, or the call stack column the table shows
+/// after the name when the profile recorded stacks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExportColumn {
+    /// A details table column.
+    Table(Column),
+    /// The block's source line: the innermost frame of its stack in the user's own code.
+    CallStack,
+}
+
+/// Header of the call stack column in copies and exports.
+pub const CALL_STACK_HEADER: &str = "Call Stack";
+
+impl ExportColumn {
+    /// The header (English, as Insight's exports spell theirs).
+    pub fn header(self) -> &'static str {
+        match self {
+            ExportColumn::Table(c) => c.header(),
+            ExportColumn::CallStack => CALL_STACK_HEADER,
+        }
+    }
+
+    /// One cell as text.
+    pub fn cell(self, data: &RankData, row: usize) -> String {
+        match self {
+            ExportColumn::Table(c) => cell_text(data, row, c),
+            ExportColumn::CallStack => data
+                .stacks
+                .as_ref()
+                .and_then(|s| s.row_source_line(row))
+                .unwrap_or("")
+                .to_string(),
+        }
+    }
+}
+
+/// The columns the details table shows for `data`, in its order: every table column, with the
+/// call stack right after the name when the profile recorded stacks.
+pub fn export_columns(data: &RankData) -> Vec<ExportColumn> {
+    let has_stacks = data.stacks.as_ref().is_some_and(|s| !s.stacks.is_empty());
+    let mut cols: Vec<ExportColumn> = Column::ALL
+        .iter()
+        .map(|&c| ExportColumn::Table(c))
+        .collect();
+    if has_stacks {
+        cols.insert(1, ExportColumn::CallStack);
+    }
+    cols
+}
+
 /// A cell safe for TSV: tabs and line breaks become spaces.
 fn tsv_safe(s: &str) -> String {
     s.replace(['\t', '\n', '\r'], " ")
 }
 
-/// `rows` as TSV with a header row, every column, ending in a newline.
+/// `rows` as TSV with a header row, the columns the table shows ([`export_columns`]), ending in
+/// a newline.
 pub fn rows_tsv(data: &RankData, rows: &[u32]) -> String {
+    let cols = export_columns(data);
     let mut out = String::new();
-    let header: Vec<&str> = Column::ALL.iter().map(|c| c.header()).collect();
+    let header: Vec<&str> = cols.iter().map(|c| c.header()).collect();
     out.push_str(&header.join("\t"));
     out.push('\n');
     for &r in rows {
-        let cells: Vec<String> = Column::ALL
+        let cells: Vec<String> = cols
             .iter()
-            .map(|&c| tsv_safe(&cell_text(data, r as usize, c)))
+            .map(|&c| tsv_safe(&c.cell(data, r as usize)))
             .collect();
         out.push_str(&cells.join("\t"));
         out.push('\n');
@@ -51,29 +103,23 @@ pub fn rows_tsv(data: &RankData, rows: &[u32]) -> String {
     out
 }
 
-/// A CSV field, quoted when it needs to be.
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
+/// The byte-order mark Excel looks for to read a CSV file as UTF-8 (without it, Chinese Excel
+/// reads the file as GBK and Chinese names turn into mojibake).
+pub const UTF8_BOM: &str = "\u{feff}";
 
-/// `rows` as CSV with a header row, written to `w`.
+/// `rows` as a CSV file for Excel: a UTF-8 byte-order mark, a header row and the columns the
+/// table shows ([`export_columns`]), quoted by RFC 4180 where a cell needs it.
 pub fn write_rows_csv(
     data: &RankData,
     rows: &[u32],
     w: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
-    let header: Vec<String> = Column::ALL.iter().map(|c| csv_field(c.header())).collect();
-    writeln!(w, "{}", header.join(","))?;
+    w.write_all(UTF8_BOM.as_bytes())?;
+    let cols = export_columns(data);
+    let mut out = csv::Writer::from_writer(w);
+    out.write_record(cols.iter().map(|c| c.header()))?;
     for &r in rows {
-        let cells: Vec<String> = Column::ALL
-            .iter()
-            .map(|&c| csv_field(&cell_text(data, r as usize, c)))
-            .collect();
-        writeln!(w, "{}", cells.join(","))?;
+        out.write_record(cols.iter().map(|c| c.cell(data, r as usize)))?;
     }
-    Ok(())
+    out.flush()
 }

@@ -47,7 +47,12 @@ pub fn save_png(image: &ColorImage, path: &Path) -> Result<(), String> {
 /// The native save dialog for a PNG (rfd); `Unavailable` when none can be shown.
 pub fn native_png_picker() -> super::file_browser::PickOutcome {
     super::file_browser::native_outcome(|| {
-        rfd::FileDialog::new()
+        let dialog = rfd::FileDialog::new();
+        let dialog = match super::file_browser::save_folder() {
+            Some(dir) => dialog.set_directory(dir),
+            None => dialog,
+        };
+        dialog
             .set_file_name("memsight_chart.png")
             .add_filter("PNG", &["png"])
             .save_file()

@@ -44,6 +44,15 @@ pub fn native_outcome(show: impl FnOnce() -> Option<PathBuf>) -> PickOutcome {
     }
 }
 
+/// Where saves (Export CSV, Save chart as PNG) are offered: the user's Documents folder, else
+/// the home folder; never the profile's folder, which is often read-only and is the user's
+/// data (memsight writes nothing there).
+pub fn save_folder() -> Option<PathBuf> {
+    dirs::document_dir()
+        .filter(|d| d.is_dir())
+        .or_else(dirs::home_dir)
+}
+
 /// What the browser is open for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Purpose {
@@ -99,6 +108,11 @@ impl FileBrowser {
     /// True while the browser is on screen.
     pub fn is_open(&self) -> bool {
         self.open.as_ref().is_some_and(|(_, d)| d.visible())
+    }
+
+    /// The folder it shows.
+    pub fn directory(&self) -> Option<&Path> {
+        self.open.as_ref().map(|(_, d)| d.directory())
     }
 
     /// What it is open for.

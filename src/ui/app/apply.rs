@@ -193,12 +193,16 @@ impl MemsightApp {
         }
     }
 
-    /// Shows the in-app browser, starting beside what is open.
+    /// Shows the in-app browser, starting beside what is open (to open) or in the user's
+    /// Documents (to save).
     pub(super) fn show_browser(&mut self, purpose: Purpose) {
-        let start = self
-            .path()
-            .and_then(|p| if p.is_dir() { Some(p) } else { p.parent() })
-            .map(Path::to_path_buf);
+        let start = match purpose {
+            Purpose::Open(_) => self
+                .path()
+                .and_then(|p| if p.is_dir() { Some(p) } else { p.parent() })
+                .map(Path::to_path_buf),
+            Purpose::Save | Purpose::SaveChart => crate::ui::file_browser::save_folder(),
+        };
         let t = self.tr();
         self.browser.show_for(purpose, start.as_deref(), t);
     }

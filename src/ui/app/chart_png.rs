@@ -45,7 +45,9 @@ impl MemsightApp {
         );
         if job.start_error.is_some() {
             let t = self.tr();
-            self.browser.show_for(Purpose::SaveChart, None, t);
+            let start = crate::ui::file_browser::save_folder();
+            self.browser
+                .show_for(Purpose::SaveChart, start.as_deref(), t);
         } else {
             self.png_dialog = Some(job);
         }

@@ -14,7 +14,12 @@ use crate::ui::jobs::{Job, JobKey, Jobs, Place, Poll};
 /// The native save dialog (rfd, through the XDG desktop portal on Linux); blocks.
 pub fn native_save_picker() -> PickOutcome {
     native_outcome(|| {
-        rfd::FileDialog::new()
+        let dialog = rfd::FileDialog::new();
+        let dialog = match crate::ui::file_browser::save_folder() {
+            Some(dir) => dialog.set_directory(dir),
+            None => dialog,
+        };
+        dialog
             .set_file_name("memory_details.csv")
             .add_filter("CSV", &["csv"])
             .save_file()
