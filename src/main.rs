@@ -92,6 +92,24 @@ enum Command {
         #[command(flatten)]
         args: cli::StacksArgs,
     },
+    /// The Component table: CANN components whose reserved memory peaks at 100 MB or more.
+    Components {
+        /// Profiling folder or .db.
+        path: PathBuf,
+        /// Rank id; default the first rank.
+        #[arg(long)]
+        rank: Option<String>,
+        /// JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The static-graph view (graph mode): a graph's ops, filtered and sorted, and its curve.
+    Static {
+        /// Profiling folder.
+        path: PathBuf,
+        #[command(flatten)]
+        args: cli::StaticArgs,
+    },
     /// An allocator snapshot (`_dump_snapshot` .pickle): devices, peaks, who holds the memory.
     Snapshot {
         /// The .pickle / .pkl file.
@@ -205,6 +223,17 @@ fn main() -> ExitCode {
             &mut out,
             &mut err,
         )),
+        Some(Command::Components { path, rank, json }) => exit(cli::components(
+            &path,
+            source,
+            rank.as_deref(),
+            json,
+            &mut out,
+            &mut err,
+        )),
+        Some(Command::Static { path, args }) => {
+            exit(cli::static_graph(&path, source, &args, &mut out, &mut err))
+        }
         Some(Command::Live { path, args }) => {
             exit(cli::live(&path, source, &args, &mut out, &mut err))
         }

@@ -75,6 +75,38 @@ fn static_view_switches_graphs_and_filters_ops_by_node_range() {
     h.get_by_label(&format!("{inside} rows"));
 }
 
+/// The static op table's Min/Max Size(KB) filter (Insight's, compared against the KB column,
+/// both bounds inclusive), in English and Chinese, against the raw file.
+#[test]
+fn static_ops_filter_by_size_in_both_languages() {
+    let rank = common::first_subdir(&fixtures().join("mindspore"));
+    let ops = RawCsv::read(&rank.join("ASCEND_PROFILER_OUTPUT/static_op_mem.csv"));
+    let (g, n, k) = (ops.col("Graph ID"), ops.col("Op Name"), ops.col("Size(KB)"));
+    let sizes: Vec<f64> = ops
+        .rows
+        .iter()
+        .filter(|r| r[g] == "0" && r[n] != "TOTAL")
+        .map(|r| r[k].parse().unwrap())
+        .collect();
+    let mut sorted = sizes.clone();
+    sorted.sort_by(f64::total_cmp);
+    let (lo, hi) = (sorted[sorted.len() / 4], sorted[sorted.len() * 3 / 4]);
+    let want = sizes.iter().filter(|&&x| x >= lo && x <= hi).count();
+    assert!(want < sizes.len());
+    for lang in memsight::ui::i18n::Lang::ALL {
+        let mut app = memsight::ui::MemsightApp::new(Some(rank.clone()), Vec::new(), None);
+        app.set_language(lang);
+        app.wait_for_load();
+        let mut h = common::harness(app);
+        let t = h.state().tr();
+        h.state_mut().apply(memsight::ui::Command::SetStaticView(true));
+        h.run();
+        common::type_into(&mut h, t.min_size, &lo.to_string());
+        common::type_into(&mut h, t.max_size, &hi.to_string());
+        h.get_by_label(&(t.rows)(&want.to_string()));
+    }
+}
+
 #[test]
 fn load_warnings_are_one_click_away() {
     let mut h = common::open_app(fixtures().join("malformed/bad_rows_ascend_pt"));

@@ -32,8 +32,8 @@ pub use series::{
 };
 pub use spread::{Spread, spread};
 pub use static_graph::{
-    END_OF_GRAPH, StaticColumn, StaticGraph, static_graphs, static_ops_in_range, static_rows,
-    static_rows_tsv,
+    END_OF_GRAPH, StaticColumn, StaticGraph, StaticQuery, static_graphs, static_ops_in_range,
+    static_rows, static_rows_tsv,
 };
 pub use steps::{
     GROWTH_RISES, Growth, StepReport, StepStats, peak_over, step_report, step_report_on,

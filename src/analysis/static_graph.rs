@@ -170,22 +170,40 @@ impl StaticColumn {
     }
 }
 
-/// The ops of `graph` for the table: within the node-index `range` (all without one), whose
-/// name contains `name` (case-insensitive; all when empty), in `sort` order (file order when
-/// `None`; ties keep file order).
-pub fn static_rows(
-    data: &RankData,
-    graph: &StaticGraph,
-    range: Option<(i64, i64)>,
-    name: &str,
-    sort: Option<(StaticColumn, super::SortDir)>,
-) -> Vec<u32> {
+/// What the static op table shows of a graph: the same filters in the GUI and `memsight static`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StaticQuery {
+    /// Ops whose start or end node index lies in this range (all without one).
+    pub range: Option<(i64, i64)>,
+    /// Case-insensitive name substring (all when empty).
+    pub name: String,
+    /// Ops of at least this Size(KB) (inclusive, as Insight compares the KB column).
+    pub min_kib: Option<f64>,
+    /// Ops of at most this Size(KB) (inclusive).
+    pub max_kib: Option<f64>,
+    /// Sort (file order when `None`; ties keep file order).
+    pub sort: Option<(StaticColumn, super::SortDir)>,
+}
+
+/// The ops of `graph` for the table, as `q` filters and sorts them.
+pub fn static_rows(data: &RankData, graph: &StaticGraph, q: &StaticQuery) -> Vec<u32> {
     let st = &data.static_ops;
-    let mut rows = match range {
+    let mut rows = match q.range {
         Some((a, b)) => static_ops_in_range(data, graph, a, b),
         None => graph.ops.clone(),
     };
-    let needle = name.trim().to_lowercase();
+    if q.min_kib.is_some() || q.max_kib.is_some() {
+        let (lo, hi) = (
+            q.min_kib.unwrap_or(f64::NEG_INFINITY),
+            q.max_kib.unwrap_or(f64::INFINITY),
+        );
+        rows.retain(|&i| {
+            let kib = st.size[i as usize] as f64 / 1024.0;
+            (lo..=hi).contains(&kib)
+        });
+    }
+    let sort = q.sort;
+    let needle = q.name.trim().to_lowercase();
     if !needle.is_empty() {
         rows.retain(|&i| {
             data.strings

@@ -2,21 +2,25 @@
 //! so tests can run them in-process.
 
 pub mod compare;
+pub mod components;
 pub mod curve;
 pub mod inspect;
 pub mod live;
 pub mod rank;
 pub mod snapshot;
 pub mod stacks;
+pub mod static_graph;
 pub mod steps;
 pub mod table;
 
 pub use compare::{CompareArgs, compare};
+pub use components::components;
 pub use curve::{CurveArgs, curve};
 pub use inspect::inspect;
 pub use live::{LiveArgs, live};
 pub use snapshot::{SnapshotArgs, snapshot};
 pub use stacks::{StacksArgs, stacks};
+pub use static_graph::{StaticArgs, static_graph};
 pub use steps::steps;
 pub use table::{TableArgs, table};
 

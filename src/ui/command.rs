@@ -107,6 +107,10 @@ pub enum Command {
     SetStaticRange(Option<(f64, f64)>),
     /// The static op table's name filter.
     SetStaticFilter(String),
+    /// The static op table's Min Size(KB) filter text.
+    SetStaticMinSize(String),
+    /// The static op table's Max Size(KB) filter text.
+    SetStaticMaxSize(String),
     /// A click on a static op table header.
     CycleStaticSort(StaticColumn),
     /// Open or close the warnings window.

@@ -265,6 +265,10 @@ pub struct ViewState {
     pub static_range: Option<(f64, f64)>,
     /// The static op table's name filter.
     pub static_filter: String,
+    /// The static op table's Min Size(KB) filter text (as typed).
+    pub static_min_text: String,
+    /// The static op table's Max Size(KB) filter text.
+    pub static_max_text: String,
     /// The static op table's sort (`None`: file order).
     pub static_sort: Option<(StaticColumn, SortDir)>,
     /// The warnings window is open.
@@ -329,6 +333,8 @@ impl Default for ViewState {
             graph: 0,
             static_range: None,
             static_filter: String::new(),
+            static_min_text: String::new(),
+            static_max_text: String::new(),
             static_sort: None,
             show_warnings: false,
             component_sort: None,
@@ -409,10 +415,12 @@ impl ViewState {
             }
             TableId::Components => format!("{rank:?} {:?}", self.component_sort),
             TableId::StaticOps => format!(
-                "{rank:?} {} {:?} {:?} {:?}",
+                "{rank:?} {} {:?} {:?} {:?} {:?} {:?}",
                 self.graph,
                 self.static_range.map(|(a, b)| (a.to_bits(), b.to_bits())),
                 self.static_filter,
+                self.static_min_text,
+                self.static_max_text,
                 self.static_sort,
             ),
         }
@@ -506,6 +514,8 @@ impl ViewState {
             }
             Command::SetStaticRange(r) => self.static_range = *r,
             Command::SetStaticFilter(t) => self.static_filter.clone_from(t),
+            Command::SetStaticMinSize(t) => self.static_min_text.clone_from(t),
+            Command::SetStaticMaxSize(t) => self.static_max_text.clone_from(t),
             Command::CycleStaticSort(col) => {
                 self.static_sort = next_sort(self.static_sort, *col);
             }

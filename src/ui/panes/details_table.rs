@@ -76,7 +76,7 @@ impl DetailsTable {
 
 /// A size bound as typed: `None` when empty or not a number (then the bound is ignored, and the
 /// field shows it in red).
-fn parse_bound(text: &str) -> Result<Option<f64>, ()> {
+pub(crate) fn parse_bound(text: &str) -> Result<Option<f64>, ()> {
     let t = text.trim().replace(',', "");
     if t.is_empty() {
         return Ok(None);
@@ -86,6 +86,36 @@ fn parse_bound(text: &str) -> Result<Option<f64>, ()> {
         .filter(|v| v.is_finite())
         .map(Some)
         .ok_or(())
+}
+
+/// A size bound field's text and the command that sets it.
+pub(crate) type BoundField<'a> = (&'a String, fn(String) -> Command);
+
+/// The Min Size(KB) and Max Size(KB) fields: a bound that is not a number is shown in red (with
+/// a hover saying so) and ignored.
+pub(crate) fn size_bounds_ui(
+    ui: &mut egui::Ui,
+    t: &Tr,
+    min: BoundField<'_>,
+    max: BoundField<'_>,
+    out: &mut Vec<Command>,
+) {
+    for (label, (text, make)) in [(t.min_size, min), (t.max_size, max)] {
+        let label = ui.label(label);
+        let mut text = text.clone();
+        let bad = parse_bound(&text).is_err();
+        let mut edit = egui::TextEdit::singleline(&mut text).desired_width(80.0);
+        if bad {
+            edit = edit.text_color(ui.visuals().error_fg_color);
+        }
+        let mut r = ui.add(edit).labelled_by(label.id);
+        if bad {
+            r = r.on_hover_text(t.bad_number);
+        }
+        if r.changed() {
+            out.push(make(text));
+        }
+    }
 }
 
 /// The query the state asks of `table` (window in ns from origin, page and size as chosen).
@@ -282,29 +312,13 @@ impl DetailsTable {
             if ui.add(edit).labelled_by(label.id).changed() {
                 cx.out.push(Command::SetNameFilter(name));
             }
-            for (label, text, make) in [
-                (
-                    t.min_size,
-                    &state.min_size_text,
-                    Command::SetMinSize as fn(String) -> Command,
-                ),
-                (t.max_size, &state.max_size_text, Command::SetMaxSize),
-            ] {
-                let label = ui.label(label);
-                let mut text = text.clone();
-                let bad = parse_bound(&text).is_err();
-                let mut edit = egui::TextEdit::singleline(&mut text).desired_width(80.0);
-                if bad {
-                    edit = edit.text_color(ui.visuals().error_fg_color);
-                }
-                let mut r = ui.add(edit).labelled_by(label.id);
-                if bad {
-                    r = r.on_hover_text(t.bad_number);
-                }
-                if r.changed() {
-                    cx.out.push(make(text));
-                }
-            }
+            size_bounds_ui(
+                ui,
+                t,
+                (&state.min_size_text, Command::SetMinSize),
+                (&state.max_size_text, Command::SetMaxSize),
+                cx.out,
+            );
             let mut within = state.within;
             if ui.checkbox(&mut within, t.within).changed() {
                 cx.out.push(Command::SetWithin(within));

@@ -7,8 +7,11 @@ use egui_plot::{HLine, Plot, PlotBounds};
 
 use super::PaneCx;
 use super::details_table::sort_header;
+use super::details_table::{parse_bound, size_bounds_ui};
 use super::pager::Pager;
-use crate::analysis::{END_OF_GRAPH, StaticColumn, ViewId, static_rows, static_rows_tsv};
+use crate::analysis::{
+    END_OF_GRAPH, StaticColumn, StaticQuery, ViewId, static_rows, static_rows_tsv,
+};
 use crate::model::MIB;
 use crate::ui::command::Command;
 use crate::ui::format::{bytes, grouped};
@@ -149,14 +152,9 @@ impl StaticChart {
     }
 }
 
-/// What the static op table's rows depend on.
-type RowsKey = (
-    ViewId,
-    usize,
-    Option<(i64, i64)>,
-    String,
-    Option<(StaticColumn, crate::analysis::SortDir)>,
-);
+/// What the static op table's rows depend on: the rank, the graph and the query (its size
+/// bounds as bits, so the key compares exactly).
+type RowsKey = (ViewId, usize, String);
 
 /// The static op table's own state: its pager, its rows (recomputed only when what they depend
 /// on changes), what Copy put on the clipboard.
@@ -183,15 +181,16 @@ impl StaticTable {
         let range = state
             .static_range
             .map(|(a, b)| (a.ceil() as i64, b.floor() as i64));
-        let key: RowsKey = (
-            view.id(),
-            state.graph,
+        let q = StaticQuery {
             range,
-            state.static_filter.clone(),
-            state.static_sort,
-        );
+            name: state.static_filter.clone(),
+            min_kib: parse_bound(&state.static_min_text).unwrap_or(None),
+            max_kib: parse_bound(&state.static_max_text).unwrap_or(None),
+            sort: state.static_sort,
+        };
+        let key: RowsKey = (view.id(), state.graph, format!("{q:?}"));
         if self.rows.as_ref().is_none_or(|(k, _)| *k != key) {
-            let rows = static_rows(data, g, range, &state.static_filter, state.static_sort);
+            let rows = static_rows(data, g, &q);
             self.rows = Some((key, rows));
         }
         // A copy: the pane's other state is written below (a graph has hundreds of ops).
@@ -222,6 +221,13 @@ impl StaticTable {
             if ui.add(edit).labelled_by(label.id).changed() {
                 cx.out.push(Command::SetStaticFilter(name));
             }
+            size_bounds_ui(
+                ui,
+                t,
+                (&state.static_min_text, Command::SetStaticMinSize),
+                (&state.static_max_text, Command::SetStaticMaxSize),
+                cx.out,
+            );
             ui.label((t.rows)(&grouped(rows.len() as f64, 0)));
             let mut copy = None;
             if ui.button(t.copy).on_hover_text(t.copy_hover).clicked() {
