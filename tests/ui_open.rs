@@ -229,3 +229,64 @@ fn shift_dropping_a_folder_compares_with_it() {
     let b = h.state().baseline.loaded.as_ref().expect("a baseline");
     assert_eq!(b.source.path, fixtures().join("demo"));
 }
+
+/// [`harness`] around `app` once its load and its cluster overview are done (nothing left to
+/// repaint for).
+fn settled(mut app: MemsightApp) -> Harness<'static, MemsightApp> {
+    app.wait_for_load();
+    app.wait_for_overview();
+    harness(app)
+}
+
+/// File ▸ Open path… (and Ctrl+L) opens a dialog whose field takes the keyboard at once: a typed
+/// path opens with Enter, in English and Chinese, with a profile already on screen. Before, the
+/// path field sat inside the File menu and a click into it closed the menu (issue 26 item 5).
+#[test]
+fn open_path_dialog_takes_a_typed_path() {
+    use memsight::ui::i18n::Lang;
+    let target = fixtures().join("torch_cluster");
+    for (lang, via_menu) in [(Lang::En, true), (Lang::Zh, true), (Lang::En, false)] {
+        let mut app = MemsightApp::new(Some(fixtures().join("demo")), Vec::new(), None);
+        app.set_language(lang);
+        let mut h = settled(app);
+        let t = h.state().tr();
+        if via_menu {
+            h.get_by_label(t.file).click();
+            h.run();
+            h.get_by_label(t.open_path_menu).click();
+        } else {
+            h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::L);
+        }
+        h.run();
+        assert!(h.state().path_dialog_open, "{lang:?}");
+        h.get_by_label(t.open_path_title);
+        // The field has the keyboard: typing goes straight into it.
+        h.get_by_role_and_label(egui::accesskit::Role::TextInput, t.path)
+            .type_text(target.to_str().unwrap());
+        h.run();
+        h.key_press(egui::Key::Enter);
+        h.step();
+        wait_until_opened(&mut h, &target);
+        assert!(!h.state().path_dialog_open, "the dialog closes on open");
+        assert!(h.query_by_label(t.open_path_title).is_none());
+    }
+}
+
+/// Esc and Cancel close the dialog and keep what is open.
+#[test]
+fn the_open_path_dialog_cancels() {
+    let mut h = settled(MemsightApp::new(Some(fixtures().join("demo")), Vec::new(), None));
+    let before = h.state().path().map(Path::to_path_buf);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::L);
+    h.run();
+    assert!(h.state().path_dialog_open);
+    h.get_by_label("Cancel").click();
+    h.run();
+    assert!(!h.state().path_dialog_open);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::L);
+    h.run();
+    h.key_press(egui::Key::Escape);
+    h.run();
+    assert!(!h.state().path_dialog_open);
+    assert_eq!(h.state().path().map(Path::to_path_buf), before);
+}

@@ -49,6 +49,8 @@ pub enum Command {
     SetTheme(ThemePref),
     /// Open or close the keyboard and mouse help.
     ShowHelp(bool),
+    /// Open or close the Open path… dialog (type or paste a path).
+    ShowPathDialog(bool),
     /// Close the lines that say a background task failed.
     DismissFailures,
     /// Filter the rank list by host.

@@ -167,6 +167,12 @@ pub struct Tr {
     pub saved_chart: fn(&str) -> String,
     pub cannot_save_chart: fn(&str) -> String,
     pub path: &'static str,
+    /// File ▸ Open path… (the menu entry).
+    pub open_path_menu: &'static str,
+    /// The Open path dialog's title.
+    pub open_path_title: &'static str,
+    /// Under the path field in the dialog.
+    pub path_dialog_hint: &'static str,
     pub path_hint: &'static str,
     pub open: &'static str,
     pub no_such_path: fn(&str) -> String,
@@ -545,6 +551,7 @@ pub static EN: Tr = Tr {
     shortcuts_title: "Keyboard and mouse",
     shortcuts: &[
         ("Ctrl+O", "Open a folder"),
+        ("Ctrl+L", "Type or paste a path to open"),
         ("Drag a folder onto the window", "Open it"),
         ("Drag on the chart", "Zoom to the box"),
         ("Mouse wheel on the chart", "Zoom around the pointer"),
@@ -565,6 +572,9 @@ pub static EN: Tr = Tr {
     saved_chart: |p| format!("saved the chart to {p}"),
     cannot_save_chart: |e| format!("cannot save the chart: {e}"),
     path: "Path",
+    open_path_menu: "Open path…  (Ctrl+L)",
+    open_path_title: "Open a path",
+    path_dialog_hint: "A profiling folder, a cluster folder, a .db file or an allocator snapshot (.pickle); Enter opens it.",
     path_hint: "type or paste a folder or .db path",
     open: "Open",
     no_such_path: |p| format!("No such file or folder: {p}"),
@@ -926,6 +936,7 @@ pub static ZH: Tr = Tr {
     shortcuts_title: "键盘与鼠标",
     shortcuts: &[
         ("Ctrl+O", "打开文件夹"),
+        ("Ctrl+L", "输入或粘贴要打开的路径"),
         ("把文件夹拖到窗口上", "打开它"),
         ("在图上拖动", "框选放大"),
         ("在图上滚动滚轮", "以指针为中心缩放"),
@@ -943,6 +954,9 @@ pub static ZH: Tr = Tr {
     saved_chart: |p| format!("图表已保存到 {p}"),
     cannot_save_chart: |e| format!("无法保存图表：{e}"),
     path: "路径",
+    open_path_menu: "打开路径…  (Ctrl+L)",
+    open_path_title: "打开路径",
+    path_dialog_hint: "性能数据文件夹、集群文件夹、.db 文件或分配器快照（.pickle）；按回车打开。",
     path_hint: "输入或粘贴文件夹或 .db 路径",
     open: "打开",
     no_such_path: |p| format!("文件或文件夹不存在：{p}"),

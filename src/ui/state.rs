@@ -563,6 +563,7 @@ impl ViewState {
             | Command::SetLanguage(_)
             | Command::SetTheme(_)
             | Command::ShowHelp(_)
+            | Command::ShowPathDialog(_)
             | Command::DismissFailures => {}
         }
     }

@@ -16,8 +16,14 @@ use super::state::ViewState;
 use crate::analysis::{GroupBy, RankView};
 
 /// A path field and its Open button: a path can always be typed or pasted, whatever dialogs the
-/// desktop has.
-fn path_field(ui: &mut egui::Ui, t: &Tr, text: &mut String, out: &mut Vec<Command>) {
+/// desktop has. True when it asked to open the path.
+fn path_field(
+    ui: &mut egui::Ui,
+    t: &Tr,
+    text: &mut String,
+    focus: bool,
+    out: &mut Vec<Command>,
+) -> bool {
     ui.horizontal(|ui| {
         let label = ui.label(t.path);
         let r = ui
@@ -27,11 +33,42 @@ fn path_field(ui: &mut egui::Ui, t: &Tr, text: &mut String, out: &mut Vec<Comman
                     .desired_width(360.0),
             )
             .labelled_by(label.id);
+        if focus {
+            r.request_focus();
+        }
         let enter = r.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
-        if (ui.button(t.open).clicked() || enter) && !text.trim().is_empty() {
+        let open = (ui.button(t.open).clicked() || enter) && !text.trim().is_empty();
+        if open {
             out.push(Command::Open(PathBuf::from(text.trim())));
         }
+        open
+    })
+    .inner
+}
+
+/// Open path… (File menu, Ctrl+L): a small dialog with the path field, focused, so a path can
+/// be typed or pasted (a text field inside the menu closed the menu on the first click).
+/// `focus` puts the cursor into the field (the frame it opens).
+pub fn path_dialog(
+    ctx: &egui::Context,
+    t: &Tr,
+    text: &mut String,
+    focus: bool,
+    out: &mut Vec<Command>,
+) {
+    let modal = egui::Modal::new(egui::Id::unique("path_dialog")).show(ctx, |ui| {
+        ui.strong(t.open_path_title);
+        ui.add_space(4.0);
+        let opened = path_field(ui, t, text, focus, out);
+        ui.add_space(4.0);
+        ui.weak(t.path_dialog_hint);
+        ui.add_space(4.0);
+        let cancel = ui.button(t.cancel).clicked();
+        opened || cancel
     });
+    if modal.inner || modal.should_close() {
+        out.push(Command::ShowPathDialog(false));
+    }
 }
 
 /// The menu bar: File (open, path, recent, quit), View (language, theme), Help.
@@ -40,7 +77,6 @@ pub fn menu_ui(
     t: &Tr,
     prefs: &Prefs,
     no_cjk_font: bool,
-    path_text: &mut String,
     out: &mut Vec<Command>,
 ) {
     egui::MenuBar::new().ui(ui, |ui| {
@@ -57,7 +93,10 @@ pub fn menu_ui(
                 out.push(Command::Pick(PickKind::Baseline));
                 ui.close();
             }
-            path_field(ui, t, path_text, out);
+            if ui.button(t.open_path_menu).clicked() {
+                out.push(Command::ShowPathDialog(true));
+                ui.close();
+            }
             if ui.button(t.save_chart).clicked() {
                 out.push(Command::SaveChart);
                 ui.close();
@@ -351,7 +390,7 @@ pub fn placeholder_ui(
         ui.add_space(8.0);
         ui.scope(|ui| {
             ui.set_max_width(520.0);
-            path_field(ui, t, path_text, out);
+            path_field(ui, t, path_text, false, out);
         });
     });
 }

@@ -102,6 +102,10 @@ impl MemsightApp {
                 }
             }
             Command::ShowHelp(open) => self.help_open = open,
+            Command::ShowPathDialog(open) => {
+                self.path_dialog_focus = open && !self.path_dialog_open;
+                self.path_dialog_open = open;
+            }
             Command::DismissFailures => self.failures.clear(),
             Command::SaveChart => self.request_chart_shot(),
             _ => {}

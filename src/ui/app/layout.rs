@@ -118,7 +118,6 @@ impl MemsightApp {
                 t,
                 &self.prefs,
                 self.cjk_font.as_ref().is_some_and(Option::is_none),
-                &mut self.path_text,
                 &mut out,
             );
             if let Some(n) = &self.notice {
@@ -253,6 +252,10 @@ impl MemsightApp {
         if self.help_open {
             crate::ui::top_bar::help_window(ui.ctx(), t, &mut out);
         }
+        if self.path_dialog_open {
+            let focus = std::mem::take(&mut self.path_dialog_focus);
+            crate::ui::top_bar::path_dialog(ui.ctx(), t, &mut self.path_text, focus, &mut out);
+        }
         if self.details_mut().wants_browser() {
             self.show_browser(Purpose::Save);
         }
@@ -307,16 +310,20 @@ fn failures_ui(
 /// the table on screen: its pager takes them, since it knows where the last page is.
 fn shortcuts(ui: &egui::Ui, out: &mut Vec<Command>) {
     let typing = ui.ctx().memory(|m| m.focused().is_some());
-    let (open, esc, copy, help) = ui.ctx().input_mut(|i| {
+    let (open, esc, copy, help, path) = ui.ctx().input_mut(|i| {
         (
             i.consume_key(Modifiers::COMMAND, Key::O),
             i.key_pressed(Key::Escape),
             !typing && i.events.iter().any(|e| matches!(e, egui::Event::Copy)),
             i.consume_key(Modifiers::NONE, Key::F1),
+            i.consume_key(Modifiers::COMMAND, Key::L),
         )
     });
     if help {
         out.push(Command::ShowHelp(true));
+    }
+    if path {
+        out.push(Command::ShowPathDialog(true));
     }
     if open {
         out.push(Command::Pick(PickKind::Folder));

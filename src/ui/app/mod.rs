@@ -80,6 +80,10 @@ pub struct MemsightApp {
     pub path_text: String,
     /// The keyboard help window is open.
     pub help_open: bool,
+    /// The Open path… dialog is on screen.
+    pub path_dialog_open: bool,
+    /// The Open path… dialog's field takes the keyboard focus in the next frame.
+    path_dialog_focus: bool,
     /// A screenshot asked for by Save chart as PNG, and the chart's place in it.
     shot: Option<(
         std::sync::mpsc::Receiver<Arc<egui::ColorImage>>,
@@ -158,6 +162,8 @@ impl MemsightApp {
             browser: FileBrowser::default(),
             path_text: String::new(),
             help_open: false,
+            path_dialog_open: false,
+            path_dialog_focus: false,
             shot: None,
             chart_png: None,
             png_dialog: None,
