@@ -298,24 +298,14 @@ fn main() -> ExitCode {
                 }
             }
         }
-        None => {
-            let path = match args.path {
-                Some(p) => p,
-                None => match cli::demo_profile_path() {
-                    Ok(p) => p,
-                    Err(e) => {
-                        eprintln!("memsight: cannot prepare the demo profile: {e}");
-                        return exit(EXIT_FAILURE);
-                    }
-                },
-            };
-            run_app(path, args.compare)
-        }
+        None => run_app(args.path, args.compare),
     }
 }
 
+/// The window, on `path`; without one, on the last profile (when the user keeps that on) or
+/// the demo.
 #[cfg(feature = "gui")]
-fn run_app(path: PathBuf, baseline: Option<PathBuf>) -> ExitCode {
+fn run_app(path: Option<PathBuf>, baseline: Option<PathBuf>) -> ExitCode {
     match memsight::ui::run(path, baseline) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -326,11 +316,11 @@ fn run_app(path: PathBuf, baseline: Option<PathBuf>) -> ExitCode {
 }
 
 #[cfg(not(feature = "gui"))]
-fn run_app(path: PathBuf, _baseline: Option<PathBuf>) -> ExitCode {
+fn run_app(path: Option<PathBuf>, _baseline: Option<PathBuf>) -> ExitCode {
+    let path = path.map_or_else(|| "PATH".to_string(), |p| p.display().to_string());
     eprintln!(
         "memsight: this build has no GUI (built with --no-default-features); \
-         try `memsight inspect {}` or `memsight --help`",
-        path.display()
+         try `memsight inspect {path}` or `memsight --help`"
     );
     exit(EXIT_FAILURE)
 }

@@ -771,3 +771,67 @@ fn a_folder_without_a_profile_says_so_in_the_ui_language() {
         assert_no_missing_glyphs(&h);
     }
 }
+
+/// The demo says it is one and how to open your own data (its Open path… button opens the
+/// dialog); a real profile shows no such line. English and Chinese (issue 26 item 8).
+#[test]
+fn the_demo_says_it_is_a_demo() {
+    let demo = memsight::cli::demo_profile_path().unwrap();
+    for lang in Lang::ALL {
+        let mut app = MemsightApp::new(Some(demo.clone()), Vec::new(), None);
+        app.set_language(lang);
+        app.wait_for_load();
+        app.wait_for_overview();
+        let mut h = common::harness(app);
+        let t = h.state().tr();
+        h.get_by_label(t.demo_banner);
+        h.get_by_label(t.open_path_menu).click();
+        h.run();
+        assert!(h.state().path_dialog_open);
+        let h = app_in(Some(rank_dir()), lang, [1400.0, 900.0]);
+        assert!(h.query_by_label(t.demo_banner).is_none(), "{lang:?}");
+    }
+}
+
+/// View ▸ Reopen the last profile at start: on by default, a click turns it off, and every
+/// preference reaches the storage when it changes (a crash loses nothing), not only at exit.
+#[test]
+fn preferences_are_saved_when_they_change() {
+    use memsight::ui::prefs::{LANG_KEY, REOPEN_KEY, RECENT_KEY};
+    let mut h = app_in(Some(rank_dir()), Lang::En, [1400.0, 900.0]);
+    let mut storage = common::MemoryStorage::default();
+    assert!(h.state().prefs.reopen_last);
+    h.state_mut().save_prefs_if_changed(&mut storage);
+    assert_eq!(storage.0.get(REOPEN_KEY).map(String::as_str), Some("true"));
+    assert_eq!(
+        storage.0.get(RECENT_KEY).map(String::as_str),
+        Some(rank_dir().display().to_string().as_str()),
+        "the opened folder is remembered at once"
+    );
+    assert!(!h.state_mut().save_prefs_if_changed(&mut storage), "nothing changed");
+    h.get_by_label("View").click();
+    h.run();
+    h.get_by_label("Reopen the last profile at start").click();
+    h.run();
+    assert!(!h.state().prefs.reopen_last);
+    h.state_mut().apply(Command::SetLanguage(Lang::Zh));
+    assert!(h.state_mut().save_prefs_if_changed(&mut storage));
+    assert_eq!(storage.0.get(REOPEN_KEY).map(String::as_str), Some("false"));
+    assert_eq!(storage.0.get(LANG_KEY).map(String::as_str), Some("zh"));
+    // Loaded again, the app starts as left.
+    let back = memsight::ui::prefs::Prefs::load(Some(&storage));
+    assert!(!back.reopen_last);
+    assert_eq!(back.lang, Lang::Zh);
+    assert_eq!(
+        memsight::ui::prefs::startup(None, &back, std::path::Path::exists),
+        memsight::ui::prefs::Startup::Demo
+    );
+    let on = memsight::ui::prefs::Prefs {
+        reopen_last: true,
+        ..back
+    };
+    assert_eq!(
+        memsight::ui::prefs::startup(None, &on, std::path::Path::exists),
+        memsight::ui::prefs::Startup::Path(rank_dir())
+    );
+}

@@ -49,6 +49,8 @@ pub enum Command {
     SetTheme(ThemePref),
     /// Open or close the keyboard and mouse help.
     ShowHelp(bool),
+    /// Reopen the last profile at start (a remembered preference).
+    SetReopenLast(bool),
     /// Open or close the Open path… dialog (type or paste a path).
     ShowPathDialog(bool),
     /// Close the lines that say a background task failed.

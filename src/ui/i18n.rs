@@ -167,6 +167,12 @@ pub struct Tr {
     pub saved_chart: fn(&str) -> String,
     pub cannot_save_chart: fn(&str) -> String,
     pub path: &'static str,
+    /// View ▸ reopen the last profile at start.
+    pub reopen_last: &'static str,
+    /// Above the demo: what it is.
+    pub demo_banner: &'static str,
+    /// After the demo banner's buttons.
+    pub demo_drop_hint: &'static str,
     /// File ▸ Open path… (the menu entry).
     pub open_path_menu: &'static str,
     /// The Open path dialog's title.
@@ -573,6 +579,9 @@ pub static EN: Tr = Tr {
     cannot_save_chart: |e| format!("cannot save the chart: {e}"),
     path: "Path",
     open_path_menu: "Open path…  (Ctrl+L)",
+    reopen_last: "Reopen the last profile at start",
+    demo_banner: "This is a generated demo profile, not your data. Open your own:",
+    demo_drop_hint: "or drag a profiling folder onto the window.",
     open_path_title: "Open a path",
     path_dialog_hint: "A profiling folder, a cluster folder, a .db file or an allocator snapshot (.pickle); Enter opens it.",
     path_hint: "type or paste a folder or .db path",
@@ -955,6 +964,9 @@ pub static ZH: Tr = Tr {
     cannot_save_chart: |e| format!("无法保存图表：{e}"),
     path: "路径",
     open_path_menu: "打开路径…  (Ctrl+L)",
+    reopen_last: "启动时重新打开上次的数据",
+    demo_banner: "这是生成的演示数据，不是你的数据。打开你自己的数据：",
+    demo_drop_hint: "或把性能数据文件夹拖到窗口上。",
     open_path_title: "打开路径",
     path_dialog_hint: "性能数据文件夹、集群文件夹、.db 文件或分配器快照（.pickle）；按回车打开。",
     path_hint: "输入或粘贴文件夹或 .db 路径",

@@ -46,8 +46,12 @@ pub use command::{Command, PickKind};
 const WINDOW_ICON: &[u8] = include_bytes!("../../assets/icons/memsight-256.png");
 
 /// Opens the window on `path` (compared with `baseline` when given) and runs until it is closed
-/// (`MEMSIGHT_BENCH=SECONDS` times it).
-pub fn run(path: std::path::PathBuf, baseline: Option<std::path::PathBuf>) -> Result<(), String> {
+/// (`MEMSIGHT_BENCH=SECONDS` times it). Without a path it opens what [`prefs::startup`] says:
+/// the last profile, or the demo.
+pub fn run(
+    path: Option<std::path::PathBuf>,
+    baseline: Option<std::path::PathBuf>,
+) -> Result<(), String> {
     let started = std::time::Instant::now();
     let mut viewport = egui::ViewportBuilder::default()
         .with_inner_size([1400.0, 900.0])
@@ -69,6 +73,11 @@ pub fn run(path: std::path::PathBuf, baseline: Option<std::path::PathBuf>) -> Re
         Box::new(move |cc| {
             let prefs = prefs::Prefs::load(cc.storage);
             cc.egui_ctx.set_theme(prefs.theme.egui());
+            let path = match prefs::startup(path, &prefs, std::path::Path::exists) {
+                prefs::Startup::Path(p) => p,
+                prefs::Startup::Demo => crate::cli::demo_profile_path()
+                    .map_err(|e| format!("cannot prepare the demo profile: {e}"))?,
+            };
             let mut app = MemsightApp::with_prefs(Some(path), prefs, Some(cc.egui_ctx.clone()));
             app.bench = bench::Bench::from_env(started);
             if let Some(b) = baseline {

@@ -1,5 +1,5 @@
-//! What the app remembers between runs (eframe's storage): the language, the theme and the
-//! recent folders.
+//! What the app remembers between runs (eframe's storage): the language, the theme, the
+//! recent folders and whether to reopen the last one; and what to open at start.
 
 use super::i18n::Lang;
 
@@ -9,6 +9,8 @@ pub const RECENT_KEY: &str = "memsight.recent";
 pub const LANG_KEY: &str = "memsight.lang";
 /// Storage key of the theme (`system`, `light`, `dark`).
 pub const THEME_KEY: &str = "memsight.theme";
+/// Storage key of "reopen the last profile at start" (`true`, `false`).
+pub const REOPEN_KEY: &str = "memsight.reopen_last";
 /// How many recent paths are kept.
 pub const MAX_RECENT: usize = 10;
 
@@ -62,7 +64,7 @@ pub fn parse_recent(s: &str) -> Vec<String> {
 }
 
 /// What was remembered.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Prefs {
     /// The UI language.
     pub lang: Lang,
@@ -70,6 +72,47 @@ pub struct Prefs {
     pub theme: ThemePref,
     /// Recently opened paths, newest first.
     pub recent: Vec<String>,
+    /// Started without a path, open the most recent one (when it still exists) instead of the
+    /// demo. On unless the user turned it off.
+    pub reopen_last: bool,
+}
+
+impl Default for Prefs {
+    fn default() -> Self {
+        Prefs {
+            lang: Lang::default(),
+            theme: ThemePref::default(),
+            recent: Vec::new(),
+            reopen_last: true,
+        }
+    }
+}
+
+/// What the window opens at start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Startup {
+    /// A path: the one given, or the last one opened.
+    Path(std::path::PathBuf),
+    /// The generated demo.
+    Demo,
+}
+
+/// What to open at start: the path given on the command line; else, when `prefs` says so, the
+/// most recent path that still `exists`; else the demo.
+pub fn startup(
+    given: Option<std::path::PathBuf>,
+    prefs: &Prefs,
+    exists: impl Fn(&std::path::Path) -> bool,
+) -> Startup {
+    if let Some(p) = given {
+        return Startup::Path(p);
+    }
+    prefs
+        .recent
+        .first()
+        .map(std::path::PathBuf::from)
+        .filter(|p| prefs.reopen_last && exists(p))
+        .map_or(Startup::Demo, Startup::Path)
 }
 
 impl Prefs {
@@ -86,6 +129,7 @@ impl Prefs {
             recent: get(RECENT_KEY)
                 .map(|s| parse_recent(&s))
                 .unwrap_or_default(),
+            reopen_last: get(REOPEN_KEY).is_none_or(|v| v.trim() != "false"),
         }
     }
 
@@ -94,13 +138,55 @@ impl Prefs {
         storage.set_string(RECENT_KEY, self.recent.join("\n"));
         storage.set_string(LANG_KEY, self.lang.code().to_string());
         storage.set_string(THEME_KEY, self.theme.code().to_string());
+        storage.set_string(REOPEN_KEY, self.reopen_last.to_string());
     }
 
-    /// Puts `path` first in the recent list.
+    /// Puts `path` first in the recent list (not the generated demo: it is there anyway).
     pub fn remember(&mut self, path: &std::path::Path) {
+        if crate::cli::is_demo(path) {
+            return;
+        }
         let shown = path.display().to_string();
         self.recent.retain(|r| *r != shown);
         self.recent.insert(0, shown);
         self.recent.truncate(MAX_RECENT);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::{Path, PathBuf};
+
+    fn prefs(recent: &[&str], reopen_last: bool) -> Prefs {
+        Prefs {
+            recent: recent.iter().map(|s| s.to_string()).collect(),
+            reopen_last,
+            ..Prefs::default()
+        }
+    }
+
+    #[test]
+    fn start_on_the_given_path_else_the_last_one_that_exists_else_the_demo() {
+        let all = |_: &Path| true;
+        let none = |_: &Path| false;
+        let given = Some(PathBuf::from("/given"));
+        assert_eq!(
+            startup(given.clone(), &prefs(&["/last"], true), all),
+            Startup::Path("/given".into())
+        );
+        assert_eq!(
+            startup(None, &prefs(&["/last", "/older"], true), all),
+            Startup::Path("/last".into())
+        );
+        assert_eq!(startup(None, &prefs(&["/last"], false), all), Startup::Demo);
+        assert_eq!(startup(None, &prefs(&["/gone"], true), none), Startup::Demo);
+        assert_eq!(startup(None, &prefs(&[], true), all), Startup::Demo);
+    }
+
+    #[test]
+    fn reopening_is_on_unless_turned_off() {
+        assert!(Prefs::default().reopen_last);
+        assert!(Prefs::load(None).reopen_last);
     }
 }

@@ -564,6 +564,7 @@ impl ViewState {
             | Command::SetTheme(_)
             | Command::ShowHelp(_)
             | Command::ShowPathDialog(_)
+            | Command::SetReopenLast(_)
             | Command::DismissFailures => {}
         }
     }

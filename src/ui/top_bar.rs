@@ -128,6 +128,11 @@ pub fn menu_ui(
                 ui.colored_label(ui.visuals().warn_fg_color, t.no_cjk_font);
             }
             ui.separator();
+            let mut reopen = prefs.reopen_last;
+            if ui.checkbox(&mut reopen, t.reopen_last).changed() {
+                out.push(Command::SetReopenLast(reopen));
+            }
+            ui.separator();
             ui.label(t.theme);
             for (theme, name) in [
                 (ThemePref::System, t.theme_system),
@@ -145,6 +150,20 @@ pub fn menu_ui(
                 ui.close();
             }
         });
+    });
+}
+
+/// Above the demo: that it is one, and how to open your own data.
+pub fn demo_banner(ui: &mut egui::Ui, t: &Tr, out: &mut Vec<Command>) {
+    ui.horizontal_wrapped(|ui| {
+        ui.colored_label(ui.visuals().warn_fg_color, t.demo_banner);
+        if ui.small_button(t.open_folder_menu).clicked() {
+            out.push(Command::Pick(PickKind::Folder));
+        }
+        if ui.small_button(t.open_path_menu).clicked() {
+            out.push(Command::ShowPathDialog(true));
+        }
+        ui.weak(t.demo_drop_hint);
     });
 }
 

@@ -95,6 +95,7 @@ impl MemsightApp {
                 }
             }
             Command::SetLanguage(lang) => self.prefs.lang = lang,
+            Command::SetReopenLast(on) => self.prefs.reopen_last = on,
             Command::SetTheme(theme) => {
                 self.prefs.theme = theme;
                 if let Some(ctx) = &self.ctx {

@@ -82,6 +82,8 @@ pub struct MemsightApp {
     pub help_open: bool,
     /// The Open path… dialog is on screen.
     pub path_dialog_open: bool,
+    /// The preferences as last written to storage (`None`: never written or loaded).
+    saved_prefs: Option<Prefs>,
     /// The Open path… dialog's field takes the keyboard focus in the next frame.
     path_dialog_focus: bool,
     /// A screenshot asked for by Save chart as PNG, and the chart's place in it.
@@ -163,6 +165,7 @@ impl MemsightApp {
             path_text: String::new(),
             help_open: false,
             path_dialog_open: false,
+            saved_prefs: None,
             path_dialog_focus: false,
             shot: None,
             chart_png: None,
@@ -267,6 +270,19 @@ impl MemsightApp {
     pub fn select_rank(&mut self, rank: usize) {
         self.apply(Command::SelectRank(rank));
     }
+
+    /// Writes the preferences (language, theme, recent folders, reopen) to `storage` as soon
+    /// as they change, not only at exit: a crash then loses nothing the user set. True when it
+    /// wrote.
+    pub fn save_prefs_if_changed(&mut self, storage: &mut dyn eframe::Storage) -> bool {
+        if self.saved_prefs.as_ref() == Some(&self.prefs) {
+            return false;
+        }
+        self.prefs.save(storage);
+        storage.flush();
+        self.saved_prefs = Some(self.prefs.clone());
+        true
+    }
 }
 
 impl eframe::App for MemsightApp {
@@ -275,6 +291,9 @@ impl eframe::App for MemsightApp {
             bench.record_cpu(frame.info().cpu_usage);
         }
         self.ui_root(ui);
+        if let Some(storage) = frame.storage_mut() {
+            self.save_prefs_if_changed(storage);
+        }
     }
 
     /// The panel colour: the panels themselves are unfilled, so the clear is their background.
