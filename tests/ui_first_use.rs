@@ -823,7 +823,7 @@ fn preferences_are_saved_when_they_change() {
     assert!(!back.reopen_last);
     assert_eq!(back.lang, Lang::Zh);
     assert_eq!(
-        memsight::ui::prefs::startup(None, &back, std::path::Path::exists),
+        memsight::ui::prefs::startup(None, &back, Path::exists),
         memsight::ui::prefs::Startup::Demo
     );
     let on = memsight::ui::prefs::Prefs {
@@ -831,7 +831,7 @@ fn preferences_are_saved_when_they_change() {
         ..back
     };
     assert_eq!(
-        memsight::ui::prefs::startup(None, &on, std::path::Path::exists),
+        memsight::ui::prefs::startup(None, &on, Path::exists),
         memsight::ui::prefs::Startup::Path(rank_dir())
     );
 }
