@@ -297,3 +297,22 @@ fn the_rank_and_the_baseline_tables_keep_their_own_pages() {
     h.get_by_label_contains("Page 3 of");
     assert_eq!(page(&h, TableId::Baseline), 1);
 }
+
+/// `memsight --compare A B` on a multi-rank B opens its first rank in compare mode, not the
+/// cluster overview that hid the comparison (issue 26 item 12).
+#[test]
+fn a_comparison_asked_at_start_is_shown_not_the_overview() {
+    let mut app = MemsightApp::new(Some(fixtures().join("demo")), Vec::new(), None);
+    // As `memsight::ui::run` does with --compare: asked before the profile is discovered.
+    app.apply(Command::CompareWith(BaselineSource {
+        path: fixtures().join("torch_cluster"),
+        rank: 0,
+    }));
+    app.wait_for_load();
+    app.wait_for_baseline();
+    let h = common::harness(app);
+    let vs = h.state().view_state();
+    assert!(!vs.show_overview, "the overview hid the comparison");
+    assert!(vs.tab == memsight::ui::panes::diff::TAB, "the diff shows first");
+    h.get_by_label_contains(&(h.state().tr().baseline_note)(""));
+}

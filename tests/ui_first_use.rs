@@ -797,7 +797,7 @@ fn the_demo_says_it_is_a_demo() {
 /// preference reaches the storage when it changes (a crash loses nothing), not only at exit.
 #[test]
 fn preferences_are_saved_when_they_change() {
-    use memsight::ui::prefs::{LANG_KEY, REOPEN_KEY, RECENT_KEY};
+    use memsight::ui::prefs::{LANG_KEY, RECENT_KEY, REOPEN_KEY};
     let mut h = app_in(Some(rank_dir()), Lang::En, [1400.0, 900.0]);
     let mut storage = common::MemoryStorage::default();
     assert!(h.state().prefs.reopen_last);
@@ -808,7 +808,10 @@ fn preferences_are_saved_when_they_change() {
         Some(rank_dir().display().to_string().as_str()),
         "the opened folder is remembered at once"
     );
-    assert!(!h.state_mut().save_prefs_if_changed(&mut storage), "nothing changed");
+    assert!(
+        !h.state_mut().save_prefs_if_changed(&mut storage),
+        "nothing changed"
+    );
     h.get_by_label("View").click();
     h.run();
     h.get_by_label("Reopen the last profile at start").click();

@@ -275,7 +275,11 @@ fn open_path_dialog_takes_a_typed_path() {
 /// Esc and Cancel close the dialog and keep what is open.
 #[test]
 fn the_open_path_dialog_cancels() {
-    let mut h = settled(MemsightApp::new(Some(fixtures().join("demo")), Vec::new(), None));
+    let mut h = settled(MemsightApp::new(
+        Some(fixtures().join("demo")),
+        Vec::new(),
+        None,
+    ));
     let before = h.state().path().map(Path::to_path_buf);
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::L);
     h.run();

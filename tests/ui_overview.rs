@@ -250,3 +250,99 @@ fn a_ranks_warnings_show_translated_on_hover() {
         h.get_by_label_contains(note);
     }
 }
+
+/// A bar opens its rank, like the rank numbers (issue 26 item 12).
+#[test]
+fn a_bar_opens_its_rank() {
+    let tmp = cluster();
+    let mut app = MemsightApp::new(Some(tmp.path().to_path_buf()), Vec::new(), None);
+    app.wait_for_load();
+    app.wait_for_overview();
+    let mut h = common::harness(app);
+    let bars = h.state().overview_bar_rects().to_vec();
+    assert_eq!(bars.len(), 6, "{bars:?}");
+    let (i, rect) = bars[3];
+    h.hover_at(rect.center());
+    h.run();
+    assert_eq!(
+        h.output().platform_output.cursor_icon,
+        egui::CursorIcon::PointingHand,
+        "a bar says it can be clicked"
+    );
+    h.event(egui::Event::PointerButton {
+        pos: rect.center(),
+        button: egui::PointerButton::Primary,
+        pressed: true,
+        modifiers: egui::Modifiers::NONE,
+    });
+    h.event(egui::Event::PointerButton {
+        pos: rect.center(),
+        button: egui::PointerButton::Primary,
+        pressed: false,
+        modifiers: egui::Modifiers::NONE,
+    });
+    h.step();
+    h.state_mut().wait_for_load();
+    h.run();
+    let vs = h.state().view_state();
+    assert!(!vs.show_overview);
+    assert_eq!(vs.rank, i);
+}
+
+/// Rank folders without memory data are named, not dropped without a word: Insight's level2
+/// sample has four rank folders and two of them hold only analysis.db (issue 26 item 12).
+#[test]
+fn rank_folders_without_memory_data_are_named() {
+    let Some(samples) = common::samples() else {
+        return; // no samples (a failure under MEMSIGHT_REQUIRE_ALL)
+    };
+    let root = samples.join("xiaobingling93-pixel_Ascend-msinsight/test/st/level2");
+    // Independently: the rank folders whose output has no memory_record/operator_memory CSV
+    // and no profiler DB.
+    let mut empty: Vec<String> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .filter(|p| {
+            !std::fs::read_dir(p.join("ASCEND_PROFILER_OUTPUT"))
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .any(|n| {
+                    n.starts_with("memory_record")
+                        || n.starts_with("operator_memory")
+                        || n.starts_with("ascend_pytorch_profiler")
+                })
+        })
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    empty.sort();
+    assert_eq!(empty.len(), 2);
+    // The CLI's notes.
+    let (code, out, _) = common::memsight(&["inspect", root.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let notes: Vec<&str> = v["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    for name in &empty {
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains(name.as_str()) && n.contains("no memory data")),
+            "{name}: {notes:?}"
+        );
+    }
+    // The overview, in both languages.
+    for lang in Lang::ALL {
+        let mut app = MemsightApp::new(Some(root.clone()), Vec::new(), None);
+        app.set_language(lang);
+        app.wait_for_load();
+        app.wait_for_overview();
+        let h = common::harness(app);
+        let t = h.state().tr();
+        h.get_by_label(&(t.overview_without_data)(2, &empty.join(", ")));
+    }
+}

@@ -99,7 +99,8 @@ fn static_ops_filter_by_size_in_both_languages() {
         app.wait_for_load();
         let mut h = common::harness(app);
         let t = h.state().tr();
-        h.state_mut().apply(memsight::ui::Command::SetStaticView(true));
+        h.state_mut()
+            .apply(memsight::ui::Command::SetStaticView(true));
         h.run();
         common::type_into(&mut h, t.min_size, &lo.to_string());
         common::type_into(&mut h, t.max_size, &hi.to_string());

@@ -291,6 +291,28 @@ impl Walker<'_> {
             self.notes.push(Message::OnlyComponentFiles {
                 path: dir.display().to_string(),
             });
+        } else if dir
+            .file_name()
+            .is_some_and(|n| is_output_dir(&n.to_string_lossy()))
+        {
+            // A rank's output folder without memory files: a rank folder the overview would
+            // otherwise leave out without a word.
+            let files: Vec<&str> = entries
+                .iter()
+                .filter(|e| e.2 == Entry::File)
+                .map(|e| e.0.as_str())
+                .collect();
+            let mut holds = files.iter().take(3).copied().collect::<Vec<_>>().join(", ");
+            if files.len() > 3 {
+                holds.push_str(&format!(" and {} more", files.len() - 3));
+            }
+            if holds.is_empty() {
+                holds = "nothing".into();
+            }
+            self.notes.push(Message::RankWithoutMemoryData {
+                path: dir.parent().unwrap_or(dir).display().to_string(),
+                holds,
+            });
         }
         if depth >= MAX_DEPTH {
             return;

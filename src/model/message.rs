@@ -54,6 +54,14 @@ pub enum Message {
         /// The folder.
         path: String,
     },
+    /// A profiler output folder (`ASCEND_PROFILER_OUTPUT`) without any memory data: that rank
+    /// was profiled without `profile_memory=True` (or its export did not finish).
+    RankWithoutMemoryData {
+        /// The rank's folder (the output folder's parent).
+        path: String,
+        /// The files the output folder does hold, a few by name.
+        holds: String,
+    },
     /// An allocator snapshot found where a profile was looked for.
     SnapshotNotProfile {
         /// The file.
@@ -228,6 +236,11 @@ impl fmt::Display for Message {
                 f,
                 "{path}: npu_module_mem/static_op_mem without memory_record or operator_memory \
                  skipped"
+            ),
+            Message::RankWithoutMemoryData { path, holds } => write!(
+                f,
+                "{path}: no memory data (its output holds {holds}; profile with \
+                 profile_memory=True); not shown"
             ),
             Message::SnapshotNotProfile { path } => write!(
                 f,

@@ -79,6 +79,11 @@ pub struct BaselineSlot {
 }
 
 impl BaselineSlot {
+    /// True while a comparison is asked for (loading, loaded or failed).
+    pub fn is_requested(&self) -> bool {
+        self.requested.is_some()
+    }
+
     /// Starts loading the baseline `req` asks for; a view the session had is there at once.
     pub fn load(&mut self, jobs: &mut Jobs, req: BaselineRequest) {
         self.error = None;

@@ -350,6 +350,8 @@ pub struct Tr {
     /// Outlier ranks (a list).
     pub overview_outliers: fn(&str) -> String,
     /// No outlier.
+    /// Rank folders without memory data: how many, their names.
+    pub overview_without_data: fn(usize, &str) -> String,
     pub overview_no_outliers: &'static str,
     /// Hover text of a rank in the overview.
     pub open_rank_hover: &'static str,
@@ -805,6 +807,17 @@ pub static EN: Tr = Tr {
     },
     overview_outliers: |list| format!("⚠ Outliers: {list}"),
     overview_no_outliers: "No outlier (ranks beyond 1.5 × IQR of the quartiles).",
+    overview_without_data: |n, names| {
+        if n == 1 {
+            format!(
+                "1 rank folder holds no memory data and is not shown: {names} (profile it with profile_memory=True)."
+            )
+        } else {
+            format!(
+                "{n} rank folders hold no memory data and are not shown: {names} (profile them with profile_memory=True)."
+            )
+        }
+    },
     open_rank_hover: "Open this rank",
     overview_axis: "Peak (MB)",
     compare_with_menu: "Compare with…",
@@ -1131,6 +1144,9 @@ pub static ZH: Tr = Tr {
         Message::OnlyComponentFiles { path } => format!(
             "{path}：只有 npu_module_mem/static_op_mem，没有 memory_record 或 operator_memory；已跳过"
         ),
+        Message::RankWithoutMemoryData { path, holds } => format!(
+            "{path}：没有内存数据（输出文件夹中只有 {holds}；采集时需设置 profile_memory=True）；未显示"
+        ),
         Message::SnapshotNotProfile { path } => format!(
             "{path} 是内存快照，不是性能数据：本应用会在快照视图中打开它（`memsight {path}`）；\
              命令行下用 `memsight snapshot` 查看摘要"
@@ -1269,6 +1285,11 @@ pub static ZH: Tr = Tr {
     },
     overview_outliers: |list| format!("⚠ 离群：{list}"),
     overview_no_outliers: "无离群 rank（以四分位距 1.5 倍为界）。",
+    overview_without_data: |n, names| {
+        format!(
+            "{n} 个 rank 文件夹没有内存数据，未显示：{names}（采集时需设置 profile_memory=True）。"
+        )
+    },
     open_rank_hover: "打开此 rank",
     overview_axis: "峰值 (MB)",
     compare_with_menu: "与…对比",

@@ -50,7 +50,11 @@ impl MemsightApp {
                     self.load_baseline(source);
                 }
             }
-            Command::CompareWith(source) => self.load_baseline(source),
+            Command::CompareWith(source) => {
+                self.load_baseline(source);
+                // A comparison is shown on the rank, not behind the cluster overview.
+                self.apply(Command::ShowOverview(false));
+            }
             Command::CompareRank(rank) => {
                 if let Some(path) = self.session.path.clone() {
                     self.apply(Command::CompareWith(crate::ui::baseline::BaselineSource {

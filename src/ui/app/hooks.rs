@@ -9,6 +9,11 @@ impl MemsightApp {
         self.chart.last_plot_rect
     }
 
+    /// Where the cluster overview drew each rank's bar last frame: (rank index, screen rect).
+    pub fn overview_bar_rects(&self) -> &[(usize, egui::Rect)] {
+        &self.overview_bars
+    }
+
     /// The peak labels the memory chart drew in the last frame.
     pub fn chart_peak_labels(&self) -> &[crate::ui::panes::memory_chart::PeakLabel] {
         &self.chart.last_peak_labels

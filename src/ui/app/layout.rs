@@ -158,7 +158,13 @@ impl MemsightApp {
                 .show(ui, |ui| s.ui(ui, t, jobs));
         } else if let Some(o) = overview {
             egui::CentralPanel::default().frame(central).show(ui, |ui| {
-                crate::ui::panes::overview::overview_ui(ui, t, o, &self.state, &mut out);
+                let notes = self
+                    .session
+                    .profile
+                    .as_ref()
+                    .map_or(&[][..], |p| &p.notes[..]);
+                self.overview_bars =
+                    crate::ui::panes::overview::overview_ui(ui, t, o, notes, &self.state, &mut out);
             });
         } else if let Some(view) = self.view() {
             let notes = self

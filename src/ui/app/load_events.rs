@@ -96,14 +96,18 @@ impl MemsightApp {
     pub(super) fn handle(&mut self, msg: LoadMsg) {
         match msg {
             LoadMsg::Discovered(p) => {
-                // Several ranks: summarise them all in the background and show the overview.
+                // Several ranks: summarise them all in the background and show the overview,
+                // unless a comparison was asked for (`memsight --compare A B`): then the rank
+                // and its comparison show first.
                 if p.ranks.len() > 1 {
                     self.overview = Some(crate::ui::overview::Overview::start(
                         &mut self.jobs,
                         Arc::clone(&p),
                         self.state.source,
                     ));
-                    self.apply(Command::ShowOverview(true));
+                    if !self.baseline.is_requested() {
+                        self.apply(Command::ShowOverview(true));
+                    }
                 }
                 // A path that proved to be a profile goes into the recent list; one that did not
                 // stays out of it.

@@ -82,6 +82,8 @@ pub struct MemsightApp {
     pub help_open: bool,
     /// The Open path… dialog is on screen.
     pub path_dialog_open: bool,
+    /// Where the cluster overview drew each rank's bar last frame (tests click them).
+    overview_bars: Vec<(usize, egui::Rect)>,
     /// The preferences as last written to storage (`None`: never written or loaded).
     saved_prefs: Option<Prefs>,
     /// The Open path… dialog's field takes the keyboard focus in the next frame.
@@ -166,6 +168,7 @@ impl MemsightApp {
             help_open: false,
             path_dialog_open: false,
             saved_prefs: None,
+            overview_bars: Vec::new(),
             path_dialog_focus: false,
             shot: None,
             chart_png: None,

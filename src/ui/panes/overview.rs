@@ -95,14 +95,32 @@ pub fn overview_order(o: &Overview, sort: Option<(OverviewColumn, SortDir)>) -> 
     rows
 }
 
-/// Draws the overview.
+/// The rank folders discovery found without memory data (the overview's rows leave them out).
+pub fn ranks_without_data(notes: &[crate::model::Message]) -> Vec<&str> {
+    notes
+        .iter()
+        .filter_map(|m| match m {
+            crate::model::Message::RankWithoutMemoryData { path, .. } => Some(
+                std::path::Path::new(path)
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .unwrap_or(path),
+            ),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Draws the overview; `notes` are the profile's discovery notes (rank folders without memory
+/// data are named above the chart). Returns where each rank's bar was drawn (screen space).
 pub fn overview_ui(
     ui: &mut egui::Ui,
     t: &'static Tr,
     o: &Overview,
+    notes: &[crate::model::Message],
     state: &ViewState,
     out: &mut Vec<Command>,
-) {
+) -> Vec<(usize, egui::Rect)> {
     let n = o.rows.len();
     ui.horizontal(|ui| {
         ui.heading((t.overview_title)(o.done(), n));
@@ -117,6 +135,13 @@ pub fn overview_ui(
             }
         }
     });
+    let missing = ranks_without_data(notes);
+    if !missing.is_empty() {
+        ui.colored_label(
+            ui.visuals().warn_fg_color,
+            (t.overview_without_data)(missing.len(), &missing.join(", ")),
+        );
+    }
     let peaks: Vec<(usize, f64)> = (0..n)
         .filter_map(|i| {
             o.rows[i]
@@ -169,7 +194,8 @@ pub fn overview_ui(
         .collect();
     let chart_h = (ui.available_height() * 0.35).clamp(120.0, 320.0);
     let labels: Vec<String> = (0..n).map(rank_of).collect();
-    Plot::new("overview_bars")
+    let shown: Vec<usize> = peaks.iter().map(|p| p.0).collect();
+    let plot = Plot::new("overview_bars")
         .x_axis_formatter(move |m, _| {
             // Rank ids under their bars; nothing between them.
             let i = m.value.round();
@@ -207,8 +233,42 @@ pub fn overview_ui(
                 })),
             );
         });
+    // A bar opens its rank, like the rank numbers in the table.
+    let under = plot
+        .response
+        .hover_pos()
+        .map(|pos| plot.transform.value_from_position(pos))
+        .and_then(|v| bar_at(&shown, v.x));
+    if let Some(i) = under {
+        ui.ctx().set_cursor_icon(egui::CursorIcon::PointingHand);
+        if plot.response.clicked() {
+            out.push(Command::SelectRank(i));
+            out.push(Command::ShowOverview(false));
+        }
+    }
+    let bar_rects = peaks
+        .iter()
+        .map(|&(i, mib)| {
+            let a = plot
+                .transform
+                .position_from_point(&egui_plot::PlotPoint::new(i as f64 - 0.35, 0.0));
+            let b = plot
+                .transform
+                .position_from_point(&egui_plot::PlotPoint::new(i as f64 + 0.35, mib));
+            (i, egui::Rect::from_two_pos(a, b))
+        })
+        .collect();
     ui.separator();
     table_ui(ui, t, o, state, out);
+    bar_rects
+}
+
+/// The rank whose bar (0.7 wide, centred on its index) is at `x`, among the ranks drawn.
+fn bar_at(shown: &[usize], x: f64) -> Option<usize> {
+    let i = x.round();
+    ((x - i).abs() <= 0.35 && i >= 0.0)
+        .then_some(i as usize)
+        .filter(|i| shown.contains(i))
 }
 
 fn table_ui(ui: &mut egui::Ui, t: &Tr, o: &Overview, state: &ViewState, out: &mut Vec<Command>) {
