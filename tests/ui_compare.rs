@@ -313,6 +313,9 @@ fn a_comparison_asked_at_start_is_shown_not_the_overview() {
     let h = common::harness(app);
     let vs = h.state().view_state();
     assert!(!vs.show_overview, "the overview hid the comparison");
-    assert!(vs.tab == memsight::ui::panes::diff::TAB, "the diff shows first");
+    assert!(
+        vs.tab == memsight::ui::panes::diff::TAB,
+        "the diff shows first"
+    );
     h.get_by_label_contains(&(h.state().tr().baseline_note)(""));
 }

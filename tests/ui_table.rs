@@ -412,3 +412,99 @@ fn a_big_ranks_first_sort_of_a_column_runs_in_the_background() {
             .unwrap()
     );
 }
+
+/// The name cells of the page's rows, top to bottom (the first column, below the header).
+fn name_cells(h: &Harness<'static, MemsightApp>) -> Vec<egui::Pos2> {
+    let header = h
+        .get_all_by_label("Name")
+        .map(|n| n.rect())
+        .max_by(|a, b| a.min.y.total_cmp(&b.min.y))
+        .unwrap();
+    let mut cells: Vec<egui::Pos2> = h
+        .get_all_by_role(egui::accesskit::Role::Label)
+        .map(|n| n.rect())
+        .filter(|r| {
+            r.min.y > header.max.y + 2.0 && r.min.x < header.max.x && r.max.x > header.min.x
+        })
+        .map(|r| r.center())
+        .collect();
+    cells.sort_by(|a, b| a.y.total_cmp(&b.y));
+    cells.dedup_by(|a, b| (a.y - b.y).abs() < 2.0);
+    cells
+}
+
+fn click_at(h: &mut Harness<'static, MemsightApp>, pos: egui::Pos2, modifiers: egui::Modifiers) {
+    h.hover_at(pos);
+    h.run();
+    h.event(egui::Event::ModifiersChanged(modifiers));
+    for pressed in [true, false] {
+        h.event(egui::Event::PointerButton {
+            pos,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers,
+        });
+    }
+    h.event(egui::Event::ModifiersChanged(egui::Modifiers::NONE));
+    h.run();
+}
+
+fn selected(h: &Harness<'static, MemsightApp>) -> Vec<u32> {
+    h.state().view_state().selected.iter().copied().collect()
+}
+
+/// Row selection as in a spreadsheet (issue 26 item 11): a click selects that row only,
+/// Ctrl+click adds or removes one, Shift+click selects a range from the last click; another page
+/// or a filter leaves the selection, so Copy copies what is on screen.
+#[test]
+fn rows_select_like_a_spreadsheet() {
+    use egui::Modifiers;
+    let mut h = common::open_app(rank_dir());
+    let cells = name_cells(&h);
+    assert_eq!(cells.len(), 10, "{cells:?}");
+    click_at(&mut h, cells[1], Modifiers::NONE);
+    assert_eq!(selected(&h), [1]);
+    click_at(&mut h, cells[2], Modifiers::NONE);
+    assert_eq!(selected(&h), [2], "a plain click replaces the selection");
+    click_at(&mut h, cells[4], Modifiers::COMMAND);
+    assert_eq!(selected(&h), [2, 4]);
+    click_at(&mut h, cells[2], Modifiers::COMMAND);
+    assert_eq!(selected(&h), [4], "Ctrl+click removes");
+    click_at(&mut h, cells[7], Modifiers::SHIFT);
+    assert_eq!(
+        selected(&h),
+        [2, 3, 4, 5, 6, 7],
+        "Shift+click: from the last click"
+    );
+    h.get_by_label("Copy").click();
+    h.run();
+    let copy = h.state().last_copy().unwrap().to_string();
+    let raw = raw_sizes();
+    let names: Vec<&str> = copy
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').next().unwrap())
+        .collect();
+    let want: Vec<&str> = (2..=7).map(|i| raw[i].0.as_str()).collect();
+    assert_eq!(names, want);
+    // Another page: the selection goes; Copy takes that page.
+    h.get_by_label("Next").click();
+    h.run();
+    assert!(selected(&h).is_empty(), "{:?}", selected(&h));
+    h.get_by_label("Copy").click();
+    h.run();
+    let copy = h.state().last_copy().unwrap().to_string();
+    let names: Vec<&str> = copy
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').next().unwrap())
+        .collect();
+    let want: Vec<&str> = (10..20).map(|i| raw[i].0.as_str()).collect();
+    assert_eq!(names, want);
+    // A filter too.
+    let cells = name_cells(&h);
+    click_at(&mut h, cells[0], Modifiers::NONE);
+    assert_eq!(selected(&h), [10]);
+    common::type_into(&mut h, "Min Size(KB)", "1");
+    assert!(selected(&h).is_empty());
+}

@@ -570,7 +570,10 @@ pub static EN: Tr = Tr {
         ),
         ("Double-click on the chart, Esc", "Show the whole rank"),
         ("Click a legend entry", "Hide or show the curve"),
-        ("Click a row", "Select it; Shift+click selects a range"),
+        (
+            "Click a row",
+            "Select it alone; Ctrl+click adds or removes it; Shift+click selects a range",
+        ),
         ("Ctrl+A", "Select every row of the page"),
         ("Ctrl+C", "Copy the selected rows (or the page) as TSV"),
         ("← / →", "Previous / next page"),
@@ -966,7 +969,10 @@ pub static ZH: Tr = Tr {
         ("单击图表", "查看光标处存活内存（靠近峰值时吸附到峰值）"),
         ("双击图表、Esc", "显示整个 rank"),
         ("单击图例", "隐藏或显示曲线"),
-        ("单击行", "选中；Shift+单击选中一段"),
+        (
+            "单击行",
+            "只选中该行；Ctrl+单击添加或取消；Shift+单击选中一段",
+        ),
         ("Ctrl+A", "选中本页所有行"),
         ("Ctrl+C", "以 TSV 复制选中的行（或本页）"),
         ("← / →", "上一页 / 下一页"),

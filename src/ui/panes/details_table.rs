@@ -420,26 +420,40 @@ impl DetailsTable {
         if cx.marks_chart && hovered != state.hovered_row {
             cx.out.push(Command::Hover(hovered));
         }
-        if let Some((row, shift)) = clicked {
-            self.click_row(cx, &page, row, shift);
+        if let Some((row, mods)) = clicked {
+            self.click_row(cx, &page, row, mods);
         }
     }
 
-    /// A click on a row: toggles it; with Shift, selects from the last clicked row to it (in the
-    /// page's order).
-    fn click_row(&mut self, cx: &mut PaneCx<'_>, page: &TablePage, row: u32, shift: bool) {
+    /// A click on a row, as in a spreadsheet: selects that row only; Ctrl (⌘) + click adds or
+    /// removes it; Shift + click selects from the last clicked row to it (in the page's order),
+    /// adding to the selection with Ctrl as well.
+    fn click_row(
+        &mut self,
+        cx: &mut PaneCx<'_>,
+        page: &TablePage,
+        row: u32,
+        mods: egui::Modifiers,
+    ) {
         let at = |r: u32| page.rows.iter().position(|&x| x == r);
-        if shift
+        if mods.shift
             && let Some(a) = self.anchor.and_then(at)
             && let Some(b) = at(row)
         {
             let (lo, hi) = (a.min(b), a.max(b));
-            let mut rows: Vec<u32> = cx.state.selected.iter().copied().collect();
+            let mut rows: Vec<u32> = if mods.command {
+                cx.state.selected.iter().copied().collect()
+            } else {
+                Vec::new()
+            };
             rows.extend(&page.rows[lo..=hi]);
             cx.out.push(Command::SelectRows(rows));
-        } else {
+        } else if mods.command {
             self.anchor = Some(row);
             cx.out.push(Command::ToggleSelected(row));
+        } else {
+            self.anchor = Some(row);
+            cx.out.push(Command::SelectRows(vec![row]));
         }
     }
 }
@@ -467,10 +481,10 @@ fn table_ui(
     page: &TablePage,
     text_h: f32,
     hovered: &mut Option<u32>,
-    clicked: &mut Option<(u32, bool)>,
+    clicked: &mut Option<(u32, egui::Modifiers)>,
 ) {
     let (view, state, t) = (cx.view, cx.state, cx.t);
-    let shift = ui.input(|i| i.modifiers.shift);
+    let mods = ui.input(|i| i.modifiers);
     let mut table = TableBuilder::new(ui)
         .striped(true)
         .resizable(true)
@@ -535,7 +549,7 @@ fn table_ui(
                     *hovered = Some(r);
                 }
                 if resp.clicked() {
-                    *clicked = Some((r, shift));
+                    *clicked = Some((r, mods));
                 }
             });
         });
