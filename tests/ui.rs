@@ -85,7 +85,7 @@ fn switching_rank_and_group_by() {
     option(&h, "Stream").click();
     h.run();
     assert_eq!(h.state().view_state().group_by, GroupBy::Stream);
-    assert!(h.query_all_by_label_contains("Allocated of ").count() > 0);
+    assert!(h.query_all_by_label_contains("Stream 1 Allocated").count() > 0);
     h.get_by_label("Group By").click();
     h.run();
     option(&h, "Component").click();
@@ -340,5 +340,5 @@ fn a_big_ranks_group_by_builds_behind_a_spinner() {
     }
     h.run();
     assert!(h.query_by_label("Building the Stream curves…").is_none());
-    assert!(h.query_all_by_label_contains("Allocated of ").count() > 0);
+    assert!(h.query_all_by_label_contains("Stream 1 Allocated").count() > 0);
 }

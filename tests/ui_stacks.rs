@@ -421,3 +421,61 @@ fn copy_copy_all_and_export_carry_the_call_stack_column() {
 
 /// Where the stand-in save dialog answers (the dialog runs on a job's thread).
 static EXPORT_TO: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
+
+/// Stream mode on the real DB export (issue 26 item 9): each stream has a name ("Stream 1 …",
+/// its pointer on hover) and a hue of its own, and the blocks without a stream, which Stream
+/// mode does not list, are counted above the table (SQL over OP_MEMORY), EN and ZH.
+#[test]
+fn stream_mode_names_its_streams_and_counts_the_blocks_it_leaves_out() {
+    let Some(samples) = common::samples() else {
+        return; // no samples (a failure under MEMSIGHT_REQUIRE_ALL)
+    };
+    let rank = samples
+        .join("xiaobingling93-pixel_Ascend-msinsight/test/data/pytorch/db/level1/rank0_ascend_pt");
+    let db = rank.join("ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db");
+    let conn =
+        rusqlite::Connection::open_with_flags(&db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap();
+    let (all, without): (i64, i64) = conn
+        .query_row(
+            "SELECT count(*), sum(streamPtr IS NULL OR streamPtr = 0) FROM OP_MEMORY",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    let streams: i64 = conn
+        .query_row(
+            "SELECT count(DISTINCT streamPtr) FROM MEMORY_RECORD JOIN STRING_IDS s ON s.id = component
+             WHERE s.value = 'PTA+GE' AND streamPtr IS NOT NULL AND streamPtr != 0",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(without > 0 && streams >= 2);
+    for lang in Lang::ALL {
+        let t = tr(lang);
+        let mut app = MemsightApp::new(Some(rank.clone()), Vec::new(), None);
+        app.set_language(lang);
+        app.wait_for_load();
+        app.apply(Command::SetGroupBy(memsight::analysis::GroupBy::Stream));
+        let mut h = common::harness(app);
+        h.run();
+        for k in 1..=streams as usize {
+            let label = (t.stream_series)(k, "Allocated");
+            assert!(h.query_all_by_label(&label).count() > 0, "{label}");
+        }
+        let extra = (t.stream_series)(streams as usize + 1, "Allocated");
+        assert_eq!(h.query_all_by_label(&extra).count(), 0, "{extra}");
+        h.get_by_label(&(t.rows)(&grouped((all - without) as f64, 0)));
+        h.get_by_label(&(t.rows_without_stream)(&grouped(without as f64, 0)));
+    }
+    // Each stream its own hue: stream 1's three curves and stream 2's differ.
+    use memsight::ui::palette::curve_color;
+    let one: Vec<_> = ["Allocated", "Activated", "Reserved"]
+        .iter()
+        .map(|q| curve_color(&format!("{q} of 0x1"), 0))
+        .collect();
+    for q in ["Allocated", "Activated", "Reserved"] {
+        assert!(!one.contains(&curve_color(&format!("{q} of 0x2"), 1)), "{q}");
+    }
+}

@@ -234,6 +234,12 @@ pub struct Tr {
     pub change: &'static str,
     pub go_to_peak: &'static str,
     pub curve_help: fn(&str) -> Option<&'static str>,
+    /// A Stream-mode curve: stream number (from 1), quantity (Allocated, Activated, Reserved).
+    pub stream_series: fn(usize, &str) -> String,
+    /// A Stream-mode legend entry's hover: the stream's pointer.
+    pub stream_pointer: fn(&str) -> String,
+    /// Above the table in Stream mode: how many blocks have no stream and are not listed.
+    pub rows_without_stream: fn(&str) -> String,
     // The details table.
     pub details_title: &'static str,
     pub name: &'static str,
@@ -670,6 +676,11 @@ pub static EN: Tr = Tr {
     change: "Δ (end − start)",
     go_to_peak: "Go to peak",
     curve_help: curve_help_en,
+    stream_series: |k, q| format!("Stream {k} {q}"),
+    stream_pointer: |p| format!("Stream pointer {p}"),
+    rows_without_stream: |n| {
+        format!("{n} blocks without a stream are not listed in Stream mode (as in Insight).")
+    },
     details_title: "Memory Allocation/Release Details",
     name: "Name",
     search_hint: "search",
@@ -1068,6 +1079,9 @@ pub static ZH: Tr = Tr {
     change: "Δ（结束 − 开始）",
     go_to_peak: "转到峰值",
     curve_help: curve_help_zh,
+    stream_series: |k, q| format!("流 {k} {q}"),
+    stream_pointer: |p| format!("流指针 {p}"),
+    rows_without_stream: |n| format!("{n} 个没有流的内存块在“流”模式下不列出（与 Insight 一致）。"),
     details_title: "内存申请/释放详情",
     name: "名称",
     search_hint: "搜索",

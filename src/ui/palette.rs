@@ -37,7 +37,8 @@ fn shade(c: Color32, amount: f32) -> Color32 {
 /// The colour of a memory curve by what it means, the same in every Group By and for every
 /// profiler: Allocated blue, Activated orange, Reserved green, APP Reserved red, Workspace
 /// purple (allocated) and brown (reserved); GE's own curves a lighter shade of their quantity;
-/// the streams of Stream mode darker shades, one per stream (`nth` of its quantity).
+/// in Stream mode (`Allocated of <pointer>`) a hue family per stream (`nth` is the stream's
+/// index): the stream's hue for Allocated, lighter for Activated, darker for Reserved.
 pub fn curve_color(name: &str, nth: usize) -> Color32 {
     let [blue, orange, green, red, purple, brown] = [
         PALETTE[0], PALETTE[1], PALETTE[2], PALETTE[3], PALETTE[4], PALETTE[5],
@@ -68,12 +69,13 @@ pub fn curve_color(name: &str, nth: usize) -> Color32 {
         return shade(base, 0.45);
     }
     if name.contains(" of ") {
-        // Stream mode: one shade per stream, alternating darker and lighter.
-        let step = (nth % 6) as f32 * 0.12;
-        return if nth.is_multiple_of(2) {
-            shade(base, -step)
+        let hue = PALETTE[nth % PALETTE.len()];
+        return if base == orange {
+            shade(hue, 0.45)
+        } else if base == green {
+            shade(hue, -0.35)
         } else {
-            shade(base, step)
+            hue
         };
     }
     base

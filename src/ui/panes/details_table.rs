@@ -47,6 +47,8 @@ pub struct DetailsTable {
     pager: Pager,
     /// The grouped table's groups.
     groups: GroupCache,
+    /// How many of a view's blocks have no stream (Stream mode does not list them).
+    without_stream: Option<(ViewId, usize)>,
 }
 
 impl Default for DetailsTable {
@@ -70,6 +72,19 @@ impl DetailsTable {
             sorting: None,
             pager: Pager::default(),
             groups: GroupCache::default(),
+            without_stream: None,
+        }
+    }
+
+    /// How many blocks of `view` have no stream (counted once per view).
+    fn blocks_without_stream(&mut self, view: &RankView) -> usize {
+        match self.without_stream {
+            Some((id, n)) if id == view.id() => n,
+            _ => {
+                let n = view.data.operators.stream.iter().filter(|&&s| s == 0).count();
+                self.without_stream = Some((view.id(), n));
+                n
+            }
         }
     }
 }
@@ -357,6 +372,15 @@ impl DetailsTable {
         self.exporter.poll(cx.jobs, cx.t);
         ui.horizontal_wrapped(|ui| {
             ui.label((t.rows)(&grouped(page.total as f64, 0)));
+            if state.group_by.table_requires_stream() {
+                let hidden = self.blocks_without_stream(cx.view);
+                if hidden > 0 {
+                    ui.colored_label(
+                        ui.visuals().warn_fg_color,
+                        (t.rows_without_stream)(&grouped(hidden as f64, 0)),
+                    );
+                }
+            }
             if sorting {
                 ui.spinner();
                 ui.weak(t.sorting);

@@ -154,19 +154,45 @@ fn step_bands(
 /// Screen pixels within which a click snaps to a peak marker.
 const SNAP_PX: f32 = 8.0;
 
-/// The colour of each series, by what it means (see [`curve_color`]); the n-th series of its
-/// kind (Stream mode) gets its own shade.
-fn colors(series: &[LodSeries]) -> Vec<Color32> {
-    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+/// The stream of a Stream-mode series (`Allocated of <pointer>`): its quantity and pointer.
+fn stream_parts(name: &str) -> Option<(&str, &str)> {
+    name.split_once(" of ")
+}
+
+/// The stream index (0-based, in order of first appearance) of each series in Stream mode.
+fn stream_indices(series: &[LodSeries]) -> Vec<Option<usize>> {
+    let mut pointers: Vec<&str> = Vec::new();
     series
         .iter()
         .map(|s| {
-            let name = s.series.name.as_str();
-            let kind = name.split(" of ").next().unwrap_or(name);
-            let n = seen.entry(kind).or_default();
-            let c = curve_color(name, *n);
-            *n += 1;
-            c
+            let (_, ptr) = stream_parts(&s.series.name)?;
+            Some(pointers.iter().position(|p| *p == ptr).unwrap_or_else(|| {
+                pointers.push(ptr);
+                pointers.len() - 1
+            }))
+        })
+        .collect()
+}
+
+/// The colour of each series, by what it means (see [`curve_color`]); in Stream mode each
+/// stream has a hue family of its own.
+fn colors(series: &[LodSeries]) -> Vec<Color32> {
+    series
+        .iter()
+        .zip(stream_indices(series))
+        .map(|(s, k)| curve_color(&s.series.name, k.unwrap_or(0)))
+        .collect()
+}
+
+/// What the legend and the readouts call each series: its name, or in Stream mode "Stream k
+/// Allocated" (streams numbered from 1 in order of first appearance; the pointer on hover).
+fn labels(t: &Tr, series: &[LodSeries]) -> Vec<String> {
+    series
+        .iter()
+        .zip(stream_indices(series))
+        .map(|(s, k)| match (stream_parts(&s.series.name), k) {
+            (Some((quantity, _)), Some(k)) => (t.stream_series)(k + 1, quantity),
+            _ => s.series.name.clone(),
         })
         .collect()
 }
@@ -181,8 +207,9 @@ fn legend_ui(
     visible: &[bool],
     out: &mut Vec<Command>,
 ) {
+    let shown = labels(t, series);
     ui.horizontal_wrapped(|ui| {
-        for ((s, &c), &on) in series.iter().zip(colors).zip(visible) {
+        for (((s, &c), &on), label) in series.iter().zip(colors).zip(visible).zip(&shown) {
             let name = s.series.name.as_str();
             let dot = if on { "●" } else { "○" };
             let mut job = egui::text::LayoutJob::default();
@@ -197,16 +224,21 @@ fn legend_ui(
             } else {
                 ui.visuals().weak_text_color()
             };
-            egui::RichText::new(name).color(label_color).append_to(
-                &mut job,
-                ui.style(),
-                egui::FontSelection::Default,
-                egui::Align::Center,
-            );
+            egui::RichText::new(label.as_str())
+                .color(label_color)
+                .append_to(
+                    &mut job,
+                    ui.style(),
+                    egui::FontSelection::Default,
+                    egui::Align::Center,
+                );
             let mut r = ui.add(egui::Button::new(job).frame(false));
-            // The entry is found by its curve's name (screen readers, tests).
-            r.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, name));
-            if let Some(help) = (t.curve_help)(name) {
+            // The entry is found by what it says (screen readers, tests).
+            r.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, label));
+            if let Some((quantity, ptr)) = stream_parts(name) {
+                let help = (t.curve_help)(&format!("Operator {quantity}")).unwrap_or_default();
+                r = r.on_hover_text(format!("{}\n{help}", (t.stream_pointer)(ptr)));
+            } else if let Some(help) = (t.curve_help)(name) {
                 r = r.on_hover_text(help);
             }
             if r.clicked() {
@@ -567,12 +599,13 @@ impl MemoryChart {
         self.gestures_to_commands(ui, cx, &response.response, &out, extent, width, apply);
         if let Some(p) = out.pointer {
             let at = ms_to_ns(p.x);
+            let names = labels(t, series);
             response.response.on_hover_ui_at_pointer(|ui| {
                 crate::ui::tooltip::unwrapped(ui);
                 ui.label(ms(p.x));
                 egui::Grid::new("hover_values").show(ui, |ui| {
                     for (i, s) in series.iter().enumerate().filter(|(i, _)| visible[*i]) {
-                        ui.colored_label(colors[i], s.series.name.as_str());
+                        ui.colored_label(colors[i], names[i].as_str());
                         ui.label(value_at(s, at).map_or("–".into(), |v| {
                             format!("{} {}", grouped(v as f64 / u, decimals), unit.label())
                         }));
@@ -819,8 +852,9 @@ fn stats_ui(
             ui.strong(t.max);
             ui.strong(t.change);
             ui.end_row();
-            for (i, s) in series.iter().enumerate().filter(|(i, _)| visible[*i]) {
-                ui.colored_label(colors[i], s.series.name.as_str());
+            let names = labels(t, series);
+            for (i, _) in series.iter().enumerate().filter(|(i, _)| visible[*i]) {
+                ui.colored_label(colors[i], names[i].as_str());
                 match stats.get(i).copied().flatten() {
                     Some(st) => {
                         ui.label(fmt(st.min));
