@@ -838,3 +838,113 @@ fn preferences_are_saved_when_they_change() {
         memsight::ui::prefs::Startup::Path(rank_dir())
     );
 }
+
+/// One unit per list in Live at cursor, and its Copy writes plain numbers with the unit in the
+/// header (issue 26 item 14): on a generated rank whose totals pass 10 GB while its parts do not
+/// (before, the breakdown said "12.50 GB" next to "3,047.21 MB"). Values checked against the raw
+/// operator_memory file.
+#[test]
+fn live_lists_keep_one_unit_and_copy_plain_numbers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let opts = memsight::generate::GenOptions {
+        allocs: 60_000,
+        ..Default::default()
+    };
+    let dir = memsight::generate::generate(tmp.path(), &opts)
+        .unwrap()
+        .remove(0);
+    for lang in Lang::ALL {
+        let mut h = app_in(Some(dir.clone()), lang, [1400.0, 900.0]);
+        let t = h.state().tr();
+        let view = h.state().view().unwrap();
+        let at = view.series(memsight::analysis::GroupBy::Overall)[0]
+            .peak()
+            .unwrap()
+            .time;
+        h.state_mut().apply(Command::SetCursor(Some(at)));
+        h.run();
+        // Each breakdown row's value has the unit of the breakdown's total.
+        let unit_of = |s: &str| s.rsplit(' ').next().unwrap_or("").to_string();
+        // (The by-operator list below has a "Total" header too: the breakdown's is above it.)
+        let total_y = h
+            .get_all_by_label(t.breakdown_total)
+            .map(|n| n.rect().center().y)
+            .fold(f32::INFINITY, f32::min);
+        let text = |n: &egui_kittest::Node<'_>| {
+            let a = n.accesskit_node();
+            a.label().or_else(|| a.value()).map(|s| s.to_string())
+        };
+        let is_size = |l: &String| l.ends_with(" GB") || l.ends_with(" MB");
+        let total = h
+            .get_all_by_role(Role::Label)
+            .filter(|n| (n.rect().center().y - total_y).abs() < 3.0)
+            .filter_map(|n| text(&n))
+            .find(is_size)
+            .expect("the total's value");
+        assert!(total.ends_with(" GB"), "a total over 10 GB: {total}");
+        for part in t.breakdown_parts {
+            let Some(row) = h.query_by_label(part) else {
+                continue;
+            };
+            let y = row.rect().center().y;
+            let value = h
+                .get_all_by_role(Role::Label)
+                .filter(|n| (n.rect().center().y - y).abs() < 3.0)
+                .filter_map(|n| text(&n))
+                .find(is_size);
+            if let Some(v) = value {
+                assert_eq!(unit_of(&v), unit_of(&total), "{part}: {v} beside {total}");
+            }
+        }
+        // Copy: plain numbers, the unit in the header.
+        let live_copy = h
+            .get_all_by_label(t.copy)
+            .max_by(|a, b| a.rect().min.x.total_cmp(&b.rect().min.x))
+            .unwrap();
+        live_copy.click();
+        h.step();
+        let tsv = common::copied(&h).expect("copied");
+        let mut blocks = tsv.split("\n\n");
+        let by_op = blocks.next().unwrap();
+        let largest = blocks.next().unwrap();
+        assert_eq!(
+            by_op.lines().next().unwrap(),
+            format!("{}\t{}(MB)\t{}", t.operator, t.total, t.blocks)
+        );
+        assert_eq!(
+            largest.lines().next().unwrap(),
+            format!("{}\t{}(MB)\t{}(ms)", t.operator, t.size, t.allocated_at)
+        );
+        // The largest blocks, from the raw file: sizes in MB and allocation times in ms.
+        let (ops, origin) = raw_ops(&dir);
+        let at = i128::from(at);
+        let mut alive: Vec<(f64, Option<i128>)> = ops
+            .iter()
+            .filter(|r| r.2.is_none_or(|a| a - origin <= at) && r.3.is_none_or(|z| z - origin > at))
+            .map(|r| {
+                (
+                    r.1.parse::<f64>().unwrap() / 1024.0,
+                    r.2.map(|a| a - origin),
+                )
+            })
+            .collect();
+        alive.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let rows: Vec<Vec<&str>> = largest
+            .lines()
+            .skip(1)
+            .map(|l| l.split('\t').collect())
+            .collect();
+        assert_eq!(rows.len(), alive.len());
+        for (row, want) in rows.iter().zip(&alive).take(50) {
+            let mb: f64 = row[1].parse().expect("a plain number");
+            assert!((mb - want.0).abs() < 1e-9, "{row:?} vs {want:?}");
+            match want.1 {
+                Some(ns) => {
+                    let ms: f64 = row[2].parse().expect("plain ms");
+                    assert!((ms - ns as f64 / 1e6).abs() < 1e-9, "{row:?}");
+                }
+                None => assert_eq!(row[2], ""),
+            }
+        }
+    }
+}

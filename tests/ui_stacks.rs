@@ -95,6 +95,16 @@ fn grouped_tsv(h: &mut Harness<'static, MemsightApp>, t: &Tr, k: usize) -> Strin
     h.state().details().current.last_copy.clone().unwrap()
 }
 
+/// A size as the views write it: MB with two decimals, GB from 10 GB on (one unit a value).
+fn size_text(kib: f64) -> String {
+    let mb = kib / 1024.0;
+    if mb >= 10.0 * 1024.0 {
+        format!("{} GB", grouped(mb / 1024.0, 2))
+    } else {
+        format!("{} MB", grouped(mb, 2))
+    }
+}
+
 fn tr(lang: Lang) -> &'static Tr {
     if lang == Lang::Zh { &ZH } else { &EN }
 }
@@ -190,7 +200,7 @@ fn the_flame_graph_at_the_cursor_lists_the_blocks_under_a_frame() {
         let kib: f64 = alive.iter().map(|b| b.kib).sum();
         h.get_by_label(&(t.flame_summary)(
             &grouped(alive.len() as f64, 0),
-            &grouped(kib / 1024.0, 2),
+            &size_text(kib),
         ));
         h.get_by_label(t.all_blocks);
         let under = alive
@@ -213,7 +223,7 @@ fn the_flame_graph_at_the_cursor_lists_the_blocks_under_a_frame() {
         let kib: f64 = all.iter().map(|b| b.kib).sum();
         h.get_by_label(&(t.flame_summary)(
             &grouped(all.len() as f64, 0),
-            &grouped(kib / 1024.0, 2),
+            &size_text(kib),
         ));
     }
 }
@@ -476,6 +486,9 @@ fn stream_mode_names_its_streams_and_counts_the_blocks_it_leaves_out() {
         .map(|q| curve_color(&format!("{q} of 0x1"), 0))
         .collect();
     for q in ["Allocated", "Activated", "Reserved"] {
-        assert!(!one.contains(&curve_color(&format!("{q} of 0x2"), 1)), "{q}");
+        assert!(
+            !one.contains(&curve_color(&format!("{q} of 0x2"), 1)),
+            "{q}"
+        );
     }
 }

@@ -64,8 +64,20 @@ impl MemUnit {
 
 /// Bytes for reading, e.g. `12,345.67 MB` or `10.52 GB` (unit chosen by size).
 pub fn bytes(b: i64) -> String {
-    let u = MemUnit::for_max(b as f64);
-    format!("{} {}", grouped(b as f64 / u.bytes(), 2), u.label())
+    bytes_in(b, MemUnit::for_max(b as f64))
+}
+
+/// Bytes in `unit`, for reading: `12,345.67 MB`.
+pub fn bytes_in(b: i64, unit: MemUnit) -> String {
+    format!("{} {}", grouped(b as f64 / unit.bytes(), 2), unit.label())
+}
+
+impl MemUnit {
+    /// One unit for a whole list (a list never mixes GB and MB): chosen by its largest value.
+    pub fn for_list(values: impl IntoIterator<Item = i64>) -> MemUnit {
+        let max = values.into_iter().map(i64::unsigned_abs).max().unwrap_or(0);
+        MemUnit::for_max(max as f64)
+    }
 }
 
 /// Milliseconds for reading: `1,234.567 ms`.
@@ -76,6 +88,17 @@ pub fn ms(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_list_has_one_unit() {
+        let gb = 12i64 << 30;
+        let u = MemUnit::for_list([gb, 5 << 20, -(1 << 20)]);
+        assert_eq!(u, MemUnit::Gb);
+        assert_eq!(bytes_in(5 << 20, u), "0.00 GB");
+        assert_eq!(bytes_in(gb, u), "12.00 GB");
+        assert_eq!(MemUnit::for_list([5 << 20, 1 << 20]), MemUnit::Mb);
+        assert_eq!(MemUnit::for_list([]), MemUnit::Mb);
+    }
 
     #[test]
     fn thousands_and_units() {

@@ -877,13 +877,13 @@ pub static EN: Tr = Tr {
     flame_needs_cursor: "Click the chart to place the cursor: the graph shows the blocks alive there.",
     flame_hint: "Width is memory. Click a frame to list its blocks in the details table.",
     all_blocks: "All blocks",
-    flame_summary: |n, mb| format!("{n} blocks, {mb} MB"),
+    flame_summary: |n, size| format!("{n} blocks, {size}"),
     attribution: |a, t, ns, o| {
         format!(
             "{a} of {t} allocations have a call stack ({ns} in an op without one, {o} outside any host op)"
         )
     },
-    frame_tip: |mb, n| format!("{mb} MB in {n} blocks"),
+    frame_tip: |size, n| format!("{size} in {n} blocks"),
     blocks_under: |l, n| format!("Blocks under {l}: {n}"),
     blocks_of: |l, n| format!("Blocks of {l}: {n}"),
     allocated_by: |op| format!("Allocated in {op}"),
@@ -1350,11 +1350,11 @@ pub static ZH: Tr = Tr {
     flame_needs_cursor: "点击图表放置游标：图中显示该时刻存活的内存块。",
     flame_hint: "宽度即内存大小。点击某一帧可在详情表中列出其内存块。",
     all_blocks: "全部内存块",
-    flame_summary: |n, mb| format!("{n} 个内存块，{mb} MB"),
+    flame_summary: |n, size| format!("{n} 个内存块，{size}"),
     attribution: |a, t, ns, o| {
         format!("{t} 次分配中 {a} 次有调用栈（{ns} 次所在算子无调用栈，{o} 次不在任何主机算子内）")
     },
-    frame_tip: |mb, n| format!("{mb} MB，{n} 个内存块"),
+    frame_tip: |size, n| format!("{size}，{n} 个内存块"),
     blocks_under: |l, n| format!("{l} 下的内存块：{n} 个"),
     blocks_of: |l, n| format!("{l} 的内存块：{n} 个"),
     allocated_by: |op| format!("分配于 {op}"),

@@ -81,7 +81,13 @@ impl DetailsTable {
         match self.without_stream {
             Some((id, n)) if id == view.id() => n,
             _ => {
-                let n = view.data.operators.stream.iter().filter(|&&s| s == 0).count();
+                let n = view
+                    .data
+                    .operators
+                    .stream
+                    .iter()
+                    .filter(|&&s| s == 0)
+                    .count();
                 self.without_stream = Some((view.id(), n));
                 n
             }

@@ -9,7 +9,7 @@ use super::PaneCx;
 use super::groups::short_frame;
 use crate::analysis::stacks::{Flame, FlameFrame};
 use crate::analysis::{ViewId, live_at};
-use crate::model::{CallStacks, NULL, RankData, bytes_to_mib, is_library_frame};
+use crate::model::{CallStacks, NULL, RankData, is_library_frame};
 use crate::ui::command::Command;
 use crate::ui::format::grouped;
 use crate::ui::i18n::Tr;
@@ -147,7 +147,7 @@ impl FlamePane {
         ui.horizontal(|ui| {
             ui.label((t.flame_summary)(
                 &grouped(root.blocks as f64, 0),
-                &grouped(bytes_to_mib(root.bytes), 2),
+                &crate::ui::format::bytes(root.bytes),
             ));
             ui.weak(t.flame_hint);
             if self.job.is_some() {
@@ -304,7 +304,7 @@ pub fn draw_icicle(
                     painter.galley(pos, galley, FLAME_TEXT);
                 }
                 let node = &flame.nodes[n];
-                let tip = (t.frame_tip)(&grouped(bytes_to_mib(node.bytes), 2), node.blocks);
+                let tip = (t.frame_tip)(&crate::ui::format::bytes(node.bytes), node.blocks);
                 let r = r.on_hover_ui_at_pointer(|ui| {
                     ui.strong(full);
                     ui.label(tip);

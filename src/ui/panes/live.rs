@@ -10,7 +10,7 @@ use crate::analysis::{
 use crate::model::NO_STACK;
 use crate::model::ns_to_ms;
 use crate::ui::command::Command;
-use crate::ui::format::{bytes, grouped, ms};
+use crate::ui::format::{MemUnit, bytes, bytes_in, grouped, ms};
 
 /// How many blocks and operators the pane lists.
 const LIVE_TOP: usize = 25;
@@ -33,21 +33,25 @@ pub fn live_ui(ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
     ui.horizontal(|ui| {
         ui.heading(t.live_title);
         if ui.button(t.copy).on_hover_text(t.copy_hover).clicked() {
-            let mut tsv = format!("{}\t{}\t{}\n", t.operator, t.total, t.blocks);
+            // Plain numbers (MB, ms) with the unit in the header: Excel sums them.
+            let mib = |b: i64| b as f64 / crate::model::MIB as f64;
+            let mut tsv = format!("{}\t{}(MB)\t{}\n", t.operator, t.total, t.blocks);
             for &(id, b, n) in &live.by_name {
-                tsv.push_str(&format!("{}\t{}\t{n}\n", name(id), b));
+                tsv.push_str(&format!("{}\t{}\t{n}\n", name(id), mib(b)));
             }
             tsv.push_str(&format!(
-                "\n{}\t{}\t{}\n",
+                "\n{}\t{}(MB)\t{}(ms)\n",
                 t.operator, t.size, t.allocated_at
             ));
             for &r in &live.rows {
                 let r = r as usize;
+                let at = block_lifetime(data, r)
+                    .and_then(|l| l.allocated)
+                    .map_or(String::new(), |a| ns_to_ms(a).to_string());
                 tsv.push_str(&format!(
-                    "{}\t{}\t{}\n",
+                    "{}\t{}\t{at}\n",
                     name(data.operators.name[r]),
-                    data.operators.size[r],
-                    allocated_at(r)
+                    mib(data.operators.size[r]),
                 ));
             }
             ui.ctx().copy_text(tsv);
@@ -64,22 +68,29 @@ pub fn live_ui(ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
     ui.separator();
     egui::ScrollArea::both().show(ui, |ui| {
         ui.strong(t.curves_at_cursor);
+        let unit = MemUnit::for_list(
+            overall
+                .iter()
+                .filter_map(|s| value_at(s, at))
+                .chain([rec.live_blocks])
+                .chain(rec.not_in_operator_memory),
+        );
         egui::Grid::new("live_curves")
             .striped(true)
             .min_col_width(80.0)
             .show(ui, |ui| {
                 for s in overall {
                     ui.label(s.series.name.as_str());
-                    ui.label(value_at(s, at).map_or("–".into(), bytes));
+                    ui.label(value_at(s, at).map_or("–".into(), |v| bytes_in(v, unit)));
                     ui.end_row();
                 }
                 ui.strong(t.live_blocks_sum);
-                ui.strong(bytes(rec.live_blocks));
+                ui.strong(bytes_in(rec.live_blocks, unit));
                 ui.end_row();
                 if let Some(rest) = rec.not_in_operator_memory {
                     ui.strong(t.not_in_operator_memory)
                         .on_hover_text(t.not_in_operator_memory_hover);
-                    ui.strong(bytes(rest));
+                    ui.strong(bytes_in(rest, unit));
                     ui.end_row();
                 }
             });
@@ -95,9 +106,10 @@ pub fn live_ui(ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
                 ui.label(t.total);
                 ui.label(t.blocks);
                 ui.end_row();
+                let unit = MemUnit::for_list(live.by_name.iter().take(LIVE_TOP).map(|x| x.1));
                 for &(id, b, n) in live.by_name.iter().take(LIVE_TOP) {
                     ui.label(name(id));
-                    ui.label(bytes(b));
+                    ui.label(bytes_in(b, unit));
                     ui.label(grouped(n as f64, 0));
                     ui.end_row();
                 }
@@ -112,6 +124,12 @@ pub fn live_ui(ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
                 ui.label(t.size);
                 ui.label(t.allocated_at);
                 ui.end_row();
+                let unit = MemUnit::for_list(
+                    live.rows
+                        .iter()
+                        .take(LIVE_TOP)
+                        .map(|&r| data.operators.size[r as usize]),
+                );
                 for &r in live.rows.iter().take(LIVE_TOP) {
                     let row = r as usize;
                     let selected = cx.state.marked_row == Some(r);
@@ -125,7 +143,7 @@ pub fn live_ui(ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
                     if label.clicked() {
                         cx.out.push(Command::MarkRow(Some(r)));
                     }
-                    ui.label(bytes(data.operators.size[row]));
+                    ui.label(bytes_in(data.operators.size[row], unit));
                     ui.label(allocated_at(row));
                     ui.end_row();
                 }
@@ -168,6 +186,13 @@ fn breakdown_ui(ui: &mut egui::Ui, t: &crate::ui::i18n::Tr, b: &Breakdown) {
             x += w;
         }
     }
+    let unit = MemUnit::for_list(
+        b.parts
+            .iter()
+            .map(|p| p.1)
+            .chain(b.total)
+            .chain(b.components.iter().take(4).map(|c| c.1)),
+    );
     egui::Grid::new("live_breakdown")
         .striped(true)
         .min_col_width(60.0)
@@ -179,12 +204,12 @@ fn breakdown_ui(ui: &mut egui::Ui, t: &crate::ui::i18n::Tr, b: &Breakdown) {
                     ui.label(t.breakdown_parts[k])
                         .on_hover_text(t.breakdown_hovers[k]);
                 });
-                ui.label(bytes(v));
+                ui.label(bytes_in(v, unit));
                 ui.end_row();
             }
             if let Some(total) = b.total {
                 ui.strong(t.breakdown_total);
-                ui.strong(bytes(total));
+                ui.strong(bytes_in(total, unit));
                 ui.end_row();
             }
         });
@@ -194,7 +219,7 @@ fn breakdown_ui(ui: &mut egui::Ui, t: &crate::ui::i18n::Tr, b: &Breakdown) {
             for (name, v) in b.components.iter().take(4) {
                 // One piece each: a name and its size never break apart.
                 ui.add(
-                    egui::Label::new(format!("{name} {}", bytes(*v)))
+                    egui::Label::new(format!("{name} {}", bytes_in(*v, unit)))
                         .wrap_mode(egui::TextWrapMode::Extend),
                 );
             }
