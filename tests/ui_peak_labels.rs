@@ -6,6 +6,7 @@
 
 mod common;
 
+use egui_kittest::kittest::{NodeT, Queryable};
 use memsight::generate::{GenOptions, generate};
 use memsight::model::TimeWindow;
 use memsight::ui::i18n::Lang;
@@ -122,5 +123,85 @@ fn a_peak_beyond_the_window_is_labelled_on_its_edge() {
         for l in labels.iter().filter(|l| l.marker.is_some()) {
             assert!(!l.text.contains('→'), "{}", l.text);
         }
+    }
+}
+
+/// A zoomed window fits the y axis to the main curves: the tiny Workspace curves no longer pull
+/// it to 0 (they are named as below the view), and "y from 0" brings them back (issue 26 item
+/// 15). Checked against the raw memory_record (PTA+GE Total Allocated in the window), EN and ZH.
+#[test]
+fn a_zoomed_window_fits_y_to_the_main_curves() {
+    let tmp = profile();
+    let rank = common::first_subdir(tmp.path());
+    let rec = common::RawCsv::read(&rank.join("ASCEND_PROFILER_OUTPUT/memory_record.csv"));
+    let origin = common::raw_origin(&rank.join("ASCEND_PROFILER_OUTPUT"));
+    for lang in [Lang::En, Lang::Zh] {
+        let mut h = app_at_720p(tmp.path(), lang);
+        let t = h.state().tr();
+        let view = h.state().view().unwrap();
+        let (start, end) = view.time_extent();
+        let (a, b) = (
+            start + (end - start) * 8 / 10,
+            start + (end - start) * 9 / 10,
+        );
+        h.state_mut().apply(Command::SetWindow {
+            window: Some(TimeWindow::new(a, b)),
+            moving: false,
+        });
+        h.run();
+        h.run();
+        // Operator Allocated over the window by hand (the value held into it counts).
+        let (c, ts, v) = (
+            rec.col("Component"),
+            rec.col("Timestamp(us)"),
+            rec.col("Total Allocated(MB)"),
+        );
+        let mut pts: Vec<(i128, f64)> = rec
+            .rows
+            .iter()
+            .filter(|r| r[c] == "PTA+GE")
+            .map(|r| {
+                (
+                    common::us_to_ns(&r[ts]) - origin,
+                    r[v].parse::<f64>().unwrap(),
+                )
+            })
+            .collect();
+        pts.sort_by_key(|p| p.0);
+        let held = pts.iter().rev().find(|p| p.0 <= a as i128).map(|p| p.1);
+        let inside = pts
+            .iter()
+            .filter(|p| p.0 > a as i128 && p.0 <= b as i128)
+            .map(|p| p.1);
+        let (lo, hi) = held
+            .into_iter()
+            .chain(inside)
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), x| {
+                (l.min(x), h.max(x))
+            });
+        let (y_lo, y_hi) = h.state().chart_y_range().unwrap();
+        // The chart's unit: GB at these sizes.
+        let (lo, hi) = (lo / 1024.0, hi / 1024.0);
+        assert!(y_lo <= lo && y_hi >= hi, "{y_lo}..{y_hi} holds {lo}..{hi}");
+        assert!(
+            y_lo > lo * 0.5,
+            "the axis starts near the main curves ({y_lo} GB), not at the Workspace curves"
+        );
+        let note = (t.below_view)("Workspace");
+        let prefix = note.split("Workspace").next().unwrap();
+        assert!(
+            h.query_all_by_label_contains(prefix).any(|n| n
+                .accesskit_node()
+                .label()
+                .is_some_and(|l| l.contains("Workspace"))
+                || n.accesskit_node()
+                    .value()
+                    .is_some_and(|l| l.contains("Workspace"))),
+            "the minor curves are named"
+        );
+        h.get_by_label(t.y_from_zero).click();
+        h.run();
+        let (y_lo, _) = h.state().chart_y_range().unwrap();
+        assert_eq!(y_lo, 0.0);
     }
 }

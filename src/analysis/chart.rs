@@ -38,30 +38,85 @@ pub fn largest_visible_peak(series: &[LodSeries], visible: &[bool]) -> i64 {
         .unwrap_or(1)
 }
 
+/// A series whose largest value in the window is below this share of the largest visible value
+/// is minor: it does not pull the y axis down (a tiny Workspace curve would flatten the main
+/// curves of a zoomed window into a line at the top).
+pub const MINOR_SHARE: f64 = 0.05;
+
+/// The y range that fits a window, and the visible series left below it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct YFit {
+    /// Bottom of the axis (bytes).
+    pub lo: f64,
+    /// Top of the axis (bytes).
+    pub hi: f64,
+    /// Visible series whose values in the window all lie below `lo` (minor series of a zoomed
+    /// window), by index.
+    pub below: Vec<usize>,
+}
+
 /// The y range (bytes) that fits the visible lines over `[v0, v1]` (ms), counting the sample
 /// whose value is held into the window, padded by 8 % of the range and at least half a `unit`
-/// (bytes) each side, so a flat line does not sit on the frame. `(0, 1)` plus padding when no
-/// visible line has a sample there.
+/// (bytes) each side, so a flat line does not sit on the frame. Minor series ([`MINOR_SHARE`])
+/// do not count when a larger one is visible; with `from_zero` the axis starts at 0 (or below,
+/// for negative values) and every series counts. `(0, 1)` plus padding when no visible line has
+/// a sample there.
 pub fn y_fit(
     lines: &[Vec<[f64; 2]>],
     visible: &[bool],
     (v0, v1): (f64, f64),
     unit: f64,
-) -> (f64, f64) {
+    from_zero: bool,
+) -> YFit {
+    let ranges: Vec<Option<(f64, f64)>> = lines
+        .iter()
+        .zip(visible)
+        .map(|(line, &v)| {
+            if !v {
+                return None;
+            }
+            let a = line.partition_point(|p| p[0] <= v0).saturating_sub(1);
+            let b = line.partition_point(|p| p[0] <= v1);
+            line[a..b.max(a)]
+                .iter()
+                .fold(None, |r: Option<(f64, f64)>, p| {
+                    Some(r.map_or((p[1], p[1]), |(lo, hi)| (lo.min(p[1]), hi.max(p[1]))))
+                })
+        })
+        .collect();
+    let top = ranges
+        .iter()
+        .flatten()
+        .map(|r| r.1)
+        .fold(f64::NEG_INFINITY, f64::max);
+    let minor = |r: &(f64, f64)| !from_zero && top > 0.0 && r.1 >= 0.0 && r.1 < top * MINOR_SHARE;
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-    for (line, _) in lines.iter().zip(visible).filter(|(_, v)| **v) {
-        let a = line.partition_point(|p| p[0] <= v0).saturating_sub(1);
-        let b = line.partition_point(|p| p[0] <= v1);
-        for p in &line[a..b.max(a)] {
-            lo = lo.min(p[1]);
-            hi = hi.max(p[1]);
-        }
+    for r in ranges.iter().flatten().filter(|r| !minor(r)) {
+        lo = lo.min(r.0);
+        hi = hi.max(r.1);
     }
     if !lo.is_finite() {
         (lo, hi) = (0.0, 1.0);
     }
+    if from_zero {
+        lo = lo.min(0.0);
+    }
     let pad = ((hi - lo) * 0.08).max(unit * 0.5);
-    (lo - pad, hi + pad)
+    let lo = if from_zero && lo == 0.0 {
+        0.0
+    } else {
+        lo - pad
+    };
+    let below = ranges
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| r.filter(|r| r.1 < lo).map(|_| i))
+        .collect();
+    YFit {
+        lo,
+        hi: hi + pad,
+        below,
+    }
 }
 
 /// Min, max and change of one series over a window, bytes.
@@ -231,11 +286,36 @@ mod tests {
             vec![[0.0, 100.0], [1.0, 300.0], [2.0, 200.0]],
             vec![[0.0, 10_000.0]],
         ];
-        let (lo, hi) = y_fit(&lines, &[true, false], (1.5, 2.0), 1.0);
+        let f = y_fit(&lines, &[true, false], (1.5, 2.0), 1.0, false);
         // Held 300 from t=1 and 200 at t=2: range 100, padded by 8.
-        assert_eq!((lo, hi), (192.0, 308.0));
+        assert_eq!((f.lo, f.hi), (192.0, 308.0));
         // Nothing visible: a unit range.
-        assert_eq!(y_fit(&lines, &[false, false], (0.0, 2.0), 2.0), (-1.0, 2.0));
+        let f = y_fit(&lines, &[false, false], (0.0, 2.0), 2.0, false);
+        assert_eq!((f.lo, f.hi), (-1.0, 2.0));
+        // From zero.
+        let f = y_fit(&lines, &[true, false], (1.5, 2.0), 1.0, true);
+        assert_eq!((f.lo, f.hi), (0.0, 324.0));
+    }
+
+    #[test]
+    fn a_tiny_curve_does_not_flatten_the_main_ones() {
+        // Main curves at 60,000–61,000 in the window; a Workspace-like curve at 0–200.
+        let lines = vec![
+            vec![[0.0, 60_000.0], [1.0, 61_000.0]],
+            vec![[0.0, 60_500.0], [1.0, 60_800.0]],
+            vec![[0.0, 0.0], [1.0, 200.0]],
+        ];
+        let f = y_fit(&lines, &[true, true, true], (0.0, 2.0), 1.0, false);
+        assert_eq!((f.lo, f.hi), (59_920.0, 61_080.0));
+        assert_eq!(f.below, vec![2], "the tiny curve is below the view");
+        // Alone, it is fitted like any other.
+        let f = y_fit(&lines, &[false, false, true], (0.0, 2.0), 1.0, false);
+        assert_eq!((f.lo, f.hi), (-16.0, 216.0));
+        assert!(f.below.is_empty());
+        // From zero, everything shows.
+        let f = y_fit(&lines, &[true, true, true], (0.0, 2.0), 1.0, true);
+        assert_eq!(f.lo, 0.0);
+        assert!(f.below.is_empty());
     }
 
     #[test]

@@ -98,6 +98,8 @@ pub enum Command {
     ClearSelection,
     /// Hide or show a curve (a click on its legend entry).
     ToggleSeries(String),
+    /// Start the chart's y axis at 0 (or fit it to the visible curves).
+    SetYFromZero(bool),
     /// The details-table row under the pointer (marked on the chart).
     Hover(Option<u32>),
     /// Select one block and mark its lifetime on the chart (a block picked in Live at cursor);

@@ -234,6 +234,12 @@ pub struct Tr {
     pub change: &'static str,
     pub go_to_peak: &'static str,
     pub curve_help: fn(&str) -> Option<&'static str>,
+    /// The chart's "Start y at 0" checkbox and its hover.
+    pub y_from_zero: &'static str,
+    /// See [`Tr::y_from_zero`].
+    pub y_from_zero_hover: &'static str,
+    /// Curves below a zoomed view (minor ones, left out of the y fit): their names.
+    pub below_view: fn(&str) -> String,
     /// A Stream-mode curve: stream number (from 1), quantity (Allocated, Activated, Reserved).
     pub stream_series: fn(usize, &str) -> String,
     /// A Stream-mode legend entry's hover: the stream's pointer.
@@ -677,6 +683,9 @@ pub static EN: Tr = Tr {
     go_to_peak: "Go to peak",
     curve_help: curve_help_en,
     stream_series: |k, q| format!("Stream {k} {q}"),
+    y_from_zero: "y from 0",
+    y_from_zero_hover: "Start the memory axis at 0. Off, it fits the curves in view; curves under 5 % of the largest do not pull it down.",
+    below_view: |names| format!("below the view: {names} (tick \"y from 0\" to see them)"),
     stream_pointer: |p| format!("Stream pointer {p}"),
     rows_without_stream: |n| {
         format!("{n} blocks without a stream are not listed in Stream mode (as in Insight).")
@@ -1080,6 +1089,9 @@ pub static ZH: Tr = Tr {
     go_to_peak: "转到峰值",
     curve_help: curve_help_zh,
     stream_series: |k, q| format!("流 {k} {q}"),
+    y_from_zero: "纵轴从 0 开始",
+    y_from_zero_hover: "内存轴从 0 开始。关闭时纵轴适配视图内的曲线；低于最大值 5% 的曲线不会把纵轴拉低。",
+    below_view: |names| format!("视图下方：{names}（勾选“纵轴从 0 开始”可查看）"),
     stream_pointer: |p| format!("流指针 {p}"),
     rows_without_stream: |n| format!("{n} 个没有流的内存块在“流”模式下不列出（与 Insight 一致）。"),
     details_title: "内存申请/释放详情",

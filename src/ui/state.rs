@@ -257,6 +257,8 @@ pub struct ViewState {
     pub marked_row: Option<u32>,
     /// Curves hidden from the chart (by legend name), kept across ranks.
     pub hidden_series: BTreeSet<String>,
+    /// The chart's y axis starts at 0 (else it fits the visible curves in the window).
+    pub y_from_zero: bool,
     /// Show the static-graph view instead of the dynamic one.
     pub static_view: bool,
     /// Index into the rank's static graphs.
@@ -328,6 +330,7 @@ impl Default for ViewState {
             selected: BTreeSet::new(),
             hovered_row: None,
             hidden_series: BTreeSet::new(),
+            y_from_zero: false,
             marked_row: None,
             static_view: false,
             graph: 0,
@@ -512,6 +515,7 @@ impl ViewState {
                     self.selected = [*r].into_iter().collect();
                 }
             }
+            Command::SetYFromZero(on) => self.y_from_zero = *on,
             Command::ToggleSeries(name) => {
                 if !self.hidden_series.remove(name) {
                     self.hidden_series.insert(name.clone());

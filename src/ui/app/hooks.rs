@@ -14,6 +14,11 @@ impl MemsightApp {
         &self.overview_bars
     }
 
+    /// The memory chart's y axis range last frame, in its unit (MB or GB).
+    pub fn chart_y_range(&self) -> Option<(f64, f64)> {
+        self.chart.last_y_range
+    }
+
     /// The peak labels the memory chart drew in the last frame.
     pub fn chart_peak_labels(&self) -> &[crate::ui::panes::memory_chart::PeakLabel] {
         &self.chart.last_peak_labels

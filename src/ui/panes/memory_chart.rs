@@ -53,6 +53,8 @@ pub struct MemoryChart {
     pub last_rect: Option<egui::Rect>,
     /// The plot's frame (inside its axes) last frame.
     pub last_plot_rect: Option<egui::Rect>,
+    /// The y axis's range last frame, in the chart's unit.
+    pub last_y_range: Option<(f64, f64)>,
     /// The peak labels drawn last frame.
     pub last_peak_labels: Vec<PeakLabel>,
     /// The In-view statistics were unfolded last frame (`None` before the first).
@@ -75,6 +77,7 @@ impl Default for MemoryChart {
             last_rect: None,
             last_plot_rect: None,
             last_peak_labels: Vec::new(),
+            last_y_range: None,
             stats_open: None,
             synced: None,
         }
@@ -343,8 +346,8 @@ impl MemoryChart {
         // Unit from the largest visible peak; y fitted to what is visible in the window.
         let unit = MemUnit::for_max(largest_visible_peak(series, &visible) as f64);
         let u = unit.bytes();
-        let (y_lo, y_hi) = y_fit(lines, &visible, (v0, v1), u);
-        let (y_lo, y_hi) = (y_lo / u, y_hi / u);
+        let fit = y_fit(lines, &visible, (v0, v1), u, state.y_from_zero);
+        let (y_lo, y_hi) = (fit.lo / u, fit.hi / u);
         let decimals = hover_decimals(y_hi - y_lo);
 
         ui.horizontal_wrapped(|ui| {
@@ -356,7 +359,21 @@ impl MemoryChart {
                 cx.out.push(Command::ResetZoom);
             }
             ui.weak(format!("{} – {}", ms(v0), ms(v1)));
-            ui.weak(t.chart_hint);
+            let mut from_zero = state.y_from_zero;
+            if ui
+                .checkbox(&mut from_zero, t.y_from_zero)
+                .on_hover_text(t.y_from_zero_hover)
+                .changed()
+            {
+                cx.out.push(Command::SetYFromZero(from_zero));
+            }
+            if !fit.below.is_empty() {
+                let names = labels(t, series);
+                let below: Vec<&str> = fit.below.iter().map(|&i| names[i].as_str()).collect();
+                ui.weak((t.below_view)(&below.join(", ")));
+            } else {
+                ui.weak(t.chart_hint);
+            }
         });
         if sampled {
             let (drawn, total) = sampled_counts(series, lines, &visible, window);
@@ -579,6 +596,7 @@ impl MemoryChart {
         let out = response.inner;
         self.last_rect = Some(ui.min_rect());
         self.last_plot_rect = Some(*response.transform.frame());
+        self.last_y_range = Some((y_lo, y_hi));
         self.last_peak_labels = peak_label_rects;
         response.response.context_menu(|ui| {
             if ui.button(t.save_chart).clicked() {
