@@ -213,6 +213,10 @@ fn the_flame_graph_at_the_cursor_lists_the_blocks_under_a_frame() {
         h.run();
         h.get_by_label(short(frame)).click();
         h.run();
+        // The graph zooms in and offers its blocks; the table lists them.
+        h.get_by_label(&(t.flame_list_blocks)(&under.to_string()))
+            .click();
+        h.run();
         h.get_by_label(&(t.blocks_under)(short(frame), under));
         // Over the whole view: every block with an allocation time.
         h.get_by_label(t.stacks_tab).click();
@@ -490,5 +494,76 @@ fn stream_mode_names_its_streams_and_counts_the_blocks_it_leaves_out() {
             !one.contains(&curve_color(&format!("{q} of 0x2"), 1)),
             "{q}"
         );
+    }
+}
+
+/// The flame graph zooms into a clicked frame (it spans the width, its ancestors on top, a
+/// breadcrumb back), and at 1280×720 shows more than three rows of frames (issue 26 item 7).
+#[test]
+fn a_click_zooms_the_flame_graph_and_the_breadcrumb_leads_back() {
+    use egui_kittest::kittest::NodeT;
+    let blocks = raw_blocks();
+    let frame = "/workspace/llama/kv_cache.py(42): append";
+    for lang in Lang::ALL {
+        let t = tr(lang);
+        let mut app = MemsightApp::new(Some(rank_dir()), Vec::new(), None);
+        app.set_language(lang);
+        app.wait_for_load();
+        let at: i128 = blocks.iter().filter_map(|b| b.alloc).max().unwrap() - 1000;
+        app.apply(Command::SetCursor(Some(at as i64)));
+        let mut h = Harness::builder()
+            .with_size([1280.0, 720.0])
+            .with_max_steps(16)
+            .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
+        h.run();
+        h.run();
+        h.get_by_label(t.stacks_tab).click();
+        h.run();
+        let root = h.get_by_label(t.all_blocks).rect();
+        let rows: std::collections::BTreeSet<i32> = h
+            .get_all_by_role(egui::accesskit::Role::Button)
+            .map(|n| n.rect())
+            .filter(|r| r.min.y >= root.min.y && r.max.y <= 720.0 && r.min.x >= root.min.x - 1.0)
+            .map(|r| r.min.y.round() as i32)
+            .collect();
+        assert!(
+            rows.len() > 3,
+            "{lang:?}: {} rows of frames in view",
+            rows.len()
+        );
+        // Zoom into the frame: it spans the graph's width.
+        let before = h
+            .get_by_role_and_label(egui::accesskit::Role::Button, short(frame))
+            .rect()
+            .width();
+        assert!(before < root.width() - 1.0);
+        h.get_by_role_and_label(egui::accesskit::Role::Button, short(frame))
+            .click();
+        h.run();
+        assert!(!h.state().flame_focus().is_empty());
+        let after = h
+            .get_by_role_and_label(egui::accesskit::Role::Button, short(frame))
+            .rect();
+        assert!(
+            (after.width() - root.width()).abs() < 1.5,
+            "{after:?} vs {root:?}"
+        );
+        h.get_by_label(t.flame_zoomed);
+        // The breadcrumb's root leads back.
+        h.get_all_by_role(egui::accesskit::Role::Link)
+            .find(|n| n.accesskit_node().label().as_deref() == Some(t.all_blocks))
+            .expect("the breadcrumb's root")
+            .click();
+        h.run();
+        assert!(h.state().flame_focus().is_empty());
+        assert!(
+            (h.get_by_role_and_label(egui::accesskit::Role::Button, short(frame))
+                .rect()
+                .width()
+                - before)
+                .abs()
+                < 1.5
+        );
+        assert!(h.query_by_label(t.flame_zoomed).is_none());
     }
 }

@@ -282,6 +282,59 @@ impl Flame {
         self.nodes.iter().map(|n| n.depth).max().unwrap_or(0)
     }
 
+    /// The nodes from the root down to `node`, both included (just the root for an unknown
+    /// node).
+    pub fn ancestors(&self, node: usize) -> Vec<usize> {
+        let mut chain = Vec::new();
+        let mut n = node;
+        while n != 0 && n < self.nodes.len() {
+            chain.push(n);
+            n = self.nodes[n].parent;
+        }
+        chain.push(0);
+        chain.reverse();
+        chain
+    }
+
+    /// What `node` stands for, frame by frame below the root: a path that finds it again in a
+    /// graph built for another cursor ([`Flame::find`]).
+    pub fn path_to(&self, node: usize) -> Vec<FlameFrame> {
+        self.ancestors(node)
+            .into_iter()
+            .skip(1)
+            .map(|n| self.nodes[n].frame)
+            .collect()
+    }
+
+    /// The node `path` leads to from the root, or the deepest node on the way that exists.
+    pub fn find(&self, path: &[FlameFrame]) -> usize {
+        let mut node = 0;
+        for frame in path {
+            match self.nodes[node]
+                .children
+                .iter()
+                .find(|&&c| self.nodes[c].frame == *frame)
+            {
+                Some(&c) => node = c,
+                None => break,
+            }
+        }
+        node
+    }
+
+    /// The deepest depth under `node`.
+    pub fn depth_under(&self, node: usize) -> usize {
+        let mut deepest = self.nodes.get(node).map_or(0, |n| n.depth);
+        let mut todo = vec![node];
+        while let Some(n) = todo.pop() {
+            if let Some(x) = self.nodes.get(n) {
+                deepest = deepest.max(x.depth);
+                todo.extend(&x.children);
+            }
+        }
+        deepest
+    }
+
     /// The rows under `node`, ascending.
     pub fn rows_under(&self, node: usize) -> Vec<u32> {
         let mut out: Vec<u32> = self
@@ -390,5 +443,20 @@ mod tests {
         assert_eq!(f.nodes[top].bytes, 30);
         assert_eq!(f.rows_under(top), vec![0, 1]);
         assert_eq!(f.rows_under(0), vec![0, 1, 2]);
+        // Zooming: a node's path finds it again, even in another graph of the same stacks.
+        let mm = f.nodes[top].children[0];
+        let leaf = f.nodes[mm].children[0];
+        assert_eq!(f.ancestors(leaf), vec![0, top, mm, leaf]);
+        let path = f.path_to(leaf);
+        assert_eq!(path.len(), 3);
+        assert_eq!(f.find(&path), leaf);
+        let other = Flame::build(&d, s, &[0, 2]);
+        let again = other.find(&path);
+        assert_eq!(other.path_to(again), path);
+        // A path that does not exist stops at the deepest node on the way.
+        let gone = [path[0], FlameFrame::NoStack];
+        assert_eq!(f.find(&gone), top);
+        assert_eq!(f.depth_under(top), 3);
+        assert_eq!(f.depth_under(leaf), 3);
     }
 }

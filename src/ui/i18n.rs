@@ -427,6 +427,10 @@ pub struct Tr {
     pub all_blocks: &'static str,
     /// The flame graph's summary: blocks, MB.
     pub flame_summary: fn(&str, &str) -> String,
+    /// Before the flame graph's breadcrumb, when zoomed into a frame.
+    pub flame_zoomed: &'static str,
+    /// The zoomed flame graph's button to the details table: how many blocks.
+    pub flame_list_blocks: fn(&str) -> String,
     /// How many allocations have a stack: attributed, total, op without stack, outside any op.
     pub attribution: fn(usize, usize, usize, usize) -> String,
     /// A frame's tooltip: MB, blocks.
@@ -884,9 +888,11 @@ pub static EN: Tr = Tr {
     no_host_op: "(no host op running)",
     flame_modes: ["Alive at cursor", "Allocated in view"],
     flame_needs_cursor: "Click the chart to place the cursor: the graph shows the blocks alive there.",
-    flame_hint: "Width is memory. Click a frame to list its blocks in the details table.",
+    flame_hint: "Width is memory. Click a frame to zoom into it; the details table then lists its blocks.",
     all_blocks: "All blocks",
     flame_summary: |n, size| format!("{n} blocks, {size}"),
+    flame_zoomed: "Zoomed into:",
+    flame_list_blocks: |n| format!("List its {n} blocks"),
     attribution: |a, t, ns, o| {
         format!(
             "{a} of {t} allocations have a call stack ({ns} in an op without one, {o} outside any host op)"
@@ -1360,9 +1366,11 @@ pub static ZH: Tr = Tr {
     no_host_op: "（无主机算子运行）",
     flame_modes: ["游标处存活", "视图内分配"],
     flame_needs_cursor: "点击图表放置游标：图中显示该时刻存活的内存块。",
-    flame_hint: "宽度即内存大小。点击某一帧可在详情表中列出其内存块。",
+    flame_hint: "宽度即内存大小。点击某一帧可放大该帧，详情表随之列出其内存块。",
     all_blocks: "全部内存块",
     flame_summary: |n, size| format!("{n} 个内存块，{size}"),
+    flame_zoomed: "已放大：",
+    flame_list_blocks: |n| format!("列出其 {n} 个内存块"),
     attribution: |a, t, ns, o| {
         format!("{t} 次分配中 {a} 次有调用栈（{ns} 次所在算子无调用栈，{o} 次不在任何主机算子内）")
     },

@@ -19,6 +19,14 @@ impl MemsightApp {
         self.chart.last_y_range
     }
 
+    /// The call stacks tab's zoom: the path of the frame zoomed into (empty: the whole graph).
+    pub fn flame_focus(&self) -> Vec<crate::analysis::stacks::FlameFrame> {
+        self.panes
+            .get::<crate::ui::panes::flame::FlamePane>()
+            .map(|f| f.focus.clone())
+            .unwrap_or_default()
+    }
+
     /// The peak labels the memory chart drew in the last frame.
     pub fn chart_peak_labels(&self) -> &[crate::ui::panes::memory_chart::PeakLabel] {
         &self.chart.last_peak_labels

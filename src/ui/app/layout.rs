@@ -193,7 +193,11 @@ impl MemsightApp {
                     .frame(side)
                     .resizable(true)
                     .default_size(360.0)
-                    .show(ui, |ui| live_ui(ui, &mut cx));
+                    .show(ui, |ui| {
+                        // The panel keeps its width whatever the pane draws.
+                        ui.set_min_size(ui.available_size());
+                        live_ui(ui, &mut cx);
+                    });
             }
             let (panes, chart, static_chart, static_table) = (
                 &mut self.panes,
@@ -219,6 +223,10 @@ impl MemsightApp {
                     .resizable(true)
                     .default_size(table_h)
                     .show(ui, |ui| {
+                        // The panel keeps its height whatever the tab draws: a short tab (the
+                        // flame graph without a cursor, the steps) shrank it and moved the
+                        // chart by 250 px.
+                        ui.set_min_size(ui.available_size());
                         if static_view {
                             static_table.ui(ui, &mut cx);
                         } else if cx.view.data.partial {

@@ -1,6 +1,7 @@
 //! The call stacks tab: a memory-weighted icicle (flame) graph of the blocks alive at the cursor
 //! or allocated in the visible window, from the outermost Python frame down to the operator
-//! that holds the memory. Clicking a frame lists its blocks in the details table.
+//! that holds the memory. Clicking a frame zooms into it (its ancestors stay on top, a
+//! breadcrumb leads back) and lists its blocks in the details table.
 
 use crate::ui::palette::{FLAME_TEXT, FrameKind, flame_fill};
 use std::sync::Arc;
@@ -34,6 +35,9 @@ struct FlameKey {
 pub struct FlamePane {
     built: Option<(FlameKey, Arc<Flame>)>,
     job: Option<(FlameKey, Job<Flame>)>,
+    /// The frame zoomed into, as a path from the root (it survives a new cursor: the graph
+    /// built there zooms to the same frames, as deep as they exist).
+    pub focus: Vec<FlameFrame>,
 }
 
 /// The rows a flame graph of `key` shows.
@@ -154,14 +158,71 @@ impl FlamePane {
                 ui.spinner();
             }
         });
-        if let Some(node) = draw(ui, t, &cx.view.data, stacks, &flame) {
-            let label = node_text(t, &cx.view.data, stacks, &flame, node);
-            cx.out.push(Command::FilterRows(Some(RowSubset {
-                why: SubsetWhy::Frame(label),
-                rows: Arc::new(flame.rows_under(node)),
-            })));
+        let focus = flame.find(&self.focus);
+        let mut picked = breadcrumb(ui, t, &cx.view.data, stacks, &flame, focus);
+        if picked == Some(usize::MAX) {
+            // "List its blocks": the table, filtered to the zoomed frame, comes forward.
+            picked = None;
+            cx.out
+                .push(Command::ShowTab(crate::ui::state::TabId::DETAILS));
+        }
+        if let Some(node) = draw(ui, t, &cx.view.data, stacks, &flame, focus) {
+            picked = Some(node);
+        }
+        if let Some(node) = picked {
+            self.focus = flame.path_to(node);
+            // The table lists the frame's blocks; the graph stays on screen, zoomed.
+            if node == 0 {
+                cx.out.push(Command::FilterRows(None));
+            } else {
+                let label = node_text(t, &cx.view.data, stacks, &flame, node);
+                cx.out.push(Command::FilterRows(Some(RowSubset {
+                    why: SubsetWhy::Frame(label),
+                    rows: Arc::new(flame.rows_under(node)),
+                })));
+                cx.out.push(Command::ShowTab(TAB));
+            }
         }
     }
+}
+
+/// The way back from a zoomed frame: the root and every frame down to `focus`, each a link
+/// (the last one, where the graph is, plain). Returns the node clicked.
+fn breadcrumb(
+    ui: &mut egui::Ui,
+    t: &Tr,
+    data: &RankData,
+    stacks: &CallStacks,
+    flame: &Flame,
+    focus: usize,
+) -> Option<usize> {
+    if focus == 0 {
+        return None;
+    }
+    let mut clicked = None;
+    ui.horizontal_wrapped(|ui| {
+        let blocks = flame.nodes[focus].blocks;
+        if ui
+            .button((t.flame_list_blocks)(&grouped(blocks as f64, 0)))
+            .clicked()
+        {
+            clicked = Some(usize::MAX);
+        }
+        ui.weak(t.flame_zoomed);
+        let chain = flame.ancestors(focus);
+        for (k, &n) in chain.iter().enumerate() {
+            if k > 0 {
+                ui.weak("›");
+            }
+            let text = node_text(t, data, stacks, flame, n);
+            if n == focus {
+                ui.strong(text);
+            } else if ui.link(text).clicked() {
+                clicked = Some(n);
+            }
+        }
+    });
+    clicked
 }
 
 /// A node's text as drawn: the frame without its folder, the operator, or the root's name.
@@ -200,15 +261,16 @@ pub struct NodeLook {
     pub fill: egui::Color32,
 }
 
-/// Paints the icicle (root on top); returns the node clicked, if any.
+/// Paints the icicle (root on top) zoomed into `focus`; returns the node clicked, if any.
 fn draw(
     ui: &mut egui::Ui,
     t: &Tr,
     data: &RankData,
     stacks: &CallStacks,
     flame: &Flame,
+    focus: usize,
 ) -> Option<usize> {
-    draw_icicle(ui, t, flame, &|n| {
+    draw_icicle(ui, t, flame, focus, &|n| {
         let text = node_text(t, data, stacks, flame, n);
         let frame = flame.nodes[n].frame;
         NodeLook {
@@ -222,15 +284,19 @@ fn draw(
     })
 }
 
-/// Paints any icicle (root on top), each node as `look` says; returns the node clicked, if any.
+/// Paints any icicle (root on top), each node as `look` says, zoomed into `focus` (0: the whole
+/// graph): the focused node and its ancestors span the width, its subtree shares it below.
+/// Returns the node clicked, if any.
 pub fn draw_icicle(
     ui: &mut egui::Ui,
     t: &Tr,
     flame: &Flame,
+    focus: usize,
     look: &dyn Fn(usize) -> NodeLook,
 ) -> Option<usize> {
     let row_h = ui.text_style_height(&egui::TextStyle::Body) + 6.0;
-    let levels = flame.depth() + 1;
+    let focus = if focus < flame.nodes.len() { focus } else { 0 };
+    let levels = flame.depth_under(focus) + 1;
     let mut clicked = None;
     egui::ScrollArea::vertical()
         .auto_shrink([false, false])
@@ -249,9 +315,21 @@ pub fn draw_icicle(
                     flame.nodes[n].blocks as f64
                 }
             };
-            // Lay out: each child gets its share of its parent's width, heaviest first.
+            // Lay out: the focus's ancestors span the width; below the focus each child gets
+            // its share of its parent's width, heaviest first.
             let mut boxes: Vec<(usize, egui::Rect)> = Vec::new();
-            let mut todo = vec![(0usize, rect.left(), rect.width())];
+            let chain = flame.ancestors(focus);
+            for &n in &chain[..chain.len() - 1] {
+                let y = rect.top() + flame.nodes[n].depth as f32 * row_h;
+                boxes.push((
+                    n,
+                    egui::Rect::from_min_size(
+                        egui::pos2(rect.left(), y),
+                        egui::vec2(rect.width(), row_h - 1.0),
+                    ),
+                ));
+            }
+            let mut todo = vec![(focus, rect.left(), rect.width())];
             while let Some((n, x, w)) = todo.pop() {
                 let y = rect.top() + flame.nodes[n].depth as f32 * row_h;
                 boxes.push((

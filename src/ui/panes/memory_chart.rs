@@ -350,7 +350,9 @@ impl MemoryChart {
         let (y_lo, y_hi) = (fit.lo / u, fit.hi / u);
         let decimals = hover_decimals(y_hi - y_lo);
 
-        ui.horizontal_wrapped(|ui| {
+        // One line whatever the width (a narrower chart, with Live open, wrapped the hint onto a
+        // second line and shrank the plot): the note is cut to fit, whole on hover.
+        ui.horizontal(|ui| {
             if ui
                 .add_enabled(state.link.window.is_some(), egui::Button::new(t.reset_zoom))
                 .on_hover_text(t.reset_zoom_hover)
@@ -367,13 +369,18 @@ impl MemoryChart {
             {
                 cx.out.push(Command::SetYFromZero(from_zero));
             }
-            if !fit.below.is_empty() {
+            let note = if fit.below.is_empty() {
+                t.chart_hint.to_string()
+            } else {
                 let names = labels(t, series);
                 let below: Vec<&str> = fit.below.iter().map(|&i| names[i].as_str()).collect();
-                ui.weak((t.below_view)(&below.join(", ")));
-            } else {
-                ui.weak(t.chart_hint);
-            }
+                (t.below_view)(&below.join(", "))
+            };
+            ui.add(
+                egui::Label::new(egui::RichText::new(note.as_str()).weak())
+                    .truncate()
+                    .show_tooltip_when_elided(true),
+            );
         });
         if sampled {
             let (drawn, total) = sampled_counts(series, lines, &visible, window);

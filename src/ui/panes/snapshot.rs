@@ -382,7 +382,7 @@ impl SnapshotView {
         let frames = &shown.flame_frames;
         let flame = &shown.flame;
         let look = |n: usize| flame_look(t, frames, flame.nodes[n].frame);
-        if let Some(node) = draw_icicle(ui, t, flame, &look) {
+        if let Some(node) = draw_icicle(ui, t, flame, 0, &look) {
             let label = look(node).text;
             self.flame_pick = Some((label, flame.rows_under(node)));
         }
