@@ -57,16 +57,18 @@ pub struct YFit {
 
 /// The y range (bytes) that fits the visible lines over `[v0, v1]` (ms), counting the sample
 /// whose value is held into the window, padded by 8 % of the range and at least half a `unit`
-/// (bytes) each side, so a flat line does not sit on the frame. Minor series ([`MINOR_SHARE`])
-/// do not count when a larger one is visible; with `from_zero` the axis starts at 0 (or below,
-/// for negative values) and every series counts. `(0, 1)` plus padding when no visible line has
-/// a sample there.
+/// (bytes) each side, so a flat line does not sit on the frame. Series whose largest value is
+/// under `minor_share` of the largest visible value do not count (the chart passes
+/// [`MINOR_SHARE`] for a zoomed window, 0 for the whole rank); with `from_zero` the axis starts
+/// at 0 (or below, for negative values) and every series counts. `(0, 1)` plus padding when no
+/// visible line has a sample there.
 pub fn y_fit(
     lines: &[Vec<[f64; 2]>],
     visible: &[bool],
     (v0, v1): (f64, f64),
     unit: f64,
     from_zero: bool,
+    minor_share: f64,
 ) -> YFit {
     let ranges: Vec<Option<(f64, f64)>> = lines
         .iter()
@@ -89,7 +91,7 @@ pub fn y_fit(
         .flatten()
         .map(|r| r.1)
         .fold(f64::NEG_INFINITY, f64::max);
-    let minor = |r: &(f64, f64)| !from_zero && top > 0.0 && r.1 >= 0.0 && r.1 < top * MINOR_SHARE;
+    let minor = |r: &(f64, f64)| !from_zero && top > 0.0 && r.1 >= 0.0 && r.1 < top * minor_share;
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
     for r in ranges.iter().flatten().filter(|r| !minor(r)) {
         lo = lo.min(r.0);
@@ -286,14 +288,14 @@ mod tests {
             vec![[0.0, 100.0], [1.0, 300.0], [2.0, 200.0]],
             vec![[0.0, 10_000.0]],
         ];
-        let f = y_fit(&lines, &[true, false], (1.5, 2.0), 1.0, false);
+        let f = y_fit(&lines, &[true, false], (1.5, 2.0), 1.0, false, MINOR_SHARE);
         // Held 300 from t=1 and 200 at t=2: range 100, padded by 8.
         assert_eq!((f.lo, f.hi), (192.0, 308.0));
         // Nothing visible: a unit range.
-        let f = y_fit(&lines, &[false, false], (0.0, 2.0), 2.0, false);
+        let f = y_fit(&lines, &[false, false], (0.0, 2.0), 2.0, false, MINOR_SHARE);
         assert_eq!((f.lo, f.hi), (-1.0, 2.0));
         // From zero.
-        let f = y_fit(&lines, &[true, false], (1.5, 2.0), 1.0, true);
+        let f = y_fit(&lines, &[true, false], (1.5, 2.0), 1.0, true, MINOR_SHARE);
         assert_eq!((f.lo, f.hi), (0.0, 324.0));
     }
 
@@ -305,16 +307,41 @@ mod tests {
             vec![[0.0, 60_500.0], [1.0, 60_800.0]],
             vec![[0.0, 0.0], [1.0, 200.0]],
         ];
-        let f = y_fit(&lines, &[true, true, true], (0.0, 2.0), 1.0, false);
+        let f = y_fit(
+            &lines,
+            &[true, true, true],
+            (0.0, 2.0),
+            1.0,
+            false,
+            MINOR_SHARE,
+        );
         assert_eq!((f.lo, f.hi), (59_920.0, 61_080.0));
         assert_eq!(f.below, vec![2], "the tiny curve is below the view");
         // Alone, it is fitted like any other.
-        let f = y_fit(&lines, &[false, false, true], (0.0, 2.0), 1.0, false);
+        let f = y_fit(
+            &lines,
+            &[false, false, true],
+            (0.0, 2.0),
+            1.0,
+            false,
+            MINOR_SHARE,
+        );
         assert_eq!((f.lo, f.hi), (-16.0, 216.0));
         assert!(f.below.is_empty());
         // From zero, everything shows.
-        let f = y_fit(&lines, &[true, true, true], (0.0, 2.0), 1.0, true);
+        let f = y_fit(
+            &lines,
+            &[true, true, true],
+            (0.0, 2.0),
+            1.0,
+            true,
+            MINOR_SHARE,
+        );
         assert_eq!(f.lo, 0.0);
+        assert!(f.below.is_empty());
+        // The whole rank (no minor share): every visible series counts.
+        let f = y_fit(&lines, &[true, true, true], (0.0, 2.0), 1.0, false, 0.0);
+        assert_eq!(f.lo, -4880.0);
         assert!(f.below.is_empty());
     }
 

@@ -11,8 +11,8 @@ use egui_plot::{Plot, PlotBounds, PlotPoint, Points, Polygon, Span, Text, VLine}
 
 use super::PaneCx;
 use crate::analysis::{
-    GroupBy, LodSeries, RankView, ViewId, WindowStats, block_lifetime, largest_visible_peak,
-    peak_marks, peak_near, sampled_counts, value_at, window_stats, y_fit,
+    GroupBy, LodSeries, MINOR_SHARE, RankView, ViewId, WindowStats, block_lifetime,
+    largest_visible_peak, peak_marks, peak_near, sampled_counts, value_at, window_stats, y_fit,
 };
 use crate::model::{TimeWindow, ms_to_ns, ns_to_ms};
 use crate::ui::command::Command;
@@ -346,7 +346,13 @@ impl MemoryChart {
         // Unit from the largest visible peak; y fitted to what is visible in the window.
         let unit = MemUnit::for_max(largest_visible_peak(series, &visible) as f64);
         let u = unit.bytes();
-        let fit = y_fit(lines, &visible, (v0, v1), u, state.y_from_zero);
+        // Zoomed, tiny curves do not pull the axis down; the whole rank shows every curve.
+        let minor_share = if state.link.window.is_some() {
+            MINOR_SHARE
+        } else {
+            0.0
+        };
+        let fit = y_fit(lines, &visible, (v0, v1), u, state.y_from_zero, minor_share);
         let (y_lo, y_hi) = (fit.lo / u, fit.hi / u);
         let decimals = hover_decimals(y_hi - y_lo);
 
@@ -776,6 +782,10 @@ fn peak_labels(
         let at = PlotPoint::new(ns_to_ms(p.time), p.value as f64 / u);
         let value = format!("{} {}", grouped(at.y, 2), unit.label());
         let point = plot_ui.screen_from_plot(at);
+        if point.y > frame.bottom() + 0.5 {
+            // A curve below the view (a minor one, named in the header): no marker, no label.
+            continue;
+        }
         let beyond = (at.x < v0 || at.x > v1).then_some(at.x > v1);
         let text = match beyond {
             None => (t.peak)(&value),

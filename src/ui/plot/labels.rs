@@ -145,13 +145,14 @@ fn candidates(spot: LabelSpot, frame: Rect) -> impl Iterator<Item = Rect> {
             pos2(second, below),
         ];
         if k == 0 {
-            let inside = level[0].clamp(frame.top(), (frame.bottom() - size.y).max(frame.top()));
-            spots.extend([
-                pos2(first, level[0]),
-                pos2(second, level[0]),
-                pos2(first, inside),
-                pos2(second, inside),
-            ]);
+            spots.extend([pos2(first, level[0]), pos2(second, level[0])]);
+            // Beside the point, moved just inside the frame's top or bottom: only for a point
+            // inside the frame (a label never stands in for a point out of sight).
+            if (frame.top()..=frame.bottom()).contains(&p.y) {
+                let inside =
+                    level[0].clamp(frame.top(), (frame.bottom() - size.y).max(frame.top()));
+                spots.extend([pos2(first, inside), pos2(second, inside)]);
+            }
         }
         spots
             .into_iter()
