@@ -115,7 +115,7 @@ fn the_details_table_names_the_python_line_of_each_block() {
     for lang in Lang::ALL {
         let t = tr(lang);
         let mut h = app(lang);
-        h.get_by_label(t.call_stack_col);
+        h.get_by_label(memsight::export::CALL_STACK_HEADER);
         // The first page shows the first ten blocks in file order, each with its line.
         for b in blocks.iter().take(10) {
             if let Some(line) = source_line(&b.frames) {
@@ -335,7 +335,7 @@ fn the_real_exports_show_and_group_their_stacks() {
             app.set_language(lang);
             app.wait_for_load();
             let mut h = common::harness(app);
-            h.get_by_label(t.call_stack_col);
+            h.get_by_label(memsight::export::CALL_STACK_HEADER);
             let tsv = grouped_tsv(&mut h, t, 2);
             let groups: Vec<Vec<&str>> = tsv
                 .lines()

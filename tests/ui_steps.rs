@@ -106,7 +106,7 @@ fn the_steps_table_zooms_lists_survivors_sorts_and_copies_in_both_languages() {
     assert_eq!(steps.len(), 8);
     for (lang, tab, leak, headers_start) in [
         (Lang::En, "Steps (8)", "Possible leak", "Step\tStart(ms)"),
-        (Lang::Zh, "迭代（8）", "可能存在内存泄漏", "迭代\t开始(ms)"),
+        (Lang::Zh, "迭代 (8)", "可能存在内存泄漏", "迭代\t开始(ms)"),
     ] {
         let mut h = app(lang);
         h.get_by_label(tab).click();

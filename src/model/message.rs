@@ -290,7 +290,8 @@ impl fmt::Display for Message {
                 write!(f, "{cause}; steps and device memory not read from it")
             }
             Message::KernelRowsSkipped { path, count } => {
-                write!(f, "{path}: {count} rows skipped while reading steps")
+                let rows = if *count == 1 { "row" } else { "rows" };
+                write!(f, "{path}: {count} {rows} skipped while reading steps")
             }
             Message::KernelUnreadable { cause } => write!(f, "{cause}; steps not read from it"),
             Message::NotLoaded { cause } => write!(f, "not loaded: {cause}"),
@@ -300,7 +301,8 @@ impl fmt::Display for Message {
                 columns,
             } => write!(f, "{path}: {table} has no column {columns}; read as empty"),
             Message::SkippedRows { path, count, first } => {
-                write!(f, "{path}: skipped {count} rows")?;
+                let rows = if *count == 1 { "row" } else { "rows" };
+                write!(f, "{path}: skipped {count} {rows}")?;
                 match first {
                     Some((line, reason)) => write!(f, " (first: line {line}: {reason})"),
                     None => Ok(()),

@@ -6,6 +6,25 @@
 use crate::model::{Message, SkipReason};
 
 /// Why a rank could not be loaded, in Chinese (file names and the OS's words stay as they are).
+/// The operating system's and SQLite's common English causes in Chinese, the rest as it is
+/// (a path, an error number): they end Chinese sentences.
+fn zh_cause(cause: &str) -> String {
+    const WORDS: [(&str, &str); 9] = [
+        ("No such file or directory", "找不到该文件或文件夹"),
+        ("Permission denied", "没有访问权限"),
+        ("Is a directory", "这是一个文件夹"),
+        ("Not a directory", "不是文件夹"),
+        ("Read-only file system", "文件系统只读"),
+        ("No space left on device", "磁盘空间不足"),
+        ("file is not a database", "不是数据库文件"),
+        ("database disk image is malformed", "数据库文件已损坏"),
+        ("unable to open database file", "无法打开数据库文件"),
+    ];
+    WORDS
+        .iter()
+        .fold(cause.to_string(), |s, (en, zh)| s.replace(en, zh))
+}
+
 fn zh_load_error(e: &crate::ingest::LoadError) -> String {
     use crate::ingest::{LoadError, NoDataReason};
     match e {
@@ -15,7 +34,9 @@ fn zh_load_error(e: &crate::ingest::LoadError) -> String {
                 NoDataReason::NoDataRows { files } => format!("{files}：没有数据行"),
                 NoDataReason::Unreadable { errors } => format!("无法读取：{errors}"),
                 NoDataReason::NoRows => "没有 memory_record 或 operator_memory 数据行".into(),
-                NoDataReason::DbFailed { path, cause } => format!("{path}：无法读取（{cause}）"),
+                NoDataReason::DbFailed { path, cause } => {
+                    format!("{path}：无法读取（{}）", zh_cause(cause))
+                }
                 NoDataReason::NoImporter { name } => format!("没有名为 {name} 的读取器"),
                 NoDataReason::Other(t) => t.clone(),
             };
@@ -403,8 +424,6 @@ pub struct Tr {
     pub baseline_failed: fn(&str) -> String,
     /// The call stacks tab.
     pub stacks_tab: &'static str,
-    /// The details table's call stack column.
-    pub call_stack_col: &'static str,
     /// The details table's row grouping label.
     pub rows_label: &'static str,
     /// Row grouping choices: each block, by call stack, by source line, by host operator.
@@ -523,6 +542,12 @@ pub struct Tr {
 
 /// One line on what a curve of the Overall view means (from the torch_npu and CANN docs in
 /// `../shared/reference/vendor/`), by its legend name.
+/// The English noun for a count written as text (`1` takes the singular; `1,024`, `0` and `2`
+/// the plural).
+fn noun(n: &str, one: &'static str, many: &'static str) -> &'static str {
+    if n.trim() == "1" { one } else { many }
+}
+
 fn curve_help_en(name: &str) -> Option<&'static str> {
     Some(match name {
         "Operator Allocated" => {
@@ -624,7 +649,7 @@ pub static EN: Tr = Tr {
     group_by: "Group By",
     static_graph: "Static graph",
     graph_id: "Graph ID",
-    warnings: |n| format!("⚠ {n} warnings"),
+    warnings: |n| format!("⚠ {n} {}", if n == 1 { "warning" } else { "warnings" }),
     no_profile: "No profile open: use File, Open folder… or drop a folder here.",
     loading: "Loading…",
     nothing_to_show: "Nothing to show",
@@ -692,7 +717,11 @@ pub static EN: Tr = Tr {
     below_view: |names| format!("below the view: {names} (tick \"y from 0\" to see them)"),
     stream_pointer: |p| format!("Stream pointer {p}"),
     rows_without_stream: |n| {
-        format!("{n} blocks without a stream are not listed in Stream mode (as in Insight).")
+        if n == "1" {
+            "1 block without a stream is not listed in Stream mode (as in Insight).".to_string()
+        } else {
+            format!("{n} blocks without a stream are not listed in Stream mode (as in Insight).")
+        }
     },
     details_title: "Memory Allocation/Release Details",
     name: "Name",
@@ -701,13 +730,13 @@ pub static EN: Tr = Tr {
     max_size: "Max Size(KB)",
     bad_number: "not a number: this bound is ignored",
     within: "Only allocated or released within the selection",
-    rows: |n| format!("{n} rows"),
+    rows: |n| format!("{n} {}", noun(n, "row", "rows")),
     in_zoomed_range: "(in the zoomed range)",
     copy: "Copy",
     copy_hover: "Selected rows, or this page, as TSV for Excel (Ctrl+C)",
     copy_all: "Copy all",
     copy_all_hover: "Every row that matches the filters, in the table's order, as TSV",
-    copied: |n| format!("Copied {n} rows"),
+    copied: |n| format!("Copied {n} {}", noun(n, "row", "rows")),
     export_csv: "Export CSV…",
     export_hover: "Every matching row, to a file",
     clear_selection: |n| format!("Clear selection ({n})"),
@@ -726,11 +755,11 @@ pub static EN: Tr = Tr {
     largest_first: "largest peak first",
     choose_save: "choose where to save the CSV…",
     export_cancelled: "export cancelled",
-    wrote_rows: |n, p| format!("wrote {n} rows to {p}"),
+    wrote_rows: |n, p| format!("wrote {n} {} to {p}", noun(n, "row", "rows")),
     cannot_write: |p, e| format!("cannot write {p}: {e}"),
     live_title: "Live at cursor",
     close: "Close",
-    live_summary: |t, n, total| format!("{t}: {n} blocks, {total}"),
+    live_summary: |t, n, total| format!("{t}: {n} {}, {total}", noun(n, "block", "blocks")),
     curves_at_cursor: "Curves at the cursor",
     live_blocks_sum: "Live blocks (operator_memory)",
     not_in_operator_memory: "Not in operator_memory",
@@ -754,7 +783,7 @@ pub static EN: Tr = Tr {
     load_warnings: "Load warnings",
     message: Message::text,
     skip_reason: SkipReason::to_string,
-    rows_skipped: |p, n| format!("{p}: {n} rows skipped"),
+    rows_skipped: |p, n| format!("{p}: {n} {} skipped", if n == 1 { "row" } else { "rows" }),
     skipped_line: |n, why, text| format!("line {n}: {why} — {text}"),
     lossy_times: |n| {
         format!(
@@ -791,7 +820,12 @@ pub static EN: Tr = Tr {
     },
     growth_operators: "Allocated in those steps and still alive, by operator:",
     no_growth: "No growth: the end-of-step value does not rise 3 steps in a row.",
-    survivors_of: |s, n| format!("Survivors of step #{s}: {n} blocks"),
+    survivors_of: |s, n| {
+        format!(
+            "Survivors of step #{s}: {n} {}",
+            if n == 1 { "block" } else { "blocks" }
+        )
+    },
     show_all_rows: "Show all",
     breakdown_title: "Where the memory is",
     breakdown_parts: [
@@ -874,7 +908,6 @@ pub static EN: Tr = Tr {
     table_baseline: "Table: baseline",
     baseline_failed: |e| format!("cannot compare: {e}"),
     stacks_tab: "Flame graph",
-    call_stack_col: "Call stack",
     rows_label: "Rows:",
     row_groupings: [
         "Each block",
@@ -890,15 +923,15 @@ pub static EN: Tr = Tr {
     flame_needs_cursor: "Click the chart to place the cursor: the graph shows the blocks alive there.",
     flame_hint: "Width is memory. Click a frame to zoom into it; the details table then lists its blocks.",
     all_blocks: "All blocks",
-    flame_summary: |n, size| format!("{n} blocks, {size}"),
+    flame_summary: |n, size| format!("{n} {}, {size}", noun(n, "block", "blocks")),
     flame_zoomed: "Zoomed into:",
-    flame_list_blocks: |n| format!("List its {n} blocks"),
+    flame_list_blocks: |n| format!("List its {n} {}", noun(n, "block", "blocks")),
     attribution: |a, t, ns, o| {
         format!(
             "{a} of {t} allocations have a call stack ({ns} in an op without one, {o} outside any host op)"
         )
     },
-    frame_tip: |size, n| format!("{size} in {n} blocks"),
+    frame_tip: |size, n| format!("{size} in {n} {}", if n == 1 { "block" } else { "blocks" }),
     blocks_under: |l, n| format!("Blocks under {l}: {n}"),
     blocks_of: |l, n| format!("Blocks of {l}: {n}"),
     allocated_by: |op| format!("Allocated in {op}"),
@@ -930,7 +963,12 @@ pub static EN: Tr = Tr {
         format!("Who holds memory just after event #{k}: {mb} MB in {n} blocks")
     },
     snapshot_at_end: "Who holds memory at the end (click the curve to pick an event)",
-    snapshot_leaks: |n| format!("Leak suspects: {n} blocks allocated in the trace and never freed"),
+    snapshot_leaks: |n| {
+        format!(
+            "Leak suspects: {n} {} allocated in the trace and never freed",
+            if n == 1 { "block" } else { "blocks" }
+        )
+    },
     snapshot_segments: |when, n, free, pct, largest| {
         format!(
             "Segments {when}: {n} · free inside segments {free} MB ({pct} % of reserved) · largest free block {largest} MB"
@@ -1006,7 +1044,7 @@ pub static ZH: Tr = Tr {
     ],
     save_chart: "将图表另存为 PNG…",
     saved_chart: |p| format!("图表已保存到 {p}"),
-    cannot_save_chart: |e| format!("无法保存图表：{e}"),
+    cannot_save_chart: |e| format!("无法保存图表：{}", zh_cause(e)),
     path: "路径",
     open_path_menu: "打开路径…  (Ctrl+L)",
     reopen_last: "启动时重新打开上次的数据",
@@ -1062,7 +1100,7 @@ pub static ZH: Tr = Tr {
         "任务",
         "绘制基线",
     ],
-    dialog_failed: |e| format!("无法打开对话框：{e}"),
+    dialog_failed: |e| format!("无法打开对话框：{}", zh_cause(e)),
     cannot_open: |p, why| format!("无法打开 {p}：{why}"),
     no_memory_data: |p, depth, extra| {
         format!(
@@ -1116,7 +1154,7 @@ pub static ZH: Tr = Tr {
     copied: |n| format!("已复制 {n} 行"),
     export_csv: "导出 CSV…",
     export_hover: "把所有符合条件的行写入文件",
-    clear_selection: |n| format!("清除选择（{n}）"),
+    clear_selection: |n| format!("清除选择 ({n})"),
     sorting: "正在排序…",
     rows_per_page: "每页行数",
     first: "首页",
@@ -1133,7 +1171,7 @@ pub static ZH: Tr = Tr {
     choose_save: "请选择 CSV 的保存位置…",
     export_cancelled: "已取消导出",
     wrote_rows: |n, p| format!("已将 {n} 行写入 {p}"),
-    cannot_write: |p, e| format!("无法写入 {p}：{e}"),
+    cannot_write: |p, e| format!("无法写入 {p}：{}", zh_cause(e)),
     live_title: "光标处存活内存",
     close: "关闭",
     live_summary: |t, n, total| format!("{t}：{n} 个块，共 {total}"),
@@ -1193,14 +1231,16 @@ pub static ZH: Tr = Tr {
             format!("同类文件有 {count} 个；读取最新的 {name}")
         }
         Message::DbUnreadableUsingCsv { path, cause } => {
-            format!("{path}：{cause}；改为读取 CSV 文件")
+            format!("{path}：{}；改为读取 CSV 文件", zh_cause(cause))
         }
-        Message::DbUnusable { path, cause } => format!("{path}：无法使用（{cause}）"),
+        Message::DbUnusable { path, cause } => {
+            format!("{path}：无法使用（{}）", zh_cause(cause))
+        }
         Message::DbFailedUsingCsv { path, cause } => {
-            format!("{path}：{cause}；已改为读取 CSV 文件")
+            format!("{path}：{}；已改为读取 CSV 文件", zh_cause(cause))
         }
         Message::DbTableNotLoaded { path, table, cause } => {
-            format!("{path}：{table} 表无法读取（{cause}）；未加载")
+            format!("{path}：{table} 表无法读取（{}）；未加载", zh_cause(cause))
         }
         Message::StringIdsUnusable { path } => {
             format!("{path}：STRING_IDS 缺少 id/value 列；名称以数字显示")
@@ -1215,20 +1255,25 @@ pub static ZH: Tr = Tr {
             format!("{path}：PYTORCH_API 中有 {count} 行缺少开始或结束时间；已跳过")
         }
         Message::ApiUnreadable { path, cause } => {
-            format!("{path}：PYTORCH_API 无法读取（{cause}）；未从中读取调用栈")
+            format!(
+                "{path}：PYTORCH_API 无法读取（{}）；未从中读取调用栈",
+                zh_cause(cause)
+            )
         }
-        Message::StacksUnreadable { cause } => format!("{cause}；未从中读取调用栈"),
+        Message::StacksUnreadable { cause } => {
+            format!("{}；未从中读取调用栈", zh_cause(cause))
+        }
         Message::StepEventsUnreadable { path, count } => {
             format!("{path}：有 {count} 个迭代或 NPU MEM 事件无法读取；已跳过")
         }
         Message::TraceUnreadable { cause } => {
-            format!("{cause}；未从中读取迭代与设备内存")
+            format!("{}；未从中读取迭代与设备内存", zh_cause(cause))
         }
         Message::KernelRowsSkipped { path, count } => {
             format!("{path}：读取迭代时跳过了 {count} 行")
         }
-        Message::KernelUnreadable { cause } => format!("{cause}；未从中读取迭代"),
-        Message::NotLoaded { cause } => format!("未加载：{cause}"),
+        Message::KernelUnreadable { cause } => format!("{}；未从中读取迭代", zh_cause(cause)),
+        Message::NotLoaded { cause } => format!("未加载：{}", zh_cause(cause)),
         Message::MissingColumns {
             path,
             table,
@@ -1254,7 +1299,7 @@ pub static ZH: Tr = Tr {
     },
     table_only: "此 rank 没有 memory_record：没有曲线，只有下面的内存申请记录。",
     rest_loading: "正在加载 operator_memory 等其余数据…… 读完后显示表格、迭代步和调用栈。",
-    steps_tab: |n| format!("迭代（{n}）"),
+    steps_tab: |n| format!("迭代 ({n})"),
     steps_title: "各迭代内存",
     steps_source: |s| format!("迭代来自 {s}"),
     step_headers: [
@@ -1357,15 +1402,14 @@ pub static ZH: Tr = Tr {
     table_baseline: "表格：基线",
     baseline_failed: |e| format!("无法对比：{e}"),
     stacks_tab: "火焰图",
-    call_stack_col: "调用栈",
     rows_label: "行：",
     row_groupings: ["逐块", "按调用栈", "按代码行", "按主机算子"],
     rows_hover: "按分配者对筛选出的内存块分组；点击分组可列出其内存块",
     group_headers: ["分组", "块数", "总分配(MB)", "峰值占用(MB)", "调用次数"],
     no_stack: "（无调用栈）",
     no_host_op: "（无主机算子运行）",
-    flame_modes: ["游标处存活", "视图内分配"],
-    flame_needs_cursor: "点击图表放置游标：图中显示该时刻存活的内存块。",
+    flame_modes: ["光标处存活", "视图内分配"],
+    flame_needs_cursor: "点击图表放置光标：图中显示该时刻存活的内存块。",
     flame_hint: "宽度即内存大小。点击某一帧可放大该帧，详情表随之列出其内存块。",
     all_blocks: "全部内存块",
     flame_summary: |n, size| format!("{n} 个内存块，{size}"),
@@ -1437,6 +1481,30 @@ pub static ZH: Tr = Tr {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// English counts agree with their nouns (issue 26 item 17: "1 warnings", "1 rows
+    /// skipped"); Chinese has one word for the cursor and no full-width brackets around a
+    /// tab's count.
+    #[test]
+    fn counts_read_right_in_both_languages() {
+        assert_eq!((EN.rows)("1"), "1 row");
+        assert_eq!((EN.rows)("1,024"), "1,024 rows");
+        assert_eq!((EN.warnings)(1), "⚠ 1 warning");
+        assert_eq!((EN.warnings)(2), "⚠ 2 warnings");
+        assert_eq!((EN.rows_skipped)("a.csv", 1), "a.csv: 1 row skipped");
+        assert_eq!((EN.copied)("1"), "Copied 1 row");
+        assert_eq!((EN.frame_tip)("1.00 MB", 1), "1.00 MB in 1 block");
+        assert_eq!((ZH.steps_tab)(8), "迭代 (8)");
+        let zh = format!(
+            "{} {} {:?}",
+            ZH.flame_needs_cursor, ZH.chart_hint, ZH.flame_modes
+        );
+        assert!(!zh.contains("游标"), "{zh}");
+        assert_eq!(
+            (ZH.cannot_write)("/p/x.csv", "Permission denied (os error 13)"),
+            "无法写入 /p/x.csv：没有访问权限 (os error 13)"
+        );
+    }
 
     #[test]
     fn locales_choose_the_language() {

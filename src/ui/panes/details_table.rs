@@ -548,7 +548,9 @@ fn table_ui(
                         }
                     }
                     None => {
-                        ui.strong(t.call_stack_col);
+                        // A file's column names stay as the file (and Copy) writes them, in
+                        // both languages: this column is Copy's "Call Stack" too.
+                        ui.strong(crate::export::CALL_STACK_HEADER);
                     }
                 });
             }
