@@ -113,7 +113,6 @@ fn tr(lang: Lang) -> &'static Tr {
 fn the_details_table_names_the_python_line_of_each_block() {
     let blocks = raw_blocks();
     for lang in Lang::ALL {
-        let t = tr(lang);
         let mut h = app(lang);
         h.get_by_label(memsight::export::CALL_STACK_HEADER);
         // The first page shows the first ten blocks in file order, each with its line.

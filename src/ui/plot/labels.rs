@@ -5,14 +5,14 @@
 use egui::{Pos2, Rect, Vec2, pos2};
 
 /// Gap between a point and its label, points.
-const GAP: f32 = 5.0;
+pub const GAP: f32 = 5.0;
 /// Points closer than this (two markers' radii) look like one place: either's label serves.
-const SAME_PLACE: f32 = 8.0;
+pub const SAME_PLACE: f32 = 8.0;
 /// A marker's radius: a label may be this much nearer another point than its own (the eye
 /// does not tell those distances apart; the marker itself is this wide).
-const MARKER_RADIUS: f32 = 4.0;
+pub const MARKER_RADIUS: f32 = 4.0;
 /// How many label heights a label may move away from its point to make room for another.
-const MAX_ROWS_AWAY: usize = 3;
+pub const MAX_ROWS_AWAY: usize = 3;
 
 /// One label to place: the point it belongs to and the size of its text.
 #[derive(Clone, Copy, Debug)]
