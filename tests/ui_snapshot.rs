@@ -470,7 +470,8 @@ fn the_flame_graph_lists_the_blocks_under_a_frame() {
         h.get_by_label(t.snapshot_views[1]).click();
         h.run();
         h.get_by_label(t.all_blocks);
-        let label = format!("{} ({}:{})", frame.2, frame.0, frame.1);
+        // The frame as every view writes one: file(line): name.
+        let label = format!("{}({}): {}", frame.0, frame.1, frame.2);
         h.get_by_label(&label).click();
         h.run();
         h.get_by_label(&(t.blocks_under)(&label, want));
@@ -609,4 +610,27 @@ fn a_band_tooltip_stays_readable_after_a_narrow_one() {
             r.height()
         );
     }
+}
+
+/// An empty table of holders or leak suspects says so instead of showing bare headers (issue 26
+/// item 18): on every sample whose leak table is empty, in both languages.
+#[test]
+fn an_empty_holders_table_says_so() {
+    let mut seen = 0;
+    for file in common::sample_snapshots() {
+        for lang in Lang::ALL {
+            let t = tr(lang);
+            let mut h = open(&file, lang);
+            h.run();
+            let empties = h.query_all_by_label(t.snapshot_nothing_held).count();
+            if h.query_by_label(&(t.snapshot_leaks)(0)).is_some() {
+                assert!(empties >= 1, "{}", file.display());
+                seen += 1;
+            }
+        }
+    }
+    assert!(
+        seen > 0 || common::sample_snapshots().is_empty(),
+        "a sample without leak suspects"
+    );
 }

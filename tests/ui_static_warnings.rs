@@ -237,3 +237,29 @@ fn skipped_row_reasons_are_translated_in_chinese() {
     h.get_by_label_contains("第 4 行：只有 3 个字段，表头有 7 个");
     h.get_by_label_contains("Size(KB)：缺失");
 }
+
+/// A rank read from its DB beside CSV files says so as a note (ℹ), not as a ⚠ warning: nothing
+/// is wrong (issue 26 item 18). English and Chinese.
+#[test]
+fn reading_the_db_beside_csv_files_is_a_note_not_a_warning() {
+    use memsight::ui::i18n::Lang;
+    let rank = common::first_subdir(&common::db_fixtures().join("db"));
+    for lang in Lang::ALL {
+        let mut app = memsight::ui::MemsightApp::new(Some(rank.clone()), Vec::new(), None);
+        app.set_language(lang);
+        app.wait_for_load();
+        let view = app.view().expect("a rank");
+        assert!(view.data.report.warnings.iter().any(|m| m.is_note()));
+        assert_eq!(view.data.report.warning_count(), 1, "the note only");
+        let mut h = common::harness(app);
+        let t = h.state().tr();
+        assert!(
+            h.query_by_label(&(t.warnings)(1)).is_none(),
+            "{lang:?}: no ⚠"
+        );
+        h.get_by_label(&(t.notes)(1)).click();
+        h.run();
+        // The window lists it with ℹ (the button says ℹ too).
+        assert!(h.query_all_by_label_contains("ℹ ").count() >= 2);
+    }
+}

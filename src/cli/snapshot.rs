@@ -102,9 +102,7 @@ fn write_text(s: &SnapshotSummary, out: &mut dyn Write) -> std::io::Result<()> {
         let top = t
             .frames
             .first()
-            .map_or("(no stack recorded)".to_string(), |f| {
-                format!("{} ({}:{})", f.name, f.filename, f.line)
-            });
+            .map_or("(no stack recorded)".to_string(), |f| f.text());
         writeln!(
             out,
             "{:>12.2} MiB {:>7} blocks  {top}",

@@ -5,6 +5,22 @@
 
 use std::fmt;
 
+impl Message {
+    /// True for a note that reports a choice or a fact, not a problem: which of two sources was
+    /// read, slices used, the newest of several files, an encoding decoded. The UI counts these
+    /// apart from the ⚠ warnings.
+    pub fn is_note(&self) -> bool {
+        matches!(
+            self,
+            Message::UsingDb
+                | Message::UsingCsv
+                | Message::UsingSlices
+                | Message::NewestOfKind { .. }
+                | Message::DecodedFrom { .. }
+        )
+    }
+}
+
 /// A note about a load or a discovery, with what varies in it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Message {

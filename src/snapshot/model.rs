@@ -19,6 +19,24 @@ pub struct Frame {
     pub name: String,
 }
 
+impl Frame {
+    /// The frame as PyTorch's profiler writes one, and every view of memsight shows one:
+    /// `path/to/file.py(12): name`.
+    pub fn text(&self) -> String {
+        format!("{}({}): {}", self.filename, self.line, self.name)
+    }
+
+    /// [`Frame::text`] without the file's folder: `file.py(12): name`.
+    pub fn short_text(&self) -> String {
+        let file = self
+            .filename
+            .rsplit(['/', '\\'])
+            .next()
+            .unwrap_or(&self.filename);
+        format!("{file}({}): {}", self.line, self.name)
+    }
+}
+
 /// An interned stack: index into [`AllocatorSnapshot::stacks`]. Stack 0 is the empty stack.
 pub type StackId = u32;
 

@@ -53,6 +53,16 @@ pub fn save_folder() -> Option<PathBuf> {
         .or_else(dirs::home_dir)
 }
 
+/// A file the Open file browser lists: a DB or an allocator snapshot, by extension (not a
+/// DB's `-wal`/`-shm` companions, nor anything else).
+pub fn openable_file(path: &Path) -> bool {
+    path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+        ["db", "pickle", "pkl"]
+            .iter()
+            .any(|x| e.eq_ignore_ascii_case(x))
+    })
+}
+
 /// What the browser is open for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Purpose {
@@ -81,7 +91,9 @@ impl FileBrowser {
             Purpose::Open(PickKind::Folder | PickKind::Baseline) => {
                 FileDialog::select_folder().title(t.dialog_folder)
             }
-            Purpose::Open(PickKind::Database) => FileDialog::open_file().title(t.dialog_db),
+            Purpose::Open(PickKind::Database) => FileDialog::open_file()
+                .title(t.dialog_db)
+                .show_files_filter(Box::new(|p: &Path| openable_file(p))),
             Purpose::Save => FileDialog::save_file()
                 .title(t.dialog_save)
                 .default_filename("memory_details.csv"),
@@ -135,5 +147,26 @@ impl FileBrowser {
             self.open = None;
         }
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The Open file browser lists DBs and snapshots, not a DB's -wal/-shm files.
+    #[test]
+    fn open_file_lists_dbs_and_snapshots_only() {
+        for (name, shown) in [
+            ("ascend_pytorch_profiler_0.db", true),
+            ("ascend_pytorch_profiler_0.db-wal", false),
+            ("ascend_pytorch_profiler_0.db-shm", false),
+            ("snapshot.pickle", true),
+            ("SNAP.PKL", true),
+            ("memory_record.csv", false),
+            ("db", false),
+        ] {
+            assert_eq!(openable_file(Path::new(name)), shown, "{name}");
+        }
     }
 }

@@ -221,6 +221,8 @@ pub struct Tr {
     pub static_graph: &'static str,
     pub graph_id: &'static str,
     pub warnings: fn(usize) -> String,
+    /// The parameter bar's button when there are notes but no warnings.
+    pub notes: fn(usize) -> String,
     pub no_profile: &'static str,
     pub loading: &'static str,
     pub nothing_to_show: &'static str,
@@ -500,6 +502,8 @@ pub struct Tr {
     pub snapshot_at_end: &'static str,
     /// Leak suspects: blocks.
     pub snapshot_leaks: fn(u64) -> String,
+    /// An empty "who holds memory" or leak table.
+    pub snapshot_nothing_held: &'static str,
     /// Stack table headers: MB, blocks, innermost frame.
     pub snapshot_headers: [&'static str; 3],
     /// The segment map's heading: when (see `snapshot_when_*`), segments, free MB inside them,
@@ -634,7 +638,7 @@ pub static EN: Tr = Tr {
     open: "Open",
     no_such_path: |p| format!("No such file or folder: {p}"),
     dialog_folder: "Open profiling folder",
-    dialog_db: "Open profiler database",
+    dialog_db: "Open a profiler DB or an allocator snapshot (.db, .pickle)",
     dialog_save: "Export CSV",
     dialog_save_button: "Save",
     browser_file: "File:",
@@ -650,6 +654,7 @@ pub static EN: Tr = Tr {
     static_graph: "Static graph",
     graph_id: "Graph ID",
     warnings: |n| format!("⚠ {n} {}", if n == 1 { "warning" } else { "warnings" }),
+    notes: |n| format!("ℹ {n} {}", if n == 1 { "note" } else { "notes" }),
     no_profile: "No profile open: use File, Open folder… or drop a folder here.",
     loading: "Loading…",
     nothing_to_show: "Nothing to show",
@@ -963,6 +968,7 @@ pub static EN: Tr = Tr {
         format!("Who holds memory just after event #{k}: {mb} MB in {n} blocks")
     },
     snapshot_at_end: "Who holds memory at the end (click the curve to pick an event)",
+    snapshot_nothing_held: "No block is held here.",
     snapshot_leaks: |n| {
         format!(
             "Leak suspects: {n} {} allocated in the trace and never freed",
@@ -1056,7 +1062,7 @@ pub static ZH: Tr = Tr {
     open: "打开",
     no_such_path: |p| format!("文件或文件夹不存在：{p}"),
     dialog_folder: "打开性能数据文件夹",
-    dialog_db: "打开性能数据库",
+    dialog_db: "打开性能数据库或内存快照（.db、.pickle）",
     dialog_save: "导出 CSV",
     dialog_save_button: "保存",
     browser_file: "文件：",
@@ -1072,6 +1078,7 @@ pub static ZH: Tr = Tr {
     static_graph: "静态图",
     graph_id: "图 ID",
     warnings: |n| format!("⚠ {n} 条警告"),
+    notes: |n| format!("ℹ {n} 条说明"),
     no_profile: "未打开数据：请使用“文件”菜单中的“打开文件夹…”，或把文件夹拖到这里。",
     loading: "正在加载…",
     nothing_to_show: "没有可显示的内容",
@@ -1445,6 +1452,7 @@ pub static ZH: Tr = Tr {
     snapshot_picked: "所选事件",
     snapshot_at_event: |k, mb, n| format!("事件 #{k} 之后的内存持有者：{mb} MB，{n} 个内存块"),
     snapshot_at_end: "结束时的内存持有者（点击曲线可选择事件）",
+    snapshot_nothing_held: "此处没有被持有的内存块。",
     snapshot_leaks: |n| format!("疑似泄漏：{n} 个在记录期间分配且从未释放的内存块"),
     snapshot_headers: ["MB", "块数", "分配位置（最内层帧；悬停查看调用栈）"],
     snapshot_segments: |when, n, free, pct, largest| {

@@ -324,10 +324,25 @@ pub fn parameters_ui(
                         .labelled_by(label.id);
                 }
             }
-            let n = view.data.report.warning_count() + profile.notes.len();
-            if n > 0 {
+            // Problems count as ⚠ warnings; notes (which source was read, the newest of several
+            // files) only open the same window when nothing is wrong.
+            let report = &view.data.report;
+            let (notes, problems): (Vec<_>, Vec<_>) = profile
+                .notes
+                .iter()
+                .chain(&report.warnings)
+                .partition(|m| m.is_note());
+            let warnings = problems.len() + report.warning_count() - report.warnings.len();
+            let label = if warnings > 0 {
+                Some((t.warnings)(warnings))
+            } else if !notes.is_empty() {
+                Some((t.notes)(notes.len()))
+            } else {
+                None
+            };
+            if let Some(label) = label {
                 ui.separator();
-                if ui.button((t.warnings)(n)).clicked() {
+                if ui.button(label).clicked() {
                     out.push(Command::ShowWarnings(true));
                 }
             }
@@ -442,7 +457,13 @@ fn compare_ui(
             {
                 out.push(Command::StopCompare);
             }
-            for (i, r) in profile.ranks.iter().enumerate() {
+            // Every rank but the one on screen (a rank compared with itself shows nothing).
+            for (i, r) in profile
+                .ranks
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != state.rank)
+            {
                 if ui.selectable_label(false, r.label()).clicked() {
                     out.push(Command::CompareRank(i));
                 }

@@ -402,7 +402,7 @@ fn flame_look(t: &Tr, frames: &[Frame], frame: FlameFrame) -> NodeLook {
                     fill: grey,
                 };
             };
-            let text = format!("{} ({}:{})", f.name, short_file(&f.filename), f.line);
+            let text = f.short_text();
             let h = text
                 .bytes()
                 .fold(0u32, |a, b| a.wrapping_mul(31).wrapping_add(u32::from(b)));
@@ -414,7 +414,7 @@ fn flame_look(t: &Tr, frames: &[Frame], frame: FlameFrame) -> NodeLook {
             };
             let fill = flame_fill(kind, jitter);
             NodeLook {
-                full: format!("{} ({}:{})", f.name, f.filename, f.line),
+                full: f.text(),
                 text,
                 fill,
             }
@@ -455,9 +455,7 @@ fn block_list(
                         ui.monospace(format!("{addr:#x}"));
                         ui.label(size_text(size));
                         let frames = snap.frames(stack);
-                        let top = frames.first().map_or_else(String::new, |f| {
-                            format!("{}:{} {}", short_file(&f.filename), f.line, f.name)
-                        });
+                        let top = frames.first().map_or_else(String::new, |f| f.short_text());
                         ui.label(top);
                         ui.end_row();
                     }
@@ -545,6 +543,11 @@ fn compute(
 
 /// Stacks with their MB and blocks; the innermost frame shown, the whole stack on hover.
 fn stack_table(ui: &mut egui::Ui, t: &Tr, id: &str, stacks: &[StackTotal]) {
+    if stacks.is_empty() {
+        // An empty table says why it is empty.
+        ui.weak(t.snapshot_nothing_held);
+        return;
+    }
     egui::ScrollArea::vertical()
         .id_salt(id)
         .auto_shrink([false, false])
@@ -557,15 +560,15 @@ fn stack_table(ui: &mut egui::Ui, t: &Tr, id: &str, stacks: &[StackTotal]) {
                 for s in stacks {
                     ui.label(grouped(bytes_to_mib(s.bytes), 2));
                     ui.label(grouped(s.blocks as f64, 0));
-                    let top = s.frames.first().map_or_else(
-                        || t.no_stack.to_string(),
-                        |f| format!("{}:{} {}", short_file(&f.filename), f.line, f.name),
-                    );
+                    let top = s
+                        .frames
+                        .first()
+                        .map_or_else(|| t.no_stack.to_string(), |f| f.short_text());
                     let r = ui.add(egui::Label::new(top).selectable(false));
                     if !s.frames.is_empty() {
                         r.on_hover_ui(|ui| {
                             for f in &s.frames {
-                                ui.weak(format!("{}:{} {}", f.filename, f.line, f.name));
+                                ui.weak(f.text());
                             }
                         });
                     }
@@ -677,9 +680,4 @@ fn segment_bar(ui: &mut egui::Ui, t: &Tr, seg: &crate::snapshot::segments::Segme
         &mb(seg.largest_free),
         seg.layout.len(),
     ));
-}
-
-/// A file name without its folder.
-fn short_file(path: &str) -> &str {
-    path.rsplit(['/', '\\']).next().unwrap_or(path)
 }

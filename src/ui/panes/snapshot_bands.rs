@@ -504,7 +504,7 @@ fn hover(ui: &mut Ui, t: &Tr, snap: &AllocatorSnapshot, bands: &Bands, p: PlotPo
             ui.weak(t.no_stack);
         }
         for f in frames.iter().take(16) {
-            ui.label(format!("{} ({}:{})", f.name, f.filename, f.line));
+            ui.label(f.text());
         }
         if frames.len() > 16 {
             ui.weak("…");

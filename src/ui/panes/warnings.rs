@@ -18,8 +18,14 @@ pub fn warnings_window(
         .default_size([700.0, 400.0])
         .show(ctx, |ui| {
             egui::ScrollArea::vertical().show(ui, |ui| {
-                for w in profile_notes.iter().chain(&report.warnings) {
+                // Problems first, then the notes (marked ℹ).
+                let all: Vec<&crate::model::Message> =
+                    profile_notes.iter().chain(&report.warnings).collect();
+                for w in all.iter().filter(|m| !m.is_note()) {
                     ui.label(format!("• {}", (t.message)(w)));
+                }
+                for w in all.iter().filter(|m| m.is_note()) {
+                    ui.label(format!("ℹ {}", (t.message)(w)));
                 }
                 for f in report.files.iter().filter(|f| f.skipped.count > 0) {
                     ui.separator();
