@@ -21,6 +21,8 @@ fn harness(app: MemsightApp) -> Harness<'static, MemsightApp> {
         .with_size([1400.0, 900.0])
         .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
     h.state_mut().wait_for_load();
+    // A cluster's overview fills in a job: wait, or a frame may still be asking to repaint.
+    h.state_mut().wait_for_overview();
     h.run();
     h
 }
