@@ -566,3 +566,66 @@ fn a_click_zooms_the_flame_graph_and_the_breadcrumb_leads_back() {
         assert!(h.query_by_label(t.flame_zoomed).is_none());
     }
 }
+
+/// Rows by call stack (issue 26 item 13): every group's label is its own, the headers sort,
+/// the grouped view has its own Copy (in the table's order), and with Live at cursor open at
+/// 1280×720 the number columns stay in view. English and Chinese, on the demo and the real
+/// text export.
+#[test]
+fn grouped_rows_have_distinct_labels_sortable_headers_and_copy() {
+    let mut ranks = vec![rank_dir()];
+    if let Some(s) = common::samples() {
+        ranks.push(common::first_subdir(&s.join(
+            "xiaobingling93-pixel_Ascend-msinsight/test/data/pytorch/text/level1",
+        )));
+    }
+    for rank in ranks {
+        for lang in Lang::ALL {
+            let t = tr(lang);
+            let mut app = MemsightApp::new(Some(rank.clone()), Vec::new(), None);
+            app.set_language(lang);
+            app.wait_for_load();
+            app.apply(Command::SetTableGroup(Some(
+                memsight::analysis::stacks::GroupKey::Stack,
+            )));
+            let at = app.view().unwrap().time_extent().1 / 2;
+            app.apply(Command::SetCursor(Some(at)));
+            let mut h = Harness::builder()
+                .with_size([1280.0, 720.0])
+                .with_max_steps(16)
+                .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
+            h.run();
+            h.run();
+            let copy_of = |h: &mut Harness<'static, MemsightApp>| {
+                h.get_all_by_label(t.copy)
+                    .min_by(|a, b| a.rect().min.x.total_cmp(&b.rect().min.x))
+                    .unwrap()
+                    .click();
+                h.run();
+                h.state().details().current.last_copy.clone().unwrap()
+            };
+            let tsv = copy_of(&mut h);
+            let labels: Vec<&str> = tsv
+                .lines()
+                .skip(1)
+                .map(|l| l.split('\t').next().unwrap())
+                .collect();
+            let unique: std::collections::BTreeSet<&&str> = labels.iter().collect();
+            assert_eq!(unique.len(), labels.len(), "{}: {labels:?}", rank.display());
+            // The number columns are in view beside Live at cursor.
+            let button = egui::accesskit::Role::Button;
+            let calls = h.get_by_role_and_label(button, t.group_headers[4]).rect();
+            assert!(calls.max.x <= 1280.0, "{calls:?}");
+            // Blocks ascending.
+            h.get_by_role_and_label(button, t.group_headers[1]).click();
+            h.run();
+            let tsv = copy_of(&mut h);
+            let blocks: Vec<u64> = tsv
+                .lines()
+                .skip(1)
+                .map(|l| l.split('\t').nth(1).unwrap().parse().unwrap())
+                .collect();
+            assert!(blocks.windows(2).all(|w| w[0] <= w[1]), "{blocks:?}");
+        }
+    }
+}

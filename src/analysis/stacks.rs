@@ -131,11 +131,55 @@ pub fn group_label(stacks: &CallStacks, by: GroupKey, key: u32) -> Option<String
         GroupKey::Stack => {
             let frames = stacks.frames_of(key);
             let line = stacks.source_line(key).map_or("", |f| stacks.frames.get(f));
-            format!("{line}  [{} frames]", frames.len())
+            let n = frames.len();
+            format!("{line}  [{n} {}]", if n == 1 { "frame" } else { "frames" })
         }
         GroupKey::SourceLine => stacks.frames.get(key).to_string(),
         GroupKey::Operator => stacks.op_names.get(key).to_string(),
     })
+}
+
+/// Labels for the call-stack groups `keys` that tell them apart: [`group_label`], and where
+/// two stacks would read the same (the same source line and depth), the innermost frame where
+/// each differs from the others, `… · via model.py(88): forward`. `None` where
+/// [`group_label`] has none.
+pub fn distinct_stack_labels(stacks: &CallStacks, keys: &[u32]) -> Vec<Option<String>> {
+    let base: Vec<Option<String>> = keys
+        .iter()
+        .map(|&k| group_label(stacks, GroupKey::Stack, k))
+        .collect();
+    let mut out = base.clone();
+    for (i, b) in base.iter().enumerate() {
+        let Some(b) = b else { continue };
+        let twins: Vec<usize> = (0..keys.len())
+            .filter(|&j| j != i && base[j].as_ref() == Some(b))
+            .collect();
+        if twins.is_empty() {
+            continue;
+        }
+        let mine = stacks.frames_of(keys[i]);
+        // The innermost frame of this stack that no twin has at the same depth.
+        let differing = mine.iter().enumerate().find(|(d, f)| {
+            twins
+                .iter()
+                .all(|&j| stacks.frames_of(keys[j]).get(*d) != Some(*f))
+        });
+        out[i] = Some(match differing {
+            Some((_, &f)) => format!("{b} · via {}", short_frame_text(stacks.frames.get(f))),
+            None => format!("{b} · #{}", keys[i]),
+        });
+    }
+    out
+}
+
+/// A frame without its file's folder: `model.py(88): forward`.
+fn short_frame_text(frame: &str) -> &str {
+    let cut = frame
+        .find('(')
+        .map_or(frame, |i| &frame[..i])
+        .rfind(['/', '\\'])
+        .map_or(0, |i| i + 1);
+    &frame[cut..]
 }
 
 /// What an icicle node stands for.
@@ -428,6 +472,36 @@ mod tests {
         assert_eq!(ops[0].calls, Some(1));
         assert_eq!(ops[1].calls, None);
         assert_eq!(rows_with_key(s, &[0, 1, 2], GroupKey::Stack, 0), vec![0, 1]);
+    }
+
+    #[test]
+    fn stacks_that_read_the_same_get_told_apart() {
+        let mut ops = HostOps::default();
+        let main = ops.frames.intern("main.py(354): train");
+        let mm = ops
+            .frames
+            .intern("lib/python3.9/site-packages/torch/mm.py(5): mm");
+        let add = ops
+            .frames
+            .intern("lib/python3.9/site-packages/torch/add.py(9): add");
+        let own = ops.frames.intern("/x/model.py(88): forward");
+        // Innermost first: two stacks read "main.py(354): train [2 frames]" and differ in the
+        // library frame below it; a third has a source line of its own.
+        ops.stacks.push(vec![mm, main].into_boxed_slice());
+        ops.stacks.push(vec![add, main].into_boxed_slice());
+        ops.stacks.push(vec![own].into_boxed_slice());
+        let s = crate::ingest::stacks::attribute(ops, &[], StackSource::TraceView);
+        let labels = distinct_stack_labels(&s, &[0, 1, 2]);
+        let text: Vec<String> = labels.into_iter().map(Option::unwrap).collect();
+        assert_eq!(
+            text[0],
+            "main.py(354): train  [2 frames] · via mm.py(5): mm"
+        );
+        assert_eq!(
+            text[1],
+            "main.py(354): train  [2 frames] · via add.py(9): add"
+        );
+        assert_eq!(text[2], "/x/model.py(88): forward  [1 frame]");
     }
 
     #[test]

@@ -100,6 +100,8 @@ pub enum Command {
     ToggleSeries(String),
     /// Start the chart's y axis at 0 (or fit it to the visible curves).
     SetYFromZero(bool),
+    /// A click on a header of the grouped table (its column index).
+    CycleGroupSort(usize),
     /// The details-table row under the pointer (marked on the chart).
     Hover(Option<u32>),
     /// Select one block and mark its lifetime on the chart (a block picked in Live at cursor);

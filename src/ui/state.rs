@@ -299,6 +299,9 @@ pub struct ViewState {
     pub flame_mode: FlameMode,
     /// The details table groups its rows (None: one row per block).
     pub table_group: Option<GroupKey>,
+    /// The grouped table's sort: a column (0 group, 1 blocks, 2 total, 3 peak live, 4 calls)
+    /// and its direction (`None`: by total, as grouped).
+    pub group_sort: Option<(usize, SortDir)>,
     /// Which files to read for ranks that have both a DB and CSV files.
     pub source: SourceChoice,
 }
@@ -352,6 +355,7 @@ impl Default for ViewState {
             table_baseline: false,
             flame_mode: FlameMode::default(),
             table_group: None,
+            group_sort: None,
             source: SourceChoice::default(),
         }
     }
@@ -516,6 +520,7 @@ impl ViewState {
                 }
             }
             Command::SetYFromZero(on) => self.y_from_zero = *on,
+            Command::CycleGroupSort(col) => self.group_sort = next_sort(self.group_sort, *col),
             Command::ToggleSeries(name) => {
                 if !self.hidden_series.remove(name) {
                     self.hidden_series.insert(name.clone());

@@ -263,7 +263,7 @@ impl DetailsTable {
             let (_, groups) = self
                 .groups
                 .groups(view, stacks, &query_for(state, self.table), by);
-            let tsv = groups_tsv(t, stacks, by, &groups);
+            let tsv = groups_tsv(t, stacks, by, &groups, state.group_sort);
             if let Some(ctx) = ctx {
                 ctx.copy_text(tsv.clone());
             }

@@ -7,8 +7,10 @@ use std::sync::Arc;
 use egui_extras::{Column as TableColumn, TableBuilder};
 
 use super::PaneCx;
-use crate::analysis::stacks::{Group, GroupKey, group_label, group_rows, rows_with_key};
-use crate::analysis::{RankView, TableQuery, ViewId, query};
+use crate::analysis::stacks::{
+    Group, GroupKey, distinct_stack_labels, group_label, group_rows, rows_with_key,
+};
+use crate::analysis::{RankView, SortDir, TableQuery, ViewId, query};
 use crate::model::{CallStacks, NO_STACK, bytes_to_mib};
 use crate::ui::command::Command;
 use crate::ui::format::grouped;
@@ -72,15 +74,58 @@ pub fn label(t: &Tr, stacks: &CallStacks, by: GroupKey, key: u32) -> String {
     }
 }
 
-/// The groups as TSV with a header (Copy while the table is grouped).
-pub fn groups_tsv(t: &Tr, stacks: &CallStacks, by: GroupKey, groups: &[Group]) -> String {
+/// Every group's label, told apart where two would read the same (call stacks that differ
+/// only below the shown frame).
+pub fn labels(t: &Tr, stacks: &CallStacks, by: GroupKey, groups: &[Group]) -> Vec<String> {
+    if by == GroupKey::Stack {
+        let keys: Vec<u32> = groups.iter().map(|g| g.key).collect();
+        distinct_stack_labels(stacks, &keys)
+            .into_iter()
+            .map(|l| l.unwrap_or_else(|| t.no_stack.to_string()))
+            .collect()
+    } else {
+        groups.iter().map(|g| label(t, stacks, by, g.key)).collect()
+    }
+}
+
+/// The order the grouped table shows `groups` in: as grouped (largest total first), or by a
+/// header click (`sort`: column 0 label, 1 blocks, 2 total, 3 peak live, 4 calls; ties keep
+/// the grouped order).
+pub fn order(groups: &[Group], names: &[String], sort: Option<(usize, SortDir)>) -> Vec<usize> {
+    let mut idx: Vec<usize> = (0..groups.len()).collect();
+    if let Some((col, dir)) = sort {
+        idx.sort_by(|&a, &b| {
+            let (x, y) = (&groups[a], &groups[b]);
+            let o = match col {
+                0 => names[a].cmp(&names[b]),
+                1 => x.blocks.cmp(&y.blocks),
+                2 => x.bytes.cmp(&y.bytes),
+                3 => x.peak_live.cmp(&y.peak_live),
+                _ => x.calls.cmp(&y.calls),
+            };
+            if dir == SortDir::Desc { o.reverse() } else { o }
+        });
+    }
+    idx
+}
+
+/// The groups as TSV with a header, in the table's order (Copy while the table is grouped).
+pub fn groups_tsv(
+    t: &Tr,
+    stacks: &CallStacks,
+    by: GroupKey,
+    groups: &[Group],
+    sort: Option<(usize, SortDir)>,
+) -> String {
+    let names = labels(t, stacks, by, groups);
     let mut out = t.group_headers.join("\t");
     out.push('\n');
-    for g in groups {
+    for i in order(groups, &names, sort) {
+        let g = &groups[i];
         let calls = g.calls.map_or(String::new(), |c| c.to_string());
         out.push_str(&format!(
             "{}\t{}\t{}\t{}\t{calls}\n",
-            label(t, stacks, by, g.key),
+            names[i],
             g.blocks,
             crate::model::units::mib(g.bytes),
             crate::model::units::mib(g.peak_live),
@@ -108,9 +153,21 @@ pub fn groups_ui(
         }
         _ => cache.groups(cx.view, stacks, q, by),
     };
-    ui.label((t.rows)(&grouped(groups.len() as f64, 0)));
+    let names = labels(t, stacks, by, &groups);
+    let shown = order(&groups, &names, cx.state.group_sort);
+    ui.horizontal(|ui| {
+        ui.label((t.rows)(&grouped(groups.len() as f64, 0)));
+        if ui.button(t.copy).on_hover_text(t.copy_hover).clicked() {
+            cx.out.push(Command::Copy);
+        }
+    });
     let text_h = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
     let mut clicked = None;
+    // The label column takes what the four number columns leave (they are never cut off, with
+    // Live at cursor open too).
+    let label_w = (ui.available_width() - 4.0 * 110.0).clamp(160.0, 640.0);
+    let sort = cx.state.group_sort;
+    let out = &mut *cx.out;
     egui::ScrollArea::horizontal()
         .auto_shrink([false, false])
         .show(ui, |ui| {
@@ -120,22 +177,26 @@ pub fn groups_ui(
                 .auto_shrink([false, false])
                 .sense(egui::Sense::click())
                 .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
-                .column(TableColumn::initial(520.0).at_least(160.0).clip(true));
+                .column(TableColumn::initial(label_w).at_least(160.0).clip(true));
             for _ in 1..t.group_headers.len() {
                 table = table.column(TableColumn::auto().at_least(90.0));
             }
             table
                 .header(text_h + 4.0, |mut header| {
-                    for h in t.group_headers {
+                    for (k, h) in t.group_headers.iter().enumerate() {
                         header.col(|ui| {
-                            ui.strong(h);
+                            let dir = sort.filter(|(c, _)| *c == k).map(|(_, d)| d);
+                            if super::details_table::sort_header(ui, t, h, dir, t.group_headers[2])
+                            {
+                                out.push(Command::CycleGroupSort(k));
+                            }
                         });
                     }
                 })
                 .body(|body| {
-                    body.rows(text_h, groups.len(), |mut row| {
-                        let g = &groups[row.index()];
-                        let name = label(t, stacks, by, g.key);
+                    body.rows(text_h, shown.len(), |mut row| {
+                        let g = &groups[shown[row.index()]];
+                        let name = names[shown[row.index()]].clone();
                         row.col(|ui| {
                             let r = ui.add(egui::Label::new(name.as_str()).selectable(false));
                             if by == GroupKey::Stack && g.key != NO_STACK {
