@@ -88,3 +88,32 @@ fn a_folder_without_memory_data_says_what_it_found_in_the_ui_language() {
         assert!(error.contains(want), "{error}");
     }
 }
+
+/// A snapshot that cannot be read is not a dead end (issue 26 item 18): Open folder, Open file
+/// and the path field are there, and a typed path opens.
+#[test]
+fn an_unreadable_snapshot_offers_a_way_out() {
+    let Some(full) = common::sample_snapshots().into_iter().next() else {
+        return; // no samples (a failure under MEMSIGHT_REQUIRE_ALL)
+    };
+    let bytes = std::fs::read(&full).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let cut = tmp.path().join("cut.pickle");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    for lang in [Lang::En, Lang::Zh] {
+        let mut app = MemsightApp::new(Some(cut.clone()), Vec::new(), None);
+        app.set_language(lang);
+        app.snapshot.as_mut().unwrap().wait();
+        let mut h = common::harness(app);
+        let t = h.state().tr();
+        h.get_by_label(t.open_folder);
+        h.get_by_label(t.open_db);
+        let target = common::fixtures().join("torch_cluster");
+        common::type_into(&mut h, t.path, target.to_str().unwrap());
+        h.get_by_label(t.open).click();
+        h.step();
+        h.state_mut().wait_for_load();
+        assert_eq!(h.state().path(), Some(target.as_path()));
+        assert!(h.state().snapshot.is_none());
+    }
+}

@@ -418,14 +418,25 @@ pub fn placeholder_ui(
             ui.label(t.welcome);
         }
         ui.add_space(12.0);
+        open_controls(ui, t, path_text, out);
+    });
+}
+
+/// What opens something else from a page that shows nothing (the start page, a file that
+/// could not be read): Open folder, Open file, and the path field.
+pub fn open_controls(ui: &mut egui::Ui, t: &Tr, path_text: &mut String, out: &mut Vec<Command>) {
+    ui.horizontal(|ui| {
         if ui.button(t.open_folder).clicked() {
             out.push(Command::Pick(PickKind::Folder));
         }
-        ui.add_space(8.0);
-        ui.scope(|ui| {
-            ui.set_max_width(520.0);
-            path_field(ui, t, path_text, false, out);
-        });
+        if ui.button(t.open_db).clicked() {
+            out.push(Command::Pick(PickKind::Database));
+        }
+    });
+    ui.add_space(8.0);
+    ui.scope(|ui| {
+        ui.set_max_width(520.0);
+        path_field(ui, t, path_text, false, out);
     });
 }
 

@@ -152,10 +152,15 @@ impl MemsightApp {
         }
         let overview = self.overview.as_ref().filter(|_| self.state.show_overview);
         if let Some(s) = &mut self.snapshot {
-            let jobs = &mut self.jobs;
-            egui::CentralPanel::default()
-                .frame(central)
-                .show(ui, |ui| s.ui(ui, t, jobs));
+            let (jobs, path_text) = (&mut self.jobs, &mut self.path_text);
+            egui::CentralPanel::default().frame(central).show(ui, |ui| {
+                s.ui(ui, t, jobs);
+                // A snapshot that cannot be read is not a dead end.
+                if s.error.is_some() {
+                    ui.add_space(12.0);
+                    crate::ui::top_bar::open_controls(ui, t, path_text, &mut out);
+                }
+            });
         } else if let Some(o) = overview {
             egui::CentralPanel::default().frame(central).show(ui, |ui| {
                 let notes = self

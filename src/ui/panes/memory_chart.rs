@@ -117,7 +117,9 @@ fn step_bands(
     } else {
         palette::STEP_BAND_LIGHT
     };
-    let label = plot_ui.ctx().global_style().visuals.weak_text_color();
+    // Step labels read like links: the text colour, the link colour under the pointer (a click
+    // zooms to the step). They were the weak grey and looked like decoration.
+    let visuals = plot_ui.ctx().global_style().visuals.clone();
     let pointer = plot_ui.response().hover_pos();
     let mut under = None;
     for (k, s) in steps.steps.iter().enumerate() {
@@ -131,11 +133,20 @@ fn step_bands(
         if k % 2 == 0 {
             plot_ui.span(Span::new("", a..=b).fill(shade));
         }
+        let hovered = pointer.is_some_and(|p| {
+            let x = plot_ui.plot_from_screen(p).x;
+            p.y <= frame.top() + STEP_STRIP_PX && x >= a && x <= b
+        });
         if (b - a) * px_per_ms >= 28.0 {
             let mid = (a.max(v0) + b.min(v1)) / 2.0;
+            let color = if hovered {
+                visuals.hyperlink_color
+            } else {
+                visuals.text_color()
+            };
             plot_ui.text(
                 Text::new("", PlotPoint::new(mid, y_top), format!("#{}", s.id))
-                    .color(label)
+                    .color(color)
                     .anchor(egui::Align2::CENTER_TOP),
             );
         }
