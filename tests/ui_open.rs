@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use common::{db_fixtures, fixtures};
 use egui_kittest::Harness;
-use egui_kittest::kittest::{NodeT, Queryable};
+use egui_kittest::kittest::Queryable;
 use memsight::ui::MemsightApp;
 use memsight::ui::PickKind;
 use memsight::ui::file_browser::PickOutcome;
