@@ -1352,7 +1352,7 @@ pub static ZH: Tr = Tr {
         "设备已用内存减去 APP Reserved：此 NPU 上的其他进程",
     ],
     breakdown_total: "合计",
-    breakdown_components: "组件（npu_module_mem）",
+    breakdown_components: "组件 (npu_module_mem)",
     overview_button: "集群总览",
     overview_hover: "并排查看每个 rank 的峰值：哪个 rank 最差",
     overview_title: |done, n| format!("集群总览：已汇总 {done}/{n} 个 rank"),
@@ -1370,11 +1370,11 @@ pub static ZH: Tr = Tr {
     ],
     overview_spread: |max, max_rank, min, min_rank, mean, range| {
         format!(
-            "峰值 Operator Allocated：最大 {max}（rank {max_rank}）· 最小 {min}（rank {min_rank}）· 平均 {mean} · 极差 {range}"
+            "峰值 Operator Allocated：最大 {max} (rank {max_rank}) · 最小 {min} (rank {min_rank}) · 平均 {mean} · 极差 {range}"
         )
     },
     overview_outliers: |list| format!("⚠ 离群：{list}"),
-    overview_no_outliers: "无离群 rank（以四分位距 1.5 倍为界）。",
+    overview_no_outliers: "无离群 rank (以四分位距 1.5 倍为界)。",
     overview_without_data: |n, names| {
         format!(
             "{n} 个 rank 文件夹没有内存数据，未显示：{names}（采集时需设置 profile_memory=True）。"
