@@ -165,15 +165,16 @@ pub fn distinct_stack_labels(stacks: &CallStacks, keys: &[u32]) -> Vec<Option<St
                 .all(|&j| stacks.frames_of(keys[j]).get(*d) != Some(*f))
         });
         out[i] = Some(match differing {
-            Some((_, &f)) => format!("{b} · via {}", short_frame_text(stacks.frames.get(f))),
+            Some((_, &f)) => format!("{b} · via {}", short_frame(stacks.frames.get(f))),
             None => format!("{b} · #{}", keys[i]),
         });
     }
     out
 }
 
-/// A frame without its file's folder: `model.py(88): forward`.
-fn short_frame_text(frame: &str) -> &str {
+/// A frame without its file's folder: `model.py(88): forward` (a `/` or `\\` inside the
+/// function's text stays).
+pub fn short_frame(frame: &str) -> &str {
     let cut = frame
         .find('(')
         .map_or(frame, |i| &frame[..i])

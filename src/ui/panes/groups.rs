@@ -245,15 +245,8 @@ pub fn stack_tooltip(ui: &mut egui::Ui, stacks: &CallStacks, id: u32) {
     }
 }
 
-/// A frame without its folder: `model.py(156): mlp_forward`.
-pub fn short_frame(frame: &str) -> &str {
-    let cut = frame
-        .find('(')
-        .map_or(frame, |i| &frame[..i])
-        .rfind(['/', '\\'])
-        .map_or(0, |i| i + 1);
-    &frame[cut..]
-}
+/// A frame without its file's folder, as the tables show one.
+pub use crate::analysis::stacks::short_frame;
 
 #[cfg(test)]
 mod tests {
