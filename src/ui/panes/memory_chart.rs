@@ -119,7 +119,10 @@ fn step_bands(
     };
     // Step labels read like links: the text colour, the link colour under the pointer (a click
     // zooms to the step). They were the weak grey and looked like decoration.
-    let visuals = plot_ui.ctx().global_style().visuals.clone();
+    let (text_color, link_color) = {
+        let v = &plot_ui.ctx().global_style().visuals;
+        (v.text_color(), v.hyperlink_color)
+    };
     let pointer = plot_ui.response().hover_pos();
     let mut under = None;
     for (k, s) in steps.steps.iter().enumerate() {
@@ -139,27 +142,18 @@ fn step_bands(
         });
         if (b - a) * px_per_ms >= 28.0 {
             let mid = (a.max(v0) + b.min(v1)) / 2.0;
-            let color = if hovered {
-                visuals.hyperlink_color
-            } else {
-                visuals.text_color()
-            };
+            let color = if hovered { link_color } else { text_color };
             plot_ui.text(
                 Text::new("", PlotPoint::new(mid, y_top), format!("#{}", s.id))
                     .color(color)
                     .anchor(egui::Align2::CENTER_TOP),
             );
         }
-        if let Some(p) = pointer
-            && p.y <= frame.top() + STEP_STRIP_PX
-        {
-            let x = plot_ui.plot_from_screen(p).x;
-            if x >= a && x <= b {
-                under = Some(TimeWindow::new(
-                    data.rel_ns(s.start_ns),
-                    data.rel_ns(s.end_ns).max(data.rel_ns(s.start_ns) + 1),
-                ));
-            }
+        if hovered {
+            under = Some(TimeWindow::new(
+                data.rel_ns(s.start_ns),
+                data.rel_ns(s.end_ns).max(data.rel_ns(s.start_ns) + 1),
+            ));
         }
     }
     under
@@ -188,27 +182,23 @@ fn stream_indices(series: &[LodSeries]) -> Vec<Option<usize>> {
         .collect()
 }
 
-/// The colour of each series, by what it means (see [`curve_color`]); in Stream mode each
-/// stream has a hue family of its own.
-fn colors(series: &[LodSeries]) -> Vec<Color32> {
+/// Each series' colour, by what it means (see [`curve_color`]; in Stream mode each stream has
+/// a hue family of its own), and what the legend and the readouts call it: its name, or in
+/// Stream mode "Stream k Allocated" (streams numbered from 1 in order of first appearance; the
+/// pointer on hover).
+fn looks(t: &Tr, series: &[LodSeries]) -> (Vec<Color32>, Vec<String>) {
     series
         .iter()
         .zip(stream_indices(series))
-        .map(|(s, k)| curve_color(&s.series.name, k.unwrap_or(0)))
-        .collect()
-}
-
-/// What the legend and the readouts call each series: its name, or in Stream mode "Stream k
-/// Allocated" (streams numbered from 1 in order of first appearance; the pointer on hover).
-fn labels(t: &Tr, series: &[LodSeries]) -> Vec<String> {
-    series
-        .iter()
-        .zip(stream_indices(series))
-        .map(|(s, k)| match (stream_parts(&s.series.name), k) {
-            (Some((quantity, _)), Some(k)) => (t.stream_series)(k + 1, quantity),
-            _ => s.series.name.clone(),
+        .map(|(s, k)| {
+            let name = &s.series.name;
+            let label = match (stream_parts(name), k) {
+                (Some((quantity, _)), Some(k)) => (t.stream_series)(k + 1, quantity),
+                _ => name.clone(),
+            };
+            (curve_color(name, k.unwrap_or(0)), label)
         })
-        .collect()
+        .unzip()
 }
 
 /// The legend, above the plot so that it never covers a curve or a peak: one toggle per series
@@ -217,13 +207,12 @@ fn legend_ui(
     ui: &mut egui::Ui,
     t: &Tr,
     series: &[LodSeries],
-    colors: &[Color32],
+    (colors, shown): (&[Color32], &[String]),
     visible: &[bool],
     out: &mut Vec<Command>,
 ) {
-    let shown = labels(t, series);
     ui.horizontal_wrapped(|ui| {
-        for (((s, &c), &on), label) in series.iter().zip(colors).zip(visible).zip(&shown) {
+        for (((s, &c), &on), label) in series.iter().zip(colors).zip(visible).zip(shown) {
             let name = s.series.name.as_str();
             let dot = if on { "●" } else { "○" };
             let mut job = egui::text::LayoutJob::default();
@@ -352,7 +341,7 @@ impl MemoryChart {
             .iter()
             .map(|s| !state.hidden_series.contains(&s.series.name))
             .collect();
-        let colors = colors(series);
+        let (colors, names) = looks(t, series);
 
         // Unit from the largest visible peak; y fitted to what is visible in the window.
         let unit = MemUnit::for_max(largest_visible_peak(series, &visible) as f64);
@@ -389,7 +378,6 @@ impl MemoryChart {
             let note = if fit.below.is_empty() {
                 t.chart_hint.to_string()
             } else {
-                let names = labels(t, series);
                 let below: Vec<&str> = fit.below.iter().map(|&i| names[i].as_str()).collect();
                 (t.below_view)(&below.join(", "))
             };
@@ -406,7 +394,7 @@ impl MemoryChart {
                 (t.sampled)(&grouped(drawn as f64, 0), &grouped(total as f64, 0)),
             );
         }
-        legend_ui(ui, t, series, &colors, &visible, cx.out);
+        legend_ui(ui, t, series, (&colors, &names), &visible, cx.out);
         if let Some(cmp) = &cx.compare {
             ui.horizontal_wrapped(|ui| {
                 ui.weak((t.baseline_note)(&cmp.baseline.label));
@@ -641,7 +629,6 @@ impl MemoryChart {
         self.gestures_to_commands(ui, cx, &response.response, &out, extent, width, apply);
         if let Some(p) = out.pointer {
             let at = ms_to_ns(p.x);
-            let names = labels(t, series);
             response.response.on_hover_ui_at_pointer(|ui| {
                 crate::ui::tooltip::unwrapped(ui);
                 ui.label(ms(p.x));
@@ -665,7 +652,7 @@ impl MemoryChart {
                     .id_salt("window_stats_scroll")
                     .auto_shrink([false, true])
                     .show(ui, |ui| {
-                        stats_ui(ui, t, series, &colors, &visible, &stats, unit, cx.out);
+                        stats_ui(ui, t, &names, &colors, &visible, &stats, unit, cx.out);
                     });
             });
         self.stats_open = Some(header.body_returned.is_some());
@@ -880,7 +867,7 @@ fn peak_labels(
 fn stats_ui(
     ui: &mut egui::Ui,
     t: &Tr,
-    series: &[LodSeries],
+    names: &[String],
     colors: &[Color32],
     visible: &[bool],
     stats: &[Option<WindowStats>],
@@ -898,8 +885,7 @@ fn stats_ui(
             ui.strong(t.max);
             ui.strong(t.change);
             ui.end_row();
-            let names = labels(t, series);
-            for (i, _) in series.iter().enumerate().filter(|(i, _)| visible[*i]) {
+            for (i, _) in names.iter().enumerate().filter(|(i, _)| visible[*i]) {
                 ui.colored_label(colors[i], names[i].as_str());
                 match stats.get(i).copied().flatten() {
                     Some(st) => {
