@@ -148,28 +148,42 @@ pub fn distinct_stack_labels(stacks: &CallStacks, keys: &[u32]) -> Vec<Option<St
         .iter()
         .map(|&k| group_label(stacks, GroupKey::Stack, k))
         .collect();
-    let mut out = base.clone();
+    // Groups that read the same, found in one pass (a rank may have thousands of stacks).
+    let mut same: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
     for (i, b) in base.iter().enumerate() {
-        let Some(b) = b else { continue };
-        let twins: Vec<usize> = (0..keys.len())
-            .filter(|&j| j != i && base[j].as_ref() == Some(b))
-            .collect();
-        if twins.is_empty() {
-            continue;
+        if let Some(b) = b {
+            same.entry(b.as_str()).or_default().push(i);
         }
-        let mine = stacks.frames_of(keys[i]);
-        // The innermost frame of this stack that no twin has at the same depth.
-        let differing = mine.iter().enumerate().find(|(d, f)| {
-            twins
-                .iter()
-                .all(|&j| stacks.frames_of(keys[j]).get(*d) != Some(*f))
-        });
-        out[i] = Some(match differing {
-            Some((_, &f)) => format!("{b} · via {}", short_frame(stacks.frames.get(f))),
-            None => format!("{b} · #{}", keys[i]),
-        });
+    }
+    let mut out = base.clone();
+    for twins in same.values().filter(|v| v.len() > 1) {
+        for &i in twins {
+            let mine = stacks.frames_of(keys[i]);
+            // The innermost frame of this stack that no twin has at the same depth.
+            let differing = mine.iter().enumerate().find(|(d, f)| {
+                twins
+                    .iter()
+                    .filter(|&&j| j != i)
+                    .all(|&j| stacks.frames_of(keys[j]).get(*d) != Some(*f))
+            });
+            let b = base[i].as_deref().unwrap_or_default();
+            out[i] = Some(match differing {
+                Some((_, &f)) => format!("{b} · via {}", short_frame(stacks.frames.get(f))),
+                None => format!("{b} · #{}", keys[i]),
+            });
+        }
     }
     out
+}
+
+/// Every group's label ([`group_label`]; call stacks told apart by
+/// [`distinct_stack_labels`]), `None` where the key is unknown (the UI names those).
+pub fn group_labels(stacks: &CallStacks, by: GroupKey, groups: &[Group]) -> Vec<Option<String>> {
+    let keys: Vec<u32> = groups.iter().map(|g| g.key).collect();
+    match by {
+        GroupKey::Stack => distinct_stack_labels(stacks, &keys),
+        _ => keys.iter().map(|&k| group_label(stacks, by, k)).collect(),
+    }
 }
 
 /// A frame without its file's folder: `model.py(88): forward` (a `/` or `\\` inside the

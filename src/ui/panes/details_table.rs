@@ -260,14 +260,14 @@ impl DetailsTable {
         if let Some(by) = state.table_group
             && let Some(stacks) = &view.data.stacks
         {
-            let (_, groups) = self
+            let groups = self
                 .groups
                 .groups(view, stacks, &query_for(state, self.table), by);
-            let tsv = groups_tsv(t, stacks, by, &groups, state.group_sort);
+            let tsv = groups_tsv(t, by, &groups, state.group_sort);
             if let Some(ctx) = ctx {
                 ctx.copy_text(tsv.clone());
             }
-            self.copy_status = Some((t.copied)(&grouped(groups.len() as f64, 0)));
+            self.copy_status = Some((t.copied)(&grouped(groups.groups.len() as f64, 0)));
             self.last_copy = Some(tsv);
             return;
         }

@@ -7,9 +7,7 @@ use std::sync::Arc;
 use egui_extras::{Column as TableColumn, TableBuilder};
 
 use super::PaneCx;
-use crate::analysis::stacks::{
-    Group, GroupKey, distinct_stack_labels, group_label, group_rows, rows_with_key,
-};
+use crate::analysis::stacks::{Group, GroupKey, group_labels, group_rows, rows_with_key};
 use crate::analysis::{RankView, SortDir, TableQuery, ViewId, query};
 use crate::model::{CallStacks, NO_STACK, bytes_to_mib};
 use crate::ui::command::Command;
@@ -20,11 +18,21 @@ use crate::ui::state::{RowSubset, SubsetWhy};
 /// What the groups were computed for: the view, the query (all pages, no sort), the key.
 type GroupInput = (ViewId, TableQuery, GroupKey);
 
-/// Groups and the rows they are of.
+/// Groups, the rows they are of, and their labels (`None`: named by the UI).
+#[derive(Clone)]
+pub struct Groups {
+    /// The rows grouped.
+    pub rows: Arc<Vec<u32>>,
+    /// The groups, largest total first.
+    pub groups: Arc<Vec<Group>>,
+    /// Each group's label ([`group_labels`]), computed once with the groups.
+    pub labels: Arc<Vec<Option<String>>>,
+}
+
+/// Groups and what they were computed for.
 struct Grouped {
     input: GroupInput,
-    rows: Arc<Vec<u32>>,
-    groups: Arc<Vec<Group>>,
+    out: Groups,
 }
 
 /// The groups of the last query, kept while nothing they depend on changes.
@@ -34,14 +42,14 @@ pub struct GroupCache {
 }
 
 impl GroupCache {
-    /// The rows `q` matches (all pages) and their groups under `by`.
+    /// The rows `q` matches (all pages), their groups under `by` and the groups' labels.
     pub fn groups(
         &mut self,
         view: &RankView,
         stacks: &CallStacks,
         q: &TableQuery,
         by: GroupKey,
-    ) -> (Arc<Vec<u32>>, Arc<Vec<Group>>) {
+    ) -> Groups {
         let q = TableQuery {
             page: 0,
             page_size: usize::MAX,
@@ -52,52 +60,43 @@ impl GroupCache {
         if let Some(g) = &self.last
             && g.input == input
         {
-            return (Arc::clone(&g.rows), Arc::clone(&g.groups));
+            return g.out.clone();
         }
         let rows = Arc::new(query(&view.data, &view.sort_cache, &input.1).rows);
-        let groups = Arc::new(group_rows(&view.data, stacks, &rows, by));
+        let groups = group_rows(&view.data, stacks, &rows, by);
+        let labels = Arc::new(group_labels(stacks, by, &groups));
+        let out = Groups {
+            rows,
+            groups: Arc::new(groups),
+            labels,
+        };
         self.last = Some(Grouped {
             input,
-            rows: Arc::clone(&rows),
-            groups: Arc::clone(&groups),
+            out: out.clone(),
         });
-        (rows, groups)
+        out
     }
 }
 
-/// A group's label in the UI language.
-pub fn label(t: &Tr, stacks: &CallStacks, by: GroupKey, key: u32) -> String {
-    match group_label(stacks, by, key) {
+/// A group's label in the UI language: its own, or what the UI calls an unknown key.
+pub fn label<'a>(t: &'a Tr, by: GroupKey, label: &'a Option<String>) -> &'a str {
+    match label {
         Some(l) => l,
-        None if by == GroupKey::Operator => t.no_host_op.to_string(),
-        None => t.no_stack.to_string(),
-    }
-}
-
-/// Every group's label, told apart where two would read the same (call stacks that differ
-/// only below the shown frame).
-pub fn labels(t: &Tr, stacks: &CallStacks, by: GroupKey, groups: &[Group]) -> Vec<String> {
-    if by == GroupKey::Stack {
-        let keys: Vec<u32> = groups.iter().map(|g| g.key).collect();
-        distinct_stack_labels(stacks, &keys)
-            .into_iter()
-            .map(|l| l.unwrap_or_else(|| t.no_stack.to_string()))
-            .collect()
-    } else {
-        groups.iter().map(|g| label(t, stacks, by, g.key)).collect()
+        None if by == GroupKey::Operator => t.no_host_op,
+        None => t.no_stack,
     }
 }
 
 /// The order the grouped table shows `groups` in: as grouped (largest total first), or by a
 /// header click (`sort`: column 0 label, 1 blocks, 2 total, 3 peak live, 4 calls; ties keep
 /// the grouped order).
-pub fn order(groups: &[Group], names: &[String], sort: Option<(usize, SortDir)>) -> Vec<usize> {
+pub fn order(groups: &[Group], names: &[&str], sort: Option<(usize, SortDir)>) -> Vec<usize> {
     let mut idx: Vec<usize> = (0..groups.len()).collect();
     if let Some((col, dir)) = sort {
         idx.sort_by(|&a, &b| {
             let (x, y) = (&groups[a], &groups[b]);
             let o = match col {
-                0 => names[a].cmp(&names[b]),
+                0 => names[a].cmp(names[b]),
                 1 => x.blocks.cmp(&y.blocks),
                 2 => x.bytes.cmp(&y.bytes),
                 3 => x.peak_live.cmp(&y.peak_live),
@@ -110,14 +109,8 @@ pub fn order(groups: &[Group], names: &[String], sort: Option<(usize, SortDir)>)
 }
 
 /// The groups as TSV with a header, in the table's order (Copy while the table is grouped).
-pub fn groups_tsv(
-    t: &Tr,
-    stacks: &CallStacks,
-    by: GroupKey,
-    groups: &[Group],
-    sort: Option<(usize, SortDir)>,
-) -> String {
-    let names = labels(t, stacks, by, groups);
+pub fn groups_tsv(t: &Tr, by: GroupKey, g: &Groups, sort: Option<(usize, SortDir)>) -> String {
+    let (groups, names) = (&g.groups, names(t, by, g));
     let mut out = t.group_headers.join("\t");
     out.push('\n');
     for i in order(groups, &names, sort) {
@@ -134,6 +127,11 @@ pub fn groups_tsv(
     out
 }
 
+/// Every group's label in the UI language.
+fn names<'a>(t: &'a Tr, by: GroupKey, g: &'a Groups) -> Vec<&'a str> {
+    g.labels.iter().map(|l| label(t, by, l)).collect()
+}
+
 /// The grouped table; a click on a group lists its blocks.
 pub fn groups_ui(
     ui: &mut egui::Ui,
@@ -146,15 +144,16 @@ pub fn groups_ui(
     let t = cx.t;
     // While the window is dragged or wheeled, the last groups stay (grouping a big rank at
     // every frame would stall the drag); they are computed again once it settles.
-    let (rows, groups) = match cache.last.as_ref() {
+    let grouped_rows = match cache.last.as_ref() {
         Some(g) if cx.state.link.moving && g.input.0 == cx.view.id() && g.input.2 == by => {
             ui.ctx().request_repaint();
-            (Arc::clone(&g.rows), Arc::clone(&g.groups))
+            g.out.clone()
         }
         _ => cache.groups(cx.view, stacks, q, by),
     };
-    let names = labels(t, stacks, by, &groups);
-    let shown = order(&groups, &names, cx.state.group_sort);
+    let (rows, groups) = (&grouped_rows.rows, &grouped_rows.groups);
+    let names = names(t, by, &grouped_rows);
+    let shown = order(groups, &names, cx.state.group_sort);
     ui.horizontal(|ui| {
         ui.label((t.rows)(&grouped(groups.len() as f64, 0)));
         if ui.button(t.copy).on_hover_text(t.copy_hover).clicked() {
@@ -196,9 +195,9 @@ pub fn groups_ui(
                 .body(|body| {
                     body.rows(text_h, shown.len(), |mut row| {
                         let g = &groups[shown[row.index()]];
-                        let name = names[shown[row.index()]].clone();
+                        let name = names[shown[row.index()]];
                         row.col(|ui| {
-                            let r = ui.add(egui::Label::new(name.as_str()).selectable(false));
+                            let r = ui.add(egui::Label::new(name).selectable(false));
                             if by == GroupKey::Stack && g.key != NO_STACK {
                                 r.on_hover_ui(|ui| stack_tooltip(ui, stacks, g.key));
                             }
@@ -224,9 +223,9 @@ pub fn groups_ui(
                 });
         });
     if let Some((key, name)) = clicked {
-        let rows = rows_with_key(stacks, &rows, by, key);
+        let rows = rows_with_key(stacks, rows, by, key);
         cx.out.push(Command::FilterRows(Some(RowSubset {
-            why: SubsetWhy::Group(name),
+            why: SubsetWhy::Group(name.to_string()),
             rows: Arc::new(rows),
         })));
     }
