@@ -159,6 +159,8 @@ impl MemsightApp {
         self.loading = None;
         self.overview = None; // dropping it cancels its job
         self.error = None;
+        // Looked up once here, not in every frame (it reads the disk).
+        self.showing_demo = !snapshot && crate::cli::is_demo(&path);
         if snapshot {
             self.snapshot = Some(crate::ui::panes::snapshot::SnapshotView::open(
                 &mut self.jobs,

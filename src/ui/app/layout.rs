@@ -123,7 +123,7 @@ impl MemsightApp {
             if let Some(n) = &self.notice {
                 ui.weak(n.as_str());
             }
-            if self.path().is_some_and(crate::cli::is_demo) {
+            if self.showing_demo {
                 crate::ui::top_bar::demo_banner(ui, t, &mut out);
             }
             failures_ui(ui, t, &self.failures, &mut out);

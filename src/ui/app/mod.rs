@@ -84,6 +84,8 @@ pub struct MemsightApp {
     pub path_dialog_open: bool,
     /// Where the cluster overview drew each rank's bar last frame (tests click them).
     overview_bars: Vec<(usize, egui::Rect)>,
+    /// The open path is the generated demo (its banner shows).
+    showing_demo: bool,
     /// The preferences as last written to storage (`None`: never written or loaded).
     saved_prefs: Option<Prefs>,
     /// The Open path… dialog's field takes the keyboard focus in the next frame.
@@ -168,6 +170,7 @@ impl MemsightApp {
             help_open: false,
             path_dialog_open: false,
             saved_prefs: None,
+            showing_demo: false,
             overview_bars: Vec::new(),
             path_dialog_focus: false,
             shot: None,
