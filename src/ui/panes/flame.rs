@@ -159,13 +159,7 @@ impl FlamePane {
             }
         });
         let focus = flame.find(&self.focus);
-        let mut picked = breadcrumb(ui, t, &cx.view.data, stacks, &flame, focus);
-        if picked == Some(usize::MAX) {
-            // "List its blocks": the table, filtered to the zoomed frame, comes forward.
-            picked = None;
-            cx.out
-                .push(Command::ShowTab(crate::ui::state::TabId::DETAILS));
-        }
+        let mut picked = breadcrumb(ui, t, &cx.view.data, stacks, &flame, focus, cx.out);
         if let Some(node) = draw(ui, t, &cx.view.data, stacks, &flame, focus) {
             picked = Some(node);
         }
@@ -187,7 +181,8 @@ impl FlamePane {
 }
 
 /// The way back from a zoomed frame: the root and every frame down to `focus`, each a link
-/// (the last one, where the graph is, plain). Returns the node clicked.
+/// (the last one, where the graph is, plain), after "List its N blocks" (the table, filtered
+/// to the zoomed frame, comes forward). Returns the node clicked.
 fn breadcrumb(
     ui: &mut egui::Ui,
     t: &Tr,
@@ -195,6 +190,7 @@ fn breadcrumb(
     stacks: &CallStacks,
     flame: &Flame,
     focus: usize,
+    out: &mut Vec<Command>,
 ) -> Option<usize> {
     if focus == 0 {
         return None;
@@ -206,7 +202,7 @@ fn breadcrumb(
             .button((t.flame_list_blocks)(&grouped(blocks as f64, 0)))
             .clicked()
         {
-            clicked = Some(usize::MAX);
+            out.push(Command::ShowTab(crate::ui::state::TabId::DETAILS));
         }
         ui.weak(t.flame_zoomed);
         let chain = flame.ancestors(focus);
