@@ -47,12 +47,7 @@ pub struct StaticArgs {
 
 /// Parses `COLUMN[:asc|desc]` for the static op table.
 pub fn parse_static_sort(s: &str) -> Result<(StaticColumn, SortDir), String> {
-    let (col, dir) = s.rsplit_once(':').unwrap_or((s, "asc"));
-    let dir = match dir.to_ascii_lowercase().as_str() {
-        "asc" => SortDir::Asc,
-        "desc" => SortDir::Desc,
-        other => return Err(format!("bad sort direction {other:?} (asc or desc)")),
-    };
+    let (col, dir) = super::table::split_sort(s)?;
     let key = col.trim().to_ascii_lowercase();
     let col = StaticColumn::ALL
         .into_iter()

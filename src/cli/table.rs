@@ -47,17 +47,21 @@ pub struct TableArgs {
     pub all: bool,
 }
 
-/// Parses `COLUMN[:asc|desc]`.
-pub fn parse_sort(s: &str) -> Result<(Column, SortDir), String> {
-    let (col, dir) = match s.rsplit_once(':') {
-        Some((c, d)) => (c, d),
-        None => (s, "asc"),
-    };
+/// Splits `COLUMN[:asc|desc]` into the column's text and the direction (ascending when none is
+/// given); every command's `--sort` reads this way.
+pub fn split_sort(s: &str) -> Result<(&str, SortDir), String> {
+    let (col, dir) = s.rsplit_once(':').unwrap_or((s, "asc"));
     let dir = match dir.to_ascii_lowercase().as_str() {
         "asc" => SortDir::Asc,
         "desc" => SortDir::Desc,
         other => return Err(format!("bad sort direction {other:?} (asc or desc)")),
     };
+    Ok((col, dir))
+}
+
+/// Parses `COLUMN[:asc|desc]`.
+pub fn parse_sort(s: &str) -> Result<(Column, SortDir), String> {
+    let (col, dir) = split_sort(s)?;
     let col = Column::parse(col).ok_or_else(|| {
         let names: Vec<&str> = Column::ALL.iter().map(|c| c.header()).collect();
         format!("unknown column {col:?} (columns: {})", names.join(", "))
