@@ -432,24 +432,8 @@ fn hovering_a_band_names_its_allocation_as_the_trace_records_it() {
                 "freed once"
             );
         }
-        h.get_by_label(&band_line(t, a));
+        h.get_by_label(&memsight::ui::panes::snapshot_bands::band_text(t, a));
     }
-}
-
-/// The band tooltip's first line for allocation `a`, as the view writes it.
-fn band_line(t: &Tr, a: &memsight::snapshot::timeline::Allocation) -> String {
-    let from = a.allocated_at.map_or_else(
-        || t.snapshot_held_before.to_string(),
-        t.snapshot_allocated_at,
-    );
-    let to = a
-        .freed_at
-        .map_or_else(|| t.snapshot_held_at_end.to_string(), t.snapshot_freed_at);
-    (t.snapshot_band)(
-        &memsight::ui::panes::snapshot_bands::size_text(a.size),
-        &from,
-        &to,
-    )
 }
 
 /// The bands' y scale: the largest total, MB.
@@ -594,7 +578,7 @@ fn a_band_tooltip_stays_readable_after_a_narrow_one() {
         let snap = h.state().snapshot.as_ref().unwrap().snap.clone().unwrap();
         let tl = memsight::snapshot::timeline::timeline(&snap, 0, 3000, 2_000_000);
         let a = &tl.allocations[tl.allocation_at(5000, 50 << 20).expect("a band there")];
-        let line = band_line(t, a);
+        let line = memsight::ui::panes::snapshot_bands::band_text(t, a);
         let r = h.get_by_label(&line).rect();
         let row = 20.0;
         assert!(

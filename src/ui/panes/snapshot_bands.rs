@@ -483,6 +483,19 @@ impl BandsChart {
 }
 
 /// What is under the pointer: a banded allocation (size, life, stack) or the summed band.
+/// A band's first tooltip line: its size, when it was allocated and when freed (or held
+/// before the trace, held at the end).
+pub fn band_text(t: &Tr, a: &crate::snapshot::timeline::Allocation) -> String {
+    let from = a.allocated_at.map_or_else(
+        || t.snapshot_held_before.to_string(),
+        t.snapshot_allocated_at,
+    );
+    let to = a
+        .freed_at
+        .map_or_else(|| t.snapshot_held_at_end.to_string(), t.snapshot_freed_at);
+    (t.snapshot_band)(&size_text(a.size), &from, &to)
+}
+
 fn hover(ui: &mut Ui, t: &Tr, snap: &AllocatorSnapshot, bands: &Bands, p: PlotPoint) {
     crate::ui::tooltip::wide(ui);
     let tl = &bands.timeline;
@@ -491,14 +504,7 @@ fn hover(ui: &mut Ui, t: &Tr, snap: &AllocatorSnapshot, bands: &Bands, p: PlotPo
     ui.weak(format!("#{}", grouped(x.max(-1) as f64, 0)));
     if let Some(i) = tl.allocation_at(x, bytes) {
         let a = &tl.allocations[i];
-        let from = a.allocated_at.map_or_else(
-            || t.snapshot_held_before.to_string(),
-            t.snapshot_allocated_at,
-        );
-        let to = a
-            .freed_at
-            .map_or_else(|| t.snapshot_held_at_end.to_string(), t.snapshot_freed_at);
-        ui.strong((t.snapshot_band)(&size_text(a.size), &from, &to));
+        ui.strong(band_text(t, a));
         let frames = snap.frames(a.stack);
         if frames.is_empty() {
             ui.weak(t.no_stack);
