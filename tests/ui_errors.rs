@@ -38,15 +38,21 @@ fn a_rank_without_rows_says_so_in_the_ui_language() {
     }
 }
 
+/// The first sample snapshot cut in half, written into `dir` (`None` without samples).
+fn truncated_snapshot(dir: &std::path::Path) -> Option<std::path::PathBuf> {
+    let full = common::sample_snapshots().into_iter().next()?;
+    let bytes = std::fs::read(full).unwrap();
+    let cut = dir.join("cut.pickle");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    Some(cut)
+}
+
 #[test]
 fn a_truncated_snapshot_says_so_in_the_ui_language() {
-    let Some(full) = common::sample_snapshots().into_iter().next() else {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(cut) = truncated_snapshot(tmp.path()) else {
         return; // no samples (a failure under MEMSIGHT_REQUIRE_ALL)
     };
-    let bytes = std::fs::read(&full).unwrap();
-    let tmp = tempfile::tempdir().unwrap();
-    let cut = tmp.path().join("cut.pickle");
-    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
     for (lang, want) in [
         (Lang::En, "the file ends inside an opcode (truncated?)"),
         (Lang::Zh, "文件在一条指令中途结束（文件被截断？）"),
@@ -93,13 +99,10 @@ fn a_folder_without_memory_data_says_what_it_found_in_the_ui_language() {
 /// and the path field are there, and a typed path opens.
 #[test]
 fn an_unreadable_snapshot_offers_a_way_out() {
-    let Some(full) = common::sample_snapshots().into_iter().next() else {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(cut) = truncated_snapshot(tmp.path()) else {
         return; // no samples (a failure under MEMSIGHT_REQUIRE_ALL)
     };
-    let bytes = std::fs::read(&full).unwrap();
-    let tmp = tempfile::tempdir().unwrap();
-    let cut = tmp.path().join("cut.pickle");
-    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
     for lang in [Lang::En, Lang::Zh] {
         let mut app = MemsightApp::new(Some(cut.clone()), Vec::new(), None);
         app.set_language(lang);
