@@ -397,29 +397,7 @@ fn copy_copy_all_and_export_carry_the_call_stack_column() {
             "Copy all",
         );
         let out = tmp.path().join(format!("stacks_{lang:?}.csv"));
-        let p = out.clone();
-        *EXPORT_TO.lock().unwrap() = Some(p);
-        h.state_mut().details_mut().current.exporter.save_picker = || {
-            memsight::ui::file_browser::PickOutcome::Picked(
-                EXPORT_TO.lock().unwrap().clone().unwrap_or_default(),
-            )
-        };
-        h.get_by_label(t.export_csv).click();
-        for _ in 0..500 {
-            h.step();
-            if out.exists()
-                && h.state()
-                    .details()
-                    .current
-                    .exporter
-                    .status
-                    .as_deref()
-                    .is_some_and(|s| s.contains(&out.display().to_string()))
-            {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(10));
-        }
+        common::export_to(&mut h, &out, t.export_csv);
         let bytes = std::fs::read(&out).unwrap();
         let mut rd = csv::ReaderBuilder::new()
             .has_headers(false)
@@ -431,9 +409,6 @@ fn copy_copy_all_and_export_carry_the_call_stack_column() {
         check(&tsv, blocks.len(), "Export CSV");
     }
 }
-
-/// Where the stand-in save dialog answers (the dialog runs on a job's thread).
-static EXPORT_TO: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
 
 /// Stream mode on the real DB export (issue 26 item 9): each stream has a name ("Stream 1 …",
 /// its pointer on hover) and a hue of its own, and the blocks without a stream, which Stream

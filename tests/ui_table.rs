@@ -71,33 +71,6 @@ fn rows_per_page_and_jump_to_page() {
     );
 }
 
-/// Runs Export CSV… with the save dialog answering `path` at once; the status line.
-fn export_to(h: &mut Harness<'static, MemsightApp>, path: &Path, label: &str) -> String {
-    let p = path.to_path_buf();
-    *EXPORT_TO.lock().unwrap() = Some(p);
-    h.state_mut().details_mut().current.exporter.save_picker = || {
-        memsight::ui::file_browser::PickOutcome::Picked(
-            EXPORT_TO.lock().unwrap().clone().unwrap_or_default(),
-        )
-    };
-    h.get_by_label(label).click();
-    for _ in 0..500 {
-        h.step();
-        let st = h.state().details().current.exporter.status.clone();
-        if st
-            .as_deref()
-            .is_some_and(|s| s.contains(&path.display().to_string()))
-        {
-            return st.unwrap_or_default();
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    panic!("the export did not finish");
-}
-
-/// Where the stand-in save dialog answers (the dialog runs on a job's thread).
-static EXPORT_TO: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
-
 /// Chinese operator names and a name with a comma and quotes survive Export CSV as Excel reads
 /// it (a UTF-8 BOM, RFC 4180 quoting), and Copy puts the same names on the clipboard.
 #[test]
@@ -123,7 +96,7 @@ fn export_csv_keeps_chinese_names_for_excel() {
         let mut h = common::harness(app);
         let t = h.state().tr();
         let out = tmp.path().join(format!("导出_{lang:?}.csv"));
-        export_to(&mut h, &out, t.export_csv);
+        common::export_to(&mut h, &out, t.export_csv);
         let bytes = std::fs::read(&out).unwrap();
         assert_eq!(&bytes[..3], b"\xEF\xBB\xBF", "Excel's UTF-8 mark");
         let mut rd = csv::Reader::from_reader(&bytes[3..]);

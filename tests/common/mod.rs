@@ -504,3 +504,36 @@ pub fn snapshot_reference(file: &Path, extra: &[&str]) -> Option<serde_json::Val
     };
     Some(serde_json::from_slice(&out.stdout).unwrap())
 }
+
+/// Runs Export CSV… with the save dialog answering `path` at once; the status line.
+#[cfg(feature = "gui")]
+pub fn export_to(
+    h: &mut egui_kittest::Harness<'static, memsight::ui::MemsightApp>,
+    path: &Path,
+    label: &str,
+) -> String {
+    use egui_kittest::kittest::Queryable;
+    let p = path.to_path_buf();
+    *EXPORT_TO.lock().unwrap() = Some(p);
+    h.state_mut().details_mut().current.exporter.save_picker = || {
+        memsight::ui::file_browser::PickOutcome::Picked(
+            EXPORT_TO.lock().unwrap().clone().unwrap_or_default(),
+        )
+    };
+    h.get_by_label(label).click();
+    for _ in 0..500 {
+        h.step();
+        let st = h.state().details().current.exporter.status.clone();
+        if st
+            .as_deref()
+            .is_some_and(|s| s.contains(&path.display().to_string()))
+        {
+            return st.unwrap_or_default();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    panic!("the export did not finish");
+}
+
+/// Where the stand-in save dialog answers (the dialog runs on a job's thread).
+static EXPORT_TO: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
