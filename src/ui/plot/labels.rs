@@ -137,7 +137,6 @@ fn candidates(spot: LabelSpot, frame: Rect) -> impl Iterator<Item = Rect> {
         let away = k as f32 * (size.y + 1.0);
         let above = p.y - GAP - size.y - away;
         let below = p.y + GAP + away;
-        let level = [p.y - size.y / 2.0 - away, p.y - size.y / 2.0 + away];
         let mut spots = vec![
             pos2(first, above),
             pos2(second, above),
@@ -145,12 +144,12 @@ fn candidates(spot: LabelSpot, frame: Rect) -> impl Iterator<Item = Rect> {
             pos2(second, below),
         ];
         if k == 0 {
-            spots.extend([pos2(first, level[0]), pos2(second, level[0])]);
+            let level = p.y - size.y / 2.0;
+            spots.extend([pos2(first, level), pos2(second, level)]);
             // Beside the point, moved just inside the frame's top or bottom: only for a point
             // inside the frame (a label never stands in for a point out of sight).
             if (frame.top()..=frame.bottom()).contains(&p.y) {
-                let inside =
-                    level[0].clamp(frame.top(), (frame.bottom() - size.y).max(frame.top()));
+                let inside = level.clamp(frame.top(), (frame.bottom() - size.y).max(frame.top()));
                 spots.extend([pos2(first, inside), pos2(second, inside)]);
             }
         }
@@ -160,21 +159,16 @@ fn candidates(spot: LabelSpot, frame: Rect) -> impl Iterator<Item = Rect> {
     })
 }
 
-/// Where the label of a point beyond the plot's left or right edge is anchored: on that
-/// edge, at the point's height held inside the frame.
-pub fn edge_anchor(frame: Rect, beyond_right: bool, y: f32) -> Pos2 {
+/// A label spot for a point beyond the plot's left or right edge: anchored on that edge at the
+/// point's height held inside the frame, reading inwards.
+pub fn edge_spot(frame: Rect, beyond_right: bool, y: f32, size: Vec2) -> LabelSpot {
     let x = if beyond_right {
         frame.right()
     } else {
         frame.left()
     };
-    pos2(x, y.clamp(frame.top(), frame.bottom()))
-}
-
-/// A label spot for a point beyond an edge: it reads inwards from the edge.
-pub fn edge_spot(frame: Rect, beyond_right: bool, y: f32, size: Vec2) -> LabelSpot {
     LabelSpot {
-        point: edge_anchor(frame, beyond_right, y),
+        point: pos2(x, y.clamp(frame.top(), frame.bottom())),
         size,
         prefer_left: beyond_right,
     }
