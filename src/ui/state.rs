@@ -439,17 +439,17 @@ impl ViewState {
         let before = TableId::ALL.map(|t| self.query_key(t));
         let details_page = self.page(TableId::Details);
         self.change(cmd);
+        let mut details_moved = self.page(TableId::Details) != details_page;
         for (table, key) in TableId::ALL.into_iter().zip(&before) {
             if self.query_key(table) != *key {
                 self.pages.0[table.index()] = 0;
+                details_moved |= table == TableId::Details;
             }
         }
         // The selection belongs to the rows on screen: another page, filter, sort or window
         // leaves it (keeping a block picked in Live at cursor), so Copy never takes rows the
         // user no longer sees.
-        if self.query_key(TableId::Details) != before[TableId::Details.index()]
-            || self.page(TableId::Details) != details_page
-        {
+        if details_moved {
             let keep = self.marked_row;
             self.selected.retain(|r| Some(*r) == keep);
         }
