@@ -16,14 +16,8 @@ use super::state::ViewState;
 use crate::analysis::{GroupBy, RankView};
 
 /// A path field and its Open button: a path can always be typed or pasted, whatever dialogs the
-/// desktop has. True when it asked to open the path.
-fn path_field(
-    ui: &mut egui::Ui,
-    t: &Tr,
-    text: &mut String,
-    focus: bool,
-    out: &mut Vec<Command>,
-) -> bool {
+/// desktop has.
+fn path_field(ui: &mut egui::Ui, t: &Tr, text: &mut String, focus: bool, out: &mut Vec<Command>) {
     ui.horizontal(|ui| {
         let label = ui.label(t.path);
         let r = ui
@@ -37,18 +31,15 @@ fn path_field(
             r.request_focus();
         }
         let enter = r.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
-        let open = (ui.button(t.open).clicked() || enter) && !text.trim().is_empty();
-        if open {
+        if (ui.button(t.open).clicked() || enter) && !text.trim().is_empty() {
             out.push(Command::Open(PathBuf::from(text.trim())));
         }
-        open
-    })
-    .inner
+    });
 }
 
 /// Open path… (File menu, Ctrl+L): a small dialog with the path field, focused, so a path can
 /// be typed or pasted (a text field inside the menu closed the menu on the first click).
-/// `focus` puts the cursor into the field (the frame it opens).
+/// `focus` puts the cursor into the field (the frame it opens). Opening anything closes it.
 pub fn path_dialog(
     ctx: &egui::Context,
     t: &Tr,
@@ -59,12 +50,11 @@ pub fn path_dialog(
     let modal = egui::Modal::new(egui::Id::unique("path_dialog")).show(ctx, |ui| {
         ui.strong(t.open_path_title);
         ui.add_space(4.0);
-        let opened = path_field(ui, t, text, focus, out);
+        path_field(ui, t, text, focus, out);
         ui.add_space(4.0);
         ui.weak(t.path_dialog_hint);
         ui.add_space(4.0);
-        let cancel = ui.button(t.cancel).clicked();
-        opened || cancel
+        ui.button(t.cancel).clicked()
     });
     if modal.inner || modal.should_close() {
         out.push(Command::ShowPathDialog(false));

@@ -159,6 +159,7 @@ impl MemsightApp {
         self.loading = None;
         self.overview = None; // dropping it cancels its job
         self.error = None;
+        self.path_dialog_open = false;
         // Looked up once here, not in every frame (it reads the disk).
         self.showing_demo = !snapshot && crate::cli::is_demo(&path);
         if snapshot {
