@@ -80,6 +80,11 @@ fn view_bytes(view: &RankView) -> usize {
 }
 
 impl Session {
+    /// What discovery noted about the open profile (nothing before it is discovered).
+    pub fn notes(&self) -> &[crate::model::Message] {
+        self.profile.as_ref().map_or(&[][..], |p| &p.notes[..])
+    }
+
     /// Starts a new profile at `path` (its ranks from earlier profiles stay cached until
     /// evicted); returns its id.
     pub fn open(&mut self, path: PathBuf) -> ProfileId {

@@ -163,20 +163,12 @@ impl MemsightApp {
             });
         } else if let Some(o) = overview {
             egui::CentralPanel::default().frame(central).show(ui, |ui| {
-                let notes = self
-                    .session
-                    .profile
-                    .as_ref()
-                    .map_or(&[][..], |p| &p.notes[..]);
+                let notes = self.session.notes();
                 self.overview_bars =
                     crate::ui::panes::overview::overview_ui(ui, t, o, notes, &self.state, &mut out);
             });
         } else if let Some(view) = self.view() {
-            let notes = self
-                .session
-                .profile
-                .as_ref()
-                .map_or(&[][..], |p| &p.notes[..]);
+            let notes = self.session.notes();
             let diff = self.baseline.diff(&mut self.jobs, &view);
             let compare = self.baseline.loaded.as_ref().map(|b| Compare {
                 baseline: b,
