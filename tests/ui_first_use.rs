@@ -600,32 +600,105 @@ fn excel_damaged_timestamps_are_explained() {
     }
 }
 
-#[test]
-fn save_chart_as_png_writes_the_chart_at_screen_resolution() {
-    let tmp = tempfile::tempdir().unwrap();
-    let mut h = app_in(Some(rank_dir()), Lang::En, [1400.0, 900.0]);
-    static OUT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    let _ = OUT.set(tmp.path().join("chart.png"));
-    h.state_mut().png_picker = || PickOutcome::Picked(OUT.get().unwrap().clone());
-    let rect = h.state().chart.last_rect.unwrap();
-    // The window's pixels, as the renderer would hand them over (a harness has none).
-    let shot = egui::ColorImage::filled([1400, 900], egui::Color32::DARK_BLUE);
-    h.state_mut().deliver_screenshot(&shot);
-    for _ in 0..100 {
-        h.step();
-        if OUT.get().unwrap().exists() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let png = std::fs::read(OUT.get().unwrap()).expect("the PNG is written");
-    let reader = png::Decoder::new(std::io::Cursor::new(png))
+/// The iTXt chunks of a PNG: keyword → text.
+fn png_texts(png: &[u8]) -> std::collections::BTreeMap<String, String> {
+    let reader = png::Decoder::new(std::io::Cursor::new(png.to_vec()))
         .read_info()
         .unwrap();
-    let (w, hgt) = (reader.info().width, reader.info().height);
-    assert_eq!(w, rect.width() as u32);
-    assert_eq!(hgt, rect.height() as u32);
-    h.get_by_label_contains("saved the chart to");
+    reader
+        .info()
+        .utf8_text
+        .iter()
+        .map(|c| (c.keyword.clone(), c.get_text().unwrap()))
+        .collect()
+}
+
+#[test]
+fn save_chart_as_png_is_a_report_figure_with_a_caption_at_twice_the_size() {
+    static OUT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    let tmp = tempfile::tempdir().unwrap();
+    let _ = OUT.set(tmp.path().join("chart.png"));
+    let rec = RawCsv::read(&rank_dir().join("ASCEND_PROFILER_OUTPUT/memory_record.csv"));
+    let (peak_mib, _) = common::raw_peak(&rec, "PTA+GE", "Total Allocated(MB)", 1.0).unwrap();
+    for (lang, file, whole, axis, peak_word) in [
+        (Lang::En, "File", "the whole rank", "Memory (MB)", "peak"),
+        (Lang::Zh, "文件", "整个 rank", "内存 (MB)", "峰值"),
+    ] {
+        let _ = std::fs::remove_file(OUT.get().unwrap());
+        let mut h = app_in(Some(rank_dir()), lang, [1280.0, 720.0]);
+        h.state_mut().png_picker = || PickOutcome::Picked(OUT.get().unwrap().clone());
+        let chart = h.state().chart.last_rect.unwrap();
+        h.get_by_label(file).click();
+        h.run();
+        h.get_by_label(h.state().tr().save_chart).click();
+        for _ in 0..200 {
+            h.step();
+            if OUT.get().unwrap().exists() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let png = std::fs::read(OUT.get().unwrap()).expect("the PNG is written");
+        let reader = png::Decoder::new(std::io::Cursor::new(png.clone()))
+            .read_info()
+            .unwrap();
+        let (w, hgt) = (reader.info().width, reader.info().height);
+        // Twice the chart's size on screen, at least 800 points wide and half as high as wide.
+        let report_w = chart.width().max(800.0);
+        assert_eq!(w, (2.0 * report_w).round() as u32, "{lang:?}");
+        let report_h = chart.height().max(report_w / 2.0);
+        assert_eq!(hgt, (2.0 * report_h).round() as u32, "{lang:?}");
+        // The caption names the profile, the rank and the window.
+        let texts = png_texts(&png);
+        let profile = rank_dir()
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        assert!(texts["Title"].contains(&profile), "{texts:?}");
+        assert!(texts["Title"].contains("rank 0"), "{texts:?}");
+        assert!(texts["Description"].contains(whole), "{texts:?}");
+        // The legend gives each curve's peak, the Operator Allocated one as the raw file has it.
+        let figure = h.state().chart.last_figure.clone().unwrap();
+        assert_eq!(figure.y_title, axis);
+        let allocated = figure
+            .curves
+            .iter()
+            .find(|c| c.legend.starts_with("Operator Allocated"))
+            .expect("the Operator Allocated curve");
+        let want = format!(
+            "{peak_word} {} MB",
+            memsight::ui::format::grouped(peak_mib, 2)
+        );
+        assert!(
+            allocated.legend.contains(&want),
+            "{} lacks {want}",
+            allocated.legend
+        );
+        // A white page (no dark UI around it), with every curve's colour on it.
+        let mut reader = reader;
+        let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+        let frame = reader.next_frame(&mut buf).unwrap();
+        let px = &buf[..frame.buffer_size()];
+        assert_eq!(&px[..3], &[255, 255, 255]);
+        for c in &figure.curves {
+            let [r, g, b, _] = c.color.to_array();
+            let n = px
+                .chunks_exact(3)
+                .filter(|p| {
+                    (i32::from(p[0]) - i32::from(r)).abs() < 8
+                        && (i32::from(p[1]) - i32::from(g)).abs() < 8
+                        && (i32::from(p[2]) - i32::from(b)).abs() < 8
+                })
+                .count();
+            assert!(n > 100, "{} drawn: {n} pixels of its colour", c.legend);
+        }
+        h.get_by_label_contains(if lang == Lang::En {
+            "saved the chart to"
+        } else {
+            "图表已保存到"
+        });
+    }
 }
 
 #[test]

@@ -78,12 +78,23 @@ fn read_font(path: &Path) -> Option<Vec<u8>> {
     std::fs::read(path).ok()
 }
 
+/// The system's CJK font file's bytes and face index, read once per process (the chart report
+/// draws with it too); `None` when the system has none.
+pub fn cjk_font_data() -> Option<(Arc<Vec<u8>>, u32)> {
+    static FONT: std::sync::OnceLock<Option<(Arc<Vec<u8>>, u32)>> = std::sync::OnceLock::new();
+    FONT.get_or_init(|| {
+        let (path, index) = find_cjk_font()?;
+        Some((Arc::new(read_font(&path)?), index))
+    })
+    .clone()
+}
+
 /// Adds the system's CJK font as the last fallback of both font families; returns its path, or
 /// `None` (and Chinese shows as boxes) when the system has none.
 pub fn install_cjk_font(ctx: &egui::Context) -> Option<PathBuf> {
-    let (path, index) = find_cjk_font()?;
-    let bytes = read_font(&path)?;
-    let data = egui::FontData::from_blob(Arc::new(bytes), index);
+    let (path, _) = find_cjk_font()?;
+    let (bytes, index) = cjk_font_data()?;
+    let data = egui::FontData::from_blob(bytes, index);
     ctx.add_font(egui::epaint::text::FontInsert {
         name: "memsight-cjk".into(),
         data,

@@ -186,6 +186,14 @@ pub struct Tr {
     pub shortcuts: &'static [(&'static str, &'static str)],
     pub save_chart: &'static str,
     pub saved_chart: fn(&str) -> String,
+    /// The chart report's legend line: (curve, its peak in the window, when).
+    pub report_peak: fn(&str, &str, &str) -> String,
+    /// The chart report's first caption line: (profile, rank, host or "").
+    pub report_title: fn(&str, &str, &str) -> String,
+    /// The chart report's window: (from, to); the whole rank.
+    pub report_window: fn(&str, &str) -> String,
+    /// See `report_window`.
+    pub report_whole: &'static str,
     pub cannot_save_chart: fn(&str) -> String,
     pub path: &'static str,
     /// View ▸ reopen the last profile at start.
@@ -626,6 +634,16 @@ pub static EN: Tr = Tr {
     ],
     save_chart: "Save chart as PNG…",
     saved_chart: |p| format!("saved the chart to {p}"),
+    report_peak: |name, peak, at| format!("{name} — peak {peak} at {at}"),
+    report_title: |profile, rank, host| {
+        if host.is_empty() {
+            format!("{profile} · rank {rank}")
+        } else {
+            format!("{profile} · rank {rank} ({host})")
+        }
+    },
+    report_window: |a, b| format!("window {a} – {b}"),
+    report_whole: "the whole rank",
     cannot_save_chart: |e| format!("cannot save the chart: {e}"),
     path: "Path",
     open_path_menu: "Open path…  (Ctrl+L)",
@@ -1050,6 +1068,16 @@ pub static ZH: Tr = Tr {
     ],
     save_chart: "将图表另存为 PNG…",
     saved_chart: |p| format!("图表已保存到 {p}"),
+    report_peak: |name, peak, at| format!("{name} — 峰值 {peak}，于 {at}"),
+    report_title: |profile, rank, host| {
+        if host.is_empty() {
+            format!("{profile} · rank {rank}")
+        } else {
+            format!("{profile} · rank {rank} ({host})")
+        }
+    },
+    report_window: |a, b| format!("时间窗口 {a} – {b}"),
+    report_whole: "整个 rank",
     cannot_save_chart: |e| format!("无法保存图表：{}", zh_cause(e)),
     path: "路径",
     open_path_menu: "打开路径…  (Ctrl+L)",

@@ -16,7 +16,8 @@
 //!   warnings; [`top_bar`]: menus, parameter bar, start page.
 //! - [`plot`]: what the charts share (step lines, zoom gestures, reduced lines, colours);
 //!   [`format`](mod@format): numbers for reading; [`tooltip`]: tooltips' width;
-//!   [`bench`](mod@bench): self-timing under Xvfb.
+//!   [`bench`](mod@bench): self-timing under Xvfb; [`chart_image`]: Save chart as PNG's report
+//!   figure, drawn on the CPU with [`report_text`]'s fonts.
 
 pub mod app;
 pub mod baseline;
@@ -34,6 +35,7 @@ pub mod palette;
 pub mod panes;
 pub mod plot;
 pub mod prefs;
+pub mod report_text;
 pub mod session;
 pub mod state;
 pub mod tooltip;

@@ -7,6 +7,20 @@
 use egui::Color32;
 use egui::ecolor::Hsva;
 
+/// Save chart as PNG's report page: its paper, grid lines, plot frame, caption and titles,
+/// tick labels, and the caption's second line.
+pub const REPORT_PAGE: Color32 = Color32::WHITE;
+/// See [`REPORT_PAGE`].
+pub const REPORT_GRID: Color32 = Color32::from_gray(228);
+/// See [`REPORT_PAGE`].
+pub const REPORT_FRAME: Color32 = Color32::from_gray(130);
+/// See [`REPORT_PAGE`].
+pub const REPORT_TEXT: Color32 = Color32::from_gray(25);
+/// See [`REPORT_PAGE`].
+pub const REPORT_TICK_TEXT: Color32 = Color32::from_gray(60);
+/// See [`REPORT_PAGE`].
+pub const REPORT_WEAK_TEXT: Color32 = Color32::from_gray(90);
+
 /// Series colours, in legend order.
 pub const PALETTE: [Color32; 10] = [
     Color32::from_rgb(31, 119, 180),

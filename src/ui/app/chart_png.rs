@@ -1,42 +1,76 @@
-//! Save chart as PNG: a screenshot of the window, the chart's part of it cropped
-//! ([`crate::ui::chart_image`]), then a file name from the native dialog or the in-app browser.
+//! Save chart as PNG: the chart's last drawn figure with a caption (profile, rank, window),
+//! drawn as a report image ([`crate::ui::chart_image`]), then a file name from the native dialog
+//! or the in-app browser.
 
 use std::path::Path;
 
 use super::MemsightApp;
+use crate::ui::chart_image::{ChartReport, REPORT_SCALE, report_png};
 use crate::ui::file_browser::{PickOutcome, Purpose};
+use crate::ui::format::ms;
 use crate::ui::jobs::{JobKey, Place, Poll};
 
 impl MemsightApp {
-    /// Asks the window for a screenshot; the chart's part of it is saved once it arrives.
-    pub(super) fn request_chart_shot(&mut self) {
-        let (Some(ctx), Some(rect)) = (self.ctx.clone(), self.chart.last_rect) else {
-            return;
-        };
-        let (tx, rx) = std::sync::mpsc::channel();
-        let wake = ctx.clone();
-        ctx.request_screenshot(move |image| {
-            let _ = tx.send(image);
-            wake.request_repaint();
+    /// The report Save chart as PNG draws now: the figure the chart drew last frame and its
+    /// caption; `None` before the chart was drawn.
+    pub fn chart_report(&self) -> Option<ChartReport> {
+        let figure = self.chart.last_figure.clone()?;
+        let t = self.tr();
+        let profile = self.path().map_or_else(String::new, |p| {
+            p.file_name().map_or_else(
+                || p.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            )
         });
-        self.shot = Some((rx, rect, ctx.pixels_per_point()));
+        let info = self
+            .profile()
+            .and_then(|p| p.ranks.get(self.state.rank).cloned());
+        let (rank, host) = info.map_or_else(Default::default, |r| {
+            (r.rank.clone(), r.host.clone().unwrap_or_default())
+        });
+        let window = match self.state.link.window {
+            Some(w) => {
+                let (a, b) = w.ms();
+                (t.report_window)(&ms(a), &ms(b))
+            }
+            None => t.report_whole.to_string(),
+        };
+        let mut parts = vec![
+            window,
+            format!("{}: {}", t.group_by, self.state.group_by.label()),
+        ];
+        if let Some(view) = self.view() {
+            parts.push(format!(
+                "{} {}",
+                view.data.info.format.as_str(),
+                view.data.info.source.kind()
+            ));
+        }
+        let ppp = self
+            .ctx
+            .as_ref()
+            .map_or(1.0, egui::Context::pixels_per_point);
+        Some(ChartReport {
+            title: (t.report_title)(&profile, &rank, &host),
+            subtitle: parts.join(" · "),
+            figure,
+            scale: REPORT_SCALE.max(ppp),
+        })
     }
 
-    /// Hands a screenshot to Save chart as PNG, as the window does when it has one (tests call
-    /// it with an image of their own, since a test harness has no renderer).
-    pub fn deliver_screenshot(&mut self, image: &egui::ColorImage) {
-        let rect = self.shot.take().map(|(_, r, ppp)| (r, ppp)).or_else(|| {
-            self.chart.last_rect.map(|r| {
-                (
-                    r,
-                    self.ctx
-                        .as_ref()
-                        .map_or(1.0, egui::Context::pixels_per_point),
-                )
-            })
-        });
-        let Some((rect, ppp)) = rect else { return };
-        self.chart_png = Some(crate::ui::chart_image::crop(image, rect, ppp));
+    /// Draws the chart's report and asks where to save it.
+    pub(super) fn request_chart_shot(&mut self) {
+        let Some(report) = self.chart_report() else {
+            return;
+        };
+        let t = self.tr();
+        match report_png(&report) {
+            Ok(bytes) => self.chart_png = Some(bytes),
+            Err(e) => {
+                self.notice = Some((t.cannot_save_chart)(&e));
+                return;
+            }
+        }
         let picker = self.png_picker;
         let job = self.jobs.run(
             JobKey::Named("chart png".into()),
@@ -44,7 +78,6 @@ impl MemsightApp {
             move |_| picker(),
         );
         if job.start_error.is_some() {
-            let t = self.tr();
             let start = crate::ui::file_browser::save_folder();
             self.browser
                 .show_for(Purpose::SaveChart, start.as_deref(), t);
@@ -56,21 +89,16 @@ impl MemsightApp {
     /// Writes the waiting chart image to `path` and says so.
     pub(super) fn write_chart_png(&mut self, path: &Path) {
         let t = self.tr();
-        if let Some(image) = self.chart_png.take() {
-            self.notice = Some(match crate::ui::chart_image::save_png(&image, path) {
+        if let Some(bytes) = self.chart_png.take() {
+            self.notice = Some(match crate::ui::chart_image::save_png(&bytes, path) {
                 Ok(()) => (t.saved_chart)(&path.display().to_string()),
                 Err(e) => (t.cannot_save_chart)(&e),
             });
         }
     }
 
-    /// Save chart as PNG's progress: the screenshot, then the file name.
+    /// Save chart as PNG's progress: the file name.
     pub(super) fn poll_chart_png(&mut self) {
-        if let Some((rx, _, _)) = &self.shot
-            && let Ok(image) = rx.try_recv()
-        {
-            self.deliver_screenshot(&image);
-        }
         if let Some(job) = &self.png_dialog {
             match job.poll() {
                 Poll::Pending => {}

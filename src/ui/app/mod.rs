@@ -90,14 +90,8 @@ pub struct MemsightApp {
     saved_prefs: Option<Prefs>,
     /// The Open path… dialog's field takes the keyboard focus in the next frame.
     path_dialog_focus: bool,
-    /// A screenshot asked for by Save chart as PNG, and the chart's place in it.
-    shot: Option<(
-        std::sync::mpsc::Receiver<Arc<egui::ColorImage>>,
-        egui::Rect,
-        f32,
-    )>,
-    /// The chart's pixels, waiting for a file name.
-    chart_png: Option<egui::ColorImage>,
+    /// The chart's report as PNG bytes, waiting for a file name.
+    chart_png: Option<Vec<u8>>,
     /// The native save dialog of Save chart as PNG.
     png_dialog: Option<Job<PickOutcome>>,
     /// The save dialog for Save chart as PNG ([`super::chart_image::native_png_picker`] unless
@@ -173,7 +167,6 @@ impl MemsightApp {
             showing_demo: false,
             overview_bars: Vec::new(),
             path_dialog_focus: false,
-            shot: None,
             chart_png: None,
             png_dialog: None,
             png_picker: super::chart_image::native_png_picker,

@@ -15,8 +15,9 @@ use crate::analysis::{
     largest_visible_peak, peak_marks, peak_near, sampled_counts, value_at, window_stats, y_fit,
 };
 use crate::model::{TimeWindow, ms_to_ns, ns_to_ms};
+use crate::ui::chart_image::{ChartFigure, FigureCurve};
 use crate::ui::command::Command;
-use crate::ui::format::{MemUnit, grouped, ms};
+use crate::ui::format::{MemUnit, bytes_in, grouped, ms};
 use crate::ui::i18n::Tr;
 use crate::ui::jobs::{Job, JobKey, Place};
 use crate::ui::plot::reduction::ReductionCache;
@@ -57,6 +58,8 @@ pub struct MemoryChart {
     pub last_y_range: Option<(f64, f64)>,
     /// The peak labels drawn last frame.
     pub last_peak_labels: Vec<PeakLabel>,
+    /// What the plot drew last frame, for Save chart as PNG's report.
+    pub last_figure: Option<ChartFigure>,
     /// The In-view statistics were unfolded last frame (`None` before the first).
     stats_open: Option<bool>,
     /// The view and window the plot was last in step with (`None`: the whole rank): another
@@ -77,6 +80,7 @@ impl Default for MemoryChart {
             last_rect: None,
             last_plot_rect: None,
             last_peak_labels: Vec::new(),
+            last_figure: None,
             last_y_range: None,
             stats_open: None,
             synced: None,
@@ -508,6 +512,8 @@ impl MemoryChart {
         let mut drag = self.drag;
         let marks = peak_marks(series, &visible);
         let mut peak_label_rects = Vec::new();
+        let stats = window_stats(series, window);
+        let mut figure_curves = Vec::new();
         let response = Plot::new(PLOT_ID)
             .id(Id::unique(PLOT_ID))
             .height(plot_height)
@@ -545,9 +551,33 @@ impl MemoryChart {
                     let pts: Vec<[f64; 2]> = line[a..b].iter().map(|p| [p[0], p[1] / u]).collect();
                     if visible[i] {
                         plot_ui.add(StepLine::new(s.series.name.as_str(), &pts, colors[i]));
+                        let peak = stats[i].map(|st| (st.max, st.max_time));
+                        figure_curves.push(FigureCurve {
+                            legend: peak.map_or_else(
+                                || names[i].clone(),
+                                |(v, at)| {
+                                    (t.report_peak)(
+                                        &names[i],
+                                        &bytes_in(v, unit),
+                                        &ms(ns_to_ms(at)),
+                                    )
+                                },
+                            ),
+                            color: colors[i],
+                            points: pts,
+                            peak: peak.map(|(v, at)| [ns_to_ms(at), v as f64 / u]),
+                            dashed: false,
+                        });
                     }
                 }
                 for (name, color, pts) in baseline_lines {
+                    figure_curves.push(FigureCurve {
+                        legend: name.clone(),
+                        color,
+                        points: pts.clone(),
+                        peak: None,
+                        dashed: true,
+                    });
                     plot_ui.line(
                         egui_plot::Line::new(name, pts)
                             .color(color)
@@ -610,6 +640,14 @@ impl MemoryChart {
         self.last_plot_rect = Some(*response.transform.frame());
         self.last_y_range = Some((y_lo, y_hi));
         self.last_peak_labels = peak_label_rects;
+        self.last_figure = Some(ChartFigure {
+            x_range: (v0, v1),
+            y_range: (y_lo, y_hi),
+            x_title: t.time_axis.to_string(),
+            y_title: (t.memory_axis)(unit.label()),
+            curves: figure_curves,
+            size_pt: ui.min_rect().size().into(),
+        });
         response.response.context_menu(|ui| {
             if ui.button(t.save_chart).clicked() {
                 cx.out.push(Command::SaveChart);
@@ -643,7 +681,6 @@ impl MemoryChart {
                 });
             });
         }
-        let stats = window_stats(series, window);
         let header = egui::CollapsingHeader::new(t.in_view)
             .id_salt("window_stats_header")
             .default_open(unfold_by_default)
