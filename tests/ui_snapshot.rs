@@ -612,3 +612,67 @@ fn an_empty_holders_table_says_so() {
         "a sample without leak suspects"
     );
 }
+
+/// The heaviest leak suspect as Python ranks it (blocks allocated in the trace and never freed,
+/// grouped by their alloc's stack, most bytes first, then most blocks): its innermost frame as
+/// `file.py(12): name`, and the index of the event that allocated its last block.
+fn python_top_leak(file: &Path, device: i64) -> Option<(String, usize)> {
+    let code = "import pickle,sys,os\n\
+        d=pickle.load(open(sys.argv[1],'rb'))\n\
+        t=d['device_traces'][int(sys.argv[2])]\n\
+        o={}\n\
+        for k,e in enumerate(t):\n\
+        \x20if e['action']=='alloc': o[e['addr']]=k\n\
+        \x20elif e['action']=='free_completed': o.pop(e['addr'],None)\n\
+        g={}\n\
+        for k in o.values():\n\
+        \x20f=tuple((x['filename'],x['line'],x['name']) for x in t[k].get('frames') or [])\n\
+        \x20b=g.setdefault(f,[0,0,-1]); b[0]+=t[k]['size']; b[1]+=1; b[2]=max(b[2],k)\n\
+        f,b=sorted(g.items(),key=lambda kv:(-kv[1][0],-kv[1][1]))[0]\n\
+        x=f[0]\n\
+        print('%s(%d): %s' % (x[0].replace('\\\\','/').split('/')[-1],x[1],x[2]))\n\
+        print(b[2])";
+    let out = Process::new("python3")
+        .args(["-c", code])
+        .arg(file)
+        .arg(device.to_string())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let mut lines = text.lines();
+    Some((lines.next()?.to_string(), lines.next()?.parse().ok()?))
+}
+
+/// A leak suspect is a link (issue 26 item 18): a click goes to the event that allocated its last
+/// never-freed block, in English and Chinese, against Python's reading of the same pickle.
+#[test]
+fn clicking_a_leak_suspect_goes_to_where_its_last_block_was_allocated() {
+    let file = leak_demo().expect("the leak demo snapshot in the samples");
+    let (frame, event) = python_top_leak(&file, 0).expect("python3 reads the pickle");
+    for lang in Lang::ALL {
+        let t = tr(lang);
+        let mut h = open(&file, lang);
+        h.run();
+        h.get_by_label(t.snapshot_leaks_hint);
+        assert_eq!(h.state().snapshot.as_ref().unwrap().event, None);
+        // The same frame can head a holders row too: the leak table is the right-hand column.
+        let right = h
+            .get_all_by_label(&frame)
+            .max_by(|a, b| {
+                a.rect()
+                    .min
+                    .x
+                    .partial_cmp(&b.rect().min.x)
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            })
+            .expect("the leak suspect's row");
+        right.click();
+        h.run();
+        assert_eq!(
+            h.state().snapshot.as_ref().unwrap().event,
+            Some(event),
+            "{lang:?}"
+        );
+    }
+}

@@ -339,11 +339,23 @@ pub fn summarize_snapshot(
 /// `alloc` with no later `free_completed` at its address), grouped by the allocating stack,
 /// heaviest first, the first `top`; and how many such blocks there are in all.
 pub fn never_freed(s: &AllocatorSnapshot, device: i64, top: usize) -> (Vec<StackTotal>, u64) {
-    let mut open: FxHashMap<u64, (i64, StackId)> = FxHashMap::default();
-    for e in trace_of(s, device) {
+    let trace = trace_of(s, device);
+    let open = never_freed_events(s, device);
+    let live: Vec<(i64, StackId)> = open
+        .iter()
+        .filter_map(|&k| trace.get(k).map(|e| (e.size, e.stack)))
+        .collect();
+    (top_stacks(s, &live, top), open.len() as u64)
+}
+
+/// The events of `device`'s trace that allocated a block the trace never frees, in trace order
+/// (where each leak suspect was allocated).
+pub fn never_freed_events(s: &AllocatorSnapshot, device: i64) -> Vec<usize> {
+    let mut open: FxHashMap<u64, usize> = FxHashMap::default();
+    for (k, e) in trace_of(s, device).iter().enumerate() {
         match e.action {
             Action::Alloc => {
-                open.insert(e.addr, (e.size, e.stack));
+                open.insert(e.addr, k);
             }
             Action::FreeCompleted => {
                 open.remove(&e.addr);
@@ -351,8 +363,9 @@ pub fn never_freed(s: &AllocatorSnapshot, device: i64, top: usize) -> (Vec<Stack
             _ => {}
         }
     }
-    let n = open.len() as u64;
-    (top_stacks(s, open.values(), top), n)
+    let mut events: Vec<usize> = open.into_values().collect();
+    events.sort_unstable();
+    events
 }
 
 /// The allocated bytes of `device` before its first event and after each one (for the

@@ -510,6 +510,10 @@ pub struct Tr {
     pub snapshot_at_end: &'static str,
     /// Leak suspects: blocks.
     pub snapshot_leaks: fn(u64) -> String,
+    /// Under the leak suspects' title: what a click on one does.
+    pub snapshot_leaks_hint: &'static str,
+    /// A leak suspect's hover line: what a click does.
+    pub snapshot_leak_go: &'static str,
     /// An empty "who holds memory" or leak table.
     pub snapshot_nothing_held: &'static str,
     /// Stack table headers: MB, blocks, innermost frame.
@@ -987,6 +991,8 @@ pub static EN: Tr = Tr {
     },
     snapshot_at_end: "Who holds memory at the end (click the curve to pick an event)",
     snapshot_nothing_held: "No block is held here.",
+    snapshot_leaks_hint: "Click a stack to go to where its last block was allocated.",
+    snapshot_leak_go: "Click: go to the event that allocated its last block that is never freed",
     snapshot_leaks: |n| {
         format!(
             "Leak suspects: {n} {} allocated in the trace and never freed",
@@ -1481,6 +1487,8 @@ pub static ZH: Tr = Tr {
     snapshot_at_event: |k, mb, n| format!("事件 #{k} 之后的内存持有者：{mb} MB，{n} 个内存块"),
     snapshot_at_end: "结束时的内存持有者（点击曲线可选择事件）",
     snapshot_nothing_held: "此处没有被持有的内存块。",
+    snapshot_leaks_hint: "点击调用栈，跳到其最后一个内存块被分配的事件。",
+    snapshot_leak_go: "点击：跳到分配其最后一个从未释放的内存块的事件",
     snapshot_leaks: |n| format!("疑似泄漏：{n} 个在记录期间分配且从未释放的内存块"),
     snapshot_headers: ["MB", "块数", "分配位置（最内层帧；悬停查看调用栈）"],
     snapshot_segments: |when, n, free, pct, largest| {

@@ -17,7 +17,7 @@ use super::snapshot_bands::{Bands, BandsChart, size_text};
 use crate::analysis::stacks::{Flame, FlameBuilder, FlameFrame};
 use crate::model::{bytes_to_mib, is_library_frame};
 use crate::snapshot::segments::{AllocatorState, BlockKind, allocator_state, allocator_state_at};
-use crate::snapshot::summary::{live_blocks, never_freed};
+use crate::snapshot::summary::{live_blocks, never_freed, never_freed_events};
 use crate::snapshot::{
     AllocatorSnapshot, Frame, SnapshotSummary, StackId, StackTotal, summarize_snapshot,
 };
@@ -38,6 +38,8 @@ struct DeviceParts {
     bands: Arc<Bands>,
     leaks: Vec<StackTotal>,
     leak_blocks: u64,
+    /// Where each never-freed block was allocated (event indices, in trace order).
+    leak_events: Vec<usize>,
 }
 
 /// What the view shows for one device and event, computed when they change.
@@ -352,11 +354,22 @@ impl SnapshotView {
             HoldersView::Table => {
                 let leaks_title = (t.snapshot_leaks)(shown.parts.leak_blocks);
                 let (holders, leaks) = (&shown.summary.top_stacks, &shown.parts.leaks);
-                ui.columns(2, |cols| {
-                    stack_table(&mut cols[0], t, "snapshot_holders", holders);
+                let clicked = ui.columns(2, |cols| {
+                    stack_table(&mut cols[0], t, "snapshot_holders", holders, None);
                     cols[1].strong(leaks_title);
-                    stack_table(&mut cols[1], t, "snapshot_leaks", leaks);
+                    cols[1].weak(t.snapshot_leaks_hint);
+                    stack_table(
+                        &mut cols[1],
+                        t,
+                        "snapshot_leaks",
+                        leaks,
+                        Some(t.snapshot_leak_go),
+                    )
                 });
+                // A leak suspect goes to where its last never-freed block was allocated.
+                if let Some(row) = clicked.and_then(|i| leaks.get(i)) {
+                    picked = picked.or_else(|| last_allocation_of(&snap, &shown.parts, row));
+                }
             }
             HoldersView::Flame => self.holders_flame(ui, t, &snap, &shown),
         }
@@ -514,6 +527,7 @@ fn compute(
                     bands: Arc::new(Bands::new(snap, device)),
                     leaks,
                     leak_blocks,
+                    leak_events: never_freed_events(snap, device),
                 })
             })
         },
@@ -542,12 +556,19 @@ fn compute(
 }
 
 /// Stacks with their MB and blocks; the innermost frame shown, the whole stack on hover.
-fn stack_table(ui: &mut egui::Ui, t: &Tr, id: &str, stacks: &[StackTotal]) {
+fn stack_table(
+    ui: &mut egui::Ui,
+    t: &Tr,
+    id: &str,
+    stacks: &[StackTotal],
+    click_hint: Option<&str>,
+) -> Option<usize> {
     if stacks.is_empty() {
         // An empty table says why it is empty.
         ui.weak(t.snapshot_nothing_held);
-        return;
+        return None;
     }
+    let mut clicked = None;
     egui::ScrollArea::vertical()
         .id_salt(id)
         .auto_shrink([false, false])
@@ -557,25 +578,50 @@ fn stack_table(ui: &mut egui::Ui, t: &Tr, id: &str, stacks: &[StackTotal]) {
                 ui.label(t.snapshot_headers[1]);
                 ui.label(t.snapshot_headers[2]);
                 ui.end_row();
-                for s in stacks {
+                for (i, s) in stacks.iter().enumerate() {
                     ui.label(grouped(bytes_to_mib(s.bytes), 2));
                     ui.label(grouped(s.blocks as f64, 0));
                     let top = s
                         .frames
                         .first()
                         .map_or_else(|| t.no_stack.to_string(), |f| f.short_text());
-                    let r = ui.add(egui::Label::new(top).selectable(false));
-                    if !s.frames.is_empty() {
-                        r.on_hover_ui(|ui| {
-                            for f in &s.frames {
-                                ui.weak(f.text());
-                            }
-                        });
+                    // A clickable row reads as a link; its stack and what a click does on hover.
+                    let r = match click_hint {
+                        Some(_) => ui.link(top),
+                        None => ui.add(egui::Label::new(top).selectable(false)),
+                    };
+                    let r = r.on_hover_ui(|ui| {
+                        for f in &s.frames {
+                            ui.weak(f.text());
+                        }
+                        if let Some(hint) = click_hint {
+                            ui.label(hint);
+                        }
+                    });
+                    if click_hint.is_some() && r.clicked() {
+                        clicked = Some(i);
                     }
                     ui.end_row();
                 }
             });
         });
+    clicked
+}
+
+/// The event that allocated the last never-freed block with `row`'s stack.
+fn last_allocation_of(
+    snap: &AllocatorSnapshot,
+    parts: &DeviceParts,
+    row: &StackTotal,
+) -> Option<usize> {
+    let trace = usize::try_from(parts.device)
+        .ok()
+        .and_then(|d| snap.traces.get(d))?;
+    parts.leak_events.iter().rev().copied().find(|&k| {
+        trace
+            .get(k)
+            .is_some_and(|e| snap.frames(e.stack) == row.frames.as_slice())
+    })
 }
 
 /// The colour of a block kind in the segment map.
