@@ -176,7 +176,7 @@ fn recent_folders_survive_a_restart_and_reopen() {
 }
 
 #[test]
-fn loading_shows_progress_and_cancel_stops_it() {
+fn loading_shows_progress_and_cancel_stops_it_and_retry_loads_again() {
     // Big enough that loading takes a few hundred ms, far longer than the frames below.
     let tmp = tempfile::tempdir().unwrap();
     let opts = memsight::generate::GenOptions {
@@ -184,26 +184,32 @@ fn loading_shows_progress_and_cancel_stops_it() {
         ..Default::default()
     };
     memsight::generate::generate(tmp.path(), &opts).unwrap();
-    let app = MemsightApp::new(Some(tmp.path().to_path_buf()), Vec::new(), None);
-    let mut h = Harness::builder()
-        .with_size([1400.0, 900.0])
-        .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
-    h.step();
-    assert!(h.state().is_loading(), "the load outlasts the first frame");
-    h.get_by_label_contains("loading ");
-    h.get_by_label("Cancel").click();
-    h.step();
-    h.state_mut().wait_for_load();
-    h.step();
-    assert!(h.state().view().is_none(), "a cancelled load shows nothing");
-    assert!(!h.state().is_loading());
-    h.get_by_label("Loading was cancelled.");
-    // The app stays usable: the same folder opens when asked again.
-    let again = tmp.path().to_path_buf();
-    h.state_mut().open(again);
-    h.state_mut().wait_for_load();
-    h.step();
-    assert!(h.state().view().is_some(), "{:?}", h.state().error);
+    for lang in memsight::ui::i18n::Lang::ALL {
+        let mut app = MemsightApp::new(Some(tmp.path().to_path_buf()), Vec::new(), None);
+        app.set_language(lang);
+        let t = app.tr();
+        let mut h = Harness::builder()
+            .with_size([1400.0, 900.0])
+            .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
+        h.step();
+        assert!(h.state().is_loading(), "the load outlasts the first frame");
+        h.get_by_label(t.cancel).click();
+        h.step();
+        h.state_mut().wait_for_load();
+        h.step();
+        assert!(h.state().view().is_none(), "a cancelled load shows nothing");
+        assert!(!h.state().is_loading());
+        h.get_by_label(t.load_cancelled);
+        // Retry loads the same folder again (issue 26 item 18: Cancel was a dead end).
+        let started = h.state().loads_started;
+        h.get_by_label(t.retry).click();
+        h.step();
+        assert_eq!(h.state().loads_started, started + 1, "{lang:?}");
+        h.state_mut().wait_for_load();
+        h.step();
+        assert!(h.state().view().is_some(), "{:?}", h.state().error);
+        assert_eq!(h.state().path(), Some(tmp.path()));
+    }
 }
 
 #[test]

@@ -346,3 +346,43 @@ fn rank_folders_without_memory_data_are_named() {
         h.get_by_label(&(t.overview_without_data)(2, &empty.join(", ")));
     }
 }
+
+/// Cancel leaves a Retry that summarises every rank again (issue 26 item 18), in both languages.
+#[test]
+fn a_cancelled_overview_offers_retry_and_retry_completes_it() {
+    // Ranks big enough that the overview is still running when the first rank has loaded.
+    let tmp = tempfile::tempdir().unwrap();
+    generate(
+        tmp.path(),
+        &GenOptions {
+            ranks: 8,
+            allocs: 150_000,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    for lang in Lang::ALL {
+        let mut app = MemsightApp::new(Some(tmp.path().to_path_buf()), Vec::new(), None);
+        app.set_language(lang);
+        let t = app.tr();
+        app.wait_for_load();
+        app.apply(memsight::ui::Command::CancelOverview);
+        let n = app.overview().expect("an overview").rows.len();
+        assert_eq!(n, 8);
+        assert!(
+            app.overview().unwrap().done() < n,
+            "cancelled before the end"
+        );
+        let mut h = common::harness(app);
+        h.get_by_label(t.retry).click();
+        h.step();
+        assert!(h.state().overview().unwrap().is_running(), "{lang:?}");
+        h.state_mut().wait_for_overview();
+        h.run();
+        assert_eq!(h.state().overview().unwrap().done(), n);
+        assert!(
+            h.query_by_label(t.retry).is_none(),
+            "no Retry once complete"
+        );
+    }
+}

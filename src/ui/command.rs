@@ -37,6 +37,8 @@ pub enum Command {
     SelectRank(usize),
     /// Stop the running load.
     CancelLoad,
+    /// Load the rank on screen again (after a cancelled or failed load).
+    Retry,
     /// Copy the selected rows (or the table's page) as TSV.
     Copy,
     /// Copy every row matching the table's filters, in its order, as TSV.
@@ -149,6 +151,8 @@ pub enum Command {
     CycleOverviewSort(OverviewColumn),
     /// Stop summarising ranks for the overview.
     CancelOverview,
+    /// Summarise the ranks of the cluster overview again (after Cancel).
+    RetryOverview,
     /// Show exactly these rows in the details table (a step's survivors); None shows all again.
     FilterRows(Option<RowSubset>),
     /// Which blocks the flame graph shows.

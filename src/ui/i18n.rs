@@ -237,6 +237,12 @@ pub struct Tr {
     pub welcome: &'static str,
     pub loading_progress: fn(&str, u64, u64, u64, u64) -> String,
     pub load_cancelled: &'static str,
+    /// Load again, after a cancelled or failed load; its hover.
+    pub retry: &'static str,
+    /// See `retry`.
+    pub retry_hover: &'static str,
+    /// Retry's hover in a cluster overview that was cancelled.
+    pub retry_overview_hover: &'static str,
     pub load_stopped: &'static str,
     /// A background task panicked: (what it was for, the panic's message).
     pub job_failed: fn(&str, &str) -> String,
@@ -685,6 +691,9 @@ pub static EN: Tr = Tr {
         format!("loading {what}: {files} files, {done} of {total} MB, {rate} MB/s")
     },
     load_cancelled: "Loading was cancelled.",
+    retry: "Retry",
+    retry_hover: "Load the same profile and rank again",
+    retry_overview_hover: "Summarise every rank again",
     load_stopped: "Loading stopped without a result.",
     job_failed: |what, why| {
         format!("A background task failed ({what}); the rest of memsight goes on. Cause: {why}")
@@ -1121,6 +1130,9 @@ pub static ZH: Tr = Tr {
         format!("正在加载 {what}：{files} 个文件，{done} / {total} MB，{rate} MB/s")
     },
     load_cancelled: "加载已取消。",
+    retry: "重试",
+    retry_hover: "重新加载同一个性能数据和 rank",
+    retry_overview_hover: "重新汇总所有 rank",
     load_stopped: "加载未完成即停止。",
     job_failed: |what, why| {
         format!("后台任务失败（{what}），memsight 的其余部分照常工作。原因：{why}")

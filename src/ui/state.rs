@@ -574,7 +574,9 @@ impl ViewState {
             }
             Command::Pick(_)
             | Command::CancelLoad
+            | Command::Retry
             | Command::CancelOverview
+            | Command::RetryOverview
             | Command::CopyDiff
             | Command::Copy
             | Command::CopyAll

@@ -386,7 +386,7 @@ pub fn placeholder_ui(
     path_text: &mut String,
     error: Option<&str>,
     loading: Option<&Loading>,
-    discovered: bool,
+    (discovered, can_retry): (bool, bool),
     out: &mut Vec<Command>,
 ) {
     ui.vertical_centered(|ui| {
@@ -394,6 +394,10 @@ pub fn placeholder_ui(
         if let Some(e) = error {
             ui.heading(t.nothing_to_show);
             ui.colored_label(ui.visuals().error_fg_color, e);
+            // A cancelled or failed load can be started again (the files may be there now).
+            if can_retry && ui.button(t.retry).on_hover_text(t.retry_hover).clicked() {
+                out.push(Command::Retry);
+            }
         } else if let Some(l) = loading {
             ui.heading(t.loading);
             ui.horizontal(|ui| {

@@ -73,6 +73,17 @@ impl MemsightApp {
                     ctx.copy_text(crate::ui::panes::diff::diff_tsv(t, &diff, &rows));
                 }
             }
+            Command::RetryOverview => {
+                if let Some(p) = self.session.profile.clone()
+                    && self.overview.is_some()
+                {
+                    self.overview = Some(crate::ui::overview::Overview::start(
+                        &mut self.jobs,
+                        p,
+                        self.state.source,
+                    ));
+                }
+            }
             Command::CancelOverview => {
                 if let Some(o) = &mut self.overview {
                     o.cancel();
@@ -83,6 +94,7 @@ impl MemsightApp {
                     l.job.control().cancel();
                 }
             }
+            Command::Retry => self.show_rank(),
             Command::Copy | Command::CopyAll => {
                 if let Some(view) = self.view() {
                     let all = cmd == Command::CopyAll;

@@ -258,7 +258,7 @@ impl MemsightApp {
                     &mut self.path_text,
                     self.error.as_deref(),
                     self.loading.as_ref(),
-                    self.session.profile.is_some(),
+                    (self.session.profile.is_some(), self.session.path.is_some()),
                     &mut out,
                 )
             });

@@ -133,6 +133,13 @@ pub fn overview_ui(
             if ui.button(t.cancel).clicked() {
                 out.push(Command::CancelOverview);
             }
+        } else if o.done() < n
+            && ui
+                .button(t.retry)
+                .on_hover_text(t.retry_overview_hover)
+                .clicked()
+        {
+            out.push(Command::RetryOverview);
         }
     });
     let missing = ranks_without_data(notes);
