@@ -304,3 +304,60 @@ fn a_sampled_window_says_so_and_zooming_in_makes_it_exact() {
     h.run();
     assert!(h.query_by_label_contains("sampled (LTTB)").is_none());
 }
+
+/// Insight's test_rank_1: memory_record (times rounded by Excel to 1.69512E+15 µs) and
+/// operator_memory lie 134 days apart, so the whole rank drew the curves as one dot. The chart
+/// says how far apart they are and zooms to either (issue 26 item 18), in English and Chinese;
+/// the gap and the spans are computed from the raw files.
+#[test]
+fn tables_far_apart_are_named_and_each_can_be_fitted() {
+    let rank = common::samples()
+        .expect("samples")
+        .join("xiaobingling93-pixel_Ascend-msinsight/server/src/test/test_data/test_rank_1");
+    let out = rank.join("ASCEND_PROFILER_OUTPUT");
+    let rec = common::RawCsv::read(&out.join("memory_record.csv"));
+    let ops = common::RawCsv::read(&out.join("operator_memory.csv"));
+    let us = |s: &str| s.trim().parse::<f64>().unwrap();
+    let t = rec.col("Timestamp(us)");
+    let rec_us: Vec<f64> = rec.rows.iter().map(|r| us(&r[t])).collect();
+    let (a, z) = (ops.col("Allocation Time(us)"), ops.col("Release Time(us)"));
+    let op_us: Vec<f64> = ops
+        .rows
+        .iter()
+        .flat_map(|r| [&r[a], &r[z]])
+        .filter(|c| !c.trim().is_empty())
+        .map(|c| us(c))
+        .collect();
+    let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = |v: &[f64]| v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let origin = min(&rec_us).min(min(&op_us));
+    let gap_days = (min(&op_us) - max(&rec_us)) / 86_400e6;
+    for (lang, days) in [
+        (memsight::ui::i18n::Lang::En, "days"),
+        (memsight::ui::i18n::Lang::Zh, "天"),
+    ] {
+        let mut app = MemsightApp::new(Some(rank.clone()), Vec::new(), None);
+        app.set_language(lang);
+        app.wait_for_load();
+        let t = app.tr();
+        let mut h = common::harness(app);
+        h.get_by_label_contains(&format!("{gap_days:.1} {days}"));
+        // Fit to memory_record: a window around its one instant.
+        h.get_by_label(t.fit_records).click();
+        h.run();
+        let w = h.state().view_state().link.window.expect("a window");
+        let at_ms = (max(&rec_us) - origin) / 1e3;
+        assert!(w.start_ms() <= at_ms && at_ms <= w.end_ms(), "{w:?}");
+        assert!(w.end_ms() - w.start_ms() <= 1.0 + 1e-9, "{w:?}");
+        // Fit to operator_memory: every allocation and release in view, little else.
+        h.get_by_label(t.fit_operators).click();
+        h.run();
+        let w = h.state().view_state().link.window.expect("a window");
+        let (lo, hi) = ((min(&op_us) - origin) / 1e3, (max(&op_us) - origin) / 1e3);
+        assert!(
+            w.start_ms() <= lo + 1e-3 && hi - 1e-3 <= w.end_ms(),
+            "{w:?} vs {lo}..{hi}"
+        );
+        assert!(w.end_ms() - w.start_ms() < 1.2 * (hi - lo) + 1.0, "{w:?}");
+    }
+}

@@ -253,6 +253,63 @@ pub fn block_lifetime(data: &RankData, row: usize) -> Option<BlockLifetime> {
     })
 }
 
+/// memory_record and operator_memory of one rank that lie far apart on the time axis (their
+/// clocks differ, or Excel rounded one file's times): the whole rank then shows each as a speck.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TablesApart {
+    /// memory_record's span, ns from origin.
+    pub records: TimeWindow,
+    /// operator_memory's span (allocations and releases), ns from origin.
+    pub operators: TimeWindow,
+    /// The empty stretch between them, ns.
+    pub gap: i64,
+}
+
+/// How many times its longer span the gap between the two tables must be to count as apart.
+pub const APART_FACTOR: i64 = 20;
+
+/// The spans of memory_record and operator_memory when the gap between them is more than
+/// [`APART_FACTOR`] times the longer span (1 ms at least); `None` when they overlap, lie close,
+/// or either table is empty.
+pub fn tables_apart(data: &RankData) -> Option<TablesApart> {
+    let o = data.time_origin_ns;
+    let rec = &data.records.time_ns;
+    let records = TimeWindow::new(
+        rec.first()?.saturating_sub(o),
+        rec.last()?.saturating_sub(o),
+    );
+    let mut times = data
+        .operators
+        .alloc_time
+        .iter()
+        .chain(&data.operators.release_time)
+        .filter(|&&t| t != NULL)
+        .map(|&t| t.saturating_sub(o));
+    let first = times.next()?;
+    let (lo, hi) = times.fold((first, first), |(lo, hi), t| (lo.min(t), hi.max(t)));
+    let operators = TimeWindow::new(lo, hi);
+    let gap = if records.end < operators.start {
+        operators.start.saturating_sub(records.end)
+    } else if operators.end < records.start {
+        records.start.saturating_sub(operators.end)
+    } else {
+        return None;
+    };
+    let longer = records.span().max(operators.span()).max(1_000_000);
+    (gap / APART_FACTOR > longer).then_some(TablesApart {
+        records,
+        operators,
+        gap,
+    })
+}
+
+/// `span` widened by 5 % each side, and to 1 ms at least (a table whose rows share one time
+/// still gets a window to look at).
+pub fn padded(span: TimeWindow) -> TimeWindow {
+    let pad = (span.span() / 20).max(500_000);
+    TimeWindow::new(span.start.saturating_sub(pad), span.end.saturating_add(pad))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -401,5 +458,50 @@ mod tests {
             released: Some(40),
         };
         assert_eq!(life.span(TimeWindow::new(0, 100)), TimeWindow::new(0, 40));
+    }
+
+    /// Records at `rec` (ns) and blocks (alloc, release) at origin 0.
+    fn apart_rank(rec: &[i64], blocks: &[(i64, i64)]) -> RankData {
+        use crate::model::{Component, Format, RankInfo};
+        let mut d = RankData::empty(RankInfo::without_files("0", Format::TorchNpu, ".".into()));
+        for &t in rec {
+            std::sync::Arc::make_mut(&mut d.records).push(Component::PtaGe, t, 1, 1, 1, 0);
+        }
+        for &(a, r) in blocks {
+            let mut cells = [NULL; crate::model::OP_I64_COLUMNS];
+            cells[0] = 1;
+            cells[1] = a;
+            cells[2] = r;
+            d.operators.push_row(0, 0, cells);
+        }
+        d
+    }
+
+    #[test]
+    fn tables_far_apart_are_found_with_their_gap_and_close_ones_are_not() {
+        const MS: i64 = 1_000_000;
+        // Records over 10 ms, blocks 1 s later over 5 ms: 990 ms > 20 × 10 ms.
+        let d = apart_rank(&[0, 10 * MS], &[(1000 * MS, 1003 * MS), (1002 * MS, NULL)]);
+        let a = tables_apart(&d).expect("apart");
+        assert_eq!(a.records, TimeWindow::new(0, 10 * MS));
+        assert_eq!(a.operators, TimeWindow::new(1000 * MS, 1003 * MS));
+        assert_eq!(a.gap, 990 * MS);
+        // Blocks before the records count too.
+        let d = apart_rank(&[1000 * MS], &[(0, MS)]);
+        assert_eq!(tables_apart(&d).map(|a| a.gap), Some(999 * MS));
+        // Overlapping, or a gap of only 20× the longer span: not apart.
+        assert_eq!(
+            tables_apart(&apart_rank(&[0, 10 * MS], &[(5 * MS, 50 * MS)])),
+            None
+        );
+        assert_eq!(
+            tables_apart(&apart_rank(&[0, 10 * MS], &[(210 * MS, 211 * MS)])),
+            None
+        );
+        // An empty table: nothing to compare.
+        assert_eq!(tables_apart(&apart_rank(&[], &[(0, 1)])), None);
+        assert_eq!(tables_apart(&apart_rank(&[0], &[(NULL, NULL)])), None);
+        // A window around one instant is 1 ms wide.
+        assert_eq!(padded(TimeWindow::new(7, 7)).span(), MS);
     }
 }

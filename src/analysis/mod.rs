@@ -18,9 +18,9 @@ pub mod view;
 
 pub use breakdown::{Breakdown, Part, breakdown_at};
 pub use chart::{
-    BlockLifetime, MINOR_SHARE, Reconciled, WindowStats, YFit, block_lifetime, held_at,
-    largest_visible_peak, peak_marks, peak_near, reconcile, sampled_counts, value_at, window_stats,
-    y_fit,
+    APART_FACTOR, BlockLifetime, MINOR_SHARE, Reconciled, TablesApart, WindowStats, YFit,
+    block_lifetime, held_at, largest_visible_peak, padded, peak_marks, peak_near, reconcile,
+    sampled_counts, tables_apart, value_at, window_stats, y_fit,
 };
 pub use compare::{OperatorDelta, operator_deltas, view_operator_deltas};
 pub use live::{LiveAt, LiveIndex, live_at};

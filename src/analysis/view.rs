@@ -32,6 +32,7 @@ pub struct RankView {
     statics: OnceLock<Vec<StaticGraph>>,
     components: OnceLock<Vec<ComponentPeak>>,
     extent: OnceLock<(i64, i64)>,
+    apart: OnceLock<Option<super::TablesApart>>,
     steps: OnceLock<super::StepReport>,
 }
 
@@ -47,6 +48,7 @@ impl RankView {
             statics: OnceLock::new(),
             components: OnceLock::new(),
             extent: OnceLock::new(),
+            apart: OnceLock::new(),
             steps: OnceLock::new(),
         }
     }
@@ -118,6 +120,12 @@ impl RankView {
     /// The Component mode peak table.
     pub fn component_peaks(&self) -> &[ComponentPeak] {
         self.components.get_or_init(|| component_peaks(&self.data))
+    }
+
+    /// memory_record and operator_memory when they lie far apart in time
+    /// ([`super::tables_apart`]), once.
+    pub fn tables_apart(&self) -> Option<super::TablesApart> {
+        *self.apart.get_or_init(|| super::tables_apart(&self.data))
     }
 
     /// The time span (ns from origin) covered by the rank's curves and allocations (computed

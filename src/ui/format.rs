@@ -85,6 +85,20 @@ pub fn ms(v: f64) -> String {
     format!("{} ms", grouped(v, 3))
 }
 
+/// A long span of ns for reading, in days, hours or seconds (`units`: their words), one decimal:
+/// `134.0 days`.
+pub fn long_duration(ns: i64, units: [&str; 3]) -> String {
+    let s = ns as f64 / 1e9;
+    let (v, unit) = if s >= 86_400.0 {
+        (s / 86_400.0, units[0])
+    } else if s >= 3_600.0 {
+        (s / 3_600.0, units[1])
+    } else {
+        (s, units[2])
+    };
+    format!("{} {unit}", grouped(v, 1))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -351,6 +351,14 @@ pub struct Tr {
     pub rows_skipped: fn(&str, u64) -> String,
     pub skipped_line: fn(u64, &str, &str) -> String,
     pub lossy_times: fn(usize) -> String,
+    /// memory_record and operator_memory lie far apart in time: (how far, e.g. `134.0 days`).
+    pub tables_apart: fn(&str) -> String,
+    /// The buttons that zoom to one of the two tables.
+    pub fit_records: &'static str,
+    /// See `fit_records`.
+    pub fit_operators: &'static str,
+    /// Units of a long duration: days, hours, seconds.
+    pub duration_units: [&'static str; 3],
     pub table_only: &'static str,
     /// Under the curves while the rest of the rank loads (progressive display).
     pub rest_loading: &'static str,
@@ -828,6 +836,15 @@ pub static EN: Tr = Tr {
              Open the profiler's original files (not a copy saved by Excel) or its .db export."
         )
     },
+    tables_apart: |gap| {
+        format!(
+            "⚠ memory_record and operator_memory are {gap} apart (different clocks, or times \
+             rounded by Excel): the whole rank shows each as a speck."
+        )
+    },
+    fit_records: "Fit to memory_record",
+    fit_operators: "Fit to operator_memory",
+    duration_units: ["days", "h", "s"],
     table_only: "This rank has no memory_record: there are no curves, only the allocations below.",
     rest_loading: "Loading operator_memory and the rest of the rank… the table, steps and call stacks appear when it is read.",
     steps_tab: |n| format!("Steps ({n})"),
@@ -1344,6 +1361,15 @@ pub static ZH: Tr = Tr {
     skip_reason: zh_skip_reason,
     rows_skipped: |p, n| format!("{p}：跳过 {n} 行"),
     skipped_line: |n, why, text| format!("第 {n} 行：{why} — {text}"),
+    tables_apart: |gap| {
+        format!(
+            "⚠ memory_record 与 operator_memory 在时间上相距 {gap}（时钟不同，或时间被 Excel 舍入）：\
+             整个 rank 的视图中二者都只是一个点。"
+        )
+    },
+    fit_records: "缩放到 memory_record",
+    fit_operators: "缩放到 operator_memory",
+    duration_units: ["天", "小时", "秒"],
     lossy_times: |n| {
         format!(
             "⚠ 有 {n} 个文件的时间戳以科学计数法保存（如 1.69512E+15），多半是经 Excel 另存所致：\

@@ -11,8 +11,9 @@ use egui_plot::{Plot, PlotBounds, PlotPoint, Points, Polygon, Span, Text, VLine}
 
 use super::PaneCx;
 use crate::analysis::{
-    GroupBy, LodSeries, MINOR_SHARE, RankView, ViewId, WindowStats, block_lifetime,
-    largest_visible_peak, peak_marks, peak_near, sampled_counts, value_at, window_stats, y_fit,
+    GroupBy, LodSeries, MINOR_SHARE, RankView, TablesApart, ViewId, WindowStats, block_lifetime,
+    largest_visible_peak, padded, peak_marks, peak_near, sampled_counts, value_at, window_stats,
+    y_fit,
 };
 use crate::model::{TimeWindow, ms_to_ns, ns_to_ms};
 use crate::ui::chart_image::{ChartFigure, FigureCurve};
@@ -319,6 +320,9 @@ impl MemoryChart {
         let lossy = view.data.report.lossy_time_files.len();
         if lossy > 0 {
             ui.colored_label(ui.visuals().warn_fg_color, (t.lossy_times)(lossy));
+        }
+        if let Some(apart) = view.tables_apart() {
+            tables_apart_ui(ui, t, apart, cx.out);
         }
         let (e0, e1) = view.time_extent();
         let extent = TimeWindow::new(e0, e1);
@@ -901,6 +905,26 @@ fn peak_labels(
 /// Min, max and change of each visible series over the window, with "Go to peak" (the cursor
 /// to where the window's maximum is first reached).
 #[allow(clippy::too_many_arguments)]
+/// The line that says memory_record and operator_memory lie far apart in time, with a button
+/// to zoom to each (issue 26 item 18: Insight's test_rank_1 drew its curves as one dot).
+fn tables_apart_ui(ui: &mut egui::Ui, t: &Tr, apart: TablesApart, out: &mut Vec<Command>) {
+    ui.horizontal_wrapped(|ui| {
+        let gap = crate::ui::format::long_duration(apart.gap, t.duration_units);
+        ui.colored_label(ui.visuals().warn_fg_color, (t.tables_apart)(&gap));
+        for (label, span) in [
+            (t.fit_records, apart.records),
+            (t.fit_operators, apart.operators),
+        ] {
+            if ui.button(label).clicked() {
+                out.push(Command::SetWindow {
+                    window: Some(padded(span)),
+                    moving: false,
+                });
+            }
+        }
+    });
+}
+
 fn stats_ui(
     ui: &mut egui::Ui,
     t: &Tr,
