@@ -902,9 +902,6 @@ fn peak_labels(
     drawn
 }
 
-/// Min, max and change of each visible series over the window, with "Go to peak" (the cursor
-/// to where the window's maximum is first reached).
-#[allow(clippy::too_many_arguments)]
 /// The line that says memory_record and operator_memory lie far apart in time, with a button
 /// to zoom to each (issue 26 item 18: Insight's test_rank_1 drew its curves as one dot).
 fn tables_apart_ui(ui: &mut egui::Ui, t: &Tr, apart: TablesApart, out: &mut Vec<Command>) {
@@ -925,6 +922,9 @@ fn tables_apart_ui(ui: &mut egui::Ui, t: &Tr, apart: TablesApart, out: &mut Vec<
     });
 }
 
+/// Min, max and change of each visible series over the window, with "Go to peak" (the cursor
+/// to where the window's maximum is first reached).
+#[allow(clippy::too_many_arguments)]
 fn stats_ui(
     ui: &mut egui::Ui,
     t: &Tr,
