@@ -1021,3 +1021,41 @@ fn live_lists_keep_one_unit_and_copy_plain_numbers() {
         }
     }
 }
+
+/// What Copy and Export CSV say never moves the table (issue 26 item 10): a long status (an
+/// export under a deep folder) is cut to the toolbar's one line, whole on hover, at 1280×720 in
+/// English and Chinese.
+#[test]
+fn a_long_status_line_does_not_push_the_table_down() {
+    let tmp = tempfile::tempdir().unwrap();
+    let deep = tmp
+        .path()
+        .join("a_rather_long_folder_name_for_exports")
+        .join("another_level_of_folders_users_really_have")
+        .join("性能数据_导出结果_第二轮");
+    std::fs::create_dir_all(&deep).unwrap();
+    for (lang, rows_per_page) in [(Lang::En, "rows per page"), (Lang::Zh, "每页行数")] {
+        let mut h = app_in(Some(rank_dir()), lang, [1280.0, 720.0]);
+        let t = h.state().tr();
+        // Where the toolbar's buttons, the pager and the table's header are.
+        let y = |h: &Harness<'static, MemsightApp>| {
+            [
+                h.get_by_label(t.copy).rect().min.y,
+                h.get_by_label(rows_per_page).rect().min.y,
+                h.get_by_label("Size(KB)").rect().min.y,
+            ]
+        };
+        let before = y(&h);
+        let file = deep.join(format!("memsight_table_with_a_long_name_{lang:?}.csv"));
+        let status = common::export_to(&mut h, &file, t.export_csv);
+        h.run();
+        assert!(status.contains(&file.display().to_string()));
+        h.get_by_label(t.copy).click();
+        h.run();
+        assert_eq!(
+            y(&h),
+            before,
+            "{lang:?}: the toolbar, the pager or the table moved"
+        );
+    }
+}

@@ -376,7 +376,10 @@ impl DetailsTable {
             ui.ctx().request_repaint(); // query once the view settles
         }
         self.exporter.poll(cx.jobs, cx.t);
-        ui.horizontal_wrapped(|ui| {
+        // One line that never wraps (a long status wrapped it and moved the table down): the
+        // count and the buttons first, where they stay; what comes and goes (the zoom note,
+        // the sort spinner, what Copy or Export did) after them, cut to fit, whole on hover.
+        ui.horizontal(|ui| {
             ui.label((t.rows)(&grouped(page.total as f64, 0)));
             if state.group_by.table_requires_stream() {
                 let hidden = self.blocks_without_stream(cx.view);
@@ -386,13 +389,6 @@ impl DetailsTable {
                         (t.rows_without_stream)(&grouped(hidden as f64, 0)),
                     );
                 }
-            }
-            if sorting {
-                ui.spinner();
-                ui.weak(t.sorting);
-            }
-            if state.link.window.is_some() {
-                ui.weak(t.in_zoomed_range);
             }
             if ui.button(t.copy).on_hover_text(t.copy_hover).clicked() {
                 cx.out.push(Command::Copy);
@@ -423,11 +419,24 @@ impl DetailsTable {
             {
                 cx.out.push(Command::ClearSelection);
             }
-            if let Some(s) = &self.copy_status {
-                ui.weak(s.as_str());
+            if sorting {
+                ui.spinner();
             }
-            if let Some(s) = &self.exporter.status {
-                ui.weak(s.as_str());
+            let mut notes: Vec<&str> = Vec::new();
+            if sorting {
+                notes.push(t.sorting);
+            }
+            if state.link.window.is_some() {
+                notes.push(t.in_zoomed_range);
+            }
+            notes.extend(self.copy_status.as_deref());
+            notes.extend(self.exporter.status.as_deref());
+            if !notes.is_empty() {
+                ui.add(
+                    egui::Label::new(egui::RichText::new(notes.join(" · ")).weak())
+                        .truncate()
+                        .show_tooltip_when_elided(true),
+                );
             }
         });
         self.pager.ui(ui, t, state, self.table, page.total, cx.out);
