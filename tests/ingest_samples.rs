@@ -259,9 +259,27 @@ fn whole_samples_tree_loads_every_rank_with_data() {
         }
     }
     // 8 torch_npu text ranks, 6 DB ranks, 2 old-format ranks, rl-insight, the msprof unified
-    // DB: 18. The two msprof folders hold 0-byte placeholders and fail with a clear "empty"
-    // message.
-    assert_eq!(loaded, 18, "{failed:?}");
+    // DB: 18; and a rank per (process, device) of every msMemScope dump's MALLOCs (counted here
+    // from the raw rows). The two msprof folders hold 0-byte placeholders and fail with a clear
+    // "empty" message.
+    let memscope: usize = walk_files(&root.join("tanxiangyuu_msmemscope"))
+        .iter()
+        .map(|f| {
+            let mut rd = csv::ReaderBuilder::new()
+                .flexible(true)
+                .from_path(f)
+                .unwrap();
+            let parts: std::collections::BTreeSet<(String, String)> = rd
+                .records()
+                .map(Result::unwrap)
+                .filter(|r| &r[1] == "MALLOC")
+                .map(|r| (r[5].to_string(), r[7].to_string()))
+                .collect();
+            parts.len()
+        })
+        .sum();
+    assert!(memscope >= 4, "{memscope}");
+    assert_eq!(loaded, 18 + memscope, "{failed:?}");
     assert_eq!(failed.len(), 2);
     assert!(
         failed.iter().all(|f| f.contains("the file is empty")),
@@ -293,4 +311,18 @@ fn wal_mode_db_is_read_without_writing_beside_it() {
         .map(|e| e.unwrap().file_name())
         .collect();
     assert_eq!(before, after, "loading created files beside the DB");
+}
+
+/// Every file under `dir`, recursively.
+fn walk_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk_files(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
 }

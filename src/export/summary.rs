@@ -204,10 +204,9 @@ pub fn render_text(s: &RankSummary) -> String {
         .host
         .as_deref()
         .map_or(String::new(), |h| format!(" · host {h}"));
-    let device = s
-        .device
-        .as_deref()
-        .map_or(String::new(), |d| format!(" · NPU:{d}"));
+    let device = s.device.as_deref().map_or(String::new(), |d| {
+        format!(" · {}", crate::model::device_label(d))
+    });
     let _ = writeln!(
         out,
         "rank {}{device}{host} · {} {} · {}",

@@ -41,10 +41,13 @@ pub trait Importer: Sync {
     fn load(&self, info: &RankInfo, control: &LoadControl) -> Result<RankData, LoadError>;
 }
 
-/// The importers discovery asks, in order. Empty until the first new source lands (PyTorch
-/// profiler traces, msMemScope dumps); tests prove the seam with an importer of their own
-/// through [`super::discover_with`] and [`super::load_rank_using`].
-pub static IMPORTERS: &[&dyn Importer] = &[];
+/// The importers discovery asks, in order: PyTorch profiler traces
+/// ([`super::pytorch_trace`]), msMemScope dumps ([`super::msmemscope`]). Tests prove the seam with an importer of their own too, through
+/// [`super::discover_with`] and [`super::load_rank_using`].
+pub static IMPORTERS: &[&dyn Importer] = &[
+    &super::pytorch_trace::PYTORCH_TRACES,
+    &super::msmemscope::MEMSCOPE_DUMPS,
+];
 
 /// The first bytes of `path` (a regular file), for [`Importer::recognises`]; empty when it
 /// cannot be read.

@@ -17,6 +17,8 @@ pub mod importer;
 pub mod layout;
 pub mod line_split;
 mod load;
+pub mod msmemscope;
+pub mod pytorch_trace;
 pub mod safe_fs;
 pub mod stacks;
 mod steps;

@@ -77,6 +77,18 @@ pub fn attach_stacks(
 /// Matches each allocation time (absolute ns, [`NULL`] when missing) to the op running then,
 /// and each op to its stack (see the module doc).
 pub fn attribute(ops: HostOps, alloc_time: &[i64], source: StackSource) -> CallStacks {
+    attribute_on_threads(ops, alloc_time, &[], source)
+}
+
+/// [`attribute`] for allocations whose thread is known (`row_thread`, numbered as the ops'
+/// threads: a PyTorch trace's `[memory]` events): each takes the innermost op running on its
+/// own thread, never another thread's. An empty `row_thread` is [`attribute`].
+pub fn attribute_on_threads(
+    ops: HostOps,
+    alloc_time: &[i64],
+    row_thread: &[u64],
+    source: StackSource,
+) -> CallStacks {
     let n = ops.len();
     // Per thread, by start, longer first: an op comes after the op it is nested in.
     let mut order: Vec<u32> = (0..n as u32).collect();
@@ -92,7 +104,7 @@ pub fn attribute(ops: HostOps, alloc_time: &[i64], source: StackSource) -> CallS
     let forward = forward_stacks(&ops, &inherited);
     let stack_of_op = effective_stacks(&ops, &order, &parent, &forward);
 
-    let row_op_index = innermost_ops(&ops, &order, alloc_time);
+    let row_op_index = innermost_ops(&ops, &order, alloc_time, row_thread);
     let mut row_op = vec![NO_STACK; alloc_time.len()];
     let mut row_stack = vec![NO_STACK; alloc_time.len()];
     let (mut unattributed, mut without_stack) = (0, 0);
@@ -236,8 +248,9 @@ fn forward_stacks(ops: &HostOps, inherited: &[u32]) -> FxHashMap<u32, Forward> {
     out
 }
 
-/// For each allocation time, the op running then (see the module doc), or [`NO_STACK`].
-fn innermost_ops(ops: &HostOps, order: &[u32], alloc_time: &[i64]) -> Vec<u32> {
+/// For each allocation time, the op running then (see the module doc), or [`NO_STACK`]; with
+/// `row_thread`, only an op of the row's own thread.
+fn innermost_ops(ops: &HostOps, order: &[u32], alloc_time: &[i64], row_thread: &[u64]) -> Vec<u32> {
     let mut rows: Vec<u32> = (0..alloc_time.len() as u32)
         .filter(|&r| alloc_time[r as usize] != NULL)
         .collect();
@@ -265,6 +278,9 @@ fn innermost_ops(ops: &HostOps, order: &[u32], alloc_time: &[i64]) -> Vec<u32> {
         let lo = rows.partition_point(|&r| alloc_time[r as usize] < first);
         let hi = rows.partition_point(|&r| alloc_time[r as usize] <= last);
         for &r in &rows[lo..hi] {
+            if row_thread.get(r as usize).is_some_and(|&own| own != thread) {
+                continue;
+            }
             let t = alloc_time[r as usize];
             while k < seg.len() && ops.start_ns[seg[k] as usize] <= t {
                 let op = seg[k] as usize;

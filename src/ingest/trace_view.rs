@@ -1,6 +1,7 @@
-//! Reading what memsight needs from `trace_view.json` without building a DOM of it: the
-//! `ProfilerStep#N` spans, the device's `NPU MEM` counters (`Device/HBM`, `Device/DDR`) and the
-//! host's framework ops (`cpu_op` events with their `args["Call stack"]`).
+//! Reading what memsight needs from `trace_view.json` (and from any PyTorch profiler trace, the
+//! same Chrome trace format) without building a DOM of it: the `ProfilerStep#N` spans, the
+//! device's `NPU MEM` counters (`Device/HBM`, `Device/DDR`), the host's framework ops (`cpu_op`
+//! events with their `args["Call stack"]`) and PyTorch's `[memory]` instant events.
 //!
 //! The file can be hundreds of MB. It is read in blocks; a small state machine (strings,
 //! escapes, brace depth) finds each event object of the top-level array (or of the
@@ -22,10 +23,10 @@ use serde_json::value::RawValue;
 use super::chunks::LoadControl;
 use super::safe_fs;
 use super::value::parse_scaled;
-use crate::model::{DeviceMemory, Flow, HostOps, NO_STACK, Step};
+use crate::model::{DeviceMemory, Flow, HostOps, NO_STACK, NULL, Step};
 
 /// Bytes read at a time.
-const BLOCK: usize = 8 << 20;
+pub const BLOCK: usize = 8 << 20;
 /// An event larger than this is skipped, not buffered (a hostile file cannot make us hold it).
 const MAX_EVENT: usize = 64 << 20;
 
@@ -38,10 +39,33 @@ pub struct TraceExtract {
     pub device: DeviceMemory,
     /// The host's framework ops (`cat` `cpu_op`, `ph` `X`), file order.
     pub host: HostOps,
+    /// PyTorch's `[memory]` instant events (allocations and frees), file order.
+    pub memory: Vec<MemoryEvent>,
     /// Event objects seen.
     pub events: u64,
     /// Candidate events that could not be read (bad JSON, missing or bad fields).
     pub unreadable: u64,
+}
+
+/// One `[memory]` instant event of a PyTorch profiler trace (`profile_memory=True`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemoryEvent {
+    /// When, absolute ns.
+    pub ns: i64,
+    /// The thread (numbered as the host ops' threads are).
+    pub thread: u64,
+    /// `Device Type`: 0 CPU, 1 CUDA, others for other backends (PrivateUse1 for NPU).
+    pub device_type: i64,
+    /// `Device Id` (-1 for the CPU).
+    pub device_id: i64,
+    /// `Addr`.
+    pub addr: u64,
+    /// `Bytes`: positive for an allocation, negative for a free.
+    pub bytes: i64,
+    /// `Total Allocated` after it, bytes ([`crate::model::NULL`] when absent).
+    pub total_allocated: i64,
+    /// `Total Reserved` after it, bytes ([`crate::model::NULL`] when absent).
+    pub total_reserved: i64,
 }
 
 /// Why a trace_view.json gave nothing.
@@ -75,10 +99,22 @@ pub fn read_trace_view(path: &Path, control: &LoadControl) -> Result<TraceExtrac
 /// [`read_trace_view`] on any reader, `block` bytes at a time (the fuzz target compares block
 /// sizes: the result must not depend on where the blocks end); `name` is for messages.
 pub fn read_trace_from(
+    file: impl Read,
+    block: usize,
+    control: &LoadControl,
+    name: &str,
+) -> Result<TraceExtract, TraceError> {
+    read_trace_with(file, block, control, name, false)
+}
+
+/// [`read_trace_from`]; with `memory_only`, only the `[memory]` events are parsed (what a
+/// PyTorch trace's discovery needs: which devices it has), every other event skipped unread.
+pub fn read_trace_with(
     mut file: impl Read,
     block: usize,
     control: &LoadControl,
     name: &str,
+    memory_only: bool,
 ) -> Result<TraceExtract, TraceError> {
     let io = |source| TraceError::Io {
         path: name.to_string(),
@@ -86,7 +122,10 @@ pub fn read_trace_from(
     };
     let path = Path::new(name);
     let mut scanner = Scanner::new();
-    let mut sink = Sink::default();
+    let mut sink = Sink {
+        memory_only,
+        ..Sink::default()
+    };
     let mut buf: Vec<u8> = Vec::with_capacity(block.max(1));
     let mut chunk = vec![0u8; block.max(1)];
     loop {
@@ -272,6 +311,13 @@ struct Sink {
     device_finder: Option<memmem::Finder<'static>>,
     op_finder: Option<memmem::Finder<'static>>,
     flow_finder: Option<memmem::Finder<'static>>,
+    memory_finder: Option<memmem::Finder<'static>>,
+    memory: Vec<MemoryEvent>,
+    /// Only `[memory]` events are read.
+    memory_only: bool,
+    python_finder: Option<memmem::Finder<'static>>,
+    /// `python_function` spans (PyTorch's `with_stack=True`): (thread, start, end, frame).
+    python: Vec<(u64, i64, i64, u32)>,
     host: HostOps,
     /// The `fwdbwd` flow events, linked to their ops once every op is read.
     flows: Vec<Flow>,
@@ -323,6 +369,47 @@ struct FlowEvent<'a> {
     tid: Option<&'a RawValue>,
 }
 
+/// The fields of a `[memory]` event memsight reads.
+#[derive(Deserialize)]
+struct MemEvent<'a> {
+    #[serde(default, borrow)]
+    name: Cow<'a, str>,
+    #[serde(default, borrow)]
+    ts: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    pid: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    tid: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    args: Option<MemArgs<'a>>,
+}
+
+/// The arguments of a `[memory]` event.
+#[derive(Deserialize)]
+struct MemArgs<'a> {
+    #[serde(rename = "Addr", default, borrow)]
+    addr: Option<&'a RawValue>,
+    #[serde(rename = "Bytes", default, borrow)]
+    bytes: Option<&'a RawValue>,
+    #[serde(rename = "Total Allocated", default, borrow)]
+    total_allocated: Option<&'a RawValue>,
+    #[serde(rename = "Total Reserved", default, borrow)]
+    total_reserved: Option<&'a RawValue>,
+    #[serde(rename = "Device Type", default, borrow)]
+    device_type: Option<&'a RawValue>,
+    #[serde(rename = "Device Id", default, borrow)]
+    device_id: Option<&'a RawValue>,
+}
+
+/// An address: a JSON number or numeric string, decimal or `0x` hex, up to u64.
+fn raw_addr(v: &RawValue) -> Option<u64> {
+    let t = v.get().trim().trim_matches('"');
+    match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => t.parse::<u64>().ok(),
+    }
+}
+
 /// The arguments of a `cpu_op` event memsight reads.
 #[derive(Deserialize)]
 struct OpArgs<'a> {
@@ -343,12 +430,33 @@ fn raw_scaled(v: &RawValue, factor: i64) -> Option<i64> {
 impl Sink {
     fn event(&mut self, bytes: &[u8]) {
         if self
+            .memory_finder
+            .get_or_insert_with(|| memmem::Finder::new(b"[memory]"))
+            .find(bytes)
+            .is_some()
+        {
+            self.memory_event(bytes);
+            return;
+        }
+        if self.memory_only {
+            return;
+        }
+        if self
             .op_finder
             .get_or_insert_with(|| memmem::Finder::new(b"cpu_op"))
             .find(bytes)
             .is_some()
         {
             self.host_op(bytes);
+        }
+        if self
+            .python_finder
+            .get_or_insert_with(|| memmem::Finder::new(b"python_function"))
+            .find(bytes)
+            .is_some()
+        {
+            self.python_span(bytes);
+            return;
         }
         if self
             .flow_finder
@@ -465,6 +573,151 @@ impl Sink {
         self.host.push(start, end, thread, name, stack, seq);
     }
 
+    /// A `python_function` span: one frame of the Python stack, on its thread.
+    fn python_span(&mut self, bytes: &[u8]) {
+        let Ok(ev) = serde_json::from_slice::<OpEvent<'_>>(bytes) else {
+            self.unreadable += 1;
+            return;
+        };
+        if ev.cat != "python_function" || ev.ph != "X" {
+            return;
+        }
+        let start = ev.ts.and_then(|v| raw_scaled(v, 1000));
+        let dur = ev.dur.and_then(|v| raw_scaled(v, 1000));
+        let (Some(start), Some(dur)) = (start, dur) else {
+            self.unreadable += 1;
+            return;
+        };
+        let Some(end) = start.checked_add(dur).filter(|_| dur >= 0) else {
+            self.unreadable += 1;
+            return;
+        };
+        let thread = self.thread(ev.pid, ev.tid);
+        let frame = self.host.frames.intern(&ev.name);
+        self.python.push((thread, start, end, frame));
+    }
+
+    /// The stacks of the ops without a `Call stack` of their own, from the `python_function`
+    /// spans of their thread that enclose their start (PyTorch traces write the Python stack
+    /// this way): innermost first, as a `Call stack` lists them. An op that runs in a backward
+    /// node the profiler linked to its forward op gets none: on the CPU the autograd engine
+    /// runs on the caller's thread, whose Python stack is only `loss.backward()`; the forward
+    /// op's stack, which [`super::stacks`] gives it through the link, says which line built it.
+    fn stacks_from_python(&mut self) {
+        if self.python.is_empty() {
+            return;
+        }
+        // The linked backward nodes' spans, by thread then start.
+        let mut backward: Vec<(u64, i64, i64)> = self
+            .host
+            .links
+            .iter()
+            .filter_map(|&(b, _)| {
+                let b = b as usize;
+                Some((
+                    *self.host.thread.get(b)?,
+                    *self.host.start_ns.get(b)?,
+                    *self.host.end_ns.get(b)?,
+                ))
+            })
+            .collect();
+        backward.sort_unstable();
+        let in_backward = |t: u64, at: i64| {
+            let upto = backward.partition_point(|&(bt, bs, _)| (bt, bs) <= (t, at));
+            backward[..upto]
+                .iter()
+                .rev()
+                .take_while(|&&(bt, _, _)| bt == t)
+                .any(|&(_, _, be)| be >= at)
+        };
+        // Spans by thread, then start, the longer first (a span comes after its parent).
+        self.python
+            .sort_unstable_by_key(|&(t, s, e, _)| (t, s, std::cmp::Reverse(e)));
+        let mut ops: Vec<usize> = (0..self.host.len())
+            .filter(|&i| self.host.stack[i] == NO_STACK)
+            .collect();
+        ops.sort_unstable_by_key(|&i| (self.host.thread[i], self.host.start_ns[i]));
+        let mut ids: FxHashMap<Vec<u32>, u32> = FxHashMap::default();
+        let mut open: Vec<(i64, u32)> = Vec::new();
+        let (mut k, mut thread) = (0usize, None);
+        for i in ops {
+            let (t, at) = (self.host.thread[i], self.host.start_ns[i]);
+            if in_backward(t, at) {
+                continue;
+            }
+            if thread != Some(t) {
+                thread = Some(t);
+                open.clear();
+                k = self.python.partition_point(|p| p.0 < t);
+            }
+            while k < self.python.len() && self.python[k].0 == t && self.python[k].1 <= at {
+                let (_, s, e, f) = self.python[k];
+                while open.last().is_some_and(|&(end, _)| end < s) {
+                    open.pop();
+                }
+                open.push((e, f));
+                k += 1;
+            }
+            while open.last().is_some_and(|&(end, _)| end < at) {
+                open.pop();
+            }
+            // Spans ended before `at` but under one still open stay until it closes: skip them.
+            let frames: Vec<u32> = open
+                .iter()
+                .rev()
+                .filter(|&&(end, _)| end >= at)
+                .map(|&(_, f)| f)
+                .collect();
+            if frames.is_empty() {
+                continue;
+            }
+            let next = self.host.stacks.len() as u32;
+            let id = *ids.entry(frames).or_insert_with_key(|frames| {
+                self.host.stacks.push(frames.clone().into_boxed_slice());
+                next
+            });
+            self.host.stack[i] = id;
+        }
+    }
+
+    /// A `[memory]` instant event: an allocation (`Bytes` > 0) or a free (< 0) on a device.
+    fn memory_event(&mut self, bytes: &[u8]) {
+        let Ok(ev) = serde_json::from_slice::<MemEvent<'_>>(bytes) else {
+            self.unreadable += 1;
+            return;
+        };
+        if ev.name != "[memory]" {
+            return; // the word was elsewhere (an argument): not a memory event
+        }
+        let Some(args) = &ev.args else {
+            self.unreadable += 1;
+            return;
+        };
+        let total = |v: Option<&RawValue>| v.and_then(|v| raw_scaled(v, 1)).unwrap_or(NULL);
+        let ns = ev.ts.and_then(|v| raw_scaled(v, 1000));
+        let size = args.bytes.and_then(|v| raw_scaled(v, 1));
+        let addr = args.addr.and_then(raw_addr);
+        // A block beyond 2⁵⁶ bytes (64 PiB) is no block: a hostile or broken number.
+        let size = size.filter(|b| b.unsigned_abs() < 1 << 56);
+        let (Some(ns), Some(size), Some(addr)) = (ns, size, addr) else {
+            self.unreadable += 1;
+            return;
+        };
+        let device_type = args.device_type.and_then(|v| raw_scaled(v, 1)).unwrap_or(0);
+        let device_id = args.device_id.and_then(|v| raw_scaled(v, 1)).unwrap_or(-1);
+        let thread = self.thread(ev.pid, ev.tid);
+        self.memory.push(MemoryEvent {
+            ns,
+            thread,
+            device_type,
+            device_id,
+            addr,
+            bytes: size,
+            total_allocated: total(args.total_allocated),
+            total_reserved: total(args.total_reserved),
+        });
+    }
+
     /// The number of the thread `pid`/`tid` (raw JSON), numbered as first seen.
     fn thread(&mut self, pid: Option<&RawValue>, tid: Option<&RawValue>) -> u64 {
         self.key.clear();
@@ -528,6 +781,7 @@ impl Sink {
     /// Device memory = HBM + the DDR sample held at the same time (0 when there is none).
     fn finish(mut self) -> TraceExtract {
         self.host.link_flows(&self.flows);
+        self.stacks_from_python();
         self.hbm.sort_by_key(|p| p.0);
         self.ddr.sort_by_key(|p| p.0);
         let mut device = DeviceMemory::default();
@@ -541,6 +795,7 @@ impl Sink {
             steps: self.steps,
             device,
             host: self.host,
+            memory: self.memory,
             events: 0,
             unreadable: self.unreadable,
         }

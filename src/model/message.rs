@@ -178,6 +178,44 @@ pub enum Message {
         /// Why (names the file).
         cause: String,
     },
+    /// A Chrome trace (a PyTorch profiler trace) without `[memory]` events.
+    TraceWithoutMemory {
+        /// The file.
+        path: String,
+    },
+    /// A PyTorch profiler trace that could not be read.
+    PyTorchTraceUnreadable {
+        /// Why (names the file).
+        cause: String,
+    },
+    /// An msMemScope dump that could not be read.
+    MemScopeUnreadable {
+        /// Why (names the file).
+        cause: String,
+    },
+    /// An msMemScope dump without MALLOC or FREE events.
+    MemScopeWithoutMemory {
+        /// The file.
+        path: String,
+    },
+    /// `[memory]`, op or step events of a PyTorch trace that could not be read.
+    TraceEventsUnreadable {
+        /// The file.
+        path: String,
+        /// How many.
+        count: u64,
+    },
+    /// Frees of blocks allocated before profiling began: rows with a negative size.
+    FreesWithoutAllocation {
+        /// How many.
+        count: u64,
+    },
+    /// Allocations at an address still held: the earlier block's free was not recorded, so it
+    /// is shown as never freed.
+    AllocationsOverHeldAddress {
+        /// How many.
+        count: u64,
+    },
     /// A rank of the overview that could not be loaded.
     NotLoaded {
         /// Why.
@@ -310,6 +348,45 @@ impl fmt::Display for Message {
                 write!(f, "{path}: {count} {rows} skipped while reading steps")
             }
             Message::KernelUnreadable { cause } => write!(f, "{cause}; steps not read from it"),
+            Message::TraceWithoutMemory { path } => write!(
+                f,
+                "{path}: a profiler trace without [memory] events (profile with \
+                 profile_memory=True); no memory data in it"
+            ),
+            Message::PyTorchTraceUnreadable { cause } => {
+                write!(f, "{cause}; the PyTorch trace was not read")
+            }
+            Message::MemScopeUnreadable { cause } => {
+                write!(f, "{cause}; the msMemScope dump was not read")
+            }
+            Message::MemScopeWithoutMemory { path } => write!(
+                f,
+                "{path}: an msMemScope dump without MALLOC or FREE events; no memory data in it"
+            ),
+            Message::TraceEventsUnreadable { path, count } => {
+                let events = if *count == 1 { "event" } else { "events" };
+                write!(f, "{path}: {count} {events} could not be read; skipped")
+            }
+            Message::FreesWithoutAllocation { count } => {
+                let frees = if *count == 1 { "free" } else { "frees" };
+                write!(
+                    f,
+                    "{count} {frees} of blocks allocated before profiling began (rows with a \
+                     negative size)"
+                )
+            }
+            Message::AllocationsOverHeldAddress { count } => {
+                let allocations = if *count == 1 {
+                    "allocation"
+                } else {
+                    "allocations"
+                };
+                write!(
+                    f,
+                    "{count} {allocations} at an address still held: the earlier block's free \
+                     was not recorded, it is shown as never freed"
+                )
+            }
             Message::NotLoaded { cause } => write!(f, "not loaded: {cause}"),
             Message::MissingColumns {
                 path,

@@ -19,7 +19,8 @@ pub use component::Component;
 pub use interner::{Interner, NameId};
 pub use message::{Message, SkipReason};
 pub use rank::{
-    DataSource, DbSnapshot, Format, RankData, RankInfo, SourceChoice, USING_CSV_NOTE, USING_DB_NOTE,
+    DataSource, DbSnapshot, Format, RankData, RankInfo, SourceChoice, USING_CSV_NOTE,
+    USING_DB_NOTE, device_label,
 };
 pub use report::LoadReport;
 pub use stacks::{CallStacks, Flow, HostOps, NONE as NO_STACK, StackSource, is_library_frame};

@@ -30,6 +30,18 @@ impl Format {
     }
 }
 
+/// A device as people read it: an Ascend export's device number as `NPU:4` (and PyTorch's
+/// `npu:4` the same way), an importer's own device name (`cpu`, `cuda:0`) as it is.
+pub fn device_label(device: &str) -> String {
+    if !device.is_empty() && device.bytes().all(|b| b.is_ascii_digit()) {
+        format!("NPU:{device}")
+    } else if let Some(n) = device.strip_prefix("npu:") {
+        format!("NPU:{n}")
+    } else {
+        device.to_string()
+    }
+}
+
 /// Where a rank's rows come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DataSource {
@@ -211,7 +223,7 @@ impl RankInfo {
     pub fn label(&self) -> String {
         let mut s = format!("rank {}", self.rank);
         if let Some(d) = &self.device {
-            s.push_str(&format!(" · NPU:{d}"));
+            s.push_str(&format!(" · {}", device_label(d)));
         }
         if let Some(h) = &self.host {
             s.push_str(&format!(" · {h}"));

@@ -15,14 +15,20 @@ pub enum StackSource {
     Db,
     /// `cpu_op` events of `trace_view.json` (their `args["Call stack"]`).
     TraceView,
+    /// `cpu_op` events of a PyTorch profiler trace.
+    PyTorchTrace,
+    /// An msMemScope dump: its `ATEN_START`/`ATEN_END` op spans and `Call Stack(Python)`.
+    MemScope,
 }
 
 impl StackSource {
-    /// The name used in JSON output (`"db"`, `"trace_view"`).
+    /// The name used in JSON output (`"db"`, `"trace_view"`, `"pytorch_trace"`, `"msmemscope"`).
     pub fn as_str(self) -> &'static str {
         match self {
             StackSource::Db => "db",
             StackSource::TraceView => "trace_view",
+            StackSource::PyTorchTrace => "pytorch_trace",
+            StackSource::MemScope => "msmemscope",
         }
     }
 }

@@ -10,15 +10,18 @@ pub enum StepSource {
     TraceView,
     /// The `Step Id` column of `kernel_details.csv` (the kernels' extent per step).
     KernelDetails,
+    /// `ProfilerStep#N` spans of a PyTorch profiler trace.
+    PyTorchTrace,
 }
 
 impl StepSource {
-    /// The name used in `steps --json` (`"db"`, `"trace_view"`, `"kernel_details"`).
+    /// The name used in `steps --json` (`"db"`, `"trace_view"`, `"kernel_details"`, `"pytorch_trace"`).
     pub fn as_str(self) -> &'static str {
         match self {
             StepSource::Db => "db",
             StepSource::TraceView => "trace_view",
             StepSource::KernelDetails => "kernel_details",
+            StepSource::PyTorchTrace => "pytorch_trace",
         }
     }
 }

@@ -1343,6 +1343,27 @@ pub static ZH: Tr = Tr {
             format!("{path}：读取迭代时跳过了 {count} 行")
         }
         Message::KernelUnreadable { cause } => format!("{}；未从中读取迭代", zh_cause(cause)),
+        Message::TraceWithoutMemory { path } => format!(
+            "{path}：性能跟踪文件中没有 [memory] 事件（采集时请设置 profile_memory=True）；其中没有内存数据"
+        ),
+        Message::PyTorchTraceUnreadable { cause } => {
+            format!("{}；未读取该 PyTorch 跟踪文件", zh_cause(cause))
+        }
+        Message::MemScopeUnreadable { cause } => {
+            format!("{}；未读取该 msMemScope 数据文件", zh_cause(cause))
+        }
+        Message::MemScopeWithoutMemory { path } => {
+            format!("{path}：msMemScope 数据文件中没有 MALLOC 或 FREE 事件；其中没有内存数据")
+        }
+        Message::TraceEventsUnreadable { path, count } => {
+            format!("{path}：有 {count} 个事件无法读取；已跳过")
+        }
+        Message::FreesWithoutAllocation { count } => {
+            format!("有 {count} 次释放的内存块在采集开始前已分配（这些行的大小为负数）")
+        }
+        Message::AllocationsOverHeldAddress { count } => format!(
+            "有 {count} 次分配发生在仍被占用的地址上：之前内存块的释放未被记录，显示为从未释放"
+        ),
         Message::NotLoaded { cause } => format!("未加载：{}", zh_cause(cause)),
         Message::MissingColumns {
             path,

@@ -381,10 +381,22 @@ pub struct Op {
     pub seq: i64,
 }
 
-/// Every event of a Chrome trace (a top-level array or `traceEvents`), parsed whole.
+/// Every event of a Chrome trace (a top-level array or `traceEvents`), parsed whole; a file
+/// whose name ends in `.gz` is gunzipped first.
 pub fn trace_events(trace: &Path) -> Vec<serde_json::Value> {
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(trace).unwrap()).unwrap();
+    use std::io::Read;
+    let mut text = String::new();
+    let f = std::fs::File::open(trace).unwrap();
+    if trace.extension().is_some_and(|e| e == "gz") {
+        flate2::read::GzDecoder::new(f)
+            .read_to_string(&mut text)
+            .unwrap();
+    } else {
+        std::io::BufReader::new(f)
+            .read_to_string(&mut text)
+            .unwrap();
+    }
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     v.as_array()
         .cloned()
         .or_else(|| v["traceEvents"].as_array().cloned())

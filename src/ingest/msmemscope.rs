@@ -1,0 +1,809 @@
+//! msMemScope dumps (`memscope_dump_{timestamp}.csv`, Ascend's memory-analysis tool, written
+//! under `msmemscope_{PID}_{timestamp}_ascend/device_{id}/dump/`): a rank per (process, device).
+//!
+//! - **Rows** are events (`ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device
+//!   Id,Ptr,Attr,Call Stack(Python),Call Stack(C)`), not in time order (frees are written before
+//!   later mallocs) and from several processes; they are read whole, then sorted by time (file
+//!   order on ties). Older dumps write µs in the `(ns)` column: a file whose every timestamp is
+//!   below 10¹⁷ (1973 in ns) is read as µs.
+//! - **Blocks**: `MALLOC` and `FREE` paired per process by `allocation_id` (same id, same
+//!   block), else by pool and address in time order. A `FREE` whose `Device Id` is `N/A` (HAL
+//!   frees of older dumps) belongs to its block's device. The framework's pools (`PTA`,
+//!   `MindSpore`, `ATB`, `PTA_WORKSPACE`) are the blocks of a device, like operator_memory; the
+//!   driver's (`HAL`) are the segments those pools sit in, shown as the **APP** curve (the
+//!   process's device memory) unless `process_used` gives it. A device with driver or host
+//!   events only (`Device Id` `host`, `HOST`, `HOST_PINNED`: host memory, the `cpu` device) has
+//!   those as its blocks.
+//! - **Curves**: Operator Allocated / Reserved from the pool's `used` / `total` after each
+//!   event (summed over pools), else the running sum of its live blocks; APP from
+//!   `process_used`; Device from `device_used` (the whole card).
+//! - **Names and stacks**: a block is named by the innermost `ATEN_START`/`ATEN_END` (or
+//!   `ATB_*`) op on its own thread at its allocation ([`super::stacks`]); its Python stack is
+//!   its `MALLOC` row's `Call Stack(Python)` (frames on lines or `;`-separated, innermost first).
+//! - `Attr` comes in two dialects, `{allocation_id:4,addr:0x…,size:16}` and JSON
+//!   `{"allocation_id":"4",…}`; `Ptr` and `addr` are decimal or `0x…` hex.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
+
+use super::chunks::LoadControl;
+use super::error::{LoadError, NoDataReason};
+use super::importer::Importer;
+use crate::model::{
+    CallStacks, Component, DataSource, Format, HostOps, Interner, MemoryRecords, Message, NO_STACK,
+    NULL, OP_I64_COLUMNS, RankData, RankInfo, StackSource,
+};
+
+/// The importer's name (the `source` of its ranks).
+pub const NAME: &str = "msmemscope";
+
+/// The columns a dump starts with.
+const HEADER_START: &[u8] = b"ID,Event,Event Type,Name,Timestamp";
+
+/// Timestamps below this are µs, not ns (10¹⁷ ns is 1973; 10¹⁷ µs is beyond year 5000).
+const US_BELOW: i64 = 100_000_000_000_000_000;
+
+/// A block beyond 2⁵⁶ bytes (64 PiB) is no block: a hostile or broken number.
+const MAX_SIZE: i64 = 1 << 56;
+
+/// msMemScope dumps.
+pub struct MemScopeDumps;
+
+/// The one instance, listed in [`super::importer::IMPORTERS`].
+pub static MEMSCOPE_DUMPS: MemScopeDumps = MemScopeDumps;
+
+/// What an event is (the `Event` column), as far as memsight reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Malloc,
+    Free,
+    OpStart,
+    OpEnd,
+}
+
+/// One event memsight keeps.
+#[derive(Debug, Clone)]
+struct Event {
+    kind: Kind,
+    /// The pool (`Event Type`) of a MALLOC/FREE, the op's name of an op event.
+    what: u32,
+    /// Time as written (scaled to ns once the whole file is read).
+    ts: i64,
+    /// File order.
+    order: u32,
+    pid: i64,
+    tid: i64,
+    /// `Device Id`: a number, `host`, or `None` for `N/A`.
+    device: Option<u32>,
+    ptr: Option<u64>,
+    attr: Attr,
+    /// `Call Stack(Python)`, into `Dump::texts` (0 when empty).
+    python: u32,
+}
+
+/// The keys of `Attr` memsight reads.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Attr {
+    /// `allocation_id`: the same id is the same block.
+    pub allocation_id: Option<i64>,
+    /// `addr`.
+    pub addr: Option<u64>,
+    /// `size` (negative on a free in older dumps).
+    pub size: Option<i64>,
+    /// `owner`: msMemScope's classification, `A@B@C`.
+    pub owner: Option<String>,
+    /// `total`: the pool's reserved bytes after the event.
+    pub total: Option<i64>,
+    /// `used`: the pool's allocated bytes after the event.
+    pub used: Option<i64>,
+    /// `process_used`: the process's device memory (npu-smi's figure).
+    pub process_used: Option<i64>,
+    /// `device_used`: the whole card's memory in use.
+    pub device_used: Option<i64>,
+    /// `inefficient`: `early_allocation`, `late_deallocation`, `temporary_idleness`.
+    pub inefficient: Option<String>,
+}
+
+/// A number as msMemScope writes it: decimal (maybe negative) or `0x` hex, maybe quoted.
+fn number(text: &str) -> Option<i64> {
+    let t = text.trim().trim_matches('"').trim();
+    match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16)
+            .ok()
+            .and_then(|v| i64::try_from(v).ok()),
+        None => t.parse::<i64>().ok(),
+    }
+}
+
+/// An address: decimal or `0x` hex, up to u64.
+fn address(text: &str) -> Option<u64> {
+    let t = text.trim().trim_matches('"').trim();
+    match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => t.parse::<u64>().ok(),
+    }
+}
+
+/// Parses an `Attr` cell of either dialect; what cannot be read is left out (a cell with
+/// unbalanced braces or quotes gives what it can, never an error).
+pub fn parse_attr(cell: &str) -> Attr {
+    let mut attr = Attr::default();
+    let body = cell.trim();
+    let body = body.strip_prefix('{').unwrap_or(body);
+    let body = body.strip_suffix('}').unwrap_or(body);
+    // Split on commas outside quotes.
+    let mut parts = Vec::new();
+    let (mut start, mut quoted) = (0, false);
+    for (i, c) in body.char_indices() {
+        match c {
+            '"' => quoted = !quoted,
+            ',' if !quoted => {
+                parts.push(&body[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&body[start..]);
+    for part in parts {
+        let Some((key, value)) = part.split_once(':') else {
+            continue;
+        };
+        let key = key.trim().trim_matches('"');
+        let text = value.trim().trim_matches('"');
+        let owned = || (!text.is_empty()).then(|| text.to_string());
+        match key {
+            "allocation_id" => attr.allocation_id = number(text),
+            "addr" => attr.addr = address(text),
+            "size" => attr.size = number(text).filter(|s| s.unsigned_abs() < MAX_SIZE as u64),
+            "owner" => attr.owner = owned(),
+            "total" => attr.total = number(text),
+            "used" => attr.used = number(text),
+            "process_used" => attr.process_used = number(text),
+            "device_used" => attr.device_used = number(text),
+            "inefficient" => attr.inefficient = owned(),
+            _ => {}
+        }
+    }
+    attr
+}
+
+/// A dump read whole.
+#[derive(Debug, Default)]
+struct Dump {
+    events: Vec<Event>,
+    /// Pools, op names and stack texts.
+    texts: Interner,
+    /// Devices: index → `Device Id` text (`0`, `host`).
+    devices: Vec<String>,
+    /// Rows that could not be read.
+    unreadable: u64,
+}
+
+/// The column indices of a dump's header.
+struct Columns {
+    event: usize,
+    event_type: usize,
+    name: usize,
+    ts: usize,
+    pid: usize,
+    tid: usize,
+    device: usize,
+    ptr: usize,
+    attr: usize,
+    python: Option<usize>,
+}
+
+impl Columns {
+    fn of(header: &csv::StringRecord) -> Option<Columns> {
+        let find = |want: &str| {
+            header.iter().position(|h| {
+                h.trim_start_matches('\u{feff}')
+                    .trim()
+                    .eq_ignore_ascii_case(want)
+            })
+        };
+        let find_prefix = |want: &str| {
+            header.iter().position(|h| {
+                h.trim_start_matches('\u{feff}')
+                    .trim()
+                    .to_ascii_lowercase()
+                    .starts_with(want)
+            })
+        };
+        Some(Columns {
+            event: find("Event")?,
+            event_type: find("Event Type")?,
+            name: find("Name")?,
+            ts: find_prefix("timestamp")?,
+            pid: find("Process Id")?,
+            tid: find("Thread Id")?,
+            device: find("Device Id")?,
+            ptr: find("Ptr")?,
+            attr: find("Attr")?,
+            python: find("Call Stack(Python)"),
+        })
+    }
+}
+
+/// Reads a dump (CSV) whole; `name` is for messages.
+fn read_dump(file: impl Read, control: &LoadControl, name: &str) -> Result<Dump, String> {
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(true)
+        .has_headers(true)
+        .from_reader(file);
+    let header = reader
+        .headers()
+        .map_err(|e| format!("{name}: {e}"))?
+        .clone();
+    let cols = Columns::of(&header)
+        .ok_or_else(|| format!("{name}: not an msMemScope dump (its header lacks columns)"))?;
+    let mut dump = Dump::default();
+    dump.texts.intern("");
+    let mut device_ids: FxHashMap<String, u32> = FxHashMap::default();
+    let mut record = csv::StringRecord::new();
+    let mut order = 0u32;
+    loop {
+        match reader.read_record(&mut record) {
+            Ok(false) => break,
+            Ok(true) => {}
+            Err(e) if e.is_io_error() => return Err(format!("{name}: {e}")),
+            Err(_) => {
+                dump.unreadable += 1;
+                continue;
+            }
+        }
+        order = order.wrapping_add(1);
+        if order.is_multiple_of(65_536) && control.is_cancelled() {
+            return Err("cancelled".into());
+        }
+        let cell = |i: usize| record.get(i).unwrap_or("").trim();
+        let kind = match (cell(cols.event), cell(cols.event_type)) {
+            ("MALLOC", _) => Kind::Malloc,
+            ("FREE", _) => Kind::Free,
+            ("OP_LAUNCH", t) if t.ends_with("_START") => Kind::OpStart,
+            ("OP_LAUNCH", t) if t.ends_with("_END") => Kind::OpEnd,
+            _ => continue,
+        };
+        let (Some(ts), Some(pid), Some(tid)) = (
+            number(cell(cols.ts)),
+            number(cell(cols.pid)),
+            number(cell(cols.tid)),
+        ) else {
+            dump.unreadable += 1;
+            continue;
+        };
+        let device = match cell(cols.device) {
+            "" | "N/A" => None,
+            d => {
+                let next = dump.devices.len() as u32;
+                Some(*device_ids.entry(d.to_string()).or_insert_with(|| {
+                    dump.devices.push(d.to_string());
+                    next
+                }))
+            }
+        };
+        let (what, attr) = match kind {
+            Kind::Malloc | Kind::Free => {
+                let attr = parse_attr(cell(cols.attr));
+                if attr.size.is_none() {
+                    dump.unreadable += 1;
+                    continue;
+                }
+                (dump.texts.intern(cell(cols.event_type)), attr)
+            }
+            Kind::OpStart | Kind::OpEnd => (dump.texts.intern(cell(cols.name)), Attr::default()),
+        };
+        let python = cols.python.map_or(0, |c| dump.texts.intern(cell(c)));
+        dump.events.push(Event {
+            kind,
+            what,
+            ts,
+            order,
+            pid,
+            tid,
+            device,
+            ptr: address(cell(cols.ptr)),
+            attr,
+            python,
+        });
+    }
+    // µs-scale timestamps (older dumps) to ns.
+    if dump.events.iter().all(|e| e.ts < US_BELOW) {
+        for e in &mut dump.events {
+            e.ts = e.ts.saturating_mul(1000);
+        }
+    }
+    dump.events.sort_by_key(|e| (e.ts, e.order));
+    Ok(dump)
+}
+
+/// A block: its MALLOC (or only its FREE) and its FREE, as event indices.
+#[derive(Debug, Clone, Copy)]
+struct Block {
+    malloc: Option<usize>,
+    free: Option<usize>,
+    /// The device (the MALLOC's, else the FREE's).
+    device: Option<u32>,
+}
+
+/// How a block is told apart from the others of its process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum BlockKey {
+    /// `allocation_id`.
+    Id(i64, i64),
+    /// Pool and address.
+    Addr(i64, u32, u64),
+}
+
+/// Pairs the dump's MALLOC and FREE events into blocks, in time order; returns the blocks and
+/// how many MALLOCs landed on a key still held (the earlier block stays never freed).
+fn pair(dump: &Dump) -> (Vec<Block>, u64) {
+    let mut open: FxHashMap<BlockKey, usize> = FxHashMap::default();
+    let mut blocks = Vec::new();
+    let mut over_held = 0;
+    for (i, e) in dump.events.iter().enumerate() {
+        let key = match (e.attr.allocation_id, e.attr.addr.or(e.ptr)) {
+            (Some(id), _) => BlockKey::Id(e.pid, id),
+            (None, Some(addr)) => BlockKey::Addr(e.pid, e.what, addr),
+            (None, None) => continue,
+        };
+        match e.kind {
+            Kind::Malloc => {
+                if open.insert(key, blocks.len()).is_some() {
+                    over_held += 1;
+                }
+                blocks.push(Block {
+                    malloc: Some(i),
+                    free: None,
+                    device: e.device,
+                });
+            }
+            Kind::Free => match open.remove(&key) {
+                Some(b) => blocks[b].free = Some(i),
+                None => blocks.push(Block {
+                    malloc: None,
+                    free: Some(i),
+                    device: e.device,
+                }),
+            },
+            Kind::OpStart | Kind::OpEnd => {}
+        }
+    }
+    (blocks, over_held)
+}
+
+/// The framework's pools: their blocks are a device's blocks.
+fn is_framework_pool(pool: &str) -> bool {
+    matches!(pool, "PTA" | "MindSpore" | "ATB" | "PTA_WORKSPACE")
+}
+
+/// A host pool (`HOST`, `HOST_PINNED`): host memory whatever `Device Id` says.
+fn is_host_pool(pool: &str) -> bool {
+    pool.starts_with("HOST")
+}
+
+/// The device name of a rank: `npu:0` for a number, `cpu` for host memory.
+fn device_name(dump: &Dump, device: Option<u32>, pool: &str) -> Option<String> {
+    if is_host_pool(pool) {
+        return Some("cpu".into());
+    }
+    let d = dump.devices.get(device? as usize)?;
+    Some(if d.eq_ignore_ascii_case("host") {
+        "cpu".into()
+    } else if d.bytes().all(|b| b.is_ascii_digit()) {
+        format!("npu:{d}")
+    } else {
+        d.clone()
+    })
+}
+
+/// The (process, device name) of every block.
+fn block_parts(dump: &Dump, blocks: &[Block]) -> Vec<Option<(i64, String)>> {
+    blocks
+        .iter()
+        .map(|b| {
+            let e = &dump.events[b.malloc.or(b.free)?];
+            let pool = dump.texts.get(e.what);
+            Some((e.pid, device_name(dump, b.device, pool)?))
+        })
+        .collect()
+}
+
+fn open(path: &Path) -> Result<std::fs::File, String> {
+    super::safe_fs::open_regular(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+impl Importer for MemScopeDumps {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn wants(&self, file_name: &str) -> bool {
+        let l = file_name.to_ascii_lowercase();
+        l.ends_with(".csv")
+    }
+
+    fn recognises(&self, _path: &Path, head: &[u8]) -> bool {
+        let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
+        head.starts_with(HEADER_START)
+    }
+
+    fn ranks(&self, path: &Path, notes: &mut Vec<Message>) -> Vec<RankInfo> {
+        let shown = path.display().to_string();
+        let dump = match open(path).and_then(|f| read_dump(f, &LoadControl::default(), &shown)) {
+            Ok(d) => d,
+            Err(cause) => {
+                notes.push(Message::MemScopeUnreadable { cause });
+                return Vec::new();
+            }
+        };
+        let (blocks, _) = pair(&dump);
+        let mut parts: Vec<(i64, String)> =
+            block_parts(&dump, &blocks).into_iter().flatten().collect();
+        parts.sort_unstable();
+        parts.dedup();
+        if parts.is_empty() {
+            notes.push(Message::MemScopeWithoutMemory { path: shown });
+            return Vec::new();
+        }
+        let processes = {
+            let mut p: Vec<i64> = parts.iter().map(|p| p.0).collect();
+            p.dedup();
+            p.len()
+        };
+        let dir = path.parent().map_or_else(PathBuf::new, Path::to_path_buf);
+        parts
+            .into_iter()
+            .map(|(pid, dev)| {
+                let id = dev.strip_prefix("npu:").unwrap_or(&dev).to_string();
+                RankInfo {
+                    rank: if processes == 1 {
+                        id.clone()
+                    } else {
+                        format!("{id} pid {pid}")
+                    },
+                    // A card's number, as the Ascend exports give it (shown `NPU:0`), or `cpu`.
+                    device: Some(id.clone()),
+                    host: None,
+                    format: Format::Imported(NAME),
+                    dir: dir.clone(),
+                    source: DataSource::Imported {
+                        importer: NAME,
+                        path: path.to_path_buf(),
+                        part: format!("{pid}/{dev}"),
+                    },
+                    notes: Vec::new(),
+                }
+            })
+            .collect()
+    }
+
+    fn load(&self, info: &RankInfo, control: &LoadControl) -> Result<RankData, LoadError> {
+        let no_data = |cause: String| LoadError::NoData {
+            rank: info.rank.clone(),
+            reason: NoDataReason::Other(cause),
+        };
+        let DataSource::Imported { path, part, .. } = &info.source else {
+            return Err(no_data("not an msMemScope rank".into()));
+        };
+        let (pid, dev) = part
+            .split_once('/')
+            .and_then(|(p, d)| Some((p.parse::<i64>().ok()?, d.to_string())))
+            .ok_or_else(|| no_data(format!("not an msMemScope rank: {part}")))?;
+        let shown = path.display().to_string();
+        let dump = match open(path).and_then(|f| read_dump(f, control, &shown)) {
+            Ok(d) => d,
+            Err(_) if control.is_cancelled() => return Err(LoadError::Cancelled),
+            Err(cause) => return Err(no_data(cause)),
+        };
+        let data = build_rank(info, &dump, pid, &dev, &shown);
+        if data.records.is_empty() && data.operators.is_empty() {
+            return Err(LoadError::NoData {
+                rank: info.rank.clone(),
+                reason: NoDataReason::NoRows,
+            });
+        }
+        Ok(data)
+    }
+}
+
+/// Running (used, total) of one pool: from the events' attributes where they have them, else
+/// the sum of its live blocks.
+#[derive(Default, Clone, Copy)]
+struct PoolState {
+    used: Option<i64>,
+    total: Option<i64>,
+    live: i64,
+}
+
+/// The rank of process `pid`, device `dev`.
+fn build_rank(info: &RankInfo, dump: &Dump, pid: i64, dev: &str, shown: &str) -> RankData {
+    let mut data = RankData::empty(info.clone());
+    if dump.unreadable > 0 {
+        data.report.warn(Message::TraceEventsUnreadable {
+            path: shown.to_string(),
+            count: dump.unreadable,
+        });
+    }
+    let (blocks, over_held) = pair(dump);
+    let parts = block_parts(dump, &blocks);
+    let mine: Vec<Block> = blocks
+        .iter()
+        .zip(&parts)
+        .filter(|(_, p)| p.as_ref().is_some_and(|(p, d)| *p == pid && d == dev))
+        .map(|(b, _)| *b)
+        .collect();
+    let pool_of = |b: &Block| {
+        let e = &dump.events[b.malloc.or(b.free).unwrap_or(0)];
+        dump.texts.get(e.what)
+    };
+    let framework = mine.iter().any(|b| is_framework_pool(pool_of(b)));
+    // The blocks shown: the framework's pools when the device has them, else everything.
+    let shown_block = |b: &Block| !framework || is_framework_pool(pool_of(b));
+
+    // Each event of this rank, in time order: (event, block, is this block shown).
+    let mut at: Vec<(usize, usize)> = Vec::new();
+    for (k, b) in mine.iter().enumerate() {
+        at.extend(b.malloc.map(|e| (e, k)));
+        at.extend(b.free.map(|e| (e, k)));
+    }
+    at.sort_unstable();
+
+    // Curves.
+    let no_stream = data.strings.intern("");
+    let mut records = MemoryRecords::default();
+    let mut pools: FxHashMap<u32, PoolState> = FxHashMap::default();
+    let mut driver_live = 0i64;
+    let has_process = at
+        .iter()
+        .any(|&(e, _)| dump.events[e].attr.process_used.is_some());
+    for &(e, k) in &at {
+        let ev = &dump.events[e];
+        let size = ev.attr.size.unwrap_or(0).abs();
+        let signed = if ev.kind == Kind::Malloc { size } else { -size };
+        if shown_block(&mine[k]) {
+            let st = pools.entry(ev.what).or_default();
+            st.live = st.live.saturating_add(signed);
+            if ev.attr.used.is_some() {
+                st.used = ev.attr.used;
+            }
+            if ev.attr.total.is_some() {
+                st.total = ev.attr.total;
+            }
+            let allocated = pools
+                .values()
+                .fold(0i64, |a, p| a.saturating_add(p.used.unwrap_or(p.live)));
+            let reserved = pools
+                .values()
+                .filter_map(|p| p.total)
+                .fold(None, |a: Option<i64>, t| {
+                    Some(a.unwrap_or(0).saturating_add(t))
+                });
+            records.push(
+                Component::PtaGe,
+                ev.ts,
+                allocated,
+                reserved.unwrap_or(NULL),
+                NULL,
+                no_stream,
+            );
+        } else {
+            driver_live = driver_live.saturating_add(signed);
+            if !has_process {
+                records.push(Component::App, ev.ts, NULL, driver_live, NULL, no_stream);
+            }
+        }
+        if let Some(p) = ev.attr.process_used {
+            records.push(Component::App, ev.ts, NULL, p, NULL, no_stream);
+        }
+        if let Some(d) = ev.attr.device_used {
+            data.device_memory.time_ns.push(ev.ts);
+            data.device_memory.bytes.push(d);
+        }
+    }
+    data.records = Arc::new(records);
+    data.memory_record_rows = data.records.len();
+
+    // Blocks, in allocation order (a free-only block at its free).
+    let mut rows: Vec<&Block> = mine.iter().filter(|b| shown_block(b)).collect();
+    rows.sort_by_key(|b| b.malloc.or(b.free));
+    let unnamed = data.strings.intern("");
+    let mut cells = [NULL; OP_I64_COLUMNS];
+    let (mut orphans, mut row_thread, mut row_python) = (0u64, Vec::new(), Vec::new());
+    let mut threads: FxHashMap<(i64, i64), u64> = FxHashMap::default();
+    let mut thread_of = |pid: i64, tid: i64| {
+        let next = threads.len() as u64;
+        *threads.entry((pid, tid)).or_insert(next)
+    };
+    for b in rows {
+        cells.fill(NULL);
+        let free = b.free.map(|f| &dump.events[f]);
+        match b.malloc.map(|m| &dump.events[m]) {
+            Some(m) => {
+                cells[0] = m.attr.size.unwrap_or(0).abs();
+                cells[1] = m.ts;
+                cells[6] = m.attr.used.unwrap_or(NULL);
+                cells[7] = m.attr.total.unwrap_or(NULL);
+                row_thread.push(thread_of(m.pid, m.tid));
+                row_python.push(m.python);
+            }
+            None => {
+                orphans += 1;
+                let f = free.map_or(0, |f| f.attr.size.unwrap_or(0).abs());
+                cells[0] = -f;
+                row_thread.push(free.map_or(u64::MAX, |f| thread_of(f.pid, f.tid)));
+                row_python.push(0);
+            }
+        }
+        if let Some(f) = free {
+            cells[2] = f.ts;
+            if cells[1] != NULL {
+                cells[4] = f.ts.saturating_sub(cells[1]);
+            }
+            cells[9] = f.attr.used.unwrap_or(NULL);
+            cells[10] = f.attr.total.unwrap_or(NULL);
+        }
+        data.operators.push_row(unnamed, unnamed, cells);
+    }
+    if orphans > 0 {
+        data.report
+            .warn(Message::FreesWithoutAllocation { count: orphans });
+    }
+    if over_held > 0 {
+        data.report
+            .warn(Message::AllocationsOverHeldAddress { count: over_held });
+    }
+
+    // Op spans of this process, per thread, start and end matched last-in first-out by name.
+    let mut host = HostOps::default();
+    let mut open_ops: FxHashMap<u64, Vec<(u32, i64)>> = FxHashMap::default();
+    for e in dump.events.iter().filter(|e| e.pid == pid) {
+        let thread = thread_of(e.pid, e.tid);
+        match e.kind {
+            Kind::OpStart => open_ops.entry(thread).or_default().push((e.what, e.ts)),
+            Kind::OpEnd => {
+                let stack = open_ops.entry(thread).or_default();
+                if let Some(k) = stack.iter().rposition(|&(w, _)| w == e.what) {
+                    let (w, start) = stack.remove(k);
+                    let name = host.names.intern(dump.texts.get(w));
+                    host.push(start, e.ts.max(start), thread, name, NO_STACK, -1);
+                }
+            }
+            _ => {}
+        }
+    }
+    let stacks = if host.is_empty() {
+        None
+    } else {
+        let stacks = super::stacks::attribute_on_threads(
+            host,
+            &data.operators.alloc_time,
+            &row_thread,
+            StackSource::MemScope,
+        );
+        for (r, &op) in stacks.row_op.iter().enumerate() {
+            if op != NO_STACK {
+                data.operators.name[r] = data.strings.intern(stacks.op_names.get(op));
+            }
+        }
+        Some(stacks)
+    };
+    data.stacks = with_python_stacks(stacks, dump, &row_python, data.operators.len());
+    data
+}
+
+/// The rows' own Python stacks (their MALLOC's `Call Stack(Python)`), over what the ops gave.
+fn with_python_stacks(
+    stacks: Option<CallStacks>,
+    dump: &Dump,
+    row_python: &[u32],
+    rows: usize,
+) -> Option<CallStacks> {
+    if row_python.iter().all(|&t| dump.texts.get(t).is_empty()) {
+        return stacks;
+    }
+    let mut s = stacks.unwrap_or_else(|| CallStacks {
+        source: StackSource::MemScope,
+        frames: Interner::new(),
+        stacks: Vec::new(),
+        op_names: Interner::new(),
+        op_calls: Vec::new(),
+        row_op: vec![NO_STACK; rows],
+        row_stack: vec![NO_STACK; rows],
+        unattributed: rows,
+        without_stack: 0,
+        host_ops: 0,
+    });
+    let mut ids: FxHashMap<u32, u32> = FxHashMap::default();
+    for (r, &t) in row_python.iter().enumerate() {
+        let text = dump.texts.get(t);
+        if text.is_empty() {
+            continue;
+        }
+        let id = match ids.get(&t) {
+            Some(&id) => id,
+            None => {
+                let frames: Box<[u32]> = text
+                    .split(['\n', ';'])
+                    .map(str::trim)
+                    .filter(|f| !f.is_empty())
+                    .map(|f| s.frames.intern(f))
+                    .collect();
+                s.stacks.push(frames);
+                let id = (s.stacks.len() - 1) as u32;
+                ids.insert(t, id);
+                id
+            }
+        };
+        if let Some(slot) = s.row_stack.get_mut(r) {
+            *slot = id;
+        }
+    }
+    s.without_stack = s
+        .row_op
+        .iter()
+        .zip(&s.row_stack)
+        .filter(|&(&o, &st)| o != NO_STACK && st == NO_STACK)
+        .count();
+    Some(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_attr_dialects_parse() {
+        let a = parse_attr(
+            "{allocation_id:4,addr:0x000012c041400000,size:16778240,total:20971520,used:16780288}",
+        );
+        assert_eq!(a.allocation_id, Some(4));
+        assert_eq!(a.addr, Some(0x12c041400000));
+        assert_eq!(a.size, Some(16778240));
+        assert_eq!(a.total, Some(20971520));
+        assert_eq!(a.used, Some(16780288));
+        let j = parse_attr(
+            r#"{"allocation_id":"4","addr":"0x12c0","size":"6356992","owner":"PTA@model@weight","inefficient":"early_allocation"}"#,
+        );
+        assert_eq!(j.allocation_id, Some(4));
+        assert_eq!(j.addr, Some(0x12c0));
+        assert_eq!(j.size, Some(6356992));
+        assert_eq!(j.owner.as_deref(), Some("PTA@model@weight"));
+        assert_eq!(j.inefficient.as_deref(), Some("early_allocation"));
+        // Older dumps: decimal addresses, negative sizes on frees, an empty owner.
+        let o = parse_attr("{addr:20616935636992,size:-512,owner:,total:2097152,used:3537408}");
+        assert_eq!(o.addr, Some(20616935636992));
+        assert_eq!(o.size, Some(-512));
+        assert_eq!(o.owner, None);
+    }
+
+    #[test]
+    fn broken_attrs_give_what_they_can() {
+        assert_eq!(parse_attr(""), Attr::default());
+        assert_eq!(parse_attr("{size:12").size, Some(12));
+        assert_eq!(parse_attr("size:1}}}").size, None);
+        assert_eq!(parse_attr("{\"size\":\"7,addr:1}").size, None);
+        assert_eq!(parse_attr("{size:-9223372036854775808}").size, None);
+        let many: String = (0..100_000).map(|i| format!("k{i}:{i},")).collect();
+        assert_eq!(parse_attr(&format!("{{{many}size:5}}")).size, Some(5));
+    }
+
+    #[test]
+    fn wants_dumps_by_name_and_header() {
+        let m = MemScopeDumps;
+        // Any CSV may be one (discovery offers only those the Ascend exports do not claim);
+        // the header decides.
+        assert!(m.wants("memscope_dump_20250428113810.csv"));
+        assert!(m.wants("baseline.CSV"));
+        assert!(!m.wants("trace.json"));
+        assert!(m.recognises(
+            Path::new("x.csv"),
+            b"\xef\xbb\xbfID,Event,Event Type,Name,Timestamp(ns),Process Id"
+        ));
+        assert!(!m.recognises(Path::new("x.csv"), b"Name,Size(KB)"));
+    }
+}

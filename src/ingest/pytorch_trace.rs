@@ -1,0 +1,374 @@
+//! PyTorch profiler traces (`torch.profiler.profile(profile_memory=True)`, exported with
+//! `export_chrome_trace` or written by `tensorboard_trace_handler`: `*.pt.trace.json`, often
+//! gzipped): a rank per (file, device) with memory events.
+//!
+//! - **Curves**: each `[memory]` instant event carries the allocator's `Total Allocated` and
+//!   `Total Reserved` after it: they are the Operator Allocated / Reserved curves (Reserved is
+//!   left out for a device whose every event says 0: the CPU has no caching allocator).
+//! - **Blocks**: allocations (`Bytes` > 0) and frees (< 0) paired on `Addr` in time order (an
+//!   address is reused once freed). A free without an allocation is a row with a negative size
+//!   (allocated before profiling began, as the msprof DB writes it); an allocation at an address
+//!   still held closes nothing (the earlier block stays never freed). Both are counted in notes.
+//! - **Names and stacks**: a block is named by the innermost `cpu_op` running on its own thread
+//!   when it was allocated, and takes that op's call stack by the rules of [`super::stacks`]
+//!   (`fwdbwd` flows included). Steps are the `ProfilerStep#N` spans.
+//!
+//! The file is streamed by [`super::trace_view`]'s reader (gzip decoded as it is read), so
+//! memory is bounded by the events kept, not by the file. Discovery reads only the `[memory]`
+//! events, to learn the devices.
+
+use std::collections::BTreeSet;
+use std::io::{BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
+
+use super::chunks::LoadControl;
+use super::error::{LoadError, NoDataReason};
+use super::importer::Importer;
+use super::trace_view::{BLOCK, MemoryEvent, TraceExtract, read_trace_with};
+use crate::model::{
+    Component, DataSource, Format, MemoryRecords, Message, NULL, OP_I64_COLUMNS, RankData,
+    RankInfo, StackSource, StepSource, Steps,
+};
+
+/// The importer's name (the `source` of its ranks).
+pub const NAME: &str = "pytorch_trace";
+
+/// Bytes of a gzipped trace's start decoded to recognise it and read its header.
+const HEAD_DECODED: u64 = 64 << 10;
+
+/// PyTorch profiler traces.
+pub struct PyTorchTraces;
+
+/// The one instance, listed in [`super::importer::IMPORTERS`].
+pub static PYTORCH_TRACES: PyTorchTraces = PyTorchTraces;
+
+fn is_gzip(path: &Path) -> bool {
+    path.file_name()
+        .is_some_and(|n| n.to_string_lossy().to_ascii_lowercase().ends_with(".gz"))
+}
+
+/// The file's bytes, gunzipped as they are read when its name ends in `.gz`; never blocks on a
+/// FIFO ([`super::safe_fs::open_regular`]).
+fn open(path: &Path) -> std::io::Result<Box<dyn Read>> {
+    let f = super::safe_fs::open_regular(path)?;
+    Ok(if is_gzip(path) {
+        Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(f)))
+    } else {
+        Box::new(f)
+    })
+}
+
+/// The first decoded bytes of `path` (the header: schemaVersion, distributedInfo, host_name).
+fn decoded_head(path: &Path) -> Vec<u8> {
+    let mut buf = Vec::new();
+    if let Ok(r) = open(path) {
+        let _ = r.take(HEAD_DECODED).read_to_end(&mut buf);
+    }
+    buf
+}
+
+/// The JSON value after `"key":` in `head` (an object or a scalar), parsed on its own.
+fn header_value(head: &[u8], key: &str) -> Option<serde_json::Value> {
+    let at = memchr::memmem::find(head, format!("\"{key}\"").as_bytes())?;
+    let rest = &head[at + key.len() + 2..];
+    let colon = rest.iter().position(|&b| b == b':')?;
+    let mut values = serde_json::Deserializer::from_slice(&rest[colon + 1..]).into_iter();
+    values.next()?.ok()
+}
+
+/// A device's name: `cpu`, `cuda:0`, `npu:3` (PrivateUse1, torch_npu), `device20:1`…
+pub fn device_name(device_type: i64, device_id: i64) -> String {
+    let kind = match device_type {
+        0 => return "cpu".into(),
+        1 => "cuda",
+        6 => "hip",
+        12 => "xpu",
+        13 => "mps",
+        20 => "npu",
+        t => return format!("device{t}:{device_id}"),
+    };
+    format!("{kind}:{device_id}")
+}
+
+/// A rank's label from the file name: `worker0.1795….pt.trace.json.gz` → `worker0.1795…`.
+fn stem(path: &Path) -> String {
+    let name = path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let lower = name.to_ascii_lowercase();
+    for ext in [".pt.trace.json.gz", ".pt.trace.json", ".json.gz", ".json"] {
+        if lower.ends_with(ext) {
+            return name[..name.len() - ext.len()].to_string();
+        }
+    }
+    name
+}
+
+fn unreadable(e: impl std::fmt::Display) -> LoadError {
+    LoadError::NoData {
+        rank: String::new(),
+        reason: NoDataReason::Other(e.to_string()),
+    }
+}
+
+impl Importer for PyTorchTraces {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn wants(&self, file_name: &str) -> bool {
+        let l = file_name.to_ascii_lowercase();
+        (l.ends_with(".json") || l.ends_with(".json.gz"))
+            && l != "trace_view.json"
+            && !l.starts_with("profiler_info")
+            && !l.starts_with("profiler_metadata")
+    }
+
+    fn recognises(&self, path: &Path, head: &[u8]) -> bool {
+        let decoded;
+        let head = if head.starts_with(&[0x1f, 0x8b]) {
+            decoded = decoded_head(path);
+            decoded.as_slice()
+        } else {
+            head
+        };
+        let start = head.iter().position(|b| !b.is_ascii_whitespace());
+        start.is_some_and(|i| head[i] == b'{')
+            && (memchr::memmem::find(head, b"\"schemaVersion\"").is_some()
+                || memchr::memmem::find(head, b"\"traceEvents\"").is_some())
+    }
+
+    fn ranks(&self, path: &Path, notes: &mut Vec<Message>) -> Vec<RankInfo> {
+        let shown = path.display().to_string();
+        let scanned = open(path).map_err(|e| e.to_string()).and_then(|r| {
+            read_trace_with(r, BLOCK, &LoadControl::default(), &shown, true)
+                .map_err(|e| e.to_string())
+        });
+        let extract = match scanned {
+            Ok(x) => x,
+            Err(cause) => {
+                notes.push(Message::PyTorchTraceUnreadable {
+                    cause: format!("{shown}: {cause}"),
+                });
+                return Vec::new();
+            }
+        };
+        let devices: BTreeSet<(i64, i64)> = extract
+            .memory
+            .iter()
+            .map(|e| (e.device_type, e.device_id))
+            .collect();
+        if devices.is_empty() {
+            notes.push(Message::TraceWithoutMemory { path: shown });
+            return Vec::new();
+        }
+        let head = decoded_head(path);
+        let label = header_value(&head, "distributedInfo")
+            .and_then(|d| d.get("rank").and_then(serde_json::Value::as_i64))
+            .map_or_else(|| stem(path), |r| r.to_string());
+        let host = header_value(&head, "host_name").and_then(|h| h.as_str().map(str::to_string));
+        let dir = path.parent().map_or_else(PathBuf::new, Path::to_path_buf);
+        devices
+            .iter()
+            .map(|&(t, id)| {
+                let dev = device_name(t, id);
+                RankInfo {
+                    rank: if devices.len() == 1 {
+                        label.clone()
+                    } else {
+                        format!("{label} {dev}")
+                    },
+                    device: Some(dev.clone()),
+                    host: host.clone(),
+                    format: Format::Imported(NAME),
+                    dir: dir.clone(),
+                    source: DataSource::Imported {
+                        importer: NAME,
+                        path: path.to_path_buf(),
+                        part: dev,
+                    },
+                    notes: Vec::new(),
+                }
+            })
+            .collect()
+    }
+
+    fn load(&self, info: &RankInfo, control: &LoadControl) -> Result<RankData, LoadError> {
+        let with_rank = |e: LoadError| match e {
+            LoadError::NoData { reason, .. } => LoadError::NoData {
+                rank: info.rank.clone(),
+                reason,
+            },
+            other => other,
+        };
+        let DataSource::Imported { path, part, .. } = &info.source else {
+            return Err(with_rank(unreadable("not a PyTorch trace rank")));
+        };
+        let shown = path.display().to_string();
+        let reader = open(path).map_err(|e| with_rank(unreadable(format!("{shown}: {e}"))))?;
+        let extract = match read_trace_with(reader, BLOCK, control, &shown, false) {
+            Ok(x) => x,
+            Err(super::trace_view::TraceError::Cancelled) => return Err(LoadError::Cancelled),
+            Err(e) => return Err(with_rank(unreadable(e))),
+        };
+        let data = build_rank(info, extract, part, &shown);
+        if data.records.is_empty() && data.operators.is_empty() {
+            return Err(with_rank(LoadError::NoData {
+                rank: String::new(),
+                reason: NoDataReason::NoRows,
+            }));
+        }
+        Ok(data)
+    }
+}
+
+/// The rank of device `part` from a trace's extract.
+fn build_rank(info: &RankInfo, extract: TraceExtract, part: &str, shown: &str) -> RankData {
+    let TraceExtract {
+        steps,
+        host,
+        mut memory,
+        unreadable,
+        ..
+    } = extract;
+    let mut data = RankData::empty(info.clone());
+    if unreadable > 0 {
+        data.report.warn(Message::TraceEventsUnreadable {
+            path: shown.to_string(),
+            count: unreadable,
+        });
+    }
+    memory.retain(|e| device_name(e.device_type, e.device_id) == part);
+    // Time order, file order on ties (the sort is stable).
+    memory.sort_by_key(|e| e.ns);
+    let no_stream = data.strings.intern("");
+    let has_reserved = memory
+        .iter()
+        .any(|e| e.total_reserved != NULL && e.total_reserved != 0);
+    let mut records = MemoryRecords::default();
+    for e in &memory {
+        let reserved = if has_reserved { e.total_reserved } else { NULL };
+        records.push(
+            Component::PtaGe,
+            e.ns,
+            e.total_allocated,
+            reserved,
+            NULL,
+            no_stream,
+        );
+    }
+    data.records = Arc::new(records);
+    let (rows, row_thread) = pair_blocks(&memory, &mut data);
+    if !steps.is_empty() {
+        data.steps = Some(Steps::new(StepSource::PyTorchTrace, steps));
+    }
+    if !host.is_empty() && rows > 0 {
+        let stacks = super::stacks::attribute_on_threads(
+            host,
+            &data.operators.alloc_time,
+            &row_thread,
+            StackSource::PyTorchTrace,
+        );
+        // A block's name is its op's.
+        for (r, &op) in stacks.row_op.iter().enumerate() {
+            if op != crate::model::NO_STACK {
+                let name = data.strings.intern(stacks.op_names.get(op));
+                data.operators.name[r] = name;
+            }
+        }
+        data.stacks = Some(stacks);
+    }
+    data.memory_record_rows = data.records.len();
+    data
+}
+
+/// Pairs the device's allocations and frees on their address into operator_memory rows;
+/// returns how many rows and each row's thread (its allocation's, else its free's).
+fn pair_blocks(memory: &[MemoryEvent], data: &mut RankData) -> (usize, Vec<u64>) {
+    let unnamed = data.strings.intern("");
+    let mut open: FxHashMap<u64, usize> = FxHashMap::default();
+    let mut row_thread = Vec::new();
+    let (mut orphans, mut over_held) = (0u64, 0u64);
+    let ops = &mut data.operators;
+    let mut cells = [NULL; OP_I64_COLUMNS];
+    for e in memory {
+        if e.bytes > 0 {
+            if open.insert(e.addr, ops.len()).is_some() {
+                over_held += 1;
+            }
+            cells.fill(NULL);
+            cells[0] = e.bytes;
+            cells[1] = e.ns;
+            cells[6] = e.total_allocated;
+            cells[7] = e.total_reserved;
+            ops.push_row(unnamed, unnamed, cells);
+            row_thread.push(e.thread);
+        } else if e.bytes < 0 {
+            match open.remove(&e.addr) {
+                Some(r) => {
+                    ops.release_time[r] = e.ns;
+                    ops.duration[r] = e.ns.saturating_sub(ops.alloc_time[r]);
+                    ops.release_total_allocated[r] = e.total_allocated;
+                    ops.release_total_reserved[r] = e.total_reserved;
+                }
+                None => {
+                    orphans += 1;
+                    cells.fill(NULL);
+                    cells[0] = e.bytes;
+                    cells[2] = e.ns;
+                    cells[9] = e.total_allocated;
+                    cells[10] = e.total_reserved;
+                    ops.push_row(unnamed, unnamed, cells);
+                    row_thread.push(e.thread);
+                }
+            }
+        }
+    }
+    if orphans > 0 {
+        data.report
+            .warn(Message::FreesWithoutAllocation { count: orphans });
+    }
+    if over_held > 0 {
+        data.report
+            .warn(Message::AllocationsOverHeldAddress { count: over_held });
+    }
+    (data.operators.len(), row_thread)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn devices_and_labels_read_as_pytorch_names_them() {
+        assert_eq!(device_name(0, -1), "cpu");
+        assert_eq!(device_name(1, 3), "cuda:3");
+        assert_eq!(device_name(20, 0), "npu:0");
+        assert_eq!(device_name(99, 1), "device99:1");
+        assert_eq!(
+            stem(Path::new("/x/worker0.1795604.pt.trace.json.gz")),
+            "worker0.1795604"
+        );
+        assert_eq!(stem(Path::new("trace.JSON")), "trace");
+        let head = br#"{"schemaVersion": 1, "distributedInfo": {"backend": "gloo", "rank": 3, "ranks": [0, 1]}, "host_name": "node7", "traceEvents": ["#;
+        let d = header_value(head, "distributedInfo").unwrap();
+        assert_eq!(d["rank"], 3);
+        assert_eq!(header_value(head, "host_name").unwrap(), "node7");
+        assert!(header_value(head, "missing").is_none());
+        // A key cut off at the end of the head is not a value.
+        assert!(header_value(br#"{"distributedInfo": {"rank": 3"#, "distributedInfo").is_none());
+    }
+
+    #[test]
+    fn wants_json_traces_but_not_the_ascend_exports_files() {
+        let p = PyTorchTraces;
+        assert!(p.wants("w0.123.pt.trace.json"));
+        assert!(p.wants("trace.json.gz"));
+        assert!(!p.wants("trace_view.json"));
+        assert!(!p.wants("profiler_info_0.json"));
+        assert!(!p.wants("memory_record.csv"));
+    }
+}

@@ -1,0 +1,180 @@
+//! The new sources in the app (issue 27): a PyTorch profiler trace and an msMemScope dump open
+//! like an export, in English and Chinese at 1280×720: the rank's device in the rank list, the
+//! Operator Allocated peak labelled, and the details table's Copy all holds every block, named
+//! as the raw events say.
+#![cfg(feature = "gui")]
+
+mod common;
+
+use std::path::Path;
+
+use egui_kittest::kittest::Queryable;
+use memsight::ui::MemsightApp;
+use memsight::ui::i18n::Lang;
+
+fn app_at_720p(path: &Path, lang: Lang) -> egui_kittest::Harness<'static, MemsightApp> {
+    let mut app = MemsightApp::new(Some(path.to_path_buf()), Vec::new(), None);
+    app.set_language(lang);
+    app.wait_for_load();
+    assert!(app.view().is_some(), "{:?}", app.error);
+    let mut h = egui_kittest::Harness::builder()
+        .with_size([1280.0, 720.0])
+        .with_max_steps(16)
+        .with_step_dt(1.0 / 60.0)
+        .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
+    h.run();
+    h.run();
+    h
+}
+
+/// The rows of Copy all (header first) as cells.
+fn copy_all(h: &mut egui_kittest::Harness<'static, MemsightApp>) -> Vec<Vec<String>> {
+    let label = h.state().tr().copy_all;
+    h.get_by_label(label).click();
+    h.run();
+    let text = h
+        .state()
+        .details()
+        .current
+        .last_copy
+        .clone()
+        .expect("Copy all copied");
+    text.lines()
+        .map(|l| l.split('\t').map(str::to_string).collect())
+        .collect()
+}
+
+/// Checks the app on `path` in both languages: `device` in the rank's label, a peak label,
+/// and Copy all's Name column equal (as a multiset) to `names` (an unnamed block, `Unknown` on
+/// screen, copies as an empty cell, as for the Ascend exports).
+fn check(path: &Path, device: &str, names: &[String]) {
+    for (lang, peak) in [(Lang::En, "peak "), (Lang::Zh, "峰值 ")] {
+        let mut h = app_at_720p(path, lang);
+        let rank = h.get_by_label(h.state().tr().rank_id).value();
+        assert!(
+            rank.as_deref()
+                .is_some_and(|r| r.split(" · ").any(|part| part == device)),
+            "{lang:?}: {rank:?} names {device}"
+        );
+        let labels = h.state().chart_peak_labels().to_vec();
+        assert!(
+            labels.iter().any(|l| l.text.starts_with(peak)),
+            "{lang:?}: {labels:?}"
+        );
+        let rows = copy_all(&mut h);
+        let name_col = rows[0]
+            .iter()
+            .position(|c| c == "Name")
+            .expect("a Name column (file tables keep English headers)");
+        let mut got: Vec<String> = rows[1..].iter().map(|r| r[name_col].clone()).collect();
+        got.sort_unstable();
+        let mut want: Vec<String> = names
+            .iter()
+            .map(|n| {
+                if n == "Unknown" {
+                    String::new()
+                } else {
+                    n.clone()
+                }
+            })
+            .collect();
+        want.sort_unstable();
+        assert_eq!(got, want, "{lang:?}");
+    }
+}
+
+#[test]
+fn a_pytorch_trace_opens_with_its_blocks_named_by_their_ops() {
+    let file = common::fixtures().join("pytorch/cnn_adam.pt.trace.json.gz");
+    // The names, by brute force over the events: the innermost cpu_op on the block's thread at
+    // its allocation ("Unknown" when none), one per allocation, plus one per free of a block
+    // allocated before profiling began.
+    let ev = common::trace_events(&file);
+    let ns = |v: &serde_json::Value| (v.as_f64().unwrap() * 1000.0).round() as i64;
+    let ops: Vec<(i64, i64, i64, i64, &str)> = ev
+        .iter()
+        .filter(|e| e["cat"] == "cpu_op" && e["ph"] == "X")
+        .map(|e| {
+            let s = ns(&e["ts"]);
+            (
+                e["pid"].as_i64().unwrap(),
+                e["tid"].as_i64().unwrap(),
+                s,
+                s + ns(&e["dur"]),
+                e["name"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    let mut mem: Vec<(i64, i64, i64, u64, i64)> = ev
+        .iter()
+        .filter(|e| e["name"] == "[memory]")
+        .map(|e| {
+            (
+                ns(&e["ts"]),
+                e["pid"].as_i64().unwrap(),
+                e["tid"].as_i64().unwrap(),
+                e["args"]["Addr"].as_u64().unwrap(),
+                e["args"]["Bytes"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    mem.sort_by_key(|m| m.0);
+    let mut held = std::collections::HashSet::new();
+    let mut names = Vec::new();
+    for &(t, pid, tid, addr, bytes) in &mem {
+        if bytes > 0 {
+            held.insert(addr);
+            let op = ops
+                .iter()
+                .filter(|o| o.0 == pid && o.1 == tid && o.2 <= t && t <= o.3)
+                .max_by_key(|o| (o.2, -o.3))
+                .map_or("Unknown", |o| o.4);
+            names.push(op.to_string());
+        } else if bytes < 0 && !held.remove(&addr) {
+            names.push("Unknown".to_string());
+        }
+    }
+    check(&file, "cpu", &names);
+}
+
+#[test]
+fn an_msmemscope_dump_opens_with_its_blocks_named_by_their_aten_ops() {
+    let Some(samples) = common::samples() else {
+        return; // a failure under MEMSIGHT_REQUIRE_ALL
+    };
+    let file = samples.join("tanxiangyuu_msmemscope/example/compare/leaks.csv");
+    // Every PTA block (by allocation_id) is named by the ATEN op running on its thread: the
+    // spans are read here from the raw rows, paired by name per thread.
+    let mut rd = csv::Reader::from_path(&file).unwrap();
+    let rows: Vec<csv::StringRecord> = rd.records().map(Result::unwrap).collect();
+    let mut rows: Vec<&csv::StringRecord> = rows.iter().collect();
+    rows.sort_by_key(|r| r[4].parse::<i64>().unwrap());
+    let mut open: Vec<(String, String, i64)> = Vec::new();
+    let mut spans: Vec<(String, i64, i64, String)> = Vec::new();
+    for r in &rows {
+        let t: i64 = r[4].parse().unwrap();
+        match (&r[1], &r[2]) {
+            ("OP_LAUNCH", "ATEN_START") => open.push((r[6].to_string(), r[3].to_string(), t)),
+            ("OP_LAUNCH", "ATEN_END") => {
+                if let Some(k) = open.iter().rposition(|o| o.0 == r[6] && o.1 == r[3]) {
+                    let (tid, name, s) = open.remove(k);
+                    spans.push((tid, s, t, name));
+                }
+            }
+            _ => {}
+        }
+    }
+    let names: Vec<String> = rows
+        .iter()
+        .filter(|r| &r[1] == "MALLOC" && &r[2] == "PTA")
+        .map(|r| {
+            let t: i64 = r[4].parse().unwrap();
+            spans
+                .iter()
+                .filter(|s| s.0 == r[6] && s.1 <= t && t <= s.2)
+                .max_by_key(|s| (s.1, -s.2))
+                .map_or("Unknown".to_string(), |s| s.3.clone())
+        })
+        .collect();
+    check(&file, "NPU:0", &names);
+}
