@@ -174,6 +174,10 @@ enum FormatArg {
     TorchNpu,
     Mindspore,
     Msprof,
+    /// A PyTorch profiler trace per rank (`worker{R}.{ts}.pt.trace.json`).
+    PytorchTrace,
+    /// An msMemScope dump per rank (`msmemscope_*_ascend/device_*/dump/memscope_dump_*.csv`).
+    Memscope,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -266,6 +270,10 @@ fn main() -> ExitCode {
                         FormatArg::TorchNpu => Format::TorchNpu,
                         FormatArg::Mindspore => Format::MindSpore,
                         FormatArg::Msprof => Format::Msprof,
+                        FormatArg::PytorchTrace => {
+                            Format::Imported(memsight::ingest::pytorch_trace::NAME)
+                        }
+                        FormatArg::Memscope => Format::Imported(memsight::ingest::msmemscope::NAME),
                     },
                     db: match db {
                         DbArg::No => DbMode::No,

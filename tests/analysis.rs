@@ -498,6 +498,7 @@ fn table_queries_match_a_scan_and_a_stable_sort() {
                 page_size: [10, 20, 100][rnd(3) as usize],
                 page: rnd(4) as usize,
                 require_stream: false,
+                tags: Vec::new(),
                 only_rows: None,
             };
             let got = query(data, &cache, &q);

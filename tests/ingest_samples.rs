@@ -3,7 +3,7 @@
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use common::{RawCsv, raw_origin, raw_peak, samples, us_to_ns};
 use memsight::export::summarize;
@@ -314,7 +314,7 @@ fn wal_mode_db_is_read_without_writing_beside_it() {
 }
 
 /// Every file under `dir`, recursively.
-fn walk_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+fn walk_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for e in std::fs::read_dir(dir).unwrap() {
         let p = e.unwrap().path();

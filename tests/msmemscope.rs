@@ -369,3 +369,77 @@ fn odd_dumps_lose_only_their_bad_rows() {
     );
     assert_eq!(common::list_files(tmp.path()), before, "nothing written");
 }
+
+/// A generated dump (`generate --format memscope`): blocks, the Owner and Inefficient columns
+/// and their filters, against the raw rows.
+#[test]
+fn a_generated_dump_has_owner_and_inefficient_columns_that_filter() {
+    let tmp = tempfile::tempdir().unwrap();
+    let opts = memsight::generate::GenOptions {
+        allocs: 3000,
+        steps: 3,
+        stacks: true,
+        format: memsight::model::Format::Imported(memsight::ingest::msmemscope::NAME),
+        ..Default::default()
+    };
+    let files = memsight::generate::generate(tmp.path(), &opts).unwrap();
+    let file = &files[0];
+    let raw = rows(file);
+    let profile = discover(tmp.path()).unwrap();
+    assert_eq!(profile.ranks.len(), 1);
+    let data = load_rank(&profile.ranks[0], &Default::default()).unwrap();
+    let ops = &data.operators;
+    let mut got: Vec<(i64, i64, i64)> = (0..ops.len())
+        .map(|r| (ops.size[r], ops.alloc_time[r], ops.release_time[r]))
+        .collect();
+    got.sort_unstable();
+    assert_eq!(got, pta_blocks(&raw));
+
+    // The raw owner and finding of every PTA MALLOC, by time.
+    let tagged: BTreeMap<i64, (String, String)> = raw
+        .iter()
+        .filter(|r| r["Event"] == "MALLOC" && r["Event Type"] == "PTA")
+        .map(|r| {
+            let a = |k| attr(r, k).unwrap_or_default();
+            (ts(r), (a("owner"), a("inefficient")))
+        })
+        .collect();
+    use memsight::model::TagKind;
+    for r in 0..ops.len() {
+        let (owner, finding) = &tagged[&ops.alloc_time[r]];
+        assert_eq!(data.tag(TagKind::Owner, r), owner);
+        assert_eq!(data.tag(TagKind::Inefficient, r), finding);
+    }
+    let late = tagged
+        .values()
+        .filter(|t| t.1 == "late_deallocation")
+        .count();
+    assert!(late > 0);
+
+    // `table --inefficient late`: exactly those blocks, with their Owner.
+    let (code, out, err) = common::memsight(&[
+        "table",
+        file.to_str().unwrap(),
+        "--all",
+        "--inefficient",
+        "LATE",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let mut lines = out.lines();
+    let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let (owner_col, finding_col) = (col("Owner"), col("Inefficient"));
+    let body: Vec<Vec<&str>> = lines.map(|l| l.split('\t').collect()).collect();
+    assert_eq!(body.len(), late);
+    assert!(body.iter().all(|r| r[finding_col] == "late_deallocation"));
+    let gradients = tagged
+        .values()
+        .filter(|t| t.1 == "late_deallocation" && t.0.ends_with("@gradient"))
+        .count();
+    assert_eq!(
+        body.iter()
+            .filter(|r| r[owner_col].ends_with("@gradient"))
+            .count(),
+        gradients
+    );
+}

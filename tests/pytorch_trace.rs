@@ -289,3 +289,45 @@ fn odd_traces_get_a_note_not_a_panic() {
     );
     assert_eq!(common::list_files(tmp.path()), before, "nothing written");
 }
+
+/// A generated trace (`generate --format pytorch-trace`, an NPU device): blocks and curve
+/// against its raw events, steps and stacks present.
+#[test]
+fn a_generated_trace_reads_like_a_real_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let opts = memsight::generate::GenOptions {
+        ranks: 2,
+        allocs: 3000,
+        steps: 4,
+        stacks: true,
+        format: memsight::model::Format::Imported(memsight::ingest::pytorch_trace::NAME),
+        ..Default::default()
+    };
+    memsight::generate::generate(tmp.path(), &opts).unwrap();
+    let profile = discover(tmp.path()).unwrap();
+    let mut ranks: Vec<&str> = profile.ranks.iter().map(|r| r.rank.as_str()).collect();
+    ranks.sort_unstable();
+    assert_eq!(ranks, ["0", "1"], "distributedInfo's ranks");
+    for info in &profile.ranks {
+        let memsight::model::DataSource::Imported { path, .. } = &info.source else {
+            panic!("imported")
+        };
+        assert_eq!(
+            info.device.as_deref(),
+            Some(format!("npu:{}", info.rank).as_str())
+        );
+        let data = load_rank(info, &Default::default()).unwrap();
+        let ev = events(path);
+        let m = memory(&ev);
+        let ops = &data.operators;
+        let mut got: Vec<(i64, i64, i64)> = (0..ops.len())
+            .map(|r| (ops.size[r], ops.alloc_time[r], ops.release_time[r]))
+            .collect();
+        got.sort_unstable();
+        assert_eq!(got, blocks(&m));
+        let peak = m.iter().map(|e| e.allocated).max().unwrap();
+        assert_eq!(data.records.allocated.iter().copied().max(), Some(peak));
+        assert_eq!(data.steps.as_ref().map(|s| s.steps.len()), Some(4));
+        assert!(data.stacks.as_ref().is_some_and(|s| !s.stacks.is_empty()));
+    }
+}

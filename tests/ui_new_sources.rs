@@ -178,3 +178,45 @@ fn an_msmemscope_dump_opens_with_its_blocks_named_by_their_aten_ops() {
         .collect();
     check(&file, "NPU:0", &names);
 }
+
+/// msMemScope's own columns (Owner, Inefficient) in the details table: shown after the call
+/// stack, filtered by typing into their boxes, copied with the rows; EN and ZH, against the
+/// raw rows of a generated dump.
+#[test]
+fn msmemscope_owner_and_inefficient_columns_show_filter_and_copy() {
+    let tmp = tempfile::tempdir().unwrap();
+    let opts = memsight::generate::GenOptions {
+        allocs: 1500,
+        stacks: true,
+        format: memsight::model::Format::Imported(memsight::ingest::msmemscope::NAME),
+        ..Default::default()
+    };
+    let file = memsight::generate::generate(tmp.path(), &opts).unwrap()[0].clone();
+    // The raw Attr of every PTA MALLOC: how many say late_deallocation.
+    let mut rd = csv::Reader::from_path(&file).unwrap();
+    let late = rd
+        .records()
+        .map(Result::unwrap)
+        .filter(|r| &r[1] == "MALLOC" && &r[2] == "PTA")
+        .filter(|r| r[9].contains("inefficient:late_deallocation"))
+        .count();
+    assert!(late > 0);
+    for lang in [Lang::En, Lang::Zh] {
+        let mut h = app_at_720p(&file, lang);
+        let all = copy_all(&mut h);
+        assert_eq!(
+            &all[0][..4],
+            ["Name", "Call Stack", "Owner", "Inefficient"],
+            "{lang:?}"
+        );
+        assert_eq!(all.len() - 1, 1500, "{lang:?}");
+        common::type_into(&mut h, "Inefficient", "late");
+        let rows = copy_all(&mut h);
+        assert_eq!(rows.len() - 1, late, "{lang:?}");
+        assert!(
+            rows[1..].iter().all(|r| r[3] == "late_deallocation"),
+            "{lang:?}"
+        );
+        assert!(rows[1..].iter().all(|r| r[2].starts_with("PTA@model@")));
+    }
+}

@@ -240,6 +240,9 @@ pub struct TableQuery {
     pub page: usize,
     /// Keep only rows with a stream (Group By Stream).
     pub require_stream: bool,
+    /// Case-insensitive substrings of tag columns (msMemScope's Owner, Inefficient); a rank
+    /// without the column keeps every row.
+    pub tags: Vec<(crate::model::TagKind, String)>,
     /// Show exactly these rows (ascending), whatever the other filters say (a step's
     /// survivors).
     pub only_rows: Option<std::sync::Arc<Vec<u32>>>,
@@ -256,6 +259,7 @@ impl Default for TableQuery {
             page_size: 10,
             page: 0,
             require_stream: false,
+            tags: Vec::new(),
             only_rows: None,
         }
     }
@@ -428,6 +432,20 @@ pub fn filter_mask(data: &RankData, q: &TableQuery) -> Vec<bool> {
             .map(|id| data.strings.get(id).to_lowercase().contains(&needle))
             .collect()
     });
+    // Tag filters: each column's distinct values decided once, like names.
+    let tags: Vec<(&[crate::model::NameId], Vec<bool>)> = q
+        .tags
+        .iter()
+        .filter(|(_, text)| !text.trim().is_empty())
+        .filter_map(|(kind, text)| {
+            let col = data.tags.iter().find(|t| t.kind == *kind)?;
+            let needle = text.trim().to_lowercase();
+            let ok = (0..data.strings.len() as u32)
+                .map(|id| data.strings.get(id).to_lowercase().contains(&needle))
+                .collect();
+            Some((col.values.as_slice(), ok))
+        })
+        .collect();
     let window = q
         .window
         .map(|(a, b)| (origin.saturating_add(a), origin.saturating_add(b)));
@@ -471,6 +489,12 @@ pub fn filter_mask(data: &RankData, q: &TableQuery) -> Vec<bool> {
                 && !ok.get(o.name[i] as usize).copied().unwrap_or(false)
             {
                 return false;
+            }
+            for (values, ok) in &tags {
+                let v = values.get(i).copied().unwrap_or(0);
+                if !ok.get(v as usize).copied().unwrap_or(false) {
+                    return false;
+                }
             }
             ranges.iter().all(|&(c, lo, hi)| {
                 let v = c.raw(data, i);

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use crate::model::SourceChoice;
+use crate::model::{SourceChoice, TagKind};
 
 use super::rank::{load_one, window};
 use crate::analysis::{Column, RangeFilter, SortCache, SortDir, TableQuery, WindowMode, query};
@@ -45,6 +45,13 @@ pub struct TableArgs {
     /// Every matching row (ignores --page and --page-size).
     #[arg(long)]
     pub all: bool,
+    /// Case-insensitive substring of the Owner column (msMemScope dumps).
+    #[arg(long)]
+    pub owner: Option<String>,
+    /// Case-insensitive substring of the Inefficient column (msMemScope dumps), e.g.
+    /// late_deallocation.
+    #[arg(long)]
+    pub inefficient: Option<String>,
 }
 
 /// Splits `COLUMN[:asc|desc]` into the column's text and the direction (ascending when none is
@@ -108,6 +115,13 @@ pub fn table(
             page_size: if args.all { usize::MAX } else { args.page_size },
             page: if args.all { 0 } else { args.page - 1 },
             require_stream: false,
+            tags: [
+                (TagKind::Owner, &args.owner),
+                (TagKind::Inefficient, &args.inefficient),
+            ]
+            .into_iter()
+            .filter_map(|(k, v)| Some((k, v.clone()?)))
+            .collect(),
             only_rows: None,
         };
         let page = query(&data, &SortCache::new(), &q);

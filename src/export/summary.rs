@@ -207,11 +207,13 @@ pub fn render_text(s: &RankSummary) -> String {
     let device = s.device.as_deref().map_or(String::new(), |d| {
         format!(" · {}", crate::model::device_label(d))
     });
-    let _ = writeln!(
-        out,
-        "rank {}{device}{host} · {} {} · {}",
-        s.rank, s.format, s.source, s.dir
-    );
+    // An imported source is its own format: named once (`pytorch_trace`, not twice).
+    let read_as = if s.format == s.source {
+        s.format.clone()
+    } else {
+        format!("{} {}", s.format, s.source)
+    };
+    let _ = writeln!(out, "rank {}{device}{host} · {read_as} · {}", s.rank, s.dir);
     let c = &s.counts;
     let _ = writeln!(
         out,

@@ -4,7 +4,7 @@
 
 use crate::analysis::Column;
 use crate::model::units::{kib, mib, ms_exact};
-use crate::model::{NULL, RankData};
+use crate::model::{NULL, RankData, TagKind};
 
 /// One cell as text.
 pub fn cell_text(data: &RankData, row: usize, col: Column) -> String {
@@ -37,6 +37,8 @@ pub enum ExportColumn {
     Table(Column),
     /// The block's source line: the innermost frame of its stack in the user's own code.
     CallStack,
+    /// A text column of the source's ([`crate::model::BlockTags`]).
+    Tag(TagKind),
 }
 
 /// Header of the call stack column in copies and exports.
@@ -48,6 +50,7 @@ impl ExportColumn {
         match self {
             ExportColumn::Table(c) => c.header(),
             ExportColumn::CallStack => CALL_STACK_HEADER,
+            ExportColumn::Tag(k) => k.header(),
         }
     }
 
@@ -61,20 +64,27 @@ impl ExportColumn {
                 .and_then(|s| s.row_source_line(row))
                 .unwrap_or("")
                 .to_string(),
+            ExportColumn::Tag(k) => data.tag(k, row).to_string(),
         }
     }
 }
 
 /// The columns the details table shows for `data`, in its order: every table column, with the
-/// call stack right after the name when the profile recorded stacks.
+/// call stack right after the name when the profile recorded stacks, then the source's tag
+/// columns (msMemScope's Owner, Inefficient).
 pub fn export_columns(data: &RankData) -> Vec<ExportColumn> {
     let has_stacks = data.stacks.as_ref().is_some_and(|s| !s.stacks.is_empty());
     let mut cols: Vec<ExportColumn> = Column::ALL
         .iter()
         .map(|&c| ExportColumn::Table(c))
         .collect();
+    let mut after_name = 1;
     if has_stacks {
-        cols.insert(1, ExportColumn::CallStack);
+        cols.insert(after_name, ExportColumn::CallStack);
+        after_name += 1;
+    }
+    for (k, t) in data.tags.iter().enumerate() {
+        cols.insert(after_name + k, ExportColumn::Tag(t.kind));
     }
     cols
 }

@@ -7,6 +7,7 @@ mod rng;
 mod sim;
 mod write_csv;
 mod write_db;
+mod write_imported;
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -15,6 +16,7 @@ pub use malformed::write_malformed;
 use rng::Rng;
 pub use sim::LEAK_OP;
 use sim::{Alloc, GE_OPS, MODULES, OPS, Sample, make_allocs, simulate};
+pub use write_imported::{inefficient as memscope_inefficient, owner as memscope_owner};
 
 use crate::model::Format;
 
@@ -464,9 +466,23 @@ fn add_leak(pta: &mut Vec<Alloc>, steps: &[(i64, i64, i64)], per_step: i64) {
 /// Writes a profile under `out` and returns the rank folders written.
 pub fn generate(out: &Path, opts: &GenOptions) -> io::Result<Vec<PathBuf>> {
     if let Format::Imported(name) = opts.format {
-        return Err(io::Error::other(format!(
-            "the generator does not write {name} files"
-        )));
+        // The imported sources: a file per rank, from the same simulation.
+        let mut files = Vec::new();
+        for rank in 0..opts.ranks {
+            let sim = simulate_rank(opts, rank);
+            files.push(match name {
+                crate::ingest::pytorch_trace::NAME => {
+                    write_imported::write_pytorch_trace(out, &sim, opts)?
+                }
+                crate::ingest::msmemscope::NAME => write_imported::write_memscope(out, &sim)?,
+                _ => {
+                    return Err(io::Error::other(format!(
+                        "the generator does not write {name} files"
+                    )));
+                }
+            });
+        }
+        return Ok(files);
     }
     let mut dirs = Vec::new();
     for rank in 0..opts.ranks {

@@ -33,8 +33,8 @@ use super::chunks::LoadControl;
 use super::error::{LoadError, NoDataReason};
 use super::importer::Importer;
 use crate::model::{
-    CallStacks, Component, DataSource, Format, HostOps, Interner, MemoryRecords, Message, NO_STACK,
-    NULL, OP_I64_COLUMNS, RankData, RankInfo, StackSource,
+    BlockTags, CallStacks, Component, DataSource, Format, HostOps, Interner, MemoryRecords,
+    Message, NO_STACK, NULL, OP_I64_COLUMNS, RankData, RankInfo, StackSource, TagKind,
 };
 
 /// The importer's name (the `source` of its ranks).
@@ -614,6 +614,7 @@ fn build_rank(info: &RankInfo, dump: &Dump, pid: i64, dev: &str, shown: &str) ->
     let unnamed = data.strings.intern("");
     let mut cells = [NULL; OP_I64_COLUMNS];
     let (mut orphans, mut row_thread, mut row_python) = (0u64, Vec::new(), Vec::new());
+    let (mut owners, mut findings) = (Vec::new(), Vec::new());
     let mut threads: FxHashMap<(i64, i64), u64> = FxHashMap::default();
     let mut thread_of = |pid: i64, tid: i64| {
         let next = threads.len() as u64;
@@ -630,6 +631,11 @@ fn build_rank(info: &RankInfo, dump: &Dump, pid: i64, dev: &str, shown: &str) ->
                 cells[7] = m.attr.total.unwrap_or(NULL);
                 row_thread.push(thread_of(m.pid, m.tid));
                 row_python.push(m.python);
+                owners.push(data.strings.intern(m.attr.owner.as_deref().unwrap_or("")));
+                findings.push(
+                    data.strings
+                        .intern(m.attr.inefficient.as_deref().unwrap_or("")),
+                );
             }
             None => {
                 orphans += 1;
@@ -637,6 +643,8 @@ fn build_rank(info: &RankInfo, dump: &Dump, pid: i64, dev: &str, shown: &str) ->
                 cells[0] = -f;
                 row_thread.push(free.map_or(u64::MAX, |f| thread_of(f.pid, f.tid)));
                 row_python.push(0);
+                owners.push(0);
+                findings.push(0);
             }
         }
         if let Some(f) = free {
@@ -652,6 +660,12 @@ fn build_rank(info: &RankInfo, dump: &Dump, pid: i64, dev: &str, shown: &str) ->
     if orphans > 0 {
         data.report
             .warn(Message::FreesWithoutAllocation { count: orphans });
+    }
+    // msMemScope's own columns, when any block has a value.
+    for (kind, values) in [(TagKind::Owner, owners), (TagKind::Inefficient, findings)] {
+        if values.iter().any(|&v| v != 0) {
+            data.tags.push(BlockTags { kind, values });
+        }
     }
     if over_held > 0 {
         data.report

@@ -14,8 +14,8 @@
 //!   (`fwdbwd` flows included). Steps are the `ProfilerStep#N` spans.
 //!
 //! The file is streamed by [`super::trace_view`]'s reader (gzip decoded as it is read), so
-//! memory is bounded by the events kept, not by the file. Discovery reads only the `[memory]`
-//! events, to learn the devices.
+//! memory is bounded by the events kept, not by the file. Discovery only searches the bytes for
+//! the memory events' devices.
 
 use std::collections::BTreeSet;
 use std::io::{BufReader, Read};
@@ -27,7 +27,7 @@ use rustc_hash::FxHashMap;
 use super::chunks::LoadControl;
 use super::error::{LoadError, NoDataReason};
 use super::importer::Importer;
-use super::trace_view::{BLOCK, MemoryEvent, TraceExtract, read_trace_with};
+use super::trace_view::{BLOCK, MemoryEvent, TraceExtract, read_trace_from};
 use crate::model::{
     Component, DataSource, Format, MemoryRecords, Message, NULL, OP_I64_COLUMNS, RankData,
     RankInfo, StackSource, StepSource, Steps,
@@ -93,6 +93,81 @@ pub fn device_name(device_type: i64, device_id: i64) -> String {
     format!("{kind}:{device_id}")
 }
 
+/// The devices (`Device Type`, `Device Id`) of a trace's `[memory]` events, found by a byte
+/// search for their `"Device Type"` argument rather than by parsing every event: discovery
+/// reads a GB trace at the speed of the disk (the load parses it once, properly).
+fn devices_of(mut file: impl Read) -> std::io::Result<BTreeSet<(i64, i64)>> {
+    const KEY: &[u8] = b"\"Device Type\"";
+    /// Bytes kept from the end of a block: an args object reaches at most this far either
+    /// side of its `"Device Type"`.
+    const KEEP: usize = 512;
+    let finder = memchr::memmem::Finder::new(KEY);
+    let mut devices = BTreeSet::new();
+    let mut buf: Vec<u8> = Vec::with_capacity(BLOCK + KEEP);
+    let mut chunk = vec![0u8; BLOCK];
+    // Where the search resumes in `buf` (occurrences before it were read).
+    let mut from = 0;
+    loop {
+        let n = file.read(&mut chunk)?;
+        let last = n == 0;
+        buf.extend_from_slice(&chunk[..n]);
+        // An occurrence is read once its object may have been read whole (or at the end).
+        let limit = if last {
+            buf.len()
+        } else {
+            buf.len().saturating_sub(KEEP)
+        };
+        while let Some(at) = finder.find(&buf[from..limit.max(from)]) {
+            let at = from + at;
+            if let Some(device) = device_at(&buf, at) {
+                devices.insert(device);
+            }
+            from = at + KEY.len();
+        }
+        if last {
+            return Ok(devices);
+        }
+        // A key cut by `limit` is searched again whole next time.
+        from = from.max(limit.saturating_sub(KEY.len() - 1));
+        let drop = from.saturating_sub(KEEP);
+        buf.drain(..drop);
+        from -= drop;
+    }
+}
+
+/// The (type, id) of the args object around the `"Device Type"` at `at` (`Device Id` -1, the
+/// CPU's, when it has none).
+fn device_at(buf: &[u8], at: usize) -> Option<(i64, i64)> {
+    let open = buf[..at].iter().rposition(|&b| b == b'{')?;
+    let close = at + memchr::memchr(b'}', &buf[at..])?;
+    let args = &buf[open..=close];
+    let id = memchr::memmem::find(args, b"\"Device Id\"")
+        .and_then(|k| int_after_key(&args[k + 11..]))
+        .unwrap_or(-1);
+    Some((int_after_key(&buf[at + 13..=close])?, id))
+}
+
+/// The integer after a key's closing quote: `: 20`, `:"0"`, `: -1` (a JSON number or a numeric
+/// string; read by hand, since discovery meets one per memory event).
+fn int_after_key(rest: &[u8]) -> Option<i64> {
+    let mut i = 0;
+    let skip = |i: &mut usize, what: &[u8]| {
+        while rest.get(*i).is_some_and(|b| what.contains(b)) {
+            *i += 1;
+        }
+    };
+    skip(&mut i, b" \t\r\n");
+    (rest.get(i) == Some(&b':')).then_some(())?;
+    i += 1;
+    skip(&mut i, b" \t\r\n\"");
+    let start = i;
+    if rest.get(i) == Some(&b'-') {
+        i += 1;
+    }
+    skip(&mut i, b"0123456789");
+    std::str::from_utf8(&rest[start..i]).ok()?.parse().ok()
+}
+
 /// A rank's label from the file name: `worker0.1795….pt.trace.json.gz` → `worker0.1795…`.
 fn stem(path: &Path) -> String {
     let name = path
@@ -143,12 +218,8 @@ impl Importer for PyTorchTraces {
 
     fn ranks(&self, path: &Path, notes: &mut Vec<Message>) -> Vec<RankInfo> {
         let shown = path.display().to_string();
-        let scanned = open(path).map_err(|e| e.to_string()).and_then(|r| {
-            read_trace_with(r, BLOCK, &LoadControl::default(), &shown, true)
-                .map_err(|e| e.to_string())
-        });
-        let extract = match scanned {
-            Ok(x) => x,
+        let devices = match open(path).and_then(devices_of) {
+            Ok(d) => d,
             Err(cause) => {
                 notes.push(Message::PyTorchTraceUnreadable {
                     cause: format!("{shown}: {cause}"),
@@ -156,11 +227,6 @@ impl Importer for PyTorchTraces {
                 return Vec::new();
             }
         };
-        let devices: BTreeSet<(i64, i64)> = extract
-            .memory
-            .iter()
-            .map(|e| (e.device_type, e.device_id))
-            .collect();
         if devices.is_empty() {
             notes.push(Message::TraceWithoutMemory { path: shown });
             return Vec::new();
@@ -209,7 +275,7 @@ impl Importer for PyTorchTraces {
         };
         let shown = path.display().to_string();
         let reader = open(path).map_err(|e| with_rank(unreadable(format!("{shown}: {e}"))))?;
-        let extract = match read_trace_with(reader, BLOCK, control, &shown, false) {
+        let extract = match read_trace_from(reader, BLOCK, control, &shown) {
             Ok(x) => x,
             Err(super::trace_view::TraceError::Cancelled) => return Err(LoadError::Cancelled),
             Err(e) => return Err(with_rank(unreadable(e))),
@@ -358,6 +424,16 @@ mod tests {
         assert_eq!(d["rank"], 3);
         assert_eq!(header_value(head, "host_name").unwrap(), "node7");
         assert!(header_value(head, "missing").is_none());
+        // Devices, by a byte search; a block boundary inside an args object loses nothing.
+        let trace = br#"{"traceEvents": [{"name": "[memory]", "args": {"Addr": 1, "Bytes": 8, "Device Type": 1, "Device Id": 3}}, {"name": "[memory]", "args": {"Device Id": "0", "Device Type": 20}}, {"name": "[memory]", "args": {"Device Type": 0}}]}"#;
+        let found = devices_of(&trace[..]).unwrap();
+        assert_eq!(found, BTreeSet::from([(0, -1), (1, 3), (20, 0)]));
+        // Past a block: 10 MB of padding before the last event, read in 8 MB blocks.
+        let mut long = trace[..trace.len() - 2].to_vec();
+        long.extend(std::iter::repeat_n(b' ', 10 << 20));
+        long.extend_from_slice(br#", {"args": {"Device Type": 1, "Device Id": 7}}]}"#);
+        let found = devices_of(&long[..]).unwrap();
+        assert!(found.contains(&(1, 7)) && found.len() == 4, "{found:?}");
         // A key cut off at the end of the head is not a value.
         assert!(header_value(br#"{"distributedInfo": {"rank": 3"#, "distributedInfo").is_none());
     }

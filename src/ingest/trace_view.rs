@@ -99,22 +99,10 @@ pub fn read_trace_view(path: &Path, control: &LoadControl) -> Result<TraceExtrac
 /// [`read_trace_view`] on any reader, `block` bytes at a time (the fuzz target compares block
 /// sizes: the result must not depend on where the blocks end); `name` is for messages.
 pub fn read_trace_from(
-    file: impl Read,
-    block: usize,
-    control: &LoadControl,
-    name: &str,
-) -> Result<TraceExtract, TraceError> {
-    read_trace_with(file, block, control, name, false)
-}
-
-/// [`read_trace_from`]; with `memory_only`, only the `[memory]` events are parsed (what a
-/// PyTorch trace's discovery needs: which devices it has), every other event skipped unread.
-pub fn read_trace_with(
     mut file: impl Read,
     block: usize,
     control: &LoadControl,
     name: &str,
-    memory_only: bool,
 ) -> Result<TraceExtract, TraceError> {
     let io = |source| TraceError::Io {
         path: name.to_string(),
@@ -122,10 +110,7 @@ pub fn read_trace_with(
     };
     let path = Path::new(name);
     let mut scanner = Scanner::new();
-    let mut sink = Sink {
-        memory_only,
-        ..Sink::default()
-    };
+    let mut sink = Sink::default();
     let mut buf: Vec<u8> = Vec::with_capacity(block.max(1));
     let mut chunk = vec![0u8; block.max(1)];
     loop {
@@ -313,8 +298,6 @@ struct Sink {
     flow_finder: Option<memmem::Finder<'static>>,
     memory_finder: Option<memmem::Finder<'static>>,
     memory: Vec<MemoryEvent>,
-    /// Only `[memory]` events are read.
-    memory_only: bool,
     python_finder: Option<memmem::Finder<'static>>,
     /// `python_function` spans (PyTorch's `with_stack=True`): (thread, start, end, frame).
     python: Vec<(u64, i64, i64, u32)>,
@@ -436,9 +419,6 @@ impl Sink {
             .is_some()
         {
             self.memory_event(bytes);
-            return;
-        }
-        if self.memory_only {
             return;
         }
         if self

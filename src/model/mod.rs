@@ -12,6 +12,7 @@ pub mod report;
 mod stacks;
 mod steps;
 mod tables;
+mod tags;
 pub mod units;
 mod window;
 
@@ -26,6 +27,7 @@ pub use report::LoadReport;
 pub use stacks::{CallStacks, Flow, HostOps, NONE as NO_STACK, StackSource, is_library_frame};
 pub use steps::{DeviceMemory, Step, StepSource, Steps};
 pub use tables::{MemoryRecords, ModuleMemory, OP_I64_COLUMNS, OperatorMemory, StaticOpMemory};
+pub use tags::{BlockTags, TagKind};
 pub use window::{TimeWindow, ms_to_ns, ns_to_ms};
 
 /// The sentinel for a missing integer cell (an empty CSV cell, `N/A`, SQL NULL).

@@ -258,6 +258,9 @@ pub struct RankData {
     /// The Python call stack behind each operator_memory row, when the profile recorded them
     /// (`with_stack=True`).
     pub stacks: Option<super::CallStacks>,
+    /// Text columns the source gives each operator_memory row (msMemScope's owner and
+    /// inefficient), in display order; empty for the Ascend exports.
+    pub tags: Vec<super::BlockTags>,
     /// Rows counted per source file: how many came from memory_record in a DB counts only
     /// MEMORY_RECORD, not NPU_MEM APP samples (those are in `records` too).
     pub memory_record_rows: usize,
@@ -282,6 +285,7 @@ impl RankData {
             steps: None,
             device_memory: Default::default(),
             stacks: None,
+            tags: Vec::new(),
             memory_record_rows: 0,
             report: LoadReport::default(),
             partial: false,
@@ -313,6 +317,16 @@ impl RankData {
                 .stacks
                 .as_ref()
                 .map_or(0, super::CallStacks::heap_bytes)
+            + self.tags.iter().map(|t| t.values.len() * id).sum::<usize>()
+    }
+
+    /// The `kind` tag of `row` (empty when the rank has no such column).
+    pub fn tag(&self, kind: super::TagKind, row: usize) -> &str {
+        self.tags
+            .iter()
+            .find(|t| t.kind == kind)
+            .and_then(|t| t.values.get(row))
+            .map_or("", |&id| self.strings.get(id))
     }
 
     /// An absolute time as ns from the rank origin.

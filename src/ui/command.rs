@@ -86,6 +86,8 @@ pub enum Command {
     CycleComponentSort(ComponentColumn),
     /// The name filter's text.
     SetNameFilter(String),
+    /// A tag column's filter text (empty: no filter).
+    SetTagFilter(crate::model::TagKind, String),
     /// The Min Size(KB) filter's text.
     SetMinSize(String),
     /// The Max Size(KB) filter's text.

@@ -239,6 +239,8 @@ pub struct ViewState {
     pub within: bool,
     /// Name filter text.
     pub name_filter: String,
+    /// Tag column filter texts (msMemScope's Owner, Inefficient), by column.
+    pub tag_filters: std::collections::BTreeMap<crate::model::TagKind, String>,
     /// Min Size(KB) filter text (as typed).
     pub min_size_text: String,
     /// Max Size(KB) filter text.
@@ -325,6 +327,7 @@ impl Default for ViewState {
             link: LinkGroup::default(),
             within: false,
             name_filter: String::new(),
+            tag_filters: Default::default(),
             min_size_text: String::new(),
             max_size_text: String::new(),
             sort: None,
@@ -409,10 +412,11 @@ impl ViewState {
                 let subset = self.only_rows.as_ref().map(|s| (&s.why, s.rows.len()));
                 let align = (table == TableId::Baseline).then_some(self.align_step);
                 format!(
-                    "{rank:?} {:?} {} {:?} {:?} {:?} {:?} {:?} {subset:?} {:?} {align:?}",
+                    "{rank:?} {:?} {} {:?} {:?} {:?} {:?} {:?} {:?} {subset:?} {:?} {align:?}",
                     self.link.window,
                     self.within,
                     self.name_filter,
+                    self.tag_filters,
                     self.min_size_text,
                     self.max_size_text,
                     self.sort,
@@ -502,6 +506,13 @@ impl ViewState {
                 self.component_sort = next_sort(self.component_sort, *col);
             }
             Command::SetNameFilter(t) => self.name_filter.clone_from(t),
+            Command::SetTagFilter(kind, t) => {
+                if t.is_empty() {
+                    self.tag_filters.remove(kind);
+                } else {
+                    self.tag_filters.insert(*kind, t.clone());
+                }
+            }
             Command::SetMinSize(t) => self.min_size_text.clone_from(t),
             Command::SetMaxSize(t) => self.max_size_text.clone_from(t),
             Command::SetWithin(w) => self.within = *w,

@@ -15,7 +15,7 @@ use crate::analysis::table::Unit;
 use crate::analysis::{
     Column, RangeFilter, RankView, SortDir, TablePage, TableQuery, ViewId, WindowMode, query,
 };
-use crate::export::rows_tsv;
+use crate::export::{ExportColumn, export_columns, rows_tsv};
 use crate::model::TimeWindow;
 use crate::ui::command::Command;
 use crate::ui::format::grouped;
@@ -165,6 +165,11 @@ pub fn query_for(state: &ViewState, table: TableId) -> TableQuery {
         page_size: state.page_size,
         page: state.page(table),
         require_stream: state.group_by.table_requires_stream(),
+        tags: state
+            .tag_filters
+            .iter()
+            .map(|(k, v)| (*k, v.trim().to_string()))
+            .collect(),
         only_rows: state.only_rows.as_ref().map(|s| s.rows.clone()),
     }
 }
@@ -332,6 +337,21 @@ impl DetailsTable {
                 .hint_text(t.search_hint);
             if ui.add(edit).labelled_by(label.id).changed() {
                 cx.out.push(Command::SetNameFilter(name));
+            }
+            // The source's own columns (msMemScope's Owner, Inefficient) filter the same way.
+            for tags in &cx.view.data.tags {
+                let label = ui.label(tags.kind.header());
+                let mut text = state
+                    .tag_filters
+                    .get(&tags.kind)
+                    .cloned()
+                    .unwrap_or_default();
+                let edit = egui::TextEdit::singleline(&mut text)
+                    .desired_width(90.0)
+                    .hint_text(t.search_hint);
+                if ui.add(edit).labelled_by(label.id).changed() {
+                    cx.out.push(Command::SetTagFilter(tags.kind, text));
+                }
             }
             size_bounds_ui(
                 ui,
@@ -530,19 +550,22 @@ fn table_ui(
         .auto_shrink([false, false])
         .sense(egui::Sense::click())
         .cell_layout(egui::Layout::left_to_right(egui::Align::Center));
-    // Who allocated each block, right after its name, when the profile recorded call stacks.
+    // What Copy and Export write: the table's columns, who allocated each block right after
+    // its name when the profile recorded call stacks, then the source's own columns.
     let stacks = view.data.stacks.as_ref().filter(|s| !s.stacks.is_empty());
-    let mut cells: Vec<Option<Column>> = Column::ALL.into_iter().map(Some).collect();
-    if stacks.is_some() {
-        cells.insert(1, None);
-    }
+    let cells = export_columns(&view.data);
     for cell in &cells {
         table = match cell {
-            Some(Column::Name) => {
+            ExportColumn::Table(Column::Name) => {
                 table.column(TableColumn::initial(220.0).at_least(80.0).clip(true))
             }
-            None => table.column(TableColumn::initial(240.0).at_least(120.0).clip(true)),
-            Some(_) => table.column(TableColumn::auto().at_least(70.0)),
+            ExportColumn::CallStack => {
+                table.column(TableColumn::initial(240.0).at_least(120.0).clip(true))
+            }
+            ExportColumn::Tag(_) => {
+                table.column(TableColumn::initial(140.0).at_least(60.0).clip(true))
+            }
+            ExportColumn::Table(_) => table.column(TableColumn::auto().at_least(70.0)),
         };
     }
     let out = &mut *cx.out;
@@ -550,16 +573,16 @@ fn table_ui(
         .header(text_h + 4.0, |mut header| {
             for cell in &cells {
                 header.col(|ui| match *cell {
-                    Some(col) => {
+                    ExportColumn::Table(col) => {
                         let dir = state.sort.filter(|(c, _)| *c == col).map(|(_, d)| d);
                         if sort_header(ui, t, col.header(), dir, t.file_order) {
                             out.push(Command::CycleSort(col));
                         }
                     }
-                    None => {
-                        // A file's column names stay as the file (and Copy) writes them, in
-                        // both languages: this column is Copy's "Call Stack" too.
-                        ui.strong(crate::export::CALL_STACK_HEADER);
+                    // A file's column names stay as the file (and Copy) writes them, in both
+                    // languages: this column is Copy's "Call Stack" too.
+                    other => {
+                        ui.strong(other.header());
                     }
                 });
             }
@@ -570,7 +593,7 @@ fn table_ui(
                 row.set_selected(state.selected.contains(&r));
                 for cell in &cells {
                     row.col(|ui| match (*cell, stacks) {
-                        (Some(col), _) => {
+                        (ExportColumn::Table(col), _) => {
                             let text = display_cell(view, r as usize, col);
                             if col.unit() != Unit::Text {
                                 ui.with_layout(
@@ -581,8 +604,21 @@ fn table_ui(
                                 ui.add(egui::Label::new(text).selectable(false));
                             }
                         }
-                        (None, Some(s)) => call_stack_cell(ui, t, s, r as usize),
-                        (None, None) => {}
+                        (ExportColumn::CallStack, Some(s)) => {
+                            call_stack_cell(ui, t, s, r as usize);
+                        }
+                        (ExportColumn::CallStack, None) => {}
+                        (ExportColumn::Tag(kind), _) => {
+                            let text = view.data.tag(kind, r as usize);
+                            // A finding (an inefficient block) stands out.
+                            let shown = if kind.is_finding() && !text.is_empty() {
+                                egui::RichText::new(text).color(ui.visuals().warn_fg_color)
+                            } else {
+                                egui::RichText::new(text)
+                            };
+                            ui.add(egui::Label::new(shown).selectable(false))
+                                .on_hover_text(text);
+                        }
                     });
                 }
                 let resp = row.response();

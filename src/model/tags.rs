@@ -1,0 +1,41 @@
+//! Text columns a source gives its blocks besides the operator_memory ones (msMemScope's
+//! `owner` and `inefficient`; the roles of the roles issue next): one [`BlockTags`] per column,
+//! a value per operator_memory row. The details table, Copy, Export and the table's filters
+//! show every column a rank has, so a new one is one [`TagKind`] variant.
+
+use super::NameId;
+
+/// What a tag column says about a block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum TagKind {
+    /// msMemScope's classification of the block (`owner`, `A@B@C`).
+    Owner,
+    /// msMemScope's finding of inefficient use (`early_allocation`, `late_deallocation`,
+    /// `temporary_idleness`); empty when none.
+    Inefficient,
+}
+
+impl TagKind {
+    /// The column's header, as the source names it (file columns keep English names).
+    pub fn header(self) -> &'static str {
+        match self {
+            TagKind::Owner => "Owner",
+            TagKind::Inefficient => "Inefficient",
+        }
+    }
+
+    /// Is a non-empty value a finding to highlight?
+    pub fn is_finding(self) -> bool {
+        matches!(self, TagKind::Inefficient)
+    }
+}
+
+/// One tag column: a value per operator_memory row, interned in the rank's strings (0, the
+/// empty string, for none).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockTags {
+    /// Which column.
+    pub kind: TagKind,
+    /// Per row.
+    pub values: Vec<NameId>,
+}
