@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 root=$(cd .. && pwd)
-targets="value memory_record operator_memory npu_module_mem static_op_mem folder db pickle trace_view"
+targets="value memory_record operator_memory npu_module_mem static_op_mem folder db pickle trace_view pytorch_trace msmemscope"
 for t in $targets; do
   mkdir -p "corpus/$t"
   cp regressions/"$t"/* "corpus/$t/"

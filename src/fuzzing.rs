@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::ingest::{self, LoadControl};
 
 /// The fuzz targets, by the name of their folder under `fuzz/regressions/`.
-pub const TARGETS: [&str; 9] = [
+pub const TARGETS: [&str; 11] = [
     "value",
     "memory_record",
     "operator_memory",
@@ -18,6 +18,8 @@ pub const TARGETS: [&str; 9] = [
     "db",
     "pickle",
     "trace_view",
+    "pytorch_trace",
+    "msmemscope",
 ];
 
 /// Runs the entry point of `target` on `data`; false for an unknown target name.
@@ -28,6 +30,11 @@ pub fn run(target: &str, data: &[u8]) -> bool {
         "db" => db(data),
         "pickle" => pickle(data),
         "trace_view" => trace_view(data),
+        "pytorch_trace" => imported("trace.pt.trace.json", data),
+        "msmemscope" => {
+            let _ = ingest::msmemscope::parse_attr(&String::from_utf8_lossy(data));
+            imported("memscope_dump_1.csv", data);
+        }
         "memory_record" | "operator_memory" | "npu_module_mem" | "static_op_mem" => {
             table(target, data)
         }
@@ -116,6 +123,29 @@ pub fn pickle(data: &[u8]) {
         for k in [0, len / 2, len.saturating_sub(1), len] {
             let _ = summarize_snapshot(&snap, Some((device, k)), 5);
         }
+    }
+}
+
+/// The bytes as one file named `name` (a PyTorch trace, an msMemScope dump) in a folder,
+/// discovered and loaded: a source behind the importer seam, on the same rules as the exports;
+/// gzipped too when the name says so and the bytes are a PyTorch trace.
+pub fn imported(name: &str, data: &[u8]) {
+    let dir = scratch();
+    write(&dir.path().join(name), data);
+    load_folder_unchanged(dir.path());
+    if name.ends_with(".json") {
+        use std::io::Write;
+        let gz = scratch();
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        enc.write_all(data).expect("gzip in memory");
+        let bytes = enc.finish().expect("gzip in memory");
+        // A cut gzip stream too: the half that was written before a crash.
+        write(&gz.path().join(format!("{name}.gz")), &bytes);
+        write(
+            &gz.path().join(format!("cut_{name}.gz")),
+            &bytes[..bytes.len() / 2],
+        );
+        load_folder_unchanged(gz.path());
     }
 }
 

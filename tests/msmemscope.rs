@@ -443,3 +443,113 @@ fn a_generated_dump_has_owner_and_inefficient_columns_that_filter() {
         gradients
     );
 }
+
+/// `process_used` and `device_used` (msMemScope since mid-2026) make the APP and Device curves:
+/// the generated dump's values after each event, in time order.
+#[test]
+fn process_and_device_used_make_the_app_and_device_curves() {
+    let tmp = tempfile::tempdir().unwrap();
+    let opts = memsight::generate::GenOptions {
+        allocs: 2000,
+        format: memsight::model::Format::Imported(memsight::ingest::msmemscope::NAME),
+        ..Default::default()
+    };
+    let file = memsight::generate::generate(tmp.path(), &opts).unwrap()[0].clone();
+    let raw = rows(&file);
+    let mut want_app: Vec<(i64, i64)> = Vec::new();
+    let mut want_device: Vec<(i64, i64)> = Vec::new();
+    for r in &raw {
+        if let (Some(p), Some(d)) = (attr(r, "process_used"), attr(r, "device_used")) {
+            want_app.push((ts(r), int(&p)));
+            want_device.push((ts(r), int(&d)));
+        }
+    }
+    assert!(want_app.len() > 2000, "every MALLOC and FREE carries them");
+    want_app.sort_unstable();
+    want_device.sort_unstable();
+    let info = &discover(tmp.path()).unwrap().ranks[0];
+    let data = load_rank(info, &Default::default()).unwrap();
+    let rec = &data.records;
+    let mut app: Vec<(i64, i64)> = (0..rec.len())
+        .filter(|&k| rec.component[k] == Component::App as u8)
+        .map(|k| (rec.time_ns[k], rec.reserved[k]))
+        .collect();
+    app.sort_unstable();
+    assert_eq!(app, want_app);
+    let dm = &data.device_memory;
+    let mut device: Vec<(i64, i64)> = dm
+        .time_ns
+        .iter()
+        .copied()
+        .zip(dm.bytes.iter().copied())
+        .collect();
+    device.sort_unstable();
+    assert_eq!(device, want_device);
+    // process ≤ device everywhere, and the pool's used ≤ the process's.
+    assert!(want_app.iter().zip(&want_device).all(|(a, d)| a.1 <= d.1));
+    let (code, out, err) = common::memsight(&["inspect", "--json", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let app_peak = want_app.iter().map(|x| x.1).max().unwrap() as f64 / 1048576.0;
+    assert_eq!(
+        v["ranks"][0]["peaks"]["app_reserved"]["mib"].as_f64(),
+        Some(app_peak)
+    );
+}
+
+/// The SQLite form (`memscope_dump_*.db`, table `memscope_dump`, plus a table Insight adds):
+/// made here from the leak example's rows, it loads to exactly what its CSV loads to, and
+/// nothing is written beside it.
+#[test]
+fn the_db_form_loads_like_the_csv() {
+    let Some(samples) = samples() else { return };
+    let csv_path = samples.join("example/compare/leaks.csv");
+    let raw = rows(&csv_path);
+    let tmp = tempfile::tempdir().unwrap();
+    let db_path = tmp.path().join("memscope_dump_20251203.db");
+    {
+        let conn = rusqlite::Connection::open(&db_path).unwrap();
+        let header: Vec<String> = raw[0].keys().cloned().collect();
+        let cols: Vec<String> = header.iter().map(|h| format!("\"{h}\" TEXT")).collect();
+        conn.execute(
+            &format!("CREATE TABLE memscope_dump ({})", cols.join(", ")),
+            [],
+        )
+        .unwrap();
+        conn.execute("CREATE TABLE insight_leaks (id INTEGER, note TEXT)", [])
+            .unwrap();
+        let marks: Vec<String> = (1..=header.len()).map(|i| format!("?{i}")).collect();
+        let quoted: Vec<String> = header.iter().map(|h| format!("\"{h}\"")).collect();
+        let sql = format!(
+            "INSERT INTO memscope_dump ({}) VALUES ({})",
+            quoted.join(", "),
+            marks.join(", ")
+        );
+        for r in &raw {
+            let values: Vec<&str> = header.iter().map(|h| r[h].as_str()).collect();
+            conn.execute(&sql, rusqlite::params_from_iter(values))
+                .unwrap();
+        }
+    }
+    let before = common::list_files(tmp.path());
+    for target in [db_path.clone(), tmp.path().to_path_buf()] {
+        let profile = discover(&target).unwrap();
+        assert_eq!(profile.ranks.len(), 1, "{target:?}");
+        let db = load_rank(&profile.ranks[0], &Default::default()).unwrap();
+        let ops = &db.operators;
+        let mut got: Vec<(i64, i64, i64)> = (0..ops.len())
+            .map(|r| (ops.size[r], ops.alloc_time[r], ops.release_time[r]))
+            .collect();
+        got.sort_unstable();
+        assert_eq!(got, pta_blocks(&raw));
+        let csv = load_rank(&discover(&csv_path).unwrap().ranks[0], &Default::default()).unwrap();
+        assert_eq!(db.records.time_ns, csv.records.time_ns);
+        assert_eq!(db.records.allocated, csv.records.allocated);
+        assert_eq!(db.records.reserved, csv.records.reserved);
+    }
+    assert_eq!(
+        common::list_files(tmp.path()),
+        before,
+        "nothing written beside the DB"
+    );
+}

@@ -115,6 +115,9 @@ pub(super) fn write_pytorch_trace(
     Ok(path)
 }
 
+/// What the runtime holds in the process besides the pool's segments (the generator's npu-smi).
+const RUNTIME_BYTES: i64 = 256 << 20;
+
 /// msMemScope's finding for block `k`, as its `inefficient` attribute: never freed blocks
 /// are `late_deallocation`, every 97th block `early_allocation`, else none.
 pub fn inefficient(k: usize, freed: bool) -> Option<&'static str> {
@@ -140,7 +143,8 @@ pub fn owner(name: &str) -> String {
 /// Writes `msmemscope_{pid}_{ts}_ascend/device_{d}/dump/memscope_dump_{ts}.csv` under `out`:
 /// `ATEN_START`/`ATEN_END` around each host op (when the simulation has them), a PTA MALLOC or
 /// FREE per allocator event with `allocation_id`, `owner`, `inefficient`, the pool's `total` and
-/// `used` (and the op's Python stack in `Call Stack(Python)`), and HAL MALLOC/FREE events wherever the pool's reserved bytes grow or shrink. Rows
+/// `used` (and the op's Python stack in `Call Stack(Python)`), `process_used` and `device_used`
+/// as msMemScope writes them since mid-2026, and HAL MALLOC/FREE events wherever the pool's reserved bytes grow or shrink. Rows
 /// are written out of time order, sixteen at a time reversed, as msMemScope does not sort them.
 pub(super) fn write_memscope(out: &Path, sim: &RankSim) -> io::Result<PathBuf> {
     let pid = 3_101_864 + sim.rank;
@@ -166,6 +170,15 @@ pub(super) fn write_memscope(out: &Path, sim: &RankSim) -> io::Result<PathBuf> {
         ));
     }
     let mut reserved = 0i64;
+    // What npu-smi would say: the process's memory (its driver segments and the runtime's own)
+    // and the whole card's (other processes too), after each event.
+    let used_now = |reserved: i64| {
+        let process = reserved + RUNTIME_BYTES;
+        format!(
+            ",process_used:{process},device_used:{}",
+            process + sim.other_processes
+        )
+    };
     let mut segments: Vec<(usize, i64)> = Vec::new(); // HAL segments held: (id, size)
     let mut next_segment = sim.pta.len();
     for (t, k, alloc) in events(sim) {
@@ -176,34 +189,31 @@ pub(super) fn write_memscope(out: &Path, sim: &RankSim) -> io::Result<PathBuf> {
             a.at_free.unwrap_or(a.at_alloc)
         };
         // The driver segments under the pool: one MALLOC per growth, FREEs as it shrinks.
+        let segment = |event: &str, id: usize, size: i64, reserved: i64| {
+            (
+                t,
+                format!(
+                    "{event},HAL,N/A,{t},{pid},{pid},{dev},{:#018x},\"{{allocation_id:{id},addr:{:#018x},size:{size}{}}}\",,",
+                    addr(id),
+                    addr(id),
+                    used_now(reserved)
+                ),
+            )
+        };
         while total > reserved {
             let size = total - reserved;
             let id = next_segment;
             next_segment += 1;
-            rows.push((
-                t,
-                format!(
-                    "MALLOC,HAL,N/A,{t},{pid},{pid},{dev},{:#018x},\"{{allocation_id:{id},addr:{:#018x},size:{size}}}\",,",
-                    addr(id),
-                    addr(id)
-                ),
-            ));
             segments.push((id, size));
             reserved += size;
+            rows.push(segment("MALLOC", id, size, reserved));
         }
         while total < reserved {
             let Some((id, size)) = segments.pop() else {
                 break;
             };
-            rows.push((
-                t,
-                format!(
-                    "FREE,HAL,N/A,{t},{pid},{pid},{dev},{:#018x},\"{{allocation_id:{id},addr:{:#018x},size:{size}}}\",,",
-                    addr(id),
-                    addr(id)
-                ),
-            ));
             reserved -= size;
+            rows.push(segment("FREE", id, size, reserved));
         }
         let line = if alloc {
             // The Python stack of the op that made the block (innermost first, a frame a line).
@@ -223,16 +233,18 @@ pub(super) fn write_memscope(out: &Path, sim: &RankSim) -> io::Result<PathBuf> {
             if let Some(f) = inefficient(k, a.t_free.is_some()) {
                 attr.push_str(&format!(",inefficient:{f}"));
             }
+            attr.push_str(&used_now(reserved));
             format!(
                 "MALLOC,PTA,N/A,{t},{pid},{pid},{dev},{:#018x},\"{{{attr}}}\",{stack},",
                 addr(k)
             )
         } else {
             format!(
-                "FREE,PTA,N/A,{t},{pid},{pid},{dev},{:#018x},\"{{allocation_id:{k},addr:{:#018x},size:{},total:{total},used:{used}}}\",,",
+                "FREE,PTA,N/A,{t},{pid},{pid},{dev},{:#018x},\"{{allocation_id:{k},addr:{:#018x},size:{},total:{total},used:{used}{}}}\",,",
                 addr(k),
                 addr(k),
-                a.size
+                a.size,
+                used_now(reserved)
             )
         };
         rows.push((t, line));

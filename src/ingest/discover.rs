@@ -372,9 +372,20 @@ pub fn discover_with(path: &Path, importers: &[&dyn Importer]) -> Result<Profile
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        if let Some(fmt) = profiler_db_format(&name)
-            .or_else(|| is_msprof_db(&name).then_some(Format::Msprof))
-            .or_else(|| db_stem(&name).is_some().then_some(Format::TorchNpu))
+        // An Ascend export's DB by its name; another `.db` is an importer's when one recognises
+        // it (an msMemScope dump's), else read as torch_npu's.
+        let by_name =
+            profiler_db_format(&name).or_else(|| is_msprof_db(&name).then_some(Format::Msprof));
+        let imported = by_name.is_none()
+            && db_stem(&name).is_some()
+            && walker
+                .importers
+                .iter()
+                .any(|i| i.wants(&name) && i.recognises(path, &super::importer::head(path)));
+        if imported {
+            walker.ask_importers(path, &name);
+        } else if let Some(fmt) =
+            by_name.or_else(|| db_stem(&name).is_some().then_some(Format::TorchNpu))
         {
             walker.found.push(Candidate {
                 dir,

@@ -20,6 +20,8 @@
 //! - **Names and stacks**: a block is named by the innermost `ATEN_START`/`ATEN_END` (or
 //!   `ATB_*`) op on its own thread at its allocation ([`super::stacks`]); its Python stack is
 //!   its `MALLOC` row's `Call Stack(Python)` (frames on lines or `;`-separated, innermost first).
+//! - The same events come as `memscope_dump_*.db` (table `memscope_dump`, the same column
+//!   names; Insight adds tables of its own to it, which are not read).
 //! - `Attr` comes in two dialects, `{allocation_id:4,addr:0x…,size:16}` and JSON
 //!   `{"allocation_id":"4",…}`; `Ptr` and `addr` are decimal or `0x…` hex.
 
@@ -198,34 +200,115 @@ struct Columns {
 }
 
 impl Columns {
-    fn of(header: &csv::StringRecord) -> Option<Columns> {
-        let find = |want: &str| {
-            header.iter().position(|h| {
-                h.trim_start_matches('\u{feff}')
-                    .trim()
-                    .eq_ignore_ascii_case(want)
-            })
-        };
-        let find_prefix = |want: &str| {
-            header.iter().position(|h| {
-                h.trim_start_matches('\u{feff}')
-                    .trim()
-                    .to_ascii_lowercase()
-                    .starts_with(want)
-            })
-        };
+    /// The columns of a header (a CSV's first line, a table's column names); `None` when one
+    /// memsight needs is missing.
+    fn of<'a>(header: impl Iterator<Item = &'a str> + Clone) -> Option<Columns> {
+        let norm = |h: &str| h.trim_start_matches('\u{feff}').trim().to_ascii_lowercase();
+        let find = |want: &str| header.clone().position(|h| norm(h) == want);
+        let find_prefix = |want: &str| header.clone().position(|h| norm(h).starts_with(want));
         Some(Columns {
-            event: find("Event")?,
-            event_type: find("Event Type")?,
-            name: find("Name")?,
+            event: find("event")?,
+            event_type: find("event type")?,
+            name: find("name")?,
             ts: find_prefix("timestamp")?,
-            pid: find("Process Id")?,
-            tid: find("Thread Id")?,
-            device: find("Device Id")?,
-            ptr: find("Ptr")?,
-            attr: find("Attr")?,
-            python: find("Call Stack(Python)"),
+            pid: find("process id")?,
+            tid: find("thread id")?,
+            device: find("device id")?,
+            ptr: find("ptr")?,
+            attr: find("attr")?,
+            python: find("call stack(python)"),
         })
+    }
+}
+
+/// Builds a [`Dump`] row by row, whatever the rows come from.
+struct DumpBuilder {
+    cols: Columns,
+    dump: Dump,
+    device_ids: FxHashMap<String, u32>,
+    order: u32,
+}
+
+impl DumpBuilder {
+    fn new(cols: Columns) -> DumpBuilder {
+        DumpBuilder {
+            cols,
+            dump: Dump::default(),
+            device_ids: FxHashMap::default(),
+            order: 0,
+        }
+    }
+
+    /// One row, its cells by column index; false once the load is cancelled.
+    fn row<'a>(&mut self, cell: impl Fn(usize) -> &'a str, control: &LoadControl) -> bool {
+        let (cols, dump) = (&self.cols, &mut self.dump);
+        self.order = self.order.wrapping_add(1);
+        if self.order.is_multiple_of(65_536) && control.is_cancelled() {
+            return false;
+        }
+        let cell = |i: usize| cell(i).trim();
+        let kind = match (cell(cols.event), cell(cols.event_type)) {
+            ("MALLOC", _) => Kind::Malloc,
+            ("FREE", _) => Kind::Free,
+            ("OP_LAUNCH", t) if t.ends_with("_START") => Kind::OpStart,
+            ("OP_LAUNCH", t) if t.ends_with("_END") => Kind::OpEnd,
+            _ => return true,
+        };
+        let (Some(ts), Some(pid), Some(tid)) = (
+            number(cell(cols.ts)),
+            number(cell(cols.pid)),
+            number(cell(cols.tid)),
+        ) else {
+            dump.unreadable += 1;
+            return true;
+        };
+        let device = match cell(cols.device) {
+            "" | "N/A" => None,
+            d => {
+                let next = dump.devices.len() as u32;
+                Some(*self.device_ids.entry(d.to_string()).or_insert_with(|| {
+                    dump.devices.push(d.to_string());
+                    next
+                }))
+            }
+        };
+        let (what, attr) = match kind {
+            Kind::Malloc | Kind::Free => {
+                let attr = parse_attr(cell(cols.attr));
+                if attr.size.is_none() {
+                    dump.unreadable += 1;
+                    return true;
+                }
+                (dump.texts.intern(cell(cols.event_type)), attr)
+            }
+            Kind::OpStart | Kind::OpEnd => (dump.texts.intern(cell(cols.name)), Attr::default()),
+        };
+        let python = cols.python.map_or(0, |c| dump.texts.intern(cell(c)));
+        dump.events.push(Event {
+            kind,
+            what,
+            ts,
+            order: self.order,
+            pid,
+            tid,
+            device,
+            ptr: address(cell(cols.ptr)),
+            attr,
+            python,
+        });
+        true
+    }
+
+    /// The dump: timestamps in ns (µs-scale ones of older dumps scaled), events in time order.
+    fn finish(self) -> Dump {
+        let mut dump = self.dump;
+        if dump.events.iter().all(|e| e.ts < US_BELOW) {
+            for e in &mut dump.events {
+                e.ts = e.ts.saturating_mul(1000);
+            }
+        }
+        dump.events.sort_by_key(|e| (e.ts, e.order));
+        dump
     }
 }
 
@@ -239,86 +322,83 @@ fn read_dump(file: impl Read, control: &LoadControl, name: &str) -> Result<Dump,
         .headers()
         .map_err(|e| format!("{name}: {e}"))?
         .clone();
-    let cols = Columns::of(&header)
+    let cols = Columns::of(header.iter())
         .ok_or_else(|| format!("{name}: not an msMemScope dump (its header lacks columns)"))?;
-    let mut dump = Dump::default();
-    dump.texts.intern("");
-    let mut device_ids: FxHashMap<String, u32> = FxHashMap::default();
+    let mut builder = DumpBuilder::new(cols);
     let mut record = csv::StringRecord::new();
-    let mut order = 0u32;
     loop {
         match reader.read_record(&mut record) {
             Ok(false) => break,
             Ok(true) => {}
             Err(e) if e.is_io_error() => return Err(format!("{name}: {e}")),
             Err(_) => {
-                dump.unreadable += 1;
+                builder.dump.unreadable += 1;
                 continue;
             }
         }
-        order = order.wrapping_add(1);
-        if order.is_multiple_of(65_536) && control.is_cancelled() {
+        if !builder.row(|i| record.get(i).unwrap_or(""), control) {
             return Err("cancelled".into());
         }
-        let cell = |i: usize| record.get(i).unwrap_or("").trim();
-        let kind = match (cell(cols.event), cell(cols.event_type)) {
-            ("MALLOC", _) => Kind::Malloc,
-            ("FREE", _) => Kind::Free,
-            ("OP_LAUNCH", t) if t.ends_with("_START") => Kind::OpStart,
-            ("OP_LAUNCH", t) if t.ends_with("_END") => Kind::OpEnd,
-            _ => continue,
-        };
-        let (Some(ts), Some(pid), Some(tid)) = (
-            number(cell(cols.ts)),
-            number(cell(cols.pid)),
-            number(cell(cols.tid)),
-        ) else {
-            dump.unreadable += 1;
-            continue;
-        };
-        let device = match cell(cols.device) {
-            "" | "N/A" => None,
-            d => {
-                let next = dump.devices.len() as u32;
-                Some(*device_ids.entry(d.to_string()).or_insert_with(|| {
-                    dump.devices.push(d.to_string());
-                    next
-                }))
-            }
-        };
-        let (what, attr) = match kind {
-            Kind::Malloc | Kind::Free => {
-                let attr = parse_attr(cell(cols.attr));
-                if attr.size.is_none() {
-                    dump.unreadable += 1;
-                    continue;
-                }
-                (dump.texts.intern(cell(cols.event_type)), attr)
-            }
-            Kind::OpStart | Kind::OpEnd => (dump.texts.intern(cell(cols.name)), Attr::default()),
-        };
-        let python = cols.python.map_or(0, |c| dump.texts.intern(cell(c)));
-        dump.events.push(Event {
-            kind,
-            what,
-            ts,
-            order,
-            pid,
-            tid,
-            device,
-            ptr: address(cell(cols.ptr)),
-            attr,
-            python,
-        });
     }
-    // µs-scale timestamps (older dumps) to ns.
-    if dump.events.iter().all(|e| e.ts < US_BELOW) {
-        for e in &mut dump.events {
-            e.ts = e.ts.saturating_mul(1000);
+    Ok(builder.finish())
+}
+
+/// Reads a dump's SQLite form (`memscope_dump_*.db`, table `memscope_dump` with the CSV's
+/// column names; the tables Insight adds are not read), opened as every DB is: never written.
+fn read_dump_db(path: &Path, control: &LoadControl) -> Result<Dump, String> {
+    let shown = path.display();
+    // A pending WAL or journal beside it is read from a private copy, as for every DB.
+    let snapshot = super::db::snapshot_if_needed(path).map_err(|e| format!("{shown}: {e}"))?;
+    let db =
+        super::db::open_read_only(path, snapshot.as_ref()).map_err(|e| format!("{shown}: {e}"))?;
+    let conn: &rusqlite::Connection = &db;
+    if !super::db::has_table(conn, DB_TABLE) {
+        return Err(format!("{shown}: no {DB_TABLE} table"));
+    }
+    let mut stmt = conn
+        .prepare(&format!("SELECT * FROM {DB_TABLE}"))
+        .map_err(|e| format!("{shown}: {e}"))?;
+    let names: Vec<String> = stmt.column_names().map(str::to_string).collect();
+    let cols = Columns::of(names.iter().map(String::as_str))
+        .ok_or_else(|| format!("{shown}: {DB_TABLE} lacks msMemScope's columns"))?;
+    let width = names.len();
+    let mut builder = DumpBuilder::new(cols);
+    let mut rows = stmt.query([]).map_err(|e| format!("{shown}: {e}"))?;
+    let mut cells: Vec<String> = vec![String::new(); width];
+    loop {
+        let row = match rows.next() {
+            Ok(Some(r)) => r,
+            Ok(None) => break,
+            Err(e) => return Err(format!("{shown}: {e}")),
+        };
+        for (i, c) in cells.iter_mut().enumerate() {
+            *c = row
+                .get_ref(i)
+                .map_or_else(|_| String::new(), super::db::text);
+        }
+        if !builder.row(|i| cells.get(i).map_or("", String::as_str), control) {
+            return Err("cancelled".into());
         }
     }
-    dump.events.sort_by_key(|e| (e.ts, e.order));
-    Ok(dump)
+    Ok(builder.finish())
+}
+
+/// The table of a dump's SQLite form.
+const DB_TABLE: &str = "memscope_dump";
+
+/// Whether `path` names a dump's SQLite form.
+fn is_db(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("db"))
+}
+
+/// Reads the dump at `path`, CSV or SQLite.
+fn read_path(path: &Path, control: &LoadControl) -> Result<Dump, String> {
+    if is_db(path) {
+        read_dump_db(path, control)
+    } else {
+        open(path).and_then(|f| read_dump(f, control, &path.display().to_string()))
+    }
 }
 
 /// A block: its MALLOC (or only its FREE) and its FREE, as event indices.
@@ -424,17 +504,20 @@ impl Importer for MemScopeDumps {
 
     fn wants(&self, file_name: &str) -> bool {
         let l = file_name.to_ascii_lowercase();
-        l.ends_with(".csv")
+        l.ends_with(".csv") || (l.starts_with("memscope_dump") && l.ends_with(".db"))
     }
 
-    fn recognises(&self, _path: &Path, head: &[u8]) -> bool {
+    fn recognises(&self, path: &Path, head: &[u8]) -> bool {
+        if is_db(path) {
+            return head.starts_with(b"SQLite format 3\0");
+        }
         let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
         head.starts_with(HEADER_START)
     }
 
     fn ranks(&self, path: &Path, notes: &mut Vec<Message>) -> Vec<RankInfo> {
         let shown = path.display().to_string();
-        let dump = match open(path).and_then(|f| read_dump(f, &LoadControl::default(), &shown)) {
+        let dump = match read_path(path, &LoadControl::default()) {
             Ok(d) => d,
             Err(cause) => {
                 notes.push(Message::MemScopeUnreadable { cause });
@@ -495,7 +578,7 @@ impl Importer for MemScopeDumps {
             .and_then(|(p, d)| Some((p.parse::<i64>().ok()?, d.to_string())))
             .ok_or_else(|| no_data(format!("not an msMemScope rank: {part}")))?;
         let shown = path.display().to_string();
-        let dump = match open(path).and_then(|f| read_dump(f, control, &shown)) {
+        let dump = match read_path(path, control) {
             Ok(d) => d,
             Err(_) if control.is_cancelled() => return Err(LoadError::Cancelled),
             Err(cause) => return Err(no_data(cause)),

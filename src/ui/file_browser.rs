@@ -53,15 +53,19 @@ pub fn save_folder() -> Option<PathBuf> {
         .or_else(dirs::home_dir)
 }
 
-/// A file the Open file browser lists: a DB or an allocator snapshot, by extension (not a
-/// DB's `-wal`/`-shm` companions, nor anything else).
+/// A file the Open file browser lists: a DB, a PyTorch trace, an msMemScope dump or an
+/// allocator snapshot, by extension (not a DB's `-wal`/`-shm` companions, nor anything else).
 pub fn openable_file(path: &Path) -> bool {
     path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
-        ["db", "pickle", "pkl"]
+        OPENABLE_EXTENSIONS
             .iter()
             .any(|x| e.eq_ignore_ascii_case(x))
     })
 }
+
+/// The extensions of the files memsight opens one by one: profiler DBs and msMemScope's, PyTorch
+/// traces (`.json`, `.json.gz`), msMemScope dumps (`.csv`), allocator snapshots.
+pub const OPENABLE_EXTENSIONS: [&str; 6] = ["db", "json", "gz", "csv", "pickle", "pkl"];
 
 /// What the browser is open for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -156,14 +160,17 @@ mod tests {
 
     /// The Open file browser lists DBs and snapshots, not a DB's -wal/-shm files.
     #[test]
-    fn open_file_lists_dbs_and_snapshots_only() {
+    fn open_file_lists_what_memsight_opens_only() {
         for (name, shown) in [
             ("ascend_pytorch_profiler_0.db", true),
             ("ascend_pytorch_profiler_0.db-wal", false),
             ("ascend_pytorch_profiler_0.db-shm", false),
             ("snapshot.pickle", true),
             ("SNAP.PKL", true),
-            ("memory_record.csv", false),
+            ("memscope_dump_1.csv", true),
+            ("worker0.1.pt.trace.json.gz", true),
+            ("trace.JSON", true),
+            ("notes.txt", false),
             ("db", false),
         ] {
             assert_eq!(openable_file(Path::new(name)), shown, "{name}");

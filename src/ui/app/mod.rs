@@ -30,13 +30,18 @@ pub type Picker = fn(PickKind) -> PickOutcome;
 pub fn native_picker(kind: PickKind) -> PickOutcome {
     native_outcome(|| {
         let dialog = rfd::FileDialog::new();
+        // GTK's filters are case-sensitive: list each extension in both cases.
+        let extensions: Vec<String> = crate::ui::file_browser::OPENABLE_EXTENSIONS
+            .iter()
+            .flat_map(|e| [e.to_string(), e.to_uppercase()])
+            .collect();
         match kind {
             PickKind::Folder | PickKind::Baseline => dialog.set_title("memsight").pick_folder(),
             PickKind::Database => dialog
                 .set_title("memsight")
                 .add_filter(
-                    "Profiler DB, allocator snapshot",
-                    &["db", "DB", "pickle", "pkl", "PICKLE", "PKL"],
+                    "Profiler DB, PyTorch trace, msMemScope dump, allocator snapshot",
+                    &extensions,
                 )
                 .pick_file(),
         }
