@@ -137,15 +137,10 @@ fn a_pytorch_trace_opens_with_its_blocks_named_by_their_ops() {
     check(&file, "cpu", &names);
 }
 
-#[test]
-fn an_msmemscope_dump_opens_with_its_blocks_named_by_their_aten_ops() {
-    let Some(samples) = common::samples() else {
-        return; // a failure under MEMSIGHT_REQUIRE_ALL
-    };
-    let file = samples.join("tanxiangyuu_msmemscope/example/compare/leaks.csv");
-    // Every PTA block (by allocation_id) is named by the ATEN op running on its thread: the
-    // spans are read here from the raw rows, paired by name per thread.
-    let mut rd = csv::Reader::from_path(&file).unwrap();
+/// (name, size) of every PTA block of an msMemScope dump, in time order: named by the ATEN op
+/// running on its thread, the spans read here from the raw rows, paired by name per thread.
+fn memscope_blocks(file: &Path) -> Vec<(String, i64)> {
+    let mut rd = csv::Reader::from_path(file).unwrap();
     let rows: Vec<csv::StringRecord> = rd.records().map(Result::unwrap).collect();
     let mut rows: Vec<&csv::StringRecord> = rows.iter().collect();
     rows.sort_by_key(|r| r[4].parse::<i64>().unwrap());
@@ -164,19 +159,88 @@ fn an_msmemscope_dump_opens_with_its_blocks_named_by_their_aten_ops() {
             _ => {}
         }
     }
-    let names: Vec<String> = rows
-        .iter()
+    rows.iter()
         .filter(|r| &r[1] == "MALLOC" && &r[2] == "PTA")
         .map(|r| {
             let t: i64 = r[4].parse().unwrap();
-            spans
+            let name = spans
                 .iter()
                 .filter(|s| s.0 == r[6] && s.1 <= t && t <= s.2)
                 .max_by_key(|s| (s.1, -s.2))
-                .map_or("Unknown".to_string(), |s| s.3.clone())
+                .map_or("Unknown".to_string(), |s| s.3.clone());
+            let size = r[9]
+                .split(',')
+                .find_map(|kv| kv.strip_prefix("size:"))
+                .unwrap()
+                .parse()
+                .unwrap();
+            (name, size)
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn an_msmemscope_dump_opens_with_its_blocks_named_by_their_aten_ops() {
+    let Some(samples) = common::samples() else {
+        return; // a failure under MEMSIGHT_REQUIRE_ALL
+    };
+    let file = samples.join("tanxiangyuu_msmemscope/example/compare/leaks.csv");
+    let names: Vec<String> = memscope_blocks(&file).into_iter().map(|b| b.0).collect();
     check(&file, "NPU:0", &names);
+}
+
+/// msMemScope's own comparison (example/compare: a run and its leaking variant) in the app's
+/// Diff: every operator's KB and block count on each side, EN and ZH, against the raw rows.
+#[test]
+fn two_msmemscope_dumps_compare_in_the_diff() {
+    use memsight::ui::Command;
+    use memsight::ui::baseline::BaselineSource;
+    let Some(samples) = common::samples() else {
+        return; // a failure under MEMSIGHT_REQUIRE_ALL
+    };
+    let dir = samples.join("tanxiangyuu_msmemscope/example/compare");
+    let sums = |file: &str| {
+        let mut m: std::collections::BTreeMap<String, (f64, usize)> = Default::default();
+        for (name, size) in memscope_blocks(&dir.join(file)) {
+            let e = m.entry(name).or_default();
+            e.0 += size as f64 / 1024.0;
+            e.1 += 1;
+        }
+        m
+    };
+    let (a, b) = (sums("baseline.csv"), sums("leaks.csv"));
+    for lang in [Lang::En, Lang::Zh] {
+        let mut app = MemsightApp::new(Some(dir.join("leaks.csv")), Vec::new(), None);
+        app.set_language(lang);
+        app.wait_for_load();
+        app.apply(Command::CompareWith(BaselineSource {
+            path: dir.join("baseline.csv"),
+            rank: 0,
+        }));
+        app.wait_for_baseline();
+        let mut h = common::harness(app);
+        let t = h.state().tr();
+        h.get_by_label(t.copy).click();
+        h.step();
+        let tsv = common::copied(&h).expect("the diff copied");
+        let rows: Vec<Vec<&str>> = tsv
+            .lines()
+            .skip(1)
+            .map(|l| l.split('\t').collect())
+            .collect();
+        let names: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+        assert_eq!(rows.len(), names.len(), "{lang:?}");
+        for r in &rows {
+            let num = |i: usize| r[i].parse::<f64>().unwrap();
+            let (ak, an) = a.get(r[0]).copied().unwrap_or_default();
+            let (bk, bn) = b.get(r[0]).copied().unwrap_or_default();
+            assert!(
+                (num(1) - ak).abs() < 1e-6 && (num(2) - bk).abs() < 1e-6,
+                "{r:?}"
+            );
+            assert_eq!((num(4) as usize, num(5) as usize), (an, bn), "{r:?}");
+        }
+    }
 }
 
 /// msMemScope's own columns (Owner, Inefficient) in the details table: shown after the call
@@ -218,5 +282,35 @@ fn msmemscope_owner_and_inefficient_columns_show_filter_and_copy() {
             "{lang:?}"
         );
         assert!(rows[1..].iter().all(|r| r[2].starts_with("PTA@model@")));
+    }
+}
+
+/// A folder of worker traces (`tensorboard_trace_handler`) is a cluster: the overview
+/// summarises both ranks, and a rank's link opens it; EN and ZH.
+#[test]
+fn a_folder_of_worker_traces_opens_on_the_cluster_overview() {
+    let dir = common::fixtures().join("pytorch/ddp");
+    for lang in [Lang::En, Lang::Zh] {
+        let mut app = MemsightApp::new(Some(dir.clone()), Vec::new(), None);
+        app.set_language(lang);
+        app.wait_for_load();
+        app.wait_for_overview();
+        let mut h = common::harness(app);
+        let t = h.state().tr();
+        assert!(h.state().view_state().show_overview, "{lang:?}");
+        h.get_by_label(&(t.overview_title)(2, 2));
+        h.get_all_by_role_and_label(egui::accesskit::Role::Link, "1")
+            .next()
+            .expect("rank 1 in the overview")
+            .click();
+        h.step();
+        h.state_mut().wait_for_load();
+        h.run();
+        assert!(!h.state().view_state().show_overview);
+        let rank = h.get_by_label(t.rank_id).value();
+        assert!(
+            rank.is_some_and(|r| r.starts_with("rank 1 · cpu")),
+            "{lang:?}"
+        );
     }
 }
