@@ -4,6 +4,7 @@ use std::io::Write;
 use std::path::Path;
 
 use crate::model::bytes_to_mib;
+use crate::snapshot::oom::{ModuleUsage, OomReport, OomVerdict, oom_reports, usage_beside};
 use crate::snapshot::{AllocatorSnapshot, SnapshotSummary, summarize_snapshot};
 
 /// Options of `memsight snapshot`.
@@ -40,12 +41,68 @@ fn run(path: &Path, args: &SnapshotArgs, out: &mut dyn Write) -> Result<(), Stri
         (device, k)
     });
     let summary = summarize_snapshot(&snap, at, args.top).map_err(|e| e.to_string())?;
+    // Why it ran out, when the trace has an `oom` event, and the CANN modules' memory torch_npu
+    // wrote beside the OOM snapshot.
+    let ooms = oom_reports(&snap);
+    let modules = usage_beside(path);
     let w = |e: std::io::Error| e.to_string();
     if args.json {
-        serde_json::to_writer_pretty(&mut *out, &summary).map_err(|e| e.to_string())?;
+        let mut v = serde_json::to_value(&summary).map_err(|e| e.to_string())?;
+        if let Some(o) = v.as_object_mut() {
+            o.insert(
+                "oom".into(),
+                serde_json::to_value(&ooms).unwrap_or_default(),
+            );
+            o.insert(
+                "modules_at_oom".into(),
+                serde_json::to_value(&modules).unwrap_or_default(),
+            );
+        }
+        serde_json::to_writer_pretty(&mut *out, &v).map_err(|e| e.to_string())?;
         writeln!(out).map_err(w)?;
     } else {
+        write_oom(&ooms, &modules, out).map_err(w)?;
         write_text(&summary, out).map_err(w)?;
+    }
+    Ok(())
+}
+
+/// The OOM lines of the text output (nothing without an `oom` event or memUsageInfo).
+fn write_oom(
+    ooms: &[OomReport],
+    modules: &[ModuleUsage],
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    for o in ooms {
+        let device_free = o.device_free_bytes.map_or("unknown".to_string(), |b| {
+            format!("{:.2} MiB", bytes_to_mib(b))
+        });
+        writeln!(
+            out,
+            "OUT OF MEMORY on device {} at event {}: asked for {:.2} MiB; free inside the allocator's segments {:.2} MiB (largest piece {:.2} MiB), free on the device {device_free}: {}",
+            o.device,
+            o.event,
+            bytes_to_mib(o.requested_bytes),
+            bytes_to_mib(o.free_in_segments_bytes),
+            bytes_to_mib(o.largest_free_block_bytes),
+            match o.verdict {
+                OomVerdict::Fragmentation => "fragmentation (enough was free, in pieces too small)",
+                OomVerdict::Exhaustion => "exhaustion (not enough was free)",
+            }
+        )?;
+    }
+    if !modules.is_empty() {
+        writeln!(out, "memory by CANN module at the OOM (memUsageInfo), MB:")?;
+        for m in modules {
+            writeln!(
+                out,
+                "  device {} {:<24} current {:>10.2} peak {:>10.2}",
+                m.device, m.module, m.current_mb, m.peak_mb
+            )?;
+        }
+    }
+    if !ooms.is_empty() || !modules.is_empty() {
+        writeln!(out)?;
     }
     Ok(())
 }

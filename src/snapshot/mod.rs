@@ -3,9 +3,12 @@
 //! code; [`model`] turns it into segments, blocks, per-device event traces and interned stacks;
 //! [`summary`] computes what `memsight snapshot` prints; [`segments`] lays out each segment's
 //! blocks with the fragmentation figures, at the end or after any event; [`timeline`] stacks
-//! every allocation as a band over the events (memory_viz's active-memory view).
+//! every allocation as a band over the events (memory_viz's active-memory view); [`oom`] says
+//! why an `oom` event happened (fragmentation or exhaustion) and reads the per-module memory
+//! torch_npu writes beside an OOM snapshot.
 
 pub mod model;
+pub mod oom;
 pub mod segments;
 pub mod summary;
 pub mod timeline;

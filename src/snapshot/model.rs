@@ -133,6 +133,8 @@ pub struct Event {
     pub stack: StackId,
     /// Microseconds (CUDA snapshots; NPU snapshots have none).
     pub time_us: Option<i64>,
+    /// What the device had free (`device_free`, on `oom` events only).
+    pub device_free: Option<i64>,
 }
 
 impl Event {
@@ -145,6 +147,7 @@ impl Event {
             stream: 0,
             stack: 0,
             time_us: None,
+            device_free: None,
         }
     }
 }
@@ -336,6 +339,7 @@ struct Keys {
     stream: Key,
     frames: Key,
     time_us: Key,
+    device_free: Key,
     filename: Key,
     line: Key,
     name: Key,
@@ -350,6 +354,7 @@ impl Keys {
             stream: p.key("stream"),
             frames: p.key("frames"),
             time_us: p.key("time_us"),
+            device_free: p.key("device_free"),
             filename: p.key("filename"),
             line: p.key("line"),
             name: p.key("name"),
@@ -516,17 +521,22 @@ impl Builder<'_> {
 
     fn event(&mut self, e: Value) -> Event {
         let p = self.p;
+        let action = self.action(p.get_key(e, self.keys.action));
         let k = &self.keys;
-        let (time, action, addr, size, stream, frames) = (
+        let device_free = (action == Action::Oom)
+            .then(|| p.get_key(e, k.device_free))
+            .flatten()
+            .and_then(|v| p.int(v))
+            .and_then(|v| i64::try_from(v).ok());
+        let (time, addr, size, stream, frames) = (
             p.get_key(e, k.time_us),
-            p.get_key(e, k.action),
             p.get_key(e, k.addr),
             p.get_key(e, k.size),
             p.get_key(e, k.stream),
             p.get_key(e, k.frames),
         );
         Event {
-            action: self.action(action),
+            action,
             addr: self.addr(addr),
             size: self.int(size),
             stream: self.int(stream),
@@ -534,6 +544,7 @@ impl Builder<'_> {
             time_us: time
                 .and_then(|t| p.int(t))
                 .and_then(|t| i64::try_from(t).ok()),
+            device_free,
         }
     }
 }

@@ -555,6 +555,13 @@ pub struct Tr {
     pub snapshot_held_at_end: &'static str,
     /// Picks the peak event.
     pub snapshot_go_peak: &'static str,
+    /// Why an `oom` event happened: event, asked, free in segments, largest piece, free on the
+    /// device (MB, formatted), fragmentation (else exhaustion).
+    pub oom_verdict: fn(usize, &str, &str, &str, &str, bool) -> String,
+    /// Picks the `oom` event.
+    pub oom_go: &'static str,
+    /// The memUsageInfo table's title, for a device.
+    pub oom_modules: fn(i64) -> String,
     /// How the holders are shown: table, flame graph.
     pub snapshot_views: [&'static str; 2],
     /// The flame graph's hint.
@@ -1044,6 +1051,21 @@ pub static EN: Tr = Tr {
     snapshot_freed_at: |k| format!("freed at event #{k}"),
     snapshot_held_at_end: "still held at the end",
     snapshot_go_peak: "Go to the peak",
+    oom_verdict: |k, asked, free, largest, device, fragmentation| {
+        let why = if fragmentation {
+            "Fragmentation: the memory was there, in pieces too small. Try \
+             PYTORCH_NPU_ALLOC_CONF=expandable_segments:True, or free the cache before this step."
+        } else {
+            "Exhaustion: not enough was free. Hold less: recompute activations, a smaller \
+             micro-batch, shard optimizer state."
+        };
+        format!(
+            "Out of memory at event #{k}: asked for {asked} MB; free in the allocator's segments \
+             {free} MB (largest piece {largest} MB), free on the device {device} MB. {why}"
+        )
+    },
+    oom_go: "Go to the OOM",
+    oom_modules: |d| format!("Memory by CANN module at the OOM (memUsageInfo, NPU:{d})"),
     snapshot_views: ["Table", "Flame graph"],
     snapshot_flame_hint: "Width is memory; the outermost frame on top. Click a frame to list its blocks.",
     snapshot_block_kinds: ["allocated", "pending free", "free"],
@@ -1569,6 +1591,20 @@ pub static ZH: Tr = Tr {
     snapshot_freed_at: |k| format!("释放于事件 #{k}"),
     snapshot_held_at_end: "结束时仍持有",
     snapshot_go_peak: "跳到峰值",
+    oom_verdict: |k, asked, free, largest, device, fragmentation| {
+        let why = if fragmentation {
+            "碎片化：内存足够，但被切成了过小的块。可尝试 \
+             PYTORCH_NPU_ALLOC_CONF=expandable_segments:True，或在此步之前释放缓存。"
+        } else {
+            "耗尽：空闲内存不够。需要减少占用：重计算激活值、减小 micro-batch、切分优化器状态。"
+        };
+        format!(
+            "在事件 #{k} 内存不足：申请 {asked} MB；分配器内存段中空闲 {free} MB\
+             （最大空闲块 {largest} MB），设备空闲 {device} MB。{why}"
+        )
+    },
+    oom_go: "跳到内存不足处",
+    oom_modules: |d| format!("内存不足时各 CANN 模块的内存（memUsageInfo，NPU:{d}）"),
     snapshot_views: ["表格", "火焰图"],
     snapshot_flame_hint: "宽度即内存，最外层帧在上。点击某帧可列出其内存块。",
     snapshot_block_kinds: ["已分配", "待释放", "空闲"],

@@ -6,6 +6,7 @@
 //! data-only unpickler in a job; nothing in it is ever executed.
 
 use crate::snapshot::SnapshotError;
+use crate::snapshot::oom::{ModuleUsage, OomReport, OomVerdict, oom_reports, usage_beside};
 use crate::ui::palette::{FrameKind, flame_fill};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -78,15 +79,23 @@ pub enum SnapshotProblem {
     Task(String),
 }
 
+/// What the reading job hands over: the snapshot, its `oom` events explained and the
+/// memUsageInfo rows beside it (an OOM bundle).
+type Read = (AllocatorSnapshot, Vec<OomReport>, Vec<ModuleUsage>);
+
 /// An opened snapshot and what the user picked in it.
 pub struct SnapshotView {
     /// The file.
     pub path: PathBuf,
-    job: Option<Job<Result<AllocatorSnapshot, SnapshotError>>>,
+    job: Option<Job<Result<Read, SnapshotError>>>,
     /// The snapshot, once read.
     pub snap: Option<Arc<AllocatorSnapshot>>,
     /// Why it could not be read.
     pub error: Option<SnapshotProblem>,
+    /// Its `oom` events, explained (an OOM snapshot's trace ends with one).
+    pub oom: Vec<OomReport>,
+    /// The CANN modules' memory at the OOM (`device_*_memUsageInfo_*.csv` beside it).
+    pub modules: Vec<ModuleUsage>,
     /// The device shown.
     pub device: i64,
     /// The event picked on the curve (None: the end state).
@@ -107,13 +116,17 @@ impl SnapshotView {
     pub fn open(jobs: &mut Jobs, path: PathBuf) -> SnapshotView {
         let p = path.clone();
         let job = jobs.run(JobKey::Load, Place::Thread, move |_| {
-            AllocatorSnapshot::open(&p)
+            let snap = AllocatorSnapshot::open(&p)?;
+            let oom = oom_reports(&snap);
+            Ok((snap, oom, usage_beside(&p)))
         });
         SnapshotView {
             path,
             job: Some(job),
             snap: None,
             error: None,
+            oom: Vec::new(),
+            modules: Vec::new(),
             device: 0,
             event: None,
             shown: None,
@@ -130,9 +143,8 @@ impl SnapshotView {
             return false;
         };
         match job.poll() {
-            Poll::Msg(Ok(s)) => {
-                self.device = s.devices().first().copied().unwrap_or(0);
-                self.snap = Some(Arc::new(s));
+            Poll::Msg(Ok(read)) => {
+                self.landed(read);
                 self.job = None;
                 false
             }
@@ -154,14 +166,23 @@ impl SnapshotView {
         }
     }
 
+    /// Takes what the reading job found: an OOM snapshot opens on its device that ran out.
+    fn landed(&mut self, (snap, oom, modules): Read) {
+        self.device = oom
+            .first()
+            .map(|o| o.device)
+            .or_else(|| snap.devices().first().copied())
+            .unwrap_or(0);
+        self.snap = Some(Arc::new(snap));
+        self.oom = oom;
+        self.modules = modules;
+    }
+
     /// Waits for the read to finish (tests, headless runs).
     pub fn wait(&mut self) {
         if let Some(job) = self.job.take() {
             match job.wait() {
-                Some(Ok(s)) => {
-                    self.device = s.devices().first().copied().unwrap_or(0);
-                    self.snap = Some(Arc::new(s));
-                }
+                Some(Ok(read)) => self.landed(read),
                 Some(Err(e)) => self.error = Some(SnapshotProblem::Read(e)),
                 None => {}
             }
@@ -313,6 +334,32 @@ impl SnapshotView {
                     picked = Some(k);
                 }
             });
+        }
+        // Why it ran out (an OOM snapshot), with a way to the event and the CANN modules.
+        for o in self.oom.iter().filter(|o| o.device == shown.device) {
+            ui.horizontal_wrapped(|ui| {
+                let mb = |b: i64| grouped(bytes_to_mib(b), 2);
+                let text = (t.oom_verdict)(
+                    o.event,
+                    &mb(o.requested_bytes),
+                    &mb(o.free_in_segments_bytes),
+                    &mb(o.largest_free_block_bytes),
+                    &o.device_free_bytes.map_or_else(|| "?".to_string(), mb),
+                    o.verdict == OomVerdict::Fragmentation,
+                );
+                ui.colored_label(ui.visuals().error_fg_color, text);
+                if shown.event != Some(o.event) && ui.button(t.oom_go).clicked() {
+                    picked = Some(o.event);
+                }
+            });
+        }
+        let modules: Vec<&ModuleUsage> = self
+            .modules
+            .iter()
+            .filter(|m| m.device == shown.device)
+            .collect();
+        if !modules.is_empty() {
+            module_table(ui, t, shown.device, &modules);
         }
         let height = (ui.available_height() * 0.38).clamp(160.0, 420.0);
         let bands = &shown.parts.bands;
@@ -625,6 +672,45 @@ fn last_allocation_of(
 }
 
 /// The colour of a block kind in the segment map.
+/// The memUsageInfo rows of a device (largest first), under their file's column names, with a
+/// Copy of them as TSV.
+fn module_table(ui: &mut egui::Ui, t: &Tr, device: i64, modules: &[&ModuleUsage]) {
+    const HEADERS: [&str; 3] = ["moduleName", "curMemSize(MB)", "memPeakSize(MB)"];
+    egui::CollapsingHeader::new((t.oom_modules)(device))
+        .id_salt("oom_modules")
+        .default_open(true)
+        .show(ui, |ui| {
+            if ui.button(t.copy).clicked() {
+                let mut tsv = HEADERS.join("\t");
+                tsv.push('\n');
+                for m in modules {
+                    tsv.push_str(&format!("{}\t{}\t{}\n", m.module, m.current_mb, m.peak_mb));
+                }
+                ui.ctx().copy_text(tsv);
+            }
+            egui::Grid::new("oom_module_grid")
+                .striped(true)
+                .show(ui, |ui| {
+                    for h in HEADERS {
+                        ui.strong(h);
+                    }
+                    ui.end_row();
+                    for m in modules {
+                        ui.label(&m.module);
+                        for v in [m.current_mb, m.peak_mb] {
+                            ui.with_layout(
+                                egui::Layout::right_to_left(egui::Align::Center),
+                                |ui| {
+                                    ui.label(grouped(v, 2));
+                                },
+                            );
+                        }
+                        ui.end_row();
+                    }
+                });
+        });
+}
+
 fn kind_color(kind: BlockKind) -> egui::Color32 {
     match kind {
         BlockKind::Allocated => crate::ui::palette::BLOCK_ALLOCATED,
