@@ -12,21 +12,6 @@ use egui_kittest::kittest::Queryable;
 use memsight::ui::MemsightApp;
 use memsight::ui::i18n::Lang;
 
-fn app_at_720p(path: &Path, lang: Lang) -> egui_kittest::Harness<'static, MemsightApp> {
-    let mut app = MemsightApp::new(Some(path.to_path_buf()), Vec::new(), None);
-    app.set_language(lang);
-    app.wait_for_load();
-    assert!(app.view().is_some(), "{:?}", app.error);
-    let mut h = egui_kittest::Harness::builder()
-        .with_size([1280.0, 720.0])
-        .with_max_steps(16)
-        .with_step_dt(1.0 / 60.0)
-        .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
-    h.run();
-    h.run();
-    h
-}
-
 /// The rows of Copy all (header first) as cells.
 fn copy_all(h: &mut egui_kittest::Harness<'static, MemsightApp>) -> Vec<Vec<String>> {
     let label = h.state().tr().copy_all;
@@ -49,7 +34,7 @@ fn copy_all(h: &mut egui_kittest::Harness<'static, MemsightApp>) -> Vec<Vec<Stri
 /// screen, copies as an empty cell, as for the Ascend exports).
 fn check(path: &Path, device: &str, names: &[String]) {
     for (lang, peak) in [(Lang::En, "peak "), (Lang::Zh, "峰值 ")] {
-        let mut h = app_at_720p(path, lang);
+        let mut h = common::app_at_720p(path, lang);
         let rank = h.get_by_label(h.state().tr().rank_id).value();
         assert!(
             rank.as_deref()
@@ -266,7 +251,7 @@ fn msmemscope_owner_and_inefficient_columns_show_filter_and_copy() {
         .count();
     assert!(late > 0);
     for lang in [Lang::En, Lang::Zh] {
-        let mut h = app_at_720p(&file, lang);
+        let mut h = common::app_at_720p(&file, lang);
         let all = copy_all(&mut h);
         assert_eq!(
             &all[0][..4],

@@ -83,18 +83,22 @@ fn ctrl_o_opens_the_folder_the_dialog_returns() {
     assert_eq!(h.state().recent()[0], picked_folder().display().to_string());
 }
 
+/// File ▸ Open file… (the menu's entry: the start page has the same button, lower down).
+fn click_open_file(h: &mut Harness<'_, MemsightApp>) {
+    h.get_by_label("File").click();
+    h.run();
+    h.get_all_by_label("Open file (.db, .json, .csv, .pickle)…")
+        .min_by(|a, b| a.rect().min.y.total_cmp(&b.rect().min.y))
+        .unwrap()
+        .click();
+}
+
 #[test]
 fn file_open_db_loads_the_database_the_dialog_returns() {
     let mut app = MemsightApp::new(None, Vec::new(), None);
     app.picker = |kind| (kind == PickKind::Database).then(picked_db).into();
     let mut h = harness(app);
-    h.get_by_label("File").click();
-    h.run();
-    // The menu's entry (the start page has the same button, lower down).
-    h.get_all_by_label("Open file (.db, .json, .csv, .pickle)…")
-        .min_by(|a, b| a.rect().min.y.total_cmp(&b.rect().min.y))
-        .unwrap()
-        .click();
+    click_open_file(&mut h);
     wait_until_opened(&mut h, &picked_db());
     let view = h.state().view().expect("a rank on screen");
     assert!(
@@ -179,10 +183,11 @@ fn recent_folders_survive_a_restart_and_reopen() {
 
 #[test]
 fn loading_shows_progress_and_cancel_stops_it_and_retry_loads_again() {
-    // Big enough that loading takes a few hundred ms, far longer than the frames below.
+    // Big enough that loading takes far longer than the frames below (with 200k allocations
+    // the load finished before the cancel 1 run in 10 while another build shared the 2 cores).
     let tmp = tempfile::tempdir().unwrap();
     let opts = memsight::generate::GenOptions {
-        allocs: 200_000,
+        allocs: 500_000,
         ..Default::default()
     };
     memsight::generate::generate(tmp.path(), &opts).unwrap();
@@ -319,12 +324,7 @@ fn a_pytorch_trace_opens_from_the_menu_and_a_memscope_dump_by_drop() {
     let mut app = MemsightApp::new(None, Vec::new(), None);
     app.picker = |kind| (kind == PickKind::Database).then(trace).into();
     let mut h = harness(app);
-    h.get_by_label("File").click();
-    h.run();
-    h.get_all_by_label("Open file (.db, .json, .csv, .pickle)…")
-        .min_by(|a, b| a.rect().min.y.total_cmp(&b.rect().min.y))
-        .unwrap()
-        .click();
+    click_open_file(&mut h);
     wait_until_opened(&mut h, &trace());
     let view = h.state().view().expect("a rank on screen");
     assert_eq!(view.data.info.format.as_str(), "pytorch_trace");

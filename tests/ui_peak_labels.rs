@@ -9,9 +9,9 @@ mod common;
 use egui_kittest::kittest::{NodeT, Queryable};
 use memsight::generate::{GenOptions, generate};
 use memsight::model::TimeWindow;
+use memsight::ui::Command;
 use memsight::ui::i18n::Lang;
 use memsight::ui::panes::memory_chart::PeakLabel;
-use memsight::ui::{Command, MemsightApp};
 
 /// A label may sit this far from its marker at most: a gap and three rows of labels.
 const NEAR: f32 = 5.0 + 3.0 * 16.0;
@@ -24,21 +24,6 @@ fn profile() -> tempfile::TempDir {
     };
     generate(tmp.path(), &opts).unwrap();
     tmp
-}
-
-fn app_at_720p(path: &std::path::Path, lang: Lang) -> egui_kittest::Harness<'static, MemsightApp> {
-    let mut app = MemsightApp::new(Some(path.to_path_buf()), Vec::new(), None);
-    app.set_language(lang);
-    app.wait_for_load();
-    assert!(app.view().is_some(), "{:?}", app.error);
-    let mut h = egui_kittest::Harness::builder()
-        .with_size([1280.0, 720.0])
-        .with_max_steps(16)
-        .with_step_dt(1.0 / 60.0)
-        .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
-    h.run();
-    h.run();
-    h
 }
 
 /// Every label inside the plot, over no other, near its own marker and no nearer another
@@ -74,7 +59,7 @@ fn check_labels(labels: &[PeakLabel], plot: egui::Rect) {
 fn peak_labels_sit_next_to_their_own_markers() {
     let tmp = profile();
     for (lang, word) in [(Lang::En, "peak "), (Lang::Zh, "峰值 ")] {
-        let h = app_at_720p(tmp.path(), lang);
+        let h = common::app_at_720p(tmp.path(), lang);
         let plot = h.state().chart_plot_rect().expect("the chart was drawn");
         let labels = h.state().chart_peak_labels().to_vec();
         // Six series peak: Operator Allocated/Activated/Reserved, APP Reserved and the two
@@ -93,7 +78,7 @@ fn peak_labels_sit_next_to_their_own_markers() {
 fn a_peak_beyond_the_window_is_labelled_on_its_edge() {
     let tmp = profile();
     for (lang, word) in [(Lang::En, "peak "), (Lang::Zh, "峰值 ")] {
-        let mut h = app_at_720p(tmp.path(), lang);
+        let mut h = common::app_at_720p(tmp.path(), lang);
         let view = h.state().view().unwrap();
         let (start, end) = view.time_extent();
         // The first fifth: the big series peak in the last fifth of this profile.
@@ -136,7 +121,7 @@ fn a_zoomed_window_fits_y_to_the_main_curves() {
     let rec = common::RawCsv::read(&rank.join("ASCEND_PROFILER_OUTPUT/memory_record.csv"));
     let origin = common::raw_origin(&rank.join("ASCEND_PROFILER_OUTPUT"));
     for lang in [Lang::En, Lang::Zh] {
-        let mut h = app_at_720p(tmp.path(), lang);
+        let mut h = common::app_at_720p(tmp.path(), lang);
         let t = h.state().tr();
         let view = h.state().view().unwrap();
         let (start, end) = view.time_extent();

@@ -703,28 +703,15 @@ fn load_op_mem_events(
         let is_alloc = text(r.get_ref(2)?) == "allocate";
         if is_alloc {
             let name_id = strings.intern(&text(r.get_ref(0)?));
-            let mut cells = [NULL; OP_I64_COLUMNS];
-            cells[0] = bytes;
-            cells[1] = t;
-            cells[6] = allocated;
-            cells[7] = reserved;
             // A second allocate at an address still open: the first one's release is not in
             // the capture; it stays open-ended.
-            open.insert(a, ops.len());
-            ops.push_row(name_id, 0, cells);
+            let row = ops.push_allocation(name_id, bytes, t, allocated, reserved);
+            open.insert(a, row);
         } else if let Some(i) = open.remove(&a) {
-            ops.release_time[i] = t;
-            ops.duration[i] = t.saturating_sub(ops.alloc_time[i]);
-            ops.release_total_allocated[i] = allocated;
-            ops.release_total_reserved[i] = reserved;
+            ops.close_block(i, t, allocated, reserved);
         } else {
             let name_id = strings.intern(&text(r.get_ref(0)?));
-            let mut cells = [NULL; OP_I64_COLUMNS];
-            cells[0] = -bytes;
-            cells[2] = t;
-            cells[9] = allocated;
-            cells[10] = reserved;
-            ops.push_row(name_id, 0, cells);
+            ops.push_release_only(name_id, bytes, t, allocated, reserved);
         }
     }
     out.memory_record_rows = out.records.len();

@@ -36,7 +36,7 @@ use super::error::{LoadError, NoDataReason};
 use super::importer::Importer;
 use crate::model::{
     BlockTags, CallStacks, Component, DataSource, Format, HostOps, Interner, MemoryRecords,
-    Message, NO_STACK, NULL, OP_I64_COLUMNS, RankData, RankInfo, StackSource, TagKind,
+    Message, NO_STACK, NULL, RankData, RankInfo, StackSource, TagKind,
 };
 
 /// The importer's name (the `source` of its ranks).
@@ -695,7 +695,6 @@ fn build_rank(info: &RankInfo, dump: &Dump, pid: i64, dev: &str, shown: &str) ->
     let mut rows: Vec<&Block> = mine.iter().filter(|b| shown_block(b)).collect();
     rows.sort_by_key(|b| b.malloc.or(b.free));
     let unnamed = data.strings.intern("");
-    let mut cells = [NULL; OP_I64_COLUMNS];
     let (mut orphans, mut row_thread, mut row_python) = (0u64, Vec::new(), Vec::new());
     let (mut owners, mut findings) = (Vec::new(), Vec::new());
     let mut threads: FxHashMap<(i64, i64), u64> = FxHashMap::default();
@@ -703,42 +702,36 @@ fn build_rank(info: &RankInfo, dump: &Dump, pid: i64, dev: &str, shown: &str) ->
         let next = threads.len() as u64;
         *threads.entry((pid, tid)).or_insert(next)
     };
+    let size_of = |e: &Event| e.attr.size.unwrap_or(0).abs();
+    let ops = &mut data.operators;
     for b in rows {
-        cells.fill(NULL);
         let free = b.free.map(|f| &dump.events[f]);
-        match b.malloc.map(|m| &dump.events[m]) {
+        let row = match b.malloc.map(|m| &dump.events[m]) {
             Some(m) => {
-                cells[0] = m.attr.size.unwrap_or(0).abs();
-                cells[1] = m.ts;
-                cells[6] = m.attr.used.unwrap_or(NULL);
-                cells[7] = m.attr.total.unwrap_or(NULL);
                 row_thread.push(thread_of(m.pid, m.tid));
                 row_python.push(m.python);
-                owners.push(data.strings.intern(m.attr.owner.as_deref().unwrap_or("")));
-                findings.push(
-                    data.strings
-                        .intern(m.attr.inefficient.as_deref().unwrap_or("")),
-                );
+                let mut tag = |v: &Option<String>| data.strings.intern(v.as_deref().unwrap_or(""));
+                owners.push(tag(&m.attr.owner));
+                findings.push(tag(&m.attr.inefficient));
+                let (used, total) = (m.attr.used.unwrap_or(NULL), m.attr.total.unwrap_or(NULL));
+                Some(ops.push_allocation(unnamed, size_of(m), m.ts, used, total))
             }
             None => {
                 orphans += 1;
-                let f = free.map_or(0, |f| f.attr.size.unwrap_or(0).abs());
-                cells[0] = -f;
                 row_thread.push(free.map_or(u64::MAX, |f| thread_of(f.pid, f.tid)));
                 row_python.push(0);
                 owners.push(0);
                 findings.push(0);
+                None
             }
-        }
+        };
         if let Some(f) = free {
-            cells[2] = f.ts;
-            if cells[1] != NULL {
-                cells[4] = f.ts.saturating_sub(cells[1]);
+            let (used, total) = (f.attr.used.unwrap_or(NULL), f.attr.total.unwrap_or(NULL));
+            match row {
+                Some(r) => ops.close_block(r, f.ts, used, total),
+                None => ops.push_release_only(unnamed, size_of(f), f.ts, used, total),
             }
-            cells[9] = f.attr.used.unwrap_or(NULL);
-            cells[10] = f.attr.total.unwrap_or(NULL);
         }
-        data.operators.push_row(unnamed, unnamed, cells);
     }
     if orphans > 0 {
         data.report

@@ -29,8 +29,8 @@ use super::error::{LoadError, NoDataReason};
 use super::importer::Importer;
 use super::trace_view::{BLOCK, MemoryEvent, TraceExtract, read_trace_from};
 use crate::model::{
-    Component, DataSource, Format, MemoryRecords, Message, NULL, OP_I64_COLUMNS, RankData,
-    RankInfo, StackSource, StepSource, Steps,
+    Component, DataSource, Format, MemoryRecords, Message, NULL, RankData, RankInfo, StackSource,
+    StepSource, Steps,
 };
 
 /// The importer's name (the `source` of its ranks).
@@ -359,35 +359,26 @@ fn pair_blocks(memory: &[MemoryEvent], data: &mut RankData) -> (usize, Vec<u64>)
     let mut row_thread = Vec::new();
     let (mut orphans, mut over_held) = (0u64, 0u64);
     let ops = &mut data.operators;
-    let mut cells = [NULL; OP_I64_COLUMNS];
     for e in memory {
         if e.bytes > 0 {
-            if open.insert(e.addr, ops.len()).is_some() {
+            let row =
+                ops.push_allocation(unnamed, e.bytes, e.ns, e.total_allocated, e.total_reserved);
+            if open.insert(e.addr, row).is_some() {
                 over_held += 1;
             }
-            cells.fill(NULL);
-            cells[0] = e.bytes;
-            cells[1] = e.ns;
-            cells[6] = e.total_allocated;
-            cells[7] = e.total_reserved;
-            ops.push_row(unnamed, unnamed, cells);
             row_thread.push(e.thread);
         } else if e.bytes < 0 {
             match open.remove(&e.addr) {
-                Some(r) => {
-                    ops.release_time[r] = e.ns;
-                    ops.duration[r] = e.ns.saturating_sub(ops.alloc_time[r]);
-                    ops.release_total_allocated[r] = e.total_allocated;
-                    ops.release_total_reserved[r] = e.total_reserved;
-                }
+                Some(r) => ops.close_block(r, e.ns, e.total_allocated, e.total_reserved),
                 None => {
                     orphans += 1;
-                    cells.fill(NULL);
-                    cells[0] = e.bytes;
-                    cells[2] = e.ns;
-                    cells[9] = e.total_allocated;
-                    cells[10] = e.total_reserved;
-                    ops.push_row(unnamed, unnamed, cells);
+                    ops.push_release_only(
+                        unnamed,
+                        e.bytes,
+                        e.ns,
+                        e.total_allocated,
+                        e.total_reserved,
+                    );
                     row_thread.push(e.thread);
                 }
             }

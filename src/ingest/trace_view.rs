@@ -522,23 +522,33 @@ impl Sink {
         }
     }
 
-    /// A `cpu_op` event: one host op, its stack interned.
-    fn host_op(&mut self, bytes: &[u8]) {
-        let Ok(ev) = serde_json::from_slice::<OpEvent<'_>>(bytes) else {
+    /// A complete (`X`) event of category `cat`: the event, its start and end (absolute ns).
+    /// `None` for another kind of event, and for one that cannot be read (counted).
+    fn span<'a>(&mut self, bytes: &'a [u8], cat: &str) -> Option<(OpEvent<'a>, i64, i64)> {
+        let Ok(ev) = serde_json::from_slice::<OpEvent<'a>>(bytes) else {
             self.unreadable += 1;
-            return;
+            return None;
         };
-        if ev.cat != "cpu_op" || ev.ph != "X" {
-            return;
+        if ev.cat != cat || ev.ph != "X" {
+            return None;
         }
         let start = ev.ts.and_then(|v| raw_scaled(v, 1000));
         let dur = ev.dur.and_then(|v| raw_scaled(v, 1000));
-        let (Some(start), Some(dur)) = (start, dur) else {
-            self.unreadable += 1;
-            return;
-        };
-        let Some(end) = start.checked_add(dur).filter(|_| dur >= 0) else {
-            self.unreadable += 1;
+        let end = start
+            .zip(dur.filter(|&d| d >= 0))
+            .and_then(|(s, d)| s.checked_add(d));
+        match (start, end) {
+            (Some(start), Some(end)) => Some((ev, start, end)),
+            _ => {
+                self.unreadable += 1;
+                None
+            }
+        }
+    }
+
+    /// A `cpu_op` event: one host op, its stack interned.
+    fn host_op(&mut self, bytes: &[u8]) {
+        let Some((ev, start, end)) = self.span(bytes, "cpu_op") else {
             return;
         };
         let thread = self.thread(ev.pid, ev.tid);
@@ -555,21 +565,7 @@ impl Sink {
 
     /// A `python_function` span: one frame of the Python stack, on its thread.
     fn python_span(&mut self, bytes: &[u8]) {
-        let Ok(ev) = serde_json::from_slice::<OpEvent<'_>>(bytes) else {
-            self.unreadable += 1;
-            return;
-        };
-        if ev.cat != "python_function" || ev.ph != "X" {
-            return;
-        }
-        let start = ev.ts.and_then(|v| raw_scaled(v, 1000));
-        let dur = ev.dur.and_then(|v| raw_scaled(v, 1000));
-        let (Some(start), Some(dur)) = (start, dur) else {
-            self.unreadable += 1;
-            return;
-        };
-        let Some(end) = start.checked_add(dur).filter(|_| dur >= 0) else {
-            self.unreadable += 1;
+        let Some((ev, start, end)) = self.span(bytes, "python_function") else {
             return;
         };
         let thread = self.thread(ev.pid, ev.tid);

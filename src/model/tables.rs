@@ -167,6 +167,51 @@ macro_rules! op_i64_columns {
 pub const OP_I64_COLUMNS: usize = 12;
 
 impl OperatorMemory {
+    /// Adds a block allocated at `t` with the pool's totals after it (the event-pairing sources:
+    /// the msprof DB, PyTorch traces, msMemScope dumps); returns its row, to close it later with
+    /// [`OperatorMemory::close_block`].
+    pub fn push_allocation(
+        &mut self,
+        name: NameId,
+        size: i64,
+        t: i64,
+        allocated: i64,
+        reserved: i64,
+    ) -> usize {
+        let mut cells = [NULL; OP_I64_COLUMNS];
+        (cells[0], cells[1], cells[6], cells[7]) = (size, t, allocated, reserved);
+        self.push_row(name, 0, cells);
+        self.len() - 1
+    }
+
+    /// Closes `row`, released at `t` with the pool's totals after it (its duration follows).
+    pub fn close_block(&mut self, row: usize, t: i64, allocated: i64, reserved: i64) {
+        if row >= self.len() {
+            return;
+        }
+        self.release_time[row] = t;
+        if self.alloc_time[row] != NULL {
+            self.duration[row] = t.saturating_sub(self.alloc_time[row]);
+        }
+        self.release_total_allocated[row] = allocated;
+        self.release_total_reserved[row] = reserved;
+    }
+
+    /// Adds the release at `t` of a block allocated before the capture: a row of negative size
+    /// (as the msprof DB writes it).
+    pub fn push_release_only(
+        &mut self,
+        name: NameId,
+        size: i64,
+        t: i64,
+        allocated: i64,
+        reserved: i64,
+    ) {
+        let mut cells = [NULL; OP_I64_COLUMNS];
+        (cells[0], cells[2], cells[9], cells[10]) = (-size.abs(), t, allocated, reserved);
+        self.push_row(name, 0, cells);
+    }
+
     /// Empty, with room for `n` rows.
     pub fn with_capacity(n: usize) -> Self {
         let mut me = Self::default();

@@ -216,6 +216,30 @@ pub fn open_app(path: PathBuf) -> egui_kittest::Harness<'static, memsight::ui::M
     h
 }
 
+/// The app on `path` in `lang`, loaded, in a 1280×720 harness (the smallest screen the
+/// issues ask for) with real frame times; two frames run (the CJK font is added in the first).
+#[cfg(feature = "gui")]
+pub fn app_at_720p(
+    path: &Path,
+    lang: memsight::ui::i18n::Lang,
+) -> egui_kittest::Harness<'static, memsight::ui::MemsightApp> {
+    let mut app = memsight::ui::MemsightApp::new(Some(path.to_path_buf()), Vec::new(), None);
+    app.set_language(lang);
+    app.wait_for_load();
+    assert!(app.view().is_some(), "{:?}", app.error);
+    let mut h = egui_kittest::Harness::builder()
+        .with_size([1280.0, 720.0])
+        .with_max_steps(16)
+        .with_step_dt(1.0 / 60.0)
+        .build_ui_state(
+            |ui, app: &mut memsight::ui::MemsightApp| app.ui_root(ui),
+            app,
+        );
+    h.run();
+    h.run();
+    h
+}
+
 /// Copies the folder `src` to `dst` (created), recursively.
 pub fn copy_dir(src: &Path, dst: &Path) {
     std::fs::create_dir_all(dst).unwrap();
