@@ -495,13 +495,14 @@ impl MemoryChart {
         } else {
             row_h + 8.0
         };
-        // The chart (header, legend, plot) keeps at least 45 % of the window; the statistics
-        // scroll in what is left.
-        let window_h = ui.ctx().content_rect().height();
-        let used = ui.min_rect().height();
-        let plot_height = (ui.available_height() - stats_height)
-            .max(window_h * 0.45 - used)
-            .min(ui.available_height() - row_h - 8.0)
+        // The plot keeps at least 70 % of the room below the legend; the statistics scroll in
+        // what is left. (This was "45 % of the window minus what is above", but what is above
+        // read as the whole panel's rect, so at 1280×720 unfolding them left the plot its
+        // 160 px floor and one y tick.)
+        let room = ui.available_height();
+        let plot_height = (room - stats_height)
+            .max(room * 0.7)
+            .min(room - row_h - 8.0)
             .max(160.0);
         // With steps, room at the top for their labels (and the strip a click zooms from), so a
         // peak label there does not cover them.
