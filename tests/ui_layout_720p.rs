@@ -30,3 +30,27 @@ fn in_view_unfolded_leaves_the_chart_most_of_its_height() {
         );
     }
 }
+
+/// Opening Live at cursor (a click on the chart) keeps the plot's height: the narrower chart's
+/// legend must not wrap to a second line and push the plot down.
+#[test]
+fn live_at_cursor_keeps_the_plot_height() {
+    let demo = common::first_subdir(&common::fixtures().join("demo"));
+    for lang in [Lang::En, Lang::Zh] {
+        let mut h = common::app_at_720p(&demo, lang);
+        let before = h.state().chart_plot_rect().expect("a plot");
+        h.state_mut()
+            .apply(memsight::ui::Command::SetCursor(Some(1_000_000)));
+        h.run();
+        h.run();
+        assert!(
+            h.state().view_state().link.cursor.is_some(),
+            "{lang:?}: Live is open"
+        );
+        let after = h.state().chart_plot_rect().expect("a plot");
+        assert!(
+            (after.height() - before.height()).abs() <= 1.0,
+            "{lang:?}: the plot went from {before:?} to {after:?}"
+        );
+    }
+}

@@ -212,9 +212,12 @@ impl MemsightApp {
                     }
                 });
             } else {
-                // The table's share by default: a third of the window, so that the chart keeps
-                // about half of it on a 720-pixel screen as on a large one.
-                let table_h = (ui.available_height() * 0.34).clamp(200.0, 420.0);
+                // The table's share by default: a third of the window, and at least its tab
+                // strip, filters, toolbar, pager and about eight rows (310 px: about what the
+                // table used to claim for itself by growing the panel, and now asks for here,
+                // so a filter bar that wraps no longer grows the panel and moves the chart;
+                // the chart keeps 45 % of a 720-pixel window).
+                let table_h = (ui.available_height() * 0.34).clamp(310.0, 420.0);
                 egui::Panel::bottom("memsight_table")
                     .frame(side)
                     .resizable(true)

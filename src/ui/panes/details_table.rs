@@ -548,6 +548,10 @@ fn table_ui(
         .striped(true)
         .resizable(true)
         .auto_shrink([false, false])
+        // The rows take what the panel leaves them, however little: by default a table claims
+        // 200 px, and when the filter bar wrapped (Live at cursor open at 1280×720) the bottom
+        // panel grew by a line and the chart lost 23 px.
+        .min_scrolled_height(0.0)
         .sense(egui::Sense::click())
         .cell_layout(egui::Layout::left_to_right(egui::Align::Center));
     // What Copy and Export write: the table's columns, who allocated each block right after
