@@ -34,6 +34,7 @@ use rustc_hash::FxHashMap;
 use super::chunks::LoadControl;
 use super::error::{LoadError, NoDataReason};
 use super::importer::Importer;
+use super::value::parse_address as address;
 use crate::model::{
     BlockTags, CallStacks, Component, DataSource, Format, HostOps, Interner, MemoryRecords,
     Message, NO_STACK, NULL, RankData, RankInfo, StackSource, TagKind,
@@ -117,15 +118,6 @@ fn number(text: &str) -> Option<i64> {
             .ok()
             .and_then(|v| i64::try_from(v).ok()),
         None => t.parse::<i64>().ok(),
-    }
-}
-
-/// An address: decimal or `0x` hex, up to u64.
-fn address(text: &str) -> Option<u64> {
-    let t = text.trim().trim_matches('"').trim();
-    match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        Some(hex) => u64::from_str_radix(hex, 16).ok(),
-        None => t.parse::<u64>().ok(),
     }
 }
 

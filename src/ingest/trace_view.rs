@@ -384,15 +384,6 @@ struct MemArgs<'a> {
     device_id: Option<&'a RawValue>,
 }
 
-/// An address: a JSON number or numeric string, decimal or `0x` hex, up to u64.
-fn raw_addr(v: &RawValue) -> Option<u64> {
-    let t = v.get().trim().trim_matches('"');
-    match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        Some(hex) => u64::from_str_radix(hex, 16).ok(),
-        None => t.parse::<u64>().ok(),
-    }
-}
-
 /// The arguments of a `cpu_op` event memsight reads.
 #[derive(Deserialize)]
 struct OpArgs<'a> {
@@ -672,7 +663,7 @@ impl Sink {
         let total = |v: Option<&RawValue>| v.and_then(|v| raw_scaled(v, 1)).unwrap_or(NULL);
         let ns = ev.ts.and_then(|v| raw_scaled(v, 1000));
         let size = args.bytes.and_then(|v| raw_scaled(v, 1));
-        let addr = args.addr.and_then(raw_addr);
+        let addr = args.addr.and_then(|v| super::value::parse_address(v.get()));
         // A block beyond 2⁵⁶ bytes (64 PiB) is no block: a hostile or broken number.
         let size = size.filter(|b| b.unsigned_abs() < 1 << 56);
         let (Some(ns), Some(size), Some(addr)) = (ns, size, addr) else {

@@ -372,6 +372,16 @@ fn parse_decimal(t: &[u8], factor: i64) -> Result<Scaled, ValueError> {
     })
 }
 
+/// A memory address as the traces write it: decimal or `0x` hex, maybe quoted, up to u64
+/// (PyTorch's `Addr`, msMemScope's `Ptr` and `addr`).
+pub fn parse_address(text: &str) -> Option<u64> {
+    let t = text.trim().trim_matches('"').trim();
+    match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => t.parse::<u64>().ok(),
+    }
+}
+
 /// The device id from a `Device Type` / `Device` / `Device_id` cell: `NPU:4` → `4`, `4` → `4`.
 /// `None` for `CPU`, `host` and empty cells.
 pub fn device_id(cell: &[u8]) -> Option<String> {
