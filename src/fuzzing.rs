@@ -30,7 +30,10 @@ pub fn run(target: &str, data: &[u8]) -> bool {
         "db" => db(data),
         "pickle" => pickle(data),
         "trace_view" => trace_view(data),
-        "pytorch_trace" => imported("trace.pt.trace.json", data),
+        "pytorch_trace" => {
+            memory_scan(data);
+            imported("trace.pt.trace.json", data);
+        }
         "msmemscope" => {
             let _ = ingest::msmemscope::parse_attr(&String::from_utf8_lossy(data));
             imported("memscope_dump_1.csv", data);
@@ -41,6 +44,20 @@ pub fn run(target: &str, data: &[u8]) -> bool {
         _ => return false,
     }
     true
+}
+
+/// The PyTorch importer's byte search and hand reader on the bytes: no panic, no hang; what the
+/// hand reader accepts, serde reads the same.
+pub fn memory_scan(data: &[u8]) {
+    use ingest::pytorch_memory_scan::{quick_fields, scan_stream};
+    use ingest::trace_view::{memory_event_from, parse_memory_event};
+    let control = LoadControl::new();
+    let _ = scan_stream(data, 0, 0..u64::MAX, &|_| true, &control);
+    match quick_fields(data) {
+        None => {}
+        Some(None) => assert_eq!(parse_memory_event(data), Ok(None)),
+        Some(Some(raw)) => assert_eq!(memory_event_from(&raw).map(Some), parse_memory_event(data)),
+    }
 }
 
 /// Every value parser on the bytes as one cell, with the unit factors the readers use.

@@ -39,6 +39,20 @@ pub trait Importer: Sync {
     /// Loads one of its ranks: tables, steps and call stacks when the file has them. Bad
     /// records are skipped and counted, never a panic; nothing is written anywhere.
     fn load(&self, info: &RankInfo, control: &LoadControl) -> Result<RankData, LoadError>;
+
+    /// [`Self::load`], handing `early` a first look (the curves, say) as soon as it has one,
+    /// as the Ascend CSV reader does: the app draws it while the rest loads. The loader marks
+    /// it partial and sets its time origin; it must have the same time origin as the whole
+    /// rank. By default there is none.
+    fn load_with_first_look(
+        &self,
+        info: &RankInfo,
+        control: &LoadControl,
+        early: &mut (dyn FnMut(RankData) + Send),
+    ) -> Result<RankData, LoadError> {
+        let _ = early;
+        self.load(info, control)
+    }
 }
 
 /// The importers discovery asks, in order: PyTorch profiler traces

@@ -52,14 +52,22 @@ pub fn load_rank_using(
                 },
             ));
         };
-        let mut data = imp.load(info, control)?;
-        // Discovery's notes first, as for an Ascend export.
-        data.report
-            .warnings
-            .splice(0..0, info.notes.iter().cloned());
-        data.modules.sort_by_time();
-        data.device_memory.sort_by_time();
-        data.time_origin_ns = time_origin(&data);
+        // Discovery's notes first, as for an Ascend export; the same for the first look.
+        let finish = |data: &mut RankData| {
+            data.report
+                .warnings
+                .splice(0..0, info.notes.iter().cloned());
+            data.modules.sort_by_time();
+            data.device_memory.sort_by_time();
+            data.time_origin_ns = time_origin(data);
+        };
+        let mut first = |mut data: RankData| {
+            finish(&mut data);
+            data.partial = true;
+            early(data);
+        };
+        let mut data = imp.load_with_first_look(info, control, &mut first)?;
+        finish(&mut data);
         return Ok(data);
     }
     load_export(info, control, early)

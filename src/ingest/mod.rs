@@ -5,7 +5,9 @@
 //! [`safe_fs`] (regular files only, bounded reads); nothing is ever written beside them.
 //! Loading runs in stages (the tables, then steps, then call stacks); [`layout`] says where a
 //! rank's other files are and holds its `trace_view.json` extract, read once and handed to every
-//! stage; [`error`] is the error they all return.
+//! stage; [`error`] is the error they all return. Sources besides the Ascend exports come
+//! through [`importer`]: [`pytorch_trace`] (with [`pytorch_memory_scan`], its first look) and
+//! [`msmemscope`].
 
 mod chunks;
 mod csv_tables;
@@ -18,6 +20,7 @@ pub mod layout;
 pub mod line_split;
 mod load;
 pub mod msmemscope;
+pub mod pytorch_memory_scan;
 pub mod pytorch_trace;
 pub mod safe_fs;
 pub mod stacks;

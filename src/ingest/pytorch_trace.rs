@@ -27,7 +27,8 @@ use rustc_hash::FxHashMap;
 use super::chunks::LoadControl;
 use super::error::{LoadError, NoDataReason};
 use super::importer::Importer;
-use super::trace_view::{BLOCK, MemoryEvent, TraceExtract, read_trace_from};
+use super::pytorch_memory_scan::{ScanError, in_parts, scan_file};
+use super::trace_view::{BLOCK, MemoryEvent, ReadOptions, TraceExtract, read_trace_with};
 use crate::model::{
     Component, DataSource, Format, MemoryRecords, Message, NULL, RankData, RankInfo, StackSource,
     StepSource, Steps,
@@ -218,8 +219,13 @@ impl Importer for PyTorchTraces {
 
     fn ranks(&self, path: &Path, notes: &mut Vec<Message>) -> Vec<RankInfo> {
         let shown = path.display().to_string();
-        let devices = match open(path).and_then(devices_of) {
-            Ok(d) => d,
+        // In parts, in parallel: every part reads a little past its ends, and a device seen
+        // twice is one.
+        let parts = in_parts(path, is_gzip(path), &|reader, _, _| {
+            devices_of(reader).map_err(ScanError::Io)
+        });
+        let devices = match parts {
+            Ok(d) => d.into_iter().flatten().collect::<BTreeSet<_>>(),
             Err(cause) => {
                 notes.push(Message::PyTorchTraceUnreadable {
                     cause: format!("{shown}: {cause}"),
@@ -263,6 +269,18 @@ impl Importer for PyTorchTraces {
     }
 
     fn load(&self, info: &RankInfo, control: &LoadControl) -> Result<RankData, LoadError> {
+        self.load_with_first_look(info, control, &mut |_| {})
+    }
+
+    /// The memory events are found first by [`super::pytorch_memory_scan`] (on every core),
+    /// then the whole file is read for the ops, stacks and steps: the curves are the first
+    /// look, as soon as the scan ends. (A gzipped file is scanned beside the whole read.)
+    fn load_with_first_look(
+        &self,
+        info: &RankInfo,
+        control: &LoadControl,
+        early: &mut (dyn FnMut(RankData) + Send),
+    ) -> Result<RankData, LoadError> {
         let with_rank = |e: LoadError| match e {
             LoadError::NoData { reason, .. } => LoadError::NoData {
                 rank: info.rank.clone(),
@@ -274,12 +292,62 @@ impl Importer for PyTorchTraces {
             return Err(with_rank(unreadable("not a PyTorch trace rank")));
         };
         let shown = path.display().to_string();
-        let reader = open(path).map_err(|e| with_rank(unreadable(format!("{shown}: {e}"))))?;
-        let extract = match read_trace_from(reader, BLOCK, control, &shown) {
-            Ok(x) => x,
-            Err(super::trace_view::TraceError::Cancelled) => return Err(LoadError::Cancelled),
-            Err(e) => return Err(with_rank(unreadable(e))),
+        let read = |options: ReadOptions| -> Result<TraceExtract, LoadError> {
+            let reader = open(path).map_err(|e| with_rank(unreadable(format!("{shown}: {e}"))))?;
+            match read_trace_with(reader, BLOCK, control, &shown, options) {
+                Ok(x) => Ok(x),
+                Err(super::trace_view::TraceError::Cancelled) => Err(LoadError::Cancelled),
+                Err(e) => Err(with_rank(unreadable(e))),
+            }
         };
+        let keep = |e: &MemoryEvent| device_name(e.device_type, e.device_id) == *part;
+        let mut scan_and_show = || {
+            let scan = scan_file(path, is_gzip(path), &keep, control);
+            if let Ok(found) = &scan
+                && found.unsure == 0
+                && !found.events.is_empty()
+            {
+                let mut first = RankData::empty(info.clone());
+                first.records = Arc::new(curves(&found.events));
+                first.memory_record_rows = first.records.len();
+                early(first);
+            }
+            scan
+        };
+        // A plain file's scan takes every core: the first look comes sooner when the whole
+        // read waits for it. A gzipped file's scan is one thread: both at once.
+        let (scan, extract) = if is_gzip(path) {
+            std::thread::scope(|s| {
+                let thread = std::thread::Builder::new()
+                    .name("memory_scan".into())
+                    .spawn_scoped(s, &mut scan_and_show);
+                match thread {
+                    Ok(h) => {
+                        let extract = read(ReadOptions { skip_memory: true });
+                        let scan = h.join().unwrap_or_else(|_| {
+                            Err(ScanError::Io(std::io::Error::other("scan failed")))
+                        });
+                        (scan, extract)
+                    }
+                    // No thread to be had: one after the other, without a first look.
+                    Err(_) => (
+                        scan_file(path, true, &keep, control),
+                        read(ReadOptions { skip_memory: true }),
+                    ),
+                }
+            })
+        } else {
+            let scan = scan_and_show();
+            (scan, read(ReadOptions { skip_memory: true }))
+        };
+        let mut extract = extract?;
+        match scan {
+            Ok(found) if found.unsure == 0 => extract.memory = found.events,
+            Err(ScanError::Cancelled) => return Err(LoadError::Cancelled),
+            // The byte search was not sure of every hit (or an event is unreadable, which
+            // only the whole read can count): read everything again, memory events included.
+            _ => extract = read(ReadOptions::default())?,
+        }
         let data = build_rank(info, extract, part, &shown);
         if data.records.is_empty() && data.operators.is_empty() {
             return Err(with_rank(LoadError::NoData {
@@ -289,6 +357,25 @@ impl Importer for PyTorchTraces {
         }
         Ok(data)
     }
+}
+
+/// The Operator Allocated / Reserved curves of a device's memory events (Reserved left out
+/// when every event says 0: the CPU has no caching allocator), in time order.
+fn curves(memory: &[MemoryEvent]) -> MemoryRecords {
+    let mut order: Vec<usize> = (0..memory.len()).collect();
+    // Time order, file order on ties (the sort is stable).
+    order.sort_by_key(|&i| memory[i].ns);
+    let has_reserved = memory
+        .iter()
+        .any(|e| e.total_reserved != NULL && e.total_reserved != 0);
+    let mut records = MemoryRecords::default();
+    for &i in &order {
+        let e = &memory[i];
+        let reserved = if has_reserved { e.total_reserved } else { NULL };
+        // Stream 0: the empty name (an interner's id 0), as PyTorch says none.
+        records.push(Component::PtaGe, e.ns, e.total_allocated, reserved, NULL, 0);
+    }
+    records
 }
 
 /// The rank of device `part` from a trace's extract.
@@ -308,25 +395,9 @@ fn build_rank(info: &RankInfo, extract: TraceExtract, part: &str, shown: &str) -
         });
     }
     memory.retain(|e| device_name(e.device_type, e.device_id) == part);
-    // Time order, file order on ties (the sort is stable).
+    data.records = Arc::new(curves(&memory));
+    // Time order, file order on ties (the sort is stable), as the curves.
     memory.sort_by_key(|e| e.ns);
-    let no_stream = data.strings.intern("");
-    let has_reserved = memory
-        .iter()
-        .any(|e| e.total_reserved != NULL && e.total_reserved != 0);
-    let mut records = MemoryRecords::default();
-    for e in &memory {
-        let reserved = if has_reserved { e.total_reserved } else { NULL };
-        records.push(
-            Component::PtaGe,
-            e.ns,
-            e.total_allocated,
-            reserved,
-            NULL,
-            no_stream,
-        );
-    }
-    data.records = Arc::new(records);
     let (rows, row_thread) = pair_blocks(&memory, &mut data);
     if !steps.is_empty() {
         data.steps = Some(Steps::new(StepSource::PyTorchTrace, steps));

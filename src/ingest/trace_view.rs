@@ -52,7 +52,7 @@ pub struct TraceExtract {
 pub struct MemoryEvent {
     /// When, absolute ns.
     pub ns: i64,
-    /// The thread (numbered as the host ops' threads are).
+    /// The thread ([`thread_number`], as the host ops' threads are numbered).
     pub thread: u64,
     /// `Device Type`: 0 CPU, 1 CUDA, others for other backends (PrivateUse1 for NPU).
     pub device_type: i64,
@@ -99,10 +99,29 @@ pub fn read_trace_view(path: &Path, control: &LoadControl) -> Result<TraceExtrac
 /// [`read_trace_view`] on any reader, `block` bytes at a time (the fuzz target compares block
 /// sizes: the result must not depend on where the blocks end); `name` is for messages.
 pub fn read_trace_from(
+    file: impl Read,
+    block: usize,
+    control: &LoadControl,
+    name: &str,
+) -> Result<TraceExtract, TraceError> {
+    read_trace_with(file, block, control, name, ReadOptions::default())
+}
+
+/// What a read of a trace leaves out.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReadOptions {
+    /// `[memory]` events are recognised but not parsed ([`TraceExtract::memory`] stays empty):
+    /// the caller read them already, faster (the PyTorch importer's first look).
+    pub skip_memory: bool,
+}
+
+/// [`read_trace_from`] with [`ReadOptions`].
+pub fn read_trace_with(
     mut file: impl Read,
     block: usize,
     control: &LoadControl,
     name: &str,
+    options: ReadOptions,
 ) -> Result<TraceExtract, TraceError> {
     let io = |source| TraceError::Io {
         path: name.to_string(),
@@ -110,7 +129,10 @@ pub fn read_trace_from(
     };
     let path = Path::new(name);
     let mut scanner = Scanner::new();
-    let mut sink = Sink::default();
+    let mut sink = Sink {
+        skip_memory: options.skip_memory,
+        ..Sink::default()
+    };
     let mut buf: Vec<u8> = Vec::with_capacity(block.max(1));
     let mut chunk = vec![0u8; block.max(1)];
     loop {
@@ -306,10 +328,8 @@ struct Sink {
     flows: Vec<Flow>,
     /// Call stack text → id in `host.stacks`.
     stack_ids: FxHashMap<Box<str>, u32>,
-    /// `pid/tid` text → thread number.
-    threads: FxHashMap<String, u64>,
-    /// The `pid/tid` key being looked up (reused: no allocation per event).
-    key: String,
+    /// Memory events are recognised but not read: the caller has them ([`ReadOptions`]).
+    skip_memory: bool,
 }
 
 /// The fields of a `cpu_op` event memsight reads; every other field is skipped unparsed, and
@@ -648,57 +668,21 @@ impl Sink {
     }
 
     /// A `[memory]` instant event: an allocation (`Bytes` > 0) or a free (< 0) on a device.
+    /// Skipped unread when the caller has the memory events already ([`ReadOptions`]).
     fn memory_event(&mut self, bytes: &[u8]) {
-        let Ok(ev) = serde_json::from_slice::<MemEvent<'_>>(bytes) else {
-            self.unreadable += 1;
+        if self.skip_memory {
             return;
-        };
-        if ev.name != "[memory]" {
-            return; // the word was elsewhere (an argument): not a memory event
         }
-        let Some(args) = &ev.args else {
-            self.unreadable += 1;
-            return;
-        };
-        let total = |v: Option<&RawValue>| v.and_then(|v| raw_scaled(v, 1)).unwrap_or(NULL);
-        let ns = ev.ts.and_then(|v| raw_scaled(v, 1000));
-        let size = args.bytes.and_then(|v| raw_scaled(v, 1));
-        let addr = args.addr.and_then(|v| super::value::parse_address(v.get()));
-        // A block beyond 2⁵⁶ bytes (64 PiB) is no block: a hostile or broken number.
-        let size = size.filter(|b| b.unsigned_abs() < 1 << 56);
-        let (Some(ns), Some(size), Some(addr)) = (ns, size, addr) else {
-            self.unreadable += 1;
-            return;
-        };
-        let device_type = args.device_type.and_then(|v| raw_scaled(v, 1)).unwrap_or(0);
-        let device_id = args.device_id.and_then(|v| raw_scaled(v, 1)).unwrap_or(-1);
-        let thread = self.thread(ev.pid, ev.tid);
-        self.memory.push(MemoryEvent {
-            ns,
-            thread,
-            device_type,
-            device_id,
-            addr,
-            bytes: size,
-            total_allocated: total(args.total_allocated),
-            total_reserved: total(args.total_reserved),
-        });
+        match parse_memory_event(bytes) {
+            Ok(Some(e)) => self.memory.push(e),
+            Ok(None) => {}
+            Err(UnreadableEvent) => self.unreadable += 1,
+        }
     }
 
-    /// The number of the thread `pid`/`tid` (raw JSON), numbered as first seen.
+    /// The number of the thread `pid`/`tid` (raw JSON): see [`thread_number`].
     fn thread(&mut self, pid: Option<&RawValue>, tid: Option<&RawValue>) -> u64 {
-        self.key.clear();
-        self.key.push_str(pid.map_or("", |v| v.get()));
-        self.key.push('/');
-        self.key.push_str(tid.map_or("", |v| v.get()));
-        match self.threads.get(self.key.as_str()) {
-            Some(&t) => t,
-            None => {
-                let t = self.threads.len() as u64;
-                self.threads.insert(self.key.clone(), t);
-                t
-            }
-        }
+        thread_number(pid, tid)
     }
 
     /// A `fwdbwd` flow event (`ph` `s` at a forward op, `f` at its backward op).
@@ -767,6 +751,107 @@ impl Sink {
             unreadable: self.unreadable,
         }
     }
+}
+
+/// A thread's number: a hash of its `pid` and `tid` (raw JSON text), the same in every pass over
+/// a file (the fast memory scan of [`super::pytorch_memory_scan`] and the whole read agree
+/// without sharing a table). Only compared, never shown.
+pub fn thread_number(pid: Option<&RawValue>, tid: Option<&RawValue>) -> u64 {
+    thread_of_text(pid.map(RawValue::get), tid.map(RawValue::get))
+}
+
+/// [`thread_number`] of the raw texts.
+fn thread_of_text(pid: Option<&str>, tid: Option<&str>) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = rustc_hash::FxHasher::default();
+    pid.unwrap_or("").hash(&mut h);
+    tid.unwrap_or("").hash(&mut h);
+    h.finish()
+}
+
+/// A `[memory]` event that cannot be read: bad JSON, a missing or bad field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("a memory event that cannot be read")]
+pub struct UnreadableEvent;
+
+/// The fields of a `[memory]` event as raw JSON text (numbers as written, strings quoted).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct RawMemoryEvent<'a> {
+    /// `ts`.
+    pub ts: Option<&'a str>,
+    /// `pid`.
+    pub pid: Option<&'a str>,
+    /// `tid`.
+    pub tid: Option<&'a str>,
+    /// Whether the event has `args`.
+    pub has_args: bool,
+    /// `args.Addr`.
+    pub addr: Option<&'a str>,
+    /// `args.Bytes`.
+    pub bytes: Option<&'a str>,
+    /// `args."Total Allocated"`.
+    pub total_allocated: Option<&'a str>,
+    /// `args."Total Reserved"`.
+    pub total_reserved: Option<&'a str>,
+    /// `args."Device Type"`.
+    pub device_type: Option<&'a str>,
+    /// `args."Device Id"`.
+    pub device_id: Option<&'a str>,
+}
+
+/// One `[memory]` event from its object's bytes: `Ok(None)` when the object is another event
+/// (the word was elsewhere), `Err` when it cannot be read (bad JSON, missing or bad fields).
+pub fn parse_memory_event(bytes: &[u8]) -> Result<Option<MemoryEvent>, UnreadableEvent> {
+    let ev = serde_json::from_slice::<MemEvent<'_>>(bytes).map_err(|_| UnreadableEvent)?;
+    if ev.name != "[memory]" {
+        return Ok(None);
+    }
+    let args = ev.args.as_ref();
+    fn get(v: Option<&RawValue>) -> Option<&str> {
+        v.map(RawValue::get)
+    }
+    let raw = RawMemoryEvent {
+        ts: get(ev.ts),
+        pid: get(ev.pid),
+        tid: get(ev.tid),
+        has_args: args.is_some(),
+        addr: args.and_then(|a| get(a.addr)),
+        bytes: args.and_then(|a| get(a.bytes)),
+        total_allocated: args.and_then(|a| get(a.total_allocated)),
+        total_reserved: args.and_then(|a| get(a.total_reserved)),
+        device_type: args.and_then(|a| get(a.device_type)),
+        device_id: args.and_then(|a| get(a.device_id)),
+    };
+    memory_event_from(&raw).map(Some)
+}
+
+/// The event of a `[memory]` event's raw fields; `Err` when a needed one is missing or bad.
+pub fn memory_event_from(raw: &RawMemoryEvent<'_>) -> Result<MemoryEvent, UnreadableEvent> {
+    if !raw.has_args {
+        return Err(UnreadableEvent);
+    }
+    let num = |v: Option<&str>, factor: i64| {
+        v.and_then(|v| parse_scaled(v.as_bytes(), factor).ok().flatten())
+            .map(|s| s.value)
+    };
+    let ns = num(raw.ts, 1000);
+    let size = num(raw.bytes, 1);
+    let addr = raw.addr.and_then(super::value::parse_address);
+    // A block beyond 2⁵⁶ bytes (64 PiB) is no block: a hostile or broken number.
+    let size = size.filter(|b| b.unsigned_abs() < 1 << 56);
+    let (Some(ns), Some(size), Some(addr)) = (ns, size, addr) else {
+        return Err(UnreadableEvent);
+    };
+    Ok(MemoryEvent {
+        ns,
+        thread: thread_of_text(raw.pid, raw.tid),
+        device_type: num(raw.device_type, 1).unwrap_or(0),
+        device_id: num(raw.device_id, 1).unwrap_or(-1),
+        addr,
+        bytes: size,
+        total_allocated: num(raw.total_allocated, 1).unwrap_or(NULL),
+        total_reserved: num(raw.total_reserved, 1).unwrap_or(NULL),
+    })
 }
 
 /// The frames of a `Call stack` argument, innermost first: separated by `;\r\n` (torch_npu),

@@ -1,0 +1,502 @@
+//! The first look at a PyTorch profiler trace: its `[memory]` events found by a byte search for
+//! `"[memory]"` instead of by reading every event, in parallel over parts of a plain file (a
+//! gzipped one is one stream). The curves and blocks are drawn from them while the whole read
+//! ([`super::trace_view`]) names the blocks.
+//!
+//! A hit is read as the smallest object around it that contains it (found by looking back for
+//! a `{` and matching braces forward, strings skipped), parsed by the same
+//! [`parse_memory_event`] as the whole read. When that cannot be done with certainty (no `{`
+//! close enough, an object that does not parse, one that runs on for too long) the hit is
+//! counted [`MemoryScan::unsure`], and the caller reads the memory events the slow way: the
+//! first look is only ever a faster route to the same events.
+
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+
+use memchr::memmem;
+
+use super::chunks::LoadControl;
+use super::trace_view::{
+    BLOCK, MemoryEvent, RawMemoryEvent, UnreadableEvent, memory_event_from, parse_memory_event,
+};
+
+/// What the search is for: a JSON string that is exactly `[memory]` (the events' name).
+const NEEDLE: &[u8] = b"\"[memory]\"";
+/// How far before a hit its event's `{` may be.
+const BACK: usize = 4 << 10;
+/// How long a memory event may be (real ones are about 250 bytes).
+const MAX_OBJECT: usize = 64 << 10;
+/// A plain file is scanned in parts of this many bytes, by as many threads as there are cores.
+const PART: u64 = 64 << 20;
+
+/// The memory events a scan found, in file order.
+#[derive(Debug, Default)]
+pub struct MemoryScan {
+    /// The events kept (those `keep` accepted), in file order.
+    pub events: Vec<MemoryEvent>,
+    /// Hits that could not be read with certainty: when non-zero, read the events the slow way.
+    pub unsure: u64,
+}
+
+/// Why a scan stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ScanError {
+    /// The file could not be read.
+    #[error("{0}")]
+    Io(std::io::Error),
+    /// The user cancelled.
+    #[error("cancelled")]
+    Cancelled,
+}
+
+/// Scans the trace at `path` (gunzipped as read when `gzip`), keeping the events `keep` accepts.
+/// A plain file is scanned in parts by as many threads as there are cores ([`in_parts`]); the
+/// events come back in file order.
+pub fn scan_file(
+    path: &Path,
+    gzip: bool,
+    keep: &(dyn Fn(&MemoryEvent) -> bool + Sync),
+    control: &LoadControl,
+) -> Result<MemoryScan, ScanError> {
+    scan_file_in_parts(path, gzip, PART, keep, control)
+}
+
+/// [`scan_file`] in parts of `part` bytes (tests cut small files into many).
+pub fn scan_file_in_parts(
+    path: &Path,
+    gzip: bool,
+    part: u64,
+    keep: &(dyn Fn(&MemoryEvent) -> bool + Sync),
+    control: &LoadControl,
+) -> Result<MemoryScan, ScanError> {
+    let parts = in_parts_of(path, gzip, part, &|reader, origin, range| {
+        scan_stream(reader, origin, range, keep, control)
+    })?;
+    let mut all = MemoryScan::default();
+    for part in parts {
+        all.events.extend(part.events);
+        all.unsure += part.unsure;
+    }
+    Ok(all)
+}
+
+/// A reader of part of a file.
+pub type PartReader = Box<dyn Read + Send>;
+
+/// Runs `each` over the parts of the file at `path` ([`in_parts_of`] with parts of 64 MiB).
+pub fn in_parts<T: Send>(
+    path: &Path,
+    gzip: bool,
+    each: &(dyn Fn(PartReader, u64, std::ops::Range<u64>) -> Result<T, ScanError> + Sync),
+) -> Result<Vec<T>, ScanError> {
+    in_parts_of(path, gzip, PART, each)
+}
+
+/// Runs `each` over the parts of `part` bytes of the file at `path`, on as many threads as
+/// there are cores, and returns its answers in file order. Each call gets a reader, the file offset of its first
+/// byte, and the offsets it answers for: the reader starts [`BACK`] bytes before them and ends
+/// [`MAX_OBJECT`] bytes after, so an object around an offset of the range is read whole. A
+/// gzipped file (`gzip`) is one part, read from its start.
+pub fn in_parts_of<T: Send>(
+    path: &Path,
+    gzip: bool,
+    part: u64,
+    each: &(dyn Fn(PartReader, u64, std::ops::Range<u64>) -> Result<T, ScanError> + Sync),
+) -> Result<Vec<T>, ScanError> {
+    let part = part.max(1);
+    let file = super::safe_fs::open_regular(path).map_err(ScanError::Io)?;
+    if gzip {
+        let reader = flate2::read::MultiGzDecoder::new(std::io::BufReader::new(file));
+        return Ok(vec![each(Box::new(reader), 0, 0..u64::MAX)?]);
+    }
+    let len = file.metadata().map_err(ScanError::Io)?.len();
+    let parts = len.div_ceil(part).max(1);
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get) as u64;
+    let workers = parts.min(cores).min(8);
+    if workers == 1 {
+        return Ok(vec![each(Box::new(file), 0, 0..u64::MAX)?]);
+    }
+    // Parts handed out one at a time: memory events may crowd one end of a file.
+    let next = std::sync::atomic::AtomicU64::new(0);
+    let done: std::sync::Mutex<Vec<(u64, Result<T, ScanError>)>> = Default::default();
+    let work = || {
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if i >= parts {
+                break;
+            }
+            let lo = i * part;
+            let hi = if i + 1 == parts { u64::MAX } else { lo + part };
+            let r = open_part(path, lo, hi).and_then(|(r, start)| each(r, start, lo..hi));
+            let failed = r.is_err();
+            if let Ok(mut d) = done.lock() {
+                d.push((i, r));
+            }
+            if failed {
+                break;
+            }
+        }
+    };
+    std::thread::scope(|s| {
+        let spawned = (0..workers)
+            .filter(|_| {
+                std::thread::Builder::new()
+                    .name("memory_scan".into())
+                    .spawn_scoped(s, work)
+                    .is_ok()
+            })
+            .count();
+        // No thread to be had: this one does the work.
+        if spawned == 0 {
+            work();
+        }
+    });
+    let mut done = done.into_inner().unwrap_or_default();
+    if done.len() as u64 != parts {
+        // A part failed (its error is among them) or a thread died.
+        return Err(done
+            .into_iter()
+            .find_map(|(_, r)| r.err())
+            .unwrap_or_else(|| ScanError::Io(std::io::Error::other("scan thread failed"))));
+    }
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
+}
+
+/// A reader of the bytes around offsets `lo..hi` of a plain file, and the offset it starts at.
+fn open_part(path: &Path, lo: u64, hi: u64) -> Result<(PartReader, u64), ScanError> {
+    let mut file = super::safe_fs::open_regular(path).map_err(ScanError::Io)?;
+    let start = lo.saturating_sub(BACK as u64);
+    file.seek(SeekFrom::Start(start)).map_err(ScanError::Io)?;
+    let until = hi.saturating_add(MAX_OBJECT as u64);
+    Ok((Box::new(file.take(until - start)), start))
+}
+
+/// Where the object around a hit is.
+enum Located {
+    /// `buf[start..=end]`.
+    Object(usize, usize),
+    /// Not an event's name: a second mention inside an object whose first one is read.
+    Skip,
+    /// Its end is past what was read: read more.
+    NeedMore,
+    /// It cannot be told with certainty.
+    Unsure,
+}
+
+/// Scans `reader`, whose first byte is at file offset `origin`, for the hits at offsets in
+/// `range`.
+pub fn scan_stream(
+    mut reader: impl Read,
+    origin: u64,
+    range: std::ops::Range<u64>,
+    keep: &(dyn Fn(&MemoryEvent) -> bool + Sync),
+    control: &LoadControl,
+) -> Result<MemoryScan, ScanError> {
+    let finder = memmem::Finder::new(NEEDLE);
+    let mut out = MemoryScan::default();
+    let mut buf: Vec<u8> = Vec::new();
+    let mut chunk = vec![0u8; BLOCK];
+    // Offset of buf[0] in the file, and where in buf the search resumes.
+    let (mut base, mut from) = (origin, 0usize);
+    loop {
+        if control.is_cancelled() {
+            return Err(ScanError::Cancelled);
+        }
+        let n = loop {
+            match reader.read(&mut chunk) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(ScanError::Io(e)),
+            }
+        };
+        buf.extend_from_slice(&chunk[..n]);
+        let last = n == 0;
+        let mut past_range = false;
+        while let Some(k) = finder.find(&buf[from..]) {
+            let at = from + k;
+            let offset = base + at as u64;
+            if offset >= range.end {
+                past_range = true;
+                break;
+            }
+            if offset < range.start {
+                from = at + 1;
+                continue;
+            }
+            match locate(&buf, at, last, &finder) {
+                Located::Object(s, e) => {
+                    match read_event(&buf[s..=e]) {
+                        Ok(Some(ev)) if keep(&ev) => out.events.push(ev),
+                        Ok(_) => {}
+                        Err(UnreadableEvent) => out.unsure += 1,
+                    }
+                    from = e + 1;
+                }
+                Located::Skip => from = at + 1,
+                Located::NeedMore => break,
+                Located::Unsure => {
+                    out.unsure += 1;
+                    from = at + 1;
+                }
+            }
+        }
+        if past_range || last {
+            return Ok(out);
+        }
+        // A needle cut off at the end is searched again whole with the next block.
+        if finder.find(&buf[from..]).is_none() {
+            from = from.max(buf.len().saturating_sub(NEEDLE.len() - 1));
+        }
+        let drop = from.saturating_sub(BACK);
+        buf.drain(..drop);
+        from -= drop;
+        base += drop as u64;
+    }
+}
+
+/// The object around the hit at `at`: the nearest `{` before it (within [`BACK`], trying at most
+/// eight) whose object contains it. A hit that is not the first in its object is a
+/// second mention inside an event read already (or to be read by the part that holds the first
+/// one): it is skipped.
+fn locate(buf: &[u8], at: usize, last: bool, finder: &memmem::Finder<'_>) -> Located {
+    /// How many `{` before a hit are tried (a hostile file cannot make a hit cost more).
+    const MAX_OPENS: usize = 8;
+    let floor = at.saturating_sub(BACK);
+    let mut before = at;
+    for _ in 0..MAX_OPENS {
+        let Some(k) = memchr::memrchr(b'{', &buf[floor..before]) else {
+            break;
+        };
+        let open = floor + k;
+        match object_end(&buf[open..]) {
+            Some(len) if open + len > at => {
+                if finder.find(&buf[open..at]).is_some() {
+                    return Located::Skip;
+                }
+                return Located::Object(open, open + len);
+            }
+            Some(_) => before = open,
+            None if buf.len() - open > MAX_OBJECT || last => return Located::Unsure,
+            None => return Located::NeedMore,
+        }
+    }
+    Located::Unsure
+}
+
+/// The offset of the `}` closing the object that opens at `obj[0]`, strings skipped; `None`
+/// when it does not close within `obj` (or [`MAX_OBJECT`]).
+fn object_end(obj: &[u8]) -> Option<usize> {
+    let obj = &obj[..obj.len().min(MAX_OBJECT)];
+    let (mut depth, mut i) = (0u32, 0usize);
+    while i < obj.len() {
+        let k = memchr::memchr3(b'"', b'{', b'}', obj.get(i..)?)?;
+        i += k;
+        match obj[i] {
+            b'"' => {
+                // Skip the string: to the next quote not escaped.
+                i += 1;
+                loop {
+                    let q = memchr::memchr2(b'"', b'\\', obj.get(i..)?)?;
+                    i += q;
+                    if obj[i] == b'\\' {
+                        i += 2;
+                    } else {
+                        break;
+                    }
+                }
+            }
+            b'{' => depth += 1,
+            _ => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The event of an object's bytes: read by hand ([`quick_fields`]) when it has the plain
+/// layout PyTorch writes, else by serde; the same answer either way.
+fn read_event(obj: &[u8]) -> Result<Option<MemoryEvent>, UnreadableEvent> {
+    match quick_fields(obj) {
+        Some(Some(raw)) => memory_event_from(&raw).map(Some),
+        Some(None) => Ok(None),
+        None => parse_memory_event(obj),
+    }
+}
+
+/// The fields of a memory event read by hand, five times faster than serde: `Some(None)` for
+/// a well-formed object that is another event, `None` when the object is not of the plain
+/// layout (nested values other than `args`, escapes, duplicate fields, bad JSON), which serde
+/// then reads. Only what serde would accept the same way is accepted.
+pub fn quick_fields<'a>(obj: &'a [u8]) -> Option<Option<RawMemoryEvent<'a>>> {
+    /// Fills a field once (a duplicate field is serde's error).
+    fn set<'a>(slot: &mut Option<&'a str>, v: &'a str) -> Option<()> {
+        slot.is_none().then(|| *slot = Some(v))
+    }
+    // Checked once: every slice taken below starts and ends at an ASCII byte.
+    let text = std::str::from_utf8(obj).ok()?;
+    let mut c = Cursor {
+        s: text,
+        b: obj,
+        i: 0,
+    };
+    let mut raw = RawMemoryEvent::default();
+    let mut name: Option<&str> = None;
+    c.object(|key, c| match key {
+        "name" => {
+            let (text, _) = c.string()?;
+            set(&mut name, text)
+        }
+        "ts" => set(&mut raw.ts, c.value()?),
+        "pid" => set(&mut raw.pid, c.value()?),
+        "tid" => set(&mut raw.tid, c.value()?),
+        "args" => {
+            if std::mem::replace(&mut raw.has_args, true) {
+                return None;
+            }
+            c.object(|key, c| {
+                let slot = match key {
+                    "Addr" => &mut raw.addr,
+                    "Bytes" => &mut raw.bytes,
+                    "Total Allocated" => &mut raw.total_allocated,
+                    "Total Reserved" => &mut raw.total_reserved,
+                    "Device Type" => &mut raw.device_type,
+                    "Device Id" => &mut raw.device_id,
+                    _ => return c.value().map(|_| ()),
+                };
+                set(slot, c.value()?)
+            })
+        }
+        _ => c.value().map(|_| ()),
+    })?;
+    c.ws();
+    if c.i != obj.len() {
+        return None;
+    }
+    Some((name == Some("[memory]")).then_some(raw))
+}
+
+/// A position in an object's bytes, for [`quick_fields`].
+struct Cursor<'a> {
+    /// The object, as text (valid UTF-8).
+    s: &'a str,
+    /// The same, as bytes.
+    b: &'a [u8],
+    i: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn ws(&mut self) {
+        while matches!(self.b.get(self.i), Some(b' ' | b'\n' | b'\r' | b'\t')) {
+            self.i += 1;
+        }
+    }
+
+    fn eat(&mut self, c: u8) -> Option<()> {
+        self.ws();
+        (self.b.get(self.i) == Some(&c)).then(|| self.i += 1)
+    }
+
+    /// `{ "key": value, … }`, each value read by `field`.
+    fn object(&mut self, mut field: impl FnMut(&'a str, &mut Self) -> Option<()>) -> Option<()> {
+        self.eat(b'{')?;
+        self.ws();
+        if self.b.get(self.i) == Some(&b'}') {
+            self.i += 1;
+            return Some(());
+        }
+        loop {
+            self.ws();
+            let (key, _) = self.string()?;
+            self.eat(b':')?;
+            self.ws();
+            field(key, self)?;
+            self.ws();
+            match self.b.get(self.i)? {
+                b',' => self.i += 1,
+                b'}' => {
+                    self.i += 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// A string without escapes or control characters: (its text, its raw JSON).
+    fn string(&mut self) -> Option<(&'a str, &'a str)> {
+        let start = self.i;
+        (self.b.get(start) == Some(&b'"')).then_some(())?;
+        let mut j = start + 1;
+        loop {
+            match *self.b.get(j)? {
+                b'"' => break,
+                b'\\' => return None,
+                b if b < 0x20 => return None,
+                _ => j += 1,
+            }
+        }
+        self.i = j + 1;
+        Some((self.s.get(start + 1..j)?, self.s.get(start..=j)?))
+    }
+
+    /// A string, number, `true`, `false` or `null`, as raw JSON; `None` for anything else
+    /// (objects and arrays included).
+    fn value(&mut self) -> Option<&'a str> {
+        if self.b.get(self.i) == Some(&b'"') {
+            return self.string().map(|(_, raw)| raw);
+        }
+        let start = self.i;
+        while self
+            .b
+            .get(self.i)
+            .is_some_and(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'+' | b'.'))
+        {
+            self.i += 1;
+        }
+        let token = self.s.get(start..self.i)?;
+        is_scalar(token).then_some(token)
+    }
+}
+
+/// A JSON number, `true`, `false` or `null`.
+fn is_scalar(t: &str) -> bool {
+    if matches!(t, "true" | "false" | "null") {
+        return true;
+    }
+    let b = t.as_bytes();
+    let mut i = usize::from(b.first() == Some(&b'-'));
+    let digits = |i: &mut usize| {
+        let s = *i;
+        while b.get(*i).is_some_and(u8::is_ascii_digit) {
+            *i += 1;
+        }
+        *i - s
+    };
+    match digits(&mut i) {
+        0 => return false,
+        n if n > 1 && b[i - n] == b'0' => return false,
+        _ => {}
+    }
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    i == b.len()
+}
