@@ -553,3 +553,127 @@ fn the_db_form_loads_like_the_csv() {
         "nothing written beside the DB"
     );
 }
+
+/// `--analysis=oom` rows (`OOM_DETAIL`, msMemScope's `Dump::DumpOOMTriggerEvent` and
+/// `DumpOOMMemRecordEvent` layouts) appended to the leaking example: the blocks they list are
+/// marked in the OOM column by their place in the lists, and a note says what failed. The
+/// expected marks come from the raw rows: the PTA blocks held at the OOM, by size and by time.
+#[test]
+fn oom_detail_rows_mark_the_blocks_held_and_say_what_failed() {
+    let Some(samples) = samples() else { return };
+    let src = samples.join("example/compare/leaks.csv");
+    let raw = rows(&src);
+    // (addr, size, malloc ns, free ns or NULL) of the PTA blocks, by allocation_id.
+    let mut by_id: BTreeMap<i64, (i64, i64, i64, i64)> = BTreeMap::new();
+    for r in raw.iter().filter(|r| r["Event Type"] == "PTA") {
+        let id = int(&attr(r, "allocation_id").unwrap());
+        let e = by_id.entry(id).or_insert((
+            int(&attr(r, "addr").unwrap()),
+            int(&attr(r, "size").unwrap()).abs(),
+            NULL,
+            NULL,
+        ));
+        if r["Event"] == "MALLOC" {
+            e.2 = ts(r);
+        } else {
+            e.3 = ts(r);
+        }
+    }
+    let oom_at = raw.iter().map(ts).max().unwrap() + 1_000;
+    let mut held: Vec<(i64, i64, i64, i64)> = by_id
+        .into_values()
+        .filter(|b| b.2 != NULL && b.2 <= oom_at && (b.3 == NULL || b.3 > oom_at))
+        .collect();
+    assert!(held.len() >= 4, "{}", held.len());
+    held.sort_by_key(|b| (std::cmp::Reverse(b.1), std::cmp::Reverse(b.2)));
+    let top: Vec<_> = held[..3].to_vec();
+    held.sort_by_key(|b| std::cmp::Reverse(b.2));
+    let recent: Vec<_> = held[..2].to_vec();
+    let pid = &raw.iter().find(|r| r["Event Type"] == "PTA").unwrap()["Process Id"];
+    let mut text = std::fs::read_to_string(&src).unwrap();
+    let mut id = 900_000;
+    let mut line = |kind: &str, name: &str, attr: String| {
+        id += 1;
+        text.push_str(&format!(
+            "{id},OOM_DETAIL,{kind},{name},{oom_at},{pid},{pid},0,N/A,\"{attr}\",\"train.py(7): step\",\n"
+        ));
+    };
+    line(
+        "OOM_TRIGGER",
+        "OOM_Trigger",
+        "{func:halMemAlloc,req_size:1073741824,flag:0,ret:7}".into(),
+    );
+    let record = |b: &(i64, i64, i64, i64)| {
+        format!(
+            "{{pool:PTA,ptr:0x{:x},size:{},timestamp:{}}}",
+            b.0, b.1, b.2
+        )
+    };
+    for b in &recent {
+        line("OOM_RECENT_ALLOC", "OOM_RecentAlloc", record(b));
+    }
+    // One record of a block the table does not have (a HAL segment, say).
+    line(
+        "OOM_RECENT_ALLOC",
+        "OOM_RecentAlloc",
+        "{pool:HAL,ptr:0xdead0000,size:2097152,timestamp:1}".into(),
+    );
+    for b in &top {
+        line("OOM_TOP_ALLOC", "OOM_TopAlloc", record(b));
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("memscope_dump_oom.csv");
+    std::fs::write(&path, text).unwrap();
+
+    let profile = discover(&path).unwrap();
+    assert_eq!(profile.ranks.len(), 1);
+    let data = load_rank(&profile.ranks[0], &Default::default()).unwrap();
+    let ops = &data.operators;
+    let mut want: BTreeMap<i64, Vec<String>> = BTreeMap::new();
+    for (i, b) in recent.iter().enumerate() {
+        want.entry(b.2)
+            .or_default()
+            .push(format!("recent {}", i + 1));
+    }
+    for (i, b) in top.iter().enumerate() {
+        want.entry(b.2).or_default().push(format!("top {}", i + 1));
+    }
+    let mut got: BTreeMap<i64, Vec<String>> = BTreeMap::new();
+    for r in 0..ops.len() {
+        let tag = data.tag(memsight::model::TagKind::Oom, r);
+        if !tag.is_empty() {
+            got.insert(
+                ops.alloc_time[r],
+                tag.split(" · ").map(str::to_string).collect(),
+            );
+        }
+    }
+    assert_eq!(got, want);
+    let note = data
+        .report
+        .warnings
+        .iter()
+        .find(|w| matches!(w, memsight::model::Message::MemScopeOom { .. }))
+        .expect("an OOM note");
+    let en = note.to_string();
+    assert!(
+        en.contains("halMemAlloc asked for 1024.0 MiB, ret 7"),
+        "{en}"
+    );
+    assert!(
+        en.contains(&format!("{} blocks held", recent.len() + top.len())),
+        "{en}"
+    );
+    assert!(en.contains("(1 listed blocks are not"), "{en}");
+    let zh = (memsight::ui::i18n::ZH.message)(note);
+    assert!(
+        zh.contains("halMemAlloc 申请 1024.0 MiB 失败，返回码 7"),
+        "{zh}"
+    );
+    // The CLI filters on the column: the header and the top blocks.
+    let (code, out, err) =
+        common::memsight(&["table", path.to_str().unwrap(), "--oom", "top", "--all"]);
+    assert_eq!(code, 0, "{err}");
+    let rows = out.lines().filter(|l| l.contains('\t')).count();
+    assert_eq!(rows, 1 + top.len(), "{out}");
+}

@@ -52,6 +52,10 @@ pub struct TableArgs {
     /// late_deallocation.
     #[arg(long)]
     pub inefficient: Option<String>,
+    /// Case-insensitive substring of the OOM column (msMemScope dumps with OOM_DETAIL rows):
+    /// `top`, `recent`, or `top 1`.
+    #[arg(long)]
+    pub oom: Option<String>,
 }
 
 /// Splits `COLUMN[:asc|desc]` into the column's text and the direction (ascending when none is
@@ -118,6 +122,7 @@ pub fn table(
             tags: [
                 (TagKind::Owner, &args.owner),
                 (TagKind::Inefficient, &args.inefficient),
+                (TagKind::Oom, &args.oom),
             ]
             .into_iter()
             .filter_map(|(k, v)| Some((k, v.clone()?)))

@@ -37,7 +37,7 @@ use super::importer::Importer;
 use super::value::parse_address as address;
 use crate::model::{
     BlockTags, CallStacks, Component, DataSource, Format, HostOps, Interner, MemoryRecords,
-    Message, NO_STACK, NULL, RankData, RankInfo, StackSource, TagKind,
+    Message, NO_STACK, NULL, NameId, RankData, RankInfo, StackSource, TagKind,
 };
 
 /// The importer's name (the `source` of its ranks).
@@ -65,6 +65,12 @@ enum Kind {
     Free,
     OpStart,
     OpEnd,
+    /// `OOM_DETAIL` `OOM_TRIGGER`: the request that failed (`--analysis=oom`).
+    OomTrigger,
+    /// `OOM_DETAIL` `OOM_TOP_ALLOC`: one of the largest blocks held at the OOM.
+    OomTop,
+    /// `OOM_DETAIL` `OOM_RECENT_ALLOC`: one of the latest blocks held at the OOM.
+    OomRecent,
 }
 
 /// One event memsight keeps.
@@ -108,6 +114,14 @@ pub struct Attr {
     pub device_used: Option<i64>,
     /// `inefficient`: `early_allocation`, `late_deallocation`, `temporary_idleness`.
     pub inefficient: Option<String>,
+    /// `func` (an OOM trigger): the call that failed.
+    pub func: Option<String>,
+    /// `req_size` (an OOM trigger): the bytes it asked for.
+    pub req_size: Option<i64>,
+    /// `ret` (an OOM trigger): the driver's return code.
+    pub ret: Option<i64>,
+    /// `ptr` (an OOM record): the block held at the OOM.
+    pub ptr: Option<u64>,
 }
 
 /// A number as msMemScope writes it: decimal (maybe negative) or `0x` hex, maybe quoted.
@@ -159,6 +173,12 @@ pub fn parse_attr(cell: &str) -> Attr {
             "process_used" => attr.process_used = number(text),
             "device_used" => attr.device_used = number(text),
             "inefficient" => attr.inefficient = owned(),
+            "func" => attr.func = owned(),
+            "req_size" => {
+                attr.req_size = number(text).filter(|s| s.unsigned_abs() < MAX_SIZE as u64)
+            }
+            "ret" => attr.ret = number(text),
+            "ptr" => attr.ptr = address(text),
             _ => {}
         }
     }
@@ -244,6 +264,9 @@ impl DumpBuilder {
             ("FREE", _) => Kind::Free,
             ("OP_LAUNCH", t) if t.ends_with("_START") => Kind::OpStart,
             ("OP_LAUNCH", t) if t.ends_with("_END") => Kind::OpEnd,
+            ("OOM_DETAIL", "OOM_TRIGGER") => Kind::OomTrigger,
+            ("OOM_DETAIL", "OOM_TOP_ALLOC") => Kind::OomTop,
+            ("OOM_DETAIL", "OOM_RECENT_ALLOC") => Kind::OomRecent,
             _ => return true,
         };
         let (Some(ts), Some(pid), Some(tid)) = (
@@ -274,6 +297,10 @@ impl DumpBuilder {
                 (dump.texts.intern(cell(cols.event_type)), attr)
             }
             Kind::OpStart | Kind::OpEnd => (dump.texts.intern(cell(cols.name)), Attr::default()),
+            Kind::OomTrigger | Kind::OomTop | Kind::OomRecent => (
+                dump.texts.intern(cell(cols.event_type)),
+                parse_attr(cell(cols.attr)),
+            ),
         };
         let python = cols.python.map_or(0, |c| dump.texts.intern(cell(c)));
         dump.events.push(Event {
@@ -442,7 +469,7 @@ fn pair(dump: &Dump) -> (Vec<Block>, u64) {
                     device: e.device,
                 }),
             },
-            Kind::OpStart | Kind::OpEnd => {}
+            _ => {}
         }
     }
     (blocks, over_held)
@@ -688,7 +715,7 @@ fn build_rank(info: &RankInfo, dump: &Dump, pid: i64, dev: &str, shown: &str) ->
     rows.sort_by_key(|b| b.malloc.or(b.free));
     let unnamed = data.strings.intern("");
     let (mut orphans, mut row_thread, mut row_python) = (0u64, Vec::new(), Vec::new());
-    let (mut owners, mut findings) = (Vec::new(), Vec::new());
+    let (mut owners, mut findings, mut row_addr) = (Vec::new(), Vec::new(), Vec::new());
     let mut threads: FxHashMap<(i64, i64), u64> = FxHashMap::default();
     let mut thread_of = |pid: i64, tid: i64| {
         let next = threads.len() as u64;
@@ -705,6 +732,7 @@ fn build_rank(info: &RankInfo, dump: &Dump, pid: i64, dev: &str, shown: &str) ->
                 let mut tag = |v: &Option<String>| data.strings.intern(v.as_deref().unwrap_or(""));
                 owners.push(tag(&m.attr.owner));
                 findings.push(tag(&m.attr.inefficient));
+                row_addr.push(m.attr.addr.or(m.ptr));
                 let (used, total) = (m.attr.used.unwrap_or(NULL), m.attr.total.unwrap_or(NULL));
                 Some(ops.push_allocation(unnamed, size_of(m), m.ts, used, total))
             }
@@ -714,6 +742,7 @@ fn build_rank(info: &RankInfo, dump: &Dump, pid: i64, dev: &str, shown: &str) ->
                 row_python.push(0);
                 owners.push(0);
                 findings.push(0);
+                row_addr.push(None);
                 None
             }
         };
@@ -729,8 +758,13 @@ fn build_rank(info: &RankInfo, dump: &Dump, pid: i64, dev: &str, shown: &str) ->
         data.report
             .warn(Message::FreesWithoutAllocation { count: orphans });
     }
+    let oom = oom_tags(dump, pid, dev, &row_addr, &mut data);
     // msMemScope's own columns, when any block has a value.
-    for (kind, values) in [(TagKind::Owner, owners), (TagKind::Inefficient, findings)] {
+    for (kind, values) in [
+        (TagKind::Owner, owners),
+        (TagKind::Inefficient, findings),
+        (TagKind::Oom, oom),
+    ] {
         if values.iter().any(|&v| v != 0) {
             data.tags.push(BlockTags { kind, values });
         }
@@ -776,6 +810,99 @@ fn build_rank(info: &RankInfo, dump: &Dump, pid: i64, dev: &str, shown: &str) ->
     };
     data.stacks = with_python_stacks(stacks, dump, &row_python, data.operators.len());
     data
+}
+
+/// The blocks `OOM_DETAIL` rows name (`--analysis=oom`), as the OOM column's values (`top 3`,
+/// `recent 1`: their places in msMemScope's lists; `#2 top 3` when the process ran out more
+/// than once), and a note per OOM with the request that failed. A record names the block of
+/// this rank at its `ptr` held at the OOM's time; records naming none are counted in the note.
+fn oom_tags(
+    dump: &Dump,
+    pid: i64,
+    dev: &str,
+    row_addr: &[Option<u64>],
+    data: &mut RankData,
+) -> Vec<NameId> {
+    let rows = row_addr.len();
+    let mut oom: Vec<&Event> = dump
+        .events
+        .iter()
+        .filter(|e| matches!(e.kind, Kind::OomTrigger | Kind::OomTop | Kind::OomRecent))
+        .filter(|e| e.pid == pid)
+        .collect();
+    if oom.is_empty() {
+        return vec![0; rows];
+    }
+    // msMemScope writes a trigger, then its records: file order groups them.
+    oom.sort_by_key(|e| e.order);
+    let mine =
+        |e: &Event| e.device.is_none() || device_name(dump, e.device, "").as_deref() == Some(dev);
+    let triggers = oom.iter().filter(|e| e.kind == Kind::OomTrigger).count();
+    let mut labels: Vec<Vec<String>> = vec![Vec::new(); rows];
+    let ops = &data.operators;
+    let origin = data.records.time_ns.first().copied().unwrap_or(0);
+    // The trigger being read: (trigger, its number, top and recent records, records unmatched).
+    let mut current: Option<(&Event, usize, u64, u64, u64)> = None;
+    let mut notes = Vec::new();
+    let flush = |c: Option<(&Event, usize, u64, u64, u64)>, notes: &mut Vec<Message>| {
+        if let Some((t, _, top, recent, unmatched)) = c {
+            notes.push(Message::MemScopeOom {
+                after_ns: t.ts.saturating_sub(origin),
+                func: t.attr.func.clone().unwrap_or_default(),
+                request: t.attr.req_size,
+                ret: t.attr.ret,
+                held: (top + recent).saturating_sub(unmatched),
+                unmatched,
+            });
+        }
+    };
+    let mut nth = 0;
+    for e in oom {
+        if e.kind == Kind::OomTrigger {
+            flush(current.take(), &mut notes);
+            nth += 1;
+            current = mine(e).then_some((e, nth, 0, 0, 0));
+            continue;
+        }
+        let Some((t, n, top, recent, unmatched)) = &mut current else {
+            continue;
+        };
+        let at = t.ts;
+        let ptr = e.attr.ptr.or(e.ptr);
+        // The block at `ptr` held at the OOM: allocated by then, not freed before.
+        let row = (0..rows).rev().find(|&r| {
+            row_addr[r].is_some()
+                && row_addr[r] == ptr
+                && ops.alloc_time[r] != NULL
+                && ops.alloc_time[r] <= at
+                && (ops.release_time[r] == NULL || ops.release_time[r] > at)
+        });
+        let (kind, count) = if e.kind == Kind::OomTop {
+            ("top", top)
+        } else {
+            ("recent", recent)
+        };
+        *count += 1;
+        match row {
+            Some(r) => {
+                let prefix = if triggers > 1 {
+                    format!("#{n} ")
+                } else {
+                    String::new()
+                };
+                labels[r].push(format!("{prefix}{kind} {count}"));
+            }
+            None => *unmatched += 1,
+        }
+    }
+    flush(current, &mut notes);
+    for n in notes {
+        data.report.warn(n);
+    }
+    labels
+        .iter()
+        .map(|l| data.strings.intern(&l.join(" · ")))
+        .collect()
 }
 
 /// The rows' own Python stacks (their MALLOC's `Call Stack(Python)`), over what the ops gave.

@@ -205,6 +205,22 @@ pub enum Message {
         /// How many.
         count: u64,
     },
+    /// The process ran out of device memory (an msMemScope dump's `OOM_DETAIL` rows): the
+    /// request that failed; the blocks msMemScope listed as held are tagged in the OOM column.
+    MemScopeOom {
+        /// When, after the rank's first memory event.
+        after_ns: i64,
+        /// The call that failed (`func`).
+        func: String,
+        /// The bytes it asked for (`req_size`).
+        request: Option<i64>,
+        /// The driver's return code (`ret`).
+        ret: Option<i64>,
+        /// Records (largest and latest blocks held) tagged in the OOM column.
+        held: u64,
+        /// Records naming no block of the rank (another pool, or one freed before).
+        unmatched: u64,
+    },
     /// Frees of blocks allocated before profiling began: rows with a negative size.
     FreesWithoutAllocation {
         /// How many.
@@ -366,6 +382,33 @@ impl fmt::Display for Message {
             Message::TraceEventsUnreadable { path, count } => {
                 let events = if *count == 1 { "event" } else { "events" };
                 write!(f, "{path}: {count} {events} could not be read; skipped")
+            }
+            Message::MemScopeOom {
+                after_ns,
+                func,
+                request,
+                ret,
+                held,
+                unmatched,
+            } => {
+                let asked = request.map_or_else(
+                    || "memory".to_string(),
+                    |r| format!("{} MiB", super::units::mib(r)),
+                );
+                let code = ret.map_or_else(String::new, |r| format!(", ret {r}"));
+                write!(
+                    f,
+                    "Out of memory at {:.3} s: {func} asked for {asked}{code}; {held} blocks \
+                     held then are marked in the OOM column",
+                    *after_ns as f64 / 1e9
+                )?;
+                if *unmatched > 0 {
+                    write!(
+                        f,
+                        " ({unmatched} listed blocks are not in this rank's table)"
+                    )?;
+                }
+                Ok(())
             }
             Message::FreesWithoutAllocation { count } => {
                 let frees = if *count == 1 { "free" } else { "frees" };

@@ -13,6 +13,9 @@ pub enum TagKind {
     /// msMemScope's finding of inefficient use (`early_allocation`, `late_deallocation`,
     /// `temporary_idleness`); empty when none.
     Inefficient,
+    /// The blocks msMemScope listed as held when the process ran out of memory
+    /// (`OOM_DETAIL`: `top 3` is the third largest, `recent 1` the latest); empty for others.
+    Oom,
 }
 
 impl TagKind {
@@ -21,12 +24,13 @@ impl TagKind {
         match self {
             TagKind::Owner => "Owner",
             TagKind::Inefficient => "Inefficient",
+            TagKind::Oom => "OOM",
         }
     }
 
     /// Is a non-empty value a finding to highlight?
     pub fn is_finding(self) -> bool {
-        matches!(self, TagKind::Inefficient)
+        matches!(self, TagKind::Inefficient | TagKind::Oom)
     }
 }
 

@@ -1380,6 +1380,30 @@ pub static ZH: Tr = Tr {
         Message::TraceEventsUnreadable { path, count } => {
             format!("{path}：有 {count} 个事件无法读取；已跳过")
         }
+        Message::MemScopeOom {
+            after_ns,
+            func,
+            request,
+            ret,
+            held,
+            unmatched,
+        } => {
+            let asked = request.map_or_else(
+                || "内存".to_string(),
+                |r| format!("{} MiB", crate::model::units::mib(r)),
+            );
+            let code = ret.map_or_else(String::new, |r| format!("，返回码 {r}"));
+            let mut text = format!(
+                "{:.3} s 时内存不足（OOM）：{func} 申请 {asked} 失败{code}；当时占用的 {held} 个内存块已在 OOM 列中标出",
+                *after_ns as f64 / 1e9
+            );
+            if *unmatched > 0 {
+                text.push_str(&format!(
+                    "（另有 {unmatched} 个列出的内存块不在本 rank 的表中）"
+                ));
+            }
+            text
+        }
         Message::FreesWithoutAllocation { count } => {
             format!("有 {count} 次释放的内存块在采集开始前已分配（这些行的大小为负数）")
         }
