@@ -50,6 +50,54 @@ fn the_cli_says_why_each_device_ran_out() {
     );
 }
 
+/// A job's folder of bundles, one per rank (`make_oom_bundle.py --cluster`): the CLI lists
+/// which ranks ran out and how close the other came, every figure Python's.
+#[test]
+fn a_folder_of_bundles_says_which_ranks_ran_out_and_how_close_the_others_were() {
+    let tmp = tempfile::tempdir().unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/make_oom_bundle.py");
+    let out = match std::process::Command::new("python3")
+        .arg(script)
+        .arg("--cluster")
+        .arg(tmp.path())
+        .output()
+    {
+        Ok(o) if o.status.success() => o,
+        other => return common::skip(&format!("python3 not available ({other:?})")),
+    };
+    let want: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let before = common::list_files(tmp.path());
+    let dir = tmp.path().to_str().unwrap();
+    let (code, json, err) = common::memsight(&["snapshot", dir, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let got: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(got, want);
+    let (code, text, err) = common::memsight(&["snapshot", dir]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4, "{text}");
+    assert!(lines[1].contains("\tfragmentation\t") && lines[2].contains("\texhaustion\t"));
+    // The rank that did not run out: 22 MiB reserved, 49 MiB short of the room (71 MiB).
+    assert!(
+        lines[3].ends_with("\t\t\t\t22.00\t16.00\t49.00"),
+        "{}",
+        lines[3]
+    );
+    assert_eq!(common::list_files(tmp.path()), before, "nothing written");
+    // Opening the folder as a profile points to the command.
+    let (code, _, err) = common::memsight(&["inspect", dir]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("2 allocator snapshots") && err.contains("memsight snapshot"),
+        "{err}"
+    );
+    // A folder without snapshots says so.
+    let empty = tempfile::tempdir().unwrap();
+    let (code, _, err) = common::memsight(&["snapshot", empty.path().to_str().unwrap()]);
+    assert_ne!(code, 0);
+    assert!(err.contains("no allocator snapshot"), "{err}");
+}
+
 #[cfg(feature = "gui")]
 #[test]
 fn the_app_opens_on_the_oom_and_says_why() {

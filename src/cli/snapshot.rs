@@ -30,6 +30,9 @@ pub fn snapshot(path: &Path, args: &SnapshotArgs, out: &mut dyn Write, err: &mut
 }
 
 fn run(path: &Path, args: &SnapshotArgs, out: &mut dyn Write) -> Result<(), String> {
+    if path.is_dir() {
+        return run_cluster(path, args, out);
+    }
     let snap = AllocatorSnapshot::open(path).map_err(|e| e.to_string())?;
     let at = args.at_event.map(|k| {
         let device = args.device.unwrap_or_else(|| {
@@ -63,6 +66,51 @@ fn run(path: &Path, args: &SnapshotArgs, out: &mut dyn Write) -> Result<(), Stri
     } else {
         write_oom(&ooms, &modules, out).map_err(w)?;
         write_text(&summary, out).map_err(w)?;
+    }
+    Ok(())
+}
+
+/// A folder of OOM bundles, one per rank: which ranks ran out and how close the others were.
+fn run_cluster(dir: &Path, args: &SnapshotArgs, out: &mut dyn Write) -> Result<(), String> {
+    let cluster = crate::snapshot::cluster::bundle_cluster(dir);
+    if cluster.rows.is_empty() && cluster.unreadable.is_empty() {
+        return Err(format!(
+            "{}: no allocator snapshot (.pickle, .pkl) in it",
+            dir.display()
+        ));
+    }
+    let w = |e: std::io::Error| e.to_string();
+    if args.json {
+        serde_json::to_writer_pretty(&mut *out, &cluster).map_err(|e| e.to_string())?;
+        return writeln!(out).map_err(w);
+    }
+    let mib = |b: Option<i64>| b.map_or(String::new(), |b| format!("{:.2}", bytes_to_mib(b)));
+    writeln!(
+        out,
+        "File\tDevice\tRan out\tRequested(MiB)\tDevice free(MiB)\tReserved(MiB)\tPeak allocated(MiB)\tHeadroom(MiB)"
+    )
+    .map_err(w)?;
+    for r in &cluster.rows {
+        let verdict = match r.verdict {
+            Some(OomVerdict::Fragmentation) => "fragmentation",
+            Some(OomVerdict::Exhaustion) => "exhaustion",
+            None => "",
+        };
+        writeln!(
+            out,
+            "{}\t{}\t{verdict}\t{}\t{}\t{}\t{}\t{}",
+            r.file,
+            r.device,
+            mib(r.requested_bytes),
+            mib(r.device_free_bytes),
+            mib(Some(r.reserved_bytes)),
+            mib(Some(r.peak_allocated_bytes)),
+            mib(r.headroom_bytes)
+        )
+        .map_err(w)?;
+    }
+    for (file, why) in &cluster.unreadable {
+        writeln!(out, "# {file}: not read: {why}").map_err(w)?;
     }
     Ok(())
 }

@@ -209,6 +209,8 @@ struct Walker<'a> {
     importers: &'a [&'a dyn Importer],
     /// The ranks they found.
     imported: Vec<RankInfo>,
+    /// Allocator snapshots met in the folders walked (an OOM bundle's).
+    snapshots: u64,
 }
 
 impl Walker<'_> {
@@ -277,6 +279,8 @@ impl Walker<'_> {
                 cand.dbs.push((fmt, path.clone()));
             } else if is_msprof_db(name) {
                 cand.dbs.push((Format::Msprof, path.clone()));
+            } else if is_snapshot_name(name) {
+                self.snapshots += 1;
             } else {
                 self.ask_importers(path, name);
             }
@@ -356,6 +360,7 @@ pub fn discover_with(path: &Path, importers: &[&dyn Importer]) -> Result<Profile
         notes: Vec::new(),
         importers,
         imported: Vec::new(),
+        snapshots: 0,
     };
     if !meta.is_file() && !meta.is_dir() {
         return Err(DiscoverError::Unreadable {
@@ -410,6 +415,12 @@ pub fn discover_with(path: &Path, importers: &[&dyn Importer]) -> Result<Profile
         ranks.extend(ranks_of(cand, &mut notes));
     }
     if ranks.is_empty() {
+        if walker.snapshots > 0 {
+            notes.push(Message::SnapshotsInFolder {
+                path: path.display().to_string(),
+                count: walker.snapshots,
+            });
+        }
         return Err(DiscoverError::NoMemoryData {
             path: path.display().to_string(),
             notes,

@@ -83,6 +83,13 @@ pub enum Message {
         /// The file.
         path: String,
     },
+    /// Allocator snapshots in a folder without a profile (a job's OOM bundles, say).
+    SnapshotsInFolder {
+        /// The folder.
+        path: String,
+        /// How many.
+        count: u64,
+    },
     /// Several files of one kind: the newest is read.
     NewestOfKind {
         /// How many.
@@ -311,6 +318,12 @@ impl fmt::Display for Message {
                 f,
                 "{path}: no memory data (its output holds {holds}; profile with \
                  profile_memory=True); not shown"
+            ),
+            Message::SnapshotsInFolder { path, count } => write!(
+                f,
+                "{count} allocator snapshots (.pickle) under {path}: `memsight snapshot {path}` \
+                 lists which ranks ran out of memory and how close the others were; open one \
+                 with File > Open file"
             ),
             Message::SnapshotNotProfile { path } => write!(
                 f,

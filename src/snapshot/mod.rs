@@ -7,6 +7,7 @@
 //! why an `oom` event happened (fragmentation or exhaustion) and reads the per-module memory
 //! torch_npu writes beside an OOM snapshot.
 
+pub mod cluster;
 pub mod model;
 pub mod oom;
 pub mod segments;

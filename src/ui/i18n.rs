@@ -1315,6 +1315,9 @@ pub static ZH: Tr = Tr {
         Message::RankWithoutMemoryData { path, holds } => format!(
             "{path}：没有内存数据（输出文件夹中只有 {holds}；采集时需设置 profile_memory=True）；未显示"
         ),
+        Message::SnapshotsInFolder { path, count } => format!(
+            "{path} 下有 {count} 个内存快照（.pickle）：`memsight snapshot {path}` 列出哪些 rank 内存不足（OOM）、其余 rank 离上限多近；用“文件 > 打开文件”打开其中一个"
+        ),
         Message::SnapshotNotProfile { path } => format!(
             "{path} 是内存快照，不是性能数据：本应用会在快照视图中打开它（`memsight {path}`）；\
              命令行下用 `memsight snapshot` 查看摘要"
