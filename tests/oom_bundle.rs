@@ -144,3 +144,56 @@ fn the_app_opens_on_the_oom_and_says_why() {
         assert!(h.query_by_label(t.oom_go).is_none(), "at the OOM already");
     }
 }
+
+/// Opening a job's folder of bundles in the app (EN and ZH): the table of which ranks ran out,
+/// Copy gives what `memsight snapshot DIR` prints, and a file name opens that snapshot.
+#[cfg(feature = "gui")]
+#[test]
+fn the_app_opens_a_folder_of_bundles_on_which_ranks_ran_out() {
+    use egui_kittest::kittest::Queryable;
+    use memsight::ui::MemsightApp;
+    use memsight::ui::i18n::Lang;
+    let tmp = tempfile::tempdir().unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/make_oom_bundle.py");
+    match std::process::Command::new("python3")
+        .arg(script)
+        .arg("--cluster")
+        .arg(tmp.path())
+        .output()
+    {
+        Ok(o) if o.status.success() => {}
+        other => return common::skip(&format!("python3 not available ({other:?})")),
+    }
+    let dir = tmp.path().to_str().unwrap();
+    let (_, cli, _) = common::memsight(&["snapshot", dir]);
+    let quiet = "rank_1/oom_snapshot_4243_20261125101600.pickle";
+    for lang in [Lang::En, Lang::Zh] {
+        let mut app = MemsightApp::new(Some(tmp.path().to_path_buf()), Vec::new(), None);
+        app.set_language(lang);
+        app.wait_for_load();
+        app.oom_cluster
+            .as_mut()
+            .expect("the bundles' table, not an error")
+            .wait();
+        let mut h = common::harness(app);
+        let t = h.state().tr();
+        h.get_by_label(&(t.oom_cluster_title)(dir));
+        h.get_by_label(t.oom_fragmentation);
+        h.get_by_label(t.oom_exhaustion);
+        for head in t.oom_cluster_headers {
+            // "File" is the menu's name too.
+            assert!(h.query_all_by_label(head).count() >= 1, "{head}");
+        }
+        // Headroom of the rank that did not run out: 71 MB of room, 22 MB reserved.
+        h.get_by_label("49.00");
+        h.get_by_label(t.copy).click();
+        h.step();
+        assert_eq!(common::copied(&h).as_deref(), Some(cli.as_str()));
+        h.get_by_label(quiet).click();
+        h.run();
+        let app = h.state_mut();
+        assert!(app.oom_cluster.is_none());
+        let snap = app.snapshot.as_mut().expect("the snapshot opened");
+        assert_eq!(snap.path, tmp.path().join(quiet));
+    }
+}

@@ -84,35 +84,7 @@ fn run_cluster(dir: &Path, args: &SnapshotArgs, out: &mut dyn Write) -> Result<(
         serde_json::to_writer_pretty(&mut *out, &cluster).map_err(|e| e.to_string())?;
         return writeln!(out).map_err(w);
     }
-    let mib = |b: Option<i64>| b.map_or(String::new(), |b| format!("{:.2}", bytes_to_mib(b)));
-    writeln!(
-        out,
-        "File\tDevice\tRan out\tRequested(MiB)\tDevice free(MiB)\tReserved(MiB)\tPeak allocated(MiB)\tHeadroom(MiB)"
-    )
-    .map_err(w)?;
-    for r in &cluster.rows {
-        let verdict = match r.verdict {
-            Some(OomVerdict::Fragmentation) => "fragmentation",
-            Some(OomVerdict::Exhaustion) => "exhaustion",
-            None => "",
-        };
-        writeln!(
-            out,
-            "{}\t{}\t{verdict}\t{}\t{}\t{}\t{}\t{}",
-            r.file,
-            r.device,
-            mib(r.requested_bytes),
-            mib(r.device_free_bytes),
-            mib(Some(r.reserved_bytes)),
-            mib(Some(r.peak_allocated_bytes)),
-            mib(r.headroom_bytes)
-        )
-        .map_err(w)?;
-    }
-    for (file, why) in &cluster.unreadable {
-        writeln!(out, "# {file}: not read: {why}").map_err(w)?;
-    }
-    Ok(())
+    write!(out, "{}", crate::snapshot::cluster::cluster_tsv(&cluster)).map_err(w)
 }
 
 /// The OOM lines of the text output (nothing without an `oom` event or memUsageInfo).

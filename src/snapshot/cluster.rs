@@ -130,3 +130,36 @@ pub fn bundle_cluster(dir: &Path) -> BundleCluster {
     });
     cluster
 }
+
+/// The table as tab-separated text (`memsight snapshot DIR`, the app's Copy): MiB with two
+/// decimals, empty where a figure does not apply, a `#` line per snapshot not read.
+pub fn cluster_tsv(c: &BundleCluster) -> String {
+    use std::fmt::Write;
+    let mib =
+        |b: Option<i64>| b.map_or(String::new(), |b| format!("{:.2}", b as f64 / 1_048_576.0));
+    let mut out = String::from(
+        "File\tDevice\tRan out\tRequested(MiB)\tDevice free(MiB)\tReserved(MiB)\tPeak allocated(MiB)\tHeadroom(MiB)\n",
+    );
+    for r in &c.rows {
+        let verdict = match r.verdict {
+            Some(OomVerdict::Fragmentation) => "fragmentation",
+            Some(OomVerdict::Exhaustion) => "exhaustion",
+            None => "",
+        };
+        let _ = writeln!(
+            out,
+            "{}\t{}\t{verdict}\t{}\t{}\t{}\t{}\t{}",
+            r.file,
+            r.device,
+            mib(r.requested_bytes),
+            mib(r.device_free_bytes),
+            mib(Some(r.reserved_bytes)),
+            mib(Some(r.peak_allocated_bytes)),
+            mib(r.headroom_bytes)
+        );
+    }
+    for (file, why) in &c.unreadable {
+        let _ = writeln!(out, "# {file}: not read: {why}");
+    }
+    out
+}

@@ -562,6 +562,16 @@ pub struct Tr {
     pub oom_go: &'static str,
     /// The memUsageInfo table's title, for a device.
     pub oom_modules: fn(i64) -> String,
+    /// The heading of a folder of OOM bundles.
+    pub oom_cluster_title: fn(&str) -> String,
+    /// How many ran out of how many, and the room they had (MiB).
+    pub oom_cluster_summary: fn(usize, usize, Option<&str>) -> String,
+    /// The columns of the bundles' table.
+    pub oom_cluster_headers: [&'static str; 8],
+    /// A verdict, short.
+    pub oom_fragmentation: &'static str,
+    /// A verdict, short.
+    pub oom_exhaustion: &'static str,
     /// How the holders are shown: table, flame graph.
     pub snapshot_views: [&'static str; 2],
     /// The flame graph's hint.
@@ -1066,6 +1076,28 @@ pub static EN: Tr = Tr {
     },
     oom_go: "Go to the OOM",
     oom_modules: |d| format!("Memory by CANN module at the OOM (memUsageInfo, NPU:{d})"),
+    oom_cluster_title: |dir| format!("Out-of-memory bundles in {dir}"),
+    oom_cluster_summary: |out, all, room| {
+        let room = room.map_or(String::new(), |r| {
+            format!(
+                " The ranks that ran out had {r} MB (their reserve at the OOM plus the device's \
+                 free memory); Headroom is what each device had left of that."
+            )
+        });
+        format!("{out} of {all} devices ran out of memory.{room} Click a file to open it.")
+    },
+    oom_cluster_headers: [
+        "File",
+        "Device",
+        "Ran out",
+        "Requested (MB)",
+        "Device free (MB)",
+        "Reserved (MB)",
+        "Peak allocated (MB)",
+        "Headroom (MB)",
+    ],
+    oom_fragmentation: "fragmentation",
+    oom_exhaustion: "exhaustion",
     snapshot_views: ["Table", "Flame graph"],
     snapshot_flame_hint: "Width is memory; the outermost frame on top. Click a frame to list its blocks.",
     snapshot_block_kinds: ["allocated", "pending free", "free"],
@@ -1632,6 +1664,27 @@ pub static ZH: Tr = Tr {
     },
     oom_go: "跳到内存不足处",
     oom_modules: |d| format!("内存不足时各 CANN 模块的内存（memUsageInfo，NPU:{d}）"),
+    oom_cluster_title: |dir| format!("{dir} 中的内存不足（OOM）快照"),
+    oom_cluster_summary: |out, all, room| {
+        let room = room.map_or(String::new(), |r| {
+            format!(
+                "内存不足的 rank 可用 {r} MB（OOM 时的预留加设备空闲）；余量是各设备距此还剩多少。"
+            )
+        });
+        format!("{all} 个设备中有 {out} 个内存不足。{room}点击文件名可打开该快照。")
+    },
+    oom_cluster_headers: [
+        "文件",
+        "设备",
+        "内存不足",
+        "申请 (MB)",
+        "设备空闲 (MB)",
+        "预留 (MB)",
+        "峰值已分配 (MB)",
+        "余量 (MB)",
+    ],
+    oom_fragmentation: "碎片化",
+    oom_exhaustion: "耗尽",
     snapshot_views: ["表格", "火焰图"],
     snapshot_flame_hint: "宽度即内存，最外层帧在上。点击某帧可列出其内存块。",
     snapshot_block_kinds: ["已分配", "待释放", "空闲"],

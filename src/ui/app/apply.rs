@@ -170,6 +170,7 @@ impl MemsightApp {
                 .is_some_and(|n| crate::ingest::is_snapshot_name(&n.to_string_lossy()));
         self.loading = None;
         self.overview = None; // dropping it cancels its job
+        self.oom_cluster = None;
         self.error = None;
         self.path_dialog_open = false;
         // Looked up once here, not in every frame (it reads the disk).

@@ -127,8 +127,9 @@ impl MemsightApp {
                 crate::ui::top_bar::demo_banner(ui, t, &mut out);
             }
             failures_ui(ui, t, &self.failures, &mut out);
-            // A snapshot has its own device picker in its view: no profile parameters.
-            if self.snapshot.is_none() {
+            // A snapshot has its own device picker in its view, a folder of OOM bundles no
+            // rank: no profile parameters.
+            if self.snapshot.is_none() && self.oom_cluster.is_none() {
                 crate::ui::top_bar::parameters_ui(
                     ui,
                     t,
@@ -160,6 +161,10 @@ impl MemsightApp {
                     ui.add_space(12.0);
                     crate::ui::top_bar::open_controls(ui, t, path_text, &mut out);
                 }
+            });
+        } else if let Some(c) = &mut self.oom_cluster {
+            egui::CentralPanel::default().frame(central).show(ui, |ui| {
+                c.ui(ui, t, &mut out);
             });
         } else if let Some(o) = overview {
             egui::CentralPanel::default().frame(central).show(ui, |ui| {

@@ -141,8 +141,26 @@ impl MemsightApp {
             }
             LoadMsg::Failed(e) => {
                 self.drop_first_look();
-                self.error = Some(e.message(self.tr()));
                 self.loading = None;
+                // A folder of allocator snapshots and no profile: a job's OOM bundles.
+                if let crate::ui::loading::Failure::Discover(
+                    crate::ingest::DiscoverError::NoMemoryData { path, notes },
+                ) = &e
+                    && notes
+                        .iter()
+                        .any(|n| matches!(n, crate::model::Message::SnapshotsInFolder { .. }))
+                {
+                    let dir = std::path::PathBuf::from(path);
+                    if let Some(opened) = self.opening.take() {
+                        self.prefs.remember(&opened);
+                    }
+                    self.oom_cluster = Some(crate::ui::panes::oom_cluster::OomClusterView::open(
+                        &mut self.jobs,
+                        dir,
+                    ));
+                    return;
+                }
+                self.error = Some(e.message(self.tr()));
             }
             LoadMsg::Cancelled => {
                 self.drop_first_look();

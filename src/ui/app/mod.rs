@@ -115,6 +115,8 @@ pub struct MemsightApp {
     pub panes: BottomPanes,
     /// The allocator snapshot on screen, when a `.pickle` was opened.
     pub snapshot: Option<super::panes::snapshot::SnapshotView>,
+    /// A folder of OOM bundles on screen, when a folder held snapshots and no profile.
+    pub oom_cluster: Option<super::panes::oom_cluster::OomClusterView>,
     /// The static graph's chart pane.
     pub static_chart: StaticChart,
     /// The static graph's op table pane.
@@ -182,6 +184,7 @@ impl MemsightApp {
             chart: MemoryChart::default(),
             panes: BottomPanes::default(),
             snapshot: None,
+            oom_cluster: None,
             static_chart: StaticChart::default(),
             static_table: StaticTable::default(),
             title: String::new(),
@@ -224,7 +227,7 @@ impl MemsightApp {
     /// The key of the rank on screen: the state's rank and source in the open profile, once
     /// the session has it (its first look included). Derived, never stored.
     pub fn current(&self) -> Option<RankKey> {
-        if self.snapshot.is_some() {
+        if self.snapshot.is_some() || self.oom_cluster.is_some() {
             return None;
         }
         let key = self.session.key(self.state.rank, self.state.source);

@@ -12,6 +12,7 @@
 //!   per-operator diff of a comparison; [`flame`]: the call stacks tab (flame graph);
 //!   [`groups`]: the details table grouped by call stack, source line or host operator;
 //!   [`snapshot`]: an allocator snapshot (`.pickle`); [`snapshot_bands`] its active-memory chart;
+//!   [`oom_cluster`]: a job's folder of OOM bundles (which ranks ran out);
 //! - [`tab`]: the bottom pane's contract ([`tab::BottomPane`]); [`bottom_panes`] lists them.
 
 pub mod component_table;
@@ -22,6 +23,7 @@ pub mod flame;
 pub mod groups;
 pub mod live;
 pub mod memory_chart;
+pub mod oom_cluster;
 pub mod overview;
 pub mod pager;
 pub mod snapshot;
