@@ -190,10 +190,97 @@ fn the_app_opens_a_folder_of_bundles_on_which_ranks_ran_out() {
         h.step();
         assert_eq!(common::copied(&h).as_deref(), Some(cli.as_str()));
         h.get_by_label(quiet).click();
-        h.run();
+        h.step();
+        h.step();
         let app = h.state_mut();
         assert!(app.oom_cluster.is_none());
         let snap = app.snapshot.as_mut().expect("the snapshot opened");
+        snap.wait();
         assert_eq!(snap.path, tmp.path().join(quiet));
+        assert!(snap.error.is_none() && snap.snap.is_some());
+    }
+}
+
+/// An msMemScope dump with `OOM_DETAIL` rows beside the OOM snapshot (in msMemScope's own
+/// folder layout): the CLI and the snapshot view (EN and ZH) show what failed and the blocks
+/// msMemScope listed, as the rows say.
+#[test]
+fn msmemscope_oom_rows_beside_the_snapshot_are_shown() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some((pickle, _)) = bundle(tmp.path()) else {
+        return;
+    };
+    let dump_dir = tmp
+        .path()
+        .join("msmemscope_4242_20261125101600_ascend/device_0/dump");
+    std::fs::create_dir_all(&dump_dir).unwrap();
+    let header = "ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)\n";
+    let rows = "\
+1,MALLOC,PTA,N/A,1764753366165640170,4242,4242,0,0x12c041400000,\"{allocation_id:1,addr:0x12c041400000,size:6291456,total:20971520,used:6291456}\",,\n\
+2,OOM_DETAIL,OOM_TRIGGER,OOM_Trigger,1764753366265640170,4242,4242,0,N/A,\"{func:halMemAlloc,req_size:8388608,flag:0,ret:7}\",\"train.py(40): train_step\",\n\
+3,OOM_DETAIL,OOM_RECENT_ALLOC,OOM_RecentAlloc,1764753366265640171,4242,4242,N/A,N/A,\"{pool:PTA,ptr:0x12c041400000,size:6291456,timestamp:1764753366165640170}\",\"model.py(12): forward\ntrain.py(40): train_step\",\n\
+4,OOM_DETAIL,OOM_TOP_ALLOC,OOM_TopAlloc,1764753366265640172,4242,4242,N/A,N/A,\"{pool:PTA,ptr:0x12c041a00000,size:12582912,timestamp:1764753366100000000}\",\"optim.py(88): step\",\n";
+    std::fs::write(
+        dump_dir.join("memscope_dump_20261125101600.csv"),
+        format!("{header}{rows}"),
+    )
+    .unwrap();
+    let before = common::list_files(tmp.path());
+    let (code, out, err) = common::memsight(&["snapshot", pickle.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let dumps = v["memscope_oom"].as_array().unwrap();
+    assert_eq!(dumps.len(), 1);
+    assert_eq!(
+        dumps[0]["file"],
+        "msmemscope_4242_20261125101600_ascend/device_0/dump/memscope_dump_20261125101600.csv"
+    );
+    let r = dumps[0]["rows"].as_array().unwrap();
+    assert_eq!(r.len(), 3, "the MALLOC row is not an OOM row");
+    assert_eq!(r[0]["kind"], "trigger");
+    assert_eq!(r[0]["func"], "halMemAlloc");
+    assert_eq!(r[0]["request_bytes"], 8_388_608);
+    assert_eq!(r[0]["ret"], 7);
+    assert_eq!(r[1]["kind"], "recent");
+    assert_eq!(r[1]["size_bytes"], 6_291_456);
+    assert_eq!(r[1]["ptr"], 0x12c0_4140_0000u64);
+    assert_eq!(
+        r[1]["python_stack"],
+        serde_json::json!(["model.py(12): forward", "train.py(40): train_step"])
+    );
+    assert_eq!(r[2]["kind"], "top");
+    assert_eq!(r[2]["pool"], "PTA");
+    assert_eq!(r[2]["size_bytes"], 12_582_912);
+    let (_, text, _) = common::memsight(&["snapshot", pickle.to_str().unwrap()]);
+    assert!(
+        text.contains("trigger: halMemAlloc asked for 8.00 MiB, ret 7"),
+        "{text}"
+    );
+    assert_eq!(common::list_files(tmp.path()), before, "nothing written");
+
+    #[cfg(feature = "gui")]
+    {
+        use egui_kittest::kittest::Queryable;
+        use memsight::ui::MemsightApp;
+        use memsight::ui::i18n::Lang;
+        for lang in [Lang::En, Lang::Zh] {
+            let mut app = MemsightApp::new(Some(pickle.clone()), Vec::new(), None);
+            app.set_language(lang);
+            app.snapshot.as_mut().expect("a snapshot view").wait();
+            let h = common::harness(app);
+            let t = h.state().tr();
+            h.get_by_label(&(t.oom_memscope)(
+                "msmemscope_4242_20261125101600_ascend/device_0/dump/memscope_dump_20261125101600.csv",
+            ));
+            h.get_by_label(&(t.oom_memscope_trigger)("halMemAlloc", "8.00", Some(7)));
+            for head in t.oom_memscope_headers {
+                h.get_by_label(head);
+            }
+            h.get_by_label(t.oom_memscope_top);
+            h.get_by_label(t.oom_memscope_recent);
+            h.get_by_label("12.00");
+            h.get_by_label("model.py(12): forward");
+            h.get_by_label("optim.py(88): step");
+        }
     }
 }

@@ -3,6 +3,7 @@
 use std::io::Write;
 use std::path::Path;
 
+use crate::ingest::msmemscope::{OomDetail, OomDetailKind};
 use crate::model::bytes_to_mib;
 use crate::snapshot::oom::{ModuleUsage, OomReport, OomVerdict, oom_reports, usage_beside};
 use crate::snapshot::{AllocatorSnapshot, SnapshotSummary, summarize_snapshot};
@@ -48,6 +49,7 @@ fn run(path: &Path, args: &SnapshotArgs, out: &mut dyn Write) -> Result<(), Stri
     // wrote beside the OOM snapshot.
     let ooms = oom_reports(&snap);
     let modules = usage_beside(path);
+    let memscope = crate::snapshot::oom::memscope_oom_beside(path);
     let w = |e: std::io::Error| e.to_string();
     if args.json {
         let mut v = serde_json::to_value(&summary).map_err(|e| e.to_string())?;
@@ -60,11 +62,17 @@ fn run(path: &Path, args: &SnapshotArgs, out: &mut dyn Write) -> Result<(), Stri
                 "modules_at_oom".into(),
                 serde_json::to_value(&modules).unwrap_or_default(),
             );
+            let dumps: Vec<serde_json::Value> = memscope
+                .iter()
+                .map(|(file, rows)| serde_json::json!({ "file": file, "rows": rows }))
+                .collect();
+            o.insert("memscope_oom".into(), serde_json::Value::Array(dumps));
         }
         serde_json::to_writer_pretty(&mut *out, &v).map_err(|e| e.to_string())?;
         writeln!(out).map_err(w)?;
     } else {
         write_oom(&ooms, &modules, out).map_err(w)?;
+        write_memscope_oom(&memscope, out).map_err(w)?;
         write_text(&summary, out).map_err(w)?;
     }
     Ok(())
@@ -122,6 +130,46 @@ fn write_oom(
         }
     }
     if !ooms.is_empty() || !modules.is_empty() {
+        writeln!(out)?;
+    }
+    Ok(())
+}
+
+/// The `OOM_DETAIL` rows of the msMemScope dumps beside the snapshot (nothing without).
+fn write_memscope_oom(
+    dumps: &[(String, Vec<OomDetail>)],
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    for (file, rows) in dumps {
+        writeln!(out, "msMemScope at the OOM ({file}):")?;
+        for r in rows {
+            let frame = r.python_stack.first().map_or("", String::as_str);
+            match r.kind {
+                OomDetailKind::Trigger => writeln!(
+                    out,
+                    "  trigger: {} asked for {} MiB{} (pid {}, device {})",
+                    r.func.as_deref().unwrap_or("?"),
+                    r.request_bytes
+                        .map_or("?".into(), |b| format!("{:.2}", bytes_to_mib(b))),
+                    r.ret.map_or(String::new(), |c| format!(", ret {c}")),
+                    r.pid,
+                    r.device
+                )?,
+                kind => writeln!(
+                    out,
+                    "  {:<6} {:>10} MiB {:<4} 0x{:x} {frame}",
+                    if kind == OomDetailKind::Top {
+                        "top"
+                    } else {
+                        "recent"
+                    },
+                    r.size_bytes
+                        .map_or("?".into(), |b| format!("{:.2}", bytes_to_mib(b))),
+                    r.pool.as_deref().unwrap_or(""),
+                    r.ptr.unwrap_or(0)
+                )?,
+            }
+        }
         writeln!(out)?;
     }
     Ok(())

@@ -122,6 +122,8 @@ pub struct Attr {
     pub ret: Option<i64>,
     /// `ptr` (an OOM record): the block held at the OOM.
     pub ptr: Option<u64>,
+    /// `pool` (an OOM record): `PTA`, `HAL`…
+    pub pool: Option<String>,
 }
 
 /// A number as msMemScope writes it: decimal (maybe negative) or `0x` hex, maybe quoted.
@@ -179,6 +181,7 @@ pub fn parse_attr(cell: &str) -> Attr {
             }
             "ret" => attr.ret = number(text),
             "ptr" => attr.ptr = address(text),
+            "pool" => attr.pool = owned(),
             _ => {}
         }
     }
@@ -903,6 +906,84 @@ fn oom_tags(
         .iter()
         .map(|l| data.strings.intern(&l.join(" · ")))
         .collect()
+}
+
+/// What an `OOM_DETAIL` row is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OomDetailKind {
+    /// `OOM_TRIGGER`: the request that failed.
+    Trigger,
+    /// `OOM_TOP_ALLOC`: one of the largest blocks held.
+    Top,
+    /// `OOM_RECENT_ALLOC`: one of the latest blocks held.
+    Recent,
+}
+
+/// One `OOM_DETAIL` row of a dump (`--analysis=oom`), as written.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct OomDetail {
+    /// Which list.
+    pub kind: OomDetailKind,
+    /// `Process Id`.
+    pub pid: i64,
+    /// `Device Id` as written (`0`, `N/A`).
+    pub device: String,
+    /// The call that failed (a trigger's `func`).
+    pub func: Option<String>,
+    /// The bytes it asked for (a trigger's `req_size`).
+    pub request_bytes: Option<i64>,
+    /// The driver's return code (a trigger's `ret`).
+    pub ret: Option<i64>,
+    /// A record's pool.
+    pub pool: Option<String>,
+    /// A record's block address.
+    pub ptr: Option<u64>,
+    /// A record's size, bytes.
+    pub size_bytes: Option<i64>,
+    /// `Call Stack(Python)`, its frames innermost first.
+    pub python_stack: Vec<String>,
+}
+
+/// The `OOM_DETAIL` rows of the dump at `path` (CSV or SQLite), in file order: each trigger
+/// followed by the records msMemScope listed for it.
+pub fn oom_details(path: &Path, control: &LoadControl) -> Result<Vec<OomDetail>, String> {
+    let dump = read_path(path, control)?;
+    let mut rows: Vec<&Event> = dump
+        .events
+        .iter()
+        .filter(|e| matches!(e.kind, Kind::OomTrigger | Kind::OomTop | Kind::OomRecent))
+        .collect();
+    rows.sort_by_key(|e| e.order);
+    Ok(rows
+        .into_iter()
+        .map(|e| OomDetail {
+            kind: match e.kind {
+                Kind::OomTrigger => OomDetailKind::Trigger,
+                Kind::OomTop => OomDetailKind::Top,
+                _ => OomDetailKind::Recent,
+            },
+            pid: e.pid,
+            device: e
+                .device
+                .and_then(|d| dump.devices.get(d as usize).cloned())
+                .unwrap_or_else(|| "N/A".into()),
+            func: e.attr.func.clone(),
+            request_bytes: e.attr.req_size,
+            ret: e.attr.ret,
+            pool: e.attr.pool.clone(),
+            ptr: e.attr.ptr.or(e.ptr),
+            size_bytes: e.attr.size,
+            python_stack: dump
+                .texts
+                .get(e.python)
+                .split(['\n', ';'])
+                .map(str::trim)
+                .filter(|f| !f.is_empty())
+                .map(str::to_string)
+                .collect(),
+        })
+        .collect())
 }
 
 /// The rows' own Python stacks (their MALLOC's `Call Stack(Python)`), over what the ops gave.

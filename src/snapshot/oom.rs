@@ -171,6 +171,45 @@ pub fn usage_beside(pickle: &Path) -> Vec<ModuleUsage> {
         .collect()
 }
 
+/// The `OOM_DETAIL` rows of the msMemScope dumps beside an OOM snapshot (`memscope_dump_*.csv`
+/// or `.db` in its folder or up to three folders below, as msMemScope's
+/// `msmemscope_*/device_*/dump/` layout puts them): (the dump, relative to the folder, and its
+/// rows) for each dump that has any. A dump that cannot be read is left out.
+pub fn memscope_oom_beside(
+    pickle: &Path,
+) -> Vec<(String, Vec<crate::ingest::msmemscope::OomDetail>)> {
+    let dir = pickle.parent().unwrap_or(Path::new("."));
+    let mut dumps = Vec::new();
+    let mut stack = vec![(dir.to_path_buf(), 0usize)];
+    while let Some((d, depth)) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let Ok(kind) = e.file_type() else { continue };
+            let name = e.file_name().to_string_lossy().to_ascii_lowercase();
+            if kind.is_dir() && depth < 3 {
+                stack.push((e.path(), depth + 1));
+            } else if kind.is_file()
+                && name.starts_with("memscope_dump_")
+                && (name.ends_with(".csv") || name.ends_with(".db"))
+            {
+                dumps.push(e.path());
+            }
+        }
+    }
+    dumps.sort();
+    let control = crate::ingest::LoadControl::new();
+    dumps
+        .into_iter()
+        .filter_map(|p| {
+            let rows = crate::ingest::msmemscope::oom_details(&p, &control).ok()?;
+            let shown = p.strip_prefix(dir).unwrap_or(&p).display().to_string();
+            (!rows.is_empty()).then_some((shown, rows))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -562,6 +562,16 @@ pub struct Tr {
     pub oom_go: &'static str,
     /// The memUsageInfo table's title, for a device.
     pub oom_modules: fn(i64) -> String,
+    /// The heading of msMemScope's OOM rows (the dump's name).
+    pub oom_memscope: fn(&str) -> String,
+    /// A trigger: the call, the MB asked for, the return code.
+    pub oom_memscope_trigger: fn(&str, &str, Option<i64>) -> String,
+    /// The columns of msMemScope's OOM records.
+    pub oom_memscope_headers: [&'static str; 5],
+    /// A record of the largest blocks held.
+    pub oom_memscope_top: &'static str,
+    /// A record of the latest blocks held.
+    pub oom_memscope_recent: &'static str,
     /// The heading of a folder of OOM bundles.
     pub oom_cluster_title: fn(&str) -> String,
     /// How many ran out of how many, and the room they had (MiB).
@@ -1076,6 +1086,22 @@ pub static EN: Tr = Tr {
     },
     oom_go: "Go to the OOM",
     oom_modules: |d| format!("Memory by CANN module at the OOM (memUsageInfo, NPU:{d})"),
+    oom_memscope: |file| format!("msMemScope at the OOM ({file})"),
+    oom_memscope_trigger: |func, asked, ret| {
+        let ret = ret.map_or(String::new(), |r| format!(", return code {r}"));
+        format!(
+            "{func} asked for {asked} MB and failed{ret}. The blocks held then, largest and latest:"
+        )
+    },
+    oom_memscope_headers: [
+        "List",
+        "Pool",
+        "Size (MB)",
+        "Address",
+        "Python (innermost frame)",
+    ],
+    oom_memscope_top: "largest",
+    oom_memscope_recent: "latest",
     oom_cluster_title: |dir| format!("Out-of-memory bundles in {dir}"),
     oom_cluster_summary: |out, all, room| {
         let room = room.map_or(String::new(), |r| {
@@ -1664,6 +1690,14 @@ pub static ZH: Tr = Tr {
     },
     oom_go: "跳到内存不足处",
     oom_modules: |d| format!("内存不足时各 CANN 模块的内存（memUsageInfo，NPU:{d}）"),
+    oom_memscope: |file| format!("msMemScope 记录的内存不足（{file}）"),
+    oom_memscope_trigger: |func, asked, ret| {
+        let ret = ret.map_or(String::new(), |r| format!("，返回码 {r}"));
+        format!("{func} 申请 {asked} MB 失败{ret}。当时占用的内存块（最大的、最近的）：")
+    },
+    oom_memscope_headers: ["列表", "内存池", "大小 (MB)", "地址", "Python（最内层帧）"],
+    oom_memscope_top: "最大",
+    oom_memscope_recent: "最近",
     oom_cluster_title: |dir| format!("{dir} 中的内存不足（OOM）快照"),
     oom_cluster_summary: |out, all, room| {
         let room = room.map_or(String::new(), |r| {

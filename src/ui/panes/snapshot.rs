@@ -5,8 +5,11 @@
 //! blocks allocated in the trace and never freed, by stack. The file is read by memsight's
 //! data-only unpickler in a job; nothing in it is ever executed.
 
+use crate::ingest::msmemscope::{OomDetail, OomDetailKind};
 use crate::snapshot::SnapshotError;
-use crate::snapshot::oom::{ModuleUsage, OomReport, OomVerdict, oom_reports, usage_beside};
+use crate::snapshot::oom::{
+    ModuleUsage, OomReport, OomVerdict, memscope_oom_beside, oom_reports, usage_beside,
+};
 use crate::ui::palette::{FrameKind, flame_fill};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -81,7 +84,15 @@ pub enum SnapshotProblem {
 
 /// What the reading job hands over: the snapshot, its `oom` events explained and the
 /// memUsageInfo rows beside it (an OOM bundle).
-type Read = (AllocatorSnapshot, Vec<OomReport>, Vec<ModuleUsage>);
+type Read = (
+    AllocatorSnapshot,
+    Vec<OomReport>,
+    Vec<ModuleUsage>,
+    MemScopeOom,
+);
+
+/// The `OOM_DETAIL` rows of the msMemScope dumps beside the snapshot: (dump, rows) per dump.
+type MemScopeOom = Vec<(String, Vec<OomDetail>)>;
 
 /// An opened snapshot and what the user picked in it.
 pub struct SnapshotView {
@@ -96,6 +107,8 @@ pub struct SnapshotView {
     pub oom: Vec<OomReport>,
     /// The CANN modules' memory at the OOM (`device_*_memUsageInfo_*.csv` beside it).
     pub modules: Vec<ModuleUsage>,
+    /// msMemScope's account of the OOM (a dump with `OOM_DETAIL` rows beside it).
+    pub memscope: MemScopeOom,
     /// The device shown.
     pub device: i64,
     /// The event picked on the curve (None: the end state).
@@ -118,7 +131,7 @@ impl SnapshotView {
         let job = jobs.run(JobKey::Load, Place::Thread, move |_| {
             let snap = AllocatorSnapshot::open(&p)?;
             let oom = oom_reports(&snap);
-            Ok((snap, oom, usage_beside(&p)))
+            Ok((snap, oom, usage_beside(&p), memscope_oom_beside(&p)))
         });
         SnapshotView {
             path,
@@ -127,6 +140,7 @@ impl SnapshotView {
             error: None,
             oom: Vec::new(),
             modules: Vec::new(),
+            memscope: Vec::new(),
             device: 0,
             event: None,
             shown: None,
@@ -167,7 +181,7 @@ impl SnapshotView {
     }
 
     /// Takes what the reading job found: an OOM snapshot opens on its device that ran out.
-    fn landed(&mut self, (snap, oom, modules): Read) {
+    fn landed(&mut self, (snap, oom, modules, memscope): Read) {
         self.device = oom
             .first()
             .map(|o| o.device)
@@ -176,6 +190,7 @@ impl SnapshotView {
         self.snap = Some(Arc::new(snap));
         self.oom = oom;
         self.modules = modules;
+        self.memscope = memscope;
     }
 
     /// Waits for the read to finish (tests, headless runs).
@@ -360,6 +375,9 @@ impl SnapshotView {
             .collect();
         if !modules.is_empty() {
             module_table(ui, t, shown.device, &modules);
+        }
+        for (file, rows) in &self.memscope {
+            memscope_table(ui, t, file, rows);
         }
         let height = (ui.available_height() * 0.38).clamp(160.0, 420.0);
         let bands = &shown.parts.bands;
@@ -705,6 +723,71 @@ fn module_table(ui: &mut egui::Ui, t: &Tr, device: i64, modules: &[&ModuleUsage]
                                 },
                             );
                         }
+                        ui.end_row();
+                    }
+                });
+        });
+}
+
+/// msMemScope's `OOM_DETAIL` rows of one dump: each trigger (what failed) and the blocks it
+/// listed as held (largest, latest) with their pool, size, address and innermost Python frame;
+/// Copy gives them as TSV.
+fn memscope_table(ui: &mut egui::Ui, t: &Tr, file: &str, rows: &[OomDetail]) {
+    let mb = |b: Option<i64>| b.map_or(String::new(), |b| grouped(bytes_to_mib(b), 2));
+    egui::CollapsingHeader::new((t.oom_memscope)(file))
+        .id_salt(("oom_memscope", file))
+        .default_open(true)
+        .show(ui, |ui| {
+            if ui.button(t.copy).clicked() {
+                let mut tsv = t.oom_memscope_headers.join("\t");
+                tsv.push('\n');
+                for r in rows.iter().filter(|r| r.kind != OomDetailKind::Trigger) {
+                    tsv.push_str(&format!(
+                        "{}\t{}\t{}\t0x{:x}\t{}\n",
+                        if r.kind == OomDetailKind::Top {
+                            "top"
+                        } else {
+                            "recent"
+                        },
+                        r.pool.as_deref().unwrap_or(""),
+                        r.size_bytes
+                            .map_or(String::new(), |b| format!("{:.2}", bytes_to_mib(b))),
+                        r.ptr.unwrap_or(0),
+                        r.python_stack.join(" <- ")
+                    ));
+                }
+                ui.ctx().copy_text(tsv);
+            }
+            for r in rows.iter().filter(|r| r.kind == OomDetailKind::Trigger) {
+                ui.colored_label(
+                    ui.visuals().warn_fg_color,
+                    (t.oom_memscope_trigger)(
+                        r.func.as_deref().unwrap_or("?"),
+                        &mb(r.request_bytes),
+                        r.ret,
+                    ),
+                );
+            }
+            egui::Grid::new(("oom_memscope_grid", file))
+                .striped(true)
+                .show(ui, |ui| {
+                    for h in t.oom_memscope_headers {
+                        ui.strong(h);
+                    }
+                    ui.end_row();
+                    for r in rows.iter().filter(|r| r.kind != OomDetailKind::Trigger) {
+                        ui.label(if r.kind == OomDetailKind::Top {
+                            t.oom_memscope_top
+                        } else {
+                            t.oom_memscope_recent
+                        });
+                        ui.label(r.pool.as_deref().unwrap_or(""));
+                        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                            ui.label(mb(r.size_bytes));
+                        });
+                        ui.monospace(format!("0x{:x}", r.ptr.unwrap_or(0)));
+                        let frame = r.python_stack.first().map_or("", String::as_str);
+                        ui.label(frame).on_hover_text(r.python_stack.join("\n"));
                         ui.end_row();
                     }
                 });
