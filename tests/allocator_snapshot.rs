@@ -23,15 +23,16 @@ fn memsight(file: &Path, extra: &[&str]) -> serde_json::Value {
     );
     let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     // These files hold no OOM (Python's event counts, compared below, have no `oom` action, and
-    // no memUsageInfo is beside them): the OOM fields are empty, then left out of the
-    // comparison with Python's summary, which does not have them (tests/oom_bundle.rs checks
-    // them).
+    // no memUsageInfo or msMemScope dump is beside them): the OOM fields are empty, then left
+    // out of the comparison with Python's summary, which does not have them
+    // (tests/oom_bundle.rs checks them).
     let counts_oom = v["devices"]
         .as_array()
         .is_some_and(|d| d.iter().any(|d| d["events"].get("oom").is_some()));
     if !counts_oom && let Some(o) = v.as_object_mut() {
         assert_eq!(o.remove("oom"), Some(serde_json::json!([])));
         assert_eq!(o.remove("modules_at_oom"), Some(serde_json::json!([])));
+        assert_eq!(o.remove("memscope_oom"), Some(serde_json::json!([])));
     }
     v
 }

@@ -677,3 +677,89 @@ fn oom_detail_rows_mark_the_blocks_held_and_say_what_failed() {
     let rows = out.lines().filter(|l| l.contains('\t')).count();
     assert_eq!(rows, 1 + top.len(), "{out}");
 }
+
+/// `HOST_PINNED` (pinned host memory, whatever `Device Id` says) is the cpu device's, beside
+/// the card's PTA blocks: its blocks and its curve (`used`, the process's host memory) are its
+/// rows'.
+#[test]
+fn pinned_host_memory_is_the_cpu_device() {
+    let tmp = tempfile::tempdir().unwrap();
+    let header = "ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)\n";
+    let body = "\
+1,MALLOC,PTA,N/A,1764753084425691000,7,7,0,0x10,\"{allocation_id:1,addr:0x10,size:64,total:128,used:64}\",,\n\
+2,MALLOC,HOST_PINNED,N/A,1764753084425692000,7,7,0,0x7f0000,\"{addr:0x7f0000,size:4096,pinned:1,used:1052672}\",,\n\
+3,MALLOC,HOST_PINNED,N/A,1764753084425693000,7,7,0,0x7f2000,\"{addr:0x7f2000,size:8192,pinned:1,used:1060864}\",,\n\
+4,FREE,HOST_PINNED,N/A,1764753084425694000,7,7,0,0x7f0000,\"{addr:0x7f0000,size:4096,pinned:1,used:1056768}\",,\n";
+    let path = tmp.path().join("memscope_dump_1.csv");
+    std::fs::write(&path, format!("{header}{body}")).unwrap();
+    let profile = discover(&path).unwrap();
+    let devices: BTreeSet<String> = profile
+        .ranks
+        .iter()
+        .filter_map(|r| r.device.clone())
+        .collect();
+    assert_eq!(
+        devices,
+        BTreeSet::from(["0".to_string(), "cpu".to_string()])
+    );
+    let cpu = profile
+        .ranks
+        .iter()
+        .find(|r| r.device.as_deref() == Some("cpu"))
+        .unwrap();
+    let data = load_rank(cpu, &Default::default()).unwrap();
+    let ops = &data.operators;
+    let mut blocks: Vec<(i64, i64, i64)> = (0..ops.len())
+        .map(|r| (ops.size[r], ops.alloc_time[r], ops.release_time[r]))
+        .collect();
+    blocks.sort_unstable();
+    assert_eq!(
+        blocks,
+        vec![
+            (4096, 1764753084425692000, 1764753084425694000),
+            (8192, 1764753084425693000, NULL)
+        ]
+    );
+    assert_eq!(data.records.allocated, vec![1052672, 1060864, 1056768]);
+}
+
+/// `MSTX` ranges named `step start` (msMemScope's step marks, the name quoted or not) are the
+/// rank's steps, each to the `Range_end` of its thread; other ranges and marks are not.
+#[test]
+fn mstx_step_ranges_are_steps() {
+    let tmp = tempfile::tempdir().unwrap();
+    let header = "ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)\n";
+    let t0 = 1_764_753_084_000_000_000i64;
+    let body = format!(
+        "1,MSTX,Range_start,step start,{a},7,7,0,N/A,,,\n\
+         2,MALLOC,PTA,N/A,{b},7,7,0,0x10,\"{{allocation_id:1,addr:0x10,size:64,total:128,used:64}}\",,\n\
+         3,MSTX,Mark,checkpoint,{b},7,7,0,N/A,,,\n\
+         4,MSTX,Range_start,data loading,{b},7,8,0,N/A,,,\n\
+         5,MSTX,Range_end,,{c},7,8,0,N/A,,,\n\
+         6,MSTX,Range_end,,{d},7,7,0,N/A,,,\n\
+         7,MSTX,Range_start,\"\"\"step start\"\"\",{e},7,7,0,N/A,,,\n\
+         8,FREE,PTA,N/A,{f},7,7,0,0x10,\"{{allocation_id:1,addr:0x10,size:64,total:128,used:0}}\",,\n\
+         9,MSTX,Range_end,,{g},7,7,0,N/A,,,\n",
+        a = t0,
+        b = t0 + 10,
+        c = t0 + 15,
+        d = t0 + 20,
+        e = t0 + 30,
+        f = t0 + 35,
+        g = t0 + 40,
+    );
+    let path = tmp.path().join("memscope_dump_1.csv");
+    std::fs::write(&path, format!("{header}{body}")).unwrap();
+    let profile = discover(&path).unwrap();
+    let data = load_rank(&profile.ranks[0], &Default::default()).unwrap();
+    let steps = data.steps.as_ref().expect("steps");
+    let got: Vec<(i64, i64, i64)> = steps
+        .steps
+        .iter()
+        .map(|s| (s.id, s.start_ns, s.end_ns))
+        .collect();
+    assert_eq!(got, vec![(1, t0, t0 + 20), (2, t0 + 30, t0 + 40)]);
+    let (code, out, err) = common::memsight(&["steps", path.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\"msmemscope\""), "{out}");
+}

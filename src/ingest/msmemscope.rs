@@ -37,7 +37,8 @@ use super::importer::Importer;
 use super::value::parse_address as address;
 use crate::model::{
     BlockTags, CallStacks, Component, DataSource, Format, HostOps, Interner, MemoryRecords,
-    Message, NO_STACK, NULL, NameId, RankData, RankInfo, StackSource, TagKind,
+    Message, NO_STACK, NULL, NameId, RankData, RankInfo, StackSource, Step, StepSource, Steps,
+    TagKind,
 };
 
 /// The importer's name (the `source` of its ranks).
@@ -71,6 +72,10 @@ enum Kind {
     OomTop,
     /// `OOM_DETAIL` `OOM_RECENT_ALLOC`: one of the latest blocks held at the OOM.
     OomRecent,
+    /// `MSTX` `Range_start` (its name in `what`).
+    RangeStart,
+    /// `MSTX` `Range_end`.
+    RangeEnd,
 }
 
 /// One event memsight keeps.
@@ -270,6 +275,8 @@ impl DumpBuilder {
             ("OOM_DETAIL", "OOM_TRIGGER") => Kind::OomTrigger,
             ("OOM_DETAIL", "OOM_TOP_ALLOC") => Kind::OomTop,
             ("OOM_DETAIL", "OOM_RECENT_ALLOC") => Kind::OomRecent,
+            ("MSTX", t) if t.eq_ignore_ascii_case("Range_start") => Kind::RangeStart,
+            ("MSTX", t) if t.eq_ignore_ascii_case("Range_end") => Kind::RangeEnd,
             _ => return true,
         };
         let (Some(ts), Some(pid), Some(tid)) = (
@@ -299,7 +306,10 @@ impl DumpBuilder {
                 }
                 (dump.texts.intern(cell(cols.event_type)), attr)
             }
-            Kind::OpStart | Kind::OpEnd => (dump.texts.intern(cell(cols.name)), Attr::default()),
+            Kind::OpStart | Kind::OpEnd | Kind::RangeStart | Kind::RangeEnd => (
+                dump.texts.intern(cell(cols.name).trim_matches('"')),
+                Attr::default(),
+            ),
             Kind::OomTrigger | Kind::OomTop | Kind::OomRecent => (
                 dump.texts.intern(cell(cols.event_type)),
                 parse_attr(cell(cols.attr)),
@@ -762,6 +772,10 @@ fn build_rank(info: &RankInfo, dump: &Dump, pid: i64, dev: &str, shown: &str) ->
             .warn(Message::FreesWithoutAllocation { count: orphans });
     }
     let oom = oom_tags(dump, pid, dev, &row_addr, &mut data);
+    let steps = mstx_steps(dump, pid, dev);
+    if !steps.is_empty() {
+        data.steps = Some(Steps::new(StepSource::MemScope, steps));
+    }
     // msMemScope's own columns, when any block has a value.
     for (kind, values) in [
         (TagKind::Owner, owners),
@@ -813,6 +827,46 @@ fn build_rank(info: &RankInfo, dump: &Dump, pid: i64, dev: &str, shown: &str) ->
     };
     data.stacks = with_python_stacks(stacks, dump, &row_python, data.operators.len());
     data
+}
+
+/// The steps of process `pid` on `dev` from its `MSTX` ranges named `step start` (how
+/// msMemScope and `mstx.range_start("step start")` mark a step): numbered 1, 2, … in time
+/// order, each ending at the first `Range_end` of its thread after it (else where the next one
+/// starts; a last step without an end is left out).
+fn mstx_steps(dump: &Dump, pid: i64, dev: &str) -> Vec<Step> {
+    let mine = |e: &&Event| {
+        e.pid == pid
+            && (e.device.is_none() || device_name(dump, e.device, "").as_deref() == Some(dev))
+    };
+    let starts: Vec<&Event> = dump
+        .events
+        .iter()
+        .filter(mine)
+        .filter(|e| e.kind == Kind::RangeStart && dump.texts.get(e.what) == "step start")
+        .collect();
+    let ends: Vec<&Event> = dump
+        .events
+        .iter()
+        .filter(mine)
+        .filter(|e| e.kind == Kind::RangeEnd)
+        .collect();
+    let mut steps = Vec::new();
+    for (k, s) in starts.iter().enumerate() {
+        let next = starts.get(k + 1).map(|n| n.ts);
+        let end = ends
+            .iter()
+            .find(|e| e.tid == s.tid && e.ts >= s.ts && next.is_none_or(|n| e.ts <= n))
+            .map(|e| e.ts)
+            .or(next);
+        if let Some(end) = end {
+            steps.push(Step {
+                id: k as i64 + 1,
+                start_ns: s.ts,
+                end_ns: end,
+            });
+        }
+    }
+    steps
 }
 
 /// The blocks `OOM_DETAIL` rows name (`--analysis=oom`), as the OOM column's values (`top 3`,

@@ -12,16 +12,20 @@ pub enum StepSource {
     KernelDetails,
     /// `ProfilerStep#N` spans of a PyTorch profiler trace.
     PyTorchTrace,
+    /// An msMemScope dump's `MSTX` ranges named `step start` (how msMemScope marks steps).
+    MemScope,
 }
 
 impl StepSource {
-    /// The name used in `steps --json` (`"db"`, `"trace_view"`, `"kernel_details"`, `"pytorch_trace"`).
+    /// The name used in `steps --json` (`"db"`, `"trace_view"`, `"kernel_details"`,
+    /// `"pytorch_trace"`, `"msmemscope"`).
     pub fn as_str(self) -> &'static str {
         match self {
             StepSource::Db => "db",
             StepSource::TraceView => "trace_view",
             StepSource::KernelDetails => "kernel_details",
             StepSource::PyTorchTrace => "pytorch_trace",
+            StepSource::MemScope => "msmemscope",
         }
     }
 }
