@@ -94,8 +94,8 @@ pub fn in_parts<T: Send>(
 
 /// Runs `each` over the parts of `part` bytes of the file at `path`, on as many threads as
 /// there are cores, and returns its answers in file order. Each call gets a reader, the file offset of its first
-/// byte, and the offsets it answers for: the reader starts [`BACK`] bytes before them and ends
-/// [`MAX_OBJECT`] bytes after, so an object around an offset of the range is read whole. A
+/// byte, and the offsets it answers for: the reader starts 4 KiB before them and ends 64 KiB
+/// after, so an object around an offset of the range is read whole. A
 /// gzipped file (`gzip`) is one part, read from its start.
 pub fn in_parts_of<T: Send>(
     path: &Path,

@@ -52,7 +52,7 @@ pub struct BundleCluster {
     pub unreadable: Vec<(String, String)>,
 }
 
-/// The allocator snapshots under `dir` (`.pickle`, `.pkl`, up to [`MAX_DEPTH`] folders down,
+/// The allocator snapshots under `dir` (`.pickle`, `.pkl`, up to four folders down,
 /// never following links out of it), sorted.
 pub fn bundle_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
