@@ -8,7 +8,9 @@
 //! [`parse_memory_event`] as the whole read. When that cannot be done with certainty (no `{`
 //! close enough, an object that does not parse, one that runs on for too long) the hit is
 //! counted [`MemoryScan::unsure`], and the caller reads the memory events the slow way: the
-//! first look is only ever a faster route to the same events.
+//! first look is only ever a faster route to the same events. One known difference: an object
+//! named `[memory]` nested inside another event's arguments would be read as an event here and
+//! not by the whole read; no writer nests events.
 
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
