@@ -284,3 +284,18 @@ fn msmemscope_oom_rows_beside_the_snapshot_are_shown() {
         }
     }
 }
+
+/// More snapshots than are read: the rest are counted, not lost without a word.
+#[test]
+fn a_folder_of_too_many_snapshots_counts_those_it_leaves_out() {
+    use memsight::snapshot::cluster::{MAX_FILES, bundle_cluster, cluster_tsv};
+    let tmp = tempfile::tempdir().unwrap();
+    for i in 0..=MAX_FILES {
+        std::fs::write(tmp.path().join(format!("s{i:05}.pkl")), b"").unwrap();
+    }
+    let c = bundle_cluster(tmp.path());
+    assert_eq!(c.unreadable.len(), MAX_FILES, "empty files cannot be read");
+    assert_eq!(c.left_out, 1);
+    assert!(c.rows.is_empty());
+    assert!(cluster_tsv(&c).ends_with("# 1 more snapshots not read (at most 4096 are)\n"));
+}

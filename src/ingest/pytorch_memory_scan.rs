@@ -331,7 +331,8 @@ fn read_event(obj: &[u8]) -> Result<Option<MemoryEvent>, UnreadableEvent> {
     }
 }
 
-/// The fields of a memory event read by hand, five times faster than serde: `Some(None)` for
+/// The fields of a memory event read by hand (the scan of the 1.06 GB generated trace takes
+/// 2.17 s of CPU this way, 2.81 s with serde for every event): `Some(None)` for
 /// a well-formed object that is another event, `None` when the object is not of the plain
 /// layout (nested values other than `args`, escapes, duplicate fields, bad JSON), which serde
 /// then reads. Only what serde would accept the same way is accepted.

@@ -131,6 +131,33 @@ pub fn copy_regular(from: &Path, to: &Path) -> io::Result<u64> {
     io::copy(&mut file.take(len), &mut out)
 }
 
+/// The regular files under `dir` (it included, down to `max_depth` folders below it) whose
+/// names `wanted` accepts, sorted. Links are not followed (a link's own type is neither a
+/// folder nor a regular file), so a link loop or a FIFO under a wanted name is never met.
+pub fn files_under(
+    dir: &Path,
+    max_depth: usize,
+    wanted: &dyn Fn(&str) -> bool,
+) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![(dir.to_path_buf(), 0usize)];
+    while let Some((d, depth)) = stack.pop() {
+        let Ok(entries) = fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let Ok(kind) = e.file_type() else { continue };
+            if kind.is_dir() && depth < max_depth {
+                stack.push((e.path(), depth + 1));
+            } else if kind.is_file() && wanted(&e.file_name().to_string_lossy()) {
+                out.push(e.path());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -562,7 +562,7 @@ impl Sink {
         let Some((ev, start, end)) = self.span(bytes, "cpu_op") else {
             return;
         };
-        let thread = self.thread(ev.pid, ev.tid);
+        let thread = thread_number(ev.pid, ev.tid);
         let (stack, seq) = match &ev.args {
             Some(a) => (
                 a.call_stack.map_or(NO_STACK, |raw| self.stack_id(raw)),
@@ -579,7 +579,7 @@ impl Sink {
         let Some((ev, start, end)) = self.span(bytes, "python_function") else {
             return;
         };
-        let thread = self.thread(ev.pid, ev.tid);
+        let thread = thread_number(ev.pid, ev.tid);
         let frame = self.host.frames.intern(&ev.name);
         self.python.push((thread, start, end, frame));
     }
@@ -680,11 +680,6 @@ impl Sink {
         }
     }
 
-    /// The number of the thread `pid`/`tid` (raw JSON): see [`thread_number`].
-    fn thread(&mut self, pid: Option<&RawValue>, tid: Option<&RawValue>) -> u64 {
-        thread_number(pid, tid)
-    }
-
     /// A `fwdbwd` flow event (`ph` `s` at a forward op, `f` at its backward op).
     fn flow(&mut self, bytes: &[u8]) {
         let Ok(ev) = serde_json::from_slice::<FlowEvent<'_>>(bytes) else {
@@ -699,7 +694,7 @@ impl Sink {
             self.unreadable += 1;
             return;
         };
-        let thread = self.thread(ev.pid, ev.tid);
+        let thread = thread_number(ev.pid, ev.tid);
         self.flows.push(Flow {
             id,
             is_start: ev.ph == "s",

@@ -14,8 +14,9 @@ use super::{AllocatorSnapshot, summarize_snapshot};
 
 /// How deep below the folder bundles are looked for (`oom_<ts>/rank_3/x.pickle` is 2).
 const MAX_DEPTH: usize = 4;
-/// At most this many snapshots are read (a folder of more is not a job's bundles).
-const MAX_FILES: usize = 4096;
+/// At most this many snapshots are read (a folder of more is not a job's bundles); the rest
+/// are counted in [`BundleCluster::left_out`].
+pub const MAX_FILES: usize = 4096;
 
 /// One device of one snapshot in the folder.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -50,38 +51,23 @@ pub struct BundleCluster {
     pub room_bytes: Option<i64>,
     /// Snapshots that could not be read: (file, why).
     pub unreadable: Vec<(String, String)>,
+    /// Snapshots past the first [`MAX_FILES`] (in name order), not read.
+    pub left_out: usize,
 }
 
-/// The allocator snapshots under `dir` (`.pickle`, `.pkl`, up to four folders down,
-/// never following links out of it), sorted.
+/// The allocator snapshots under `dir` (`.pickle`, `.pkl`, up to four folders down, links not
+/// followed), sorted.
 pub fn bundle_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![(dir.to_path_buf(), 0usize)];
-    while let Some((d, depth)) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let Ok(kind) = e.file_type() else { continue };
-            let path = e.path();
-            if kind.is_dir() && depth < MAX_DEPTH {
-                stack.push((path, depth + 1));
-            } else if kind.is_file()
-                && crate::ingest::is_snapshot_name(&e.file_name().to_string_lossy())
-                && out.len() < MAX_FILES
-            {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    out
+    crate::ingest::safe_fs::files_under(dir, MAX_DEPTH, &crate::ingest::is_snapshot_name)
 }
 
 /// Reads and explains every snapshot under `dir`.
 pub fn bundle_cluster(dir: &Path) -> BundleCluster {
     let mut cluster = BundleCluster::default();
-    for path in bundle_files(dir) {
+    let mut files = bundle_files(dir);
+    cluster.left_out = files.len().saturating_sub(MAX_FILES);
+    files.truncate(MAX_FILES);
+    for path in files {
         let file = path
             .strip_prefix(dir)
             .unwrap_or(&path)
@@ -160,6 +146,13 @@ pub fn cluster_tsv(c: &BundleCluster) -> String {
     }
     for (file, why) in &c.unreadable {
         let _ = writeln!(out, "# {file}: not read: {why}");
+    }
+    if c.left_out > 0 {
+        let _ = writeln!(
+            out,
+            "# {} more snapshots not read (at most {MAX_FILES} are)",
+            c.left_out
+        );
     }
     out
 }

@@ -179,26 +179,10 @@ pub fn memscope_oom_beside(
     pickle: &Path,
 ) -> Vec<(String, Vec<crate::ingest::msmemscope::OomDetail>)> {
     let dir = pickle.parent().unwrap_or(Path::new("."));
-    let mut dumps = Vec::new();
-    let mut stack = vec![(dir.to_path_buf(), 0usize)];
-    while let Some((d, depth)) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let Ok(kind) = e.file_type() else { continue };
-            let name = e.file_name().to_string_lossy().to_ascii_lowercase();
-            if kind.is_dir() && depth < 3 {
-                stack.push((e.path(), depth + 1));
-            } else if kind.is_file()
-                && name.starts_with("memscope_dump_")
-                && (name.ends_with(".csv") || name.ends_with(".db"))
-            {
-                dumps.push(e.path());
-            }
-        }
-    }
-    dumps.sort();
+    let dumps = crate::ingest::safe_fs::files_under(dir, 3, &|name| {
+        let name = name.to_ascii_lowercase();
+        name.starts_with("memscope_dump_") && (name.ends_with(".csv") || name.ends_with(".db"))
+    });
     let control = crate::ingest::LoadControl::new();
     dumps
         .into_iter()

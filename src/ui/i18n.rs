@@ -578,6 +578,8 @@ pub struct Tr {
     pub oom_cluster_summary: fn(usize, usize, Option<&str>) -> String,
     /// The columns of the bundles' table.
     pub oom_cluster_headers: [&'static str; 8],
+    /// Snapshots past the most read: (how many, the most).
+    pub oom_cluster_left_out: fn(usize, usize) -> String,
     /// A verdict, short.
     pub oom_fragmentation: &'static str,
     /// A verdict, short.
@@ -1122,6 +1124,7 @@ pub static EN: Tr = Tr {
         "Peak allocated (MB)",
         "Headroom (MB)",
     ],
+    oom_cluster_left_out: |n, most| format!("{n} more snapshots not read (at most {most} are)"),
     oom_fragmentation: "fragmentation",
     oom_exhaustion: "exhaustion",
     snapshot_views: ["Table", "Flame graph"],
@@ -1717,6 +1720,7 @@ pub static ZH: Tr = Tr {
         "峰值已分配 (MB)",
         "余量 (MB)",
     ],
+    oom_cluster_left_out: |n, most| format!("另有 {n} 个快照未读取（最多读取 {most} 个）"),
     oom_fragmentation: "碎片化",
     oom_exhaustion: "耗尽",
     snapshot_views: ["表格", "火焰图"],

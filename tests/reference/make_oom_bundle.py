@@ -118,7 +118,7 @@ def cluster(out):
                  "reserved_bytes": eq["reserved_bytes"],
                  "peak_allocated_bytes": eq["peak_allocated_bytes"],
                  "headroom_bytes": room - eq["reserved_bytes"]})
-    json.dump({"rows": rows, "room_bytes": room, "unreadable": []}, sys.stdout)
+    json.dump({"rows": rows, "room_bytes": room, "unreadable": [], "left_out": 0}, sys.stdout)
 
 
 def main():

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use crate::model::bytes_to_mib;
-use crate::snapshot::cluster::{BundleCluster, bundle_cluster, cluster_tsv};
+use crate::snapshot::cluster::{BundleCluster, MAX_FILES, bundle_cluster, cluster_tsv};
 use crate::snapshot::oom::OomVerdict;
 use crate::ui::command::Command;
 use crate::ui::format::grouped;
@@ -130,6 +130,12 @@ impl OomClusterView {
                 });
             for (file, why) in &c.unreadable {
                 ui.colored_label(ui.visuals().warn_fg_color, format!("{file}: {why}"));
+            }
+            if c.left_out > 0 {
+                ui.colored_label(
+                    ui.visuals().warn_fg_color,
+                    (t.oom_cluster_left_out)(c.left_out, MAX_FILES),
+                );
             }
         });
     }
