@@ -85,6 +85,14 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Memory by training role (activations, gradients, optimizer state, inputs, temporaries)
+    /// at the peak and per step, and what would lower the peak.
+    Roles {
+        /// Profiling folder, .db or PyTorch trace.
+        path: PathBuf,
+        #[command(flatten)]
+        args: cli::RolesArgs,
+    },
     /// Memory by call stack, source line or host op (profiles made with with_stack=True).
     Stacks {
         /// Profiling folder or .db.
@@ -215,6 +223,9 @@ fn main() -> ExitCode {
         }
         Some(Command::Compare { a, b, args }) => {
             exit(cli::compare(&a, &b, source, &args, &mut out, &mut err))
+        }
+        Some(Command::Roles { path, args }) => {
+            exit(cli::roles(&path, source, &args, &mut out, &mut err))
         }
         Some(Command::Stacks { path, args }) => {
             exit(cli::stacks(&path, source, &args, &mut out, &mut err))

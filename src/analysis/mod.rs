@@ -8,6 +8,7 @@ pub mod compare;
 pub mod live;
 pub mod lod;
 pub mod peaks;
+pub mod roles;
 pub mod series;
 pub mod spread;
 pub mod stacks;
@@ -27,6 +28,9 @@ pub use live::{LiveAt, LiveIndex, live_at};
 pub use lod::{DEFAULT_THRESHOLD, LodSeries, Reduced};
 pub use peaks::{
     ComponentColumn, ComponentPeak, Peak, component_order, component_peaks, peak, peak_in_window,
+};
+pub use roles::{
+    Advice, AdviceKind, RoleBytes, RoleReport, RoleSeries, RolesAt, StepRoles, role_report,
 };
 pub use series::{
     GroupBy, OverallCurve, Quantity, Series, build_series, operator_component, series_peaks,

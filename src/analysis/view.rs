@@ -34,6 +34,7 @@ pub struct RankView {
     extent: OnceLock<(i64, i64)>,
     apart: OnceLock<Option<super::TablesApart>>,
     steps: OnceLock<super::StepReport>,
+    roles: OnceLock<super::RoleReport>,
 }
 
 impl RankView {
@@ -50,6 +51,7 @@ impl RankView {
             extent: OnceLock::new(),
             apart: OnceLock::new(),
             steps: OnceLock::new(),
+            roles: OnceLock::new(),
         }
     }
 
@@ -115,6 +117,24 @@ impl RankView {
                 .collect();
             super::step_report_on(&self.data, &overall)
         })
+    }
+
+    /// Memory by role (computed on first use; advice for one rank, see
+    /// [`super::RoleReport::advice_for`]).
+    pub fn roles(&self) -> &super::RoleReport {
+        self.roles.get_or_init(|| {
+            let overall: Vec<&super::Series> = self
+                .series(GroupBy::Overall)
+                .iter()
+                .map(|l| &l.series)
+                .collect();
+            super::role_report(&self.data, &overall, 1)
+        })
+    }
+
+    /// Is the role report computed?
+    pub fn roles_ready(&self) -> bool {
+        self.roles.get().is_some()
     }
 
     /// The Component mode peak table.

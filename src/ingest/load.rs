@@ -68,9 +68,12 @@ pub fn load_rank_using(
         };
         let mut data = imp.load_with_first_look(info, control, &mut first)?;
         finish(&mut data);
+        super::roles::attach_roles(&mut data);
         return Ok(data);
     }
-    load_export(info, control, early)
+    let mut data = load_export(info, control, early)?;
+    super::roles::attach_roles(&mut data);
+    Ok(data)
 }
 
 /// An Ascend export (CSV files or a SQLite DB).

@@ -1061,6 +1061,8 @@ fn with_python_stacks(
         unattributed: rows,
         without_stack: 0,
         host_ops: 0,
+        phases: Default::default(),
+        row_call_end: vec![NULL; rows],
     });
     let mut ids: FxHashMap<u32, u32> = FxHashMap::default();
     for (r, &t) in row_python.iter().enumerate() {

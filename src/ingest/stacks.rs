@@ -24,7 +24,9 @@ use super::chunks::LoadControl;
 use super::db_stacks::load_host_ops;
 use super::error::LoadError;
 use super::layout::RankTrace;
-use crate::model::{CallStacks, DataSource, HostOps, NO_STACK, NULL, RankData, StackSource};
+use crate::model::{
+    CallStacks, DataSource, HostOps, NO_STACK, NULL, RankData, StackSource, is_schema_op,
+};
 
 /// Fills `data.stacks` when the profile recorded call stacks: the DB's `PYTORCH_API`, else the
 /// host ops of the rank's `trace_view.json` extract (read once per rank, see [`RankTrace`]). A
@@ -105,6 +107,8 @@ pub fn attribute_on_threads(
     let stack_of_op = effective_stacks(&ops, &order, &parent, &forward);
 
     let row_op_index = innermost_ops(&ops, &order, alloc_time, row_thread);
+    let phases = super::phases::phases_of(&ops);
+    let row_call_end = outermost_schema_ends(&ops, &parent, &row_op_index);
     let mut row_op = vec![NO_STACK; alloc_time.len()];
     let mut row_stack = vec![NO_STACK; alloc_time.len()];
     let (mut unattributed, mut without_stack) = (0, 0);
@@ -136,7 +140,36 @@ pub fn attribute_on_threads(
         row_stack,
         unattributed,
         without_stack,
+        phases,
+        row_call_end,
     }
+}
+
+/// Per row: the end of the outermost schema op ([`is_schema_op`]) among the op it was
+/// allocated in and the ops that one is nested in, or [`NULL`].
+fn outermost_schema_ends(ops: &HostOps, parent: &[u32], row_op: &[u32]) -> Vec<i64> {
+    let schema: Vec<bool> = (0..ops.names.len() as u32)
+        .map(|id| is_schema_op(ops.names.get(id)))
+        .collect();
+    let is_schema = |op: usize| schema.get(ops.name[op] as usize).copied().unwrap_or(false);
+    row_op
+        .iter()
+        .map(|&op| {
+            let mut end = NULL;
+            let mut at = op;
+            // Nesting is finite and acyclic (parents start earlier); the bound is a guard.
+            for _ in 0..ops.len() {
+                if at == NO_STACK {
+                    break;
+                }
+                if is_schema(at as usize) {
+                    end = ops.end_ns[at as usize];
+                }
+                at = parent[at as usize];
+            }
+            end
+        })
+        .collect()
 }
 
 /// The op each op is nested in ([`NO_STACK`] for none), walking each thread's ops in `order`.

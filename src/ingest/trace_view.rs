@@ -321,6 +321,7 @@ struct Sink {
     memory_finder: Option<memmem::Finder<'static>>,
     memory: Vec<MemoryEvent>,
     python_finder: Option<memmem::Finder<'static>>,
+    annotation_finder: Option<memmem::Finder<'static>>,
     /// `python_function` spans (PyTorch's `with_stack=True`): (thread, start, end, frame).
     python: Vec<(u64, i64, i64, u32)>,
     host: HostOps,
@@ -439,6 +440,14 @@ impl Sink {
             .is_some()
         {
             self.host_op(bytes);
+        }
+        if self
+            .annotation_finder
+            .get_or_insert_with(|| memmem::Finder::new(b"user_annotation"))
+            .find(bytes)
+            .is_some()
+        {
+            self.phase_annotation(bytes);
         }
         if self
             .python_finder
@@ -572,6 +581,22 @@ impl Sink {
         };
         let name = self.host.names.intern(&ev.name);
         self.host.push(start, end, thread, name, stack, seq);
+    }
+
+    /// A `user_annotation` span that marks a training phase (`Optimizer.step#…`,
+    /// `Optimizer.zero_grad#…`, `enumerate(DataLoader)#…`: PyTorch traces write them so, the
+    /// Ascend exports as `cpu_op`), kept as a host op for the roles' phases. Other annotations
+    /// (`ProfilerStep#N`, the user's own) are not ops.
+    fn phase_annotation(&mut self, bytes: &[u8]) {
+        let Some((ev, start, end)) = self.span(bytes, "user_annotation") else {
+            return;
+        };
+        if !crate::model::is_phase_annotation(&ev.name) {
+            return;
+        }
+        let thread = thread_number(ev.pid, ev.tid);
+        let name = self.host.names.intern(&ev.name);
+        self.host.push(start, end, thread, name, NO_STACK, -1);
     }
 
     /// A `python_function` span: one frame of the Python stack, on its thread.

@@ -9,6 +9,7 @@ mod interner;
 mod message;
 mod rank;
 pub mod report;
+mod roles;
 mod stacks;
 mod steps;
 mod tables;
@@ -24,7 +25,10 @@ pub use rank::{
     USING_DB_NOTE, device_label,
 };
 pub use report::LoadReport;
-pub use stacks::{CallStacks, Flow, HostOps, NONE as NO_STACK, StackSource, is_library_frame};
+pub use roles::{BlockRoles, Phase, PhaseKind, Phases, Role, Rule, is_phase_annotation};
+pub use stacks::{
+    CallStacks, Flow, HostOps, NONE as NO_STACK, StackSource, is_library_frame, is_schema_op,
+};
 pub use steps::{DeviceMemory, Step, StepSource, Steps};
 pub use tables::{MemoryRecords, ModuleMemory, OP_I64_COLUMNS, OperatorMemory, StaticOpMemory};
 pub use tags::{BlockTags, TagKind};

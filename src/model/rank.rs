@@ -261,6 +261,8 @@ pub struct RankData {
     /// Text columns the source gives each operator_memory row (msMemScope's owner and
     /// inefficient), in display order; empty for the Ascend exports.
     pub tags: Vec<super::BlockTags>,
+    /// Each operator_memory row's role in training (`ingest::roles`), once the rank is loaded.
+    pub roles: Option<super::BlockRoles>,
     /// Rows counted per source file: how many came from memory_record in a DB counts only
     /// MEMORY_RECORD, not NPU_MEM APP samples (those are in `records` too).
     pub memory_record_rows: usize,
@@ -286,6 +288,7 @@ impl RankData {
             device_memory: Default::default(),
             stacks: None,
             tags: Vec::new(),
+            roles: None,
             memory_record_rows: 0,
             report: LoadReport::default(),
             partial: false,
@@ -318,6 +321,7 @@ impl RankData {
                 .as_ref()
                 .map_or(0, super::CallStacks::heap_bytes)
             + self.tags.iter().map(|t| t.values.len() * id).sum::<usize>()
+            + self.roles.as_ref().map_or(0, |r| r.role.len() * 2)
     }
 
     /// The `kind` tag of `row` (empty when the rank has no such column).

@@ -160,6 +160,11 @@ pub struct CallStacks {
     pub without_stack: usize,
     /// Host ops read.
     pub host_ops: usize,
+    /// The training phases the host ops show (empty when they show none).
+    pub phases: super::Phases,
+    /// Per operator_memory row: the end (absolute ns) of the outermost framework op
+    /// (`aten::…`) running when it was allocated, or [`crate::model::NULL`] when none was.
+    pub row_call_end: Vec<i64>,
 }
 
 impl CallStacks {
@@ -210,7 +215,23 @@ impl CallStacks {
             + self.op_calls.len() * 8
             + self.row_op.len() * 4
             + self.row_stack.len() * 4
+            + self.row_call_end.len() * 8
     }
+}
+
+/// Is `name` a framework op with a schema (`aten::add`, `npu::…`, `c10d::…`): what PyTorch's
+/// memory profiler takes as one op, as opposed to annotations and autograd nodes around it.
+pub fn is_schema_op(name: &str) -> bool {
+    [
+        "aten::",
+        "npu::",
+        "c10d::",
+        "prims::",
+        "_c10d_functional::",
+        "torch_npu::",
+    ]
+    .iter()
+    .any(|p| name.starts_with(p))
 }
 
 /// A frame of Python itself or of an installed package (`site-packages`, `dist-packages`, the

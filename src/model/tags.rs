@@ -16,6 +16,8 @@ pub enum TagKind {
     /// The blocks msMemScope listed as held when the process ran out of memory
     /// (`OOM_DETAIL`: `top 3` is the third largest, `recent 1` the latest); empty for others.
     Oom,
+    /// The block's role in training (`activation`, `gradient`, …; see [`super::Role`]).
+    Role,
 }
 
 impl TagKind {
@@ -25,6 +27,7 @@ impl TagKind {
             TagKind::Owner => "Owner",
             TagKind::Inefficient => "Inefficient",
             TagKind::Oom => "OOM",
+            TagKind::Role => "Role",
         }
     }
 

@@ -1,0 +1,501 @@
+//! Memory by training role: the live bytes of each role over time, the split at the Operator
+//! Allocated peak and at each step's peak, and what would lower the peak (each line with the
+//! bytes it addresses and its evidence). The roles themselves come from `ingest::roles`.
+//!
+//! **Adding up.** At any time, the live blocks of each role plus `before_profiling` (Operator
+//! Allocated less every live block: what was allocated before the profile began) equal the
+//! Operator Allocated curve. Without that curve, the live blocks are the total.
+
+use super::{Series, held_at};
+use crate::model::{NULL, RankData, Role};
+
+/// The live bytes of one role over time (a step series, ns from the rank origin).
+#[derive(Debug, Clone)]
+pub struct RoleSeries {
+    /// Which role.
+    pub role: Role,
+    /// Its live bytes.
+    pub series: Series,
+}
+
+/// Bytes and blocks of one role.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RoleBytes {
+    /// Which role.
+    pub role: Role,
+    /// Bytes (live at a time, or allocated over the profile for totals).
+    pub bytes: i64,
+    /// Blocks (0 for `before_profiling`, which has none).
+    pub blocks: usize,
+}
+
+/// The roles at one time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RolesAt {
+    /// ns from the rank origin.
+    pub at_ns: i64,
+    /// Each role present, in [`Role::ALL`] order, `before_profiling` included when the
+    /// Operator Allocated curve is known.
+    pub roles: Vec<RoleBytes>,
+    /// What they add up to (Operator Allocated, else the live blocks).
+    pub total: i64,
+}
+
+impl RolesAt {
+    /// The bytes of `role` (0 when absent).
+    pub fn bytes(&self, role: Role) -> i64 {
+        self.roles
+            .iter()
+            .find(|r| r.role == role)
+            .map_or(0, |r| r.bytes)
+    }
+}
+
+/// One step's peak split by role.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StepRoles {
+    /// The step number.
+    pub step: i64,
+    /// Its peak and the roles then.
+    pub at_peak: RolesAt,
+}
+
+/// What a line of advice is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AdviceKind {
+    /// Activations held at the peak: recompute them.
+    Recompute,
+    /// Optimizer state: shard it over the data-parallel ranks.
+    ShardOptimizerState,
+    /// Gradients: shard them, or accumulate in fewer buffers.
+    ShardGradients,
+    /// The pool's cache at the peak: `expandable_segments:True`.
+    ExpandableSegments,
+    /// What was allocated before profiling: profile from step 1.
+    BeforeProfiling,
+}
+
+impl AdviceKind {
+    /// The name in JSON (`recompute`, `shard_optimizer_state`, `shard_gradients`,
+    /// `expandable_segments`, `before_profiling`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AdviceKind::Recompute => "recompute",
+            AdviceKind::ShardOptimizerState => "shard_optimizer_state",
+            AdviceKind::ShardGradients => "shard_gradients",
+            AdviceKind::ExpandableSegments => "expandable_segments",
+            AdviceKind::BeforeProfiling => "before_profiling",
+        }
+    }
+}
+
+/// One thing that would lower the peak, with the bytes it addresses and its evidence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Advice {
+    /// What it is about.
+    pub kind: AdviceKind,
+    /// Bytes at the peak it addresses.
+    pub bytes: i64,
+    /// Bytes it would save on this rank, when the data tells ((N−1)/N of the bytes with N
+    /// data-parallel ranks).
+    pub saves: Option<i64>,
+    /// Data-parallel ranks in the profile (for sharding).
+    pub ranks: usize,
+    /// The largest holders (source line or op, bytes), for recompute.
+    pub holders: Vec<(String, i64)>,
+}
+
+impl Advice {
+    /// The advice as English text (the CLI and JSON; the UI has its own per language).
+    pub fn english(&self) -> String {
+        let mib = |b: i64| format!("{:.1} MiB", crate::model::bytes_to_mib(b));
+        match self.kind {
+            AdviceKind::Recompute => {
+                let who: Vec<String> = self
+                    .holders
+                    .iter()
+                    .map(|(n, b)| format!("{n} ({})", mib(*b)))
+                    .collect();
+                format!(
+                    "Activations hold {} at the peak; recompute them (activation checkpointing) or use a smaller micro-batch. Held most by: {}",
+                    mib(self.bytes),
+                    who.join("; ")
+                )
+            }
+            AdviceKind::ShardOptimizerState => format!(
+                "Optimizer state allocated in the profile holds {} at the peak; sharding it over the {} data-parallel ranks (ZeRO-1, distributed optimizer) saves {} on this rank",
+                mib(self.bytes),
+                self.ranks,
+                mib(self.saves.unwrap_or(0))
+            ),
+            AdviceKind::ShardGradients => format!(
+                "Gradients hold {} at the peak; sharding them over the {} ranks (ZeRO-2, FSDP) saves {}; smaller DDP buckets lower the extra copies",
+                mib(self.bytes),
+                self.ranks,
+                mib(self.saves.unwrap_or(0))
+            ),
+            AdviceKind::ExpandableSegments => format!(
+                "The pool caches {} at the peak (Operator Reserved − Allocated); PYTORCH_NPU_ALLOC_CONF=expandable_segments:True lets it reuse that memory instead of reserving more",
+                mib(self.bytes)
+            ),
+            AdviceKind::BeforeProfiling => format!(
+                "{} was allocated before profiling began (weights, optimizer state of earlier steps, buffers): the profile cannot tell them apart; profiling from step 1 splits it by role",
+                mib(self.bytes)
+            ),
+        }
+    }
+}
+
+/// Everything the roles view and `memsight roles` show for a rank.
+#[derive(Debug, Clone)]
+pub struct RoleReport {
+    /// Each role present: its live bytes over time.
+    pub series: Vec<RoleSeries>,
+    /// Per role: bytes allocated over the profile and blocks; `before_profiling`'s bytes are
+    /// what was held at the profile's start.
+    pub totals: Vec<RoleBytes>,
+    /// At the Operator Allocated peak (else the live blocks' peak).
+    pub at_peak: Option<RolesAt>,
+    /// Each step's peak.
+    pub per_step: Vec<StepRoles>,
+    /// What would lower the peak, largest first.
+    pub advice: Vec<Advice>,
+    /// Why every block is `unknown`, when it is.
+    pub why_unknown: Option<&'static str>,
+}
+
+impl RoleReport {
+    /// The advice with `ranks` data-parallel ranks in the profile (the report is computed for
+    /// one: sharding saves (N−1)/N of what it addresses).
+    pub fn advice_for(&self, ranks: usize) -> Vec<Advice> {
+        let ranks = ranks.max(1);
+        self.advice
+            .iter()
+            .map(|a| {
+                let mut a = a.clone();
+                a.ranks = ranks;
+                if a.saves.is_some() {
+                    a.saves = Some(a.bytes.saturating_mul(ranks as i64 - 1) / ranks as i64);
+                }
+                a
+            })
+            .collect()
+    }
+}
+
+/// Smallest amount worth a line of advice.
+const ADVICE_MIN_BYTES: i64 = 1024 * 1024;
+
+/// Holders listed for recompute.
+const HOLDERS: usize = 3;
+
+/// The report for `data`: `overall` are its Overall curves (Operator Allocated, Reserved),
+/// `ranks` the data-parallel ranks in the profile.
+pub fn role_report(data: &RankData, overall: &[&Series], ranks: usize) -> RoleReport {
+    let curve = |name: &str| overall.iter().copied().find(|s| s.name == name);
+    let allocated = curve(super::OverallCurve::OperatorAllocated.label());
+    let reserved = curve(super::OverallCurve::OperatorReserved.label());
+    let series = role_series(data);
+    let Some(roles) = data.roles.as_ref() else {
+        return RoleReport {
+            series,
+            totals: Vec::new(),
+            at_peak: None,
+            per_step: Vec::new(),
+            advice: Vec::new(),
+            why_unknown: Some("the rank has no blocks (operator_memory)"),
+        };
+    };
+    let ops = &data.operators;
+
+    // Totals over the profile.
+    let mut totals: Vec<RoleBytes> = Role::ALL
+        .iter()
+        .map(|&role| RoleBytes {
+            role,
+            bytes: 0,
+            blocks: 0,
+        })
+        .collect();
+    for (r, &role) in roles.role.iter().enumerate() {
+        let t = &mut totals[role.index()];
+        t.blocks += 1;
+        t.bytes = t.bytes.saturating_add(ops.size[r].max(0));
+    }
+    if let Some(a) = allocated
+        && let Some(&t0) = a.times.first()
+    {
+        let held = a.values[0].saturating_sub(live_total(&series, t0));
+        totals[Role::BeforeProfiling.index()].bytes = held;
+    }
+    totals.retain(|t| t.blocks > 0 || t.bytes != 0);
+
+    // The peak: Operator Allocated's, else the live blocks'.
+    let live_sum = live_sum_series(&series);
+    let peak_curve = allocated.unwrap_or(&live_sum);
+    let at_peak = super::peak(peak_curve).map(|p| roles_at(data, &series, allocated, p.time));
+
+    let per_step = data
+        .steps
+        .as_ref()
+        .map(|steps| {
+            steps
+                .steps
+                .iter()
+                .filter_map(|s| {
+                    let (a, b) = (data.rel_ns(s.start_ns), data.rel_ns(s.end_ns));
+                    let t = peak_within(peak_curve, a, b)?;
+                    Some(StepRoles {
+                        step: s.id,
+                        at_peak: roles_at_quick(&series, allocated, t),
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+
+    let advice = at_peak
+        .as_ref()
+        .map(|p| advice_at(data, p, reserved, ranks))
+        .unwrap_or_default();
+    RoleReport {
+        series,
+        totals,
+        at_peak,
+        per_step,
+        advice,
+        why_unknown: roles.why_unknown,
+    }
+}
+
+/// Each role's live bytes over time (only roles with blocks; `before_profiling` has none).
+pub fn role_series(data: &RankData) -> Vec<RoleSeries> {
+    let Some(roles) = data.roles.as_ref() else {
+        return Vec::new();
+    };
+    let ops = &data.operators;
+    let mut events: Vec<Vec<(i64, i64)>> = vec![Vec::new(); Role::ALL.len()];
+    for (r, &role) in roles.role.iter().enumerate() {
+        let (size, a, f) = (ops.size[r], ops.alloc_time[r], ops.release_time[r]);
+        if size <= 0 || a == NULL {
+            continue;
+        }
+        let e = &mut events[role.index()];
+        e.push((data.rel_ns(a), size));
+        if f != NULL {
+            e.push((data.rel_ns(f), -size));
+        }
+    }
+    Role::ALL
+        .iter()
+        .zip(events)
+        .filter(|(_, e)| !e.is_empty())
+        .map(|(&role, mut e)| {
+            e.sort_unstable_by_key(|&(t, d)| (t, d));
+            let mut s = Series::new(role.as_str());
+            let mut live = 0i64;
+            for (t, d) in e {
+                live = live.saturating_add(d);
+                if s.times.last() == Some(&t) {
+                    if let Some(v) = s.values.last_mut() {
+                        *v = live;
+                    }
+                } else {
+                    s.times.push(t);
+                    s.values.push(live);
+                }
+            }
+            RoleSeries { role, series: s }
+        })
+        .collect()
+}
+
+/// The live blocks of all roles at `t`.
+fn live_total(series: &[RoleSeries], t: i64) -> i64 {
+    series
+        .iter()
+        .map(|s| held_at(&s.series, t).unwrap_or(0))
+        .fold(0i64, i64::saturating_add)
+}
+
+/// The sum of the role series, as one series.
+fn live_sum_series(series: &[RoleSeries]) -> Series {
+    let mut times: Vec<i64> = series
+        .iter()
+        .flat_map(|s| s.series.times.iter().copied())
+        .collect();
+    times.sort_unstable();
+    times.dedup();
+    let mut out = Series::new("live blocks");
+    let mut idx = vec![0usize; series.len()];
+    let mut cur = vec![0i64; series.len()];
+    for t in times {
+        for (k, s) in series.iter().enumerate() {
+            while idx[k] < s.series.times.len() && s.series.times[idx[k]] <= t {
+                cur[k] = s.series.values[idx[k]];
+                idx[k] += 1;
+            }
+        }
+        out.times.push(t);
+        out.values
+            .push(cur.iter().copied().fold(0, i64::saturating_add));
+    }
+    out
+}
+
+/// The time of `curve`'s largest value within [a, b] (the value held at `a` counts), or none.
+fn peak_within(curve: &Series, a: i64, b: i64) -> Option<i64> {
+    let lo = curve.times.partition_point(|&t| t <= a);
+    let hi = curve.times.partition_point(|&t| t <= b);
+    let mut best: Option<(i64, i64)> = lo.checked_sub(1).map(|i| (curve.values[i], a));
+    for i in lo..hi {
+        if best.is_none_or(|(v, _)| curve.values[i] > v) {
+            best = Some((curve.values[i], curve.times[i]));
+        }
+    }
+    best.map(|(_, t)| t)
+}
+
+/// The roles at `t` from the series (bytes only, no block counts).
+pub fn roles_at_quick(series: &[RoleSeries], allocated: Option<&Series>, t: i64) -> RolesAt {
+    let mut roles: Vec<RoleBytes> = series
+        .iter()
+        .map(|s| RoleBytes {
+            role: s.role,
+            bytes: held_at(&s.series, t).unwrap_or(0),
+            blocks: 0,
+        })
+        .collect();
+    finish_at(&mut roles, allocated, t)
+}
+
+/// The roles at `t` (ns from the origin), with the live blocks counted (one pass over the
+/// blocks).
+pub fn roles_at(
+    data: &RankData,
+    series: &[RoleSeries],
+    allocated: Option<&Series>,
+    t: i64,
+) -> RolesAt {
+    let mut roles = roles_at_quick(series, allocated, t).roles;
+    roles.retain(|r| r.role != Role::BeforeProfiling);
+    if let Some(br) = data.roles.as_ref() {
+        let ops = &data.operators;
+        let abs = data.time_origin_ns.saturating_add(t);
+        for (r, &role) in br.role.iter().enumerate() {
+            if live_at(ops.size[r], ops.alloc_time[r], ops.release_time[r], abs)
+                && let Some(x) = roles.iter_mut().find(|x| x.role == role)
+            {
+                x.blocks += 1;
+            }
+        }
+    }
+    finish_at(&mut roles, allocated, t)
+}
+
+/// Is a block live at absolute `t` (allocated at or before, released after)?
+fn live_at(size: i64, alloc: i64, release: i64, t: i64) -> bool {
+    size > 0 && alloc != NULL && alloc <= t && (release == NULL || release > t)
+}
+
+fn finish_at(roles: &mut Vec<RoleBytes>, allocated: Option<&Series>, t: i64) -> RolesAt {
+    let live: i64 = roles.iter().map(|r| r.bytes).fold(0, i64::saturating_add);
+    let total = match allocated.and_then(|a| held_at(a, t)) {
+        Some(a) => {
+            roles.push(RoleBytes {
+                role: Role::BeforeProfiling,
+                bytes: a.saturating_sub(live),
+                blocks: 0,
+            });
+            a
+        }
+        None => live,
+    };
+    roles.sort_by_key(|r| r.role.index());
+    RolesAt {
+        at_ns: t,
+        roles: std::mem::take(roles),
+        total,
+    }
+}
+
+/// The advice at the peak, largest first.
+fn advice_at(
+    data: &RankData,
+    at: &RolesAt,
+    reserved: Option<&Series>,
+    ranks: usize,
+) -> Vec<Advice> {
+    let ranks = ranks.max(1);
+    let shard = |b: i64| b.saturating_mul(ranks as i64 - 1) / ranks as i64;
+    let base = |kind, bytes| Advice {
+        kind,
+        bytes,
+        saves: None,
+        ranks,
+        holders: Vec::new(),
+    };
+    let mut out = Vec::new();
+    let act = at.bytes(Role::Activation);
+    if act >= ADVICE_MIN_BYTES {
+        out.push(Advice {
+            holders: activation_holders(data, at.at_ns),
+            ..base(AdviceKind::Recompute, act)
+        });
+    }
+    let opt = at.bytes(Role::OptimizerState);
+    if opt >= ADVICE_MIN_BYTES {
+        out.push(Advice {
+            saves: Some(shard(opt)),
+            ..base(AdviceKind::ShardOptimizerState, opt)
+        });
+    }
+    let grad = at.bytes(Role::Gradient);
+    if grad >= ADVICE_MIN_BYTES {
+        out.push(Advice {
+            saves: Some(shard(grad)),
+            ..base(AdviceKind::ShardGradients, grad)
+        });
+    }
+    if let Some(r) = reserved.and_then(|r| held_at(r, at.at_ns)) {
+        let cache = r.saturating_sub(at.total);
+        if cache >= ADVICE_MIN_BYTES {
+            out.push(base(AdviceKind::ExpandableSegments, cache));
+        }
+    }
+    let before = at.bytes(Role::BeforeProfiling);
+    if before >= ADVICE_MIN_BYTES {
+        out.push(base(AdviceKind::BeforeProfiling, before));
+    }
+    out.sort_by_key(|a| std::cmp::Reverse(a.bytes));
+    out
+}
+
+/// The source lines (else ops) holding the most activation bytes at `t` (ns from the origin).
+fn activation_holders(data: &RankData, t: i64) -> Vec<(String, i64)> {
+    let Some(roles) = data.roles.as_ref() else {
+        return Vec::new();
+    };
+    let ops = &data.operators;
+    let abs = data.time_origin_ns.saturating_add(t);
+    let mut by: rustc_hash::FxHashMap<String, i64> = Default::default();
+    for (r, &role) in roles.role.iter().enumerate() {
+        if role != Role::Activation
+            || !live_at(ops.size[r], ops.alloc_time[r], ops.release_time[r], abs)
+        {
+            continue;
+        }
+        let name = data
+            .stacks
+            .as_ref()
+            .and_then(|s| s.row_source_line(r))
+            .map(str::to_string)
+            .unwrap_or_else(|| data.display_name(ops.name[r]).to_string());
+        let e = by.entry(name).or_insert(0);
+        *e = e.saturating_add(ops.size[r]);
+    }
+    let mut v: Vec<(String, i64)> = by.into_iter().collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    v.truncate(HOLDERS);
+    v
+}

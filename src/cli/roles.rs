@@ -1,0 +1,277 @@
+//! `memsight roles`: memory by training role (input, activation, gradient, optimizer state,
+//! temporaries, what was allocated before profiling) at the peak, per step and in total, and
+//! what would lower the peak.
+
+use std::io::Write;
+use std::path::Path;
+
+use crate::analysis::{GroupBy, RankView, RoleReport, RolesAt};
+use crate::ingest::{LoadControl, discover, load_rank};
+use crate::model::{NULL, RankData, SourceChoice, bytes_to_kib, bytes_to_mib, ns_to_ms};
+
+/// Options of `roles`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct RolesArgs {
+    /// Rank id; default the first rank.
+    #[arg(long)]
+    pub rank: Option<String>,
+    /// JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// List every block with its role and the rule that gave it.
+    #[arg(long)]
+    pub blocks: bool,
+}
+
+/// Runs `roles`; returns the exit code.
+pub fn roles(
+    path: &Path,
+    source: SourceChoice,
+    args: &RolesArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    let mut run = || -> Result<(), String> {
+        let profile = discover(path).map_err(|e| e.to_string())?;
+        let index = match &args.rank {
+            None => 0,
+            Some(r) => profile
+                .ranks
+                .iter()
+                .position(|i| &i.rank == r)
+                .ok_or_else(|| {
+                    let ids: Vec<&str> = profile.ranks.iter().map(|i| i.rank.as_str()).collect();
+                    format!("unknown rank {r:?} (ranks: {})", ids.join(", "))
+                })?,
+        };
+        let info = super::rank::with_source(&profile.ranks[index], source)?;
+        let data = load_rank(&info, &LoadControl::new()).map_err(|e| e.to_string())?;
+        let view = RankView::new(data);
+        let _ = view.series(GroupBy::Overall);
+        let report = view.roles();
+        let ranks = profile.ranks.len();
+        let text = if args.json {
+            format!("{}\n", roles_json(&view.data, report, ranks, args.blocks))
+        } else {
+            roles_text(&view.data, report, ranks, args.blocks)
+        };
+        out.write_all(text.as_bytes()).map_err(|e| e.to_string())
+    };
+    super::finish(run(), err)
+}
+
+fn roles_of(at: &RolesAt, blocks: bool) -> Vec<serde_json::Value> {
+    at.roles
+        .iter()
+        .map(|r| {
+            if blocks {
+                serde_json::json!({"role": r.role.as_str(), "mib": bytes_to_mib(r.bytes), "blocks": r.blocks})
+            } else {
+                serde_json::json!({"role": r.role.as_str(), "mib": bytes_to_mib(r.bytes)})
+            }
+        })
+        .collect()
+}
+
+/// The `--json` document (field names are a contract: scripts and tests read them).
+pub fn roles_json(
+    data: &RankData,
+    report: &RoleReport,
+    ranks: usize,
+    blocks: bool,
+) -> serde_json::Value {
+    let phases: Vec<serde_json::Value> = data
+        .roles
+        .as_ref()
+        .map(|r| {
+            r.phases
+                .spans
+                .iter()
+                .map(|p| {
+                    let step = data.steps.as_ref().and_then(|s| {
+                        s.steps
+                            .iter()
+                            .find(|st| st.start_ns <= p.start_ns && p.start_ns <= st.end_ns)
+                            .map(|st| st.id)
+                    });
+                    serde_json::json!({
+                        "step": step,
+                        "kind": p.kind.as_str(),
+                        "start_ms": ns_to_ms(data.rel_ns(p.start_ns)),
+                        "end_ms": ns_to_ms(data.rel_ns(p.end_ns)),
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let totals: Vec<serde_json::Value> = report
+        .totals
+        .iter()
+        .map(|t| serde_json::json!({"role": t.role.as_str(), "mib": bytes_to_mib(t.bytes), "blocks": t.blocks}))
+        .collect();
+    let per_step: Vec<serde_json::Value> = report
+        .per_step
+        .iter()
+        .map(|s| {
+            serde_json::json!({
+                "step": s.step,
+                "peak_at_ms": ns_to_ms(s.at_peak.at_ns),
+                "roles": roles_of(&s.at_peak, false),
+            })
+        })
+        .collect();
+    let advice: Vec<serde_json::Value> = report
+        .advice_for(ranks)
+        .iter()
+        .map(|a| serde_json::json!({"kind": a.kind.as_str(), "mib": bytes_to_mib(a.bytes), "text": a.english()}))
+        .collect();
+    let mut doc = serde_json::json!({
+        "rank": data.info.rank,
+        "source": data.stacks.as_ref().map(|s| s.source.as_str()),
+        "phases": phases,
+        "totals": totals,
+        "at_peak": report.at_peak.as_ref().map(|p| serde_json::json!({
+            "at_ms": ns_to_ms(p.at_ns),
+            "roles": roles_of(p, true),
+        })),
+        "per_step": per_step,
+        "advice": advice,
+        "why_unknown": report.why_unknown,
+    });
+    if blocks && let Some(obj) = doc.as_object_mut() {
+        obj.insert("blocks".into(), serde_json::Value::Array(block_rows(data)));
+    }
+    doc
+}
+
+fn block_rows(data: &RankData) -> Vec<serde_json::Value> {
+    let Some(roles) = data.roles.as_ref() else {
+        return Vec::new();
+    };
+    let ops = &data.operators;
+    let ms = |t: i64| (t != NULL).then(|| ns_to_ms(data.rel_ns(t)));
+    (0..ops.len())
+        .map(|r| {
+            serde_json::json!({
+                "name": data.display_name(ops.name[r]),
+                "size_kib": bytes_to_kib(ops.size[r]),
+                "allocated_ms": ms(ops.alloc_time[r]),
+                "released_ms": ms(ops.release_time[r]),
+                "role": roles.role[r].as_str(),
+                "rule": roles.rule[r].as_str(),
+            })
+        })
+        .collect()
+}
+
+/// The aligned text tables and the advice.
+pub fn roles_text(data: &RankData, report: &RoleReport, ranks: usize, blocks: bool) -> String {
+    let mut text = format!(
+        "rank {}: memory by role (host ops from {})\n",
+        data.info.rank,
+        data.stacks
+            .as_ref()
+            .map_or("nowhere", |s| s.source.as_str())
+    );
+    if let Some(why) = report.why_unknown {
+        text.push_str(&format!("every block is unknown: {why}\n"));
+    }
+    let mib = |b: i64| format!("{:.2}", bytes_to_mib(b));
+    if let Some(p) = &report.at_peak {
+        text.push_str(&format!(
+            "\nat the peak ({:.3} ms, {} MB):\n",
+            ns_to_ms(p.at_ns),
+            mib(p.total)
+        ));
+        let rows: Vec<Vec<String>> = p
+            .roles
+            .iter()
+            .map(|r| {
+                vec![
+                    r.role.as_str().to_string(),
+                    mib(r.bytes),
+                    r.blocks.to_string(),
+                ]
+            })
+            .collect();
+        text.push_str(&super::text_table(&["Role", "MB", "Blocks"], &rows));
+    }
+    text.push_str("\nover the profile (allocated):\n");
+    let rows: Vec<Vec<String>> = report
+        .totals
+        .iter()
+        .map(|r| {
+            vec![
+                r.role.as_str().to_string(),
+                mib(r.bytes),
+                r.blocks.to_string(),
+            ]
+        })
+        .collect();
+    text.push_str(&super::text_table(&["Role", "MB", "Blocks"], &rows));
+    if !report.per_step.is_empty() {
+        let roles: Vec<crate::model::Role> = crate::model::Role::ALL
+            .into_iter()
+            .filter(|r| report.per_step.iter().any(|s| s.at_peak.bytes(*r) != 0))
+            .collect();
+        let mut header = vec!["Step", "Peak at(ms)", "Peak(MB)"];
+        header.extend(roles.iter().map(|r| r.as_str()));
+        let rows: Vec<Vec<String>> = report
+            .per_step
+            .iter()
+            .map(|s| {
+                let mut row = vec![
+                    format!("#{}", s.step),
+                    format!("{:.3}", ns_to_ms(s.at_peak.at_ns)),
+                    mib(s.at_peak.total),
+                ];
+                row.extend(roles.iter().map(|&r| mib(s.at_peak.bytes(r))));
+                row
+            })
+            .collect();
+        text.push_str("\neach step's peak by role (MB):\n");
+        text.push_str(&super::text_table(&header, &rows));
+    }
+    let advice = report.advice_for(ranks);
+    if !advice.is_empty() {
+        text.push_str("\nwhat would lower the peak:\n");
+        for a in &advice {
+            text.push_str(&format!("- {}\n", a.english()));
+        }
+    }
+    if blocks && let Some(roles) = data.roles.as_ref() {
+        let ops = &data.operators;
+        let ms = |t: i64| {
+            if t == NULL {
+                "-".to_string()
+            } else {
+                format!("{:.3}", ns_to_ms(data.rel_ns(t)))
+            }
+        };
+        let rows: Vec<Vec<String>> = (0..ops.len())
+            .map(|r| {
+                vec![
+                    data.display_name(ops.name[r]).to_string(),
+                    format!("{:.2}", bytes_to_kib(ops.size[r])),
+                    ms(ops.alloc_time[r]),
+                    ms(ops.release_time[r]),
+                    roles.role[r].as_str().to_string(),
+                    roles.rule[r].as_str().to_string(),
+                ]
+            })
+            .collect();
+        text.push_str("\nblocks:\n");
+        text.push_str(&super::text_table(
+            &[
+                "Name",
+                "Size(KB)",
+                "Allocated(ms)",
+                "Released(ms)",
+                "Role",
+                "Rule",
+            ],
+            &rows,
+        ));
+    }
+    text
+}

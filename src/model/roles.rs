@@ -1,0 +1,202 @@
+//! What kind of memory each block is in training: the phases of a step as the host ops show
+//! them ([`Phases`]: loading data, forward, backward, the optimizer step, zeroing gradients)
+//! and, per operator_memory row, the role its lifetime gives it within them ([`BlockRoles`]).
+//! `ingest::roles` computes both; `analysis::roles` adds them up.
+
+/// A phase of a training step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PhaseKind {
+    /// Loading the batch: `enumerate(DataLoader)#…`, and what runs before the forward pass's
+    /// first autograd-recorded op (copies to the device).
+    Data,
+    /// From the first op that records autograd (or a `*.forward` span) to the backward pass.
+    Forward,
+    /// The autograd engine's `evaluate_function` ops, from the first to the last of a run.
+    Backward,
+    /// `Optimizer.step#…`.
+    Optimizer,
+    /// `Optimizer.zero_grad#…`.
+    ZeroGrad,
+}
+
+impl PhaseKind {
+    /// The name in JSON and text output (`data`, `forward`, `backward`, `optimizer`,
+    /// `zero_grad`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PhaseKind::Data => "data",
+            PhaseKind::Forward => "forward",
+            PhaseKind::Backward => "backward",
+            PhaseKind::Optimizer => "optimizer",
+            PhaseKind::ZeroGrad => "zero_grad",
+        }
+    }
+}
+
+/// Does an annotation's name mark a phase (`Optimizer.step#…`, `Optimizer.zero_grad#…`,
+/// `enumerate(DataLoader)#…`)?
+pub fn is_phase_annotation(name: &str) -> bool {
+    name.starts_with("Optimizer.step#")
+        || name.starts_with("Optimizer.zero_grad#")
+        || name.starts_with("enumerate(DataLoader)")
+}
+
+/// One phase: absolute ns, `start_ns <= end_ns`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Phase {
+    /// Which phase.
+    pub kind: PhaseKind,
+    /// Start, absolute ns.
+    pub start_ns: i64,
+    /// End, absolute ns.
+    pub end_ns: i64,
+}
+
+/// A rank's phases, sorted by start, not overlapping.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Phases {
+    /// The phases.
+    pub spans: Vec<Phase>,
+}
+
+impl Phases {
+    /// The index of the phase holding absolute time `t` (start and end inclusive; where two
+    /// touch, the later).
+    pub fn at(&self, t: i64) -> Option<usize> {
+        let i = self.spans.partition_point(|p| p.start_ns <= t);
+        let i = i.checked_sub(1)?;
+        (self.spans[i].end_ns >= t).then_some(i)
+    }
+
+    /// True when there is none.
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+}
+
+/// The role of a block in training (names fixed: the CLI, tests and scripts use them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Role {
+    /// The batch: allocated while loading data or before the forward pass.
+    Input,
+    /// Made by the forward pass (kept for backward, or an intermediate freed by a later op).
+    Activation,
+    /// Made by the backward pass and kept past it (until the optimizer step or zero_grad).
+    Gradient,
+    /// Made by the optimizer step and kept after it (Adam's moments, momentum buffers).
+    OptimizerState,
+    /// Allocated and freed inside one framework op (a workspace), or freed within the
+    /// optimizer step or zero_grad.
+    Temporary,
+    /// Made by the backward pass and freed before it ends, across ops.
+    BackwardTemporary,
+    /// Operator Allocated that no block explains: allocated before profiling began (weights,
+    /// optimizer state of earlier steps). No block has this role but those whose release is
+    /// all the profile saw.
+    BeforeProfiling,
+    /// No rule places it (allocated outside every phase, or a profile without phases).
+    Unknown,
+}
+
+impl Role {
+    /// Every role, in stacking order (bottom first) and menu order.
+    pub const ALL: [Role; 8] = [
+        Role::BeforeProfiling,
+        Role::OptimizerState,
+        Role::Gradient,
+        Role::Input,
+        Role::Activation,
+        Role::BackwardTemporary,
+        Role::Temporary,
+        Role::Unknown,
+    ];
+
+    /// The fixed name (`input`, `activation`, `gradient`, `optimizer_state`, `temporary`,
+    /// `backward_temporary`, `before_profiling`, `unknown`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Input => "input",
+            Role::Activation => "activation",
+            Role::Gradient => "gradient",
+            Role::OptimizerState => "optimizer_state",
+            Role::Temporary => "temporary",
+            Role::BackwardTemporary => "backward_temporary",
+            Role::BeforeProfiling => "before_profiling",
+            Role::Unknown => "unknown",
+        }
+    }
+
+    /// Parses a fixed name (any case).
+    pub fn parse(s: &str) -> Option<Role> {
+        Role::ALL
+            .into_iter()
+            .find(|r| r.as_str().eq_ignore_ascii_case(s.trim()))
+    }
+
+    /// The role's index in [`Role::ALL`].
+    pub fn index(self) -> usize {
+        Role::ALL.iter().position(|&r| r == self).unwrap_or(0)
+    }
+}
+
+/// Which rule gave a block its role (the evidence shown with it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Rule {
+    /// Freed before the framework op that allocated it ended.
+    InsideOneOp,
+    /// Allocated while loading data / before the forward pass.
+    LoadingData,
+    /// Allocated in forward and alive when the backward pass began.
+    ForwardKeptForBackward,
+    /// Allocated in forward and freed before the backward pass.
+    ForwardFreedBeforeBackward,
+    /// Allocated in backward and alive after it ended.
+    BackwardKept,
+    /// Allocated in backward and freed before it ended.
+    BackwardFreed,
+    /// Allocated in the optimizer step and alive after it.
+    OptimizerKept,
+    /// Allocated and freed within the optimizer step or zero_grad.
+    FreedInPhase,
+    /// A release whose allocation came before the profile.
+    AllocatedBeforeCapture,
+    /// Allocated outside every phase (or kept past zero_grad).
+    OutsidePhases,
+    /// The profile has no phases (no host ops, or no backward pass).
+    NoPhases,
+    /// No allocation time.
+    NoTime,
+}
+
+impl Rule {
+    /// The rule as short English text (JSON, the CLI).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Rule::InsideOneOp => "freed inside the op that allocated it",
+            Rule::LoadingData => "allocated while loading data, before the forward pass",
+            Rule::ForwardKeptForBackward => "allocated in forward, alive when backward began",
+            Rule::ForwardFreedBeforeBackward => "allocated in forward, freed by a later op",
+            Rule::BackwardKept => "allocated in backward, alive after it",
+            Rule::BackwardFreed => "allocated in backward, freed before it ended",
+            Rule::OptimizerKept => "allocated in the optimizer step, alive after it",
+            Rule::FreedInPhase => "allocated and freed within the optimizer step or zero_grad",
+            Rule::AllocatedBeforeCapture => "released in the profile, allocated before it",
+            Rule::OutsidePhases => "allocated outside the training phases",
+            Rule::NoPhases => "the profile has no training phases",
+            Rule::NoTime => "no allocation time",
+        }
+    }
+}
+
+/// Per operator_memory row: its role and the rule that gave it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BlockRoles {
+    /// The phases the rules used.
+    pub phases: Phases,
+    /// Per row.
+    pub role: Vec<Role>,
+    /// Per row.
+    pub rule: Vec<Rule>,
+    /// Why every block is `unknown`, when it is (no host ops, no backward pass).
+    pub why_unknown: Option<&'static str>,
+}
