@@ -249,7 +249,7 @@ pub struct Tr {
     /// Closes the failed-task line.
     pub dismiss: &'static str,
     /// What each kind of background task does ([`crate::ui::jobs::JobKey::kind_index`]).
-    pub task_names: [&'static str; 13],
+    pub task_names: [&'static str; 14],
     pub dialog_failed: fn(&str) -> String,
     pub cannot_open: fn(&str, &str) -> String,
     pub no_memory_data: fn(&str, usize, &str) -> String,
@@ -363,6 +363,30 @@ pub struct Tr {
     /// Under the curves while the rest of the rank loads (progressive display).
     pub rest_loading: &'static str,
     /// The steps tab (with the step count).
+    /// The roles tab's title.
+    pub roles_tab: &'static str,
+    /// While the roles are computed.
+    pub roles_computing: &'static str,
+    /// The split's title at the cursor (ms).
+    pub roles_at_cursor: fn(&str) -> String,
+    /// The split's title at the peak (ms).
+    pub roles_at_peak: fn(&str) -> String,
+    /// The split's total row.
+    pub roles_total: &'static str,
+    /// Above the advice.
+    pub roles_advice_title: &'static str,
+    /// Each role's name, in `Role::ALL` order.
+    pub role_names: [&'static str; 8],
+    /// Advice: activations (MB, holders).
+    pub advice_recompute: fn(&str, &str) -> String,
+    /// Advice: optimizer state (MB, ranks, saved MB).
+    pub advice_shard_optimizer: fn(&str, usize, &str) -> String,
+    /// Advice: gradients (MB, ranks, saved MB).
+    pub advice_shard_gradients: fn(&str, usize, &str) -> String,
+    /// Advice: the pool's cache (MB).
+    pub advice_expandable: fn(&str) -> String,
+    /// Advice: allocated before profiling (MB).
+    pub advice_before_profiling: fn(&str) -> String,
     pub steps_tab: fn(usize) -> String,
     /// The steps table's title.
     pub steps_title: &'static str,
@@ -750,6 +774,7 @@ pub static EN: Tr = Tr {
         "the allocator snapshot",
         "a task",
         "drawing the baseline",
+        "memory by role",
     ],
     dialog_failed: |e| format!("cannot open a dialog: {e}"),
     cannot_open: |p, why| format!("cannot open {p}: {why}"),
@@ -876,6 +901,47 @@ pub static EN: Tr = Tr {
     duration_units: ["days", "h", "s"],
     table_only: "This rank has no memory_record: there are no curves, only the allocations below.",
     rest_loading: "Loading operator_memory and the rest of the rank… the table, steps and call stacks appear when it is read.",
+    roles_tab: "Memory by role",
+    roles_computing: "Working out each block's role…",
+    roles_at_cursor: |ms| format!("Roles at the cursor ({ms} ms)"),
+    roles_at_peak: |ms| format!("Roles at the Operator Allocated peak ({ms} ms)"),
+    roles_total: "Total",
+    roles_advice_title: "What would lower the peak",
+    role_names: [
+        "before profiling",
+        "optimizer state",
+        "gradient",
+        "input",
+        "activation",
+        "backward temporary",
+        "temporary",
+        "unknown",
+    ],
+    advice_recompute: |mb, who| {
+        format!(
+            "Activations hold {mb} at the peak: recompute them (activation checkpointing) or use a smaller micro-batch. Held most by: {who}"
+        )
+    },
+    advice_shard_optimizer: |mb, n, saves| {
+        format!(
+            "Optimizer state allocated in the profile holds {mb} at the peak: sharding it over the {n} data-parallel ranks (ZeRO-1, distributed optimizer) saves {saves} on this rank"
+        )
+    },
+    advice_shard_gradients: |mb, n, saves| {
+        format!(
+            "Gradients hold {mb} at the peak: sharding them over the {n} ranks (ZeRO-2, FSDP) saves {saves}; smaller DDP buckets lower the extra copies"
+        )
+    },
+    advice_expandable: |mb| {
+        format!(
+            "The pool caches {mb} at the peak (Operator Reserved − Allocated):\nPYTORCH_NPU_ALLOC_CONF=expandable_segments:True lets it reuse that memory instead of reserving more"
+        )
+    },
+    advice_before_profiling: |mb| {
+        format!(
+            "{mb} was allocated before profiling began (weights, optimizer state of earlier steps, buffers): the profile cannot tell them apart; profiling from step 1 splits it by role"
+        )
+    },
     steps_tab: |n| format!("Steps ({n})"),
     steps_title: "Memory per step",
     steps_source: |s| format!("steps from {s}"),
@@ -1252,6 +1318,7 @@ pub static ZH: Tr = Tr {
         "内存快照",
         "任务",
         "绘制基线",
+        "按角色统计内存",
     ],
     dialog_failed: |e| format!("无法打开对话框：{}", zh_cause(e)),
     cannot_open: |p, why| format!("无法打开 {p}：{why}"),
@@ -1509,6 +1576,47 @@ pub static ZH: Tr = Tr {
     },
     table_only: "此 rank 没有 memory_record：没有曲线，只有下面的内存申请记录。",
     rest_loading: "正在加载 operator_memory 等其余数据…… 读完后显示表格、迭代步和调用栈。",
+    roles_tab: "按角色的内存",
+    roles_computing: "正在判断每个内存块的角色…",
+    roles_at_cursor: |ms| format!("光标处的角色（{ms} ms）"),
+    roles_at_peak: |ms| format!("Operator Allocated 峰值处的角色（{ms} ms）"),
+    roles_total: "合计",
+    roles_advice_title: "如何降低峰值",
+    role_names: [
+        "采集前已分配",
+        "优化器状态",
+        "梯度",
+        "输入",
+        "激活值",
+        "反向临时内存",
+        "临时内存",
+        "未知",
+    ],
+    advice_recompute: |mb, who| {
+        format!(
+            "峰值时激活值占 {mb}：可用重计算（activation checkpointing）或减小 micro-batch。占用最多的位置：{who}"
+        )
+    },
+    advice_shard_optimizer: |mb, n, saves| {
+        format!(
+            "采集中分配的优化器状态在峰值时占 {mb}：在 {n} 个数据并行 rank 间切分（ZeRO-1、分布式优化器）可在本 rank 节省 {saves}"
+        )
+    },
+    advice_shard_gradients: |mb, n, saves| {
+        format!(
+            "峰值时梯度占 {mb}：在 {n} 个 rank 间切分（ZeRO-2、FSDP）可节省 {saves}；减小 DDP bucket 可减少额外拷贝"
+        )
+    },
+    advice_expandable: |mb| {
+        format!(
+            "峰值时内存池缓存了 {mb}（Operator Reserved − Allocated）：\n设置 PYTORCH_NPU_ALLOC_CONF=expandable_segments:True 可复用这部分内存，而不是再申请"
+        )
+    },
+    advice_before_profiling: |mb| {
+        format!(
+            "{mb} 在采集开始前就已分配（权重、之前迭代的优化器状态、缓冲区），本次数据无法区分；从第 1 个迭代开始采集即可按角色拆分"
+        )
+    },
     steps_tab: |n| format!("迭代 ({n})"),
     steps_title: "各迭代内存",
     steps_source: |s| format!("迭代来自 {s}"),

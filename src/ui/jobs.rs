@@ -46,6 +46,8 @@ pub enum JobKey {
     Flame,
     /// The allocator snapshot view's figures for a device and event (big traces only).
     SnapshotState,
+    /// Memory by role for a view.
+    Roles(ViewId),
     /// Anything a test starts.
     Named(String),
 }
@@ -67,6 +69,7 @@ impl JobKey {
             JobKey::SnapshotState => 10,
             JobKey::Named(_) => 11,
             JobKey::ReduceBaseline => 12,
+            JobKey::Roles(_) => 13,
         }
     }
 }

@@ -130,6 +130,32 @@ pub const LIFETIME_ALLOCATED: Color32 = Color32::from_rgb(0, 160, 0);
 /// See [`LIFETIME_SPAN`].
 pub const LIFETIME_RELEASED: Color32 = Color32::from_rgb(200, 0, 0);
 
+/// Each role's colour, in `Role::ALL` order (the same in every view).
+pub const ROLES: [Color32; 8] = [
+    Color32::from_rgb(140, 140, 150), // before profiling: grey, what the profile cannot split
+    Color32::from_rgb(148, 103, 189), // optimizer state: purple
+    Color32::from_rgb(214, 39, 40),   // gradient: red
+    Color32::from_rgb(44, 160, 44),   // input: green
+    Color32::from_rgb(31, 119, 180),  // activation: blue
+    Color32::from_rgb(255, 127, 14),  // backward temporary: orange
+    Color32::from_rgb(188, 189, 34),  // temporary: olive
+    Color32::from_rgb(227, 119, 194), // unknown: pink
+];
+
+/// The colour of `role`.
+pub fn role_color(role: crate::model::Role) -> Color32 {
+    ROLES[role.index()]
+}
+
+/// Operator Allocated drawn over the roles: dark on a light theme, light on a dark one.
+pub fn role_total(light: bool) -> Color32 {
+    if light {
+        Color32::from_gray(40)
+    } else {
+        Color32::from_gray(225)
+    }
+}
+
 /// The cursor line.
 pub const CURSOR: Color32 = Color32::from_rgb(120, 120, 255);
 

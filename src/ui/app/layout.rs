@@ -187,6 +187,7 @@ impl MemsightApp {
                 jobs: &mut self.jobs,
                 t,
                 compare,
+                ranks: self.session.profile.as_ref().map_or(1, |p| p.ranks.len()),
                 marks_chart: true,
             };
             let static_view = cx.state.static_view;

@@ -807,6 +807,7 @@ impl DetailsPane {
                 jobs: &mut *cx.jobs,
                 t: cx.t,
                 compare: None,
+                ranks: cx.ranks,
                 marks_chart: false,
             };
             self.baseline.ui(ui, &mut bcx);

@@ -12,7 +12,8 @@
 //!   per-operator diff of a comparison; [`flame`]: the call stacks tab (flame graph);
 //!   [`groups`]: the details table grouped by call stack, source line or host operator;
 //!   [`snapshot`]: an allocator snapshot (`.pickle`); [`snapshot_bands`] its active-memory chart;
-//!   [`oom_cluster`]: a job's folder of OOM bundles (which ranks ran out);
+//!   [`oom_cluster`]: a job's folder of OOM bundles (which ranks ran out); [`roles`]: memory
+//!   by training role and what would lower the peak;
 //! - [`tab`]: the bottom pane's contract ([`tab::BottomPane`]); [`bottom_panes`] lists them.
 
 pub mod component_table;
@@ -26,6 +27,7 @@ pub mod memory_chart;
 pub mod oom_cluster;
 pub mod overview;
 pub mod pager;
+pub mod roles;
 pub mod snapshot;
 pub mod snapshot_bands;
 pub mod static_view;
@@ -46,6 +48,7 @@ pub fn bottom_panes() -> Vec<Box<dyn tab::BottomPane>> {
     vec![
         Box::new(details_table::DetailsPane::default()),
         Box::new(steps::StepsPane),
+        Box::new(roles::RolesPane::default()),
         Box::new(flame::FlamePane::default()),
         Box::new(diff::DiffPane),
     ]
@@ -66,6 +69,8 @@ pub struct PaneCx<'a> {
     pub t: &'static Tr,
     /// The comparison, when there is a baseline.
     pub compare: Option<Compare<'a>>,
+    /// Ranks in the profile on screen (data-parallel ranks, for the roles' sharding advice).
+    pub ranks: usize,
     /// The rows shown are the chart's (false for the baseline's table in a comparison: its
     /// rows mark nothing on the chart).
     pub marks_chart: bool,

@@ -25,6 +25,8 @@ pub enum Needs {
     CallStacks,
     /// A comparison's baseline.
     Baseline,
+    /// Training phases, so blocks have roles (`RankData::roles`).
+    Roles,
 }
 
 impl Needs {
@@ -35,6 +37,7 @@ impl Needs {
             Needs::Steps => view.data.steps.is_some(),
             Needs::CallStacks => has_call_stacks(view),
             Needs::Baseline => comparing,
+            Needs::Roles => super::roles::has_roles(view),
         }
     }
 }

@@ -1,0 +1,143 @@
+//! Memory by role in the app (issue 28), in English and Chinese at 1280×720, on a real PyTorch
+//! trace (a 2-layer transformer with AdamW): the tab, the split at the Operator Allocated peak
+//! (its total is the raw trace's largest `Total Allocated`; each role's bytes are the raw sizes
+//! of its live blocks), the advice with its numbers, the Role column, its filter and Copy.
+#![cfg(feature = "gui")]
+
+mod common;
+
+use std::path::PathBuf;
+
+use egui_kittest::kittest::Queryable;
+use memsight::model::Role;
+use memsight::ui::MemsightApp;
+use memsight::ui::format::bytes;
+use memsight::ui::i18n::Lang;
+
+fn trace() -> PathBuf {
+    common::fixtures().join("pytorch/roles/transformer_adamw.pt.trace.json.gz")
+}
+
+/// The raw trace's largest `Total Allocated` and its first time (ns, absolute).
+fn raw_peak() -> (i64, i128) {
+    let mut best: Option<(i64, i128)> = None;
+    for e in common::trace_events(&trace()) {
+        if e["name"] != "[memory]" {
+            continue;
+        }
+        let v = e["args"]["Total Allocated"].as_i64().unwrap();
+        let ts = common::us_to_ns(&e["ts"].to_string());
+        if best.is_none_or(|(b, t)| v > b || (v == b && ts < t)) {
+            best = Some((v, ts));
+        }
+    }
+    best.unwrap()
+}
+
+fn open_roles(lang: Lang) -> egui_kittest::Harness<'static, MemsightApp> {
+    let mut h = common::app_at_720p(&trace(), lang);
+    let tab = h.state().tr().roles_tab;
+    h.get_by_label(tab).click();
+    // The report is worked out in a job (a spinner meanwhile): step until it is ready, a
+    // bounded number of frames.
+    for _ in 0..500 {
+        h.step();
+        if h.state().view().is_some_and(|v| v.roles_ready()) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    h.run();
+    h.run();
+    h
+}
+
+#[test]
+fn the_roles_pane_splits_the_peak_and_says_what_would_lower_it() {
+    let (peak, peak_ns) = raw_peak();
+    for lang in [Lang::En, Lang::Zh] {
+        let h = open_roles(lang);
+        let t = h.state().tr();
+        let view = h.state().view().unwrap();
+        let data = &view.data;
+        // The total at the peak: the raw curve's peak.
+        let title_ms = (peak_ns - i128::from(data.time_origin_ns)) as f64 / 1e6;
+        let title = (t.roles_at_peak)(&format!("{title_ms:.3}"));
+        assert!(h.query_by_label(&title).is_some(), "{lang:?}: {title}");
+        assert!(
+            h.query_all_by_label(&bytes(peak)).count() >= 1,
+            "{lang:?}: total {}",
+            bytes(peak)
+        );
+        // Each role's live bytes at the peak, summed from the raw block sizes and times.
+        let roles = data.roles.as_ref().unwrap();
+        let ops = &data.operators;
+        let mut live = [0i64; 8];
+        for r in 0..ops.len() {
+            let (a, f) = (
+                i128::from(ops.alloc_time[r]),
+                i128::from(ops.release_time[r]),
+            );
+            let released = ops.release_time[r] != memsight::model::NULL;
+            if ops.size[r] > 0 && a <= peak_ns && (!released || f > peak_ns) {
+                live[roles.role[r].index()] += ops.size[r];
+            }
+        }
+        let blocks: i64 = live.iter().sum();
+        live[Role::BeforeProfiling.index()] = peak - blocks;
+        let mut shown = 0;
+        for role in Role::ALL {
+            let b = live[role.index()];
+            if b == 0 {
+                continue;
+            }
+            let name = t.role_names[role.index()];
+            // In the split (and in the plot's legend).
+            assert!(h.query_all_by_label(name).count() >= 1, "{lang:?}: {name}");
+            assert!(
+                h.query_all_by_label(&bytes(b)).count() >= 1,
+                "{lang:?}: {name} {}",
+                bytes(b)
+            );
+            shown += 1;
+        }
+        assert!(shown >= 3, "{lang:?}: {live:?}");
+        // The advice: activations held at the peak, with their size.
+        assert!(h.query_by_label(t.roles_advice_title).is_some(), "{lang:?}");
+        let act = live[Role::Activation.index()];
+        assert!(act >= 1024 * 1024, "{act}");
+        let report = view.roles();
+        let advice = report.advice_for(1);
+        let line = memsight::ui::panes::roles::advice_text(t, &advice[0]);
+        assert!(line.contains(&bytes(advice[0].bytes)), "{line}");
+        assert!(h.query_by_label(&line).is_some(), "{lang:?}: {line}");
+        let recompute = advice
+            .iter()
+            .find(|a| a.kind == memsight::analysis::AdviceKind::Recompute)
+            .expect("recompute advice");
+        assert_eq!(recompute.bytes, act, "{lang:?}");
+    }
+}
+
+#[test]
+fn the_role_column_filters_and_copies() {
+    for lang in [Lang::En, Lang::Zh] {
+        let mut h = common::app_at_720p(&trace(), lang);
+        let view = h.state().view().unwrap();
+        let roles = view.data.roles.clone().unwrap();
+        let gradients = roles.role.iter().filter(|r| **r == Role::Gradient).count();
+        assert!(gradients > 0);
+        common::type_into(&mut h, "Role", "gradient");
+        let label = h.state().tr().copy_all;
+        h.get_by_label(label).click();
+        h.run();
+        let text = h.state().details().current.last_copy.clone().unwrap();
+        let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split('\t').collect()).collect();
+        let col = rows[0]
+            .iter()
+            .position(|c| *c == "Role")
+            .expect("Role column");
+        assert_eq!(rows.len() - 1, gradients, "{lang:?}");
+        assert!(rows[1..].iter().all(|r| r[col] == "gradient"), "{lang:?}");
+    }
+}
