@@ -56,6 +56,10 @@ pub struct TableArgs {
     /// `top`, `recent`, or `top 1`.
     #[arg(long)]
     pub oom: Option<String>,
+    /// Case-insensitive substring of the Role column (profiles with training phases):
+    /// `activation`, `gradient`, `optimizer_state`, `temporary`, …
+    #[arg(long)]
+    pub role: Option<String>,
 }
 
 /// Splits `COLUMN[:asc|desc]` into the column's text and the direction (ascending when none is
@@ -123,6 +127,7 @@ pub fn table(
                 (TagKind::Owner, &args.owner),
                 (TagKind::Inefficient, &args.inefficient),
                 (TagKind::Oom, &args.oom),
+                (TagKind::Role, &args.role),
             ]
             .into_iter()
             .filter_map(|(k, v)| Some((k, v.clone()?)))

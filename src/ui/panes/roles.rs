@@ -4,7 +4,7 @@
 //! sizes, and what would lower the peak. Roles come from `analysis::roles`, computed off the
 //! UI thread the first time the tab is shown.
 
-use egui_plot::{Bar, BarChart, Legend, Line, Plot, PlotPoints, VLine};
+use egui_plot::{Bar, BarChart, Line, Plot, PlotPoints, VLine};
 
 use super::PaneCx;
 use crate::analysis::{AdviceKind, GroupBy, OverallCurve, RankView, RoleReport, RolesAt};
@@ -322,8 +322,8 @@ fn stacked_plot(
     let cursor = cx.state.link.cursor;
     let light = !ui.visuals().dark_mode;
     let t = cx.t;
+    // No legend over the bars: the split beside the plot names each colour.
     let response = Plot::new("roles_plot")
-        .legend(Legend::default())
         .allow_drag(false)
         .allow_zoom(false)
         .allow_scroll(false)
