@@ -174,6 +174,11 @@ enum Command {
         /// Record host ops with Python call stacks (with_stack=True).
         #[arg(long)]
         stacks: bool,
+        /// Training phases in each step (DataLoader, forward, backward on the autograd thread,
+        /// optimizer, zero_grad) with blocks whose lifetimes follow them; needs --steps and
+        /// --stacks.
+        #[arg(long)]
+        phases: bool,
     },
 }
 
@@ -269,6 +274,7 @@ fn main() -> ExitCode {
             steps,
             leak_mib,
             stacks,
+            phases,
         }) => {
             let result = if fixtures {
                 generate::write_fixtures(&dir).map(|()| vec![dir.clone()])
@@ -300,6 +306,7 @@ fn main() -> ExitCode {
                     steps,
                     leak_per_step: leak_mib.clamp(0, 1 << 20) << 20,
                     stacks,
+                    phases,
                     ..Default::default()
                 };
                 generate::generate(&dir, &opts)

@@ -286,3 +286,77 @@ fn roles_text_says_why_without_host_ops() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("every block is unknown"), "{out}");
 }
+
+/// A generated profile with training phases (`generate --steps 5 --stacks --phases`): every
+/// role the construction makes is found, `unknown` stays small, and the split at the peak and
+/// at each step's peak adds up to the raw Operator Allocated curve.
+#[test]
+fn generated_phases_give_every_role_and_add_up() {
+    let tmp = tempfile::tempdir().unwrap();
+    let opts = memsight::generate::GenOptions {
+        ranks: 1,
+        allocs: 20_000,
+        steps: 5,
+        stacks: true,
+        phases: true,
+        ..Default::default()
+    };
+    let dirs = memsight::generate::generate(tmp.path(), &opts).unwrap();
+    let rank = &dirs[0];
+    let doc = roles_json(rank);
+    let blocks = doc["blocks"].as_array().unwrap();
+    let mut bytes_by: HashMap<String, f64> = HashMap::new();
+    for b in blocks {
+        *bytes_by
+            .entry(b["role"].as_str().unwrap().to_string())
+            .or_default() += b["size_kib"].as_f64().unwrap().max(0.0);
+    }
+    for role in [
+        "input",
+        "activation",
+        "gradient",
+        "optimizer_state",
+        "temporary",
+        "backward_temporary",
+    ] {
+        assert!(
+            bytes_by.get(role).copied().unwrap_or(0.0) > 0.0,
+            "{role}: {bytes_by:?}"
+        );
+    }
+    let all: f64 = bytes_by.values().sum();
+    let unknown = bytes_by.get("unknown").copied().unwrap_or(0.0);
+    assert!(unknown / all <= 0.05, "unknown {unknown} of {all}");
+    // Adds up at the peak, against the raw files.
+    let rec = RawCsv::read(&rank.join("ASCEND_PROFILER_OUTPUT/memory_record.csv"));
+    let (peak_mib, peak_ns) = raw_peak(&rec, "PTA+GE", "Total Allocated(MB)", 1.0).unwrap();
+    let (ops, origin) = raw_ops(rank);
+    let rows: Vec<(i64, Option<i128>, Option<i128>)> = ops
+        .iter()
+        .map(|(_, kb, a, f)| ((kb.parse::<f64>().unwrap() * 1024.0).round() as i64, *a, *f))
+        .collect();
+    let roles: Vec<String> = blocks
+        .iter()
+        .map(|b| b["role"].as_str().unwrap().to_string())
+        .collect();
+    check_adds_up(
+        &doc,
+        (peak_mib * MIB).round() as i64,
+        &live_by_role(&rows, &roles, peak_ns),
+    );
+    // Each step's split adds up to the raw curve at its peak time.
+    let steps = doc["per_step"].as_array().unwrap();
+    assert_eq!(steps.len(), 5);
+    for s in steps {
+        let at = origin + (s["peak_at_ms"].as_f64().unwrap() * 1e6).round() as i128;
+        let curve = common::raw_operator_curve(rank, "Total Allocated(MB)", origin, at - origin)
+            .expect("curve at the step's peak");
+        let sum: f64 = s["roles"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["mib"].as_f64().unwrap())
+            .sum();
+        assert!((sum - curve as f64 / MIB).abs() < 1e-6, "{s}");
+    }
+}

@@ -141,3 +141,107 @@ fn the_role_column_filters_and_copies() {
         assert!(rows[1..].iter().all(|r| r[col] == "gradient"), "{lang:?}");
     }
 }
+
+/// The raw trace's steps (`ProfilerStep#N`): (id, start, end) absolute ns.
+fn raw_steps() -> Vec<(i64, i128, i128)> {
+    let mut out: Vec<(i64, i128, i128)> = common::trace_events(&trace())
+        .iter()
+        .filter_map(|e| {
+            let id = e["name"].as_str()?.strip_prefix("ProfilerStep#")?;
+            let s = common::us_to_ns(&e["ts"].to_string());
+            let d = common::us_to_ns(&e["dur"].to_string());
+            Some((id.parse().ok()?, s, s + d))
+        })
+        .collect();
+    out.sort_by_key(|s| s.1);
+    out
+}
+
+/// The raw `Total Allocated` samples: (ns, bytes), time-sorted.
+fn raw_allocated() -> Vec<(i128, i64)> {
+    let mut v: Vec<(i128, i64)> = common::trace_events(&trace())
+        .iter()
+        .filter(|e| e["name"] == "[memory]")
+        .map(|e| {
+            (
+                common::us_to_ns(&e["ts"].to_string()),
+                e["args"]["Total Allocated"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    v.sort_by_key(|x| x.0);
+    v
+}
+
+#[test]
+fn the_steps_tab_splits_each_steps_peak_by_role() {
+    let steps = raw_steps();
+    let samples = raw_allocated();
+    assert_eq!(steps.len(), 3);
+    for lang in [Lang::En, Lang::Zh] {
+        let mut h = common::app_at_720p(&trace(), lang);
+        let t = h.state().tr();
+        h.get_by_label(&(t.steps_tab)(3)).click();
+        for _ in 0..500 {
+            h.step();
+            if h.state().view().is_some_and(|v| v.roles_ready()) {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        h.run();
+        h.run();
+        assert!(h.query_by_label(t.steps_by_role).is_some(), "{lang:?}");
+        for &(id, s, e) in &steps {
+            // The step's peak: the largest value held in [start, end] (held at start counts).
+            let held = samples.iter().rev().find(|x| x.0 <= s).map(|x| x.1);
+            let peak = samples
+                .iter()
+                .filter(|x| x.0 > s && x.0 <= e)
+                .map(|x| x.1)
+                .chain(held)
+                .max()
+                .unwrap();
+            assert!(
+                h.query_all_by_label(&bytes(peak)).count() >= 1,
+                "{lang:?}: step {id} peak {}",
+                bytes(peak)
+            );
+        }
+    }
+}
+
+#[test]
+fn live_at_the_cursor_splits_the_live_blocks_by_role() {
+    let (_, peak_ns) = raw_peak();
+    for lang in [Lang::En, Lang::Zh] {
+        let mut h = common::app_at_720p(&trace(), lang);
+        let view = h.state().view().unwrap();
+        let at = (peak_ns - i128::from(view.data.time_origin_ns)) as i64;
+        h.state_mut()
+            .apply(memsight::ui::Command::SetCursor(Some(at)));
+        h.run();
+        h.run();
+        let t = h.state().tr();
+        assert!(h.query_by_label(t.live_by_role).is_some(), "{lang:?}");
+        // Gradients live at the peak, from the raw rows and their roles.
+        let data = &view.data;
+        let roles = data.roles.as_ref().unwrap();
+        let ops = &data.operators;
+        let grad: i64 = (0..ops.len())
+            .filter(|&r| roles.role[r] == Role::Gradient && ops.size[r] > 0)
+            .filter(|&r| i128::from(ops.alloc_time[r]) <= peak_ns)
+            .filter(|&r| {
+                ops.release_time[r] == memsight::model::NULL
+                    || i128::from(ops.release_time[r]) > peak_ns
+            })
+            .map(|r| ops.size[r])
+            .sum();
+        assert!(grad > 0);
+        assert!(
+            h.query_all_by_label(&bytes(grad)).count() >= 1,
+            "{lang:?}: gradients {}",
+            bytes(grad)
+        );
+    }
+}

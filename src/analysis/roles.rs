@@ -231,8 +231,15 @@ pub fn role_report(data: &RankData, overall: &[&Series], ranks: usize) -> RoleRe
     totals.retain(|t| t.blocks > 0 || t.bytes != 0);
 
     // The peak: Operator Allocated's, else the live blocks'.
-    let live_sum = live_sum_series(&series);
-    let peak_curve = allocated.unwrap_or(&live_sum);
+    // Without Operator Allocated, the live blocks' sum is the curve (built only then).
+    let live_sum;
+    let peak_curve = match allocated {
+        Some(a) => a,
+        None => {
+            live_sum = live_sum_series(&series);
+            &live_sum
+        }
+    };
     let at_peak = super::peak(peak_curve).map(|p| roles_at(data, &series, allocated, p.time));
 
     let per_step = data
@@ -269,12 +276,18 @@ pub fn role_report(data: &RankData, overall: &[&Series], ranks: usize) -> RoleRe
 }
 
 /// Each role's live bytes over time (only roles with blocks; `before_profiling` has none).
+/// Each role's events are radix-sorted, the roles in parallel.
 pub fn role_series(data: &RankData) -> Vec<RoleSeries> {
+    use rayon::prelude::*;
     let Some(roles) = data.roles.as_ref() else {
         return Vec::new();
     };
     let ops = &data.operators;
-    let mut events: Vec<Vec<(i64, i64)>> = vec![Vec::new(); Role::ALL.len()];
+    let mut counts = [0usize; 8];
+    for &role in &roles.role {
+        counts[role.index()] += 2;
+    }
+    let mut events: Vec<Vec<(i64, i64)>> = counts.iter().map(|&n| Vec::with_capacity(n)).collect();
     for (r, &role) in roles.role.iter().enumerate() {
         let (size, a, f) = (ops.size[r], ops.alloc_time[r], ops.release_time[r]);
         if size <= 0 || a == NULL {
@@ -286,13 +299,19 @@ pub fn role_series(data: &RankData) -> Vec<RoleSeries> {
             e.push((data.rel_ns(f), -size));
         }
     }
-    Role::ALL
-        .iter()
-        .zip(events)
-        .filter(|(_, e)| !e.is_empty())
+    let built: Vec<Option<RoleSeries>> = Role::ALL
+        .par_iter()
+        .zip(events.into_par_iter())
         .map(|(&role, mut e)| {
-            e.sort_unstable_by_key(|&(t, d)| (t, d));
+            if e.is_empty() {
+                return None;
+            }
+            // By time only (radix): events at one time collapse into one point below, so
+            // their order among themselves does not matter.
+            radsort::sort_by_key(&mut e, |x| x.0);
             let mut s = Series::new(role.as_str());
+            s.times.reserve(e.len());
+            s.values.reserve(e.len());
             let mut live = 0i64;
             for (t, d) in e {
                 live = live.saturating_add(d);
@@ -305,9 +324,10 @@ pub fn role_series(data: &RankData) -> Vec<RoleSeries> {
                     s.values.push(live);
                 }
             }
-            RoleSeries { role, series: s }
+            Some(RoleSeries { role, series: s })
         })
-        .collect()
+        .collect();
+    built.into_iter().flatten().collect()
 }
 
 /// The live blocks of all roles at `t`.

@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use crate::analysis::{GroupBy, RankView, RoleReport, RolesAt};
+use crate::analysis::{GroupBy, RankView, RoleBytes, RoleReport, RolesAt};
 use crate::ingest::{LoadControl, discover, load_rank};
 use crate::model::{NULL, RankData, SourceChoice, bytes_to_kib, bytes_to_mib, ns_to_ms};
 
@@ -164,6 +164,21 @@ fn block_rows(data: &RankData) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// Roles as an aligned table: role, MB, blocks.
+fn role_table(roles: &[RoleBytes]) -> String {
+    let rows: Vec<Vec<String>> = roles
+        .iter()
+        .map(|r| {
+            vec![
+                r.role.as_str().to_string(),
+                format!("{:.2}", bytes_to_mib(r.bytes)),
+                r.blocks.to_string(),
+            ]
+        })
+        .collect();
+    super::text_table(&["Role", "MB", "Blocks"], &rows)
+}
+
 /// The aligned text tables and the advice.
 pub fn roles_text(data: &RankData, report: &RoleReport, ranks: usize, blocks: bool) -> String {
     let mut text = format!(
@@ -183,32 +198,17 @@ pub fn roles_text(data: &RankData, report: &RoleReport, ranks: usize, blocks: bo
             ns_to_ms(p.at_ns),
             mib(p.total)
         ));
-        let rows: Vec<Vec<String>> = p
+        // Roles neither live nor with blocks then are left out of the text.
+        let live: Vec<RoleBytes> = p
             .roles
             .iter()
-            .map(|r| {
-                vec![
-                    r.role.as_str().to_string(),
-                    mib(r.bytes),
-                    r.blocks.to_string(),
-                ]
-            })
+            .copied()
+            .filter(|r| r.bytes != 0 || r.blocks != 0)
             .collect();
-        text.push_str(&super::text_table(&["Role", "MB", "Blocks"], &rows));
+        text.push_str(&role_table(&live));
     }
     text.push_str("\nover the profile (allocated):\n");
-    let rows: Vec<Vec<String>> = report
-        .totals
-        .iter()
-        .map(|r| {
-            vec![
-                r.role.as_str().to_string(),
-                mib(r.bytes),
-                r.blocks.to_string(),
-            ]
-        })
-        .collect();
-    text.push_str(&super::text_table(&["Role", "MB", "Blocks"], &rows));
+    text.push_str(&role_table(&report.totals));
     if !report.per_step.is_empty() {
         let roles: Vec<crate::model::Role> = crate::model::Role::ALL
             .into_iter()

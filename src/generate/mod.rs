@@ -3,6 +3,7 @@
 //! slices), plus a malformed set. Fixtures, the demo profile and benchmarks all come from here.
 
 mod malformed;
+mod phases;
 mod rng;
 mod sim;
 mod write_csv;
@@ -58,6 +59,12 @@ pub struct GenOptions {
     /// Record the host ops and their Python call stacks (`with_stack=True`): `cpu_op` events in
     /// trace_view.json, `PYTORCH_API`/`PYTORCH_CALLCHAINS` in the DB.
     pub stacks: bool,
+    /// Training phases in each step (with `steps` and `stacks`): a DataLoader span, forward ops
+    /// with sequence numbers, backward nodes on an autograd thread, `Optimizer.step#` and
+    /// `Optimizer.zero_grad#` spans, and blocks whose lifetimes follow them (inputs, activations
+    /// freed in backward, gradients kept to the next zero_grad, optimizer state made in the
+    /// first step, temporaries); trace_view.json only.
+    pub phases: bool,
 }
 
 /// Whether to write a DB.
@@ -91,6 +98,7 @@ impl Default for GenOptions {
             steps: 0,
             leak_per_step: 0,
             stacks: false,
+            phases: false,
         }
     }
 }
@@ -172,7 +180,14 @@ fn simulate_rank(opts: &GenOptions, rank: usize) -> RankSim {
         make_allocs(&mut rng, opts.allocs, t0, opts, OPS.len(), align)
     };
     let steps = step_spans(&pta, opts.steps);
-    free_by_step_end(&mut pta, &steps);
+    let phases = if opts.phases && opts.stacks && !msprof {
+        phases::shape(&mut rng, &mut pta, &steps)
+    } else {
+        Vec::new()
+    };
+    if phases.is_empty() {
+        free_by_step_end(&mut pta, &steps);
+    }
     if opts.leak_per_step > 0 && !msprof {
         add_leak(&mut pta, &steps, opts.leak_per_step);
     }
@@ -351,7 +366,9 @@ fn simulate_rank(opts: &GenOptions, rank: usize) -> RankSim {
     }
 
     let host_ops = if opts.stacks {
-        host_ops(&pta)
+        let mut h = host_ops(&pta);
+        phases::mark(&mut h, &phases);
+        h
     } else {
         HostSim::default()
     };
@@ -380,6 +397,12 @@ pub(crate) struct HostSim {
     pub ops: Vec<(i64, i64, usize, usize)>,
     /// Distinct call stacks, innermost frame first.
     pub stacks: Vec<Vec<String>>,
+    /// Per op: on the autograd thread (backward) rather than the main one.
+    pub op_autograd: Vec<bool>,
+    /// Per op: its autograd sequence number (forward ops), else -1.
+    pub op_seq: Vec<i64>,
+    /// Phase spans as ops: (name, start ns, end ns, on the autograd thread).
+    pub markers: Vec<(&'static str, i64, i64, bool)>,
 }
 
 fn host_ops(pta: &[Alloc]) -> HostSim {
@@ -400,6 +423,8 @@ fn host_ops(pta: &[Alloc]) -> HostSim {
             .push((a.t_alloc, a.t_alloc + gap.clamp(0, 300), op, stack));
     }
     out.ops.sort_unstable_by_key(|o| o.0);
+    out.op_autograd = vec![false; out.ops.len()];
+    out.op_seq = vec![-1; out.ops.len()];
     out
 }
 

@@ -127,13 +127,26 @@ fn write_trace_view(out: &Path, sim: &RankSim) -> io::Result<()> {
         .iter()
         .map(|frames| frames.join(";\\r\\n"))
         .collect();
-    for &(s, e, op, stack) in &sim.host_ops.ops {
+    // The autograd engine's thread (backward ops, with phases) is the next tid.
+    let tid = |autograd: bool| if autograd { pid + 1 } else { pid };
+    let h = &sim.host_ops;
+    for (i, &(s, e, op, stack)) in h.ops.iter().enumerate() {
         ev.push(format!(
-            r#"{{"ph": "X", "name": "{}", "pid": {pid}, "tid": {pid}, "ts": "{}", "dur": {}, "cat": "cpu_op", "args": {{"Sequence number": -1, "Fwd thread id": 0, "Call stack": "{}"}}}}"#,
+            r#"{{"ph": "X", "name": "{}", "pid": {pid}, "tid": {}, "ts": "{}", "dur": {}, "cat": "cpu_op", "args": {{"Sequence number": {}, "Fwd thread id": 0, "Call stack": "{}"}}}}"#,
             op_label(op),
+            tid(h.op_autograd.get(i).copied().unwrap_or(false)),
             us3(s),
             us3(e - s),
+            h.op_seq.get(i).copied().unwrap_or(-1),
             stack_text[stack]
+        ));
+    }
+    for &(name, s, e, autograd) in &h.markers {
+        ev.push(format!(
+            r#"{{"ph": "X", "name": "{name}", "pid": {pid}, "tid": {}, "ts": "{}", "dur": {}, "cat": "cpu_op", "args": {{"Sequence number": -1}}}}"#,
+            tid(autograd),
+            us3(s),
+            us3(e - s)
         ));
     }
     for &(t, r) in &sim.app {

@@ -365,6 +365,10 @@ pub struct Tr {
     /// The steps tab (with the step count).
     /// The roles tab's title.
     pub roles_tab: &'static str,
+    /// Live at cursor: the live blocks by role.
+    pub live_by_role: &'static str,
+    /// The steps tab: each step's peak split by role.
+    pub steps_by_role: &'static str,
     /// While the roles are computed.
     pub roles_computing: &'static str,
     /// The split's title at the cursor (ms).
@@ -902,6 +906,8 @@ pub static EN: Tr = Tr {
     table_only: "This rank has no memory_record: there are no curves, only the allocations below.",
     rest_loading: "Loading operator_memory and the rest of the rank… the table, steps and call stacks appear when it is read.",
     roles_tab: "Memory by role",
+    live_by_role: "Live blocks by role",
+    steps_by_role: "Each step's peak by role",
     roles_computing: "Working out each block's role…",
     roles_at_cursor: |ms| format!("Roles at the cursor ({ms} ms)"),
     roles_at_peak: |ms| format!("Roles at the Operator Allocated peak ({ms} ms)"),
@@ -1577,6 +1583,8 @@ pub static ZH: Tr = Tr {
     table_only: "此 rank 没有 memory_record：没有曲线，只有下面的内存申请记录。",
     rest_loading: "正在加载 operator_memory 等其余数据…… 读完后显示表格、迭代步和调用栈。",
     roles_tab: "按角色的内存",
+    live_by_role: "存活内存块按角色",
+    steps_by_role: "各迭代峰值按角色拆分",
     roles_computing: "正在判断每个内存块的角色…",
     roles_at_cursor: |ms| format!("光标处的角色（{ms} ms）"),
     roles_at_peak: |ms| format!("Operator Allocated 峰值处的角色（{ms} ms）"),

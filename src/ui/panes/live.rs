@@ -96,6 +96,10 @@ pub fn live_ui(ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
             });
         ui.add_space(8.0);
         breakdown_ui(ui, t, &breakdown_at(data, overall, at, live.total));
+        if super::roles::has_roles(view) {
+            ui.add_space(8.0);
+            super::roles::live_roles_ui(ui, t, data, &live.rows);
+        }
         ui.add_space(8.0);
         ui.strong(t.by_operator);
         egui::Grid::new("live_by_name")

@@ -47,7 +47,7 @@ use crate::analysis::RankView;
 pub fn bottom_panes() -> Vec<Box<dyn tab::BottomPane>> {
     vec![
         Box::new(details_table::DetailsPane::default()),
-        Box::new(steps::StepsPane),
+        Box::new(steps::StepsPane::default()),
         Box::new(roles::RolesPane::default()),
         Box::new(flame::FlamePane::default()),
         Box::new(diff::DiffPane),

@@ -24,10 +24,53 @@ const MAX_COLUMNS: usize = 600;
 /// The roles tab.
 #[derive(Default)]
 pub struct RolesPane {
-    /// The report being computed, for the view it is for.
-    job: Option<(crate::analysis::ViewId, Job<()>)>,
+    /// The report, worked out off the UI thread.
+    report: RolesJob,
     /// A box-zoom in progress (plot x at press, reached).
     drag: Option<(f64, f64)>,
+}
+
+/// The role report of the rank on screen, computed in a job the first time a pane asks.
+#[derive(Default)]
+pub struct RolesJob {
+    /// The job and the view it is for.
+    job: Option<(crate::analysis::ViewId, Job<()>)>,
+}
+
+/// Where the report is.
+pub enum RolesState<'v> {
+    /// Ready.
+    Ready(&'v RoleReport),
+    /// Still being computed.
+    Pending,
+    /// The job failed (its message).
+    Failed(String),
+}
+
+impl RolesJob {
+    /// The report of `cx.view`, starting its job when it is not computed yet.
+    pub fn get<'v>(&mut self, cx: &mut PaneCx<'v>) -> RolesState<'v> {
+        let view: &'v std::sync::Arc<RankView> = cx.view;
+        if view.roles_ready() {
+            self.job = None;
+            return RolesState::Ready(view.roles());
+        }
+        let id = view.id();
+        if self.job.as_ref().is_none_or(|(v, _)| *v != id) {
+            let v = std::sync::Arc::clone(view);
+            let job = cx.jobs.run(JobKey::Roles(id), Place::Thread, move |_| {
+                let _ = v.roles();
+            });
+            self.job = Some((id, job));
+        }
+        match &self.job {
+            Some((_, job)) => match job.poll() {
+                Poll::Failed(m) => RolesState::Failed(m),
+                _ => RolesState::Pending,
+            },
+            None => RolesState::Pending,
+        }
+    }
 }
 
 /// True when the rank has roles worth a tab (training phases were found).
@@ -57,31 +100,18 @@ impl super::tab::BottomPane for RolesPane {
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
-        let view = cx.view;
-        if !view.roles_ready() {
-            let id = view.id();
-            if self.job.as_ref().is_none_or(|(v, _)| *v != id) {
-                let v = std::sync::Arc::clone(view);
-                let job = cx.jobs.run(JobKey::Roles(id), Place::Thread, move |_| {
-                    let _ = v.roles();
-                });
-                self.job = Some((id, job));
-            }
-            if let Some((_, job)) = &mut self.job
-                && let Poll::Failed(m) = job.poll()
-            {
+        match self.report.get(cx) {
+            RolesState::Ready(report) => roles_ui(ui, cx, report, &mut self.drag),
+            RolesState::Failed(m) => {
                 ui.colored_label(ui.visuals().error_fg_color, m);
-                return;
             }
-            ui.horizontal(|ui| {
-                ui.spinner();
-                ui.label(cx.t.roles_computing);
-            });
-            return;
+            RolesState::Pending => {
+                ui.horizontal(|ui| {
+                    ui.spinner();
+                    ui.label(cx.t.roles_computing);
+                });
+            }
         }
-        self.job = None;
-        let report = view.roles();
-        roles_ui(ui, cx, report, &mut self.drag);
     }
 }
 
@@ -176,6 +206,43 @@ fn split_grid(ui: &mut egui::Ui, t: &Tr, at: &RolesAt) {
             ui.strong(t.roles_total);
             ui.strong(bytes(at.total));
             ui.end_row();
+        });
+}
+
+/// The live blocks at the cursor split by role (for "Where the memory is"): each role's bytes
+/// and blocks among `rows`.
+pub fn live_roles_ui(ui: &mut egui::Ui, t: &Tr, data: &crate::model::RankData, rows: &[u32]) {
+    let Some(roles) = data.roles.as_ref() else {
+        return;
+    };
+    let mut by = [(0i64, 0usize); 8];
+    for &r in rows {
+        let r = r as usize;
+        if let (Some(role), Some(&size)) = (roles.role.get(r), data.operators.size.get(r)) {
+            let e = &mut by[role.index()];
+            e.0 = e.0.saturating_add(size);
+            e.1 += 1;
+        }
+    }
+    ui.strong(t.live_by_role);
+    egui::Grid::new("live_by_role")
+        .num_columns(4)
+        .striped(true)
+        .show(ui, |ui| {
+            for role in Role::ALL {
+                let (b, n) = by[role.index()];
+                if n == 0 {
+                    continue;
+                }
+                let (rect, _) =
+                    ui.allocate_exact_size(egui::vec2(10.0, 10.0), egui::Sense::hover());
+                ui.painter()
+                    .rect_filled(rect, 2.0, palette::role_color(role));
+                ui.label(role_name(t, role));
+                ui.label(bytes(b));
+                ui.label(crate::ui::format::grouped(n as f64, 0));
+                ui.end_row();
+            }
         });
 }
 

@@ -214,9 +214,13 @@ fn growth_ui(ui: &mut egui::Ui, cx: &mut PaneCx<'_>, report: &StepReport) {
 /// The steps tab's id.
 pub const TAB: crate::ui::state::TabId = crate::ui::state::TabId("steps");
 
-/// The steps tab: memory per training step, the growth verdict, survivors.
+/// The steps tab: memory per training step, the growth verdict, survivors, and (when the rank
+/// has training phases) each step's peak split by role.
 #[derive(Default)]
-pub struct StepsPane;
+pub struct StepsPane {
+    /// The role report, computed off the UI thread when the rank has roles.
+    roles: super::roles::RolesJob,
+}
 
 impl super::tab::BottomPane for StepsPane {
     fn id(&self) -> crate::ui::state::TabId {
@@ -232,6 +236,59 @@ impl super::tab::BottomPane for StepsPane {
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
+        if super::roles::has_roles(cx.view) {
+            match self.roles.get(cx) {
+                super::roles::RolesState::Ready(report) => {
+                    step_roles_ui(ui, cx.t, report);
+                }
+                super::roles::RolesState::Pending => {
+                    ui.horizontal(|ui| {
+                        ui.spinner();
+                        ui.label(cx.t.roles_computing);
+                    });
+                }
+                super::roles::RolesState::Failed(_) => {}
+            }
+        }
         steps_ui(ui, cx);
     }
+}
+
+/// Each step's peak split by role: a collapsible grid, a column per role present (MB).
+fn step_roles_ui(ui: &mut egui::Ui, t: &Tr, report: &crate::analysis::RoleReport) {
+    if report.per_step.is_empty() {
+        return;
+    }
+    let roles: Vec<crate::model::Role> = crate::model::Role::ALL
+        .into_iter()
+        .filter(|&r| report.per_step.iter().any(|s| s.at_peak.bytes(r) != 0))
+        .collect();
+    egui::CollapsingHeader::new(t.steps_by_role)
+        .id_salt("steps_by_role")
+        .default_open(true)
+        .show(ui, |ui| {
+            egui::ScrollArea::both()
+                .id_salt("steps_by_role_scroll")
+                .max_height(160.0)
+                .show(ui, |ui| {
+                    egui::Grid::new("steps_by_role_grid")
+                        .striped(true)
+                        .show(ui, |ui| {
+                            ui.strong(t.step_headers[0]);
+                            ui.strong(t.roles_total);
+                            for &r in &roles {
+                                ui.strong(super::roles::role_name(t, r));
+                            }
+                            ui.end_row();
+                            for s in &report.per_step {
+                                ui.label(format!("#{}", s.step));
+                                ui.label(bytes(s.at_peak.total));
+                                for &r in &roles {
+                                    ui.label(bytes(s.at_peak.bytes(r)));
+                                }
+                                ui.end_row();
+                            }
+                        });
+                });
+        });
 }
