@@ -245,3 +245,38 @@ fn live_at_the_cursor_splits_the_live_blocks_by_role() {
         );
     }
 }
+
+#[test]
+fn rows_by_role_groups_the_blocks_with_their_totals() {
+    use memsight::ui::Command;
+    for lang in [Lang::En, Lang::Zh] {
+        let mut h = common::app_at_720p(&trace(), lang);
+        let t = h.state().tr();
+        let view = h.state().view().unwrap();
+        // Blocks and bytes per role, summed from the rows.
+        let roles = view.data.roles.as_ref().unwrap();
+        let mut want: std::collections::HashMap<&str, (usize, i64)> = Default::default();
+        for (r, role) in roles.role.iter().enumerate() {
+            let e = want.entry(t.role_names[role.index()]).or_default();
+            e.0 += 1;
+            e.1 += view.data.operators.size[r].max(0);
+        }
+        h.get_by_label(t.rows_label).click();
+        h.run();
+        h.get_by_label(t.row_groupings[4]).click();
+        h.run();
+        h.state_mut().apply(Command::Copy);
+        h.run();
+        let tsv = h.state().details().current.last_copy.clone().unwrap();
+        let lines: Vec<&str> = tsv.lines().collect();
+        assert_eq!(lines[0], t.group_headers.join("\t"), "{lang:?}");
+        assert_eq!(lines.len() - 1, want.len(), "{lang:?}: {tsv}");
+        for line in &lines[1..] {
+            let cells: Vec<&str> = line.split('\t').collect();
+            let (n, b) = want[cells[0]];
+            assert_eq!(cells[1], n.to_string(), "{lang:?}: {line}");
+            let mb: f64 = cells[2].parse().unwrap();
+            assert!((mb - b as f64 / 1048576.0).abs() < 1e-6, "{lang:?}: {line}");
+        }
+    }
+}

@@ -18,11 +18,19 @@ pub enum GroupKey {
     SourceLine,
     /// The host operator that was running ([`CallStacks::row_op`]).
     Operator,
+    /// The block's role in training (`RankData::roles`; the key is the role's index in
+    /// [`crate::model::Role::ALL`]).
+    Role,
 }
 
 impl GroupKey {
     /// All keys, in the order offered.
-    pub const ALL: [GroupKey; 3] = [GroupKey::Stack, GroupKey::SourceLine, GroupKey::Operator];
+    pub const ALL: [GroupKey; 4] = [
+        GroupKey::Stack,
+        GroupKey::SourceLine,
+        GroupKey::Operator,
+        GroupKey::Role,
+    ];
 
     /// The name used on the command line and in JSON.
     pub fn as_str(self) -> &'static str {
@@ -30,6 +38,7 @@ impl GroupKey {
             GroupKey::Stack => "stack",
             GroupKey::SourceLine => "line",
             GroupKey::Operator => "op",
+            GroupKey::Role => "role",
         }
     }
 }
@@ -52,9 +61,14 @@ pub struct Group {
 }
 
 /// The key of `row` under `by`.
-pub fn key_of(stacks: &CallStacks, by: GroupKey, row: usize) -> u32 {
+pub fn key_of(data: &RankData, stacks: &CallStacks, by: GroupKey, row: usize) -> u32 {
     let stack = stacks.row_stack.get(row).copied().unwrap_or(NO_STACK);
     match by {
+        GroupKey::Role => data
+            .roles
+            .as_ref()
+            .and_then(|r| r.role.get(row))
+            .map_or(NO_STACK, |r| r.index() as u32),
         GroupKey::Stack => stack,
         GroupKey::SourceLine => stacks.source_line(stack).unwrap_or(NO_STACK),
         GroupKey::Operator => stacks.row_op.get(row).copied().unwrap_or(NO_STACK),
@@ -73,7 +87,7 @@ pub fn group_rows(data: &RankData, stacks: &CallStacks, rows: &[u32], by: GroupK
         if r >= o.len() {
             continue;
         }
-        let key = key_of(stacks, by, r);
+        let key = key_of(data, stacks, by, r);
         let g = *index.entry(key).or_insert_with(|| {
             groups.push(Group {
                 key,
@@ -114,10 +128,16 @@ pub fn group_rows(data: &RankData, stacks: &CallStacks, rows: &[u32], by: GroupK
 }
 
 /// The rows of `rows` whose key under `by` is `key`, in the order given.
-pub fn rows_with_key(stacks: &CallStacks, rows: &[u32], by: GroupKey, key: u32) -> Vec<u32> {
+pub fn rows_with_key(
+    data: &RankData,
+    stacks: &CallStacks,
+    rows: &[u32],
+    by: GroupKey,
+    key: u32,
+) -> Vec<u32> {
     rows.iter()
         .copied()
-        .filter(|&r| key_of(stacks, by, r as usize) == key)
+        .filter(|&r| key_of(data, stacks, by, r as usize) == key)
         .collect()
 }
 
@@ -136,6 +156,10 @@ pub fn group_label(stacks: &CallStacks, by: GroupKey, key: u32) -> Option<String
         }
         GroupKey::SourceLine => stacks.frames.get(key).to_string(),
         GroupKey::Operator => stacks.op_names.get(key).to_string(),
+        GroupKey::Role => crate::model::Role::ALL
+            .get(key as usize)?
+            .as_str()
+            .to_string(),
     })
 }
 
@@ -486,7 +510,10 @@ mod tests {
         let ops = group_rows(&d, s, &[0, 1, 2], GroupKey::Operator);
         assert_eq!(ops[0].calls, Some(1));
         assert_eq!(ops[1].calls, None);
-        assert_eq!(rows_with_key(s, &[0, 1, 2], GroupKey::Stack, 0), vec![0, 1]);
+        assert_eq!(
+            rows_with_key(&d, s, &[0, 1, 2], GroupKey::Stack, 0),
+            vec![0, 1]
+        );
     }
 
     #[test]

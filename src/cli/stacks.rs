@@ -29,8 +29,9 @@ pub struct StacksArgs {
     /// Window end, ms.
     #[arg(long, allow_negative_numbers = true)]
     pub to_ms: Option<f64>,
-    /// Group by: stack (whole call stack), line (source line) or op (host operator).
-    #[arg(long, default_value = "stack", value_parser = ["stack", "line", "op"])]
+    /// Group by: stack (whole call stack), line (source line), op (host operator) or role
+    /// (the block's role in training).
+    #[arg(long, default_value = "stack", value_parser = ["stack", "line", "op", "role"])]
     pub by: String,
     /// Groups shown.
     #[arg(long, default_value_t = 20)]
@@ -143,6 +144,7 @@ fn unknown_label(by: GroupKey) -> &'static str {
     match by {
         GroupKey::Operator => "(no host op running)",
         GroupKey::Stack | GroupKey::SourceLine => "(no call stack)",
+        GroupKey::Role => "(no role)",
     }
 }
 
@@ -196,6 +198,9 @@ fn stacks_json(r: &Report<'_>) -> serde_json::Value {
                 GroupKey::Operator => {
                     item["op"] = serde_json::json!(known.then(|| stacks.op_names.get(g.key)));
                     item["calls"] = serde_json::json!(g.calls);
+                }
+                GroupKey::Role => {
+                    item["role"] = serde_json::json!(group_label(stacks, GroupKey::Role, g.key));
                 }
             }
             item
@@ -267,6 +272,7 @@ fn stacks_text(r: &Report<'_>) -> String {
         GroupKey::Stack => "stack (innermost frame first; > marks the source line)",
         GroupKey::SourceLine => "source line",
         GroupKey::Operator => "host op",
+        GroupKey::Role => "role",
     };
     if by == GroupKey::Operator {
         let _ = writeln!(

@@ -479,7 +479,7 @@ pub struct Tr {
     /// The details table's row grouping label.
     pub rows_label: &'static str,
     /// Row grouping choices: each block, by call stack, by source line, by host operator.
-    pub row_groupings: [&'static str; 4],
+    pub row_groupings: [&'static str; 5],
     /// Hover text of the row grouping.
     pub rows_hover: &'static str,
     /// Group table headers: group, blocks, total, peak live, calls.
@@ -1068,6 +1068,7 @@ pub static EN: Tr = Tr {
         "By call stack",
         "By source line",
         "By host operator",
+        "By role",
     ],
     rows_hover: "Group the blocks the filters match by who allocated them; click a group to list its blocks",
     group_headers: ["Group", "Blocks", "Total(MB)", "Peak live(MB)", "Calls"],
@@ -1729,7 +1730,7 @@ pub static ZH: Tr = Tr {
     baseline_failed: |e| format!("无法对比：{e}"),
     stacks_tab: "火焰图",
     rows_label: "行：",
-    row_groupings: ["逐块", "按调用栈", "按代码行", "按主机算子"],
+    row_groupings: ["逐块", "按调用栈", "按代码行", "按主机算子", "按角色"],
     rows_hover: "按分配者对筛选出的内存块分组；点击分组可列出其内存块",
     group_headers: ["分组", "块数", "总分配(MB)", "峰值占用(MB)", "调用次数"],
     no_stack: "（无调用栈）",

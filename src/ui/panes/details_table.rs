@@ -365,7 +365,14 @@ impl DetailsTable {
                 cx.out.push(Command::SetWithin(within));
             }
             if let Some(stacks) = &cx.view.data.stacks {
-                grouping_ui(ui, t, state.table_group, !stacks.stacks.is_empty(), cx.out);
+                let has_roles = super::roles::has_roles(cx.view);
+                grouping_ui(
+                    ui,
+                    t,
+                    state.table_group,
+                    (!stacks.stacks.is_empty(), has_roles),
+                    cx.out,
+                );
             }
         });
         if let Some(by) = state.table_group
@@ -661,16 +668,17 @@ fn grouping_ui(
     ui: &mut egui::Ui,
     t: &Tr,
     current: Option<GroupKey>,
-    has_stacks: bool,
+    (has_stacks, has_roles): (bool, bool),
     out: &mut Vec<Command>,
 ) {
     ui.separator();
     let label = ui.label(t.rows_label);
-    let choices: [(Option<GroupKey>, &str); 4] = [
+    let choices: [(Option<GroupKey>, &str); 5] = [
         (None, t.row_groupings[0]),
         (Some(GroupKey::Stack), t.row_groupings[1]),
         (Some(GroupKey::SourceLine), t.row_groupings[2]),
         (Some(GroupKey::Operator), t.row_groupings[3]),
+        (Some(GroupKey::Role), t.row_groupings[4]),
     ];
     let selected = choices
         .iter()
@@ -680,7 +688,11 @@ fn grouping_ui(
         .selected_text(selected)
         .show_ui(ui, |ui| {
             for (key, text) in choices {
-                let usable = has_stacks || matches!(key, None | Some(GroupKey::Operator));
+                let usable = match key {
+                    Some(GroupKey::Role) => has_roles,
+                    None | Some(GroupKey::Operator) => true,
+                    _ => has_stacks,
+                };
                 if usable && ui.selectable_label(key == current, text).clicked() {
                     out.push(Command::SetTableGroup(key));
                 }

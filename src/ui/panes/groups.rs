@@ -81,6 +81,9 @@ impl GroupCache {
 /// A group's label in the UI language: its own, or what the UI calls an unknown key.
 pub fn label<'a>(t: &'a Tr, by: GroupKey, label: &'a Option<String>) -> &'a str {
     match label {
+        Some(l) if by == GroupKey::Role => {
+            crate::model::Role::parse(l).map_or(l.as_str(), |r| super::roles::role_name(t, r))
+        }
         Some(l) => l,
         None if by == GroupKey::Operator => t.no_host_op,
         None => t.no_stack,
@@ -223,7 +226,7 @@ pub fn groups_ui(
                 });
         });
     if let Some((key, name)) = clicked {
-        let rows = rows_with_key(stacks, rows, by, key);
+        let rows = rows_with_key(&cx.view.data, stacks, rows, by, key);
         cx.out.push(Command::FilterRows(Some(RowSubset {
             why: SubsetWhy::Group(name.to_string()),
             rows: Arc::new(rows),
