@@ -9,7 +9,8 @@
 //!   Training steps and the device total come from the DB, a streamed `trace_view.json`
 //!   ([`ingest::trace_view`]) or `kernel_details.csv`; call stacks ([`ingest::stacks`]) from the
 //!   DB's `PYTORCH_API` or trace_view's `cpu_op` events, each allocation matched to the host op
-//!   running when it was made.
+//!   running when it was made; the training phases those ops show ([`ingest::roles`]: each
+//!   block's role, input to temporary).
 //! - [`model`]: plain columnar data: [`model::RankData`] with its `MemoryRecords`,
 //!   `OperatorMemory`, `ModuleMemory` and `StaticOpMemory` tables and its [`model::LoadReport`];
 //!   i64 ns and bytes, names interned; [`model::TimeWindow`] and the one ms/ns conversion.
@@ -18,11 +19,12 @@
 //!   pyramids, peaks, table queries, live-at-time, static graphs, the memory chart as data
 //!   ([`analysis::chart`]), memory per training step ([`analysis::steps`]) and where the memory
 //!   is at a time ([`analysis::breakdown`]), memory by call stack, source line or host operator
-//!   and the flame tree ([`analysis::stacks`]); [`analysis::RankView`] holds what was computed for
+//!   and the flame tree ([`analysis::stacks`]), memory by training role and what would lower
+//!   the peak ([`analysis::roles`]); [`analysis::RankView`] holds what was computed for
 //!   one loaded rank.
 //! - [`export`]: text out: the `inspect` summary (readable and JSON), TSV and CSV of table rows.
 //! - [`cli`]: the headless subcommands (`inspect`, `curve`, `table`, `live`, `steps`, `stacks`,
-//!   `compare`, `snapshot`), each with `--source` for ranks that have a DB and CSV files.
+//!   `roles`, `compare`, `snapshot`), each with `--source` for ranks that have a DB and CSV files.
 //! - [`snapshot`]: allocator snapshots (`.pickle`): a data-only unpickler (nothing in a file is
 //!   ever run), the typed snapshot, its summary, the segments at any event, and the
 //!   active-memory bands.

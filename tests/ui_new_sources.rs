@@ -71,14 +71,23 @@ fn check(path: &Path, device: &str, names: &[String]) {
 #[test]
 fn a_pytorch_trace_opens_with_its_blocks_named_by_their_ops() {
     let file = common::fixtures().join("pytorch/cnn_adam.pt.trace.json.gz");
-    // The names, by brute force over the events: the innermost cpu_op on the block's thread at
-    // its allocation ("Unknown" when none), one per allocation, plus one per free of a block
-    // allocated before profiling began.
+    // The names, by brute force over the events: the innermost cpu_op (or phase annotation:
+    // Optimizer.step#…, Optimizer.zero_grad#…, enumerate(DataLoader)…) on the block's thread
+    // at its allocation ("Unknown" when none), one per allocation, plus one per free of a
+    // block allocated before profiling began.
     let ev = common::trace_events(&file);
     let ns = |v: &serde_json::Value| (v.as_f64().unwrap() * 1000.0).round() as i64;
+    let phase = |e: &serde_json::Value| {
+        e["cat"] == "user_annotation"
+            && e["name"].as_str().is_some_and(|n| {
+                n.starts_with("Optimizer.step#")
+                    || n.starts_with("Optimizer.zero_grad#")
+                    || n.starts_with("enumerate(DataLoader)")
+            })
+    };
     let ops: Vec<(i64, i64, i64, i64, &str)> = ev
         .iter()
-        .filter(|e| e["cat"] == "cpu_op" && e["ph"] == "X")
+        .filter(|e| (e["cat"] == "cpu_op" || phase(e)) && e["ph"] == "X")
         .map(|e| {
             let s = ns(&e["ts"]);
             (

@@ -9,8 +9,9 @@
 //!   address is reused once freed). A free without an allocation is a row with a negative size
 //!   (allocated before profiling began, as the msprof DB writes it); an allocation at an address
 //!   still held closes nothing (the earlier block stays never freed). Both are counted in notes.
-//! - **Names and stacks**: a block is named by the innermost `cpu_op` running on its own thread
-//!   when it was allocated, and takes that op's call stack by the rules of [`super::stacks`]
+//! - **Names and stacks**: a block is named by the innermost `cpu_op` (or phase annotation:
+//!   `Optimizer.step#…`, `Optimizer.zero_grad#…`, `enumerate(DataLoader)…`) running on its own
+//!   thread when it was allocated, and takes that op's call stack by the rules of [`super::stacks`]
 //!   (`fwdbwd` flows included). Steps are the `ProfilerStep#N` spans.
 //!
 //! The file is streamed by [`super::trace_view`]'s reader (gzip decoded as it is read), so
