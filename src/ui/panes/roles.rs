@@ -290,8 +290,15 @@ fn stacked_plot(
     let t1 = t1.max(t0 + 1);
     let columns = ((ui.available_width() / 2.0) as usize).clamp(10, MAX_COLUMNS);
     let step = ((t1 - t0) as f64 / columns as f64).max(1.0);
-    let mib = crate::model::MIB as f64;
     let allocated_curve = allocated_series(view);
+    // The chart's unit: GB once the largest value reaches 10 GB.
+    let largest = allocated_curve
+        .and_then(|a| a.values.iter().copied().max())
+        .unwrap_or(0)
+        .max(report.at_peak.as_ref().map_or(0, |p| p.total));
+    let unit = crate::ui::format::MemUnit::for_max(largest as f64);
+    let mib = unit.bytes();
+    let unit_label = unit.label();
     let at = |k: usize| t0 + ((k as f64 + 1.0) * step) as i64;
     // Nothing is drawn past the data's last sample (values are held, not known, there).
     let data_end = allocated_curve
@@ -353,7 +360,10 @@ fn stacked_plot(
             BarChart::new(name, bars)
                 .color(color)
                 .element_formatter(Box::new(move |bar, _| {
-                    format!("{name}\n{:.3} ms\n{:.2} MB", bar.argument, bar.value)
+                    format!(
+                        "{name}\n{:.3} ms\n{:.2} {unit_label}",
+                        bar.argument, bar.value
+                    )
                 })),
         );
     }
@@ -398,7 +408,7 @@ fn stacked_plot(
         .allow_double_click_reset(false)
         .include_y(0.0)
         .x_axis_label(t.time_axis)
-        .y_axis_label((t.memory_axis)("MB"))
+        .y_axis_label((t.memory_axis)(unit_label))
         .x_grid_spacer(crate::ui::plot::time_grid)
         .show(ui, |plot_ui| {
             plot_ui.set_plot_bounds_x(ns_to_ms(t0)..=ns_to_ms(t1));
