@@ -92,16 +92,8 @@ fn blocks(m: &[Mem]) -> Vec<(i64, i64, i64)> {
 /// mark training phases (`Optimizer.step#…`, `Optimizer.zero_grad#…`, `enumerate(DataLoader)…`,
 /// which the Ascend exports write as ops too).
 fn op_at(ev: &[serde_json::Value], thread: (i64, i64), t: i64) -> String {
-    let phase = |e: &serde_json::Value| {
-        e["cat"] == "user_annotation"
-            && e["name"].as_str().is_some_and(|n| {
-                n.starts_with("Optimizer.step#")
-                    || n.starts_with("Optimizer.zero_grad#")
-                    || n.starts_with("enumerate(DataLoader)")
-            })
-    };
     ev.iter()
-        .filter(|e| (e["cat"] == "cpu_op" || phase(e)) && e["ph"] == "X")
+        .filter(|e| (e["cat"] == "cpu_op" || common::is_phase_annotation(e)) && e["ph"] == "X")
         .filter(|e| (e["pid"].as_i64(), e["tid"].as_i64()) == (Some(thread.0), Some(thread.1)))
         .map(|e| {
             (

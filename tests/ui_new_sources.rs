@@ -77,17 +77,9 @@ fn a_pytorch_trace_opens_with_its_blocks_named_by_their_ops() {
     // block allocated before profiling began.
     let ev = common::trace_events(&file);
     let ns = |v: &serde_json::Value| (v.as_f64().unwrap() * 1000.0).round() as i64;
-    let phase = |e: &serde_json::Value| {
-        e["cat"] == "user_annotation"
-            && e["name"].as_str().is_some_and(|n| {
-                n.starts_with("Optimizer.step#")
-                    || n.starts_with("Optimizer.zero_grad#")
-                    || n.starts_with("enumerate(DataLoader)")
-            })
-    };
     let ops: Vec<(i64, i64, i64, i64, &str)> = ev
         .iter()
-        .filter(|e| (e["cat"] == "cpu_op" || phase(e)) && e["ph"] == "X")
+        .filter(|e| (e["cat"] == "cpu_op" || common::is_phase_annotation(e)) && e["ph"] == "X")
         .map(|e| {
             let s = ns(&e["ts"]);
             (

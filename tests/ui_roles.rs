@@ -34,12 +34,9 @@ fn raw_peak() -> (i64, i128) {
     best.unwrap()
 }
 
-fn open_roles(lang: Lang) -> egui_kittest::Harness<'static, MemsightApp> {
-    let mut h = common::app_at_720p(&trace(), lang);
-    let tab = h.state().tr().roles_tab;
-    h.get_by_label(tab).click();
-    // The report is worked out in a job (a spinner meanwhile): step until it is ready, a
-    // bounded number of frames.
+/// Steps the app until the role report's job is done (a spinner meanwhile), a bounded number
+/// of frames, then lets it settle.
+fn step_until_roles(h: &mut egui_kittest::Harness<'static, MemsightApp>) {
     for _ in 0..500 {
         h.step();
         if h.state().view().is_some_and(|v| v.roles_ready()) {
@@ -49,7 +46,34 @@ fn open_roles(lang: Lang) -> egui_kittest::Harness<'static, MemsightApp> {
     }
     h.run();
     h.run();
+}
+
+fn open_roles(lang: Lang) -> egui_kittest::Harness<'static, MemsightApp> {
+    let mut h = common::app_at_720p(&trace(), lang);
+    let tab = h.state().tr().roles_tab;
+    h.get_by_label(tab).click();
+    step_until_roles(&mut h);
     h
+}
+
+/// Is `text` on screen (at least once)?
+fn shown(h: &egui_kittest::Harness<'static, MemsightApp>, text: &str) -> bool {
+    h.query_all_by_label(text).count() >= 1
+}
+
+/// The bytes of the blocks of `role` alive at absolute `t` (allocated at or before, released
+/// after), summed from the rows.
+fn live_bytes(data: &memsight::model::RankData, role: Role, t: i128) -> i64 {
+    let roles = data.roles.as_ref().unwrap();
+    let ops = &data.operators;
+    (0..ops.len())
+        .filter(|&r| roles.role[r] == role && ops.size[r] > 0)
+        .filter(|&r| i128::from(ops.alloc_time[r]) <= t)
+        .filter(|&r| {
+            ops.release_time[r] == memsight::model::NULL || i128::from(ops.release_time[r]) > t
+        })
+        .map(|r| ops.size[r])
+        .sum()
 }
 
 #[test]
@@ -64,44 +88,27 @@ fn the_roles_pane_splits_the_peak_and_says_what_would_lower_it() {
         let title_ms = (peak_ns - i128::from(data.time_origin_ns)) as f64 / 1e6;
         let title = (t.roles_at_peak)(&format!("{title_ms:.3}"));
         assert!(h.query_by_label(&title).is_some(), "{lang:?}: {title}");
-        assert!(
-            h.query_all_by_label(&bytes(peak)).count() >= 1,
-            "{lang:?}: total {}",
-            bytes(peak)
-        );
+        assert!(shown(&h, &bytes(peak)), "{lang:?}: total {}", bytes(peak));
         // Each role's live bytes at the peak, summed from the raw block sizes and times.
-        let roles = data.roles.as_ref().unwrap();
-        let ops = &data.operators;
         let mut live = [0i64; 8];
-        for r in 0..ops.len() {
-            let (a, f) = (
-                i128::from(ops.alloc_time[r]),
-                i128::from(ops.release_time[r]),
-            );
-            let released = ops.release_time[r] != memsight::model::NULL;
-            if ops.size[r] > 0 && a <= peak_ns && (!released || f > peak_ns) {
-                live[roles.role[r].index()] += ops.size[r];
-            }
+        for role in Role::ALL {
+            live[role.index()] = live_bytes(data, role, peak_ns);
         }
         let blocks: i64 = live.iter().sum();
         live[Role::BeforeProfiling.index()] = peak - blocks;
-        let mut shown = 0;
+        let mut roles_shown = 0;
         for role in Role::ALL {
             let b = live[role.index()];
             if b == 0 {
                 continue;
             }
             let name = t.role_names[role.index()];
-            // In the split (and in the plot's legend).
-            assert!(h.query_all_by_label(name).count() >= 1, "{lang:?}: {name}");
-            assert!(
-                h.query_all_by_label(&bytes(b)).count() >= 1,
-                "{lang:?}: {name} {}",
-                bytes(b)
-            );
-            shown += 1;
+            // In the split beside the plot.
+            assert!(shown(&h, name), "{lang:?}: {name}");
+            assert!(shown(&h, &bytes(b)), "{lang:?}: {name} {}", bytes(b));
+            roles_shown += 1;
         }
-        assert!(shown >= 3, "{lang:?}: {live:?}");
+        assert!(roles_shown >= 3, "{lang:?}: {live:?}");
         // The advice: activations held at the peak, with their size.
         assert!(h.query_by_label(t.roles_advice_title).is_some(), "{lang:?}");
         let act = live[Role::Activation.index()];
@@ -182,15 +189,7 @@ fn the_steps_tab_splits_each_steps_peak_by_role() {
         let mut h = common::app_at_720p(&trace(), lang);
         let t = h.state().tr();
         h.get_by_label(&(t.steps_tab)(3)).click();
-        for _ in 0..500 {
-            h.step();
-            if h.state().view().is_some_and(|v| v.roles_ready()) {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(10));
-        }
-        h.run();
-        h.run();
+        step_until_roles(&mut h);
         assert!(h.query_by_label(t.steps_by_role).is_some(), "{lang:?}");
         for &(id, s, e) in &steps {
             // The step's peak: the largest value held in [start, end] (held at start counts).
@@ -203,7 +202,7 @@ fn the_steps_tab_splits_each_steps_peak_by_role() {
                 .max()
                 .unwrap();
             assert!(
-                h.query_all_by_label(&bytes(peak)).count() >= 1,
+                shown(&h, &bytes(peak)),
                 "{lang:?}: step {id} peak {}",
                 bytes(peak)
             );
@@ -225,21 +224,10 @@ fn live_at_the_cursor_splits_the_live_blocks_by_role() {
         let t = h.state().tr();
         assert!(h.query_by_label(t.live_by_role).is_some(), "{lang:?}");
         // Gradients live at the peak, from the raw rows and their roles.
-        let data = &view.data;
-        let roles = data.roles.as_ref().unwrap();
-        let ops = &data.operators;
-        let grad: i64 = (0..ops.len())
-            .filter(|&r| roles.role[r] == Role::Gradient && ops.size[r] > 0)
-            .filter(|&r| i128::from(ops.alloc_time[r]) <= peak_ns)
-            .filter(|&r| {
-                ops.release_time[r] == memsight::model::NULL
-                    || i128::from(ops.release_time[r]) > peak_ns
-            })
-            .map(|r| ops.size[r])
-            .sum();
+        let grad = live_bytes(&view.data, Role::Gradient, peak_ns);
         assert!(grad > 0);
         assert!(
-            h.query_all_by_label(&bytes(grad)).count() >= 1,
+            shown(&h, &bytes(grad)),
             "{lang:?}: gradients {}",
             bytes(grad)
         );

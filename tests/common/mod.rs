@@ -427,6 +427,18 @@ pub fn trace_events(trace: &Path) -> Vec<serde_json::Value> {
         .unwrap()
 }
 
+/// Is a trace event a `user_annotation` span that marks a training phase (`Optimizer.step#…`,
+/// `Optimizer.zero_grad#…`, `enumerate(DataLoader)…`)? memsight names blocks allocated directly
+/// in one by it, as the Ascend exports (which write them as `cpu_op`) do.
+pub fn is_phase_annotation(e: &serde_json::Value) -> bool {
+    e["cat"] == "user_annotation"
+        && e["name"].as_str().is_some_and(|n| {
+            n.starts_with("Optimizer.step#")
+                || n.starts_with("Optimizer.zero_grad#")
+                || n.starts_with("enumerate(DataLoader)")
+        })
+}
+
 pub fn trace_ops(trace: &Path) -> Vec<Op> {
     let events = trace_events(trace);
     let us = |x: &serde_json::Value| -> i128 {
