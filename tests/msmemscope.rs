@@ -370,6 +370,41 @@ fn odd_dumps_lose_only_their_bad_rows() {
     assert_eq!(common::list_files(tmp.path()), before, "nothing written");
 }
 
+/// FREE rows with no MALLOC and no device (`Device Id` N/A, as older dumps write HAL frees)
+/// belong to no rank: they are counted in a note of their process's rank, not lost silently.
+#[test]
+fn frees_without_a_device_or_allocation_are_counted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let header = "ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)\n";
+    let body = "1,MALLOC,PTA,N/A,1764753084425691000,7,7,0,0x10,\"{allocation_id:1,addr:0x10,size:64,total:128,used:64}\",,\n\
+                2,FREE,HAL,N/A,1764753084425691100,7,7,N/A,0x900,\"{size:4096}\",,\n\
+                3,FREE,HAL,N/A,1764753084425691200,7,7,N/A,0x980,\"{size:4096}\",,\n\
+                4,FREE,HAL,N/A,1764753084425691300,8,8,N/A,0x990,\"{size:4096}\",,\n";
+    let path = tmp.path().join("memscope_dump_2.csv");
+    std::fs::write(&path, format!("{header}{body}")).unwrap();
+    let profile = discover(tmp.path()).unwrap();
+    assert_eq!(profile.ranks.len(), 1, "one device of process 7");
+    let data = load_rank(&profile.ranks[0], &Default::default()).unwrap();
+    // The raw rows: FREE with Device Id N/A and no MALLOC at their address, of process 7.
+    let raw = rows(&path);
+    let want = raw
+        .iter()
+        .filter(|r| r["Event"] == "FREE" && r["Device Id"] == "N/A" && r["Process Id"] == "7")
+        .filter(|r| {
+            !raw.iter()
+                .any(|m| m["Event"] == "MALLOC" && m["Ptr"] == r["Ptr"])
+        })
+        .count();
+    assert_eq!(want, 2);
+    let notes: Vec<String> = data.report.warnings.iter().map(|w| w.to_string()).collect();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with(&format!("{want} frees of this process name no device"))),
+        "{notes:?}"
+    );
+}
+
 /// A generated dump (`generate --format memscope`): blocks, the Owner and Inefficient columns
 /// and their filters, against the raw rows.
 #[test]

@@ -646,6 +646,18 @@ fn build_rank(info: &RankInfo, dump: &Dump, pid: i64, dev: &str, shown: &str) ->
     }
     let (blocks, over_held) = pair(dump);
     let parts = block_parts(dump, &blocks);
+    // Free-only blocks of this process that name no device: no rank can hold them.
+    let deviceless = blocks
+        .iter()
+        .zip(&parts)
+        .filter(|(b, p)| {
+            p.is_none() && b.malloc.is_none() && b.free.is_some_and(|f| dump.events[f].pid == pid)
+        })
+        .count() as u64;
+    if deviceless > 0 {
+        data.report
+            .warn(Message::FreesWithoutDevice { count: deviceless });
+    }
     let mine: Vec<Block> = blocks
         .iter()
         .zip(&parts)

@@ -233,6 +233,12 @@ pub enum Message {
         /// How many.
         count: u64,
     },
+    /// msMemScope `FREE` rows of this process with no `MALLOC` and no device (`Device Id`
+    /// `N/A`): no rank can hold them, so none shows them.
+    FreesWithoutDevice {
+        /// How many.
+        count: u64,
+    },
     /// Allocations at an address still held: the earlier block's free was not recorded, so it
     /// is shown as never freed.
     AllocationsOverHeldAddress {
@@ -422,6 +428,14 @@ impl fmt::Display for Message {
                     )?;
                 }
                 Ok(())
+            }
+            Message::FreesWithoutDevice { count } => {
+                let frees = if *count == 1 { "free" } else { "frees" };
+                write!(
+                    f,
+                    "{count} {frees} of this process name no device (Device Id N/A) and no \
+                     allocation: they belong to no rank and are not shown"
+                )
             }
             Message::FreesWithoutAllocation { count } => {
                 let frees = if *count == 1 { "free" } else { "frees" };

@@ -1542,6 +1542,9 @@ pub static ZH: Tr = Tr {
             }
             text
         }
+        Message::FreesWithoutDevice { count } => format!(
+            "本进程有 {count} 次释放既无设备（Device Id 为 N/A）也无对应的分配：不属于任何 rank，未显示"
+        ),
         Message::FreesWithoutAllocation { count } => {
             format!("有 {count} 次释放的内存块在采集开始前已分配（这些行的大小为负数）")
         }
