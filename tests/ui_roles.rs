@@ -268,3 +268,78 @@ fn rows_by_role_groups_the_blocks_with_their_totals() {
         }
     }
 }
+
+/// The roles plot shares the chart's time window: a box dragged over it zooms both (a drag is
+/// not a click), a click sets the cursor (and the split then follows the cursor), a double
+/// click resets the zoom.
+#[test]
+fn the_roles_plot_zooms_the_shared_window_and_sets_the_cursor() {
+    use egui::pos2;
+    let mut h = open_roles(Lang::En);
+    let (x0, x1, y) = (300.0, 600.0, 560.0);
+    h.hover_at(pos2(x0, y));
+    h.run();
+    h.drag_at(pos2(x0, y));
+    h.step();
+    for x in [400.0, 500.0, x1] {
+        h.hover_at(pos2(x, y));
+        h.step();
+    }
+    h.step();
+    h.drop_at(pos2(x1, y));
+    h.run();
+    let view = h.state().view().unwrap();
+    let (e0, e1) = view.time_extent();
+    let (a, b) = h.state().view_state().window_ms().expect("zoomed");
+    // The plot spans the whole extent: the box is inside it and covers a part of it.
+    let (e0, e1) = (e0 as f64 / 1e6, e1 as f64 / 1e6);
+    assert!(e0 <= a && a < b && b <= e1, "{a}..{b} in {e0}..{e1}");
+    assert!(b - a < (e1 - e0) * 0.8, "{a}..{b} of {e0}..{e1}");
+    assert_eq!(
+        h.state().view_state().cursor_ms(),
+        None,
+        "a drag is not a click"
+    );
+    // A click: the cursor, inside the zoomed window; the split names it.
+    h.hover_at(pos2(450.0, y));
+    h.run();
+    for pressed in [true, false] {
+        h.event(egui::Event::PointerButton {
+            pos: pos2(450.0, y),
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: egui::Modifiers::NONE,
+        });
+        h.step();
+    }
+    h.run();
+    let c = h
+        .state()
+        .view_state()
+        .cursor_ms()
+        .expect("a click sets the cursor");
+    assert!(a <= c && c <= b, "{c} in {a}..{b}");
+    let t = h.state().tr();
+    assert!(
+        h.query_all_by_label_contains(&(t.roles_at_cursor)("")[..12])
+            .count()
+            >= 1
+    );
+    // A double click: the whole profile again.
+    for _ in 0..2 {
+        for pressed in [true, false] {
+            h.event(egui::Event::PointerButton {
+                pos: pos2(450.0, y),
+                button: egui::PointerButton::Primary,
+                pressed,
+                modifiers: egui::Modifiers::NONE,
+            });
+        }
+    }
+    h.run();
+    assert_eq!(
+        h.state().view_state().window_ms(),
+        None,
+        "double click resets"
+    );
+}
