@@ -4,7 +4,7 @@
 //! app computes in a job the first time the tab is shown.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use memsight::analysis::{GroupBy, RankView, role_report};
+use memsight::analysis::{RankView, role_report};
 use memsight::generate::{GenOptions, generate};
 use memsight::ingest::{LoadControl, discover, load_rank};
 
@@ -24,11 +24,7 @@ fn roles(c: &mut Criterion) {
     let data = load_rank(&profile.ranks[0], &LoadControl::new()).unwrap();
     assert!(data.roles.as_ref().is_some_and(|r| !r.phases.is_empty()));
     let view = RankView::new(data);
-    let overall: Vec<&memsight::analysis::Series> = view
-        .series(GroupBy::Overall)
-        .iter()
-        .map(|l| &l.series)
-        .collect();
+    let overall = view.overall_series();
     let mut g = c.benchmark_group("roles_1M_50_steps");
     g.sample_size(10);
     g.bench_function("classify_blocks", |b| {
@@ -39,9 +35,7 @@ fn roles(c: &mut Criterion) {
     g.bench_function("role_curves", |b| {
         b.iter(|| memsight::analysis::roles::role_series(&view.data))
     });
-    g.bench_function("report", |b| {
-        b.iter(|| role_report(&view.data, &overall, 8))
-    });
+    g.bench_function("report", |b| b.iter(|| role_report(&view.data, &overall)));
     g.finish();
 }
 

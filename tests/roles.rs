@@ -8,7 +8,7 @@ mod common;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use common::{RawCsv, memsight, raw_ops, raw_peak, samples, trace_ops, us_to_ns};
+use common::{RawCsv, memsight, raw_ops, raw_peak, samples, trace_ops};
 
 const MIB: f64 = 1024.0 * 1024.0;
 
@@ -271,7 +271,6 @@ fn each_blocks_role_agrees_with_the_raw_ops_around_it() {
     for k in ["temporary", "optimizer", "backward", "forward"] {
         assert!(checked.get(k).copied().unwrap_or(0) > 0, "{k}: {checked:?}");
     }
-    let _ = us_to_ns;
 }
 
 #[test]

@@ -96,16 +96,24 @@ pub struct Advice {
     pub kind: AdviceKind,
     /// Bytes at the peak it addresses.
     pub bytes: i64,
-    /// Bytes it would save on this rank, when the data tells ((N−1)/N of the bytes with N
-    /// data-parallel ranks).
-    pub saves: Option<i64>,
-    /// Data-parallel ranks in the profile (for sharding).
+    /// Data-parallel ranks in the profile (for sharding; 1 until [`RoleReport::advice_for`]).
     pub ranks: usize,
     /// The largest holders (source line or op, bytes), for recompute.
     pub holders: Vec<(String, i64)>,
 }
 
 impl Advice {
+    /// Bytes sharding would save on this rank ((N−1)/N of [`Advice::bytes`] with N ranks), for
+    /// the sharding kinds.
+    pub fn saves(&self) -> Option<i64> {
+        let n = self.ranks.max(1) as i64;
+        matches!(
+            self.kind,
+            AdviceKind::ShardOptimizerState | AdviceKind::ShardGradients
+        )
+        .then(|| self.bytes.saturating_mul(n - 1) / n)
+    }
+
     /// The advice as English text (the CLI and JSON; the UI has its own per language).
     pub fn english(&self) -> String {
         let mib = |b: i64| format!("{:.1} MiB", crate::model::bytes_to_mib(b));
@@ -126,13 +134,13 @@ impl Advice {
                 "Optimizer state allocated in the profile holds {} at the peak; sharding it over the {} data-parallel ranks (ZeRO-1, distributed optimizer) saves {} on this rank",
                 mib(self.bytes),
                 self.ranks,
-                mib(self.saves.unwrap_or(0))
+                mib(self.saves().unwrap_or(0))
             ),
             AdviceKind::ShardGradients => format!(
                 "Gradients hold {} at the peak; sharding them over the {} ranks (ZeRO-2, FSDP) saves {}; smaller DDP buckets lower the extra copies",
                 mib(self.bytes),
                 self.ranks,
-                mib(self.saves.unwrap_or(0))
+                mib(self.saves().unwrap_or(0))
             ),
             AdviceKind::ExpandableSegments => format!(
                 "The pool caches {} at the peak (Operator Reserved − Allocated); PYTORCH_NPU_ALLOC_CONF=expandable_segments:True lets it reuse that memory instead of reserving more",
@@ -166,18 +174,13 @@ pub struct RoleReport {
 
 impl RoleReport {
     /// The advice with `ranks` data-parallel ranks in the profile (the report is computed for
-    /// one: sharding saves (N−1)/N of what it addresses).
+    /// one; what sharding saves follows from the count, [`Advice::saves`]).
     pub fn advice_for(&self, ranks: usize) -> Vec<Advice> {
-        let ranks = ranks.max(1);
         self.advice
             .iter()
-            .map(|a| {
-                let mut a = a.clone();
-                a.ranks = ranks;
-                if a.saves.is_some() {
-                    a.saves = Some(a.bytes.saturating_mul(ranks as i64 - 1) / ranks as i64);
-                }
-                a
+            .map(|a| Advice {
+                ranks: ranks.max(1),
+                ..a.clone()
             })
             .collect()
     }
@@ -189,9 +192,9 @@ const ADVICE_MIN_BYTES: i64 = 1024 * 1024;
 /// Holders listed for recompute.
 const HOLDERS: usize = 3;
 
-/// The report for `data`: `overall` are its Overall curves (Operator Allocated, Reserved),
-/// `ranks` the data-parallel ranks in the profile.
-pub fn role_report(data: &RankData, overall: &[&Series], ranks: usize) -> RoleReport {
+/// The report for `data`: `overall` are its Overall curves (Operator Allocated, Reserved).
+/// The advice is for one rank: [`RoleReport::advice_for`] gives it for the profile's ranks.
+pub fn role_report(data: &RankData, overall: &[&Series]) -> RoleReport {
     let curve = |name: &str| overall.iter().copied().find(|s| s.name == name);
     let allocated = curve(super::OverallCurve::OperatorAllocated.label());
     let reserved = curve(super::OverallCurve::OperatorReserved.label());
@@ -263,7 +266,7 @@ pub fn role_report(data: &RankData, overall: &[&Series], ranks: usize) -> RoleRe
 
     let advice = at_peak
         .as_ref()
-        .map(|p| advice_at(data, p, reserved, ranks))
+        .map(|p| advice_at(data, p, reserved))
         .unwrap_or_default();
     RoleReport {
         series,
@@ -440,19 +443,11 @@ fn finish_at(roles: &mut Vec<RoleBytes>, allocated: Option<&Series>, t: i64) -> 
 }
 
 /// The advice at the peak, largest first.
-fn advice_at(
-    data: &RankData,
-    at: &RolesAt,
-    reserved: Option<&Series>,
-    ranks: usize,
-) -> Vec<Advice> {
-    let ranks = ranks.max(1);
-    let shard = |b: i64| b.saturating_mul(ranks as i64 - 1) / ranks as i64;
+fn advice_at(data: &RankData, at: &RolesAt, reserved: Option<&Series>) -> Vec<Advice> {
     let base = |kind, bytes| Advice {
         kind,
         bytes,
-        saves: None,
-        ranks,
+        ranks: 1,
         holders: Vec::new(),
     };
     let mut out = Vec::new();
@@ -465,17 +460,11 @@ fn advice_at(
     }
     let opt = at.bytes(Role::OptimizerState);
     if opt >= ADVICE_MIN_BYTES {
-        out.push(Advice {
-            saves: Some(shard(opt)),
-            ..base(AdviceKind::ShardOptimizerState, opt)
-        });
+        out.push(base(AdviceKind::ShardOptimizerState, opt));
     }
     let grad = at.bytes(Role::Gradient);
     if grad >= ADVICE_MIN_BYTES {
-        out.push(Advice {
-            saves: Some(shard(grad)),
-            ..base(AdviceKind::ShardGradients, grad)
-        });
+        out.push(base(AdviceKind::ShardGradients, grad));
     }
     if let Some(r) = reserved.and_then(|r| held_at(r, at.at_ns)) {
         let cache = r.saturating_sub(at.total);

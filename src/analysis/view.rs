@@ -106,30 +106,26 @@ impl RankView {
         self.statics.get_or_init(|| static_graphs(&self.data))
     }
 
+    /// The Overall curves the chart already has, as plain series (the step and role reports
+    /// use them: never built a second time).
+    pub fn overall_series(&self) -> Vec<&super::Series> {
+        self.series(GroupBy::Overall)
+            .iter()
+            .map(|l| &l.series)
+            .collect()
+    }
+
     /// Each step's figures and the growth runs (empty without steps; computed on first use).
     pub fn steps(&self) -> &super::StepReport {
-        self.steps.get_or_init(|| {
-            // The curves the chart already has: not built a second time.
-            let overall: Vec<&super::Series> = self
-                .series(GroupBy::Overall)
-                .iter()
-                .map(|l| &l.series)
-                .collect();
-            super::step_report_on(&self.data, &overall)
-        })
+        self.steps
+            .get_or_init(|| super::step_report_on(&self.data, &self.overall_series()))
     }
 
     /// Memory by role (computed on first use; advice for one rank, see
     /// [`super::RoleReport::advice_for`]).
     pub fn roles(&self) -> &super::RoleReport {
-        self.roles.get_or_init(|| {
-            let overall: Vec<&super::Series> = self
-                .series(GroupBy::Overall)
-                .iter()
-                .map(|l| &l.series)
-                .collect();
-            super::role_report(&self.data, &overall, 1)
-        })
+        self.roles
+            .get_or_init(|| super::role_report(&self.data, &self.overall_series()))
     }
 
     /// Is the role report computed?

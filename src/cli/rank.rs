@@ -1,4 +1,4 @@
-//! Picking one rank for the per-rank commands (`curve`, `table`, `live`).
+//! Picking one rank for the per-rank commands (`curve`, `table`, `live`, `roles`, …).
 
 use std::path::Path;
 
@@ -8,6 +8,15 @@ use crate::model::{RankData, SourceChoice};
 /// Discovers `path` and loads rank `rank` (its id as shown by `inspect`), or the first rank,
 /// from the files `source` names. The error is one line for the user.
 pub fn load_one(path: &Path, rank: Option<&str>, source: SourceChoice) -> Result<RankData, String> {
+    load_one_of_many(path, rank, source).map(|(data, _)| data)
+}
+
+/// [`load_one`], and how many ranks the profile has (what `roles` shards advice over).
+pub fn load_one_of_many(
+    path: &Path,
+    rank: Option<&str>,
+    source: SourceChoice,
+) -> Result<(RankData, usize), String> {
     let profile = discover(path).map_err(|e| e.to_string())?;
     let index = match rank {
         None => 0,
@@ -21,7 +30,8 @@ pub fn load_one(path: &Path, rank: Option<&str>, source: SourceChoice) -> Result
             })?,
     };
     let info = with_source(&profile.ranks[index], source)?;
-    load_rank(&info, &LoadControl::new()).map_err(|e| e.to_string())
+    let data = load_rank(&info, &LoadControl::new()).map_err(|e| e.to_string())?;
+    Ok((data, profile.ranks.len()))
 }
 
 /// `info` read from `source`, or why it cannot be.

@@ -5,8 +5,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use crate::analysis::{GroupBy, RankView, RoleBytes, RoleReport, RolesAt};
-use crate::ingest::{LoadControl, discover, load_rank};
+use crate::analysis::{RankView, RoleBytes, RoleReport, RolesAt};
 use crate::model::{NULL, RankData, SourceChoice, bytes_to_kib, bytes_to_mib, ns_to_ms};
 
 /// Options of `roles`.
@@ -32,24 +31,9 @@ pub fn roles(
     err: &mut dyn Write,
 ) -> i32 {
     let mut run = || -> Result<(), String> {
-        let profile = discover(path).map_err(|e| e.to_string())?;
-        let index = match &args.rank {
-            None => 0,
-            Some(r) => profile
-                .ranks
-                .iter()
-                .position(|i| &i.rank == r)
-                .ok_or_else(|| {
-                    let ids: Vec<&str> = profile.ranks.iter().map(|i| i.rank.as_str()).collect();
-                    format!("unknown rank {r:?} (ranks: {})", ids.join(", "))
-                })?,
-        };
-        let info = super::rank::with_source(&profile.ranks[index], source)?;
-        let data = load_rank(&info, &LoadControl::new()).map_err(|e| e.to_string())?;
+        let (data, ranks) = super::rank::load_one_of_many(path, args.rank.as_deref(), source)?;
         let view = RankView::new(data);
-        let _ = view.series(GroupBy::Overall);
         let report = view.roles();
-        let ranks = profile.ranks.len();
         let text = if args.json {
             format!("{}\n", roles_json(&view.data, report, ranks, args.blocks))
         } else {
@@ -88,11 +72,11 @@ pub fn roles_json(
                 .spans
                 .iter()
                 .map(|p| {
+                    // The step holding the phase's start (steps are sorted by start).
                     let step = data.steps.as_ref().and_then(|s| {
-                        s.steps
-                            .iter()
-                            .find(|st| st.start_ns <= p.start_ns && p.start_ns <= st.end_ns)
-                            .map(|st| st.id)
+                        let i = s.steps.partition_point(|st| st.start_ns <= p.start_ns);
+                        let st = s.steps.get(i.checked_sub(1)?)?;
+                        (p.start_ns <= st.end_ns).then_some(st.id)
                     });
                     serde_json::json!({
                         "step": step,

@@ -8,8 +8,8 @@ use super::HostSim;
 use super::rng::Rng;
 use super::sim::Alloc;
 
-/// A step's phases as fractions of its span: (name of the marking op, from, to). Forward has no
-/// op of its own (its ops carry sequence numbers); backward is the autograd thread's nodes.
+/// A step's phases as fractions of its span: (phase, from, to). Forward has no op of its own
+/// (its ops carry sequence numbers); backward is the autograd thread's nodes.
 const LAYOUT: [(Phase, f64, f64); 5] = [
     (Phase::Data, 0.0, 0.05),
     (Phase::Forward, 0.05, 0.45),
@@ -44,7 +44,11 @@ pub(crate) fn shape(rng: &mut Rng, pta: &mut [Alloc], steps: &[(i64, i64, i64)])
             spans.push((p, k, s + (len * a) as i64, s + (len * b) as i64 - 1));
         }
     }
-    let find = |k: usize, p: Phase| spans.iter().find(|x| x.1 == k && x.0 == p).copied();
+    // Step k's phases are spans[k * LAYOUT.len()..], in LAYOUT's order.
+    let find = |k: usize, p: Phase| {
+        let at = LAYOUT.iter().position(|l| l.0 == p)?;
+        spans.get(k * LAYOUT.len() + at).copied()
+    };
     let between = |rng: &mut Rng, a: i64, b: i64| a + (rng.unit() * (b - a).max(1) as f64) as i64;
     for a in pta.iter_mut() {
         if a.name == Some(super::sim::OPS.len()) {

@@ -2,13 +2,13 @@
 //! [`crate::model::PhaseKind`]): what the roles of blocks are judged against.
 //!
 //! - **Markers** are the ops that name a phase: `enumerate(DataLoader)#…` (data),
-//!   `Optimizer.step#…`, `Optimizer.zero_grad#…`, a `*.forward` span (`DistributedDataParallel.forward`),
-//!   and the autograd engine's `evaluate_function: …` nodes, merged into one backward phase
-//!   while no other marker starts between them. A marker inside another is ignored.
+//!   `Optimizer.step#…`, `Optimizer.zero_grad#…`, a `*.forward` span
+//!   (`DistributedDataParallel.forward`), and the autograd engine's `evaluate_function: …`
+//!   nodes, merged into one backward phase while no forward op (one with a sequence number)
+//!   starts between them. A marker inside another is ignored.
 //! - **Forward** is what leads up to a backward phase: from the first op that records autograd
-//!   (an op with a sequence number, on a thread other than the backward's) or the first
-//!   `*.forward` span after the previous marker, to the backward phase's start, less any
-//!   zero_grad inside.
+//!   (an op with a sequence number) or the first `*.forward` span after the previous marker,
+//!   to the backward phase's start, less any zero_grad inside.
 //! - **Data** is the rest of that gap, before forward: the `DataLoader` span and what follows it
 //!   until forward (the batch's copy to the device), or the loop's own batch-making ops when
 //!   there is no `DataLoader` span.
@@ -93,7 +93,9 @@ pub fn phases_of(ops: &HostOps) -> Phases {
     }
 
     let mut spans: Vec<Phase> = Vec::with_capacity(outer.len() * 2);
-    let mut gap_start = i64::MIN;
+    // The current gap: where it starts, and where its markers (zero_grad, forward spans) begin
+    // in `spans`, so filling it never rescans the earlier phases.
+    let (mut gap_start, mut gap_from) = (i64::MIN, 0);
     // Per marker: is the next marker other than zero_grad or forward a backward phase?
     let mut leads = vec![false; outer.len()];
     let mut next_backward = false;
@@ -104,28 +106,16 @@ pub fn phases_of(ops: &HostOps) -> Phases {
         leads[k] = next_backward;
     }
     for (k, m) in outer.iter().enumerate() {
-        let leads_to_backward = leads[k];
         if m.kind == PhaseKind::Backward {
-            fill_gap(&mut spans, gap_start, m.start_ns, &recorded, ops);
-        }
-        match m.kind {
-            PhaseKind::Forward | PhaseKind::ZeroGrad if leads_to_backward => {
-                // Inside the lead-up to backward: kept (zero_grad) or absorbed (forward) when
-                // the gap is filled at the backward phase.
-                if m.kind == PhaseKind::ZeroGrad {
-                    spans.push(*m);
-                } else {
-                    spans.push(Phase {
-                        kind: PhaseKind::Forward,
-                        ..*m
-                    });
-                }
-                continue;
-            }
-            _ => {}
+            fill_gap(&mut spans, gap_from, gap_start, m.start_ns, &recorded, ops);
         }
         spans.push(*m);
-        gap_start = m.end_ns;
+        // Zero_grad and forward spans in the lead-up to backward stay inside its gap (the
+        // filled forward absorbs a forward span); any other marker ends the gap.
+        if !(leads[k] && matches!(m.kind, PhaseKind::Forward | PhaseKind::ZeroGrad)) {
+            gap_start = m.end_ns;
+            gap_from = spans.len();
+        }
     }
     spans.sort_by_key(|p| (p.start_ns, p.end_ns));
     Phases {
@@ -134,14 +124,21 @@ pub fn phases_of(ops: &HostOps) -> Phases {
 }
 
 /// Fills the lead-up to a backward phase starting at `end` with data then forward, around the
-/// markers already in `spans` after `start` (zero_grad, explicit forward spans).
-fn fill_gap(spans: &mut Vec<Phase>, start: i64, end: i64, recorded: &[i64], ops: &HostOps) {
+/// markers of the gap (`spans[from..]`, after `start`: zero_grad, explicit forward spans).
+fn fill_gap(
+    spans: &mut Vec<Phase>,
+    from: usize,
+    start: i64,
+    end: i64,
+    recorded: &[i64],
+    ops: &HostOps,
+) {
     let first_op = if start == i64::MIN {
         ops.start_ns.iter().copied().min().unwrap_or(end)
     } else {
         start
     };
-    let explicit_forward = spans
+    let explicit_forward = spans[from..]
         .iter()
         .filter(|p| p.kind == PhaseKind::Forward && p.start_ns >= first_op && p.start_ns < end)
         .map(|p| p.start_ns)
@@ -155,7 +152,7 @@ fn fill_gap(spans: &mut Vec<Phase>, start: i64, end: i64, recorded: &[i64], ops:
     };
     // The gap less the markers inside it (zero_grad), as data before forward_start and forward
     // after.
-    let inside: Vec<(i64, i64)> = spans
+    let inside: Vec<(i64, i64)> = spans[from..]
         .iter()
         .filter(|p| p.kind == PhaseKind::ZeroGrad && p.start_ns >= first_op && p.end_ns <= end)
         .map(|p| (p.start_ns, p.end_ns))

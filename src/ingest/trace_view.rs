@@ -433,21 +433,13 @@ impl Sink {
             self.memory_event(bytes);
             return;
         }
-        if self
+        let op = self
             .op_finder
             .get_or_insert_with(|| memmem::Finder::new(b"cpu_op"))
             .find(bytes)
-            .is_some()
-        {
+            .is_some();
+        if op {
             self.host_op(bytes);
-        }
-        if self
-            .annotation_finder
-            .get_or_insert_with(|| memmem::Finder::new(b"user_annotation"))
-            .find(bytes)
-            .is_some()
-        {
-            self.phase_annotation(bytes);
         }
         if self
             .python_finder
@@ -457,6 +449,16 @@ impl Sink {
         {
             self.python_span(bytes);
             return;
+        }
+        // Not for ops or Python frames (the common kinds): they are never annotations.
+        if !op
+            && self
+                .annotation_finder
+                .get_or_insert_with(|| memmem::Finder::new(b"user_annotation"))
+                .find(bytes)
+                .is_some()
+        {
+            self.phase_annotation(bytes);
         }
         if self
             .flow_finder

@@ -123,14 +123,13 @@ fn roles_ui(
     drag: &mut Option<(f64, f64)>,
 ) {
     let view = cx.view;
+    // At the cursor: each role's curve read at that time (a binary search a role, every
+    // frame), not a pass over the blocks; the split shows bytes, not block counts.
     let shown = cx
         .state
         .link
         .cursor
-        .map(|c| {
-            let allocated = allocated_series(view);
-            crate::analysis::roles::roles_at(&view.data, &report.series, allocated, c)
-        })
+        .map(|c| crate::analysis::roles::roles_at_quick(&report.series, allocated_series(view), c))
         .or_else(|| report.at_peak.clone());
     let side = 330.0_f32.min(ui.available_width() * 0.4);
     ui.horizontal_top(|ui| {
@@ -253,7 +252,7 @@ pub fn advice_text(t: &Tr, a: &crate::analysis::Advice) -> String {
         .iter()
         .map(|(n, b)| format!("{n} ({})", bytes(*b)))
         .collect();
-    let saves = bytes(a.saves.unwrap_or(0));
+    let saves = bytes(a.saves().unwrap_or(0));
     match a.kind {
         AdviceKind::Recompute => (t.advice_recompute)(&bytes(a.bytes), &holders.join("; ")),
         AdviceKind::ShardOptimizerState => {
@@ -292,10 +291,8 @@ fn stacked_plot(
     let step = ((t1 - t0) as f64 / columns as f64).max(1.0);
     let allocated_curve = allocated_series(view);
     // The chart's unit: GB once the largest value reaches 10 GB.
-    let largest = allocated_curve
-        .and_then(|a| a.values.iter().copied().max())
-        .unwrap_or(0)
-        .max(report.at_peak.as_ref().map_or(0, |p| p.total));
+    // The report's peak is the largest value drawn (Operator Allocated's, else the blocks').
+    let largest = report.at_peak.as_ref().map_or(0, |p| p.total);
     let unit = crate::ui::format::MemUnit::for_max(largest as f64);
     let mib = unit.bytes();
     let unit_label = unit.label();
