@@ -130,6 +130,14 @@ impl Advice {
                     who.join("; ")
                 )
             }
+            AdviceKind::ShardOptimizerState if self.ranks <= 1 => format!(
+                "Optimizer state allocated in the profile holds {} at the peak; sharding it over N data-parallel ranks (ZeRO-1, distributed optimizer) saves (N-1)/N of it (this profile has one rank)",
+                mib(self.bytes)
+            ),
+            AdviceKind::ShardGradients if self.ranks <= 1 => format!(
+                "Gradients hold {} at the peak; sharding them over N ranks (ZeRO-2, FSDP) saves (N-1)/N of it (this profile has one rank); smaller DDP buckets lower the extra copies",
+                mib(self.bytes)
+            ),
             AdviceKind::ShardOptimizerState => format!(
                 "Optimizer state allocated in the profile holds {} at the peak; sharding it over the {} data-parallel ranks (ZeRO-1, distributed optimizer) saves {} on this rank",
                 mib(self.bytes),
@@ -507,4 +515,31 @@ fn activation_holders(data: &RankData, t: i64) -> Vec<(String, i64)> {
     v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     v.truncate(HOLDERS);
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sharding_saves_follow_the_rank_count() {
+        let a = |kind, ranks| Advice {
+            kind,
+            bytes: 800,
+            ranks,
+            holders: Vec::new(),
+        };
+        assert_eq!(a(AdviceKind::ShardGradients, 4).saves(), Some(600));
+        assert_eq!(a(AdviceKind::ShardOptimizerState, 8).saves(), Some(700));
+        assert_eq!(a(AdviceKind::ShardGradients, 1).saves(), Some(0));
+        assert_eq!(a(AdviceKind::Recompute, 4).saves(), None);
+        // One rank: no "saves 0", the fraction it would save with N.
+        let one = a(AdviceKind::ShardOptimizerState, 1).english();
+        assert!(one.contains("(N-1)/N") && !one.contains("saves 0"), "{one}");
+        assert!(
+            a(AdviceKind::ShardOptimizerState, 4)
+                .english()
+                .contains("over the 4")
+        );
+    }
 }

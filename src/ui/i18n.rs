@@ -929,11 +929,21 @@ pub static EN: Tr = Tr {
         )
     },
     advice_shard_optimizer: |mb, n, saves| {
+        if n <= 1 {
+            return format!(
+                "Optimizer state allocated in the profile holds {mb} at the peak: sharding it over N data-parallel ranks (ZeRO-1, distributed optimizer) saves (N−1)/N of it (this profile has one rank)"
+            );
+        }
         format!(
             "Optimizer state allocated in the profile holds {mb} at the peak: sharding it over the {n} data-parallel ranks (ZeRO-1, distributed optimizer) saves {saves} on this rank"
         )
     },
     advice_shard_gradients: |mb, n, saves| {
+        if n <= 1 {
+            return format!(
+                "Gradients hold {mb} at the peak: sharding them over N ranks (ZeRO-2, FSDP) saves (N−1)/N of it (this profile has one rank); smaller DDP buckets lower the extra copies"
+            );
+        }
         format!(
             "Gradients hold {mb} at the peak: sharding them over the {n} ranks (ZeRO-2, FSDP) saves {saves}; smaller DDP buckets lower the extra copies"
         )
@@ -1610,11 +1620,21 @@ pub static ZH: Tr = Tr {
         )
     },
     advice_shard_optimizer: |mb, n, saves| {
+        if n <= 1 {
+            return format!(
+                "采集中分配的优化器状态在峰值时占 {mb}：在 N 个数据并行 rank 间切分（ZeRO-1、分布式优化器）可节省其中的 (N−1)/N（本数据只有 1 个 rank）"
+            );
+        }
         format!(
             "采集中分配的优化器状态在峰值时占 {mb}：在 {n} 个数据并行 rank 间切分（ZeRO-1、分布式优化器）可在本 rank 节省 {saves}"
         )
     },
     advice_shard_gradients: |mb, n, saves| {
+        if n <= 1 {
+            return format!(
+                "峰值时梯度占 {mb}：在 N 个 rank 间切分（ZeRO-2、FSDP）可节省其中的 (N−1)/N（本数据只有 1 个 rank）；减小 DDP bucket 可减少额外拷贝"
+            );
+        }
         format!(
             "峰值时梯度占 {mb}：在 {n} 个 rank 间切分（ZeRO-2、FSDP）可节省 {saves}；减小 DDP bucket 可减少额外拷贝"
         )
