@@ -335,7 +335,12 @@ fn run_app(path: Option<PathBuf>, baseline: Option<PathBuf>) -> ExitCode {
     match memsight::ui::run(path, baseline) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("memsight: cannot open a window: {e}");
+            // On a server (no display, no X11/Wayland/GL libraries) the CLI is what works.
+            eprintln!(
+                "memsight: cannot open a window: {e}\n\
+                 memsight: without a display, the CLI works: `memsight inspect PATH`, \
+                 `memsight --help`"
+            );
             exit(EXIT_FAILURE)
         }
     }

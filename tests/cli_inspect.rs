@@ -86,6 +86,8 @@ fn no_arguments_without_a_display_fails_cleanly() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("cannot open a window"), "{stderr}");
+    // And it says what does work there.
+    assert!(stderr.contains("memsight inspect PATH"), "{stderr}");
 }
 
 #[test]
