@@ -5,8 +5,10 @@
 # - UI snapshot tests (`--features snapshot`): Mesa's software Vulkan (lavapipe);
 # - the Chinese UI: a CJK font (fonts-wqy-microhei);
 # - screenshots (scripts/screenshot.sh): Xvfb, ImageMagick and xdotool (pass --screenshots);
-# - packages (scripts/package.sh, pass --package): mingw-w64 and the Rust Windows target for the
-#   .exe, wine64 to run it, cargo-deb for the .deb.
+# - packages (scripts/package.sh, pass --package): maturin and zig (PyPI: the wheels, glibc 2.17),
+#   mingw-w64 and the Rust Windows target for the .exe, wine64 to run it, the Rust aarch64 target,
+#   Debian's aarch64 gcc (the headless CLI) and qemu-user with the arm64 libc to run it,
+#   cargo-deb for the .debs.
 set -euo pipefail
 need=()
 have_pkg() { dpkg -s "$1" >/dev/null 2>&1; }
@@ -21,7 +23,9 @@ for arg in "$@"; do
     --screenshots)
       for p in xvfb xauth imagemagick xdotool; do have_pkg "$p" || need+=("$p"); done ;;
     --package)
-      for p in gcc-mingw-w64-x86-64 wine64; do have_pkg "$p" || need+=("$p"); done ;;
+      for p in gcc-mingw-w64-x86-64 wine64 gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user file; do
+        have_pkg "$p" || need+=("$p")
+      done ;;
   esac
 done
 if [ ${#need[@]} -gt 0 ]; then
@@ -30,7 +34,10 @@ if [ ${#need[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}"
 fi
 if [[ " $* " == *" --package "* ]]; then
-  rustup target list --installed | grep -qx x86_64-pc-windows-gnu ||
-    rustup target add x86_64-pc-windows-gnu
+  for t in x86_64-pc-windows-gnu aarch64-unknown-linux-gnu; do
+    rustup target list --installed | grep -qx "$t" || rustup target add "$t"
+  done
   command -v cargo-deb >/dev/null 2>&1 || cargo install cargo-deb --locked --quiet
+  # Pinned: the wheels' tags and layout are checked by scripts/package.sh.
+  python3 -m pip install --quiet --disable-pip-version-check maturin==1.16.0 ziglang==0.17.1
 fi

@@ -1,41 +1,135 @@
 #!/usr/bin/env bash
-# Builds what ships, into dist/: the Linux binary and its .deb, and the Windows .exe; then checks
-# them: the .deb installs (dpkg -i into a scratch root, then `memsight --version`), and the .exe
-# gives the Linux binary's output on the fixtures under wine (scripts/windows-check.sh).
-# Needs: scripts/install-deps.sh --package (mingw, wine, the Windows target, cargo-deb).
+# Builds what ships, into dist/, each target once, and checks every artifact the way a user
+# would meet it:
+# - the wheels (maturin, `bindings = "bin"`): Linux x86_64 and aarch64 linked by zig against
+#   glibc 2.17 (manylinux2014: CentOS 7 / EulerOS / openEuler Kunpeng servers and newer), and
+#   Windows x86_64 (mingw). Their binaries are also the plain downloads, the .debs' and the .exe;
+# - the x86_64 wheel installs into a fresh venv: `memsight --version`, `memsight inspect`, and the
+#   Python API's suite (python/tests, with pandas);
+# - the Linux binaries run their CLI with only the C library (scripts/server-check.sh: a chroot,
+#   and qemu-aarch64 with a bare arm64 root);
+# - the aarch64 and Windows binaries give byte-identical outputs to the x86_64 one
+#   (scripts/cross-check.sh, under qemu-aarch64 and wine), and the API's suite passes on the
+#   aarch64 binary too;
+# - the headless CLI (--no-default-features) cross-built for aarch64 with Debian's gcc;
+# - the .debs (amd64 and arm64) hold their files and run; with root and MEMSIGHT_DPKG_INSTALL=1
+#   the amd64 one is installed for real (dpkg -i), then removed;
+# - the crate: `cargo package` passes and the packaged crate installs with `cargo install --path`
+#   in an empty CARGO_HOME (scripts/crate-check.sh).
+# Each step says how long it took. Needs: scripts/install-deps.sh --package.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version=$(cargo metadata --no-deps --format-version 1 |
   python3 -c 'import json,sys; print(json.load(sys.stdin)["packages"][0]["version"])')
 mkdir -p dist
-# Linux: the dist profile (LTO, one codegen unit, stripped).
-cargo build --profile dist
-cp target/dist/memsight "dist/memsight-$version-x86_64-linux"
-cargo deb --no-build --no-strip --output "dist/memsight_${version}_amd64.deb"
-# Windows: cross-built with mingw; the icon and version information come from build.rs.
-cargo build --profile dist --target x86_64-pc-windows-gnu
-cp target/x86_64-pc-windows-gnu/dist/memsight.exe "dist/memsight-$version-x86_64-windows.exe"
-ls -la dist
+rm -f dist/*.whl
+started=$SECONDS
+last=$SECONDS
+took() {
+  echo "package.sh: $1 took $((SECONDS - last)) s ($((SECONDS - started)) s in all)"
+  last=$SECONDS
+}
+linux_x86=x86_64-unknown-linux-gnu
+linux_arm=aarch64-unknown-linux-gnu
+windows=x86_64-pc-windows-gnu
 
-# The .deb: its files, and the installed binary runs. Unpacked into a scratch root (dpkg -x)
-# so that checking it needs no root and leaves the machine as it was; with root and
-# MEMSIGHT_DPKG_INSTALL=1 it is installed for real (dpkg -i), as on a user's machine.
-deb="dist/memsight_${version}_amd64.deb"
-dpkg-deb --info "$deb" | sed -n '1,20p'
-root=$(mktemp -d)
-trap 'rm -rf "$root"' EXIT
-dpkg -x "$deb" "$root"
-for f in usr/bin/memsight usr/share/applications/memsight.desktop \
-  usr/share/icons/hicolor/256x256/apps/memsight.png usr/share/icons/hicolor/scalable/apps/memsight.svg; do
-  test -f "$root/$f" || { echo "missing from the .deb: $f" >&2; exit 1; }
+# 1. The wheels.
+python3 -m maturin build --zig --target $linux_x86 --compatibility manylinux2014 --out dist
+took "the x86_64 Linux wheel"
+python3 -m maturin build --zig --target $linux_arm --compatibility manylinux2014 --out dist
+took "the aarch64 Linux wheel"
+# The icon and version information of the .exe come from build.rs (mingw's windres).
+python3 -m maturin build --target $windows --out dist
+took "the Windows wheel"
+cp target/$linux_x86/dist/memsight "dist/memsight-$version-x86_64-linux"
+cp target/$linux_arm/dist/memsight "dist/memsight-$version-aarch64-linux"
+cp target/$windows/dist/memsight.exe "dist/memsight-$version-x86_64-windows.exe"
+wheel_x86=$(ls dist/memsight-"$version"-*manylinux*_x86_64.whl)
+wheel_arm=$(ls dist/memsight-"$version"-*manylinux*_aarch64.whl)
+wheel_win=$(ls dist/memsight-"$version"-*win_amd64.whl)
+file "dist/memsight-$version-aarch64-linux" | grep -q "ARM aarch64" ||
+  { echo "the aarch64 binary is not an aarch64 ELF" >&2; exit 1; }
+
+# 2. The headless CLI for aarch64, with Debian's cross gcc (no zig): what a login node builds.
+CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc \
+  CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc \
+  cargo build --release --no-default-features --target $linux_arm
+took "the headless aarch64 CLI"
+
+# 3. The .debs, from the wheels' binaries (cargo-deb maps target/release/ to target/<triple>/dist/).
+cargo deb --no-build --no-strip --profile dist --target $linux_x86 --output "dist/memsight_${version}_amd64.deb"
+cargo deb --no-build --no-strip --profile dist --target $linux_arm --output "dist/memsight_${version}_arm64.deb"
+took "the .debs"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# 4. The x86_64 wheel in a fresh venv: the command, `python -m memsight`, and the API's suite.
+python3 -m venv "$work/venv"
+"$work/venv/bin/pip" install --quiet --disable-pip-version-check "$wheel_x86" pandas
+"$work/venv/bin/memsight" --version
+"$work/venv/bin/python" -m memsight --version
+"$work/venv/bin/memsight" inspect fixtures/torch_cluster >/dev/null
+(cd "$work" && MEMSIGHT_REPO="$OLDPWD" "$work/venv/bin/python" -m unittest discover -s "$OLDPWD/python/tests")
+took "the x86_64 wheel in a fresh venv (pip, pandas, the API's suite)"
+
+# 5. The aarch64 wheel's binary under qemu: the same suite through it, then every output equal
+# to x86_64's, and the headless build's too.
+mkdir -p "$work/arm"
+python3 -m zipfile -e "$wheel_arm" "$work/arm"
+arm_bin="$work/arm/memsight-$version.data/scripts/memsight"
+chmod +x "$arm_bin"
+printf '#!/bin/sh\nexec qemu-aarch64 -L /usr/aarch64-linux-gnu "%s" "$@"\n' "$arm_bin" >"$work/memsight-arm"
+chmod +x "$work/memsight-arm"
+(cd "$work" && MEMSIGHT_REPO="$OLDPWD" MEMSIGHT_BIN="$work/memsight-arm" \
+  "$work/venv/bin/python" -m unittest discover -s "$OLDPWD/python/tests")
+bash scripts/cross-check.sh aarch64 "dist/memsight-$version-x86_64-linux" "$arm_bin"
+headless_arm=target/$linux_arm/release/memsight
+for args in "--version" "inspect fixtures/torch_cluster --json" "steps fixtures/demo --json"; do
+  # shellcheck disable=SC2086
+  cmp <("dist/memsight-$version-x86_64-linux" $args) <(qemu-aarch64 -L /usr/aarch64-linux-gnu "$headless_arm" $args)
 done
-"$root/usr/bin/memsight" --version
-"$root/usr/bin/memsight" inspect fixtures/torch_crlf >/dev/null
+echo "the headless aarch64 CLI: identical outputs"
+took "the aarch64 checks under qemu"
+
+# 6. Both Linux binaries on a server: only the C library.
+bash scripts/server-check.sh x86_64 "dist/memsight-$version-x86_64-linux"
+bash scripts/server-check.sh aarch64 "$arm_bin"
+took "the server checks"
+
+# 7. The .debs: their files, and the installed binary runs. Unpacked into a scratch root
+# (dpkg -x) so that checking needs no root and leaves the machine as it was; with root and
+# MEMSIGHT_DPKG_INSTALL=1 the amd64 one is installed for real (dpkg -i), as on a user's machine.
+for arch in amd64 arm64; do
+  deb="dist/memsight_${version}_$arch.deb"
+  test "$(dpkg-deb --field "$deb" Architecture)" = "$arch"
+  root="$work/deb-$arch"
+  dpkg -x "$deb" "$root"
+  for f in usr/bin/memsight usr/share/applications/memsight.desktop \
+    usr/share/icons/hicolor/256x256/apps/memsight.png usr/share/icons/hicolor/scalable/apps/memsight.svg; do
+    test -f "$root/$f" || { echo "missing from $deb: $f" >&2; exit 1; }
+  done
+done
+dpkg-deb --info "dist/memsight_${version}_amd64.deb" | sed -n '1,20p'
+"$work/deb-amd64/usr/bin/memsight" --version
+"$work/deb-amd64/usr/bin/memsight" inspect fixtures/torch_crlf >/dev/null
+qemu-aarch64 -L /usr/aarch64-linux-gnu "$work/deb-arm64/usr/bin/memsight" inspect fixtures/torch_crlf >/dev/null
 if [ "${MEMSIGHT_DPKG_INSTALL:-0}" = 1 ] && [ "$(id -u)" = 0 ]; then
-  dpkg -i "$deb"
+  dpkg -i "dist/memsight_${version}_amd64.deb"
   memsight --version
   dpkg -r memsight
 fi
+took "the .debs"
 
-# The .exe: every CLI output equal to the Linux binary's, under wine.
-bash scripts/windows-check.sh "dist/memsight-$version-x86_64-linux" "dist/memsight-$version-x86_64-windows.exe"
+# 8. The Windows wheel's .exe: every CLI output equal to the Linux binary's, under wine.
+mkdir -p "$work/win"
+python3 -m zipfile -e "$wheel_win" "$work/win"
+cmp "$work/win/memsight-$version.data/scripts/memsight.exe" "dist/memsight-$version-x86_64-windows.exe"
+bash scripts/cross-check.sh windows "dist/memsight-$version-x86_64-linux" "dist/memsight-$version-x86_64-windows.exe"
+took "the Windows check under wine"
+
+# 9. The crate.
+bash scripts/crate-check.sh
+took "the crate check"
+
+ls -la dist

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The crate as crates.io would get it: `cargo package` passes (its own verification build), the
+# .crate holds only the crate's files and is under the registry's 10 MiB limit, and the packaged
+# crate installs with `cargo install --path` in an empty CARGO_HOME (every dependency fetched
+# from crates.io, nothing from this checkout or this machine's cargo config), and runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+version=$(cargo metadata --no-deps --format-version 1 |
+  python3 -c 'import json,sys; print(json.load(sys.stdin)["packages"][0]["version"])')
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# --allow-dirty: a local run with uncommitted work; CI packages a clean clone.
+cargo package --allow-dirty --locked
+crate="target/package/memsight-$version.crate"
+size=$(stat -c %s "$crate")
+echo "$crate: $size bytes, $(tar -tzf "$crate" | wc -l) files"
+if [ "$size" -ge $((10 * 1024 * 1024)) ]; then
+  echo "crate-check: $crate is over crates.io's 10 MiB limit" >&2
+  exit 1
+fi
+if tar -tzf "$crate" | grep -E '/(fixtures|tests|benches|fuzz|docs|python|scripts)/'; then
+  echo "crate-check: the crate ships test data or scripts (above)" >&2
+  exit 1
+fi
+tar -xzf "$crate" -C "$work"
+# An empty CARGO_HOME; the build goes to its own target dir (a user's `cargo install` shares
+# nothing with this checkout). The headless CLI: the GUI half of the code is built by every
+# other step of CI, from the same sources the crate holds.
+CARGO_HOME="$work/cargo-home" CARGO_TARGET_DIR="$work/target" \
+  cargo install --locked --path "$work/memsight-$version" --root "$work/root" --no-default-features
+"$work/root/bin/memsight" --version
+"$work/root/bin/memsight" inspect fixtures/torch_cluster --json >/dev/null
+echo "crate-check: the packaged crate installs and runs"
