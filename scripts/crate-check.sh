@@ -9,9 +9,23 @@ version=$(cargo metadata --no-deps --format-version 1 |
   python3 -c 'import json,sys; print(json.load(sys.stdin)["packages"][0]["version"])')
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# --allow-dirty: a local run with uncommitted work; CI packages a clean clone.
-cargo package --allow-dirty --locked
-crate="target/package/memsight-$version.crate"
+# Everything the build embeds (include_bytes!/include_str!) is in the crate: the verification
+# build below is the headless one, which does not compile the GUI's embeds.
+list=$(cargo package --list --allow-dirty 2>/dev/null)
+grep -rhoE 'include_(bytes|str)!\("[^"]+"\)' src | sed -E 's/.*\("(.*)"\)/\1/' | sort -u | while read -r rel; do
+  # Relative to the file that embeds it: resolve against every source folder that names it.
+  found=$(grep -rlF "\"$rel\"" src | head -1)
+  path=$(realpath --relative-to=. "$(dirname "$found")/$rel")
+  grep -qxF "$path" <<<"$list" || { echo "crate-check: $path ($found embeds it) is not in the crate" >&2; exit 1; }
+  echo "embedded, in the crate: $path"
+done
+# `cargo package` with its verification build (headless: the GUI's 6-minute dev-profile build
+# would add nothing the embeds check above and every other CI step do not), in a target dir of
+# its own so that it can run beside the wheels' builds. --allow-dirty: a local run with
+# uncommitted work; CI packages a clean clone.
+target=${CRATE_CHECK_TARGET:-$work/package-target}
+CARGO_TARGET_DIR=$target cargo package --allow-dirty --locked --no-default-features
+crate="$target/package/memsight-$version.crate"
 size=$(stat -c %s "$crate")
 echo "$crate: $size bytes, $(tar -tzf "$crate" | wc -l) files"
 if [ "$size" -ge $((10 * 1024 * 1024)) ]; then
@@ -24,8 +38,8 @@ if tar -tzf "$crate" | grep -E '/(fixtures|tests|benches|fuzz|docs|python|script
 fi
 tar -xzf "$crate" -C "$work"
 # An empty CARGO_HOME; the build goes to its own target dir (a user's `cargo install` shares
-# nothing with this checkout). The headless CLI: the GUI half of the code is built by every
-# other step of CI, from the same sources the crate holds.
+# nothing with this checkout). The headless CLI, as on a login node; the GUI half of the code is
+# built by every other step of CI from the same sources the crate holds.
 CARGO_HOME="$work/cargo-home" CARGO_TARGET_DIR="$work/target" \
   cargo install --locked --path "$work/memsight-$version" --root "$work/root" --no-default-features
 "$work/root/bin/memsight" --version
