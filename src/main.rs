@@ -93,6 +93,12 @@ enum Command {
         #[command(flatten)]
         args: cli::RolesArgs,
     },
+    /// Summarise every rank of many profiles into one SQLite file for the cluster overview
+    /// (or, with --merge, merge such files).
+    Summarize {
+        #[command(flatten)]
+        args: cli::SummarizeArgs,
+    },
     /// Memory by call stack, source line or host op (profiles made with with_stack=True).
     Stacks {
         /// Profiling folder or .db.
@@ -231,6 +237,9 @@ fn main() -> ExitCode {
         }
         Some(Command::Roles { path, args }) => {
             exit(cli::roles(&path, source, &args, &mut out, &mut err))
+        }
+        Some(Command::Summarize { args }) => {
+            exit(cli::summarize(source, &args, &mut out, &mut err))
         }
         Some(Command::Stacks { path, args }) => {
             exit(cli::stacks(&path, source, &args, &mut out, &mut err))

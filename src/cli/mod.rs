@@ -12,6 +12,7 @@ pub mod snapshot;
 pub mod stacks;
 pub mod static_graph;
 pub mod steps;
+pub mod summarize;
 pub mod table;
 
 pub use compare::{CompareArgs, compare};
@@ -24,6 +25,7 @@ pub use snapshot::{SnapshotArgs, snapshot};
 pub use stacks::{StacksArgs, stacks};
 pub use static_graph::{StaticArgs, static_graph};
 pub use steps::steps;
+pub use summarize::{SummarizeArgs, summarize};
 pub use table::{TableArgs, table};
 
 use std::path::PathBuf;

@@ -1,5 +1,7 @@
-//! Text out: the `inspect` summary (readable and JSON), table rows as TSV/CSV.
+//! Text out: the `inspect` summary (readable and JSON), table rows as TSV/CSV, and the cluster
+//! summary file of `memsight summarize` ([`cluster_db`]).
 
+pub mod cluster_db;
 pub mod summary;
 pub mod tsv;
 

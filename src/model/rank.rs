@@ -112,6 +112,38 @@ impl PartialEq for DbSnapshot {
 impl Eq for DbSnapshot {}
 
 impl DataSource {
+    /// The data files it names (a DB's CSV fallback included), for a rank's identity.
+    pub fn files(&self) -> Vec<PathBuf> {
+        match self {
+            DataSource::Csv {
+                memory_record,
+                operator_memory,
+                npu_module_mem,
+                static_op_mem,
+                ..
+            } => [
+                memory_record,
+                operator_memory,
+                npu_module_mem,
+                static_op_mem,
+            ]
+            .into_iter()
+            .flatten()
+            .cloned()
+            .collect(),
+            DataSource::Db {
+                path, csv_fallback, ..
+            } => {
+                let mut v = vec![path.clone()];
+                if let Some(f) = csv_fallback {
+                    v.extend(f.files());
+                }
+                v
+            }
+            DataSource::Imported { path, .. } => vec![path.clone()],
+        }
+    }
+
     /// `"csv"` or `"db"`.
     pub fn kind(&self) -> &'static str {
         match self {

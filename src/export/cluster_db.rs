@@ -1,0 +1,638 @@
+//! The cluster summary file (`memsight summarize … --out FILE.db`): one small SQLite file per
+//! machine or per job, holding for every rank what the overview needs, computed next to the data.
+//! Summaries merge (`--merge`) into one file; writing the same ranks always gives the same bytes,
+//! whatever order they came in, so a merge is idempotent and engines can be compared byte for
+//! byte.
+//!
+//! Schema version [`SCHEMA_VERSION`] (`PRAGMA user_version`); every table and column is listed in
+//! the README ("Cluster summaries"). Times are ms from the rank's own time origin, sizes MiB.
+
+use std::path::Path;
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+/// `PRAGMA user_version` of the files this build writes; a file with another version is refused
+/// with a message saying which.
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// At most this many buckets per downsampled curve.
+pub const CURVE_BUCKETS: usize = 4096;
+
+/// The tables, in creation order (the README documents each column).
+const SCHEMA: &str = "
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE ranks(
+  id INTEGER PRIMARY KEY,
+  host TEXT, rank TEXT NOT NULL, device TEXT, path TEXT NOT NULL,
+  source TEXT NOT NULL, format TEXT NOT NULL,
+  files INTEGER NOT NULL, files_bytes INTEGER NOT NULL, files_mtime_ns INTEGER NOT NULL,
+  error TEXT,
+  time_origin_ns INTEGER,
+  peak_allocated_mib REAL, peak_allocated_at_ms REAL,
+  peak_reserved_mib REAL, peak_app_reserved_mib REAL,
+  unreleased INTEGER, steps INTEGER,
+  inspect_json TEXT NOT NULL, steps_json TEXT, roles_json TEXT
+);
+CREATE TABLE steps(
+  rank_id INTEGER NOT NULL REFERENCES ranks(id), step INTEGER NOT NULL,
+  start_ms REAL NOT NULL, end_ms REAL NOT NULL,
+  peak_allocated_mib REAL, peak_at_ms REAL, end_allocated_mib REAL, change_mib REAL,
+  survivors INTEGER NOT NULL, survivors_kib REAL NOT NULL,
+  PRIMARY KEY(rank_id, step)
+);
+CREATE TABLE roles_at_peak(
+  rank_id INTEGER NOT NULL REFERENCES ranks(id), role TEXT NOT NULL,
+  mib REAL NOT NULL, blocks INTEGER NOT NULL,
+  PRIMARY KEY(rank_id, role)
+);
+CREATE TABLE top_at_peak(
+  rank_id INTEGER NOT NULL REFERENCES ranks(id), kind TEXT NOT NULL, position INTEGER NOT NULL,
+  name TEXT NOT NULL, mib REAL NOT NULL, blocks INTEGER NOT NULL,
+  PRIMARY KEY(rank_id, kind, position)
+);
+CREATE TABLE curves(
+  rank_id INTEGER NOT NULL REFERENCES ranks(id), series TEXT NOT NULL, bucket INTEGER NOT NULL,
+  start_ms REAL NOT NULL, end_ms REAL NOT NULL, min_mib REAL NOT NULL, max_mib REAL NOT NULL,
+  PRIMARY KEY(rank_id, series, bucket)
+);
+CREATE TABLE notes(position INTEGER PRIMARY KEY, text TEXT NOT NULL);
+";
+
+/// Who a rank is: what matches a summary to its folder.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RankIdentity {
+    /// Host name, when known.
+    pub host: Option<String>,
+    /// Rank id, as `inspect` shows it.
+    pub rank: String,
+    /// Device id, when known.
+    pub device: Option<String>,
+    /// The rank's folder (or file), as given on the command line.
+    pub path: String,
+    /// `csv`, `db` or the importer's name.
+    pub source: String,
+    /// Which profiler wrote it.
+    pub format: String,
+    /// How many data files the rank's source names.
+    pub files: i64,
+    /// Their total size, bytes.
+    pub files_bytes: i64,
+    /// The newest modification time among them, ns since the Unix epoch.
+    pub files_mtime_ns: i64,
+}
+
+impl RankIdentity {
+    /// The key under which a merge keeps one summary of a rank.
+    fn key(&self) -> (&Option<String>, &str, &Option<String>, &str) {
+        (&self.host, &self.rank, &self.device, &self.path)
+    }
+}
+
+/// One training step of a rank (`memsight steps`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepRow {
+    /// Step number.
+    pub step: i64,
+    /// Start, ms.
+    pub start_ms: f64,
+    /// End, ms.
+    pub end_ms: f64,
+    /// Operator Allocated's peak in the step, MiB.
+    pub peak_allocated_mib: Option<f64>,
+    /// When it was reached, ms.
+    pub peak_at_ms: Option<f64>,
+    /// Operator Allocated at the step's end, MiB.
+    pub end_allocated_mib: Option<f64>,
+    /// End value minus the previous step's, MiB.
+    pub change_mib: Option<f64>,
+    /// Blocks allocated in the step and still alive at its end.
+    pub survivors: i64,
+    /// Their size, KiB.
+    pub survivors_kib: f64,
+}
+
+/// A named amount at the peak: a role, an operator or a source line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Amount {
+    /// Role, operator or `file(line): function`.
+    pub name: String,
+    /// MiB alive at the peak.
+    pub mib: f64,
+    /// Blocks alive at the peak.
+    pub blocks: i64,
+}
+
+/// One bucket of a downsampled curve: the lowest and highest value the curve held in it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bucket {
+    /// Bucket start, ms.
+    pub start_ms: f64,
+    /// Bucket end, ms.
+    pub end_ms: f64,
+    /// Lowest value held, MiB.
+    pub min_mib: f64,
+    /// Highest value held, MiB.
+    pub max_mib: f64,
+}
+
+/// Everything a summary holds about one rank.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RankRecord {
+    /// Who it is.
+    pub identity: RankIdentity,
+    /// Why it could not be summarised (the rank is still recorded).
+    pub error: Option<String>,
+    /// The rank's object of `memsight inspect --json`.
+    pub inspect_json: String,
+    /// `memsight steps --json`, when the rank has steps.
+    pub steps_json: Option<String>,
+    /// `memsight roles --json`, when it loaded.
+    pub roles_json: Option<String>,
+    /// Each step.
+    pub steps: Vec<StepRow>,
+    /// Each role's share of the Operator Allocated peak.
+    pub roles_at_peak: Vec<Amount>,
+    /// The operators holding the most at the peak, largest first.
+    pub top_operators: Vec<Amount>,
+    /// The source lines holding the most at the peak (profiles with call stacks).
+    pub top_lines: Vec<Amount>,
+    /// Downsampled Overall curves, by series name.
+    pub curves: Vec<(String, Vec<Bucket>)>,
+}
+
+/// A summary file's content.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Summary {
+    /// The ranks, in identity order once written.
+    pub ranks: Vec<RankRecord>,
+    /// What a merge decided (duplicates dropped, and which was kept).
+    pub notes: Vec<String>,
+}
+
+/// Why a summary file could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum SummaryError {
+    /// SQLite refused.
+    #[error("{path}: {source}")]
+    Sqlite {
+        /// The file.
+        path: String,
+        /// SQLite's message.
+        source: rusqlite::Error,
+    },
+    /// Not a summary, or another schema version.
+    #[error("{path}: {why}")]
+    NotASummary {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        why: String,
+    },
+    /// The file system refused.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The error.
+        source: std::io::Error,
+    },
+}
+
+fn f64_of(v: Option<&serde_json::Value>) -> Option<f64> {
+    v.and_then(serde_json::Value::as_f64)
+}
+
+impl RankRecord {
+    /// Columns of `ranks` read from the inspect JSON (the peaks, unreleased, steps).
+    fn inspect_columns(&self) -> (Option<i64>, [Option<f64>; 4], Option<i64>, Option<i64>) {
+        let v: serde_json::Value = serde_json::from_str(&self.inspect_json).unwrap_or_default();
+        let peak = |k: &str, f: &str| f64_of(v.get("peaks").and_then(|p| p.get(k)?.get(f)));
+        (
+            v.get("time_origin_ns").and_then(serde_json::Value::as_i64),
+            [
+                peak("operator_allocated", "mib"),
+                peak("operator_allocated", "at_ms"),
+                peak("operator_reserved", "mib"),
+                peak("app_reserved", "mib"),
+            ],
+            v.get("unreleased").and_then(serde_json::Value::as_i64),
+            v.get("steps")
+                .and_then(|s| s.get("count"))
+                .and_then(serde_json::Value::as_i64),
+        )
+    }
+}
+
+/// Orders ranks by identity and keeps one per (host, rank, device, path): the one whose files are
+/// newest (then the larger, then the later text, so the choice never depends on input order),
+/// with a note for each dropped duplicate.
+pub fn dedupe(mut summary: Summary) -> Summary {
+    let order = |a: &RankRecord, b: &RankRecord| {
+        a.identity
+            .key()
+            .cmp(&b.identity.key())
+            // Newest first within a key, so the kept one comes first.
+            .then(b.identity.files_mtime_ns.cmp(&a.identity.files_mtime_ns))
+            .then(b.identity.files_bytes.cmp(&a.identity.files_bytes))
+            .then(b.inspect_json.cmp(&a.inspect_json))
+            .then(b.error.cmp(&a.error))
+    };
+    summary.ranks.sort_by(order);
+    let mut kept: Vec<RankRecord> = Vec::with_capacity(summary.ranks.len());
+    for r in summary.ranks {
+        match kept.last() {
+            Some(k) if k.identity.key() == r.identity.key() => {
+                if k != &r {
+                    summary.notes.push(format!(
+                        "rank {} ({}{}) was summarised more than once; kept the summary of its newest files",
+                        r.identity.rank,
+                        r.identity
+                            .host
+                            .as_deref()
+                            .map_or(String::new(), |h| format!("host {h}, ")),
+                        r.identity.path
+                    ));
+                }
+            }
+            _ => kept.push(r),
+        }
+    }
+    summary.ranks = kept;
+    summary.notes.sort();
+    summary.notes.dedup();
+    summary
+}
+
+/// Writes `summary` (deduplicated and ordered by [`dedupe`]) to `out`: into a new file beside it
+/// that then replaces `out`, so a failed write leaves `out` as it was. The same summary always
+/// gives the same bytes.
+pub fn write_summary(out: &Path, summary: Summary) -> Result<usize, SummaryError> {
+    let summary = dedupe(summary);
+    let dir = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let io = |source: std::io::Error| SummaryError::Io {
+        path: out.display().to_string(),
+        source,
+    };
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".memsight-summary-").suffix(".db");
+    // Readable by the team like any file the user writes (a temp file would be owner-only).
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o644));
+    }
+    let tmp = builder.tempfile_in(&dir).map_err(io)?;
+    let sql = |source: rusqlite::Error| SummaryError::Sqlite {
+        path: out.display().to_string(),
+        source,
+    };
+    {
+        let mut db = Connection::open(tmp.path()).map_err(sql)?;
+        // No journal: the file is new and private until it is renamed into place.
+        db.execute_batch("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;")
+            .map_err(sql)?;
+        let tx = db.transaction().map_err(sql)?;
+        tx.execute_batch(SCHEMA).map_err(sql)?;
+        tx.execute_batch(&format!("PRAGMA user_version={SCHEMA_VERSION};"))
+            .map_err(sql)?;
+        tx.execute(
+            "INSERT INTO meta VALUES('schema_version', ?1), ('writer', 'memsight')",
+            params![SCHEMA_VERSION.to_string()],
+        )
+        .map_err(sql)?;
+        insert_all(&tx, &summary).map_err(sql)?;
+        tx.commit().map_err(sql)?;
+    }
+    tmp.persist(out).map_err(|e| io(e.error))?;
+    Ok(summary.ranks.len())
+}
+
+fn insert_all(tx: &rusqlite::Transaction<'_>, summary: &Summary) -> rusqlite::Result<()> {
+    let mut rank = tx.prepare(
+        "INSERT INTO ranks VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21)",
+    )?;
+    let mut step = tx.prepare("INSERT INTO steps VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)")?;
+    let mut role = tx.prepare("INSERT INTO roles_at_peak VALUES(?1,?2,?3,?4)")?;
+    let mut top = tx.prepare("INSERT INTO top_at_peak VALUES(?1,?2,?3,?4,?5,?6)")?;
+    let mut curve = tx.prepare("INSERT INTO curves VALUES(?1,?2,?3,?4,?5,?6,?7)")?;
+    for (i, r) in summary.ranks.iter().enumerate() {
+        let id = i64::try_from(i).unwrap_or(i64::MAX).saturating_add(1);
+        let (origin, peaks, unreleased, steps) = r.inspect_columns();
+        let d = &r.identity;
+        rank.execute(params![
+            id,
+            d.host,
+            d.rank,
+            d.device,
+            d.path,
+            d.source,
+            d.format,
+            d.files,
+            d.files_bytes,
+            d.files_mtime_ns,
+            r.error,
+            origin,
+            peaks[0],
+            peaks[1],
+            peaks[2],
+            peaks[3],
+            unreleased,
+            steps,
+            r.inspect_json,
+            r.steps_json,
+            r.roles_json,
+        ])?;
+        for s in &r.steps {
+            step.execute(params![
+                id,
+                s.step,
+                s.start_ms,
+                s.end_ms,
+                s.peak_allocated_mib,
+                s.peak_at_ms,
+                s.end_allocated_mib,
+                s.change_mib,
+                s.survivors,
+                s.survivors_kib
+            ])?;
+        }
+        for a in &r.roles_at_peak {
+            role.execute(params![id, a.name, a.mib, a.blocks])?;
+        }
+        for (kind, list) in [("operator", &r.top_operators), ("line", &r.top_lines)] {
+            for (pos, a) in list.iter().enumerate() {
+                top.execute(params![id, kind, pos as i64, a.name, a.mib, a.blocks])?;
+            }
+        }
+        for (series, buckets) in &r.curves {
+            for (b, k) in buckets.iter().enumerate() {
+                curve.execute(params![
+                    id, series, b as i64, k.start_ms, k.end_ms, k.min_mib, k.max_mib
+                ])?;
+            }
+        }
+    }
+    let mut note = tx.prepare("INSERT INTO notes VALUES(?1, ?2)")?;
+    for (i, n) in summary.notes.iter().enumerate() {
+        note.execute(params![i as i64, n])?;
+    }
+    Ok(())
+}
+
+/// Reads a summary file (read-only: nothing is written beside it).
+pub fn read_summary(path: &Path) -> Result<Summary, SummaryError> {
+    let name = path.display().to_string();
+    let sql = |source: rusqlite::Error| SummaryError::Sqlite {
+        path: name.clone(),
+        source,
+    };
+    if !path.is_file() {
+        return Err(SummaryError::NotASummary {
+            path: name.clone(),
+            why: if path.is_dir() {
+                "a folder, not a summary file (a .db written by `memsight summarize`)".into()
+            } else {
+                "no such file".into()
+            },
+        });
+    }
+    let db = Connection::open_with_flags(
+        path,
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(sql)?;
+    let writer: Option<String> = db
+        .query_row("SELECT value FROM meta WHERE key='writer'", [], |r| {
+            r.get(0)
+        })
+        .optional()
+        .unwrap_or(None);
+    if writer.as_deref() != Some("memsight") {
+        return Err(SummaryError::NotASummary {
+            path: name.clone(),
+            why: "not a memsight summary (make one with `memsight summarize PATH --out FILE.db`)"
+                .into(),
+        });
+    }
+    let version: i64 = db
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(sql)?;
+    if version != SCHEMA_VERSION {
+        return Err(SummaryError::NotASummary {
+            path: name.clone(),
+            why: format!(
+                "summary schema version {version}; this memsight reads version {SCHEMA_VERSION}"
+            ),
+        });
+    }
+    read_all(&db).map_err(sql)
+}
+
+fn read_all(db: &Connection) -> rusqlite::Result<Summary> {
+    let mut ranks: Vec<(i64, RankRecord)> = Vec::new();
+    let mut q = db.prepare(
+        "SELECT id, host, rank, device, path, source, format, files, files_bytes, files_mtime_ns, \
+         error, inspect_json, steps_json, roles_json FROM ranks ORDER BY id",
+    )?;
+    let mut rows = q.query([])?;
+    while let Some(r) = rows.next()? {
+        ranks.push((
+            r.get(0)?,
+            RankRecord {
+                identity: RankIdentity {
+                    host: r.get(1)?,
+                    rank: r.get(2)?,
+                    device: r.get(3)?,
+                    path: r.get(4)?,
+                    source: r.get(5)?,
+                    format: r.get(6)?,
+                    files: r.get(7)?,
+                    files_bytes: r.get(8)?,
+                    files_mtime_ns: r.get(9)?,
+                },
+                error: r.get(10)?,
+                inspect_json: r.get(11)?,
+                steps_json: r.get(12)?,
+                roles_json: r.get(13)?,
+                steps: Vec::new(),
+                roles_at_peak: Vec::new(),
+                top_operators: Vec::new(),
+                top_lines: Vec::new(),
+                curves: Vec::new(),
+            },
+        ));
+    }
+    let index: std::collections::HashMap<i64, usize> = ranks
+        .iter()
+        .enumerate()
+        .map(|(i, (id, _))| (*id, i))
+        .collect();
+    let at = |id: i64| index.get(&id).copied();
+    let mut q = db.prepare("SELECT * FROM steps ORDER BY rank_id, step")?;
+    let mut rows = q.query([])?;
+    while let Some(r) = rows.next()? {
+        if let Some(i) = at(r.get(0)?) {
+            ranks[i].1.steps.push(StepRow {
+                step: r.get(1)?,
+                start_ms: r.get(2)?,
+                end_ms: r.get(3)?,
+                peak_allocated_mib: r.get(4)?,
+                peak_at_ms: r.get(5)?,
+                end_allocated_mib: r.get(6)?,
+                change_mib: r.get(7)?,
+                survivors: r.get(8)?,
+                survivors_kib: r.get(9)?,
+            });
+        }
+    }
+    // Roles in the order they were written (rowid), which is the report's order.
+    let mut q =
+        db.prepare("SELECT rank_id, role, mib, blocks FROM roles_at_peak ORDER BY rowid")?;
+    let mut rows = q.query([])?;
+    while let Some(r) = rows.next()? {
+        if let Some(i) = at(r.get(0)?) {
+            ranks[i].1.roles_at_peak.push(Amount {
+                name: r.get(1)?,
+                mib: r.get(2)?,
+                blocks: r.get(3)?,
+            });
+        }
+    }
+    let mut q = db.prepare(
+        "SELECT rank_id, kind, name, mib, blocks FROM top_at_peak ORDER BY rank_id, kind, position",
+    )?;
+    let mut rows = q.query([])?;
+    while let Some(r) = rows.next()? {
+        if let Some(i) = at(r.get(0)?) {
+            let kind: String = r.get(1)?;
+            let a = Amount {
+                name: r.get(2)?,
+                mib: r.get(3)?,
+                blocks: r.get(4)?,
+            };
+            match kind.as_str() {
+                "operator" => ranks[i].1.top_operators.push(a),
+                _ => ranks[i].1.top_lines.push(a),
+            }
+        }
+    }
+    let mut q = db.prepare(
+        "SELECT rank_id, series, start_ms, end_ms, min_mib, max_mib FROM curves ORDER BY rowid",
+    )?;
+    let mut rows = q.query([])?;
+    while let Some(r) = rows.next()? {
+        if let Some(i) = at(r.get(0)?) {
+            let series: String = r.get(1)?;
+            let b = Bucket {
+                start_ms: r.get(2)?,
+                end_ms: r.get(3)?,
+                min_mib: r.get(4)?,
+                max_mib: r.get(5)?,
+            };
+            let curves = &mut ranks[i].1.curves;
+            match curves.last_mut() {
+                Some((name, list)) if *name == series => list.push(b),
+                _ => curves.push((series, vec![b])),
+            }
+        }
+    }
+    let mut notes = Vec::new();
+    let mut q = db.prepare("SELECT text FROM notes ORDER BY position")?;
+    let mut rows = q.query([])?;
+    while let Some(r) = rows.next()? {
+        notes.push(r.get(0)?);
+    }
+    Ok(Summary {
+        ranks: ranks.into_iter().map(|(_, r)| r).collect(),
+        notes,
+    })
+}
+
+/// The min/max envelope of a step curve (`times` ns from the origin, non-decreasing; `values`
+/// bytes, each held until the next sample) in at most `buckets` equal spans of its extent. A
+/// bucket's range holds the value held when it starts (unless a sample lands right there) and
+/// every sample inside it.
+pub fn envelope(times: &[i64], values: &[i64], buckets: usize) -> Vec<Bucket> {
+    let n = times.len().min(values.len());
+    if n == 0 || buckets == 0 {
+        return Vec::new();
+    }
+    let (t0, t1) = (times[0], times[n - 1]);
+    let span = i128::from(t1) - i128::from(t0);
+    let count = if span == 0 { 1 } else { buckets.min(n) };
+    let edge = |k: usize| -> i64 {
+        // t0 + span * k / count, exactly (i128: span * count cannot overflow).
+        let v = i128::from(t0) + span * k as i128 / count as i128;
+        i64::try_from(v).unwrap_or(t1)
+    };
+    let to_mib = crate::model::bytes_to_mib;
+    let to_ms = crate::model::ns_to_ms;
+    let mut out = Vec::with_capacity(count);
+    let mut i = 0usize;
+    let mut held = values[0];
+    for k in 0..count {
+        let (start, end) = (edge(k), edge(k + 1));
+        let last = k + 1 == count;
+        // The value carried in counts unless a sample replaces it right at the start.
+        let carried = !(i < n && times[i] <= start);
+        let (mut lo, mut hi) = if carried {
+            (held, held)
+        } else {
+            (i64::MAX, i64::MIN)
+        };
+        // Samples in [start, end), and the last bucket also takes its end.
+        while i < n && (times[i] < end || (last && times[i] <= end)) {
+            lo = lo.min(values[i]);
+            hi = hi.max(values[i]);
+            held = values[i];
+            i += 1;
+        }
+        out.push(Bucket {
+            start_ms: to_ms(start),
+            end_ms: to_ms(end),
+            min_mib: to_mib(lo),
+            max_mib: to_mib(hi),
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_envelope_holds_every_sample_and_the_value_carried_in() {
+        let mib = 1 << 20;
+        // 0 MiB until 10, 5 until 20, 1 until 30, then 7.
+        let t = [0, 10, 20, 30];
+        let v = [0, 5 * mib, mib, 7 * mib];
+        let b = envelope(&t, &v, 3);
+        assert_eq!(b.len(), 3);
+        // [0,10): 0; [10,20): 5; [20,30]: 1 then 7.
+        assert_eq!((b[0].min_mib, b[0].max_mib), (0.0, 0.0));
+        assert_eq!((b[1].min_mib, b[1].max_mib), (5.0, 5.0));
+        assert_eq!((b[2].min_mib, b[2].max_mib), (1.0, 7.0));
+        // A bucket with no sample holds the value carried into it.
+        let b = envelope(&[0, 100], &[2 * mib, 3 * mib], 2);
+        assert_eq!(b.len(), 2);
+        assert_eq!((b[0].min_mib, b[0].max_mib), (2.0, 2.0));
+        assert_eq!((b[1].min_mib, b[1].max_mib), (2.0, 3.0));
+        assert!(envelope(&[], &[], 10).is_empty());
+        assert_eq!(envelope(&[5, 5], &[1, 2], 10).len(), 1);
+    }
+
+    #[test]
+    fn never_more_buckets_than_asked_or_than_samples() {
+        let t: Vec<i64> = (0..10_000).collect();
+        let v: Vec<i64> = (0..10_000).map(|x| x % 97).collect();
+        assert_eq!(envelope(&t, &v, CURVE_BUCKETS).len(), CURVE_BUCKETS);
+        assert_eq!(envelope(&t[..10], &v[..10], CURVE_BUCKETS).len(), 10);
+        // Extreme times do not overflow.
+        let b = envelope(&[i64::MIN / 2, i64::MAX / 2], &[1, 2], 4);
+        assert_eq!(b.len(), 2);
+    }
+}
