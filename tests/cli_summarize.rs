@@ -143,35 +143,47 @@ fn the_curves_envelope_every_raw_sample() {
         .collect();
     assert!(samples.len() > 100);
     let c = Connection::open(&out).unwrap();
-    let mut q = c
-        .prepare(
-            "SELECT start_ms, end_ms, min_mib, max_mib FROM curves \
-             WHERE series = 'Operator Allocated' ORDER BY bucket",
+    let (start, end, n, blob): (f64, f64, i64, Vec<u8>) = c
+        .query_row(
+            "SELECT start_ms, end_ms, buckets, envelope FROM curves \
+             WHERE series = 'Operator Allocated'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
         )
         .unwrap();
-    let buckets: Vec<(f64, f64, f64, f64)> = q
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
-        .unwrap()
-        .map(Result::unwrap)
+    // The BLOB: little-endian f32 (min, max) pairs, one per bucket.
+    let f = |i: usize| f64::from(f32::from_le_bytes(blob[i..i + 4].try_into().unwrap()));
+    let buckets: Vec<(f64, f64)> = (0..blob.len() / 8)
+        .map(|k| (f(8 * k), f(8 * k + 4)))
         .collect();
-    assert!(!buckets.is_empty() && buckets.len() <= 4096);
-    let eps = 1e-6;
+    assert_eq!(buckets.len() as i64, n);
+    assert!(n > 0 && n <= 4096);
+    let first = samples.iter().map(|s| s.0).fold(f64::MAX, f64::min);
+    let last = samples.iter().map(|s| s.0).fold(f64::MIN, f64::max);
+    assert!((start - first).abs() < 1e-9 && (end - last).abs() < 1e-9);
+    // f32 values: within a relative 1e-6 of the raw MiB.
+    let tol = |v: f64| v.abs() * 1e-6 + 1e-6;
     for &(ms, mib) in &samples {
-        // The bucket holding the sample: the last one starting at or before it.
-        let b = buckets
-            .iter()
-            .rev()
-            .find(|b| b.0 <= ms + 1e-9)
-            .unwrap_or_else(|| panic!("no bucket holds {ms} ms"));
-        assert!(ms <= b.1 + eps, "{ms} ms after the last bucket {b:?}");
+        // Bucket k spans start + (end - start) * [k, k+1) / n; a sample on an edge may be
+        // counted in the bucket either side of it.
+        let x = (ms - start) / (end - start) * n as f64;
+        let k = (x.floor() as usize).min(buckets.len() - 1);
+        let near: Vec<usize> = if (x - x.round()).abs() < 1e-6 {
+            vec![k.saturating_sub(1), k, (k + 1).min(buckets.len() - 1)]
+        } else {
+            vec![k]
+        };
         assert!(
-            b.2 - eps <= mib && mib <= b.3 + eps,
-            "{mib} MiB at {ms} ms outside {b:?}"
+            near.iter()
+                .any(|&k| buckets[k].0 - tol(mib) <= mib && mib <= buckets[k].1 + tol(mib)),
+            "{mib} MiB at {ms} ms outside bucket {k} {:?}",
+            buckets[k]
         );
     }
     let raw_max = samples.iter().map(|s| s.1).fold(f64::MIN, f64::max);
-    let max = buckets.iter().map(|b| b.3).fold(f64::MIN, f64::max);
-    assert!((max - raw_max).abs() < eps, "{max} vs {raw_max}");
+    let max = buckets.iter().map(|b| b.1).fold(f64::MIN, f64::max);
+    assert!((max - raw_max).abs() < tol(raw_max), "{max} vs {raw_max}");
+    let eps = 1e-6;
     let peak: f64 = c
         .query_row("SELECT peak_allocated_mib FROM ranks", [], |r| r.get(0))
         .unwrap();

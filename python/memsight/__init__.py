@@ -11,11 +11,13 @@ JSON, for notebooks and scripts::
     memsight.compare("baseline/", "run1/")
     memsight.roles("trace.pt.trace.json.gz")      # activations, gradients, optimizer state…
 
-Errors raise :class:`MemsightError` carrying memsight's message.
+Errors raise :class:`MemsightError` carrying memsight's message. A many-rank job is summarised
+where its data lives with :func:`memsight.cluster.summarize` (local processes, Ray or Dask).
 """
 
 from __future__ import annotations
 
+from memsight import cluster
 from memsight._binary import BinaryNotFound, find_binary
 from memsight.api import MemsightError, compare, inspect, live, roles, run, steps
 
@@ -32,6 +34,7 @@ except ImportError:  # Python < 3.8
 __all__ = [
     "BinaryNotFound",
     "MemsightError",
+    "cluster",
     "compare",
     "find_binary",
     "inspect",

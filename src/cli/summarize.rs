@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use crate::analysis::stacks::{GroupKey, group_label, group_rows};
 use crate::analysis::{GroupBy, LiveIndex, RankView, build_series, live_at, step_report};
 use crate::export::cluster_db::{
-    Amount, Bucket, CURVE_BUCKETS, RankIdentity, RankRecord, StepRow, Summary, dedupe, envelope,
+    Amount, CURVE_BUCKETS, RankIdentity, RankRecord, StepRow, Summary, dedupe, envelope,
     read_summary, write_summary,
 };
 use crate::export::summary::{identity, summarize as summarize_rank};
@@ -32,6 +32,10 @@ pub struct SummarizeArgs {
     /// Merge summary files (newest files win for a rank summarised twice) instead.
     #[arg(long)]
     pub merge: bool,
+    /// Record the paths as ranks that failed with this message, without reading them (what a
+    /// fan-out writes for a rank whose worker kept failing, so that the rank is not lost).
+    #[arg(long, value_name = "MESSAGE", conflicts_with = "merge")]
+    pub failed: Option<String>,
 }
 
 /// Runs `summarize`; returns the exit code.
@@ -45,6 +49,15 @@ pub fn summarize(
         refuse_out_inside_inputs(&args.out, &args.paths)?;
         let summary = if args.merge {
             merge_files(&args.paths)?
+        } else if let Some(message) = &args.failed {
+            Summary {
+                ranks: args
+                    .paths
+                    .iter()
+                    .map(|p| unreadable(p, message.clone()))
+                    .collect(),
+                notes: Vec::new(),
+            }
         } else {
             summarize_paths(&args.paths, source, err)
         };
@@ -251,15 +264,16 @@ fn record_of_loaded(identity: RankIdentity, data: RankData, ranks: usize) -> Ran
     };
     let curves = build_series(&data, GroupBy::Overall)
         .into_iter()
-        .map(|s| {
-            let b: Vec<Bucket> = envelope(&s.times, &s.values, CURVE_BUCKETS);
-            (s.name, b)
+        .filter_map(|s| {
+            Some((
+                s.name.clone(),
+                envelope(&s.times, &s.values, CURVE_BUCKETS)?,
+            ))
         })
-        .filter(|(_, b)| !b.is_empty())
         .collect();
     let view = RankView::new(data);
     let report = view.roles();
-    let roles_json = super::roles::roles_json(&view.data, report, ranks, true).to_string();
+    let roles_json = super::roles::roles_json(&view.data, report, ranks, false).to_string();
     let roles_at_peak = report
         .at_peak
         .as_ref()

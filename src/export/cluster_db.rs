@@ -51,9 +51,9 @@ CREATE TABLE top_at_peak(
   PRIMARY KEY(rank_id, kind, position)
 );
 CREATE TABLE curves(
-  rank_id INTEGER NOT NULL REFERENCES ranks(id), series TEXT NOT NULL, bucket INTEGER NOT NULL,
-  start_ms REAL NOT NULL, end_ms REAL NOT NULL, min_mib REAL NOT NULL, max_mib REAL NOT NULL,
-  PRIMARY KEY(rank_id, series, bucket)
+  rank_id INTEGER NOT NULL REFERENCES ranks(id), series TEXT NOT NULL,
+  start_ms REAL NOT NULL, end_ms REAL NOT NULL, buckets INTEGER NOT NULL, envelope BLOB NOT NULL,
+  PRIMARY KEY(rank_id, series)
 );
 CREATE TABLE notes(position INTEGER PRIMARY KEY, text TEXT NOT NULL);
 ";
@@ -122,17 +122,50 @@ pub struct Amount {
     pub blocks: i64,
 }
 
-/// One bucket of a downsampled curve: the lowest and highest value the curve held in it.
+/// A downsampled curve: its extent cut into `min_max.len()` equal buckets, and the lowest and
+/// highest value (MiB) the curve held in each. Stored as one BLOB of little-endian f32 pairs
+/// (8 bytes a bucket: a 4,096-bucket curve is 32 KiB).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Bucket {
-    /// Bucket start, ms.
+pub struct Envelope {
+    /// Start of the first bucket, ms.
     pub start_ms: f64,
-    /// Bucket end, ms.
+    /// End of the last bucket, ms.
     pub end_ms: f64,
-    /// Lowest value held, MiB.
-    pub min_mib: f64,
-    /// Highest value held, MiB.
-    pub max_mib: f64,
+    /// (min, max) MiB per bucket.
+    pub min_max: Vec<(f32, f32)>,
+}
+
+impl Envelope {
+    /// Bucket `k`'s span, ms.
+    pub fn span(&self, k: usize) -> (f64, f64) {
+        let n = self.min_max.len().max(1) as f64;
+        let w = self.end_ms - self.start_ms;
+        (
+            self.start_ms + w * k as f64 / n,
+            self.start_ms + w * (k + 1) as f64 / n,
+        )
+    }
+
+    fn to_blob(&self) -> Vec<u8> {
+        let mut b = Vec::with_capacity(self.min_max.len() * 8);
+        for &(lo, hi) in &self.min_max {
+            b.extend_from_slice(&lo.to_le_bytes());
+            b.extend_from_slice(&hi.to_le_bytes());
+        }
+        b
+    }
+
+    fn from_blob(start_ms: f64, end_ms: f64, blob: &[u8]) -> Envelope {
+        let f = |c: &[u8]| f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        Envelope {
+            start_ms,
+            end_ms,
+            min_max: blob
+                .chunks_exact(8)
+                .map(|c| (f(&c[..4]), f(&c[4..])))
+                .collect(),
+        }
+    }
 }
 
 /// Everything a summary holds about one rank.
@@ -157,7 +190,7 @@ pub struct RankRecord {
     /// The source lines holding the most at the peak (profiles with call stacks).
     pub top_lines: Vec<Amount>,
     /// Downsampled Overall curves, by series name.
-    pub curves: Vec<(String, Vec<Bucket>)>,
+    pub curves: Vec<(String, Envelope)>,
 }
 
 /// A summary file's content.
@@ -317,7 +350,7 @@ fn insert_all(tx: &rusqlite::Transaction<'_>, summary: &Summary) -> rusqlite::Re
     let mut step = tx.prepare("INSERT INTO steps VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)")?;
     let mut role = tx.prepare("INSERT INTO roles_at_peak VALUES(?1,?2,?3,?4)")?;
     let mut top = tx.prepare("INSERT INTO top_at_peak VALUES(?1,?2,?3,?4,?5,?6)")?;
-    let mut curve = tx.prepare("INSERT INTO curves VALUES(?1,?2,?3,?4,?5,?6,?7)")?;
+    let mut curve = tx.prepare("INSERT INTO curves VALUES(?1,?2,?3,?4,?5,?6)")?;
     for (i, r) in summary.ranks.iter().enumerate() {
         let id = i64::try_from(i).unwrap_or(i64::MAX).saturating_add(1);
         let (origin, peaks, unreleased, steps) = r.inspect_columns();
@@ -367,12 +400,15 @@ fn insert_all(tx: &rusqlite::Transaction<'_>, summary: &Summary) -> rusqlite::Re
                 top.execute(params![id, kind, pos as i64, a.name, a.mib, a.blocks])?;
             }
         }
-        for (series, buckets) in &r.curves {
-            for (b, k) in buckets.iter().enumerate() {
-                curve.execute(params![
-                    id, series, b as i64, k.start_ms, k.end_ms, k.min_mib, k.max_mib
-                ])?;
-            }
+        for (series, e) in &r.curves {
+            curve.execute(params![
+                id,
+                series,
+                e.start_ms,
+                e.end_ms,
+                e.min_max.len() as i64,
+                e.to_blob()
+            ])?;
         }
     }
     let mut note = tx.prepare("INSERT INTO notes VALUES(?1, ?2)")?;
@@ -519,24 +555,14 @@ fn read_all(db: &Connection) -> rusqlite::Result<Summary> {
             }
         }
     }
-    let mut q = db.prepare(
-        "SELECT rank_id, series, start_ms, end_ms, min_mib, max_mib FROM curves ORDER BY rowid",
-    )?;
+    let mut q = db
+        .prepare("SELECT rank_id, series, start_ms, end_ms, envelope FROM curves ORDER BY rowid")?;
     let mut rows = q.query([])?;
     while let Some(r) = rows.next()? {
         if let Some(i) = at(r.get(0)?) {
-            let series: String = r.get(1)?;
-            let b = Bucket {
-                start_ms: r.get(2)?,
-                end_ms: r.get(3)?,
-                min_mib: r.get(4)?,
-                max_mib: r.get(5)?,
-            };
-            let curves = &mut ranks[i].1.curves;
-            match curves.last_mut() {
-                Some((name, list)) if *name == series => list.push(b),
-                _ => curves.push((series, vec![b])),
-            }
+            let blob: Vec<u8> = r.get(4)?;
+            let e = Envelope::from_blob(r.get(2)?, r.get(3)?, &blob);
+            ranks[i].1.curves.push((r.get(1)?, e));
         }
     }
     let mut notes = Vec::new();
@@ -554,11 +580,11 @@ fn read_all(db: &Connection) -> rusqlite::Result<Summary> {
 /// The min/max envelope of a step curve (`times` ns from the origin, non-decreasing; `values`
 /// bytes, each held until the next sample) in at most `buckets` equal spans of its extent. A
 /// bucket's range holds the value held when it starts (unless a sample lands right there) and
-/// every sample inside it.
-pub fn envelope(times: &[i64], values: &[i64], buckets: usize) -> Vec<Bucket> {
+/// every sample inside it. `None` for an empty curve.
+pub fn envelope(times: &[i64], values: &[i64], buckets: usize) -> Option<Envelope> {
     let n = times.len().min(values.len());
     if n == 0 || buckets == 0 {
-        return Vec::new();
+        return None;
     }
     let (t0, t1) = (times[0], times[n - 1]);
     let span = i128::from(t1) - i128::from(t0);
@@ -568,9 +594,8 @@ pub fn envelope(times: &[i64], values: &[i64], buckets: usize) -> Vec<Bucket> {
         let v = i128::from(t0) + span * k as i128 / count as i128;
         i64::try_from(v).unwrap_or(t1)
     };
-    let to_mib = crate::model::bytes_to_mib;
-    let to_ms = crate::model::ns_to_ms;
-    let mut out = Vec::with_capacity(count);
+    let to_mib = |b: i64| crate::model::bytes_to_mib(b) as f32;
+    let mut min_max = Vec::with_capacity(count);
     let mut i = 0usize;
     let mut held = values[0];
     for k in 0..count {
@@ -590,14 +615,13 @@ pub fn envelope(times: &[i64], values: &[i64], buckets: usize) -> Vec<Bucket> {
             held = values[i];
             i += 1;
         }
-        out.push(Bucket {
-            start_ms: to_ms(start),
-            end_ms: to_ms(end),
-            min_mib: to_mib(lo),
-            max_mib: to_mib(hi),
-        });
+        min_max.push((to_mib(lo), to_mib(hi)));
     }
-    out
+    Some(Envelope {
+        start_ms: crate::model::ns_to_ms(t0),
+        end_ms: crate::model::ns_to_ms(t1),
+        min_max,
+    })
 }
 
 #[cfg(test)]
@@ -610,29 +634,34 @@ mod tests {
         // 0 MiB until 10, 5 until 20, 1 until 30, then 7.
         let t = [0, 10, 20, 30];
         let v = [0, 5 * mib, mib, 7 * mib];
-        let b = envelope(&t, &v, 3);
-        assert_eq!(b.len(), 3);
+        let e = envelope(&t, &v, 3).unwrap();
         // [0,10): 0; [10,20): 5; [20,30]: 1 then 7.
-        assert_eq!((b[0].min_mib, b[0].max_mib), (0.0, 0.0));
-        assert_eq!((b[1].min_mib, b[1].max_mib), (5.0, 5.0));
-        assert_eq!((b[2].min_mib, b[2].max_mib), (1.0, 7.0));
+        assert_eq!(e.min_max, vec![(0.0, 0.0), (5.0, 5.0), (1.0, 7.0)]);
+        assert_eq!(e.span(1), (10.0 / 1e6, 20.0 / 1e6));
         // A bucket with no sample holds the value carried into it.
-        let b = envelope(&[0, 100], &[2 * mib, 3 * mib], 2);
-        assert_eq!(b.len(), 2);
-        assert_eq!((b[0].min_mib, b[0].max_mib), (2.0, 2.0));
-        assert_eq!((b[1].min_mib, b[1].max_mib), (2.0, 3.0));
-        assert!(envelope(&[], &[], 10).is_empty());
-        assert_eq!(envelope(&[5, 5], &[1, 2], 10).len(), 1);
+        let e = envelope(&[0, 100], &[2 * mib, 3 * mib], 2).unwrap();
+        assert_eq!(e.min_max, vec![(2.0, 2.0), (2.0, 3.0)]);
+        assert!(envelope(&[], &[], 10).is_none());
+        assert_eq!(envelope(&[5, 5], &[1, 2], 10).unwrap().min_max.len(), 1);
+        // The BLOB round-trips.
+        let back = Envelope::from_blob(e.start_ms, e.end_ms, &e.to_blob());
+        assert_eq!(back, e);
     }
 
     #[test]
     fn never_more_buckets_than_asked_or_than_samples() {
         let t: Vec<i64> = (0..10_000).collect();
         let v: Vec<i64> = (0..10_000).map(|x| x % 97).collect();
-        assert_eq!(envelope(&t, &v, CURVE_BUCKETS).len(), CURVE_BUCKETS);
-        assert_eq!(envelope(&t[..10], &v[..10], CURVE_BUCKETS).len(), 10);
+        let len = |n: usize| {
+            envelope(&t[..n], &v[..n], CURVE_BUCKETS)
+                .unwrap()
+                .min_max
+                .len()
+        };
+        assert_eq!(len(10_000), CURVE_BUCKETS);
+        assert_eq!(len(10), 10);
         // Extreme times do not overflow.
-        let b = envelope(&[i64::MIN / 2, i64::MAX / 2], &[1, 2], 4);
-        assert_eq!(b.len(), 2);
+        let e = envelope(&[i64::MIN / 2, i64::MAX / 2], &[1, 2], 4).unwrap();
+        assert_eq!(e.min_max.len(), 2);
     }
 }

@@ -1,0 +1,123 @@
+"""Tests of memsight.cluster: the fan-out gives the same file as one `memsight summarize` of
+the same ranks (compared byte for byte), records ranks whose tasks fail, and runs on Ray and
+Dask when they are installed (scripts/cluster-engines.sh installs them; set
+MEMSIGHT_REQUIRE_ENGINES=1 to make their absence a failure)."""
+
+from __future__ import annotations
+
+import glob
+import os
+import sqlite3
+import tempfile
+import unittest
+
+import memsight
+from memsight import cluster
+
+ROOT = os.environ.get("MEMSIGHT_REPO") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+RANKS = os.path.join(ROOT, "fixtures", "torch_cluster", "*_ascend_pt")
+TRACES = os.path.join(ROOT, "fixtures", "pytorch", "roles")
+
+
+def rows(db, sql):
+    con = sqlite3.connect(db)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+def engine_available(name):
+    try:
+        if name == "ray":
+            import ray  # noqa: F401
+        else:
+            import dask.distributed  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
+def need_engine(name):
+    def wrap(test):
+        if engine_available(name) or os.environ.get("MEMSIGHT_REQUIRE_ENGINES") == "1":
+            return test
+        return unittest.skip("%s is not installed (scripts/cluster-engines.sh runs these)" % name)(test)
+
+    return wrap
+
+
+class ClusterTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="memsight-cluster-test-")
+        self.paths = sorted(glob.glob(RANKS)) + [TRACES]
+        # The reference: one memsight process over every path.
+        self.reference = os.path.join(self.dir, "reference.db")
+        memsight.run(["summarize", *self.paths, "--out", self.reference])
+
+    def tearDown(self):
+        import shutil
+
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def read(self, path):
+        with open(path, "rb") as f:
+            return f.read()
+
+    def check_engine(self, engine, **kwargs):
+        out = os.path.join(self.dir, engine + ".db")
+        seen = []
+        result = cluster.summarize(
+            [RANKS, TRACES], out, engine=engine, workers=2, progress=lambda k, n: seen.append((k, n)), **kwargs
+        )
+        self.assertEqual(result["ranks"], 5)
+        self.assertEqual(result["failed"], [])
+        tasks = -(-len(self.paths) // kwargs.get("batch", 1))
+        self.assertEqual(seen[-1], (tasks, tasks))
+        self.assertEqual(self.read(out), self.read(self.reference), "%s differs from one summarize" % engine)
+
+    def test_local_gives_the_file_of_one_summarize(self):
+        self.check_engine("local")
+
+    def test_local_in_batches(self):
+        self.check_engine("local", batch=2)
+
+    def test_a_task_that_keeps_failing_is_recorded(self):
+        real = cluster.summarize_task
+        calls = []
+
+        def flaky(paths, source=None, retries=2):
+            calls.append(list(paths))
+            if any(p.endswith("roles") for p in paths):
+                return (list(paths), None, "worker lost")
+            return real(paths, source, retries)
+
+        cluster.summarize_task = flaky
+        try:
+            out = os.path.join(self.dir, "flaky.db")
+            result = cluster.summarize([RANKS, TRACES], out, workers=2, progress=False)
+        finally:
+            cluster.summarize_task = real
+        self.assertEqual(result["failed"], [(TRACES, "worker lost")])
+        self.assertEqual(
+            rows(out, "SELECT path, error FROM ranks WHERE error IS NOT NULL"), [(TRACES, "worker lost")]
+        )
+        self.assertEqual(rows(out, "SELECT count(*) FROM ranks WHERE error IS NULL"), [(2,)])
+
+    def test_a_glob_matching_nothing_is_an_error(self):
+        with self.assertRaises(memsight.MemsightError):
+            cluster.summarize(os.path.join(self.dir, "nothing*"), os.path.join(self.dir, "x.db"))
+        with self.assertRaises(ValueError):
+            cluster.summarize(TRACES, os.path.join(self.dir, "x.db"), engine="spark")
+
+    @need_engine("dask")
+    def test_dask_local_cluster_gives_the_same_bytes(self):
+        self.check_engine("dask")
+
+    @need_engine("ray")
+    def test_ray_local_cluster_gives_the_same_bytes(self):
+        self.check_engine("ray")
+
+
+if __name__ == "__main__":
+    unittest.main()
