@@ -22,9 +22,11 @@
 //!   and the flame tree ([`analysis::stacks`]), memory by training role and what would lower
 //!   the peak ([`analysis::roles`]); [`analysis::RankView`] holds what was computed for
 //!   one loaded rank.
-//! - [`export`]: text out: the `inspect` summary (readable and JSON), TSV and CSV of table rows.
+//! - [`export`]: text out: the `inspect` summary (readable and JSON), TSV and CSV of table rows,
+//!   and the cluster summary file of `memsight summarize` (`export::cluster_db`).
 //! - [`cli`]: the headless subcommands (`inspect`, `curve`, `table`, `live`, `steps`, `stacks`,
-//!   `roles`, `compare`, `snapshot`), each with `--source` for ranks that have a DB and CSV files.
+//!   `roles`, `compare`, `snapshot`, `summarize`), each with `--source` for ranks that have a DB
+//!   and CSV files.
 //! - [`snapshot`]: allocator snapshots (`.pickle`): a data-only unpickler (nothing in a file is
 //!   ever run), the typed snapshot, its summary, the segments at any event, and the
 //!   active-memory bands.
