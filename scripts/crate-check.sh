@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# The crate as crates.io would get it: `cargo package` passes (its own verification build), the
-# .crate holds only the crate's files and is under the registry's 10 MiB limit, and the packaged
-# crate installs with `cargo install --path` in an empty CARGO_HOME (every dependency fetched
-# from crates.io, nothing from this checkout or this machine's cargo config), and runs.
+# The crate as crates.io would get it: `cargo package` passes, the .crate holds only the crate's
+# files and is under the registry's 10 MiB limit, and the packaged crate builds and installs with
+# `cargo install --path` in an empty CARGO_HOME (every dependency fetched from crates.io, nothing
+# from this checkout or this machine's cargo config), and runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version=$(cargo metadata --no-deps --format-version 1 |
   python3 -c 'import json,sys; print(json.load(sys.stdin)["packages"][0]["version"])')
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# Everything the build embeds (include_bytes!/include_str!) is in the crate: the verification
-# build below is the headless one, which does not compile the GUI's embeds.
+# Everything the build embeds (include_bytes!/include_str!) is in the crate: the install below
+# is the headless CLI, which does not compile the GUI's embeds.
 list=$(cargo package --list --allow-dirty 2>/dev/null)
 grep -rhoE 'include_(bytes|str)!\("[^"]+"\)' src | sed -E 's/.*\("(.*)"\)/\1/' | sort -u | while read -r rel; do
   # Relative to the file that embeds it: resolve against every source folder that names it.
@@ -19,12 +19,12 @@ grep -rhoE 'include_(bytes|str)!\("[^"]+"\)' src | sed -E 's/.*\("(.*)"\)/\1/' |
   grep -qxF "$path" <<<"$list" || { echo "crate-check: $path ($found embeds it) is not in the crate" >&2; exit 1; }
   echo "embedded, in the crate: $path"
 done
-# `cargo package` with its verification build (headless: the GUI's 6-minute dev-profile build
-# would add nothing the embeds check above and every other CI step do not), in a target dir of
-# its own so that it can run beside the wheels' builds. --allow-dirty: a local run with
-# uncommitted work; CI packages a clean clone.
+# `cargo package` (the manifest and the file list; --no-verify: its verification build is the
+# `cargo install` of the unpacked crate below, which builds exactly the packaged sources, in
+# release, from an empty CARGO_HOME), in a target dir of its own so that it can run beside the
+# wheels' builds. --allow-dirty: a local run with uncommitted work; CI packages a clean clone.
 target=${CRATE_CHECK_TARGET:-$work/package-target}
-CARGO_TARGET_DIR=$target cargo package --allow-dirty --locked --no-default-features
+CARGO_TARGET_DIR=$target cargo package --allow-dirty --locked --no-verify
 crate="$target/package/memsight-$version.crate"
 size=$(stat -c %s "$crate")
 echo "$crate: $size bytes, $(tar -tzf "$crate" | wc -l) files"
