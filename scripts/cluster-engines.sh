@@ -4,7 +4,6 @@
 # must give the same bytes as one `memsight summarize` (python/tests/test_cluster.py).
 # Not in CI (Ray alone is a 70 MB download and a 20 s start on 2 cores); run it by hand:
 #   bash scripts/cluster-engines.sh [MEMSIGHT_BINARY]   (default: target/release/memsight)
-# Set MEMSIGHT_CLUSTER_RANKS=N to also time a fan-out over N generated ranks on each engine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(realpath "${1:-target/release/memsight}")
@@ -14,5 +13,5 @@ if [ ! -x "$venv/bin/python" ]; then
   "$venv/bin/pip" install --quiet --disable-pip-version-check "ray[default]" "dask[distributed]"
 fi
 "$venv/bin/python" -c 'import ray, dask, distributed; print("ray", ray.__version__, "dask", dask.__version__, "distributed", distributed.__version__)'
-MEMSIGHT_BIN="$bin" PYTHONPATH=python MEMSIGHT_REQUIRE_ENGINES=1 MEMSIGHT_PANDAS_OPTIONAL=1 \
-  timeout 900 "$venv/bin/python" -m unittest -v python/tests/test_cluster.py
+MEMSIGHT_BIN="$bin" PYTHONPATH=python:python/tests MEMSIGHT_PANDAS_OPTIONAL=1 \
+  timeout 900 "$venv/bin/python" -m unittest -v engines_test

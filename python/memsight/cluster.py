@@ -21,7 +21,6 @@ import tempfile
 import time
 from typing import Callable, Iterable, List, Optional, Sequence, Tuple, Union
 
-from memsight._binary import find_binary
 from memsight.api import MemsightError, run
 
 ENGINES = ("local", "ray", "dask")
@@ -233,4 +232,4 @@ def summarize(
     }
 
 
-__all__ = ["ENGINES", "expand", "summarize", "summarize_task", "find_binary"]
+__all__ = ["ENGINES", "expand", "summarize", "summarize_task"]

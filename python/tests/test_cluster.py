@@ -1,7 +1,6 @@
-"""Tests of memsight.cluster: the fan-out gives the same file as one `memsight summarize` of
-the same ranks (compared byte for byte), records ranks whose tasks fail, and runs on Ray and
-Dask when they are installed (scripts/cluster-engines.sh installs them; set
-MEMSIGHT_REQUIRE_ENGINES=1 to make their absence a failure)."""
+"""Tests of memsight.cluster on the local engine: the fan-out gives the same file as one
+`memsight summarize` of the same ranks (compared byte for byte) and records ranks whose tasks
+fail. Ray and Dask: test_engines.py, run by scripts/cluster-engines.sh."""
 
 from __future__ import annotations
 
@@ -25,26 +24,6 @@ def rows(db, sql):
         return con.execute(sql).fetchall()
     finally:
         con.close()
-
-
-def engine_available(name):
-    try:
-        if name == "ray":
-            import ray  # noqa: F401
-        else:
-            import dask.distributed  # noqa: F401
-        return True
-    except ImportError:
-        return False
-
-
-def need_engine(name):
-    def wrap(test):
-        if engine_available(name) or os.environ.get("MEMSIGHT_REQUIRE_ENGINES") == "1":
-            return test
-        return unittest.skip("%s is not installed (scripts/cluster-engines.sh runs these)" % name)(test)
-
-    return wrap
 
 
 class ClusterTest(unittest.TestCase):
@@ -109,14 +88,6 @@ class ClusterTest(unittest.TestCase):
             cluster.summarize(os.path.join(self.dir, "nothing*"), os.path.join(self.dir, "x.db"))
         with self.assertRaises(ValueError):
             cluster.summarize(TRACES, os.path.join(self.dir, "x.db"), engine="spark")
-
-    @need_engine("dask")
-    def test_dask_local_cluster_gives_the_same_bytes(self):
-        self.check_engine("dask")
-
-    @need_engine("ray")
-    def test_ray_local_cluster_gives_the_same_bytes(self):
-        self.check_engine("ray")
 
 
 if __name__ == "__main__":

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use crate::analysis::stacks::{GroupKey, group_label, group_rows};
 use crate::analysis::{GroupBy, LiveIndex, RankView, build_series, live_at, step_report};
 use crate::export::cluster_db::{
-    Amount, CURVE_BUCKETS, RankIdentity, RankRecord, StepRow, Summary, dedupe, envelope,
-    read_summary, write_summary,
+    Amount, CURVE_BUCKETS, RankIdentity, RankRecord, StepRow, Summary, envelope, read_summary,
+    write_summary,
 };
 use crate::export::summary::{identity, summarize as summarize_rank};
 use crate::ingest::{LoadControl, discover, load_rank};
@@ -61,15 +61,15 @@ pub fn summarize(
         } else {
             summarize_paths(&args.paths, source, err)
         };
-        let summary = dedupe(summary);
-        for n in &summary.notes {
+        let written = write_summary(&args.out, summary).map_err(|e| e.to_string())?;
+        for n in &written.notes {
             let _ = writeln!(err, "memsight: note: {n}");
         }
-        let failed = summary.ranks.iter().filter(|r| r.error.is_some()).count();
-        let written = write_summary(&args.out, summary).map_err(|e| e.to_string())?;
+        let failed = written.ranks.iter().filter(|r| r.error.is_some()).count();
         writeln!(
             out,
-            "{written} ranks ({failed} could not be read) written to {}",
+            "{} ranks ({failed} could not be read) written to {}",
+            written.ranks.len(),
             args.out.display()
         )
         .map_err(|e| e.to_string())
@@ -144,28 +144,18 @@ fn summarize_paths(paths: &[PathBuf], source: SourceChoice, err: &mut dyn Write)
 /// A path that is not a profile at all, as a rank with its error.
 fn unreadable(path: &Path, error: String) -> RankRecord {
     let (files, files_bytes, files_mtime_ns) = file_stats(&[path.to_path_buf()]);
-    RankRecord {
-        identity: RankIdentity {
-            host: None,
-            rank: String::new(),
-            device: None,
-            path: path.display().to_string(),
-            source: String::new(),
-            format: String::new(),
-            files,
-            files_bytes,
-            files_mtime_ns,
-        },
-        error: Some(error),
-        inspect_json: "null".into(),
-        steps_json: None,
-        roles_json: None,
-        steps: Vec::new(),
-        roles_at_peak: Vec::new(),
-        top_operators: Vec::new(),
-        top_lines: Vec::new(),
-        curves: Vec::new(),
-    }
+    let identity = RankIdentity {
+        host: None,
+        rank: String::new(),
+        device: None,
+        path: path.display().to_string(),
+        source: String::new(),
+        format: String::new(),
+        files,
+        files_bytes,
+        files_mtime_ns,
+    };
+    RankRecord::failed(identity, error, "null".into())
 }
 
 /// How many of `files` exist, their total size and newest modification time (ns since the
@@ -214,12 +204,8 @@ fn record_of(info: &RankInfo, source: SourceChoice, ranks_in_profile: usize) -> 
             let mut s = identity(info);
             s.warnings
                 .push(crate::model::Message::NotLoaded { cause: e.clone() });
-            RankRecord {
-                identity: id,
-                error: Some(e),
-                inspect_json: serde_json::to_string(&s).unwrap_or_else(|_| "null".into()),
-                ..unreadable(Path::new(""), String::new())
-            }
+            let inspect_json = serde_json::to_string(&s).unwrap_or_else(|_| "null".into());
+            RankRecord::failed(id, e, inspect_json)
         }
     }
 }

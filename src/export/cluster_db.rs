@@ -236,6 +236,23 @@ fn f64_of(v: Option<&serde_json::Value>) -> Option<f64> {
 }
 
 impl RankRecord {
+    /// A rank that could not be summarised: who it is, why, and its `inspect` object (`null`
+    /// when it is not even a profile).
+    pub fn failed(identity: RankIdentity, error: String, inspect_json: String) -> RankRecord {
+        RankRecord {
+            identity,
+            error: Some(error),
+            inspect_json,
+            steps_json: None,
+            roles_json: None,
+            steps: Vec::new(),
+            roles_at_peak: Vec::new(),
+            top_operators: Vec::new(),
+            top_lines: Vec::new(),
+            curves: Vec::new(),
+        }
+    }
+
     /// Columns of `ranks` read from the inspect JSON (the peaks, unreleased, steps).
     fn inspect_columns(&self) -> (Option<i64>, [Option<f64>; 4], Option<i64>, Option<i64>) {
         let v: serde_json::Value = serde_json::from_str(&self.inspect_json).unwrap_or_default();
@@ -298,8 +315,8 @@ pub fn dedupe(mut summary: Summary) -> Summary {
 
 /// Writes `summary` (deduplicated and ordered by [`dedupe`]) to `out`: into a new file beside it
 /// that then replaces `out`, so a failed write leaves `out` as it was. The same summary always
-/// gives the same bytes.
-pub fn write_summary(out: &Path, summary: Summary) -> Result<usize, SummaryError> {
+/// gives the same bytes. Returns what was written.
+pub fn write_summary(out: &Path, summary: Summary) -> Result<Summary, SummaryError> {
     let summary = dedupe(summary);
     let dir = match out.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -340,7 +357,7 @@ pub fn write_summary(out: &Path, summary: Summary) -> Result<usize, SummaryError
         tx.commit().map_err(sql)?;
     }
     tmp.persist(out).map_err(|e| io(e.error))?;
-    Ok(summary.ranks.len())
+    Ok(summary)
 }
 
 fn insert_all(tx: &rusqlite::Transaction<'_>, summary: &Summary) -> rusqlite::Result<()> {
@@ -425,21 +442,22 @@ pub fn read_summary(path: &Path) -> Result<Summary, SummaryError> {
         path: name.clone(),
         source,
     };
-    if !path.is_file() {
+    if path.is_dir() {
         return Err(SummaryError::NotASummary {
-            path: name.clone(),
-            why: if path.is_dir() {
-                "a folder, not a summary file (a .db written by `memsight summarize`)".into()
-            } else {
-                "no such file".into()
-            },
+            path: name,
+            why: "a folder, not a summary file (a .db written by `memsight summarize`)".into(),
         });
     }
-    let db = Connection::open_with_flags(
-        path,
-        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
-    .map_err(sql)?;
+    // The ingest layer's opener: regular files only (no FIFO hang), `immutable` so that SQLite
+    // writes nothing beside the file whatever its header says.
+    let db = crate::ingest::open_read_only(path, None).map_err(|e| SummaryError::NotASummary {
+        path: name.clone(),
+        why: if path.exists() {
+            format!("not a memsight summary: {}", e.0)
+        } else {
+            e.0
+        },
+    })?;
     let writer: Option<String> = db
         .query_row("SELECT value FROM meta WHERE key='writer'", [], |r| {
             r.get(0)

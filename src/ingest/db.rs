@@ -105,7 +105,7 @@ pub fn snapshot_if_needed(path: &Path) -> Result<Option<DbSnapshot>, DbError> {
 
 /// Opens a DB without ever writing beside it. The user's file is opened `immutable` (SQLite then
 /// creates no `-wal`, `-shm` or `-journal`, whatever the header says); a `snapshot` (see
-/// [`snapshot_if_needed`]) is ours, so it is opened read-write and SQLite may replay its WAL or
+/// `snapshot_if_needed`) is ours, so it is opened read-write and SQLite may replay its WAL or
 /// roll back its journal there.
 pub fn open_read_only(path: &Path, snapshot: Option<&DbSnapshot>) -> Result<ReadOnlyDb, DbError> {
     let conn = match snapshot {

@@ -36,6 +36,7 @@ pub use crate::model::report::{
 };
 pub use chunks::{BLOCK_BYTES, LoadControl};
 pub use csv_tables::FileError;
+pub use db::{DbError, ReadOnlyDb, open_read_only};
 pub use discover::{
     DiscoverError, MAX_DEPTH, Profile, discover, discover_with, host_from_folder, is_snapshot_name,
 };
