@@ -4,6 +4,7 @@
 
 pub mod breakdown;
 pub mod chart;
+pub mod cluster;
 pub mod compare;
 pub mod live;
 pub mod lod;

@@ -11,6 +11,10 @@ use std::path::Path;
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+pub use crate::model::cluster::{
+    Amount, ClusterRank, ClusterSummary, Envelope, RankIdentity, StepRow,
+};
+
 /// `PRAGMA user_version` of the files this build writes; a file with another version is refused
 /// with a message saying which.
 pub const SCHEMA_VERSION: i64 = 1;
@@ -57,116 +61,6 @@ CREATE TABLE curves(
 );
 CREATE TABLE notes(position INTEGER PRIMARY KEY, text TEXT NOT NULL);
 ";
-
-/// Who a rank is: what matches a summary to its folder.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RankIdentity {
-    /// Host name, when known.
-    pub host: Option<String>,
-    /// Rank id, as `inspect` shows it.
-    pub rank: String,
-    /// Device id, when known.
-    pub device: Option<String>,
-    /// The rank's folder (or file), as given on the command line.
-    pub path: String,
-    /// `csv`, `db` or the importer's name.
-    pub source: String,
-    /// Which profiler wrote it.
-    pub format: String,
-    /// How many data files the rank's source names.
-    pub files: i64,
-    /// Their total size, bytes.
-    pub files_bytes: i64,
-    /// The newest modification time among them, ns since the Unix epoch.
-    pub files_mtime_ns: i64,
-}
-
-impl RankIdentity {
-    /// The key under which a merge keeps one summary of a rank.
-    fn key(&self) -> (&Option<String>, &str, &Option<String>, &str) {
-        (&self.host, &self.rank, &self.device, &self.path)
-    }
-}
-
-/// One training step of a rank (`memsight steps`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct StepRow {
-    /// Step number.
-    pub step: i64,
-    /// Start, ms.
-    pub start_ms: f64,
-    /// End, ms.
-    pub end_ms: f64,
-    /// Operator Allocated's peak in the step, MiB.
-    pub peak_allocated_mib: Option<f64>,
-    /// When it was reached, ms.
-    pub peak_at_ms: Option<f64>,
-    /// Operator Allocated at the step's end, MiB.
-    pub end_allocated_mib: Option<f64>,
-    /// End value minus the previous step's, MiB.
-    pub change_mib: Option<f64>,
-    /// Blocks allocated in the step and still alive at its end.
-    pub survivors: i64,
-    /// Their size, KiB.
-    pub survivors_kib: f64,
-}
-
-/// A named amount at the peak: a role, an operator or a source line.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Amount {
-    /// Role, operator or `file(line): function`.
-    pub name: String,
-    /// MiB alive at the peak.
-    pub mib: f64,
-    /// Blocks alive at the peak.
-    pub blocks: i64,
-}
-
-/// A downsampled curve: its extent cut into `min_max.len()` equal buckets, and the lowest and
-/// highest value (MiB) the curve held in each. Stored as one BLOB of little-endian f32 pairs
-/// (8 bytes a bucket: a 4,096-bucket curve is 32 KiB).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Envelope {
-    /// Start of the first bucket, ms.
-    pub start_ms: f64,
-    /// End of the last bucket, ms.
-    pub end_ms: f64,
-    /// (min, max) MiB per bucket.
-    pub min_max: Vec<(f32, f32)>,
-}
-
-impl Envelope {
-    /// Bucket `k`'s span, ms.
-    pub fn span(&self, k: usize) -> (f64, f64) {
-        let n = self.min_max.len().max(1) as f64;
-        let w = self.end_ms - self.start_ms;
-        (
-            self.start_ms + w * k as f64 / n,
-            self.start_ms + w * (k + 1) as f64 / n,
-        )
-    }
-
-    fn to_blob(&self) -> Vec<u8> {
-        let mut b = Vec::with_capacity(self.min_max.len() * 8);
-        for &(lo, hi) in &self.min_max {
-            b.extend_from_slice(&lo.to_le_bytes());
-            b.extend_from_slice(&hi.to_le_bytes());
-        }
-        b
-    }
-
-    fn from_blob(start_ms: f64, end_ms: f64, blob: &[u8]) -> Envelope {
-        let f = |c: &[u8]| f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-        Envelope {
-            start_ms,
-            end_ms,
-            min_max: blob
-                .chunks_exact(8)
-                .map(|c| (f(&c[..4]), f(&c[4..])))
-                .collect(),
-        }
-    }
-}
 
 /// Everything a summary holds about one rank.
 #[derive(Debug, Clone, PartialEq)]
@@ -437,52 +331,190 @@ fn insert_all(tx: &rusqlite::Transaction<'_>, summary: &Summary) -> rusqlite::Re
 
 /// Reads a summary file (read-only: nothing is written beside it).
 pub fn read_summary(path: &Path) -> Result<Summary, SummaryError> {
-    let name = path.display().to_string();
-    let sql = |source: rusqlite::Error| SummaryError::Sqlite {
-        path: name.clone(),
-        source,
-    };
-    if path.is_dir() {
-        return Err(SummaryError::NotASummary {
-            path: name,
-            why: "a folder, not a summary file (a .db written by `memsight summarize`)".into(),
+    let file = SummaryFile::open(path)?;
+    read_all(&file.db).map_err(|e| file.sql(e))
+}
+
+/// True when `path` is a regular file written by `memsight summarize` (whatever its schema
+/// version): the app then opens it as a cluster summary instead of a profile. Cheap: the
+/// file's first 16 bytes, then one query.
+pub fn is_summary(path: &Path) -> bool {
+    let mut head = [0u8; 16];
+    let is_sqlite = crate::ingest::safe_fs::open_regular(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+        .is_ok()
+        && &head == b"SQLite format 3\0";
+    is_sqlite && crate::ingest::open_read_only(path, None).is_ok_and(|db| writer_of(&db).is_some())
+}
+
+fn writer_of(db: &Connection) -> Option<String> {
+    db.query_row("SELECT value FROM meta WHERE key='writer'", [], |r| {
+        r.get::<_, String>(0)
+    })
+    .optional()
+    .ok()
+    .flatten()
+    .filter(|w| w == "memsight")
+}
+
+/// An open summary file (read-only, `immutable`: nothing is written beside it): the overview's
+/// rows at once, a rank's curves when asked.
+pub struct SummaryFile {
+    path: String,
+    db: crate::ingest::ReadOnlyDb,
+}
+
+impl SummaryFile {
+    /// Opens `path` and checks that it is a summary of this schema version.
+    pub fn open(path: &Path) -> Result<SummaryFile, SummaryError> {
+        let name = path.display().to_string();
+        if path.is_dir() {
+            return Err(SummaryError::NotASummary {
+                path: name,
+                why: "a folder, not a summary file (a .db written by `memsight summarize`)".into(),
+            });
+        }
+        // The ingest layer's opener: regular files only (no FIFO hang), `immutable` so that
+        // SQLite writes nothing beside the file whatever its header says.
+        let db =
+            crate::ingest::open_read_only(path, None).map_err(|e| SummaryError::NotASummary {
+                path: name.clone(),
+                why: if path.exists() {
+                    format!("not a memsight summary: {}", e.0)
+                } else {
+                    e.0
+                },
+            })?;
+        if writer_of(&db).is_none() {
+            return Err(SummaryError::NotASummary {
+                path: name,
+                why:
+                    "not a memsight summary (make one with `memsight summarize PATH --out FILE.db`)"
+                        .into(),
+            });
+        }
+        let file = SummaryFile { path: name, db };
+        let version: i64 = file
+            .db
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(|e| file.sql(e))?;
+        if version != SCHEMA_VERSION {
+            return Err(SummaryError::NotASummary {
+                path: file.path,
+                why: format!(
+                    "summary schema version {version}; this memsight reads version {SCHEMA_VERSION}"
+                ),
+            });
+        }
+        Ok(file)
+    }
+
+    fn sql(&self, source: rusqlite::Error) -> SummaryError {
+        SummaryError::Sqlite {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// Every rank's row, steps and top operator, and the notes: what the overview shows.
+    pub fn overview(&self) -> Result<ClusterSummary, SummaryError> {
+        read_overview(&self.db).map_err(|e| self.sql(e))
+    }
+
+    /// The downsampled curves of the rank whose `ranks.id` is `id`, in the order written.
+    pub fn curves(&self, id: i64) -> Result<Vec<(String, Envelope)>, SummaryError> {
+        let read = || -> rusqlite::Result<Vec<(String, Envelope)>> {
+            let mut q = self.db.prepare_cached(
+                "SELECT series, start_ms, end_ms, envelope FROM curves WHERE rank_id=?1 ORDER BY rowid",
+            )?;
+            let rows = q.query_map([id], |r| {
+                let blob: Vec<u8> = r.get(3)?;
+                Ok((r.get(0)?, Envelope::from_blob(r.get(1)?, r.get(2)?, &blob)))
+            })?;
+            rows.collect()
+        };
+        read().map_err(|e| self.sql(e))
+    }
+}
+
+fn read_overview(db: &Connection) -> rusqlite::Result<ClusterSummary> {
+    let mut ranks: Vec<ClusterRank> = Vec::new();
+    let mut q = db.prepare(
+        "SELECT id, host, rank, device, path, source, format, files, files_bytes, files_mtime_ns, \
+         error, peak_allocated_mib, peak_allocated_at_ms, peak_reserved_mib, \
+         peak_app_reserved_mib, unreleased FROM ranks ORDER BY id",
+    )?;
+    let mut rows = q.query([])?;
+    while let Some(r) = rows.next()? {
+        ranks.push(ClusterRank {
+            id: r.get(0)?,
+            identity: RankIdentity {
+                host: r.get(1)?,
+                rank: r.get(2)?,
+                device: r.get(3)?,
+                path: r.get(4)?,
+                source: r.get(5)?,
+                format: r.get(6)?,
+                files: r.get(7)?,
+                files_bytes: r.get(8)?,
+                files_mtime_ns: r.get(9)?,
+            },
+            error: r.get(10)?,
+            peak_allocated_mib: r.get(11)?,
+            peak_allocated_at_ms: r.get(12)?,
+            peak_reserved_mib: r.get(13)?,
+            peak_app_reserved_mib: r.get(14)?,
+            unreleased: r.get(15)?,
+            steps: Vec::new(),
+            top_operator: None,
         });
     }
-    // The ingest layer's opener: regular files only (no FIFO hang), `immutable` so that SQLite
-    // writes nothing beside the file whatever its header says.
-    let db = crate::ingest::open_read_only(path, None).map_err(|e| SummaryError::NotASummary {
-        path: name.clone(),
-        why: if path.exists() {
-            format!("not a memsight summary: {}", e.0)
-        } else {
-            e.0
-        },
-    })?;
-    let writer: Option<String> = db
-        .query_row("SELECT value FROM meta WHERE key='writer'", [], |r| {
-            r.get(0)
-        })
-        .optional()
-        .unwrap_or(None);
-    if writer.as_deref() != Some("memsight") {
-        return Err(SummaryError::NotASummary {
-            path: name.clone(),
-            why: "not a memsight summary (make one with `memsight summarize PATH --out FILE.db`)"
-                .into(),
-        });
+    let index: std::collections::HashMap<i64, usize> =
+        ranks.iter().enumerate().map(|(i, r)| (r.id, i)).collect();
+    let mut q = db.prepare("SELECT * FROM steps ORDER BY rank_id, step")?;
+    let mut rows = q.query([])?;
+    while let Some(r) = rows.next()? {
+        if let Some(&i) = index.get(&r.get(0)?) {
+            ranks[i].steps.push(step_row(r)?);
+        }
     }
-    let version: i64 = db
-        .query_row("PRAGMA user_version", [], |r| r.get(0))
-        .map_err(sql)?;
-    if version != SCHEMA_VERSION {
-        return Err(SummaryError::NotASummary {
-            path: name.clone(),
-            why: format!(
-                "summary schema version {version}; this memsight reads version {SCHEMA_VERSION}"
-            ),
-        });
+    let mut q = db.prepare(
+        "SELECT rank_id, name, mib, blocks FROM top_at_peak WHERE kind='operator' AND position=0",
+    )?;
+    let mut rows = q.query([])?;
+    while let Some(r) = rows.next()? {
+        if let Some(&i) = index.get(&r.get(0)?) {
+            ranks[i].top_operator = Some(Amount {
+                name: r.get(1)?,
+                mib: r.get(2)?,
+                blocks: r.get(3)?,
+            });
+        }
     }
-    read_all(&db).map_err(sql)
+    Ok(ClusterSummary {
+        ranks,
+        notes: read_notes(db)?,
+    })
+}
+
+fn step_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StepRow> {
+    Ok(StepRow {
+        step: r.get(1)?,
+        start_ms: r.get(2)?,
+        end_ms: r.get(3)?,
+        peak_allocated_mib: r.get(4)?,
+        peak_at_ms: r.get(5)?,
+        end_allocated_mib: r.get(6)?,
+        change_mib: r.get(7)?,
+        survivors: r.get(8)?,
+        survivors_kib: r.get(9)?,
+    })
+}
+
+fn read_notes(db: &Connection) -> rusqlite::Result<Vec<String>> {
+    let mut q = db.prepare("SELECT text FROM notes ORDER BY position")?;
+    let rows = q.query_map([], |r| r.get(0))?;
+    rows.collect()
 }
 
 fn read_all(db: &Connection) -> rusqlite::Result<Summary> {
@@ -529,17 +561,7 @@ fn read_all(db: &Connection) -> rusqlite::Result<Summary> {
     let mut rows = q.query([])?;
     while let Some(r) = rows.next()? {
         if let Some(i) = at(r.get(0)?) {
-            ranks[i].1.steps.push(StepRow {
-                step: r.get(1)?,
-                start_ms: r.get(2)?,
-                end_ms: r.get(3)?,
-                peak_allocated_mib: r.get(4)?,
-                peak_at_ms: r.get(5)?,
-                end_allocated_mib: r.get(6)?,
-                change_mib: r.get(7)?,
-                survivors: r.get(8)?,
-                survivors_kib: r.get(9)?,
-            });
+            ranks[i].1.steps.push(step_row(r)?);
         }
     }
     // Roles in the order they were written (rowid), which is the report's order.
@@ -583,12 +605,7 @@ fn read_all(db: &Connection) -> rusqlite::Result<Summary> {
             ranks[i].1.curves.push((r.get(1)?, e));
         }
     }
-    let mut notes = Vec::new();
-    let mut q = db.prepare("SELECT text FROM notes ORDER BY position")?;
-    let mut rows = q.query([])?;
-    while let Some(r) = rows.next()? {
-        notes.push(r.get(0)?);
-    }
+    let notes = read_notes(db)?;
     Ok(Summary {
         ranks: ranks.into_iter().map(|(_, r)| r).collect(),
         notes,

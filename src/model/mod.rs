@@ -4,6 +4,7 @@
 //! Missing values are stored as [`NULL`] so a column stays one flat `Vec<i64>` (8 bytes a cell
 //! rather than 16 for `Option<i64>`).
 
+pub mod cluster;
 mod component;
 mod interner;
 mod message;

@@ -9,7 +9,9 @@ use std::path::PathBuf;
 use super::baseline::BaselineSource;
 use super::i18n::Lang;
 use super::prefs::ThemePref;
-use super::state::{DiffColumn, FlameMode, OverviewColumn, RowSubset, StepColumn, TabId, TableId};
+use super::state::{
+    DiffColumn, FlameMode, OverviewColumn, RowSubset, StepColumn, SummaryColumn, TabId, TableId,
+};
 use crate::analysis::stacks::GroupKey;
 use crate::analysis::{Column, ComponentColumn, GroupBy, StaticColumn};
 use crate::model::SourceChoice;
@@ -153,6 +155,16 @@ pub enum Command {
     CycleOverviewSort(OverviewColumn),
     /// Stop summarising ranks for the overview.
     CancelOverview,
+    /// A click on a cluster summary's table header.
+    CycleSummarySort(SummaryColumn),
+    /// A cluster summary's host filter.
+    SetSummaryHostFilter(String),
+    /// Pin a cluster summary's rank (its curve stays on screen), or unpin.
+    SelectSummaryRank(Option<usize>),
+    /// A summary's rank was asked to open, but its folder is not on this machine.
+    SummaryRankUnreachable(usize),
+    /// Stop comparing two cluster summaries.
+    StopSummaryCompare,
     /// Summarise the ranks of the cluster overview again (after Cancel).
     RetryOverview,
     /// Show exactly these rows in the details table (a step's survivors); None shows all again.

@@ -166,6 +166,66 @@ impl Lang {
 /// formatted for reading).
 #[allow(missing_docs)] // each field is the text it names
 pub struct Tr {
+    /// Cluster summary: heading (file, ranks, hosts).
+    pub summary_title: fn(&str, usize, usize) -> String,
+    /// Cluster summary: how long reading took (seconds).
+    pub summary_read_in: fn(&str) -> String,
+    /// Cluster summary: being read (file).
+    pub summary_reading: fn(&str) -> String,
+    /// Cluster summary: the compare button.
+    pub summary_compare: &'static str,
+    /// Its tooltip.
+    pub summary_compare_hover: &'static str,
+    /// Stop comparing summaries.
+    pub summary_stop_compare: &'static str,
+    /// Copy's tooltip in a summary.
+    pub summary_copy_hover: &'static str,
+    /// The baseline summary could not be read (why).
+    pub summary_baseline_error: fn(&str) -> String,
+    /// Comparison line (file, matched, ranks, max before, max now).
+    pub summary_compared: fn(&str, usize, usize, &str, &str) -> String,
+    /// Ranks recorded with an error.
+    pub summary_failed: fn(usize) -> String,
+    /// The merge notes' header (count).
+    pub summary_notes: fn(usize) -> String,
+    /// "+N more" after a list of ranks.
+    pub summary_more: fn(usize) -> String,
+    /// The worst step (step, max MB, rank, median MB, ranks).
+    pub summary_worst_step: fn(i64, &str, &str, &str, usize) -> String,
+    /// No rank grows step after step.
+    pub summary_no_leaks: &'static str,
+    /// Ranks growing step after step (count, list).
+    pub summary_leaks: fn(usize, &str) -> String,
+    /// The other summary's values, in legends.
+    pub summary_before_series: &'static str,
+    /// No step boundaries in the summary.
+    pub summary_no_steps: &'static str,
+    /// The step plot's lines: highest, median, lowest.
+    pub summary_step_lines: [&'static str; 3],
+    /// The step plot's x axis.
+    pub summary_step_axis: &'static str,
+    /// The curve plot's x axis.
+    pub summary_time_axis: &'static str,
+    /// The host filter's label.
+    pub summary_host_filter: &'static str,
+    /// Its hint.
+    pub summary_host_hint: &'static str,
+    /// Ranks shown of all.
+    pub summary_shown: fn(usize, usize) -> String,
+    /// A summary table's column header.
+    pub summary_header: fn(crate::ui::state::SummaryColumn) -> &'static str,
+    /// The folder link's tooltip.
+    pub summary_open_hover: &'static str,
+    /// How to see a rank's curve.
+    pub summary_curve_hint: &'static str,
+    /// The curve's title (rank, host).
+    pub summary_curve_title: fn(&str, &str) -> String,
+    /// Unpin the rank.
+    pub summary_unpin: &'static str,
+    /// A rank's folder is not here (rank, path, host).
+    pub summary_unreachable: fn(&str, &str, &str) -> String,
+    /// The rank has no curve in the summary.
+    pub summary_no_curve: &'static str,
     // Menus.
     pub file: &'static str,
     pub open_folder_menu: &'static str,
@@ -669,6 +729,74 @@ fn curve_help_zh(name: &str) -> Option<&'static str> {
 
 /// English.
 pub static EN: Tr = Tr {
+    summary_title: |file, n, hosts| format!("Cluster summary {file}: {n} ranks on {hosts} hosts"),
+    summary_read_in: |s| format!("read in {s} s"),
+    summary_reading: |file| format!("Reading {file}…"),
+    summary_compare: "Compare with summary…",
+    summary_compare_hover: "Pick another summary (before a change): each rank's peak against the same rank's there",
+    summary_stop_compare: "Stop comparing",
+    summary_copy_hover: "The shown rows, in the table's order, as TSV (pastes into Excel)",
+    summary_baseline_error: |e| format!("Could not read the summary to compare with: {e}"),
+    summary_compared: |file, matched, n, before, now| {
+        format!(
+            "Compared with {file}: {matched} of {n} ranks matched (same rank and device) · highest peak {before} → {now} MB"
+        )
+    },
+    summary_failed: |n| {
+        if n == 1 {
+            "⚠ 1 rank could not be summarised (its Folder cell says why).".into()
+        } else {
+            format!("⚠ {n} ranks could not be summarised (their Folder cells say why).")
+        }
+    },
+    summary_notes: |n| format!("Merge notes ({n})"),
+    summary_more: |n| format!("+{n} more"),
+    summary_worst_step: |step, max, rank, median, ranks| {
+        format!(
+            "Worst step: {step}, peak {max} MB on rank {rank} (median of {ranks} ranks: {median} MB)"
+        )
+    },
+    summary_no_leaks: "No rank's memory grows step after step (3 rises of 1 MB or more in a row).",
+    summary_leaks: |n, list| {
+        format!(
+            "⚠ {n} ranks grow step after step (3+ rises of 1 MB or more in a row; growth since the first step's end): {list}"
+        )
+    },
+    summary_before_series: "before",
+    summary_no_steps: "No step boundaries in these ranks.",
+    summary_step_lines: ["Highest rank", "Median", "Lowest rank"],
+    summary_step_axis: "Step",
+    summary_time_axis: "Time (ms)",
+    summary_host_filter: "Host:",
+    summary_host_hint: "part of a host name",
+    summary_shown: |shown, n| format!("{shown} of {n} ranks"),
+    summary_header: |c| {
+        use crate::ui::state::SummaryColumn as C;
+        match c {
+            C::Rank => "Rank",
+            C::Host => "Host",
+            C::Device => "Device",
+            C::PeakAllocated => "Peak Allocated(MB)",
+            C::PeakAt => "Peak at(ms)",
+            C::PeakReserved => "Peak Reserved(MB)",
+            C::Steps => "Steps",
+            C::Growth => "Growth over steps(MB)",
+            C::TopOperator => "Top operator at peak",
+            C::Before => "Before(MB)",
+            C::Delta => "Δ(MB)",
+            C::Folder => "Folder",
+        }
+    },
+    summary_open_hover: "Open this rank's folder",
+    summary_curve_hint: "Hover a bar or a row to see that rank; click to pin it.",
+    summary_curve_title: |rank, host| format!("Rank {rank} on {host}: min–max per bucket"),
+    summary_unpin: "Unpin",
+    summary_unreachable: |rank, path, host| {
+        format!(
+            "Rank {rank}'s folder {path} is not on this machine (it was summarised on {host}). Mount or copy that folder, then open it."
+        )
+    },
+    summary_no_curve: "This rank has no curve in the summary.",
     file: "File",
     open_folder_menu: "Open folder…  (Ctrl+O)",
     open_folder: "Open folder…",
@@ -1229,6 +1357,68 @@ pub static EN: Tr = Tr {
 
 /// 简体中文.
 pub static ZH: Tr = Tr {
+    summary_title: |file, n, hosts| format!("集群汇总 {file}：{hosts} 台主机上的 {n} 个 rank"),
+    summary_read_in: |s| format!("读取用时 {s} 秒"),
+    summary_reading: |file| format!("正在读取 {file}…"),
+    summary_compare: "与另一汇总对比…",
+    summary_compare_hover: "选择另一个汇总（改动之前的）：逐 rank 对比峰值",
+    summary_stop_compare: "停止对比",
+    summary_copy_hover: "按表格当前顺序，以 TSV 复制显示的行（可粘贴到 Excel）",
+    summary_baseline_error: |e| format!("无法读取用于对比的汇总：{e}"),
+    summary_compared: |file, matched, n, before, now| {
+        format!(
+            "与 {file} 对比：{n} 个 rank 中 {matched} 个匹配（同 rank 同设备）· 最高峰值 {before} → {now} MB"
+        )
+    },
+    summary_failed: |n| format!("⚠ {n} 个 rank 未能汇总（原因见“文件夹”列）。"),
+    summary_notes: |n| format!("合并说明（{n}）"),
+    summary_more: |n| format!("另有 {n} 个"),
+    summary_worst_step: |step, max, rank, median, ranks| {
+        format!(
+            "最差的 step：{step}，rank {rank} 峰值 {max} MB（{ranks} 个 rank 的中位数：{median} MB）"
+        )
+    },
+    summary_no_leaks: "没有 rank 的内存逐 step 增长（连续 3 次上升且每次不少于 1 MB）。",
+    summary_leaks: |n, list| {
+        format!(
+            "⚠ {n} 个 rank 的内存逐 step 增长（连续 3 次以上上升且每次不少于 1 MB；增长量自第一个 step 结束时起）：{list}"
+        )
+    },
+    summary_before_series: "对比基准",
+    summary_no_steps: "这些 rank 没有 step 边界。",
+    summary_step_lines: ["最高 rank", "中位数", "最低 rank"],
+    summary_step_axis: "Step",
+    summary_time_axis: "时间 (ms)",
+    summary_host_filter: "主机：",
+    summary_host_hint: "主机名的一部分",
+    summary_shown: |shown, n| format!("显示 {shown}/{n} 个 rank"),
+    summary_header: |c| {
+        use crate::ui::state::SummaryColumn as C;
+        match c {
+            C::Rank => "Rank",
+            C::Host => "主机",
+            C::Device => "设备",
+            C::PeakAllocated => "峰值 Allocated(MB)",
+            C::PeakAt => "峰值时刻(ms)",
+            C::PeakReserved => "峰值 Reserved(MB)",
+            C::Steps => "Step 数",
+            C::Growth => "逐 step 增长(MB)",
+            C::TopOperator => "峰值时占用最多的算子",
+            C::Before => "对比基准(MB)",
+            C::Delta => "Δ(MB)",
+            C::Folder => "文件夹",
+        }
+    },
+    summary_open_hover: "打开此 rank 的文件夹",
+    summary_curve_hint: "鼠标悬停在柱或行上查看该 rank；单击可固定。",
+    summary_curve_title: |rank, host| format!("{host} 上的 rank {rank}：每段的最小–最大值"),
+    summary_unpin: "取消固定",
+    summary_unreachable: |rank, path, host| {
+        format!(
+            "rank {rank} 的文件夹 {path} 不在本机（它在 {host} 上汇总）。请挂载或复制该文件夹后再打开。"
+        )
+    },
+    summary_no_curve: "汇总中没有此 rank 的曲线。",
     file: "文件",
     open_folder_menu: "打开文件夹…  (Ctrl+O)",
     open_folder: "打开文件夹…",

@@ -38,6 +38,7 @@ pub mod prefs;
 pub mod report_text;
 pub mod session;
 pub mod state;
+pub mod summary;
 pub mod tooltip;
 pub mod top_bar;
 

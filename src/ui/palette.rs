@@ -117,6 +117,8 @@ pub const BLOCK_FREE: Color32 = Color32::from_gray(110);
 pub const RANK_OUTLIER: Color32 = Color32::from_rgb(214, 39, 40);
 /// See [`RANK_OUTLIER`].
 pub const RANK_NORMAL: Color32 = Color32::from_rgb(31, 119, 180);
+/// A cluster summary's "before" values (the summary compared with), and its lowest rank per step.
+pub const SUMMARY_BEFORE: Color32 = Color32::from_gray(140);
 
 /// The steps' alternate bands on the memory chart, on a dark and a light background.
 pub const STEP_BAND_DARK: Color32 = Color32::from_rgba_unmultiplied_const(255, 255, 255, 10);

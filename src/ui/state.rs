@@ -224,6 +224,79 @@ impl OverviewColumn {
     ];
 }
 
+/// A column of a cluster summary's table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SummaryColumn {
+    /// Rank id.
+    Rank,
+    /// Host.
+    Host,
+    /// Device id.
+    Device,
+    /// Peak Operator Allocated.
+    PeakAllocated,
+    /// When it was reached.
+    PeakAt,
+    /// Peak Operator Reserved.
+    PeakReserved,
+    /// Steps recorded.
+    Steps,
+    /// Growth of the step-end value over the steps.
+    Growth,
+    /// The operator holding most at the peak.
+    TopOperator,
+    /// In a comparison: the same rank's peak in the other summary.
+    Before,
+    /// In a comparison: this peak minus that one.
+    Delta,
+    /// The rank's folder, or why it could not be summarised.
+    Folder,
+}
+
+impl SummaryColumn {
+    /// The columns of a summary on its own, in table order.
+    pub const PLAIN: [SummaryColumn; 10] = [
+        SummaryColumn::Rank,
+        SummaryColumn::Host,
+        SummaryColumn::Device,
+        SummaryColumn::PeakAllocated,
+        SummaryColumn::PeakAt,
+        SummaryColumn::PeakReserved,
+        SummaryColumn::Steps,
+        SummaryColumn::Growth,
+        SummaryColumn::TopOperator,
+        SummaryColumn::Folder,
+    ];
+    /// The columns in a comparison, in table order.
+    pub const COMPARED: [SummaryColumn; 12] = [
+        SummaryColumn::Rank,
+        SummaryColumn::Host,
+        SummaryColumn::Device,
+        SummaryColumn::PeakAllocated,
+        SummaryColumn::Before,
+        SummaryColumn::Delta,
+        SummaryColumn::PeakAt,
+        SummaryColumn::PeakReserved,
+        SummaryColumn::Steps,
+        SummaryColumn::Growth,
+        SummaryColumn::TopOperator,
+        SummaryColumn::Folder,
+    ];
+}
+
+/// What the user chose in a cluster summary's overview.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SummaryChoice {
+    /// The table's sort (`None`: the file's order).
+    pub sort: Option<(SummaryColumn, SortDir)>,
+    /// Only ranks whose host contains this text (case-insensitive; empty: all).
+    pub host_filter: String,
+    /// The rank whose curve is pinned (index into the summary's ranks).
+    pub selected: Option<usize>,
+    /// The rank whose folder was asked for but is not on this machine.
+    pub unreachable: Option<usize>,
+}
+
 /// Everything the user has chosen for the current profile.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ViewState {
@@ -289,6 +362,8 @@ pub struct ViewState {
     pub show_overview: bool,
     /// The overview table's sort (`None`: discovery order).
     pub overview_sort: Option<(OverviewColumn, SortDir)>,
+    /// A cluster summary's overview (when a summary file is open).
+    pub summary: SummaryChoice,
     /// Compare: align the baseline at the start of this step (None: at the origins).
     pub align_step: Option<i64>,
     /// The diff table's sort (`None`: largest |delta| first).
@@ -352,6 +427,7 @@ impl Default for ViewState {
             only_rows: None,
             show_overview: false,
             overview_sort: None,
+            summary: SummaryChoice::default(),
             align_step: None,
             diff_sort: None,
             diff_filter: String::new(),
@@ -565,6 +641,15 @@ impl ViewState {
             Command::CycleOverviewSort(col) => {
                 self.overview_sort = next_sort(self.overview_sort, *col);
             }
+            Command::CycleSummarySort(col) => {
+                self.summary.sort = next_sort(self.summary.sort, *col);
+            }
+            Command::SetSummaryHostFilter(text) => self.summary.host_filter.clone_from(text),
+            Command::SelectSummaryRank(i) => {
+                self.summary.selected = *i;
+                self.summary.unreachable = None;
+            }
+            Command::SummaryRankUnreachable(i) => self.summary.unreachable = Some(*i),
             Command::CycleStepSort(col) => self.step_sort = next_sort(self.step_sort, *col),
             Command::FilterRows(rows) => {
                 self.only_rows.clone_from(rows);
@@ -587,6 +672,7 @@ impl ViewState {
             | Command::CancelLoad
             | Command::Retry
             | Command::CancelOverview
+            | Command::StopSummaryCompare
             | Command::RetryOverview
             | Command::CopyDiff
             | Command::Copy

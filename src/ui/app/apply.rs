@@ -50,6 +50,17 @@ impl MemsightApp {
                     self.load_baseline(source);
                 }
             }
+            Command::CompareWith(source) if self.summary.is_some() => {
+                // Two summaries compare rank by rank.
+                if let Some(s) = &mut self.summary {
+                    s.compare_with(&mut self.jobs, source.path);
+                }
+            }
+            Command::StopSummaryCompare => {
+                if let Some(s) = &mut self.summary {
+                    s.stop_comparing();
+                }
+            }
             Command::CompareWith(source) => {
                 self.load_baseline(source);
                 // A comparison is shown on the rank, not behind the cluster overview.
@@ -171,6 +182,7 @@ impl MemsightApp {
         self.loading = None;
         self.overview = None; // dropping it cancels its job
         self.oom_cluster = None;
+        self.summary = None;
         self.error = None;
         self.path_dialog_open = false;
         // Looked up once here, not in every frame (it reads the disk).
@@ -184,6 +196,15 @@ impl MemsightApp {
             return;
         }
         self.snapshot = None;
+        // A cluster summary (`memsight summarize --out FILE.db`) opens in its own view.
+        if path.is_file() && crate::export::cluster_db::is_summary(&path) {
+            self.summary = Some(crate::ui::summary::SummaryView::open(
+                &mut self.jobs,
+                path.clone(),
+            ));
+            self.prefs.remember(&path);
+            return;
+        }
         self.opening = Some(path.clone());
         self.session.open(path);
         self.show_rank();

@@ -129,7 +129,7 @@ impl MemsightApp {
             failures_ui(ui, t, &self.failures, &mut out);
             // A snapshot has its own device picker in its view, a folder of OOM bundles no
             // rank: no profile parameters.
-            if self.snapshot.is_none() && self.oom_cluster.is_none() {
+            if self.snapshot.is_none() && self.oom_cluster.is_none() && self.summary.is_none() {
                 crate::ui::top_bar::parameters_ui(
                     ui,
                     t,
@@ -161,6 +161,11 @@ impl MemsightApp {
                     ui.add_space(12.0);
                     crate::ui::top_bar::open_controls(ui, t, path_text, &mut out);
                 }
+            });
+        } else if let Some(s) = &mut self.summary {
+            let choice = &self.state.summary;
+            egui::CentralPanel::default().frame(central).show(ui, |ui| {
+                crate::ui::panes::summary::summary_ui(ui, t, s, choice, &mut out);
             });
         } else if let Some(c) = &mut self.oom_cluster {
             egui::CentralPanel::default().frame(central).show(ui, |ui| {
@@ -291,7 +296,8 @@ impl MemsightApp {
     }
 
     pub(super) fn update_title(&mut self, ui: &egui::Ui) {
-        let shown = self.snapshot.as_ref().map(|s| s.path.as_path());
+        let shown = (self.snapshot.as_ref().map(|s| s.path.as_path()))
+            .or(self.summary.as_ref().map(|s| s.path.as_path()));
         let title = match shown.or(self.path()) {
             Some(p) => format!("memsight — {}", p.display()),
             None => "memsight".to_string(),

@@ -117,6 +117,8 @@ pub struct MemsightApp {
     pub snapshot: Option<super::panes::snapshot::SnapshotView>,
     /// A folder of OOM bundles on screen, when a folder held snapshots and no profile.
     pub oom_cluster: Option<super::panes::oom_cluster::OomClusterView>,
+    /// A cluster summary on screen, when a file written by `memsight summarize` was opened.
+    pub summary: Option<super::summary::SummaryView>,
     /// The static graph's chart pane.
     pub static_chart: StaticChart,
     /// The static graph's op table pane.
@@ -185,6 +187,7 @@ impl MemsightApp {
             panes: BottomPanes::default(),
             snapshot: None,
             oom_cluster: None,
+            summary: None,
             static_chart: StaticChart::default(),
             static_table: StaticTable::default(),
             title: String::new(),
@@ -227,7 +230,7 @@ impl MemsightApp {
     /// The key of the rank on screen: the state's rank and source in the open profile, once
     /// the session has it (its first look included). Derived, never stored.
     pub fn current(&self) -> Option<RankKey> {
-        if self.snapshot.is_some() || self.oom_cluster.is_some() {
+        if self.snapshot.is_some() || self.oom_cluster.is_some() || self.summary.is_some() {
             return None;
         }
         let key = self.session.key(self.state.rank, self.state.source);

@@ -32,6 +32,7 @@ pub mod snapshot;
 pub mod snapshot_bands;
 pub mod static_view;
 pub mod steps;
+pub mod summary;
 pub mod tab;
 pub mod warnings;
 

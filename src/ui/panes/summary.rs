@@ -1,0 +1,785 @@
+//! A cluster summary's overview (a `.db` written by `memsight summarize`): every rank's peak as a
+//! bar (outliers in red) with the spread, each step's peak across the ranks (the worst step), the
+//! ranks whose memory grows step after step, the downsampled curve of the rank under the pointer
+//! (or pinned), and a sortable table filtered by host whose folder links open the rank. With a
+//! second summary it compares the two rank by rank.
+
+use egui_extras::{Column as TableColumn, TableBuilder};
+use egui_plot::{Bar, BarChart, Legend, Line, Plot, PlotPoints, Points};
+
+use super::details_table::sort_header;
+use crate::analysis::SortDir;
+use crate::model::cluster::ClusterRank;
+use crate::ui::command::{Command, PickKind};
+use crate::ui::format::grouped;
+use crate::ui::i18n::Tr;
+use crate::ui::palette;
+use crate::ui::state::{SummaryChoice, SummaryColumn};
+use crate::ui::summary::{OpenSummary, SummaryView};
+
+/// At most this many ranks are named in a line of text (outliers, leak suspects).
+const NAMED: usize = 8;
+
+fn mb(v: Option<f64>) -> String {
+    v.map_or("–".into(), |m| grouped(m, 2))
+}
+
+/// The baseline's peak for rank `i` of the summary on screen, when compared.
+fn before_peak(view: &SummaryView, i: usize) -> Option<f64> {
+    let b = view.baseline.as_ref()?;
+    let j = (*b.matches.get(i)?)?;
+    b.open.as_ref()?.summary.ranks.get(j)?.peak_allocated_mib
+}
+
+/// The text of a cell of rank `i`.
+pub fn summary_cell(view: &SummaryView, i: usize, col: SummaryColumn) -> String {
+    let Some(open) = &view.open else {
+        return String::new();
+    };
+    let Some(r) = open.summary.ranks.get(i) else {
+        return String::new();
+    };
+    let id = &r.identity;
+    match col {
+        SummaryColumn::Rank => id.rank.clone(),
+        SummaryColumn::Host => id.host.clone().unwrap_or_else(|| "–".into()),
+        SummaryColumn::Device => id.device.clone().unwrap_or_else(|| "–".into()),
+        SummaryColumn::PeakAllocated => mb(r.peak_allocated_mib),
+        SummaryColumn::PeakAt => r.peak_allocated_at_ms.map_or("–".into(), |v| grouped(v, 3)),
+        SummaryColumn::PeakReserved => mb(r.peak_reserved_mib),
+        SummaryColumn::Steps => grouped(r.steps.len() as f64, 0),
+        SummaryColumn::Growth => open
+            .growth
+            .get(i)
+            .copied()
+            .flatten()
+            .map_or("–".into(), |g| {
+                let mark = if g.is_leak_suspect() { " ⚠" } else { "" };
+                format!("{}{mark}", signed(g.mib))
+            }),
+        SummaryColumn::TopOperator => r.top_operator.as_ref().map_or("–".into(), |a| {
+            format!("{} ({} MB)", a.name, grouped(a.mib, 2))
+        }),
+        SummaryColumn::Before => mb(before_peak(view, i)),
+        SummaryColumn::Delta => match (r.peak_allocated_mib, before_peak(view, i)) {
+            (Some(now), Some(before)) => signed(now - before),
+            _ => "–".into(),
+        },
+        SummaryColumn::Folder => match &r.error {
+            Some(e) => format!("✖ {e}"),
+            None => id.path.clone(),
+        },
+    }
+}
+
+fn signed(v: f64) -> String {
+    if v > 0.0 {
+        format!("+{}", grouped(v, 2))
+    } else {
+        grouped(v, 2)
+    }
+}
+
+/// A sortable value: numbers compare as numbers (rank ids too), text as text.
+#[derive(Debug, Clone, PartialEq, PartialOrd)]
+enum Key {
+    Num(f64),
+    Text(String),
+    Missing,
+}
+
+fn key(view: &SummaryView, open: &OpenSummary, i: usize, col: SummaryColumn) -> Key {
+    let r = &open.summary.ranks[i];
+    let num = |v: Option<f64>| v.filter(|v| v.is_finite()).map_or(Key::Missing, Key::Num);
+    let text = |v: Option<&String>| v.map_or(Key::Missing, |s| Key::Text(s.clone()));
+    match col {
+        SummaryColumn::Rank => r
+            .identity
+            .rank
+            .parse::<f64>()
+            .map_or_else(|_| Key::Text(r.identity.rank.clone()), Key::Num),
+        SummaryColumn::Host => text(r.identity.host.as_ref()),
+        SummaryColumn::Device => text(r.identity.device.as_ref()),
+        SummaryColumn::PeakAllocated => num(r.peak_allocated_mib),
+        SummaryColumn::PeakAt => num(r.peak_allocated_at_ms),
+        SummaryColumn::PeakReserved => num(r.peak_reserved_mib),
+        SummaryColumn::Steps => Key::Num(r.steps.len() as f64),
+        SummaryColumn::Growth => num(open.growth.get(i).copied().flatten().map(|g| g.mib)),
+        SummaryColumn::TopOperator => num(r.top_operator.as_ref().map(|a| a.mib)),
+        SummaryColumn::Before => num(before_peak(view, i)),
+        SummaryColumn::Delta => num(r
+            .peak_allocated_mib
+            .zip(before_peak(view, i))
+            .map(|(a, b)| a - b)),
+        SummaryColumn::Folder => {
+            Key::Text(r.error.clone().unwrap_or_else(|| r.identity.path.clone()))
+        }
+    }
+}
+
+fn host_matches(r: &ClusterRank, filter: &str) -> bool {
+    filter.is_empty()
+        || r.identity
+            .host
+            .as_deref()
+            .is_some_and(|h| h.to_lowercase().contains(&filter.to_lowercase()))
+}
+
+/// The ranks the table shows (indices into the summary's ranks): those whose host matches the
+/// filter, in the chosen order; missing values go last whatever the direction.
+pub fn summary_order(view: &SummaryView, choice: &SummaryChoice) -> Vec<usize> {
+    let Some(open) = &view.open else {
+        return Vec::new();
+    };
+    let mut rows: Vec<usize> = (0..open.summary.ranks.len())
+        .filter(|&i| host_matches(&open.summary.ranks[i], choice.host_filter.trim()))
+        .collect();
+    let Some((col, dir)) = choice.sort else {
+        // The file's order is by identity, where rank "10" comes before "9": by host, then by
+        // rank number.
+        let keys: Vec<(Option<&str>, Key)> = (0..open.summary.ranks.len())
+            .map(|i| {
+                let host = open.summary.ranks[i].identity.host.as_deref();
+                (host, key(view, open, i, SummaryColumn::Rank))
+            })
+            .collect();
+        rows.sort_by(|&a, &b| {
+            keys[a]
+                .partial_cmp(&keys[b])
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+        return rows;
+    };
+    {
+        let keys: Vec<Key> = (0..open.summary.ranks.len())
+            .map(|i| key(view, open, i, col))
+            .collect();
+        rows.sort_by(|&a, &b| match (&keys[a], &keys[b]) {
+            (Key::Missing, Key::Missing) => std::cmp::Ordering::Equal,
+            (Key::Missing, _) => std::cmp::Ordering::Greater,
+            (_, Key::Missing) => std::cmp::Ordering::Less,
+            (x, y) => {
+                let ord = x.partial_cmp(y).unwrap_or(std::cmp::Ordering::Equal);
+                if dir == SortDir::Desc {
+                    ord.reverse()
+                } else {
+                    ord
+                }
+            }
+        });
+    }
+    rows
+}
+
+/// The table's columns: with the comparison's when a baseline is read.
+pub fn summary_columns(view: &SummaryView) -> &'static [SummaryColumn] {
+    if view.baseline.as_ref().is_some_and(|b| b.open.is_some()) {
+        &SummaryColumn::COMPARED
+    } else {
+        &SummaryColumn::PLAIN
+    }
+}
+
+/// The shown rows as TSV with a header (what Copy puts on the clipboard, for Excel).
+pub fn summary_tsv(t: &Tr, view: &SummaryView, rows: &[usize]) -> String {
+    let cols = summary_columns(view);
+    let clean = |s: String| s.replace(['\t', '\n', '\r'], " ");
+    let mut out: Vec<String> = vec![
+        cols.iter()
+            .map(|&c| (t.summary_header)(c))
+            .collect::<Vec<_>>()
+            .join("\t"),
+    ];
+    for &i in rows {
+        out.push(
+            cols.iter()
+                .map(|&c| clean(summary_cell(view, i, c)))
+                .collect::<Vec<_>>()
+                .join("\t"),
+        );
+    }
+    out.join("\n") + "\n"
+}
+
+fn rank_label(open: &OpenSummary, i: usize) -> String {
+    open.summary
+        .ranks
+        .get(i)
+        .map_or(String::new(), |r| match &r.identity.host {
+            Some(h) => format!("{} ({h})", r.identity.rank),
+            None => r.identity.rank.clone(),
+        })
+}
+
+fn named_list(
+    open: &OpenSummary,
+    t: &Tr,
+    list: &[usize],
+    extra: impl Fn(usize) -> String,
+) -> String {
+    let mut names: Vec<String> = list
+        .iter()
+        .take(NAMED)
+        .map(|&i| format!("{}{}", rank_label(open, i), extra(i)))
+        .collect();
+    if list.len() > NAMED {
+        names.push((t.summary_more)(list.len() - NAMED));
+    }
+    names.join(", ")
+}
+
+/// The ranks whose memory grows step after step, most growth first.
+pub fn leak_suspects(open: &OpenSummary) -> Vec<usize> {
+    let mut v: Vec<(usize, f64)> = open
+        .growth
+        .iter()
+        .enumerate()
+        .filter_map(|(i, g)| g.filter(|g| g.is_leak_suspect()).map(|g| (i, g.mib)))
+        .collect();
+    v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    v.into_iter().map(|p| p.0).collect()
+}
+
+/// Draws the summary's overview; pushes what the user asked for to `out`.
+pub fn summary_ui(
+    ui: &mut egui::Ui,
+    t: &'static Tr,
+    view: &mut SummaryView,
+    choice: &SummaryChoice,
+    out: &mut Vec<Command>,
+) {
+    if view.poll() {
+        ui.ctx()
+            .request_repaint_after(std::time::Duration::from_millis(30));
+    }
+    let file = view.path.file_name().map_or_else(
+        || view.path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    if let Some(e) = &view.error {
+        ui.heading((t.summary_title)(&file, 0, 0));
+        ui.colored_label(ui.visuals().error_fg_color, e);
+        return;
+    }
+    if view.open.is_none() {
+        ui.horizontal(|ui| {
+            ui.spinner();
+            ui.label((t.summary_reading)(&file));
+        });
+        return;
+    }
+    let rows = summary_order(view, choice);
+    header_ui(ui, t, view, &file, &rows, out);
+    let Some(open) = &view.open else { return };
+    if open.summary.ranks.is_empty() {
+        return;
+    }
+    let chart_h = (ui.available_height() * 0.3).clamp(110.0, 300.0);
+    let mut hovered: Option<usize> = None;
+    ui.columns(2, |cols| {
+        if let Some(i) = peaks_plot(&mut cols[0], t, view, &rows, choice, chart_h) {
+            hovered = Some(i);
+            if cols[0].input(|i| i.pointer.primary_clicked()) {
+                out.push(Command::SelectSummaryRank(Some(i)));
+            }
+        }
+        steps_plot(&mut cols[1], t, view, choice, hovered, chart_h);
+    });
+    ui.separator();
+    ui.columns(2, |cols| {
+        if let Some(i) = table_ui(&mut cols[0], t, view, &rows, choice, out) {
+            hovered = hovered.or(Some(i));
+        }
+        curve_ui(&mut cols[1], t, view, choice, hovered, out);
+    });
+}
+
+fn header_ui(
+    ui: &mut egui::Ui,
+    t: &'static Tr,
+    view: &SummaryView,
+    file: &str,
+    rows: &[usize],
+    out: &mut Vec<Command>,
+) {
+    let Some(open) = &view.open else { return };
+    let n = open.summary.ranks.len();
+    ui.horizontal(|ui| {
+        ui.heading((t.summary_title)(file, n, open.hosts));
+        if let Some(took) = view.read_after {
+            ui.weak((t.summary_read_in)(&grouped(took.as_secs_f64(), 2)));
+        }
+        ui.separator();
+        match &view.baseline {
+            None => {
+                if ui
+                    .button(t.summary_compare)
+                    .on_hover_text(t.summary_compare_hover)
+                    .clicked()
+                {
+                    out.push(Command::Pick(PickKind::Baseline));
+                }
+            }
+            Some(_) => {
+                if ui.button(t.summary_stop_compare).clicked() {
+                    out.push(Command::StopSummaryCompare);
+                }
+            }
+        }
+        if ui
+            .button(t.copy_all)
+            .on_hover_text(t.summary_copy_hover)
+            .clicked()
+        {
+            ui.ctx().copy_text(summary_tsv(t, view, rows));
+        }
+    });
+    if let Some(b) = &view.baseline {
+        let name = b.path.file_name().map_or_else(
+            || b.path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        match (&b.open, &b.error) {
+            (_, Some(e)) => {
+                ui.colored_label(ui.visuals().error_fg_color, (t.summary_baseline_error)(e));
+            }
+            (Some(before), None) => {
+                let matched = b.matches.iter().filter(|m| m.is_some()).count();
+                let max = |s: &OpenSummary| s.spread.as_ref().map(|s| s.max.1);
+                ui.label((t.summary_compared)(
+                    &name,
+                    matched,
+                    n,
+                    &mb(max(before)),
+                    &mb(max(open)),
+                ));
+            }
+            (None, None) => {
+                ui.horizontal(|ui| {
+                    ui.spinner();
+                    ui.label((t.summary_reading)(&name));
+                });
+            }
+        }
+    }
+    if open.failed > 0 {
+        ui.colored_label(ui.visuals().warn_fg_color, (t.summary_failed)(open.failed));
+    }
+    if !open.summary.notes.is_empty() {
+        egui::CollapsingHeader::new((t.summary_notes)(open.summary.notes.len()))
+            .id_salt("summary_notes")
+            .show(ui, |ui| {
+                for n in &open.summary.notes {
+                    ui.label(n);
+                }
+            });
+    }
+    if let Some(s) = &open.spread {
+        let mbu = |v: f64| format!("{} MB", grouped(v, 2));
+        ui.label((t.overview_spread)(
+            &mbu(s.max.1),
+            &rank_label(open, s.max.0),
+            &mbu(s.min.1),
+            &rank_label(open, s.min.0),
+            &mbu(s.mean),
+            &mbu(s.range),
+        ));
+        if s.outliers.is_empty() {
+            ui.weak(t.overview_no_outliers);
+        } else {
+            let peak = |i: usize| {
+                open.summary.ranks[i]
+                    .peak_allocated_mib
+                    .map_or(String::new(), |p| format!(": {} MB", grouped(p, 2)))
+            };
+            let mut list = s.outliers.clone();
+            let p = |i: usize| open.summary.ranks[i].peak_allocated_mib.unwrap_or(0.0);
+            list.sort_by(|&a, &b| p(b).total_cmp(&p(a)).then(a.cmp(&b)));
+            one_line(
+                ui,
+                (t.overview_outliers)(&named_list(open, t, &list, peak)),
+                true,
+            );
+        }
+    }
+    if let Some(worst) = open
+        .steps
+        .iter()
+        .max_by(|a, b| a.max.1.total_cmp(&b.max.1).then(b.step.cmp(&a.step)))
+    {
+        ui.label((t.summary_worst_step)(
+            worst.step,
+            &grouped(worst.max.1, 2),
+            &rank_label(open, worst.max.0),
+            &grouped(worst.median, 2),
+            worst.ranks,
+        ));
+    }
+    let leaks = leak_suspects(open);
+    if leaks.is_empty() {
+        if !open.steps.is_empty() {
+            ui.weak(t.summary_no_leaks);
+        }
+    } else {
+        let g =
+            |i: usize| open.growth[i].map_or(String::new(), |g| format!(" {} MB", signed(g.mib)));
+        one_line(
+            ui,
+            (t.summary_leaks)(leaks.len(), &named_list(open, t, &leaks, g)),
+            true,
+        );
+    }
+}
+
+/// A line of text cut to the width (the whole of it on hover), in the warning colour when
+/// `warn`.
+fn one_line(ui: &mut egui::Ui, text: String, warn: bool) {
+    let rich = if warn {
+        egui::RichText::new(&text).color(ui.visuals().warn_fg_color)
+    } else {
+        egui::RichText::new(&text)
+    };
+    ui.add(egui::Label::new(rich).truncate())
+        .on_hover_text(text);
+}
+
+/// The bars of every shown rank's peak (in the file's order); returns the rank under the
+/// pointer.
+fn peaks_plot(
+    ui: &mut egui::Ui,
+    t: &Tr,
+    view: &SummaryView,
+    rows: &[usize],
+    choice: &SummaryChoice,
+    height: f32,
+) -> Option<usize> {
+    let open = view.open.as_ref()?;
+    let outliers = open
+        .spread
+        .as_ref()
+        .map(|s| s.outliers.as_slice())
+        .unwrap_or(&[]);
+    let mut shown: Vec<usize> = rows.to_vec();
+    shown.sort_unstable();
+    let bars: Vec<Bar> = shown
+        .iter()
+        .filter_map(|&i| {
+            let p = open.summary.ranks[i].peak_allocated_mib?;
+            let color = if choice.selected == Some(i) {
+                palette::PICKED_EVENT
+            } else if outliers.contains(&i) {
+                palette::RANK_OUTLIER
+            } else {
+                palette::RANK_NORMAL
+            };
+            Some(
+                Bar::new(i as f64, p)
+                    .name(format!("rank {}", rank_label(open, i)))
+                    .fill(color)
+                    .stroke(egui::Stroke::NONE)
+                    .width(0.8),
+            )
+        })
+        .collect();
+    let before: Vec<Bar> = shown
+        .iter()
+        .filter_map(|&i| {
+            Some(
+                Bar::new(i as f64, before_peak(view, i)?)
+                    .fill(palette::SUMMARY_BEFORE)
+                    .stroke(egui::Stroke::NONE)
+                    .width(0.35),
+            )
+        })
+        .collect();
+    let labels: Vec<String> = open
+        .summary
+        .ranks
+        .iter()
+        .map(|r| r.identity.rank.clone())
+        .collect();
+    let plot = Plot::new("summary_peaks")
+        .height(height)
+        .y_axis_label(t.overview_axis)
+        .x_axis_formatter(move |m, _| {
+            let i = m.value.round();
+            if (m.value - i).abs() < 1e-6 && i >= 0.0 {
+                labels.get(i as usize).cloned().unwrap_or_default()
+            } else {
+                String::new()
+            }
+        })
+        .include_y(0.0)
+        .allow_scroll(false)
+        .allow_drag(egui::Vec2b::new(true, false))
+        .allow_zoom(egui::Vec2b::new(true, false))
+        .show(ui, |p| {
+            if !before.is_empty() {
+                p.bar_chart(BarChart::new(t.summary_before_series, before));
+            }
+            p.bar_chart(
+                BarChart::new(t.overview_axis, bars).element_formatter(Box::new(|b, _| {
+                    format!("{}: {} MB", b.name, grouped(b.value, 2))
+                })),
+            );
+        });
+    let x = plot
+        .response
+        .hover_pos()
+        .map(|pos| plot.transform.value_from_position(pos).x)?;
+    let i = x.round();
+    ((x - i).abs() <= 0.4 && i >= 0.0)
+        .then_some(i as usize)
+        .filter(|i| shown.binary_search(i).is_ok())
+}
+
+/// Each step's highest, median and lowest peak across the ranks, and the shown rank's own.
+fn steps_plot(
+    ui: &mut egui::Ui,
+    t: &Tr,
+    view: &SummaryView,
+    choice: &SummaryChoice,
+    hovered: Option<usize>,
+    height: f32,
+) {
+    let Some(open) = &view.open else { return };
+    if open.steps.is_empty() {
+        ui.weak(t.summary_no_steps);
+        return;
+    }
+    let line = |f: &dyn Fn(&crate::analysis::cluster::StepAcross) -> f64| -> PlotPoints<'static> {
+        open.steps.iter().map(|s| [s.step as f64, f(s)]).collect()
+    };
+    let shown = hovered.or(choice.selected);
+    let own: Option<Vec<[f64; 2]>> = shown.and_then(|i| open.summary.ranks.get(i)).map(|r| {
+        r.steps
+            .iter()
+            .filter_map(|s| Some([s.step as f64, s.peak_allocated_mib?]))
+            .collect()
+    });
+    let names = t.summary_step_lines;
+    Plot::new("summary_steps")
+        .height(height)
+        .x_axis_label(t.summary_step_axis)
+        .y_axis_label(t.overview_axis)
+        .include_y(0.0)
+        .legend(Legend::default())
+        .allow_scroll(false)
+        .show(ui, |p| {
+            p.line(Line::new(names[0], line(&|s| s.max.1)).color(palette::RANK_OUTLIER));
+            p.line(Line::new(names[1], line(&|s| s.median)).color(palette::RANK_NORMAL));
+            p.line(Line::new(names[2], line(&|s| s.min.1)).color(palette::SUMMARY_BEFORE));
+            if let (Some(pts), Some(i)) = (own, shown) {
+                p.points(
+                    Points::new(format!("rank {}", rank_label(open, i)), pts)
+                        .radius(3.5)
+                        .color(palette::PICKED_EVENT),
+                );
+            }
+        });
+}
+
+/// The table; returns the rank whose row is under the pointer.
+fn table_ui(
+    ui: &mut egui::Ui,
+    t: &Tr,
+    view: &SummaryView,
+    rows: &[usize],
+    choice: &SummaryChoice,
+    out: &mut Vec<Command>,
+) -> Option<usize> {
+    let open = view.open.as_ref()?;
+    ui.horizontal(|ui| {
+        let label = ui.label(t.summary_host_filter);
+        let mut text = choice.host_filter.clone();
+        if ui
+            .add(
+                egui::TextEdit::singleline(&mut text)
+                    .hint_text(t.summary_host_hint)
+                    .desired_width(160.0),
+            )
+            .labelled_by(label.id)
+            .changed()
+        {
+            out.push(Command::SetSummaryHostFilter(text));
+        }
+        ui.weak((t.summary_shown)(rows.len(), open.summary.ranks.len()));
+    });
+    let cols = summary_columns(view);
+    let h = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
+    let mut hovered = None;
+    egui::ScrollArea::horizontal()
+        .id_salt("summary_scroll")
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            let mut table = TableBuilder::new(ui)
+                .striped(true)
+                .sense(egui::Sense::click())
+                .id_salt("summary_table");
+            for col in cols {
+                table = table.column(match col {
+                    SummaryColumn::TopOperator => TableColumn::initial(200.0).clip(true),
+                    SummaryColumn::Folder => TableColumn::remainder().at_least(160.0).clip(true),
+                    _ => TableColumn::auto().at_least(40.0),
+                });
+            }
+            table
+                .header(h, |mut hr| {
+                    for &col in cols {
+                        hr.col(|ui| {
+                            let dir = choice.sort.filter(|(c, _)| *c == col).map(|(_, d)| d);
+                            let title = (t.summary_header)(col);
+                            if sort_header(
+                                ui,
+                                t,
+                                title,
+                                dir,
+                                (t.summary_header)(SummaryColumn::Rank),
+                            ) {
+                                out.push(Command::CycleSummarySort(col));
+                            }
+                        });
+                    }
+                })
+                .body(|body| {
+                    body.rows(h, rows.len(), |mut row| {
+                        let i = rows[row.index()];
+                        let r = &open.summary.ranks[i];
+                        row.set_selected(choice.selected == Some(i));
+                        let mut opened = false;
+                        for &col in cols {
+                            row.col(|ui| {
+                                let text = summary_cell(view, i, col);
+                                if col == SummaryColumn::Rank {
+                                    let link = ui.link(text).on_hover_text(t.summary_open_hover);
+                                    if link.clicked() {
+                                        opened = true;
+                                        // Looked at only on a click: the path was written on
+                                        // the machine that summarised the rank.
+                                        let path = std::path::PathBuf::from(&r.identity.path);
+                                        out.push(if path.exists() {
+                                            Command::Open(path)
+                                        } else {
+                                            Command::SummaryRankUnreachable(i)
+                                        });
+                                    }
+                                } else if col == SummaryColumn::Folder {
+                                    ui.add(
+                                        egui::Label::new(
+                                            egui::RichText::new(text)
+                                                .color(ui.visuals().error_fg_color),
+                                        )
+                                        .wrap_mode(egui::TextWrapMode::Truncate),
+                                    )
+                                    .on_hover_text(&r.identity.path);
+                                } else {
+                                    ui.add(
+                                        egui::Label::new(text)
+                                            .selectable(false)
+                                            .wrap_mode(egui::TextWrapMode::Truncate),
+                                    );
+                                }
+                            });
+                        }
+                        let resp = row.response();
+                        if resp.contains_pointer() {
+                            hovered = Some(i);
+                        }
+                        if resp.clicked() && !opened {
+                            let pin = if choice.selected == Some(i) {
+                                None
+                            } else {
+                                Some(i)
+                            };
+                            out.push(Command::SelectSummaryRank(pin));
+                        }
+                    });
+                });
+        });
+    hovered
+}
+
+/// The downsampled curves of the rank under the pointer, else the pinned one, else the rank
+/// with the highest peak; in a comparison the same rank's curves from the other summary too.
+fn curve_ui(
+    ui: &mut egui::Ui,
+    t: &Tr,
+    view: &mut SummaryView,
+    choice: &SummaryChoice,
+    hovered: Option<usize>,
+    out: &mut Vec<Command>,
+) {
+    let Some(open) = &view.open else { return };
+    let highest = open.spread.as_ref().map(|s| s.max.0);
+    let Some(i) = hovered.or(choice.selected).or(highest) else {
+        ui.weak(t.summary_curve_hint);
+        return;
+    };
+    let r = &open.summary.ranks[i];
+    let (rank, host) = (
+        r.identity.rank.clone(),
+        r.identity.host.clone().unwrap_or_else(|| "–".into()),
+    );
+    ui.horizontal(|ui| {
+        ui.strong((t.summary_curve_title)(&rank, &host));
+        if choice.selected.is_some() && ui.small_button(t.summary_unpin).clicked() {
+            out.push(Command::SelectSummaryRank(None));
+        }
+    });
+    if let Some(u) = choice.unreachable
+        && let Some(r) = open.summary.ranks.get(u)
+    {
+        // Said whatever rank is under the pointer now: the message names its rank.
+        let id = &r.identity;
+        ui.colored_label(
+            ui.visuals().warn_fg_color,
+            (t.summary_unreachable)(&id.rank, &id.path, id.host.as_deref().unwrap_or("–")),
+        );
+    } else {
+        ui.weak(t.summary_curve_hint);
+    }
+    let mut bands: Vec<(String, Vec<[f64; 2]>, Vec<[f64; 2]>, egui::Color32)> = Vec::new();
+    let mut add = |curves: &[(String, crate::export::cluster_db::Envelope)], before: bool| {
+        for (k, (name, e)) in curves.iter().enumerate() {
+            let (mut lo, mut hi) = (Vec::new(), Vec::new());
+            // Each bucket is drawn across its span: the curves are step functions.
+            for (b, &(mn, mx)) in e.min_max.iter().enumerate() {
+                let (a, z) = e.span(b);
+                lo.extend([[a, f64::from(mn)], [z, f64::from(mn)]]);
+                hi.extend([[a, f64::from(mx)], [z, f64::from(mx)]]);
+            }
+            let (label, color) = if before {
+                (
+                    format!("{name} ({})", t.summary_before_series),
+                    palette::SUMMARY_BEFORE,
+                )
+            } else {
+                (name.clone(), palette::curve_color(name, k))
+            };
+            bands.push((label, lo, hi, color));
+        }
+    };
+    add(view.open.as_mut().map_or(&[], |o| o.curves(i)), false);
+    if let Some(b) = &mut view.baseline
+        && let Some(j) = b.matches.get(i).copied().flatten()
+        && let Some(before) = &mut b.open
+    {
+        add(before.curves(j), true);
+    }
+    if bands.is_empty() {
+        ui.weak(t.summary_no_curve);
+        return;
+    }
+    Plot::new("summary_curve")
+        .x_axis_label(t.summary_time_axis)
+        .y_axis_label(t.overview_axis)
+        .include_y(0.0)
+        .legend(Legend::default())
+        .show(ui, |p| {
+            for (name, lo, hi, color) in bands {
+                // The band between the lowest and highest value of each bucket.
+                p.line(Line::new(name.clone(), PlotPoints::from(hi)).color(color));
+                p.line(Line::new(name, PlotPoints::from(lo)).color(color));
+            }
+        });
+}

@@ -1,0 +1,222 @@
+//! A cluster summary opened in the app (`memsight ALL.db`, a `.db` written by
+//! `memsight summarize`): its rows read in a job, what is computed across its ranks, a second
+//! summary to compare with, and each rank's downsampled curves read from the file when the
+//! overview first shows them.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use super::jobs::{Job, JobKey, Jobs, Place, Poll};
+use crate::analysis::cluster::{Growth, StepAcross, growth, match_ranks, steps_across};
+use crate::analysis::{Spread, spread};
+use crate::export::cluster_db::{ClusterSummary, Envelope, SummaryFile};
+
+/// A rank's curves as the file holds them (series name, envelope).
+pub type Curves = Vec<(String, Envelope)>;
+
+/// At most this many ranks' curves are kept read (each is at most a few tens of KB).
+const CURVE_CACHE: usize = 64;
+
+/// A summary file, read, and what the overview computes from it once.
+pub struct OpenSummary {
+    /// The file, kept open for the curves.
+    file: SummaryFile,
+    /// Its ranks and notes.
+    pub summary: ClusterSummary,
+    /// The spread of the ranks' Operator Allocated peaks (rank indices).
+    pub spread: Option<Spread>,
+    /// Each step across the ranks.
+    pub steps: Vec<StepAcross>,
+    /// Each rank's growth over its steps.
+    pub growth: Vec<Option<Growth>>,
+    /// Distinct hosts.
+    pub hosts: usize,
+    /// Ranks recorded with an error.
+    pub failed: usize,
+    curves: HashMap<i64, Curves>,
+    curve_order: Vec<i64>,
+}
+
+impl OpenSummary {
+    /// Opens and reads `path`, and computes what the overview shows across its ranks.
+    pub fn read(path: &Path) -> Result<OpenSummary, String> {
+        let file = SummaryFile::open(path).map_err(|e| e.to_string())?;
+        let summary = file.overview().map_err(|e| e.to_string())?;
+        let peaks: Vec<(usize, f64)> = summary
+            .ranks
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| Some((i, r.peak_allocated_mib?)))
+            .collect();
+        let mut hosts: Vec<Option<&str>> = summary
+            .ranks
+            .iter()
+            .map(|r| r.identity.host.as_deref())
+            .collect();
+        hosts.sort_unstable();
+        hosts.dedup();
+        Ok(OpenSummary {
+            spread: spread(&peaks),
+            steps: steps_across(&summary.ranks),
+            growth: summary.ranks.iter().map(growth).collect(),
+            hosts: hosts.len(),
+            failed: summary.ranks.iter().filter(|r| r.error.is_some()).count(),
+            file,
+            summary,
+            curves: HashMap::new(),
+            curve_order: Vec::new(),
+        })
+    }
+
+    /// Rank `i`'s curves, read from the file the first time (a primary-key lookup: well under a
+    /// millisecond); empty when it has none or the file refuses.
+    pub fn curves(&mut self, i: usize) -> &[(String, Envelope)] {
+        let Some(id) = self.summary.ranks.get(i).map(|r| r.id) else {
+            return &[];
+        };
+        if !self.curves.contains_key(&id) {
+            if self.curve_order.len() >= CURVE_CACHE {
+                let old = self.curve_order.remove(0);
+                self.curves.remove(&old);
+            }
+            let read = self.file.curves(id).unwrap_or_default();
+            self.curves.insert(id, read);
+            self.curve_order.push(id);
+        }
+        self.curves.get(&id).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// A summary read in the background.
+struct Reading {
+    job: Job<Result<OpenSummary, String>>,
+    started: Instant,
+}
+
+impl Reading {
+    fn start(jobs: &mut Jobs, key: JobKey, path: &Path) -> Reading {
+        let p = path.to_path_buf();
+        Reading {
+            job: jobs.run(key, Place::Thread, move |_| OpenSummary::read(&p)),
+            started: Instant::now(),
+        }
+    }
+}
+
+/// What happened to a reading this frame.
+enum Read {
+    Pending,
+    Done(Result<OpenSummary, String>, Duration),
+}
+
+fn poll(reading: &Option<Reading>) -> Option<Read> {
+    let r = reading.as_ref()?;
+    Some(match r.job.poll() {
+        Poll::Pending => Read::Pending,
+        Poll::Msg(m) => Read::Done(m, r.started.elapsed()),
+        Poll::Failed(e) => Read::Done(Err(e), r.started.elapsed()),
+        Poll::Finished => Read::Done(Err(String::new()), r.started.elapsed()),
+    })
+}
+
+/// The summary on screen and, in a comparison, the one it is compared with.
+pub struct SummaryView {
+    /// The file opened.
+    pub path: PathBuf,
+    reading: Option<Reading>,
+    /// The summary, once read.
+    pub open: Option<OpenSummary>,
+    /// Why it could not be read.
+    pub error: Option<String>,
+    /// How long reading it took (open, rows, steps, what is computed across ranks).
+    pub read_after: Option<Duration>,
+    /// The summary compared with ("before"), when one was picked.
+    pub baseline: Option<BaselineSummary>,
+}
+
+/// The summary compared with.
+pub struct BaselineSummary {
+    /// Its file.
+    pub path: PathBuf,
+    reading: Option<Reading>,
+    /// It, once read.
+    pub open: Option<OpenSummary>,
+    /// Why it could not be read.
+    pub error: Option<String>,
+    /// For each rank on screen, the same rank in the baseline.
+    pub matches: Vec<Option<usize>>,
+}
+
+impl SummaryView {
+    /// Starts reading `path` in a job.
+    pub fn open(jobs: &mut Jobs, path: PathBuf) -> SummaryView {
+        SummaryView {
+            reading: Some(Reading::start(jobs, JobKey::Load, &path)),
+            path,
+            open: None,
+            error: None,
+            read_after: None,
+            baseline: None,
+        }
+    }
+
+    /// Starts reading `path` as the summary to compare with.
+    pub fn compare_with(&mut self, jobs: &mut Jobs, path: PathBuf) {
+        self.baseline = Some(BaselineSummary {
+            reading: Some(Reading::start(jobs, JobKey::Baseline, &path)),
+            path,
+            open: None,
+            error: None,
+            matches: Vec::new(),
+        });
+    }
+
+    /// Stops comparing.
+    pub fn stop_comparing(&mut self) {
+        self.baseline = None;
+    }
+
+    /// Takes what the jobs finished; true while one still runs.
+    pub fn poll(&mut self) -> bool {
+        let mut running = false;
+        match poll(&self.reading) {
+            Some(Read::Pending) => running = true,
+            Some(Read::Done(r, took)) => {
+                self.reading = None;
+                self.read_after = Some(took);
+                match r {
+                    Ok(s) => self.open = Some(s),
+                    Err(e) => self.error = Some(e),
+                }
+            }
+            None => {}
+        }
+        if let Some(b) = &mut self.baseline {
+            match poll(&b.reading) {
+                Some(Read::Pending) => running = true,
+                Some(Read::Done(r, _)) => {
+                    b.reading = None;
+                    match r {
+                        Ok(s) => b.open = Some(s),
+                        Err(e) => b.error = Some(e),
+                    }
+                }
+                None => {}
+            }
+            if b.matches.is_empty()
+                && let (Some(now), Some(before)) = (&self.open, &b.open)
+            {
+                b.matches = match_ranks(&now.summary.ranks, &before.summary.ranks);
+            }
+        }
+        running
+    }
+
+    /// Blocks until both readings are done (tests).
+    pub fn wait(&mut self) {
+        while self.poll() {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+}
