@@ -319,3 +319,68 @@ fn nothing_is_written_into_a_profile_and_bad_input_says_why() {
         .collect();
     assert_eq!(names.len(), 2, "{names:?}");
 }
+
+/// A summary given where a profile is expected says what it is and what opens it; the app's
+/// reader gives each rank's row, steps and curves as plain SQL reads them.
+#[test]
+fn a_summary_is_named_as_such_and_reads_back_for_the_app() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("summary.db");
+    let cluster = fixtures().join("torch_cluster");
+    let (code, _, stderr) = summarize(&[&cluster], &out);
+    assert_eq!(code, 0, "{stderr}");
+    for cmd in ["inspect", "steps", "table"] {
+        let (code, _, stderr) = memsight(&[cmd, out.to_str().unwrap()]);
+        assert_eq!(code, 2, "{cmd}");
+        assert!(
+            stderr.contains("a memsight cluster summary, not a profile"),
+            "{cmd}: {stderr}"
+        );
+    }
+    assert!(memsight::export::cluster_db::is_summary(&out));
+    assert!(!memsight::export::cluster_db::is_summary(&cluster));
+    let file = memsight::export::cluster_db::SummaryFile::open(&out).unwrap();
+    let read = file.overview().unwrap();
+    let c = Connection::open(&out).unwrap();
+    let n: i64 = c
+        .query_row("SELECT count(*) FROM ranks", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(read.ranks.len() as i64, n);
+    for r in &read.ranks {
+        let (rank, peak, steps): (String, Option<f64>, i64) = c
+            .query_row(
+                "SELECT rank, peak_allocated_mib, (SELECT count(*) FROM steps WHERE rank_id = ?1) \
+                 FROM ranks WHERE id = ?1",
+                [r.id],
+                |q| Ok((q.get(0)?, q.get(1)?, q.get(2)?)),
+            )
+            .unwrap();
+        assert_eq!(r.identity.rank, rank);
+        assert_eq!(r.peak_allocated_mib, peak);
+        assert_eq!(r.steps.len() as i64, steps);
+        // Curves: the BLOB is little-endian f32 (min, max) pairs.
+        let mut q = c
+            .prepare("SELECT series, envelope FROM curves WHERE rank_id = ?1 ORDER BY rowid")
+            .unwrap();
+        let want: Vec<(String, Vec<(f32, f32)>)> = q
+            .query_map([r.id], |q| {
+                let blob: Vec<u8> = q.get(1)?;
+                let f = |b: &[u8]| f32::from_le_bytes(b.try_into().unwrap());
+                Ok((
+                    q.get(0)?,
+                    blob.chunks(8).map(|p| (f(&p[..4]), f(&p[4..]))).collect(),
+                ))
+            })
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let got: Vec<(String, Vec<(f32, f32)>)> = file
+            .curves(r.id)
+            .unwrap()
+            .into_iter()
+            .map(|(s, e)| (s, e.min_max))
+            .collect();
+        assert!(!want.is_empty());
+        assert_eq!(got, want, "rank {rank}");
+    }
+}

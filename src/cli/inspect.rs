@@ -8,7 +8,7 @@ use crate::model::SourceChoice;
 
 use super::EXIT_FAILURE;
 use crate::export::summary::{RankSummary, identity, render_text, summarize};
-use crate::ingest::{LoadControl, discover, load_rank};
+use crate::ingest::{LoadControl, load_rank};
 
 /// Runs `inspect`; returns the exit code (0 when at least one rank loaded, else 2).
 pub fn inspect(
@@ -18,7 +18,7 @@ pub fn inspect(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
-    let profile = match discover(path) {
+    let profile = match super::discover_profile(path) {
         Ok(p) => p,
         Err(e) => {
             let _ = writeln!(err, "memsight: {e}");

@@ -33,6 +33,21 @@ use std::path::PathBuf;
 /// Exit code for "nothing could be done" (bad path, no data, bad arguments).
 pub const EXIT_FAILURE: i32 = 2;
 
+/// Discovers the profile at `path`. A cluster summary given where a profile is expected is
+/// named as such, with what opens it (discovery alone would say it has no MEMORY_RECORD table).
+pub(crate) fn discover_profile(path: &std::path::Path) -> Result<crate::ingest::Profile, String> {
+    crate::ingest::discover(path).map_err(|e| {
+        if crate::export::cluster_db::is_summary(path) {
+            format!(
+                "{0}: a memsight cluster summary, not a profile: open it in the app (`memsight {0}`), or merge summaries with `memsight summarize --merge A.db B.db --out ALL.db`",
+                path.display()
+            )
+        } else {
+            e.to_string()
+        }
+    })
+}
+
 /// A command's outcome as an exit code; an error is printed as one line on `err`.
 pub(crate) fn finish(result: Result<(), String>, err: &mut dyn std::io::Write) -> i32 {
     match result {

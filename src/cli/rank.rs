@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use crate::ingest::{LoadControl, discover, load_rank};
+use crate::ingest::{LoadControl, load_rank};
 use crate::model::{RankData, SourceChoice};
 
 /// Discovers `path` and loads rank `rank` (its id as shown by `inspect`), or the first rank,
@@ -17,7 +17,7 @@ pub fn load_one_of_many(
     rank: Option<&str>,
     source: SourceChoice,
 ) -> Result<(RankData, usize), String> {
-    let profile = discover(path).map_err(|e| e.to_string())?;
+    let profile = super::discover_profile(path)?;
     let index = match rank {
         None => 0,
         Some(r) => profile

@@ -14,7 +14,7 @@ use crate::export::cluster_db::{
     write_summary,
 };
 use crate::export::summary::{identity, summarize as summarize_rank};
-use crate::ingest::{LoadControl, discover, load_rank};
+use crate::ingest::{LoadControl, load_rank};
 use crate::model::{RankData, RankInfo, SourceChoice, bytes_to_kib, bytes_to_mib, ns_to_ms};
 
 /// Operators and source lines kept per rank, largest at the peak first.
@@ -117,12 +117,12 @@ fn merge_files(paths: &[PathBuf]) -> Result<Summary, String> {
 fn summarize_paths(paths: &[PathBuf], source: SourceChoice, err: &mut dyn Write) -> Summary {
     let mut summary = Summary::default();
     for path in paths {
-        let profile = match discover(path) {
+        let profile = match super::discover_profile(path) {
             Ok(p) => p,
             Err(e) => {
                 // Recorded as a rank of its own, so that a fan-out loses nothing.
                 let _ = writeln!(err, "memsight: {e}");
-                summary.ranks.push(unreadable(path, e.to_string()));
+                summary.ranks.push(unreadable(path, e.clone()));
                 continue;
             }
         };

@@ -107,16 +107,16 @@ impl Reading {
 /// What happened to a reading this frame.
 enum Read {
     Pending,
-    Done(Result<OpenSummary, String>, Duration),
+    Done(Box<Result<OpenSummary, String>>, Duration),
 }
 
 fn poll(reading: &Option<Reading>) -> Option<Read> {
     let r = reading.as_ref()?;
     Some(match r.job.poll() {
         Poll::Pending => Read::Pending,
-        Poll::Msg(m) => Read::Done(m, r.started.elapsed()),
-        Poll::Failed(e) => Read::Done(Err(e), r.started.elapsed()),
-        Poll::Finished => Read::Done(Err(String::new()), r.started.elapsed()),
+        Poll::Msg(m) => Read::Done(Box::new(m), r.started.elapsed()),
+        Poll::Failed(e) => Read::Done(Box::new(Err(e)), r.started.elapsed()),
+        Poll::Finished => Read::Done(Box::new(Err("cancelled".into())), r.started.elapsed()),
     })
 }
 
@@ -185,7 +185,7 @@ impl SummaryView {
             Some(Read::Done(r, took)) => {
                 self.reading = None;
                 self.read_after = Some(took);
-                match r {
+                match *r {
                     Ok(s) => self.open = Some(s),
                     Err(e) => self.error = Some(e),
                 }
@@ -197,7 +197,7 @@ impl SummaryView {
                 Some(Read::Pending) => running = true,
                 Some(Read::Done(r, _)) => {
                     b.reading = None;
-                    match r {
+                    match *r {
                         Ok(s) => b.open = Some(s),
                         Err(e) => b.error = Some(e),
                     }

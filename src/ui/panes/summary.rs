@@ -5,7 +5,7 @@
 //! second summary it compares the two rank by rank.
 
 use egui_extras::{Column as TableColumn, TableBuilder};
-use egui_plot::{Bar, BarChart, Legend, Line, Plot, PlotPoints, Points};
+use egui_plot::{Bar, BarChart, FilledArea, Legend, Line, Plot, PlotPoints, Points};
 
 use super::details_table::sort_header;
 use crate::analysis::SortDir;
@@ -198,7 +198,9 @@ pub fn summary_tsv(t: &Tr, view: &SummaryView, rows: &[usize]) -> String {
                 .join("\t"),
         );
     }
-    out.join("\n") + "\n"
+    let mut text = out.join("\n");
+    text.push('\n');
+    text
 }
 
 fn rank_label(open: &OpenSummary, i: usize) -> String {
@@ -443,8 +445,8 @@ fn one_line(ui: &mut egui::Ui, text: String, warn: bool) {
         .on_hover_text(text);
 }
 
-/// The bars of every shown rank's peak (in the file's order); returns the rank under the
-/// pointer.
+/// The bars of every shown rank's peak, in the table's order (sorted by peak, they are the
+/// distribution); returns the rank under the pointer.
 fn peaks_plot(
     ui: &mut egui::Ui,
     t: &Tr,
@@ -459,11 +461,10 @@ fn peaks_plot(
         .as_ref()
         .map(|s| s.outliers.as_slice())
         .unwrap_or(&[]);
-    let mut shown: Vec<usize> = rows.to_vec();
-    shown.sort_unstable();
-    let bars: Vec<Bar> = shown
+    let bars: Vec<Bar> = rows
         .iter()
-        .filter_map(|&i| {
+        .enumerate()
+        .filter_map(|(k, &i)| {
             let p = open.summary.ranks[i].peak_allocated_mib?;
             let color = if choice.selected == Some(i) {
                 palette::PICKED_EVENT
@@ -473,7 +474,7 @@ fn peaks_plot(
                 palette::RANK_NORMAL
             };
             Some(
-                Bar::new(i as f64, p)
+                Bar::new(k as f64, p)
                     .name(format!("rank {}", rank_label(open, i)))
                     .fill(color)
                     .stroke(egui::Stroke::NONE)
@@ -481,30 +482,30 @@ fn peaks_plot(
             )
         })
         .collect();
-    let before: Vec<Bar> = shown
+    let before: Vec<Bar> = rows
         .iter()
-        .filter_map(|&i| {
+        .enumerate()
+        .filter_map(|(k, &i)| {
             Some(
-                Bar::new(i as f64, before_peak(view, i)?)
+                Bar::new(k as f64, before_peak(view, i)?)
                     .fill(palette::SUMMARY_BEFORE)
                     .stroke(egui::Stroke::NONE)
                     .width(0.35),
             )
         })
         .collect();
-    let labels: Vec<String> = open
-        .summary
-        .ranks
+    let labels: Vec<String> = rows
         .iter()
-        .map(|r| r.identity.rank.clone())
+        .map(|&i| open.summary.ranks[i].identity.rank.clone())
         .collect();
     let plot = Plot::new("summary_peaks")
         .height(height)
         .y_axis_label(t.overview_axis)
         .x_axis_formatter(move |m, _| {
-            let i = m.value.round();
-            if (m.value - i).abs() < 1e-6 && i >= 0.0 {
-                labels.get(i as usize).cloned().unwrap_or_default()
+            // Rank ids under their bars; nothing between them.
+            let k = m.value.round();
+            if (m.value - k).abs() < 1e-6 && k >= 0.0 {
+                labels.get(k as usize).cloned().unwrap_or_default()
             } else {
                 String::new()
             }
@@ -527,10 +528,11 @@ fn peaks_plot(
         .response
         .hover_pos()
         .map(|pos| plot.transform.value_from_position(pos).x)?;
-    let i = x.round();
-    ((x - i).abs() <= 0.4 && i >= 0.0)
-        .then_some(i as usize)
-        .filter(|i| shown.binary_search(i).is_ok())
+    let k = x.round();
+    if (x - k).abs() > 0.4 || k < 0.0 {
+        return None;
+    }
+    rows.get(k as usize).copied()
 }
 
 /// Each step's highest, median and lowest peak across the ranks, and the shown rank's own.
@@ -699,6 +701,16 @@ fn table_ui(
     hovered
 }
 
+/// One downsampled curve as drawn: a step band between each bucket's lowest and highest value.
+#[derive(Default)]
+struct Band {
+    name: String,
+    color: egui::Color32,
+    xs: Vec<f64>,
+    lo: Vec<f64>,
+    hi: Vec<f64>,
+}
+
 /// The downsampled curves of the rank under the pointer, else the pinned one, else the rank
 /// with the highest peak; in a comparison the same rank's curves from the other summary too.
 fn curve_ui(
@@ -738,15 +750,18 @@ fn curve_ui(
     } else {
         ui.weak(t.summary_curve_hint);
     }
-    let mut bands: Vec<(String, Vec<[f64; 2]>, Vec<[f64; 2]>, egui::Color32)> = Vec::new();
+    let mut bands: Vec<Band> = Vec::new();
     let mut add = |curves: &[(String, crate::export::cluster_db::Envelope)], before: bool| {
         for (k, (name, e)) in curves.iter().enumerate() {
-            let (mut lo, mut hi) = (Vec::new(), Vec::new());
+            let mut band = Band::default();
             // Each bucket is drawn across its span: the curves are step functions.
             for (b, &(mn, mx)) in e.min_max.iter().enumerate() {
                 let (a, z) = e.span(b);
-                lo.extend([[a, f64::from(mn)], [z, f64::from(mn)]]);
-                hi.extend([[a, f64::from(mx)], [z, f64::from(mx)]]);
+                for x in [a, z] {
+                    band.xs.push(x);
+                    band.lo.push(f64::from(mn));
+                    band.hi.push(f64::from(mx));
+                }
             }
             let (label, color) = if before {
                 (
@@ -756,7 +771,9 @@ fn curve_ui(
             } else {
                 (name.clone(), palette::curve_color(name, k))
             };
-            bands.push((label, lo, hi, color));
+            band.name = label;
+            band.color = color;
+            bands.push(band);
         }
     };
     add(view.open.as_mut().map_or(&[], |o| o.curves(i)), false);
@@ -776,10 +793,26 @@ fn curve_ui(
         .include_y(0.0)
         .legend(Legend::default())
         .show(ui, |p| {
-            for (name, lo, hi, color) in bands {
-                // The band between the lowest and highest value of each bucket.
-                p.line(Line::new(name.clone(), PlotPoints::from(hi)).color(color));
-                p.line(Line::new(name, PlotPoints::from(lo)).color(color));
+            for b in bands {
+                // The band between the lowest and highest value of each bucket, and its top
+                // edge (repeated points dropped: a zero-length segment makes a spike).
+                let mut top: Vec<[f64; 2]> = Vec::with_capacity(b.xs.len());
+                for (&x, &y) in b.xs.iter().zip(&b.hi) {
+                    if top.last() != Some(&[x, y]) {
+                        top.push([x, y]);
+                    }
+                }
+                p.line(
+                    Line::new(b.name.as_str(), PlotPoints::from(top))
+                        .color(b.color)
+                        .allow_band(false),
+                );
+                // Unnamed: the legend shows the line's colour, not the faint fill's.
+                p.add(
+                    FilledArea::new("", &b.xs, &b.lo, &b.hi)
+                        .id(("summary_band", &b.name))
+                        .fill_color(b.color.gamma_multiply(0.35)),
+                );
             }
         });
 }
