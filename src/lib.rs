@@ -13,15 +13,16 @@
 //!   block's role, input to temporary).
 //! - [`model`]: plain columnar data: [`model::RankData`] with its `MemoryRecords`,
 //!   `OperatorMemory`, `ModuleMemory` and `StaticOpMemory` tables and its [`model::LoadReport`];
-//!   i64 ns and bytes, names interned; [`model::TimeWindow`] and the one ms/ns conversion.
-//!   Imports nothing from the other modules.
+//!   i64 ns and bytes, names interned; [`model::TimeWindow`] and the one ms/ns conversion; a
+//!   cluster summary's rows ([`model::cluster`]). Imports nothing from the other modules.
 //! - [`analysis`]: pure functions over the model: the curves of each Group By and their LOD
 //!   pyramids, peaks, table queries, live-at-time, static graphs, the memory chart as data
 //!   ([`analysis::chart`]), memory per training step ([`analysis::steps`]) and where the memory
 //!   is at a time ([`analysis::breakdown`]), memory by call stack, source line or host operator
 //!   and the flame tree ([`analysis::stacks`]), memory by training role and what would lower
-//!   the peak ([`analysis::roles`]); [`analysis::RankView`] holds what was computed for
-//!   one loaded rank.
+//!   the peak ([`analysis::roles`]), what a cluster summary shows across its ranks
+//!   ([`analysis::cluster`]); [`analysis::RankView`] holds what was computed for one loaded
+//!   rank.
 //! - [`export`]: text out: the `inspect` summary (readable and JSON), TSV and CSV of table rows,
 //!   and the cluster summary file of `memsight summarize` (`export::cluster_db`).
 //! - [`cli`]: the headless subcommands (`inspect`, `curve`, `table`, `live`, `steps`, `stacks`,
@@ -35,7 +36,8 @@
 //! - [`generate`]: a seeded generator of realistic profiles (fixtures, demo, benchmarks).
 //! - `ui` (cargo feature `gui`, on by default): the desktop app (egui/eframe/egui_plot), the only
 //!   module importing egui: a session of loaded ranks, the view state changed only by commands,
-//!   one job runner, and panes. `--no-default-features` builds the headless CLI alone.
+//!   one job runner, and panes; a cluster summary file opens in a view of its own
+//!   (`ui::summary`). `--no-default-features` builds the headless CLI alone.
 //!
 //! Only `ui` imports egui; everything else is testable without a window.
 
