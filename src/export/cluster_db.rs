@@ -448,17 +448,7 @@ fn read_overview(db: &Connection) -> rusqlite::Result<ClusterSummary> {
     while let Some(r) = rows.next()? {
         ranks.push(ClusterRank {
             id: r.get(0)?,
-            identity: RankIdentity {
-                host: r.get(1)?,
-                rank: r.get(2)?,
-                device: r.get(3)?,
-                path: r.get(4)?,
-                source: r.get(5)?,
-                format: r.get(6)?,
-                files: r.get(7)?,
-                files_bytes: r.get(8)?,
-                files_mtime_ns: r.get(9)?,
-            },
+            identity: identity_of(r)?,
             error: r.get(10)?,
             peak_allocated_mib: r.get(11)?,
             peak_allocated_at_ms: r.get(12)?,
@@ -497,6 +487,21 @@ fn read_overview(db: &Connection) -> rusqlite::Result<ClusterSummary> {
     })
 }
 
+/// A rank's identity from a `ranks` query whose columns 1–9 are `host` … `files_mtime_ns`.
+fn identity_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<RankIdentity> {
+    Ok(RankIdentity {
+        host: r.get(1)?,
+        rank: r.get(2)?,
+        device: r.get(3)?,
+        path: r.get(4)?,
+        source: r.get(5)?,
+        format: r.get(6)?,
+        files: r.get(7)?,
+        files_bytes: r.get(8)?,
+        files_mtime_ns: r.get(9)?,
+    })
+}
+
 fn step_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StepRow> {
     Ok(StepRow {
         step: r.get(1)?,
@@ -528,17 +533,7 @@ fn read_all(db: &Connection) -> rusqlite::Result<Summary> {
         ranks.push((
             r.get(0)?,
             RankRecord {
-                identity: RankIdentity {
-                    host: r.get(1)?,
-                    rank: r.get(2)?,
-                    device: r.get(3)?,
-                    path: r.get(4)?,
-                    source: r.get(5)?,
-                    format: r.get(6)?,
-                    files: r.get(7)?,
-                    files_bytes: r.get(8)?,
-                    files_mtime_ns: r.get(9)?,
-                },
+                identity: identity_of(r)?,
                 error: r.get(10)?,
                 inspect_json: r.get(11)?,
                 steps_json: r.get(12)?,

@@ -575,7 +575,7 @@ fn steps_plot(
                 p.points(
                     Points::new(format!("rank {}", rank_label(open, i)), pts)
                         .radius(3.5)
-                        .color(palette::PICKED_EVENT),
+                        .color(palette::CURSOR),
                 );
             }
         });
