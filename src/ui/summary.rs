@@ -30,6 +30,10 @@ pub struct OpenSummary {
     pub steps: Vec<StepAcross>,
     /// Each rank's growth over its steps.
     pub growth: Vec<Option<Growth>>,
+    /// The ranks whose memory grows step after step, most growth first.
+    pub leaks: Vec<usize>,
+    /// The spread's outliers, highest peak first.
+    pub outliers_by_peak: Vec<usize>,
     /// Distinct hosts.
     pub hosts: usize,
     /// Ranks recorded with an error.
@@ -56,10 +60,25 @@ impl OpenSummary {
             .collect();
         hosts.sort_unstable();
         hosts.dedup();
+        let growth: Vec<Option<Growth>> = summary.ranks.iter().map(growth).collect();
+        let mut leaks: Vec<(usize, f64)> = growth
+            .iter()
+            .enumerate()
+            .filter_map(|(i, g)| g.filter(Growth::is_leak_suspect).map(|g| (i, g.mib)))
+            .collect();
+        leaks.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let spread = spread(&peaks);
+        let peak = |i: usize| summary.ranks[i].peak_allocated_mib.unwrap_or(0.0);
+        let mut outliers_by_peak = spread
+            .as_ref()
+            .map_or_else(Vec::new, |s| s.outliers.clone());
+        outliers_by_peak.sort_by(|&a, &b| peak(b).total_cmp(&peak(a)).then(a.cmp(&b)));
         Ok(OpenSummary {
-            spread: spread(&peaks),
+            spread,
             steps: steps_across(&summary.ranks),
-            growth: summary.ranks.iter().map(growth).collect(),
+            growth,
+            leaks: leaks.into_iter().map(|p| p.0).collect(),
+            outliers_by_peak,
             hosts: hosts.len(),
             failed: summary.ranks.iter().filter(|r| r.error.is_some()).count(),
             file,

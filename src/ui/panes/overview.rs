@@ -6,6 +6,7 @@ use egui_extras::{Column as TableColumn, TableBuilder};
 use egui_plot::{Bar, BarChart, Plot};
 
 use super::details_table::sort_header;
+use super::sort_key::SortKey as Key;
 use crate::analysis::{SortDir, spread};
 use crate::export::summary::RankSummary;
 use crate::ui::command::Command;
@@ -14,23 +15,12 @@ use crate::ui::i18n::Tr;
 use crate::ui::overview::Overview;
 use crate::ui::state::{OverviewColumn, ViewState};
 
-/// A sortable value of a summary's column (numbers compare as numbers, text as text).
-#[derive(Debug, Clone, PartialEq, PartialOrd)]
-enum Key {
-    Num(f64),
-    Text(String),
-    Missing,
-}
-
 fn key(s: &RankSummary, col: OverviewColumn) -> Key {
-    let num = |v: Option<f64>| v.map_or(Key::Missing, Key::Num);
+    let num = Key::num;
     match col {
-        OverviewColumn::Rank => s
-            .rank
-            .parse::<f64>()
-            .map_or_else(|_| Key::Text(s.rank.clone()), Key::Num),
-        OverviewColumn::Device => s.device.clone().map_or(Key::Missing, Key::Text),
-        OverviewColumn::Host => s.host.clone().map_or(Key::Missing, Key::Text),
+        OverviewColumn::Rank => Key::rank(&s.rank),
+        OverviewColumn::Device => Key::text(s.device.as_ref()),
+        OverviewColumn::Host => Key::text(s.host.as_ref()),
         OverviewColumn::PeakAllocated => num(s.peaks.operator_allocated.map(|p| p.mib)),
         OverviewColumn::PeakAllocatedAt => num(s.peaks.operator_allocated.map(|p| p.at_ms)),
         OverviewColumn::PeakReserved => num(s.peaks.operator_reserved.map(|p| p.mib)),
@@ -76,20 +66,7 @@ pub fn overview_order(o: &Overview, sort: Option<(OverviewColumn, SortDir)>) -> 
             let (Some(x), Some(y)) = (&o.rows[a], &o.rows[b]) else {
                 return std::cmp::Ordering::Equal;
             };
-            let (kx, ky) = (key(x, col), key(y, col));
-            match (&kx, &ky) {
-                (Key::Missing, Key::Missing) => std::cmp::Ordering::Equal,
-                (Key::Missing, _) => std::cmp::Ordering::Greater,
-                (_, Key::Missing) => std::cmp::Ordering::Less,
-                _ => {
-                    let ord = kx.partial_cmp(&ky).unwrap_or(std::cmp::Ordering::Equal);
-                    if dir == SortDir::Desc {
-                        ord.reverse()
-                    } else {
-                        ord
-                    }
-                }
-            }
+            key(x, col).cmp_in(&key(y, col), dir)
         });
     }
     rows

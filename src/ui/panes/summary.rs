@@ -8,7 +8,7 @@ use egui_extras::{Column as TableColumn, TableBuilder};
 use egui_plot::{Bar, BarChart, FilledArea, Legend, Line, Plot, PlotPoints, Points};
 
 use super::details_table::sort_header;
-use crate::analysis::SortDir;
+use super::sort_key::SortKey as Key;
 use crate::model::cluster::ClusterRank;
 use crate::ui::command::{Command, PickKind};
 use crate::ui::format::grouped;
@@ -80,24 +80,11 @@ fn signed(v: f64) -> String {
     }
 }
 
-/// A sortable value: numbers compare as numbers (rank ids too), text as text.
-#[derive(Debug, Clone, PartialEq, PartialOrd)]
-enum Key {
-    Num(f64),
-    Text(String),
-    Missing,
-}
-
 fn key(view: &SummaryView, open: &OpenSummary, i: usize, col: SummaryColumn) -> Key {
     let r = &open.summary.ranks[i];
-    let num = |v: Option<f64>| v.filter(|v| v.is_finite()).map_or(Key::Missing, Key::Num);
-    let text = |v: Option<&String>| v.map_or(Key::Missing, |s| Key::Text(s.clone()));
+    let (num, text) = (Key::num, Key::text);
     match col {
-        SummaryColumn::Rank => r
-            .identity
-            .rank
-            .parse::<f64>()
-            .map_or_else(|_| Key::Text(r.identity.rank.clone()), Key::Num),
+        SummaryColumn::Rank => Key::rank(&r.identity.rank),
         SummaryColumn::Host => text(r.identity.host.as_ref()),
         SummaryColumn::Device => text(r.identity.device.as_ref()),
         SummaryColumn::PeakAllocated => num(r.peak_allocated_mib),
@@ -150,24 +137,10 @@ pub fn summary_order(view: &SummaryView, choice: &SummaryChoice) -> Vec<usize> {
         });
         return rows;
     };
-    {
-        let keys: Vec<Key> = (0..open.summary.ranks.len())
-            .map(|i| key(view, open, i, col))
-            .collect();
-        rows.sort_by(|&a, &b| match (&keys[a], &keys[b]) {
-            (Key::Missing, Key::Missing) => std::cmp::Ordering::Equal,
-            (Key::Missing, _) => std::cmp::Ordering::Greater,
-            (_, Key::Missing) => std::cmp::Ordering::Less,
-            (x, y) => {
-                let ord = x.partial_cmp(y).unwrap_or(std::cmp::Ordering::Equal);
-                if dir == SortDir::Desc {
-                    ord.reverse()
-                } else {
-                    ord
-                }
-            }
-        });
-    }
+    let keys: Vec<Key> = (0..open.summary.ranks.len())
+        .map(|i| key(view, open, i, col))
+        .collect();
+    rows.sort_by(|&a, &b| keys[a].cmp_in(&keys[b], dir));
     rows
 }
 
@@ -228,18 +201,6 @@ fn named_list(
         names.push((t.summary_more)(list.len() - NAMED));
     }
     names.join(", ")
-}
-
-/// The ranks whose memory grows step after step, most growth first.
-pub fn leak_suspects(open: &OpenSummary) -> Vec<usize> {
-    let mut v: Vec<(usize, f64)> = open
-        .growth
-        .iter()
-        .enumerate()
-        .filter_map(|(i, g)| g.filter(|g| g.is_leak_suspect()).map(|g| (i, g.mib)))
-        .collect();
-    v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    v.into_iter().map(|p| p.0).collect()
 }
 
 /// Draws the summary's overview; pushes what the user asked for to `out`.
@@ -394,12 +355,10 @@ fn header_ui(
                     .peak_allocated_mib
                     .map_or(String::new(), |p| format!(": {} MB", grouped(p, 2)))
             };
-            let mut list = s.outliers.clone();
-            let p = |i: usize| open.summary.ranks[i].peak_allocated_mib.unwrap_or(0.0);
-            list.sort_by(|&a, &b| p(b).total_cmp(&p(a)).then(a.cmp(&b)));
+            let list = &open.outliers_by_peak;
             one_line(
                 ui,
-                (t.overview_outliers)(&named_list(open, t, &list, peak)),
+                (t.overview_outliers)(&named_list(open, t, list, peak)),
                 true,
             );
         }
@@ -417,7 +376,7 @@ fn header_ui(
             worst.ranks,
         ));
     }
-    let leaks = leak_suspects(open);
+    let leaks = &open.leaks;
     if leaks.is_empty() {
         if !open.steps.is_empty() {
             ui.weak(t.summary_no_leaks);
@@ -427,7 +386,7 @@ fn header_ui(
             |i: usize| open.growth[i].map_or(String::new(), |g| format!(" {} MB", signed(g.mib)));
         one_line(
             ui,
-            (t.summary_leaks)(leaks.len(), &named_list(open, t, &leaks, g)),
+            (t.summary_leaks)(leaks.len(), &named_list(open, t, leaks, g)),
             true,
         );
     }
