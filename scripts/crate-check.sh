@@ -3,6 +3,10 @@
 # files and is under the registry's 10 MiB limit, and the packaged crate builds and installs with
 # `cargo install --path` in an empty CARGO_HOME (every dependency fetched from crates.io, nothing
 # from this checkout or this machine's cargo config), and runs.
+#
+# With CRATE_CHECK_TARGET=aarch64-unknown-linux-gnu (package.sh sets it) the install is a cross
+# build with Debian's aarch64 gcc, run under qemu: what a Kunpeng login node builds, from
+# crates.io, in the same one build. CRATE_CHECK_KEEP=FILE keeps the installed binary there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version=$(cargo metadata --no-deps --format-version 1 |
@@ -39,9 +43,25 @@ fi
 tar -xzf "$crate" -C "$work"
 # An empty CARGO_HOME; the build goes to its own target dir (a user's `cargo install` shares
 # nothing with this checkout). The headless CLI, as on a login node; the GUI half of the code is
-# built by every other step of CI from the same sources the crate holds.
-CARGO_HOME="$work/cargo-home" CARGO_TARGET_DIR="$work/target" \
-  cargo install --locked --path "$work/memsight-$version" --root "$work/root" --no-default-features
-"$work/root/bin/memsight" --version
-"$work/root/bin/memsight" inspect fixtures/torch_cluster --json >/dev/null
-echo "crate-check: the packaged crate installs and runs"
+# built by every other step of CI from the same sources the crate holds. `"${run[@]}"` is
+# empty for a native install (bash ≥ 4.4 expands an empty array under `set -u`).
+triple=${CRATE_CHECK_TARGET:-}
+run=()
+install=(cargo install --locked --path "$work/memsight-$version" --root "$work/root" --no-default-features)
+if [ -n "$triple" ]; then
+  install+=(--target "$triple")
+  case "$triple" in
+    aarch64-unknown-linux-gnu)
+      export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
+      export CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc
+      run=(qemu-aarch64 -L /usr/aarch64-linux-gnu) ;;
+    *) echo "crate-check: no cross setup for $triple" >&2; exit 1 ;;
+  esac
+fi
+CARGO_HOME="$work/cargo-home" CARGO_TARGET_DIR="$work/target" "${install[@]}"
+"${run[@]}" "$work/root/bin/memsight" --version
+"${run[@]}" "$work/root/bin/memsight" inspect fixtures/torch_cluster --json >/dev/null
+if [ -n "${CRATE_CHECK_KEEP:-}" ]; then
+  cp "$work/root/bin/memsight" "$CRATE_CHECK_KEEP"
+fi
+echo "crate-check: the packaged crate installs and runs${triple:+ ($triple)}"

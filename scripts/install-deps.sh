@@ -2,7 +2,7 @@
 # System packages the build and the tests need, installed when missing (Debian/Ubuntu).
 # - build: a C toolchain only (SQLite is compiled in by rusqlite's `bundled`; eframe and rfd
 #   load X11/Wayland/GL/D-Bus libraries at run time, no -dev packages needed);
-# - UI snapshot tests (`--features snapshot`): Mesa's software Vulkan (lavapipe);
+# - UI snapshot tests (`cargo test --release --test snapshots -- --ignored`): Mesa's software Vulkan (lavapipe);
 # - the Chinese UI: a CJK font (fonts-wqy-microhei);
 # - screenshots (scripts/screenshot.sh): Xvfb, ImageMagick and xdotool (pass --screenshots);
 # - packages (scripts/package.sh, pass --package): maturin and zig (PyPI: the wheels, glibc 2.17),

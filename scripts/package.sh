@@ -11,12 +11,13 @@
 # - the aarch64 and Windows binaries give byte-identical outputs to the x86_64 one
 #   (scripts/cross-check.sh, under qemu-aarch64 and wine), and the API's suite passes on the
 #   aarch64 binary too;
-# - the headless CLI (--no-default-features) cross-built for aarch64 with Debian's gcc, in the
-#   background (with the crate check) while the wheels' single-threaded LTO links run;
+# - the headless CLI (--no-default-features) cross-built for aarch64 with Debian's gcc by the
+#   crate check below (one build for both), in the background while the wheels' single-threaded
+#   LTO links run;
 # - the .debs (amd64 and arm64) hold their files and run; with root and MEMSIGHT_DPKG_INSTALL=1
 #   the amd64 one is installed for real (dpkg -i), then removed;
 # - the crate: `cargo package` passes and the packaged crate installs with `cargo install --path`
-#   in an empty CARGO_HOME (scripts/crate-check.sh).
+#   in an empty CARGO_HOME, for aarch64, and runs under qemu (scripts/crate-check.sh).
 # Each step says how long it took. Needs: scripts/install-deps.sh --package.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,19 +36,18 @@ linux_arm=aarch64-unknown-linux-gnu
 windows=x86_64-pc-windows-gnu
 
 # In the background, in target dirs of their own (so that cargo's lock on target/ does not make
-# them wait): the Windows wheel, the crate check and the headless aarch64 CLI. Each wheel's
-# fat-LTO link runs on one core for minutes; these fill the other.
+# them wait): the Windows wheel and the crate check, whose install is the headless aarch64 CLI.
+# Each wheel's fat-LTO link runs on one core for minutes; these fill the other.
 bg_log=$(mktemp -d)
 work=$(mktemp -d)
 # On any failure: stop what still runs in the background, remove the scratch folders.
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$bg_log" "$work"' EXIT
-bash scripts/crate-check.sh >"$bg_log/crate.log" 2>&1 &
+# The crate, installed from crates.io into an empty CARGO_HOME as the headless CLI for aarch64,
+# with Debian's cross gcc (no zig): what a login node builds.
+headless_arm="$work/memsight-headless-aarch64"
+CRATE_CHECK_TARGET=$linux_arm CRATE_CHECK_KEEP="$headless_arm" bash scripts/crate-check.sh \
+  >"$bg_log/crate.log" 2>&1 &
 crate_pid=$!
-# The headless CLI for aarch64, with Debian's cross gcc (no zig): what a login node builds.
-CARGO_TARGET_DIR=target/headless-cross CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc \
-  CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc \
-  cargo build --release --no-default-features --target $linux_arm >"$bg_log/headless.log" 2>&1 &
-headless_pid=$!
 # The Windows wheel (mingw; the icon and version information of the .exe come from build.rs).
 CARGO_TARGET_DIR=target/windows-wheel python3 -m maturin build --target $windows --out dist \
   >"$bg_log/windows.log" 2>&1 &
@@ -79,9 +79,9 @@ wheel_win=$(ls dist/memsight-"$version"-*win_amd64.whl)
 file "dist/memsight-$version-aarch64-linux" | grep -q "ARM aarch64" ||
   { echo "the aarch64 binary is not an aarch64 ELF" >&2; exit 1; }
 
-# 2. The headless CLI for aarch64 (started above).
-wait_for $headless_pid "$bg_log/headless.log" "the headless aarch64 build"
-took "waiting for the headless aarch64 CLI"
+# 2. The crate check, whose install is the headless CLI for aarch64 (started above).
+wait_for $crate_pid "$bg_log/crate.log" "the crate check"
+took "waiting for the crate check (the headless aarch64 CLI)"
 
 # 3. The .debs, from the wheels' binaries (cargo-deb maps target/release/ to target/<triple>/dist/).
 cargo deb --no-build --no-strip --profile dist --target $linux_x86 --output "dist/memsight_${version}_amd64.deb"
@@ -108,7 +108,6 @@ chmod +x "$work/memsight-arm"
 (cd "$work" && MEMSIGHT_REPO="$OLDPWD" MEMSIGHT_BIN="$work/memsight-arm" \
   "$work/venv/bin/python" -m unittest discover -s "$OLDPWD/python/tests")
 bash scripts/cross-check.sh aarch64 "dist/memsight-$version-x86_64-linux" "$arm_bin"
-headless_arm=target/headless-cross/$linux_arm/release/memsight
 for args in "--version" "inspect fixtures/torch_cluster --json" "steps fixtures/demo --json"; do
   # shellcheck disable=SC2086
   cmp <("dist/memsight-$version-x86_64-linux" $args) <(qemu-aarch64 -L /usr/aarch64-linux-gnu "$headless_arm" $args)
@@ -151,9 +150,5 @@ python3 -m zipfile -e "$wheel_win" "$work/win"
 cmp "$work/win/memsight-$version.data/scripts/memsight.exe" "dist/memsight-$version-x86_64-windows.exe"
 bash scripts/cross-check.sh windows "dist/memsight-$version-x86_64-linux" "dist/memsight-$version-x86_64-windows.exe"
 took "the Windows check under wine"
-
-# 9. The crate (started above).
-wait_for $crate_pid "$bg_log/crate.log" "the crate check"
-took "waiting for the crate check"
 
 ls -la dist
