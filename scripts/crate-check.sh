@@ -4,7 +4,7 @@
 # `cargo install --path` in an empty CARGO_HOME (every dependency fetched from crates.io, nothing
 # from this checkout or this machine's cargo config), and runs.
 #
-# With CRATE_CHECK_TARGET=aarch64-unknown-linux-gnu (package.sh sets it) the install is a cross
+# With CRATE_CHECK_TRIPLE=aarch64-unknown-linux-gnu (package.sh sets it) the install is a cross
 # build with Debian's aarch64 gcc, run under qemu: what a Kunpeng login node builds, from
 # crates.io, in the same one build. CRATE_CHECK_KEEP=FILE keeps the installed binary there.
 set -euo pipefail
@@ -27,7 +27,7 @@ done
 # `cargo install` of the unpacked crate below, which builds exactly the packaged sources, in
 # release, from an empty CARGO_HOME), in a target dir of its own so that it can run beside the
 # wheels' builds. --allow-dirty: a local run with uncommitted work; CI packages a clean clone.
-target=${CRATE_CHECK_TARGET:-$work/package-target}
+target=$work/package-target
 CARGO_TARGET_DIR=$target cargo package --allow-dirty --locked --no-verify
 crate="$target/package/memsight-$version.crate"
 size=$(stat -c %s "$crate")
@@ -45,7 +45,7 @@ tar -xzf "$crate" -C "$work"
 # nothing with this checkout). The headless CLI, as on a login node; the GUI half of the code is
 # built by every other step of CI from the same sources the crate holds. `"${run[@]}"` is
 # empty for a native install (bash ≥ 4.4 expands an empty array under `set -u`).
-triple=${CRATE_CHECK_TARGET:-}
+triple=${CRATE_CHECK_TRIPLE:-}
 run=()
 install=(cargo install --locked --path "$work/memsight-$version" --root "$work/root" --no-default-features)
 if [ -n "$triple" ]; then

@@ -45,7 +45,7 @@ trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$bg_log" "$work"' EXIT
 # The crate, installed from crates.io into an empty CARGO_HOME as the headless CLI for aarch64,
 # with Debian's cross gcc (no zig): what a login node builds.
 headless_arm="$work/memsight-headless-aarch64"
-CRATE_CHECK_TARGET=$linux_arm CRATE_CHECK_KEEP="$headless_arm" bash scripts/crate-check.sh \
+CRATE_CHECK_TRIPLE=$linux_arm CRATE_CHECK_KEEP="$headless_arm" bash scripts/crate-check.sh \
   >"$bg_log/crate.log" 2>&1 &
 crate_pid=$!
 # The Windows wheel (mingw; the icon and version information of the .exe come from build.rs).
