@@ -11,13 +11,12 @@
 # - the aarch64 and Windows binaries give byte-identical outputs to the x86_64 one
 #   (scripts/cross-check.sh, under qemu-aarch64 and wine), and the API's suite passes on the
 #   aarch64 binary too;
-# - the headless CLI (--no-default-features) cross-built for aarch64 with Debian's gcc by the
-#   crate check below (one build for both), in the background while the wheels' single-threaded
-#   LTO links run;
 # - the .debs (amd64 and arm64) hold their files and run; with root and MEMSIGHT_DPKG_INSTALL=1
 #   the amd64 one is installed for real (dpkg -i), then removed;
 # - the crate: `cargo package` passes and the packaged crate installs with `cargo install --path`
-#   in an empty CARGO_HOME, for aarch64, and runs under qemu (scripts/crate-check.sh).
+#   in an empty CARGO_HOME, for aarch64 with Debian's gcc (scripts/crate-check.sh, in the
+#   background while the wheels' single-threaded LTO links run): that install is the headless
+#   CLI (--no-default-features) whose outputs under qemu must equal x86_64's.
 # Each step says how long it took. Needs: scripts/install-deps.sh --package.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -95,18 +95,20 @@ pub fn device_name(device_type: i64, device_id: i64) -> String {
     format!("{kind}:{device_id}")
 }
 
+/// The key of a memory event's device kind, quotes included.
+const TYPE_KEY: &[u8] = b"\"Device Type\"";
 /// The key of a memory event's device number, quotes included.
 const ID_KEY: &[u8] = b"\"Device Id\"";
 
 /// The devices (`Device Type`, `Device Id`) of a trace's `[memory]` events, found by a byte
-/// search for their `"Device Type"` argument rather than by parsing every event: discovery
-/// reads a GB trace at the speed of the disk (the load parses it once, properly).
+/// search for their `"Device Type"` argument rather than by parsing every event (0.48 s for a
+/// 1.06 GB trace of 3.9M memory events, warm, on the 2-core VM of the README; the load parses
+/// it properly).
 fn devices_of(mut file: impl Read) -> std::io::Result<BTreeSet<(i64, i64)>> {
-    const KEY: &[u8] = b"\"Device Type\"";
     /// Bytes kept from the end of a block: an args object reaches at most this far either
     /// side of its `"Device Type"`.
     const KEEP: usize = 512;
-    let finder = memchr::memmem::Finder::new(KEY);
+    let finder = memchr::memmem::Finder::new(TYPE_KEY);
     // Built once: a searcher built for every event was 2 % of a big trace's load.
     let id_finder = memchr::memmem::Finder::new(ID_KEY);
     let mut devices = BTreeSet::new();
@@ -129,13 +131,13 @@ fn devices_of(mut file: impl Read) -> std::io::Result<BTreeSet<(i64, i64)>> {
             if let Some(device) = device_at(&buf, at, &id_finder) {
                 devices.insert(device);
             }
-            from = at + KEY.len();
+            from = at + TYPE_KEY.len();
         }
         if last {
             return Ok(devices);
         }
         // A key cut by `limit` is searched again whole next time.
-        from = from.max(limit.saturating_sub(KEY.len() - 1));
+        from = from.max(limit.saturating_sub(TYPE_KEY.len() - 1));
         let drop = from.saturating_sub(KEEP);
         buf.drain(..drop);
         from -= drop;
@@ -152,7 +154,7 @@ fn device_at(buf: &[u8], at: usize, id_finder: &memchr::memmem::Finder<'_>) -> O
         .find(args)
         .and_then(|k| int_after_key(&args[k + ID_KEY.len()..]))
         .unwrap_or(-1);
-    Some((int_after_key(&buf[at + 13..=close])?, id))
+    Some((int_after_key(&buf[at + TYPE_KEY.len()..=close])?, id))
 }
 
 /// The integer after a key's closing quote: `: 20`, `:"0"`, `: -1` (a JSON number or a numeric
