@@ -1,15 +1,20 @@
 //! Times one rank's load without a window, as the app does it: `cargo run --release --example
 //! first_curves_timing -- PATH` prints when discovery ended, when the first look (the curves,
 //! drawn while the rest loads) arrived and when the whole rank was in. Run it under
-//! `farm-bench` for the peak memory.
+//! `farm-bench` for the peak memory. `--first PATH` stops at the first look (for profiling
+//! what it costs).
 
 use std::time::Instant;
 
 fn main() {
-    let Some(path) = std::env::args_os().nth(1) else {
-        eprintln!("usage: first_curves_timing PATH");
+    let Some(mut path) = std::env::args_os().nth(1) else {
+        eprintln!("usage: first_curves_timing [--first | --scan] PATH");
         std::process::exit(2);
     };
+    let only_first = path == "--first";
+    if only_first {
+        path = std::env::args_os().nth(2).unwrap_or_default();
+    }
     let started = Instant::now();
     // `--scan FILE`: only the PyTorch importer's byte search for memory events.
     if path == "--scan" {
@@ -47,7 +52,11 @@ fn main() {
     let control = memsight::ingest::LoadControl::new();
     let mut first: Option<(f64, usize)> = None;
     let mut early = |d: memsight::model::RankData| {
-        first.get_or_insert((started.elapsed().as_secs_f64(), d.records.len()));
+        let (t, n) = *first.get_or_insert((started.elapsed().as_secs_f64(), d.records.len()));
+        if only_first {
+            println!("discovered {discovered:.3} s; first look {t:.3} s ({n} points)");
+            std::process::exit(0);
+        }
     };
     let data = memsight::ingest::load_rank_with(info, &control, &mut early);
     let done = started.elapsed().as_secs_f64();

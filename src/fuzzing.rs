@@ -58,7 +58,23 @@ pub fn memory_scan(data: &[u8]) {
         Some(None) => assert_eq!(parse_memory_event(data), Ok(None)),
         Some(Some(raw)) => assert_eq!(memory_event_from(&raw).map(Some), parse_memory_event(data)),
     }
+    // What a template of PyTorch's layout reads, the one-pass reader reads the same; and the
+    // bytes themselves, when they are a memory event, make a template that reads them back.
+    let templates = [PYTORCH_EVENT.as_bytes(), data]
+        .into_iter()
+        .filter_map(ingest::pytorch_memory_event::Template::of);
+    for t in templates {
+        if let Some((event, len)) = t.read(data) {
+            let (raw, quick_len) = ingest::pytorch_memory_event::quick_object(data)
+                .expect("a template's read is a one-pass read");
+            let raw = raw.expect("a template's read is a memory event");
+            assert_eq!((memory_event_from(&raw), quick_len), (event, len));
+        }
+    }
 }
+
+/// A memory event as torch 2.x writes it, for the fuzzer's template.
+const PYTORCH_EVENT: &str = "{\n    \"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\",\n    \"pid\": 1555, \"tid\": 1555,\n    \"ts\": 4747689126117.062\n    ,\n    \"args\": {\n      \"Total Reserved\": 0, \"Total Allocated\": 196608, \"Bytes\": 196608, \"Device Id\": -1, \"Device Type\": 0, \"Addr\": 94820774467456\n    }\n  }";
 
 /// Every value parser on the bytes as one cell, with the unit factors the readers use.
 pub fn value(data: &[u8]) {

@@ -18,8 +18,10 @@ use std::path::Path;
 use memchr::memmem;
 
 use super::chunks::LoadControl;
+pub use super::pytorch_memory_event::quick_fields;
+use super::pytorch_memory_event::{Template, quick_object};
 use super::trace_view::{
-    BLOCK, MemoryEvent, RawMemoryEvent, UnreadableEvent, memory_event_from, parse_memory_event,
+    BLOCK, MemoryEvent, UnreadableEvent, memory_event_from, parse_memory_event,
 };
 
 /// What the search is for: a JSON string that is exactly `[memory]` (the events' name).
@@ -197,25 +199,34 @@ pub fn scan_stream(
 ) -> Result<MemoryScan, ScanError> {
     let finder = memmem::Finder::new(NEEDLE);
     let mut out = MemoryScan::default();
+    // The bytes read and not yet dropped are `buf[..len]`: blocks are read straight into the
+    // room after them (no copy through a second buffer), and what is dropped from the front is
+    // at most a few KiB moved down.
     let mut buf: Vec<u8> = Vec::new();
-    let mut chunk = vec![0u8; BLOCK];
+    let mut len = 0usize;
+    // The layouts of the memory events read so far (PyTorch writes one per trace).
+    let mut templates: Vec<Template> = Vec::new();
     // Offset of buf[0] in the file, and where in buf the search resumes.
     let (mut base, mut from) = (origin, 0usize);
     loop {
         if control.is_cancelled() {
             return Err(ScanError::Cancelled);
         }
+        if buf.len() - len < BLOCK {
+            buf.resize(len + BLOCK, 0);
+        }
         let n = loop {
-            match reader.read(&mut chunk) {
+            match reader.read(&mut buf[len..]) {
                 Ok(n) => break n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(ScanError::Io(e)),
             }
         };
-        buf.extend_from_slice(&chunk[..n]);
+        len += n;
         let last = n == 0;
+        let bytes = &buf[..len];
         let mut past_range = false;
-        while let Some(k) = finder.find(&buf[from..]) {
+        while let Some(k) = finder.find(&bytes[from..]) {
             let at = from + k;
             let offset = base + at as u64;
             if offset >= range.end {
@@ -226,9 +237,19 @@ pub fn scan_stream(
                 from = at + 1;
                 continue;
             }
-            match locate(&buf, at, last, &finder) {
+            // PyTorch's plain layout, read by a template or in one pass from the nearest `{`.
+            if let Some((event, end)) = quick_at(bytes, at, &finder, &mut templates) {
+                match event {
+                    Some(Ok(ev)) if keep(&ev) => out.events.push(ev),
+                    Some(Err(UnreadableEvent)) => out.unsure += 1,
+                    _ => {}
+                }
+                from = end;
+                continue;
+            }
+            match locate(bytes, at, last, &finder) {
                 Located::Object(s, e) => {
-                    match read_event(&buf[s..=e]) {
+                    match read_event(&bytes[s..=e]) {
                         Ok(Some(ev)) if keep(&ev) => out.events.push(ev),
                         Ok(_) => {}
                         Err(UnreadableEvent) => out.unsure += 1,
@@ -247,14 +268,50 @@ pub fn scan_stream(
             return Ok(out);
         }
         // A needle cut off at the end is searched again whole with the next block.
-        if finder.find(&buf[from..]).is_none() {
-            from = from.max(buf.len().saturating_sub(NEEDLE.len() - 1));
+        if finder.find(&bytes[from..]).is_none() {
+            from = from.max(len.saturating_sub(NEEDLE.len() - 1));
         }
         let drop = from.saturating_sub(BACK);
-        buf.drain(..drop);
+        buf.copy_within(drop..len, 0);
+        len -= drop;
         from -= drop;
         base += drop as u64;
     }
+}
+
+/// How many event layouts a scan keeps templates of (PyTorch writes one).
+const MAX_TEMPLATES: usize = 4;
+
+/// The object around the hit at `at`, from the nearest `{` before it, with the offset just
+/// past it: read by one of `templates` (PyTorch's layout, learned from the events read so far)
+/// or else in one pass ([`quick_object`]), which then adds its layout to `templates`. When that
+/// object is of the plain layout, holds the hit and names `[memory]` nowhere before it, it is
+/// the object [`locate`] would find, and its fields are those [`read_event`] would read.
+/// `None` sends the hit the careful way.
+fn quick_at(
+    buf: &[u8],
+    at: usize,
+    finder: &memmem::Finder<'_>,
+    templates: &mut Vec<Template>,
+) -> Option<(Option<Result<MemoryEvent, UnreadableEvent>>, usize)> {
+    let floor = at.saturating_sub(BACK);
+    let open = floor + memchr::memrchr(b'{', &buf[floor..at])?;
+    let obj = &buf[open..];
+    let read = match templates.iter().find_map(|t| t.read(obj)) {
+        Some((event, len)) => (Some(event), len),
+        None => {
+            let (raw, len) = quick_object(obj)?;
+            if raw.is_some()
+                && templates.len() < MAX_TEMPLATES
+                && let Some(t) = Template::of(obj)
+            {
+                templates.push(t);
+            }
+            (raw.map(|r| memory_event_from(&r)), len)
+        }
+    };
+    let end = open + read.1;
+    (end > at && finder.find(&buf[open..at]).is_none()).then_some((read.0, end))
 }
 
 /// The object around the hit at `at`: the nearest `{` before it (within [`BACK`], trying at most
@@ -329,177 +386,4 @@ fn read_event(obj: &[u8]) -> Result<Option<MemoryEvent>, UnreadableEvent> {
         Some(None) => Ok(None),
         None => parse_memory_event(obj),
     }
-}
-
-/// The fields of a memory event read by hand (the scan of the 1.06 GB generated trace takes
-/// 2.17 s of CPU this way, 2.81 s with serde for every event): `Some(None)` for
-/// a well-formed object that is another event, `None` when the object is not of the plain
-/// layout (nested values other than `args`, escapes, duplicate fields, bad JSON), which serde
-/// then reads. Only what serde would accept the same way is accepted.
-pub fn quick_fields<'a>(obj: &'a [u8]) -> Option<Option<RawMemoryEvent<'a>>> {
-    /// Fills a field once (a duplicate field is serde's error).
-    fn set<'a>(slot: &mut Option<&'a str>, v: &'a str) -> Option<()> {
-        slot.is_none().then(|| *slot = Some(v))
-    }
-    // Checked once: every slice taken below starts and ends at an ASCII byte.
-    let text = std::str::from_utf8(obj).ok()?;
-    let mut c = Cursor {
-        s: text,
-        b: obj,
-        i: 0,
-    };
-    let mut raw = RawMemoryEvent::default();
-    let mut name: Option<&str> = None;
-    c.object(|key, c| match key {
-        "name" => {
-            let (text, _) = c.string()?;
-            set(&mut name, text)
-        }
-        "ts" => set(&mut raw.ts, c.value()?),
-        "pid" => set(&mut raw.pid, c.value()?),
-        "tid" => set(&mut raw.tid, c.value()?),
-        "args" => {
-            if std::mem::replace(&mut raw.has_args, true) {
-                return None;
-            }
-            c.object(|key, c| {
-                let slot = match key {
-                    "Addr" => &mut raw.addr,
-                    "Bytes" => &mut raw.bytes,
-                    "Total Allocated" => &mut raw.total_allocated,
-                    "Total Reserved" => &mut raw.total_reserved,
-                    "Device Type" => &mut raw.device_type,
-                    "Device Id" => &mut raw.device_id,
-                    _ => return c.value().map(|_| ()),
-                };
-                set(slot, c.value()?)
-            })
-        }
-        _ => c.value().map(|_| ()),
-    })?;
-    c.ws();
-    if c.i != obj.len() {
-        return None;
-    }
-    Some((name == Some("[memory]")).then_some(raw))
-}
-
-/// A position in an object's bytes, for [`quick_fields`].
-struct Cursor<'a> {
-    /// The object, as text (valid UTF-8).
-    s: &'a str,
-    /// The same, as bytes.
-    b: &'a [u8],
-    i: usize,
-}
-
-impl<'a> Cursor<'a> {
-    fn ws(&mut self) {
-        while matches!(self.b.get(self.i), Some(b' ' | b'\n' | b'\r' | b'\t')) {
-            self.i += 1;
-        }
-    }
-
-    fn eat(&mut self, c: u8) -> Option<()> {
-        self.ws();
-        (self.b.get(self.i) == Some(&c)).then(|| self.i += 1)
-    }
-
-    /// `{ "key": value, … }`, each value read by `field`.
-    fn object(&mut self, mut field: impl FnMut(&'a str, &mut Self) -> Option<()>) -> Option<()> {
-        self.eat(b'{')?;
-        self.ws();
-        if self.b.get(self.i) == Some(&b'}') {
-            self.i += 1;
-            return Some(());
-        }
-        loop {
-            self.ws();
-            let (key, _) = self.string()?;
-            self.eat(b':')?;
-            self.ws();
-            field(key, self)?;
-            self.ws();
-            match self.b.get(self.i)? {
-                b',' => self.i += 1,
-                b'}' => {
-                    self.i += 1;
-                    return Some(());
-                }
-                _ => return None,
-            }
-        }
-    }
-
-    /// A string without escapes or control characters: (its text, its raw JSON).
-    fn string(&mut self) -> Option<(&'a str, &'a str)> {
-        let start = self.i;
-        (self.b.get(start) == Some(&b'"')).then_some(())?;
-        let mut j = start + 1;
-        loop {
-            match *self.b.get(j)? {
-                b'"' => break,
-                b'\\' => return None,
-                b if b < 0x20 => return None,
-                _ => j += 1,
-            }
-        }
-        self.i = j + 1;
-        Some((self.s.get(start + 1..j)?, self.s.get(start..=j)?))
-    }
-
-    /// A string, number, `true`, `false` or `null`, as raw JSON; `None` for anything else
-    /// (objects and arrays included).
-    fn value(&mut self) -> Option<&'a str> {
-        if self.b.get(self.i) == Some(&b'"') {
-            return self.string().map(|(_, raw)| raw);
-        }
-        let start = self.i;
-        while self
-            .b
-            .get(self.i)
-            .is_some_and(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'+' | b'.'))
-        {
-            self.i += 1;
-        }
-        let token = self.s.get(start..self.i)?;
-        is_scalar(token).then_some(token)
-    }
-}
-
-/// A JSON number, `true`, `false` or `null`.
-fn is_scalar(t: &str) -> bool {
-    if matches!(t, "true" | "false" | "null") {
-        return true;
-    }
-    let b = t.as_bytes();
-    let mut i = usize::from(b.first() == Some(&b'-'));
-    let digits = |i: &mut usize| {
-        let s = *i;
-        while b.get(*i).is_some_and(u8::is_ascii_digit) {
-            *i += 1;
-        }
-        *i - s
-    };
-    match digits(&mut i) {
-        0 => return false,
-        n if n > 1 && b[i - n] == b'0' => return false,
-        _ => {}
-    }
-    if b.get(i) == Some(&b'.') {
-        i += 1;
-        if digits(&mut i) == 0 {
-            return false;
-        }
-    }
-    if matches!(b.get(i), Some(b'e' | b'E')) {
-        i += 1;
-        if matches!(b.get(i), Some(b'+' | b'-')) {
-            i += 1;
-        }
-        if digits(&mut i) == 0 {
-            return false;
-        }
-    }
-    i == b.len()
 }

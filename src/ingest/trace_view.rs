@@ -783,7 +783,7 @@ pub fn thread_number(pid: Option<&RawValue>, tid: Option<&RawValue>) -> u64 {
 }
 
 /// [`thread_number`] of the raw texts.
-fn thread_of_text(pid: Option<&str>, tid: Option<&str>) -> u64 {
+pub(crate) fn thread_of_text(pid: Option<&str>, tid: Option<&str>) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = rustc_hash::FxHasher::default();
     pid.unwrap_or("").hash(&mut h);

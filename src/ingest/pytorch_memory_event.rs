@@ -1,0 +1,621 @@
+//! One PyTorch `[memory]` event read by hand from its bytes, for the byte search of
+//! [`super::pytorch_memory_scan`]: the same fields serde would read, or `None` to leave the
+//! bytes to serde.
+//!
+//! - [`quick_object`] reads an object of the plain layout PyTorch writes (flat, with one
+//!   `args` object; strings of printable ASCII without escapes) in one pass from its `{`, and
+//!   finds its end on the way.
+//! - [`Template`] is faster still on the events after the first: PyTorch writes every memory
+//!   event of a trace with the same keys in the same order and the same white space, and only
+//!   the numbers differ. An event whose bytes are a template's with numbers in its gaps is read
+//!   with a few byte comparisons instead of a parse.
+
+use super::trace_view::{
+    MemoryEvent, RawMemoryEvent, UnreadableEvent, memory_event_from, thread_of_text,
+};
+use crate::model::NULL;
+
+/// Where a value is in an object's bytes: `start..end`.
+type Span = (usize, usize);
+
+/// Which field of [`RawMemoryEvent`] a value is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Field {
+    Ts,
+    Pid,
+    Tid,
+    Addr,
+    Bytes,
+    TotalAllocated,
+    TotalReserved,
+    DeviceType,
+    DeviceId,
+    /// A key the reader does not keep.
+    Other,
+}
+
+/// Where each field's raw JSON is in an object's bytes.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Spans {
+    ts: Option<Span>,
+    pid: Option<Span>,
+    tid: Option<Span>,
+    has_args: bool,
+    addr: Option<Span>,
+    bytes: Option<Span>,
+    total_allocated: Option<Span>,
+    total_reserved: Option<Span>,
+    device_type: Option<Span>,
+    device_id: Option<Span>,
+}
+
+impl Spans {
+    /// Fills `field` once: `None` for a second time (a duplicate field is serde's error).
+    fn set(&mut self, field: Field, span: Span) -> Option<()> {
+        let slot = match field {
+            Field::Ts => &mut self.ts,
+            Field::Pid => &mut self.pid,
+            Field::Tid => &mut self.tid,
+            Field::Addr => &mut self.addr,
+            Field::Bytes => &mut self.bytes,
+            Field::TotalAllocated => &mut self.total_allocated,
+            Field::TotalReserved => &mut self.total_reserved,
+            Field::DeviceType => &mut self.device_type,
+            Field::DeviceId => &mut self.device_id,
+            Field::Other => return Some(()),
+        };
+        slot.is_none().then(|| *slot = Some(span))
+    }
+
+    /// The fields as text of `obj` (the object's bytes, through its `}`): `None` when they are
+    /// not text, which cannot happen for what the readers here accept (printable ASCII).
+    fn raw(self, obj: &[u8]) -> Option<RawMemoryEvent<'_>> {
+        // One check of the whole object, then slices.
+        let text = std::str::from_utf8(obj).ok()?;
+        let get = |span: Option<Span>| span.and_then(|(s, e)| text.get(s..e));
+        Some(RawMemoryEvent {
+            ts: get(self.ts),
+            pid: get(self.pid),
+            tid: get(self.tid),
+            has_args: self.has_args,
+            addr: get(self.addr),
+            bytes: get(self.bytes),
+            total_allocated: get(self.total_allocated),
+            total_reserved: get(self.total_reserved),
+            device_type: get(self.device_type),
+            device_id: get(self.device_id),
+        })
+    }
+}
+
+/// The values of an object that may differ from event to event, in order: a [`Template`]'s
+/// gaps. Those that are not strings (numbers, `true`, `false`, `null`), and every value of a
+/// field the reader keeps (a `pid` may be a string). At most [`Gaps::MAX`]; more, and no
+/// template is made.
+#[derive(Debug)]
+struct Gaps {
+    found: [(Field, Span); Gaps::MAX],
+    len: usize,
+    /// More than [`Gaps::MAX`] were seen.
+    overflow: bool,
+}
+
+impl Gaps {
+    /// More gaps than PyTorch's memory events have (nine, eleven with `finished` and `Ev Idx`).
+    const MAX: usize = 24;
+
+    fn new() -> Self {
+        Self {
+            found: [(Field::Other, (0, 0)); Self::MAX],
+            len: 0,
+            overflow: false,
+        }
+    }
+
+    fn note(&mut self, field: Field, span: Span, obj: &[u8]) {
+        if field == Field::Other && obj.get(span.0) == Some(&b'"') {
+            return;
+        }
+        match self.found.get_mut(self.len) {
+            Some(slot) => {
+                *slot = (field, span);
+                self.len += 1;
+            }
+            None => self.overflow = true,
+        }
+    }
+}
+
+/// [`quick_object`] of exactly `obj` (white space may follow its `}`): `Some(None)` for a
+/// well-formed object that is another event, `None` when it is not of the plain layout.
+pub fn quick_fields(obj: &[u8]) -> Option<Option<RawMemoryEvent<'_>>> {
+    let (raw, len) = quick_object(obj)?;
+    obj[len..]
+        .iter()
+        .all(|b| matches!(b, b' ' | b'\n' | b'\r' | b'\t'))
+        .then_some(raw)
+}
+
+/// The fields of the object that opens at `b[0]`, read by hand in one pass, and its length
+/// (through its `}`): `Some((None, len))` for a well-formed object that is another event,
+/// `None` when it is not of the plain layout PyTorch writes (a nested value other than `args`,
+/// an escape, a control or non-ASCII byte in a string, a duplicate field, bad JSON, or bytes
+/// that end before the object does), which the careful path then reads. Only what serde would
+/// accept the same way is accepted: numbers by JSON's grammar, keys compared as written
+/// (there are no escapes to decode).
+pub fn quick_object(b: &[u8]) -> Option<(Option<RawMemoryEvent<'_>>, usize)> {
+    let (spans, len, _) = read_object(b, false)?;
+    match spans {
+        Some(spans) => Some((Some(spans.raw(&b[..len])?), len)),
+        None => Some((None, len)),
+    }
+}
+
+/// [`quick_object`]'s reading: the spans of a `[memory]` event (`None` for another event), the
+/// object's length, and, when `gaps` is asked for, where its values that are not strings are.
+fn read_object(b: &[u8], gaps: bool) -> Option<(Option<Spans>, usize, Option<Gaps>)> {
+    let mut c = Cursor { b, i: 0 };
+    let mut spans = Spans::default();
+    let mut name: Option<&[u8]> = None;
+    let mut found = gaps.then(Gaps::new);
+    let mut value = |field: Field, c: &mut Cursor<'_>, spans: &mut Spans| -> Option<()> {
+        let span = c.scalar()?;
+        if let Some(g) = found.as_mut() {
+            g.note(field, span, b);
+        }
+        spans.set(field, span)
+    };
+    c.object(|key, c| match key {
+        b"name" => {
+            let (s, e) = c.string()?;
+            let text = c.b.get(s..e)?;
+            name.is_none().then(|| name = Some(text))
+        }
+        b"ts" => value(Field::Ts, c, &mut spans),
+        b"pid" => value(Field::Pid, c, &mut spans),
+        b"tid" => value(Field::Tid, c, &mut spans),
+        b"args" => {
+            if std::mem::replace(&mut spans.has_args, true) {
+                return None;
+            }
+            c.object(|key, c| {
+                let field = match key {
+                    b"Addr" => Field::Addr,
+                    b"Bytes" => Field::Bytes,
+                    b"Total Allocated" => Field::TotalAllocated,
+                    b"Total Reserved" => Field::TotalReserved,
+                    b"Device Type" => Field::DeviceType,
+                    b"Device Id" => Field::DeviceId,
+                    _ => Field::Other,
+                };
+                value(field, c, &mut spans)
+            })
+        }
+        _ => value(Field::Other, c, &mut spans),
+    })?;
+    let is_memory = name == Some(b"[memory]");
+    Some((is_memory.then_some(spans), c.i, found))
+}
+
+/// A memory event's bytes with its values cut out (its numbers, and whatever the fields it
+/// keeps hold), made from one event [`quick_object`] read: another event whose bytes are these
+/// pieces with a value in each gap is the same object with other values, so [`quick_object`]
+/// would read it the same, with its fields in the gaps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Template {
+    /// The bytes before the first gap, between each two, and after the last (its `}` last).
+    pieces: Vec<Vec<u8>>,
+    /// The field each gap fills.
+    gaps: Vec<Field>,
+    /// Whether the event has `args` (the field is no gap).
+    has_args: bool,
+}
+
+impl Template {
+    /// The template of the `[memory]` event opening at `b[0]`; `None` when [`quick_object`]
+    /// does not read it as one.
+    pub fn of(b: &[u8]) -> Option<Self> {
+        let (Some(spans), len, Some(gaps)) = read_object(b, true)? else {
+            return None;
+        };
+        if gaps.overflow {
+            return None;
+        }
+        let mut pieces = Vec::with_capacity(gaps.len + 1);
+        let mut at = 0;
+        for &(_, (s, e)) in &gaps.found[..gaps.len] {
+            pieces.push(b.get(at..s)?.to_vec());
+            at = e;
+        }
+        pieces.push(b.get(at..len)?.to_vec());
+        let gaps = gaps.found[..gaps.len].iter().map(|&(f, _)| f).collect();
+        Some(Self {
+            pieces,
+            gaps,
+            has_args: spans.has_args,
+        })
+    }
+
+    /// The event of the object opening at `b[0]` (as [`memory_event_from`] makes it of what
+    /// [`quick_object`] reads) and the object's length, when its bytes are this template's
+    /// with a value (a number, `true`, `false`, `null`, or a string where the template had one)
+    /// in each gap. `None` otherwise (the caller reads it the slower way).
+    pub fn read(&self, b: &[u8]) -> Option<(Result<MemoryEvent, UnreadableEvent>, usize)> {
+        let mut spans = Spans::default();
+        let mut c = Cursor { b, i: 0 };
+        let mut pieces = self.pieces.iter();
+        for &field in &self.gaps {
+            let piece = pieces.next()?;
+            same(b.get(c.i..c.i.checked_add(piece.len())?)?, piece).then_some(())?;
+            c.i += piece.len();
+            let span = if field == Field::Other {
+                let start = c.i;
+                c.bare_scalar()?;
+                (start, c.i)
+            } else {
+                c.scalar()?
+            };
+            // Each field is in one gap of the template: set never refuses here.
+            spans.set(field, span)?;
+        }
+        let last = pieces.next()?;
+        same(b.get(c.i..c.i.checked_add(last.len())?)?, last).then_some(())?;
+        let len = c.i + last.len();
+        spans.has_args = self.has_args;
+        let obj = &b[..len];
+        // The numbers as PyTorch writes them are read here; anything else as the careful
+        // readers do.
+        let event = match plain_event(&spans, obj) {
+            Some(event) => event,
+            None => memory_event_from(&spans.raw(obj)?),
+        };
+        Some((event, len))
+    }
+}
+
+/// Whether two slices of one length hold the same bytes, eight at a time: the pieces of a
+/// template are short (5 to 70 bytes), where a call to the C library's `memcmp` for each
+/// costs more than the comparison.
+fn same(a: &[u8], b: &[u8]) -> bool {
+    let (mut x, mut y) = (a.chunks_exact(8), b.chunks_exact(8));
+    let word = |c: &[u8]| c.try_into().map_or(0, u64::from_ne_bytes);
+    a.len() == b.len()
+        && (&mut x).zip(&mut y).all(|(p, q)| word(p) == word(q))
+        && x.remainder().iter().zip(y.remainder()).all(|(p, q)| p == q)
+}
+
+/// [`memory_event_from`] of the fields at `spans` of `obj` when every number among them is
+/// plain (an integer of at most 18 digits, a `ts` with at most three decimals, an `Addr` of at
+/// most 19 digits: all PyTorch writes), read straight from the bytes; `None` for anything else.
+fn plain_event(spans: &Spans, obj: &[u8]) -> Option<Result<MemoryEvent, UnreadableEvent>> {
+    let text = |span: Option<Span>| span.and_then(|(s, e)| obj.get(s..e));
+    // A present field that is not plain: the careful way. An absent one: its default.
+    let int = |span: Option<Span>, absent: i64| match text(span) {
+        Some(t) => plain_int(t),
+        None => Some(absent),
+    };
+    let (Some(ts), Some(bytes), Some(addr)) = (text(spans.ts), text(spans.bytes), text(spans.addr))
+    else {
+        // A required field is missing: the careful way says how.
+        return None;
+    };
+    let ns = plain_micros_as_ns(ts)?;
+    let size = plain_int(bytes)?;
+    let addr = plain_address(addr)?;
+    let device_type = int(spans.device_type, 0)?;
+    let device_id = int(spans.device_id, -1)?;
+    let total_allocated = int(spans.total_allocated, NULL)?;
+    let total_reserved = int(spans.total_reserved, NULL)?;
+    // pid and tid as text, for the thread's number (a string keeps its quotes, as the careful
+    // readers hash it).
+    let as_text = |span: Option<Span>| match text(span) {
+        Some(t) => std::str::from_utf8(t).ok().map(Some),
+        None => Some(None),
+    };
+    let (pid, tid) = (as_text(spans.pid)?, as_text(spans.tid)?);
+    if !spans.has_args || size.unsigned_abs() >= 1 << 56 {
+        return Some(Err(UnreadableEvent));
+    }
+    Some(Ok(MemoryEvent {
+        ns,
+        thread: thread_of_text(pid, tid),
+        device_type,
+        device_id,
+        addr,
+        bytes: size,
+        total_allocated,
+        total_reserved,
+    }))
+}
+
+/// `-`? and 1 to `max` digits: their sign and magnitude; `None` for anything else.
+fn plain_digits(t: &[u8], max: usize) -> Option<(bool, u64)> {
+    let (neg, digits) = match t.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, t),
+    };
+    if digits.is_empty() || digits.len() > max {
+        return None;
+    }
+    let mut v: u64 = 0;
+    for &d in digits {
+        let d = d.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        // At most 19 digits: below 10^19 < 2^64.
+        v = v * 10 + u64::from(d);
+    }
+    Some((neg, v))
+}
+
+/// A plain integer of at most 18 digits (so it fits an `i64`, and is never [`NULL`]).
+fn plain_int(t: &[u8]) -> Option<i64> {
+    let (neg, v) = plain_digits(t, 18)?;
+    let v = i64::try_from(v).ok()?;
+    Some(if neg { -v } else { v })
+}
+
+/// A plain address: at most 19 digits, no sign.
+fn plain_address(t: &[u8]) -> Option<u64> {
+    match plain_digits(t, 19)? {
+        (false, v) => Some(v),
+        (true, _) => None,
+    }
+}
+
+/// A µs time written `-`?digits(`.` one to three digits)? as exact ns, at most 18 digits in
+/// all (the ns then fit an `i64`).
+fn plain_micros_as_ns(t: &[u8]) -> Option<i64> {
+    let (whole, frac) = match memchr::memchr(b'.', t) {
+        Some(dot) => (&t[..dot], &t[dot + 1..]),
+        None => (t, &b""[..]),
+    };
+    if frac.len() > 3 || (frac.is_empty() && whole.len() < t.len()) {
+        return None;
+    }
+    let (neg, w) = plain_digits(whole, 18 - frac.len())?;
+    let f = match frac {
+        [] => 0,
+        _ => plain_digits(frac, 3).filter(|&(neg, _)| !neg)?.1,
+    };
+    let scale = 10u64.pow(3 - frac.len() as u32);
+    // At most 18 digits, times at most 1000: below 10^18 * 1000 / 10^len(frac)... checked.
+    let ns = w.checked_mul(1000)?.checked_add(f.checked_mul(scale)?)?;
+    let ns = i64::try_from(ns).ok()?;
+    Some(if neg { -ns } else { ns })
+}
+
+/// A position in an object's bytes, for [`read_object`].
+struct Cursor<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl<'a> Cursor<'a> {
+    /// The next byte that is not JSON white space (its position is `self.i`).
+    fn peek(&mut self) -> Option<u8> {
+        loop {
+            match *self.b.get(self.i)? {
+                b' ' | b'\n' | b'\r' | b'\t' => self.i += 1,
+                c => return Some(c),
+            }
+        }
+    }
+
+    /// `{ "key": value, … }` from the next byte that is not white space, each value read by
+    /// `field` (the cursor then at the value's first byte).
+    fn object(&mut self, mut field: impl FnMut(&'a [u8], &mut Self) -> Option<()>) -> Option<()> {
+        (self.peek()? == b'{').then_some(())?;
+        self.i += 1;
+        if self.peek()? == b'}' {
+            self.i += 1;
+            return Some(());
+        }
+        loop {
+            self.peek()?;
+            let (s, e) = self.string()?;
+            let key = self.b.get(s..e)?;
+            (self.peek()? == b':').then_some(())?;
+            self.i += 1;
+            self.peek()?;
+            field(key, self)?;
+            match self.peek()? {
+                b',' => self.i += 1,
+                b'}' => {
+                    self.i += 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// A string of printable ASCII without escapes at the cursor: where its text is, quotes
+    /// left out.
+    fn string(&mut self) -> Option<Span> {
+        let start = self.i + 1;
+        (*self.b.get(self.i)? == b'"').then_some(())?;
+        let mut j = start;
+        loop {
+            match *self.b.get(j)? {
+                b'"' => break,
+                b'\\' | 0..0x20 | 0x80.. => return None,
+                _ => j += 1,
+            }
+        }
+        self.i = j + 1;
+        Some((start, j))
+    }
+
+    /// A string, number, `true`, `false` or `null` at the cursor: where its raw JSON is (a
+    /// string with its quotes); `None` for anything else (objects and arrays included).
+    fn scalar(&mut self) -> Option<Span> {
+        let start = self.i;
+        if *self.b.get(start)? == b'"' {
+            self.string()?;
+        } else {
+            self.bare_scalar()?;
+        }
+        Some((start, self.i))
+    }
+
+    /// A number, `true`, `false` or `null` at the cursor.
+    fn bare_scalar(&mut self) -> Option<()> {
+        match *self.b.get(self.i)? {
+            b't' | b'f' | b'n' => {
+                let rest = self.b.get(self.i..)?;
+                let word: &[u8] = [&b"true"[..], b"false", b"null"]
+                    .into_iter()
+                    .find(|w| rest.starts_with(w))?;
+                self.i += word.len();
+                Some(())
+            }
+            _ => self.number(),
+        }
+    }
+
+    /// A number by JSON's grammar: `-`? (`0` | [1-9][0-9]*) (`.` [0-9]+)? ([eE] [+-]? [0-9]+)?
+    /// A letter or digit right after it is no number (`01`, `1x`): the caller's next byte then
+    /// is no `,` or `}` (nor a template's next piece, which starts with one or white space).
+    fn number(&mut self) -> Option<()> {
+        if self.b.get(self.i) == Some(&b'-') {
+            self.i += 1;
+        }
+        match *self.b.get(self.i)? {
+            b'0' => self.i += 1,
+            b'1'..=b'9' => self.digits(),
+            _ => return None,
+        }
+        if self.b.get(self.i) == Some(&b'.') {
+            self.i += 1;
+            (self.b.get(self.i)?.is_ascii_digit()).then_some(())?;
+            self.digits();
+        }
+        if matches!(self.b.get(self.i), Some(b'e' | b'E')) {
+            self.i += 1;
+            if matches!(self.b.get(self.i), Some(b'+' | b'-')) {
+                self.i += 1;
+            }
+            (self.b.get(self.i)?.is_ascii_digit()).then_some(())?;
+            self.digits();
+        }
+        Some(())
+    }
+
+    fn digits(&mut self) {
+        while self.b.get(self.i).is_some_and(u8::is_ascii_digit) {
+            self.i += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::value::parse_scaled;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The plain number readers agree with the careful parser on every text they accept.
+        #[test]
+        fn plain_numbers_read_as_the_careful_parser_reads_them(
+            t in "-?[0-9]{0,20}(\\.[0-9]{0,4})?[0-9a-z]?"
+        ) {
+            let b = t.as_bytes();
+            let careful = |factor| parse_scaled(b, factor).ok().flatten().map(|s| s.value);
+            if let Some(v) = plain_int(b) {
+                prop_assert_eq!(Some(v), careful(1));
+            }
+            if let Some(v) = plain_micros_as_ns(b) {
+                prop_assert_eq!(Some(v), careful(1000));
+            }
+            if let Some(v) = plain_address(b) {
+                prop_assert_eq!(Some(v), crate::ingest::value::parse_address(&t));
+            }
+        }
+    }
+
+    /// PyTorch's own layout (torch 2.x, `export_chrome_trace`).
+    const EVENT: &str = "{\n    \"ph\": \"i\",\n    \n    \"cat\": \"cpu_instant_event\",\n    \"s\": \"t\",\n    \"name\": \"[memory]\",\n    \"pid\": 1555,\n    \"tid\": 1555,\n    \"ts\": 4747689126117.062\n    ,\n    \"args\": {\n      \"Total Reserved\": 0, \"Total Allocated\": 196608, \"Bytes\": 196608, \"Device Id\": -1, \"Device Type\": 0, \"Addr\": 94820774467456, \"finished\": false, \"Ev Idx\": 933\n    }\n  }";
+
+    #[test]
+    fn same_compares_every_byte() {
+        let a: Vec<u8> = (0u8..40).collect();
+        for len in 0..40 {
+            assert!(same(&a[..len], &a[..len]));
+            for k in 0..len {
+                let mut b = a[..len].to_vec();
+                b[k] ^= 1;
+                assert!(!same(&a[..len], &b), "{len} {k}");
+            }
+        }
+        assert!(!same(&a[..3], &a[..4]));
+    }
+
+    #[test]
+    fn a_template_reads_what_the_one_pass_reader_reads() {
+        let t = Template::of(EVENT.as_bytes()).unwrap();
+        // Eleven gaps: the nine numbers kept, `finished` and `Ev Idx`.
+        assert_eq!(t.gaps.len(), 11);
+        // A kept field written as a string is a gap too (its text is the thread's number).
+        let quoted = EVENT.replace("\"pid\": 1555", "\"pid\": \"1555\"");
+        let tq = Template::of(quoted.as_bytes()).unwrap();
+        for v in [
+            quoted.replace("1555\"", "77\""),
+            quoted.replace("\"1555\"", "77"),
+        ] {
+            let (event, _) = tq.read(v.as_bytes()).unwrap();
+            let (raw, _) = quick_object(v.as_bytes()).unwrap();
+            assert_eq!(memory_event_from(&raw.unwrap()), event, "{v}");
+        }
+        let variants = [
+            EVENT.to_string(),
+            EVENT.replace("1555", "7"),
+            EVENT.replace("4747689126117.062", "1e3"),
+            EVENT.replace("196608", "-12"),
+            EVENT.replace("false", "true"),
+            EVENT.replace("94820774467456", "null"),
+            // A kept field may hold a string where the template had a number.
+            EVENT.replace("1555", "\"1555\""),
+            // Not the template: the careful readers' to read.
+            EVENT.replace("1555", "01"),
+            EVENT.replace("933", "93x"),
+            EVENT.replace("  \"cat\"", " \"cat\""),
+            EVENT.replace("[memory]", "[memorx]"),
+            EVENT.replace("196608", "1.5.0"),
+            EVENT[..EVENT.len() - 3].to_string(),
+        ];
+        let mut read = 0;
+        for v in &variants {
+            let b = v.as_bytes();
+            if let Some((event, len)) = t.read(b) {
+                read += 1;
+                let (raw, quick_len) = quick_object(b).unwrap();
+                assert_eq!(memory_event_from(&raw.unwrap()), event, "{v}");
+                assert_eq!((len, quick_len), (b.len(), b.len()));
+            }
+        }
+        assert_eq!(read, 7);
+        // Numbers the plain reader leaves to the careful one still read the same.
+        for v in [
+            EVENT.replace("4747689126117.062", "4747689126117.0625"),
+            EVENT.replace("196608", "1234567890123456789"),
+            EVENT.replace("94820774467456", "-5"),
+            EVENT.replace("\"Bytes\": 196608", "\"Bytes\": 72057594037927936"),
+        ] {
+            let (event, _) = t.read(v.as_bytes()).unwrap();
+            let (raw, _) = quick_object(v.as_bytes()).unwrap();
+            assert_eq!(memory_event_from(&raw.unwrap()), event, "{v}");
+        }
+        // What follows the object is not read.
+        let longer = format!("{EVENT},\n  {{\"ph\": \"X\"}}");
+        assert_eq!(t.read(longer.as_bytes()).unwrap().1, EVENT.len());
+        // Another event, or too many numbers, makes no template.
+        assert!(Template::of(EVENT.replace("[memory]", "aten::add").as_bytes()).is_none());
+        let many: String = (0..30).map(|k| format!("\"k{k}\": {k}, ")).collect();
+        let crowded = EVENT.replace("\"Ev Idx\"", &format!("{many}\"Ev Idx\""));
+        assert!(quick_object(crowded.as_bytes()).is_some());
+        assert!(Template::of(crowded.as_bytes()).is_none());
+    }
+}
