@@ -66,6 +66,7 @@ impl Importer for MemLog {
                     importer: NAME,
                     path: path.to_path_buf(),
                     part: d,
+                    prefetch: Default::default(),
                 };
                 info
             })

@@ -271,3 +271,109 @@ fn the_loader_hands_out_the_curves_first() {
         assert!(f.operators.is_empty() && !data.operators.is_empty());
     }
 }
+
+/// Discovery's scan of the memory events is handed to the loads (the trace is read twice, not
+/// three times): each rank of a trace with two devices loads with it as it loads without it,
+/// its first look comes from it, and a second load of the same rank, with nothing left to
+/// take, reads the file again to the same answer. The curves against the raw events.
+#[test]
+fn discovery_hands_its_scan_to_the_loads() {
+    use memsight::model::{DataSource, Prefetch};
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("two_devices.pt.trace.json");
+    // Interleaved CPU and cuda:0 events, PyTorch's layout, with an op naming them and a step.
+    let mut events = vec![
+        r#"{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 9, "tid": 9, "ts": 1000, "dur": 900}"#.to_string(),
+        r#"{"ph": "X", "cat": "cpu_op", "name": "aten::empty", "pid": 9, "tid": 9, "ts": 1001, "dur": 800}"#.to_string(),
+    ];
+    let mut raw: Vec<(i64, i64, i64, i64)> = Vec::new(); // (device type, ns, bytes, total)
+    let (mut cpu, mut gpu) = (0i64, 0i64);
+    for k in 0..200i64 {
+        let (dev_type, dev_id) = if k % 3 == 0 { (0, -1) } else { (1, 0) };
+        let total = if dev_type == 0 { &mut cpu } else { &mut gpu };
+        let bytes = if k % 5 == 4 {
+            -(64 * (k - 4)).max(64)
+        } else {
+            64 * (k + 1)
+        };
+        *total += bytes;
+        let ts = format!("{}.{:03}", 1002 + k, k * 7 % 1000);
+        raw.push((dev_type, 1_002_000 + k * 1000 + k * 7 % 1000, bytes, *total));
+        events.push(format!(
+            "{{\n    \"ph\": \"i\",\n    \"cat\": \"cpu_instant_event\",\n    \"s\": \"t\",\n    \"name\": \"[memory]\",\n    \"pid\": 9,\n    \"tid\": 9,\n    \"ts\": {ts}\n    ,\n    \"args\": {{\n      \"Total Reserved\": {}, \"Total Allocated\": {total}, \"Bytes\": {bytes}, \"Device Id\": {dev_id}, \"Device Type\": {dev_type}, \"Addr\": {}, \"finished\": false, \"Ev Idx\": {k}\n    }}\n  }}",
+            if dev_type == 0 { 0 } else { 1 << 20 },
+            4096 + 64 * (k % 7)
+        ));
+    }
+    std::fs::write(
+        &path,
+        format!(
+            "{{\"schemaVersion\": 1, \"traceEvents\": [\n  {}\n]}}",
+            events.join(",\n  ")
+        ),
+    )
+    .unwrap();
+    let profile = memsight::ingest::discover(&path).unwrap();
+    let devices: Vec<_> = profile.ranks.iter().map(|r| r.device.clone()).collect();
+    assert_eq!(
+        devices,
+        [Some("cpu".to_string()), Some("cuda:0".to_string())]
+    );
+    for (info, dev_type) in profile.ranks.iter().zip([0, 1]) {
+        assert!(
+            format!("{:?}", info.source).contains("Prefetch(held)"),
+            "discovery kept the events: {:?}",
+            info.source
+        );
+        // The same rank without what discovery kept: the load scans the file itself.
+        let mut plain = info.clone();
+        if let DataSource::Imported { prefetch, .. } = &mut plain.source {
+            *prefetch = Prefetch::default();
+        }
+        let mut first = Vec::new();
+        let with =
+            memsight::ingest::load_rank_with(info, &LoadControl::new(), &mut |d| first.push(d))
+                .unwrap();
+        let without = memsight::ingest::load_rank(&plain, &LoadControl::new()).unwrap();
+        let again = memsight::ingest::load_rank(info, &LoadControl::new()).unwrap();
+        assert!(
+            !format!("{:?}", info.source).contains("Prefetch(held)"),
+            "taken"
+        );
+        // The curve: the device's events' totals, in time order (the file's).
+        let want: Vec<(i64, i64)> = raw
+            .iter()
+            .filter(|r| r.0 == dev_type)
+            .map(|r| (r.1, r.3))
+            .collect();
+        for data in [&with, &without, &again, &first[0]] {
+            let got: Vec<(i64, i64)> = data
+                .records
+                .time_ns
+                .iter()
+                .zip(&data.records.allocated)
+                .map(|(&t, &a)| (t, a))
+                .collect();
+            assert_eq!(got, want, "{}", info.rank);
+            assert_eq!(data.time_origin_ns, with.time_origin_ns);
+        }
+        assert_eq!(first.len(), 1);
+        for data in [&without, &again] {
+            assert_eq!(data.operators.size, with.operators.size);
+            assert_eq!(data.operators.alloc_time, with.operators.alloc_time);
+            assert_eq!(data.operators.release_time, with.operators.release_time);
+            let names = |d: &memsight::model::RankData| -> Vec<String> {
+                (0..d.operators.len())
+                    .map(|r| d.strings.get(d.operators.name[r]).to_string())
+                    .collect()
+            };
+            assert_eq!(names(data), names(&with));
+            assert_eq!(data.steps.is_some(), with.steps.is_some());
+        }
+        assert!(names_include(&with, "aten::empty"), "{}", info.rank);
+    }
+}
+
+fn names_include(d: &memsight::model::RankData, name: &str) -> bool {
+    (0..d.operators.len()).any(|r| d.strings.get(d.operators.name[r]) == name)
+}

@@ -32,8 +32,9 @@ pub trait Importer: Sync {
     fn recognises(&self, path: &Path, head: &[u8]) -> bool;
 
     /// The ranks the file holds, with [`DataSource::Imported`] sources naming this importer
-    /// (`part` tells the ranks of one file apart); reads no more than it must. Problems worth
-    /// telling go to `notes`.
+    /// (`part` tells the ranks of one file apart); reads no more than it must, and may hand
+    /// what it had to read anyway to the rank's load in the source's `prefetch`
+    /// ([`crate::model::Prefetch`]). Problems worth telling go to `notes`.
     fn ranks(&self, path: &Path, notes: &mut Vec<Message>) -> Vec<RankInfo>;
 
     /// Loads one of its ranks: tables, steps and call stacks when the file has them. Bad

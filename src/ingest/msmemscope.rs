@@ -590,6 +590,7 @@ impl Importer for MemScopeDumps {
                         importer: NAME,
                         path: path.to_path_buf(),
                         part: format!("{pid}/{dev}"),
+                        prefetch: Default::default(),
                     },
                     notes: Vec::new(),
                 }

@@ -15,24 +15,28 @@
 //!   (`fwdbwd` flows included). Steps are the `ProfilerStep#N` spans.
 //!
 //! The file is streamed by [`super::trace_view`]'s reader (gzip decoded as it is read), so
-//! memory is bounded by the events kept, not by the file. Discovery only searches the bytes for
-//! the memory events' devices.
+//! memory is bounded by the events kept, not by the file. Discovery finds the devices with the
+//! byte search of [`super::pytorch_memory_scan`], which reads every memory event: it keeps them
+//! for the loads ([`crate::model::Prefetch`], within a budget), whose first look is then at
+//! once. A trace is read twice in all: discovery's scan, and the whole read for ops, stacks
+//! and steps.
 
 use std::collections::BTreeSet;
 use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rustc_hash::FxHashMap;
 
 use super::chunks::LoadControl;
 use super::error::{LoadError, NoDataReason};
 use super::importer::Importer;
-use super::pytorch_memory_scan::{ScanError, in_parts, scan_file};
+use super::pytorch_memory_scan::{MemoryScan, ScanError, in_parts, scan_file};
 use super::trace_view::{BLOCK, MemoryEvent, ReadOptions, TraceExtract, read_trace_with};
 use crate::model::{
-    Component, DataSource, Format, MemoryRecords, Message, NULL, RankData, RankInfo, StackSource,
-    StepSource, Steps,
+    Component, DataSource, Format, MemoryRecords, Message, NULL, Prefetch, RankData, RankInfo,
+    StackSource, StepSource, Steps,
 };
 
 /// The importer's name (the `source` of its ranks).
@@ -93,6 +97,53 @@ pub fn device_name(device_type: i64, device_id: i64) -> String {
         t => return format!("device{t}:{device_id}"),
     };
     format!("{kind}:{device_id}")
+}
+
+/// Which memory events belong to a rank's device: [`device_name`] turned around once, so that
+/// the millions of events of a big trace are matched by two integers instead of a name each.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DeviceOf {
+    /// `cpu`: every event of `Device Type` 0, whatever its id.
+    Cpu,
+    /// Exactly this (`Device Type`, `Device Id`).
+    Exactly(i64, i64),
+    /// A name [`device_name`] does not give: no event matches.
+    Nothing,
+}
+
+impl DeviceOf {
+    /// The events named `name` by [`device_name`].
+    pub fn named(name: &str) -> Self {
+        if name == "cpu" {
+            return Self::Cpu;
+        }
+        let Some((kind, id)) = name.rsplit_once(':') else {
+            return Self::Nothing;
+        };
+        let device_type = match kind {
+            "cuda" => Some(1),
+            "hip" => Some(6),
+            "xpu" => Some(12),
+            "mps" => Some(13),
+            "npu" => Some(20),
+            other => other.strip_prefix("device").and_then(|t| t.parse().ok()),
+        };
+        match (device_type, id.parse()) {
+            // Only a name that [`device_name`] gives back as it is ("cuda:01" is no name).
+            (Some(t), Ok(id)) if device_name(t, id) == name => Self::Exactly(t, id),
+            _ => Self::Nothing,
+        }
+    }
+
+    /// Whether an event of `device_type` and `device_id` is this device's: the same answer as
+    /// `device_name(device_type, device_id) == name`.
+    pub fn matches(&self, device_type: i64, device_id: i64) -> bool {
+        match *self {
+            Self::Cpu => device_type == 0,
+            Self::Exactly(t, id) => device_type == t && device_id == id,
+            Self::Nothing => false,
+        }
+    }
 }
 
 /// The key of a memory event's device kind, quotes included.
@@ -178,6 +229,118 @@ fn int_after_key(rest: &[u8]) -> Option<i64> {
     std::str::from_utf8(&rest[start..i]).ok()?.parse().ok()
 }
 
+/// How many bytes of memory events discovery keeps in all for the loads to take
+/// ([`Kept`]): a folder of big traces is discovered with the byte search alone past it.
+const PREFETCH_BUDGET: usize = 1 << 30;
+
+/// Bytes of [`Kept`] events alive now, against [`PREFETCH_BUDGET`].
+static PREFETCHED: AtomicUsize = AtomicUsize::new(0);
+
+/// The size of a [`MemoryEvent`] in a `Vec`.
+const EVENT_BYTES: usize = size_of::<MemoryEvent>();
+
+/// One device's memory events as discovery's scan found them (in file order), for its rank's
+/// load to take ([`Prefetch`]); counted against [`PREFETCH_BUDGET`] until taken or dropped.
+#[derive(Debug)]
+struct Kept {
+    events: Vec<MemoryEvent>,
+    /// What was counted for them.
+    bytes: usize,
+}
+
+impl Kept {
+    /// `events`, when the budget has room for them.
+    fn within_budget(events: Vec<MemoryEvent>) -> Option<Self> {
+        let bytes = events.len().saturating_mul(EVENT_BYTES);
+        PREFETCHED
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
+                used.checked_add(bytes).filter(|&u| u <= PREFETCH_BUDGET)
+            })
+            .ok()
+            .map(|_| Self { events, bytes })
+    }
+
+    fn into_events(mut self) -> Vec<MemoryEvent> {
+        std::mem::take(&mut self.events)
+    }
+}
+
+impl Drop for Kept {
+    fn drop(&mut self) {
+        PREFETCHED.fetch_sub(self.bytes, Ordering::AcqRel);
+    }
+}
+
+/// What discovery found in a trace: its memory events' devices, and each device's events
+/// where they were kept for the load (by device name; `None` once handed to a rank).
+struct Found {
+    devices: BTreeSet<(i64, i64)>,
+    kept: Vec<(String, Option<Kept>)>,
+}
+
+/// The devices of a trace's memory events. When the budget may have room (by the file's
+/// size: an event is 64 bytes kept for at least 200 written), by the loads' own scan of every
+/// memory event, whose events are then kept for the loads ([`Kept`]): a trace is read twice in
+/// all, not three times. Else, and when the scan is not sure of every event, by the byte
+/// search of [`devices_of`], which keeps nothing.
+fn devices_in(path: &Path) -> Result<Found, ScanError> {
+    let gzip = is_gzip(path);
+    let room = PREFETCH_BUDGET.saturating_sub(PREFETCHED.load(Ordering::Acquire)) as u64;
+    let size = std::fs::metadata(path).map_or(u64::MAX, |m| m.len());
+    // A gzipped trace is decoded whole by the byte search too: always scanned.
+    if gzip || size / 200 * EVENT_BYTES as u64 <= room {
+        let scan = scan_file(path, gzip, &|_| true, &LoadControl::new())?;
+        if scan.unsure == 0 {
+            return Ok(by_device(scan.events));
+        }
+    }
+    // In parts, in parallel: every part reads a little past its ends, and a device seen
+    // twice is one.
+    let parts = in_parts(path, gzip, &|reader, _, _| {
+        devices_of(reader).map_err(ScanError::Io)
+    })?;
+    Ok(Found {
+        devices: parts.into_iter().flatten().collect(),
+        kept: Vec::new(),
+    })
+}
+
+/// The devices of `events` and each device's events (file order kept), within the budget.
+fn by_device(events: Vec<MemoryEvent>) -> Found {
+    let mut devices = BTreeSet::new();
+    let mut last = None;
+    for e in &events {
+        let d = (e.device_type, e.device_id);
+        if last != Some(d) {
+            devices.insert(d);
+            last = Some(d);
+        }
+    }
+    let mut names: Vec<String> = devices.iter().map(|&(t, id)| device_name(t, id)).collect();
+    names.dedup();
+    let kept = if let [name] = names.as_slice() {
+        // One device (the usual case): its events as they are, no copy.
+        vec![(name.clone(), Kept::within_budget(events))]
+    } else {
+        let of: Vec<DeviceOf> = names.iter().map(|n| DeviceOf::named(n)).collect();
+        let mut split: Vec<Vec<MemoryEvent>> = vec![Vec::new(); names.len()];
+        for e in events {
+            if let Some(k) = of
+                .iter()
+                .position(|d| d.matches(e.device_type, e.device_id))
+            {
+                split[k].push(e);
+            }
+        }
+        names
+            .into_iter()
+            .zip(split)
+            .map(|(name, events)| (name, Kept::within_budget(events)))
+            .collect()
+    };
+    Found { devices, kept }
+}
+
 /// A rank's label from the file name: `worker0.1795….pt.trace.json.gz` → `worker0.1795…`.
 fn stem(path: &Path) -> String {
     let name = path
@@ -228,13 +391,8 @@ impl Importer for PyTorchTraces {
 
     fn ranks(&self, path: &Path, notes: &mut Vec<Message>) -> Vec<RankInfo> {
         let shown = path.display().to_string();
-        // In parts, in parallel: every part reads a little past its ends, and a device seen
-        // twice is one.
-        let parts = in_parts(path, is_gzip(path), &|reader, _, _| {
-            devices_of(reader).map_err(ScanError::Io)
-        });
-        let devices = match parts {
-            Ok(d) => d.into_iter().flatten().collect::<BTreeSet<_>>(),
+        let found = match devices_in(path) {
+            Ok(found) => found,
             Err(cause) => {
                 notes.push(Message::PyTorchTraceUnreadable {
                     cause: format!("{shown}: {cause}"),
@@ -242,6 +400,7 @@ impl Importer for PyTorchTraces {
                 return Vec::new();
             }
         };
+        let Found { devices, mut kept } = found;
         if devices.is_empty() {
             notes.push(Message::TraceWithoutMemory { path: shown });
             return Vec::new();
@@ -256,6 +415,11 @@ impl Importer for PyTorchTraces {
             .iter()
             .map(|&(t, id)| {
                 let dev = device_name(t, id);
+                let prefetch = kept
+                    .iter_mut()
+                    .find(|(name, _)| *name == dev)
+                    .and_then(|(_, k)| k.take())
+                    .map_or_else(Prefetch::default, Prefetch::new);
                 RankInfo {
                     rank: if devices.len() == 1 {
                         label.clone()
@@ -270,6 +434,7 @@ impl Importer for PyTorchTraces {
                         importer: NAME,
                         path: path.to_path_buf(),
                         part: dev,
+                        prefetch,
                     },
                     notes: Vec::new(),
                 }
@@ -297,7 +462,13 @@ impl Importer for PyTorchTraces {
             },
             other => other,
         };
-        let DataSource::Imported { path, part, .. } = &info.source else {
+        let DataSource::Imported {
+            path,
+            part,
+            prefetch,
+            ..
+        } = &info.source
+        else {
             return Err(with_rank(unreadable("not a PyTorch trace rank")));
         };
         let shown = path.display().to_string();
@@ -309,23 +480,32 @@ impl Importer for PyTorchTraces {
                 Err(e) => Err(with_rank(unreadable(e))),
             }
         };
-        let keep = |e: &MemoryEvent| device_name(e.device_type, e.device_id) == *part;
+        let device = DeviceOf::named(part);
+        let keep = |e: &MemoryEvent| device.matches(e.device_type, e.device_id);
         let mut scan_and_show = || {
             let scan = scan_file(path, is_gzip(path), &keep, control);
             if let Ok(found) = &scan
                 && found.unsure == 0
-                && !found.events.is_empty()
+                && let Some(first) = first_look(info, &found.events)
             {
-                let mut first = RankData::empty(info.clone());
-                first.records = Arc::new(curves(&found.events));
-                first.memory_record_rows = first.records.len();
                 early(first);
             }
             scan
         };
+        // Discovery's scan found this device's events: the first look at once, and only the
+        // whole read for the rest.
+        let (scan, extract) = if let Some(kept) = prefetch.take::<Kept>() {
+            let found = MemoryScan {
+                events: kept.into_events(),
+                unsure: 0,
+            };
+            if let Some(first) = first_look(info, &found.events) {
+                early(first);
+            }
+            (Ok(found), read(ReadOptions { skip_memory: true }))
         // A plain file's scan takes every core: the first look comes sooner when the whole
         // read waits for it. A gzipped file's scan is one thread: both at once.
-        let (scan, extract) = if is_gzip(path) {
+        } else if is_gzip(path) {
             std::thread::scope(|s| {
                 let thread = std::thread::Builder::new()
                     .name("memory_scan".into())
@@ -368,6 +548,17 @@ impl Importer for PyTorchTraces {
     }
 }
 
+/// The first look at a rank: the curves of its memory events (none without any).
+fn first_look(info: &RankInfo, events: &[MemoryEvent]) -> Option<RankData> {
+    if events.is_empty() {
+        return None;
+    }
+    let mut first = RankData::empty(info.clone());
+    first.records = Arc::new(curves(events));
+    first.memory_record_rows = first.records.len();
+    Some(first)
+}
+
 /// The Operator Allocated / Reserved curves of a device's memory events (Reserved left out
 /// when every event says 0: the CPU has no caching allocator), in time order.
 fn curves(memory: &[MemoryEvent]) -> MemoryRecords {
@@ -403,7 +594,8 @@ fn build_rank(info: &RankInfo, extract: TraceExtract, part: &str, shown: &str) -
             count: unreadable,
         });
     }
-    memory.retain(|e| device_name(e.device_type, e.device_id) == part);
+    let device = DeviceOf::named(part);
+    memory.retain(|e| device.matches(e.device_type, e.device_id));
     data.records = Arc::new(curves(&memory));
     // Time order, file order on ties (the sort is stable), as the curves.
     memory.sort_by_key(|e| e.ns);
@@ -507,6 +699,41 @@ mod tests {
         assert!(found.contains(&(1, 7)) && found.len() == 4, "{found:?}");
         // A key cut off at the end of the head is not a value.
         assert!(header_value(br#"{"distributedInfo": {"rank": 3"#, "distributedInfo").is_none());
+    }
+
+    #[test]
+    fn a_device_is_matched_as_its_name_would_be() {
+        // Every kind device_name knows, and some it does not, with ids around the edges.
+        let types = [0, 1, 2, 6, 12, 13, 19, 20, 21, -1, i64::MIN, i64::MAX];
+        let ids = [-1, 0, 1, 7, 10, i64::MIN, i64::MAX];
+        let names: Vec<String> = types
+            .iter()
+            .flat_map(|&t| ids.iter().map(move |&id| device_name(t, id)))
+            .chain(
+                [
+                    "cuda:01",
+                    "npu",
+                    "device1:3",
+                    "device:3",
+                    "cuda:",
+                    "",
+                    "CPU",
+                ]
+                .map(String::from),
+            )
+            .collect();
+        for name in &names {
+            let device = DeviceOf::named(name);
+            for &t in &types {
+                for &id in &ids {
+                    assert_eq!(
+                        device.matches(t, id),
+                        device_name(t, id) == *name,
+                        "{name} vs ({t}, {id})"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -22,7 +22,7 @@ pub use component::Component;
 pub use interner::{Interner, NameId};
 pub use message::{Message, SkipReason};
 pub use rank::{
-    DataSource, DbSnapshot, Format, RankData, RankInfo, SourceChoice, USING_CSV_NOTE,
+    DataSource, DbSnapshot, Format, Prefetch, RankData, RankInfo, SourceChoice, USING_CSV_NOTE,
     USING_DB_NOTE, device_label,
 };
 pub use report::LoadReport;

@@ -79,8 +79,60 @@ pub enum DataSource {
         path: PathBuf,
         /// Which of the file's ranks (the importer's own words, e.g. a device).
         part: String,
+        /// What discovery already read of this rank, for its load to take instead of reading
+        /// it again.
+        prefetch: Prefetch,
     },
 }
+
+/// What discovery already read of a rank, for its load to take once instead of reading the
+/// file again (a PyTorch trace's memory events: discovery finds them all to know the devices).
+/// Clones of the rank share it; the first load takes it, and a later load (a reload) reads the
+/// file. Opaque to all but the importer that made it, and dropped with the last clone of the
+/// rank. Two are always equal: it is what was read, not which rank.
+#[derive(Clone, Default)]
+pub struct Prefetch(
+    Option<std::sync::Arc<std::sync::Mutex<Option<Box<dyn std::any::Any + Send>>>>>,
+);
+
+impl Prefetch {
+    /// A prefetch holding `value`.
+    pub fn new(value: impl std::any::Any + Send) -> Self {
+        Self(Some(std::sync::Arc::new(std::sync::Mutex::new(Some(
+            Box::new(value),
+        )))))
+    }
+
+    /// The value, when it is still there and a `T`; nothing is left behind for the next taker.
+    pub fn take<T: std::any::Any>(&self) -> Option<T> {
+        let mut slot = self.0.as_ref()?.lock().ok()?;
+        match slot.take()?.downcast::<T>() {
+            Ok(value) => Some(*value),
+            Err(other) => {
+                *slot = Some(other);
+                None
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for Prefetch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let held = self
+            .0
+            .as_ref()
+            .is_some_and(|s| s.lock().is_ok_and(|v| v.is_some()));
+        f.write_str(if held { "Prefetch(held)" } else { "Prefetch" })
+    }
+}
+
+impl PartialEq for Prefetch {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for Prefetch {}
 
 /// A private copy of a DB and its pending `-wal` or `-journal`, in a temporary folder that is
 /// deleted when the last clone is dropped. Reading the copy lets SQLite replay the WAL or roll
@@ -368,5 +420,25 @@ impl RankData {
     /// An absolute time as ns from the rank origin.
     pub fn rel_ns(&self, abs_ns: i64) -> i64 {
         abs_ns.saturating_sub(self.time_origin_ns)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Prefetch;
+
+    #[test]
+    fn a_prefetch_is_taken_once_by_the_type_it_holds() {
+        let p = Prefetch::new(vec![1u32, 2]);
+        let clone = p.clone();
+        assert_eq!(p.take::<String>(), None, "another type leaves it");
+        assert_eq!(
+            clone.take::<Vec<u32>>(),
+            Some(vec![1, 2]),
+            "shared by clones"
+        );
+        assert_eq!(p.take::<Vec<u32>>(), None, "taken once");
+        assert_eq!(Prefetch::default().take::<Vec<u32>>(), None);
+        assert_eq!(p, Prefetch::default());
     }
 }
