@@ -1,6 +1,8 @@
 //! What a rank is: where its data lives ([`RankInfo`]) and, once loaded, its tables ([`RankData`]).
 
+use std::any::Any;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 use super::LoadReport;
 use super::{Interner, MemoryRecords, ModuleMemory, OperatorMemory, StaticOpMemory};
@@ -91,20 +93,19 @@ pub enum DataSource {
 /// file. Opaque to all but the importer that made it, and dropped with the last clone of the
 /// rank. Two are always equal: it is what was read, not which rank.
 #[derive(Clone, Default)]
-pub struct Prefetch(
-    Option<std::sync::Arc<std::sync::Mutex<Option<Box<dyn std::any::Any + Send>>>>>,
-);
+pub struct Prefetch(Option<Arc<Mutex<Option<Held>>>>);
+
+/// What a [`Prefetch`] holds: the importer's own type.
+type Held = Box<dyn Any + Send>;
 
 impl Prefetch {
     /// A prefetch holding `value`.
-    pub fn new(value: impl std::any::Any + Send) -> Self {
-        Self(Some(std::sync::Arc::new(std::sync::Mutex::new(Some(
-            Box::new(value),
-        )))))
+    pub fn new(value: impl Any + Send) -> Self {
+        Self(Some(Arc::new(Mutex::new(Some(Box::new(value))))))
     }
 
     /// The value, when it is still there and a `T`; nothing is left behind for the next taker.
-    pub fn take<T: std::any::Any>(&self) -> Option<T> {
+    pub fn take<T: Any>(&self) -> Option<T> {
         let mut slot = self.0.as_ref()?.lock().ok()?;
         match slot.take()?.downcast::<T>() {
             Ok(value) => Some(*value),
@@ -142,7 +143,7 @@ pub struct DbSnapshot {
     /// The copied `.db` (its sidecar files sit beside it).
     pub path: PathBuf,
     /// Keeps the temporary folder alive.
-    _dir: std::sync::Arc<tempfile::TempDir>,
+    _dir: Arc<tempfile::TempDir>,
 }
 
 impl DbSnapshot {
@@ -150,7 +151,7 @@ impl DbSnapshot {
     pub fn new(path: PathBuf, dir: tempfile::TempDir) -> Self {
         DbSnapshot {
             path,
-            _dir: std::sync::Arc::new(dir),
+            _dir: Arc::new(dir),
         }
     }
 }
@@ -326,7 +327,7 @@ pub struct RankData {
     pub time_origin_ns: i64,
     /// memory_record, time-sorted. Shared: the app shows the curves of a rank whose other files
     /// are still loading from the same rows (see [`RankData::partial`]).
-    pub records: std::sync::Arc<MemoryRecords>,
+    pub records: Arc<MemoryRecords>,
     /// operator_memory, file order.
     pub operators: OperatorMemory,
     /// npu_module_mem, time-sorted.
