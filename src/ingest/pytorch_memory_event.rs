@@ -539,6 +539,45 @@ mod tests {
     /// PyTorch's own layout (torch 2.x, `export_chrome_trace`).
     const EVENT: &str = "{\n    \"ph\": \"i\",\n    \n    \"cat\": \"cpu_instant_event\",\n    \"s\": \"t\",\n    \"name\": \"[memory]\",\n    \"pid\": 1555,\n    \"tid\": 1555,\n    \"ts\": 4747689126117.062\n    ,\n    \"args\": {\n      \"Total Reserved\": 0, \"Total Allocated\": 196608, \"Bytes\": 196608, \"Device Id\": -1, \"Device Type\": 0, \"Addr\": 94820774467456, \"finished\": false, \"Ev Idx\": 933\n    }\n  }";
 
+    proptest! {
+        /// An event with a few bytes replaced, inserted or deleted: what the template reads,
+        /// the one-pass reader reads the same (and serde, where the one-pass reader reads).
+        #[test]
+        fn an_edited_event_reads_the_same_by_template_or_in_one_pass(
+            edits in proptest::collection::vec(
+                (0usize..1000, 0u8..3, proptest::sample::select(
+                    b"0123456789-.eE+ \n\t\"{}[],:tfnx\\\xc3".to_vec()
+                )),
+                1..4,
+            )
+        ) {
+            let template = Template::of(EVENT.as_bytes()).unwrap();
+            let mut b = EVENT.as_bytes().to_vec();
+            for (at, how, byte) in edits {
+                let at = at % (b.len() + 1);
+                match how {
+                    0 if at < b.len() => b[at] = byte,
+                    1 => b.insert(at, byte),
+                    _ if at < b.len() => {
+                        b.remove(at);
+                    }
+                    _ => {}
+                }
+            }
+            if let Some((event, len)) = template.read(&b) {
+                let (raw, quick_len) = quick_object(&b).expect("read in one pass");
+                prop_assert_eq!(memory_event_from(&raw.expect("a memory event")), event);
+                prop_assert_eq!(len, quick_len);
+            }
+            if let Some(Some(raw)) = quick_fields(&b) {
+                prop_assert_eq!(
+                    memory_event_from(&raw).map(Some),
+                    crate::ingest::trace_view::parse_memory_event(&b)
+                );
+            }
+        }
+    }
+
     #[test]
     fn same_compares_every_byte() {
         let a: Vec<u8> = (0u8..40).collect();
