@@ -563,12 +563,14 @@ fn first_look(info: &RankInfo, events: &[MemoryEvent]) -> Option<RankData> {
 /// when every event says 0: the CPU has no caching allocator), in time order.
 fn curves(memory: &[MemoryEvent]) -> MemoryRecords {
     let mut order: Vec<usize> = (0..memory.len()).collect();
-    // Time order, file order on ties (the sort is stable).
-    order.sort_by_key(|&i| memory[i].ns);
+    // Time order, file order on ties (the sort is stable; PyTorch writes them in order).
+    if !memory.is_sorted_by_key(|e| e.ns) {
+        order.sort_by_key(|&i| memory[i].ns);
+    }
     let has_reserved = memory
         .iter()
         .any(|e| e.total_reserved != NULL && e.total_reserved != 0);
-    let mut records = MemoryRecords::default();
+    let mut records = MemoryRecords::with_capacity(memory.len());
     for &i in &order {
         let e = &memory[i];
         let reserved = if has_reserved { e.total_reserved } else { NULL };
