@@ -1,5 +1,6 @@
-//! The hot loops of ingest, alone: the number parser on the cells torch_npu writes, and the line
-//! splitter on memory_record / operator_memory lines. Whole-file figures are in `load`; whole
+//! The hot loops of ingest, alone: the number parser on the cells torch_npu writes, the line
+//! splitter on memory_record / operator_memory lines, and the three readers of a PyTorch
+//! `[memory]` event (template, one pass, serde). Whole-file figures are in `load`; whole
 //! commands are timed with `farm-bench` (README "Performance").
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -85,5 +86,58 @@ fn line_splitter(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, number_parser, line_splitter);
+/// A PyTorch `[memory]` event as torch 2.x writes it, its numbers varied by `k`.
+fn memory_event(k: u64) -> String {
+    format!(
+        "{{\n    \"ph\": \"i\",\n    \n    \"cat\": \"cpu_instant_event\",\n    \"s\": \"t\",\n    \"name\": \"[memory]\",\n    \"pid\": 1555,\n    \"tid\": 1555,\n    \"ts\": {}.{:03}\n    ,\n    \"args\": {{\n      \"Total Reserved\": 0, \"Total Allocated\": {}, \"Bytes\": {}, \"Device Id\": -1, \"Device Type\": 0, \"Addr\": {}, \"finished\": false, \"Ev Idx\": {k}\n    }}\n  }}",
+        4_747_689_126_117u64 + k,
+        k % 1000,
+        196_608 + k * 64,
+        64 + k % 4096,
+        94_820_774_467_456u64 + k * 512
+    )
+}
+
+fn memory_event_readers(c: &mut Criterion) {
+    use memsight::ingest::pytorch_memory_event::{Template, quick_object};
+    use memsight::ingest::trace_view::{memory_event_from, parse_memory_event};
+    let events: Vec<String> = (0..10_000).map(memory_event).collect();
+    let bytes: u64 = events.iter().map(|e| e.len() as u64).sum();
+    let template = Template::of(events[0].as_bytes()).expect("a template of PyTorch's layout");
+    let mut g = c.benchmark_group("memory_event_10k");
+    g.throughput(Throughput::Bytes(bytes));
+    g.bench_function("template", |b| {
+        b.iter(|| {
+            let read = events
+                .iter()
+                .filter_map(|e| template.read(e.as_bytes()))
+                .filter(|(ev, _)| ev.is_ok())
+                .count();
+            black_box(read)
+        })
+    });
+    g.bench_function("one_pass", |b| {
+        b.iter(|| {
+            let read = events
+                .iter()
+                .filter_map(|e| quick_object(e.as_bytes()))
+                .filter_map(|(raw, _)| raw.map(|r| memory_event_from(&r)))
+                .filter(Result::is_ok)
+                .count();
+            black_box(read)
+        })
+    });
+    g.bench_function("serde", |b| {
+        b.iter(|| {
+            let read = events
+                .iter()
+                .filter(|e| matches!(parse_memory_event(e.as_bytes()), Ok(Some(_))))
+                .count();
+            black_box(read)
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, number_parser, line_splitter, memory_event_readers);
 criterion_main!(benches);
