@@ -482,27 +482,24 @@ impl Importer for PyTorchTraces {
         };
         let device = DeviceOf::named(part);
         let keep = |e: &MemoryEvent| device.matches(e.device_type, e.device_id);
+        // The curves shown as the first look are the complete rank's too (its records `Arc`).
         let mut scan_and_show = || {
             let scan = scan_file(path, is_gzip(path), &keep, control);
-            if let Ok(found) = &scan
-                && found.unsure == 0
-                && let Some(first) = first_look(info, &found.events)
-            {
-                early(first);
-            }
-            scan
+            let drawn = match &scan {
+                Ok(found) if found.unsure == 0 => show_first_look(info, &found.events, early),
+                _ => None,
+            };
+            (scan, drawn)
         };
         // Discovery's scan found this device's events: the first look at once, and only the
         // whole read for the rest.
-        let (scan, extract) = if let Some(kept) = prefetch.take::<Kept>() {
+        let ((scan, drawn), extract) = if let Some(kept) = prefetch.take::<Kept>() {
             let found = MemoryScan {
                 events: kept.into_events(),
                 unsure: 0,
             };
-            if let Some(first) = first_look(info, &found.events) {
-                early(first);
-            }
-            (Ok(found), read(ReadOptions { skip_memory: true }))
+            let drawn = show_first_look(info, &found.events, early);
+            ((Ok(found), drawn), read(ReadOptions { skip_memory: true }))
         // A plain file's scan takes every core: the first look comes sooner when the whole
         // read waits for it. A gzipped file's scan is one thread: both at once.
         } else if is_gzip(path) {
@@ -514,13 +511,14 @@ impl Importer for PyTorchTraces {
                     Ok(h) => {
                         let extract = read(ReadOptions { skip_memory: true });
                         let scan = h.join().unwrap_or_else(|_| {
-                            Err(ScanError::Io(std::io::Error::other("scan failed")))
+                            let failed = std::io::Error::other("scan failed");
+                            (Err(ScanError::Io(failed)), None)
                         });
                         (scan, extract)
                     }
                     // No thread to be had: one after the other, without a first look.
                     Err(_) => (
-                        scan_file(path, true, &keep, control),
+                        (scan_file(path, true, &keep, control), None),
                         read(ReadOptions { skip_memory: true }),
                     ),
                 }
@@ -530,14 +528,20 @@ impl Importer for PyTorchTraces {
             (scan, read(ReadOptions { skip_memory: true }))
         };
         let mut extract = extract?;
-        match scan {
-            Ok(found) if found.unsure == 0 => extract.memory = found.events,
+        let curves_shown = match scan {
+            Ok(found) if found.unsure == 0 => {
+                extract.memory = found.events;
+                drawn
+            }
             Err(ScanError::Cancelled) => return Err(LoadError::Cancelled),
             // The byte search was not sure of every hit (or an event is unreadable, which
             // only the whole read can count): read everything again, memory events included.
-            _ => extract = read(ReadOptions::default())?,
-        }
-        let data = build_rank(info, extract, part, &shown);
+            _ => {
+                extract = read(ReadOptions::default())?;
+                None
+            }
+        };
+        let data = build_rank(info, extract, part, &shown, curves_shown);
         if data.records.is_empty() && data.operators.is_empty() {
             return Err(with_rank(LoadError::NoData {
                 rank: String::new(),
@@ -548,15 +552,22 @@ impl Importer for PyTorchTraces {
     }
 }
 
-/// The first look at a rank: the curves of its memory events (none without any).
-fn first_look(info: &RankInfo, events: &[MemoryEvent]) -> Option<RankData> {
+/// Hands `early` the first look at a rank, the curves of its memory events (none without
+/// any), and returns those curves for the complete rank.
+fn show_first_look(
+    info: &RankInfo,
+    events: &[MemoryEvent],
+    early: &mut (dyn FnMut(RankData) + Send),
+) -> Option<Arc<MemoryRecords>> {
     if events.is_empty() {
         return None;
     }
     let mut first = RankData::empty(info.clone());
     first.records = Arc::new(curves(events));
     first.memory_record_rows = first.records.len();
-    Some(first)
+    let records = Arc::clone(&first.records);
+    early(first);
+    Some(records)
 }
 
 /// The Operator Allocated / Reserved curves of a device's memory events (Reserved left out
@@ -581,7 +592,14 @@ fn curves(memory: &[MemoryEvent]) -> MemoryRecords {
 }
 
 /// The rank of device `part` from a trace's extract.
-fn build_rank(info: &RankInfo, extract: TraceExtract, part: &str, shown: &str) -> RankData {
+/// `curves_shown`: the curves of exactly these events already drawn as the first look.
+fn build_rank(
+    info: &RankInfo,
+    extract: TraceExtract,
+    part: &str,
+    shown: &str,
+    curves_shown: Option<Arc<MemoryRecords>>,
+) -> RankData {
     let TraceExtract {
         steps,
         host,
@@ -598,7 +616,7 @@ fn build_rank(info: &RankInfo, extract: TraceExtract, part: &str, shown: &str) -
     }
     let device = DeviceOf::named(part);
     memory.retain(|e| device.matches(e.device_type, e.device_id));
-    data.records = Arc::new(curves(&memory));
+    data.records = curves_shown.unwrap_or_else(|| Arc::new(curves(&memory)));
     // Time order, file order on ties (the sort is stable), as the curves.
     memory.sort_by_key(|e| e.ns);
     let (rows, row_thread) = pair_blocks(&memory, &mut data);
