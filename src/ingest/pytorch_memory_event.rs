@@ -88,42 +88,18 @@ impl Spans {
     }
 }
 
-/// The values of an object that may differ from event to event, in order: a [`Template`]'s
-/// gaps. Those that are not strings (numbers, `true`, `false`, `null`), and every value of a
-/// field the reader keeps (a `pid` may be a string). At most [`Gaps::MAX`]; more, and no
-/// template is made.
-#[derive(Debug)]
-struct Gaps {
-    found: [(Field, Span); Gaps::MAX],
-    len: usize,
-    /// More than [`Gaps::MAX`] were seen.
-    overflow: bool,
-}
+/// More gaps than a template may have (PyTorch's memory events have nine, eleven with
+/// `finished` and `Ev Idx`); an object with more makes no template.
+const MAX_GAPS: usize = 24;
 
-impl Gaps {
-    /// More gaps than PyTorch's memory events have (nine, eleven with `finished` and `Ev Idx`).
-    const MAX: usize = 24;
+/// A gap of a [`Template`]: the field it fills and where it is in the object it was made of.
+type Gap = (Field, Span);
 
-    fn new() -> Self {
-        Self {
-            found: [(Field::Other, (0, 0)); Self::MAX],
-            len: 0,
-            overflow: false,
-        }
-    }
-
-    fn note(&mut self, field: Field, span: Span, obj: &[u8]) {
-        if field == Field::Other && obj.get(span.0) == Some(&b'"') {
-            return;
-        }
-        match self.found.get_mut(self.len) {
-            Some(slot) => {
-                *slot = (field, span);
-                self.len += 1;
-            }
-            None => self.overflow = true,
-        }
-    }
+/// Whether a value is one of a [`Template`]'s gaps: one that may differ from event to event.
+/// Those that are not strings (numbers, `true`, `false`, `null`), and every value of a field
+/// the reader keeps (a `pid` may be a string).
+fn is_gap(field: Field, span: Span, obj: &[u8]) -> bool {
+    field != Field::Other || obj.get(span.0) != Some(&b'"')
 }
 
 /// [`quick_object`] of exactly `obj` (white space may follow its `}`): `Some(None)` for a
@@ -153,15 +129,17 @@ pub fn quick_object(b: &[u8]) -> Option<(Option<RawMemoryEvent<'_>>, usize)> {
 
 /// [`quick_object`]'s reading: the spans of a `[memory]` event (`None` for another event), the
 /// object's length, and, when `gaps` is asked for, where its values that are not strings are.
-fn read_object(b: &[u8], gaps: bool) -> Option<(Option<Spans>, usize, Option<Gaps>)> {
+fn read_object(b: &[u8], gaps: bool) -> Option<(Option<Spans>, usize, Option<Vec<Gap>>)> {
     let mut c = Cursor { b, i: 0 };
     let mut spans = Spans::default();
     let mut name: Option<&[u8]> = None;
-    let mut found = gaps.then(Gaps::new);
+    let mut found = gaps.then(Vec::new);
     let mut value = |field: Field, c: &mut Cursor<'_>, spans: &mut Spans| -> Option<()> {
         let span = c.scalar()?;
-        if let Some(g) = found.as_mut() {
-            g.note(field, span, b);
+        if let Some(g) = found.as_mut()
+            && is_gap(field, span, b)
+        {
+            g.push((field, span));
         }
         spans.set(field, span)
     };
@@ -218,17 +196,17 @@ impl Template {
         let (Some(spans), len, Some(gaps)) = read_object(b, true)? else {
             return None;
         };
-        if gaps.overflow {
+        if gaps.len() > MAX_GAPS {
             return None;
         }
-        let mut pieces = Vec::with_capacity(gaps.len + 1);
+        let mut pieces = Vec::with_capacity(gaps.len() + 1);
         let mut at = 0;
-        for &(_, (s, e)) in &gaps.found[..gaps.len] {
+        for &(_, (s, e)) in &gaps {
             pieces.push(b.get(at..s)?.to_vec());
             at = e;
         }
         pieces.push(b.get(at..len)?.to_vec());
-        let gaps = gaps.found[..gaps.len].iter().map(|&(f, _)| f).collect();
+        let gaps = gaps.iter().map(|&(f, _)| f).collect();
         Some(Self {
             pieces,
             gaps,
