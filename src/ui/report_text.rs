@@ -49,7 +49,8 @@ struct Run {
 }
 
 impl ReportFonts {
-    /// egui's default proportional font, then the system's CJK font when there is one.
+    /// egui's default proportional font, the system's CJK font when there is one, then the
+    /// bundled fonts (as in the app).
     pub fn load() -> ReportFonts {
         let defs = egui::FontDefinitions::default();
         let mut faces = Vec::new();
@@ -66,6 +67,12 @@ impl ReportFonts {
             && let Some(face) = Face::new(bytes, index)
         {
             faces.push(face);
+        }
+        for (_, bytes) in crate::ui::fonts::BUNDLED {
+            let blob: Arc<dyn AsRef<[u8]> + Send + Sync> = Arc::new(bytes);
+            if let Some(face) = Face::new(blob, 0) {
+                faces.push(face);
+            }
         }
         ReportFonts { faces }
     }

@@ -58,7 +58,7 @@ impl MemsightApp {
             ui.ctx().set_theme(self.prefs.theme.egui());
         }
         if self.cjk_font.is_none() {
-            self.cjk_font = Some(crate::ui::fonts::install_cjk_font(ui.ctx()));
+            self.cjk_font = Some(crate::ui::fonts::install_fonts(ui.ctx()));
         }
         let t = self.tr();
         self.poll_load();
