@@ -1,5 +1,5 @@
 //! Entry points shared by the cargo-fuzz targets (`fuzz/`) and the stable regression test
-//! (`tests/fuzz_regressions.rs`), so every input that ever crashed is replayed in CI without
+//! (`tests/ingest/fuzz_regressions.rs`), so every input that ever crashed is replayed in CI without
 //! nightly. Each takes arbitrary bytes and must return without panicking, hanging, or writing
 //! anything into the folder it reads (the folder entry points check that and panic if not).
 

@@ -14,7 +14,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
 use crate::analysis::{Column, GroupBy, SortDir, ViewId};
 use crate::ingest::LoadControl;
@@ -228,10 +228,43 @@ impl<T> Drop for Job<T> {
     }
 }
 
+/// A point where the jobs of one key wait before they start, until the gate is opened or the
+/// job is cancelled: lets a test look at a job that is certainly still running (a load to
+/// cancel, an overview before its first rank), whatever the machine's speed. Set with
+/// [`Jobs::gate`]; the app never sets one.
+#[derive(Clone, Default)]
+pub struct JobGate(Arc<(Mutex<bool>, Condvar)>);
+
+impl JobGate {
+    /// Lets every job waiting at the gate, and every later one, go on.
+    pub fn open(&self) {
+        let (open, changed) = &*self.0;
+        if let Ok(mut o) = open.lock() {
+            *o = true;
+        }
+        changed.notify_all();
+    }
+
+    /// Waits until the gate is open or `ctl` is cancelled (looked at every few milliseconds:
+    /// a cancel does not signal the gate).
+    fn pass(&self, ctl: &JobControl) {
+        let (open, changed) = &*self.0;
+        let Ok(mut o) = open.lock() else { return };
+        while !*o && !ctl.is_cancelled() {
+            match changed.wait_timeout(o, std::time::Duration::from_millis(2)) {
+                Ok((guard, _)) => o = guard,
+                Err(_) => return,
+            }
+        }
+    }
+}
+
 /// The runner: starts jobs and knows which keys are running.
 #[derive(Default)]
 pub struct Jobs {
     running: HashMap<JobKey, Arc<JobControl>>,
+    /// Gates set by tests, by key.
+    gates: HashMap<JobKey, JobGate>,
     waker: Waker,
     /// Jobs that panicked, until the app takes them.
     failures: Arc<Mutex<Vec<JobFailure>>>,
@@ -250,6 +283,12 @@ impl Jobs {
     pub fn set_context(&self, ctx: &egui::Context) {
         let ctx = ctx.clone();
         let _ = self.waker.0.set(Arc::new(move || ctx.request_repaint()));
+    }
+
+    /// Makes the jobs started under `key` from now on wait before they run until the returned
+    /// gate is opened (or the job is cancelled). For tests.
+    pub fn gate(&mut self, key: JobKey) -> JobGate {
+        self.gates.entry(key).or_default().clone()
     }
 
     /// Starts `work` under `key` (cancelling a job running under it); `work` sends any number
@@ -273,7 +312,11 @@ impl Jobs {
         let ctl = Arc::clone(&control);
         let failures = Arc::clone(&self.failures);
         let job_key = key.clone();
+        let gate = self.gates.get(&key).cloned();
         let task = move || {
+            if let Some(g) = gate {
+                g.pass(&ctl);
+            }
             if !ctl.is_cancelled() {
                 // A panic ends this job only: caught here, it never reaches rayon (which would
                 // abort the process) nor leaves the job "running" forever.
@@ -354,6 +397,31 @@ impl Jobs {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_gated_job_waits_until_the_gate_opens_or_it_is_cancelled() {
+        let mut jobs = Jobs::default();
+        let gate = jobs.gate(JobKey::Load);
+        let ran = Arc::new(AtomicBool::new(false));
+        let r = Arc::clone(&ran);
+        let cancelled = jobs.run(JobKey::Load, Place::Thread, move |_| {
+            r.store(true, Ordering::SeqCst)
+        });
+        assert!(jobs.is_running(&JobKey::Load));
+        cancelled.control().cancel();
+        assert_eq!(
+            cancelled.wait(),
+            None,
+            "cancelled at the gate: it never ran"
+        );
+        assert!(!ran.load(Ordering::SeqCst));
+        let held = jobs.run(JobKey::Load, Place::Thread, |_| 1);
+        assert!(matches!(held.poll(), Poll::Pending));
+        gate.open();
+        assert_eq!(held.wait(), Some(1));
+        // Other keys never wait.
+        assert_eq!(jobs.run(JobKey::Export, Place::Pool, |_| 2).wait(), Some(2));
+    }
 
     #[test]
     fn a_job_sends_and_finishes() {

@@ -585,3 +585,21 @@ pub fn export_to(
 
 /// Where the stand-in save dialog answers (the dialog runs on a job's thread).
 static EXPORT_TO: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
+
+/// Steps the app until `done` holds: for work on another thread (a dialog's answer, an export,
+/// a sort, a Group By's curves). It waits on the state, never on the machine being fast
+/// enough. The bound only turns a hang into a named failure, ten minutes on: far past any slow
+/// machine, so no test depends on the speed of the one it runs on.
+#[cfg(feature = "gui")]
+pub fn step_until(
+    h: &mut egui_kittest::Harness<'_, memsight::ui::MemsightApp>,
+    what: &str,
+    mut done: impl FnMut(&mut egui_kittest::Harness<'_, memsight::ui::MemsightApp>) -> bool,
+) {
+    let hang = std::time::Instant::now() + std::time::Duration::from_secs(600);
+    while !done(h) {
+        assert!(std::time::Instant::now() < hang, "still waiting for {what}");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        h.step();
+    }
+}

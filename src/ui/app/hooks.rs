@@ -50,6 +50,18 @@ impl MemsightApp {
         self.overview.as_ref()
     }
 
+    /// True while a file dialog's job has not answered yet.
+    pub fn dialog_open(&self) -> bool {
+        self.dialog.is_some()
+    }
+
+    /// Makes the jobs started under `key` from now on (a load, the overview) wait before they
+    /// run until the gate is opened or the job cancelled: a test can then act on a job that
+    /// is certainly still running, however fast the machine is.
+    pub fn gate_jobs(&mut self, key: crate::ui::jobs::JobKey) -> crate::ui::jobs::JobGate {
+        self.jobs.gate(key)
+    }
+
     /// Waits until the overview has summarised every rank (tests and headless runs).
     pub fn wait_for_overview(&mut self) {
         if let Some(o) = &mut self.overview {

@@ -1,0 +1,237 @@
+//! `memsight curve`, `table` and `live` through the real binary.
+
+use crate::common;
+
+use common::{RawCsv, first_subdir, fixtures, memsight, us_to_ns};
+
+fn rank_dir() -> std::path::PathBuf {
+    first_subdir(&fixtures().join("torch_cluster"))
+}
+
+#[test]
+fn curve_prints_every_point_in_the_window() {
+    let dir = rank_dir();
+    let (code, out, _) = memsight(&[
+        "curve",
+        dir.to_str().unwrap(),
+        "--from-ms",
+        "0.5",
+        "--to-ms",
+        "1.0",
+    ]);
+    assert_eq!(code, 0);
+    let mut lines = out.lines();
+    assert_eq!(lines.next(), Some("series,time_ms,mib"));
+    let rec = RawCsv::read(&dir.join("ASCEND_PROFILER_OUTPUT/memory_record.csv"));
+    let origin = common::raw_origin(&dir.join("ASCEND_PROFILER_OUTPUT"));
+    let want = rec
+        .rows
+        .iter()
+        .filter(|r| r[0] == "PTA+GE")
+        .filter(|r| {
+            let t = us_to_ns(&r[1]) - origin;
+            (500_000..=1_000_000).contains(&t)
+        })
+        .count();
+    let got = lines
+        .filter(|l| l.starts_with("Operator Allocated,"))
+        .count();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn curve_json_with_width_is_reduced_and_monotone() {
+    let dir = fixtures().join("demo");
+    let (code, out, _) = memsight(&[
+        "curve",
+        dir.to_str().unwrap(),
+        "--rank",
+        "1",
+        "--width",
+        "50",
+        "--json",
+    ]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let series = v["series"].as_array().unwrap();
+    assert_eq!(series[0]["name"], "Operator Allocated");
+    assert_eq!(series[0]["sampled"], false);
+    assert_eq!(series[0]["step"], true);
+    let pts = series[0]["points"].as_array().unwrap();
+    assert!(pts.len() <= 4 * 50 + 2, "{}", pts.len());
+    let times: Vec<f64> = pts.iter().map(|p| p[0].as_f64().unwrap()).collect();
+    assert!(times.windows(2).all(|w| w[0] <= w[1]));
+    // Forcing sampled mode.
+    let (_, out, _) = memsight(&[
+        "curve",
+        dir.to_str().unwrap(),
+        "--width",
+        "50",
+        "--threshold",
+        "100",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["series"][0]["sampled"], true);
+}
+
+#[test]
+fn table_tsv_is_plain_numbers_with_a_header_and_total_on_stderr() {
+    let dir = rank_dir();
+    let (code, out, err) = memsight(&[
+        "table",
+        dir.to_str().unwrap(),
+        "--sort",
+        "Size(KB):desc",
+        "--page-size",
+        "3",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 4);
+    assert!(lines[0].starts_with("Name\tSize(KB)\tAllocation Time(ms)\tRelease Time(ms)"));
+    assert_eq!(lines[0].split('\t').count(), 14);
+    let ops = RawCsv::read(&dir.join("ASCEND_PROFILER_OUTPUT/operator_memory.csv"));
+    assert_eq!(err.trim(), format!("{} rows", ops.rows.len()));
+    // The largest block, with its size exactly as written in the file.
+    let size = ops.col("Size(KB)");
+    let biggest = ops
+        .rows
+        .iter()
+        .max_by(|a, b| {
+            a[size]
+                .parse::<f64>()
+                .unwrap()
+                .total_cmp(&b[size].parse::<f64>().unwrap())
+        })
+        .unwrap();
+    let cells: Vec<&str> = lines[1].split('\t').collect();
+    assert_eq!(cells[0], biggest[0]);
+    assert_eq!(cells[1], biggest[size]);
+    // Every numeric cell of every row is a plain number: no thousands separators, `.` decimals.
+    for line in &lines[1..] {
+        for (k, cell) in line.split('\t').enumerate().skip(1).take(12) {
+            assert!(!cell.contains(','), "column {k}: {cell:?}");
+            assert!(
+                cell.is_empty() || cell.parse::<f64>().is_ok(),
+                "column {k}: {cell:?}"
+            );
+        }
+    }
+    // Allocation time in ms from the origin.
+    let origin = common::raw_origin(&dir.join("ASCEND_PROFILER_OUTPUT"));
+    let at = (us_to_ns(&biggest[ops.col("Allocation Time(us)")]) - origin) as f64 / 1e6;
+    assert!((cells[2].parse::<f64>().unwrap() - at).abs() < 1e-9);
+}
+
+#[test]
+fn table_filters_and_all() {
+    let dir = rank_dir();
+    let (code, out, err) = memsight(&[
+        "table",
+        dir.to_str().unwrap(),
+        "--name",
+        "ATEN::MM",
+        "--min-size-kib",
+        "1000",
+        "--all",
+    ]);
+    assert_eq!(code, 0);
+    let ops = RawCsv::read(&dir.join("ASCEND_PROFILER_OUTPUT/operator_memory.csv"));
+    let want = ops
+        .rows
+        .iter()
+        .filter(|r| {
+            r[0].to_lowercase().contains("aten::mm") && r[1].parse::<f64>().unwrap() >= 1000.0
+        })
+        .count();
+    assert_eq!(out.lines().count(), want + 1);
+    assert_eq!(err.trim(), format!("{want} rows"));
+}
+
+#[test]
+fn live_json_lists_the_largest_blocks() {
+    let dir = rank_dir();
+    let (code, out, _) = memsight(&[
+        "live",
+        dir.to_str().unwrap(),
+        "--at-ms",
+        "1.0",
+        "--top",
+        "5",
+        "--json",
+    ]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let largest = v["largest"].as_array().unwrap();
+    assert!(largest.len() <= 5 && !largest.is_empty());
+    let sizes: Vec<f64> = largest
+        .iter()
+        .map(|b| b["size_kib"].as_f64().unwrap())
+        .collect();
+    assert!(sizes.windows(2).all(|w| w[0] >= w[1]));
+    assert!(v["by_operator"].as_array().unwrap().len() <= 5);
+    assert!(v["blocks"].as_u64().unwrap() >= largest.len() as u64);
+}
+
+#[test]
+fn errors_are_one_line_and_exit_2() {
+    let dir = rank_dir();
+    let d = dir.to_str().unwrap();
+    for (args, needle) in [
+        (vec!["table", d, "--rank", "9"], "unknown rank"),
+        (vec!["table", d, "--sort", "colour"], "unknown column"),
+        (
+            vec!["table", d, "--from-ms", "5", "--to-ms", "1"],
+            "bad range",
+        ),
+        (
+            vec!["curve", d, "--from-ms", "5", "--to-ms", "1"],
+            "bad range",
+        ),
+        (vec!["live", d, "--at-ms", "NaN"], "finite"),
+    ] {
+        let (code, _, err) = memsight(&args);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
+}
+
+#[test]
+fn live_json_says_where_the_memory_is() {
+    let dir = rank_dir();
+    let at_ms = 7.5;
+    let (code, out, _) = memsight(&[
+        "live",
+        dir.to_str().unwrap(),
+        "--at-ms",
+        &at_ms.to_string(),
+        "--json",
+    ]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    // Independently, from the raw files.
+    let origin = common::raw_origin(&dir.join("ASCEND_PROFILER_OUTPUT"));
+    let t = (at_ms * 1e6) as i128;
+    let (ops, _) = common::raw_ops(&dir);
+    let blocks: i128 = ops
+        .iter()
+        .filter(|r| r.2.is_none_or(|a| a - origin <= t) && r.3.is_none_or(|z| z - origin > t))
+        .map(|r| (r.1.parse::<f64>().unwrap() * 1024.0).round() as i128)
+        .sum();
+    let allocated = common::raw_operator_curve(&dir, "Total Allocated(MB)", origin, t).unwrap();
+    let reserved = common::raw_operator_curve(&dir, "Total Reserved(MB)", origin, t).unwrap();
+    let app = common::raw_component_curve(&dir, &["APP"], "Total Reserved(MB)", origin, t).unwrap();
+    let mib = |b: i128| b as f64 / 1048576.0;
+    let close = |key: &str, want: f64| {
+        let got = v[key].as_f64().unwrap_or(f64::NAN);
+        assert!((got - want).abs() < 1e-6, "{key}: {got} vs {want}");
+    };
+    close("curve_allocated_mib", mib(allocated));
+    close("blocks_mib", mib(blocks));
+    close("unattributed_mib", mib(allocated - blocks));
+    close("reserved_mib", mib(reserved));
+    close("app_reserved_mib", mib(app));
+    assert!(v["device_mib"].is_null());
+}

@@ -1,0 +1,258 @@
+//! `memsight compare` against sums computed independently from the raw operator_memory and
+//! memory_record files (or the DB's tables, by SQL) of both sides: per operator name (the text
+//! export's `cann::` prefix matched to the DB's bare name), what it allocated and what it held
+//! at each side's Operator Allocated peak.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+
+use std::collections::BTreeMap;
+
+use common::{RawCsv, first_subdir, fixtures, memsight, raw_ops, raw_peak};
+
+/// Per operator (by the name without `cann::`): KiB of its rows with size > 0, how many, and
+/// MiB of all its rows alive (allocated ≤ t < released; a missing time is open) at the first
+/// time the Operator Allocated curve (PTA+GE Total Allocated) reaches its peak.
+#[derive(Default, Debug, Clone, Copy)]
+struct Raw {
+    kib: f64,
+    blocks: usize,
+    at_peak_mib: f64,
+}
+
+fn key(name: &str) -> String {
+    let name = if name.is_empty() { "Unknown" } else { name };
+    name.strip_prefix("cann::").unwrap_or(name).to_string()
+}
+
+/// One side's raw rows: (name, size bytes, alloc ns, release ns) and the peak time (ns).
+fn oracle(
+    blocks: Vec<(String, f64, Option<i128>, Option<i128>)>,
+    peak: i128,
+) -> BTreeMap<String, Raw> {
+    let mut m: BTreeMap<String, Raw> = BTreeMap::new();
+    for (name, bytes, a, r) in blocks {
+        let e = m.entry(key(&name)).or_default();
+        if bytes > 0.0 {
+            e.kib += bytes / 1024.0;
+            e.blocks += 1;
+        }
+        if a.is_none_or(|a| a <= peak) && r.is_none_or(|r| r > peak) {
+            e.at_peak_mib += bytes / 1048576.0;
+        }
+    }
+    m
+}
+
+fn raw_csv(rank: &Path) -> BTreeMap<String, Raw> {
+    let rec = RawCsv::read(&rank.join("ASCEND_PROFILER_OUTPUT/memory_record.csv"));
+    let peak = raw_peak(&rec, "PTA+GE", "Total Allocated(MB)", 1.0)
+        .unwrap()
+        .1;
+    let blocks = raw_ops(rank)
+        .0
+        .into_iter()
+        .map(|(n, kb, a, r)| (n, kb.parse::<f64>().unwrap() * 1024.0, a, r))
+        .collect();
+    oracle(blocks, peak)
+}
+
+fn raw_db(db: &Path) -> BTreeMap<String, Raw> {
+    let conn =
+        rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap();
+    let peak: i64 = conn
+        .query_row(
+            "SELECT timestamp FROM MEMORY_RECORD JOIN STRING_IDS s ON s.id = component
+             WHERE s.value = 'PTA+GE' ORDER BY totalAllocated DESC, timestamp, MEMORY_RECORD.rowid LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let mut st = conn
+        .prepare(
+            "SELECT coalesce(s.value, ''), size, allocationTime, releaseTime FROM OP_MEMORY
+             LEFT JOIN STRING_IDS s ON s.id = OP_MEMORY.name",
+        )
+        .unwrap();
+    let blocks = st
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, i64>(1)? as f64,
+                r.get::<_, Option<i64>>(2)?.map(i128::from),
+                r.get::<_, Option<i64>>(3)?.map(i128::from),
+            ))
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    oracle(blocks, peak as i128)
+}
+
+fn raw_allocated_peak(rank: &Path) -> f64 {
+    let rec = RawCsv::read(&rank.join("ASCEND_PROFILER_OUTPUT/memory_record.csv"));
+    raw_peak(&rec, "PTA+GE", "Total Allocated(MB)", 1.0)
+        .unwrap()
+        .0
+}
+
+fn ranks(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    v.sort();
+    v
+}
+
+fn check(a_dir: &Path, a_rank: &Path, ra: &str, b_dir: &Path, b_rank: &Path, rb: &str) {
+    let (code, out, err) = memsight(&[
+        "compare",
+        a_dir.to_str().unwrap(),
+        b_dir.to_str().unwrap(),
+        "--rank-a",
+        ra,
+        "--rank-b",
+        rb,
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["a"]["rank"], ra);
+    assert_eq!(v["b"]["rank"], rb);
+    let (pa, pb) = (raw_allocated_peak(a_rank), raw_allocated_peak(b_rank));
+    assert!(
+        (v["a"]["peaks"]["operator_allocated"]["mib"]
+            .as_f64()
+            .unwrap()
+            - pa)
+            .abs()
+            < 1e-6
+    );
+    assert!(
+        (v["delta"]["operator_allocated_mib"].as_f64().unwrap() - (pb - pa)).abs() < 1e-6,
+        "{}",
+        v["delta"]
+    );
+    check_operators(&v, &raw_csv(a_rank), &raw_csv(b_rank));
+}
+
+/// The `by_operator` rows of `v` against both sides' oracles: one row per matched name, each
+/// value, and the order (|Δ at peak| descending, then |Δ| descending).
+fn check_operators(v: &serde_json::Value, a: &BTreeMap<String, Raw>, b: &BTreeMap<String, Raw>) {
+    let names: std::collections::BTreeSet<&String> = a
+        .iter()
+        .chain(b)
+        .filter(|(_, r)| r.blocks > 0)
+        .map(|(k, _)| k)
+        .collect();
+    let rows = v["by_operator"].as_array().unwrap();
+    assert_eq!(rows.len(), names.len());
+    let mut last = (f64::INFINITY, f64::INFINITY);
+    let mut seen = std::collections::BTreeSet::new();
+    for r in rows {
+        let name = key(r["name"].as_str().unwrap());
+        assert!(seen.insert(name.clone()), "{name} is listed twice");
+        let ra = a.get(&name).copied().unwrap_or_default();
+        let rb = b.get(&name).copied().unwrap_or_default();
+        let f = |k: &str| r[k].as_f64().unwrap();
+        let close = |x: f64, y: f64| (x - y).abs() < 1e-6;
+        assert!(close(f("a_kib"), ra.kib), "{r}");
+        assert!(close(f("b_kib"), rb.kib), "{r}");
+        assert!(close(f("delta_kib"), rb.kib - ra.kib), "{r}");
+        assert_eq!(
+            (r["a_blocks"].as_u64(), r["b_blocks"].as_u64()),
+            (Some(ra.blocks as u64), Some(rb.blocks as u64))
+        );
+        assert!(close(f("a_at_peak_mib"), ra.at_peak_mib), "{r} {ra:?}");
+        assert!(close(f("b_at_peak_mib"), rb.at_peak_mib), "{r} {rb:?}");
+        let dp = rb.at_peak_mib - ra.at_peak_mib;
+        assert!(close(f("delta_at_peak_mib"), dp), "{r}");
+        let here = (dp.abs(), (rb.kib - ra.kib).abs());
+        assert!(
+            here.0 < last.0 + 1e-9 && (here.0 < last.0 - 1e-9 || here.1 <= last.1 + 1e-9),
+            "sorted by |Δ at peak|, then |Δ|: {r} after {last:?}"
+        );
+        last = here;
+    }
+}
+
+#[test]
+fn two_ranks_of_one_profile() {
+    let demo = fixtures().join("demo");
+    let r = ranks(&demo);
+    check(&demo, &r[0], "0", &demo, &r[1], "1");
+}
+
+#[test]
+fn two_runs() {
+    let (a, b) = (fixtures().join("torch_cluster"), fixtures().join("demo"));
+    check(&a, &first_subdir(&a), "0", &b, &first_subdir(&b), "0");
+}
+
+#[test]
+fn text_output_is_an_aligned_table_and_bad_input_is_one_line() {
+    let demo = fixtures().join("demo");
+    let (code, out, _) = memsight(&[
+        "compare",
+        demo.to_str().unwrap(),
+        demo.to_str().unwrap(),
+        "--rank-b",
+        "1",
+        "--top",
+        "5",
+    ]);
+    assert_eq!(code, 0);
+    assert!(out.contains("peak Operator Allocated"), "{out}");
+    let table: Vec<&str> = out.lines().skip_while(|l| !l.starts_with("Name")).collect();
+    assert_eq!(table.len(), 6, "{out}");
+    assert!(table.iter().all(|l| l.len() == table[0].len()), "{out}");
+    let (code, _, err) = memsight(&["compare", demo.to_str().unwrap(), "/no/such/folder"]);
+    assert_eq!(code, 2);
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
+fn a_db_export_and_a_text_export_match_operator_names() {
+    let Some(samples) = common::samples() else {
+        return; // no samples (a failure under MEMSIGHT_REQUIRE_ALL)
+    };
+    let p = samples.join("xiaobingling93-pixel_Ascend-msinsight/test/data/pytorch");
+    for level in ["level0", "level1", "level2"] {
+        let (db_dir, text_dir) = (p.join("db").join(level), p.join("text").join(level));
+        let (code, out, err) = memsight(&[
+            "compare",
+            db_dir.to_str().unwrap(),
+            text_dir.to_str().unwrap(),
+            "--json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let db = first_subdir(&db_dir).join("ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db");
+        let a = raw_db(&db);
+        let b = raw_csv(&first_subdir(&text_dir));
+        // The text export's CANN names carry the prefix, the DB's do not: matched, they are
+        // one row each (before, 29 operators were listed twice with ±their whole size).
+        let text_rank = first_subdir(&text_dir);
+        let prefixed = raw_ops(&text_rank)
+            .0
+            .iter()
+            .filter(|o| o.0.starts_with("cann::"))
+            .count();
+        assert!(
+            prefixed > 0,
+            "the text export spells CANN operators with the prefix"
+        );
+        check_operators(&v, &a, &b);
+        let rows = v["by_operator"].as_array().unwrap();
+        assert!(rows.iter().any(|r| r["name"] == "Conv2D1"), "{level}");
+        assert!(
+            !rows
+                .iter()
+                .any(|r| r["name"].as_str().unwrap().starts_with("cann::"))
+        );
+    }
+}

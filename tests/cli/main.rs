@@ -1,0 +1,15 @@
+//! The command line through the real binary, and the Python API over it.
+//!
+//! One test binary for the group (each file a module): linking one binary instead of one per
+//! file is most of what `cargo test` builds.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod cli_analysis;
+mod cli_compare;
+mod cli_inspect;
+mod cli_steps;
+mod cli_summarize;
+mod cli_views;
+mod python_api;

@@ -1,0 +1,209 @@
+//! Allocator snapshots: every real torch_npu snapshot in the shared samples gives the numbers
+//! Python's own `pickle` module gives (tests/reference/snapshot_summary.py), at the end and at
+//! chosen events; a protocol-5 file with 9-byte integers opens; a pickle that would run code is
+//! refused and runs nothing.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn memsight(file: &Path, extra: &[&str]) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_memsight"))
+        .arg("snapshot")
+        .arg(file)
+        .arg("--json")
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // These files hold no OOM (Python's event counts, compared below, have no `oom` action, and
+    // no memUsageInfo or msMemScope dump is beside them): the OOM fields are empty, then left
+    // out of the comparison with Python's summary, which does not have them
+    // (tests/oom_bundle.rs checks them).
+    let counts_oom = v["devices"]
+        .as_array()
+        .is_some_and(|d| d.iter().any(|d| d["events"].get("oom").is_some()));
+    if !counts_oom && let Some(o) = v.as_object_mut() {
+        assert_eq!(o.remove("oom"), Some(serde_json::json!([])));
+        assert_eq!(o.remove("modules_at_oom"), Some(serde_json::json!([])));
+        assert_eq!(o.remove("memscope_oom"), Some(serde_json::json!([])));
+    }
+    v
+}
+
+fn regression(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/regressions/pickle")
+        .join(name)
+}
+
+#[test]
+fn every_real_snapshot_matches_pythons_pickle() {
+    for f in common::sample_snapshots() {
+        let Some(want) = common::snapshot_reference(&f, &[]) else {
+            return;
+        };
+        assert_eq!(memsight(&f, &[]), want, "{}", f.display());
+    }
+}
+
+#[test]
+fn the_state_at_an_event_matches_a_python_replay() {
+    for f in common::sample_snapshots() {
+        let whole = memsight(&f, &[]);
+        for d in whole["devices"].as_array().unwrap() {
+            let device = d["device"].as_i64().unwrap();
+            let events: u64 = d["events"]
+                .as_object()
+                .unwrap()
+                .values()
+                .map(|v| v.as_u64().unwrap())
+                .sum();
+            if events == 0 {
+                continue;
+            }
+            let peak = d["peak_event"].as_u64().unwrap_or(0);
+            for k in [0, events / 3, peak, events - 1] {
+                let (dev, k) = (device.to_string(), k.to_string());
+                let Some(want) = common::snapshot_reference(&f, &["20", &dev, &k]) else {
+                    return;
+                };
+                let got = memsight(&f, &["--at-event", &k, "--device", &dev]);
+                assert_eq!(got, want, "{} device {dev} event {k}", f.display());
+            }
+        }
+    }
+}
+
+#[test]
+fn protocol_5_and_nine_byte_integers_open() {
+    let f = regression("protocol5_nine_byte_ints");
+    let got = memsight(&f, &[]);
+    // Plain arithmetic over the file's contents (see fuzz/regressions/pickle): two live blocks
+    // (2 + 1 MiB) at an address of 2^63 + 7, one alloc freed again.
+    let d = &got["devices"][0];
+    assert_eq!(d["allocated_bytes"], 3 << 20);
+    assert_eq!(d["reserved_bytes"], 4 << 20);
+    assert_eq!(d["peak_allocated_bytes"], 4 << 20);
+    assert_eq!(d["peak_event"], 2);
+    if let Some(want) = common::snapshot_reference(&f, &[]) {
+        assert_eq!(got, want);
+    }
+}
+
+#[test]
+fn a_pickle_that_would_run_code_is_refused_and_runs_nothing() {
+    let marker = Path::new("/tmp/memsight-pwned");
+    let _ = std::fs::remove_file(marker);
+    for name in ["reduce_payload", "global_protocol0"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_memsight"))
+            .arg("snapshot")
+            .arg(regression(name))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("never runs anything from a file"),
+            "{name}: {err}"
+        );
+    }
+    assert!(!marker.exists(), "the payload ran");
+    let err = memsight::snapshot::AllocatorSnapshot::from_bytes(
+        &std::fs::read(regression("truncated")).unwrap(),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("truncated"), "{err}");
+}
+
+#[test]
+fn opening_a_snapshot_as_a_profile_says_what_it_is() {
+    let tmp = tempfile::tempdir().unwrap();
+    let f = tmp.path().join("x.pickle");
+    std::fs::copy(regression("protocol5_nine_byte_ints"), &f).unwrap();
+    let e = memsight::ingest::discover(&f).unwrap_err();
+    assert!(e.to_string().contains("memsight snapshot"), "{e}");
+}
+
+/// The bands stacked over the events add up to the allocated curve at every event (two
+/// computations: one from the allocations' lives, one from the final state and the running sum),
+/// and each band's pieces never overlap another's. The curve follows the formula, which
+/// counts a block held at the end by its rounded block size but its alloc by the event's size
+/// (the requested bytes on NPU); the bands count every allocation by its event. So the two
+/// differ by exactly Σ (block size − alloc size) over blocks allocated in the trace and held at
+/// the end, at every event.
+#[test]
+fn the_active_memory_bands_add_up_to_the_allocated_curve() {
+    use memsight::snapshot::summary::allocated_curve;
+    use memsight::snapshot::timeline::timeline;
+    use memsight::snapshot::{Action, AllocatorSnapshot};
+    use std::collections::HashMap;
+    for f in common::sample_snapshots() {
+        let snap = AllocatorSnapshot::open(&f).unwrap();
+        for device in snap.devices() {
+            let (start, after) = allocated_curve(&snap, device);
+            let want: Vec<i64> = std::iter::once(start).chain(after).collect();
+            let mut open: HashMap<u64, i64> = HashMap::new();
+            for e in &snap.traces[device as usize] {
+                match e.action {
+                    Action::Alloc => {
+                        open.insert(e.addr, e.size);
+                    }
+                    Action::FreeCompleted => {
+                        open.remove(&e.addr);
+                    }
+                    _ => {}
+                }
+            }
+            let rounding: i64 = snap
+                .segments
+                .iter()
+                .filter(|g| g.device == device)
+                .flat_map(|g| &g.blocks)
+                .filter(|b| b.state == "active_allocated")
+                .filter_map(|b| open.get(&b.address).map(|&asked| b.size - asked))
+                .sum();
+            let t = timeline(&snap, device, 500, 200_000);
+            let first_difference = t
+                .total
+                .iter()
+                .zip(&want)
+                .position(|(a, b)| a + rounding != *b);
+            assert_eq!(
+                (t.total.len(), first_difference),
+                (want.len(), None),
+                "{} device {device}, rounding {rounding}: {:?}",
+                f.display(),
+                first_difference.map(|i| (t.total[i], want[i]))
+            );
+            assert!(t.banded > 0 && !t.pieces.is_empty());
+            // At a few x, the pieces covering it tile [0, banded_top) exactly.
+            for x in [0, t.end() / 2, t.end() - 1] {
+                let mut spans: Vec<(i64, i64)> = t
+                    .pieces
+                    .iter()
+                    .filter(|p| p.from <= x && x < p.to)
+                    .map(|p| {
+                        (
+                            p.offset,
+                            p.offset + t.allocations[p.allocation as usize].size,
+                        )
+                    })
+                    .collect();
+                spans.sort_unstable();
+                let mut at = 0;
+                for (lo, hi) in spans {
+                    assert_eq!(lo, at, "{} x {x}", f.display());
+                    at = hi;
+                }
+                assert_eq!(at, t.banded_top[t.slot(x)], "{} x {x}", f.display());
+            }
+        }
+    }
+}

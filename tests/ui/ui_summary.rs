@@ -1,0 +1,376 @@
+//! A cluster summary (`memsight summarize --out FILE.db`) opened in the app, driven through
+//! egui_kittest in English and Chinese: the overview's figures against the raw memory_record
+//! rows and against plain SQL over the summary file, the host filter, the sort, Copy, pinning a
+//! rank's curve, opening a rank's folder (or saying where it was), comparing two summaries rank
+//! by rank, and a summary of another schema version.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+
+use common::{RawCsv, memsight, raw_peak};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use memsight::ui::MemsightApp;
+use memsight::ui::format::grouped;
+use memsight::ui::i18n::{EN, Lang, Tr, ZH};
+use rusqlite::Connection;
+
+fn tr(lang: Lang) -> &'static Tr {
+    if lang == Lang::Zh { &ZH } else { &EN }
+}
+
+/// Generated ranks, summarised: `now.db` holds ranks 0–8 of an ordinary run and ranks 9–11 of
+/// one whose operator leaks 30 MiB a step (all on two hosts of 8 ranks each); `before.db` is
+/// another run of the same 12 ranks.
+struct Cluster {
+    tmp: tempfile::TempDir,
+    now: PathBuf,
+    before: PathBuf,
+    /// The rank folders summarised in `now.db`, by rank.
+    dirs: Vec<PathBuf>,
+}
+
+fn generate(dir: &Path, extra: &[&str]) -> Vec<PathBuf> {
+    let mut args = vec![
+        "generate",
+        dir.to_str().unwrap(),
+        "--ranks",
+        "12",
+        "--allocs",
+        "200",
+        "--steps",
+        "6",
+    ];
+    args.extend_from_slice(extra);
+    let (code, _, err) = memsight(&args);
+    assert_eq!(code, 0, "{err}");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    // node{h}_{4000 + rank}_…: the name orders them by rank.
+    dirs.sort_by_key(|d| {
+        let name = d.file_name().unwrap().to_string_lossy().into_owned();
+        name.split('_').nth(1).unwrap().parse::<u32>().unwrap()
+    });
+    assert_eq!(dirs.len(), 12);
+    dirs
+}
+
+fn summarize(inputs: &[PathBuf], out: &Path) {
+    let mut args: Vec<String> = vec!["summarize".into()];
+    args.extend(inputs.iter().map(|p| p.display().to_string()));
+    args.extend(["--out".into(), out.display().to_string()]);
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, _, err) = memsight(&refs);
+    assert_eq!(code, 0, "{err}");
+}
+
+fn cluster() -> Cluster {
+    let tmp = tempfile::tempdir().unwrap();
+    let plain = generate(&tmp.path().join("run"), &[]);
+    let leaking = generate(
+        &tmp.path().join("leak"),
+        &["--leak-mib", "30", "--seed", "7"],
+    );
+    let mut dirs: Vec<PathBuf> = plain[..9].to_vec();
+    dirs.extend_from_slice(&leaking[9..]);
+    let out = tmp.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let now = out.join("now.db");
+    summarize(&dirs, &now);
+    let before_dirs = generate(&tmp.path().join("before"), &["--seed", "99"]);
+    let before = out.join("before.db");
+    summarize(&before_dirs, &before);
+    Cluster {
+        tmp,
+        now,
+        before,
+        dirs,
+    }
+}
+
+fn open(path: &Path, lang: Lang) -> Harness<'static, MemsightApp> {
+    let mut app = MemsightApp::new(Some(path.to_path_buf()), Vec::new(), None);
+    app.set_language(lang);
+    app.summary.as_mut().expect("a summary view").wait();
+    let mut h = common::harness(app);
+    h.run();
+    h
+}
+
+/// Operator Allocated's peak of a rank folder from its raw memory_record rows, MiB.
+fn raw_peak_mib(dir: &Path) -> f64 {
+    let rec = RawCsv::read(&dir.join("ASCEND_PROFILER_OUTPUT/memory_record.csv"));
+    raw_peak(&rec, "PTA+GE", "Total Allocated(MB)", 1.0)
+        .or_else(|| raw_peak(&rec, "PTA", "Total Allocated(MB)", 1.0))
+        .unwrap()
+        .0
+}
+
+fn host_of(rank: usize) -> String {
+    format!("node{}", rank / 8)
+}
+
+#[test]
+fn the_overview_shows_the_spread_the_worst_step_and_the_leaking_ranks() {
+    let c = cluster();
+    // The spread, from the raw rows.
+    let peaks: Vec<f64> = c.dirs.iter().map(|d| raw_peak_mib(d)).collect();
+    let (max_rank, max) = peaks
+        .iter()
+        .copied()
+        .enumerate()
+        .fold((0, f64::MIN), |b, p| if p.1 > b.1 { p } else { b });
+    let (min_rank, min) = peaks
+        .iter()
+        .copied()
+        .enumerate()
+        .fold((0, f64::MAX), |b, p| if p.1 < b.1 { p } else { b });
+    let mean = peaks.iter().sum::<f64>() / peaks.len() as f64;
+    // The worst step, by SQL over the file.
+    let db = Connection::open(&c.now).unwrap();
+    let (step, worst_rank, worst): (i64, String, f64) = db
+        .query_row(
+            "SELECT s.step, r.rank, s.peak_allocated_mib FROM steps s JOIN ranks r ON r.id = s.rank_id \
+             ORDER BY s.peak_allocated_mib DESC, s.step LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap();
+    let mut in_step: Vec<f64> = db
+        .prepare("SELECT peak_allocated_mib FROM steps WHERE step = ?1")
+        .unwrap()
+        .query_map([step], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    in_step.sort_by(f64::total_cmp);
+    let n = in_step.len();
+    let median = if n % 2 == 1 {
+        in_step[n / 2]
+    } else {
+        (in_step[n / 2 - 1] + in_step[n / 2]) / 2.0
+    };
+    // The leaking ranks, most growth first: the end of the last step less that of the first.
+    let mut growth: Vec<(String, f64)> = db
+        .prepare(
+            "SELECT r.rank, \
+               (SELECT end_allocated_mib FROM steps WHERE rank_id = r.id ORDER BY step DESC LIMIT 1) - \
+               (SELECT end_allocated_mib FROM steps WHERE rank_id = r.id ORDER BY step LIMIT 1) \
+             FROM ranks r WHERE CAST(r.rank AS INTEGER) >= 9",
+        )
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    growth.sort_by(|a, b| b.1.total_cmp(&a.1));
+    assert!(growth.iter().all(|g| g.1 >= 3.0 * 30.0), "{growth:?}");
+    for lang in [Lang::En, Lang::Zh] {
+        let t = tr(lang);
+        let h = open(&c.now, lang);
+        h.get_by_label_contains(&(t.summary_title)("now.db", 12, 2));
+        let mb = |v: f64| format!("{} MB", grouped(v, 2));
+        h.get_by_label(&(t.overview_spread)(
+            &mb(max),
+            &format!("{max_rank} ({})", host_of(max_rank)),
+            &mb(min),
+            &format!("{min_rank} ({})", host_of(min_rank)),
+            &mb(mean),
+            &mb(max - min),
+        ));
+        let worst_host = host_of(worst_rank.parse().unwrap());
+        h.get_by_label(&(t.summary_worst_step)(
+            step,
+            &grouped(worst, 2),
+            &format!("{worst_rank} ({worst_host})"),
+            &grouped(median, 2),
+            12,
+        ));
+        let list: Vec<String> = growth
+            .iter()
+            .map(|(r, g)| format!("{r} (node1) +{} MB", grouped(*g, 2)))
+            .collect();
+        h.get_by_label(&(t.summary_leaks)(3, &list.join(", ")));
+    }
+}
+
+#[test]
+fn the_host_filter_the_sort_and_copy_give_the_shown_rows() {
+    let c = cluster();
+    let peaks: Vec<f64> = c.dirs.iter().map(|d| raw_peak_mib(d)).collect();
+    for lang in [Lang::En, Lang::Zh] {
+        let t = tr(lang);
+        let mut h = open(&c.now, lang);
+        common::type_into(&mut h, t.summary_host_filter, "NODE1");
+        h.run();
+        h.get_by_label(&(t.summary_shown)(4, 12));
+        let header = (t.summary_header)(memsight::ui::state::SummaryColumn::PeakAllocated);
+        h.get_by_label(header).click();
+        h.run();
+        h.get_by_label(&format!("{header} ⬆")).click();
+        h.run();
+        h.get_by_label(t.copy_all).click();
+        h.step();
+        let tsv = common::copied(&h).expect("Copy all copies the table");
+        let lines: Vec<&str> = tsv.lines().collect();
+        assert_eq!(lines.len(), 5, "{tsv}");
+        // Ranks 8–11 are on node1; largest peak first.
+        let mut want: Vec<usize> = (8..12).collect();
+        want.sort_by(|&a, &b| peaks[b].total_cmp(&peaks[a]));
+        for (line, rank) in lines[1..].iter().zip(&want) {
+            let cells: Vec<&str> = line.split('\t').collect();
+            assert_eq!(cells[0], rank.to_string(), "{tsv}");
+            assert_eq!(cells[1], "node1");
+            assert_eq!(cells[3], grouped(peaks[*rank], 2));
+            assert_eq!(cells[9], c.dirs[*rank].display().to_string());
+        }
+    }
+}
+
+#[test]
+fn a_row_pins_its_curve_and_its_folder_opens_the_rank() {
+    let c = cluster();
+    let peaks: Vec<f64> = c.dirs.iter().map(|d| raw_peak_mib(d)).collect();
+    for lang in [Lang::En, Lang::Zh] {
+        let t = tr(lang);
+        let mut h = open(&c.now, lang);
+        // Hovering a row shows that rank's curve.
+        h.get_by_label(&grouped(peaks[6], 2)).hover();
+        h.run();
+        h.get_by_label(&(t.summary_curve_title)("6", "node0"));
+        // Rank 4's peak cell is unique in the table.
+        h.get_by_label(&grouped(peaks[4], 2)).click();
+        h.run();
+        let app = h.state();
+        let open = app.summary.as_ref().unwrap().open.as_ref().unwrap();
+        let i = app
+            .view_state()
+            .summary
+            .selected
+            .expect("the click pins the rank");
+        assert_eq!(open.summary.ranks[i].identity.rank, "4");
+        h.get_by_label(&(t.summary_curve_title)("4", "node0"));
+        h.get_by_label(t.summary_unpin);
+        // Its folder link opens the rank itself.
+        // Its rank number is a link to its folder: the rank itself opens.
+        h.get_by_role_and_label(egui::accesskit::Role::Link, "4")
+            .click();
+        h.step();
+        let app = h.state_mut();
+        assert!(app.summary.is_none(), "the rank replaced the summary");
+        app.wait_for_load();
+        assert_eq!(app.path(), Some(c.dirs[4].as_path()));
+        let view = app.view().expect("the rank is on screen");
+        let peak = memsight::export::summarize(&view.data)
+            .peaks
+            .operator_allocated
+            .map(|p| grouped(p.mib, 2));
+        assert_eq!(peak, Some(grouped(peaks[4], 2)));
+    }
+}
+
+#[test]
+fn a_folder_that_is_not_here_says_where_it_was() {
+    let c = cluster();
+    let moved = c.tmp.path().join("moved");
+    std::fs::rename(&c.dirs[2], &moved).unwrap();
+    for lang in [Lang::En, Lang::Zh] {
+        let t = tr(lang);
+        let mut h = open(&c.now, lang);
+        let path = c.dirs[2].display().to_string();
+        h.get_by_role_and_label(egui::accesskit::Role::Link, "2")
+            .click();
+        h.run();
+        assert!(h.state().summary.is_some(), "the summary stays on screen");
+        h.get_by_label(&(t.summary_unreachable)("2", &path, "node0"));
+    }
+}
+
+#[test]
+fn two_summaries_compare_rank_by_rank() {
+    let c = cluster();
+    // Each rank's peak in both files, by plain SQL.
+    let peaks = |db: &Path| -> std::collections::BTreeMap<String, f64> {
+        let db = Connection::open(db).unwrap();
+        let mut q = db
+            .prepare("SELECT rank, peak_allocated_mib FROM ranks")
+            .unwrap();
+        q.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    let (now, before) = (peaks(&c.now), peaks(&c.before));
+    let max =
+        |m: &std::collections::BTreeMap<String, f64>| m.values().copied().fold(f64::MIN, f64::max);
+    for lang in [Lang::En, Lang::Zh] {
+        let t = tr(lang);
+        let mut h = open(&c.now, lang);
+        h.state_mut().apply(memsight::ui::Command::CompareWith(
+            memsight::ui::baseline::BaselineSource {
+                path: c.before.clone(),
+                rank: 0,
+            },
+        ));
+        h.state_mut().summary.as_mut().unwrap().wait();
+        h.run();
+        h.get_by_label(&(t.summary_compared)(
+            "before.db",
+            12,
+            12,
+            &grouped(max(&before), 2),
+            &grouped(max(&now), 2),
+        ));
+        h.get_by_label(t.copy_all).click();
+        h.step();
+        let tsv = common::copied(&h).unwrap();
+        let mut lines = tsv.lines();
+        let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
+        use memsight::ui::state::SummaryColumn as C;
+        assert_eq!(header[4], (t.summary_header)(C::Before));
+        assert_eq!(header[5], (t.summary_header)(C::Delta));
+        let mut rows = 0;
+        for line in lines {
+            let cells: Vec<&str> = line.split('\t').collect();
+            let (a, b) = (now[cells[0]], before[cells[0]]);
+            assert_eq!(cells[4], grouped(b, 2), "{line}");
+            let d = a - b;
+            let want = if d > 0.0 {
+                format!("+{}", grouped(d, 2))
+            } else {
+                grouped(d, 2)
+            };
+            assert_eq!(cells[5], want, "{line}");
+            rows += 1;
+        }
+        assert_eq!(rows, 12);
+        h.get_by_label(t.summary_stop_compare).click();
+        h.run();
+        assert!(h.state().summary.as_ref().unwrap().baseline.is_none());
+    }
+}
+
+#[test]
+fn a_summary_of_another_schema_version_says_which() {
+    let c = cluster();
+    let copy = c.tmp.path().join("v2.db");
+    std::fs::copy(&c.now, &copy).unwrap();
+    Connection::open(&copy)
+        .unwrap()
+        .execute_batch("PRAGMA user_version = 2")
+        .unwrap();
+    // The reason comes from the reader, in English in both languages (as SQLite's do).
+    for lang in [Lang::En, Lang::Zh] {
+        let h = open(&copy, lang);
+        h.get_by_label_contains("summary schema version 2; this memsight reads version 1");
+    }
+    // Opening summaries wrote nothing beside them: their folder holds just the two.
+    let names: Vec<String> = std::fs::read_dir(c.now.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+}
