@@ -4,7 +4,7 @@
 # build's (file paths aside: on Windows they are normalised to one form).
 # Usage: scripts/cross-check.sh windows LINUX_BIN WINDOWS_EXE   (run under wine)
 #        scripts/cross-check.sh aarch64 LINUX_BIN AARCH64_BIN   (run under qemu-aarch64)
-# Needs scripts/install-deps.sh --package (wine64 and mingw; qemu-user and the arm64 libc).
+# Needs scripts/install-deps.sh --ci (qemu-user and the arm64 libc), --release for windows (wine64).
 # Debian 12's wine 8 has no bcryptprimitives.dll, from which Rust's standard library takes random
 # numbers (ProcessPrng): a test-only stand-in (scripts/wine/bcryptprimitives.c) is built and put
 # beside the .exe.

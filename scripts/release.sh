@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Builds what ships, into dist/, each target once, and checks every artifact the way a user
-# would meet it:
+# The release set: builds what ships, into dist/, each target once, and checks every artifact
+# the way a user would meet it. `.ci/run` runs it only when an input it builds from changed
+# since the last run that passed it (scripts/release-stamp.sh; the stamp is .ci/release.stamp,
+# which this script writes when it passes: commit it), and for every version bump (the version
+# is in Cargo.toml, one of the inputs). Every commit gets the lighter scripts/commit-checks.sh.
 # - the wheels (maturin, `bindings = "bin"`): Linux x86_64 and aarch64 linked by zig against
 #   glibc 2.17 (manylinux2014: CentOS 7 / EulerOS / openEuler Kunpeng servers and newer), and
 #   Windows x86_64 (mingw). Their binaries are also the plain downloads, the .debs' and the .exe;
@@ -17,7 +20,7 @@
 #   in an empty CARGO_HOME, for aarch64 with Debian's gcc (scripts/crate-check.sh, in the
 #   background while the wheels' single-threaded LTO links run): that install is the headless
 #   CLI (--no-default-features) whose outputs under qemu must equal x86_64's.
-# Each step says how long it took. Needs: scripts/install-deps.sh --package.
+# Each step says how long it took. Needs: scripts/install-deps.sh --release.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version=$(cargo metadata --no-deps --format-version 1 |
@@ -27,7 +30,7 @@ rm -f dist/*.whl
 started=$SECONDS
 last=$SECONDS
 took() {
-  echo "package.sh: $1 took $((SECONDS - last)) s ($((SECONDS - started)) s in all)"
+  echo "release.sh: $1 took $((SECONDS - last)) s ($((SECONDS - started)) s in all)"
   last=$SECONDS
 }
 linux_x86=x86_64-unknown-linux-gnu
@@ -57,7 +60,7 @@ wait_for() {
     tail -n 3 "$log"
   else
     cat "$log"
-    echo "package.sh: $what failed" >&2
+    echo "release.sh: $what failed" >&2
     exit 1
   fi
 }
@@ -82,9 +85,9 @@ file "dist/memsight-$version-aarch64-linux" | grep -q "ARM aarch64" ||
 wait_for $crate_pid "$bg_log/crate.log" "the crate check"
 took "waiting for the crate check (the headless aarch64 CLI)"
 
-# 3. The .debs, from the wheels' binaries (cargo-deb maps target/release/ to target/<triple>/dist/).
-cargo deb --no-build --no-strip --profile dist --target $linux_x86 --output "dist/memsight_${version}_amd64.deb"
-cargo deb --no-build --no-strip --profile dist --target $linux_arm --output "dist/memsight_${version}_arm64.deb"
+# 3. The .debs, from the wheels' binaries (dpkg-deb, with Cargo.toml's [package.metadata.deb]).
+python3 scripts/make-deb.py amd64 target/$linux_x86/dist/memsight "dist/memsight_${version}_amd64.deb"
+python3 scripts/make-deb.py arm64 target/$linux_arm/dist/memsight "dist/memsight_${version}_arm64.deb"
 took "the .debs"
 
 # 4. The x86_64 wheel in a fresh venv: the command, `python -m memsight`, and the API's suite.
@@ -151,3 +154,7 @@ bash scripts/cross-check.sh windows "dist/memsight-$version-x86_64-linux" "dist/
 took "the Windows check under wine"
 
 ls -la dist
+
+# Passed: the stamp says which inputs this release set was built and checked from.
+bash scripts/release-stamp.sh >.ci/release.stamp
+echo "release.sh: passed; wrote .ci/release.stamp ($(cat .ci/release.stamp)): commit it"
