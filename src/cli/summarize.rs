@@ -46,7 +46,7 @@ pub fn summarize(
     err: &mut dyn Write,
 ) -> i32 {
     let mut run = || -> Result<(), String> {
-        refuse_out_inside_inputs(&args.out, &args.paths)?;
+        check_out(&args.out, &args.paths, args.merge)?;
         let summary = if args.merge {
             merge_files(&args.paths)?
         } else if let Some(message) = &args.failed {
@@ -77,8 +77,17 @@ pub fn summarize(
     super::finish(run(), err)
 }
 
-/// The output may not be inside a profile given as input: nothing is ever written there.
-fn refuse_out_inside_inputs(out: &Path, inputs: &[PathBuf]) -> Result<(), String> {
+/// Where `--out` may be written: never over or into an input, never over anything but a
+/// regular file.
+/// - Not the same file as any input (compared by canonical path and by file identity, so a hard
+///   link or another spelling of the input is caught).
+/// - Unless merging, not inside the folder of any input: a folder given as input, or the folder
+///   holding a file given as input (nothing is ever written into the user's profile folders;
+///   `--merge` reads memsight's own summary files, so writing beside them is allowed).
+/// - Over nothing, or over a regular file (a link is followed: a link to `/dev/null` is refused;
+///   the file is replaced by a rename, so a FIFO or device would not be written through anyway,
+///   but it would be replaced).
+fn check_out(out: &Path, inputs: &[PathBuf], merge: bool) -> Result<(), String> {
     let parent = match out.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -89,13 +98,42 @@ fn refuse_out_inside_inputs(out: &Path, inputs: &[PathBuf]) -> Result<(), String
             out.display()
         ));
     };
-    for input in inputs {
-        if let Ok(dir) = input.canonicalize()
-            && dir.is_dir()
-            && parent.starts_with(&dir)
-        {
+    match std::fs::metadata(out) {
+        Ok(m) if !m.is_file() => {
             return Err(format!(
-                "--out {} is inside the profile {}; memsight never writes into a profile folder",
+                "--out {} is {}, not a regular file; memsight writes only a new file \
+                 or over a regular one",
+                out.display(),
+                crate::ingest::safe_fs::file_kind(&m)
+            ));
+        }
+        _ => {}
+    }
+    let name = out.file_name().unwrap_or_default();
+    let spelled = parent.join(name);
+    for input in inputs {
+        let Ok(canonical) = input.canonicalize() else {
+            continue; // reported when it is read
+        };
+        if canonical == spelled || same_file::is_same_file(out, input).unwrap_or(false) {
+            return Err(format!(
+                "--out {} is the input {}; memsight never writes over its input",
+                out.display(),
+                input.display()
+            ));
+        }
+        if merge {
+            continue;
+        }
+        let folder = if canonical.is_dir() {
+            canonical.as_path()
+        } else {
+            canonical.parent().unwrap_or(&canonical)
+        };
+        if parent.starts_with(folder) {
+            return Err(format!(
+                "--out {} is inside the folder of the input {}; memsight never writes into a \
+                 profile folder: write the summary somewhere else",
                 out.display(),
                 input.display()
             ));

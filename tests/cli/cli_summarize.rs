@@ -384,3 +384,94 @@ fn a_summary_is_named_as_such_and_reads_back_for_the_app() {
         assert_eq!(got, want, "rank {rank}");
     }
 }
+
+/// Issue 41 items 1-2: `--out` never replaces an input (a trace, a DB, by any spelling or hard
+/// link), never writes into the folder of an input given as a file, and never replaces anything
+/// but a regular file (a FIFO, a link to a device). Every refused run leaves the inputs' bytes
+/// and the folder's listing as they were.
+#[test]
+fn out_never_replaces_an_input_or_a_non_regular_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    std::fs::create_dir(&run).unwrap();
+    let trace = run.join("rank0.pt.trace.json.gz");
+    std::fs::copy(fixtures().join("pytorch/cnn_adam.pt.trace.json.gz"), &trace).unwrap();
+    let bytes = std::fs::read(&trace).unwrap();
+    let before = list_files(dir.path());
+    let refused = |inputs: &[&Path], out: &Path, why: &str| {
+        let (code, _, stderr) = summarize(inputs, out);
+        assert_eq!(code, 2, "{} was accepted", out.display());
+        assert!(stderr.contains(why), "{stderr}");
+        assert_eq!(std::fs::read(&trace).unwrap(), bytes, "the input changed");
+        assert_eq!(list_files(dir.path()), before, "the folder changed");
+    };
+    // The input itself, by its own path and by another spelling.
+    refused(&[&trace], &trace, "is the input");
+    let other = run.join("..").join("run").join("rank0.pt.trace.json.gz");
+    refused(&[&trace], &other, "is the input");
+    // Beside a file input: its folder is the user's profile folder.
+    refused(
+        &[&trace],
+        &run.join("summary.db"),
+        "inside the folder of the input",
+    );
+    #[cfg(unix)]
+    {
+        // A hard link to the input, outside its folder.
+        let link = dir.path().join("hard.db");
+        std::fs::hard_link(&trace, &link).unwrap();
+        let before = list_files(dir.path());
+        let (code, _, stderr) = summarize(&[&trace], &link);
+        assert_eq!(code, 2);
+        assert!(stderr.contains("is the input"), "{stderr}");
+        assert_eq!(std::fs::read(&link).unwrap(), bytes);
+        assert_eq!(list_files(dir.path()), before);
+        std::fs::remove_file(&link).unwrap();
+        // A FIFO, and a link to a character device: refused, left as they are.
+        let fifo = dir.path().join("fifo.db");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let (code, _, stderr) = summarize(&[&trace], &fifo);
+        assert_eq!(code, 2);
+        assert!(stderr.contains("a FIFO, not a regular file"), "{stderr}");
+        use std::os::unix::fs::FileTypeExt;
+        assert!(
+            std::fs::symlink_metadata(&fifo)
+                .unwrap()
+                .file_type()
+                .is_fifo()
+        );
+        let null = dir.path().join("null.db");
+        std::os::unix::fs::symlink("/dev/null", &null).unwrap();
+        let (code, _, stderr) = summarize(&[&trace], &null);
+        assert_eq!(code, 2);
+        assert!(stderr.contains("a character device"), "{stderr}");
+        assert!(
+            std::fs::symlink_metadata(&null)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert!(
+            std::fs::metadata("/dev/null")
+                .unwrap()
+                .file_type()
+                .is_char_device()
+        );
+    }
+    // Outside the input's folder, a regular file or nothing: written.
+    let out = dir.path().join("summary.db");
+    std::fs::write(&out, b"an old file").unwrap();
+    let (code, _, stderr) = summarize(&[&trace], &out);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(std::fs::read(&trace).unwrap(), bytes);
+    // Merging: never over an input, but beside the summaries it merges is fine.
+    let second = dir.path().join("second.db");
+    let (code, _, stderr) = merge(&[&out], &out);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("is the input"), "{stderr}");
+    assert_eq!(merge(&[&out], &second).0, 0);
+}
