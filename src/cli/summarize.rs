@@ -45,6 +45,8 @@ pub fn summarize(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
+    // A scheduler's SIGTERM must not leave the temporary summary behind.
+    crate::export::pending_files::remove_on_termination();
     let mut run = || -> Result<(), String> {
         check_out(&args.out, &args.paths, args.merge)?;
         let summary = if args.merge {

@@ -229,6 +229,8 @@ pub fn write_summary(out: &Path, summary: Summary) -> Result<Summary, SummaryErr
         builder.permissions(std::fs::Permissions::from_mode(0o644));
     }
     let tmp = builder.tempfile_in(&dir).map_err(io)?;
+    let _pending = super::pending_files::Pending::new(tmp.path().to_path_buf());
+    hold_for_tests(tmp.path());
     let sql = |source: rusqlite::Error| SummaryError::Sqlite {
         path: out.display().to_string(),
         source,
@@ -252,6 +254,18 @@ pub fn write_summary(out: &Path, summary: Summary) -> Result<Summary, SummaryErr
     }
     tmp.persist(out).map_err(|e| io(e.error))?;
     Ok(summary)
+}
+
+/// With `MEMSIGHT_HOLD_SUMMARY_WRITE` set (tests only), says which temporary file is being
+/// written and waits there until the process is stopped: a test can then terminate a
+/// `summarize` that is certainly in the middle of writing, on any machine.
+fn hold_for_tests(tmp: &Path) {
+    if std::env::var_os("MEMSIGHT_HOLD_SUMMARY_WRITE").is_some() {
+        eprintln!("memsight: holding {}", tmp.display());
+        loop {
+            std::thread::park();
+        }
+    }
 }
 
 fn insert_all(tx: &rusqlite::Transaction<'_>, summary: &Summary) -> rusqlite::Result<()> {

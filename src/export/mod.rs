@@ -1,7 +1,9 @@
 //! Text out: the `inspect` summary (readable and JSON), table rows as TSV/CSV, and the cluster
-//! summary file of `memsight summarize` ([`cluster_db`]).
+//! summary file of `memsight summarize` ([`cluster_db`]), and the temporary files a killed
+//! process must not leave behind ([`pending_files`]).
 
 pub mod cluster_db;
+pub mod pending_files;
 pub mod summary;
 pub mod tsv;
 

@@ -475,3 +475,42 @@ fn out_never_replaces_an_input_or_a_non_regular_file() {
     assert!(stderr.contains("is the input"), "{stderr}");
     assert_eq!(merge(&[&out], &second).0, 0);
 }
+
+/// Issue 41 item 15: a `summarize` stopped by SIGTERM while it writes (as a batch scheduler
+/// stops a job) removes its temporary file and writes no `--out`. The writer is held at a known
+/// point (MEMSIGHT_HOLD_SUMMARY_WRITE) so that the signal certainly comes mid-write.
+#[cfg(unix)]
+#[test]
+fn a_terminated_summarize_leaves_no_temporary_file() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("summary.db");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_memsight"))
+        .args(["summarize", "--out"])
+        .arg(&out)
+        .arg("--")
+        .arg(fixtures().join("torch_crlf"))
+        .env("MEMSIGHT_HOLD_SUMMARY_WRITE", "1")
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let temp = loop {
+        let line = lines.next().expect("it says what it holds").unwrap();
+        if let Some(p) = line.strip_prefix("memsight: holding ") {
+            break PathBuf::from(p);
+        }
+    };
+    assert!(temp.exists(), "the temporary file is there while held");
+    assert_eq!(temp.parent(), Some(dir.path()));
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(143), "{status:?}");
+    assert!(!temp.exists(), "the temporary file was left behind");
+    assert!(!out.exists());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
