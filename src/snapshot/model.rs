@@ -192,7 +192,27 @@ pub enum SnapshotError {
         /// The file.
         path: String,
     },
+    /// The pickle names the same blocks or events over and over through its memo: the model,
+    /// which holds a block or event per reference, would grow far past the file (a 100 KB file
+    /// to gigabytes). PyTorch writes every block and event as a dict of its own.
+    #[error(
+        "{path}: the snapshot refers to {built} blocks, events and segments but holds only \
+         {objects} objects (it repeats them by reference, which PyTorch never writes); refused \
+         rather than expanded"
+    )]
+    Repeated {
+        /// The file.
+        path: String,
+        /// Blocks, events and segments the references name.
+        built: u64,
+        /// Dicts in the whole pickle.
+        objects: u64,
+    },
 }
+
+/// References beyond the pickle's own dicts that a snapshot may make before it is refused as
+/// repeating its blocks (a few odd non-dict entries are read as empty blocks, as before).
+const REPEAT_SLACK: u64 = 4096;
 
 impl AllocatorSnapshot {
     /// Reads a `.pickle` / `.pkl` snapshot (a regular file only; nothing in it is executed).
@@ -231,6 +251,11 @@ impl AllocatorSnapshot {
                 path: shown(),
                 source,
             },
+            SnapshotError::Repeated { built, objects, .. } => SnapshotError::Repeated {
+                path: shown(),
+                built,
+                objects,
+            },
             _ => SnapshotError::NotASnapshot { path: shown() },
         })
     }
@@ -267,6 +292,36 @@ impl AllocatorSnapshot {
                 path: String::new(),
             });
         }
+        // The model holds a block, event and segment per reference, so it is as big as the
+        // references: bounded by the pickle's own objects (every real block, event and segment
+        // is a dict of its own), memory stays proportional to what the file holds.
+        let segment_items = segments.and_then(|v| p.items(v)).unwrap_or(&[]);
+        let trace_items = traces.and_then(|v| p.items(v)).unwrap_or(&[]);
+        let blocks: u64 = segment_items
+            .iter()
+            .map(|&s| {
+                let n = p
+                    .get(s, "blocks")
+                    .and_then(|b| p.items(b))
+                    .map_or(0, <[_]>::len);
+                n as u64
+            })
+            .sum();
+        let events: u64 = trace_items
+            .iter()
+            .map(|&t| p.items(t).map_or(0, <[_]>::len) as u64)
+            .sum();
+        let built = (segment_items.len() as u64)
+            .saturating_add(blocks)
+            .saturating_add(events);
+        let objects = p.dict_count() as u64;
+        if built > objects.saturating_add(REPEAT_SLACK) {
+            return Err(SnapshotError::Repeated {
+                path: String::new(),
+                built,
+                objects,
+            });
+        }
         let mut b = Builder {
             p,
             keys: Keys::of(p),
@@ -282,11 +337,11 @@ impl AllocatorSnapshot {
             stack_ids: FxHashMap::from_iter([(Vec::new(), 0)]),
             list_stacks: FxHashMap::default(),
         };
-        for &s in segments.and_then(|v| p.items(v)).unwrap_or(&[]) {
+        for &s in segment_items {
             let seg = b.segment(s);
             b.out.segments.push(seg);
         }
-        for &t in traces.and_then(|v| p.items(v)).unwrap_or(&[]) {
+        for &t in trace_items {
             let events = p
                 .items(t)
                 .unwrap_or(&[])

@@ -77,6 +77,11 @@ pub struct Pickle {
 }
 
 impl Pickle {
+    /// How many dicts the pickle holds (each once, however often it is referred to).
+    pub fn dict_count(&self) -> usize {
+        self.dicts.len()
+    }
+
     /// The text of a [`Value::Str`].
     pub fn text(&self, v: Value) -> Option<&str> {
         match v {

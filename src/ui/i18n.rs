@@ -62,6 +62,13 @@ fn zh_snapshot_error(p: &crate::ui::panes::snapshot::SnapshotProblem) -> String 
                     source.at
                 )
             }
+            SnapshotError::Repeated {
+                path,
+                built,
+                objects,
+            } => format!(
+                "{path}：快照通过引用重复同一批块或事件（{built} 个块、事件和段，只有 {objects} 个对象；PyTorch 从不这样写），已拒绝展开"
+            ),
             SnapshotError::NotASnapshot { path } => {
                 format!("{path}：不是内存快照（没有 'segments' 或 'device_traces'）")
             }

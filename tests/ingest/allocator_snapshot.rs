@@ -207,3 +207,70 @@ fn the_active_memory_bands_add_up_to_the_allocated_curve() {
         }
     }
 }
+
+/// A pickle whose root's `segments` list names one segment `copies` times through the memo, and
+/// whose segment's `blocks` list names one block `copies` times: written opcode by opcode here.
+fn memo_bomb(copies: u16) -> Vec<u8> {
+    fn text(out: &mut Vec<u8>, s: &str) {
+        out.push(b'X'); // BINUNICODE
+        out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+        out.extend_from_slice(s.as_bytes());
+    }
+    fn repeat(out: &mut Vec<u8>, memo: u8, copies: u16) {
+        for _ in 1..copies {
+            out.extend_from_slice(&[b'h', memo]); // BINGET
+        }
+    }
+    let mut p = vec![0x80, 2, b'}', b'(']; // PROTO 2, root dict, MARK
+    text(&mut p, "segments");
+    p.extend_from_slice(b"](}("); // the list, MARK, a segment dict, MARK
+    text(&mut p, "blocks");
+    p.extend_from_slice(b"](}("); // the list, MARK, a block dict, MARK
+    text(&mut p, "size");
+    p.push(b'J'); // BININT
+    p.extend_from_slice(&512i32.to_le_bytes());
+    text(&mut p, "state");
+    text(&mut p, "active_allocated");
+    p.extend_from_slice(&[b'u', b'q', 1]); // SETITEMS, BINPUT 1
+    repeat(&mut p, 1, copies);
+    p.push(b'e'); // APPENDS
+    text(&mut p, "device");
+    p.extend_from_slice(&[b'K', 0, b'u', b'q', 2]); // BININT1 0, SETITEMS, BINPUT 2
+    repeat(&mut p, 2, copies);
+    p.extend_from_slice(b"eu."); // APPENDS, SETITEMS, STOP
+    p
+}
+
+/// Issue 41 item 3: 10,000 references to a segment of 10,000 references to one block (40 KB)
+/// would be 10^8 blocks in the model (gigabytes). Refused with a clear message instead; a few
+/// repeats (well within the slack) still read, block for reference, as before.
+#[test]
+fn a_pickle_repeating_its_blocks_by_reference_is_refused_not_expanded() {
+    let bomb = memo_bomb(10_000);
+    assert!(bomb.len() < 50_000, "{}", bomb.len());
+    match memsight::snapshot::AllocatorSnapshot::from_bytes(&bomb) {
+        Err(memsight::snapshot::SnapshotError::Repeated { built, objects, .. }) => {
+            assert_eq!(built, 10_000 + 10_000 * 10_000);
+            assert_eq!(objects, 3);
+        }
+        other => panic!("not refused: {:?}", other.map(|s| s.segments.len())),
+    }
+    let small = memsight::snapshot::AllocatorSnapshot::from_bytes(&memo_bomb(3)).unwrap();
+    assert_eq!(small.segments.len(), 3);
+    assert!(small.segments.iter().all(|s| s.blocks.len() == 3));
+    assert!(
+        small.segments[0].blocks.iter().all(|b| b.size == 512),
+        "the block's own fields"
+    );
+    // The CLI says why and writes nothing.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bomb.pickle");
+    std::fs::write(&file, &bomb).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_memsight"))
+        .args(["snapshot", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("repeats them by reference"), "{stderr}");
+}
