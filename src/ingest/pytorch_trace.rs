@@ -411,17 +411,22 @@ impl Importer for PyTorchTraces {
             .map_or_else(|| stem(path), |r| r.to_string());
         let host = header_value(&head, "host_name").and_then(|h| h.as_str().map(str::to_string));
         let dir = path.parent().map_or_else(PathBuf::new, Path::to_path_buf);
-        devices
+        // One rank per device name: PyTorch writes the CPU's events with Device Id -1 or 0,
+        // and both are the one "cpu" (two ranks would each hold all of them, counted twice).
+        // Sorted pairs put every CPU id side by side.
+        let mut names: Vec<String> = devices.iter().map(|&(t, id)| device_name(t, id)).collect();
+        names.dedup();
+        names
             .iter()
-            .map(|&(t, id)| {
-                let dev = device_name(t, id);
+            .map(|dev| {
+                let dev = dev.clone();
                 let prefetch = kept
                     .iter_mut()
                     .find(|(name, _)| *name == dev)
                     .and_then(|(_, k)| k.take())
                     .map_or_else(Prefetch::default, Prefetch::new);
                 RankInfo {
-                    rank: if devices.len() == 1 {
+                    rank: if names.len() == 1 {
                         label.clone()
                     } else {
                         format!("{label} {dev}")

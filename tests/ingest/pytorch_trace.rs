@@ -334,3 +334,36 @@ fn a_generated_trace_reads_like_a_real_one() {
         assert!(data.stacks.as_ref().is_some_and(|s| !s.stacks.is_empty()));
     }
 }
+
+/// Issue 41 item 4: PyTorch writes the CPU's memory events with Device Id -1 on some and 0 on
+/// others; both are the one CPU. One rank for them (before: two, each holding all of them, so
+/// the overview, `summarize` and `compare` counted the CPU's memory twice), one for the GPU.
+#[test]
+fn cpu_events_with_ids_minus_one_and_zero_are_one_rank() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w.pt.trace.json");
+    let event = |ts: i64, addr: i64, bytes: i64, total: i64, t: i64, id: i64| {
+        format!(
+            r#"{{"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": {ts}, "args": {{"Addr": {addr}, "Bytes": {bytes}, "Total Allocated": {total}, "Total Reserved": {total}, "Device Type": {t}, "Device Id": {id}}}}}"#
+        )
+    };
+    let evs = [
+        event(10, 100, 1000, 1000, 0, -1),
+        event(20, 200, 500, 1500, 0, 0),
+        event(30, 300, 4096, 4096, 1, 0),
+        event(40, 100, -1000, 500, 0, -1),
+    ];
+    std::fs::write(&path, format!(r#"{{"traceEvents": [{}]}}"#, evs.join(", "))).unwrap();
+    let p = discover(&path).unwrap();
+    let mut names: Vec<String> = p.ranks.iter().filter_map(|r| r.device.clone()).collect();
+    names.sort();
+    assert_eq!(names, ["cpu", "cuda:0"], "{:?}", p.ranks);
+    let cpu = p
+        .ranks
+        .iter()
+        .find(|r| r.device.as_deref() == Some("cpu"))
+        .unwrap();
+    let data = load_rank(cpu, &memsight::ingest::LoadControl::new()).unwrap();
+    // The CPU's three events, once each: 1,000 + 500 allocated, 1,000 freed.
+    assert_eq!(data.operators.len(), 2, "two CPU blocks");
+}
