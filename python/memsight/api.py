@@ -54,16 +54,27 @@ def run(args: Sequence[str]) -> str:
 
 
 def _json(args: List[str]) -> Dict[str, Any]:
-    return json.loads(run(args))
+    out = run(args)
+    try:
+        return json.loads(out)
+    except ValueError as e:
+        shown = out.strip()[:200] or "nothing"
+        raise MemsightError(
+            "memsight printed something that is not JSON (%s): %s" % (e, shown), 0, ""
+        ) from e
 
 
-def _common(path: PathLike, rank: Optional[Union[str, int]], source: Optional[str]) -> List[str]:
-    args = [os.fspath(path)]
-    if rank is not None:
-        args += ["--rank", str(rank)]
-    if source is not None:
-        args += ["--source", source]
-    return args
+def _args(command: str, paths: Sequence[PathLike], **options: Any) -> List[str]:
+    """``COMMAND --opt=value … -- PATH…``: each option as one ``--opt=value`` word (so a value
+    such as ``-1`` is never read as a flag), ``True`` as a bare flag, ``None`` left out, and the
+    paths after ``--`` (so a path such as ``--help`` or ``-x`` is never read as an option)."""
+    args = [command]
+    for name, value in options.items():
+        if value is None or value is False:
+            continue
+        flag = "--" + name.replace("_", "-")
+        args.append(flag if value is True else "%s=%s" % (flag, value))
+    return args + ["--", *[os.fspath(p) for p in paths]]
 
 
 def _pandas():
@@ -82,10 +93,7 @@ def inspect(path: PathLike, *, source: Optional[str] = None, as_frame: bool = Fa
     ``path`` is a profiling folder, a ``.db``, a PyTorch trace or an msMemScope dump.
     With ``as_frame=True``: one row per rank, peaks as ``<curve>_mib`` / ``<curve>_at_ms``.
     """
-    args = ["inspect", os.fspath(path), "--json"]
-    if source is not None:
-        args += ["--source", source]
-    doc = _json(args)
+    doc = _json(_args("inspect", [path], source=source, json=True))
     if not as_frame:
         return doc
     rows = []
@@ -110,7 +118,7 @@ def steps(path: PathLike, rank=None, *, source: Optional[str] = None, as_frame: 
     With ``as_frame=True``: one row per step (``survivors`` as ``survivors_count`` and
     ``survivors_kib``).
     """
-    doc = _json(["steps", *_common(path, rank, source), "--json"])
+    doc = _json(_args("steps", [path], rank=rank, source=source, json=True))
     if not as_frame:
         return doc
     rows = []
@@ -137,8 +145,11 @@ def live(
 
     With ``as_frame=True``: the ``top`` largest blocks alive then, one row each.
     """
-    args = ["live", *_common(path, rank, source), "--at-ms", repr(float(at_ms)), "--top", str(int(top)), "--json"]
-    doc = _json(args)
+    doc = _json(
+        _args(
+            "live", [path], rank=rank, source=source, at_ms=repr(float(at_ms)), top=int(top), json=True
+        )
+    )
     if not as_frame:
         return doc
     return _pandas().DataFrame(doc["largest"])
@@ -157,14 +168,7 @@ def compare(
 
     With ``as_frame=True``: one row per operator (``a_*``, ``b_*``, ``delta_*`` columns).
     """
-    args = ["compare", os.fspath(a), os.fspath(b), "--json"]
-    if rank_a is not None:
-        args += ["--rank-a", str(rank_a)]
-    if rank_b is not None:
-        args += ["--rank-b", str(rank_b)]
-    if source is not None:
-        args += ["--source", source]
-    doc = _json(args)
+    doc = _json(_args("compare", [a, b], rank_a=rank_a, rank_b=rank_b, source=source, json=True))
     if not as_frame:
         return doc
     return _pandas().DataFrame(doc["by_operator"])
@@ -176,7 +180,7 @@ def roles(path: PathLike, rank=None, *, source: Optional[str] = None, as_frame: 
 
     With ``as_frame=True``: one row per (step, role); the profile's peak has ``step`` None.
     """
-    doc = _json(["roles", *_common(path, rank, source), "--json"])
+    doc = _json(_args("roles", [path], rank=rank, source=source, json=True))
     if not as_frame:
         return doc
     rows = []

@@ -21,7 +21,7 @@ import tempfile
 import time
 from typing import Callable, Iterable, List, Optional, Sequence, Tuple, Union
 
-from memsight.api import MemsightError, run
+from memsight.api import MemsightError, _args, run
 
 ENGINES = ("local", "ray", "dask")
 
@@ -60,10 +60,7 @@ def summarize_task(paths: Sequence[str], source: Optional[str] = None, retries: 
         tmp = tempfile.mkdtemp(prefix="memsight-task-")
         try:
             out = os.path.join(tmp, "part.db")
-            args = ["summarize", *paths, "--out", out]
-            if source is not None:
-                args += ["--source", source]
-            run(args)
+            run(_args("summarize", paths, out=out, source=source))
             with open(out, "rb") as f:
                 return (paths, f.read(), None)
         except (MemsightError, OSError) as e:
@@ -209,11 +206,11 @@ def summarize(
             by_error.setdefault(e, []).append(p)
         for e, ps in sorted(by_error.items()):
             part = os.path.join(parts_dir, "part-%06d.db" % len(parts))
-            run(["summarize", *ps, "--failed", e, "--out", part])
+            run(_args("summarize", ps, failed=e, out=part))
             parts.append(part)
         if not parts:
             raise MemsightError("nothing to summarize", 2, "")
-        run(["summarize", "--merge", *sorted(parts), "--out", out])
+        run(_args("summarize", sorted(parts), merge=True, out=out))
     finally:
         shutil.rmtree(parts_dir, ignore_errors=True)
     import pathlib

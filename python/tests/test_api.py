@@ -174,6 +174,55 @@ class ErrorsTest(unittest.TestCase):
         self.assertIn("没有这个目录", str(caught.exception))
 
 
+class ArgumentsTest(unittest.TestCase):
+    """Issue 41 item 14: paths and values that look like flags reach memsight as they are."""
+
+    def test_a_path_that_looks_like_a_flag_is_a_path(self):
+        import shutil
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            for name in ("--help", "-x"):
+                with self.assertRaises(memsight.MemsightError) as caught:
+                    memsight.inspect(name)  # relative: no such folder here
+                self.assertIn(name, str(caught.exception))
+            # A real profile under such a name opens.
+            copy = os.path.join(tmp, "-run")
+            shutil.copytree(TORCH, copy)
+            cwd = os.getcwd()
+            os.chdir(tmp)
+            try:
+                doc = memsight.inspect("-run")
+            finally:
+                os.chdir(cwd)
+            self.assertEqual(len(doc["ranks"]), 1)
+
+    def test_a_negative_rank_is_a_value(self):
+        with self.assertRaises(memsight.MemsightError) as caught:
+            memsight.steps(DEMO_LIKE, rank=-1)
+        self.assertIn('unknown rank "-1"', str(caught.exception))
+
+    def test_output_that_is_not_json_raises_memsights_error(self):
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            fake = os.path.join(tmp, "memsight")
+            with open(fake, "w", encoding="utf-8") as f:
+                f.write("#!/bin/sh\necho 'not json'\n")
+            os.chmod(fake, 0o755)
+            old = os.environ.get("MEMSIGHT_BIN")
+            os.environ["MEMSIGHT_BIN"] = fake
+            try:
+                with self.assertRaises(memsight.MemsightError) as caught:
+                    memsight.inspect(TORCH)
+            finally:
+                if old is None:
+                    del os.environ["MEMSIGHT_BIN"]
+                else:
+                    os.environ["MEMSIGHT_BIN"] = old
+            self.assertIn("not JSON", str(caught.exception))
+
+
 class CommandTest(unittest.TestCase):
     def test_python_dash_m_runs_the_binary(self):
         out = subprocess.run(
