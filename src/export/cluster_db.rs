@@ -22,6 +22,12 @@ pub const SCHEMA_VERSION: i64 = 1;
 /// At most this many buckets per downsampled curve.
 pub const CURVE_BUCKETS: usize = 4096;
 
+/// A curve's envelope BLOB when it is the size its bucket count says (8 bytes a bucket, at most
+/// [`CURVE_BUCKETS`]), else NULL: SQLite's `length` of a BLOB reads no content, so a damaged
+/// file's 50 MB BLOB is never loaded (it took the app to 3.6 GB).
+const VALID_ENVELOPE: &str =
+    "CASE WHEN buckets BETWEEN 1 AND 4096 AND length(envelope) = 8 * buckets THEN envelope END";
+
 /// The tables, in creation order (the README documents each column).
 const SCHEMA: &str = "
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -438,14 +444,19 @@ impl SummaryFile {
     /// The downsampled curves of the rank whose `ranks.id` is `id`, in the order written.
     pub fn curves(&self, id: i64) -> Result<Vec<(String, Envelope)>, SummaryError> {
         let read = || -> rusqlite::Result<Vec<(String, Envelope)>> {
-            let mut q = self.db.prepare_cached(
-                "SELECT series, start_ms, end_ms, envelope FROM curves WHERE rank_id=?1 ORDER BY rowid",
-            )?;
+            let mut q = self.db.prepare_cached(&format!(
+                "SELECT series, start_ms, end_ms, {VALID_ENVELOPE} FROM curves WHERE rank_id=?1 \
+                 ORDER BY rowid"
+            ))?;
             let rows = q.query_map([id], |r| {
-                let blob: Vec<u8> = r.get(3)?;
-                Ok((r.get(0)?, Envelope::from_blob(r.get(1)?, r.get(2)?, &blob)))
+                let blob: Option<Vec<u8>> = r.get(3)?;
+                Ok(match blob {
+                    Some(b) => Some((r.get(0)?, Envelope::from_blob(r.get(1)?, r.get(2)?, &b))),
+                    None => None,
+                })
             })?;
-            rows.collect()
+            // A damaged curve (its BLOB not its bucket count's size) is left out.
+            rows.filter_map(Result::transpose).collect()
         };
         read().map_err(|e| self.sql(e))
     }
@@ -560,6 +571,12 @@ fn read_all(db: &Connection) -> rusqlite::Result<Summary> {
             },
         ));
     }
+    // An id is a rank's key: a damaged file that repeats one keeps its first row (before, the
+    // later rows took its steps and curves, and merging kept none of them).
+    let mut seen = std::collections::HashSet::new();
+    let before = ranks.len();
+    ranks.retain(|(id, _)| seen.insert(*id));
+    let repeated = before - ranks.len();
     let index: std::collections::HashMap<i64, usize> = ranks
         .iter()
         .enumerate()
@@ -604,17 +621,46 @@ fn read_all(db: &Connection) -> rusqlite::Result<Summary> {
             }
         }
     }
-    let mut q = db
-        .prepare("SELECT rank_id, series, start_ms, end_ms, envelope FROM curves ORDER BY rowid")?;
+    let mut q = db.prepare(&format!(
+        "SELECT rank_id, series, start_ms, end_ms, {VALID_ENVELOPE} FROM curves ORDER BY rowid"
+    ))?;
     let mut rows = q.query([])?;
+    let mut damaged = 0u64;
     while let Some(r) = rows.next()? {
         if let Some(i) = at(r.get(0)?) {
-            let blob: Vec<u8> = r.get(4)?;
+            let Some(blob) = r.get::<_, Option<Vec<u8>>>(4)? else {
+                damaged += 1;
+                continue;
+            };
             let e = Envelope::from_blob(r.get(2)?, r.get(3)?, &blob);
             ranks[i].1.curves.push((r.get(1)?, e));
         }
     }
-    let notes = read_notes(db)?;
+    let mut notes = read_notes(db)?;
+    if repeated > 0 {
+        let rows = if repeated == 1 { "row" } else { "rows" };
+        notes.push(format!(
+            "{repeated} {rows} of the ranks table repeat an id (a damaged file): only the first \
+             row of each id was kept, with its steps and curves"
+        ));
+    }
+    if damaged > 0 {
+        let what = if damaged == 1 {
+            "curve is damaged (its data is not the size its bucket count says)"
+        } else {
+            "curves are damaged (their data is not the size their bucket count says)"
+        };
+        notes.push(format!("{damaged} {what}: left out"));
+    }
+    for (_, r) in &ranks {
+        if r.error.is_none() && serde_json::from_str::<serde_json::Value>(&r.inspect_json).is_err()
+        {
+            notes.push(format!(
+                "rank {} ({}): its inspect summary is not valid JSON; its peaks are unknown",
+                r.identity.rank, r.identity.path
+            ));
+        }
+    }
     Ok(Summary {
         ranks: ranks.into_iter().map(|(_, r)| r).collect(),
         notes,

@@ -514,3 +514,62 @@ fn a_terminated_summarize_leaves_no_temporary_file() {
     assert!(!out.exists());
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
+
+/// Issue 41 items 5 and 16: a damaged summary. A curve BLOB far larger than its bucket count
+/// (20 MB) is left out with a note, never read; a ranks table that repeats an id keeps the first
+/// row of it with all its curves (before: merging kept none); garbage in inspect_json is said.
+#[test]
+fn a_damaged_summary_merges_what_is_sound_and_says_what_is_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.db");
+    assert_eq!(summarize(&[&fixtures().join("torch_cluster")], &good).0, 0);
+    let count = |db: &Path, sql: &str| -> i64 {
+        Connection::open(db)
+            .unwrap()
+            .query_row(sql, [], |r| r.get(0))
+            .unwrap()
+    };
+    let curves = count(&good, "SELECT count(*) FROM curves");
+    assert!(curves > 4, "{curves}");
+    // Repeated ids (a table rebuilt without its key) and garbage in one inspect_json.
+    let repeated = dir.path().join("repeated.db");
+    std::fs::copy(&good, &repeated).unwrap();
+    Connection::open(&repeated)
+        .unwrap()
+        .execute_batch(
+            "PRAGMA foreign_keys=OFF; CREATE TABLE r2 AS SELECT * FROM ranks; DROP TABLE ranks; \
+             ALTER TABLE r2 RENAME TO ranks; INSERT INTO ranks SELECT * FROM ranks WHERE id=1; \
+             UPDATE ranks SET inspect_json='{garbage' WHERE id=2;",
+        )
+        .unwrap();
+    let merged = dir.path().join("merged.db");
+    let (code, _, stderr) = merge(&[&repeated], &merged);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(count(&merged, "SELECT count(*) FROM curves"), curves);
+    assert!(stderr.contains("repeat an id"), "{stderr}");
+    assert!(stderr.contains("not valid JSON"), "{stderr}");
+    // A 20 MB BLOB where 8 bytes a bucket belong.
+    let huge = dir.path().join("huge.db");
+    std::fs::copy(&good, &huge).unwrap();
+    Connection::open(&huge)
+        .unwrap()
+        .execute_batch(
+            "UPDATE curves SET envelope = zeroblob(20000000) \
+             WHERE rowid = (SELECT min(rowid) FROM curves);",
+        )
+        .unwrap();
+    let merged2 = dir.path().join("merged2.db");
+    let (code, _, stderr) = merge(&[&huge], &merged2);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(count(&merged2, "SELECT count(*) FROM curves"), curves - 1);
+    assert!(stderr.contains("1 curve is damaged"), "{stderr}");
+    // The app's reader leaves that curve out too.
+    let file = memsight::export::cluster_db::SummaryFile::open(&huge).unwrap();
+    let first: i64 = count(&huge, "SELECT rank_id FROM curves ORDER BY rowid LIMIT 1");
+    let shown = file.curves(first).unwrap();
+    let stored = count(
+        &huge,
+        &format!("SELECT count(*) FROM curves WHERE rank_id={first}"),
+    );
+    assert_eq!(shown.len() as i64, stored - 1);
+}
