@@ -782,13 +782,41 @@ pub fn thread_number(pid: Option<&RawValue>, tid: Option<&RawValue>) -> u64 {
     thread_of_text(pid.map(RawValue::get), tid.map(RawValue::get))
 }
 
-/// [`thread_number`] of the raw texts.
+/// [`thread_number`] of the raw texts. A number is matched as a number: `26922`, `26922.0`,
+/// `2.6922e4` and `"26922"` are one thread (a writer that puts floats in `tid` lost every
+/// block's op, stack and role when the texts were compared).
 pub(crate) fn thread_of_text(pid: Option<&str>, tid: Option<&str>) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = rustc_hash::FxHasher::default();
-    pid.unwrap_or("").hash(&mut h);
-    tid.unwrap_or("").hash(&mut h);
+    id_text(pid.unwrap_or("")).hash(&mut h);
+    id_text(tid.unwrap_or("")).hash(&mut h);
     h.finish()
+}
+
+/// A pid's or tid's text in one spelling per number: plain integers as they are (the common
+/// case, no parsing), other spellings of an integer (a float, an exponent, quoted digits) as
+/// that integer, anything else as written.
+fn id_text(raw: &str) -> Cow<'_, str> {
+    let plain = |t: &str| {
+        let digits = t.strip_prefix('-').unwrap_or(t);
+        !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+    };
+    if plain(raw) {
+        return raw.into();
+    }
+    let inner = raw
+        .strip_prefix('"')
+        .and_then(|t| t.strip_suffix('"'))
+        .unwrap_or(raw);
+    if plain(inner) {
+        return inner.to_string().into();
+    }
+    match inner.parse::<f64>() {
+        Ok(v) if v.is_finite() && v.fract() == 0.0 && v.abs() < 9.0e15 => {
+            format!("{}", v as i64).into()
+        }
+        _ => raw.into(),
+    }
 }
 
 /// A `[memory]` event that cannot be read: bad JSON, a missing or bad field.
@@ -901,6 +929,24 @@ fn scaled(v: &serde_json::Value, factor: i64) -> Option<i64> {
         .ok()
         .flatten()
         .map(|s| s.value)
+}
+
+#[cfg(test)]
+mod thread_tests {
+    use super::thread_of_text;
+
+    #[test]
+    fn a_thread_is_matched_by_its_number_however_it_is_written() {
+        let t = |pid, tid| thread_of_text(Some(pid), Some(tid));
+        let plain = t("7", "26922");
+        for spelled in ["26922.0", "2.6922e4", "\"26922\"", "26922.000"] {
+            assert_eq!(t("7", spelled), plain, "{spelled}");
+        }
+        assert_eq!(t("7.0", "26922"), plain);
+        assert_ne!(t("7", "26923"), plain);
+        assert_ne!(t("7", "26922.5"), plain);
+        assert_ne!(t("7", "\"main\""), plain);
+    }
 }
 
 #[cfg(test)]
