@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::ingest::{self, LoadControl};
 
 /// The fuzz targets, by the name of their folder under `fuzz/regressions/`.
-pub const TARGETS: [&str; 11] = [
+pub const TARGETS: [&str; 13] = [
     "value",
     "memory_record",
     "operator_memory",
@@ -20,6 +20,8 @@ pub const TARGETS: [&str; 11] = [
     "trace_view",
     "pytorch_trace",
     "msmemscope",
+    "summary",
+    "mem_usage",
 ];
 
 /// Runs the entry point of `target` on `data`; false for an unknown target name.
@@ -38,6 +40,8 @@ pub fn run(target: &str, data: &[u8]) -> bool {
             let _ = ingest::msmemscope::parse_attr(&String::from_utf8_lossy(data));
             imported("memscope_dump_1.csv", data);
         }
+        "summary" => summary(data),
+        "mem_usage" => mem_usage(data),
         "memory_record" | "operator_memory" | "npu_module_mem" | "static_op_mem" => {
             table(target, data)
         }
@@ -157,6 +161,37 @@ pub fn pickle(data: &[u8]) {
             let _ = summarize_snapshot(&snap, Some((device, k)), 5);
         }
     }
+}
+
+/// The bytes as a cluster summary file: read as `--merge` reads it (then written merged into a
+/// new file) and as the app reads it (the overview, then each rank's curves): no panic, no
+/// hang, and a damaged BLOB or table is left out rather than loaded.
+pub fn summary(data: &[u8]) {
+    use crate::export::cluster_db::{SummaryFile, read_summary, write_summary};
+    let dir = scratch();
+    let path = dir.path().join("s.db");
+    write(&path, data);
+    if let Ok(s) = read_summary(&path) {
+        let _ = write_summary(&dir.path().join("merged.db"), s);
+    }
+    if let Ok(file) = SummaryFile::open(&path)
+        && let Ok(overview) = file.overview()
+    {
+        for r in overview.ranks.iter().take(64) {
+            let _ = file.curves(r.id);
+        }
+    }
+}
+
+/// The bytes as a memUsageInfo file beside an OOM snapshot: read by header name, what is not
+/// read counted.
+pub fn mem_usage(data: &[u8]) {
+    use crate::snapshot::oom::{read_usage, usage_beside};
+    let dir = scratch();
+    let path = dir.path().join("device_0_memUsageInfo_20261125101600.csv");
+    write(&path, data);
+    let _ = read_usage(0, &path);
+    let _ = usage_beside(&dir.path().join("oom_snapshot_1_20261125101600.pickle"));
 }
 
 /// The bytes as one file named `name` (a PyTorch trace, an msMemScope dump) in a folder,

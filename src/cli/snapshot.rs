@@ -27,10 +27,15 @@ pub struct SnapshotArgs {
 
 /// Runs `memsight snapshot`; returns the exit code.
 pub fn snapshot(path: &Path, args: &SnapshotArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    super::finish(run(path, args, out), err)
+    super::finish(run(path, args, out, err), err)
 }
 
-fn run(path: &Path, args: &SnapshotArgs, out: &mut dyn Write) -> Result<(), String> {
+fn run(
+    path: &Path,
+    args: &SnapshotArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<(), String> {
     if path.is_dir() {
         return run_cluster(path, args, out);
     }
@@ -48,7 +53,11 @@ fn run(path: &Path, args: &SnapshotArgs, out: &mut dyn Write) -> Result<(), Stri
     // Why it ran out, when the trace has an `oom` event, and the CANN modules' memory torch_npu
     // wrote beside the OOM snapshot.
     let ooms = oom_reports(&snap);
-    let modules = usage_beside(path);
+    let usage = usage_beside(path);
+    for n in &usage.notes {
+        let _ = writeln!(err, "memsight: note: {n}");
+    }
+    let modules = usage.modules;
     let memscope = crate::snapshot::oom::memscope_oom_beside(path);
     let w = |e: std::io::Error| e.to_string();
     if args.json {

@@ -4,8 +4,9 @@
 //! - **Rows** are events (`ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device
 //!   Id,Ptr,Attr,Call Stack(Python),Call Stack(C)`), not in time order (frees are written before
 //!   later mallocs) and from several processes; they are read whole, then sorted by time (file
-//!   order on ties). Older dumps write µs in the `(ns)` column: a file whose every timestamp is
-//!   below 10¹⁷ (1973 in ns) is read as µs.
+//!   order on ties). Older dumps write µs in the `(ns)` column: a file whose median timestamp is
+//!   below 10¹⁷ (1973 in ns) is read as µs. A row whose time lies more than a week from the
+//!   median is left out and counted (one corrupt cell must not move the origin to 1970).
 //! - **Blocks**: `MALLOC` and `FREE` paired per process by `allocation_id` (same id, same
 //!   block), else by pool and address in time order. A `FREE` whose `Device Id` is `N/A` (HAL
 //!   frees of older dumps) belongs to its block's device. The framework's pools (`PTA`,
@@ -203,6 +204,9 @@ struct Dump {
     devices: Vec<String>,
     /// Rows that could not be read.
     unreadable: u64,
+    /// Rows whose time lies far outside the bulk of the dump's (a corrupt or µs-scale cell
+    /// among ns ones): left out, so that one row cannot move the time origin by decades.
+    out_of_window: u64,
 }
 
 /// The column indices of a dump's header.
@@ -334,11 +338,26 @@ impl DumpBuilder {
     /// The dump: timestamps in ns (µs-scale ones of older dumps scaled), events in time order.
     fn finish(self) -> Dump {
         let mut dump = self.dump;
-        if dump.events.iter().all(|e| e.ts < US_BELOW) {
+        // The unit is the bulk's (the median time's), not any one row's.
+        let mut times: Vec<i64> = dump.events.iter().map(|e| e.ts).collect();
+        let mid = times.len() / 2;
+        let median = if times.is_empty() {
+            0
+        } else {
+            *times.select_nth_unstable(mid).1
+        };
+        if median < US_BELOW {
             for e in &mut dump.events {
                 e.ts = e.ts.saturating_mul(1000);
             }
         }
+        let window = super::time_window::TimeWindow::from_samples(
+            dump.events.iter().map(|e| e.ts).collect(),
+            None,
+        );
+        let before = dump.events.len();
+        dump.events.retain(|e| window.contains(e.ts));
+        dump.out_of_window = (before - dump.events.len()) as u64;
         dump.events.sort_by_key(|e| (e.ts, e.order));
         dump
     }
@@ -475,7 +494,13 @@ fn pair(dump: &Dump) -> (Vec<Block>, u64) {
                 });
             }
             Kind::Free => match open.remove(&key) {
-                Some(b) => blocks[b].free = Some(i),
+                Some(b) => {
+                    blocks[b].free = Some(i);
+                    // A MALLOC written with Device Id N/A takes its FREE's device.
+                    if blocks[b].device.is_none() {
+                        blocks[b].device = e.device;
+                    }
+                }
                 None => blocks.push(Block {
                     malloc: None,
                     free: Some(i),
@@ -513,16 +538,53 @@ fn device_name(dump: &Dump, device: Option<u32>, pool: &str) -> Option<String> {
     })
 }
 
-/// The (process, device name) of every block.
+/// The (process, device name) of every block. An allocation whose events all say `Device Id`
+/// N/A belongs to its process's device when the process has only one; else to no rank (counted
+/// by [`allocations_without_device`]).
 fn block_parts(dump: &Dump, blocks: &[Block]) -> Vec<Option<(i64, String)>> {
+    let mut only: FxHashMap<i64, Option<u32>> = FxHashMap::default();
+    for e in &dump.events {
+        if let Some(d) = e.device {
+            only.entry(e.pid)
+                .and_modify(|o| {
+                    if *o != Some(d) {
+                        *o = None;
+                    }
+                })
+                .or_insert(Some(d));
+        }
+    }
     blocks
         .iter()
         .map(|b| {
             let e = &dump.events[b.malloc.or(b.free)?];
             let pool = dump.texts.get(e.what);
-            Some((e.pid, device_name(dump, b.device, pool)?))
+            // (Free-only blocks keep no device: they are counted as such.)
+            let device = b
+                .device
+                .or_else(|| b.malloc.and_then(|_| only.get(&e.pid).copied().flatten()));
+            Some((e.pid, device_name(dump, device, pool)?))
         })
         .collect()
+}
+
+/// Allocations (of process `pid`, or of every process) that no rank can hold: their device
+/// is N/A and their process has none or several.
+fn allocations_without_device(
+    dump: &Dump,
+    blocks: &[Block],
+    parts: &[Option<(i64, String)>],
+    pid: Option<i64>,
+) -> u64 {
+    blocks
+        .iter()
+        .zip(parts)
+        .filter(|(b, p)| {
+            p.is_none()
+                && b.malloc
+                    .is_some_and(|m| pid.is_none_or(|pid| dump.events[m].pid == pid))
+        })
+        .count() as u64
 }
 
 fn open(path: &Path) -> Result<std::fs::File, String> {
@@ -544,7 +606,16 @@ impl Importer for MemScopeDumps {
             return head.starts_with(b"SQLite format 3\0");
         }
         let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
-        head.starts_with(HEADER_START)
+        if head.starts_with(HEADER_START) {
+            return true;
+        }
+        // The same columns in another order: the header names them all.
+        let Some(line) = head.split(|&b| b == b'\n').next() else {
+            return false;
+        };
+        let line = String::from_utf8_lossy(line);
+        let cells = line.split(',').map(|c| c.trim().trim_matches('"'));
+        Columns::of(cells).is_some()
     }
 
     fn ranks(&self, path: &Path, notes: &mut Vec<Message>) -> Vec<RankInfo> {
@@ -557,12 +628,19 @@ impl Importer for MemScopeDumps {
             }
         };
         let (blocks, _) = pair(&dump);
-        let mut parts: Vec<(i64, String)> =
-            block_parts(&dump, &blocks).into_iter().flatten().collect();
+        let all_parts = block_parts(&dump, &blocks);
+        let without_device = allocations_without_device(&dump, &blocks, &all_parts, None);
+        let mut parts: Vec<(i64, String)> = all_parts.into_iter().flatten().collect();
         parts.sort_unstable();
         parts.dedup();
         if parts.is_empty() {
-            notes.push(Message::MemScopeWithoutMemory { path: shown });
+            notes.push(if without_device > 0 {
+                Message::AllocationsWithoutDevice {
+                    count: without_device,
+                }
+            } else {
+                Message::MemScopeWithoutMemory { path: shown }
+            });
             return Vec::new();
         }
         let processes = {
@@ -645,6 +723,12 @@ fn build_rank(info: &RankInfo, dump: &Dump, pid: i64, dev: &str, shown: &str) ->
             count: dump.unreadable,
         });
     }
+    if dump.out_of_window > 0 {
+        data.report.warn(Message::EventsOutOfWindow {
+            path: shown.to_string(),
+            count: dump.out_of_window,
+        });
+    }
     let (blocks, over_held) = pair(dump);
     let parts = block_parts(dump, &blocks);
     // Free-only blocks of this process that name no device: no rank can hold them.
@@ -658,6 +742,11 @@ fn build_rank(info: &RankInfo, dump: &Dump, pid: i64, dev: &str, shown: &str) ->
     if deviceless > 0 {
         data.report
             .warn(Message::FreesWithoutDevice { count: deviceless });
+    }
+    let unplaced = allocations_without_device(dump, &blocks, &parts, Some(pid));
+    if unplaced > 0 {
+        data.report
+            .warn(Message::AllocationsWithoutDevice { count: unplaced });
     }
     let mine: Vec<Block> = blocks
         .iter()
@@ -1015,6 +1104,11 @@ pub struct OomDetail {
 /// The `OOM_DETAIL` rows of the dump at `path` (CSV or SQLite), in file order: each trigger
 /// followed by the records msMemScope listed for it.
 pub fn oom_details(path: &Path, control: &LoadControl) -> Result<Vec<OomDetail>, String> {
+    // Most dumps have no OOM rows: a byte search (no parsing, one block in memory) says so
+    // before the dump is read whole. A DB is queried as it is.
+    if !is_db(path) && !mentions(path, b"OOM_DETAIL")? {
+        return Ok(Vec::new());
+    }
     let dump = read_path(path, control)?;
     let mut rows: Vec<&Event> = dump
         .events
@@ -1051,6 +1145,31 @@ pub fn oom_details(path: &Path, control: &LoadControl) -> Result<Vec<OomDetail>,
                 .collect(),
         })
         .collect())
+}
+
+/// Whether the file at `path` holds `needle`, read in blocks (a regular file only).
+fn mentions(path: &Path, needle: &[u8]) -> Result<bool, String> {
+    let mut file = open(path)?;
+    let finder = memchr::memmem::Finder::new(needle);
+    let mut buf = vec![0u8; 1 << 20];
+    let keep = needle.len().saturating_sub(1);
+    let mut filled = 0;
+    loop {
+        let n = file
+            .read(&mut buf[filled..])
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        if n == 0 {
+            return Ok(false);
+        }
+        filled += n;
+        if finder.find(&buf[..filled]).is_some() {
+            return Ok(true);
+        }
+        // Keep the tail a needle could straddle.
+        let tail = filled.saturating_sub(keep);
+        buf.copy_within(tail..filled, 0);
+        filled -= tail;
+    }
 }
 
 /// The rows' own Python stacks (their MALLOC's `Call Stack(Python)`), over what the ops gave.
@@ -1164,5 +1283,14 @@ mod tests {
             b"\xef\xbb\xbfID,Event,Event Type,Name,Timestamp(ns),Process Id"
         ));
         assert!(!m.recognises(Path::new("x.csv"), b"Name,Size(KB)"));
+        // Issue 41 item 17: the same columns in another order.
+        assert!(m.recognises(
+            Path::new("x.csv"),
+            b"Event,ID,Name,Event Type,Process Id,Thread Id,Device Id,Timestamp(ns),Ptr,Attr\r\n1,"
+        ));
+        assert!(!m.recognises(
+            Path::new("x.csv"),
+            b"Event,ID,Name,Event Type,Process Id,Thread Id,Timestamp(ns),Ptr,Attr\n"
+        ));
     }
 }

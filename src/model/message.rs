@@ -239,6 +239,43 @@ pub enum Message {
         /// How many.
         count: u64,
     },
+    /// Events whose time lies far outside the bulk of the file's: left out.
+    EventsOutOfWindow {
+        /// The file.
+        path: String,
+        /// How many.
+        count: u64,
+    },
+    /// A memUsageInfo file larger than any real one: only its start was read.
+    UsageFileCut {
+        /// The file.
+        path: String,
+        /// How much was read, MiB.
+        mib: u64,
+    },
+    /// A memUsageInfo file without its header: read by position.
+    UsageFileWithoutHeader {
+        /// The file.
+        path: String,
+    },
+    /// memUsageInfo rows that are not a name and two sizes.
+    UsageRowsSkipped {
+        /// The file.
+        path: String,
+        /// How many.
+        count: u64,
+    },
+    /// A memUsageInfo file that could not be read.
+    UsageFileUnreadable {
+        /// Why (the file named in it).
+        cause: String,
+    },
+    /// msMemScope allocations whose `Device Id` is N/A in a process of no single device (and
+    /// whose free names none): no rank can hold them.
+    AllocationsWithoutDevice {
+        /// How many.
+        count: u64,
+    },
     /// Allocations at an address still held: the earlier block's free was not recorded, so it
     /// is shown as never freed.
     AllocationsOverHeldAddress {
@@ -435,6 +472,49 @@ impl fmt::Display for Message {
                     f,
                     "{count} {frees} of this process name no device (Device Id N/A) and no \
                      allocation: they belong to no rank and are not shown"
+                )
+            }
+            Message::EventsOutOfWindow { path, count } => {
+                let events = if *count == 1 {
+                    "event's time lies"
+                } else {
+                    "events' times lie"
+                };
+                write!(
+                    f,
+                    "{path}: {count} {events} more than a week from the rest of the file \
+                     (a corrupt or µs-scale cell?); left out"
+                )
+            }
+            Message::UsageFileCut { path, mib } => write!(
+                f,
+                "{path}: larger than any memUsageInfo file; only its first {mib} MiB were read"
+            ),
+            Message::UsageFileWithoutHeader { path } => write!(
+                f,
+                "{path}: no header (moduleName, curMemSize(MB), memPeakSize(MB)); read by position"
+            ),
+            Message::UsageRowsSkipped { path, count } => {
+                let rows = if *count == 1 { "row" } else { "rows" };
+                write!(
+                    f,
+                    "{path}: {count} {rows} of memUsageInfo could not be read (not a name and \
+                     two sizes); skipped"
+                )
+            }
+            Message::UsageFileUnreadable { cause } => {
+                write!(f, "{cause}; the memUsageInfo file was not read")
+            }
+            Message::AllocationsWithoutDevice { count } => {
+                let what = if *count == 1 {
+                    "allocation names"
+                } else {
+                    "allocations name"
+                };
+                write!(
+                    f,
+                    "{count} {what} no device (Device Id N/A) in a process of several devices or \
+                     none: they belong to no rank and are not shown"
                 )
             }
             Message::FreesWithoutAllocation { count } => {

@@ -186,6 +186,15 @@ pub enum SnapshotError {
         /// The cause.
         source: UnpickleError,
     },
+    /// Not a pickle at all (a pickle of protocol 2 or later starts with byte 0x80): what it
+    /// looks like instead.
+    #[error("{path}: not an allocator snapshot: the file is {what}, not a pickle")]
+    NotAPickle {
+        /// The file.
+        path: String,
+        /// What it looks like.
+        what: FileKind,
+    },
     /// A pickle, but not an allocator snapshot.
     #[error("{path}: not an allocator snapshot (no 'segments' or 'device_traces')")]
     NotASnapshot {
@@ -208,6 +217,61 @@ pub enum SnapshotError {
         /// Dicts in the whole pickle.
         objects: u64,
     },
+}
+
+/// What a file that is not a snapshot's pickle looks like, from its first bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// No bytes at all.
+    Empty,
+    /// gzip-compressed.
+    Gzip,
+    /// A zip archive.
+    Zip,
+    /// A SQLite database.
+    Sqlite,
+    /// JSON (an object or an array).
+    Json,
+    /// Text: a CSV or a tab-separated table.
+    Text,
+}
+
+impl std::fmt::Display for FileKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            FileKind::Empty => "empty",
+            FileKind::Gzip => "gzip-compressed (decompress it first)",
+            FileKind::Zip => "a zip archive",
+            FileKind::Sqlite => "a SQLite database",
+            FileKind::Json => "JSON",
+            FileKind::Text => "a CSV or text file",
+        })
+    }
+}
+
+/// What a file that is certainly no pickle looks like; `None` when it may be one (a pickle of
+/// protocol 2 or later starts with byte 0x80; older ones start with an opcode, which the reader
+/// names, refusing any that would run code). Text counts as a table when its first line has a
+/// comma or a tab: no pickle's first line has either before its first newline.
+pub fn not_a_pickle(bytes: &[u8]) -> Option<FileKind> {
+    let head = &bytes[..bytes.len().min(256)];
+    let first_line = head.split(|&b| b == b'\n').next().unwrap_or(head);
+    Some(match head {
+        [0x80, ..] => return None,
+        [] => FileKind::Empty,
+        [0x1f, 0x8b, ..] => FileKind::Gzip,
+        [b'P', b'K', 3, 4, ..] => FileKind::Zip,
+        _ if head.starts_with(b"SQLite format 3") => FileKind::Sqlite,
+        [b'{' | b'[', ..] => FileKind::Json,
+        _ if first_line.iter().any(|&b| b == b',' || b == b'\t')
+            && first_line
+                .iter()
+                .all(|b| b.is_ascii_graphic() || b.is_ascii_whitespace() || *b >= 0x80) =>
+        {
+            FileKind::Text
+        }
+        _ => return None,
+    })
 }
 
 /// References beyond the pickle's own dicts that a snapshot may make before it is refused as
@@ -241,6 +305,12 @@ impl AllocatorSnapshot {
             path: shown(),
             source,
         })?;
+        if let Some(what) = not_a_pickle(&bytes) {
+            return Err(SnapshotError::NotAPickle {
+                path: shown(),
+                what,
+            });
+        }
         let p = unpickle(&bytes).map_err(|source| SnapshotError::Pickle {
             path: shown(),
             source,

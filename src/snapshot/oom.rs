@@ -111,8 +111,18 @@ fn usage_file_device(name: &str) -> Option<i64> {
         .then(|| n.parse().ok())?
 }
 
-/// The memUsageInfo files in `dir` (the snapshot's folder), newest per device: (device, path).
-pub fn usage_files(dir: &Path) -> Vec<(i64, PathBuf)> {
+/// The time in a bundle file's name: its last run of 8 or more digits
+/// (`oom_snapshot_4242_20261125101600.pickle`, `device_0_memUsageInfo_20261125101600.csv`).
+fn name_time(name: &str) -> Option<u64> {
+    name.split(|c: char| !c.is_ascii_digit())
+        .rfind(|d| d.len() >= 8)
+        .and_then(|d| d.parse().ok())
+}
+
+/// The memUsageInfo files in `dir` (the snapshot's folder), one per device: (device, path).
+/// With `near` (the snapshot's own time, from its name), each device's file whose time is
+/// closest to it, so that two OOM bundles in one folder do not mix; else the newest.
+pub fn usage_files(dir: &Path, near: Option<u64>) -> Vec<(i64, PathBuf)> {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
@@ -123,66 +133,184 @@ pub fn usage_files(dir: &Path) -> Vec<(i64, PathBuf)> {
             Some((usage_file_device(&name)?, name, e.path()))
         })
         .collect();
-    // Names end in the time: the last per device is the newest.
     files.sort();
-    let mut out: Vec<(i64, PathBuf)> = Vec::new();
-    for (d, _, p) in files {
+    let distance = |name: &str| match (near, name_time(name)) {
+        (Some(n), Some(t)) => n.abs_diff(t),
+        (Some(_), None) => u64::MAX,
+        // No time to match: the last name (names end in the time) is the newest.
+        (None, _) => 0,
+    };
+    let mut out: Vec<(i64, PathBuf, u64)> = Vec::new();
+    for (d, name, p) in files {
+        let dist = distance(&name);
         match out.last_mut() {
-            Some(last) if last.0 == d => last.1 = p,
-            _ => out.push((d, p)),
+            Some(last) if last.0 == d => {
+                if dist <= last.2 {
+                    *last = (d, p, dist);
+                }
+            }
+            _ => out.push((d, p, dist)),
+        }
+    }
+    out.into_iter().map(|(d, p, _)| (d, p)).collect()
+}
+
+/// The most of a memUsageInfo file read: a few dozen rows; past a MiB it is no such file.
+const USAGE_MAX_BYTES: u64 = 1 << 20;
+
+/// The modules of a memUsageInfo file, largest current size first, and what was not read.
+/// Columns are found by header name (`moduleName`, `curMemSize(MB)`, `memPeakSize(MB)`), so
+/// their order does not matter; a file without a header is read by position and says so. Rows
+/// whose sizes are not numbers are skipped and counted; a file past a MiB is cut and says so.
+pub fn read_usage(
+    device: i64,
+    path: &Path,
+) -> Result<(Vec<ModuleUsage>, Vec<crate::model::Message>), String> {
+    use crate::model::Message;
+    let shown = path.display().to_string();
+    let file = crate::ingest::safe_fs::open_regular(path).map_err(|e| format!("{shown}: {e}"))?;
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(file, USAGE_MAX_BYTES + 1),
+        &mut bytes,
+    )
+    .map_err(|e| format!("{shown}: {e}"))?;
+    let mut notes = Vec::new();
+    if bytes.len() as u64 > USAGE_MAX_BYTES {
+        bytes.truncate(USAGE_MAX_BYTES as usize);
+        notes.push(Message::UsageFileCut {
+            path: shown.clone(),
+            mib: USAGE_MAX_BYTES >> 20,
+        });
+    }
+    let mut rd = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(bytes.as_slice());
+    let mut records = rd.records();
+    let first = match records.next() {
+        Some(Ok(r)) => r,
+        Some(Err(e)) => return Err(format!("{shown}: {e}")),
+        None => return Ok((Vec::new(), notes)),
+    };
+    let find = |rec: &csv::StringRecord, name: &str| {
+        rec.iter().position(|c| {
+            let c = c.trim().trim_start_matches('\u{feff}');
+            c.eq_ignore_ascii_case(name)
+                || c.to_ascii_lowercase()
+                    .starts_with(&format!("{}(", name.to_ascii_lowercase()))
+        })
+    };
+    let (columns, header) = match find(&first, "moduleName") {
+        Some(name) => {
+            let need =
+                |col: &str| find(&first, col).ok_or_else(|| format!("{shown}: no {col} column"));
+            ((name, need("curMemSize")?, need("memPeakSize")?), true)
+        }
+        None => {
+            notes.push(Message::UsageFileWithoutHeader {
+                path: shown.clone(),
+            });
+            ((0, 1, 2), false)
+        }
+    };
+    let mut out = Vec::new();
+    let mut skipped = 0u64;
+    let rows = (!header).then_some(Ok(first)).into_iter().chain(records);
+    for rec in rows {
+        let Ok(rec) = rec else {
+            skipped += 1;
+            continue;
+        };
+        let num = |i: usize| rec.get(i).and_then(|v| v.trim().parse::<f64>().ok());
+        match (rec.get(columns.0), num(columns.1), num(columns.2)) {
+            (Some(name), Some(cur), Some(peak)) if !name.trim().is_empty() => {
+                out.push(ModuleUsage {
+                    device,
+                    module: name.trim().to_string(),
+                    current_mb: cur,
+                    peak_mb: peak,
+                });
+            }
+            _ if rec.iter().all(|c| c.trim().is_empty()) => {}
+            _ => skipped += 1,
+        }
+    }
+    if skipped > 0 {
+        notes.push(Message::UsageRowsSkipped {
+            path: shown,
+            count: skipped,
+        });
+    }
+    out.sort_by(|a, b| b.current_mb.total_cmp(&a.current_mb));
+    Ok((out, notes))
+}
+
+/// The memUsageInfo rows of the bundle of the snapshot at `pickle`, and what was not read.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct UsageBeside {
+    /// Every module row, by device.
+    pub modules: Vec<ModuleUsage>,
+    /// Files cut, without a header, rows skipped, files that could not be read.
+    pub notes: Vec<crate::model::Message>,
+}
+
+/// The memUsageInfo rows beside the snapshot at `pickle`: each device's file of the same time
+/// as the snapshot (by their names), else the newest.
+pub fn usage_beside(pickle: &Path) -> UsageBeside {
+    let dir = pickle.parent().unwrap_or(Path::new("."));
+    let near = pickle
+        .file_name()
+        .and_then(|n| name_time(&n.to_string_lossy()));
+    let mut out = UsageBeside::default();
+    for (d, p) in usage_files(dir, near) {
+        match read_usage(d, &p) {
+            Ok((rows, notes)) => {
+                out.modules.extend(rows);
+                out.notes.extend(notes);
+            }
+            Err(cause) => out
+                .notes
+                .push(crate::model::Message::UsageFileUnreadable { cause }),
         }
     }
     out
 }
 
-/// The rows of a memUsageInfo file, largest current size first; rows that are not
-/// `name,number,number` are skipped. Read as every CSV is: a regular file, bounded.
-pub fn read_usage(device: i64, path: &Path) -> Result<Vec<ModuleUsage>, String> {
-    let file = crate::ingest::safe_fs::open_regular(path)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    // A memUsageInfo file is a few dozen rows; more than a MiB is not one.
-    let mut rd = csv::ReaderBuilder::new()
-        .flexible(true)
-        .from_reader(std::io::Read::take(file, 1 << 20));
-    let mut out = Vec::new();
-    for rec in rd.records() {
-        let Ok(rec) = rec else { continue };
-        let num = |i: usize| rec.get(i).and_then(|v| v.trim().parse::<f64>().ok());
-        let (Some(name), Some(cur), Some(peak)) = (rec.get(0), num(1), num(2)) else {
-            continue;
-        };
-        out.push(ModuleUsage {
-            device,
-            module: name.trim().to_string(),
-            current_mb: cur,
-            peak_mb: peak,
-        });
-    }
-    out.sort_by(|a, b| b.current_mb.total_cmp(&a.current_mb));
-    Ok(out)
-}
-
-/// Every memUsageInfo row beside the snapshot at `pickle`.
-pub fn usage_beside(pickle: &Path) -> Vec<ModuleUsage> {
-    let dir = pickle.parent().unwrap_or(Path::new("."));
-    usage_files(dir)
-        .into_iter()
-        .flat_map(|(d, p)| read_usage(d, &p).unwrap_or_default())
-        .collect()
-}
-
-/// The `OOM_DETAIL` rows of the msMemScope dumps beside an OOM snapshot (`memscope_dump_*.csv`
-/// or `.db` in its folder or up to three folders below, as msMemScope's
-/// `msmemscope_*/device_*/dump/` layout puts them): (the dump, relative to the folder, and its
-/// rows) for each dump that has any. A dump that cannot be read is left out.
+/// The `OOM_DETAIL` rows of the msMemScope dumps beside an OOM snapshot: (the dump, relative to
+/// the folder, and its rows) for each dump that has any. Only where a bundle's dumps belong are
+/// looked at: `memscope_dump_*.csv` or `.db` in the snapshot's folder, or in msMemScope's own
+/// layout below it (`msmemscope_*/device_*/dump/`); an unrelated dump elsewhere is not read. A
+/// dump without `OOM_DETAIL` rows is found so by a byte search, not parsed; one that cannot be
+/// read is left out.
 pub fn memscope_oom_beside(
     pickle: &Path,
 ) -> Vec<(String, Vec<crate::ingest::msmemscope::OomDetail>)> {
     let dir = pickle.parent().unwrap_or(Path::new("."));
-    let dumps = crate::ingest::safe_fs::files_under(dir, 3, &|name| {
+    let is_dump = |name: &str| {
         let name = name.to_ascii_lowercase();
         name.starts_with("memscope_dump_") && (name.ends_with(".csv") || name.ends_with(".db"))
-    });
+    };
+    let dumps: Vec<PathBuf> = crate::ingest::safe_fs::files_under(dir, 3, &is_dump)
+        .into_iter()
+        .filter(|p| {
+            let rel: Vec<String> = p
+                .strip_prefix(dir)
+                .unwrap_or(p)
+                .iter()
+                .map(|c| c.to_string_lossy().to_ascii_lowercase())
+                .collect();
+            match rel.as_slice() {
+                [_file] => true,
+                [run, device, dump, _file] => {
+                    run.starts_with("msmemscope_")
+                        && device.starts_with("device_")
+                        && dump == "dump"
+                }
+                _ => false,
+            }
+        })
+        .collect();
     let control = crate::ingest::LoadControl::new();
     dumps
         .into_iter()
@@ -276,9 +404,107 @@ mod tests {
         ] {
             std::fs::write(tmp.path().join(name), body).unwrap();
         }
-        let rows = usage_beside(&tmp.path().join("oom_snapshot_1_20261125101600.pickle"));
+        let read = usage_beside(&tmp.path().join("oom_snapshot_1_20261125101600.pickle"));
+        let rows = &read.modules;
         let names: Vec<&str> = rows.iter().map(|r| r.module.as_str()).collect();
-        assert_eq!(names, ["HCCL", "RUNTIME"], "the newest file, largest first");
+        assert_eq!(
+            names,
+            ["HCCL", "RUNTIME"],
+            "the file of its time, largest first"
+        );
         assert_eq!((rows[1].current_mb, rows[1].peak_mb), (12.5, 40.0));
+        assert_eq!(
+            read.notes
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>(),
+            [format!(
+                "{}: 1 row of memUsageInfo could not be read (not a name and two sizes); skipped",
+                tmp.path()
+                    .join("device_0_memUsageInfo_20261125101600.csv")
+                    .display()
+            )],
+            "the bad row is counted"
+        );
+        // Issue 41 item 9: the older snapshot of the folder gets the older file's modules.
+        let older = usage_beside(&tmp.path().join("oom_snapshot_1_20261125101500.pickle"));
+        let names: Vec<&str> = older.modules.iter().map(|r| r.module.as_str()).collect();
+        assert_eq!(names, ["OLD"]);
+    }
+
+    /// Issue 41 item 12: columns by header name, a headerless file by position with a note,
+    /// a file past a MiB cut with a note.
+    #[test]
+    fn usage_columns_are_read_by_name_and_losses_are_said() {
+        let tmp = tempfile::tempdir().unwrap();
+        let write = |name: &str, body: &str| {
+            let p = tmp.path().join(name);
+            std::fs::write(&p, body).unwrap();
+            p
+        };
+        let swapped = write(
+            "device_0_memUsageInfo_1.csv",
+            "memPeakSize(MB),moduleName,curMemSize(MB)\n900.5,RUNTIME,812.25\n",
+        );
+        let (rows, notes) = read_usage(0, &swapped).unwrap();
+        assert_eq!(
+            (rows[0].module.as_str(), rows[0].current_mb, rows[0].peak_mb),
+            ("RUNTIME", 812.25, 900.5)
+        );
+        assert!(notes.is_empty(), "{notes:?}");
+        let headless = write(
+            "device_1_memUsageInfo_1.csv",
+            "HCCL,1536,1536\nGE,64,128.75\n",
+        );
+        let (rows, notes) = read_usage(1, &headless).unwrap();
+        assert_eq!(rows.len(), 2, "the first (largest) module is kept");
+        assert_eq!(rows[0].module, "HCCL");
+        assert!(matches!(
+            notes.as_slice(),
+            [crate::model::Message::UsageFileWithoutHeader { .. }]
+        ));
+        let mut big = String::from("moduleName,curMemSize(MB),memPeakSize(MB)\n");
+        while big.len() <= (USAGE_MAX_BYTES as usize) + 10 {
+            big.push_str("M,1,1\n");
+        }
+        let cut = write("device_2_memUsageInfo_1.csv", &big);
+        let (_, notes) = read_usage(2, &cut).unwrap();
+        assert!(
+            notes
+                .iter()
+                .any(|n| matches!(n, crate::model::Message::UsageFileCut { .. })),
+            "{notes:?}"
+        );
+    }
+
+    /// Issue 41 item 7: only the bundle's own dumps are read (beside the snapshot, or in
+    /// msMemScope's `msmemscope_*/device_*/dump/` layout), and a dump without OOM rows is not
+    /// parsed: an unrelated dump elsewhere below the folder, even one with OOM rows, is left
+    /// alone.
+    #[test]
+    fn only_the_bundles_dumps_are_read_for_oom_rows() {
+        let tmp = tempfile::tempdir().unwrap();
+        let header = "ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)\n";
+        let oom = "1,OOM_DETAIL,OOM_TRIGGER,OOM_Trigger,1764753084425691000,7,7,0,N/A,\"{func:halMemAlloc,req_size:1073741824,ret:7}\",,\n";
+        let plain = "1,MALLOC,PTA,N/A,1764753084425691000,7,7,0,0x10,\"{allocation_id:1,addr:0x10,size:64}\",,\n";
+        let put = |rel: &str, body: &str| {
+            let p = tmp.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, format!("{header}{body}")).unwrap();
+        };
+        put(
+            "msmemscope_7_1_ascend/device_0/dump/memscope_dump_1.csv",
+            oom,
+        );
+        put("memscope_dump_2.csv", plain);
+        put("other/run/x/memscope_dump_3.csv", oom);
+        put("a/b/memscope_dump_4.csv", oom);
+        let found = memscope_oom_beside(&tmp.path().join("oom_snapshot.pickle"));
+        let files: Vec<String> = found.iter().map(|(f, _)| f.replace('\\', "/")).collect();
+        assert_eq!(
+            files,
+            ["msmemscope_7_1_ascend/device_0/dump/memscope_dump_1.csv"]
+        );
+        assert_eq!(found[0].1.len(), 1);
     }
 }

@@ -62,6 +62,12 @@ fn zh_snapshot_error(p: &crate::ui::panes::snapshot::SnapshotProblem) -> String 
                     source.at
                 )
             }
+            SnapshotError::NotAPickle { path, what } => {
+                format!(
+                    "{path}：不是内存快照：该文件是{}，不是 pickle",
+                    zh_file_kind(*what)
+                )
+            }
             SnapshotError::Repeated {
                 path,
                 built,
@@ -74,6 +80,19 @@ fn zh_snapshot_error(p: &crate::ui::panes::snapshot::SnapshotProblem) -> String 
             }
         },
         crate::ui::panes::snapshot::SnapshotProblem::Task(e) => format!("读取时出错：{e}"),
+    }
+}
+
+/// What a file that is not a pickle looks like, in Chinese.
+fn zh_file_kind(what: crate::snapshot::model::FileKind) -> &'static str {
+    use crate::snapshot::model::FileKind;
+    match what {
+        FileKind::Empty => "空文件",
+        FileKind::Gzip => " gzip 压缩文件（请先解压）",
+        FileKind::Zip => " zip 压缩包",
+        FileKind::Sqlite => " SQLite 数据库",
+        FileKind::Json => " JSON 文件",
+        FileKind::Text => " CSV 或文本文件",
     }
 }
 
@@ -1751,6 +1770,24 @@ pub static ZH: Tr = Tr {
         }
         Message::FreesWithoutDevice { count } => format!(
             "本进程有 {count} 次释放既无设备（Device Id 为 N/A）也无对应的分配：不属于任何 rank，未显示"
+        ),
+        Message::EventsOutOfWindow { path, count } => format!(
+            "{path}：有 {count} 个事件的时间与文件中其余事件相差一周以上（数值损坏或为微秒？）；已略去"
+        ),
+        Message::UsageFileCut { path, mib } => {
+            format!("{path}：大于任何 memUsageInfo 文件；只读取了前 {mib} MiB")
+        }
+        Message::UsageFileWithoutHeader { path } => format!(
+            "{path}：没有表头（moduleName、curMemSize(MB)、memPeakSize(MB)）；按列的位置读取"
+        ),
+        Message::UsageRowsSkipped { path, count } => {
+            format!("{path}：memUsageInfo 中有 {count} 行无法读取（不是名称加两个大小）；已跳过")
+        }
+        Message::UsageFileUnreadable { cause } => {
+            format!("{}；未读取该 memUsageInfo 文件", zh_cause(cause))
+        }
+        Message::AllocationsWithoutDevice { count } => format!(
+            "有 {count} 次分配没有设备（Device Id 为 N/A），且所属进程没有唯一的设备：不属于任何 rank，未显示"
         ),
         Message::FreesWithoutAllocation { count } => {
             format!("有 {count} 次释放的内存块在采集开始前已分配（这些行的大小为负数）")

@@ -274,3 +274,33 @@ fn a_pickle_repeating_its_blocks_by_reference_is_refused_not_expanded() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("repeats them by reference"), "{stderr}");
 }
+
+/// Issue 41 item 17: `snapshot` given a CSV said "pickle byte 0: unsupported opcode 0x6d"; it
+/// now says what the file is.
+#[test]
+fn snapshot_given_another_kind_of_file_says_what_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, bytes, what) in [
+        (
+            "memory_record.csv",
+            &b"Component,Timestamp(us)\n"[..],
+            "a CSV or text file",
+        ),
+        ("x.db", &b"SQLite format 3\0rest"[..], "a SQLite database"),
+        ("x.json", &b"{\"traceEvents\": []}"[..], "JSON"),
+        ("x.pickle.gz", &[0x1f, 0x8b, 8, 0][..], "gzip-compressed"),
+    ] {
+        let file = dir.path().join(name);
+        std::fs::write(&file, bytes).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_memsight"))
+            .args(["snapshot", file.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(&format!("the file is {what}")) && stderr.contains("not a pickle"),
+            "{name}: {stderr}"
+        );
+    }
+}

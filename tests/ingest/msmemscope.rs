@@ -801,3 +801,81 @@ fn mstx_step_ranges_are_steps() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("\"msmemscope\""), "{out}");
 }
+
+/// Issue 41 item 6: MALLOCs written with Device Id N/A were dropped silently, and when every
+/// MALLOC was N/A the dump was said to have no MALLOC or FREE events. Now such a block takes its
+/// FREE's device, else its process's only device; one that still has none is counted in a note.
+#[test]
+fn allocations_without_a_device_are_placed_or_counted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let header = "ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)\n";
+    // Process 7 (one device, 0): a MALLOC N/A freed on device 0, and one never freed.
+    let one = "1,MALLOC,PTA,N/A,1764753084425691000,7,7,N/A,0x10,\"{allocation_id:1,addr:0x10,size:64}\",,\n\
+               2,FREE,PTA,N/A,1764753084425692000,7,7,0,0x10,\"{allocation_id:1,addr:0x10,size:64}\",,\n\
+               3,MALLOC,PTA,N/A,1764753084425693000,7,7,N/A,0x20,\"{allocation_id:2,addr:0x20,size:128}\",,\n";
+    let path = tmp.path().join("memscope_dump_1.csv");
+    std::fs::write(&path, format!("{header}{one}")).unwrap();
+    let profile = discover(tmp.path()).unwrap();
+    assert_eq!(profile.ranks.len(), 1, "{:?}", profile.notes);
+    let data = load_rank(&profile.ranks[0], &Default::default()).unwrap();
+    // Both MALLOC rows of the raw file are blocks of that rank.
+    let mallocs = rows(&path)
+        .iter()
+        .filter(|r| r["Event"] == "MALLOC")
+        .count();
+    assert_eq!(data.operators.len(), mallocs);
+    // Every MALLOC N/A, in a process with no device at all: no rank, and the note says why
+    // (not "no MALLOC or FREE events").
+    let tmp2 = tempfile::tempdir().unwrap();
+    let none = "1,MALLOC,PTA,N/A,1764753084425691000,9,9,N/A,0x10,\"{allocation_id:1,addr:0x10,size:64}\",,\n\
+                2,MALLOC,PTA,N/A,1764753084425692000,9,9,N/A,0x20,\"{allocation_id:2,addr:0x20,size:64}\",,\n";
+    std::fs::write(
+        tmp2.path().join("memscope_dump_2.csv"),
+        format!("{header}{none}"),
+    )
+    .unwrap();
+    let notes: Vec<String> = match discover(tmp2.path()) {
+        Ok(p) => p.notes.iter().map(ToString::to_string).collect(),
+        Err(e) => vec![e.to_string()],
+    };
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("2 allocations name no device")),
+        "{notes:?}"
+    );
+    assert!(
+        !notes.iter().any(|n| n.contains("without MALLOC or FREE")),
+        "{notes:?}"
+    );
+}
+
+/// Issue 41 item 11: one µs-scale timestamp among ns ones moved the time origin to 1970 with no
+/// warning. The row is left out and counted; the origin is the bulk's earliest time.
+#[test]
+fn one_microsecond_time_among_nanoseconds_does_not_move_the_origin() {
+    let tmp = tempfile::tempdir().unwrap();
+    let header = "ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)\n";
+    let body = "1,MALLOC,PTA,N/A,1764753084425691000,7,7,0,0x10,\"{allocation_id:1,addr:0x10,size:64}\",,\n\
+                2,MALLOC,PTA,N/A,1764753084425691,7,7,0,0x20,\"{allocation_id:2,addr:0x20,size:64}\",,\n\
+                3,FREE,PTA,N/A,1764753084425692000,7,7,0,0x10,\"{allocation_id:1,addr:0x10,size:64}\",,\n";
+    let path = tmp.path().join("memscope_dump_3.csv");
+    std::fs::write(&path, format!("{header}{body}")).unwrap();
+    let profile = discover(tmp.path()).unwrap();
+    let data = load_rank(&profile.ranks[0], &Default::default()).unwrap();
+    // The earliest time of the ns rows, from the raw file.
+    let earliest = rows(&path)
+        .iter()
+        .map(ts)
+        .filter(|&t| t > 100_000_000_000_000_000)
+        .min()
+        .unwrap();
+    assert_eq!(data.time_origin_ns, earliest);
+    let notes: Vec<String> = data.report.warnings.iter().map(|w| w.to_string()).collect();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("1 event's time lies more than a week")),
+        "{notes:?}"
+    );
+}

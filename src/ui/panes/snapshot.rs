@@ -87,7 +87,7 @@ pub enum SnapshotProblem {
 type Read = (
     AllocatorSnapshot,
     Vec<OomReport>,
-    Vec<ModuleUsage>,
+    crate::snapshot::oom::UsageBeside,
     MemScopeOom,
 );
 
@@ -107,6 +107,8 @@ pub struct SnapshotView {
     pub oom: Vec<OomReport>,
     /// The CANN modules' memory at the OOM (`device_*_memUsageInfo_*.csv` beside it).
     pub modules: Vec<ModuleUsage>,
+    /// What of those files could not be read (a cut file, skipped rows, no header).
+    pub module_notes: Vec<crate::model::Message>,
     /// msMemScope's account of the OOM (a dump with `OOM_DETAIL` rows beside it).
     pub memscope: MemScopeOom,
     /// The device shown.
@@ -140,6 +142,7 @@ impl SnapshotView {
             error: None,
             oom: Vec::new(),
             modules: Vec::new(),
+            module_notes: Vec::new(),
             memscope: Vec::new(),
             device: 0,
             event: None,
@@ -189,7 +192,8 @@ impl SnapshotView {
             .unwrap_or(0);
         self.snap = Some(Arc::new(snap));
         self.oom = oom;
-        self.modules = modules;
+        self.modules = modules.modules;
+        self.module_notes = modules.notes;
         self.memscope = memscope;
     }
 
@@ -375,6 +379,9 @@ impl SnapshotView {
             .collect();
         if !modules.is_empty() {
             module_table(ui, t, shown.device, &modules);
+        }
+        for n in &self.module_notes {
+            ui.colored_label(ui.visuals().warn_fg_color, (t.message)(n));
         }
         for (file, rows) in &self.memscope {
             memscope_table(ui, t, file, rows);
