@@ -24,7 +24,8 @@
 //!   ([`analysis::cluster`]); [`analysis::RankView`] holds what was computed for one loaded
 //!   rank.
 //! - [`export`]: text out: the `inspect` summary (readable and JSON), TSV and CSV of table rows,
-//!   and the cluster summary file of `memsight summarize` (`export::cluster_db`).
+//!   the cluster summary file of `memsight summarize` (`export::cluster_db`), and the temporary
+//!   files a terminated `summarize` removes (`export::pending_files`).
 //! - [`cli`]: the headless subcommands (`inspect`, `curve`, `table`, `live`, `steps`, `stacks`,
 //!   `roles`, `compare`, `snapshot`, `summarize`), each with `--source` for ranks that have a DB
 //!   and CSV files.
