@@ -714,7 +714,7 @@ pub struct Tr {
 }
 
 /// One line on what a curve of the Overall view means (from the torch_npu and CANN docs in
-/// `../shared/reference/vendor/`), by its legend name.
+/// vendors' documentation of these files), by its legend name.
 /// The English noun for a count written as text (`1` takes the singular; `1,024`, `0` and `2`
 /// the plural).
 fn noun(n: &str, one: &'static str, many: &'static str) -> &'static str {
