@@ -713,8 +713,8 @@ pub struct Tr {
     pub snapshot_computing: &'static str,
 }
 
-/// One line on what a curve of the Overall view means (from the torch_npu and CANN docs in
-/// vendors' documentation of these files), by its legend name.
+/// One line on what a curve of the Overall view means (from torch_npu's and CANN's documentation
+/// of these files), by its legend name.
 /// The English noun for a count written as text (`1` takes the singular; `1,024`, `0` and `2`
 /// the plural).
 fn noun(n: &str, one: &'static str, many: &'static str) -> &'static str {
