@@ -16,6 +16,7 @@ mod db;
 mod db_stacks;
 mod discover;
 pub mod error;
+pub mod gzip;
 pub mod importer;
 pub mod layout;
 pub mod line_split;

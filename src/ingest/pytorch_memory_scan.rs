@@ -110,7 +110,8 @@ pub fn in_parts_of<T: Send>(
     let part = part.max(1);
     let file = super::safe_fs::open_regular(path).map_err(ScanError::Io)?;
     if gzip {
-        let reader = flate2::read::MultiGzDecoder::new(std::io::BufReader::new(file));
+        // To the end of its data when the stream breaks off after it (the load says so).
+        let reader = super::gzip::Tolerant::new(std::io::BufReader::new(file), Default::default());
         return Ok(vec![each(Box::new(reader), 0, 0..u64::MAX)?]);
     }
     let len = file.metadata().map_err(ScanError::Io)?.len();

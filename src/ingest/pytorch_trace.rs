@@ -25,7 +25,7 @@ use std::collections::BTreeSet;
 use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use rustc_hash::FxHashMap;
 
@@ -56,15 +56,24 @@ fn is_gzip(path: &Path) -> bool {
         .is_some_and(|n| n.to_string_lossy().to_ascii_lowercase().ends_with(".gz"))
 }
 
-/// The file's bytes, gunzipped as they are read when its name ends in `.gz`; never blocks on a
-/// FIFO ([`super::safe_fs::open_regular`]).
-fn open(path: &Path) -> std::io::Result<Box<dyn Read>> {
+/// The file's bytes, gunzipped as they are read when its name ends in `.gz` (to the end of its
+/// data when the stream breaks off after it: `cut` is then set); never blocks on a FIFO
+/// ([`super::safe_fs::open_regular`]).
+fn open_noting(path: &Path, cut: &Arc<AtomicBool>) -> std::io::Result<Box<dyn Read>> {
     let f = super::safe_fs::open_regular(path)?;
     Ok(if is_gzip(path) {
-        Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(f)))
+        Box::new(super::gzip::Tolerant::new(
+            BufReader::new(f),
+            Arc::clone(cut),
+        ))
     } else {
         Box::new(f)
     })
+}
+
+/// [`open_noting`] where nobody asks whether the stream was cut.
+fn open(path: &Path) -> std::io::Result<Box<dyn Read>> {
+    open_noting(path, &Default::default())
 }
 
 /// The first decoded bytes of `path` (the header: schemaVersion, distributedInfo, host_name).
@@ -477,8 +486,10 @@ impl Importer for PyTorchTraces {
             return Err(with_rank(unreadable("not a PyTorch trace rank")));
         };
         let shown = path.display().to_string();
+        let cut = Arc::new(AtomicBool::new(false));
         let read = |options: ReadOptions| -> Result<TraceExtract, LoadError> {
-            let reader = open(path).map_err(|e| with_rank(unreadable(format!("{shown}: {e}"))))?;
+            let reader = open_noting(path, &cut)
+                .map_err(|e| with_rank(unreadable(format!("{shown}: {e}"))))?;
             match read_trace_with(reader, BLOCK, control, &shown, options) {
                 Ok(x) => Ok(x),
                 Err(super::trace_view::TraceError::Cancelled) => Err(LoadError::Cancelled),
@@ -546,7 +557,12 @@ impl Importer for PyTorchTraces {
                 None
             }
         };
-        let data = build_rank(info, extract, part, &shown, curves_shown);
+        let mut data = build_rank(info, extract, part, &shown, curves_shown);
+        if cut.load(Ordering::Relaxed) {
+            data.report.warn(Message::GzipEndedEarly {
+                path: shown.clone(),
+            });
+        }
         if data.records.is_empty() && data.operators.is_empty() {
             return Err(with_rank(LoadError::NoData {
                 rank: String::new(),

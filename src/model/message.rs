@@ -239,6 +239,12 @@ pub enum Message {
         /// How many.
         count: u64,
     },
+    /// A gzip stream that ends without its trailer or with stray bytes after its data: what was
+    /// there was read.
+    GzipEndedEarly {
+        /// The file.
+        path: String,
+    },
     /// Events whose time lies far outside the bulk of the file's: left out.
     EventsOutOfWindow {
         /// The file.
@@ -474,6 +480,11 @@ impl fmt::Display for Message {
                      allocation: they belong to no rank and are not shown"
                 )
             }
+            Message::GzipEndedEarly { path } => write!(
+                f,
+                "{path}: the gzip stream ends without its trailer or with stray bytes after its \
+                 data (a copy cut short?); what was there was read"
+            ),
             Message::EventsOutOfWindow { path, count } => {
                 let events = if *count == 1 {
                     "event's time lies"

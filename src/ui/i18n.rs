@@ -1771,6 +1771,9 @@ pub static ZH: Tr = Tr {
         Message::FreesWithoutDevice { count } => format!(
             "本进程有 {count} 次释放既无设备（Device Id 为 N/A）也无对应的分配：不属于任何 rank，未显示"
         ),
+        Message::GzipEndedEarly { path } => format!(
+            "{path}：gzip 数据流缺少结尾校验或数据之后有多余字节（文件复制不完整？）；已读取其中的数据"
+        ),
         Message::EventsOutOfWindow { path, count } => format!(
             "{path}：有 {count} 个事件的时间与文件中其余事件相差一周以上（数值损坏或为微秒？）；已略去"
         ),
