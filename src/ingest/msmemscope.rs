@@ -423,9 +423,13 @@ fn read_dump_db(path: &Path, control: &LoadControl) -> Result<Dump, String> {
             Err(e) => return Err(format!("{shown}: {e}")),
         };
         for (i, c) in cells.iter_mut().enumerate() {
-            *c = row
-                .get_ref(i)
-                .map_or_else(|_| String::new(), super::db::text);
+            // A writer that stored the texts as BLOBs (the same bytes, another type) is read
+            // like one that stored TEXT (before, every event read as blank).
+            *c = match row.get_ref(i) {
+                Ok(rusqlite::types::ValueRef::Blob(b)) => String::from_utf8_lossy(b).into_owned(),
+                Ok(v) => super::db::text(v),
+                Err(_) => String::new(),
+            };
         }
         if !builder.row(|i| cells.get(i).map_or("", String::as_str), control) {
             return Err("cancelled".into());

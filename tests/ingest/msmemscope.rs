@@ -879,3 +879,90 @@ fn one_microsecond_time_among_nanoseconds_does_not_move_the_origin() {
         "{notes:?}"
     );
 }
+
+/// Issue 41 item 17: a dump DB whose cells are BLOBs (the same bytes as the CSV's texts) gave the
+/// false "no MALLOC or FREE events"; it reads like its CSV.
+#[test]
+fn a_dump_db_of_blob_cells_reads_like_text() {
+    let tmp = tempfile::tempdir().unwrap();
+    let header = [
+        "ID",
+        "Event",
+        "Event Type",
+        "Name",
+        "Timestamp(ns)",
+        "Process Id",
+        "Thread Id",
+        "Device Id",
+        "Ptr",
+        "Attr",
+        "Call Stack(Python)",
+        "Call Stack(C)",
+    ];
+    let rows = [
+        [
+            "1",
+            "MALLOC",
+            "PTA",
+            "N/A",
+            "1764753084425691000",
+            "7",
+            "7",
+            "0",
+            "0x10",
+            "{allocation_id:1,addr:0x10,size:64}",
+            "",
+            "",
+        ],
+        [
+            "2",
+            "FREE",
+            "PTA",
+            "N/A",
+            "1764753084425692000",
+            "7",
+            "7",
+            "0",
+            "0x10",
+            "{allocation_id:1,addr:0x10,size:64}",
+            "",
+            "",
+        ],
+        [
+            "3",
+            "MALLOC",
+            "PTA",
+            "N/A",
+            "1764753084425693000",
+            "7",
+            "7",
+            "0",
+            "0x20",
+            "{allocation_id:2,addr:0x20,size:128}",
+            "",
+            "",
+        ],
+    ];
+    let db_path = tmp.path().join("memscope_dump_5.db");
+    {
+        let conn = rusqlite::Connection::open(&db_path).unwrap();
+        let cols: Vec<String> = header.iter().map(|h| format!("\"{h}\" BLOB")).collect();
+        conn.execute(
+            &format!("CREATE TABLE memscope_dump ({})", cols.join(", ")),
+            [],
+        )
+        .unwrap();
+        let marks: Vec<String> = (1..=header.len()).map(|i| format!("?{i}")).collect();
+        let sql = format!("INSERT INTO memscope_dump VALUES ({})", marks.join(", "));
+        for r in &rows {
+            let blobs: Vec<Vec<u8>> = r.iter().map(|c| c.as_bytes().to_vec()).collect();
+            conn.execute(&sql, rusqlite::params_from_iter(blobs))
+                .unwrap();
+        }
+    }
+    let profile = discover(&db_path).unwrap();
+    assert_eq!(profile.ranks.len(), 1, "{:?}", profile.notes);
+    let data = load_rank(&profile.ranks[0], &Default::default()).unwrap();
+    let mallocs = rows.iter().filter(|r| r[1] == "MALLOC").count();
+    assert_eq!(data.operators.len(), mallocs);
+}
