@@ -99,15 +99,22 @@ fn file_open_db_loads_the_database_the_dialog_returns() {
 
 #[test]
 fn a_cancelled_dialog_keeps_what_is_open() {
+    // The picker says it was asked, so the test cannot pass without a dialog having run.
+    static ASKED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
     let mut app = MemsightApp::new(Some(fixtures().join("demo")), Vec::new(), None);
-    app.picker = |_| PickOutcome::Cancelled;
+    app.picker = |_| {
+        ASKED.store(true, std::sync::atomic::Ordering::SeqCst);
+        PickOutcome::Cancelled
+    };
     let mut h = harness(app);
     let before = h.state().view().map(|v| v.id());
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::O);
     h.step();
     // Until the dialog has answered (before, a fixed 20 frames: on a slow machine the answer
     // could come after them, and the test passed without having seen it).
-    common::step_until(&mut h, "the dialog's answer", |h| !h.state().dialog_open());
+    common::step_until(&mut h, "the dialog's answer", |h| {
+        ASKED.load(std::sync::atomic::Ordering::SeqCst) && !h.state().dialog_open()
+    });
     h.run();
     assert_eq!(h.state().path(), Some(&*fixtures().join("demo")));
     assert_eq!(h.state().view().map(|v| v.id()), before);
