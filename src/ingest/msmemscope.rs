@@ -350,11 +350,10 @@ impl DumpBuilder {
             for e in &mut dump.events {
                 e.ts = e.ts.saturating_mul(1000);
             }
+            times.iter_mut().for_each(|t| *t = t.saturating_mul(1000));
         }
-        let window = super::time_window::TimeWindow::from_samples(
-            dump.events.iter().map(|e| e.ts).collect(),
-            None,
-        );
+        // The window from the same times (their order no longer matters).
+        let window = super::time_window::TimeWindow::from_samples(times, None);
         let before = dump.events.len();
         dump.events.retain(|e| window.contains(e.ts));
         dump.out_of_window = (before - dump.events.len()) as u64;
