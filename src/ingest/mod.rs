@@ -8,7 +8,7 @@
 //! stage; [`error`] is the error they all return. Sources besides the Ascend exports come
 //! through [`importer`]: [`pytorch_trace`] (with [`pytorch_memory_scan`], its first look, and
 //! [`pytorch_memory_event`], the scan's reader of one event) and
-//! [`msmemscope`].
+//! [`msmemscope`]. A file of several ranks is read once for all of them ([`shared_read`]).
 
 mod chunks;
 mod csv_tables;
@@ -28,6 +28,7 @@ pub mod pytorch_memory_scan;
 pub mod pytorch_trace;
 pub mod roles;
 pub mod safe_fs;
+pub mod shared_read;
 pub mod stacks;
 mod steps;
 mod time_window;

@@ -35,11 +35,12 @@ use rustc_hash::FxHashMap;
 use super::chunks::LoadControl;
 use super::error::{LoadError, NoDataReason};
 use super::importer::Importer;
+use super::shared_read::SharedRead;
 use super::value::parse_address as address;
 use crate::model::{
     BlockTags, CallStacks, Component, DataSource, Format, HostOps, Interner, MemoryRecords,
-    Message, NO_STACK, NULL, NameId, RankData, RankInfo, StackSource, Step, StepSource, Steps,
-    TagKind,
+    Message, NO_STACK, NULL, NameId, Prefetch, RankData, RankInfo, StackSource, Step, StepSource,
+    Steps, TagKind,
 };
 
 /// The importer's name (the `source` of its ranks).
@@ -245,22 +246,43 @@ impl Columns {
     }
 }
 
+/// Which rows of a dump are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Rows {
+    /// Every event memsight reads.
+    All,
+    /// The `OOM_DETAIL` rows alone, at most [`MAX_OOM_ROWS`] (an OOM bundle's look at a dump:
+    /// its memory is the OOM rows', not the dump's).
+    Oom,
+}
+
+/// How many `OOM_DETAIL` rows are read (msMemScope writes a trigger and a few dozen records
+/// for each out-of-memory error).
+const MAX_OOM_ROWS: usize = 10_000;
+
 /// Builds a [`Dump`] row by row, whatever the rows come from.
 struct DumpBuilder {
     cols: Columns,
     dump: Dump,
     device_ids: FxHashMap<String, u32>,
     order: u32,
+    rows: Rows,
 }
 
 impl DumpBuilder {
-    fn new(cols: Columns) -> DumpBuilder {
+    fn new(cols: Columns, rows: Rows) -> DumpBuilder {
         DumpBuilder {
             cols,
             dump: Dump::default(),
             device_ids: FxHashMap::default(),
             order: 0,
+            rows,
         }
+    }
+
+    /// True once no more rows are wanted ([`Rows::Oom`] past its cap).
+    fn is_full(&self) -> bool {
+        self.rows == Rows::Oom && self.dump.events.len() >= MAX_OOM_ROWS
     }
 
     /// One row, its cells by column index; false once the load is cancelled.
@@ -283,6 +305,10 @@ impl DumpBuilder {
             ("MSTX", t) if t.eq_ignore_ascii_case("Range_end") => Kind::RangeEnd,
             _ => return true,
         };
+        let is_oom = matches!(kind, Kind::OomTrigger | Kind::OomTop | Kind::OomRecent);
+        if self.rows == Rows::Oom && !is_oom {
+            return true;
+        }
         let (Some(ts), Some(pid), Some(tid)) = (
             number(cell(cols.ts)),
             number(cell(cols.pid)),
@@ -362,8 +388,13 @@ impl DumpBuilder {
     }
 }
 
-/// Reads a dump (CSV) whole; `name` is for messages.
-fn read_dump(file: impl Read, control: &LoadControl, name: &str) -> Result<Dump, String> {
+/// Reads a dump (CSV), the `rows` asked for; `name` is for messages.
+fn read_dump(
+    file: impl Read,
+    control: &LoadControl,
+    name: &str,
+    rows: Rows,
+) -> Result<Dump, String> {
     let mut reader = csv::ReaderBuilder::new()
         .flexible(true)
         .has_headers(true)
@@ -374,9 +405,9 @@ fn read_dump(file: impl Read, control: &LoadControl, name: &str) -> Result<Dump,
         .clone();
     let cols = Columns::of(header.iter())
         .ok_or_else(|| format!("{name}: not an msMemScope dump (its header lacks columns)"))?;
-    let mut builder = DumpBuilder::new(cols);
+    let mut builder = DumpBuilder::new(cols, rows);
     let mut record = csv::StringRecord::new();
-    loop {
+    while !builder.is_full() {
         match reader.read_record(&mut record) {
             Ok(false) => break,
             Ok(true) => {}
@@ -395,7 +426,7 @@ fn read_dump(file: impl Read, control: &LoadControl, name: &str) -> Result<Dump,
 
 /// Reads a dump's SQLite form (`memscope_dump_*.db`, table `memscope_dump` with the CSV's
 /// column names; the tables Insight adds are not read), opened as every DB is: never written.
-fn read_dump_db(path: &Path, control: &LoadControl) -> Result<Dump, String> {
+fn read_dump_db(path: &Path, control: &LoadControl, rows: Rows) -> Result<Dump, String> {
     let shown = path.display();
     // A pending WAL or journal beside it is read from a private copy, as for every DB.
     let snapshot = super::db::snapshot_if_needed(path).map_err(|e| format!("{shown}: {e}"))?;
@@ -412,10 +443,10 @@ fn read_dump_db(path: &Path, control: &LoadControl) -> Result<Dump, String> {
     let cols = Columns::of(names.iter().map(String::as_str))
         .ok_or_else(|| format!("{shown}: {DB_TABLE} lacks msMemScope's columns"))?;
     let width = names.len();
-    let mut builder = DumpBuilder::new(cols);
+    let mut builder = DumpBuilder::new(cols, rows);
     let mut rows = stmt.query([]).map_err(|e| format!("{shown}: {e}"))?;
     let mut cells: Vec<String> = vec![String::new(); width];
-    loop {
+    while !builder.is_full() {
         let row = match rows.next() {
             Ok(Some(r)) => r,
             Ok(None) => break,
@@ -448,10 +479,15 @@ fn is_db(path: &Path) -> bool {
 
 /// Reads the dump at `path`, CSV or SQLite.
 fn read_path(path: &Path, control: &LoadControl) -> Result<Dump, String> {
+    read_rows(path, control, Rows::All)
+}
+
+/// Reads the `rows` asked for of the dump at `path`, CSV or SQLite.
+fn read_rows(path: &Path, control: &LoadControl, rows: Rows) -> Result<Dump, String> {
     if is_db(path) {
-        read_dump_db(path, control)
+        read_dump_db(path, control, rows)
     } else {
-        open(path).and_then(|f| read_dump(f, control, &path.display().to_string()))
+        open(path).and_then(|f| read_dump(f, control, &path.display().to_string(), rows))
     }
 }
 
@@ -514,6 +550,30 @@ fn pair(dump: &Dump) -> (Vec<Block>, u64) {
         }
     }
     (blocks, over_held)
+}
+
+/// A dump with its blocks paired and placed: what every rank of the dump is built from (made
+/// once, shared by the dump's ranks).
+struct Paired {
+    dump: Dump,
+    blocks: Vec<Block>,
+    /// MALLOCs on a key still held ([`pair`]).
+    over_held: u64,
+    /// Each block's (process, device name) ([`block_parts`]).
+    parts: Vec<Option<(i64, String)>>,
+}
+
+impl Paired {
+    fn of(dump: Dump) -> Self {
+        let (blocks, over_held) = pair(&dump);
+        let parts = block_parts(&dump, &blocks);
+        Self {
+            dump,
+            blocks,
+            over_held,
+            parts,
+        }
+    }
 }
 
 /// The framework's pools: their blocks are a device's blocks.
@@ -630,8 +690,12 @@ impl Importer for MemScopeDumps {
                 return Vec::new();
             }
         };
-        let (blocks, _) = pair(&dump);
-        let all_parts = block_parts(&dump, &blocks);
+        let Paired {
+            dump,
+            blocks,
+            parts: all_parts,
+            ..
+        } = Paired::of(dump);
         let without_device = allocations_without_device(&dump, &blocks, &all_parts, None);
         let mut parts: Vec<(i64, String)> = all_parts.into_iter().flatten().collect();
         parts.sort_unstable();
@@ -652,6 +716,8 @@ impl Importer for MemScopeDumps {
             p.len()
         };
         let dir = path.parent().map_or_else(PathBuf::new, Path::to_path_buf);
+        // A dump of many processes or devices is read once for all its ranks.
+        let shared = (parts.len() > 1).then(|| SharedRead::<Paired>::new(parts.len()));
         parts
             .into_iter()
             .map(|(pid, dev)| {
@@ -671,7 +737,9 @@ impl Importer for MemScopeDumps {
                         importer: NAME,
                         path: path.to_path_buf(),
                         part: format!("{pid}/{dev}"),
-                        prefetch: Default::default(),
+                        prefetch: shared
+                            .as_ref()
+                            .map_or_else(Prefetch::default, |s| Prefetch::new(Arc::clone(s))),
                     },
                     notes: Vec::new(),
                 }
@@ -684,7 +752,13 @@ impl Importer for MemScopeDumps {
             rank: info.rank.clone(),
             reason: NoDataReason::Other(cause),
         };
-        let DataSource::Imported { path, part, .. } = &info.source else {
+        let DataSource::Imported {
+            path,
+            part,
+            prefetch,
+            ..
+        } = &info.source
+        else {
             return Err(no_data("not an msMemScope rank".into()));
         };
         let (pid, dev) = part
@@ -692,7 +766,12 @@ impl Importer for MemScopeDumps {
             .and_then(|(p, d)| Some((p.parse::<i64>().ok()?, d.to_string())))
             .ok_or_else(|| no_data(format!("not an msMemScope rank: {part}")))?;
         let shown = path.display().to_string();
-        let dump = match read_path(path, control) {
+        let read = || read_path(path, control).map(Paired::of);
+        let dump = match prefetch.take::<Arc<SharedRead<Paired>>>() {
+            Some(shared) => shared.take_or_read(read),
+            None => read().map(Arc::new),
+        };
+        let dump = match dump {
             Ok(d) => d,
             Err(_) if control.is_cancelled() => return Err(LoadError::Cancelled),
             Err(cause) => return Err(no_data(cause)),
@@ -718,7 +797,14 @@ struct PoolState {
 }
 
 /// The rank of process `pid`, device `dev`.
-fn build_rank(info: &RankInfo, dump: &Dump, pid: i64, dev: &str, shown: &str) -> RankData {
+fn build_rank(info: &RankInfo, paired: &Paired, pid: i64, dev: &str, shown: &str) -> RankData {
+    let Paired {
+        dump,
+        blocks,
+        over_held,
+        parts,
+    } = paired;
+    let over_held = *over_held;
     let mut data = RankData::empty(info.clone());
     if dump.unreadable > 0 {
         data.report.warn(Message::TraceEventsUnreadable {
@@ -732,12 +818,10 @@ fn build_rank(info: &RankInfo, dump: &Dump, pid: i64, dev: &str, shown: &str) ->
             count: dump.out_of_window,
         });
     }
-    let (blocks, over_held) = pair(dump);
-    let parts = block_parts(dump, &blocks);
     // Free-only blocks of this process that name no device: no rank can hold them.
     let deviceless = blocks
         .iter()
-        .zip(&parts)
+        .zip(parts)
         .filter(|(b, p)| {
             p.is_none() && b.malloc.is_none() && b.free.is_some_and(|f| dump.events[f].pid == pid)
         })
@@ -746,14 +830,14 @@ fn build_rank(info: &RankInfo, dump: &Dump, pid: i64, dev: &str, shown: &str) ->
         data.report
             .warn(Message::FreesWithoutDevice { count: deviceless });
     }
-    let unplaced = allocations_without_device(dump, &blocks, &parts, Some(pid));
+    let unplaced = allocations_without_device(dump, blocks, parts, Some(pid));
     if unplaced > 0 {
         data.report
             .warn(Message::AllocationsWithoutDevice { count: unplaced });
     }
     let mine: Vec<Block> = blocks
         .iter()
-        .zip(&parts)
+        .zip(parts)
         .filter(|(_, p)| p.as_ref().is_some_and(|(p, d)| *p == pid && d == dev))
         .map(|(b, _)| *b)
         .collect();
@@ -1105,14 +1189,15 @@ pub struct OomDetail {
 }
 
 /// The `OOM_DETAIL` rows of the dump at `path` (CSV or SQLite), in file order: each trigger
-/// followed by the records msMemScope listed for it.
+/// followed by the records msMemScope listed for it. Only those rows are kept, the first
+/// [`MAX_OOM_ROWS`] of them: memory is bounded by them, not by the dump.
 pub fn oom_details(path: &Path, control: &LoadControl) -> Result<Vec<OomDetail>, String> {
     // Most dumps have no OOM rows: a byte search (no parsing, one block in memory) says so
     // before the dump is read whole. A DB is queried as it is.
     if !is_db(path) && !mentions(path, b"OOM_DETAIL")? {
         return Ok(Vec::new());
     }
-    let dump = read_path(path, control)?;
+    let dump = read_rows(path, control, Rows::Oom)?;
     let mut rows: Vec<&Event> = dump
         .events
         .iter()

@@ -26,6 +26,11 @@ use super::trace_view::{
 
 /// What the search is for: a JSON string that is exactly `[memory]` (the events' name).
 const NEEDLE: &[u8] = b"\"[memory]\"";
+/// Where a JSON string holds an escape: a `[memory]` name written with one (`"\u005bmemory]"`)
+/// is not found by [`NEEDLE`], so it makes the scan unsure ([`escaped_memory_name`]).
+const ESCAPE: &[u8] = b"\\u";
+/// The longest JSON text of the string `[memory]`: eight `\uXXXX` escapes and two quotes.
+const LONGEST_NAME: usize = 8 * 6 + 2;
 /// How far before a hit its event's `{` may be.
 const BACK: usize = 4 << 10;
 /// How long a memory event may be (real ones are about 250 bytes).
@@ -199,6 +204,9 @@ pub fn scan_stream(
     control: &LoadControl,
 ) -> Result<MemoryScan, ScanError> {
     let finder = memmem::Finder::new(NEEDLE);
+    let escapes = memmem::Finder::new(ESCAPE);
+    // Where the search for escaped names resumes in `buf`.
+    let mut escapes_from = 0usize;
     let mut out = MemoryScan::default();
     // The bytes read and not yet dropped are `buf[..len]`: blocks are read straight into the
     // room after them (no copy through a second buffer), and what is dropped from the front is
@@ -226,6 +234,24 @@ pub fn scan_stream(
         len += n;
         let last = n == 0;
         let bytes = &buf[..len];
+        // A `[memory]` name written with escapes: only the whole read can read its event.
+        while let Some(k) = escapes.find(&bytes[escapes_from..]) {
+            let at = escapes_from + k;
+            let offset = base + at as u64;
+            if offset >= range.end {
+                escapes_from = len;
+                break;
+            }
+            match escaped_memory_name(bytes, at, last) {
+                Some(escaped) => {
+                    if escaped && offset >= range.start {
+                        out.unsure += 1;
+                    }
+                    escapes_from = at + 1;
+                }
+                None => break,
+            }
+        }
         let mut past_range = false;
         while let Some(k) = finder.find(&bytes[from..]) {
             let at = from + k;
@@ -272,12 +298,34 @@ pub fn scan_stream(
         if finder.find(&bytes[from..]).is_none() {
             from = from.max(len.saturating_sub(NEEDLE.len() - 1));
         }
-        let drop = from.saturating_sub(BACK);
+        let drop = from.min(escapes_from).saturating_sub(BACK);
         buf.copy_within(drop..len, 0);
         len -= drop;
         from -= drop;
+        escapes_from -= drop;
         base += drop as u64;
     }
+}
+
+/// Whether the JSON string around the escape (`\u`) at `at` is `[memory]` spelled with escapes:
+/// every pair of quotes around it within [`LONGEST_NAME`] is decoded. `None` when the string
+/// may run past the bytes read so far (read more first).
+fn escaped_memory_name(buf: &[u8], at: usize, last: bool) -> Option<bool> {
+    if !last && at + LONGEST_NAME > buf.len() {
+        return None;
+    }
+    let lo = at.saturating_sub(LONGEST_NAME);
+    let hi = (at + LONGEST_NAME).min(buf.len());
+    let opens = memchr::memrchr_iter(b'"', &buf[lo..at]).map(|k| lo + k);
+    for open in opens {
+        let closes = memchr::memchr_iter(b'"', &buf[at..hi]).map(|k| at + k);
+        for close in closes.filter(|&c| c - open < LONGEST_NAME) {
+            if serde_json::from_slice::<String>(&buf[open..=close]).is_ok_and(|s| s == "[memory]") {
+                return Some(true);
+            }
+        }
+    }
+    Some(false)
 }
 
 /// How many event layouts a scan keeps templates of (PyTorch writes one).

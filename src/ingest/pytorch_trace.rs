@@ -19,7 +19,9 @@
 //! byte search of [`super::pytorch_memory_scan`], which reads every memory event: it keeps them
 //! for the loads ([`crate::model::Prefetch`], within a budget), whose first look is then at
 //! once. A trace is read twice in all: discovery's scan, and the whole read for ops, stacks
-//! and steps.
+//! and steps, which the ranks of a trace naming several devices share
+//! ([`super::shared_read`]). A `[memory]` name written with JSON escapes makes the scan
+//! unsure, and the whole read then reads those events.
 
 use std::collections::BTreeSet;
 use std::io::{BufReader, Read};
@@ -33,6 +35,7 @@ use super::chunks::LoadControl;
 use super::error::{LoadError, NoDataReason};
 use super::importer::Importer;
 use super::pytorch_memory_scan::{MemoryScan, ScanError, in_parts, scan_file};
+use super::shared_read::SharedRead;
 use super::trace_view::{BLOCK, MemoryEvent, ReadOptions, TraceExtract, read_trace_with};
 use crate::model::{
     Component, DataSource, Format, MemoryRecords, Message, NULL, Prefetch, RankData, RankInfo,
@@ -280,6 +283,17 @@ impl Drop for Kept {
     }
 }
 
+/// What a rank of a trace takes from discovery ([`Prefetch`]): its memory events when they
+/// were kept, and the file's whole read shared with the file's other ranks (a trace of many
+/// devices is read once for all of them, not once a rank).
+struct TracePrefetch {
+    kept: Option<Kept>,
+    shared: Option<Arc<SharedRead<WholeRead>>>,
+}
+
+/// The whole read of a trace, memory events skipped, and whether its gzip stream broke off.
+type WholeRead = (TraceExtract, bool);
+
 /// What discovery found in a trace: its memory events' devices, and each device's events
 /// where they were kept for the load (by device name; `None` once handed to a rank).
 struct Found {
@@ -425,15 +439,23 @@ impl Importer for PyTorchTraces {
         // Sorted pairs put every CPU id side by side.
         let mut names: Vec<String> = devices.iter().map(|&(t, id)| device_name(t, id)).collect();
         names.dedup();
+        let shared = (names.len() > 1).then(|| SharedRead::new(names.len()));
         names
             .iter()
             .map(|dev| {
                 let dev = dev.clone();
-                let prefetch = kept
+                let kept = kept
                     .iter_mut()
                     .find(|(name, _)| *name == dev)
-                    .and_then(|(_, k)| k.take())
-                    .map_or_else(Prefetch::default, Prefetch::new);
+                    .and_then(|(_, k)| k.take());
+                let prefetch = if kept.is_none() && shared.is_none() {
+                    Prefetch::default()
+                } else {
+                    Prefetch::new(TracePrefetch {
+                        kept,
+                        shared: shared.clone(),
+                    })
+                };
                 RankInfo {
                     rank: if names.len() == 1 {
                         label.clone()
@@ -496,6 +518,25 @@ impl Importer for PyTorchTraces {
                 Err(e) => Err(with_rank(unreadable(e))),
             }
         };
+        // The ops, stacks and steps: read once for all the file's ranks when it has several.
+        let TracePrefetch { kept, shared } =
+            prefetch.take::<TracePrefetch>().unwrap_or(TracePrefetch {
+                kept: None,
+                shared: None,
+            });
+        let read_rest = || -> Result<TraceExtract, LoadError> {
+            let options = ReadOptions { skip_memory: true };
+            let Some(shared) = &shared else {
+                return read(options);
+            };
+            let whole =
+                shared.take_or_read(|| read(options).map(|x| (x, cut.load(Ordering::Relaxed))))?;
+            let (extract, was_cut) = Arc::unwrap_or_clone(whole);
+            if was_cut {
+                cut.store(true, Ordering::Relaxed);
+            }
+            Ok(extract)
+        };
         let device = DeviceOf::named(part);
         let keep = |e: &MemoryEvent| device.matches(e.device_type, e.device_id);
         // The curves shown as the first look are the complete rank's too (its records `Arc`).
@@ -509,13 +550,13 @@ impl Importer for PyTorchTraces {
         };
         // Discovery's scan found this device's events: the first look at once, and only the
         // whole read for the rest.
-        let ((scan, drawn), extract) = if let Some(kept) = prefetch.take::<Kept>() {
+        let ((scan, drawn), extract) = if let Some(kept) = kept {
             let found = MemoryScan {
                 events: kept.into_events(),
                 unsure: 0,
             };
             let drawn = show_first_look(info, &found.events, early);
-            ((Ok(found), drawn), read(ReadOptions { skip_memory: true }))
+            ((Ok(found), drawn), read_rest())
         // A plain file's scan takes every core: the first look comes sooner when the whole
         // read waits for it. A gzipped file's scan is one thread: both at once.
         } else if is_gzip(path) {
@@ -525,7 +566,7 @@ impl Importer for PyTorchTraces {
                     .spawn_scoped(s, &mut scan_and_show);
                 match thread {
                     Ok(h) => {
-                        let extract = read(ReadOptions { skip_memory: true });
+                        let extract = read_rest();
                         let scan = h.join().unwrap_or_else(|_| {
                             let failed = std::io::Error::other("scan failed");
                             (Err(ScanError::Io(failed)), None)
@@ -533,15 +574,12 @@ impl Importer for PyTorchTraces {
                         (scan, extract)
                     }
                     // No thread to be had: one after the other, without a first look.
-                    Err(_) => (
-                        (scan_file(path, true, &keep, control), None),
-                        read(ReadOptions { skip_memory: true }),
-                    ),
+                    Err(_) => ((scan_file(path, true, &keep, control), None), read_rest()),
                 }
             })
         } else {
             let scan = scan_and_show();
-            (scan, read(ReadOptions { skip_memory: true }))
+            (scan, read_rest())
         };
         let mut extract = extract?;
         let curves_shown = match scan {

@@ -31,7 +31,7 @@ pub const BLOCK: usize = 8 << 20;
 const MAX_EVENT: usize = 64 << 20;
 
 /// What a trace_view.json holds for memsight.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct TraceExtract {
     /// `ProfilerStep#N` spans (absolute ns), in file order, duplicates kept.
     pub steps: Vec<Step>,
@@ -414,6 +414,18 @@ struct OpArgs<'a> {
     seq: Option<&'a RawValue>,
 }
 
+/// Whether an event that does not spell `[memory]` plainly is named it with JSON escapes
+/// (`"\u005bmemory]"`): only an event with an escape (rare) has its name decoded.
+fn named_memory_with_escapes(bytes: &[u8]) -> bool {
+    #[derive(Deserialize)]
+    struct Named<'a> {
+        #[serde(default, borrow)]
+        name: Cow<'a, str>,
+    }
+    memmem::find(bytes, b"\\u").is_some()
+        && serde_json::from_slice::<Named<'_>>(bytes).is_ok_and(|e| e.name == "[memory]")
+}
+
 /// A raw JSON number or numeric string times `factor`, exactly.
 fn raw_scaled(v: &RawValue, factor: i64) -> Option<i64> {
     parse_scaled(v.get().as_bytes(), factor)
@@ -429,6 +441,7 @@ impl Sink {
             .get_or_insert_with(|| memmem::Finder::new(b"[memory]"))
             .find(bytes)
             .is_some()
+            || named_memory_with_escapes(bytes)
         {
             self.memory_event(bytes);
             return;
