@@ -1190,7 +1190,7 @@ pub struct OomDetail {
 
 /// The `OOM_DETAIL` rows of the dump at `path` (CSV or SQLite), in file order: each trigger
 /// followed by the records msMemScope listed for it. Only those rows are kept, the first
-/// [`MAX_OOM_ROWS`] of them: memory is bounded by them, not by the dump.
+/// 10,000 of them: memory is bounded by them, not by the dump.
 pub fn oom_details(path: &Path, control: &LoadControl) -> Result<Vec<OomDetail>, String> {
     // Most dumps have no OOM rows: a byte search (no parsing, one block in memory) says so
     // before the dump is read whole. A DB is queried as it is.
