@@ -24,7 +24,7 @@ fn main() {
     };
     let started = Instant::now();
     let mut app = MemsightApp::new(Some(path.into()), Vec::new(), None);
-    let Some(summary) = app.summary.as_mut() else {
+    let Some(summary) = app.document_mut::<memsight::ui::summary::SummaryView>() else {
         eprintln!("not a memsight summary");
         std::process::exit(2);
     };

@@ -24,6 +24,7 @@ pub mod baseline;
 pub mod bench;
 pub mod chart_image;
 pub mod command;
+pub mod document;
 pub mod file_browser;
 pub mod fonts;
 pub mod format;

@@ -114,11 +114,16 @@ fn the_app_opens_on_the_oom_and_says_why() {
     for lang in [Lang::En, Lang::Zh] {
         let mut app = MemsightApp::new(Some(pickle.clone()), Vec::new(), None);
         app.set_language(lang);
-        app.snapshot.as_mut().expect("a snapshot view").wait();
+        app.document_mut::<memsight::ui::panes::snapshot::SnapshotView>()
+            .expect("a snapshot view")
+            .wait();
         let mut h = common::harness(app);
         let t = h.state().tr();
         assert_eq!(
-            h.state().snapshot.as_ref().unwrap().device,
+            h.state()
+                .document::<memsight::ui::panes::snapshot::SnapshotView>()
+                .unwrap()
+                .device,
             0,
             "the device that ran out"
         );
@@ -138,7 +143,10 @@ fn the_app_opens_on_the_oom_and_says_why() {
         h.get_by_label(t.oom_go).click();
         h.run();
         assert_eq!(
-            h.state().snapshot.as_ref().unwrap().event,
+            h.state()
+                .document::<memsight::ui::panes::snapshot::SnapshotView>()
+                .unwrap()
+                .event,
             o["event"].as_u64().map(|k| k as usize)
         );
         assert!(h.query_by_label(t.oom_go).is_none(), "at the OOM already");
@@ -171,8 +179,7 @@ fn the_app_opens_a_folder_of_bundles_on_which_ranks_ran_out() {
         let mut app = MemsightApp::new(Some(tmp.path().to_path_buf()), Vec::new(), None);
         app.set_language(lang);
         app.wait_for_load();
-        app.oom_cluster
-            .as_mut()
+        app.document_mut::<memsight::ui::panes::oom_cluster::OomClusterView>()
             .expect("the bundles' table, not an error")
             .wait();
         let mut h = common::harness(app);
@@ -193,8 +200,13 @@ fn the_app_opens_a_folder_of_bundles_on_which_ranks_ran_out() {
         h.step();
         h.step();
         let app = h.state_mut();
-        assert!(app.oom_cluster.is_none());
-        let snap = app.snapshot.as_mut().expect("the snapshot opened");
+        assert!(
+            app.document::<memsight::ui::panes::oom_cluster::OomClusterView>()
+                .is_none()
+        );
+        let snap = app
+            .document_mut::<memsight::ui::panes::snapshot::SnapshotView>()
+            .expect("the snapshot opened");
         snap.wait();
         assert_eq!(snap.path, tmp.path().join(quiet));
         assert!(snap.error.is_none() && snap.snap.is_some());
@@ -266,7 +278,9 @@ fn msmemscope_oom_rows_beside_the_snapshot_are_shown() {
         for lang in [Lang::En, Lang::Zh] {
             let mut app = MemsightApp::new(Some(pickle.clone()), Vec::new(), None);
             app.set_language(lang);
-            app.snapshot.as_mut().expect("a snapshot view").wait();
+            app.document_mut::<memsight::ui::panes::snapshot::SnapshotView>()
+                .expect("a snapshot view")
+                .wait();
             let h = common::harness(app);
             let t = h.state().tr();
             h.get_by_label(&(t.oom_memscope)(

@@ -10,6 +10,7 @@ mod common;
 mod ui_basics;
 mod ui_chart;
 mod ui_compare;
+mod ui_document;
 mod ui_errors;
 mod ui_first_use;
 mod ui_jobs;

@@ -58,7 +58,7 @@ fn a_truncated_snapshot_says_so_in_the_ui_language() {
     ] {
         let mut app = MemsightApp::new(Some(cut.clone()), Vec::new(), None);
         app.set_language(lang);
-        if let Some(s) = app.snapshot.as_mut() {
+        if let Some(s) = app.document_mut::<memsight::ui::panes::snapshot::SnapshotView>() {
             s.wait();
         }
         let mut h = common::harness(app);
@@ -105,7 +105,9 @@ fn an_unreadable_snapshot_offers_a_way_out() {
     for lang in [Lang::En, Lang::Zh] {
         let mut app = MemsightApp::new(Some(cut.clone()), Vec::new(), None);
         app.set_language(lang);
-        app.snapshot.as_mut().unwrap().wait();
+        app.document_mut::<memsight::ui::panes::snapshot::SnapshotView>()
+            .unwrap()
+            .wait();
         let mut h = common::harness(app);
         let t = h.state().tr();
         h.get_by_label(t.open_folder);
@@ -116,6 +118,10 @@ fn an_unreadable_snapshot_offers_a_way_out() {
         h.step();
         h.state_mut().wait_for_load();
         assert_eq!(h.state().path(), Some(target.as_path()));
-        assert!(h.state().snapshot.is_none());
+        assert!(
+            h.state()
+                .document::<memsight::ui::panes::snapshot::SnapshotView>()
+                .is_none()
+        );
     }
 }

@@ -61,8 +61,15 @@ fn tr(lang: Lang) -> &'static Tr {
 fn open(file: &Path, lang: Lang) -> Harness<'static, MemsightApp> {
     let mut app = MemsightApp::new(Some(file.to_path_buf()), Vec::new(), None);
     app.set_language(lang);
-    app.snapshot.as_mut().expect("a snapshot view").wait();
-    assert!(app.snapshot.as_ref().unwrap().error.is_none());
+    app.document_mut::<memsight::ui::panes::snapshot::SnapshotView>()
+        .expect("a snapshot view")
+        .wait();
+    assert!(
+        app.document::<memsight::ui::panes::snapshot::SnapshotView>()
+            .unwrap()
+            .error
+            .is_none()
+    );
     common::harness(app)
 }
 
@@ -138,8 +145,14 @@ fn the_leak_demo_picks_a_device_and_an_event() {
     h.run();
     h.get_by_label(&figures(t, &r["devices"][1]));
     // An event on device 0 (as a click on the curve picks it): who holds memory just after.
-    h.state_mut().snapshot.as_mut().unwrap().device = 0;
-    h.state_mut().snapshot.as_mut().unwrap().event = Some(3232);
+    h.state_mut()
+        .document_mut::<memsight::ui::panes::snapshot::SnapshotView>()
+        .unwrap()
+        .device = 0;
+    h.state_mut()
+        .document_mut::<memsight::ui::panes::snapshot::SnapshotView>()
+        .unwrap()
+        .event = Some(3232);
     h.run();
     let at = reference(&file, Some((0, 3232))).unwrap();
     let a = &at["at_event"];
@@ -194,7 +207,13 @@ fn every_real_snapshot_maps_its_segments_with_pythons_fragmentation() {
             for kind in t.snapshot_block_kinds {
                 h.get_by_label(kind);
             }
-            let snap = h.state().snapshot.as_ref().unwrap().snap.clone().unwrap();
+            let snap = h
+                .state()
+                .document::<memsight::ui::panes::snapshot::SnapshotView>()
+                .unwrap()
+                .snap
+                .clone()
+                .unwrap();
             let device = d0["device"].as_i64().unwrap();
             let state = memsight::snapshot::segments::allocator_state(&snap, device);
             assert_eq!(
@@ -234,17 +253,32 @@ fn a_long_trace_is_summarised_in_a_job_and_then_shown() {
         let t = tr(lang);
         let mut app = MemsightApp::new(Some(file.clone()), Vec::new(), None);
         app.set_language(lang);
-        app.snapshot.as_mut().unwrap().wait();
+        app.document_mut::<memsight::ui::panes::snapshot::SnapshotView>()
+            .unwrap()
+            .wait();
         let mut h = Harness::builder()
             .with_size([1400.0, 900.0])
             .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
         // The first frame starts the job and says so; the window stays responsive meanwhile.
         h.step();
-        assert!(h.state().snapshot.as_ref().unwrap().is_computing());
+        assert!(
+            h.state()
+                .document::<memsight::ui::panes::snapshot::SnapshotView>()
+                .unwrap()
+                .is_computing()
+        );
         h.get_by_label(t.snapshot_computing);
-        h.state_mut().snapshot.as_mut().unwrap().wait_for_figures();
+        h.state_mut()
+            .document_mut::<memsight::ui::panes::snapshot::SnapshotView>()
+            .unwrap()
+            .wait_for_figures();
         h.run();
-        assert!(!h.state().snapshot.as_ref().unwrap().is_computing());
+        assert!(
+            !h.state()
+                .document::<memsight::ui::panes::snapshot::SnapshotView>()
+                .unwrap()
+                .is_computing()
+        );
         assert!(h.query_by_label(t.snapshot_computing).is_none());
         h.get_by_label(&figures(t, d0));
     }
@@ -298,7 +332,11 @@ fn click_at(h: &mut Harness<'static, MemsightApp>, x: f32, y: f32) {
 
 /// The centre of the bands plot, and its screen x for plot x `x`.
 fn plot_x(h: &Harness<'static, MemsightApp>, x: f64) -> (f32, f32) {
-    let chart = &h.state().snapshot.as_ref().unwrap().chart;
+    let chart = &h
+        .state()
+        .document::<memsight::ui::panes::snapshot::SnapshotView>()
+        .unwrap()
+        .chart;
     let (frame, _, _) = chart.last_frame.expect("the chart was drawn");
     (chart.screen_x(x).unwrap(), frame.center().y)
 }
@@ -315,7 +353,12 @@ fn clicking_the_bands_picks_the_event_and_shows_the_state_after_it() {
         // A click in the middle of event 4000's column.
         let (x, y) = plot_x(&h, 4000.5);
         click_at(&mut h, x, y);
-        let k = h.state().snapshot.as_ref().unwrap().event.expect("picked");
+        let k = h
+            .state()
+            .document::<memsight::ui::panes::snapshot::SnapshotView>()
+            .unwrap()
+            .event
+            .expect("picked");
         assert!((3999..=4001).contains(&k), "{k}");
         let at = reference(&file, Some((0, k))).unwrap();
         let a = &at["at_event"];
@@ -339,7 +382,13 @@ fn clicking_the_bands_picks_the_event_and_shows_the_state_after_it() {
         let peak = whole["devices"][0]["peak_event"].as_u64().unwrap() as usize;
         h.get_by_label(t.snapshot_go_peak).click();
         h.run();
-        assert_eq!(h.state().snapshot.as_ref().unwrap().event, Some(peak));
+        assert_eq!(
+            h.state()
+                .document::<memsight::ui::panes::snapshot::SnapshotView>()
+                .unwrap()
+                .event,
+            Some(peak)
+        );
     }
 }
 
@@ -369,7 +418,10 @@ fn a_box_drag_zooms_the_bands_and_a_double_click_shows_them_all() {
         h.step();
         h.drop_at(egui::pos2(x1, y));
         h.run();
-        let view = h.state().snapshot.as_ref().unwrap();
+        let view = h
+            .state()
+            .document::<memsight::ui::panes::snapshot::SnapshotView>()
+            .unwrap();
         let (a, b) = view.chart.range.expect("zoomed");
         assert!(
             (a - 2000.0).abs() < 2.0 * px && (b - 3000.0).abs() < 2.0 * px,
@@ -389,7 +441,14 @@ fn a_box_drag_zooms_the_bands_and_a_double_click_shows_them_all() {
             h.step();
         }
         h.run();
-        assert_eq!(h.state().snapshot.as_ref().unwrap().chart.range, None);
+        assert_eq!(
+            h.state()
+                .document::<memsight::ui::panes::snapshot::SnapshotView>()
+                .unwrap()
+                .chart
+                .range,
+            None
+        );
     }
 }
 
@@ -406,12 +465,21 @@ fn hovering_a_band_names_its_allocation_as_the_trace_records_it() {
         // 50 MB up, in the middle of event 5000: the bottom bands, held since before the trace or
         // allocated early.
         let (x, _) = plot_x(&h, 5000.5);
-        let view = h.state().snapshot.as_ref().unwrap();
+        let view = h
+            .state()
+            .document::<memsight::ui::panes::snapshot::SnapshotView>()
+            .unwrap();
         let (frame, _, _) = view.chart.last_frame.unwrap();
         let y = frame.bottom() - frame.height() * 50.0 / (view_peak_mb(&h) * 1.05) as f32;
         h.hover_at(egui::pos2(x, y));
         h.run_steps(60);
-        let snap = h.state().snapshot.as_ref().unwrap().snap.clone().unwrap();
+        let snap = h
+            .state()
+            .document::<memsight::ui::panes::snapshot::SnapshotView>()
+            .unwrap()
+            .snap
+            .clone()
+            .unwrap();
         let tl = memsight::snapshot::timeline::timeline(&snap, 0, 3000, 2_000_000);
         let i = tl.allocation_at(5000, 50 << 20).expect("a band there");
         let a = &tl.allocations[i];
@@ -437,7 +505,13 @@ fn hovering_a_band_names_its_allocation_as_the_trace_records_it() {
 
 /// The bands' y scale: the largest total, MB.
 fn view_peak_mb(h: &Harness<'static, MemsightApp>) -> f64 {
-    let snap = h.state().snapshot.as_ref().unwrap().snap.clone().unwrap();
+    let snap = h
+        .state()
+        .document::<memsight::ui::panes::snapshot::SnapshotView>()
+        .unwrap()
+        .snap
+        .clone()
+        .unwrap();
     let tl = memsight::snapshot::timeline::timeline(&snap, 0, 10, 1000);
     *tl.total.iter().max().unwrap() as f64 / (1u64 << 20) as f64
 }
@@ -482,13 +556,18 @@ fn a_snapshot_with_times_is_drawn_over_time_and_a_click_picks_the_event_then() {
     for lang in Lang::ALL {
         let mut h = open(&file, lang);
         h.run();
-        let snap = h.state().snapshot.as_ref().unwrap().snap.clone().unwrap();
+        let snap = h
+            .state()
+            .document::<memsight::ui::panes::snapshot::SnapshotView>()
+            .unwrap()
+            .snap
+            .clone()
+            .unwrap();
         let times: Vec<i64> = snap.traces[0].iter().map(|e| e.time_us.unwrap()).collect();
         // The x axis spans the trace's time in ms (an event index axis would span its count).
         let (_, a, b) = h
             .state()
-            .snapshot
-            .as_ref()
+            .document::<memsight::ui::panes::snapshot::SnapshotView>()
             .unwrap()
             .chart
             .last_frame
@@ -502,13 +581,17 @@ fn a_snapshot_with_times_is_drawn_over_time_and_a_click_picks_the_event_then() {
         let ms = (times[times.len() - 1] - times[0]) as f64 * 0.4 / 1000.0;
         let (x, y) = plot_x(&h, ms);
         click_at(&mut h, x, y);
-        let k = h.state().snapshot.as_ref().unwrap().event.expect("picked");
+        let k = h
+            .state()
+            .document::<memsight::ui::panes::snapshot::SnapshotView>()
+            .unwrap()
+            .event
+            .expect("picked");
         // The last event at or before the clicked time, from the raw times (a pixel's width
         // either way).
         let (frame, a, b) = h
             .state()
-            .snapshot
-            .as_ref()
+            .document::<memsight::ui::panes::snapshot::SnapshotView>()
             .unwrap()
             .chart
             .last_frame
@@ -545,7 +628,13 @@ fn a_snapshot_without_events_shows_its_segments_and_a_click_changes_nothing() {
         h.get_by_label(&figures(t, &r["devices"][0]));
         let (x, y) = plot_x(&h, 0.0);
         click_at(&mut h, x, y);
-        assert_eq!(h.state().snapshot.as_ref().unwrap().event, None);
+        assert_eq!(
+            h.state()
+                .document::<memsight::ui::panes::snapshot::SnapshotView>()
+                .unwrap()
+                .event,
+            None
+        );
         // Still all there: the figures and the segments' heading (3,072 of 4,096 bytes free).
         h.get_by_label(&figures(t, &r["devices"][0]));
         h.get_by_label(&segments_heading(t, &r["devices"][0]));
@@ -565,7 +654,10 @@ fn a_band_tooltip_stays_readable_after_a_narrow_one() {
         let mut h = open(&file, lang);
         h.run();
         let (x, _) = plot_x(&h, 5000.5);
-        let view = h.state().snapshot.as_ref().unwrap();
+        let view = h
+            .state()
+            .document::<memsight::ui::panes::snapshot::SnapshotView>()
+            .unwrap();
         let (frame, _, _) = view.chart.last_frame.unwrap();
         let band_y = frame.bottom() - frame.height() * 50.0 / (view_peak_mb(&h) * 1.05) as f32;
         // Above every band first: the tooltip is just the event number.
@@ -574,7 +666,13 @@ fn a_band_tooltip_stays_readable_after_a_narrow_one() {
         h.get_by_label("#5,000");
         h.hover_at(egui::pos2(x, band_y));
         h.run_steps(60);
-        let snap = h.state().snapshot.as_ref().unwrap().snap.clone().unwrap();
+        let snap = h
+            .state()
+            .document::<memsight::ui::panes::snapshot::SnapshotView>()
+            .unwrap()
+            .snap
+            .clone()
+            .unwrap();
         let tl = memsight::snapshot::timeline::timeline(&snap, 0, 3000, 2_000_000);
         let a = &tl.allocations[tl.allocation_at(5000, 50 << 20).expect("a band there")];
         let line = memsight::ui::panes::snapshot_bands::band_text(t, a);
@@ -654,7 +752,13 @@ fn clicking_a_leak_suspect_goes_to_where_its_last_block_was_allocated() {
         let mut h = open(&file, lang);
         h.run();
         h.get_by_label(t.snapshot_leaks_hint);
-        assert_eq!(h.state().snapshot.as_ref().unwrap().event, None);
+        assert_eq!(
+            h.state()
+                .document::<memsight::ui::panes::snapshot::SnapshotView>()
+                .unwrap()
+                .event,
+            None
+        );
         // The same frame can head a holders row too: the leak table is the right-hand column.
         let right = h
             .get_all_by_label(&frame)
@@ -669,7 +773,10 @@ fn clicking_a_leak_suspect_goes_to_where_its_last_block_was_allocated() {
         right.click();
         h.run();
         assert_eq!(
-            h.state().snapshot.as_ref().unwrap().event,
+            h.state()
+                .document::<memsight::ui::panes::snapshot::SnapshotView>()
+                .unwrap()
+                .event,
             Some(event),
             "{lang:?}"
         );

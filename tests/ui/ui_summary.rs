@@ -94,7 +94,9 @@ fn cluster() -> Cluster {
 fn open(path: &Path, lang: Lang) -> Harness<'static, MemsightApp> {
     let mut app = MemsightApp::new(Some(path.to_path_buf()), Vec::new(), None);
     app.set_language(lang);
-    app.summary.as_mut().expect("a summary view").wait();
+    app.document_mut::<memsight::ui::summary::SummaryView>()
+        .expect("a summary view")
+        .wait();
     let mut h = common::harness(app);
     h.run();
     h
@@ -245,7 +247,12 @@ fn a_row_pins_its_curve_and_its_folder_opens_the_rank() {
         h.get_by_label(&grouped(peaks[4], 2)).click();
         h.run();
         let app = h.state();
-        let open = app.summary.as_ref().unwrap().open.as_ref().unwrap();
+        let open = app
+            .document::<memsight::ui::summary::SummaryView>()
+            .unwrap()
+            .open
+            .as_ref()
+            .unwrap();
         let i = app
             .view_state()
             .summary
@@ -260,7 +267,11 @@ fn a_row_pins_its_curve_and_its_folder_opens_the_rank() {
             .click();
         h.step();
         let app = h.state_mut();
-        assert!(app.summary.is_none(), "the rank replaced the summary");
+        assert!(
+            app.document::<memsight::ui::summary::SummaryView>()
+                .is_none(),
+            "the rank replaced the summary"
+        );
         app.wait_for_load();
         assert_eq!(app.path(), Some(c.dirs[4].as_path()));
         let view = app.view().expect("the rank is on screen");
@@ -284,7 +295,12 @@ fn a_folder_that_is_not_here_says_where_it_was() {
         h.get_by_role_and_label(egui::accesskit::Role::Link, "2")
             .click();
         h.run();
-        assert!(h.state().summary.is_some(), "the summary stays on screen");
+        assert!(
+            h.state()
+                .document::<memsight::ui::summary::SummaryView>()
+                .is_some(),
+            "the summary stays on screen"
+        );
         h.get_by_label(&(t.summary_unreachable)("2", &path, "node0"));
     }
 }
@@ -315,7 +331,10 @@ fn two_summaries_compare_rank_by_rank() {
                 rank: 0,
             },
         ));
-        h.state_mut().summary.as_mut().unwrap().wait();
+        h.state_mut()
+            .document_mut::<memsight::ui::summary::SummaryView>()
+            .unwrap()
+            .wait();
         h.run();
         h.get_by_label(&(t.summary_compared)(
             "before.db",
@@ -349,7 +368,13 @@ fn two_summaries_compare_rank_by_rank() {
         assert_eq!(rows, 12);
         h.get_by_label(t.summary_stop_compare).click();
         h.run();
-        assert!(h.state().summary.as_ref().unwrap().baseline.is_none());
+        assert!(
+            h.state()
+                .document::<memsight::ui::summary::SummaryView>()
+                .unwrap()
+                .baseline
+                .is_none()
+        );
     }
 }
 

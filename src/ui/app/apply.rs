@@ -29,6 +29,12 @@ impl MemsightApp {
         }
         let source_before = self.state.source;
         self.state.apply(&cmd);
+        // The document on screen handles its own commands.
+        if let Some(doc) = &mut self.document
+            && doc.handle(&cmd, &mut self.jobs)
+        {
+            return;
+        }
         match cmd {
             Command::Open(path) => self.open_now(path),
             Command::Pick(kind) => self.pick(kind),
@@ -48,17 +54,6 @@ impl MemsightApp {
                 }
                 if let Some(source) = self.baseline.source() {
                     self.load_baseline(source);
-                }
-            }
-            Command::CompareWith(source) if self.summary.is_some() => {
-                // Two summaries compare rank by rank.
-                if let Some(s) = &mut self.summary {
-                    s.compare_with(&mut self.jobs, source.path);
-                }
-            }
-            Command::StopSummaryCompare => {
-                if let Some(s) = &mut self.summary {
-                    s.stop_comparing();
                 }
             }
             Command::CompareWith(source) => {
@@ -174,34 +169,15 @@ impl MemsightApp {
     }
 
     pub(super) fn open_now(&mut self, path: PathBuf) {
-        // An allocator snapshot opens in its own view.
-        let snapshot = path.is_file()
-            && path
-                .file_name()
-                .is_some_and(|n| crate::ingest::is_snapshot_name(&n.to_string_lossy()));
         self.loading = None;
         self.overview = None; // dropping it cancels its job
-        self.oom_cluster = None;
-        self.summary = None;
         self.error = None;
         self.path_dialog_open = false;
+        // A snapshot or a cluster summary opens as a document of its own.
+        self.document = crate::ui::document::open(&path, &mut self.jobs);
         // Looked up once here, not in every frame (it reads the disk).
-        self.showing_demo = !snapshot && crate::cli::is_demo(&path);
-        if snapshot {
-            self.snapshot = Some(crate::ui::panes::snapshot::SnapshotView::open(
-                &mut self.jobs,
-                path.clone(),
-            ));
-            self.prefs.remember(&path);
-            return;
-        }
-        self.snapshot = None;
-        // A cluster summary (`memsight summarize --out FILE.db`) opens in its own view.
-        if path.is_file() && crate::export::cluster_db::is_summary(&path) {
-            self.summary = Some(crate::ui::summary::SummaryView::open(
-                &mut self.jobs,
-                path.clone(),
-            ));
+        self.showing_demo = self.document.is_none() && crate::cli::is_demo(&path);
+        if self.document.is_some() {
             self.prefs.remember(&path);
             return;
         }

@@ -79,3 +79,15 @@ impl MemsightApp {
         }
     }
 }
+
+impl MemsightApp {
+    /// Shows `doc` as if it had been opened (tests prove the [`crate::ui::document`] seam with a
+    /// document of their own; the app opens its own through the registry).
+    pub fn show_document(&mut self, doc: Box<dyn crate::ui::document::Document>) {
+        self.loading = None;
+        self.overview = None;
+        self.error = None;
+        self.showing_demo = false;
+        self.document = Some(doc);
+    }
+}

@@ -27,7 +27,7 @@ impl MemsightApp {
                 let (a, b) = v.time_extent();
                 TimeWindow::new(a, b).ms()
             })
-            .or_else(|| self.snapshot.as_ref().and_then(|s| s.chart_extent()));
+            .or_else(|| self.document.as_ref().and_then(|d| d.chart_extent()));
         if let Some(bench) = &mut self.bench {
             let (done, window) = bench.before_frame(extent);
             if done {
@@ -36,8 +36,8 @@ impl MemsightApp {
             }
             ui.ctx().request_repaint();
             if let Some((a, b)) = window {
-                match &mut self.snapshot {
-                    Some(s) => s.chart.range = Some((a, b)),
+                match &mut self.document {
+                    Some(d) => d.set_chart_range((a, b)),
                     None => self.apply(Command::SetWindow {
                         window: TimeWindow::from_ms(a, b),
                         moving: true,
@@ -127,9 +127,8 @@ impl MemsightApp {
                 crate::ui::top_bar::demo_banner(ui, t, &mut out);
             }
             failures_ui(ui, t, &self.failures, &mut out);
-            // A snapshot has its own device picker in its view, a folder of OOM bundles no
-            // rank: no profile parameters.
-            if self.snapshot.is_none() && self.oom_cluster.is_none() && self.summary.is_none() {
+            // A document has its own choices in its view: no profile parameters.
+            if self.document.is_none() {
                 crate::ui::top_bar::parameters_ui(
                     ui,
                     t,
@@ -152,25 +151,17 @@ impl MemsightApp {
             ui.ctx().request_repaint();
         }
         let overview = self.overview.as_ref().filter(|_| self.state.show_overview);
-        if let Some(s) = &mut self.snapshot {
-            let (jobs, path_text) = (&mut self.jobs, &mut self.path_text);
-            egui::CentralPanel::default().frame(central).show(ui, |ui| {
-                s.ui(ui, t, jobs);
-                // A snapshot that cannot be read is not a dead end.
-                if s.error.is_some() {
-                    ui.add_space(12.0);
-                    crate::ui::top_bar::open_controls(ui, t, path_text, &mut out);
-                }
-            });
-        } else if let Some(s) = &mut self.summary {
-            let choice = &self.state.summary;
-            egui::CentralPanel::default().frame(central).show(ui, |ui| {
-                crate::ui::panes::summary::summary_ui(ui, t, s, choice, &mut out);
-            });
-        } else if let Some(c) = &mut self.oom_cluster {
-            egui::CentralPanel::default().frame(central).show(ui, |ui| {
-                c.ui(ui, t, &mut out);
-            });
+        if let Some(doc) = &mut self.document {
+            let mut cx = crate::ui::document::DocCx {
+                t,
+                jobs: &mut self.jobs,
+                state: &self.state,
+                out: &mut out,
+                path_text: &mut self.path_text,
+            };
+            egui::CentralPanel::default()
+                .frame(central)
+                .show(ui, |ui| doc.ui(ui, &mut cx));
         } else if let Some(o) = overview {
             egui::CentralPanel::default().frame(central).show(ui, |ui| {
                 let notes = self.session.notes();
@@ -296,8 +287,7 @@ impl MemsightApp {
     }
 
     pub(super) fn update_title(&mut self, ui: &egui::Ui) {
-        let shown = (self.snapshot.as_ref().map(|s| s.path.as_path()))
-            .or(self.summary.as_ref().map(|s| s.path.as_path()));
+        let shown = self.document.as_ref().map(|d| d.path());
         let title = match shown.or(self.path()) {
             Some(p) => format!("memsight — {}", p.display()),
             None => "memsight".to_string(),

@@ -142,22 +142,14 @@ impl MemsightApp {
             LoadMsg::Failed(e) => {
                 self.drop_first_look();
                 self.loading = None;
-                // A folder of allocator snapshots and no profile: a job's OOM bundles.
-                if let crate::ui::loading::Failure::Discover(
-                    crate::ingest::DiscoverError::NoMemoryData { path, notes },
-                ) = &e
-                    && notes
-                        .iter()
-                        .any(|n| matches!(n, crate::model::Message::SnapshotsInFolder { .. }))
+                // A folder without a profile may be a document (a job's OOM bundles).
+                if let crate::ui::loading::Failure::Discover(found) = &e
+                    && let Some(doc) = crate::ui::document::from_discovery(found, &mut self.jobs)
                 {
-                    let dir = std::path::PathBuf::from(path);
                     if let Some(opened) = self.opening.take() {
                         self.prefs.remember(&opened);
                     }
-                    self.oom_cluster = Some(crate::ui::panes::oom_cluster::OomClusterView::open(
-                        &mut self.jobs,
-                        dir,
-                    ));
+                    self.document = Some(doc);
                     return;
                 }
                 self.error = Some(e.message(self.tr()));

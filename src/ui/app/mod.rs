@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::command::{Command, PickKind};
+use super::document::Document;
 use super::file_browser::{FileBrowser, PickOutcome, native_outcome};
 use super::i18n::{Lang, Tr};
 use super::jobs::{Job, Jobs};
@@ -113,12 +114,9 @@ pub struct MemsightApp {
     pub chart: MemoryChart,
     /// The views of the bottom pane (details, steps, call stacks, diff).
     pub panes: BottomPanes,
-    /// The allocator snapshot on screen, when a `.pickle` was opened.
-    pub snapshot: Option<super::panes::snapshot::SnapshotView>,
-    /// A folder of OOM bundles on screen, when a folder held snapshots and no profile.
-    pub oom_cluster: Option<super::panes::oom_cluster::OomClusterView>,
-    /// A cluster summary on screen, when a file written by `memsight summarize` was opened.
-    pub summary: Option<super::summary::SummaryView>,
+    /// The whole-window view on screen in place of the profile (a snapshot, a folder of OOM
+    /// bundles, a cluster summary: [`super::document`]), when one was opened.
+    document: Option<Box<dyn Document>>,
     /// The static graph's chart pane.
     pub static_chart: StaticChart,
     /// The static graph's op table pane.
@@ -185,9 +183,7 @@ impl MemsightApp {
             ctx,
             chart: MemoryChart::default(),
             panes: BottomPanes::default(),
-            snapshot: None,
-            oom_cluster: None,
-            summary: None,
+            document: None,
             static_chart: StaticChart::default(),
             static_table: StaticTable::default(),
             title: String::new(),
@@ -230,11 +226,27 @@ impl MemsightApp {
     /// The key of the rank on screen: the state's rank and source in the open profile, once
     /// the session has it (its first look included). Derived, never stored.
     pub fn current(&self) -> Option<RankKey> {
-        if self.snapshot.is_some() || self.oom_cluster.is_some() || self.summary.is_some() {
+        if self.document.is_some() {
             return None;
         }
         let key = self.session.key(self.state.rank, self.state.source);
         self.session.peek(key).map(|_| key)
+    }
+
+    /// The document on screen as a `T` ([`super::document`]: a snapshot, a folder of OOM
+    /// bundles, a summary), when it is one.
+    pub fn document<T: Document>(&self) -> Option<&T> {
+        self.document.as_ref()?.as_any().downcast_ref()
+    }
+
+    /// The same, mutable.
+    pub fn document_mut<T: Document>(&mut self) -> Option<&mut T> {
+        self.document.as_mut()?.as_any_mut().downcast_mut()
+    }
+
+    /// The kind of the document on screen (`"snapshot"`, …); `None` while a profile is.
+    pub fn document_kind(&self) -> Option<&'static str> {
+        self.document.as_ref().map(|d| d.kind())
     }
 
     /// The details tab (its tables, their copy and export).

@@ -140,3 +140,40 @@ impl OomClusterView {
         });
     }
 }
+
+/// A folder whose discovery found allocator snapshots and no profile opens as a job's OOM
+/// bundles ([`crate::ui::document::FROM_DISCOVERY`]).
+pub fn from_discovery(
+    e: &crate::ingest::DiscoverError,
+    jobs: &mut Jobs,
+) -> Option<Box<dyn crate::ui::document::Document>> {
+    let crate::ingest::DiscoverError::NoMemoryData { path, notes } = e else {
+        return None;
+    };
+    let snapshots = notes
+        .iter()
+        .any(|n| matches!(n, crate::model::Message::SnapshotsInFolder { .. }));
+    snapshots.then(|| Box::new(OomClusterView::open(jobs, PathBuf::from(path))) as _)
+}
+
+impl crate::ui::document::Document for OomClusterView {
+    fn kind(&self) -> &'static str {
+        "oom_folder"
+    }
+
+    fn path(&self) -> &std::path::Path {
+        &self.dir
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, cx: &mut crate::ui::document::DocCx<'_>) {
+        OomClusterView::ui(self, ui, cx.t, cx.out);
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}

@@ -903,3 +903,50 @@ fn segment_bar(ui: &mut egui::Ui, t: &Tr, seg: &crate::snapshot::segments::Segme
         seg.layout.len(),
     ));
 }
+
+/// A `.pickle`/`.pkl` file opens as a snapshot document ([`crate::ui::document::OPENERS`]).
+pub fn open_document(
+    path: &std::path::Path,
+    jobs: &mut Jobs,
+) -> Option<Box<dyn crate::ui::document::Document>> {
+    let is_snapshot = path.is_file()
+        && path
+            .file_name()
+            .is_some_and(|n| crate::ingest::is_snapshot_name(&n.to_string_lossy()));
+    is_snapshot.then(|| Box::new(SnapshotView::open(jobs, path.to_path_buf())) as _)
+}
+
+impl crate::ui::document::Document for SnapshotView {
+    fn kind(&self) -> &'static str {
+        "snapshot"
+    }
+
+    fn path(&self) -> &std::path::Path {
+        &self.path
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, cx: &mut crate::ui::document::DocCx<'_>) {
+        SnapshotView::ui(self, ui, cx.t, cx.jobs);
+        // A snapshot that cannot be read is not a dead end.
+        if self.error.is_some() {
+            ui.add_space(12.0);
+            crate::ui::top_bar::open_controls(ui, cx.t, cx.path_text, cx.out);
+        }
+    }
+
+    fn chart_extent(&self) -> Option<(f64, f64)> {
+        SnapshotView::chart_extent(self)
+    }
+
+    fn set_chart_range(&mut self, range: (f64, f64)) {
+        self.chart.range = Some(range);
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}

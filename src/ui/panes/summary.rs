@@ -775,3 +775,45 @@ fn curve_ui(
             }
         });
 }
+
+/// A `.db` written by `memsight summarize` opens as a summary document
+/// ([`crate::ui::document::OPENERS`]).
+pub fn open_document(
+    path: &std::path::Path,
+    jobs: &mut crate::ui::jobs::Jobs,
+) -> Option<Box<dyn crate::ui::document::Document>> {
+    let is_summary = path.is_file() && crate::export::cluster_db::is_summary(path);
+    is_summary.then(|| Box::new(SummaryView::open(jobs, path.to_path_buf())) as _)
+}
+
+impl crate::ui::document::Document for SummaryView {
+    fn kind(&self) -> &'static str {
+        "summary"
+    }
+
+    fn path(&self) -> &std::path::Path {
+        &self.path
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, cx: &mut crate::ui::document::DocCx<'_>) {
+        summary_ui(ui, cx.t, self, &cx.state.summary, cx.out);
+    }
+
+    /// Two summaries compare rank by rank.
+    fn handle(&mut self, cmd: &Command, jobs: &mut crate::ui::jobs::Jobs) -> bool {
+        match cmd {
+            Command::CompareWith(source) => self.compare_with(jobs, source.path.clone()),
+            Command::StopSummaryCompare => self.stop_comparing(),
+            _ => return false,
+        }
+        true
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}

@@ -1,0 +1,103 @@
+//! The document seam (issue 42): a whole-window view of the test's own, shown through the same
+//! contract as the snapshot, the OOM folder and the summary, draws in the window, handles its
+//! own commands, names the window and hides the profile's parameter bar; the built-in ones are
+//! chosen from what was opened.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+
+use egui_kittest::kittest::Queryable;
+use memsight::ui::command::Command;
+use memsight::ui::document::{DocCx, Document};
+use memsight::ui::i18n::Lang;
+use memsight::ui::{MemsightApp, jobs::Jobs};
+
+/// A document that shows one line and counts the Stop-compare commands it was handed.
+struct Note {
+    path: PathBuf,
+    handled: usize,
+}
+
+impl Document for Note {
+    fn kind(&self) -> &'static str {
+        "note"
+    }
+
+    fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, cx: &mut DocCx<'_>) {
+        ui.label(format!("note {} 笔记", self.handled));
+        if ui.button("again").clicked() {
+            cx.out.push(Command::StopSummaryCompare);
+        }
+    }
+
+    fn handle(&mut self, cmd: &Command, _jobs: &mut Jobs) -> bool {
+        let mine = matches!(cmd, Command::StopSummaryCompare);
+        self.handled += usize::from(mine);
+        mine
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}
+
+#[test]
+fn a_document_of_its_own_draws_handles_its_commands_and_replaces_the_profile() {
+    for lang in [Lang::En, Lang::Zh] {
+        let mut app = MemsightApp::new(Some(common::fixtures().join("msprof")), Vec::new(), None);
+        app.set_language(lang);
+        app.wait_for_load();
+        assert!(app.current().is_some(), "the profile is on screen");
+        app.show_document(Box::new(Note {
+            path: PathBuf::from("/data/notes.txt"),
+            handled: 0,
+        }));
+        let mut h = common::harness(app);
+        assert_eq!(h.state().document_kind(), Some("note"));
+        assert!(h.state().current().is_none(), "no rank on screen behind it");
+        h.get_by_label("note 0 笔记");
+        h.get_by_label("again").click();
+        h.run();
+        h.get_by_label("note 1 笔记");
+        assert_eq!(h.state().document::<Note>().map(|n| n.handled), Some(1));
+        // Opening a profile replaces it.
+        h.state_mut().open(common::fixtures().join("msprof"));
+        h.state_mut().wait_for_load();
+        h.run();
+        assert_eq!(h.state().document_kind(), None);
+        assert!(h.query_by_label("note 1 笔记").is_none());
+    }
+}
+
+#[test]
+fn what_is_opened_picks_its_document() {
+    let tmp = tempfile::tempdir().unwrap();
+    let summary = tmp.path().join("all.db");
+    let (code, _, err) = common::memsight(&[
+        "summarize",
+        common::fixtures().join("msprof").to_str().unwrap(),
+        "--out",
+        summary.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let mut jobs = Jobs::default();
+    let kind = |p: &Path, jobs: &mut Jobs| memsight::ui::document::open(p, jobs).map(|d| d.kind());
+    assert_eq!(kind(&summary, &mut jobs), Some("summary"));
+    assert_eq!(
+        kind(&common::fixtures().join("msprof"), &mut jobs),
+        None,
+        "a profile"
+    );
+    let pickle = tmp.path().join("snap.pickle");
+    std::fs::write(&pickle, b"not read until the job runs").unwrap();
+    assert_eq!(kind(&pickle, &mut jobs), Some("snapshot"));
+}
