@@ -53,23 +53,24 @@ pub enum JobKey {
 }
 
 impl JobKey {
-    /// The kind of work, as an index into [`crate::ui::i18n::Tr::task_names`].
-    pub fn kind_index(&self) -> usize {
+    /// What the job does, in the user's language (a failure names it).
+    pub fn task_name(&self, t: &crate::ui::i18n::Tr) -> &'static str {
+        let n = &t.tasks;
         match self {
-            JobKey::Load => 0,
-            JobKey::Series(..) => 1,
-            JobKey::Sort(..) => 2,
-            JobKey::Reduce => 3,
-            JobKey::Dialog => 4,
-            JobKey::Export => 5,
-            JobKey::Overview => 6,
-            JobKey::Baseline => 7,
-            JobKey::Diff => 8,
-            JobKey::Flame => 9,
-            JobKey::SnapshotState => 10,
-            JobKey::Named(_) => 11,
-            JobKey::ReduceBaseline => 12,
-            JobKey::Roles(_) => 13,
+            JobKey::Load => n.load,
+            JobKey::Series(..) => n.series,
+            JobKey::Sort(..) => n.sort,
+            JobKey::Reduce => n.reduce,
+            JobKey::Dialog => n.dialog,
+            JobKey::Export => n.export,
+            JobKey::Overview => n.overview,
+            JobKey::Baseline => n.baseline,
+            JobKey::Diff => n.diff,
+            JobKey::Flame => n.flame,
+            JobKey::SnapshotState => n.snapshot_state,
+            JobKey::Named(_) => n.named,
+            JobKey::ReduceBaseline => n.reduce_baseline,
+            JobKey::Roles(_) => n.roles,
         }
     }
 }

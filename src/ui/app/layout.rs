@@ -183,7 +183,7 @@ impl MemsightApp {
                 jobs: &mut self.jobs,
                 t,
                 compare,
-                ranks: self.session.profile.as_ref().map_or(1, |p| p.ranks.len()),
+                profile: self.session.profile.as_ref(),
                 marks_chart: true,
             };
             let static_view = cx.state.static_view;
@@ -313,7 +313,7 @@ fn failures_ui(
     ui.horizontal_wrapped(|ui| {
         ui.vertical(|ui| {
             for f in failures {
-                let what = t.task_names.get(f.key.kind_index()).copied().unwrap_or("");
+                let what = f.key.task_name(t);
                 ui.colored_label(
                     ui.visuals().error_fg_color,
                     (t.job_failed)(what, &f.message),

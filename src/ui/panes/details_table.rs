@@ -819,7 +819,7 @@ impl DetailsPane {
                 jobs: &mut *cx.jobs,
                 t: cx.t,
                 compare: None,
-                ranks: cx.ranks,
+                profile: cx.profile,
                 marks_chart: false,
             };
             self.baseline.ui(ui, &mut bcx);
@@ -842,10 +842,6 @@ impl super::tab::BottomPane for DetailsPane {
         } else {
             t.details_title.to_string()
         }
-    }
-
-    fn needs(&self) -> super::tab::Needs {
-        super::tab::Needs::Nothing
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {

@@ -235,8 +235,8 @@ impl super::tab::BottomPane for DiffPane {
         t.diff_tab.to_string()
     }
 
-    fn needs(&self) -> super::tab::Needs {
-        super::tab::Needs::Baseline
+    fn offered(&self, cx: &PaneCx<'_>) -> bool {
+        cx.compare.is_some()
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {

@@ -404,8 +404,8 @@ impl super::tab::BottomPane for FlamePane {
         t.stacks_tab.to_string()
     }
 
-    fn needs(&self) -> super::tab::Needs {
-        super::tab::Needs::CallStacks
+    fn offered(&self, cx: &PaneCx<'_>) -> bool {
+        super::tab::has_call_stacks(cx.view)
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {

@@ -71,11 +71,19 @@ pub struct PaneCx<'a> {
     pub t: &'static Tr,
     /// The comparison, when there is a baseline.
     pub compare: Option<Compare<'a>>,
-    /// Ranks in the profile on screen (data-parallel ranks, for the roles' sharding advice).
-    pub ranks: usize,
+    /// The profile on screen (its ranks, its path), once discovered: what a pane needs of it,
+    /// it reads here, instead of a field added for one pane.
+    pub profile: Option<&'a Arc<crate::ingest::Profile>>,
     /// The rows shown are the chart's (false for the baseline's table in a comparison: its
     /// rows mark nothing on the chart).
     pub marks_chart: bool,
+}
+
+impl PaneCx<'_> {
+    /// Ranks in the profile on screen (1 before discovery ends).
+    pub fn ranks(&self) -> usize {
+        self.profile.map_or(1, |p| p.ranks.len())
+    }
 }
 
 /// A comparison as panes see it.

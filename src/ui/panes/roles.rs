@@ -95,8 +95,8 @@ impl super::tab::BottomPane for RolesPane {
         t.roles_tab.to_string()
     }
 
-    fn needs(&self) -> super::tab::Needs {
-        super::tab::Needs::Roles
+    fn offered(&self, cx: &PaneCx<'_>) -> bool {
+        has_roles(cx.view)
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
@@ -169,7 +169,7 @@ fn side_ui(
     if let Some(why) = report.why_unknown {
         ui.weak(why);
     }
-    let ranks = cx.ranks.max(1);
+    let ranks = cx.ranks().max(1);
     let advice = report.advice_for(ranks);
     if !advice.is_empty() {
         ui.add_space(6.0);

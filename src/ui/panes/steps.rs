@@ -231,8 +231,8 @@ impl super::tab::BottomPane for StepsPane {
         (t.steps_tab)(cx.view.steps().steps.len())
     }
 
-    fn needs(&self) -> super::tab::Needs {
-        super::tab::Needs::Steps
+    fn offered(&self, cx: &PaneCx<'_>) -> bool {
+        cx.view.data.steps.is_some()
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {

@@ -1,7 +1,7 @@
 //! The bottom pane's contract: each view below the chart (details, steps, call stacks, diff, …)
 //! is one type implementing [`BottomPane`], listed once in [`super::bottom_panes`]. The app
-//! draws the tab strip from that list (a tab is offered when the rank has what the pane
-//! [`Needs`]) and the chosen pane ([`ViewState::tab`](crate::ui::state::ViewState)); it knows
+//! draws the tab strip from that list (a tab is offered when the pane says so:
+//! [`BottomPane::offered`]) and the chosen pane ([`ViewState::tab`](crate::ui::state::ViewState)); it knows
 //! no pane by name.
 //!
 //! Adding a pane: a file in `ui/panes/` with a type implementing [`BottomPane`] and a
@@ -13,34 +13,6 @@ use super::PaneCx;
 use crate::analysis::RankView;
 use crate::ui::i18n::Tr;
 use crate::ui::state::TabId;
-
-/// What a pane needs for its tab to be offered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Needs {
-    /// Nothing: always offered.
-    Nothing,
-    /// Training steps (`RankData::steps`).
-    Steps,
-    /// Python call stacks (`RankData::stacks` with at least one stack).
-    CallStacks,
-    /// A comparison's baseline.
-    Baseline,
-    /// Training phases, so blocks have roles (`RankData::roles`).
-    Roles,
-}
-
-impl Needs {
-    /// True when the rank (and the comparison, if any) has what is needed.
-    pub fn met(self, view: &RankView, comparing: bool) -> bool {
-        match self {
-            Needs::Nothing => true,
-            Needs::Steps => view.data.steps.is_some(),
-            Needs::CallStacks => has_call_stacks(view),
-            Needs::Baseline => comparing,
-            Needs::Roles => super::roles::has_roles(view),
-        }
-    }
-}
 
 /// True when the rank recorded Python call stacks.
 pub fn has_call_stacks(view: &RankView) -> bool {
@@ -76,8 +48,12 @@ pub trait BottomPane: AsAny {
     /// The tab's title in the UI's language (it may count what the rank has).
     fn title(&self, t: &'static Tr, cx: &PaneCx<'_>) -> String;
 
-    /// What the rank must have for the tab to be offered.
-    fn needs(&self) -> Needs;
+    /// Whether its tab is offered for the rank (and comparison) in `cx`: a pane asks of the
+    /// rank what it needs itself. By default always.
+    fn offered(&self, cx: &PaneCx<'_>) -> bool {
+        let _ = cx;
+        true
+    }
 
     /// Draws the pane: reads the state and the rank through `cx`, says what should change by
     /// pushing commands to `cx.out`, keeps its own table state in `self`.
@@ -115,12 +91,7 @@ impl BottomPanes {
 
     /// The tab to show: the chosen one when it is offered, else the first (the details).
     pub fn shown(&self, cx: &PaneCx<'_>) -> TabId {
-        let comparing = cx.compare.is_some();
-        let offered = |id: TabId| {
-            self.panes
-                .iter()
-                .any(|p| p.id() == id && p.needs().met(cx.view, comparing))
-        };
+        let offered = |id: TabId| self.panes.iter().any(|p| p.id() == id && p.offered(cx));
         if offered(cx.state.tab) {
             cx.state.tab
         } else {
@@ -130,12 +101,7 @@ impl BottomPanes {
 
     /// True when more than the first tab is offered (then the strip is drawn).
     pub fn has_choice(&self, cx: &PaneCx<'_>) -> bool {
-        let comparing = cx.compare.is_some();
-        self.panes
-            .iter()
-            .filter(|p| p.needs().met(cx.view, comparing))
-            .count()
-            > 1
+        self.panes.iter().filter(|p| p.offered(cx)).count() > 1
     }
 
     /// The strip of tabs offered, the shown one selected; a click pushes [`ShowTab`].
@@ -143,9 +109,8 @@ impl BottomPanes {
     /// [`ShowTab`]: crate::ui::command::Command::ShowTab
     pub fn strip_ui(&self, ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
         let shown = self.shown(cx);
-        let comparing = cx.compare.is_some();
         for p in &self.panes {
-            if !p.needs().met(cx.view, comparing) {
+            if !p.offered(cx) {
                 continue;
             }
             let title = p.title(cx.t, cx);
