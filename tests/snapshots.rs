@@ -71,7 +71,8 @@ fn zoomed_with_hovered_row_and_live_panel() {
     )));
     // Two header clicks: ascending, then descending.
     for _ in 0..2 {
-        h.state_mut().apply(memsight::ui::Command::CycleSort(
+        h.state_mut().apply(memsight::ui::Command::sort(
+            memsight::ui::panes::details_table::SORT,
             memsight::analysis::Column::Size,
         ));
     }

@@ -9,11 +9,10 @@ use std::path::PathBuf;
 use super::baseline::BaselineSource;
 use super::i18n::Lang;
 use super::prefs::ThemePref;
-use super::state::{
-    DiffColumn, FlameMode, OverviewColumn, RowSubset, StepColumn, SummaryColumn, TabId, TableId,
-};
+use super::sorts::{SortColumn, SortTable};
+use super::state::{FlameMode, RowSubset, TabId, TableId};
+use crate::analysis::GroupBy;
 use crate::analysis::stacks::GroupKey;
-use crate::analysis::{Column, ComponentColumn, GroupBy, StaticColumn};
 use crate::model::SourceChoice;
 use crate::model::TimeWindow;
 
@@ -82,10 +81,14 @@ pub enum Command {
     SetPage(TableId, usize),
     /// Rows per page.
     SetPageSize(usize),
-    /// A click on a details-table header.
-    CycleSort(Column),
-    /// A click on a component-table header.
-    CycleComponentSort(ComponentColumn),
+    /// A click on a column's header of a sorted table ([`crate::ui::sorts`]): ascending,
+    /// descending, then the table's own order. Made by [`Command::sort`].
+    Sort {
+        /// The table, named by its pane.
+        table: SortTable,
+        /// The column's name ([`SortColumn::name`]).
+        column: &'static str,
+    },
     /// The name filter's text.
     SetNameFilter(String),
     /// A tag column's filter text (empty: no filter).
@@ -106,8 +109,6 @@ pub enum Command {
     ToggleSeries(String),
     /// Start the chart's y axis at 0 (or fit it to the visible curves).
     SetYFromZero(bool),
-    /// A click on a header of the grouped table (its column index).
-    CycleGroupSort(usize),
     /// The details-table row under the pointer (marked on the chart).
     Hover(Option<u32>),
     /// Select one block and mark its lifetime on the chart (a block picked in Live at cursor);
@@ -125,14 +126,10 @@ pub enum Command {
     SetStaticMinSize(String),
     /// The static op table's Max Size(KB) filter text.
     SetStaticMaxSize(String),
-    /// A click on a static op table header.
-    CycleStaticSort(StaticColumn),
     /// Open or close the warnings window.
     ShowWarnings(bool),
     /// Show this view in the bottom pane (details, steps, call stacks, diff, …).
     ShowTab(TabId),
-    /// A click on a steps-table header.
-    CycleStepSort(StepColumn),
     /// Compare the rank on screen with a baseline (a rank of this profile or of another).
     CompareWith(BaselineSource),
     /// Compare with rank `i` of the open profile.
@@ -141,8 +138,6 @@ pub enum Command {
     StopCompare,
     /// Align the baseline's curves at the start of this step (None: at each rank's origin).
     SetAlignStep(Option<i64>),
-    /// A click on a diff-table header.
-    CycleDiffSort(DiffColumn),
     /// The diff table's name filter.
     SetDiffFilter(String),
     /// Copy the diff table (its filtered, sorted rows) as TSV.
@@ -151,12 +146,8 @@ pub enum Command {
     SetTableBaseline(bool),
     /// Show the cluster overview (true) or the rank's chart and tables (false).
     ShowOverview(bool),
-    /// A click on an overview-table header.
-    CycleOverviewSort(OverviewColumn),
     /// Stop summarising ranks for the overview.
     CancelOverview,
-    /// A click on a cluster summary's table header.
-    CycleSummarySort(SummaryColumn),
     /// A cluster summary's host filter.
     SetSummaryHostFilter(String),
     /// Pin a cluster summary's rank (its curve stays on screen), or unpin.
@@ -181,4 +172,14 @@ pub enum Command {
         /// ns added to every time from the origin.
         by_ns: i64,
     },
+}
+
+impl Command {
+    /// A click on `column`'s header of `table`.
+    pub fn sort<C: SortColumn>(table: SortTable, column: C) -> Command {
+        Command::Sort {
+            table,
+            column: column.name(),
+        }
+    }
 }

@@ -38,6 +38,7 @@ pub mod plot;
 pub mod prefs;
 pub mod report_text;
 pub mod session;
+pub mod sorts;
 pub mod state;
 pub mod summary;
 pub mod tooltip;

@@ -9,8 +9,9 @@
 use std::collections::BTreeSet;
 
 use super::command::Command;
+use super::sorts::Sorts;
+use crate::analysis::GroupBy;
 use crate::analysis::stacks::GroupKey;
-use crate::analysis::{Column, ComponentColumn, GroupBy, SortDir, StaticColumn};
 use crate::model::SourceChoice;
 use crate::model::TimeWindow;
 
@@ -287,8 +288,6 @@ impl SummaryColumn {
 /// What the user chose in a cluster summary's overview.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SummaryChoice {
-    /// The table's sort (`None`: the file's order).
-    pub sort: Option<(SummaryColumn, SortDir)>,
     /// Only ranks whose host contains this text (case-insensitive; empty: all).
     pub host_filter: String,
     /// The rank whose curve is pinned (index into the summary's ranks).
@@ -318,8 +317,6 @@ pub struct ViewState {
     pub min_size_text: String,
     /// Max Size(KB) filter text.
     pub max_size_text: String,
-    /// Sort column and direction (None = file order).
-    pub sort: Option<(Column, SortDir)>,
     /// Rows per page (every table).
     pub page_size: usize,
     /// Each table's page: read with [`ViewState::page`].
@@ -346,28 +343,18 @@ pub struct ViewState {
     pub static_min_text: String,
     /// The static op table's Max Size(KB) filter text.
     pub static_max_text: String,
-    /// The static op table's sort (`None`: file order).
-    pub static_sort: Option<(StaticColumn, SortDir)>,
     /// The warnings window is open.
     pub show_warnings: bool,
-    /// The component peak table's sort (`None`: largest peak first).
-    pub component_sort: Option<(ComponentColumn, SortDir)>,
     /// The view the bottom pane shows (details, steps, call stacks, diff, …).
     pub tab: TabId,
-    /// The steps table's sort (`None`: time order).
-    pub step_sort: Option<(StepColumn, SortDir)>,
     /// The details table shows exactly these rows (a step's survivors).
     pub only_rows: Option<RowSubset>,
     /// The cluster overview fills the window instead of one rank's chart and tables.
     pub show_overview: bool,
-    /// The overview table's sort (`None`: discovery order).
-    pub overview_sort: Option<(OverviewColumn, SortDir)>,
     /// A cluster summary's overview (when a summary file is open).
     pub summary: SummaryChoice,
     /// Compare: align the baseline at the start of this step (None: at the origins).
     pub align_step: Option<i64>,
-    /// The diff table's sort (`None`: largest |delta| first).
-    pub diff_sort: Option<(DiffColumn, SortDir)>,
     /// The diff table's name filter.
     pub diff_filter: String,
     /// The details table shows the baseline's blocks (its read-only mode in a comparison).
@@ -376,11 +363,10 @@ pub struct ViewState {
     pub flame_mode: FlameMode,
     /// The details table groups its rows (None: one row per block).
     pub table_group: Option<GroupKey>,
-    /// The grouped table's sort: a column (0 group, 1 blocks, 2 total, 3 peak live, 4 calls)
-    /// and its direction (`None`: by total, as grouped).
-    pub group_sort: Option<(usize, SortDir)>,
     /// Which files to read for ranks that have both a DB and CSV files.
     pub source: SourceChoice,
+    /// Every table's sort, under its pane's [`SortTable`] ([`super::sorts`]).
+    pub sorts: Sorts,
 }
 
 /// Which blocks the flame graph shows.
@@ -405,7 +391,6 @@ impl Default for ViewState {
             tag_filters: Default::default(),
             min_size_text: String::new(),
             max_size_text: String::new(),
-            sort: None,
             page_size: PAGE_SIZES[0],
             pages: Pages::default(),
             selected: BTreeSet::new(),
@@ -419,34 +404,19 @@ impl Default for ViewState {
             static_filter: String::new(),
             static_min_text: String::new(),
             static_max_text: String::new(),
-            static_sort: None,
             show_warnings: false,
-            component_sort: None,
             tab: TabId::DETAILS,
-            step_sort: None,
             only_rows: None,
             show_overview: false,
-            overview_sort: None,
             summary: SummaryChoice::default(),
             align_step: None,
-            diff_sort: None,
             diff_filter: String::new(),
             table_baseline: false,
             flame_mode: FlameMode::default(),
             table_group: None,
-            group_sort: None,
             source: SourceChoice::default(),
+            sorts: Sorts::default(),
         }
-    }
-}
-
-/// The sort after a click on `col`'s header: ascending → descending → none; another column
-/// starts ascending.
-fn next_sort<C: PartialEq + Copy>(sort: Option<(C, SortDir)>, col: C) -> Option<(C, SortDir)> {
-    match sort {
-        Some((c, SortDir::Asc)) if c == col => Some((col, SortDir::Desc)),
-        Some((c, SortDir::Desc)) if c == col => None,
-        _ => Some((col, SortDir::Asc)),
     }
 }
 
@@ -495,12 +465,15 @@ impl ViewState {
                     self.tag_filters,
                     self.min_size_text,
                     self.max_size_text,
-                    self.sort,
+                    self.sorts.key(super::panes::details_table::SORT),
                     self.group_by,
                     self.table_group,
                 )
             }
-            TableId::Components => format!("{rank:?} {:?}", self.component_sort),
+            TableId::Components => format!(
+                "{rank:?} {:?}",
+                self.sorts.key(super::panes::component_table::SORT)
+            ),
             TableId::StaticOps => format!(
                 "{rank:?} {} {:?} {:?} {:?} {:?} {:?}",
                 self.graph,
@@ -508,7 +481,7 @@ impl ViewState {
                 self.static_filter,
                 self.static_min_text,
                 self.static_max_text,
-                self.static_sort,
+                self.sorts.key(super::panes::static_view::SORT),
             ),
         }
     }
@@ -577,10 +550,7 @@ impl ViewState {
             Command::SetCursor(c) => self.link.cursor = *c,
             Command::SetPage(table, p) => self.pages.0[table.index()] = *p,
             Command::SetPageSize(n) => self.page_size = (*n).max(1),
-            Command::CycleSort(col) => self.sort = next_sort(self.sort, *col),
-            Command::CycleComponentSort(col) => {
-                self.component_sort = next_sort(self.component_sort, *col);
-            }
+            Command::Sort { table, column } => self.sorts.cycle(*table, column),
             Command::SetNameFilter(t) => self.name_filter.clone_from(t),
             Command::SetTagFilter(kind, t) => {
                 if t.is_empty() {
@@ -607,7 +577,6 @@ impl ViewState {
                 }
             }
             Command::SetYFromZero(on) => self.y_from_zero = *on,
-            Command::CycleGroupSort(col) => self.group_sort = next_sort(self.group_sort, *col),
             Command::ToggleSeries(name) => {
                 if !self.hidden_series.remove(name) {
                     self.hidden_series.insert(name.clone());
@@ -622,27 +591,17 @@ impl ViewState {
             Command::SetStaticFilter(t) => self.static_filter.clone_from(t),
             Command::SetStaticMinSize(t) => self.static_min_text.clone_from(t),
             Command::SetStaticMaxSize(t) => self.static_max_text.clone_from(t),
-            Command::CycleStaticSort(col) => {
-                self.static_sort = next_sort(self.static_sort, *col);
-            }
             Command::ShowWarnings(on) => self.show_warnings = *on,
             Command::ShowTab(tab) => self.tab = *tab,
             Command::SetFlameMode(m) => self.flame_mode = *m,
             Command::SetTableGroup(g) => self.table_group = *g,
             Command::ShowOverview(on) => self.show_overview = *on,
             Command::SetAlignStep(s) => self.align_step = *s,
-            Command::CycleDiffSort(col) => self.diff_sort = next_sort(self.diff_sort, *col),
             Command::SetDiffFilter(f) => self.diff_filter.clone_from(f),
             Command::SetTableBaseline(on) => {
                 self.table_baseline = *on;
                 self.selected.clear();
                 self.tab = TabId::DETAILS;
-            }
-            Command::CycleOverviewSort(col) => {
-                self.overview_sort = next_sort(self.overview_sort, *col);
-            }
-            Command::CycleSummarySort(col) => {
-                self.summary.sort = next_sort(self.summary.sort, *col);
             }
             Command::SetSummaryHostFilter(text) => self.summary.host_filter.clone_from(text),
             Command::SelectSummaryRank(i) => {
@@ -650,7 +609,6 @@ impl ViewState {
                 self.summary.unreachable = None;
             }
             Command::SummaryRankUnreachable(i) => self.summary.unreachable = Some(*i),
-            Command::CycleStepSort(col) => self.step_sort = next_sort(self.step_sort, *col),
             Command::FilterRows(rows) => {
                 self.only_rows.clone_from(rows);
                 if rows.is_some() {
@@ -708,18 +666,29 @@ mod tests {
 
     #[test]
     fn header_clicks_cycle_asc_desc_none() {
+        use crate::analysis::{Column, SortDir};
+        use crate::ui::panes::details_table::SORT;
         let mut s = ViewState::default();
+        let sort = |s: &ViewState| s.sorts.get::<Column>(SORT);
         s.apply(&Command::SetPage(TableId::Details, 3));
-        s.apply(&Command::CycleSort(Column::Size));
-        assert_eq!(s.sort, Some((Column::Size, SortDir::Asc)));
+        s.apply(&Command::sort(SORT, Column::Size));
+        assert_eq!(sort(&s), Some((Column::Size, SortDir::Asc)));
         assert_eq!(s.page(TableId::Details), 0);
-        s.apply(&Command::CycleSort(Column::Size));
-        assert_eq!(s.sort, Some((Column::Size, SortDir::Desc)));
-        s.apply(&Command::CycleSort(Column::Size));
-        assert_eq!(s.sort, None);
-        s.apply(&Command::CycleSort(Column::Size));
-        s.apply(&Command::CycleSort(Column::Name));
-        assert_eq!(s.sort, Some((Column::Name, SortDir::Asc)));
+        s.apply(&Command::sort(SORT, Column::Size));
+        assert_eq!(sort(&s), Some((Column::Size, SortDir::Desc)));
+        s.apply(&Command::sort(SORT, Column::Size));
+        assert_eq!(sort(&s), None);
+        s.apply(&Command::sort(SORT, Column::Size));
+        s.apply(&Command::sort(SORT, Column::Name));
+        assert_eq!(sort(&s), Some((Column::Name, SortDir::Asc)));
+        // Another table's sort leaves this one (and its page) as it is.
+        s.apply(&Command::SetPage(TableId::Details, 2));
+        s.apply(&Command::sort(
+            crate::ui::panes::steps::SORT,
+            StepColumn::Change,
+        ));
+        assert_eq!(sort(&s), Some((Column::Name, SortDir::Asc)));
+        assert_eq!(s.page(TableId::Details), 2);
     }
 
     #[test]
@@ -766,7 +735,10 @@ mod tests {
         s.apply(&Command::SetStaticFilter("add".into()));
         assert_eq!(pages(&s), [7, 0, 4, 0]);
         // The component sort: only the component table.
-        s.apply(&Command::CycleComponentSort(ComponentColumn::ALL[0]));
+        s.apply(&Command::sort(
+            crate::ui::panes::component_table::SORT,
+            crate::analysis::ComponentColumn::ALL[0],
+        ));
         assert_eq!(pages(&s), [7, 0, 0, 0]);
         // Showing the baseline's table or the rank's changes neither's rows.
         s.apply(&Command::SetPage(TableId::Baseline, 6));

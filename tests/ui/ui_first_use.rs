@@ -403,7 +403,8 @@ fn live_at_the_peak_adds_up_and_a_block_goes_to_the_table() {
         assert!(s.selected.contains(&biggest) && s.selected.len() == 1);
         // The whole rank in file order (no window, sort or filter): the block's page is its
         // row in the raw file over the page size, and its size is on screen in the table.
-        assert_eq!((s.link.window, s.sort), (None, None));
+        assert_eq!(s.link.window, None);
+        assert_eq!(s.sorts, Default::default());
         assert_eq!(
             s.page(memsight::ui::state::TableId::Details),
             biggest as usize / s.page_size,

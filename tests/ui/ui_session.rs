@@ -143,8 +143,10 @@ fn a_freed_ranks_caches_never_serve_another() {
         .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
     h.run();
     // Page 2 of rank 0 with a sort: the table and the chart have caches of rank 0.
-    h.state_mut()
-        .apply(Command::CycleSort(memsight::analysis::Column::Size));
+    h.state_mut().apply(Command::sort(
+        memsight::ui::panes::details_table::SORT,
+        memsight::analysis::Column::Size,
+    ));
     h.state_mut()
         .apply(Command::SetPage(memsight::ui::state::TableId::Details, 1));
     h.run();

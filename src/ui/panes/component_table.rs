@@ -13,6 +13,9 @@ use crate::ui::command::Command;
 use crate::ui::format::grouped;
 use crate::ui::state::TableId;
 
+/// The component peak table's sort, in [`crate::ui::state::ViewState::sorts`].
+pub const SORT: crate::ui::sorts::SortTable = crate::ui::sorts::SortTable("components");
+
 /// The component table's own state: its pager.
 #[derive(Default)]
 pub struct ComponentTable {
@@ -32,7 +35,7 @@ impl ComponentTable {
             ui.label(t.component_none);
             return;
         }
-        let order = component_order(rows, state.component_sort);
+        let order = component_order(rows, state.sorts.get(SORT));
         let pages = rows.len().div_ceil(state.page_size.max(1)).max(1);
         let page = state.page(TableId::Components).min(pages - 1);
         self.pager
@@ -52,12 +55,9 @@ impl ComponentTable {
             .header(h, |mut hr| {
                 for col in ComponentColumn::ALL {
                     hr.col(|ui| {
-                        let dir = state
-                            .component_sort
-                            .filter(|(c, _)| *c == col)
-                            .map(|(_, d)| d);
+                        let dir = state.sorts.dir_of(SORT, col);
                         if sort_header(ui, t, col.header(), dir, t.largest_first) {
-                            out.push(Command::CycleComponentSort(col));
+                            out.push(Command::sort(SORT, col));
                         }
                     });
                 }

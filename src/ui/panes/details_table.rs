@@ -23,6 +23,9 @@ use crate::ui::i18n::Tr;
 use crate::ui::jobs::{Job, JobKey, Place};
 use crate::ui::state::{SubsetWhy, TabId, TableId, ViewState};
 
+/// The details table (the baseline's too, in a comparison)'s sort, in [`crate::ui::state::ViewState::sorts`].
+pub const SORT: crate::ui::sorts::SortTable = crate::ui::sorts::SortTable("details");
+
 /// The details table's own state between frames.
 pub struct DetailsTable {
     /// Which table it is (its page in the view state).
@@ -161,7 +164,7 @@ pub fn query_for(state: &ViewState, table: TableId) -> TableQuery {
                 max,
             }],
         },
-        sort: state.sort,
+        sort: state.sorts.get(SORT),
         page_size: state.page_size,
         page: state.page(table),
         require_stream: state.group_by.table_requires_stream(),
@@ -245,7 +248,7 @@ impl DetailsTable {
 
     /// True while the sort the state asks for is computed in a job.
     fn is_sorting(&self, view: &RankView, state: &ViewState) -> bool {
-        state.sort.is_some_and(|(col, dir)| {
+        state.sorts.get(SORT).is_some_and(|(col, dir)| {
             self.sorting.as_ref().map(|(k, _)| *k) == Some((view.id(), col, dir))
                 && !view.sort_cache.is_cached(col, dir)
         })
@@ -268,7 +271,7 @@ impl DetailsTable {
             let groups = self
                 .groups
                 .groups(view, stacks, &query_for(state, self.table), by);
-            let tsv = groups_tsv(t, by, &groups, state.group_sort);
+            let tsv = groups_tsv(t, by, &groups, state.sorts.get(super::groups::SORT));
             if let Some(ctx) = ctx {
                 ctx.copy_text(tsv.clone());
             }
@@ -585,9 +588,9 @@ fn table_ui(
             for cell in &cells {
                 header.col(|ui| match *cell {
                     ExportColumn::Table(col) => {
-                        let dir = state.sort.filter(|(c, _)| *c == col).map(|(_, d)| d);
+                        let dir = state.sorts.dir_of(SORT, col);
                         if sort_header(ui, t, col.header(), dir, t.file_order) {
-                            out.push(Command::CycleSort(col));
+                            out.push(Command::sort(SORT, col));
                         }
                     }
                     // A file's column names stay as the file (and Copy) writes them, in both

@@ -14,6 +14,9 @@ use crate::ui::format::grouped;
 use crate::ui::i18n::Tr;
 use crate::ui::state::{DiffColumn, ViewState};
 
+/// The compare diff table's sort, in [`crate::ui::state::ViewState::sorts`].
+pub const SORT: crate::ui::sorts::SortTable = crate::ui::sorts::SortTable("diff");
+
 /// A column's value for sorting (numbers; the name sorts apart).
 fn value(d: &OperatorDelta, col: DiffColumn) -> f64 {
     let kib = |b: i64| b as f64 / 1024.0;
@@ -51,7 +54,7 @@ pub fn diff_rows(diff: &[OperatorDelta], state: &ViewState) -> Vec<usize> {
     let mut rows: Vec<usize> = (0..diff.len())
         .filter(|&i| needle.is_empty() || diff[i].name.to_lowercase().contains(&needle))
         .collect();
-    if let Some((col, dir)) = state.diff_sort {
+    if let Some((col, dir)) = state.sorts.get::<DiffColumn>(SORT) {
         rows.sort_by(|&a, &b| {
             let ord = if col == DiffColumn::Name {
                 diff[a].name.cmp(&diff[b].name)
@@ -186,9 +189,9 @@ pub fn diff_ui(ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
                 .header(h, |mut hr| {
                     for (k, col) in DiffColumn::ALL.into_iter().enumerate() {
                         hr.col(|ui| {
-                            let dir = state.diff_sort.filter(|(c, _)| *c == col).map(|(_, d)| d);
+                            let dir = state.sorts.dir_of(SORT, col);
                             if sort_header(ui, t, t.diff_headers[k], dir, t.diff_headers[3]) {
-                                out.push(Command::CycleDiffSort(col));
+                                out.push(Command::sort(SORT, col));
                             }
                         });
                     }

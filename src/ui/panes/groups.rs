@@ -13,7 +13,37 @@ use crate::model::{CallStacks, NO_STACK, bytes_to_mib};
 use crate::ui::command::Command;
 use crate::ui::format::grouped;
 use crate::ui::i18n::Tr;
+use crate::ui::sorts::SortTable;
 use crate::ui::state::{RowSubset, SubsetWhy};
+
+/// The grouped table's sort, in [`crate::ui::state::ViewState::sorts`].
+pub const SORT: SortTable = SortTable("groups");
+
+/// A column of the grouped table, in display order (its headers are `Tr::group_headers`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GroupColumn {
+    /// The group's label (call stack, line, op, role).
+    Group,
+    /// Blocks in the group.
+    Blocks,
+    /// Bytes allocated in all.
+    Total,
+    /// The most live at once.
+    PeakLive,
+    /// Calls of its op.
+    Calls,
+}
+
+impl GroupColumn {
+    /// Every column, in display order.
+    pub const ALL: [GroupColumn; 5] = [
+        GroupColumn::Group,
+        GroupColumn::Blocks,
+        GroupColumn::Total,
+        GroupColumn::PeakLive,
+        GroupColumn::Calls,
+    ];
+}
 
 /// What the groups were computed for: the view, the query (all pages, no sort), the key.
 type GroupInput = (ViewId, TableQuery, GroupKey);
@@ -91,19 +121,18 @@ pub fn label<'a>(t: &'a Tr, by: GroupKey, label: &'a Option<String>) -> &'a str 
 }
 
 /// The order the grouped table shows `groups` in: as grouped (largest total first), or by a
-/// header click (`sort`: column 0 label, 1 blocks, 2 total, 3 peak live, 4 calls; ties keep
-/// the grouped order).
-pub fn order(groups: &[Group], names: &[&str], sort: Option<(usize, SortDir)>) -> Vec<usize> {
+/// header click (ties keep the grouped order).
+pub fn order(groups: &[Group], names: &[&str], sort: Option<(GroupColumn, SortDir)>) -> Vec<usize> {
     let mut idx: Vec<usize> = (0..groups.len()).collect();
     if let Some((col, dir)) = sort {
         idx.sort_by(|&a, &b| {
             let (x, y) = (&groups[a], &groups[b]);
             let o = match col {
-                0 => names[a].cmp(names[b]),
-                1 => x.blocks.cmp(&y.blocks),
-                2 => x.bytes.cmp(&y.bytes),
-                3 => x.peak_live.cmp(&y.peak_live),
-                _ => x.calls.cmp(&y.calls),
+                GroupColumn::Group => names[a].cmp(names[b]),
+                GroupColumn::Blocks => x.blocks.cmp(&y.blocks),
+                GroupColumn::Total => x.bytes.cmp(&y.bytes),
+                GroupColumn::PeakLive => x.peak_live.cmp(&y.peak_live),
+                GroupColumn::Calls => x.calls.cmp(&y.calls),
             };
             if dir == SortDir::Desc { o.reverse() } else { o }
         });
@@ -112,7 +141,12 @@ pub fn order(groups: &[Group], names: &[&str], sort: Option<(usize, SortDir)>) -
 }
 
 /// The groups as TSV with a header, in the table's order (Copy while the table is grouped).
-pub fn groups_tsv(t: &Tr, by: GroupKey, g: &Groups, sort: Option<(usize, SortDir)>) -> String {
+pub fn groups_tsv(
+    t: &Tr,
+    by: GroupKey,
+    g: &Groups,
+    sort: Option<(GroupColumn, SortDir)>,
+) -> String {
     let (groups, names) = (&g.groups, names(t, by, g));
     let mut out = t.group_headers.join("\t");
     out.push('\n');
@@ -156,7 +190,7 @@ pub fn groups_ui(
     };
     let (rows, groups) = (&grouped_rows.rows, &grouped_rows.groups);
     let names = names(t, by, &grouped_rows);
-    let shown = order(groups, &names, cx.state.group_sort);
+    let shown = order(groups, &names, cx.state.sorts.get(SORT));
     ui.horizontal(|ui| {
         ui.label((t.rows)(&grouped(groups.len() as f64, 0)));
         if ui.button(t.copy).on_hover_text(t.copy_hover).clicked() {
@@ -168,7 +202,7 @@ pub fn groups_ui(
     // The label column takes what the four number columns leave (they are never cut off, with
     // Live at cursor open too).
     let label_w = (ui.available_width() - 4.0 * 110.0).clamp(160.0, 640.0);
-    let sort = cx.state.group_sort;
+    let sort = cx.state.sorts.get::<GroupColumn>(SORT);
     let out = &mut *cx.out;
     egui::ScrollArea::horizontal()
         .auto_shrink([false, false])
@@ -185,12 +219,12 @@ pub fn groups_ui(
             }
             table
                 .header(text_h + 4.0, |mut header| {
-                    for (k, h) in t.group_headers.iter().enumerate() {
+                    for (col, h) in GroupColumn::ALL.into_iter().zip(t.group_headers) {
                         header.col(|ui| {
-                            let dir = sort.filter(|(c, _)| *c == k).map(|(_, d)| d);
+                            let dir = sort.filter(|(c, _)| *c == col).map(|(_, d)| d);
                             if super::details_table::sort_header(ui, t, h, dir, t.group_headers[2])
                             {
-                                out.push(Command::CycleGroupSort(k));
+                                out.push(Command::sort(SORT, col));
                             }
                         });
                     }

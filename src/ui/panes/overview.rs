@@ -15,6 +15,9 @@ use crate::ui::i18n::Tr;
 use crate::ui::overview::Overview;
 use crate::ui::state::{OverviewColumn, ViewState};
 
+/// The cluster overview table's sort, in [`crate::ui::state::ViewState::sorts`].
+pub const SORT: crate::ui::sorts::SortTable = crate::ui::sorts::SortTable("overview");
+
 fn key(s: &RankSummary, col: OverviewColumn) -> Key {
     let num = Key::num;
     match col {
@@ -256,7 +259,7 @@ fn bar_at(shown: &[usize], x: f64) -> Option<usize> {
 }
 
 fn table_ui(ui: &mut egui::Ui, t: &Tr, o: &Overview, state: &ViewState, out: &mut Vec<Command>) {
-    let order = overview_order(o, state.overview_sort);
+    let order = overview_order(o, state.sorts.get(SORT));
     let h = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
     egui::ScrollArea::horizontal()
         .id_salt("overview_scroll")
@@ -275,13 +278,10 @@ fn table_ui(ui: &mut egui::Ui, t: &Tr, o: &Overview, state: &ViewState, out: &mu
                 .header(h, |mut hr| {
                     for (k, col) in OverviewColumn::ALL.into_iter().enumerate() {
                         hr.col(|ui| {
-                            let dir = state
-                                .overview_sort
-                                .filter(|(c, _)| *c == col)
-                                .map(|(_, d)| d);
+                            let dir = state.sorts.dir_of(SORT, col);
                             if sort_header(ui, t, t.overview_headers[k], dir, t.overview_headers[0])
                             {
-                                out.push(Command::CycleOverviewSort(col));
+                                out.push(Command::sort(SORT, col));
                             }
                         });
                     }

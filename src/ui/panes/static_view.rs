@@ -20,6 +20,9 @@ use crate::ui::plot::step_line::StepLine;
 use crate::ui::plot::zoom::{box_zoom, take_wheel, wheel_zoom};
 use crate::ui::state::TableId;
 
+/// The static op table's sort, in [`crate::ui::state::ViewState::sorts`].
+pub const SORT: crate::ui::sorts::SortTable = crate::ui::sorts::SortTable("static_ops");
+
 /// A range of node indices.
 type NodeRange = (f64, f64);
 
@@ -186,7 +189,7 @@ impl StaticTable {
             name: state.static_filter.clone(),
             min_kib: parse_bound(&state.static_min_text).unwrap_or(None),
             max_kib: parse_bound(&state.static_max_text).unwrap_or(None),
-            sort: state.static_sort,
+            sort: state.sorts.get(SORT),
         };
         let key: RowsKey = (view.id(), state.graph, format!("{q:?}"));
         if self.rows.as_ref().is_none_or(|(k, _)| *k != key) {
@@ -265,9 +268,9 @@ impl StaticTable {
             .header(h + 4.0, |mut hr| {
                 for col in StaticColumn::ALL {
                     hr.col(|ui| {
-                        let dir = state.static_sort.filter(|(c, _)| *c == col).map(|(_, d)| d);
+                        let dir = state.sorts.dir_of(SORT, col);
                         if sort_header(ui, t, col.header(), dir, t.file_order) {
-                            out.push(Command::CycleStaticSort(col));
+                            out.push(Command::sort(SORT, col));
                         }
                     });
                 }

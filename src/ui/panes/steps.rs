@@ -14,6 +14,9 @@ use crate::ui::format::{bytes, grouped};
 use crate::ui::i18n::Tr;
 use crate::ui::state::{RowSubset, StepColumn, SubsetWhy};
 
+/// The steps table's sort, in [`crate::ui::state::ViewState::sorts`].
+pub const SORT: crate::ui::sorts::SortTable = crate::ui::sorts::SortTable("steps");
+
 /// The number a column shows for a step (MB, ms or a count), `None` when the data has none.
 pub fn step_value(s: &StepStats, col: StepColumn) -> Option<f64> {
     let mb = |b: i64| b as f64 / MIB as f64;
@@ -93,7 +96,7 @@ pub fn steps_ui(ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
     let (view, state, t) = (cx.view, cx.state, cx.t);
     let report: &StepReport = view.steps();
     let steps = &report.steps;
-    let order = step_order(steps, state.step_sort);
+    let order = step_order(steps, state.sorts.get(SORT));
     ui.horizontal(|ui| {
         ui.strong(t.steps_title);
         if let Some(src) = &view.data.steps {
@@ -135,9 +138,9 @@ fn table_ui(
         .header(h, |mut hr| {
             for (k, col) in StepColumn::ALL.into_iter().enumerate() {
                 hr.col(|ui| {
-                    let dir = state.step_sort.filter(|(c, _)| *c == col).map(|(_, d)| d);
+                    let dir = state.sorts.dir_of(SORT, col);
                     if sort_header(ui, t, t.step_headers[k], dir, t.step_headers[1]) {
-                        out.push(Command::CycleStepSort(col));
+                        out.push(Command::sort(SORT, col));
                     }
                 });
             }

@@ -9,12 +9,17 @@ use egui_plot::{Bar, BarChart, FilledArea, Legend, Line, Plot, PlotPoints, Point
 
 use super::details_table::sort_header;
 use super::sort_key::SortKey as Key;
+use crate::analysis::SortDir;
 use crate::model::cluster::ClusterRank;
 use crate::ui::command::{Command, PickKind};
 use crate::ui::format::grouped;
 use crate::ui::i18n::Tr;
 use crate::ui::palette;
+use crate::ui::sorts::SortTable;
 use crate::ui::state::{SummaryChoice, SummaryColumn};
+
+/// The summary table's sort, in [`crate::ui::state::ViewState::sorts`].
+pub const SORT: SortTable = SortTable("summary");
 use crate::ui::summary::{OpenSummary, SummaryView};
 
 /// At most this many ranks are named in a line of text (outliers, leak suspects).
@@ -114,14 +119,18 @@ fn host_matches(r: &ClusterRank, filter: &str) -> bool {
 
 /// The ranks the table shows (indices into the summary's ranks): those whose host matches the
 /// filter, in the chosen order; missing values go last whatever the direction.
-pub fn summary_order(view: &SummaryView, choice: &SummaryChoice) -> Vec<usize> {
+pub fn summary_order(
+    view: &SummaryView,
+    choice: &SummaryChoice,
+    sort: Option<(SummaryColumn, SortDir)>,
+) -> Vec<usize> {
     let Some(open) = &view.open else {
         return Vec::new();
     };
     let mut rows: Vec<usize> = (0..open.summary.ranks.len())
         .filter(|&i| host_matches(&open.summary.ranks[i], choice.host_filter.trim()))
         .collect();
-    let Some((col, dir)) = choice.sort else {
+    let Some((col, dir)) = sort else {
         // The file's order is by identity, where rank "10" comes before "9": by host, then by
         // rank number.
         let keys: Vec<(Option<&str>, Key)> = (0..open.summary.ranks.len())
@@ -209,6 +218,7 @@ pub fn summary_ui(
     t: &'static Tr,
     view: &mut SummaryView,
     choice: &SummaryChoice,
+    sort: Option<(SummaryColumn, SortDir)>,
     out: &mut Vec<Command>,
 ) {
     if view.poll() {
@@ -231,7 +241,7 @@ pub fn summary_ui(
         });
         return;
     }
-    let rows = summary_order(view, choice);
+    let rows = summary_order(view, choice, sort);
     header_ui(ui, t, view, &file, &rows, out);
     let Some(open) = &view.open else { return };
     if open.summary.ranks.is_empty() {
@@ -250,7 +260,7 @@ pub fn summary_ui(
     });
     ui.separator();
     ui.columns(2, |cols| {
-        if let Some(i) = table_ui(&mut cols[0], t, view, &rows, choice, out) {
+        if let Some(i) = table_ui(&mut cols[0], t, view, &rows, choice, sort, out) {
             hovered = hovered.or(Some(i));
         }
         curve_ui(&mut cols[1], t, view, choice, hovered, out);
@@ -547,6 +557,7 @@ fn table_ui(
     view: &SummaryView,
     rows: &[usize],
     choice: &SummaryChoice,
+    sort: Option<(SummaryColumn, SortDir)>,
     out: &mut Vec<Command>,
 ) -> Option<usize> {
     let open = view.open.as_ref()?;
@@ -588,7 +599,7 @@ fn table_ui(
                 .header(h, |mut hr| {
                     for &col in cols {
                         hr.col(|ui| {
-                            let dir = choice.sort.filter(|(c, _)| *c == col).map(|(_, d)| d);
+                            let dir = sort.filter(|(c, _)| *c == col).map(|(_, d)| d);
                             let title = (t.summary_header)(col);
                             if sort_header(
                                 ui,
@@ -597,7 +608,7 @@ fn table_ui(
                                 dir,
                                 (t.summary_header)(SummaryColumn::Rank),
                             ) {
-                                out.push(Command::CycleSummarySort(col));
+                                out.push(Command::sort(SORT, col));
                             }
                         });
                     }
@@ -796,7 +807,8 @@ impl crate::ui::document::Document for SummaryView {
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, cx: &mut crate::ui::document::DocCx<'_>) {
-        summary_ui(ui, cx.t, self, &cx.state.summary, cx.out);
+        let sort = cx.state.sorts.get(SORT);
+        summary_ui(ui, cx.t, self, &cx.state.summary, sort, cx.out);
     }
 
     /// Two summaries compare rank by rank.
