@@ -147,3 +147,63 @@ pub struct ClusterSummary {
     /// What the merges decided.
     pub notes: Vec<String>,
 }
+
+/// A column of a cluster summary's table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SummaryColumn {
+    /// Rank id.
+    Rank,
+    /// Host.
+    Host,
+    /// Device id.
+    Device,
+    /// Peak Operator Allocated.
+    PeakAllocated,
+    /// When it was reached.
+    PeakAt,
+    /// Peak Operator Reserved.
+    PeakReserved,
+    /// Steps recorded.
+    Steps,
+    /// Growth of the step-end value over the steps.
+    Growth,
+    /// The operator holding most at the peak.
+    TopOperator,
+    /// In a comparison: the same rank's peak in the other summary.
+    Before,
+    /// In a comparison: this peak minus that one.
+    Delta,
+    /// The rank's folder, or why it could not be summarised.
+    Folder,
+}
+
+impl SummaryColumn {
+    /// The columns of a summary on its own, in table order.
+    pub const PLAIN: [SummaryColumn; 10] = [
+        SummaryColumn::Rank,
+        SummaryColumn::Host,
+        SummaryColumn::Device,
+        SummaryColumn::PeakAllocated,
+        SummaryColumn::PeakAt,
+        SummaryColumn::PeakReserved,
+        SummaryColumn::Steps,
+        SummaryColumn::Growth,
+        SummaryColumn::TopOperator,
+        SummaryColumn::Folder,
+    ];
+    /// The columns in a comparison, in table order.
+    pub const COMPARED: [SummaryColumn; 12] = [
+        SummaryColumn::Rank,
+        SummaryColumn::Host,
+        SummaryColumn::Device,
+        SummaryColumn::PeakAllocated,
+        SummaryColumn::Before,
+        SummaryColumn::Delta,
+        SummaryColumn::PeakAt,
+        SummaryColumn::PeakReserved,
+        SummaryColumn::Steps,
+        SummaryColumn::Growth,
+        SummaryColumn::TopOperator,
+        SummaryColumn::Folder,
+    ];
+}

@@ -17,3 +17,12 @@ pub mod unpickle;
 
 pub use model::{Action, AllocatorSnapshot, Block, Event, Frame, Segment, SnapshotError, StackId};
 pub use summary::{DeviceSummary, SnapshotSummary, StackTotal, summarize_snapshot};
+
+/// Why a snapshot is not shown.
+#[derive(Debug)]
+pub enum SnapshotProblem {
+    /// It could not be read (the file, the pickle, or not a snapshot).
+    Read(SnapshotError),
+    /// Reading it failed unexpectedly (a panic in the reader's job): its message.
+    Task(String),
+}

@@ -46,10 +46,10 @@ fn zh_load_error(e: &crate::ingest::LoadError) -> String {
 }
 
 /// Why a snapshot could not be read, in Chinese (the OS's own words stay as it says them).
-fn zh_snapshot_error(p: &crate::ui::panes::snapshot::SnapshotProblem) -> String {
+fn zh_snapshot_error(p: &crate::snapshot::SnapshotProblem) -> String {
     use crate::snapshot::SnapshotError;
     match p {
-        crate::ui::panes::snapshot::SnapshotProblem::Read(e) => match e {
+        crate::snapshot::SnapshotProblem::Read(e) => match e {
             SnapshotError::Io { path, source } => format!("无法读取 {path}：{source}"),
             SnapshotError::Pickle { path, source } => {
                 let what = if source.truncated {
@@ -79,7 +79,7 @@ fn zh_snapshot_error(p: &crate::ui::panes::snapshot::SnapshotProblem) -> String 
                 format!("{path}：不是内存快照（没有 'segments' 或 'device_traces'）")
             }
         },
-        crate::ui::panes::snapshot::SnapshotProblem::Task(e) => format!("读取时出错：{e}"),
+        crate::snapshot::SnapshotProblem::Task(e) => format!("读取时出错：{e}"),
     }
 }
 
@@ -273,7 +273,7 @@ pub struct Tr {
     /// Ranks shown of all.
     pub summary_shown: fn(usize, usize) -> String,
     /// A summary table's column header.
-    pub summary_header: fn(crate::ui::state::SummaryColumn) -> &'static str,
+    pub summary_header: fn(crate::model::cluster::SummaryColumn) -> &'static str,
     /// The folder link's tooltip.
     pub summary_open_hover: &'static str,
     /// How to see a rank's curve.
@@ -647,7 +647,7 @@ pub struct Tr {
     /// The profile has no rank at this index.
     pub no_rank: fn(usize) -> String,
     /// Why a snapshot could not be read.
-    pub snapshot_error: fn(&crate::ui::panes::snapshot::SnapshotProblem) -> String,
+    pub snapshot_error: fn(&crate::snapshot::SnapshotProblem) -> String,
     /// The snapshot view's title.
     pub snapshot_title: &'static str,
     /// The device picker's label.
@@ -831,7 +831,7 @@ pub static EN: Tr = Tr {
     summary_host_hint: "part of a host name",
     summary_shown: |shown, n| format!("{shown} of {n} ranks"),
     summary_header: |c| {
-        use crate::ui::state::SummaryColumn as C;
+        use crate::model::cluster::SummaryColumn as C;
         match c {
             C::Rank => "Rank",
             C::Host => "Host",
@@ -1296,8 +1296,8 @@ pub static EN: Tr = Tr {
     load_error: |e| e.to_string(),
     no_rank: |i| format!("no rank at index {i}"),
     snapshot_error: |p| match p {
-        crate::ui::panes::snapshot::SnapshotProblem::Read(e) => e.to_string(),
-        crate::ui::panes::snapshot::SnapshotProblem::Task(e) => e.clone(),
+        crate::snapshot::SnapshotProblem::Read(e) => e.to_string(),
+        crate::snapshot::SnapshotProblem::Task(e) => e.clone(),
     },
     snapshot_title: "Allocator snapshot",
     snapshot_device: "Device:",
@@ -1453,7 +1453,7 @@ pub static ZH: Tr = Tr {
     summary_host_hint: "主机名的一部分",
     summary_shown: |shown, n| format!("显示 {shown}/{n} 个 rank"),
     summary_header: |c| {
-        use crate::ui::state::SummaryColumn as C;
+        use crate::model::cluster::SummaryColumn as C;
         match c {
             C::Rank => "Rank",
             C::Host => "主机",

@@ -5,7 +5,7 @@
 //! outside it names its columns.
 //!
 //! Adding a sorted table: a `pub const SORT: SortTable` in the pane's file, its column enum
-//! in [`sort_columns!`] below (one line), and `Command::sort(SORT, column)` on a header click.
+//! in `sort_columns!` below (one line), and `Command::sort(SORT, column)` on a header click.
 
 use std::collections::BTreeMap;
 

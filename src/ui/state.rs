@@ -225,65 +225,7 @@ impl OverviewColumn {
     ];
 }
 
-/// A column of a cluster summary's table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SummaryColumn {
-    /// Rank id.
-    Rank,
-    /// Host.
-    Host,
-    /// Device id.
-    Device,
-    /// Peak Operator Allocated.
-    PeakAllocated,
-    /// When it was reached.
-    PeakAt,
-    /// Peak Operator Reserved.
-    PeakReserved,
-    /// Steps recorded.
-    Steps,
-    /// Growth of the step-end value over the steps.
-    Growth,
-    /// The operator holding most at the peak.
-    TopOperator,
-    /// In a comparison: the same rank's peak in the other summary.
-    Before,
-    /// In a comparison: this peak minus that one.
-    Delta,
-    /// The rank's folder, or why it could not be summarised.
-    Folder,
-}
-
-impl SummaryColumn {
-    /// The columns of a summary on its own, in table order.
-    pub const PLAIN: [SummaryColumn; 10] = [
-        SummaryColumn::Rank,
-        SummaryColumn::Host,
-        SummaryColumn::Device,
-        SummaryColumn::PeakAllocated,
-        SummaryColumn::PeakAt,
-        SummaryColumn::PeakReserved,
-        SummaryColumn::Steps,
-        SummaryColumn::Growth,
-        SummaryColumn::TopOperator,
-        SummaryColumn::Folder,
-    ];
-    /// The columns in a comparison, in table order.
-    pub const COMPARED: [SummaryColumn; 12] = [
-        SummaryColumn::Rank,
-        SummaryColumn::Host,
-        SummaryColumn::Device,
-        SummaryColumn::PeakAllocated,
-        SummaryColumn::Before,
-        SummaryColumn::Delta,
-        SummaryColumn::PeakAt,
-        SummaryColumn::PeakReserved,
-        SummaryColumn::Steps,
-        SummaryColumn::Growth,
-        SummaryColumn::TopOperator,
-        SummaryColumn::Folder,
-    ];
-}
+pub use crate::model::cluster::SummaryColumn;
 
 /// What the user chose in a cluster summary's overview.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -365,7 +307,7 @@ pub struct ViewState {
     pub table_group: Option<GroupKey>,
     /// Which files to read for ranks that have both a DB and CSV files.
     pub source: SourceChoice,
-    /// Every table's sort, under its pane's [`SortTable`] ([`super::sorts`]).
+    /// Every table's sort, under its pane's [`SortTable`](super::sorts::SortTable) ([`super::sorts`]).
     pub sorts: Sorts,
 }
 

@@ -73,14 +73,7 @@ pub enum HoldersView {
 /// A device and an event of it (None: the end state).
 type Pick = (i64, Option<usize>);
 
-/// Why a snapshot is not shown.
-#[derive(Debug)]
-pub enum SnapshotProblem {
-    /// It could not be read (the file, the pickle, or not a snapshot).
-    Read(SnapshotError),
-    /// Reading it failed unexpectedly (a panic in the reader's job): its message.
-    Task(String),
-}
+pub use crate::snapshot::SnapshotProblem;
 
 /// What the reading job hands over: the snapshot, its `oom` events explained and the
 /// memUsageInfo rows beside it (an OOM bundle).
