@@ -83,9 +83,9 @@ pub struct MemsightApp {
     /// The in-app browser, for when no native dialog can be shown.
     pub browser: FileBrowser,
     /// The text of the path fields (start page, File menu).
-    pub path_text: String,
+    pub(crate) path_text: String,
     /// The keyboard help window is open.
-    pub help_open: bool,
+    pub(crate) help_open: bool,
     /// The Open path… dialog is on screen.
     pub path_dialog_open: bool,
     /// Where the cluster overview drew each rank's bar last frame (tests click them).
@@ -104,16 +104,16 @@ pub struct MemsightApp {
     /// replaced).
     pub png_picker: fn() -> PickOutcome,
     /// A one-line message in the parameter bar (what Save chart did).
-    pub notice: Option<String>,
+    pub(crate) notice: Option<String>,
     /// Background tasks that panicked, shown until dismissed.
     pub failures: Vec<super::jobs::JobFailure>,
     /// The CJK font in use (`Some(None)`: none found), once looked for.
-    pub cjk_font: Option<Option<PathBuf>>,
+    pub(crate) cjk_font: Option<Option<PathBuf>>,
     ctx: Option<egui::Context>,
     /// The memory chart pane.
     pub chart: MemoryChart,
     /// The views of the bottom pane (details, steps, call stacks, diff).
-    pub panes: BottomPanes,
+    pub(crate) panes: BottomPanes,
     /// The whole-window view on screen in place of the profile (a snapshot, a folder of OOM
     /// bundles, a cluster summary: [`super::document`]), when one was opened.
     document: Option<Box<dyn Document>>,
@@ -123,7 +123,7 @@ pub struct MemsightApp {
     pub static_table: StaticTable,
     title: String,
     /// Self-timing (`MEMSIGHT_BENCH`), when asked for.
-    pub bench: Option<super::bench::Bench>,
+    pub(crate) bench: Option<super::bench::Bench>,
     /// The open dialog ([`native_picker`] unless replaced).
     pub picker: Picker,
 }
