@@ -335,6 +335,9 @@ impl MemoryChart {
             .plot_px
             .unwrap_or((ui.available_width() * ppp) as usize)
             .max(100);
+        // The baseline's first: its cache is apart from the rank's, whose lines are borrowed
+        // below.
+        let baseline_bytes = self.baseline_lines(ui, cx, group, window, width);
         let ctx = ui.ctx().clone();
         let Some(reduced) = self
             .reduction
@@ -364,37 +367,8 @@ impl MemoryChart {
         let (y_lo, y_hi) = (fit.lo / u, fit.hi / u);
         let decimals = hover_decimals(y_hi - y_lo);
 
-        // One line whatever the width (a narrower chart, with Live open, wrapped the hint onto a
-        // second line and shrank the plot): the note is cut to fit, whole on hover.
-        ui.horizontal(|ui| {
-            if ui
-                .add_enabled(state.link.window.is_some(), egui::Button::new(t.reset_zoom))
-                .on_hover_text(t.reset_zoom_hover)
-                .clicked()
-            {
-                cx.out.push(Command::ResetZoom);
-            }
-            ui.weak(format!("{} – {}", ms(v0), ms(v1)));
-            let mut from_zero = state.y_from_zero;
-            if ui
-                .checkbox(&mut from_zero, t.y_from_zero)
-                .on_hover_text(t.y_from_zero_hover)
-                .changed()
-            {
-                cx.out.push(Command::SetYFromZero(from_zero));
-            }
-            let note = if fit.below.is_empty() {
-                t.chart_hint.to_string()
-            } else {
-                let below: Vec<&str> = fit.below.iter().map(|&i| names[i].as_str()).collect();
-                (t.below_view)(&below.join(", "))
-            };
-            ui.add(
-                egui::Label::new(egui::RichText::new(note.as_str()).weak())
-                    .truncate()
-                    .show_tooltip_when_elided(true),
-            );
-        });
+        let below: Vec<&str> = fit.below.iter().map(|&i| names[i].as_str()).collect();
+        toolbar_ui(ui, t, state, (v0, v1), &below, cx.out);
         if sampled {
             let (drawn, total) = sampled_counts(series, lines, &visible, window);
             ui.colored_label(
@@ -409,101 +383,17 @@ impl MemoryChart {
             });
             super::diff::peak_deltas_ui(ui, t, &cmp.baseline.view, &view);
         }
-        // The baseline's curves of this Group By, reduced to the window on its own axis.
-        // Its series are built off the UI thread (Overall with the baseline's load, another
-        // Group By in a job) and reduced through a cache of their own, like the rank's.
-        let baseline_lines: Vec<(String, Color32, Vec<[f64; 2]>)> = match &cx.compare {
-            Some(cmp) => {
-                let off = cmp.offset;
-                let (a, b) = window.ns();
-                let bview = Arc::clone(&cmp.baseline.view);
-                let ready = bview.series_built(group).is_some()
-                    || bview.data.records.len() < self.background_min_rows;
-                let key = (bview.id(), group);
-                if ready {
-                    self.baseline_building = None;
-                } else if self.baseline_building.as_ref().map(|(k, _)| *k) != Some(key) {
-                    // The series land in the view's own cache; the handle keeps the job alive.
-                    let job_view = Arc::clone(&bview);
-                    let job = cx
-                        .jobs
-                        .run(JobKey::Series(key.0, group), Place::Thread, move |_| {
-                            job_view.series(group);
-                        });
-                    self.baseline_building = Some((key, job));
-                }
-                let shifted = TimeWindow::new(a.saturating_sub(off), b.saturating_sub(off));
-                let ctx = ui.ctx().clone();
-                let reduced = ready
-                    .then(|| {
-                        self.baseline_reduction.lines(
-                            &bview,
-                            group,
-                            shifted,
-                            width,
-                            cx.jobs,
-                            || ctx.request_repaint(),
-                        )
-                    })
-                    .flatten();
-                match reduced {
-                    Some(r) => {
-                        let off_ms = ns_to_ms(off);
-                        bview
-                            .series(group)
-                            .iter()
-                            .zip(&r.lines)
-                            .enumerate()
-                            .filter(|(_, (s, _))| !state.hidden_series.contains(&s.series.name))
-                            .map(|(k, (s, line))| {
-                                // Steps drawn as a polyline: each value holds until the next.
-                                let mut pts = Vec::with_capacity(line.len() * 2);
-                                for (i, p) in line.iter().enumerate() {
-                                    let x = p[0] + off_ms;
-                                    if i > 0 {
-                                        pts.push([x, line[i - 1][1] / u]);
-                                    }
-                                    pts.push([x, p[1] / u]);
-                                }
-                                (
-                                    format!("{} (baseline)", s.series.name),
-                                    curve_color(&s.series.name, k),
-                                    pts,
-                                )
-                            })
-                            .collect()
-                    }
-                    None => {
-                        ui.ctx().request_repaint();
-                        Vec::new()
-                    }
-                }
-            }
-            None => Vec::new(),
-        };
+        let baseline_lines: Vec<(String, Color32, Vec<[f64; 2]>)> = baseline_bytes
+            .into_iter()
+            .map(|(name, color, pts)| (name, color, pts.iter().map(|p| [p[0], p[1] / u]).collect()))
+            .collect();
         // The y axis holds the baseline too.
         let (y_lo, y_hi) = baseline_lines
             .iter()
             .flat_map(|(_, _, pts)| pts.iter().map(|p| p[1]))
             .fold((y_lo, y_hi), |(lo, hi), y| (lo.min(y), hi.max(y)));
-        // The statistics are unfolded by default on a window of 800 points or more (1400×900
-        // and up), folded below (1280×720, or 2560×1440 at 2×), so the plot keeps its height.
-        let unfold_by_default = ui.ctx().content_rect().height() >= 800.0;
-        let row_h = ui.text_style_height(&egui::TextStyle::Body) + 6.0;
-        let stats_height = if self.stats_open.unwrap_or(unfold_by_default) {
-            row_h * (visible.iter().filter(|v| **v).count() as f32 + 2.0) + 8.0
-        } else {
-            row_h + 8.0
-        };
-        // The plot keeps at least 70 % of the room below the legend; the statistics scroll in
-        // what is left. (This was "45 % of the window minus what is above", but what is above
-        // read as the whole panel's rect, so at 1280×720 unfolding them left the plot its
-        // 160 px floor and one y tick.)
-        let room = ui.available_height();
-        let plot_height = (room - stats_height)
-            .max(room * 0.7)
-            .min(room - row_h - 8.0)
-            .max(160.0);
+        let (plot_height, unfold_by_default) =
+            plot_height(ui, self.stats_open, visible.iter().filter(|v| **v).count());
         // With steps, room at the top for their labels (and the strip a click zooms from), so a
         // peak label there does not cover them.
         let y_hi = if view.data.steps.is_some() {
@@ -671,21 +561,25 @@ impl MemoryChart {
         };
         self.gestures_to_commands(ui, cx, &response.response, &out, extent, width, apply);
         if let Some(p) = out.pointer {
-            let at = ms_to_ns(p.x);
-            response.response.on_hover_ui_at_pointer(|ui| {
-                crate::ui::tooltip::unwrapped(ui);
-                ui.label(ms(p.x));
-                egui::Grid::new("hover_values").show(ui, |ui| {
-                    for (i, s) in series.iter().enumerate().filter(|(i, _)| visible[*i]) {
-                        ui.colored_label(colors[i], names[i].as_str());
-                        ui.label(value_at(s, at).map_or("–".into(), |v| {
-                            format!("{} {}", grouped(v as f64 / u, decimals), unit.label())
-                        }));
-                        ui.end_row();
-                    }
-                });
-            });
+            let look = (&colors[..], &names[..], &visible[..]);
+            hover_values_ui(&response.response, p, series, look, unit, decimals);
         }
+        let look = (&colors[..], &names[..], &visible[..]);
+        self.stats_section(ui, t, look, &stats, unit, unfold_by_default, cx.out);
+    }
+
+    /// The In-view statistics, folded or not as the user left them.
+    #[allow(clippy::too_many_arguments)]
+    fn stats_section(
+        &mut self,
+        ui: &mut egui::Ui,
+        t: &Tr,
+        (colors, names, visible): (&[Color32], &[String], &[bool]),
+        stats: &[Option<WindowStats>],
+        unit: MemUnit,
+        unfold_by_default: bool,
+        out: &mut Vec<Command>,
+    ) {
         let header = egui::CollapsingHeader::new(t.in_view)
             .id_salt("window_stats_header")
             .default_open(unfold_by_default)
@@ -694,10 +588,94 @@ impl MemoryChart {
                     .id_salt("window_stats_scroll")
                     .auto_shrink([false, true])
                     .show(ui, |ui| {
-                        stats_ui(ui, t, &names, &colors, &visible, &stats, unit, cx.out);
+                        stats_ui(ui, t, names, colors, visible, stats, unit, out);
                     });
             });
         self.stats_open = Some(header.body_returned.is_some());
+    }
+
+    /// The baseline's curves of this Group By (bytes), reduced to the window on its own axis
+    /// and shifted onto the rank's. Its series are built off
+    /// the UI thread (Overall with the baseline's load, another Group By in a job) and reduced
+    /// through a cache of their own, like the rank's.
+    fn baseline_lines(
+        &mut self,
+        ui: &egui::Ui,
+        cx: &mut PaneCx<'_>,
+        group: GroupBy,
+        window: TimeWindow,
+        width: usize,
+    ) -> Vec<(String, Color32, Vec<[f64; 2]>)> {
+        let state = cx.state;
+        match &cx.compare {
+            Some(cmp) => {
+                let off = cmp.offset;
+                let (a, b) = window.ns();
+                let bview = Arc::clone(&cmp.baseline.view);
+                let ready = bview.series_built(group).is_some()
+                    || bview.data.records.len() < self.background_min_rows;
+                let key = (bview.id(), group);
+                if ready {
+                    self.baseline_building = None;
+                } else if self.baseline_building.as_ref().map(|(k, _)| *k) != Some(key) {
+                    // The series land in the view's own cache; the handle keeps the job alive.
+                    let job_view = Arc::clone(&bview);
+                    let job = cx
+                        .jobs
+                        .run(JobKey::Series(key.0, group), Place::Thread, move |_| {
+                            job_view.series(group);
+                        });
+                    self.baseline_building = Some((key, job));
+                }
+                let shifted = TimeWindow::new(a.saturating_sub(off), b.saturating_sub(off));
+                let ctx = ui.ctx().clone();
+                let reduced = ready
+                    .then(|| {
+                        self.baseline_reduction.lines(
+                            &bview,
+                            group,
+                            shifted,
+                            width,
+                            cx.jobs,
+                            || ctx.request_repaint(),
+                        )
+                    })
+                    .flatten();
+                match reduced {
+                    Some(r) => {
+                        let off_ms = ns_to_ms(off);
+                        bview
+                            .series(group)
+                            .iter()
+                            .zip(&r.lines)
+                            .enumerate()
+                            .filter(|(_, (s, _))| !state.hidden_series.contains(&s.series.name))
+                            .map(|(k, (s, line))| {
+                                // Steps drawn as a polyline: each value holds until the next.
+                                let mut pts = Vec::with_capacity(line.len() * 2);
+                                for (i, p) in line.iter().enumerate() {
+                                    let x = p[0] + off_ms;
+                                    if i > 0 {
+                                        pts.push([x, line[i - 1][1]]);
+                                    }
+                                    pts.push([x, p[1]]);
+                                }
+                                (
+                                    format!("{} (baseline)", s.series.name),
+                                    curve_color(&s.series.name, k),
+                                    pts,
+                                )
+                            })
+                            .collect()
+                    }
+                    None => {
+                        ui.ctx().request_repaint();
+                        Vec::new()
+                    }
+                }
+            }
+            None => Vec::new(),
+        }
     }
 
     /// Turns this frame's plot interaction into commands: a pan or zoom done by the plot itself,
@@ -967,6 +945,99 @@ fn stats_ui(
                 ui.end_row();
             }
         });
+}
+
+/// The row above the plot: Reset zoom, the window's span, Y from 0 and the hint (or which curves
+/// lie below the view, `below`). One line whatever the width (a narrower chart, with Live open,
+/// wrapped the hint onto a second line and shrank the plot): the note is cut to fit, whole on
+/// hover.
+fn toolbar_ui(
+    ui: &mut egui::Ui,
+    t: &Tr,
+    state: &crate::ui::state::ViewState,
+    (v0, v1): (f64, f64),
+    below: &[&str],
+    out: &mut Vec<Command>,
+) {
+    ui.horizontal(|ui| {
+        if ui
+            .add_enabled(state.link.window.is_some(), egui::Button::new(t.reset_zoom))
+            .on_hover_text(t.reset_zoom_hover)
+            .clicked()
+        {
+            out.push(Command::ResetZoom);
+        }
+        ui.weak(format!("{} – {}", ms(v0), ms(v1)));
+        let mut from_zero = state.y_from_zero;
+        if ui
+            .checkbox(&mut from_zero, t.y_from_zero)
+            .on_hover_text(t.y_from_zero_hover)
+            .changed()
+        {
+            out.push(Command::SetYFromZero(from_zero));
+        }
+        let note = if below.is_empty() {
+            t.chart_hint.to_string()
+        } else {
+            (t.below_view)(&below.join(", "))
+        };
+        ui.add(
+            egui::Label::new(egui::RichText::new(note.as_str()).weak())
+                .truncate()
+                .show_tooltip_when_elided(true),
+        );
+    });
+}
+
+/// The values of every visible curve at the pointer `p`, in a tooltip beside it (`look`: each
+/// curve's colour, name and visibility).
+fn hover_values_ui(
+    response: &egui::Response,
+    p: PlotPoint,
+    series: &[LodSeries],
+    (colors, names, visible): (&[Color32], &[String], &[bool]),
+    unit: MemUnit,
+    decimals: usize,
+) {
+    let at = ms_to_ns(p.x);
+    let u = unit.bytes();
+    response.clone().on_hover_ui_at_pointer(|ui| {
+        crate::ui::tooltip::unwrapped(ui);
+        ui.label(ms(p.x));
+        egui::Grid::new("hover_values").show(ui, |ui| {
+            for (i, s) in series.iter().enumerate().filter(|(i, _)| visible[*i]) {
+                ui.colored_label(colors[i], names[i].as_str());
+                ui.label(value_at(s, at).map_or("–".into(), |v| {
+                    format!("{} {}", grouped(v as f64 / u, decimals), unit.label())
+                }));
+                ui.end_row();
+            }
+        });
+    });
+}
+
+/// The plot's height, and whether the In-view statistics are unfolded by default (given
+/// `visible` curves, one statistics row each, and whether they were open last frame).
+fn plot_height(ui: &egui::Ui, stats_open: Option<bool>, visible: usize) -> (f32, bool) {
+    // The statistics are unfolded by default on a window of 800 points or more (1400×900
+    // and up), folded below (1280×720, or 2560×1440 at 2×), so the plot keeps its height.
+    let unfold_by_default = ui.ctx().content_rect().height() >= 800.0;
+    let row_h = ui.text_style_height(&egui::TextStyle::Body) + 6.0;
+    let stats_height = if stats_open.unwrap_or(unfold_by_default) {
+        row_h * (visible as f32 + 2.0) + 8.0
+    } else {
+        row_h + 8.0
+    };
+    // The plot keeps at least 70 % of the room below the legend; the statistics scroll in
+    // what is left. (This was "45 % of the window minus what is above", but what is above
+    // read as the whole panel's rect, so at 1280×720 unfolding them left the plot its
+    // 160 px floor and one y tick.)
+    let room = ui.available_height();
+    let plot_height = (room - stats_height)
+        .max(room * 0.7)
+        .min(room - row_h - 8.0)
+        .max(160.0);
+    (plot_height, unfold_by_default)
 }
 
 #[cfg(test)]
