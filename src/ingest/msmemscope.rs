@@ -963,7 +963,7 @@ fn build_rank(info: &RankInfo, paired: &Paired, pid: i64, dev: &str, shown: &str
     let oom = oom_tags(dump, pid, dev, &row_addr, &mut data);
     let steps = mstx_steps(dump, pid, dev);
     if !steps.is_empty() {
-        data.steps = Some(Steps::new(StepSource::MemScope, steps));
+        data.steps = Some(Steps::new(StepSource::Imported(NAME), steps));
     }
     // msMemScope's own columns, when any block has a value.
     for (kind, values) in [
@@ -1005,7 +1005,7 @@ fn build_rank(info: &RankInfo, paired: &Paired, pid: i64, dev: &str, shown: &str
             host,
             &data.operators.alloc_time,
             &row_thread,
-            StackSource::MemScope,
+            StackSource::Imported(NAME),
         );
         for (r, &op) in stacks.row_op.iter().enumerate() {
             if op != NO_STACK {
@@ -1271,7 +1271,7 @@ fn with_python_stacks(
         return stacks;
     }
     let mut s = stacks.unwrap_or_else(|| CallStacks {
-        source: StackSource::MemScope,
+        source: StackSource::Imported(NAME),
         frames: Interner::new(),
         stacks: Vec::new(),
         op_names: Interner::new(),

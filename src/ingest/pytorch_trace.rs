@@ -680,14 +680,14 @@ fn build_rank(
     memory.sort_by_key(|e| e.ns);
     let (rows, row_thread) = pair_blocks(&memory, &mut data);
     if !steps.is_empty() {
-        data.steps = Some(Steps::new(StepSource::PyTorchTrace, steps));
+        data.steps = Some(Steps::new(StepSource::Imported(NAME), steps));
     }
     if !host.is_empty() && rows > 0 {
         let stacks = super::stacks::attribute_on_threads(
             host,
             &data.operators.alloc_time,
             &row_thread,
-            StackSource::PyTorchTrace,
+            StackSource::Imported(NAME),
         );
         // A block's name is its op's.
         for (r, &op) in stacks.row_op.iter().enumerate() {

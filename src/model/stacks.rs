@@ -15,20 +15,19 @@ pub enum StackSource {
     Db,
     /// `cpu_op` events of `trace_view.json` (their `args["Call stack"]`).
     TraceView,
-    /// `cpu_op` events of a PyTorch profiler trace.
-    PyTorchTrace,
-    /// An msMemScope dump: its `ATEN_START`/`ATEN_END` op spans and `Call Stack(Python)`.
-    MemScope,
+    /// A file read by an importer (`ingest::importer::Importer`), by the importer's name:
+    /// `pytorch_trace` (its `cpu_op` events), `msmemscope` (its `ATEN_START`/`ATEN_END` op
+    /// spans and `Call Stack(Python)`). A new source names itself; nothing here changes.
+    Imported(&'static str),
 }
 
 impl StackSource {
-    /// The name used in JSON output (`"db"`, `"trace_view"`, `"pytorch_trace"`, `"msmemscope"`).
+    /// The name used in JSON output (`"db"`, `"trace_view"`, or the importer's name).
     pub fn as_str(self) -> &'static str {
         match self {
             StackSource::Db => "db",
             StackSource::TraceView => "trace_view",
-            StackSource::PyTorchTrace => "pytorch_trace",
-            StackSource::MemScope => "msmemscope",
+            StackSource::Imported(name) => name,
         }
     }
 }

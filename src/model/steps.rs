@@ -10,22 +10,21 @@ pub enum StepSource {
     TraceView,
     /// The `Step Id` column of `kernel_details.csv` (the kernels' extent per step).
     KernelDetails,
-    /// `ProfilerStep#N` spans of a PyTorch profiler trace.
-    PyTorchTrace,
-    /// An msMemScope dump's `MSTX` ranges named `step start` (how msMemScope marks steps).
-    MemScope,
+    /// A file read by an importer (`ingest::importer::Importer`), by the importer's name:
+    /// `pytorch_trace` (its `ProfilerStep#N` spans), `msmemscope` (its `MSTX` ranges named
+    /// `step start`). A new source names itself; nothing here changes.
+    Imported(&'static str),
 }
 
 impl StepSource {
-    /// The name used in `steps --json` (`"db"`, `"trace_view"`, `"kernel_details"`,
-    /// `"pytorch_trace"`, `"msmemscope"`).
+    /// The name used in `steps --json` (`"db"`, `"trace_view"`, `"kernel_details"`, or the
+    /// importer's name).
     pub fn as_str(self) -> &'static str {
         match self {
             StepSource::Db => "db",
             StepSource::TraceView => "trace_view",
             StepSource::KernelDetails => "kernel_details",
-            StepSource::PyTorchTrace => "pytorch_trace",
-            StepSource::MemScope => "msmemscope",
+            StepSource::Imported(name) => name,
         }
     }
 }
