@@ -25,6 +25,9 @@ pub enum PickKind {
     Database,
     /// A folder or .db to compare with (File, Compare with…).
     Baseline,
+    /// A summary file (`.db` of `memsight summarize`) to compare the open summary with (the
+    /// summary's Compare with summary…): a file, where Compare with… picks a folder.
+    Summary,
 }
 
 /// A user intent.

@@ -95,6 +95,11 @@ impl FileBrowser {
             Purpose::Open(PickKind::Folder | PickKind::Baseline) => {
                 FileDialog::select_folder().title(t.dialog_folder)
             }
+            Purpose::Open(PickKind::Summary) => FileDialog::open_file()
+                .title(t.summary_compare)
+                .show_files_filter(Box::new(|p: &Path| {
+                    p.extension().is_some_and(|e| e.eq_ignore_ascii_case("db"))
+                })),
             Purpose::Open(PickKind::Database) => FileDialog::open_file()
                 .title(t.dialog_db)
                 .show_files_filter(Box::new(|p: &Path| openable_file(p))),

@@ -399,3 +399,40 @@ fn a_summary_of_another_schema_version_says_which() {
         .collect();
     assert_eq!(names.len(), 2, "{names:?}");
 }
+
+/// Issue 43 item 2: Compare with summary… opened a folder picker, so a summary file could never
+/// be chosen. It asks for a file (a picker of its own kind), and the file picked is compared.
+#[test]
+fn compare_with_summary_picks_a_file_and_compares_it() {
+    static BEFORE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    let c = cluster();
+    BEFORE.get_or_init(|| c.before.clone());
+    for lang in [Lang::En, Lang::Zh] {
+        let t = tr(lang);
+        let mut h = open(&c.now, lang);
+        // Only a file picker answers: a folder picker gets nothing.
+        h.state_mut().picker = |kind| {
+            (kind == memsight::ui::command::PickKind::Summary)
+                .then(|| BEFORE.get().unwrap().clone())
+                .into()
+        };
+        h.get_by_label(t.summary_compare).click();
+        common::step_until(&mut h, "the dialog's answer", |app| {
+            app.state()
+                .document::<memsight::ui::summary::SummaryView>()
+                .is_some_and(|s| s.baseline.is_some())
+        });
+        h.state_mut()
+            .document_mut::<memsight::ui::summary::SummaryView>()
+            .unwrap()
+            .wait();
+        h.run();
+        let view = h
+            .state()
+            .document::<memsight::ui::summary::SummaryView>()
+            .unwrap();
+        let baseline = view.baseline.as_ref().unwrap();
+        assert_eq!(baseline.path, c.before);
+        assert!(baseline.open.is_some(), "{:?}", baseline.error);
+    }
+}

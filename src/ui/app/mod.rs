@@ -38,6 +38,10 @@ pub fn native_picker(kind: PickKind) -> PickOutcome {
             .collect();
         match kind {
             PickKind::Folder | PickKind::Baseline => dialog.set_title("memsight").pick_folder(),
+            PickKind::Summary => dialog
+                .set_title("memsight")
+                .add_filter("memsight summary", &["db", "DB"])
+                .pick_file(),
             PickKind::Database => dialog
                 .set_title("memsight")
                 .add_filter(

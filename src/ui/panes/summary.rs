@@ -290,7 +290,7 @@ fn header_ui(
                     .on_hover_text(t.summary_compare_hover)
                     .clicked()
                 {
-                    out.push(Command::Pick(PickKind::Baseline));
+                    out.push(Command::Pick(PickKind::Summary));
                 }
             }
             Some(_) => {
