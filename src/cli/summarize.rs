@@ -59,6 +59,7 @@ pub fn summarize(
                     .map(|p| unreadable(p, message.clone()))
                     .collect(),
                 notes: Vec::new(),
+                summarised_on: crate::export::cluster_db::this_machine(),
             }
         } else {
             summarize_paths(&args.paths, source, err)
@@ -146,16 +147,25 @@ fn check_out(out: &Path, inputs: &[PathBuf], merge: bool) -> Result<(), String> 
 
 fn merge_files(paths: &[PathBuf]) -> Result<Summary, String> {
     let mut all = Summary::default();
+    let mut machines = std::collections::BTreeSet::new();
     for p in paths {
         let s = read_summary(p).map_err(|e| e.to_string())?;
         all.ranks.extend(s.ranks);
         all.notes.extend(s.notes);
+        machines.insert(s.summarised_on);
+    }
+    // The machine that summarised them, when they all say the same one.
+    if machines.len() == 1 {
+        all.summarised_on = machines.into_iter().next().flatten();
     }
     Ok(all)
 }
 
 fn summarize_paths(paths: &[PathBuf], source: SourceChoice, err: &mut dyn Write) -> Summary {
-    let mut summary = Summary::default();
+    let mut summary = Summary {
+        summarised_on: crate::export::cluster_db::this_machine(),
+        ..Summary::default()
+    };
     for path in paths {
         let profile = match super::discover_profile(path) {
             Ok(p) => p,
@@ -224,7 +234,11 @@ fn identity_of(info: &RankInfo) -> RankIdentity {
         host: info.host.clone(),
         rank: info.rank.clone(),
         device: info.device.clone(),
-        path: info.dir.display().to_string(),
+        // Absolute, so that the summary's links work wherever it is opened from.
+        path: std::path::absolute(&info.dir)
+            .unwrap_or_else(|_| info.dir.clone())
+            .display()
+            .to_string(),
         source: info.source.kind().to_string(),
         format: info.format.as_str().to_string(),
         files,

@@ -100,6 +100,30 @@ pub struct Summary {
     pub ranks: Vec<RankRecord>,
     /// What a merge decided (duplicates dropped, and which was kept).
     pub notes: Vec<String>,
+    /// The machine that summarised the ranks (its host name; `None` when unknown, or when a
+    /// merge combined summaries made on several machines).
+    pub summarised_on: Option<String>,
+}
+
+/// This machine's host name, when the OS says it: Linux's `/proc/sys/kernel/hostname`, else
+/// `COMPUTERNAME` (Windows) or `HOSTNAME`, else what the `hostname` command prints (macOS).
+pub fn this_machine() -> Option<String> {
+    let clean = |s: String| {
+        let s = s.trim().to_string();
+        (!s.is_empty()).then_some(s)
+    };
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .and_then(clean)
+        .or_else(|| std::env::var("COMPUTERNAME").ok().and_then(clean))
+        .or_else(|| std::env::var("HOSTNAME").ok().and_then(clean))
+        .or_else(|| {
+            let out = std::process::Command::new("hostname").output().ok()?;
+            out.status
+                .success()
+                .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+                .and_then(clean)
+        })
 }
 
 /// Why a summary file could not be read or written.
@@ -255,6 +279,13 @@ pub fn write_summary(out: &Path, summary: Summary) -> Result<Summary, SummaryErr
             params![SCHEMA_VERSION.to_string()],
         )
         .map_err(sql)?;
+        if let Some(machine) = &summary.summarised_on {
+            tx.execute(
+                "INSERT INTO meta VALUES('summarised_on', ?1)",
+                params![machine],
+            )
+            .map_err(sql)?;
+        }
         insert_all(&tx, &summary).map_err(sql)?;
         tx.commit().map_err(sql)?;
     }
@@ -509,6 +540,7 @@ fn read_overview(db: &Connection) -> rusqlite::Result<ClusterSummary> {
     Ok(ClusterSummary {
         ranks,
         notes: read_notes(db)?,
+        summarised_on: summarised_on(db),
     })
 }
 
@@ -539,6 +571,18 @@ fn step_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StepRow> {
         survivors: r.get(8)?,
         survivors_kib: r.get(9)?,
     })
+}
+
+/// The machine that wrote the summary (`meta.summarised_on`; older files lack it).
+fn summarised_on(db: &Connection) -> Option<String> {
+    db.query_row(
+        "SELECT value FROM meta WHERE key='summarised_on'",
+        [],
+        |r| r.get::<_, String>(0),
+    )
+    .optional()
+    .ok()
+    .flatten()
 }
 
 fn read_notes(db: &Connection) -> rusqlite::Result<Vec<String>> {
@@ -664,6 +708,7 @@ fn read_all(db: &Connection) -> rusqlite::Result<Summary> {
     Ok(Summary {
         ranks: ranks.into_iter().map(|(_, r)| r).collect(),
         notes,
+        summarised_on: summarised_on(db),
     })
 }
 

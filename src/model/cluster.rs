@@ -146,6 +146,8 @@ pub struct ClusterSummary {
     pub ranks: Vec<ClusterRank>,
     /// What the merges decided.
     pub notes: Vec<String>,
+    /// The machine that summarised the ranks (`None`: unknown, or several).
+    pub summarised_on: Option<String>,
 }
 
 /// A column of a cluster summary's table.

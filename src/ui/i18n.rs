@@ -283,7 +283,7 @@ pub struct Tr {
     /// Unpin the rank.
     pub summary_unpin: &'static str,
     /// A rank's folder is not here (rank, path, host).
-    pub summary_unreachable: fn(&str, &str, &str) -> String,
+    pub summary_unreachable: fn(&str, &str, &str, Option<&str>) -> String,
     /// The rank has no curve in the summary.
     pub summary_no_curve: &'static str,
     // Menus.
@@ -851,9 +851,10 @@ pub static EN: Tr = Tr {
     summary_curve_hint: "Hover a bar or a row to see that rank; click to pin it.",
     summary_curve_title: |rank, host| format!("Rank {rank} on {host}: min–max per bucket"),
     summary_unpin: "Unpin",
-    summary_unreachable: |rank, path, host| {
+    summary_unreachable: |rank, path, host, machine| {
+        let by = machine.map_or(String::new(), |m| format!("; summarised on {m}"));
         format!(
-            "Rank {rank}'s folder {path} is not on this machine (it was summarised on {host}). Mount or copy that folder, then open it."
+            "Rank {rank}'s folder {path} is not on this machine (the rank ran on {host}{by}). Mount or copy that folder, then open it."
         )
     },
     summary_no_curve: "This rank has no curve in the summary.",
@@ -1473,9 +1474,10 @@ pub static ZH: Tr = Tr {
     summary_curve_hint: "鼠标悬停在柱或行上查看该 rank；单击可固定。",
     summary_curve_title: |rank, host| format!("{host} 上的 rank {rank}：每段的最小–最大值"),
     summary_unpin: "取消固定",
-    summary_unreachable: |rank, path, host| {
+    summary_unreachable: |rank, path, host, machine| {
+        let by = machine.map_or(String::new(), |m| format!("；在 {m} 上汇总"));
         format!(
-            "rank {rank} 的文件夹 {path} 不在本机（它在 {host} 上汇总）。请挂载或复制该文件夹后再打开。"
+            "rank {rank} 的文件夹 {path} 不在本机（该 rank 运行于 {host}{by}）。请挂载或复制该文件夹后再打开。"
         )
     },
     summary_no_curve: "汇总中没有此 rank 的曲线。",

@@ -301,7 +301,13 @@ fn a_folder_that_is_not_here_says_where_it_was() {
                 .is_some(),
             "the summary stays on screen"
         );
-        h.get_by_label(&(t.summary_unreachable)("2", &path, "node0"));
+        let machine = memsight::export::cluster_db::this_machine();
+        h.get_by_label(&(t.summary_unreachable)(
+            "2",
+            &path,
+            "node0",
+            machine.as_deref(),
+        ));
     }
 }
 
@@ -434,5 +440,91 @@ fn compare_with_summary_picks_a_file_and_compares_it() {
         let baseline = view.baseline.as_ref().unwrap();
         assert_eq!(baseline.path, c.before);
         assert!(baseline.open.is_some(), "{:?}", baseline.error);
+    }
+}
+
+/// Issue 43 item 1: `summarize run --out run.db`, run in the folder above `run`, stored relative
+/// paths: opened from anywhere else, a rank's link said its folder "is not on this machine".
+/// Paths are stored absolute (with the machine that summarised); a relative one of an older
+/// summary is looked for beside the summary.
+#[test]
+fn a_rank_link_opens_its_folder_whatever_folder_the_summary_was_made_or_opened_from() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dirs = generate(&tmp.path().join("run"), &[]);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_memsight"))
+        .current_dir(tmp.path())
+        .args(["summarize", "run", "--out", "run.db"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let db = tmp.path().join("run.db");
+    let stored: Vec<String> = {
+        let c = Connection::open(&db).unwrap();
+        let mut q = c.prepare("SELECT path FROM ranks ORDER BY rank").unwrap();
+        q.query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    assert!(
+        stored.iter().all(|p| Path::new(p).is_absolute()),
+        "{stored:?}"
+    );
+    let machine: String = Connection::open(&db)
+        .unwrap()
+        .query_row(
+            "SELECT value FROM meta WHERE key='summarised_on'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(Some(machine), memsight::export::cluster_db::this_machine());
+    // An older summary's relative paths, in a copy.
+    let old = tmp.path().join("old.db");
+    std::fs::copy(&db, &old).unwrap();
+    {
+        let c = Connection::open(&old).unwrap();
+        let base = std::fs::canonicalize(tmp.path()).unwrap();
+        for p in &stored {
+            let canon = std::fs::canonicalize(p).unwrap();
+            let rel = canon
+                .strip_prefix(&base)
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .to_string();
+            c.execute("UPDATE ranks SET path = ?1 WHERE path = ?2", [&rel, p])
+                .unwrap();
+        }
+    }
+    for summary in [&db, &old] {
+        for lang in [Lang::En, Lang::Zh] {
+            // The test runs in the crate's folder, not the summary's.
+            let mut h = open(summary, lang);
+            let rank = "1";
+            h.get_by_role_and_label(egui::accesskit::Role::Link, rank)
+                .click();
+            h.step();
+            let app = h.state_mut();
+            assert!(
+                app.document::<memsight::ui::summary::SummaryView>()
+                    .is_none(),
+                "{}: the rank replaced the summary",
+                summary.display()
+            );
+            app.wait_for_load();
+            // node{h}_{4000 + rank}_…: rank 1's folder (the rank's own folder or one inside it).
+            let want = std::fs::canonicalize(&dirs[1]).unwrap();
+            let opened = std::fs::canonicalize(app.path().unwrap()).unwrap();
+            assert!(opened.starts_with(&want), "{opened:?} is not in {want:?}");
+            assert_eq!(
+                app.view().expect("the rank is on screen").data.info.rank,
+                rank
+            );
+        }
     }
 }

@@ -628,11 +628,9 @@ fn table_ui(
                                         opened = true;
                                         // Looked at only on a click: the path was written on
                                         // the machine that summarised the rank.
-                                        let path = std::path::PathBuf::from(&r.identity.path);
-                                        out.push(if path.exists() {
-                                            Command::Open(path)
-                                        } else {
-                                            Command::SummaryRankUnreachable(i)
+                                        out.push(match rank_folder(&view.path, &r.identity.path) {
+                                            Some(path) => Command::Open(path),
+                                            None => Command::SummaryRankUnreachable(i),
                                         });
                                     }
                                 } else if col == SummaryColumn::Folder {
@@ -715,7 +713,12 @@ fn curve_ui(
         let id = &r.identity;
         ui.colored_label(
             ui.visuals().warn_fg_color,
-            (t.summary_unreachable)(&id.rank, &id.path, id.host.as_deref().unwrap_or("–")),
+            (t.summary_unreachable)(
+                &id.rank,
+                &id.path,
+                id.host.as_deref().unwrap_or("–"),
+                open.summary.summarised_on.as_deref(),
+            ),
         );
     } else {
         ui.weak(t.summary_curve_hint);
@@ -785,6 +788,20 @@ fn curve_ui(
                 );
             }
         });
+}
+
+/// A rank's folder as the summary at `summary` recorded it (`recorded`), when it is on this
+/// machine: as written (summaries store absolute paths), or, for a relative path (older
+/// summaries), beside the summary.
+pub fn rank_folder(summary: &std::path::Path, recorded: &str) -> Option<std::path::PathBuf> {
+    let path = std::path::PathBuf::from(recorded);
+    if path.is_relative() {
+        // Relative to where `summarize` ran, which is not known: the summary's folder is the
+        // best guess (not this app's own folder, which may hold another run's folder).
+        let beside = summary.parent()?.join(&path);
+        return beside.exists().then_some(beside);
+    }
+    path.exists().then_some(path)
 }
 
 /// A `.db` written by `memsight summarize` opens as a summary document
