@@ -23,6 +23,17 @@ use egui_kittest::kittest::Queryable;
 use memsight::ui::MemsightApp;
 use memsight::ui::format::grouped;
 use memsight::ui::i18n::{EN, Lang, Tr, ZH};
+use memsight::ui::panes::snapshot::SnapshotView;
+
+/// The snapshot document on screen.
+fn snapshot_view(app: &MemsightApp) -> &SnapshotView {
+    app.document::<SnapshotView>().expect("a snapshot view")
+}
+
+/// The same, mutable.
+fn snapshot_view_mut(app: &mut MemsightApp) -> &mut SnapshotView {
+    app.document_mut::<SnapshotView>().expect("a snapshot view")
+}
 
 /// Python's figures for `file` at the end, or just after event `at`.
 fn reference(file: &Path, at: Option<(i64, usize)>) -> Option<serde_json::Value> {
@@ -61,15 +72,8 @@ fn tr(lang: Lang) -> &'static Tr {
 fn open(file: &Path, lang: Lang) -> Harness<'static, MemsightApp> {
     let mut app = MemsightApp::new(Some(file.to_path_buf()), Vec::new(), None);
     app.set_language(lang);
-    app.document_mut::<memsight::ui::panes::snapshot::SnapshotView>()
-        .expect("a snapshot view")
-        .wait();
-    assert!(
-        app.document::<memsight::ui::panes::snapshot::SnapshotView>()
-            .unwrap()
-            .error
-            .is_none()
-    );
+    snapshot_view_mut(&mut app).wait();
+    assert!(snapshot_view(&app).error.is_none());
     common::harness(app)
 }
 
@@ -145,14 +149,8 @@ fn the_leak_demo_picks_a_device_and_an_event() {
     h.run();
     h.get_by_label(&figures(t, &r["devices"][1]));
     // An event on device 0 (as a click on the curve picks it): who holds memory just after.
-    h.state_mut()
-        .document_mut::<memsight::ui::panes::snapshot::SnapshotView>()
-        .unwrap()
-        .device = 0;
-    h.state_mut()
-        .document_mut::<memsight::ui::panes::snapshot::SnapshotView>()
-        .unwrap()
-        .event = Some(3232);
+    snapshot_view_mut(h.state_mut()).device = 0;
+    snapshot_view_mut(h.state_mut()).event = Some(3232);
     h.run();
     let at = reference(&file, Some((0, 3232))).unwrap();
     let a = &at["at_event"];
@@ -207,13 +205,7 @@ fn every_real_snapshot_maps_its_segments_with_pythons_fragmentation() {
             for kind in t.snapshot_block_kinds {
                 h.get_by_label(kind);
             }
-            let snap = h
-                .state()
-                .document::<memsight::ui::panes::snapshot::SnapshotView>()
-                .unwrap()
-                .snap
-                .clone()
-                .unwrap();
+            let snap = snapshot_view(h.state()).snap.clone().unwrap();
             let device = d0["device"].as_i64().unwrap();
             let state = memsight::snapshot::segments::allocator_state(&snap, device);
             assert_eq!(
@@ -253,32 +245,17 @@ fn a_long_trace_is_summarised_in_a_job_and_then_shown() {
         let t = tr(lang);
         let mut app = MemsightApp::new(Some(file.clone()), Vec::new(), None);
         app.set_language(lang);
-        app.document_mut::<memsight::ui::panes::snapshot::SnapshotView>()
-            .unwrap()
-            .wait();
+        snapshot_view_mut(&mut app).wait();
         let mut h = Harness::builder()
             .with_size([1400.0, 900.0])
             .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
         // The first frame starts the job and says so; the window stays responsive meanwhile.
         h.step();
-        assert!(
-            h.state()
-                .document::<memsight::ui::panes::snapshot::SnapshotView>()
-                .unwrap()
-                .is_computing()
-        );
+        assert!(snapshot_view(h.state()).is_computing());
         h.get_by_label(t.snapshot_computing);
-        h.state_mut()
-            .document_mut::<memsight::ui::panes::snapshot::SnapshotView>()
-            .unwrap()
-            .wait_for_figures();
+        snapshot_view_mut(h.state_mut()).wait_for_figures();
         h.run();
-        assert!(
-            !h.state()
-                .document::<memsight::ui::panes::snapshot::SnapshotView>()
-                .unwrap()
-                .is_computing()
-        );
+        assert!(!snapshot_view(h.state()).is_computing());
         assert!(h.query_by_label(t.snapshot_computing).is_none());
         h.get_by_label(&figures(t, d0));
     }
@@ -332,11 +309,7 @@ fn click_at(h: &mut Harness<'static, MemsightApp>, x: f32, y: f32) {
 
 /// The centre of the bands plot, and its screen x for plot x `x`.
 fn plot_x(h: &Harness<'static, MemsightApp>, x: f64) -> (f32, f32) {
-    let chart = &h
-        .state()
-        .document::<memsight::ui::panes::snapshot::SnapshotView>()
-        .unwrap()
-        .chart;
+    let chart = &snapshot_view(h.state()).chart;
     let (frame, _, _) = chart.last_frame.expect("the chart was drawn");
     (chart.screen_x(x).unwrap(), frame.center().y)
 }
@@ -353,12 +326,7 @@ fn clicking_the_bands_picks_the_event_and_shows_the_state_after_it() {
         // A click in the middle of event 4000's column.
         let (x, y) = plot_x(&h, 4000.5);
         click_at(&mut h, x, y);
-        let k = h
-            .state()
-            .document::<memsight::ui::panes::snapshot::SnapshotView>()
-            .unwrap()
-            .event
-            .expect("picked");
+        let k = snapshot_view(h.state()).event.expect("picked");
         assert!((3999..=4001).contains(&k), "{k}");
         let at = reference(&file, Some((0, k))).unwrap();
         let a = &at["at_event"];
@@ -382,13 +350,7 @@ fn clicking_the_bands_picks_the_event_and_shows_the_state_after_it() {
         let peak = whole["devices"][0]["peak_event"].as_u64().unwrap() as usize;
         h.get_by_label(t.snapshot_go_peak).click();
         h.run();
-        assert_eq!(
-            h.state()
-                .document::<memsight::ui::panes::snapshot::SnapshotView>()
-                .unwrap()
-                .event,
-            Some(peak)
-        );
+        assert_eq!(snapshot_view(h.state()).event, Some(peak));
     }
 }
 
@@ -418,10 +380,7 @@ fn a_box_drag_zooms_the_bands_and_a_double_click_shows_them_all() {
         h.step();
         h.drop_at(egui::pos2(x1, y));
         h.run();
-        let view = h
-            .state()
-            .document::<memsight::ui::panes::snapshot::SnapshotView>()
-            .unwrap();
+        let view = snapshot_view(h.state());
         let (a, b) = view.chart.range.expect("zoomed");
         assert!(
             (a - 2000.0).abs() < 2.0 * px && (b - 3000.0).abs() < 2.0 * px,
@@ -441,14 +400,7 @@ fn a_box_drag_zooms_the_bands_and_a_double_click_shows_them_all() {
             h.step();
         }
         h.run();
-        assert_eq!(
-            h.state()
-                .document::<memsight::ui::panes::snapshot::SnapshotView>()
-                .unwrap()
-                .chart
-                .range,
-            None
-        );
+        assert_eq!(snapshot_view(h.state()).chart.range, None);
     }
 }
 
@@ -465,21 +417,12 @@ fn hovering_a_band_names_its_allocation_as_the_trace_records_it() {
         // 50 MB up, in the middle of event 5000: the bottom bands, held since before the trace or
         // allocated early.
         let (x, _) = plot_x(&h, 5000.5);
-        let view = h
-            .state()
-            .document::<memsight::ui::panes::snapshot::SnapshotView>()
-            .unwrap();
+        let view = snapshot_view(h.state());
         let (frame, _, _) = view.chart.last_frame.unwrap();
         let y = frame.bottom() - frame.height() * 50.0 / (view_peak_mb(&h) * 1.05) as f32;
         h.hover_at(egui::pos2(x, y));
         h.run_steps(60);
-        let snap = h
-            .state()
-            .document::<memsight::ui::panes::snapshot::SnapshotView>()
-            .unwrap()
-            .snap
-            .clone()
-            .unwrap();
+        let snap = snapshot_view(h.state()).snap.clone().unwrap();
         let tl = memsight::snapshot::timeline::timeline(&snap, 0, 3000, 2_000_000);
         let i = tl.allocation_at(5000, 50 << 20).expect("a band there");
         let a = &tl.allocations[i];
@@ -505,13 +448,7 @@ fn hovering_a_band_names_its_allocation_as_the_trace_records_it() {
 
 /// The bands' y scale: the largest total, MB.
 fn view_peak_mb(h: &Harness<'static, MemsightApp>) -> f64 {
-    let snap = h
-        .state()
-        .document::<memsight::ui::panes::snapshot::SnapshotView>()
-        .unwrap()
-        .snap
-        .clone()
-        .unwrap();
+    let snap = snapshot_view(h.state()).snap.clone().unwrap();
     let tl = memsight::snapshot::timeline::timeline(&snap, 0, 10, 1000);
     *tl.total.iter().max().unwrap() as f64 / (1u64 << 20) as f64
 }
@@ -556,22 +493,10 @@ fn a_snapshot_with_times_is_drawn_over_time_and_a_click_picks_the_event_then() {
     for lang in Lang::ALL {
         let mut h = open(&file, lang);
         h.run();
-        let snap = h
-            .state()
-            .document::<memsight::ui::panes::snapshot::SnapshotView>()
-            .unwrap()
-            .snap
-            .clone()
-            .unwrap();
+        let snap = snapshot_view(h.state()).snap.clone().unwrap();
         let times: Vec<i64> = snap.traces[0].iter().map(|e| e.time_us.unwrap()).collect();
         // The x axis spans the trace's time in ms (an event index axis would span its count).
-        let (_, a, b) = h
-            .state()
-            .document::<memsight::ui::panes::snapshot::SnapshotView>()
-            .unwrap()
-            .chart
-            .last_frame
-            .unwrap();
+        let (_, a, b) = snapshot_view(h.state()).chart.last_frame.unwrap();
         let span_ms = (times[times.len() - 1] - times[0]) as f64 / 1000.0;
         assert!(
             (b - a - span_ms).abs() < 0.01 * span_ms,
@@ -581,21 +506,10 @@ fn a_snapshot_with_times_is_drawn_over_time_and_a_click_picks_the_event_then() {
         let ms = (times[times.len() - 1] - times[0]) as f64 * 0.4 / 1000.0;
         let (x, y) = plot_x(&h, ms);
         click_at(&mut h, x, y);
-        let k = h
-            .state()
-            .document::<memsight::ui::panes::snapshot::SnapshotView>()
-            .unwrap()
-            .event
-            .expect("picked");
+        let k = snapshot_view(h.state()).event.expect("picked");
         // The last event at or before the clicked time, from the raw times (a pixel's width
         // either way).
-        let (frame, a, b) = h
-            .state()
-            .document::<memsight::ui::panes::snapshot::SnapshotView>()
-            .unwrap()
-            .chart
-            .last_frame
-            .unwrap();
+        let (frame, a, b) = snapshot_view(h.state()).chart.last_frame.unwrap();
         let px_us = (b - a) / f64::from(frame.width()) * 1000.0;
         let at = |us: f64| times.partition_point(|&v| (v - times[0]) as f64 <= us) - 1;
         let lo = at(ms * 1000.0 - px_us);
@@ -628,13 +542,7 @@ fn a_snapshot_without_events_shows_its_segments_and_a_click_changes_nothing() {
         h.get_by_label(&figures(t, &r["devices"][0]));
         let (x, y) = plot_x(&h, 0.0);
         click_at(&mut h, x, y);
-        assert_eq!(
-            h.state()
-                .document::<memsight::ui::panes::snapshot::SnapshotView>()
-                .unwrap()
-                .event,
-            None
-        );
+        assert_eq!(snapshot_view(h.state()).event, None);
         // Still all there: the figures and the segments' heading (3,072 of 4,096 bytes free).
         h.get_by_label(&figures(t, &r["devices"][0]));
         h.get_by_label(&segments_heading(t, &r["devices"][0]));
@@ -654,10 +562,7 @@ fn a_band_tooltip_stays_readable_after_a_narrow_one() {
         let mut h = open(&file, lang);
         h.run();
         let (x, _) = plot_x(&h, 5000.5);
-        let view = h
-            .state()
-            .document::<memsight::ui::panes::snapshot::SnapshotView>()
-            .unwrap();
+        let view = snapshot_view(h.state());
         let (frame, _, _) = view.chart.last_frame.unwrap();
         let band_y = frame.bottom() - frame.height() * 50.0 / (view_peak_mb(&h) * 1.05) as f32;
         // Above every band first: the tooltip is just the event number.
@@ -666,13 +571,7 @@ fn a_band_tooltip_stays_readable_after_a_narrow_one() {
         h.get_by_label("#5,000");
         h.hover_at(egui::pos2(x, band_y));
         h.run_steps(60);
-        let snap = h
-            .state()
-            .document::<memsight::ui::panes::snapshot::SnapshotView>()
-            .unwrap()
-            .snap
-            .clone()
-            .unwrap();
+        let snap = snapshot_view(h.state()).snap.clone().unwrap();
         let tl = memsight::snapshot::timeline::timeline(&snap, 0, 3000, 2_000_000);
         let a = &tl.allocations[tl.allocation_at(5000, 50 << 20).expect("a band there")];
         let line = memsight::ui::panes::snapshot_bands::band_text(t, a);
@@ -752,13 +651,7 @@ fn clicking_a_leak_suspect_goes_to_where_its_last_block_was_allocated() {
         let mut h = open(&file, lang);
         h.run();
         h.get_by_label(t.snapshot_leaks_hint);
-        assert_eq!(
-            h.state()
-                .document::<memsight::ui::panes::snapshot::SnapshotView>()
-                .unwrap()
-                .event,
-            None
-        );
+        assert_eq!(snapshot_view(h.state()).event, None);
         // The same frame can head a holders row too: the leak table is the right-hand column.
         let right = h
             .get_all_by_label(&frame)
@@ -772,13 +665,6 @@ fn clicking_a_leak_suspect_goes_to_where_its_last_block_was_allocated() {
             .expect("the leak suspect's row");
         right.click();
         h.run();
-        assert_eq!(
-            h.state()
-                .document::<memsight::ui::panes::snapshot::SnapshotView>()
-                .unwrap()
-                .event,
-            Some(event),
-            "{lang:?}"
-        );
+        assert_eq!(snapshot_view(h.state()).event, Some(event), "{lang:?}");
     }
 }
