@@ -320,6 +320,8 @@ pub struct Tr {
     pub reopen_last: &'static str,
     /// Above the demo: what it is.
     pub demo_banner: &'static str,
+    /// The last profile opened is no longer there (the demo opened instead).
+    pub last_path_gone: fn(&str) -> String,
     /// After the demo banner's buttons.
     pub demo_drop_hint: &'static str,
     /// File ▸ Open path… (the menu entry).
@@ -913,6 +915,7 @@ pub static EN: Tr = Tr {
     open_path_menu: "Open path…  (Ctrl+L)",
     reopen_last: "Reopen the last profile at start",
     demo_banner: "This is a generated demo profile, not your data. Open your own:",
+    last_path_gone: |p| format!("The last profile opened, {p}, is no longer there."),
     demo_drop_hint: "or drag a profiling folder onto the window.",
     open_path_title: "Open a path",
     path_dialog_hint: "A profiling folder, a cluster folder, a .db file or an allocator snapshot (.pickle); Enter opens it.",
@@ -1533,6 +1536,7 @@ pub static ZH: Tr = Tr {
     open_path_menu: "打开路径…  (Ctrl+L)",
     reopen_last: "启动时重新打开上次的数据",
     demo_banner: "这是生成的演示数据，不是你的数据。打开你自己的数据：",
+    last_path_gone: |p| format!("上次打开的数据 {p} 已不存在。"),
     demo_drop_hint: "或把性能数据文件夹拖到窗口上。",
     open_path_title: "打开路径",
     path_dialog_hint: "性能数据文件夹、集群文件夹、.db 文件或分配器快照（.pickle）；按回车打开。",

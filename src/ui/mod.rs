@@ -78,12 +78,18 @@ pub fn run(
         Box::new(move |cc| {
             let prefs = prefs::Prefs::load(cc.storage);
             cc.egui_ctx.set_theme(prefs.theme.egui());
-            let path = match prefs::startup(path, &prefs, std::path::Path::exists) {
-                prefs::Startup::Path(p) => p,
-                prefs::Startup::Demo => crate::cli::demo_profile_path()
-                    .map_err(|e| format!("cannot prepare the demo profile: {e}"))?,
+            let start = prefs::startup(path, &prefs, std::path::Path::exists);
+            let path = match &start {
+                prefs::Startup::Path(p) => p.clone(),
+                prefs::Startup::Demo | prefs::Startup::Gone(_) => {
+                    crate::cli::demo_profile_path()
+                        .map_err(|e| format!("cannot prepare the demo profile: {e}"))?
+                }
             };
             let mut app = MemsightApp::with_prefs(Some(path), prefs, Some(cc.egui_ctx.clone()));
+            if let prefs::Startup::Gone(last) = &start {
+                app.notice = Some((app.tr().last_path_gone)(last));
+            }
             app.bench = bench::Bench::from_env(started);
             if let Some(b) = baseline {
                 app.apply(Command::CompareWith(baseline::BaselineSource {

@@ -95,10 +95,12 @@ pub enum Startup {
     Path(std::path::PathBuf),
     /// The generated demo.
     Demo,
+    /// The demo, because the last path opened (this one) is no longer there: the app says so.
+    Gone(String),
 }
 
 /// What to open at start: the path given on the command line; else, when `prefs` says so, the
-/// most recent path that still `exists`; else the demo.
+/// most recent path if it still `exists` (else the demo, saying it is gone); else the demo.
 pub fn startup(
     given: Option<std::path::PathBuf>,
     prefs: &Prefs,
@@ -107,12 +109,11 @@ pub fn startup(
     if let Some(p) = given {
         return Startup::Path(p);
     }
-    prefs
-        .recent
-        .first()
-        .map(std::path::PathBuf::from)
-        .filter(|p| prefs.reopen_last && exists(p))
-        .map_or(Startup::Demo, Startup::Path)
+    match prefs.recent.first().filter(|_| prefs.reopen_last) {
+        Some(last) if exists(std::path::Path::new(last)) => Startup::Path(last.into()),
+        Some(last) => Startup::Gone(last.clone()),
+        None => Startup::Demo,
+    }
 }
 
 impl Prefs {
@@ -146,7 +147,12 @@ impl Prefs {
         if crate::cli::is_demo(path) {
             return;
         }
-        let shown = path.display().to_string();
+        // Absolute: a path relative to the folder the app was started from means another
+        // folder at the next start.
+        let shown = std::path::absolute(path)
+            .unwrap_or_else(|_| path.to_path_buf())
+            .display()
+            .to_string();
         self.recent.retain(|r| *r != shown);
         self.recent.insert(0, shown);
         self.recent.truncate(MAX_RECENT);
@@ -180,8 +186,29 @@ mod tests {
             Startup::Path("/last".into())
         );
         assert_eq!(startup(None, &prefs(&["/last"], false), all), Startup::Demo);
-        assert_eq!(startup(None, &prefs(&["/gone"], true), none), Startup::Demo);
+        assert_eq!(
+            startup(None, &prefs(&["/gone"], true), none),
+            Startup::Gone("/gone".into())
+        );
+        assert_eq!(
+            startup(None, &prefs(&["/gone"], false), none),
+            Startup::Demo
+        );
         assert_eq!(startup(None, &prefs(&[], true), all), Startup::Demo);
+    }
+
+    /// Issue 43 item 5: a path opened as relative was remembered relative, so the next start
+    /// from another folder found nothing and opened the demo without a word.
+    #[test]
+    fn a_path_is_remembered_absolute() {
+        let mut p = Prefs::default();
+        p.remember(Path::new("some/run"));
+        let stored = PathBuf::from(&p.recent[0]);
+        assert!(stored.is_absolute(), "{stored:?}");
+        assert_eq!(stored, std::env::current_dir().unwrap().join("some/run"));
+        // The same folder opened again, relative or absolute, is one entry.
+        p.remember(&stored);
+        assert_eq!(p.recent.len(), 1);
     }
 
     #[test]

@@ -172,6 +172,7 @@ impl MemsightApp {
         self.loading = None;
         self.overview = None; // dropping it cancels its job
         self.error = None;
+        self.notice = None; // about what was on screen before
         self.path_dialog_open = false;
         // A snapshot or a cluster summary opens as a document of its own.
         self.document = crate::ui::document::open(&path, &mut self.jobs);
