@@ -9,12 +9,12 @@
 //! [`crate::ui::app::MemsightApp::document`]. rerun's `ViewClass` registry and egui_demo_lib's
 //! `Demo` trait are the models.
 
-use std::any::Any;
 use std::path::Path;
 
 use super::command::Command;
 use super::i18n::Tr;
 use super::jobs::Jobs;
+use super::panes::tab::AsAny;
 use super::state::ViewState;
 use crate::ingest::DiscoverError;
 
@@ -33,8 +33,9 @@ pub struct DocCx<'a> {
     pub path_text: &'a mut String,
 }
 
-/// A whole-window view.
-pub trait Document: Any {
+/// A whole-window view. `AsAny` (implemented for every type, as for panes) lets
+/// [`crate::ui::app::MemsightApp::document`] reach it as its own type.
+pub trait Document: AsAny {
     /// Its kind, for logs and tests: `"snapshot"`, `"oom_folder"`, `"summary"`.
     fn kind(&self) -> &'static str;
 
@@ -60,12 +61,6 @@ pub trait Document: Any {
     fn set_chart_range(&mut self, range: (f64, f64)) {
         let _ = range;
     }
-
-    /// Itself, to be looked at as its own type ([`crate::ui::app::MemsightApp::document`]).
-    fn as_any(&self) -> &dyn Any;
-
-    /// Itself, mutable.
-    fn as_any_mut(&mut self) -> &mut dyn Any;
 }
 
 /// Opens `path` as a document when it is one (by name and content; cheap: the reading is a

@@ -40,14 +40,6 @@ impl Document for Note {
         self.handled += usize::from(mine);
         mine
     }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        self
-    }
 }
 
 #[test]

@@ -239,13 +239,13 @@ impl MemsightApp {
 
     /// The document on screen as a `T` ([`super::document`]: a snapshot, a folder of OOM
     /// bundles, a summary), when it is one.
-    pub fn document<T: Document>(&self) -> Option<&T> {
-        self.document.as_ref()?.as_any().downcast_ref()
+    pub fn document<T: Document + 'static>(&self) -> Option<&T> {
+        (**self.document.as_ref()?).as_any().downcast_ref()
     }
 
     /// The same, mutable.
-    pub fn document_mut<T: Document>(&mut self) -> Option<&mut T> {
-        self.document.as_mut()?.as_any_mut().downcast_mut()
+    pub fn document_mut<T: Document + 'static>(&mut self) -> Option<&mut T> {
+        (**self.document.as_mut()?).as_any_mut().downcast_mut()
     }
 
     /// The kind of the document on screen (`"snapshot"`, …); `None` while a profile is.

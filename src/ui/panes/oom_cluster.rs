@@ -168,12 +168,4 @@ impl crate::ui::document::Document for OomClusterView {
     fn ui(&mut self, ui: &mut egui::Ui, cx: &mut crate::ui::document::DocCx<'_>) {
         OomClusterView::ui(self, ui, cx.t, cx.out);
     }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        self
-    }
 }

@@ -934,12 +934,4 @@ impl crate::ui::document::Document for SnapshotView {
     fn set_chart_range(&mut self, range: (f64, f64)) {
         self.chart.range = Some(range);
     }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        self
-    }
 }

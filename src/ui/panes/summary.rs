@@ -837,12 +837,4 @@ impl crate::ui::document::Document for SummaryView {
         }
         true
     }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        self
-    }
 }
