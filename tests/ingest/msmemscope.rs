@@ -10,6 +10,9 @@ use std::path::{Path, PathBuf};
 use memsight::ingest::{discover, load_rank};
 use memsight::model::{Component, DataSource, NULL};
 
+/// The header of an msMemScope dump CSV, as msMemScope writes it.
+const DUMP_HEADER: &str = "ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)\n";
+
 /// The msMemScope samples (a skip, failing under MEMSIGHT_REQUIRE_ALL, when absent).
 fn samples() -> Option<PathBuf> {
     common::samples().map(|p| p.join("tanxiangyuu_msmemscope"))
@@ -333,7 +336,7 @@ fn the_cli_reads_a_dump_and_compares_two() {
 #[test]
 fn odd_dumps_lose_only_their_bad_rows() {
     let tmp = tempfile::tempdir().unwrap();
-    let header = "ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)\n";
+    let header = DUMP_HEADER;
     let many: String = (0..100_000).map(|i| format!("k{i}:{i},")).collect();
     let body = format!(
         "1,MALLOC,PTA,N/A,1764753084425691000,7,7,0,0x10,\"{{allocation_id:1,addr:0x10,size:64,total:128,used:64}}\",\"a.py(3): f\nmain.py(9): <module>\",\n\
@@ -375,7 +378,7 @@ fn odd_dumps_lose_only_their_bad_rows() {
 #[test]
 fn frees_without_a_device_or_allocation_are_counted() {
     let tmp = tempfile::tempdir().unwrap();
-    let header = "ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)\n";
+    let header = DUMP_HEADER;
     let body = "1,MALLOC,PTA,N/A,1764753084425691000,7,7,0,0x10,\"{allocation_id:1,addr:0x10,size:64,total:128,used:64}\",,\n\
                 2,FREE,HAL,N/A,1764753084425691100,7,7,N/A,0x900,\"{size:4096}\",,\n\
                 3,FREE,HAL,N/A,1764753084425691200,7,7,N/A,0x980,\"{size:4096}\",,\n\
@@ -722,7 +725,7 @@ fn oom_detail_rows_mark_the_blocks_held_and_say_what_failed() {
 #[test]
 fn pinned_host_memory_is_the_cpu_device() {
     let tmp = tempfile::tempdir().unwrap();
-    let header = "ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)\n";
+    let header = DUMP_HEADER;
     let body = "\
 1,MALLOC,PTA,N/A,1764753084425691000,7,7,0,0x10,\"{allocation_id:1,addr:0x10,size:64,total:128,used:64}\",,\n\
 2,MALLOC,HOST_PINNED,N/A,1764753084425692000,7,7,0,0x7f0000,\"{addr:0x7f0000,size:4096,pinned:1,used:1052672}\",,\n\
@@ -766,7 +769,7 @@ fn pinned_host_memory_is_the_cpu_device() {
 #[test]
 fn mstx_step_ranges_are_steps() {
     let tmp = tempfile::tempdir().unwrap();
-    let header = "ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)\n";
+    let header = DUMP_HEADER;
     let t0 = 1_764_753_084_000_000_000i64;
     let body = format!(
         "1,MSTX,Range_start,step start,{a},7,7,0,N/A,,,\n\
@@ -808,7 +811,7 @@ fn mstx_step_ranges_are_steps() {
 #[test]
 fn allocations_without_a_device_are_placed_or_counted() {
     let tmp = tempfile::tempdir().unwrap();
-    let header = "ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)\n";
+    let header = DUMP_HEADER;
     // Process 7 (one device, 0): a MALLOC N/A freed on device 0, and one never freed.
     let one = "1,MALLOC,PTA,N/A,1764753084425691000,7,7,N/A,0x10,\"{allocation_id:1,addr:0x10,size:64}\",,\n\
                2,FREE,PTA,N/A,1764753084425692000,7,7,0,0x10,\"{allocation_id:1,addr:0x10,size:64}\",,\n\
@@ -855,7 +858,7 @@ fn allocations_without_a_device_are_placed_or_counted() {
 #[test]
 fn one_microsecond_time_among_nanoseconds_does_not_move_the_origin() {
     let tmp = tempfile::tempdir().unwrap();
-    let header = "ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)\n";
+    let header = DUMP_HEADER;
     let body = "1,MALLOC,PTA,N/A,1764753084425691000,7,7,0,0x10,\"{allocation_id:1,addr:0x10,size:64}\",,\n\
                 2,MALLOC,PTA,N/A,1764753084425691,7,7,0,0x20,\"{allocation_id:2,addr:0x20,size:64}\",,\n\
                 3,FREE,PTA,N/A,1764753084425692000,7,7,0,0x10,\"{allocation_id:1,addr:0x10,size:64}\",,\n";
@@ -973,7 +976,7 @@ fn a_dump_db_of_blob_cells_reads_like_text() {
 #[test]
 fn a_dump_of_many_processes_is_read_once_for_all_its_ranks() {
     let tmp = tempfile::tempdir().unwrap();
-    let header = "ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)\n";
+    let header = DUMP_HEADER;
     let processes = 30u64;
     let mut body = String::new();
     let mut id = 0;
@@ -1024,7 +1027,7 @@ fn a_dump_of_many_processes_is_read_once_for_all_its_ranks() {
 #[test]
 fn only_the_first_ten_thousand_oom_rows_of_a_dump_are_read() {
     let tmp = tempfile::tempdir().unwrap();
-    let header = "ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)\n";
+    let header = DUMP_HEADER;
     let mut body = String::from(header);
     let t0 = 1_764_753_084_425_691_000i64;
     for i in 0..12_000i64 {
