@@ -73,11 +73,13 @@ pub enum AdviceKind {
     ExpandableSegments,
     /// What was allocated before profiling: profile from step 1.
     BeforeProfiling,
+    /// Forward and backward temporaries at the peak: in-place ops, fused kernels, chunks.
+    Temporaries,
 }
 
 impl AdviceKind {
     /// The name in JSON (`recompute`, `shard_optimizer_state`, `shard_gradients`,
-    /// `expandable_segments`, `before_profiling`).
+    /// `expandable_segments`, `before_profiling`, `temporaries`).
     pub fn as_str(self) -> &'static str {
         match self {
             AdviceKind::Recompute => "recompute",
@@ -85,6 +87,7 @@ impl AdviceKind {
             AdviceKind::ShardGradients => "shard_gradients",
             AdviceKind::ExpandableSegments => "expandable_segments",
             AdviceKind::BeforeProfiling => "before_profiling",
+            AdviceKind::Temporaries => "temporaries",
         }
     }
 }
@@ -98,7 +101,7 @@ pub struct Advice {
     pub bytes: i64,
     /// Data-parallel ranks in the profile (for sharding; 1 until [`RoleReport::advice_for`]).
     pub ranks: usize,
-    /// The largest holders (source line or op, bytes), for recompute.
+    /// The largest holders (source line or op, bytes), for recompute and temporaries.
     pub holders: Vec<(String, i64)>,
 }
 
@@ -158,6 +161,18 @@ impl Advice {
                 "{} was allocated before profiling began (weights, optimizer state of earlier steps, buffers): the profile cannot tell them apart; profiling from step 1 splits it by role",
                 mib(self.bytes)
             ),
+            AdviceKind::Temporaries => {
+                let who: Vec<String> = self
+                    .holders
+                    .iter()
+                    .map(|(n, b)| format!("{n} ({})", mib(*b)))
+                    .collect();
+                format!(
+                    "Temporaries (forward and backward intermediates) hold {} at the peak; in-place ops, fused kernels (fused attention, fused optimizer) or computing in smaller chunks lower them. Held most by: {}",
+                    mib(self.bytes),
+                    who.join("; ")
+                )
+            }
         }
     }
 }
@@ -462,7 +477,7 @@ fn advice_at(data: &RankData, at: &RolesAt, reserved: Option<&Series>) -> Vec<Ad
     let act = at.bytes(Role::Activation);
     if act >= ADVICE_MIN_BYTES {
         out.push(Advice {
-            holders: activation_holders(data, at.at_ns),
+            holders: holders(data, at.at_ns, &[Role::Activation], Holder::Line),
             ..base(AdviceKind::Recompute, act)
         });
     }
@@ -484,12 +499,36 @@ fn advice_at(data: &RankData, at: &RolesAt, reserved: Option<&Series>) -> Vec<Ad
     if before >= ADVICE_MIN_BYTES {
         out.push(base(AdviceKind::BeforeProfiling, before));
     }
+    let temporaries = at
+        .bytes(Role::Temporary)
+        .saturating_add(at.bytes(Role::BackwardTemporary));
+    if temporaries >= ADVICE_MIN_BYTES {
+        out.push(Advice {
+            holders: holders(
+                data,
+                at.at_ns,
+                &[Role::Temporary, Role::BackwardTemporary],
+                Holder::OpAndLine,
+            ),
+            ..base(AdviceKind::Temporaries, temporaries)
+        });
+    }
     out.sort_by_key(|a| std::cmp::Reverse(a.bytes));
     out
 }
 
-/// The source lines (else ops) holding the most activation bytes at `t` (ns from the origin).
-fn activation_holders(data: &RankData, t: i64) -> Vec<(String, i64)> {
+/// How a holder of advice is named.
+#[derive(Clone, Copy)]
+enum Holder {
+    /// The user's source line, else the op (activations: the line is what to checkpoint).
+    Line,
+    /// The op, with the user's source line when known (temporaries: the op is what to fuse
+    /// or make in-place).
+    OpAndLine,
+}
+
+/// The holders of the most bytes of `roles` at `t` (ns from the origin), named as `how` says.
+fn holders(data: &RankData, t: i64, roles_of: &[Role], how: Holder) -> Vec<(String, i64)> {
     let Some(roles) = data.roles.as_ref() else {
         return Vec::new();
     };
@@ -497,17 +536,18 @@ fn activation_holders(data: &RankData, t: i64) -> Vec<(String, i64)> {
     let abs = data.time_origin_ns.saturating_add(t);
     let mut by: rustc_hash::FxHashMap<String, i64> = Default::default();
     for (r, &role) in roles.role.iter().enumerate() {
-        if role != Role::Activation
+        if !roles_of.contains(&role)
             || !live_at(ops.size[r], ops.alloc_time[r], ops.release_time[r], abs)
         {
             continue;
         }
-        let name = data
-            .stacks
-            .as_ref()
-            .and_then(|s| s.row_source_line(r))
-            .map(str::to_string)
-            .unwrap_or_else(|| data.display_name(ops.name[r]).to_string());
+        let line = data.stacks.as_ref().and_then(|s| s.row_source_line(r));
+        let op = data.display_name(ops.name[r]);
+        let name = match (how, line) {
+            (Holder::Line, Some(line)) => line.to_string(),
+            (_, None) => op.to_string(),
+            (Holder::OpAndLine, Some(line)) => format!("{op} @ {line}"),
+        };
         let e = by.entry(name).or_insert(0);
         *e = e.saturating_add(ops.size[r]);
     }

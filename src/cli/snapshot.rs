@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::ingest::msmemscope::{OomDetail, OomDetailKind};
 use crate::model::bytes_to_mib;
 use crate::snapshot::oom::{ModuleUsage, OomReport, OomVerdict, oom_reports, usage_beside};
-use crate::snapshot::{AllocatorSnapshot, SnapshotSummary, summarize_snapshot};
+use crate::snapshot::{AllocatorSnapshot, Frame, SnapshotSummary, summarize_snapshot};
 
 /// Options of `memsight snapshot`.
 #[derive(Debug, Clone, clap::Args)]
@@ -188,8 +188,8 @@ fn write_text(s: &SnapshotSummary, out: &mut dyn Write) -> std::io::Result<()> {
     for d in &s.devices {
         writeln!(
             out,
-            "device {}: {} segments, reserved {:.2} MiB, allocated {:.2} MiB, peak allocated {:.2} MiB {}",
-            d.device,
+            "{}: {} segments, reserved {:.2} MiB, allocated {:.2} MiB, peak allocated {:.2} MiB {}",
+            d.label,
             d.segments,
             bytes_to_mib(d.reserved_bytes),
             bytes_to_mib(d.allocated_bytes),
@@ -214,9 +214,9 @@ fn write_text(s: &SnapshotSummary, out: &mut dyn Write) -> std::io::Result<()> {
         Some(a) => {
             writeln!(
                 out,
-                "\nafter event {} of device {}: {} segments, reserved {:.2} MiB, pending free {:.2} MiB, free inside segments {:.2} MiB, largest free block {:.2} MiB",
+                "\nafter event {} of {}: {} segments, reserved {:.2} MiB, pending free {:.2} MiB, free inside segments {:.2} MiB, largest free block {:.2} MiB",
                 a.event,
-                a.device,
+                s.backend.device_label(a.device),
                 a.segments,
                 bytes_to_mib(a.reserved_bytes),
                 bytes_to_mib(a.pending_free_bytes),
@@ -234,9 +234,9 @@ fn write_text(s: &SnapshotSummary, out: &mut dyn Write) -> std::io::Result<()> {
     }
     for t in &s.top_stacks {
         let top = t
-            .frames
-            .first()
-            .map_or("(no stack recorded)".to_string(), |f| f.text());
+            .frame
+            .as_ref()
+            .map_or("(no stack recorded)".to_string(), Frame::text);
         writeln!(
             out,
             "{:>12.2} MiB {:>7} blocks  {top}",

@@ -7,6 +7,7 @@
 pub mod cluster;
 mod component;
 mod interner;
+mod library_frames;
 mod message;
 mod rank;
 pub mod report;
@@ -20,6 +21,7 @@ mod window;
 
 pub use component::Component;
 pub use interner::{Interner, NameId};
+pub use library_frames::is_library_frame;
 pub use message::{Message, SkipReason};
 pub use rank::{
     DataSource, DbSnapshot, Format, Prefetch, RankData, RankInfo, SourceChoice, USING_CSV_NOTE,
@@ -27,9 +29,7 @@ pub use rank::{
 };
 pub use report::LoadReport;
 pub use roles::{BlockRoles, Phase, PhaseKind, Phases, Role, Rule, is_phase_annotation};
-pub use stacks::{
-    CallStacks, Flow, HostOps, NONE as NO_STACK, StackSource, is_library_frame, is_schema_op,
-};
+pub use stacks::{CallStacks, Flow, HostOps, NONE as NO_STACK, StackSource, is_schema_op};
 pub use steps::{DeviceMemory, Step, StepSource, Steps};
 pub use tables::{MemoryRecords, ModuleMemory, OP_I64_COLUMNS, OperatorMemory, StaticOpMemory};
 pub use tags::{BlockTags, TagKind};

@@ -3,7 +3,7 @@
 //! matched to the op running when it was allocated, the Python call stacks behind the rows
 //! ([`CallStacks`]).
 
-use super::{Interner, NameId};
+use super::{Interner, NameId, is_library_frame};
 
 /// "No stack" / "no op" in the per-row and per-op columns.
 pub const NONE: u32 = u32::MAX;
@@ -231,41 +231,4 @@ pub fn is_schema_op(name: &str) -> bool {
     ]
     .iter()
     .any(|p| name.starts_with(p))
-}
-
-/// A frame of Python itself or of an installed package (`site-packages`, `dist-packages`, the
-/// standard library under `lib/python3.x`, `<frozen …>`, `<string>`), as opposed to the
-/// user's code.
-pub fn is_library_frame(frame: &str) -> bool {
-    let path = frame.replace('\\', "/").to_lowercase();
-    path.starts_with('<')
-        || path.contains("/site-packages/")
-        || path.contains("/dist-packages/")
-        || (path.contains("/lib/")
-            && path
-                .split('/')
-                .any(|seg| seg.starts_with("python3") || seg.starts_with("python2")))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn library_frames() {
-        assert!(is_library_frame(
-            "/home/u/.local/lib/python3.9/site-packages/torch/_utils.py(180): _rebuild_tensor"
-        ));
-        assert!(is_library_frame(
-            "/home/u/miniconda3/lib/python3.9/multiprocessing/queues.py(122): get"
-        ));
-        assert!(is_library_frame("<string>(1): <module>"));
-        assert!(is_library_frame(
-            r"C:\Python311\Lib\site-packages\torch\nn\modules\conv.py(456): forward"
-        ));
-        assert!(!is_library_frame(
-            "/home/u/imagenet_script/main.py(345): train"
-        ));
-        assert!(!is_library_frame("/data/训练/模型.py(12): forward"));
-    }
 }

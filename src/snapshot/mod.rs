@@ -8,6 +8,7 @@
 //! torch_npu writes beside an OOM snapshot.
 
 pub mod cluster;
+pub mod holder;
 pub mod model;
 pub mod oom;
 pub mod segments;

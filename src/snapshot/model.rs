@@ -6,6 +6,7 @@ use std::path::Path;
 
 use rustc_hash::FxHashMap;
 
+use super::holder::Backend;
 use super::unpickle::{Key, Pickle, UnpickleError, Value, unpickle};
 
 /// One Python frame of a stack.
@@ -165,6 +166,8 @@ pub struct AllocatorSnapshot {
     pub odd_values: u64,
     /// Names of [`Action::Other`] actions.
     pub other_actions: Vec<String>,
+    /// The accelerator it was taken on (names its devices).
+    pub backend: Backend,
 }
 
 /// Why a snapshot could not be read.
@@ -420,6 +423,7 @@ impl AllocatorSnapshot {
                 .collect();
             b.out.traces.push(events);
         }
+        b.out.backend = backend_of(p, root, &b.frames);
         Ok(b.out)
     }
 
@@ -454,6 +458,23 @@ impl AllocatorSnapshot {
         d.dedup();
         d
     }
+}
+
+/// The accelerator of a snapshot: from the allocator settings' variable
+/// (`PYTORCH_CUDA_ALLOC_CONF` / `PYTORCH_NPU_ALLOC_CONF`), else from the first frame that names
+/// one (the CUDA allocator, `torch/cuda/`, torch_npu), else NPU.
+fn backend_of(p: &Pickle, root: Value, frames: &[Frame]) -> Backend {
+    let settings = p.get(root, "allocator_settings").unwrap_or(Value::None);
+    if p.get(settings, "PYTORCH_CUDA_ALLOC_CONF").is_some() {
+        return Backend::Cuda;
+    }
+    if p.get(settings, "PYTORCH_NPU_ALLOC_CONF").is_some() {
+        return Backend::Npu;
+    }
+    frames
+        .iter()
+        .find_map(Backend::of_frame)
+        .unwrap_or_default()
 }
 
 /// The keys read from every event and frame, looked up once.

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
+use super::holder::{Backend, holder_frame};
 use super::model::{Action, AllocatorSnapshot, Event, Frame, StackId};
 
 /// One device's numbers.
@@ -14,6 +15,8 @@ use super::model::{Action, AllocatorSnapshot, Event, Frame, StackId};
 pub struct DeviceSummary {
     /// Device index.
     pub device: i64,
+    /// The device as its framework names it: `CUDA:0`, `NPU:0`.
+    pub label: String,
     /// Segments on it.
     pub segments: usize,
     /// Σ total_size of its segments.
@@ -40,6 +43,9 @@ pub struct DeviceSummary {
 pub struct StackTotal {
     /// The stack, innermost frame first (as the snapshot lists it).
     pub frames: Vec<Frame>,
+    /// The frame that names it: the innermost frame of the user's own code
+    /// ([`holder_frame`]); None for an empty stack.
+    pub frame: Option<Frame>,
     /// Σ size of its live blocks.
     pub bytes: i64,
     /// How many live blocks.
@@ -73,6 +79,8 @@ pub struct AtEvent {
 /// The whole report (`memsight snapshot --json`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SnapshotSummary {
+    /// The accelerator the snapshot was taken on.
+    pub backend: Backend,
     /// Every device with a segment or an event, ascending.
     pub devices: Vec<DeviceSummary>,
     /// Live blocks by stack, heaviest first: at the end over every device, or at `at_event`.
@@ -227,6 +235,7 @@ fn top_stacks<'a>(
         .into_iter()
         .map(|(id, (bytes, blocks))| StackTotal {
             frames: s.frames(id).to_vec(),
+            frame: holder_frame(s.frames(id)).cloned(),
             bytes,
             blocks,
         })
@@ -278,6 +287,7 @@ pub fn summarize_snapshot(
         let state = super::segments::allocator_state(s, device);
         devices.push(DeviceSummary {
             device,
+            label: s.backend.device_label(device),
             free_in_segments_bytes: state.free,
             largest_free_block_bytes: state.largest_free,
             segments: segs.len(),
@@ -298,6 +308,7 @@ pub fn summarize_snapshot(
             .flat_map(|d| live_at_end(s, d).into_values())
             .collect();
         return Ok(SnapshotSummary {
+            backend: s.backend,
             top_stacks: top_stacks(s, &live, top),
             devices,
             at_event: None,
@@ -319,6 +330,7 @@ pub fn summarize_snapshot(
     let live = live_at_event(s, device, k);
     let state = super::segments::allocator_state_at(s, device, k);
     Ok(SnapshotSummary {
+        backend: s.backend,
         top_stacks: top_stacks(s, live.values(), top),
         at_event: Some(AtEvent {
             device,

@@ -513,6 +513,8 @@ pub struct Tr {
     pub advice_expandable: fn(&str) -> String,
     /// Advice: allocated before profiling (MB).
     pub advice_before_profiling: fn(&str) -> String,
+    /// Advice: forward and backward temporaries (MB, the ops holding most).
+    pub advice_temporaries: fn(&str, &str) -> String,
     pub steps_tab: fn(usize) -> String,
     /// The steps table's title.
     pub steps_title: &'static str,
@@ -674,6 +676,8 @@ pub struct Tr {
     pub snapshot_at_end: &'static str,
     /// Leak suspects: blocks.
     pub snapshot_leaks: fn(u64) -> String,
+    /// The never-freed blocks' title when the trace ends in an out-of-memory.
+    pub snapshot_held_at_oom: fn(u64) -> String,
     /// Under the leak suspects' title: what a click on one does.
     pub snapshot_leaks_hint: &'static str,
     /// A leak suspect's hover line: what a click does.
@@ -1140,6 +1144,11 @@ pub static EN: Tr = Tr {
             "Gradients hold {mb} at the peak: sharding them over the {n} ranks (ZeRO-2, FSDP) saves {saves}; smaller DDP buckets lower the extra copies"
         )
     },
+    advice_temporaries: |mb, who| {
+        format!(
+            "Temporaries (forward and backward intermediates) hold {mb} at the peak: in-place ops, fused kernels (fused attention, fused optimizer) or computing in smaller chunks lower them. Held most by: {who}"
+        )
+    },
     advice_expandable: |mb| {
         format!(
             "The pool caches {mb} at the peak (Operator Reserved − Allocated):\nPYTORCH_NPU_ALLOC_CONF=expandable_segments:True lets it reuse that memory instead of reserving more"
@@ -1323,6 +1332,12 @@ pub static EN: Tr = Tr {
     snapshot_nothing_held: "No block is held here.",
     snapshot_leaks_hint: "Click a stack to go to where its last block was allocated.",
     snapshot_leak_go: "Click: go to the event that allocated its last block that is never freed",
+    snapshot_held_at_oom: |n| {
+        format!(
+            "Held at the OOM: {n} {} allocated in the trace and not freed when the allocation failed",
+            if n == 1 { "block" } else { "blocks" }
+        )
+    },
     snapshot_leaks: |n| {
         format!(
             "Leak suspects: {n} {} allocated in the trace and never freed",
@@ -1916,6 +1931,11 @@ pub static ZH: Tr = Tr {
             "峰值时梯度占 {mb}：在 {n} 个 rank 间切分（ZeRO-2、FSDP）可节省 {saves}；减小 DDP bucket 可减少额外拷贝"
         )
     },
+    advice_temporaries: |mb, who| {
+        format!(
+            "峰值时临时内存（前向与反向的中间结果）占 {mb}：可改用原地（in-place）算子、融合算子（融合注意力、融合优化器），或分块计算。占用最多的算子：{who}"
+        )
+    },
     advice_expandable: |mb| {
         format!(
             "峰值时内存池缓存了 {mb}（Operator Reserved − Allocated）：\n设置 PYTORCH_NPU_ALLOC_CONF=expandable_segments:True 可复用这部分内存，而不是再申请"
@@ -2076,6 +2096,9 @@ pub static ZH: Tr = Tr {
     snapshot_leaks_hint: "点击调用栈，跳到其最后一个内存块被分配的事件。",
     snapshot_leak_go: "点击：跳到分配其最后一个从未释放的内存块的事件",
     snapshot_leaks: |n| format!("疑似泄漏：{n} 个在记录期间分配且从未释放的内存块"),
+    snapshot_held_at_oom: |n| {
+        format!("内存不足时仍占用：{n} 个在记录期间分配、分配失败时仍未释放的内存块")
+    },
     snapshot_headers: ["MB", "块数", "分配位置（最内层帧；悬停查看调用栈）"],
     snapshot_segments: |when, n, free, pct, largest| {
         format!(

@@ -534,6 +534,27 @@ pub fn sample_snapshots() -> Vec<PathBuf> {
     v
 }
 
+/// The real CUDA allocator snapshots of the samples (an H100, torch 2.11, `context="all"`):
+/// the training snapshot and the five OOM snapshots, sorted (empty without samples; the
+/// sixth OOM case succeeded and wrote none).
+pub fn cuda_snapshots() -> Vec<PathBuf> {
+    let Some(root) = samples() else {
+        return Vec::new();
+    };
+    let cuda = root.join("cuda_h100");
+    let mut v = vec![cuda.join("snap/gpt_all_graph_pinned.pickle")];
+    let oom = cuda.join("oom");
+    for e in std::fs::read_dir(&oom).unwrap() {
+        let p = e.unwrap().path().join("oom_snapshot.pickle");
+        if p.is_file() {
+            v.push(p);
+        }
+    }
+    v.sort();
+    assert_eq!(v.len(), 6, "{v:?}");
+    v
+}
+
 /// Python's own figures for a snapshot (`tests/reference/snapshot_summary.py FILE [TOP DEVICE
 /// EVENT]`), or None (said on stderr) without python3.
 pub fn snapshot_reference(file: &Path, extra: &[&str]) -> Option<serde_json::Value> {

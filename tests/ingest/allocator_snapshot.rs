@@ -53,6 +53,56 @@ fn every_real_snapshot_matches_pythons_pickle() {
     }
 }
 
+/// The real CUDA snapshots (`context="all"`, C++ frames innermost): each stack is named by the
+/// user's own line, and the device is CUDA:0, as Python's reading of the same pickle says. The
+/// OOM fields are left out here (tests/oom_bundle.rs checks them).
+#[test]
+fn every_real_cuda_snapshot_names_its_holders_by_the_users_line() {
+    for f in common::cuda_snapshots() {
+        let Some(want) = common::snapshot_reference(&f, &[]) else {
+            return;
+        };
+        let mut got = memsight(&f, &[]);
+        if let Some(o) = got.as_object_mut() {
+            for k in ["oom", "modules_at_oom", "memscope_oom"] {
+                o.remove(k);
+            }
+        }
+        assert_eq!(got, want, "{}", f.display());
+        assert_eq!(got["backend"], "cuda");
+        assert_eq!(got["devices"][0]["label"], "CUDA:0");
+        for s in got["top_stacks"].as_array().unwrap() {
+            let name = s["frame"]["name"].as_str().unwrap_or("");
+            assert!(!name.contains("torch::unwind"), "{}: {s}", f.display());
+        }
+    }
+    // The training snapshot's heaviest holder, and the text that names it.
+    let Some(snap) = common::cuda_snapshots().into_iter().find(|p| {
+        p.file_name()
+            .is_some_and(|n| n == "gpt_all_graph_pinned.pickle")
+    }) else {
+        return;
+    };
+    let want = common::snapshot_reference(&snap, &[]).unwrap();
+    let top = &want["top_stacks"][0]["frame"];
+    let line = format!(
+        "{}({}): {}",
+        top["filename"].as_str().unwrap(),
+        top["line"],
+        top["name"].as_str().unwrap()
+    );
+    assert!(line.contains("make_cuda_refs.py"), "{line}");
+    let out = Command::new(env!("CARGO_BIN_EXE_memsight"))
+        .arg("snapshot")
+        .arg(&snap)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("CUDA:0: "), "{text}");
+    assert!(text.contains(&line), "{text}");
+    assert!(!text.contains("torch::unwind"), "{text}");
+}
+
 #[test]
 fn the_state_at_an_event_matches_a_python_replay() {
     for f in common::sample_snapshots() {

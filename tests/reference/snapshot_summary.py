@@ -64,6 +64,61 @@ def segments_at(segs, dev, evs, k):
             "largest_free_block_bytes": largest}
 
 
+# Installed packages and standard modules PyTorch writes relative to sys.path.
+LIBRARY_ROOTS = {"torch", "torch_npu", "typing", "transformers", "deepspeed", "numpy"}
+MACHINERY = ("torch::unwind::", "torch::CapturedTraceback", "CachingAllocator", "c10::cuda::",
+             "c10_npu::", "gather_with_cpp")
+
+
+def is_library(filename):
+    f = filename.replace("\\", "/")
+    low = f.lower()
+    if low.startswith("<") or "/site-packages/" in low or "/dist-packages/" in low:
+        return True
+    if "/lib/" in low and any(p.startswith(("python3", "python2")) for p in low.split("/")):
+        return True
+    if f.startswith(("/", "~")) or f[1:2] == ":":
+        return False
+    root = f.split("/")[0]
+    return (root[:-3] if root.endswith(".py") else root) in LIBRARY_ROOTS
+
+
+def holder(frames):
+    """The frame that names a stack: the user's innermost Python frame, else the innermost
+    Python frame, else the innermost C++ frame with a file that is not the allocator's."""
+    py = [f for f in frames if f["filename"].lower().endswith((".py", ".pyx"))
+          or f["filename"].startswith("<")]
+    for f in py:
+        if not is_library(f["filename"]):
+            return f
+    if py:
+        return py[0]
+    for f in frames:
+        if f["filename"] not in ("", "??") and not any(m in f["name"] for m in MACHINERY) \
+                and not f["filename"].endswith("CachingAllocator.cpp") \
+                and f["filename"] != "memory_snapshot.cpp":
+            return f
+    return frames[0] if frames else None
+
+
+def backend(d):
+    settings = d.get("allocator_settings") or {}
+    if "PYTORCH_CUDA_ALLOC_CONF" in settings:
+        return "cuda"
+    if "PYTORCH_NPU_ALLOC_CONF" in settings:
+        return "npu"
+    frames = [f for s in d.get("segments", []) for b in s["blocks"] for f in b["frames"]]
+    frames += [f for t in d.get("device_traces", []) for e in t for f in e["frames"]]
+    for f in frames:
+        fn = f["filename"].replace("\\", "/")
+        if "c10_npu::" in f["name"] or "NPUCachingAllocator" in f["name"] or "torch_npu/" in fn:
+            return "npu"
+        if "c10::cuda::" in f["name"] or fn.endswith("CUDACachingAllocator.cpp") \
+                or "torch/cuda/" in fn:
+            return "cuda"
+    return "npu"
+
+
 def main():
     path = sys.argv[1]
     top = int(sys.argv[2]) if len(sys.argv) > 2 else 20
@@ -92,7 +147,7 @@ def main():
                     live[b["address"]] = (b["size"], frames)
         return live
 
-    out = {"devices": []}
+    out = {"backend": backend(d), "devices": []}
     for dev in devices:
         dsegs = [s for s in segs if s["device"] == dev]
         blocks = [b for s in dsegs for b in s["blocks"]]
@@ -115,6 +170,7 @@ def main():
                 peak, peak_event = cur, i
         out["devices"].append({
             "device": dev,
+            "label": f"{out['backend'].upper()}:{dev}",
             "segments": len(dsegs),
             "reserved_bytes": sum(s["total_size"] for s in dsegs),
             "allocated_bytes": allocated,
@@ -162,11 +218,11 @@ def main():
         g[0] += size
         g[1] += 1
     ranked = sorted(groups.items(), key=lambda kv: (-kv[1][0], -kv[1][1], kv[0]))[:top]
-    out["top_stacks"] = [
-        {"frames": [{"filename": f, "line": l, "name": n} for f, l, n in key],
-         "bytes": b, "blocks": c}
-        for key, (b, c) in ranked
-    ]
+    out["top_stacks"] = []
+    for key, (b, c) in ranked:
+        frames = [{"filename": f, "line": l, "name": n} for f, l, n in key]
+        out["top_stacks"].append({"frames": frames, "frame": holder(frames), "bytes": b,
+                                  "blocks": c})
     print(json.dumps(out))
 
 

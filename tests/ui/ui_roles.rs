@@ -338,3 +338,100 @@ fn the_roles_plot_zooms_the_shared_window_and_sets_the_cursor() {
         "double click resets"
     );
 }
+
+/// The real level1 export: temporaries hold a quarter of the peak, and the advice says so,
+/// with the bytes summed from the raw rows alive at the peak and the op holding the most of
+/// them first. English and Chinese.
+#[test]
+fn temporaries_at_the_peak_get_advice_naming_their_ops() {
+    let Some(root) = common::samples() else {
+        return;
+    };
+    let level1 = root.join(
+        "xiaobingling93-pixel_Ascend-msinsight/test/data/pytorch/text/level1/rank0_ascend_pt",
+    );
+    for lang in [Lang::En, Lang::Zh] {
+        let mut h = common::app_at_720p(&level1, lang);
+        // The host ops (and so the roles) arrive after the curves.
+        common::step_until(&mut h, "the host ops", |h| {
+            h.state()
+                .view()
+                .is_some_and(|v| memsight::ui::panes::roles::has_roles(&v))
+        });
+        h.run();
+        let tab = h.state().tr().roles_tab;
+        h.get_by_label(tab).click();
+        step_until_roles(&mut h);
+        let t = h.state().tr();
+        let view = h.state().view().unwrap();
+        let data = &view.data;
+        let report = view.roles();
+        let at = report.at_peak.as_ref().expect("a peak").at_ns;
+        let abs = i128::from(data.time_origin_ns) + i128::from(at);
+        let temp =
+            live_bytes(data, Role::Temporary, abs) + live_bytes(data, Role::BackwardTemporary, abs);
+        assert!(temp >= 100 * 1024 * 1024, "{temp}");
+        // The op holding the most of them, summed from the rows.
+        let roles = data.roles.as_ref().unwrap();
+        let ops = &data.operators;
+        let mut by_op: std::collections::BTreeMap<String, i64> = Default::default();
+        for r in 0..ops.len() {
+            let live = i128::from(ops.alloc_time[r]) <= abs
+                && (ops.release_time[r] == memsight::model::NULL
+                    || i128::from(ops.release_time[r]) > abs);
+            if live
+                && ops.size[r] > 0
+                && matches!(roles.role[r], Role::Temporary | Role::BackwardTemporary)
+            {
+                *by_op
+                    .entry(data.display_name(ops.name[r]).to_string())
+                    .or_default() += ops.size[r];
+            }
+        }
+        let top_op = by_op.iter().max_by_key(|(_, b)| **b).unwrap().0.clone();
+        let advice = report.advice_for(1);
+        let a = advice
+            .iter()
+            .find(|a| a.kind == memsight::analysis::AdviceKind::Temporaries)
+            .expect("temporaries advice");
+        assert_eq!(a.bytes, temp, "{lang:?}");
+        assert!(
+            a.holders[0].0.starts_with(&top_op),
+            "{:?} {top_op}",
+            a.holders
+        );
+        let line = memsight::ui::panes::roles::advice_text(t, a);
+        assert!(line.contains(&bytes(temp)), "{line}");
+        assert!(shown(&h, &line), "{lang:?}: {line}");
+    }
+}
+
+/// On a real H100 trace PyTorch writes library frames relative to `sys.path`
+/// (`torch/nn/functional.py(2914): layer_norm`): the activations' holders are the user's own
+/// lines, never torch's.
+#[test]
+fn the_activation_holders_of_a_real_trace_are_the_users_lines() {
+    let Some(root) = common::samples() else {
+        return;
+    };
+    let trace = root.join("cuda_h100/whatif/gpt_b8.pt.trace.json.gz");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_memsight"))
+        .args(["roles", "--json", "--rank", "gpt_b8 cuda:0"])
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let advice = v["advice"].as_array().unwrap();
+    let recompute = advice
+        .iter()
+        .find(|a| a["kind"] == "recompute")
+        .expect("recompute advice");
+    let text = recompute.to_string();
+    assert!(text.contains("make_cuda_refs.py("), "{text}");
+    assert!(!text.contains("torch/"), "{text}");
+}

@@ -668,3 +668,54 @@ fn clicking_a_leak_suspect_goes_to_where_its_last_block_was_allocated() {
         assert_eq!(snapshot_view(h.state()).event, Some(event), "{lang:?}");
     }
 }
+
+/// A real CUDA snapshot (`context="all"`: the C++ unwinder is every stack's innermost frame)
+/// names each holder by the user's own line, as Python's reading of the pickle picks it, calls
+/// its device CUDA:0, and never shows the unwinder as a holder; at an OOM the never-freed
+/// blocks are "held at the OOM", not leak suspects. English and Chinese.
+#[test]
+fn a_cuda_snapshot_names_holders_by_the_users_line_and_its_device_cuda() {
+    for file in common::cuda_snapshots() {
+        let Some(r) = reference(&file, None) else {
+            return;
+        };
+        let at_oom = r["devices"][0]["events"].get("oom").is_some();
+        let never_freed = python_never_freed(&file, 0).unwrap();
+        let top = &r["top_stacks"][0]["frame"];
+        let short = |f: &serde_json::Value| {
+            let path = f["filename"].as_str().unwrap();
+            let file = path.rsplit('/').next().unwrap();
+            format!("{file}({}): {}", f["line"], f["name"].as_str().unwrap())
+        };
+        for lang in Lang::ALL {
+            let t = tr(lang);
+            let mut h = open(&file, lang);
+            h.run();
+            assert_eq!(
+                h.get_by_label(t.snapshot_device).value().as_deref(),
+                Some("CUDA:0"),
+                "{}",
+                file.display()
+            );
+            if !top.is_null() {
+                assert!(
+                    h.query_all_by_label(&short(top)).count() >= 1,
+                    "{}: {}",
+                    file.display(),
+                    short(top)
+                );
+            }
+            assert!(
+                h.query_by_label_contains("torch::unwind").is_none(),
+                "{}",
+                file.display()
+            );
+            if at_oom {
+                h.get_by_label(&(t.snapshot_held_at_oom)(never_freed));
+                assert!(h.query_by_label(&(t.snapshot_leaks)(never_freed)).is_none());
+            } else {
+                h.get_by_label(&(t.snapshot_leaks)(never_freed));
+            }
+        }
+    }
+}

@@ -20,6 +20,7 @@ use super::flame::{NodeLook, draw_icicle};
 use super::snapshot_bands::{Bands, BandsChart, size_text};
 use crate::analysis::stacks::{Flame, FlameBuilder, FlameFrame};
 use crate::model::{bytes_to_mib, is_library_frame};
+use crate::snapshot::holder::{holder_frame, holder_index};
 use crate::snapshot::segments::{AllocatorState, BlockKind, allocator_state, allocator_state_at};
 use crate::snapshot::summary::{live_blocks, never_freed, never_freed_events};
 use crate::snapshot::{
@@ -44,6 +45,9 @@ struct DeviceParts {
     leak_blocks: u64,
     /// Where each never-freed block was allocated (event indices, in trace order).
     leak_events: Vec<usize>,
+    /// The trace ends in an out-of-memory: its never-freed blocks are what was held at the
+    /// OOM, not leak suspects.
+    at_oom: bool,
 }
 
 /// What the view shows for one device and event, computed when they change.
@@ -288,11 +292,11 @@ impl SnapshotView {
             ui.separator();
             let label = ui.label(t.snapshot_device);
             egui::ComboBox::from_id_salt("snapshot_device")
-                .selected_text(format!("NPU:{}", self.device))
+                .selected_text(snap.backend.device_label(self.device))
                 .show_ui(ui, |ui| {
                     for d in snap.devices() {
                         if ui
-                            .selectable_label(d == self.device, format!("NPU:{d}"))
+                            .selectable_label(d == self.device, snap.backend.device_label(d))
                             .clicked()
                         {
                             self.device = d;
@@ -417,7 +421,11 @@ impl SnapshotView {
         });
         match self.holders_view {
             HoldersView::Table => {
-                let leaks_title = (t.snapshot_leaks)(shown.parts.leak_blocks);
+                let leaks_title = if shown.parts.at_oom {
+                    (t.snapshot_held_at_oom)(shown.parts.leak_blocks)
+                } else {
+                    (t.snapshot_leaks)(shown.parts.leak_blocks)
+                };
                 let (holders, leaks) = (&shown.summary.top_stacks, &shown.parts.leaks);
                 let clicked = ui.columns(2, |cols| {
                     stack_table(&mut cols[0], t, "snapshot_holders", holders, None);
@@ -533,8 +541,8 @@ fn block_list(
                         ui.monospace(format!("{addr:#x}"));
                         ui.label(size_text(size));
                         let frames = snap.frames(stack);
-                        let top = frames.first().map_or_else(String::new, |f| f.short_text());
-                        ui.label(top);
+                        let top = holder_frame(frames).map_or_else(String::new, Frame::short_text);
+                        ui.label(top).on_hover_ui(|ui| stack_lines(ui, frames));
                         ui.end_row();
                     }
                 });
@@ -553,7 +561,11 @@ fn holders_flame(snap: &AllocatorSnapshot, live: &[(u64, i64, StackId)]) -> (Fla
         if fs.is_empty() {
             path.push(FlameFrame::NoStack);
         }
-        for f in fs.iter().rev() {
+        // Frames the unwinder could not place (`??`) would stack dozens of nameless levels
+        // over every block: the icicle leaves them out when the stack has others.
+        let placed = |f: &&Frame| !(f.filename.is_empty() || f.filename == "??");
+        let any_placed = fs.iter().any(|f| placed(&f));
+        for f in fs.iter().rev().filter(|f| !any_placed || placed(f)) {
             let id = *ids.entry(f.clone()).or_insert_with(|| {
                 frames.push(f.clone());
                 frames.len() as u32 - 1
@@ -563,6 +575,14 @@ fn holders_flame(snap: &AllocatorSnapshot, live: &[(u64, i64, StackId)]) -> (Fla
         b.add(row as u32, &path, size);
     }
     (b.finish(), frames)
+}
+
+/// Does `device`'s trace record an out-of-memory (an `oom` event)?
+fn ends_in_oom(snap: &AllocatorSnapshot, device: i64) -> bool {
+    usize::try_from(device)
+        .ok()
+        .and_then(|d| snap.traces.get(d))
+        .is_some_and(|t| t.iter().any(|e| e.action == crate::snapshot::Action::Oom))
 }
 
 /// Events in `device`'s trace.
@@ -593,6 +613,7 @@ fn compute(
                     leaks,
                     leak_blocks,
                     leak_events: never_freed_events(snap, device),
+                    at_oom: ends_in_oom(snap, device),
                 })
             })
         },
@@ -647,18 +668,16 @@ fn stack_table(
                     ui.label(grouped(bytes_to_mib(s.bytes), 2));
                     ui.label(grouped(s.blocks as f64, 0));
                     let top = s
-                        .frames
-                        .first()
-                        .map_or_else(|| t.no_stack.to_string(), |f| f.short_text());
+                        .frame
+                        .as_ref()
+                        .map_or_else(|| t.no_stack.to_string(), Frame::short_text);
                     // A clickable row reads as a link; its stack and what a click does on hover.
                     let r = match click_hint {
                         Some(_) => ui.link(top),
                         None => ui.add(egui::Label::new(top).selectable(false)),
                     };
                     let r = r.on_hover_ui(|ui| {
-                        for f in &s.frames {
-                            ui.weak(f.text());
-                        }
+                        stack_lines(ui, &s.frames);
                         if let Some(hint) = click_hint {
                             ui.label(hint);
                         }
@@ -672,6 +691,34 @@ fn stack_table(
         });
     clicked
 }
+
+/// A stack in a tooltip, innermost frame first: the frame that names it strong, the others weak.
+/// Frames the unwinder could not place (`??`, no file) are counted, not listed, and at most
+/// [`TOOLTIP_FRAMES`] lines are drawn so the tooltip fits a 720-pixel window.
+pub fn stack_lines(ui: &mut egui::Ui, frames: &[Frame]) {
+    let holder = holder_index(frames);
+    let mut unplaced = 0usize;
+    let mut shown = 0usize;
+    for (i, f) in frames.iter().enumerate() {
+        if Some(i) == holder {
+            ui.strong(f.text());
+            shown += 1;
+        } else if f.filename.is_empty() || f.filename == "??" {
+            unplaced += 1;
+        } else if shown < TOOLTIP_FRAMES {
+            ui.weak(f.text());
+            shown += 1;
+        } else {
+            unplaced += 1;
+        }
+    }
+    if unplaced > 0 {
+        ui.weak(format!("… +{unplaced}"));
+    }
+}
+
+/// The most frames a stack's tooltip lists.
+const TOOLTIP_FRAMES: usize = 24;
 
 /// The event that allocated the last never-freed block with `row`'s stack.
 fn last_allocation_of(

@@ -16,6 +16,7 @@ use egui_plot::{
 
 use crate::analysis::{LodSeries, Series};
 use crate::model::bytes_to_mib;
+use crate::snapshot::holder::holder_frame;
 use crate::snapshot::timeline::Timeline;
 use crate::snapshot::{AllocatorSnapshot, Frame};
 use crate::ui::format::grouped;
@@ -74,10 +75,11 @@ fn axis_of(events: &[crate::snapshot::Event]) -> (Vec<i64>, bool) {
     }
 }
 
-/// The fill of an allocation: a hue from its innermost frame, so allocations from one line of
-/// code share a colour; the lightness alternates so neighbouring bands stay apart.
+/// The fill of an allocation: a hue from the frame that names it (the user's own line, see
+/// [`holder_frame`]), so allocations from one line of code share a colour; the lightness
+/// alternates so neighbouring bands stay apart.
 fn band_color(frames: &[Frame], nth: usize) -> Color32 {
-    let h = frames.first().map_or(0u32, |f| {
+    let h = holder_frame(frames).map_or(0u32, |f| {
         f.filename
             .bytes()
             .chain(f.name.bytes())
@@ -509,12 +511,7 @@ fn hover(ui: &mut Ui, t: &Tr, snap: &AllocatorSnapshot, bands: &Bands, p: PlotPo
         if frames.is_empty() {
             ui.weak(t.no_stack);
         }
-        for f in frames.iter().take(16) {
-            ui.label(f.text());
-        }
-        if frames.len() > 16 {
-            ui.weak("…");
-        }
+        super::snapshot::stack_lines(ui, frames);
         return;
     }
     let slot = tl.slot(x);
