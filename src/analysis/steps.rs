@@ -178,7 +178,8 @@ impl AllocOrder {
     }
 }
 
-/// Runs of at least [`GROWTH_RISES`] consecutive rises of the end value.
+/// Runs of at least [`GROWTH_RISES`] consecutive rises of the end value whose growth the
+/// rest of the profile keeps (see [`kept_to_the_end`]).
 fn growth_runs(data: &RankData, steps: &[StepStats], by_alloc: &AllocOrder) -> Vec<Growth> {
     let mut runs = Vec::new();
     let mut from = 0usize;
@@ -192,7 +193,7 @@ fn growth_runs(data: &RankData, steps: &[StepStats], by_alloc: &AllocOrder) -> V
             continue;
         }
         let to = k - 1;
-        if to >= from + GROWTH_RISES {
+        if to >= from + GROWTH_RISES && kept_to_the_end(steps, from, to) {
             runs.push((from, to));
         }
         from = k;
@@ -216,6 +217,20 @@ fn growth_runs(data: &RankData, steps: &[StepStats], by_alloc: &AllocOrder) -> V
         .collect();
     out.sort_by_key(|g| std::cmp::Reverse(g.bytes));
     out
+}
+
+/// Does the profile keep the growth of the run `from..=to`? A leak's memory stays: every later
+/// step still ends at least half the run's rise above where the run began. Three rises that
+/// a later step gives back (a warm-up, a cache filling then trimmed) are not a leak.
+fn kept_to_the_end(steps: &[StepStats], from: usize, to: usize) -> bool {
+    let (Some(base), Some(top)) = (steps[from].end_allocated, steps[to].end_allocated) else {
+        return false;
+    };
+    let rise = top.saturating_sub(base);
+    steps[to..]
+        .iter()
+        .filter_map(|s| s.end_allocated)
+        .all(|e| e.saturating_sub(base).saturating_mul(2) >= rise)
 }
 
 /// Rows summed per operator name: (name, bytes, blocks), largest first, then by name.
@@ -343,5 +358,35 @@ mod tests {
         // Blocks of steps 2..=4 alive at the end of step 4: the 7 and the 3.
         assert_eq!(g[0].operators.len(), 1);
         assert_eq!((g[0].operators[0].1, g[0].operators[0].2), (10, 2));
+    }
+
+    /// Issue 43 item 13: three rises that a later step gives back are not a leak; three rises
+    /// the rest of the profile keeps (with a small dip) are.
+    #[test]
+    fn growth_that_a_later_step_gives_back_is_not_a_leak() {
+        let steps = [
+            (1, 0, 9),
+            (2, 10, 19),
+            (3, 20, 29),
+            (4, 30, 39),
+            (5, 40, 49),
+            (6, 50, 59),
+        ];
+        // 10, 20, 30, 40, then 15, 20: +30 over three steps, then −25: no leak.
+        let d = rank(
+            &[(0, 10), (15, 20), (25, 30), (35, 40), (45, 15), (55, 20)],
+            &[],
+            &steps,
+        );
+        assert!(step_report(&d).growth.is_empty());
+        // 10, 20, 30, 40, then 36, 38: the rise stays (a dip of 4): a leak of +30.
+        let d = rank(
+            &[(0, 10), (15, 20), (25, 30), (35, 40), (45, 36), (55, 38)],
+            &[],
+            &steps,
+        );
+        let g = step_report(&d).growth;
+        assert_eq!(g.len(), 1);
+        assert_eq!((g[0].from, g[0].to, g[0].bytes), (0, 3, 30));
     }
 }
