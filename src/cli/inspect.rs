@@ -1,6 +1,7 @@
 //! `memsight inspect PATH [--json]`: a summary of every rank, loaded one at a time so a 64-rank
 //! folder needs one rank's memory, not 64.
 
+use crate::model::plural::count;
 use std::io::Write;
 use std::path::Path;
 
@@ -76,9 +77,8 @@ pub fn inspect(
         }
         let _ = writeln!(
             out,
-            "{} of {} ranks loaded from {}",
-            loaded,
-            profile.ranks.len(),
+            "{loaded} of {} loaded from {}",
+            count(profile.ranks.len() as u64, "rank", "ranks"),
             path.display()
         );
     }

@@ -1,5 +1,6 @@
 //! `memsight live`: what is alive at a time, largest first, and the totals per operator.
 
+use crate::model::plural::count;
 use std::io::Write;
 use std::path::Path;
 
@@ -103,8 +104,8 @@ pub fn live(
         } else {
             writeln!(
                 out,
-                "alive at {at_ms} ms: {} blocks, {:.2} MiB",
-                live.rows.len(),
+                "alive at {at_ms} ms: {}, {:.2} MiB",
+                count(live.rows.len() as u64, "block", "blocks"),
                 bytes_to_mib(live.total)
             )
             .map_err(io)?;

@@ -1,5 +1,6 @@
 //! `memsight snapshot PATH`: an allocator snapshot's devices, peaks and who holds the memory.
 
+use crate::model::plural::{count, noun};
 use std::io::Write;
 use std::path::Path;
 
@@ -188,9 +189,9 @@ fn write_text(s: &SnapshotSummary, out: &mut dyn Write) -> std::io::Result<()> {
     for d in &s.devices {
         writeln!(
             out,
-            "{}: {} segments, reserved {:.2} MiB, allocated {:.2} MiB, peak allocated {:.2} MiB {}",
+            "{}: {}, reserved {:.2} MiB, allocated {:.2} MiB, peak allocated {:.2} MiB {}",
             d.label,
-            d.segments,
+            count(d.segments as u64, "segment", "segments"),
             bytes_to_mib(d.reserved_bytes),
             bytes_to_mib(d.allocated_bytes),
             bytes_to_mib(d.peak_allocated_bytes),
@@ -214,10 +215,10 @@ fn write_text(s: &SnapshotSummary, out: &mut dyn Write) -> std::io::Result<()> {
         Some(a) => {
             writeln!(
                 out,
-                "\nafter event {} of {}: {} segments, reserved {:.2} MiB, pending free {:.2} MiB, free inside segments {:.2} MiB, largest free block {:.2} MiB",
+                "\nafter event {} of {}: {}, reserved {:.2} MiB, pending free {:.2} MiB, free inside segments {:.2} MiB, largest free block {:.2} MiB",
                 a.event,
                 s.backend.device_label(a.device),
-                a.segments,
+                count(a.segments as u64, "segment", "segments"),
                 bytes_to_mib(a.reserved_bytes),
                 bytes_to_mib(a.pending_free_bytes),
                 bytes_to_mib(a.free_in_segments_bytes),
@@ -225,9 +226,9 @@ fn write_text(s: &SnapshotSummary, out: &mut dyn Write) -> std::io::Result<()> {
             )?;
             writeln!(
                 out,
-                "{:.2} MiB allocated in {} live blocks; by stack:",
+                "{:.2} MiB allocated in {}; by stack:",
                 bytes_to_mib(a.allocated_bytes),
-                a.blocks
+                count(a.blocks, "live block", "live blocks")
             )?;
         }
         None => writeln!(out, "\nlive blocks at the end, by stack:")?,
@@ -239,9 +240,10 @@ fn write_text(s: &SnapshotSummary, out: &mut dyn Write) -> std::io::Result<()> {
             .map_or("(no stack recorded)".to_string(), Frame::text);
         writeln!(
             out,
-            "{:>12.2} MiB {:>7} blocks  {top}",
+            "{:>12.2} MiB {:>7} {:<6}  {top}",
             bytes_to_mib(t.bytes),
-            t.blocks
+            t.blocks,
+            noun(t.blocks, "block", "blocks")
         )?;
     }
     Ok(())

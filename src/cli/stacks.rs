@@ -1,6 +1,7 @@
 //! `memsight stacks`: memory by who allocated it (call stack, source line or host operator),
 //! heaviest first, for the blocks alive at a time, allocated in a window, or all of them.
 
+use crate::model::plural::count;
 use std::io::Write;
 use std::path::Path;
 
@@ -246,11 +247,12 @@ fn stacks_text(r: &Report<'_>) -> String {
     let total = stacks.row_op.len();
     let _ = writeln!(
         out,
-        "rank {}: call stacks from {}: {} of {total} allocations attributed, {} to an op \
+        "rank {}: call stacks from {}: {} of {} attributed, {} to an op \
          with no stack, {} outside any host op",
         data.info.rank,
         stacks.source.as_str(),
         total - stacks.unattributed - stacks.without_stack,
+        count(total as u64, "allocation", "allocations"),
         stacks.without_stack,
         stacks.unattributed
     );
@@ -262,10 +264,10 @@ fn stacks_text(r: &Report<'_>) -> String {
     };
     let _ = writeln!(
         out,
-        "{what}: {} blocks, {:.2} MiB, {} groups by {}\n",
-        rows.len(),
+        "{what}: {}, {:.2} MiB, {} by {}\n",
+        count(rows.len() as u64, "block", "blocks"),
         bytes_to_mib(bytes),
-        groups.len(),
+        count(groups.len() as u64, "group", "groups"),
         by.as_str()
     );
     let head = match by {

@@ -2,6 +2,7 @@
 //! its ops with the view's filters and sort, and its Size curve over node index with the
 //! graph's Total Size.
 
+use crate::model::plural::count;
 use std::io::Write;
 use std::path::Path;
 
@@ -176,7 +177,10 @@ pub fn static_text(data: &RankData, graph: &StaticGraph, rows: &[u32]) -> String
     if let Some(t) = graph.total {
         text.push_str(&format!("    Total Size {:.2} MB", bytes_to_mib(t)));
     }
-    text.push_str(&format!("    {} ops\n\n", rows.len()));
+    text.push_str(&format!(
+        "    {}\n\n",
+        count(rows.len() as u64, "op", "ops")
+    ));
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|&r| {

@@ -1,6 +1,7 @@
 //! `memsight steps`: each training step's peak, end value and survivors, and whether memory grows
 //! from step to step.
 
+use crate::model::plural::count;
 use std::io::Write;
 use std::path::Path;
 
@@ -115,9 +116,9 @@ pub fn steps_text(data: &RankData, report: &StepReport) -> String {
         ]);
     }
     let mut text = format!(
-        "rank {}: {} steps (from {})\n",
+        "rank {}: {} (from {})\n",
         data.info.rank,
-        report.steps.len(),
+        count(report.steps.len() as u64, "step", "steps"),
         src.source.as_str()
     );
     text.push_str(&super::text_table(&header, &rows));
@@ -132,9 +133,10 @@ pub fn steps_text(data: &RankData, report: &StepReport) -> String {
         text.push_str("still alive, allocated in those steps, by operator:\n");
         for &(n, b, c) in g.operators.iter().take(10) {
             text.push_str(&format!(
-                "  {} {:>10.2} MB  {c} blocks\n",
+                "  {} {:>10.2} MB  {}\n",
                 super::pad_end(data.display_name(n), 40),
-                bytes_to_mib(b)
+                bytes_to_mib(b),
+                count(c as u64, "block", "blocks")
             ));
         }
     }

@@ -4,6 +4,7 @@
 //! Ranks are read one at a time (one rank's memory); a rank that fails is recorded with its
 //! error. Only `--out` is written, never a profile folder.
 
+use crate::model::plural::count;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -71,8 +72,8 @@ pub fn summarize(
         let failed = written.ranks.iter().filter(|r| r.error.is_some()).count();
         writeln!(
             out,
-            "{} ranks ({failed} could not be read) written to {}",
-            written.ranks.len(),
+            "{} ({failed} could not be read) written to {}",
+            count(written.ranks.len() as u64, "rank", "ranks"),
             args.out.display()
         )
         .map_err(|e| e.to_string())

@@ -1,5 +1,6 @@
 //! `memsight table`: the details table's rows as TSV, exactly as the GUI's Copy writes them.
 
+use crate::model::plural::count;
 use std::io::Write;
 use std::path::Path;
 
@@ -137,7 +138,7 @@ pub fn table(
         let page = query(&data, &SortCache::new(), &q);
         out.write_all(rows_tsv(&data, &page.rows).as_bytes())
             .map_err(|e| e.to_string())?;
-        let _ = writeln!(err, "{} rows", page.total);
+        let _ = writeln!(err, "{}", count(page.total as u64, "row", "rows"));
         Ok(())
     };
     let result = run(err);

@@ -1,5 +1,6 @@
 //! The per-rank summary behind `memsight inspect` (the JSON shape is a public contract).
 
+use crate::model::plural::count;
 use serde::Serialize;
 
 use crate::analysis::{GroupBy, OverallCurve, series_peaks};
@@ -259,11 +260,11 @@ pub fn render_text(s: &RankSummary) -> String {
     if let Some(st) = &s.stacks {
         let _ = writeln!(
             out,
-            "  call stacks: {} of {} allocations attributed ({} distinct stacks from {}; \
+            "  call stacks: {} of {} attributed ({} from {}; \
              {} with no stack, {} outside any host op; memsight stacks to aggregate)",
             st.attributed,
-            c.operator_memory,
-            st.stacks,
+            count(c.operator_memory, "allocation", "allocations"),
+            count(st.stacks as u64, "distinct stack", "distinct stacks"),
             st.source,
             st.without_stack,
             st.unattributed

@@ -405,7 +405,8 @@ impl fmt::Display for Message {
             }
             Message::ApiRowsWithoutTimes { path, count } => write!(
                 f,
-                "{path}: PYTORCH_API: {count} rows without a start or an end; skipped"
+                "{path}: PYTORCH_API: {} without a start or an end; skipped",
+                super::plural::count(*count, "row", "rows")
             ),
             Message::ApiUnreadable { path, cause } => write!(
                 f,
@@ -416,7 +417,8 @@ impl fmt::Display for Message {
             }
             Message::StepEventsUnreadable { path, count } => write!(
                 f,
-                "{path}: {count} step or NPU MEM events could not be read; skipped"
+                "{path}: {} could not be read; skipped",
+                super::plural::count(*count, "step or NPU MEM event", "step or NPU MEM events")
             ),
             Message::TraceUnreadable { cause } => {
                 write!(f, "{cause}; steps and device memory not read from it")
@@ -460,14 +462,17 @@ impl fmt::Display for Message {
                 let code = ret.map_or_else(String::new, |r| format!(", ret {r}"));
                 write!(
                     f,
-                    "Out of memory at {:.3} s: {func} asked for {asked}{code}; {held} blocks \
-                     held then are marked in the OOM column",
-                    *after_ns as f64 / 1e9
+                    "Out of memory at {:.3} s: {func} asked for {asked}{code}; {} \
+                     held then {} marked in the OOM column",
+                    *after_ns as f64 / 1e9,
+                    super::plural::count(*held, "block", "blocks"),
+                    super::plural::noun(*held, "is", "are")
                 )?;
                 if *unmatched > 0 {
                     write!(
                         f,
-                        " ({unmatched} listed blocks are not in this rank's table)"
+                        " ({} not in this rank's table)",
+                        super::plural::count(*unmatched, "listed block is", "listed blocks are")
                     )?;
                 }
                 Ok(())

@@ -9,6 +9,7 @@ mod component;
 mod interner;
 mod library_frames;
 mod message;
+pub mod plural;
 mod rank;
 pub mod report;
 mod roles;

@@ -97,7 +97,10 @@ pub enum SummaryError {
     #[error("no device {0} in the snapshot")]
     NoDevice(i64),
     /// The event index is past the trace.
-    #[error("event {event} is past the last event of device {device} ({len} events)")]
+    #[error(
+        "event {event} is past the last event of device {device} ({})",
+        crate::model::plural::count(*.len as u64, "event", "events")
+    )]
     NoEvent {
         /// Device index.
         device: i64,

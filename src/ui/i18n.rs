@@ -3,6 +3,7 @@
 //! English. Data names stay as the files spell them in both languages: column headers (they are
 //! the CSV's columns and what Copy pastes), curve names and Group By modes (Insight's terms).
 
+use crate::model::plural;
 use crate::model::{Message, SkipReason};
 
 /// Why a rank could not be loaded, in Chinese (file names and the OS's words stay as they are).
@@ -761,6 +762,11 @@ fn noun(n: &str, one: &'static str, many: &'static str) -> &'static str {
     if n.trim() == "1" { one } else { many }
 }
 
+/// `n` with its noun (`1 rank`, `3 ranks`): [`plural::count`] for a `usize`.
+fn counted(n: usize, one: &'static str, many: &'static str) -> String {
+    plural::count(n as u64, one, many)
+}
+
 fn curve_help_en(name: &str) -> Option<&'static str> {
     Some(match name {
         "Operator Allocated" => {
@@ -795,7 +801,13 @@ fn curve_help_zh(name: &str) -> Option<&'static str> {
 
 /// English.
 pub static EN: Tr = Tr {
-    summary_title: |file, n, hosts| format!("Cluster summary {file}: {n} ranks on {hosts} hosts"),
+    summary_title: |file, n, hosts| {
+        format!(
+            "Cluster summary {file}: {} on {}",
+            counted(n, "rank", "ranks"),
+            counted(hosts, "host", "hosts")
+        )
+    },
     summary_read_in: |s| format!("read in {s} s"),
     summary_reading: |file| format!("Reading {file}…"),
     summary_compare: "Compare with summary…",
@@ -805,7 +817,8 @@ pub static EN: Tr = Tr {
     summary_baseline_error: |e| format!("Could not read the summary to compare with: {e}"),
     summary_compared: |file, matched, n, before, now| {
         format!(
-            "Compared with {file}: {matched} of {n} ranks matched (same rank and device) · highest peak {before} → {now} MB"
+            "Compared with {file}: {matched} of {} matched (same rank and device) · highest peak {before} → {now} MB",
+            counted(n, "rank", "ranks")
         )
     },
     summary_failed: |n| {
@@ -819,13 +832,19 @@ pub static EN: Tr = Tr {
     summary_more: |n| format!("+{n} more"),
     summary_worst_step: |step, max, rank, median, ranks| {
         format!(
-            "Worst step: {step}, peak {max} MB on rank {rank} (median of {ranks} ranks: {median} MB)"
+            "Worst step: {step}, peak {max} MB on rank {rank} (median of {}: {median} MB)",
+            counted(ranks, "rank", "ranks")
         )
     },
-    summary_no_leaks: "No rank's memory grows step after step (3 rises of 1 MB or more in a row).",
+    summary_no_leaks: "No rank's memory grows step after step (3 rises of 1 MB or more in a row, kept to the end).",
     summary_leaks: |n, list| {
         format!(
-            "⚠ {n} ranks grow step after step (3+ rises of 1 MB or more in a row; growth since the first step's end): {list}"
+            "⚠ {} step after step (3+ rises of 1 MB or more in a row, kept to the end; growth since the first step's end): {list}",
+            if n == 1 {
+                "1 rank grows".to_string()
+            } else {
+                format!("{n} ranks grow")
+            }
         )
     },
     summary_before_series: "before",
@@ -835,7 +854,7 @@ pub static EN: Tr = Tr {
     summary_time_axis: "Time (ms)",
     summary_host_filter: "Host:",
     summary_host_hint: "part of a host name",
-    summary_shown: |shown, n| format!("{shown} of {n} ranks"),
+    summary_shown: |shown, n| format!("{shown} of {}", counted(n, "rank", "ranks")),
     summary_header: |c| {
         use crate::model::cluster::SummaryColumn as C;
         match c {
@@ -949,7 +968,10 @@ pub static EN: Tr = Tr {
     nothing_to_show: "Nothing to show",
     welcome: "Open a profiling folder (*_ascend_pt, *_ascend_ms, PROF_*, a cluster folder) or an ascend_pytorch_profiler*.db.",
     loading_progress: |what, files, done, total, rate| {
-        format!("loading {what}: {files} files, {done} of {total} MB, {rate} MB/s")
+        format!(
+            "loading {what}: {}, {done} of {total} MB, {rate} MB/s",
+            plural::count(files, "file", "files")
+        )
     },
     load_cancelled: "Loading was cancelled.",
     retry: "Retry",
@@ -982,7 +1004,8 @@ pub static EN: Tr = Tr {
         format!(
             "no memory data found under {p}: looked for memory_record*.csv (torch_npu, \
              MindSpore, msprof) and ascend_pytorch_profiler*.db / ascend_mindspore_profiler*.db, \
-             up to {depth} folders deep{extra}"
+             up to {} deep{extra}",
+            counted(depth, "folder", "folders")
         )
     },
     reset_zoom: "Reset zoom",
@@ -1213,7 +1236,12 @@ pub static EN: Tr = Tr {
     breakdown_components: "Components (npu_module_mem)",
     overview_button: "Cluster overview",
     overview_hover: "Every rank's peaks side by side: which rank is worst",
-    overview_title: |done, n| format!("Cluster overview: {done} of {n} ranks summarised"),
+    overview_title: |done, n| {
+        format!(
+            "Cluster overview: {done} of {} summarised",
+            counted(n, "rank", "ranks")
+        )
+    },
     overview_headers: [
         "Rank",
         "Device",
@@ -1294,7 +1322,9 @@ pub static EN: Tr = Tr {
     flame_list_blocks: |n| format!("List its {n} {}", noun(n, "block", "blocks")),
     attribution: |a, t, ns, o| {
         format!(
-            "{a} of {t} allocations have a call stack ({ns} in an op without one, {o} outside any host op)"
+            "{a} of {} {} a call stack ({ns} in an op without one, {o} outside any host op)",
+            counted(t, "allocation", "allocations"),
+            if a == 1 { "has" } else { "have" }
         )
     },
     frame_tip: |size, n| format!("{size} in {n} {}", if n == 1 { "block" } else { "blocks" }),
@@ -1318,7 +1348,9 @@ pub static EN: Tr = Tr {
     snapshot_before_trace: "before the first event",
     snapshot_figures: |seg, res, alloc, peak, at, ev| {
         format!(
-            "{seg} segments · reserved {res} MB · allocated at the end {alloc} MB · peak allocated {peak} MB at event {at} · {ev} events"
+            "{} · reserved {res} MB · allocated at the end {alloc} MB · peak allocated {peak} MB at event {at} · {ev} {}",
+            counted(seg, "segment", "segments"),
+            noun(ev, "event", "events")
         )
     },
     snapshot_event_axis: "Allocator event",
@@ -1326,7 +1358,10 @@ pub static EN: Tr = Tr {
     snapshot_allocated: "Allocated",
     snapshot_picked: "Picked event",
     snapshot_at_event: |k, mb, n| {
-        format!("Who holds memory just after event #{k}: {mb} MB in {n} blocks")
+        format!(
+            "Who holds memory just after event #{k}: {mb} MB in {}",
+            plural::count(n, "block", "blocks")
+        )
     },
     snapshot_at_end: "Who holds memory at the end (click the curve to pick an event)",
     snapshot_nothing_held: "No block is held here.",
@@ -1402,7 +1437,10 @@ pub static EN: Tr = Tr {
                  free memory); Headroom is what each device had left of that."
             )
         });
-        format!("{out} of {all} devices ran out of memory.{room} Click a file to open it.")
+        format!(
+            "{out} of {} ran out of memory.{room} Click a file to open it.",
+            counted(all, "device", "devices")
+        )
     },
     oom_cluster_headers: [
         "File",
@@ -1422,7 +1460,8 @@ pub static EN: Tr = Tr {
     snapshot_block_kinds: ["allocated", "pending free", "free"],
     snapshot_segment_hover: |addr, kind, total, alloc, free, largest, blocks| {
         format!(
-            "{addr} ({kind}): {total} MB reserved, {alloc} MB allocated, {free} MB free, largest free block {largest} MB, {blocks} blocks"
+            "{addr} ({kind}): {total} MB reserved, {alloc} MB allocated, {free} MB free, largest free block {largest} MB, {}",
+            counted(blocks, "block", "blocks")
         )
     },
     snapshot_expandable: "expandable",
@@ -1454,19 +1493,19 @@ pub static ZH: Tr = Tr {
     summary_more: |n| format!("另有 {n} 个"),
     summary_worst_step: |step, max, rank, median, ranks| {
         format!(
-            "最差的 step：{step}，rank {rank} 峰值 {max} MB（{ranks} 个 rank 的中位数：{median} MB）"
+            "最差的迭代：{step}，rank {rank} 峰值 {max} MB（{ranks} 个 rank 的中位数：{median} MB）"
         )
     },
-    summary_no_leaks: "没有 rank 的内存逐 step 增长（连续 3 次上升且每次不少于 1 MB）。",
+    summary_no_leaks: "没有 rank 的内存逐迭代增长（连续 3 次上升且每次不少于 1 MB，并保持到最后）。",
     summary_leaks: |n, list| {
         format!(
-            "⚠ {n} 个 rank 的内存逐 step 增长（连续 3 次以上上升且每次不少于 1 MB；增长量自第一个 step 结束时起）：{list}"
+            "⚠ {n} 个 rank 的内存逐迭代增长（连续 3 次以上上升且每次不少于 1 MB，并保持到最后；增长量自第一个迭代结束时起）：{list}"
         )
     },
     summary_before_series: "对比基准",
-    summary_no_steps: "这些 rank 没有 step 边界。",
+    summary_no_steps: "这些 rank 没有迭代边界。",
     summary_step_lines: ["最高 rank", "中位数", "最低 rank"],
-    summary_step_axis: "Step",
+    summary_step_axis: "迭代",
     summary_time_axis: "时间 (ms)",
     summary_host_filter: "主机：",
     summary_host_hint: "主机名的一部分",
@@ -1481,7 +1520,7 @@ pub static ZH: Tr = Tr {
             C::PeakAt => "峰值时刻(ms)",
             C::PeakReserved => "峰值 Reserved(MB)",
             C::Steps => "Step 数",
-            C::Growth => "逐 step 增长(MB)",
+            C::Growth => "逐迭代增长(MB)",
             C::TopOperator => "峰值时占用最多的算子",
             C::Before => "对比基准(MB)",
             C::Delta => "Δ(MB)",
@@ -2179,6 +2218,37 @@ pub static ZH: Tr = Tr {
 mod tests {
     use super::*;
 
+    /// The texts of `texts` where a count of 1 is followed by a plural noun (`1 ranks`).
+    fn one_then_plural(texts: &[String]) -> Vec<String> {
+        const PLURALS: [&str; 15] = [
+            "ranks",
+            "hosts",
+            "steps",
+            "blocks",
+            "warnings",
+            "rows",
+            "files",
+            "folders",
+            "events",
+            "segments",
+            "allocations",
+            "devices",
+            "groups",
+            "ops",
+            "stacks",
+        ];
+        texts
+            .iter()
+            .filter(|t| {
+                t.split(|c: char| !c.is_alphanumeric())
+                    .collect::<Vec<_>>()
+                    .windows(2)
+                    .any(|w| w[0] == "1" && PLURALS.contains(&w[1]))
+            })
+            .cloned()
+            .collect()
+    }
+
     /// English counts agree with their nouns (issue 26 item 17: "1 warnings", "1 rows
     /// skipped"); Chinese has one word for the cursor and no full-width brackets around a
     /// tab's count.
@@ -2192,6 +2262,27 @@ mod tests {
         assert_eq!((EN.copied)("1"), "Copied 1 row");
         assert_eq!((EN.frame_tip)("1.00 MB", 1), "1.00 MB in 1 block");
         assert_eq!((ZH.steps_tab)(8), "迭代 (8)");
+        // Issue 43 item 12: every count that can be 1 says so in the singular.
+        let ones = [
+            (EN.summary_title)("s.db", 1, 1),
+            (EN.summary_compared)("b.db", 1, 1, "1", "2"),
+            (EN.summary_failed)(1),
+            (EN.summary_worst_step)(1, "1", "0", "1", 1),
+            (EN.summary_leaks)(1, "0"),
+            (EN.summary_shown)(1, 1),
+            (EN.loading_progress)("x", 1, 1, 1, 1),
+            (EN.no_memory_data)("/p", 1, ""),
+            (EN.overview_title)(1, 1),
+            (EN.attribution)(1, 1, 0, 0),
+            (EN.snapshot_figures)(1, "1", "1", "1", "#0", "1"),
+            (EN.snapshot_at_event)(0, "1", 1),
+            (EN.oom_cluster_summary)(1, 1, None),
+            (EN.snapshot_segment_hover)("0x0", "large", "1", "1", "0", "0", 1),
+            (EN.snapshot_leaks)(1),
+            (EN.snapshot_held_at_oom)(1),
+        ];
+        let plural_after_one = one_then_plural(&ones);
+        assert!(plural_after_one.is_empty(), "{plural_after_one:?}");
         let zh = format!(
             "{} {} {:?}",
             ZH.flame_needs_cursor, ZH.chart_hint, ZH.flame_modes

@@ -414,3 +414,34 @@ fn live_json_device_total_is_the_npu_mem_counter() {
     let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert!(close(doc["device_mib"].as_f64().unwrap(), want), "{doc}");
 }
+
+/// Issue 43 item 12: a one-step profile says "1 step", and its one-block groups "1 block", in
+/// the CLI's text.
+#[test]
+fn a_count_of_one_reads_in_the_singular() {
+    let dir = tempfile::tempdir().unwrap();
+    let opts = GenOptions {
+        allocs: 300,
+        steps: 1,
+        unreleased_frac: 0.0,
+        seed: 3,
+        ..Default::default()
+    };
+    let rank = generate(dir.path(), &opts).unwrap().remove(0);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_memsight"))
+        .arg("steps")
+        .arg(&rank)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains(": 1 step (from"), "{text}");
+    assert!(!text.contains(" 1 steps"), "{text}");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_memsight"))
+        .args(["inspect"])
+        .arg(&rank)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("1 of 1 rank loaded"), "{text}");
+}
