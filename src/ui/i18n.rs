@@ -905,6 +905,10 @@ pub static EN: Tr = Tr {
         ("Drag a folder onto the window", "Open it"),
         ("Drag on the chart", "Zoom to the box"),
         ("Mouse wheel on the chart", "Zoom around the pointer"),
+        (
+            "+ / − / 0",
+            "Zoom the chart in, out, back to the whole rank",
+        ),
         ("Right-drag, Shift+wheel", "Pan"),
         (
             "Click on the chart",
@@ -1560,6 +1564,7 @@ pub static ZH: Tr = Tr {
         ("把文件夹拖到窗口上", "打开它"),
         ("在图上拖动", "框选放大"),
         ("在图上滚动滚轮", "以指针为中心缩放"),
+        ("+ / − / 0", "放大、缩小图表，或显示整个 rank"),
         ("右键拖动、Shift+滚轮", "平移"),
         ("单击图表", "查看光标处存活内存（靠近峰值时吸附到峰值）"),
         ("双击图表、Esc", "显示整个 rank"),

@@ -702,7 +702,7 @@ fn oom_detail_rows_mark_the_blocks_held_and_say_what_failed() {
         en.contains(&format!("{} blocks held", recent.len() + top.len())),
         "{en}"
     );
-    assert!(en.contains("(1 listed blocks are not"), "{en}");
+    assert!(en.contains("(1 listed block is not"), "{en}");
     #[cfg(feature = "gui")]
     {
         let zh = (memsight::ui::i18n::ZH.message)(note);

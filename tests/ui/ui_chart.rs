@@ -360,3 +360,50 @@ fn tables_far_apart_are_named_and_each_can_be_fitted() {
         assert!(w.end_ms() - w.start_ms() < 1.2 * (hi - lo) + 1.0, "{w:?}");
     }
 }
+
+/// Issue 43 item 15: + and − zoom the chart in and out twice around the middle of what is
+/// shown (the pointer is off the chart), 0 shows the whole rank; a key typed into a filter
+/// stays there. English and Chinese.
+#[test]
+fn plus_minus_and_zero_zoom_the_chart_from_the_keyboard() {
+    for lang in memsight::ui::i18n::Lang::ALL {
+        let mut h = common::app_at_720p(&rank_dir(), lang);
+        h.run();
+        let view = h.state().view().unwrap();
+        let (e0, e1) = view.time_extent();
+        let (f0, f1) = (e0 as f64 / 1e6, e1 as f64 / 1e6);
+        h.hover_at(pos2(5.0, 715.0));
+        h.run();
+        h.key_press(egui::Key::Plus);
+        h.run();
+        let (a, b) = h.state().view_state().window_ms().expect("+ zooms in");
+        let mid = 0.5 * (f0 + f1);
+        let tol = (f1 - f0) * 1e-3;
+        assert!(
+            ((b - a) - 0.5 * (f1 - f0)).abs() < tol,
+            "{a}..{b} of {f0}..{f1}"
+        );
+        assert!((0.5 * (a + b) - mid).abs() < tol, "{a}..{b} around {mid}");
+        h.key_press(egui::Key::Minus);
+        h.run();
+        assert_eq!(h.state().view_state().window_ms(), None, "− zooms back out");
+        h.key_press(egui::Key::Plus);
+        h.run();
+        h.key_press(egui::Key::Plus);
+        h.run();
+        let (a, b) = h.state().view_state().window_ms().expect("twice in");
+        assert!(((b - a) - 0.25 * (f1 - f0)).abs() < tol, "{a}..{b}");
+        h.key_press(egui::Key::Num0);
+        h.run();
+        assert_eq!(h.state().view_state().window_ms(), None, "0 resets");
+        // Typed into a filter, + is text.
+        h.query_all_by_role(egui::accesskit::Role::TextInput)
+            .next()
+            .expect("a filter field")
+            .click();
+        h.run();
+        h.key_press(egui::Key::Plus);
+        h.run();
+        assert_eq!(h.state().view_state().window_ms(), None, "{lang:?}");
+    }
+}

@@ -33,6 +33,39 @@ pub const PLOT_ID: &str = "memsight_chart";
 /// 1.7 s for 10.6M rows).
 pub const BACKGROUND_MIN_ROWS: usize = 2_000_000;
 
+/// A zoom asked for from the keyboard.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum KeyZoom {
+    /// A wheel step of this many points (positive: in).
+    By(f64),
+    /// Back to the whole rank.
+    Reset,
+}
+
+/// `+` (or `=`) zooms in twice, `−` out twice, `0` resets; None without such a key or while
+/// a text field is focused (it gets the key).
+fn keyboard_zoom(ui: &egui::Ui) -> Option<KeyZoom> {
+    if ui.ctx().memory(|m| m.focused().is_some()) {
+        return None;
+    }
+    let step = 200.0 * std::f64::consts::LN_2;
+    ui.ctx().input_mut(|i| {
+        let none = egui::Modifiers::NONE;
+        let zoom_in = i.consume_key(none, egui::Key::Plus) | i.consume_key(none, egui::Key::Equals);
+        let zoom_out = i.consume_key(none, egui::Key::Minus);
+        let reset = i.consume_key(none, egui::Key::Num0);
+        if reset {
+            Some(KeyZoom::Reset)
+        } else if zoom_in {
+            Some(KeyZoom::By(step))
+        } else if zoom_out {
+            Some(KeyZoom::By(-step))
+        } else {
+            None
+        }
+    })
+}
+
 /// The memory chart's own state between frames.
 pub struct MemoryChart {
     /// The reduced lines.
@@ -740,6 +773,31 @@ impl MemoryChart {
                 });
                 moved = true;
             }
+        }
+        // + and − zoom the time axis around the pointer (else the middle of what is shown);
+        // 0 shows the whole rank again. Not while a text field has the keys.
+        match keyboard_zoom(ui) {
+            Some(KeyZoom::Reset) if state_window.is_some() => {
+                cx.out.push(Command::SetWindow {
+                    window: None,
+                    moving: false,
+                });
+            }
+            Some(KeyZoom::By(dy)) => {
+                let at = out
+                    .pointer
+                    .filter(|_| response.contains_pointer())
+                    .map_or(0.5 * (b0 + b1), |p| p.x);
+                let range = wheel_zoom((b0, b1), at, dy, full);
+                let window = range.and_then(|(a, b)| TimeWindow::from_ms(a, b));
+                if window != state_window {
+                    cx.out.push(Command::SetWindow {
+                        window,
+                        moving: false,
+                    });
+                }
+            }
+            _ => {}
         }
         if cx.state.link.moving && !moved {
             cx.out.push(Command::Settle);

@@ -67,7 +67,9 @@ pub fn wheel_zoom((a, b): (f64, f64), at: f64, dy: f64, full: (f64, f64)) -> Opt
     let factor = (dy / 200.0).exp();
     let at = at.clamp(a, b);
     let (mut lo, mut hi) = (at - (at - a) / factor, at + (b - at) / factor);
-    if hi - lo >= full.1 - full.0 {
+    // Within a millionth of the whole (rounding of an exact zoom back out) is the whole.
+    let whole = full.1 - full.0;
+    if hi - lo >= whole - whole.abs() * 1e-6 {
         return None;
     }
     // Zooming out near an edge slides the range back inside.
