@@ -119,7 +119,7 @@ impl Advice {
 
     /// The advice as English text (the CLI and JSON; the UI has its own per language).
     pub fn english(&self) -> String {
-        let mib = |b: i64| format!("{:.1} MiB", crate::model::bytes_to_mib(b));
+        let mib = |b: i64| format!("{:.1} MB", crate::model::bytes_to_mib(b));
         match self.kind {
             AdviceKind::Recompute => {
                 let who: Vec<String> = self

@@ -117,7 +117,7 @@ pub fn compare_text(a: &RankData, b: &RankData, top: usize) -> String {
                 } else {
                     String::new()
                 };
-                format!("{:+.2} MiB{pct}", y.mib - x.mib)
+                format!("{:+.2} MB{pct}", y.mib - x.mib)
             }
             _ => "-".into(),
         };

@@ -44,6 +44,17 @@ pub fn live(
         let ops = &data.operators;
         let name = |id: u32| data.display_name(id);
         let io = |e: std::io::Error| e.to_string();
+        // Where the memory is at that time: the Overall curves' held values, and the part of
+        // Operator Allocated that the live blocks do not explain.
+        let overall = build_series(&data, GroupBy::Overall);
+        let curve = |name: &str| -> Option<i64> {
+            overall
+                .iter()
+                .find(|s: &&Series| s.name == name)
+                .and_then(|s| held_at(s, t))
+        };
+        let mib = |v: Option<i64>| v.map(bytes_to_mib);
+        let allocated = curve(OverallCurve::OperatorAllocated.label());
         if json {
             let blocks: Vec<serde_json::Value> = live
                 .rows
@@ -76,17 +87,6 @@ pub fn live(
                 .take(top)
                 .map(|&(id, bytes, n)| serde_json::json!({"name": name(id), "mib": bytes_to_mib(bytes), "blocks": n}))
                 .collect();
-            // Where the memory is at that time: the Overall curves' held values, and the part of
-            // Operator Allocated that the live blocks do not explain.
-            let overall = build_series(&data, GroupBy::Overall);
-            let curve = |name: &str| -> Option<i64> {
-                overall
-                    .iter()
-                    .find(|s: &&Series| s.name == name)
-                    .and_then(|s| held_at(s, t))
-            };
-            let mib = |v: Option<i64>| v.map(bytes_to_mib);
-            let allocated = curve(OverallCurve::OperatorAllocated.label());
             let doc = serde_json::json!({
                 "at_ms": at_ms, "blocks": live.rows.len(), "total_mib": bytes_to_mib(live.total),
                 "largest": blocks, "by_operator": by_name,
@@ -104,11 +104,31 @@ pub fn live(
         } else {
             writeln!(
                 out,
-                "alive at {at_ms} ms: {}, {:.2} MiB",
+                "alive at {at_ms} ms: {}, {:.2} MB",
                 count(live.rows.len() as u64, "block", "blocks"),
                 bytes_to_mib(live.total)
             )
             .map_err(io)?;
+            // The curve at that time, and what of it no live block explains: memory allocated
+            // before profiling began, or by blocks the profile did not record.
+            if let Some(a) = allocated {
+                writeln!(
+                    out,
+                    "Operator Allocated at {at_ms} ms: {:.2} MB; not in any live block: {:.2} MB \
+                     (allocated before profiling began, or not recorded)",
+                    bytes_to_mib(a),
+                    bytes_to_mib(a.saturating_sub(live.total))
+                )
+                .map_err(io)?;
+            }
+            if let Some(r) = curve(OverallCurve::OperatorReserved.label()) {
+                writeln!(
+                    out,
+                    "Operator Reserved at {at_ms} ms: {:.2} MB",
+                    bytes_to_mib(r)
+                )
+                .map_err(io)?;
+            }
             writeln!(
                 out,
                 "\nlargest blocks\nName\tSize(KB)\tAllocation Time(ms)\tRelease Time(ms)"

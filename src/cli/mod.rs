@@ -59,18 +59,26 @@ pub(crate) fn finish(result: Result<(), String>, err: &mut dyn std::io::Write) -
     }
 }
 
+/// The most display columns [`text_table`] pads its first (name) column to.
+const NAME_WIDTH: usize = 60;
+
 /// Rows as an aligned text table under `header`: the first column left-aligned, the others
 /// right-aligned, two spaces apart. Widths are terminal columns, so Chinese names (two columns a
 /// character) keep the table aligned.
+
 pub(crate) fn text_table(header: &[&str], rows: &[Vec<String>]) -> String {
     let widths: Vec<usize> = (0..header.len())
         .map(|c| {
-            rows.iter()
+            let w = rows
+                .iter()
                 .filter_map(|r| r.get(c))
                 .map(|s| display_width(s))
                 .chain([display_width(header[c])])
                 .max()
-                .unwrap_or(0)
+                .unwrap_or(0);
+            // The name column pads to at most NAME_WIDTH: a longer name runs on in its own
+            // row instead of pushing every row's numbers to the far right.
+            if c == 0 { w.min(NAME_WIDTH) } else { w }
         })
         .collect();
     let line = |cells: &mut dyn Iterator<Item = &str>| -> String {

@@ -113,11 +113,11 @@ fn write_oom(
 ) -> std::io::Result<()> {
     for o in ooms {
         let device_free = o.device_free_bytes.map_or("unknown".to_string(), |b| {
-            format!("{:.2} MiB", bytes_to_mib(b))
+            format!("{:.2} MB", bytes_to_mib(b))
         });
         writeln!(
             out,
-            "OUT OF MEMORY on device {} at event {}: asked for {:.2} MiB; free inside the allocator's segments {:.2} MiB (largest piece {:.2} MiB), free on the device {device_free}: {}",
+            "OUT OF MEMORY on device {} at event {}: asked for {:.2} MB; free inside the allocator's segments {:.2} MB (largest piece {:.2} MB), free on the device {device_free}: {}",
             o.device,
             o.event,
             bytes_to_mib(o.requested_bytes),
@@ -157,7 +157,7 @@ fn write_memscope_oom(
             match r.kind {
                 OomDetailKind::Trigger => writeln!(
                     out,
-                    "  trigger: {} asked for {} MiB{} (pid {}, device {})",
+                    "  trigger: {} asked for {} MB{} (pid {}, device {})",
                     r.func.as_deref().unwrap_or("?"),
                     r.request_bytes
                         .map_or("?".into(), |b| format!("{:.2}", bytes_to_mib(b))),
@@ -167,7 +167,7 @@ fn write_memscope_oom(
                 )?,
                 kind => writeln!(
                     out,
-                    "  {:<6} {:>10} MiB {:<4} 0x{:x} {frame}",
+                    "  {:<6} {:>10} MB {:<4} 0x{:x} {frame}",
                     if kind == OomDetailKind::Top {
                         "top"
                     } else {
@@ -189,7 +189,7 @@ fn write_text(s: &SnapshotSummary, out: &mut dyn Write) -> std::io::Result<()> {
     for d in &s.devices {
         writeln!(
             out,
-            "{}: {}, reserved {:.2} MiB, allocated {:.2} MiB, peak allocated {:.2} MiB {}",
+            "{}: {}, reserved {:.2} MB, allocated {:.2} MB, peak allocated {:.2} MB {}",
             d.label,
             count(d.segments as u64, "segment", "segments"),
             bytes_to_mib(d.reserved_bytes),
@@ -206,7 +206,7 @@ fn write_text(s: &SnapshotSummary, out: &mut dyn Write) -> std::io::Result<()> {
         writeln!(out, "  events: {}", events.join(", "))?;
         writeln!(
             out,
-            "  free inside segments: {:.2} MiB, largest free block {:.2} MiB",
+            "  free inside segments: {:.2} MB, largest free block {:.2} MB",
             bytes_to_mib(d.free_in_segments_bytes),
             bytes_to_mib(d.largest_free_block_bytes)
         )?;
@@ -215,7 +215,7 @@ fn write_text(s: &SnapshotSummary, out: &mut dyn Write) -> std::io::Result<()> {
         Some(a) => {
             writeln!(
                 out,
-                "\nafter event {} of {}: {}, reserved {:.2} MiB, pending free {:.2} MiB, free inside segments {:.2} MiB, largest free block {:.2} MiB",
+                "\nafter event {} of {}: {}, reserved {:.2} MB, pending free {:.2} MB, free inside segments {:.2} MB, largest free block {:.2} MB",
                 a.event,
                 s.backend.device_label(a.device),
                 count(a.segments as u64, "segment", "segments"),
@@ -226,7 +226,7 @@ fn write_text(s: &SnapshotSummary, out: &mut dyn Write) -> std::io::Result<()> {
             )?;
             writeln!(
                 out,
-                "{:.2} MiB allocated in {}; by stack:",
+                "{:.2} MB allocated in {}; by stack:",
                 bytes_to_mib(a.allocated_bytes),
                 count(a.blocks, "live block", "live blocks")
             )?;
@@ -240,7 +240,7 @@ fn write_text(s: &SnapshotSummary, out: &mut dyn Write) -> std::io::Result<()> {
             .map_or("(no stack recorded)".to_string(), Frame::text);
         writeln!(
             out,
-            "{:>12.2} MiB {:>7} {:<6}  {top}",
+            "{:>12.2} MB {:>7} {:<6}  {top}",
             bytes_to_mib(t.bytes),
             t.blocks,
             noun(t.blocks, "block", "blocks")

@@ -264,7 +264,7 @@ fn stacks_text(r: &Report<'_>) -> String {
     };
     let _ = writeln!(
         out,
-        "{what}: {}, {:.2} MiB, {} by {}\n",
+        "{what}: {}, {:.2} MB, {} by {}\n",
         count(rows.len() as u64, "block", "blocks"),
         bytes_to_mib(bytes),
         count(groups.len() as u64, "group", "groups"),
@@ -280,13 +280,13 @@ fn stacks_text(r: &Report<'_>) -> String {
         let _ = writeln!(
             out,
             "{:>12}  {:>8}  {:>12}  {:>8}  {head}",
-            "MiB", "blocks", "peak live MiB", "calls"
+            "MB", "blocks", "peak live MB", "calls"
         );
     } else {
         let _ = writeln!(
             out,
             "{:>12}  {:>8}  {:>12}  {head}",
-            "MiB", "blocks", "peak live MiB"
+            "MB", "blocks", "peak live MB"
         );
     }
     for g in groups.iter().take(top) {

@@ -181,22 +181,41 @@ pub fn static_text(data: &RankData, graph: &StaticGraph, rows: &[u32]) -> String
         "    {}\n\n",
         count(rows.len() as u64, "op", "ops")
     ));
+    // One unit for the Size column, from its largest value, with two decimals (the JSON and
+    // the TSV export keep the exact values).
+    let sizes = &data.static_ops.size;
+    let largest = rows
+        .iter()
+        .filter_map(|&r| sizes.get(r as usize))
+        .map(|s| s.unsigned_abs())
+        .max()
+        .unwrap_or(0);
+    let (unit, header) = if largest >= 1 << 20 {
+        ((1u64 << 20) as f64, "Size(MB)")
+    } else {
+        (1024.0, "Size(KB)")
+    };
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|&r| {
-            [
+            let r = r as usize;
+            let mut row: Vec<String> = [
                 StaticColumn::Name,
                 StaticColumn::NodeStart,
                 StaticColumn::NodeEnd,
-                StaticColumn::Size,
             ]
             .iter()
-            .map(|c| c.cell(data, r as usize))
-            .collect()
+            .map(|c| c.cell(data, r))
+            .collect();
+            row.push(format!(
+                "{:.2}",
+                sizes.get(r).copied().unwrap_or(0) as f64 / unit
+            ));
+            row
         })
         .collect();
     text.push_str(&super::text_table(
-        &["Name", "Node Index Start", "Node Index End", "Size(MB)"],
+        &["Name", "Node Index Start", "Node Index End", header],
         &cells,
     ));
     text

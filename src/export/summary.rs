@@ -232,7 +232,7 @@ pub fn render_text(s: &RankSummary) -> String {
         if let Some(v) = v {
             let _ = writeln!(
                 out,
-                "  peak {label:<19} {:>12.2} MiB at {:.3} ms",
+                "  peak {label:<19} {:>12.2} MB at {:.3} ms",
                 v.mib, v.at_ms
             );
         }

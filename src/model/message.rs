@@ -457,7 +457,7 @@ impl fmt::Display for Message {
             } => {
                 let asked = request.map_or_else(
                     || "memory".to_string(),
-                    |r| format!("{} MiB", super::units::mib(r)),
+                    |r| format!("{} MB", super::units::mib(r)),
                 );
                 let code = ret.map_or_else(String::new, |r| format!(", ret {r}"));
                 write!(
@@ -504,7 +504,7 @@ impl fmt::Display for Message {
             }
             Message::UsageFileCut { path, mib } => write!(
                 f,
-                "{path}: larger than any memUsageInfo file; only its first {mib} MiB were read"
+                "{path}: larger than any memUsageInfo file; only its first {mib} MB were read"
             ),
             Message::UsageFileWithoutHeader { path } => write!(
                 f,
@@ -667,7 +667,7 @@ impl fmt::Display for SkipReason {
             ),
             SkipReason::DbMissing { what } => write!(f, "{what} missing"),
             SkipReason::DbNotANumber { what } => write!(f, "{what} not a number"),
-            SkipReason::LineTooLong { mib } => write!(f, "line longer than {mib} MiB; skipped"),
+            SkipReason::LineTooLong { mib } => write!(f, "line longer than {mib} MB; skipped"),
             SkipReason::Text(t) => f.write_str(t),
         }
     }

@@ -124,7 +124,7 @@ pub fn cluster_tsv(c: &BundleCluster) -> String {
     let mib =
         |b: Option<i64>| b.map_or(String::new(), |b| format!("{:.2}", b as f64 / 1_048_576.0));
     let mut out = String::from(
-        "File\tDevice\tRan out\tRequested(MiB)\tDevice free(MiB)\tReserved(MiB)\tPeak allocated(MiB)\tHeadroom(MiB)\n",
+        "File\tDevice\tRan out\tRequested(MB)\tDevice free(MB)\tReserved(MB)\tPeak allocated(MB)\tHeadroom(MB)\n",
     );
     for r in &c.rows {
         let verdict = match r.verdict {

@@ -112,7 +112,7 @@ fn zh_skip_reason(r: &SkipReason) -> String {
         SkipReason::OutOfWindow { column, cell } => {
             format!("{column}：{cell} 远在本数据的时间范围之外（数值损坏？）")
         }
-        SkipReason::LineTooLong { mib } => format!("行长度超过 {mib} MiB；已跳过"),
+        SkipReason::LineTooLong { mib } => format!("行长度超过 {mib} MB；已跳过"),
         SkipReason::DbMissing { what } => format!("缺少 {what}"),
         SkipReason::DbNotANumber { what } => format!("{what} 不是数字"),
         SkipReason::Text(t) => t.clone(),
@@ -1853,7 +1853,7 @@ pub static ZH: Tr = Tr {
         } => {
             let asked = request.map_or_else(
                 || "内存".to_string(),
-                |r| format!("{} MiB", crate::model::units::mib(r)),
+                |r| format!("{} MB", crate::model::units::mib(r)),
             );
             let code = ret.map_or_else(String::new, |r| format!("，返回码 {r}"));
             let mut text = format!(
@@ -1877,7 +1877,7 @@ pub static ZH: Tr = Tr {
             "{path}：有 {count} 个事件的时间与文件中其余事件相差一周以上（数值损坏或为微秒？）；已略去"
         ),
         Message::UsageFileCut { path, mib } => {
-            format!("{path}：大于任何 memUsageInfo 文件；只读取了前 {mib} MiB")
+            format!("{path}：大于任何 memUsageInfo 文件；只读取了前 {mib} MB")
         }
         Message::UsageFileWithoutHeader { path } => format!(
             "{path}：没有表头（moduleName、curMemSize(MB)、memPeakSize(MB)）；按列的位置读取"

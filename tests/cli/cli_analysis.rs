@@ -235,3 +235,36 @@ fn live_json_says_where_the_memory_is() {
     close("app_reserved_mib", mib(app));
     assert!(v["device_mib"].is_null());
 }
+
+/// Issue 43 item 11: the text says what the JSON says — Operator Allocated at that time and the
+/// part no live block explains (allocated before profiling), from the raw files.
+#[test]
+fn live_text_says_what_the_blocks_do_not_explain() {
+    let dir = rank_dir();
+    let at_ms = 7.5;
+    let (code, out, _) = memsight(&["live", dir.to_str().unwrap(), "--at-ms", "7.5"]);
+    assert_eq!(code, 0);
+    let origin = common::raw_origin(&dir.join("ASCEND_PROFILER_OUTPUT"));
+    let t = (at_ms * 1e6) as i128;
+    let (ops, _) = common::raw_ops(&dir);
+    let blocks: i128 = ops
+        .iter()
+        .filter(|r| r.2.is_none_or(|a| a - origin <= t) && r.3.is_none_or(|z| z - origin > t))
+        .map(|r| (r.1.parse::<f64>().unwrap() * 1024.0).round() as i128)
+        .sum();
+    let allocated = common::raw_operator_curve(&dir, "Total Allocated(MB)", origin, t).unwrap();
+    let reserved = common::raw_operator_curve(&dir, "Total Reserved(MB)", origin, t).unwrap();
+    let mib = |b: i128| format!("{:.2}", b as f64 / 1048576.0);
+    let want = format!(
+        "Operator Allocated at 7.5 ms: {} MB; not in any live block: {} MB",
+        mib(allocated),
+        mib(allocated - blocks)
+    );
+    assert!(out.contains(&want), "{want}\n{out}");
+    let want = format!("Operator Reserved at 7.5 ms: {} MB", mib(reserved));
+    assert!(out.contains(&want), "{want}\n{out}");
+    assert!(
+        allocated > blocks,
+        "the fixture holds memory from before profiling"
+    );
+}

@@ -305,3 +305,45 @@ fn bad_arguments_and_ranks_without_the_data_are_one_line_errors() {
     assert_eq!(code, 2);
     assert!(err.contains("unknown graph"), "{err}");
 }
+
+/// Issue 43 item 10: `static`'s text gives Size in one unit chosen from the largest op (MB
+/// from 1 MB up, else KB), two decimals, from the raw Size(KB); a very long op name runs on in
+/// its own row instead of padding every row to its width.
+#[test]
+fn static_text_sizes_in_one_unit_and_names_do_not_pad_every_row() {
+    let Some(rank) = insight_rank(1) else {
+        return;
+    };
+    let ops: Vec<Op> = raw_static(&rank)
+        .into_iter()
+        .filter(|o| o.graph == "0" && o.name != "TOTAL")
+        .collect();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_memsight"))
+        .args(["static"])
+        .arg(&rank)
+        .args(["--graph", "0"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let largest = ops.iter().map(|o| o.kib).fold(0.0, f64::max);
+    let (header, per) = if largest >= 1024.0 {
+        ("Size(MB)", 1024.0)
+    } else {
+        ("Size(KB)", 1.0)
+    };
+    assert!(text.contains(header), "{text}");
+    let longest = ops.iter().map(|o| o.name.chars().count()).max().unwrap();
+    assert!(longest > 100, "the sample has a long op name");
+    for o in &ops {
+        // An op name can repeat (with another size): some row of that name has its size.
+        let want = format!("{:.2}", o.kib / per);
+        let line = text
+            .lines()
+            .filter(|l| l.split_whitespace().next() == Some(o.name.as_str()))
+            .find(|l| l.split_whitespace().last() == Some(want.as_str()))
+            .unwrap_or_else(|| panic!("{} {want} in\n{text}", o.name));
+        if o.name.chars().count() < 60 {
+            assert!(line.chars().count() < 120, "padded: {line}");
+        }
+    }
+}

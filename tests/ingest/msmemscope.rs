@@ -695,7 +695,7 @@ fn oom_detail_rows_mark_the_blocks_held_and_say_what_failed() {
         .expect("an OOM note");
     let en = note.to_string();
     assert!(
-        en.contains("halMemAlloc asked for 1024.0 MiB, ret 7"),
+        en.contains("halMemAlloc asked for 1024.0 MB, ret 7"),
         "{en}"
     );
     assert!(
@@ -707,7 +707,7 @@ fn oom_detail_rows_mark_the_blocks_held_and_say_what_failed() {
     {
         let zh = (memsight::ui::i18n::ZH.message)(note);
         assert!(
-            zh.contains("halMemAlloc 申请 1024.0 MiB 失败，返回码 7"),
+            zh.contains("halMemAlloc 申请 1024.0 MB 失败，返回码 7"),
             "{zh}"
         );
     }

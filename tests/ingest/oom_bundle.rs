@@ -265,7 +265,7 @@ fn msmemscope_oom_rows_beside_the_snapshot_are_shown() {
     assert_eq!(r[2]["size_bytes"], 12_582_912);
     let (_, text, _) = common::memsight(&["snapshot", pickle.to_str().unwrap()]);
     assert!(
-        text.contains("trigger: halMemAlloc asked for 8.00 MiB, ret 7"),
+        text.contains("trigger: halMemAlloc asked for 8.00 MB, ret 7"),
         "{text}"
     );
     assert_eq!(common::list_files(tmp.path()), before, "nothing written");

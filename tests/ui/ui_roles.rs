@@ -435,3 +435,44 @@ fn the_activation_holders_of_a_real_trace_are_the_users_lines() {
     assert!(text.contains("make_cuda_refs.py("), "{text}");
     assert!(!text.contains("torch/"), "{text}");
 }
+
+/// Issue 43 item 10: Live at cursor's header and the curves under it use one unit, chosen from
+/// the largest of them (APP Reserved is 11.6 GB at 316.641 ms on st/level2 rank 0, so the
+/// 5.8 GB of live blocks reads in GB in the header too). The live bytes are summed from the
+/// rows. English and Chinese.
+#[test]
+fn live_at_cursor_header_and_curves_share_one_unit() {
+    let Some(root) = common::samples() else {
+        return;
+    };
+    let rank = root.join("xiaobingling93-pixel_Ascend-msinsight/test/st/level2/rank_0_ascend_pt");
+    for lang in [Lang::En, Lang::Zh] {
+        let mut h = common::app_at_720p(&rank, lang);
+        let at = memsight::model::ms_to_ns(316.641);
+        h.state_mut()
+            .apply(memsight::ui::Command::SetCursor(Some(at)));
+        h.run();
+        let t = h.state().tr();
+        let view = h.state().view().unwrap();
+        let data = &view.data;
+        let abs = i128::from(data.time_origin_ns) + i128::from(at);
+        let ops = &data.operators;
+        let live: Vec<usize> = (0..ops.len())
+            .filter(|&r| ops.size[r] > 0 && i128::from(ops.alloc_time[r]) <= abs)
+            .filter(|&r| {
+                ops.release_time[r] == memsight::model::NULL
+                    || i128::from(ops.release_time[r]) > abs
+            })
+            .collect();
+        let total: i64 = live.iter().map(|&r| ops.size[r]).sum();
+        assert!(total > 5 << 30 && total < 10 << 30, "{total}");
+        let header = (t.live_summary)(
+            &memsight::ui::format::ms(316.641),
+            &memsight::ui::format::grouped(live.len() as f64, 0),
+            &memsight::ui::format::bytes_in(total, memsight::ui::format::MemUnit::Gb),
+        );
+        assert!(shown(&h, &header), "{lang:?}: {header}");
+        let in_mb = memsight::ui::format::bytes_in(total, memsight::ui::format::MemUnit::Mb);
+        assert!(h.query_by_label_contains(&in_mb).is_none(), "{in_mb}");
+    }
+}

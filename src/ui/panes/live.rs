@@ -60,21 +60,22 @@ pub fn live_ui(ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
             cx.out.push(Command::SetCursor(None));
         }
     });
+    // One unit for the header and the curves under it, from the largest of them.
+    let unit = MemUnit::for_list(
+        overall
+            .iter()
+            .filter_map(|s| value_at(s, at))
+            .chain([rec.live_blocks, live.total])
+            .chain(rec.not_in_operator_memory),
+    );
     ui.label((t.live_summary)(
         &ms(ns_to_ms(at)),
         &grouped(live.rows.len() as f64, 0),
-        &bytes(live.total),
+        &bytes_in(live.total, unit),
     ));
     ui.separator();
     egui::ScrollArea::both().show(ui, |ui| {
         ui.strong(t.curves_at_cursor);
-        let unit = MemUnit::for_list(
-            overall
-                .iter()
-                .filter_map(|s| value_at(s, at))
-                .chain([rec.live_blocks])
-                .chain(rec.not_in_operator_memory),
-        );
         egui::Grid::new("live_curves")
             .striped(true)
             .min_col_width(80.0)

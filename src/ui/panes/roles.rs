@@ -10,7 +10,7 @@ use super::PaneCx;
 use crate::analysis::{AdviceKind, GroupBy, OverallCurve, RankView, RoleReport, RolesAt};
 use crate::model::{Role, TimeWindow, ns_to_ms};
 use crate::ui::command::Command;
-use crate::ui::format::bytes;
+use crate::ui::format::{MemUnit, bytes, bytes_in};
 use crate::ui::i18n::Tr;
 use crate::ui::jobs::{Job, JobKey, Place, Poll};
 use crate::ui::palette;
@@ -182,6 +182,8 @@ fn side_ui(
 
 /// The roles at a time as a grid: swatch, name, size, share of the total.
 fn split_grid(ui: &mut egui::Ui, t: &Tr, at: &RolesAt) {
+    // One unit for the column, from its largest value (the total).
+    let unit = MemUnit::for_list(at.roles.iter().map(|r| r.bytes).chain([at.total]));
     egui::Grid::new("roles_split")
         .num_columns(4)
         .striped(true)
@@ -192,7 +194,7 @@ fn split_grid(ui: &mut egui::Ui, t: &Tr, at: &RolesAt) {
                 ui.painter()
                     .rect_filled(rect, 2.0, palette::role_color(r.role));
                 ui.label(role_name(t, r.role));
-                ui.label(bytes(r.bytes));
+                ui.label(bytes_in(r.bytes, unit));
                 let share = if at.total > 0 {
                     r.bytes as f64 / at.total as f64 * 100.0
                 } else {
@@ -203,7 +205,7 @@ fn split_grid(ui: &mut egui::Ui, t: &Tr, at: &RolesAt) {
             }
             ui.label("");
             ui.strong(t.roles_total);
-            ui.strong(bytes(at.total));
+            ui.strong(bytes_in(at.total, unit));
             ui.end_row();
         });
 }
@@ -224,6 +226,7 @@ pub fn live_roles_ui(ui: &mut egui::Ui, t: &Tr, data: &crate::model::RankData, r
         }
     }
     ui.strong(t.live_by_role);
+    let unit = MemUnit::for_list(by.iter().map(|b| b.0));
     egui::Grid::new("live_by_role")
         .num_columns(4)
         .striped(true)
@@ -238,7 +241,7 @@ pub fn live_roles_ui(ui: &mut egui::Ui, t: &Tr, data: &crate::model::RankData, r
                 ui.painter()
                     .rect_filled(rect, 2.0, palette::role_color(role));
                 ui.label(role_name(t, role));
-                ui.label(bytes(b));
+                ui.label(bytes_in(b, unit));
                 ui.label(crate::ui::format::grouped(n as f64, 0));
                 ui.end_row();
             }

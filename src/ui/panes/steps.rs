@@ -10,7 +10,7 @@ use super::details_table::sort_header;
 use crate::analysis::{SortDir, StepReport, StepStats};
 use crate::model::{MIB, TimeWindow, ns_to_ms};
 use crate::ui::command::Command;
-use crate::ui::format::{bytes, grouped};
+use crate::ui::format::{MemUnit, bytes, bytes_in, grouped};
 use crate::ui::i18n::Tr;
 use crate::ui::state::{RowSubset, StepColumn, SubsetWhy};
 
@@ -283,11 +283,14 @@ fn step_roles_ui(ui: &mut egui::Ui, t: &Tr, report: &crate::analysis::RoleReport
                                 ui.strong(super::roles::role_name(t, r));
                             }
                             ui.end_row();
+                            // One unit for the whole table, from its largest value.
+                            let unit =
+                                MemUnit::for_list(report.per_step.iter().map(|s| s.at_peak.total));
                             for s in &report.per_step {
                                 ui.label(format!("#{}", s.step));
-                                ui.label(bytes(s.at_peak.total));
+                                ui.label(bytes_in(s.at_peak.total, unit));
                                 for &r in &roles {
-                                    ui.label(bytes(s.at_peak.bytes(r)));
+                                    ui.label(bytes_in(s.at_peak.bytes(r), unit));
                                 }
                                 ui.end_row();
                             }
