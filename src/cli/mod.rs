@@ -65,7 +65,6 @@ const NAME_WIDTH: usize = 60;
 /// Rows as an aligned text table under `header`: the first column left-aligned, the others
 /// right-aligned, two spaces apart. Widths are terminal columns, so Chinese names (two columns a
 /// character) keep the table aligned.
-
 pub(crate) fn text_table(header: &[&str], rows: &[Vec<String>]) -> String {
     let widths: Vec<usize> = (0..header.len())
         .map(|c| {

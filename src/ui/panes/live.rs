@@ -10,7 +10,7 @@ use crate::analysis::{
 use crate::model::NO_STACK;
 use crate::model::ns_to_ms;
 use crate::ui::command::Command;
-use crate::ui::format::{MemUnit, bytes, bytes_in, grouped, ms};
+use crate::ui::format::{MemUnit, bytes_in, grouped, ms};
 
 /// How many blocks and operators the pane lists.
 const LIVE_TOP: usize = 25;

@@ -297,7 +297,7 @@ fn stacked_plot(
     // The chart's unit: GB once the largest value reaches 10 GB.
     // The report's peak is the largest value drawn (Operator Allocated's, else the blocks').
     let largest = report.at_peak.as_ref().map_or(0, |p| p.total);
-    let unit = crate::ui::format::MemUnit::for_max(largest as f64);
+    let unit = MemUnit::for_max(largest as f64);
     let mib = unit.bytes();
     let unit_label = unit.label();
     let at = |k: usize| t0 + ((k as f64 + 1.0) * step) as i64;
