@@ -10,7 +10,14 @@ use crate::model::{Message, SkipReason};
 /// The operating system's and SQLite's common English causes in Chinese, the rest as it is
 /// (a path, an error number): they end Chinese sentences.
 fn zh_cause(cause: &str) -> String {
-    const WORDS: [(&str, &str); 9] = [
+    const WORDS: [(&str, &str); 17] = [
+        ("the file is empty", "文件为空"),
+        ("not a regular file or folder", "既不是普通文件也不是文件夹"),
+        ("not a regular file", "不是普通文件"),
+        ("(it is a FIFO)", "（而是命名管道 FIFO）"),
+        ("(it is a character device)", "（而是字符设备）"),
+        ("(it is a block device)", "（而是块设备）"),
+        ("(it is a socket)", "（而是套接字）"),
         ("No such file or directory", "找不到该文件或文件夹"),
         ("Permission denied", "没有访问权限"),
         ("Is a directory", "这是一个文件夹"),
@@ -20,6 +27,7 @@ fn zh_cause(cause: &str) -> String {
         ("file is not a database", "不是数据库文件"),
         ("database disk image is malformed", "数据库文件已损坏"),
         ("unable to open database file", "无法打开数据库文件"),
+        ("; skipped", "；已跳过"),
     ];
     WORDS
         .iter()
@@ -33,7 +41,7 @@ fn zh_load_error(e: &crate::ingest::LoadError) -> String {
         LoadError::NoData { rank, reason } => {
             let why = match reason {
                 NoDataReason::NoDataRows { files } => format!("{files}：没有数据行"),
-                NoDataReason::Unreadable { errors } => format!("无法读取：{errors}"),
+                NoDataReason::Unreadable { errors } => format!("无法读取：{}", zh_cause(errors)),
                 NoDataReason::NoRows => "没有 memory_record 或 operator_memory 数据行".into(),
                 NoDataReason::DbFailed { path, cause } => {
                     format!("{path}：无法读取（{}）", zh_cause(cause))
@@ -81,6 +89,19 @@ fn zh_snapshot_error(p: &crate::snapshot::SnapshotProblem) -> String {
             }
         },
         crate::snapshot::SnapshotProblem::Task(e) => format!("读取时出错：{e}"),
+    }
+}
+
+/// What a special file is (`a FIFO`, as [`crate::ingest::safe_fs::file_kind`] says), in
+/// Chinese.
+fn zh_special_file(what: &str) -> &str {
+    match what {
+        "a FIFO" => "命名管道 FIFO",
+        "a character device" => "字符设备",
+        "a block device" => "块设备",
+        "a socket" => "套接字",
+        "a folder" => "文件夹",
+        other => other,
     }
 }
 
@@ -349,6 +370,10 @@ pub struct Tr {
     pub all_hosts: &'static str,
     pub rank_id: &'static str,
     pub group_by: &'static str,
+    /// The Group By choices: Overall, Stream, Component.
+    pub group_names: [&'static str; 3],
+    /// The details table's Role column header and filter label.
+    pub role_header: &'static str,
     pub static_graph: &'static str,
     pub graph_id: &'static str,
     pub warnings: fn(usize) -> String,
@@ -963,6 +988,8 @@ pub static EN: Tr = Tr {
     all_hosts: "All hosts",
     rank_id: "Rank ID",
     group_by: "Group By",
+    group_names: ["Overall", "Stream", "Component"],
+    role_header: "Role",
     static_graph: "Static graph",
     graph_id: "Graph ID",
     warnings: |n| format!("⚠ {n} {}", if n == 1 { "warning" } else { "warnings" }),
@@ -1614,8 +1641,10 @@ pub static ZH: Tr = Tr {
     no_cjk_font: "系统中未找到中文字体：界面使用内置字形，数据名称中的生僻字可能显示为方框。请安装 Noto Sans CJK 或文泉驿字体，或将 MEMSIGHT_CJK_FONT 设为字体文件路径。",
     host_name: "主机名",
     all_hosts: "全部主机",
-    rank_id: "Rank ID",
+    rank_id: "Rank 编号",
     group_by: "分组方式",
+    group_names: ["总体", "按流 (Stream)", "按组件 (Component)"],
+    role_header: "角色",
     static_graph: "静态图",
     graph_id: "图 ID",
     warnings: |n| format!("⚠ {n} 条警告"),
@@ -1766,7 +1795,10 @@ pub static ZH: Tr = Tr {
         }
         Message::DecodedFrom { path, encoding } => format!("{path}：已从 {encoding} 解码"),
         Message::SpecialFile { path, what } => {
-            format!("{path}：不是普通文件（而是 {what}）；已跳过")
+            format!(
+                "{path}：不是普通文件（而是{}）；已跳过",
+                zh_special_file(what)
+            )
         }
         Message::FolderUnreadable { path } => format!("无法读取文件夹 {path}"),
         Message::OnlyComponentFiles { path } => format!(

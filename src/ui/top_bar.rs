@@ -268,11 +268,11 @@ pub fn parameters_ui(
         }
         let label = ui.label(t.group_by);
         egui::ComboBox::from_id_salt("group_by")
-            .selected_text(state.group_by.label())
+            .selected_text(group_name(t, state.group_by))
             .show_ui(ui, |ui| {
                 for g in GroupBy::ALL {
                     if ui
-                        .selectable_label(state.group_by == g, g.label())
+                        .selectable_label(state.group_by == g, group_name(t, g))
                         .clicked()
                     {
                         out.push(Command::SetGroupBy(g));
@@ -543,4 +543,10 @@ fn source_ui(ui: &mut egui::Ui, t: &Tr, current: SourceChoice, out: &mut Vec<Com
             out.push(Command::SetSource(choice));
         }
     }
+}
+
+/// A Group By choice in the UI's language.
+pub fn group_name(t: &Tr, g: GroupBy) -> &'static str {
+    let i = GroupBy::ALL.iter().position(|&x| x == g).unwrap_or(0);
+    t.group_names.get(i).copied().unwrap_or_else(|| g.label())
 }

@@ -84,13 +84,54 @@ fn a_folder_without_memory_data_says_what_it_found_in_the_ui_language() {
     );
     for (lang, want) in [
         (Lang::En, "not a regular file (it is a FIFO); skipped"),
-        (Lang::Zh, "不是普通文件（而是 a FIFO）；已跳过"),
+        (Lang::Zh, "不是普通文件（而是命名管道 FIFO）；已跳过"),
     ] {
         let mut app = MemsightApp::new(Some(tmp.path().to_path_buf()), Vec::new(), None);
         app.set_language(lang);
         app.wait_for_load();
         let error = app.error.clone().expect("an error");
         assert!(error.contains(want), "{error}");
+        if lang == Lang::Zh {
+            assert!(!error.contains("a FIFO"), "{error}");
+        }
+    }
+}
+
+/// Issue 43 item 6: an empty memory_record.csv says so in Chinese, not "the file is empty".
+#[test]
+fn an_empty_file_says_so_in_the_ui_language() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("n0_1_ascend_pt/ASCEND_PROFILER_OUTPUT");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("memory_record.csv"), "").unwrap();
+    for (lang, want, not) in [
+        (Lang::En, "the file is empty", "文件为空"),
+        (Lang::Zh, "文件为空", "the file is empty"),
+    ] {
+        let mut app = MemsightApp::new(Some(tmp.path().to_path_buf()), Vec::new(), None);
+        app.set_language(lang);
+        app.wait_for_load();
+        let error = app.error.clone().expect("an error");
+        assert!(error.contains(want), "{lang:?}: {error}");
+        assert!(!error.contains(not), "{lang:?}: {error}");
+    }
+}
+
+/// Issue 43 item 6: the top bar's Rank and Group By read in Chinese (Overall is 总体).
+#[test]
+fn the_rank_and_group_by_pickers_read_in_the_ui_language() {
+    let dir = common::first_subdir(&common::fixtures().join("torch_cluster"));
+    for lang in Lang::ALL {
+        let mut h = common::app_at_720p(&dir, lang);
+        h.run();
+        let t = h.state().tr();
+        let group = h.get_by_label(t.group_by).value();
+        assert_eq!(group.as_deref(), Some(t.group_names[0]), "{lang:?}");
+        assert!(h.query_by_label(t.rank_id).is_some(), "{lang:?}");
+        if lang == Lang::Zh {
+            assert_ne!(t.rank_id, "Rank ID");
+            assert!(h.query_by_label("Overall").is_none());
+        }
     }
 }
 

@@ -129,7 +129,23 @@ fn the_role_column_filters_and_copies() {
         let roles = view.data.roles.clone().unwrap();
         let gradients = roles.role.iter().filter(|r| **r == Role::Gradient).count();
         assert!(gradients > 0);
-        common::type_into(&mut h, "Role", "gradient");
+        // The column and its filter in the UI's language (issue 43 item 6): the role's name
+        // as that language says it (梯度 in Chinese) filters; Copy keeps the English value.
+        let t = h.state().tr();
+        let gradient = t.role_names[Role::Gradient.index()];
+        common::type_into(&mut h, t.role_header, gradient);
+        let shown = h
+            .query_all_by_label(gradient)
+            .filter(|n| n.rect().min.y > 300.0)
+            .count();
+        assert!(shown >= 1, "{lang:?}: cells read {gradient}");
+        if lang == Lang::Zh {
+            assert!(
+                h.query_by_label("gradient").is_none(),
+                "no English role on screen"
+            );
+            assert!(h.query_by_label("Role").is_none());
+        }
         let label = h.state().tr().copy_all;
         h.get_by_label(label).click();
         h.run();

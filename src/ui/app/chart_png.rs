@@ -37,7 +37,11 @@ impl MemsightApp {
         };
         let mut parts = vec![
             window,
-            format!("{}: {}", t.group_by, self.state.group_by.label()),
+            format!(
+                "{}: {}",
+                t.group_by,
+                crate::ui::top_bar::group_name(t, self.state.group_by)
+            ),
         ];
         if let Some(view) = self.view() {
             parts.push(format!(

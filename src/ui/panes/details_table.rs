@@ -16,7 +16,7 @@ use crate::analysis::{
     Column, RangeFilter, RankView, SortDir, TablePage, TableQuery, ViewId, WindowMode, query,
 };
 use crate::export::{ExportColumn, export_columns, rows_tsv};
-use crate::model::TimeWindow;
+use crate::model::{TagKind, TimeWindow};
 use crate::ui::command::Command;
 use crate::ui::format::grouped;
 use crate::ui::i18n::Tr;
@@ -343,7 +343,7 @@ impl DetailsTable {
             }
             // The source's own columns (msMemScope's Owner, Inefficient) filter the same way.
             for tags in &cx.view.data.tags {
-                let label = ui.label(tags.kind.header());
+                let label = ui.label(tag_header(t, tags.kind));
                 let mut text = state
                     .tag_filters
                     .get(&tags.kind)
@@ -353,7 +353,10 @@ impl DetailsTable {
                     .desired_width(90.0)
                     .hint_text(t.search_hint);
                 if ui.add(edit).labelled_by(label.id).changed() {
-                    cx.out.push(Command::SetTagFilter(tags.kind, text));
+                    cx.out.push(Command::SetTagFilter(
+                        tags.kind,
+                        tag_filter_value(t, tags.kind, text),
+                    ));
                 }
             }
             size_bounds_ui(
@@ -595,6 +598,9 @@ fn table_ui(
                     }
                     // A file's column names stay as the file (and Copy) writes them, in both
                     // languages: this column is Copy's "Call Stack" too.
+                    ExportColumn::Tag(kind) => {
+                        ui.strong(tag_header(t, kind));
+                    }
                     other => {
                         ui.strong(other.header());
                     }
@@ -623,7 +629,7 @@ fn table_ui(
                         }
                         (ExportColumn::CallStack, None) => {}
                         (ExportColumn::Tag(kind), _) => {
-                            let text = view.data.tag(kind, r as usize);
+                            let text = tag_value(t, kind, view.data.tag(kind, r as usize));
                             // A finding (an inefficient block) stands out.
                             let shown = if kind.is_finding() && !text.is_empty() {
                                 egui::RichText::new(text).color(ui.visuals().warn_fg_color)
@@ -850,4 +856,41 @@ impl super::tab::BottomPane for DetailsPane {
     fn ui(&mut self, ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
         self.table_ui(ui, cx);
     }
+}
+
+/// A tag column's header on screen: memsight's own Role column in the UI's language; a file's
+/// columns (msMemScope's Owner, Inefficient, OOM) as the file names them.
+fn tag_header(t: &Tr, kind: TagKind) -> &'static str {
+    match kind {
+        TagKind::Role => t.role_header,
+        other => other.header(),
+    }
+}
+
+/// A tag cell on screen: a role in the UI's language (Copy and Export keep the role's English
+/// name, as `table --role` and the JSON do), any other tag as it is.
+fn tag_value<'a>(t: &Tr, kind: TagKind, text: &'a str) -> &'a str {
+    match (kind, crate::model::Role::parse(text)) {
+        (TagKind::Role, Some(role)) => t.role_names[role.index()],
+        _ => text,
+    }
+}
+
+/// What a Role filter typed in the UI's language matches: a role's name in that language (or
+/// part of it) stands for its English name, which the blocks carry; anything else as typed.
+fn tag_filter_value(t: &Tr, kind: TagKind, typed: String) -> String {
+    if kind != TagKind::Role || typed.trim().is_empty() {
+        return typed;
+    }
+    let want = typed.trim();
+    crate::model::Role::ALL
+        .iter()
+        .find(|r| t.role_names[r.index()] == want)
+        .or_else(|| {
+            crate::model::Role::ALL
+                .iter()
+                .find(|r| t.role_names[r.index()].contains(want))
+        })
+        .filter(|r| !r.as_str().contains(want))
+        .map_or(typed.clone(), |r| r.as_str().to_string())
 }

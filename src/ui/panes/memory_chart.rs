@@ -331,7 +331,9 @@ impl MemoryChart {
         }
         ui.horizontal(|ui| {
             ui.spinner();
-            ui.label((cx.t.building_curves)(group.label()));
+            ui.label((cx.t.building_curves)(crate::ui::top_bar::group_name(
+                cx.t, group,
+            )));
         });
         None
     }
@@ -345,7 +347,9 @@ impl MemoryChart {
         };
         if series.is_empty() {
             ui.centered_and_justified(|ui| {
-                ui.label((cx.t.no_curves)(group.label()));
+                ui.label((cx.t.no_curves)(crate::ui::top_bar::group_name(
+                    cx.t, group,
+                )));
             });
             return;
         }
