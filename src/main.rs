@@ -17,11 +17,27 @@ struct Args {
     /// Compare it with this baseline (a folder or .db; its first rank).
     #[arg(long, value_name = "BASELINE")]
     compare: Option<PathBuf>,
-    /// Which files to read when a rank has both a DB and CSV files (default: the DB).
-    #[arg(long, global = true, value_enum, default_value_t = SourceArg::Auto)]
-    source: SourceArg,
     #[command(subcommand)]
     command: Option<Command>,
+}
+
+/// `--source`, on the commands that read a profile (not `snapshot`, not `generate`, where it
+/// would mean nothing).
+#[derive(clap::Args, Clone, Copy)]
+struct SourceOpt {
+    /// Which files to read when a rank has both a DB and CSV files (default: the DB).
+    #[arg(long, value_enum, default_value_t = SourceArg::Auto)]
+    source: SourceArg,
+}
+
+impl SourceArg {
+    fn choice(self) -> SourceChoice {
+        match self {
+            SourceArg::Auto => SourceChoice::Auto,
+            SourceArg::Csv => SourceChoice::Csv,
+            SourceArg::Db => SourceChoice::Db,
+        }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -38,6 +54,8 @@ enum SourceArg {
 enum Command {
     /// Summarise every rank: counts, peaks, largest allocation, warnings.
     Inspect {
+        #[command(flatten)]
+        src: SourceOpt,
         /// Profiling folder or .db.
         path: PathBuf,
         /// Print JSON instead of text.
@@ -46,6 +64,8 @@ enum Command {
     },
     /// Print a rank's curves in a window: CSV `series,time_ms,mib` (or JSON).
     Curve {
+        #[command(flatten)]
+        src: SourceOpt,
         /// Profiling folder or .db.
         path: PathBuf,
         #[command(flatten)]
@@ -53,6 +73,8 @@ enum Command {
     },
     /// Print the details table's rows as TSV with a header (the GUI's Copy); count on stderr.
     Table {
+        #[command(flatten)]
+        src: SourceOpt,
         /// Profiling folder or .db.
         path: PathBuf,
         #[command(flatten)]
@@ -60,6 +82,8 @@ enum Command {
     },
     /// What is alive at a time: the largest allocations and the totals per operator.
     Live {
+        #[command(flatten)]
+        src: SourceOpt,
         /// Profiling folder or .db.
         path: PathBuf,
         #[command(flatten)]
@@ -67,6 +91,8 @@ enum Command {
     },
     /// Two ranks (of one profile or two runs): peak deltas and what each operator allocated.
     Compare {
+        #[command(flatten)]
+        src: SourceOpt,
         /// A: the baseline (folder or .db).
         a: PathBuf,
         /// B: the run compared with it.
@@ -76,6 +102,8 @@ enum Command {
     },
     /// Each training step: peak, end value, survivors; and whether memory grows step over step.
     Steps {
+        #[command(flatten)]
+        src: SourceOpt,
         /// Profiling folder or .db.
         path: PathBuf,
         /// Rank id; default the first rank.
@@ -88,6 +116,8 @@ enum Command {
     /// Memory by training role (activations, gradients, optimizer state, inputs, temporaries)
     /// at the peak and per step, and what would lower the peak.
     Roles {
+        #[command(flatten)]
+        src: SourceOpt,
         /// Profiling folder, .db or PyTorch trace.
         path: PathBuf,
         #[command(flatten)]
@@ -97,10 +127,14 @@ enum Command {
     /// (or, with --merge, merge such files).
     Summarize {
         #[command(flatten)]
+        src: SourceOpt,
+        #[command(flatten)]
         args: cli::SummarizeArgs,
     },
     /// Memory by call stack, source line or host op (profiles made with with_stack=True).
     Stacks {
+        #[command(flatten)]
+        src: SourceOpt,
         /// Profiling folder or .db.
         path: PathBuf,
         #[command(flatten)]
@@ -108,6 +142,8 @@ enum Command {
     },
     /// The Component table: CANN components whose reserved memory peaks at 100 MB or more.
     Components {
+        #[command(flatten)]
+        src: SourceOpt,
         /// Profiling folder or .db.
         path: PathBuf,
         /// Rank id; default the first rank.
@@ -119,6 +155,8 @@ enum Command {
     },
     /// The static-graph view (graph mode): a graph's ops, filtered and sorted, and its curve.
     Static {
+        #[command(flatten)]
+        src: SourceOpt,
         /// Profiling folder.
         path: PathBuf,
         #[command(flatten)]
@@ -214,58 +252,99 @@ fn main() -> ExitCode {
     let args = Args::parse();
     let mut out = std::io::stdout().lock();
     let mut err = std::io::stderr().lock();
-    let source = match args.source {
-        SourceArg::Auto => SourceChoice::Auto,
-        SourceArg::Csv => SourceChoice::Csv,
-        SourceArg::Db => SourceChoice::Db,
-    };
     match args.command {
-        Some(Command::Inspect { path, json }) => {
-            exit(cli::inspect(&path, source, json, &mut out, &mut err))
-        }
-        Some(Command::Curve { path, args }) => {
-            exit(cli::curve(&path, source, &args, &mut out, &mut err))
-        }
-        Some(Command::Table { path, args }) => {
-            exit(cli::table(&path, source, &args, &mut out, &mut err))
-        }
+        Some(Command::Inspect { path, json, src }) => exit(cli::inspect(
+            &path,
+            src.source.choice(),
+            json,
+            &mut out,
+            &mut err,
+        )),
+        Some(Command::Curve { path, args, src }) => exit(cli::curve(
+            &path,
+            src.source.choice(),
+            &args,
+            &mut out,
+            &mut err,
+        )),
+        Some(Command::Table { path, args, src }) => exit(cli::table(
+            &path,
+            src.source.choice(),
+            &args,
+            &mut out,
+            &mut err,
+        )),
         Some(Command::Snapshot { path, args }) => {
             exit(cli::snapshot(&path, &args, &mut out, &mut err))
         }
-        Some(Command::Compare { a, b, args }) => {
-            exit(cli::compare(&a, &b, source, &args, &mut out, &mut err))
-        }
-        Some(Command::Roles { path, args }) => {
-            exit(cli::roles(&path, source, &args, &mut out, &mut err))
-        }
-        Some(Command::Summarize { args }) => {
-            exit(cli::summarize(source, &args, &mut out, &mut err))
-        }
-        Some(Command::Stacks { path, args }) => {
-            exit(cli::stacks(&path, source, &args, &mut out, &mut err))
-        }
-        Some(Command::Steps { path, rank, json }) => exit(cli::steps(
+        Some(Command::Compare { a, b, args, src }) => exit(cli::compare(
+            &a,
+            &b,
+            src.source.choice(),
+            &args,
+            &mut out,
+            &mut err,
+        )),
+        Some(Command::Roles { path, args, src }) => exit(cli::roles(
             &path,
-            source,
+            src.source.choice(),
+            &args,
+            &mut out,
+            &mut err,
+        )),
+        Some(Command::Summarize { args, src }) => exit(cli::summarize(
+            src.source.choice(),
+            &args,
+            &mut out,
+            &mut err,
+        )),
+        Some(Command::Stacks { path, args, src }) => exit(cli::stacks(
+            &path,
+            src.source.choice(),
+            &args,
+            &mut out,
+            &mut err,
+        )),
+        Some(Command::Steps {
+            path,
+            rank,
+            json,
+            src,
+        }) => exit(cli::steps(
+            &path,
+            src.source.choice(),
             rank.as_deref(),
             json,
             &mut out,
             &mut err,
         )),
-        Some(Command::Components { path, rank, json }) => exit(cli::components(
+        Some(Command::Components {
+            path,
+            rank,
+            json,
+            src,
+        }) => exit(cli::components(
             &path,
-            source,
+            src.source.choice(),
             rank.as_deref(),
             json,
             &mut out,
             &mut err,
         )),
-        Some(Command::Static { path, args }) => {
-            exit(cli::static_graph(&path, source, &args, &mut out, &mut err))
-        }
-        Some(Command::Live { path, args }) => {
-            exit(cli::live(&path, source, &args, &mut out, &mut err))
-        }
+        Some(Command::Static { path, args, src }) => exit(cli::static_graph(
+            &path,
+            src.source.choice(),
+            &args,
+            &mut out,
+            &mut err,
+        )),
+        Some(Command::Live { path, args, src }) => exit(cli::live(
+            &path,
+            src.source.choice(),
+            &args,
+            &mut out,
+            &mut err,
+        )),
         Some(Command::Generate {
             out: dir,
             fixtures,

@@ -126,3 +126,40 @@ fn steps_are_counted_with_their_source() {
     let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert!(v["ranks"][0]["steps"].is_null());
 }
+
+/// Issue 43 item 16: `--source` is offered where it chooses something (the commands that read
+/// a profile) and neither listed nor accepted by `snapshot` and `generate`.
+#[test]
+fn source_is_offered_only_where_it_means_something() {
+    let help = |cmd: &str| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_memsight"))
+            .args([cmd, "--help"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    for cmd in ["snapshot", "generate"] {
+        assert!(!help(cmd).contains("--source"), "{cmd}: {}", help(cmd));
+    }
+    for cmd in [
+        "inspect",
+        "curve",
+        "table",
+        "live",
+        "compare",
+        "steps",
+        "roles",
+        "summarize",
+        "stacks",
+        "components",
+        "static",
+    ] {
+        assert!(help(cmd).contains("--source"), "{cmd}");
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_memsight"))
+        .args(["snapshot", "--source", "csv", "x.pickle"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--source"));
+}

@@ -185,11 +185,12 @@ fn chinese_paths_and_names_render_in_both_languages() {
         h.run();
         // With the system's CJK font when there is one, else with the bundled common
         // characters: either way every label has its glyphs (checked below).
-        let rank_id = if lang == Lang::En { "Rank ID" } else { "Rank 编号" };
-        let rank = h
-            .get_by_label(rank_id)
-            .value()
-            .unwrap_or_default();
+        let rank_id = if lang == Lang::En {
+            "Rank ID"
+        } else {
+            "Rank 编号"
+        };
+        let rank = h.get_by_label(rank_id).value().unwrap_or_default();
         assert!(rank.contains("训练节点甲"), "the rank picker shows {rank}");
         h.get_by_label("自定义算子::融合注意力"); // the table
         // The recent list, with its Chinese path.
