@@ -241,7 +241,7 @@ pub fn render_text(s: &RankSummary) -> String {
     if let Some(l) = &s.largest_allocation {
         let _ = writeln!(
             out,
-            "  largest allocation: {} ({:.1} KiB)",
+            "  largest allocation: {} ({:.1} KB)",
             if l.name.is_empty() {
                 "Unknown"
             } else {

@@ -93,7 +93,7 @@ pub enum CsvOpenError {
     #[error("{0}")]
     Io(#[from] io::Error),
     /// No line break in the first [`MAX_HEADER_BYTES`].
-    #[error("no header line in the first {} KiB (not a CSV file?)", MAX_HEADER_BYTES / 1024)]
+    #[error("no header line in the first {} KB (not a CSV file?)", MAX_HEADER_BYTES / 1024)]
     NoHeaderLine,
     /// The header is split by a separator memsight does not read.
     #[error(

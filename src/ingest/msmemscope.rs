@@ -936,7 +936,16 @@ fn build_rank(info: &RankInfo, paired: &Paired, pid: i64, dev: &str, shown: &str
                 findings.push(tag(&m.attr.inefficient));
                 row_addr.push(m.attr.addr.or(m.ptr));
                 let (used, total) = (m.attr.used.unwrap_or(NULL), m.attr.total.unwrap_or(NULL));
-                Some(ops.push_allocation(unnamed, size_of(m), m.ts, used, total))
+                // Until an op span names it: the dump's owner (`PTA@model@weight`), else its
+                // pool (`PTA block`, `HAL block`), not "Unknown".
+                let name = match m.attr.owner.as_deref().filter(|o| !o.is_empty()) {
+                    Some(owner) => data.strings.intern(owner),
+                    None => match dump.texts.get(m.what) {
+                        "" | "N/A" => unnamed,
+                        pool => data.strings.intern(&format!("{pool} block")),
+                    },
+                };
+                Some(ops.push_allocation(name, size_of(m), m.ts, used, total))
             }
             None => {
                 orphans += 1;

@@ -116,7 +116,7 @@ pub fn read_small(path: &Path, max: u64) -> io::Result<Vec<u8>> {
     if buf.len() as u64 > max {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
-            format!("larger than {} KiB; not read", max / 1024),
+            format!("larger than {} KB; not read", max / 1024),
         ));
     }
     Ok(buf)

@@ -197,7 +197,7 @@ fn a_file_without_a_line_break_is_refused_after_a_bounded_read() {
     );
     let l = load_untouched(tmp.path());
     let e = l.ranks[0].as_ref().unwrap_err().to_string();
-    assert!(e.contains("no header line in the first 1024 KiB"), "{e}");
+    assert!(e.contains("no header line in the first 1024 KB"), "{e}");
 }
 
 #[test]

@@ -1055,3 +1055,51 @@ fn only_the_first_ten_thousand_oom_rows_of_a_dump_are_read() {
         assert_eq!(r.ptr, Some(0x1000 + i as u64));
     }
 }
+
+/// Issue 43 item 8: a dump whose blocks no op span names (and whose owner is empty) names each
+/// by its pool (`PTA block`, `HAL block`), not "Unknown": every rank's largest allocation is a
+/// MALLOC of that pool and size in the raw file.
+#[test]
+fn blocks_no_span_names_are_named_by_their_pool() {
+    let Some(root) = common::samples() else {
+        return;
+    };
+    let dir = root.join("tanxiangyuu_msmemscope/test/smoke/testfile/csvfile");
+    let mut mallocs: Vec<(String, f64)> = Vec::new();
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let text = std::fs::read_to_string(e.unwrap().path()).unwrap();
+        for line in text
+            .lines()
+            .filter(|l| l.split(',').nth(1) == Some("MALLOC"))
+        {
+            let pool = line.split(',').nth(2).unwrap().to_string();
+            let size = line
+                .split("size:")
+                .nth(1)
+                .and_then(|s| s.split(',').next())
+                .and_then(|s| s.parse::<f64>().ok())
+                .unwrap();
+            mallocs.push((pool, size / 1024.0));
+        }
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_memsight"))
+        .args(["inspect", "--json"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ranks = v["ranks"].as_array().unwrap();
+    assert!(!ranks.is_empty());
+    for r in ranks {
+        let l = &r["largest_allocation"];
+        let name = l["name"].as_str().unwrap();
+        assert_ne!(name, "Unknown", "{r}");
+        let kib = l["size_kib"].as_f64().unwrap();
+        assert!(
+            mallocs
+                .iter()
+                .any(|(pool, k)| format!("{pool} block") == name && (k - kib).abs() < 1e-9),
+            "{name} {kib}"
+        );
+    }
+}
