@@ -18,7 +18,11 @@ impl LiveIndex {
     /// capture), a missing release +∞ (never released within it).
     pub fn new(data: &RankData) -> LiveIndex {
         let ops = &data.operators;
+        // A row of size 0 or less is a free of memory allocated before profiling (a
+        // release-only row), not a block: it is never counted alive (that memory is the part
+        // of Operator Allocated no live block explains).
         let mut items: Vec<(i64, i64, u32)> = (0..ops.len())
+            .filter(|&i| ops.size[i] > 0)
             .map(|i| {
                 let s = if ops.alloc_time[i] == NULL {
                     i64::MIN + 1
@@ -56,8 +60,8 @@ impl LiveIndex {
         m
     }
 
-    /// operator_memory rows alive at absolute time `t`: allocated at or before `t` and released
-    /// after `t` (or never), in no particular order.
+    /// operator_memory blocks (size > 0) alive at absolute time `t`: allocated at or before `t`
+    /// and released after `t` (or never), in no particular order.
     pub fn alive_at(&self, t: i64) -> Vec<u32> {
         let mut out = Vec::new();
         self.query(0, self.starts.len(), t, &mut out);

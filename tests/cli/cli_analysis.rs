@@ -268,3 +268,55 @@ fn live_text_says_what_the_blocks_do_not_explain() {
         "the fixture holds memory from before profiling"
     );
 }
+
+/// Issue 43 item 16: a release-only row (a free of memory allocated before profiling, size
+/// −64 KB in Insight's msprof_0.db) is not a live block: `live` lists only allocations, and
+/// its total is the sum of the positive blocks alive then, from the table's own rows.
+#[test]
+fn a_release_only_row_is_not_a_live_block() {
+    let Some(s) = common::samples() else {
+        return;
+    };
+    let db = s.join(
+        "xiaobingling93-pixel_Ascend-msinsight/server/src/test/test_data/full_db/msprof_0.db",
+    );
+    let p = db.to_str().unwrap();
+    let (code, tsv, _) = memsight(&["table", p, "--all"]);
+    assert_eq!(code, 0);
+    let rows: Vec<Vec<&str>> = tsv
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').collect())
+        .collect();
+    assert!(
+        rows.iter().any(|r| r[1].starts_with('-')),
+        "the sample has a release-only row"
+    );
+    let at = 100.0;
+    let alive = |r: &&Vec<&str>| {
+        let (a, z) = (r[2].parse::<f64>().ok(), r[3].parse::<f64>().ok());
+        a.is_some_and(|a| a <= at) && z.is_none_or(|z| z > at)
+    };
+    let kib: f64 = rows
+        .iter()
+        .filter(alive)
+        .filter(|r| r[1].parse::<f64>().unwrap() > 0.0)
+        .map(|r| r[1].parse::<f64>().unwrap())
+        .sum();
+    let n = rows
+        .iter()
+        .filter(alive)
+        .filter(|r| !r[1].starts_with('-'))
+        .count();
+    let (code, out, _) = memsight(&["live", p, "--at-ms", "100", "--json", "--top", "1000"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["blocks"].as_u64().unwrap() as usize, n, "{out}");
+    assert!(
+        (v["total_mib"].as_f64().unwrap() - kib / 1024.0).abs() < 1e-6,
+        "{out}"
+    );
+    for b in v["largest"].as_array().unwrap() {
+        assert!(b["size_kib"].as_f64().unwrap() > 0.0, "{b}");
+    }
+}
