@@ -301,7 +301,9 @@ fn brute_alive(data: &RankData, t_rel: i64) -> Vec<u32> {
     (0..o.len() as u32)
         .filter(|&i| {
             let (a, r) = (o.alloc_time[i as usize], o.release_time[i as usize]);
-            (a == NULL || a <= t) && (r == NULL || r > t)
+            // Blocks only: a row of size 0 or less (a free of memory from before profiling)
+            // is never alive.
+            o.size[i as usize] > 0 && (a == NULL || a <= t) && (r == NULL || r > t)
         })
         .collect()
 }
