@@ -126,6 +126,8 @@ fn write_oom(
             match o.verdict {
                 OomVerdict::Fragmentation => "fragmentation (enough was free, in pieces too small)",
                 OomVerdict::Exhaustion => "exhaustion (not enough was free)",
+                OomVerdict::ProcessLimit =>
+                    "a limit on the process (the device had it free; a per-process memory fraction or another process's reservation)",
             }
         )?;
     }

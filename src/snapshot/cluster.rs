@@ -130,6 +130,7 @@ pub fn cluster_tsv(c: &BundleCluster) -> String {
         let verdict = match r.verdict {
             Some(OomVerdict::Fragmentation) => "fragmentation",
             Some(OomVerdict::Exhaustion) => "exhaustion",
+            Some(OomVerdict::ProcessLimit) => "process_limit",
             None => "",
         };
         let _ = writeln!(

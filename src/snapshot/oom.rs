@@ -26,6 +26,10 @@ pub enum OomVerdict {
     Fragmentation,
     /// Even all the free memory was less than the request.
     Exhaustion,
+    /// The device had the request free, but the allocator could not get it: a limit on the
+    /// process (`set_per_process_memory_fraction`, another process's reservation), not the
+    /// device running out.
+    ProcessLimit,
 }
 
 /// One `oom` event and the allocator's state at it.
@@ -54,6 +58,22 @@ pub struct OomReport {
     pub stack: StackId,
 }
 
+/// Why a request of `asked` bytes failed: the allocator's own free pieces held enough
+/// (fragmentation); else the device reported enough free (a limit on the process); else the
+/// cache and the device together held enough (fragmentation: freeing the cache would have let
+/// it fit); else nothing was left (exhaustion).
+fn verdict(asked: i64, free_in_segments: i64, device_free: Option<i64>, both: i64) -> OomVerdict {
+    if free_in_segments >= asked {
+        OomVerdict::Fragmentation
+    } else if device_free.is_some_and(|d| d >= asked) {
+        OomVerdict::ProcessLimit
+    } else if both >= asked {
+        OomVerdict::Fragmentation
+    } else {
+        OomVerdict::Exhaustion
+    }
+}
+
 /// The `oom` events of every device, in trace order.
 pub fn oom_reports(s: &AllocatorSnapshot) -> Vec<OomReport> {
     let mut out = Vec::new();
@@ -78,11 +98,7 @@ pub fn oom_reports(s: &AllocatorSnapshot) -> Vec<OomReport> {
                 allocated_bytes: state.allocated,
                 free_in_segments_bytes: state.free,
                 largest_free_block_bytes: state.largest_free,
-                verdict: if could_hold >= e.size {
-                    OomVerdict::Fragmentation
-                } else {
-                    OomVerdict::Exhaustion
-                },
+                verdict: verdict(e.size, state.free, device_free, could_hold),
                 stack: e.stack,
             });
         }
@@ -378,6 +394,12 @@ mod tests {
         // 50 free + 10 on the device < 70.
         let r = oom_reports(&snapshot(vec![oom(70, 10)]));
         assert_eq!(r[0].verdict, OomVerdict::Exhaustion);
+        // 50 free in pieces + 30 on the device ≥ 60: freeing the cache would have let it fit.
+        let r = oom_reports(&snapshot(vec![oom(60, 30)]));
+        assert_eq!(r[0].verdict, OomVerdict::Fragmentation);
+        // The device had 80 free for a request of 70 that failed: the process's limit.
+        let r = oom_reports(&snapshot(vec![oom(70, 80)]));
+        assert_eq!(r[0].verdict, OomVerdict::ProcessLimit);
         assert_eq!(r[0].device_free_bytes, Some(10));
         // No oom event: nothing to say.
         assert!(oom_reports(&snapshot(vec![Event::bare(Action::Alloc, 200, 8)])).is_empty());

@@ -737,7 +737,8 @@ pub struct Tr {
     pub snapshot_go_peak: &'static str,
     /// Why an `oom` event happened: event, asked, free in segments, largest piece, free on the
     /// device (MB, formatted), fragmentation (else exhaustion).
-    pub oom_verdict: fn(usize, &str, &str, &str, &str, bool) -> String,
+    pub oom_verdict:
+        fn(usize, &str, &str, &str, &str, crate::snapshot::oom::OomVerdict, &str) -> String,
     /// Picks the `oom` event.
     pub oom_go: &'static str,
     /// The memUsageInfo table's title, for a device.
@@ -764,6 +765,8 @@ pub struct Tr {
     pub oom_fragmentation: &'static str,
     /// A verdict, short.
     pub oom_exhaustion: &'static str,
+    /// A verdict, short: a limit on the process.
+    pub oom_process_limit: &'static str,
     /// How the holders are shown: table, flame graph.
     pub snapshot_views: [&'static str; 2],
     /// The flame graph's hint.
@@ -1429,13 +1432,20 @@ pub static EN: Tr = Tr {
     snapshot_freed_at: |k| format!("freed at event #{k}"),
     snapshot_held_at_end: "still held at the end",
     snapshot_go_peak: "Go to the peak",
-    oom_verdict: |k, asked, free, largest, device, fragmentation| {
-        let why = if fragmentation {
-            "Fragmentation: the memory was there, in pieces too small. Try \
-             PYTORCH_NPU_ALLOC_CONF=expandable_segments:True, or free the cache before this step."
-        } else {
-            "Exhaustion: not enough was free. Hold less: recompute activations, a smaller \
-             micro-batch, shard optimizer state."
+    oom_verdict: |k, asked, free, largest, device, verdict, conf| {
+        use crate::snapshot::oom::OomVerdict as V;
+        let why = match verdict {
+            V::Fragmentation => format!(
+                "Fragmentation: the memory was there, in pieces too small. Try \
+                 {conf}=expandable_segments:True, or free the cache before this step."
+            ),
+            V::Exhaustion => "Exhaustion: not enough was free. Hold less: recompute activations, \
+                 a smaller micro-batch, shard optimizer state."
+                .to_string(),
+            V::ProcessLimit => "A limit on the process: the device had it free, but this process \
+                 could not get it (a per-process memory fraction, or another process's \
+                 reservation). Raise the limit, or hold less."
+                .to_string(),
         };
         format!(
             "Out of memory at event #{k}: asked for {asked} MB; free in the allocator's segments \
@@ -1486,6 +1496,7 @@ pub static EN: Tr = Tr {
     oom_cluster_left_out: |n, most| format!("{n} more snapshots not read (at most {most} are)"),
     oom_fragmentation: "fragmentation",
     oom_exhaustion: "exhaustion",
+    oom_process_limit: "process limit",
     snapshot_views: ["Table", "Flame graph"],
     snapshot_flame_hint: "Width is memory; the outermost frame on top. Click a frame to list its blocks.",
     snapshot_block_kinds: ["allocated", "pending free", "free"],
@@ -2195,12 +2206,20 @@ pub static ZH: Tr = Tr {
     snapshot_freed_at: |k| format!("释放于事件 #{k}"),
     snapshot_held_at_end: "结束时仍持有",
     snapshot_go_peak: "跳到峰值",
-    oom_verdict: |k, asked, free, largest, device, fragmentation| {
-        let why = if fragmentation {
-            "碎片化：内存足够，但被切成了过小的块。可尝试 \
-             PYTORCH_NPU_ALLOC_CONF=expandable_segments:True，或在此步之前释放缓存。"
-        } else {
-            "耗尽：空闲内存不够。需要减少占用：重计算激活值、减小 micro-batch、切分优化器状态。"
+    oom_verdict: |k, asked, free, largest, device, verdict, conf| {
+        use crate::snapshot::oom::OomVerdict as V;
+        let why = match verdict {
+            V::Fragmentation => format!(
+                "碎片化：内存足够，但被切成了过小的块。可尝试 \
+                 {conf}=expandable_segments:True，或在此步之前释放缓存。"
+            ),
+            V::Exhaustion => {
+                "耗尽：空闲内存不够。需要减少占用：重计算激活值、减小 micro-batch、切分优化器状态。"
+                    .to_string()
+            }
+            V::ProcessLimit => "进程上限：设备上有足够的空闲内存，但本进程拿不到\
+                 （进程内存比例上限，或被其他进程占用）。请提高上限或减少占用。"
+                .to_string(),
         };
         format!(
             "在事件 #{k} 内存不足：申请 {asked} MB；分配器内存段中空闲 {free} MB\
@@ -2239,6 +2258,7 @@ pub static ZH: Tr = Tr {
     oom_cluster_left_out: |n, most| format!("另有 {n} 个快照未读取（最多读取 {most} 个）"),
     oom_fragmentation: "碎片化",
     oom_exhaustion: "耗尽",
+    oom_process_limit: "进程上限",
     snapshot_views: ["表格", "火焰图"],
     snapshot_flame_hint: "宽度即内存，最外层帧在上。点击某帧可列出其内存块。",
     snapshot_block_kinds: ["已分配", "待释放", "空闲"],

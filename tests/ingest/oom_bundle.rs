@@ -133,7 +133,12 @@ fn the_app_opens_on_the_oom_and_says_why() {
             &mb("free_in_segments_bytes"),
             &mb("largest_free_block_bytes"),
             &mb("device_free_bytes"),
-            o["verdict"] == "fragmentation",
+            match o["verdict"].as_str() {
+                Some("fragmentation") => memsight::snapshot::oom::OomVerdict::Fragmentation,
+                Some("process_limit") => memsight::snapshot::oom::OomVerdict::ProcessLimit,
+                _ => memsight::snapshot::oom::OomVerdict::Exhaustion,
+            },
+            "PYTORCH_NPU_ALLOC_CONF",
         );
         h.get_by_label(&verdict);
         h.get_by_label(&(t.oom_modules)(0));
@@ -312,4 +317,45 @@ fn a_folder_of_too_many_snapshots_counts_those_it_leaves_out() {
     assert_eq!(c.left_out, 1);
     assert!(c.rows.is_empty());
     assert!(cluster_tsv(&c).ends_with("# 1 more snapshots not read (at most 4096 are)\n"));
+}
+
+/// The real H100 OOMs: PyTorch's own error says why each failed. The fragmentation case ran
+/// out with 1.3 GiB free in pieces (and succeeded with expandable segments): fragmentation.
+/// The others failed under a per-process cap ("4.50 GiB allowed") while the device had tens of
+/// GiB free: a limit on the process, not fragmentation (every one read "fragmentation" before).
+#[test]
+fn real_cuda_ooms_say_whether_pieces_or_the_process_limit_failed() {
+    let Some(root) = common::samples() else {
+        return;
+    };
+    let cuda = root.join("cuda_h100");
+    let truth: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(cuda.join("truth.json")).unwrap()).unwrap();
+    let mut seen = 0;
+    for (case, t) in truth["oom"].as_object().unwrap() {
+        let pickle = cuda.join("oom").join(case).join("oom_snapshot.pickle");
+        if !pickle.is_file() {
+            assert_eq!(t["ok"], true, "{case}: no snapshot although it failed");
+            continue;
+        }
+        let error = t["error"].as_str().unwrap();
+        let want = if t["kind"] == "fragmentation" && t["expandable"] == "" {
+            "fragmentation"
+        } else {
+            // PyTorch's message: a cap ("… allowed") and the device's free memory above the
+            // request.
+            assert!(error.contains("allowed"), "{case}: {error}");
+            "process_limit"
+        };
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_memsight"))
+            .args(["snapshot", "--json"])
+            .arg(&pickle)
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let oom = &v["oom"][0];
+        assert_eq!(oom["verdict"], want, "{case}: {oom}");
+        seen += 1;
+    }
+    assert_eq!(seen, 5);
 }

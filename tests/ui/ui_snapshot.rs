@@ -711,6 +711,11 @@ fn a_cuda_snapshot_names_holders_by_the_users_line_and_its_device_cuda() {
                 file.display()
             );
             if at_oom {
+                // A CUDA snapshot's advice names CUDA's allocator settings.
+                assert!(
+                    h.query_by_label_contains("PYTORCH_NPU_ALLOC_CONF")
+                        .is_none()
+                );
                 h.get_by_label(&(t.snapshot_held_at_oom)(never_freed));
                 assert!(h.query_by_label(&(t.snapshot_leaks)(never_freed)).is_none());
             } else {

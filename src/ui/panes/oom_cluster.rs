@@ -100,10 +100,10 @@ impl OomClusterView {
                         ui.label(format!("NPU:{}", r.device));
                         match r.verdict {
                             Some(v) => {
-                                let text = if v == OomVerdict::Fragmentation {
-                                    t.oom_fragmentation
-                                } else {
-                                    t.oom_exhaustion
+                                let text = match v {
+                                    OomVerdict::Fragmentation => t.oom_fragmentation,
+                                    OomVerdict::Exhaustion => t.oom_exhaustion,
+                                    OomVerdict::ProcessLimit => t.oom_process_limit,
                                 };
                                 ui.colored_label(ui.visuals().warn_fg_color, text);
                             }

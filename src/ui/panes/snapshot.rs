@@ -8,7 +8,7 @@
 use crate::ingest::msmemscope::{OomDetail, OomDetailKind};
 use crate::snapshot::SnapshotError;
 use crate::snapshot::oom::{
-    ModuleUsage, OomReport, OomVerdict, memscope_oom_beside, oom_reports, usage_beside,
+    ModuleUsage, OomReport, memscope_oom_beside, oom_reports, usage_beside,
 };
 use crate::ui::palette::{FrameKind, flame_fill};
 use std::path::PathBuf;
@@ -361,7 +361,8 @@ impl SnapshotView {
                     &mb(o.free_in_segments_bytes),
                     &mb(o.largest_free_block_bytes),
                     &o.device_free_bytes.map_or_else(|| "?".to_string(), mb),
-                    o.verdict == OomVerdict::Fragmentation,
+                    o.verdict,
+                    alloc_conf(snap.backend),
                 );
                 ui.colored_label(ui.visuals().error_fg_color, text);
                 if shown.event != Some(o.event) && ui.button(t.oom_go).clicked() {
@@ -575,6 +576,15 @@ fn holders_flame(snap: &AllocatorSnapshot, live: &[(u64, i64, StackId)]) -> (Fla
         b.add(row as u32, &path, size);
     }
     (b.finish(), frames)
+}
+
+/// The allocator's settings variable of a backend (`PYTORCH_CUDA_ALLOC_CONF`,
+/// `PYTORCH_NPU_ALLOC_CONF`), for advice.
+fn alloc_conf(b: crate::snapshot::holder::Backend) -> &'static str {
+    match b {
+        crate::snapshot::holder::Backend::Cuda => "PYTORCH_CUDA_ALLOC_CONF",
+        crate::snapshot::holder::Backend::Npu => "PYTORCH_NPU_ALLOC_CONF",
+    }
 }
 
 /// Does `device`'s trace record an out-of-memory (an `oom` event)?
