@@ -704,7 +704,7 @@ fn stack_table(
 
 /// A stack in a tooltip, innermost frame first: the frame that names it strong, the others weak.
 /// Frames the unwinder could not place (`??`, no file) are counted, not listed, and at most
-/// [`TOOLTIP_FRAMES`] lines are drawn so the tooltip fits a 720-pixel window.
+/// 24 lines are drawn so the tooltip fits a 720-pixel window.
 pub fn stack_lines(ui: &mut egui::Ui, frames: &[Frame]) {
     let holder = holder_index(frames);
     let mut unplaced = 0usize;
