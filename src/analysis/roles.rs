@@ -120,19 +120,21 @@ impl Advice {
     /// The advice as English text (the CLI and JSON; the UI has its own per language).
     pub fn english(&self) -> String {
         let mib = |b: i64| format!("{:.1} MB", crate::model::bytes_to_mib(b));
+        // The holders, largest first: `name (12.0 MB); …`.
+        let who = || {
+            let v: Vec<String> = self
+                .holders
+                .iter()
+                .map(|(n, b)| format!("{n} ({})", mib(*b)))
+                .collect();
+            v.join("; ")
+        };
         match self.kind {
-            AdviceKind::Recompute => {
-                let who: Vec<String> = self
-                    .holders
-                    .iter()
-                    .map(|(n, b)| format!("{n} ({})", mib(*b)))
-                    .collect();
-                format!(
-                    "Activations hold {} at the peak; recompute them (activation checkpointing) or use a smaller micro-batch. Held most by: {}",
-                    mib(self.bytes),
-                    who.join("; ")
-                )
-            }
+            AdviceKind::Recompute => format!(
+                "Activations hold {} at the peak; recompute them (activation checkpointing) or use a smaller micro-batch. Held most by: {}",
+                mib(self.bytes),
+                who()
+            ),
             AdviceKind::ShardOptimizerState if self.ranks <= 1 => format!(
                 "Optimizer state allocated in the profile holds {} at the peak; sharding it over N data-parallel ranks (ZeRO-1, distributed optimizer) saves (N-1)/N of it (this profile has one rank)",
                 mib(self.bytes)
@@ -161,18 +163,11 @@ impl Advice {
                 "{} was allocated before profiling began (weights, optimizer state of earlier steps, buffers): the profile cannot tell them apart; profiling from step 1 splits it by role",
                 mib(self.bytes)
             ),
-            AdviceKind::Temporaries => {
-                let who: Vec<String> = self
-                    .holders
-                    .iter()
-                    .map(|(n, b)| format!("{n} ({})", mib(*b)))
-                    .collect();
-                format!(
-                    "Temporaries (forward and backward intermediates) hold {} at the peak; in-place ops, fused kernels (fused attention, fused optimizer) or computing in smaller chunks lower them. Held most by: {}",
-                    mib(self.bytes),
-                    who.join("; ")
-                )
-            }
+            AdviceKind::Temporaries => format!(
+                "Temporaries (forward and backward intermediates) hold {} at the peak; in-place ops, fused kernels (fused attention, fused optimizer) or computing in smaller chunks lower them. Held most by: {}",
+                mib(self.bytes),
+                who()
+            ),
         }
     }
 }
