@@ -394,13 +394,13 @@ mod tests {
         // 50 free + 10 on the device < 70.
         let r = oom_reports(&snapshot(vec![oom(70, 10)]));
         assert_eq!(r[0].verdict, OomVerdict::Exhaustion);
+        assert_eq!(r[0].device_free_bytes, Some(10));
         // 50 free in pieces + 30 on the device ≥ 60: freeing the cache would have let it fit.
         let r = oom_reports(&snapshot(vec![oom(60, 30)]));
         assert_eq!(r[0].verdict, OomVerdict::Fragmentation);
         // The device had 80 free for a request of 70 that failed: the process's limit.
         let r = oom_reports(&snapshot(vec![oom(70, 80)]));
         assert_eq!(r[0].verdict, OomVerdict::ProcessLimit);
-        assert_eq!(r[0].device_free_bytes, Some(10));
         // No oom event: nothing to say.
         assert!(oom_reports(&snapshot(vec![Event::bare(Action::Alloc, 200, 8)])).is_empty());
     }
