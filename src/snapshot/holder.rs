@@ -81,6 +81,15 @@ impl Backend {
         }
     }
 
+    /// The allocator's settings variable (`PYTORCH_CUDA_ALLOC_CONF`, `PYTORCH_NPU_ALLOC_CONF`),
+    /// for advice.
+    pub fn alloc_conf(self) -> &'static str {
+        match self {
+            Backend::Npu => "PYTORCH_NPU_ALLOC_CONF",
+            Backend::Cuda => "PYTORCH_CUDA_ALLOC_CONF",
+        }
+    }
+
     /// The backend a frame's text points at, if any: the CUDA allocator and `torch/cuda/`, or
     /// torch_npu's.
     pub fn of_frame(f: &Frame) -> Option<Backend> {
@@ -191,5 +200,6 @@ mod tests {
         assert_eq!(Backend::of_frame(&npu), Some(Backend::Npu));
         assert_eq!(Backend::Cuda.device_label(1), "CUDA:1");
         assert_eq!(Backend::Npu.device_label(0), "NPU:0");
+        assert_eq!(Backend::Cuda.alloc_conf(), "PYTORCH_CUDA_ALLOC_CONF");
     }
 }

@@ -198,6 +198,20 @@ fn errors_are_one_line_and_exit_2() {
     }
 }
 
+/// From the raw files of `dir`: the time origin, `at_ms` as ns from it, and the bytes of the
+/// operator_memory rows alive then (allocated at or before, released after).
+fn raw_live_bytes(dir: &std::path::Path, at_ms: f64) -> (i128, i128, i128) {
+    let origin = common::raw_origin(&dir.join("ASCEND_PROFILER_OUTPUT"));
+    let t = (at_ms * 1e6) as i128;
+    let (ops, _) = common::raw_ops(dir);
+    let blocks = ops
+        .iter()
+        .filter(|r| r.2.is_none_or(|a| a - origin <= t) && r.3.is_none_or(|z| z - origin > t))
+        .map(|r| (r.1.parse::<f64>().unwrap() * 1024.0).round() as i128)
+        .sum();
+    (origin, t, blocks)
+}
+
 #[test]
 fn live_json_says_where_the_memory_is() {
     let dir = rank_dir();
@@ -212,14 +226,7 @@ fn live_json_says_where_the_memory_is() {
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     // Independently, from the raw files.
-    let origin = common::raw_origin(&dir.join("ASCEND_PROFILER_OUTPUT"));
-    let t = (at_ms * 1e6) as i128;
-    let (ops, _) = common::raw_ops(&dir);
-    let blocks: i128 = ops
-        .iter()
-        .filter(|r| r.2.is_none_or(|a| a - origin <= t) && r.3.is_none_or(|z| z - origin > t))
-        .map(|r| (r.1.parse::<f64>().unwrap() * 1024.0).round() as i128)
-        .sum();
+    let (origin, t, blocks) = raw_live_bytes(&dir, at_ms);
     let allocated = common::raw_operator_curve(&dir, "Total Allocated(MB)", origin, t).unwrap();
     let reserved = common::raw_operator_curve(&dir, "Total Reserved(MB)", origin, t).unwrap();
     let app = common::raw_component_curve(&dir, &["APP"], "Total Reserved(MB)", origin, t).unwrap();
@@ -244,14 +251,7 @@ fn live_text_says_what_the_blocks_do_not_explain() {
     let at_ms = 7.5;
     let (code, out, _) = memsight(&["live", dir.to_str().unwrap(), "--at-ms", "7.5"]);
     assert_eq!(code, 0);
-    let origin = common::raw_origin(&dir.join("ASCEND_PROFILER_OUTPUT"));
-    let t = (at_ms * 1e6) as i128;
-    let (ops, _) = common::raw_ops(&dir);
-    let blocks: i128 = ops
-        .iter()
-        .filter(|r| r.2.is_none_or(|a| a - origin <= t) && r.3.is_none_or(|z| z - origin > t))
-        .map(|r| (r.1.parse::<f64>().unwrap() * 1024.0).round() as i128)
-        .sum();
+    let (origin, t, blocks) = raw_live_bytes(&dir, at_ms);
     let allocated = common::raw_operator_curve(&dir, "Total Allocated(MB)", origin, t).unwrap();
     let reserved = common::raw_operator_curve(&dir, "Total Reserved(MB)", origin, t).unwrap();
     let mib = |b: i128| format!("{:.2}", b as f64 / 1048576.0);

@@ -362,7 +362,7 @@ impl SnapshotView {
                     &mb(o.largest_free_block_bytes),
                     &o.device_free_bytes.map_or_else(|| "?".to_string(), mb),
                     o.verdict,
-                    alloc_conf(snap.backend),
+                    snap.backend.alloc_conf(),
                 );
                 ui.colored_label(ui.visuals().error_fg_color, text);
                 if shown.event != Some(o.event) && ui.button(t.oom_go).clicked() {
@@ -576,15 +576,6 @@ fn holders_flame(snap: &AllocatorSnapshot, live: &[(u64, i64, StackId)]) -> (Fla
         b.add(row as u32, &path, size);
     }
     (b.finish(), frames)
-}
-
-/// The allocator's settings variable of a backend (`PYTORCH_CUDA_ALLOC_CONF`,
-/// `PYTORCH_NPU_ALLOC_CONF`), for advice.
-fn alloc_conf(b: crate::snapshot::holder::Backend) -> &'static str {
-    match b {
-        crate::snapshot::holder::Backend::Cuda => "PYTORCH_CUDA_ALLOC_CONF",
-        crate::snapshot::holder::Backend::Npu => "PYTORCH_NPU_ALLOC_CONF",
-    }
 }
 
 /// Does `device`'s trace record an out-of-memory (an `oom` event)?
