@@ -153,6 +153,8 @@ pub enum Command {
     CancelOverview,
     /// A cluster summary's host filter.
     SetSummaryHostFilter(String),
+    /// The cluster summary's host filter matches whole host names only (else any part).
+    SetSummaryHostExact(bool),
     /// Pin a cluster summary's rank (its curve stays on screen), or unpin.
     SelectSummaryRank(Option<usize>),
     /// A summary's rank was asked to open, but its folder is not on this machine.

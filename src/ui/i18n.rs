@@ -278,6 +278,8 @@ pub struct Tr {
     pub summary_no_leaks: &'static str,
     /// Ranks growing step after step (count, list).
     pub summary_leaks: fn(usize, &str) -> String,
+    /// What counts as growing step after step (the leak line's tooltip).
+    pub summary_leaks_rule: &'static str,
     /// The other summary's values, in legends.
     pub summary_before_series: &'static str,
     /// No step boundaries in the summary.
@@ -292,6 +294,12 @@ pub struct Tr {
     pub summary_host_filter: &'static str,
     /// Its hint.
     pub summary_host_hint: &'static str,
+    /// The host filter matches whole host names only.
+    pub summary_host_exact: &'static str,
+    /// What the whole-name check does.
+    pub summary_host_exact_hover: &'static str,
+    /// The copy's column of the top operator's size, after its name.
+    pub summary_top_operator_mb: &'static str,
     /// Ranks shown of all.
     pub summary_shown: fn(usize, usize) -> String,
     /// A summary table's column header.
@@ -592,6 +600,8 @@ pub struct Tr {
     pub open_rank_hover: &'static str,
     /// The bar chart's y axis.
     pub overview_axis: &'static str,
+    /// The x axis of a bar per rank.
+    pub rank_axis_title: &'static str,
     /// File menu: compare with another profile.
     pub compare_with_menu: &'static str,
     /// Parameter bar: compare with a rank (label of the picker).
@@ -867,7 +877,7 @@ pub static EN: Tr = Tr {
     summary_no_leaks: "No rank's memory grows step after step (3 rises of 1 MB or more in a row, kept to the end).",
     summary_leaks: |n, list| {
         format!(
-            "⚠ {} step after step (3+ rises of 1 MB or more in a row, kept to the end; growth since the first step's end): {list}",
+            "⚠ {} step after step: {list}",
             if n == 1 {
                 "1 rank grows".to_string()
             } else {
@@ -875,6 +885,7 @@ pub static EN: Tr = Tr {
             }
         )
     },
+    summary_leaks_rule: "3 or more rises of 1 MB or more in a row, kept to the end; the growth is counted from the first step's end.",
     summary_before_series: "before",
     summary_no_steps: "No step boundaries in these ranks.",
     summary_step_lines: ["Highest rank", "Median", "Lowest rank"],
@@ -882,6 +893,9 @@ pub static EN: Tr = Tr {
     summary_time_axis: "Time (ms)",
     summary_host_filter: "Host:",
     summary_host_hint: "part of a host name",
+    summary_host_exact: "Whole name",
+    summary_host_exact_hover: "Match whole host names only: node7 then matches node7, not node70–node79.",
+    summary_top_operator_mb: "Top operator(MB)",
     summary_shown: |shown, n| format!("{shown} of {}", counted(n, "rank", "ranks")),
     summary_header: |c| {
         use crate::model::cluster::SummaryColumn as C;
@@ -1308,6 +1322,7 @@ pub static EN: Tr = Tr {
     },
     open_rank_hover: "Open this rank",
     overview_axis: "Peak (MB)",
+    rank_axis_title: "Rank",
     compare_with_menu: "Compare with…",
     compare_with: "Compare with",
     compare_none: "nothing",
@@ -1539,11 +1554,8 @@ pub static ZH: Tr = Tr {
         )
     },
     summary_no_leaks: "没有 rank 的内存逐迭代增长（连续 3 次上升且每次不少于 1 MB，并保持到最后）。",
-    summary_leaks: |n, list| {
-        format!(
-            "⚠ {n} 个 rank 的内存逐迭代增长（连续 3 次以上上升且每次不少于 1 MB，并保持到最后；增长量自第一个迭代结束时起）：{list}"
-        )
-    },
+    summary_leaks: |n, list| format!("⚠ {n} 个 rank 的内存逐迭代增长：{list}"),
+    summary_leaks_rule: "连续 3 次以上上升且每次不少于 1 MB，并保持到最后；增长量自第一个迭代结束时起计算。",
     summary_before_series: "对比基准",
     summary_no_steps: "这些 rank 没有迭代边界。",
     summary_step_lines: ["最高 rank", "中位数", "最低 rank"],
@@ -1551,6 +1563,9 @@ pub static ZH: Tr = Tr {
     summary_time_axis: "时间 (ms)",
     summary_host_filter: "主机：",
     summary_host_hint: "主机名的一部分",
+    summary_host_exact: "完整名称",
+    summary_host_exact_hover: "只匹配完整的主机名：node7 只匹配 node7，不匹配 node70–node79。",
+    summary_top_operator_mb: "占用最多的算子(MB)",
     summary_shown: |shown, n| format!("显示 {shown}/{n} 个 rank"),
     summary_header: |c| {
         use crate::model::cluster::SummaryColumn as C;
@@ -1561,7 +1576,7 @@ pub static ZH: Tr = Tr {
             C::PeakAllocated => "峰值 Allocated(MB)",
             C::PeakAt => "峰值时刻(ms)",
             C::PeakReserved => "峰值 Reserved(MB)",
-            C::Steps => "Step 数",
+            C::Steps => "迭代数",
             C::Growth => "逐迭代增长(MB)",
             C::TopOperator => "峰值时占用最多的算子",
             C::Before => "对比基准(MB)",
@@ -2109,6 +2124,7 @@ pub static ZH: Tr = Tr {
     },
     open_rank_hover: "打开此 rank",
     overview_axis: "峰值 (MB)",
+    rank_axis_title: "Rank",
     compare_with_menu: "与…对比",
     compare_with: "对比",
     compare_none: "无",

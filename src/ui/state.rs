@@ -232,6 +232,8 @@ pub use crate::model::cluster::SummaryColumn;
 pub struct SummaryChoice {
     /// Only ranks whose host contains this text (case-insensitive; empty: all).
     pub host_filter: String,
+    /// The filter matches whole host names (case-insensitive) rather than any part of one.
+    pub host_exact: bool,
     /// The rank whose curve is pinned (index into the summary's ranks).
     pub selected: Option<usize>,
     /// The rank whose folder was asked for but is not on this machine.
@@ -546,6 +548,7 @@ impl ViewState {
                 self.tab = TabId::DETAILS;
             }
             Command::SetSummaryHostFilter(text) => self.summary.host_filter.clone_from(text),
+            Command::SetSummaryHostExact(on) => self.summary.host_exact = *on,
             Command::SelectSummaryRank(i) => {
                 self.summary.selected = *i;
                 self.summary.unreachable = None;

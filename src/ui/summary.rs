@@ -152,6 +152,9 @@ pub struct SummaryView {
     pub read_after: Option<Duration>,
     /// The summary compared with ("before"), when one was picked.
     pub baseline: Option<BaselineSummary>,
+    /// The rank under the pointer (a bar or a table row) in the last frame: the table is drawn
+    /// below the charts that show it.
+    pub hovered: Option<usize>,
 }
 
 /// The summary compared with.
@@ -177,6 +180,7 @@ impl SummaryView {
             error: None,
             read_after: None,
             baseline: None,
+            hovered: None,
         }
     }
 

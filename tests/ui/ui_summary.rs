@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use common::{RawCsv, memsight, raw_peak};
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use memsight::ui::MemsightApp;
 use memsight::ui::format::grouped;
 use memsight::ui::i18n::{EN, Lang, Tr, ZH};
@@ -222,12 +222,18 @@ fn the_host_filter_the_sort_and_copy_give_the_shown_rows() {
         // Ranks 8–11 are on node1; largest peak first.
         let mut want: Vec<usize> = (8..12).collect();
         want.sort_by(|&a, &b| peaks[b].total_cmp(&peaks[a]));
+        let header: Vec<&str> = lines[0].split('\t').collect();
+        assert_eq!(header[9], t.summary_top_operator_mb, "{tsv}");
         for (line, rank) in lines[1..].iter().zip(&want) {
             let cells: Vec<&str> = line.split('\t').collect();
             assert_eq!(cells[0], rank.to_string(), "{tsv}");
             assert_eq!(cells[1], "node1");
-            assert_eq!(cells[3], grouped(peaks[*rank], 2));
-            assert_eq!(cells[9], c.dirs[*rank].display().to_string());
+            // Plain numbers, as the details table copies them: no separators, exact.
+            assert!(!cells[3].contains(','), "{line}");
+            assert_eq!(cells[3].parse::<f64>().ok(), Some(peaks[*rank]), "{line}");
+            // The top operator's MB in a column of its own.
+            assert!(cells[9].parse::<f64>().is_ok_and(|v| v > 0.0), "{line}");
+            assert_eq!(cells[10], c.dirs[*rank].display().to_string());
         }
     }
 }
@@ -361,14 +367,13 @@ fn two_summaries_compare_rank_by_rank() {
         for line in lines {
             let cells: Vec<&str> = line.split('\t').collect();
             let (a, b) = (now[cells[0]], before[cells[0]]);
-            assert_eq!(cells[4], grouped(b, 2), "{line}");
-            let d = a - b;
-            let want = if d > 0.0 {
-                format!("+{}", grouped(d, 2))
-            } else {
-                grouped(d, 2)
-            };
-            assert_eq!(cells[5], want, "{line}");
+            // Plain numbers: exact, no separators, no sign on a rise.
+            assert_eq!(cells[4].parse::<f64>().ok(), Some(b), "{line}");
+            assert_eq!(cells[5].parse::<f64>().ok(), Some(a - b), "{line}");
+            assert!(
+                !cells[4].contains(',') && !cells[5].starts_with('+'),
+                "{line}"
+            );
             rows += 1;
         }
         assert_eq!(rows, 12);
@@ -526,5 +531,114 @@ fn a_rank_link_opens_its_folder_whatever_folder_the_summary_was_made_or_opened_f
                 rank
             );
         }
+    }
+}
+
+/// The summary at 1280×720 (issue 43 item 7): the warning lines wrap instead of being cut at the
+/// right edge, and the table is not squeezed beside the rank's curve (it had half the width:
+/// Growth was cut and Top operator and Folder scrolled sideways).
+#[test]
+fn at_720p_the_lines_wrap_and_the_table_has_the_whole_width() {
+    let c = cluster();
+    for lang in [Lang::En, Lang::Zh] {
+        let t = tr(lang);
+        let mut app = MemsightApp::new(Some(c.now.clone()), Vec::new(), None);
+        app.set_language(lang);
+        app.document_mut::<memsight::ui::summary::SummaryView>()
+            .unwrap()
+            .wait();
+        let mut h = Harness::builder()
+            .with_size([1280.0, 720.0])
+            .with_max_steps(16)
+            .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
+        h.run();
+        h.run();
+        // Ranks 9–11 leak: the line that names them.
+        let prefix = (t.summary_leaks)(3, "");
+        let leaks = h.get_by_label_contains(prefix.trim_end());
+        let text = leaks.accesskit_node().label().unwrap_or_default();
+        let rect = leaks.rect();
+        let font =
+            egui::FontId::proportional(egui::TextStyle::Body.resolve(&h.ctx.global_style()).size);
+        let width = h
+            .ctx
+            .fonts_mut(|f| f.layout_no_wrap(text.clone(), font.clone(), egui::Color32::WHITE))
+            .size()
+            .x;
+        assert!(rect.max.x <= 1280.0, "{lang:?}: {rect:?}");
+        // The whole text is drawn: as wide as it is on one line, or on more lines.
+        let line = h.ctx.fonts_mut(|f| f.row_height(&font));
+        assert!(
+            rect.width() + 1.0 >= width || rect.height() >= 1.8 * line,
+            "{lang:?}: {text} is {width} wide but drawn in {rect:?}"
+        );
+        // With nothing hovered or pinned the curve is the highest rank's.
+        let curve_title = (0..c.dirs.len())
+            .find_map(|r| {
+                h.query_by_label(&(t.summary_curve_title)(&r.to_string(), &host_of(r)))
+                    .map(|n| n.rect())
+            })
+            .expect("the curve's title");
+        // The table (its host filter first) starts below the curve, not beside it.
+        let filter = h.get_by_label(t.summary_host_filter).rect();
+        assert!(
+            filter.min.y > curve_title.max.y + 60.0,
+            "{lang:?}: the table at {filter:?} sits beside the curve titled at {curve_title:?}"
+        );
+        for &col in &memsight::ui::state::SummaryColumn::PLAIN {
+            let header = h.get_by_label((t.summary_header)(col)).rect();
+            assert!(header.max.x <= 1280.0, "{lang:?}: {col:?} at {header:?}");
+        }
+    }
+}
+
+/// The host filter's "Whole name" check (issue 43 item 7): "node1" matches node1, node10 and
+/// node11 as a part of a name, and node1 alone as a whole name.
+#[test]
+fn the_whole_name_host_filter_leaves_out_longer_names() {
+    let tmp = tempfile::tempdir().unwrap();
+    // 96 ranks, 8 a host: node0 … node11.
+    let (code, _, err) = memsight(&[
+        "generate",
+        tmp.path().join("run").to_str().unwrap(),
+        "--ranks",
+        "96",
+        "--allocs",
+        "50",
+        "--steps",
+        "2",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let dirs: Vec<PathBuf> = std::fs::read_dir(tmp.path().join("run"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    let db = tmp.path().join("all.db");
+    summarize(&dirs, &db);
+    // The ranks per host, by SQL over the file.
+    let conn = Connection::open(&db).unwrap();
+    let count =
+        |sql: &str| -> usize { conn.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap() as usize };
+    let part = count("SELECT COUNT(*) FROM ranks WHERE host LIKE '%node1%'");
+    let whole = count("SELECT COUNT(*) FROM ranks WHERE host = 'node1'");
+    assert_eq!((part, whole), (24, 8));
+    for lang in [Lang::En, Lang::Zh] {
+        let t = tr(lang);
+        let mut h = open(&db, lang);
+        common::type_into(&mut h, t.summary_host_filter, "node1");
+        h.run();
+        h.get_by_label(&(t.summary_shown)(part, 96));
+        h.get_by_label(t.summary_host_exact).click();
+        h.run();
+        h.get_by_label(&(t.summary_shown)(whole, 96));
+        h.get_by_label(t.copy_all).click();
+        h.step();
+        let tsv = common::copied(&h).unwrap();
+        let hosts: Vec<&str> = tsv
+            .lines()
+            .skip(1)
+            .map(|l| l.split('\t').nth(1).unwrap())
+            .collect();
+        assert_eq!(hosts, vec!["node1"; whole], "{lang:?}");
     }
 }

@@ -13,6 +13,7 @@ use crate::ui::command::Command;
 use crate::ui::format::grouped;
 use crate::ui::i18n::Tr;
 use crate::ui::overview::Overview;
+use crate::ui::plot::rank_axis::{rank_axis, rank_grid};
 use crate::ui::state::{OverviewColumn, ViewState};
 
 /// The cluster overview table's sort, in [`crate::ui::state::ViewState::sorts`].
@@ -182,30 +183,10 @@ pub fn overview_ui(
     let chart_h = (ui.available_height() * 0.35).clamp(120.0, 320.0);
     let labels: Vec<String> = (0..n).map(rank_of).collect();
     let shown: Vec<usize> = peaks.iter().map(|p| p.0).collect();
+    let (axis, label_points) = rank_axis(t.rank_axis_title, labels);
     let plot = Plot::new("overview_bars")
-        .x_axis_formatter(move |m, _| {
-            // Rank ids under their bars; nothing between them.
-            let i = m.value.round();
-            if (m.value - i).abs() < 1e-6 && i >= 0.0 {
-                labels.get(i as usize).cloned().unwrap_or_default()
-            } else {
-                String::new()
-            }
-        })
-        .x_grid_spacer(|input| {
-            let (a, b) = input.bounds;
-            let step = ((b - a) / 16.0).ceil().max(1.0);
-            let mut marks = Vec::new();
-            let mut x = (a / step).ceil() * step;
-            while x <= b {
-                marks.push(egui_plot::GridMark {
-                    value: x,
-                    step_size: step,
-                });
-                x += step;
-            }
-            marks
-        })
+        .custom_x_axes(vec![axis])
+        .x_grid_spacer(move |input| rank_grid(input, label_points))
         .height(chart_h)
         .y_axis_label(t.overview_axis)
         .allow_drag(false)

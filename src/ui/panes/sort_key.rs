@@ -1,6 +1,6 @@
 //! A table cell's value as a sort key, shared by the cluster overview's and the cluster
-//! summary's tables: numbers compare as numbers (rank ids too), text as text, and a missing
-//! value goes last whichever the direction.
+//! summary's tables: numbers compare as numbers (rank ids too), text in natural order ("node2"
+//! before "node10"), and a missing value goes last whichever the direction.
 
 use std::cmp::Ordering;
 
@@ -42,12 +42,50 @@ impl SortKey {
             (SortKey::Missing, _) => Ordering::Greater,
             (_, SortKey::Missing) => Ordering::Less,
             (x, y) => {
-                let ord = x.partial_cmp(y).unwrap_or(Ordering::Equal);
+                let ord = match (x, y) {
+                    (SortKey::Text(a), SortKey::Text(b)) => natural_cmp(a, b),
+                    _ => x.partial_cmp(y).unwrap_or(Ordering::Equal),
+                };
                 if dir == SortDir::Desc {
                     ord.reverse()
                 } else {
                     ord
                 }
+            }
+        }
+    }
+}
+
+/// `a` against `b` with runs of digits compared as numbers ("node2" < "node10"), the rest as
+/// text; equal runs fall back to plain text order, so distinct names never compare equal.
+pub fn natural_cmp(a: &str, b: &str) -> Ordering {
+    let (mut x, mut y) = (a.chars().peekable(), b.chars().peekable());
+    loop {
+        match (x.peek().copied(), y.peek().copied()) {
+            (None, None) => return a.cmp(b),
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some(c), Some(d)) if c.is_ascii_digit() && d.is_ascii_digit() => {
+                let run = |it: &mut std::iter::Peekable<std::str::Chars<'_>>| {
+                    let mut digits = String::new();
+                    while let Some(c) = it.next_if(char::is_ascii_digit) {
+                        digits.push(c);
+                    }
+                    digits
+                };
+                let (m, n) = (run(&mut x), run(&mut y));
+                let (m, n) = (m.trim_start_matches('0'), n.trim_start_matches('0'));
+                let ord = m.len().cmp(&n.len()).then_with(|| m.cmp(n));
+                if ord != Ordering::Equal {
+                    return ord;
+                }
+            }
+            (Some(c), Some(d)) => {
+                if c != d {
+                    return c.cmp(&d);
+                }
+                x.next();
+                y.next();
             }
         }
     }
@@ -67,6 +105,17 @@ mod tests {
             assert_eq!(one.cmp_in(&none, dir), Ordering::Less);
         }
         assert!(SortKey::rank("9") < SortKey::rank("10"));
+        let host = |h: &str| SortKey::Text(h.into());
+        assert_eq!(
+            host("node2").cmp_in(&host("node10"), SortDir::Asc),
+            Ordering::Less
+        );
+        assert_eq!(
+            host("node10").cmp_in(&host("node9"), SortDir::Desc),
+            Ordering::Less
+        );
+        assert_eq!(natural_cmp("a01", "a1"), "a01".cmp("a1"));
+        assert_eq!(natural_cmp("node7", "node70"), Ordering::Less);
         assert_eq!(SortKey::num(Some(f64::NAN)), SortKey::Missing);
     }
 }

@@ -15,6 +15,7 @@ use crate::ui::command::{Command, PickKind};
 use crate::ui::format::grouped;
 use crate::ui::i18n::Tr;
 use crate::ui::palette;
+use crate::ui::plot::rank_axis::{rank_axis, rank_grid};
 use crate::ui::sorts::SortTable;
 use crate::ui::state::{SummaryChoice, SummaryColumn};
 
@@ -109,12 +110,21 @@ fn key(view: &SummaryView, open: &OpenSummary, i: usize, col: SummaryColumn) -> 
     }
 }
 
-fn host_matches(r: &ClusterRank, filter: &str) -> bool {
-    filter.is_empty()
-        || r.identity
-            .host
-            .as_deref()
-            .is_some_and(|h| h.to_lowercase().contains(&filter.to_lowercase()))
+/// Whether rank `r`'s host passes the filter: any part of the name, or with `exact` the whole
+/// name (so "node7" leaves out node70–node79); case-insensitive; an empty filter passes all.
+fn host_matches(r: &ClusterRank, filter: &str, exact: bool) -> bool {
+    if filter.is_empty() {
+        return true;
+    }
+    let filter = filter.to_lowercase();
+    r.identity.host.as_deref().is_some_and(|h| {
+        let h = h.to_lowercase();
+        if exact {
+            h == filter
+        } else {
+            h.contains(&filter)
+        }
+    })
 }
 
 /// The ranks the table shows (indices into the summary's ranks): those whose host matches the
@@ -128,21 +138,27 @@ pub fn summary_order(
         return Vec::new();
     };
     let mut rows: Vec<usize> = (0..open.summary.ranks.len())
-        .filter(|&i| host_matches(&open.summary.ranks[i], choice.host_filter.trim()))
+        .filter(|&i| {
+            host_matches(
+                &open.summary.ranks[i],
+                choice.host_filter.trim(),
+                choice.host_exact,
+            )
+        })
         .collect();
     let Some((col, dir)) = sort else {
-        // The file's order is by identity, where rank "10" comes before "9": by host, then by
-        // rank number.
-        let keys: Vec<(Option<&str>, Key)> = (0..open.summary.ranks.len())
+        // The file's order is by identity, where rank "10" comes before "9": by host in natural
+        // order (node2 before node10), then by rank number.
+        let keys: Vec<(Key, Key)> = (0..open.summary.ranks.len())
             .map(|i| {
-                let host = open.summary.ranks[i].identity.host.as_deref();
+                let host = key(view, open, i, SummaryColumn::Host);
                 (host, key(view, open, i, SummaryColumn::Rank))
             })
             .collect();
         rows.sort_by(|&a, &b| {
-            keys[a]
-                .partial_cmp(&keys[b])
-                .unwrap_or(std::cmp::Ordering::Equal)
+            let ((h, r), (g, s)) = (&keys[a], &keys[b]);
+            h.cmp_in(g, SortDir::Asc)
+                .then_with(|| r.cmp_in(s, SortDir::Asc))
         });
         return rows;
     };
@@ -162,20 +178,76 @@ pub fn summary_columns(view: &SummaryView) -> &'static [SummaryColumn] {
     }
 }
 
-/// The shown rows as TSV with a header (what Copy puts on the clipboard, for Excel).
+/// A number as a copy writes it: plain and exact (no thousands separators, no sign for
+/// positive values, `.` as the decimal point), empty when missing.
+fn plain(v: Option<f64>) -> String {
+    v.map_or_else(String::new, |v| format!("{v}"))
+}
+
+/// The cells of rank `i` as Copy writes them: the table's columns with plain numbers, and the
+/// top operator split into its name and its MB.
+fn copy_cells(view: &SummaryView, i: usize) -> Vec<String> {
+    let Some(open) = &view.open else {
+        return Vec::new();
+    };
+    let Some(r) = open.summary.ranks.get(i) else {
+        return Vec::new();
+    };
+    let mut cells = Vec::new();
+    for &col in summary_columns(view) {
+        match col {
+            SummaryColumn::PeakAllocated => cells.push(plain(r.peak_allocated_mib)),
+            SummaryColumn::PeakAt => cells.push(plain(r.peak_allocated_at_ms)),
+            SummaryColumn::PeakReserved => cells.push(plain(r.peak_reserved_mib)),
+            SummaryColumn::Growth => {
+                cells.push(plain(open.growth.get(i).copied().flatten().map(|g| g.mib)));
+            }
+            SummaryColumn::TopOperator => {
+                let top = r.top_operator.as_ref();
+                cells.push(top.map_or_else(String::new, |a| a.name.clone()));
+                cells.push(plain(top.map(|a| a.mib)));
+            }
+            SummaryColumn::Before => cells.push(plain(before_peak(view, i))),
+            SummaryColumn::Delta => cells.push(plain(
+                r.peak_allocated_mib
+                    .zip(before_peak(view, i))
+                    .map(|(a, b)| a - b),
+            )),
+            SummaryColumn::Folder => cells.push(match &r.error {
+                Some(e) => e.clone(),
+                None => r.identity.path.clone(),
+            }),
+            SummaryColumn::Host | SummaryColumn::Device => {
+                let v = if col == SummaryColumn::Host {
+                    &r.identity.host
+                } else {
+                    &r.identity.device
+                };
+                cells.push(v.clone().unwrap_or_default());
+            }
+            SummaryColumn::Rank | SummaryColumn::Steps => cells.push(summary_cell(view, i, col)),
+        }
+    }
+    cells
+}
+
+/// The shown rows as TSV with a header (what Copy puts on the clipboard, for Excel): plain
+/// numbers as the details table copies them, the top operator's name and MB in two columns.
 pub fn summary_tsv(t: &Tr, view: &SummaryView, rows: &[usize]) -> String {
-    let cols = summary_columns(view);
     let clean = |s: String| s.replace(['\t', '\n', '\r'], " ");
-    let mut out: Vec<String> = vec![
-        cols.iter()
-            .map(|&c| (t.summary_header)(c))
-            .collect::<Vec<_>>()
-            .join("\t"),
-    ];
+    let mut header: Vec<&str> = Vec::new();
+    for &c in summary_columns(view) {
+        header.push((t.summary_header)(c));
+        if c == SummaryColumn::TopOperator {
+            header.push(t.summary_top_operator_mb);
+        }
+    }
+    let mut out: Vec<String> = vec![header.join("\t")];
     for &i in rows {
         out.push(
-            cols.iter()
-                .map(|&c| clean(summary_cell(view, i, c)))
+            copy_cells(view, i)
+                .into_iter()
+                .map(clean)
                 .collect::<Vec<_>>()
                 .join("\t"),
         );
@@ -242,35 +314,43 @@ pub fn summary_ui(
         return;
     }
     let rows = summary_order(view, choice, sort);
-    header_ui(ui, t, view, &file, &rows, out);
+    header_ui(ui, t, view, choice, &file, &rows, out);
     let Some(open) = &view.open else { return };
     if open.summary.ranks.is_empty() {
         return;
     }
-    let chart_h = (ui.available_height() * 0.3).clamp(110.0, 300.0);
+    // Three charts side by side above a table of the whole width (at 1280×720 a table beside
+    // a chart had to scroll sideways). The rank under the pointer last frame (a bar or a row)
+    // is the one the step plot marks and the curve shows.
+    let chart_h = (ui.available_height() * 0.32).clamp(110.0, 320.0);
+    let last_hovered = view.hovered;
     let mut hovered: Option<usize> = None;
-    ui.columns(2, |cols| {
+    ui.columns(3, |cols| {
         if let Some(i) = peaks_plot(&mut cols[0], t, view, &rows, choice, chart_h) {
             hovered = Some(i);
             if cols[0].input(|i| i.pointer.primary_clicked()) {
                 out.push(Command::SelectSummaryRank(Some(i)));
             }
         }
-        steps_plot(&mut cols[1], t, view, choice, hovered, chart_h);
+        let shown = hovered.or(last_hovered);
+        steps_plot(&mut cols[1], t, view, choice, shown, chart_h);
+        curve_ui(&mut cols[2], t, view, choice, shown, chart_h, out);
     });
     ui.separator();
-    ui.columns(2, |cols| {
-        if let Some(i) = table_ui(&mut cols[0], t, view, &rows, choice, sort, out) {
-            hovered = hovered.or(Some(i));
-        }
-        curve_ui(&mut cols[1], t, view, choice, hovered, out);
-    });
+    if let Some(i) = table_ui(ui, t, view, &rows, choice, sort, out) {
+        hovered = hovered.or(Some(i));
+    }
+    if hovered != last_hovered {
+        view.hovered = hovered;
+        ui.ctx().request_repaint();
+    }
 }
 
 fn header_ui(
     ui: &mut egui::Ui,
     t: &'static Tr,
     view: &SummaryView,
+    choice: &SummaryChoice,
     file: &str,
     rows: &[usize],
     out: &mut Vec<Command>,
@@ -338,6 +418,24 @@ fn header_ui(
     if open.failed > 0 {
         ui.colored_label(ui.visuals().warn_fg_color, (t.summary_failed)(open.failed));
     }
+    if let Some(u) = choice.unreachable
+        && let Some(r) = open.summary.ranks.get(u)
+    {
+        // Said above the charts, whatever rank is under the pointer: it names its rank.
+        let id = &r.identity;
+        ui.add(
+            egui::Label::new(
+                egui::RichText::new((t.summary_unreachable)(
+                    &id.rank,
+                    &id.path,
+                    id.host.as_deref().unwrap_or("–"),
+                    open.summary.summarised_on.as_deref(),
+                ))
+                .color(ui.visuals().warn_fg_color),
+            )
+            .wrap(),
+        );
+    }
     if !open.summary.notes.is_empty() {
         egui::CollapsingHeader::new((t.summary_notes)(open.summary.notes.len()))
             .id_salt("summary_notes")
@@ -366,10 +464,10 @@ fn header_ui(
                     .map_or(String::new(), |p| format!(": {} MB", grouped(p, 2)))
             };
             let list = &open.outliers_by_peak;
-            one_line(
+            warning_line(
                 ui,
                 (t.overview_outliers)(&named_list(open, t, list, peak)),
-                true,
+                None,
             );
         }
     }
@@ -394,24 +492,22 @@ fn header_ui(
     } else {
         let g =
             |i: usize| open.growth[i].map_or(String::new(), |g| format!(" {} MB", signed(g.mib)));
-        one_line(
+        warning_line(
             ui,
             (t.summary_leaks)(leaks.len(), &named_list(open, t, leaks, g)),
-            true,
+            Some(t.summary_leaks_rule),
         );
     }
 }
 
-/// A line of text cut to the width (the whole of it on hover), in the warning colour when
-/// `warn`.
-fn one_line(ui: &mut egui::Ui, text: String, warn: bool) {
-    let rich = if warn {
-        egui::RichText::new(&text).color(ui.visuals().warn_fg_color)
-    } else {
-        egui::RichText::new(&text)
-    };
-    ui.add(egui::Label::new(rich).truncate())
-        .on_hover_text(text);
+/// A warning in its colour, wrapped at the window's edge (it names at most [`NAMED`] ranks, so
+/// it takes two lines at most at 1280 points), with `hover` as its tooltip.
+fn warning_line(ui: &mut egui::Ui, text: String, hover: Option<&str>) {
+    let rich = egui::RichText::new(text).color(ui.visuals().warn_fg_color);
+    let label = ui.add(egui::Label::new(rich).wrap());
+    if let Some(h) = hover {
+        label.on_hover_text(h);
+    }
 }
 
 /// The bars of every shown rank's peak, in the table's order (sorted by peak, they are the
@@ -467,18 +563,12 @@ fn peaks_plot(
         .iter()
         .map(|&i| open.summary.ranks[i].identity.rank.clone())
         .collect();
+    let (axis, label_points) = rank_axis(t.rank_axis_title, labels);
     let plot = Plot::new("summary_peaks")
         .height(height)
         .y_axis_label(t.overview_axis)
-        .x_axis_formatter(move |m, _| {
-            // Rank ids under their bars; nothing between them.
-            let k = m.value.round();
-            if (m.value - k).abs() < 1e-6 && k >= 0.0 {
-                labels.get(k as usize).cloned().unwrap_or_default()
-            } else {
-                String::new()
-            }
-        })
+        .custom_x_axes(vec![axis])
+        .x_grid_spacer(move |input| rank_grid(input, label_points))
         .include_y(0.0)
         .allow_scroll(false)
         .allow_drag(egui::Vec2b::new(true, false))
@@ -575,6 +665,14 @@ fn table_ui(
         {
             out.push(Command::SetSummaryHostFilter(text));
         }
+        let mut exact = choice.host_exact;
+        if ui
+            .checkbox(&mut exact, t.summary_host_exact)
+            .on_hover_text(t.summary_host_exact_hover)
+            .changed()
+        {
+            out.push(Command::SetSummaryHostExact(exact));
+        }
         ui.weak((t.summary_shown)(rows.len(), open.summary.ranks.len()));
     });
     let cols = summary_columns(view);
@@ -634,12 +732,14 @@ fn table_ui(
                                         });
                                     }
                                 } else if col == SummaryColumn::Folder {
+                                    // Red only for a rank that could not be summarised.
+                                    let mut rich = egui::RichText::new(text);
+                                    if r.error.is_some() {
+                                        rich = rich.color(ui.visuals().error_fg_color);
+                                    }
                                     ui.add(
-                                        egui::Label::new(
-                                            egui::RichText::new(text)
-                                                .color(ui.visuals().error_fg_color),
-                                        )
-                                        .wrap_mode(egui::TextWrapMode::Truncate),
+                                        egui::Label::new(rich)
+                                            .wrap_mode(egui::TextWrapMode::Truncate),
                                     )
                                     .on_hover_text(&r.identity.path);
                                 } else {
@@ -687,6 +787,7 @@ fn curve_ui(
     view: &mut SummaryView,
     choice: &SummaryChoice,
     hovered: Option<usize>,
+    height: f32,
     out: &mut Vec<Command>,
 ) {
     let Some(open) = &view.open else { return };
@@ -700,29 +801,18 @@ fn curve_ui(
         r.identity.rank.clone(),
         r.identity.host.clone().unwrap_or_else(|| "–".into()),
     );
+    let title_top = ui.cursor().top();
     ui.horizontal(|ui| {
-        ui.strong((t.summary_curve_title)(&rank, &host));
+        ui.add(
+            egui::Label::new(egui::RichText::new((t.summary_curve_title)(&rank, &host)).strong())
+                .truncate(),
+        )
+        .on_hover_text(t.summary_curve_hint);
         if choice.selected.is_some() && ui.small_button(t.summary_unpin).clicked() {
             out.push(Command::SelectSummaryRank(None));
         }
     });
-    if let Some(u) = choice.unreachable
-        && let Some(r) = open.summary.ranks.get(u)
-    {
-        // Said whatever rank is under the pointer now: the message names its rank.
-        let id = &r.identity;
-        ui.colored_label(
-            ui.visuals().warn_fg_color,
-            (t.summary_unreachable)(
-                &id.rank,
-                &id.path,
-                id.host.as_deref().unwrap_or("–"),
-                open.summary.summarised_on.as_deref(),
-            ),
-        );
-    } else {
-        ui.weak(t.summary_curve_hint);
-    }
+    let height = (height - (ui.cursor().top() - title_top)).max(60.0);
     let mut bands: Vec<Band> = Vec::new();
     let mut add = |curves: &[(String, crate::export::cluster_db::Envelope)], before: bool| {
         for (k, (name, e)) in curves.iter().enumerate() {
@@ -761,6 +851,7 @@ fn curve_ui(
         return;
     }
     Plot::new("summary_curve")
+        .height(height)
         .x_axis_label(t.summary_time_axis)
         .y_axis_label(t.overview_axis)
         .include_y(0.0)

@@ -1,8 +1,10 @@
 //! What the charts share: step curves drawn as pixel-snapped bars ([`step_line`]), drag-box and
-//! wheel zoom of the x axis ([`zoom`]), where a point's label goes ([`labels`]), the memory chart's reduced lines and when to recompute
+//! wheel zoom of the x axis ([`zoom`]), where a point's label goes ([`labels`]), an axis of
+//! ranks ([`rank_axis`]), the memory chart's reduced lines and when to recompute
 //! them ([`reduction`]) and axis tick decimals; series colours come from [`crate::ui::palette`].
 
 pub mod labels;
+pub mod rank_axis;
 pub mod reduction;
 pub mod step_line;
 pub mod zoom;
