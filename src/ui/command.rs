@@ -82,8 +82,10 @@ pub enum Command {
     SetCursor(Option<i64>),
     /// Go to a page of a table (0-based; the table shows at most its last page).
     SetPage(TableId, usize),
-    /// Rows per page.
+    /// Rows per page, as the user chose them.
     SetPageSize(usize),
+    /// Rows per page to fit the space the table has, unless the user chose a page size.
+    FitPageSize(usize),
     /// A click on a column's header of a sorted table ([`crate::ui::sorts`]): ascending,
     /// descending, then the table's own order. Made by [`Command::sort`].
     Sort {

@@ -263,6 +263,8 @@ pub struct ViewState {
     pub max_size_text: String,
     /// Rows per page (every table).
     pub page_size: usize,
+    /// The user chose the page size (else it fits the table's room: [`Command::FitPageSize`]).
+    pub page_size_chosen: bool,
     /// Each table's page: read with [`ViewState::page`].
     pages: Pages,
     /// Selected operator_memory rows (Ctrl+C / Copy copies these when any).
@@ -336,6 +338,7 @@ impl Default for ViewState {
             min_size_text: String::new(),
             max_size_text: String::new(),
             page_size: PAGE_SIZES[0],
+            page_size_chosen: false,
             pages: Pages::default(),
             selected: BTreeSet::new(),
             hovered_row: None,
@@ -493,7 +496,15 @@ impl ViewState {
             }
             Command::SetCursor(c) => self.link.cursor = *c,
             Command::SetPage(table, p) => self.pages.0[table.index()] = *p,
-            Command::SetPageSize(n) => self.page_size = (*n).max(1),
+            Command::SetPageSize(n) => {
+                self.page_size = (*n).max(1);
+                self.page_size_chosen = true;
+            }
+            Command::FitPageSize(n) => {
+                if !self.page_size_chosen {
+                    self.page_size = (*n).max(1);
+                }
+            }
             Command::Sort { table, column } => self.sorts.cycle(*table, column),
             Command::SetNameFilter(t) => self.name_filter.clone_from(t),
             Command::SetTagFilter(kind, t) => {

@@ -67,6 +67,7 @@ pub fn menu_ui(
     t: &Tr,
     prefs: &Prefs,
     no_cjk_font: bool,
+    status: Status<'_>,
     out: &mut Vec<Command>,
 ) {
     egui::MenuBar::new().ui(ui, |ui| {
@@ -140,6 +141,10 @@ pub fn menu_ui(
                 ui.close();
             }
         });
+        if status.notice.is_some() || status.loading.is_some_and(|_| status.discovered) {
+            ui.separator();
+            status_ui(ui, t, status, out);
+        }
     });
 }
 
@@ -181,15 +186,14 @@ pub fn help_window(ctx: &egui::Context, t: &Tr, out: &mut Vec<Command>) {
     }
 }
 
-/// The parameter bar: Host Name, Rank ID, Group By, the static graph, warnings and progress.
-#[allow(clippy::too_many_arguments)] // each is one thing the bar shows; a struct would only rename them
+/// The parameter bar: Host Name, Rank ID, Group By, the static graph and warnings (the load's
+/// progress is in the status bar, [`status_ui`]).
 pub fn parameters_ui(
     ui: &mut egui::Ui,
     t: &Tr,
     session: &Session,
     view: Option<&Arc<RankView>>,
     state: &ViewState,
-    loading: Option<&Loading>,
     baseline: &crate::ui::baseline::BaselineSlot,
     out: &mut Vec<Command>,
 ) {
@@ -337,11 +341,31 @@ pub fn parameters_ui(
                 }
             }
         }
-        if let Some(l) = loading {
-            ui.separator();
-            progress_ui(ui, t, l, out);
-        }
     });
+}
+
+/// What the menu bar's status shows.
+#[derive(Clone, Copy)]
+pub struct Status<'a> {
+    /// The last notice (a chart saved, or why not).
+    pub notice: Option<&'a str>,
+    /// The running load.
+    pub loading: Option<&'a Loading>,
+    /// Its ranks are known (before, the start page shows its progress).
+    pub discovered: bool,
+}
+
+/// The status, in the menu bar's free room (a line that came and went above the chart moved
+/// the whole window): the running load's progress and Cancel, then the last notice, cut to
+/// the width with the whole of it on hover.
+fn status_ui(ui: &mut egui::Ui, t: &Tr, status: Status<'_>, out: &mut Vec<Command>) {
+    if let Some(l) = status.loading.filter(|_| status.discovered) {
+        progress_ui(ui, t, l, out);
+    }
+    if let Some(n) = status.notice {
+        ui.add(egui::Label::new(egui::RichText::new(n).weak()).truncate())
+            .on_hover_text(n);
+    }
 }
 
 /// The running load's progress (files and bytes read) and its Cancel button. The bar is as wide

@@ -623,6 +623,18 @@ fn save_chart_as_png_is_a_report_figure_with_a_caption_at_twice_the_size() {
         h.run();
         h.get_by_label(h.state().tr().save_chart).click();
         common::step_until(&mut h, "the chart's PNG", |_| OUT.get().unwrap().exists());
+        h.run();
+        // The menu bar says where it went, and saying so moves nothing (issue 43 item 9: a
+        // notice line of its own above the chart pushed the whole window down).
+        let said = (h.state().tr().saved_chart)(&OUT.get().unwrap().display().to_string());
+        let notice = h.get_by_label(&said).rect();
+        let after = h.state().chart.last_rect.unwrap();
+        assert_eq!(after.min.y, chart.min.y, "{lang:?}: the chart moved");
+        let menu = h.get_by_label(file).rect();
+        assert!(
+            (notice.center().y - menu.center().y).abs() < 4.0,
+            "{lang:?}: {notice:?} is not in the menu bar's row {menu:?}"
+        );
         let png = std::fs::read(OUT.get().unwrap()).expect("the PNG is written");
         let reader = png::Decoder::new(std::io::Cursor::new(png.clone()))
             .read_info()

@@ -15,7 +15,7 @@ use crate::ui::panes::live::live_ui;
 use crate::ui::panes::tab::BottomPanes;
 use crate::ui::panes::warnings::warnings_window;
 use crate::ui::panes::{Compare, PaneCx, align_offset};
-use crate::ui::state::TabId;
+use crate::ui::state::{PAGE_SIZES, TabId};
 
 impl MemsightApp {
     /// The whole window, drawn into `ui` (eframe's root, or a test harness).
@@ -118,11 +118,13 @@ impl MemsightApp {
                 t,
                 &self.prefs,
                 self.cjk_font.as_ref().is_some_and(Option::is_none),
+                crate::ui::top_bar::Status {
+                    notice: self.notice.as_deref(),
+                    loading: self.loading.as_ref(),
+                    discovered: self.session.profile.is_some(),
+                },
                 &mut out,
             );
-            if let Some(n) = &self.notice {
-                ui.weak(n.as_str());
-            }
             if self.showing_demo {
                 crate::ui::top_bar::demo_banner(ui, t, &mut out);
             }
@@ -135,7 +137,6 @@ impl MemsightApp {
                     &self.session,
                     self.view().as_ref(),
                     &self.state,
-                    self.loading.as_ref(),
                     &self.baseline,
                     &mut out,
                 );
@@ -206,9 +207,20 @@ impl MemsightApp {
             );
             // A rank without memory_record has no curves: its table takes the whole window.
             let table_only = view.data.records.is_empty() && !static_view;
+            // Unless the user chose a page size, a table of the whole window shows the rows
+            // that fit in it (10 left half of a 720-pixel window empty), one in a panel 10.
+            let fit_to = |cx: &mut PaneCx<'_>, fit: usize| {
+                if !cx.state.page_size_chosen && cx.state.page_size != fit {
+                    cx.out.push(Command::FitPageSize(fit));
+                }
+            };
+            if !table_only {
+                fit_to(&mut cx, PAGE_SIZES[0]);
+            }
             if table_only {
                 egui::CentralPanel::default().frame(central).show(ui, |ui| {
                     ui.weak(t.table_only);
+                    fit_to(&mut cx, fit_page_size(ui));
                     if let Some(d) = panes.get_mut::<DetailsPane>() {
                         d.table_ui(ui, &mut cx);
                     }
@@ -383,4 +395,17 @@ fn opened(kind: PickKind, path: PathBuf) -> Command {
         }
         PickKind::Folder | PickKind::Database => Command::Open(path),
     }
+}
+
+/// The rows that fit in a table of the height left in `ui` (under its hint, filters, pager,
+/// header and scroll bar; rows as tall as the details table draws them), at least the smallest
+/// of [`PAGE_SIZES`].
+fn fit_page_size(ui: &egui::Ui) -> usize {
+    let body = ui.text_style_height(&egui::TextStyle::Body);
+    // As drawn at 1280×720: rows 22 points apart for a 16-point body, and 108 points from the
+    // hint to the first row, 30 below the last for the scroll bar and the panel's margin.
+    let row = body + 6.0;
+    let above = 6.75 * body + 30.0;
+    let rows = ((ui.available_height() - above) / row).max(0.0) as usize;
+    rows.max(PAGE_SIZES[0])
 }

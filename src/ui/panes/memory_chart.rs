@@ -429,8 +429,9 @@ impl MemoryChart {
             .iter()
             .flat_map(|(_, _, pts)| pts.iter().map(|p| p[1]))
             .fold((y_lo, y_hi), |(lo, hi), y| (lo.min(y), hi.max(y)));
-        let (plot_height, unfold_by_default) =
-            plot_height(ui, self.stats_open, visible.iter().filter(|v| **v).count());
+        let layout = chart_layout(ui, self.stats_open, visible.iter().filter(|v| **v).count());
+        let (plot_height, unfold_by_default) = (layout.plot_height, layout.unfold_by_default);
+        let plot_top = ui.cursor().top();
         // With steps, room at the top for their labels (and the strip a click zooms from), so a
         // peak label there does not cover them.
         let y_hi = if view.data.steps.is_some() {
@@ -451,7 +452,7 @@ impl MemoryChart {
             .height(plot_height)
             // Room on the right for half of the last time label, which egui_plot centres on its
             // tick at the plot's edge (it was cut off there).
-            .width((ui.available_width() - 16.0).max(160.0))
+            .width((ui.available_width() - 16.0 - layout.side_width.unwrap_or(0.0)).max(160.0))
             .x_axis_label(t.time_axis)
             .x_grid_spacer(crate::ui::plot::time_grid)
             .y_axis_label((t.memory_axis)(unit.label()))
@@ -602,11 +603,22 @@ impl MemoryChart {
             hover_values_ui(&response.response, p, series, look, unit, decimals);
         }
         let look = (&colors[..], &names[..], &visible[..]);
-        self.stats_section(ui, t, look, &stats, unit, unfold_by_default, cx.out);
+        // Beside the plot and as tall as it, when the window is too short for them below.
+        let side = layout.side_width.map(|w| {
+            let right = ui.max_rect().right();
+            egui::Rect::from_min_max(
+                egui::pos2(right - w, plot_top),
+                egui::pos2(right, plot_top + plot_height),
+            )
+        });
+        let shown = (unfold_by_default, side);
+        self.stats_section(ui, t, look, &stats, unit, shown, cx.out);
     }
 
-    /// The In-view statistics, folded or not as the user left them.
-    #[allow(clippy::too_many_arguments)]
+    /// The In-view statistics, folded or not as the user left them (else unfolded when
+    /// `unfold_by_default`): their header below the plot, their rows under it or, with a
+    /// `side` rectangle, there.
+    #[allow(clippy::too_many_arguments)] // each is one thing the section draws from
     fn stats_section(
         &mut self,
         ui: &mut egui::Ui,
@@ -614,21 +626,35 @@ impl MemoryChart {
         (colors, names, visible): (&[Color32], &[String], &[bool]),
         stats: &[Option<WindowStats>],
         unit: MemUnit,
-        unfold_by_default: bool,
+        (unfold_by_default, side): (bool, Option<egui::Rect>),
         out: &mut Vec<Command>,
     ) {
+        let mut rows = |ui: &mut egui::Ui| {
+            egui::ScrollArea::vertical()
+                .id_salt("window_stats_scroll")
+                .auto_shrink([false, true])
+                .show(ui, |ui| {
+                    stats_ui(ui, t, names, colors, visible, stats, unit, out);
+                });
+        };
+        // Open as the user left it in this run, else by the window's height: egui's own memory
+        // of the header is saved across starts, and an In view opened once at 720p squeezed
+        // the chart on every start after.
+        let open = self.stats_open.unwrap_or(unfold_by_default);
         let header = egui::CollapsingHeader::new(t.in_view)
             .id_salt("window_stats_header")
-            .default_open(unfold_by_default)
+            .open(Some(open))
             .show(ui, |ui| {
-                egui::ScrollArea::vertical()
-                    .id_salt("window_stats_scroll")
-                    .auto_shrink([false, true])
-                    .show(ui, |ui| {
-                        stats_ui(ui, t, names, colors, visible, stats, unit, out);
-                    });
+                if side.is_none() {
+                    rows(ui);
+                }
             });
-        self.stats_open = Some(header.body_returned.is_some());
+        if let Some(rect) = side.filter(|_| open) {
+            ui.scope_builder(egui::UiBuilder::new().max_rect(rect), rows);
+        }
+        if header.header_response.clicked() {
+            self.stats_open = Some(!open);
+        }
     }
 
     /// The baseline's curves of this Group By (bytes), reduced to the window on its own axis
@@ -1078,8 +1104,49 @@ fn hover_values_ui(
     });
 }
 
-/// The plot's height, and whether the In-view statistics are unfolded by default (given
-/// `visible` curves, one statistics row each, and whether they were open last frame).
+/// Where the chart's parts go this frame.
+struct ChartLayout {
+    /// The plot's height.
+    plot_height: f32,
+    /// Whether the In-view statistics are unfolded when the user has not said.
+    unfold_by_default: bool,
+    /// The statistics' width beside the plot, when they are unfolded in a window too short to
+    /// hold them below it (else they go below).
+    side_width: Option<f32>,
+}
+
+/// Below this plot height the unfolded statistics go beside the plot (at 1280×720 they left
+/// it about 150 px, one y tick).
+const SHORT_PLOT: f32 = 300.0;
+
+/// The statistics' width beside the plot: name, min, max, Δ and Go to peak.
+const SIDE_STATS_WIDTH: f32 = 540.0;
+
+/// The chart's layout given `visible` curves (one statistics row each) and the user's choice
+/// of the statistics (`stats_open`, none yet: by the window's height).
+fn chart_layout(ui: &egui::Ui, stats_open: Option<bool>, visible: usize) -> ChartLayout {
+    let (plot_height, unfold_by_default) = plot_height(ui, stats_open, visible);
+    let open = stats_open.unwrap_or(unfold_by_default);
+    let room = ui.available_height();
+    let row_h = ui.text_style_height(&egui::TextStyle::Body) + 6.0;
+    let wide = ui.available_width() >= 2.0 * SIDE_STATS_WIDTH;
+    if open && wide && plot_height < SHORT_PLOT {
+        return ChartLayout {
+            // What the plot has with the statistics folded.
+            plot_height: (room - row_h - 8.0).max(160.0),
+            unfold_by_default,
+            side_width: Some(SIDE_STATS_WIDTH),
+        };
+    }
+    ChartLayout {
+        plot_height,
+        unfold_by_default,
+        side_width: None,
+    }
+}
+
+/// The plot's height with the statistics below it, and whether they are unfolded by default
+/// (given `visible` curves, one statistics row each, and the user's choice).
 fn plot_height(ui: &egui::Ui, stats_open: Option<bool>, visible: usize) -> (f32, bool) {
     // The statistics are unfolded by default on a window of 800 points or more (1400×900
     // and up), folded below (1280×720, or 2560×1440 at 2×), so the plot keeps its height.
