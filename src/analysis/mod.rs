@@ -36,7 +36,7 @@ pub use roles::{
 pub use series::{
     GroupBy, OverallCurve, Quantity, Series, build_series, operator_component, series_peaks,
 };
-pub use spread::{Spread, spread};
+pub use spread::{Spread, device_spread, is_host_device, spread};
 pub use static_graph::{
     END_OF_GRAPH, StaticColumn, StaticGraph, StaticQuery, static_graphs, static_ops_in_range,
     static_rows, static_rows_tsv,

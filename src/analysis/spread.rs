@@ -57,6 +57,24 @@ pub fn spread(values: &[(usize, f64)]) -> Option<Spread> {
     })
 }
 
+/// Whether a rank's device holds host memory (msMemScope's `cpu` ranks: `HOST` pools and
+/// `Device Id` `host`), which is no peer of the accelerators' ranks.
+pub fn is_host_device(device: Option<&str>) -> bool {
+    device.is_some_and(|d| d.eq_ignore_ascii_case("cpu") || d.eq_ignore_ascii_case("host"))
+}
+
+/// The spread of the accelerators' ranks alone (`host(i)`: rank `i` is host memory), or of all
+/// of them when every rank is host memory: a host rank's few KB made every NPU rank's peak
+/// look high and the host ranks the minimum.
+pub fn device_spread(values: &[(usize, f64)], host: impl Fn(usize) -> bool) -> Option<Spread> {
+    let devices: Vec<(usize, f64)> = values.iter().copied().filter(|p| !host(p.0)).collect();
+    if devices.is_empty() {
+        spread(values)
+    } else {
+        spread(&devices)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -76,5 +94,27 @@ mod tests {
         // Three ranks are too few to call one an outlier; none at all gives nothing.
         assert!(spread(&v[..3]).unwrap().outliers.is_empty());
         assert!(spread(&[]).is_none());
+    }
+
+    #[test]
+    fn host_ranks_stay_out_of_the_devices_spread() {
+        // Four NPU ranks of 100 MB and one at 130 (an outlier among them), two host ranks of 0.
+        let values = [
+            (0, 100.0),
+            (1, 101.0),
+            (2, 99.0),
+            (3, 100.0),
+            (4, 130.0),
+            (5, 0.0),
+            (6, 0.0),
+        ];
+        let s = device_spread(&values, |i| i >= 5).unwrap();
+        assert_eq!(s.min, (2, 99.0));
+        assert_eq!(s.mean, (100.0 + 101.0 + 99.0 + 100.0 + 130.0) / 5.0);
+        assert_eq!(s.outliers, vec![4]);
+        // All host: their own spread.
+        let all = device_spread(&values[5..], |_| true).unwrap();
+        assert_eq!(all.max.1, 0.0);
+        assert!(is_host_device(Some("cpu")) && !is_host_device(Some("0")) && !is_host_device(None));
     }
 }

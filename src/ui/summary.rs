@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use super::jobs::{Job, JobKey, Jobs, Place, Poll};
 use crate::analysis::cluster::{Growth, StepAcross, growth, match_ranks, steps_across};
-use crate::analysis::{Spread, spread};
+use crate::analysis::{Spread, device_spread, is_host_device};
 use crate::export::cluster_db::{ClusterSummary, Envelope, SummaryFile};
 
 /// A rank's curves as the file holds them (series name, envelope).
@@ -67,7 +67,8 @@ impl OpenSummary {
             .filter_map(|(i, g)| g.filter(Growth::is_leak_suspect).map(|g| (i, g.mib)))
             .collect();
         leaks.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        let spread = spread(&peaks);
+        let host = |i: usize| is_host_device(summary.ranks[i].identity.device.as_deref());
+        let spread = device_spread(&peaks, host);
         let peak = |i: usize| summary.ranks[i].peak_allocated_mib.unwrap_or(0.0);
         let mut outliers_by_peak = spread
             .as_ref()

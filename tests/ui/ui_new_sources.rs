@@ -9,6 +9,7 @@ use std::path::Path;
 
 use egui_kittest::kittest::Queryable;
 use memsight::ui::MemsightApp;
+use memsight::ui::format::grouped;
 use memsight::ui::i18n::Lang;
 
 /// The rows of Copy all (header first) as cells.
@@ -297,5 +298,73 @@ fn a_folder_of_worker_traces_opens_on_the_cluster_overview() {
             rank.is_some_and(|r| r.starts_with("rank 1 · cpu")),
             "{lang:?}"
         );
+    }
+}
+
+/// The smoke dumps of msMemScope (two processes on NPU 0 and 1, and their host memory) open on
+/// the cluster overview (issue 43 item 8): each rank's name ("0 pid 2523738") on one line, and
+/// the spread and its outliers of the NPU ranks alone, the host ranks (`cpu`) apart.
+#[test]
+fn msmemscope_ranks_keep_one_line_and_host_ranks_stay_out_of_the_spread() {
+    let Some(samples) = common::samples() else {
+        return;
+    };
+    let dir = samples.join("tanxiangyuu_msmemscope/test/smoke/testfile/csvfile");
+    for lang in [Lang::En, Lang::Zh] {
+        let mut app = MemsightApp::new(Some(dir.clone()), Vec::new(), None);
+        app.set_language(lang);
+        app.wait_for_load();
+        app.wait_for_overview();
+        let h = common::harness(app);
+        let t = h.state().tr();
+        let rows: Vec<memsight::export::summary::RankSummary> = h
+            .state()
+            .overview()
+            .unwrap()
+            .rows
+            .iter()
+            .flatten()
+            .cloned()
+            .collect();
+        assert!(rows.iter().any(|r| r.device.as_deref() == Some("cpu")));
+        // The NPU ranks' spread by plain arithmetic.
+        let npu: Vec<(&str, f64)> = rows
+            .iter()
+            .filter(|r| r.device.as_deref() != Some("cpu"))
+            .filter_map(|r| Some((r.rank.as_str(), r.peaks.operator_allocated?.mib)))
+            .collect();
+        assert!(npu.len() >= 4, "{npu:?}");
+        let max = npu
+            .iter()
+            .fold(npu[0], |b, p| if p.1 > b.1 { *p } else { b });
+        let min = npu
+            .iter()
+            .fold(npu[0], |b, p| if p.1 < b.1 { *p } else { b });
+        let mean = npu.iter().map(|p| p.1).sum::<f64>() / npu.len() as f64;
+        let mb = |v: f64| format!("{} MB", grouped(v, 2));
+        h.get_by_label(&(t.overview_spread)(
+            &mb(max.1),
+            max.0,
+            &mb(min.1),
+            min.0,
+            &mb(mean),
+            &mb(max.1 - min.1),
+        ));
+        // Every rank's link is one line high.
+        let line = h
+            .ctx
+            .fonts_mut(|f| f.row_height(&egui::FontId::proportional(14.0)));
+        for r in &rows {
+            let link = h
+                .get_all_by_role_and_label(egui::accesskit::Role::Link, &r.rank)
+                .next()
+                .unwrap_or_else(|| panic!("{lang:?}: rank {} listed", r.rank));
+            assert!(
+                link.rect().height() < 1.5 * line.max(16.0),
+                "{lang:?}: rank {} wraps: {:?}",
+                r.rank,
+                link.rect()
+            );
+        }
     }
 }

@@ -7,7 +7,7 @@ use egui_plot::{Bar, BarChart, Plot};
 
 use super::details_table::sort_header;
 use super::sort_key::SortKey as Key;
-use crate::analysis::{SortDir, spread};
+use crate::analysis::{SortDir, device_spread, is_host_device};
 use crate::export::summary::RankSummary;
 use crate::ui::command::Command;
 use crate::ui::format::grouped;
@@ -140,7 +140,13 @@ pub fn overview_ui(
         })
         .collect();
     let rank_of = |i: usize| o.rows[i].as_ref().map_or(String::new(), |s| s.rank.clone());
-    let stats = spread(&peaks);
+    // Host-memory ranks (msMemScope's `cpu`) are drawn but are no peers of the NPU ranks.
+    let host = |i: usize| {
+        o.rows[i]
+            .as_ref()
+            .is_some_and(|s| is_host_device(s.device.as_deref()))
+    };
+    let stats = device_spread(&peaks, host);
     if let Some(s) = &stats {
         let mb = |v: f64| format!("{} MB", grouped(v, 2));
         ui.label((t.overview_spread)(
@@ -171,6 +177,9 @@ pub fn overview_ui(
         .map(|&(i, mib)| {
             let color = if outliers.contains(&i) {
                 crate::ui::palette::RANK_OUTLIER
+            } else if host(i) {
+                // Host memory: apart from the NPU ranks' spread.
+                crate::ui::palette::SUMMARY_BEFORE
             } else {
                 crate::ui::palette::RANK_NORMAL
             };
@@ -277,6 +286,9 @@ fn table_ui(ui: &mut egui::Ui, t: &Tr, o: &Overview, state: &ViewState, out: &mu
                             row.col(|ui| {
                                 let text = cell(s, col);
                                 if col == OverviewColumn::Rank {
+                                    // One line: an msMemScope rank ("0 pid 2523738") widens
+                                    // its column instead of wrapping over three lines.
+                                    ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Extend);
                                     if ui.link(text).on_hover_text(t.open_rank_hover).clicked() {
                                         out.push(Command::SelectRank(i));
                                         out.push(Command::ShowOverview(false));

@@ -721,6 +721,7 @@ fn table_ui(
                             row.col(|ui| {
                                 let text = summary_cell(view, i, col);
                                 if col == SummaryColumn::Rank {
+                                    ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Extend);
                                     let link = ui.link(text).on_hover_text(t.summary_open_hover);
                                     if link.clicked() {
                                         opened = true;
