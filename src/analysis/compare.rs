@@ -41,6 +41,30 @@ impl OperatorDelta {
     }
 }
 
+/// The operator_memory rows a comparison leaves out: those with a negative size, the releases
+/// of memory allocated before profiling started (torch_npu writes them with `-size` and no
+/// allocation). Their count and their (negative) bytes, so a sum over the raw rows can be
+/// reconciled with the comparison's.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct NotCounted {
+    /// Rows with a negative size.
+    pub rows: usize,
+    /// Their sizes summed (negative), bytes.
+    pub bytes: i64,
+}
+
+/// [`NotCounted`] of `data`.
+pub fn not_counted(data: &RankData) -> NotCounted {
+    data.operators
+        .size
+        .iter()
+        .filter(|&&s| s < 0)
+        .fold(NotCounted::default(), |n, &s| NotCounted {
+            rows: n.rows + 1,
+            bytes: n.bytes.saturating_add(s),
+        })
+}
+
 /// The prefix the text export puts before CANN operators' names (`cann::trans_TransData_0`)
 /// and the DB export leaves out (`trans_TransData_0`).
 const CANN_PREFIX: &str = "cann::";

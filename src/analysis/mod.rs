@@ -24,7 +24,7 @@ pub use chart::{
     block_lifetime, held_at, largest_visible_peak, padded, peak_marks, peak_near, reconcile,
     sampled_counts, tables_apart, value_at, window_stats, y_fit,
 };
-pub use compare::{OperatorDelta, operator_deltas, view_operator_deltas};
+pub use compare::{NotCounted, OperatorDelta, not_counted, operator_deltas, view_operator_deltas};
 pub use live::{LiveAt, LiveIndex, live_at};
 pub use lod::{DEFAULT_THRESHOLD, LodSeries, Reduced};
 pub use peaks::{

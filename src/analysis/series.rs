@@ -82,6 +82,25 @@ impl OverallCurve {
     }
 }
 
+/// The Overall curve of the whole device's memory in use, every process's
+/// ([`crate::model::DeviceMemory`]: trace_view's `NPU MEM` counters, the DB's `NPU_MEM` device
+/// rows, msMemScope's `device_used`).
+pub const DEVICE_CURVE: &str = "Device";
+
+/// The [`DEVICE_CURVE`] series of `data` (ns from its origin), when it has samples.
+fn device_series(data: &RankData) -> Option<Series> {
+    let d = &data.device_memory;
+    if d.is_empty() {
+        return None;
+    }
+    let origin = data.time_origin_ns;
+    Some(Series {
+        name: DEVICE_CURVE.to_string(),
+        times: d.time_ns.iter().map(|t| t.saturating_sub(origin)).collect(),
+        values: d.bytes.clone(),
+    })
+}
+
 /// Which quantity of a memory_record row a series plots.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Quantity {
@@ -179,6 +198,9 @@ pub fn build_series(data: &RankData, group: GroupBy) -> Vec<Series> {
         })
         .collect();
     out.retain(|s| !s.is_empty());
+    if group == GroupBy::Overall {
+        out.extend(device_series(data));
+    }
     out
 }
 
@@ -196,11 +218,23 @@ pub fn series_peaks(data: &RankData, group: GroupBy) -> Vec<(String, Peak)> {
             });
         }
     });
-    specs
+    let mut peaks: Vec<(String, Peak)> = specs
         .into_iter()
         .zip(best)
         .filter_map(|(s, p)| p.map(|p| (s.name, p)))
-        .collect()
+        .collect();
+    if group == GroupBy::Overall
+        && let Some(d) = device_series(data)
+    {
+        let mut best: Option<Peak> = None;
+        for (&time, &value) in d.times.iter().zip(&d.values) {
+            if best.is_none_or(|b| value > b.value) {
+                best = Some(Peak { value, time });
+            }
+        }
+        peaks.extend(best.map(|p| (d.name, p)));
+    }
+    peaks
 }
 
 fn specs(data: &RankData, group: GroupBy) -> Vec<Spec> {

@@ -7,7 +7,7 @@ use std::path::Path;
 use crate::model::SourceChoice;
 
 use super::rank::load_one;
-use crate::analysis::{OperatorDelta, operator_deltas};
+use crate::analysis::{NotCounted, OperatorDelta, not_counted, operator_deltas};
 use crate::export::summary::{PeakJson, Peaks, summarize};
 use crate::model::{MIB, RankData, bytes_to_kib};
 
@@ -89,7 +89,33 @@ pub fn compare_json(pa: &Path, a: &RankData, pb: &Path, b: &RankData) -> serde_j
             "app_reserved_mib": delta(sa.peaks.app_reserved, sb.peaks.app_reserved),
         },
         "by_operator": ops,
+        "not_counted": {"a": not_counted_json(not_counted(a)), "b": not_counted_json(not_counted(b))},
     })
+}
+
+/// Rows left out of `by_operator` (negative sizes: releases of memory allocated before
+/// profiling), as `{"rows", "kib"}`.
+fn not_counted_json(n: NotCounted) -> serde_json::Value {
+    serde_json::json!({"rows": n.rows, "kib": bytes_to_kib(n.bytes)})
+}
+
+/// The line that says which rows the table leaves out, when either side has some.
+pub fn not_counted_line(a: NotCounted, b: NotCounted) -> Option<String> {
+    if a.rows == 0 && b.rows == 0 {
+        return None;
+    }
+    let side = |n: NotCounted| {
+        format!(
+            "{} ({:.1} KB)",
+            crate::model::plural::count(n.rows as u64, "row", "rows"),
+            bytes_to_kib(n.bytes)
+        )
+    };
+    Some(format!(
+        "Not counted above: rows with a negative size, releases of memory allocated before profiling: A {}, B {}.",
+        side(a),
+        side(b)
+    ))
 }
 
 /// Peak deltas, then the operators that explain the peak's change first, as an aligned table.
@@ -157,5 +183,10 @@ pub fn compare_text(a: &RankData, b: &RankData, top: usize) -> String {
     ];
     text.push('\n');
     text.push_str(&super::text_table(&header, &rows));
+    if let Some(line) = not_counted_line(not_counted(a), not_counted(b)) {
+        text.push('\n');
+        text.push_str(&line);
+        text.push('\n');
+    }
     text
 }

@@ -622,6 +622,8 @@ pub struct Tr {
     pub diff_tab: &'static str,
     /// The diff table's title (the baseline's label).
     pub diff_title: fn(&str) -> String,
+    /// The rows the per-operator table leaves out, A's then B's (rows, KB).
+    pub diff_not_counted: fn(usize, &str, usize, &str) -> String,
     /// While the diff is computed.
     pub diff_computing: &'static str,
     /// The diff table's headers, in `DiffColumn::ALL` order.
@@ -821,6 +823,7 @@ fn curve_help_en(name: &str) -> Option<&'static str> {
         }
         "Workspace Allocated" => "Operator workspace memory in use (CANN)",
         "Workspace Reserved" => "Operator workspace memory held by its allocator (CANN)",
+        "Device" => "The whole device's memory in use, every process's (the card's own counter)",
         _ => return None,
     })
 }
@@ -833,6 +836,7 @@ fn curve_help_zh(name: &str) -> Option<&'static str> {
         "APP Reserved" => "进程占用的全部设备内存：框架、CANN 运行时、HCCL、workspace",
         "Workspace Allocated" => "算子 workspace 正在使用的内存（CANN）",
         "Workspace Reserved" => "算子 workspace 分配器持有的内存（CANN）",
+        "Device" => "整个设备正在使用的内存，包括所有进程（设备自身的计数）",
         _ => return None,
     })
 }
@@ -1333,6 +1337,13 @@ pub static EN: Tr = Tr {
     baseline_loading: "loading the baseline…",
     diff_tab: "Diff vs baseline",
     diff_title: |l| format!("Per operator: baseline A = {l}, B = this rank"),
+    diff_not_counted: |a, akb, b, bkb| {
+        format!(
+            "Not counted: rows with a negative size, releases of memory allocated before profiling (A: {} of {akb} KB, B: {} of {bkb} KB).",
+            counted(a, "row", "rows"),
+            counted(b, "row", "rows")
+        )
+    },
     diff_computing: "comparing the operators…",
     diff_headers: [
         "Name",
@@ -2135,6 +2146,11 @@ pub static ZH: Tr = Tr {
     baseline_loading: "正在加载基线…",
     diff_tab: "与基线的差异",
     diff_title: |l| format!("按算子：基线 A = {l}，B = 当前 rank"),
+    diff_not_counted: |a, akb, b, bkb| {
+        format!(
+            "未计入：大小为负的行，即采集开始前申请的内存的释放（A：{a} 行，共 {akb} KB；B：{b} 行，共 {bkb} KB）。"
+        )
+    },
     diff_computing: "正在比较算子…",
     diff_headers: [
         "名称",

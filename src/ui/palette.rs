@@ -50,7 +50,7 @@ fn shade(c: Color32, amount: f32) -> Color32 {
 
 /// The colour of a memory curve by what it means, the same in every Group By and for every
 /// profiler: Allocated blue, Activated orange, Reserved green, APP Reserved red, Workspace
-/// purple (allocated) and brown (reserved); GE's own curves a lighter shade of their quantity;
+/// purple (allocated) and brown (reserved), the whole Device cyan; GE's own curves a lighter shade of their quantity;
 /// in Stream mode (`Allocated of <pointer>`) a hue family per stream (`nth` is the stream's
 /// index): the stream's hue for Allocated, lighter for Activated, darker for Reserved.
 pub fn curve_color(name: &str, nth: usize) -> Color32 {
@@ -59,6 +59,10 @@ pub fn curve_color(name: &str, nth: usize) -> Color32 {
     ];
     if name == "APP Reserved" {
         return red;
+    }
+    if name == crate::analysis::series::DEVICE_CURVE {
+        // The whole card, every process: the cyan no other curve takes.
+        return PALETTE[9];
     }
     if let Some(rest) = name
         .strip_prefix("Workspace ")

@@ -207,7 +207,11 @@ fn text_output_is_an_aligned_table_and_bad_input_is_one_line() {
     ]);
     assert_eq!(code, 0);
     assert!(out.contains("peak Operator Allocated"), "{out}");
-    let table: Vec<&str> = out.lines().skip_while(|l| !l.starts_with("Name")).collect();
+    let table: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("Name"))
+        .take_while(|l| !l.is_empty())
+        .collect();
     assert_eq!(table.len(), 6, "{out}");
     assert!(table.iter().all(|l| l.len() == table[0].len()), "{out}");
     let (code, _, err) = memsight(&["compare", demo.to_str().unwrap(), "/no/such/folder"]);
@@ -255,4 +259,76 @@ fn a_db_export_and_a_text_export_match_operator_names() {
                 .any(|r| r["name"].as_str().unwrap().starts_with("cann::"))
         );
     }
+}
+
+/// Two generated runs, each with a release of memory allocated before profiling (a row of
+/// −4,096 KB and no name): the CSV's unnamed rows sum to Unknown's KB plus the rows the
+/// comparison says it leaves out (issue 43 item 16: Unknown had 4,096 KB more than the CSV's
+/// unnamed rows, unexplained).
+#[test]
+fn rows_left_out_of_the_comparison_are_said_so_sums_add_up() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut dirs = Vec::new();
+    for (name, seed) in [("a", "1"), ("b", "2")] {
+        let out = tmp.path().join(name);
+        let (code, _, err) = memsight(&[
+            "generate",
+            out.to_str().unwrap(),
+            "--allocs",
+            "2000",
+            "--seed",
+            seed,
+        ]);
+        assert_eq!(code, 0, "{err}");
+        dirs.push(first_subdir(&out));
+    }
+    let raw: Vec<(usize, f64, f64)> = dirs
+        .iter()
+        .map(|d| {
+            let ops = raw_ops(d).0;
+            let kb = |r: &common::RawOp| r.1.parse::<f64>().unwrap();
+            let negative: Vec<f64> = ops.iter().map(kb).filter(|&k| k < 0.0).collect();
+            let unnamed: f64 = ops.iter().filter(|r| r.0.trim().is_empty()).map(kb).sum();
+            (negative.len(), negative.iter().sum(), unnamed)
+        })
+        .collect();
+    assert!(
+        raw.iter().all(|r| r.0 > 0),
+        "the generator writes such rows: {raw:?}"
+    );
+    let (a, b) = (dirs[0].to_str().unwrap(), dirs[1].to_str().unwrap());
+    let (code, out, err) = memsight(&["compare", a, b, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let unknown = v["by_operator"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "Unknown")
+        .expect("an Unknown row");
+    for (side, (rows, kib, unnamed)) in ["a", "b"].into_iter().zip(&raw) {
+        let left = &v["not_counted"][side];
+        assert_eq!(left["rows"].as_u64(), Some(*rows as u64), "{side}");
+        assert!(
+            (left["kib"].as_f64().unwrap() - kib).abs() < 1e-6,
+            "{side}: {left}"
+        );
+        // Every negative row here is unnamed: Unknown plus what is left out is the CSV's sum.
+        let shown = unknown[format!("{side}_kib")].as_f64().unwrap();
+        assert!(
+            (shown + kib - unnamed).abs() < 1e-6,
+            "{side}: {shown} + {kib} vs {unnamed}"
+        );
+    }
+    let (code, text, _) = memsight(&["compare", a, b]);
+    assert_eq!(code, 0);
+    assert!(
+        text.contains("Not counted above")
+            && text.contains(&format!(
+                "A {} {} (",
+                raw[0].0,
+                if raw[0].0 == 1 { "row" } else { "rows" }
+            )),
+        "{text}"
+    );
 }

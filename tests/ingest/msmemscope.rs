@@ -523,6 +523,32 @@ fn process_and_device_used_make_the_app_and_device_curves() {
         .collect();
     device.sort_unstable();
     assert_eq!(device, want_device);
+    // And it is drawn: the Overall curves end with Device, the dump's values at their times
+    // (issue 43 item 8: the README promised it; it was read but never drawn).
+    let series =
+        memsight::analysis::series::build_series(&data, memsight::analysis::GroupBy::Overall);
+    let curve = series
+        .iter()
+        .find(|s| s.name == "Device")
+        .expect("a Device curve");
+    let drawn: Vec<(i64, i64)> = curve
+        .times
+        .iter()
+        .map(|t| t + data.time_origin_ns)
+        .zip(curve.values.iter().copied())
+        .collect();
+    let mut drawn_sorted = drawn.clone();
+    drawn_sorted.sort_unstable();
+    assert_eq!(drawn_sorted, want_device);
+    let peaks =
+        memsight::analysis::series::series_peaks(&data, memsight::analysis::GroupBy::Overall);
+    let peak = peaks
+        .iter()
+        .find(|p| p.0 == "Device")
+        .expect("its peak")
+        .1
+        .value;
+    assert_eq!(peak, want_device.iter().map(|d| d.1).max().unwrap());
     // process ≤ device everywhere, and the pool's used ≤ the process's.
     assert!(want_app.iter().zip(&want_device).all(|(a, d)| a.1 <= d.1));
     let (code, out, err) = common::memsight(&["inspect", "--json", file.to_str().unwrap()]);

@@ -318,3 +318,35 @@ fn a_comparison_asked_at_start_is_shown_not_the_overview() {
     );
     h.get_by_label_contains(&(h.state().tr().baseline_note)(""));
 }
+
+/// The diff says which raw rows it leaves out (negative sizes: releases of memory allocated
+/// before profiling), with their count and KB from the raw files, in English and Chinese
+/// (issue 43 item 16).
+#[test]
+fn the_diff_says_which_rows_it_leaves_out() {
+    let (cur, base) = (demo_rank(0), demo_rank(1));
+    let left_out = |rank: &Path| {
+        let kb: Vec<f64> = raw_ops(rank)
+            .0
+            .iter()
+            .map(|r| r.1.parse::<f64>().unwrap())
+            .filter(|&k| k < 0.0)
+            .collect();
+        (kb.len(), kb.iter().sum::<f64>())
+    };
+    let (a, b) = (left_out(&base), left_out(&cur));
+    assert!(a.0 + b.0 > 0, "the demo has such rows");
+    for lang in [Lang::En, Lang::Zh] {
+        let h = compared(
+            cur.clone(),
+            BaselineSource {
+                path: base.clone(),
+                rank: 0,
+            },
+            lang,
+        );
+        let t = h.state().tr();
+        let kb = |v: f64| memsight::ui::format::grouped(v, 1);
+        h.get_by_label(&(t.diff_not_counted)(a.0, &kb(a.1), b.0, &kb(b.1)));
+    }
+}

@@ -168,6 +168,16 @@ pub fn diff_ui(ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
             cx.out.push(Command::CopyDiff);
         }
     });
+    // So that a sum over the raw rows adds up to the table's (a free of memory allocated
+    // before profiling counted −4,096 KB in the CSV's unnamed rows, and nothing here).
+    let (a, b) = (
+        crate::analysis::not_counted(&cmp.baseline.view.data),
+        crate::analysis::not_counted(&cx.view.data),
+    );
+    if a.rows > 0 || b.rows > 0 {
+        let kb = |n: crate::analysis::NotCounted| grouped(crate::model::bytes_to_kib(n.bytes), 1);
+        ui.weak((t.diff_not_counted)(a.rows, &kb(a), b.rows, &kb(b)));
+    }
     let h = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
     let state = cx.state;
     let out = &mut *cx.out;
