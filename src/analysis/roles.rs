@@ -103,6 +103,9 @@ pub struct Advice {
     pub ranks: usize,
     /// The largest holders (source line or op, bytes), for recompute and temporaries.
     pub holders: Vec<(String, i64)>,
+    /// The allocator's settings variable on this rank's device (for expandable segments):
+    /// `PYTORCH_NPU_ALLOC_CONF`, or `PYTORCH_CUDA_ALLOC_CONF` on a CUDA rank.
+    pub alloc_conf: &'static str,
 }
 
 impl Advice {
@@ -156,8 +159,9 @@ impl Advice {
                 mib(self.saves().unwrap_or(0))
             ),
             AdviceKind::ExpandableSegments => format!(
-                "The pool caches {} at the peak (Operator Reserved − Allocated); PYTORCH_NPU_ALLOC_CONF=expandable_segments:True lets it reuse that memory instead of reserving more",
-                mib(self.bytes)
+                "The pool caches {} at the peak (Operator Reserved − Allocated); {}=expandable_segments:True lets it reuse that memory instead of reserving more",
+                mib(self.bytes),
+                self.alloc_conf
             ),
             AdviceKind::BeforeProfiling => format!(
                 "{} was allocated before profiling began (weights, optimizer state of earlier steps, buffers): the profile cannot tell them apart; profiling from step 1 splits it by role",
@@ -467,6 +471,7 @@ fn advice_at(data: &RankData, at: &RolesAt, reserved: Option<&Series>) -> Vec<Ad
         bytes,
         ranks: 1,
         holders: Vec::new(),
+        alloc_conf: crate::model::alloc_conf_var(data.info.device.as_deref()),
     };
     let mut out = Vec::new();
     let act = at.bytes(Role::Activation);
@@ -563,6 +568,7 @@ mod tests {
             bytes: 800,
             ranks,
             holders: Vec::new(),
+            alloc_conf: "PYTORCH_NPU_ALLOC_CONF",
         };
         assert_eq!(a(AdviceKind::ShardGradients, 4).saves(), Some(600));
         assert_eq!(a(AdviceKind::ShardOptimizerState, 8).saves(), Some(700));

@@ -32,6 +32,17 @@ impl Format {
     }
 }
 
+/// The environment variable that configures the caching allocator of a rank on `device`:
+/// `PYTORCH_CUDA_ALLOC_CONF` for a PyTorch trace's `cuda:N`, else torch_npu's
+/// `PYTORCH_NPU_ALLOC_CONF`.
+pub fn alloc_conf_var(device: Option<&str>) -> &'static str {
+    if device.is_some_and(|d| d.to_ascii_lowercase().starts_with("cuda")) {
+        "PYTORCH_CUDA_ALLOC_CONF"
+    } else {
+        "PYTORCH_NPU_ALLOC_CONF"
+    }
+}
+
 /// A device as people read it: an Ascend export's device number as `NPU:4` (and PyTorch's
 /// `npu:4` the same way), an importer's own device name (`cpu`, `cuda:0`) as it is.
 pub fn device_label(device: &str) -> String {

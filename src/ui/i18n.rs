@@ -544,7 +544,7 @@ pub struct Tr {
     /// Advice: gradients (MB, ranks, saved MB).
     pub advice_shard_gradients: fn(&str, usize, &str) -> String,
     /// Advice: the pool's cache (MB).
-    pub advice_expandable: fn(&str) -> String,
+    pub advice_expandable: fn(&str, &str) -> String,
     /// Advice: allocated before profiling (MB).
     pub advice_before_profiling: fn(&str) -> String,
     /// Advice: forward and backward temporaries (MB, the ops holding most).
@@ -1224,9 +1224,9 @@ pub static EN: Tr = Tr {
             "Temporaries (forward and backward intermediates) hold {mb} at the peak: in-place ops, fused kernels (fused attention, fused optimizer) or computing in smaller chunks lower them. Held most by: {who}"
         )
     },
-    advice_expandable: |mb| {
+    advice_expandable: |mb, conf| {
         format!(
-            "The pool caches {mb} at the peak (Operator Reserved − Allocated):\nPYTORCH_NPU_ALLOC_CONF=expandable_segments:True lets it reuse that memory instead of reserving more"
+            "The pool caches {mb} at the peak (Operator Reserved − Allocated):\n{conf}=expandable_segments:True lets it reuse that memory instead of reserving more"
         )
     },
     advice_before_profiling: |mb| {
@@ -2049,9 +2049,9 @@ pub static ZH: Tr = Tr {
             "峰值时临时内存（前向与反向的中间结果）占 {mb}：可改用原地（in-place）算子、融合算子（融合注意力、融合优化器），或分块计算。占用最多的算子：{who}"
         )
     },
-    advice_expandable: |mb| {
+    advice_expandable: |mb, conf| {
         format!(
-            "峰值时内存池缓存了 {mb}（Operator Reserved − Allocated）：\n设置 PYTORCH_NPU_ALLOC_CONF=expandable_segments:True 可复用这部分内存，而不是再申请"
+            "峰值时内存池缓存了 {mb}（Operator Reserved − Allocated）：\n设置 {conf}=expandable_segments:True 可复用这部分内存，而不是再申请"
         )
     },
     advice_before_profiling: |mb| {

@@ -320,3 +320,20 @@ fn a_release_only_row_is_not_a_live_block() {
         assert!(b["size_kib"].as_f64().unwrap() > 0.0, "{b}");
     }
 }
+
+/// The expandable-segments advice names the allocator variable of the rank's backend: on a
+/// real H100 trace's CUDA rank `PYTORCH_CUDA_ALLOC_CONF`, never torch_npu's.
+#[test]
+fn expandable_segments_advice_names_the_backends_variable() {
+    let Some(samples) = common::samples() else {
+        return;
+    };
+    let trace = samples.join("cuda_h100/whatif/gpt_b8.pt.trace.json.gz");
+    let (code, out, err) = memsight(&["roles", trace.to_str().unwrap(), "--rank", "gpt_b8 cuda:0"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"),
+        "{out}"
+    );
+    assert!(!out.contains("PYTORCH_NPU_ALLOC_CONF"), "{out}");
+}

@@ -262,7 +262,7 @@ pub fn advice_text(t: &Tr, a: &crate::analysis::Advice) -> String {
             (t.advice_shard_optimizer)(&bytes(a.bytes), a.ranks, &saves)
         }
         AdviceKind::ShardGradients => (t.advice_shard_gradients)(&bytes(a.bytes), a.ranks, &saves),
-        AdviceKind::ExpandableSegments => (t.advice_expandable)(&bytes(a.bytes)),
+        AdviceKind::ExpandableSegments => (t.advice_expandable)(&bytes(a.bytes), a.alloc_conf),
         AdviceKind::BeforeProfiling => (t.advice_before_profiling)(&bytes(a.bytes)),
         AdviceKind::Temporaries => (t.advice_temporaries)(&bytes(a.bytes), &holders.join("; ")),
     }
