@@ -71,6 +71,32 @@ def summarize_task(paths: Sequence[str], source: Optional[str] = None, retries: 
     return (paths, None, error)
 
 
+#: What to do when a script calls :func:`summarize` at its top level and Dask or Ray start
+#: worker processes, which import that script again (multiprocessing's spawn).
+MAIN_GUARD_HINT = (
+    'Dask and Ray start worker processes that import your script again: call '
+    'memsight.cluster.summarize under `if __name__ == "__main__":` (or from a function that '
+    "only the main block calls)."
+)
+
+
+def _in_spawned_reimport() -> bool:
+    """True in a worker process that multiprocessing's spawn started while it runs the user's
+    script again (as ``__mp_main__``): a top-level call there would start another cluster."""
+    import multiprocessing
+
+    # While a spawned child imports the parent's main module, multiprocessing marks the process
+    # as inheriting (what its own "bootstrapping phase" error checks) and names it __mp_main__.
+    main = sys.modules.get("__main__")
+    inheriting = getattr(multiprocessing.current_process(), "_inheriting", False)
+    return bool(inheriting) or getattr(main, "__name__", "") == "__mp_main__"
+
+
+def _main_is_a_script() -> bool:
+    """True when the program is a script file (not ``python -c``, a notebook or a REPL)."""
+    return bool(getattr(sys.modules.get("__main__"), "__file__", None))
+
+
 def _batches(paths: List[str], batch: int) -> List[List[str]]:
     batch = max(1, int(batch))
     return [paths[i : i + batch] for i in range(0, len(paths), batch)]
@@ -120,12 +146,19 @@ def _run_dask(batches, workers, source, retries, address, done):
     if address:
         client = Client(address)
     else:
-        cluster = LocalCluster(
-            n_workers=workers or os.cpu_count() or 1,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-        )
+        try:
+            cluster = LocalCluster(
+                n_workers=workers or os.cpu_count() or 1,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+            )
+        except Exception as e:
+            # Its workers failed to start: in a script without the main guard they ran the
+            # script again and stopped at this call.
+            if _main_is_a_script():
+                raise RuntimeError("%s\n%s" % (e, MAIN_GUARD_HINT)) from e
+            raise
         client = Client(cluster)
     try:
         # Dask retries a task whose worker died (`retries=`); summarize_task retries a failing
@@ -169,6 +202,11 @@ def summarize(
     """
     if engine not in ENGINES:
         raise ValueError("engine must be one of %s, not %r" % (", ".join(ENGINES), engine))
+    if _in_spawned_reimport():
+        raise RuntimeError(
+            "memsight.cluster.summarize was called while a worker process imported the script "
+            "again. " + MAIN_GUARD_HINT
+        )
     out = os.path.abspath(os.fspath(out))
     all_paths = expand(paths)
     batches = _batches(all_paths, batch)

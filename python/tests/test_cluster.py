@@ -92,3 +92,46 @@ class ClusterTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class MainGuardTest(unittest.TestCase):
+    """A script that calls ``summarize`` at its top level runs again in each worker process
+    that multiprocessing's spawn starts (Dask's and Ray's local workers): there the call stops
+    at once and says to use ``if __name__ == "__main__":``, instead of starting a cluster."""
+
+    def test_a_top_level_call_in_a_spawned_worker_says_to_guard_it(self):
+        import subprocess
+        import sys
+
+        tmp = tempfile.mkdtemp(prefix="memsight-guard-test-")
+        script = os.path.join(tmp, "job.py")
+        with open(script, "w") as f:
+            f.write(
+                "import multiprocessing as mp\n"
+                "from memsight import cluster\n"
+                "if __name__ == '__mp_main__':\n"
+                "    try:\n"
+                "        cluster.summarize([], 'x.db', engine='dask')\n"
+                "        print('NOT REFUSED', flush=True)\n"
+                "    except RuntimeError as e:\n"
+                "        print('REFUSED: %s' % e, flush=True)\n"
+                "def noop():\n"
+                "    pass\n"
+                "if __name__ == '__main__':\n"
+                "    p = mp.get_context('spawn').Process(target=noop)\n"
+                "    p.start()\n"
+                "    p.join()\n"
+            )
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in [os.path.dirname(os.path.dirname(cluster.__file__)), env.get("PYTHONPATH", "")] if p)
+        done = subprocess.run([sys.executable, script], cwd=tmp, env=env, capture_output=True, text=True, timeout=120)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("REFUSED:", done.stdout, done.stdout + done.stderr)
+        self.assertIn('if __name__ == "__main__":', done.stdout)
+        self.assertNotIn("NOT REFUSED", done.stdout)
+        # Nothing was written where the script ran.
+        self.assertEqual(sorted(os.listdir(tmp)), ["job.py"])
+
+    def test_the_main_process_is_not_refused(self):
+        self.assertFalse(cluster._in_spawned_reimport())
+
