@@ -624,7 +624,7 @@ fn steps_plot(
         .x_axis_label(t.summary_step_axis)
         .y_axis_label(t.overview_axis)
         .include_y(0.0)
-        .legend(Legend::default())
+        .legend(small_legend())
         .allow_scroll(false)
         .show(ui, |p| {
             p.line(Line::new(names[0], line(&|s| s.max.1)).color(palette::RANK_OUTLIER));
@@ -638,6 +638,14 @@ fn steps_plot(
                 );
             }
         });
+}
+
+/// A legend in small text at the bottom right: in plots a third of the window wide the curves
+/// run high (peaks), and a full-size legend at the top covered them.
+fn small_legend() -> Legend {
+    Legend::default()
+        .position(egui_plot::Corner::RightBottom)
+        .text_style(egui::TextStyle::Small)
 }
 
 /// The table; returns the rank whose row is under the pointer.
@@ -853,10 +861,14 @@ fn curve_ui(
     }
     Plot::new("summary_curve")
         .height(height)
+        // Room for "4000" from the first frame: egui_plot sizes the axis from the labels it
+        // drew last, and a plot that first drew only "0" kept only "0".
+        .y_axis_min_width(36.0)
+        .y_grid_spacer(crate::ui::plot::value_grid)
         .x_axis_label(t.summary_time_axis)
         .y_axis_label(t.overview_axis)
         .include_y(0.0)
-        .legend(Legend::default())
+        .legend(small_legend())
         .show(ui, |p| {
             for b in bands {
                 // The band between the lowest and highest value of each bucket, and its top

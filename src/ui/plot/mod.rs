@@ -45,12 +45,24 @@ pub fn nice_step(min: f64) -> f64 {
 /// ~72 points (egui_plot's powers of ten can leave two labels on a 1280-pixel screen), with
 /// unlabelled minor lines between.
 pub fn time_grid(input: egui_plot::GridInput) -> Vec<egui_plot::GridMark> {
+    nice_grid(input, LABEL_POINTS)
+}
+
+/// Grid marks for a value axis of a short plot: 1-2-5 steps labelled every ~30 points (egui_plot's
+/// powers of ten left a 130-point plot of 0–4,700 MB one label, "0").
+pub fn value_grid(input: egui_plot::GridInput) -> Vec<egui_plot::GridMark> {
+    nice_grid(input, 30.0)
+}
+
+/// Grid marks on 1-2-5 steps with labelled ticks at least `label_points` apart and unlabelled
+/// minor lines between.
+fn nice_grid(input: egui_plot::GridInput, label_points: f64) -> Vec<egui_plot::GridMark> {
     let (lo, hi) = input.bounds;
     if !(lo.is_finite() && hi.is_finite() && hi > lo && input.base_step_size > 0.0) {
         return Vec::new();
     }
     let per_point = input.base_step_size / GRID_MIN_POINTS;
-    let major = nice_step(per_point * LABEL_POINTS);
+    let major = nice_step(per_point * label_points);
     let minor = major / 5.0;
     let first = (lo / minor).floor() as i64;
     let last = (hi / minor).ceil() as i64;
@@ -81,6 +93,21 @@ mod tests {
         assert_eq!(nice_step(6.0), 10.0);
         assert_eq!(nice_step(0.013), 0.02);
         assert_eq!(nice_step(2000.0), 2000.0);
+    }
+
+    #[test]
+    fn a_short_value_axis_gets_several_labels() {
+        // 0–8,000 MB over 130 points: labels every 30 points at least, 2,000 MB apart.
+        let input = egui_plot::GridInput {
+            bounds: (0.0, 8000.0),
+            base_step_size: 8000.0 / 130.0 * GRID_MIN_POINTS,
+        };
+        let labelled: Vec<f64> = value_grid(input)
+            .iter()
+            .filter(|m| m.step_size * 130.0 / 8000.0 > 20.0)
+            .map(|m| m.value)
+            .collect();
+        assert_eq!(labelled, vec![0.0, 2000.0, 4000.0, 6000.0, 8000.0]);
     }
 
     #[test]
