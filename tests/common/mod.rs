@@ -182,8 +182,18 @@ pub fn memsight(args: &[&str]) -> (i32, String, String) {
 pub fn harness(
     app: memsight::ui::MemsightApp,
 ) -> egui_kittest::Harness<'static, memsight::ui::MemsightApp> {
+    harness_sized(app, [1400.0, 900.0])
+}
+
+/// [`harness`] with a window of `size` points (`[1280.0, 720.0]`: the smallest screen the
+/// issues ask for).
+#[cfg(feature = "gui")]
+pub fn harness_sized(
+    app: memsight::ui::MemsightApp,
+    size: [f32; 2],
+) -> egui_kittest::Harness<'static, memsight::ui::MemsightApp> {
     let mut h = egui_kittest::Harness::builder()
-        .with_size([1400.0, 900.0])
+        .with_size(size)
         .with_max_steps(16)
         .with_step_dt(1.0 / 60.0)
         .build_ui_state(
@@ -227,17 +237,7 @@ pub fn app_at_720p(
     app.set_language(lang);
     app.wait_for_load();
     assert!(app.view().is_some(), "{:?}", app.error);
-    let mut h = egui_kittest::Harness::builder()
-        .with_size([1280.0, 720.0])
-        .with_max_steps(16)
-        .with_step_dt(1.0 / 60.0)
-        .build_ui_state(
-            |ui, app: &mut memsight::ui::MemsightApp| app.ui_root(ui),
-            app,
-        );
-    h.run();
-    h.run();
-    h
+    harness_sized(app, [1280.0, 720.0])
 }
 
 /// Copies the folder `src` to `dst` (created), recursively.

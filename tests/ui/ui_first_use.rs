@@ -27,14 +27,8 @@ fn app_in(path: Option<PathBuf>, lang: Lang, size: [f32; 2]) -> Harness<'static,
     if path.is_some() {
         app.wait_for_load();
     }
-    let mut h = Harness::builder()
-        .with_size(size)
-        .with_max_steps(16)
-        .with_step_dt(1.0 / 60.0)
-        .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
-    h.run();
-    h.run(); // the CJK font is added in the first frame and used from the next
-    h
+    // Two frames run: the CJK font is added in the first and used from the next.
+    common::harness_sized(app, size)
 }
 
 /// A copy of a torch_cluster rank under Chinese folder names, with a Chinese operator name.

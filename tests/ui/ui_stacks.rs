@@ -484,12 +484,7 @@ fn a_click_zooms_the_flame_graph_and_the_breadcrumb_leads_back() {
         app.wait_for_load();
         let at: i128 = blocks.iter().filter_map(|b| b.alloc).max().unwrap() - 1000;
         app.apply(Command::SetCursor(Some(at as i64)));
-        let mut h = Harness::builder()
-            .with_size([1280.0, 720.0])
-            .with_max_steps(16)
-            .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
-        h.run();
-        h.run();
+        let mut h = common::harness_sized(app, [1280.0, 720.0]);
         h.get_by_label(t.stacks_tab).click();
         h.run();
         let root = h.get_by_label(t.all_blocks).rect();

@@ -547,12 +547,7 @@ fn at_720p_the_lines_wrap_and_the_table_has_the_whole_width() {
         app.document_mut::<memsight::ui::summary::SummaryView>()
             .unwrap()
             .wait();
-        let mut h = Harness::builder()
-            .with_size([1280.0, 720.0])
-            .with_max_steps(16)
-            .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
-        h.run();
-        h.run();
+        let h = common::harness_sized(app, [1280.0, 720.0]);
         // Ranks 9–11 leak: the line that names them.
         let prefix = (t.summary_leaks)(3, "");
         let leaks = h.get_by_label_contains(prefix.trim_end());
