@@ -187,7 +187,7 @@ pub fn help_window(ctx: &egui::Context, t: &Tr, out: &mut Vec<Command>) {
 }
 
 /// The parameter bar: Host Name, Rank ID, Group By, the static graph and warnings (the load's
-/// progress is in the status bar, [`status_ui`]).
+/// progress is in the menu bar, [`menu_ui`]).
 pub fn parameters_ui(
     ui: &mut egui::Ui,
     t: &Tr,
