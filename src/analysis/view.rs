@@ -35,6 +35,7 @@ pub struct RankView {
     apart: OnceLock<Option<super::TablesApart>>,
     steps: OnceLock<super::StepReport>,
     roles: OnceLock<super::RoleReport>,
+    not_counted: OnceLock<super::NotCounted>,
 }
 
 impl RankView {
@@ -52,6 +53,7 @@ impl RankView {
             apart: OnceLock::new(),
             steps: OnceLock::new(),
             roles: OnceLock::new(),
+            not_counted: OnceLock::new(),
         }
     }
 
@@ -142,6 +144,14 @@ impl RankView {
     /// ([`super::tables_apart`]), once.
     pub fn tables_apart(&self) -> Option<super::TablesApart> {
         *self.apart.get_or_init(|| super::tables_apart(&self.data))
+    }
+
+    /// The operator_memory rows a comparison leaves out (computed once: it scans every row,
+    /// which the Diff tab must not do each frame).
+    pub fn not_counted(&self) -> super::NotCounted {
+        *self
+            .not_counted
+            .get_or_init(|| super::not_counted(&self.data))
     }
 
     /// The time span (ns from origin) covered by the rank's curves and allocations (computed

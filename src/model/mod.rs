@@ -25,8 +25,8 @@ pub use interner::{Interner, NameId};
 pub use library_frames::is_library_frame;
 pub use message::{Message, SkipReason};
 pub use rank::{
-    DataSource, DbSnapshot, Format, Prefetch, RankData, RankInfo, SourceChoice, USING_CSV_NOTE,
-    USING_DB_NOTE, alloc_conf_var, device_label,
+    CUDA_ALLOC_CONF, DataSource, DbSnapshot, Format, NPU_ALLOC_CONF, Prefetch, RankData, RankInfo,
+    SourceChoice, USING_CSV_NOTE, USING_DB_NOTE, alloc_conf_var, device_label,
 };
 pub use report::LoadReport;
 pub use roles::{BlockRoles, Phase, PhaseKind, Phases, Role, Rule, is_phase_annotation};

@@ -37,11 +37,17 @@ impl Format {
 /// `PYTORCH_NPU_ALLOC_CONF`.
 pub fn alloc_conf_var(device: Option<&str>) -> &'static str {
     if device.is_some_and(|d| d.to_ascii_lowercase().starts_with("cuda")) {
-        "PYTORCH_CUDA_ALLOC_CONF"
+        CUDA_ALLOC_CONF
     } else {
-        "PYTORCH_NPU_ALLOC_CONF"
+        NPU_ALLOC_CONF
     }
 }
+
+/// PyTorch's caching-allocator settings variable on CUDA.
+pub const CUDA_ALLOC_CONF: &str = "PYTORCH_CUDA_ALLOC_CONF";
+
+/// torch_npu's caching-allocator settings variable.
+pub const NPU_ALLOC_CONF: &str = "PYTORCH_NPU_ALLOC_CONF";
 
 /// A device as people read it: an Ascend export's device number as `NPU:4` (and PyTorch's
 /// `npu:4` the same way), an importer's own device name (`cpu`, `cuda:0`) as it is.

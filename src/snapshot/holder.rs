@@ -85,8 +85,8 @@ impl Backend {
     /// for advice.
     pub fn alloc_conf(self) -> &'static str {
         match self {
-            Backend::Npu => "PYTORCH_NPU_ALLOC_CONF",
-            Backend::Cuda => "PYTORCH_CUDA_ALLOC_CONF",
+            Backend::Npu => crate::model::NPU_ALLOC_CONF,
+            Backend::Cuda => crate::model::CUDA_ALLOC_CONF,
         }
     }
 

@@ -170,10 +170,7 @@ pub fn diff_ui(ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
     });
     // So that a sum over the raw rows adds up to the table's (a free of memory allocated
     // before profiling counted −4,096 KB in the CSV's unnamed rows, and nothing here).
-    let (a, b) = (
-        crate::analysis::not_counted(&cmp.baseline.view.data),
-        crate::analysis::not_counted(&cx.view.data),
-    );
+    let (a, b) = (cmp.baseline.view.not_counted(), cx.view.not_counted());
     if a.rows > 0 || b.rows > 0 {
         let kb = |n: crate::analysis::NotCounted| grouped(crate::model::bytes_to_kib(n.bytes), 1);
         ui.weak((t.diff_not_counted)(a.rows, &kb(a), b.rows, &kb(b)));
