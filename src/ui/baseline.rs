@@ -14,6 +14,24 @@ use crate::analysis::{OperatorDelta, RankView, ViewId, view_operator_deltas};
 use crate::ingest::{Profile, discover};
 use crate::model::{RankInfo, SourceChoice};
 
+/// The job that computes a comparison's per-operator diff.
+pub const DIFF_JOB: crate::ui::jobs::JobKind = crate::ui::jobs::JobKind {
+    id: "diff",
+    task: crate::ui::i18n::Text {
+        en: "the comparison",
+        zh: "对比",
+    },
+};
+
+/// The job that loads a comparison's baseline.
+pub const BASELINE_JOB: crate::ui::jobs::JobKind = crate::ui::jobs::JobKind {
+    id: "baseline",
+    task: crate::ui::i18n::Text {
+        en: "loading the baseline",
+        zh: "加载基线",
+    },
+};
+
 /// What to compare with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BaselineSource {
@@ -110,7 +128,7 @@ impl BaselineSlot {
             });
             return;
         }
-        let job = jobs.start(JobKey::Baseline, Place::Thread, move |ctl, out| {
+        let job = jobs.start(JobKey::new(BASELINE_JOB), Place::Thread, move |ctl, out| {
             let profile = match profile {
                 Some(p) => p,
                 None => match discover(&source.path) {
@@ -226,7 +244,7 @@ impl BaselineSlot {
         }
         if self.diff_job.as_ref().is_none_or(|(k, _)| *k != key) {
             let (a, b) = (Arc::clone(&base.view), Arc::clone(current));
-            let job = jobs.start(JobKey::Diff, Place::Thread, move |_, out| {
+            let job = jobs.start(JobKey::new(DIFF_JOB), Place::Thread, move |_, out| {
                 out.send(view_operator_deltas(&a, &b));
             });
             self.diff_job = Some((key, job));

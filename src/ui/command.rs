@@ -7,10 +7,11 @@
 use std::path::PathBuf;
 
 use super::baseline::BaselineSource;
+use super::choices::{Choice, ChoiceEdit};
 use super::i18n::Lang;
 use super::prefs::ThemePref;
 use super::sorts::{SortColumn, SortTable};
-use super::state::{FlameMode, RowSubset, TabId, TableId};
+use super::state::{RowSubset, TabId, TableId};
 use crate::analysis::GroupBy;
 use crate::analysis::stacks::GroupKey;
 use crate::model::SourceChoice;
@@ -94,16 +95,9 @@ pub enum Command {
         /// The column's name ([`SortColumn::name`]).
         column: &'static str,
     },
-    /// The name filter's text.
-    SetNameFilter(String),
-    /// A tag column's filter text (empty: no filter).
-    SetTagFilter(crate::model::TagKind, String),
-    /// The Min Size(KB) filter's text.
-    SetMinSize(String),
-    /// The Max Size(KB) filter's text.
-    SetMaxSize(String),
-    /// "Only allocated or released within the selection".
-    SetWithin(bool),
+    /// A change to a pane's own filters or modes ([`crate::ui::choices`]): made by
+    /// [`Command::choose`].
+    Choose(ChoiceEdit),
     /// Select or unselect a details-table row.
     ToggleSelected(u32),
     /// Select exactly these rows (Shift+click ranges, Ctrl+A).
@@ -125,12 +119,6 @@ pub enum Command {
     SetGraph(usize),
     /// The static chart's node-index selection.
     SetStaticRange(Option<(f64, f64)>),
-    /// The static op table's name filter.
-    SetStaticFilter(String),
-    /// The static op table's Min Size(KB) filter text.
-    SetStaticMinSize(String),
-    /// The static op table's Max Size(KB) filter text.
-    SetStaticMaxSize(String),
     /// Open or close the warnings window.
     ShowWarnings(bool),
     /// Show this view in the bottom pane (details, steps, call stacks, diff, …).
@@ -143,8 +131,6 @@ pub enum Command {
     StopCompare,
     /// Align the baseline's curves at the start of this step (None: at each rank's origin).
     SetAlignStep(Option<i64>),
-    /// The diff table's name filter.
-    SetDiffFilter(String),
     /// Copy the diff table (its filtered, sorted rows) as TSV.
     CopyDiff,
     /// The details table shows the baseline's blocks (true) or the rank on screen's.
@@ -153,22 +139,12 @@ pub enum Command {
     ShowOverview(bool),
     /// Stop summarising ranks for the overview.
     CancelOverview,
-    /// A cluster summary's host filter.
-    SetSummaryHostFilter(String),
-    /// The cluster summary's host filter matches whole host names only (else any part).
-    SetSummaryHostExact(bool),
-    /// Pin a cluster summary's rank (its curve stays on screen), or unpin.
-    SelectSummaryRank(Option<usize>),
-    /// A summary's rank was asked to open, but its folder is not on this machine.
-    SummaryRankUnreachable(usize),
     /// Stop comparing two cluster summaries.
     StopSummaryCompare,
     /// Summarise the ranks of the cluster overview again (after Cancel).
     RetryOverview,
     /// Show exactly these rows in the details table (a step's survivors); None shows all again.
     FilterRows(Option<RowSubset>),
-    /// Which blocks the flame graph shows.
-    SetFlameMode(FlameMode),
     /// Group the details table's rows (None: one row per block).
     SetTableGroup(Option<GroupKey>),
     /// Read ranks that have both a DB and CSV files from these (reloads the rank).
@@ -188,5 +164,10 @@ impl Command {
             table,
             column: column.name(),
         }
+    }
+
+    /// A change of pane choices `T` by `f` (applied to the value current when it applies).
+    pub fn choose<T: Choice>(f: impl Fn(&mut T) + Send + Sync + 'static) -> Command {
+        Command::Choose(ChoiceEdit::new(f))
     }
 }

@@ -210,44 +210,32 @@ impl Lang {
     }
 }
 
-/// What each kind of background task is called when it fails: one field a kind of job
-/// ([`crate::ui::jobs::JobKey::task_name`] picks it), no positions to keep in step.
-#[derive(Debug)]
-pub struct TaskNames {
-    /// The `load` jobs.
-    pub load: &'static str,
-    /// The `series` jobs.
-    pub series: &'static str,
-    /// The `sort` jobs.
-    pub sort: &'static str,
-    /// The `reduce` jobs.
-    pub reduce: &'static str,
-    /// The `dialog` jobs.
-    pub dialog: &'static str,
-    /// The `export` jobs.
-    pub export: &'static str,
-    /// The `overview` jobs.
-    pub overview: &'static str,
-    /// The `baseline` jobs.
-    pub baseline: &'static str,
-    /// The `diff` jobs.
-    pub diff: &'static str,
-    /// The `flame` jobs.
-    pub flame: &'static str,
-    /// The `snapshot_state` jobs.
-    pub snapshot_state: &'static str,
-    /// The `named` jobs.
-    pub named: &'static str,
-    /// The `reduce_baseline` jobs.
-    pub reduce_baseline: &'static str,
-    /// The `roles` jobs.
-    pub roles: &'static str,
+/// A text written once in both languages, side by side, kept with what it names (a job
+/// kind's task, …) rather than in [`Tr`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Text {
+    /// English.
+    pub en: &'static str,
+    /// 简体中文.
+    pub zh: &'static str,
+}
+
+impl Text {
+    /// The text in `t`'s language.
+    pub fn get(&self, t: &Tr) -> &'static str {
+        match t.lang {
+            Lang::En => self.en,
+            Lang::Zh => self.zh,
+        }
+    }
 }
 
 /// The strings of one language. `fn` fields format a message with its values (already
 /// formatted for reading).
 #[allow(missing_docs)] // each field is the text it names
 pub struct Tr {
+    /// Which language these are.
+    pub lang: Lang,
     /// Cluster summary: heading (file, ranks, hosts).
     pub summary_title: fn(&str, usize, usize) -> String,
     /// Cluster summary: how long reading took (seconds).
@@ -404,8 +392,6 @@ pub struct Tr {
     pub job_failed: fn(&str, &str) -> String,
     /// Closes the failed-task line.
     pub dismiss: &'static str,
-    /// What each kind of background task does ([`crate::ui::jobs::JobKey::task_name`]).
-    pub tasks: TaskNames,
     pub dialog_failed: fn(&str) -> String,
     pub cannot_open: fn(&str, &str) -> String,
     pub no_memory_data: fn(&str, usize, &str) -> String,
@@ -843,6 +829,7 @@ fn curve_help_zh(name: &str) -> Option<&'static str> {
 
 /// English.
 pub static EN: Tr = Tr {
+    lang: Lang::En,
     summary_title: |file, n, hosts| {
         format!(
             "Cluster summary {file}: {} on {}",
@@ -1034,22 +1021,6 @@ pub static EN: Tr = Tr {
         format!("A background task failed ({what}); the rest of memsight goes on. Cause: {why}")
     },
     dismiss: "Dismiss",
-    tasks: TaskNames {
-        load: "loading a rank",
-        series: "building curves",
-        sort: "sorting a column",
-        reduce: "drawing the chart",
-        dialog: "a file dialog",
-        export: "exporting CSV",
-        overview: "the cluster overview",
-        baseline: "loading the baseline",
-        diff: "the comparison",
-        flame: "the flame graph",
-        snapshot_state: "the allocator snapshot",
-        named: "a task",
-        reduce_baseline: "drawing the baseline",
-        roles: "memory by role",
-    },
     dialog_failed: |e| format!("cannot open a dialog: {e}"),
     cannot_open: |p, why| format!("cannot open {p}: {why}"),
     no_memory_data: |p, depth, extra| {
@@ -1543,6 +1514,7 @@ pub static EN: Tr = Tr {
 
 /// 简体中文.
 pub static ZH: Tr = Tr {
+    lang: Lang::Zh,
     summary_title: |file, n, hosts| format!("集群汇总 {file}：{hosts} 台主机上的 {n} 个 rank"),
     summary_read_in: |s| format!("读取用时 {s} 秒"),
     summary_reading: |file| format!("正在读取 {file}…"),
@@ -1702,22 +1674,6 @@ pub static ZH: Tr = Tr {
         format!("后台任务失败（{what}），memsight 的其余部分照常工作。原因：{why}")
     },
     dismiss: "关闭",
-    tasks: TaskNames {
-        load: "加载 rank",
-        series: "生成曲线",
-        sort: "排序列",
-        reduce: "绘制图表",
-        dialog: "文件对话框",
-        export: "导出 CSV",
-        overview: "集群总览",
-        baseline: "加载基线",
-        diff: "对比",
-        flame: "火焰图",
-        snapshot_state: "内存快照",
-        named: "任务",
-        reduce_baseline: "绘制基线",
-        roles: "按角色统计内存",
-    },
     dialog_failed: |e| format!("无法打开对话框：{}", zh_cause(e)),
     cannot_open: |p, why| format!("无法打开 {p}：{why}"),
     no_memory_data: |p, depth, extra| {

@@ -1,7 +1,7 @@
 //! The one job runner: every piece of work the app does off the UI thread (loading, building a
 //! Group By's curves, sorting a column, reducing lines, dialogs, exports) is started here.
 //!
-//! A job has a [`JobKey`]: starting a job under a key that is already running cancels the
+//! A job has a [`JobKey`], named by the module that starts it ([`JobKind`]): starting a job under a key that is already running cancels the
 //! running one, so a superseded reduction or load never lands. A job reports through its
 //! [`Job`] handle (one or more messages), sees cancellation and reports progress through its
 //! [`JobControl`], and wakes the UI after each message. Dropping a handle cancels its job.
@@ -16,62 +16,78 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
-use crate::analysis::{Column, GroupBy, SortDir, ViewId};
 use crate::ingest::LoadControl;
+use crate::ui::i18n::{Text, Tr};
 
-/// What a job is for; at most one job runs per key.
+/// A kind of job, named by the module that starts it: a stable id, and what it does in both
+/// languages (a failure names it). Kinds compare by id.
+#[derive(Debug, Clone, Copy)]
+pub struct JobKind {
+    /// Unique among kinds: `"load"`, `"series"`, …
+    pub id: &'static str,
+    /// What the job does, as a failure's message says it.
+    pub task: Text,
+}
+
+impl PartialEq for JobKind {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id
+    }
+}
+
+impl Eq for JobKind {}
+
+impl std::hash::Hash for JobKind {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.id.hash(state);
+    }
+}
+
+/// Jobs that tests and one-off work start ([`JobKey::named`]).
+pub const NAMED_JOB: JobKind = JobKind {
+    id: "named",
+    task: Text {
+        en: "a task",
+        zh: "任务",
+    },
+};
+
+/// What a job is for; at most one job runs per key. A key is a [`JobKind`] and, for kinds that
+/// run once per view or column, a scope ([`JobKey::scoped`]): a new job of the same kind and
+/// scope cancels the running one, another scope runs beside it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum JobKey {
-    /// Discovering a profile and loading a rank (one at a time).
-    Load,
-    /// Building a view's curves for a Group By.
-    Series(ViewId, GroupBy),
-    /// Sorting a view's table by a column.
-    Sort(ViewId, Column, SortDir),
-    /// Reducing the memory chart's lines (only the newest window matters).
-    Reduce,
-    /// Reducing a comparison's baseline lines (beside the rank's own, not cancelling them).
-    ReduceBaseline,
-    /// An open dialog.
-    Dialog,
-    /// Exporting the details table.
-    Export,
-    /// Summarising every rank for the cluster overview.
-    Overview,
-    /// Loading the baseline of a comparison.
-    Baseline,
-    /// The per-operator diff of a comparison.
-    Diff,
-    /// A flame graph of a big selection of blocks.
-    Flame,
-    /// The allocator snapshot view's figures for a device and event (big traces only).
-    SnapshotState,
-    /// Memory by role for a view.
-    Roles(ViewId),
-    /// Anything a test starts.
-    Named(String),
+pub struct JobKey {
+    kind: JobKind,
+    scope: u64,
 }
 
 impl JobKey {
+    /// The key of `kind`'s job (one at a time).
+    pub const fn new(kind: JobKind) -> JobKey {
+        JobKey { kind, scope: 0 }
+    }
+
+    /// The key of `kind`'s job for `scope` (one at a time per scope: a view, a column, …).
+    pub fn scoped(kind: JobKind, scope: &impl std::hash::Hash) -> JobKey {
+        use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+        // Fixed keys: the same scope is the same key for the whole run.
+        let scope = BuildHasherDefault::<DefaultHasher>::default().hash_one(scope);
+        JobKey { kind, scope }
+    }
+
+    /// A job named by its text (tests, one-off work).
+    pub fn named(name: &str) -> JobKey {
+        JobKey::scoped(NAMED_JOB, &name)
+    }
+
+    /// Its kind.
+    pub fn kind(&self) -> JobKind {
+        self.kind
+    }
+
     /// What the job does, in the user's language (a failure names it).
-    pub fn task_name(&self, t: &crate::ui::i18n::Tr) -> &'static str {
-        let n = &t.tasks;
-        match self {
-            JobKey::Load => n.load,
-            JobKey::Series(..) => n.series,
-            JobKey::Sort(..) => n.sort,
-            JobKey::Reduce => n.reduce,
-            JobKey::Dialog => n.dialog,
-            JobKey::Export => n.export,
-            JobKey::Overview => n.overview,
-            JobKey::Baseline => n.baseline,
-            JobKey::Diff => n.diff,
-            JobKey::Flame => n.flame,
-            JobKey::SnapshotState => n.snapshot_state,
-            JobKey::Named(_) => n.named,
-            JobKey::ReduceBaseline => n.reduce_baseline,
-            JobKey::Roles(_) => n.roles,
-        }
+    pub fn task_name(&self, t: &Tr) -> &'static str {
+        self.kind.task.get(t)
     }
 }
 
@@ -399,16 +415,26 @@ impl Jobs {
 mod tests {
     use super::*;
 
+    const fn kind(id: &'static str) -> JobKind {
+        JobKind {
+            id,
+            task: Text { en: id, zh: id },
+        }
+    }
+    const TEST_A: JobKind = kind("a");
+    const TEST_B: JobKind = kind("b");
+    const TEST_C: JobKind = kind("c");
+
     #[test]
     fn a_gated_job_waits_until_the_gate_opens_or_it_is_cancelled() {
         let mut jobs = Jobs::default();
-        let gate = jobs.gate(JobKey::Load);
+        let gate = jobs.gate(JobKey::new(TEST_A));
         let ran = Arc::new(AtomicBool::new(false));
         let r = Arc::clone(&ran);
-        let cancelled = jobs.run(JobKey::Load, Place::Thread, move |_| {
+        let cancelled = jobs.run(JobKey::new(TEST_A), Place::Thread, move |_| {
             r.store(true, Ordering::SeqCst)
         });
-        assert!(jobs.is_running(&JobKey::Load));
+        assert!(jobs.is_running(&JobKey::new(TEST_A)));
         cancelled.control().cancel();
         assert_eq!(
             cancelled.wait(),
@@ -416,22 +442,49 @@ mod tests {
             "cancelled at the gate: it never ran"
         );
         assert!(!ran.load(Ordering::SeqCst));
-        let held = jobs.run(JobKey::Load, Place::Thread, |_| 1);
+        let held = jobs.run(JobKey::new(TEST_A), Place::Thread, |_| 1);
         assert!(matches!(held.poll(), Poll::Pending));
         gate.open();
         assert_eq!(held.wait(), Some(1));
         // Other keys never wait.
-        assert_eq!(jobs.run(JobKey::Export, Place::Pool, |_| 2).wait(), Some(2));
+        assert_eq!(
+            jobs.run(JobKey::new(TEST_B), Place::Pool, |_| 2).wait(),
+            Some(2)
+        );
     }
 
     #[test]
     fn a_job_sends_and_finishes() {
         let mut jobs = Jobs::default();
-        let job = jobs.run(JobKey::Named("sum".into()), Place::Thread, |_| 2 + 2);
+        let job = jobs.run(JobKey::named("sum"), Place::Thread, |_| 2 + 2);
         assert_eq!(job.wait(), Some(4));
         assert_eq!(job.wait(), None);
         assert!(job.control().is_done());
-        assert!(!jobs.is_running(&JobKey::Named("sum".into())));
+        assert!(!jobs.is_running(&JobKey::named("sum")));
+    }
+
+    #[test]
+    fn a_scoped_job_cancels_only_the_job_of_its_own_scope() {
+        let mut jobs = Jobs::with_wake(|| {});
+        let gate = jobs.gate(JobKey::scoped(TEST_A, &1));
+        let one = jobs.run(JobKey::scoped(TEST_A, &1), Place::Thread, |ctl| {
+            ctl.is_cancelled()
+        });
+        let two = jobs.run(JobKey::scoped(TEST_A, &2), Place::Thread, |_| 2);
+        // Another scope of the same kind runs beside it.
+        assert_eq!(two.wait(), Some(2));
+        assert!(!one.control().is_cancelled());
+        // The same kind and scope cancels it; the kind names the task either way.
+        let again = jobs.run(JobKey::scoped(TEST_A, &1), Place::Thread, |_| 3);
+        assert!(one.control().is_cancelled());
+        gate.open();
+        assert_eq!(again.wait(), Some(3));
+        assert_eq!(
+            JobKey::scoped(TEST_A, &7).task_name(&crate::ui::i18n::ZH),
+            "a"
+        );
+        assert_eq!(NAMED_JOB.task.get(&crate::ui::i18n::ZH), "任务");
+        assert_eq!(JobKey::named("x").task_name(&crate::ui::i18n::EN), "a task");
     }
 
     #[test]
@@ -439,19 +492,19 @@ mod tests {
         let mut jobs = Jobs::default();
         let (go_tx, go_rx) = channel::<()>();
         let (started_tx, started_rx) = channel::<()>();
-        let old = jobs.start(JobKey::Reduce, Place::Thread, move |ctl, out| {
+        let old = jobs.start(JobKey::new(TEST_C), Place::Thread, move |ctl, out| {
             let _ = started_tx.send(());
             let _ = go_rx.recv();
             out.send(ctl.is_cancelled());
         });
         started_rx.recv().unwrap();
-        assert!(jobs.is_running(&JobKey::Reduce));
-        let new = jobs.run(JobKey::Reduce, Place::Thread, |ctl| ctl.is_cancelled());
+        assert!(jobs.is_running(&JobKey::new(TEST_C)));
+        let new = jobs.run(JobKey::new(TEST_C), Place::Thread, |ctl| ctl.is_cancelled());
         go_tx.send(()).unwrap();
         assert_eq!(old.wait(), Some(true), "the old job saw its cancel");
         assert_eq!(new.wait(), Some(false));
         // Another key is left alone.
-        let other = jobs.run(JobKey::Export, Place::Pool, |_| 7);
+        let other = jobs.run(JobKey::new(TEST_B), Place::Pool, |_| 7);
         assert_eq!(other.wait(), Some(7));
     }
 
@@ -466,7 +519,7 @@ mod tests {
             .map(|i| {
                 let rx = Arc::clone(&go_rx);
                 jobs.run(
-                    JobKey::Named(format!("block {i}")),
+                    JobKey::named(&format!("block {i}")),
                     Place::Pool,
                     move |_| {
                         let _ = rx.lock().map(|r| r.recv());
@@ -476,7 +529,7 @@ mod tests {
             .collect();
         let ran = Arc::new(AtomicBool::new(false));
         let r = Arc::clone(&ran);
-        let queued = jobs.run(JobKey::Reduce, Place::Pool, move |_| {
+        let queued = jobs.run(JobKey::new(TEST_C), Place::Pool, move |_| {
             r.store(true, Ordering::SeqCst)
         });
         drop(queued);
@@ -497,7 +550,7 @@ mod tests {
     fn a_panicking_job_fails_with_its_message_and_the_runner_goes_on() {
         for place in [Place::Pool, Place::Thread] {
             let mut jobs = Jobs::default();
-            let key = JobKey::Named(format!("boom {place:?}"));
+            let key = JobKey::named(&format!("boom {place:?}"));
             let job: Job<u32> = jobs.run(key.clone(), place, move |_| panic!("boom in {place:?}"));
             assert_eq!(job.wait(), None, "a panicking job sends nothing");
             while !job.control().is_done() {
@@ -528,7 +581,7 @@ mod tests {
         let (go_tx, go_rx) = channel::<()>();
         let (seen_tx, seen_rx) = channel::<bool>();
         let job = jobs.start(
-            JobKey::Named("drop".into()),
+            JobKey::named("drop"),
             Place::Thread,
             move |ctl, _: &Reporter<()>| {
                 let _ = seen_tx.send(ctl.is_cancelled());

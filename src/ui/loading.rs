@@ -13,6 +13,15 @@ use crate::analysis::{Column, GroupBy, RankView, SortDir};
 use crate::ingest::{DiscoverError, LoadControl, LoadError, Profile, discover, load_rank_with};
 use crate::model::{RankData, RankInfo, SourceChoice};
 
+/// The job that discovers a profile and loads a rank, or reads a document (one at a time).
+pub const LOAD_JOB: crate::ui::jobs::JobKind = crate::ui::jobs::JobKind {
+    id: "load",
+    task: crate::ui::i18n::Text {
+        en: "loading a rank",
+        zh: "加载 rank",
+    },
+};
+
 /// The rank `info` read from the files `source` names, or from the ones it has when it has no
 /// such files (a CSV-only rank under "DB").
 pub fn rank_files(info: &RankInfo, source: SourceChoice) -> RankInfo {
@@ -129,7 +138,8 @@ impl Loading {
 }
 
 /// Starts loading `key`'s rank of `profile`, or of `path` discovered first when `profile` is
-/// `None`, from `key`'s files, under [`JobKey::Load`] (which cancels a load already running).
+/// `None`, from `key`'s files, under [`LOAD_JOB`] (which cancels a load
+/// already running).
 /// Its messages carry `key`: what it loads is cached under the key it was started for.
 pub fn start_load(
     jobs: &mut Jobs,
@@ -142,7 +152,7 @@ pub fn start_load(
         .as_ref()
         .and_then(|p| p.ranks.get(rank))
         .map_or_else(|| path.display().to_string(), |r| r.label());
-    let job = jobs.start(JobKey::Load, Place::Thread, move |ctl, out| {
+    let job = jobs.start(JobKey::new(LOAD_JOB), Place::Thread, move |ctl, out| {
         let profile = match profile {
             Some(p) => p,
             None => match discover(&path) {

@@ -4,7 +4,8 @@
 //!   [`jobs`] runner and the [`panes`]; applies every [`command`] in one place.
 //! - [`session`]: the opened profile and its loaded ranks (a bounded LRU, stable keys).
 //! - [`state`]: the view state as plain data, changed only by [`state::ViewState::apply`];
-//!   [`command`]: user intents as data.
+//!   [`command`]: user intents as data; [`sorts`] and [`choices`]: each pane's sorts, filters
+//!   and modes, defined by the pane and kept in the state under its id.
 //! - [`i18n`]: every UI string in English and 简体中文; [`fonts`]: the system's CJK font;
 //!   [`prefs`]: language, theme and recent paths kept between runs;
 //!   [`file_browser`]: the in-app open/save browser for desktops without a native dialog.
@@ -23,6 +24,7 @@ pub mod app;
 pub mod baseline;
 pub mod bench;
 pub mod chart_image;
+pub mod choices;
 pub mod command;
 pub mod document;
 pub mod file_browser;

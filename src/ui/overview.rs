@@ -11,6 +11,15 @@ use crate::export::summary::{RankSummary, identity, summarize};
 use crate::ingest::{LoadError, Profile, load_rank};
 use crate::model::SourceChoice;
 
+/// The job that summarises every rank for the cluster overview.
+pub const OVERVIEW_JOB: crate::ui::jobs::JobKind = crate::ui::jobs::JobKind {
+    id: "overview",
+    task: crate::ui::i18n::Text {
+        en: "the cluster overview",
+        zh: "集群总览",
+    },
+};
+
 /// What the overview job reports.
 pub enum OverviewMsg {
     /// Rank `index` is summarised (or failed: its identity with a warning saying why).
@@ -31,10 +40,10 @@ pub struct Overview {
 
 impl Overview {
     /// Starts summarising every rank of `profile`, read from the files `source` names (the Data
-    /// switch, as for the rank on screen), under [`JobKey::Overview`].
+    /// switch, as for the rank on screen), under [`OVERVIEW_JOB`].
     pub fn start(jobs: &mut Jobs, profile: Arc<Profile>, source: SourceChoice) -> Overview {
         let n = profile.ranks.len();
-        let job = jobs.start(JobKey::Overview, Place::Thread, move |ctl, out| {
+        let job = jobs.start(JobKey::new(OVERVIEW_JOB), Place::Thread, move |ctl, out| {
             for (i, info) in profile.ranks.iter().enumerate() {
                 if ctl.is_cancelled() {
                     return;

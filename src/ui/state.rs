@@ -8,6 +8,7 @@
 
 use std::collections::BTreeSet;
 
+use super::choices::{Choice, Choices};
 use super::command::Command;
 use super::sorts::Sorts;
 use crate::analysis::GroupBy;
@@ -227,19 +228,6 @@ impl OverviewColumn {
 
 pub use crate::model::cluster::SummaryColumn;
 
-/// What the user chose in a cluster summary's overview.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct SummaryChoice {
-    /// Only ranks whose host contains this text (case-insensitive; empty: all).
-    pub host_filter: String,
-    /// The filter matches whole host names (case-insensitive) rather than any part of one.
-    pub host_exact: bool,
-    /// The rank whose curve is pinned (index into the summary's ranks).
-    pub selected: Option<usize>,
-    /// The rank whose folder was asked for but is not on this machine.
-    pub unreachable: Option<usize>,
-}
-
 /// Everything the user has chosen for the current profile.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ViewState {
@@ -251,16 +239,6 @@ pub struct ViewState {
     pub group_by: GroupBy,
     /// The time axis shared by the chart, the table and Live at cursor.
     pub link: LinkGroup,
-    /// Details table: only blocks allocated or released within the visible range.
-    pub within: bool,
-    /// Name filter text.
-    pub name_filter: String,
-    /// Tag column filter texts (msMemScope's Owner, Inefficient), by column.
-    pub tag_filters: std::collections::BTreeMap<crate::model::TagKind, String>,
-    /// Min Size(KB) filter text (as typed).
-    pub min_size_text: String,
-    /// Max Size(KB) filter text.
-    pub max_size_text: String,
     /// Rows per page (every table).
     pub page_size: usize,
     /// The user chose the page size (else it fits the table's room: [`Command::FitPageSize`]).
@@ -283,12 +261,6 @@ pub struct ViewState {
     pub graph: usize,
     /// The static chart's node-index selection.
     pub static_range: Option<(f64, f64)>,
-    /// The static op table's name filter.
-    pub static_filter: String,
-    /// The static op table's Min Size(KB) filter text (as typed).
-    pub static_min_text: String,
-    /// The static op table's Max Size(KB) filter text.
-    pub static_max_text: String,
     /// The warnings window is open.
     pub show_warnings: bool,
     /// The view the bottom pane shows (details, steps, call stacks, diff, …).
@@ -297,32 +269,18 @@ pub struct ViewState {
     pub only_rows: Option<RowSubset>,
     /// The cluster overview fills the window instead of one rank's chart and tables.
     pub show_overview: bool,
-    /// A cluster summary's overview (when a summary file is open).
-    pub summary: SummaryChoice,
     /// Compare: align the baseline at the start of this step (None: at the origins).
     pub align_step: Option<i64>,
-    /// The diff table's name filter.
-    pub diff_filter: String,
     /// The details table shows the baseline's blocks (its read-only mode in a comparison).
     pub table_baseline: bool,
-    /// Which blocks the flame graph shows.
-    pub flame_mode: FlameMode,
     /// The details table groups its rows (None: one row per block).
     pub table_group: Option<GroupKey>,
     /// Which files to read for ranks that have both a DB and CSV files.
     pub source: SourceChoice,
     /// Every table's sort, under its pane's [`SortTable`](super::sorts::SortTable) ([`super::sorts`]).
     pub sorts: Sorts,
-}
-
-/// Which blocks the flame graph shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum FlameMode {
-    /// The blocks alive at the cursor.
-    #[default]
-    AliveAtCursor,
-    /// The blocks allocated in the visible window.
-    AllocatedInView,
+    /// Every pane's own filters and modes ([`super::choices`]): read with [`ViewState::choice`].
+    choices: Choices,
 }
 
 impl Default for ViewState {
@@ -332,11 +290,6 @@ impl Default for ViewState {
             host: None,
             group_by: GroupBy::Overall,
             link: LinkGroup::default(),
-            within: false,
-            name_filter: String::new(),
-            tag_filters: Default::default(),
-            min_size_text: String::new(),
-            max_size_text: String::new(),
             page_size: PAGE_SIZES[0],
             page_size_chosen: false,
             pages: Pages::default(),
@@ -348,21 +301,16 @@ impl Default for ViewState {
             static_view: false,
             graph: 0,
             static_range: None,
-            static_filter: String::new(),
-            static_min_text: String::new(),
-            static_max_text: String::new(),
             show_warnings: false,
             tab: TabId::DETAILS,
             only_rows: None,
             show_overview: false,
-            summary: SummaryChoice::default(),
             align_step: None,
-            diff_filter: String::new(),
             table_baseline: false,
-            flame_mode: FlameMode::default(),
             table_group: None,
             source: SourceChoice::default(),
             sorts: Sorts::default(),
+            choices: Choices::default(),
         }
     }
 }
@@ -376,6 +324,11 @@ impl ViewState {
     /// The cursor in ms, for display.
     pub fn cursor_ms(&self) -> Option<f64> {
         self.link.cursor.map(crate::model::ns_to_ms)
+    }
+
+    /// A pane's own filters and modes (its default until the user changes them).
+    pub fn choice<T: Choice>(&self) -> T {
+        self.choices.get()
     }
 
     /// The page of `table`, 0-based (a pane shows at most its last page).
@@ -405,13 +358,10 @@ impl ViewState {
                 let subset = self.only_rows.as_ref().map(|s| (&s.why, s.rows.len()));
                 let align = (table == TableId::Baseline).then_some(self.align_step);
                 format!(
-                    "{rank:?} {:?} {} {:?} {:?} {:?} {:?} {:?} {:?} {subset:?} {:?} {align:?}",
+                    "{rank:?} {:?} {} {:?} {:?} {subset:?} {:?} {align:?}",
                     self.link.window,
-                    self.within,
-                    self.name_filter,
-                    self.tag_filters,
-                    self.min_size_text,
-                    self.max_size_text,
+                    self.choices
+                        .key::<super::panes::details_table::DetailsFilter>(),
                     self.sorts.key(super::panes::details_table::SORT),
                     self.group_by,
                     self.table_group,
@@ -422,12 +372,11 @@ impl ViewState {
                 self.sorts.key(super::panes::component_table::SORT)
             ),
             TableId::StaticOps => format!(
-                "{rank:?} {} {:?} {:?} {:?} {:?} {:?}",
+                "{rank:?} {} {:?} {} {:?}",
                 self.graph,
                 self.static_range.map(|(a, b)| (a.to_bits(), b.to_bits())),
-                self.static_filter,
-                self.static_min_text,
-                self.static_max_text,
+                self.choices
+                    .key::<super::panes::static_view::StaticFilter>(),
                 self.sorts.key(super::panes::static_view::SORT),
             ),
         }
@@ -506,17 +455,7 @@ impl ViewState {
                 }
             }
             Command::Sort { table, column } => self.sorts.cycle(*table, column),
-            Command::SetNameFilter(t) => self.name_filter.clone_from(t),
-            Command::SetTagFilter(kind, t) => {
-                if t.is_empty() {
-                    self.tag_filters.remove(kind);
-                } else {
-                    self.tag_filters.insert(*kind, t.clone());
-                }
-            }
-            Command::SetMinSize(t) => self.min_size_text.clone_from(t),
-            Command::SetMaxSize(t) => self.max_size_text.clone_from(t),
-            Command::SetWithin(w) => self.within = *w,
+            Command::Choose(edit) => edit.apply_to(&mut self.choices),
             Command::ToggleSelected(r) => {
                 if !self.selected.remove(r) {
                     self.selected.insert(*r);
@@ -543,28 +482,16 @@ impl ViewState {
                 self.static_range = None;
             }
             Command::SetStaticRange(r) => self.static_range = *r,
-            Command::SetStaticFilter(t) => self.static_filter.clone_from(t),
-            Command::SetStaticMinSize(t) => self.static_min_text.clone_from(t),
-            Command::SetStaticMaxSize(t) => self.static_max_text.clone_from(t),
             Command::ShowWarnings(on) => self.show_warnings = *on,
             Command::ShowTab(tab) => self.tab = *tab,
-            Command::SetFlameMode(m) => self.flame_mode = *m,
             Command::SetTableGroup(g) => self.table_group = *g,
             Command::ShowOverview(on) => self.show_overview = *on,
             Command::SetAlignStep(s) => self.align_step = *s,
-            Command::SetDiffFilter(f) => self.diff_filter.clone_from(f),
             Command::SetTableBaseline(on) => {
                 self.table_baseline = *on;
                 self.selected.clear();
                 self.tab = TabId::DETAILS;
             }
-            Command::SetSummaryHostFilter(text) => self.summary.host_filter.clone_from(text),
-            Command::SetSummaryHostExact(on) => self.summary.host_exact = *on,
-            Command::SelectSummaryRank(i) => {
-                self.summary.selected = *i;
-                self.summary.unreachable = None;
-            }
-            Command::SummaryRankUnreachable(i) => self.summary.unreachable = Some(*i),
             Command::FilterRows(rows) => {
                 self.only_rows.clone_from(rows);
                 if rows.is_some() {
@@ -676,6 +603,8 @@ mod tests {
     /// page size) sends them all back.
     #[test]
     fn each_table_keeps_its_own_page() {
+        use crate::ui::panes::details_table::DetailsFilter;
+        use crate::ui::panes::static_view::StaticFilter;
         let mut s = ViewState::default();
         for (k, t) in TableId::ALL.into_iter().enumerate() {
             s.apply(&Command::SetPage(t, k + 2));
@@ -684,11 +613,15 @@ mod tests {
         assert_eq!(pages(&s), [2, 3, 4, 5]);
         // The details table's name filter: details and the baseline's table (the same query
         // on the other rank) go back; components and static ops keep theirs.
-        s.apply(&Command::SetNameFilter("conv".into()));
+        s.apply(&Command::choose(|f: &mut DetailsFilter| {
+            f.name = "conv".into()
+        }));
         assert_eq!(pages(&s), [0, 0, 4, 5]);
         s.apply(&Command::SetPage(TableId::Details, 7));
         // The static op filter: only the static table.
-        s.apply(&Command::SetStaticFilter("add".into()));
+        s.apply(&Command::choose(|f: &mut StaticFilter| {
+            f.name = "add".into()
+        }));
         assert_eq!(pages(&s), [7, 0, 4, 0]);
         // The component sort: only the component table.
         s.apply(&Command::sort(

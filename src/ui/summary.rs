@@ -175,7 +175,11 @@ impl SummaryView {
     /// Starts reading `path` in a job.
     pub fn open(jobs: &mut Jobs, path: PathBuf) -> SummaryView {
         SummaryView {
-            reading: Some(Reading::start(jobs, JobKey::Load, &path)),
+            reading: Some(Reading::start(
+                jobs,
+                JobKey::new(crate::ui::loading::LOAD_JOB),
+                &path,
+            )),
             path,
             open: None,
             error: None,
@@ -188,7 +192,11 @@ impl SummaryView {
     /// Starts reading `path` as the summary to compare with.
     pub fn compare_with(&mut self, jobs: &mut Jobs, path: PathBuf) {
         self.baseline = Some(BaselineSummary {
-            reading: Some(Reading::start(jobs, JobKey::Baseline, &path)),
+            reading: Some(Reading::start(
+                jobs,
+                JobKey::new(crate::ui::baseline::BASELINE_JOB),
+                &path,
+            )),
             path,
             open: None,
             error: None,

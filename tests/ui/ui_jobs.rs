@@ -22,9 +22,11 @@ fn a_panicking_job_of_each_kind_is_shown_and_the_app_goes_on() {
         app.set_language(lang);
         let mut handles: Vec<Job<u32>> = Vec::new();
         for place in [Place::Pool, Place::Thread] {
-            handles.push(app.jobs_mut().run(JobKey::Export, place, move |_| {
-                panic!("injected panic on {place:?}")
-            }));
+            handles.push(app.jobs_mut().run(
+                JobKey::new(memsight::ui::panes::export_csv::EXPORT_JOB),
+                place,
+                move |_| panic!("injected panic on {place:?}"),
+            ));
             // One at a time: a second job under the same key would cancel a queued first one.
             let job = handles.last().expect("just pushed");
             assert_eq!(job.wait(), None);

@@ -183,7 +183,9 @@ fn loading_shows_progress_and_cancel_stops_it_and_retry_loads_again() {
     // Cancel is clicked, on any machine (it once finished first while a build shared the cores).
     for lang in memsight::ui::i18n::Lang::ALL {
         let mut app = MemsightApp::new(None, Vec::new(), None);
-        let gate = app.gate_jobs(memsight::ui::jobs::JobKey::Load);
+        let gate = app.gate_jobs(memsight::ui::jobs::JobKey::new(
+            memsight::ui::loading::LOAD_JOB,
+        ));
         app.set_language(lang);
         app.apply(memsight::ui::Command::Open(fixtures().join("demo")));
         let t = app.tr();

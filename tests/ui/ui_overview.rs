@@ -185,7 +185,7 @@ fn rows_arrive_in_discovery_order_and_cancel_stops_the_job() {
     );
     o.cancel();
     let mut spins = 0u32;
-    while jobs.is_running(&JobKey::Overview) {
+    while jobs.is_running(&JobKey::new(memsight::ui::overview::OVERVIEW_JOB)) {
         spins += 1;
         assert!(spins < 1_000_000, "the cancelled job never stopped");
         std::thread::yield_now();
@@ -363,7 +363,9 @@ fn a_cancelled_overview_offers_retry_and_retry_completes_it() {
     .unwrap();
     for lang in Lang::ALL {
         let mut app = MemsightApp::new(None, Vec::new(), None);
-        let gate = app.gate_jobs(memsight::ui::jobs::JobKey::Overview);
+        let gate = app.gate_jobs(memsight::ui::jobs::JobKey::new(
+            memsight::ui::overview::OVERVIEW_JOB,
+        ));
         app.set_language(lang);
         app.apply(memsight::ui::Command::Open(tmp.path().to_path_buf()));
         let t = app.tr();

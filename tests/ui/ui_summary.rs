@@ -261,7 +261,7 @@ fn a_row_pins_its_curve_and_its_folder_opens_the_rank() {
             .unwrap();
         let i = app
             .view_state()
-            .summary
+            .choice::<memsight::ui::panes::summary::SummaryChoice>()
             .selected
             .expect("the click pins the rank");
         assert_eq!(open.summary.ranks[i].identity.rank, "4");

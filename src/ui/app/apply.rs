@@ -13,6 +13,15 @@ use crate::ui::loading::start_load;
 use crate::ui::panes::align_offset;
 use crate::ui::panes::details_table::DetailsPane;
 
+/// The job that shows a native open dialog (it blocks).
+pub const DIALOG_JOB: crate::ui::jobs::JobKind = crate::ui::jobs::JobKind {
+    id: "dialog",
+    task: crate::ui::i18n::Text {
+        en: "a file dialog",
+        zh: "文件对话框",
+    },
+};
+
 impl MemsightApp {
     /// Applies one command: the view state takes it first ([`ViewState::apply`](crate::ui::state::ViewState::apply), its only
     /// writer), then the app does what it asks beyond the state (open, load, compare, copy).
@@ -209,7 +218,9 @@ impl MemsightApp {
         let picker = self.picker;
         let job = self
             .jobs
-            .run(JobKey::Dialog, Place::Thread, move |_| picker(kind));
+            .run(JobKey::new(DIALOG_JOB), Place::Thread, move |_| {
+                picker(kind)
+            });
         match &job.start_error {
             Some(_) => self.show_browser(Purpose::Open(kind)),
             None => self.dialog = Some((kind, job)),

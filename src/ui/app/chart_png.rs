@@ -76,11 +76,9 @@ impl MemsightApp {
             }
         }
         let picker = self.png_picker;
-        let job = self.jobs.run(
-            JobKey::Named("chart png".into()),
-            Place::Thread,
-            move |_| picker(),
-        );
+        let job = self
+            .jobs
+            .run(JobKey::named("chart png"), Place::Thread, move |_| picker());
         if job.start_error.is_some() {
             let start = crate::ui::file_browser::save_folder();
             self.browser

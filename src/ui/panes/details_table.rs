@@ -23,8 +23,37 @@ use crate::ui::i18n::Tr;
 use crate::ui::jobs::{Job, JobKey, Place};
 use crate::ui::state::{SubsetWhy, TabId, TableId, ViewState};
 
+/// The job that sorts a big rank's column (one per view, column and direction).
+pub const SORT_JOB: crate::ui::jobs::JobKind = crate::ui::jobs::JobKind {
+    id: "sort",
+    task: crate::ui::i18n::Text {
+        en: "sorting a column",
+        zh: "排序列",
+    },
+};
+
 /// The details table (the baseline's too, in a comparison)'s sort, in [`crate::ui::state::ViewState::sorts`].
 pub const SORT: crate::ui::sorts::SortTable = crate::ui::sorts::SortTable("details");
+
+/// The details table's filters: its own choices ([`crate::ui::choices`]), which the baseline's
+/// table of a comparison shares.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DetailsFilter {
+    /// Operator name text (case-insensitive, any part).
+    pub name: String,
+    /// Tag column filter texts (msMemScope's Owner, Inefficient), by column.
+    pub tags: std::collections::BTreeMap<TagKind, String>,
+    /// Min Size(KB), as typed.
+    pub min_text: String,
+    /// Max Size(KB), as typed.
+    pub max_text: String,
+    /// Only blocks allocated or released within the visible range.
+    pub within: bool,
+}
+
+impl crate::ui::choices::Choice for DetailsFilter {
+    const ID: &'static str = "details";
+}
 
 /// The details table's own state between frames.
 pub struct DetailsTable {
@@ -113,7 +142,7 @@ pub(crate) fn parse_bound(text: &str) -> Result<Option<f64>, ()> {
 }
 
 /// A size bound field's text and the command that sets it.
-pub(crate) type BoundField<'a> = (&'a String, fn(String) -> Command);
+pub(crate) type BoundField<'a> = (&'a str, &'a dyn Fn(String) -> Command);
 
 /// The Min Size(KB) and Max Size(KB) fields: a bound that is not a number is shown in red (with
 /// a hover saying so) and ignored.
@@ -126,7 +155,7 @@ pub(crate) fn size_bounds_ui(
 ) {
     for (label, (text, make)) in [(t.min_size, min), (t.max_size, max)] {
         let label = ui.label(label);
-        let mut text = text.clone();
+        let mut text = text.to_string();
         let bad = parse_bound(&text).is_err();
         let mut edit = egui::TextEdit::singleline(&mut text).desired_width(80.0);
         if bad {
@@ -144,18 +173,19 @@ pub(crate) fn size_bounds_ui(
 
 /// The query the state asks of `table` (window in ns from origin, page and size as chosen).
 pub fn query_for(state: &ViewState, table: TableId) -> TableQuery {
+    let filter = state.choice::<DetailsFilter>();
     TableQuery {
         window: state.link.window.map(|w| w.ns()),
-        mode: if state.within {
+        mode: if filter.within {
             WindowMode::Within
         } else {
             WindowMode::Overlap
         },
-        name: state.name_filter.trim().to_string(),
+        name: filter.name.trim().to_string(),
         // A bound that is not a number is ignored on its own: the other one still applies.
         ranges: match (
-            parse_bound(&state.min_size_text).unwrap_or(None),
-            parse_bound(&state.max_size_text).unwrap_or(None),
+            parse_bound(&filter.min_text).unwrap_or(None),
+            parse_bound(&filter.max_text).unwrap_or(None),
         ) {
             (None, None) => Vec::new(),
             (min, max) => vec![RangeFilter {
@@ -168,8 +198,8 @@ pub fn query_for(state: &ViewState, table: TableId) -> TableQuery {
         page_size: state.page_size,
         page: state.page(table),
         require_stream: state.group_by.table_requires_stream(),
-        tags: state
-            .tag_filters
+        tags: filter
+            .tags
             .iter()
             .map(|(k, v)| (*k, v.trim().to_string()))
             .collect(),
@@ -201,11 +231,13 @@ impl DetailsTable {
             let key = (id, col, dir);
             if self.sorting.as_ref().map(|(k, _)| *k) != Some(key) {
                 let job_view = Arc::clone(view);
-                let job = cx
-                    .jobs
-                    .run(JobKey::Sort(id, col, dir), Place::Thread, move |_| {
+                let job = cx.jobs.run(
+                    JobKey::scoped(SORT_JOB, &(id, col, dir)),
+                    Place::Thread,
+                    move |_| {
                         job_view.sort_cache.order(&job_view.data, col, dir);
-                    });
+                    },
+                );
                 self.sorting = (job.start_error.is_none()).then_some((key, job));
             }
             if self.sorting.is_some() {
@@ -334,41 +366,50 @@ impl DetailsTable {
             ui.strong(t.details_title);
             ui.separator();
             let label = ui.label(t.name);
-            let mut name = state.name_filter.clone();
+            let filter = state.choice::<DetailsFilter>();
+            let mut name = filter.name.clone();
             let edit = egui::TextEdit::singleline(&mut name)
                 .desired_width(140.0)
                 .hint_text(t.search_hint);
             if ui.add(edit).labelled_by(label.id).changed() {
-                cx.out.push(Command::SetNameFilter(name));
+                cx.out.push(Command::choose(move |f: &mut DetailsFilter| {
+                    f.name.clone_from(&name)
+                }));
             }
             // The source's own columns (msMemScope's Owner, Inefficient) filter the same way.
             for tags in &cx.view.data.tags {
                 let label = ui.label(tag_header(t, tags.kind));
-                let mut text = state
-                    .tag_filters
-                    .get(&tags.kind)
-                    .cloned()
-                    .unwrap_or_default();
+                let mut text = filter.tags.get(&tags.kind).cloned().unwrap_or_default();
                 let edit = egui::TextEdit::singleline(&mut text)
                     .desired_width(90.0)
                     .hint_text(t.search_hint);
                 if ui.add(edit).labelled_by(label.id).changed() {
-                    cx.out.push(Command::SetTagFilter(
-                        tags.kind,
-                        tag_filter_value(t, tags.kind, text),
-                    ));
+                    let (kind, text) = (tags.kind, tag_filter_value(t, tags.kind, text));
+                    cx.out.push(Command::choose(move |f: &mut DetailsFilter| {
+                        if text.is_empty() {
+                            f.tags.remove(&kind);
+                        } else {
+                            f.tags.insert(kind, text.clone());
+                        }
+                    }));
                 }
             }
             size_bounds_ui(
                 ui,
                 t,
-                (&state.min_size_text, Command::SetMinSize),
-                (&state.max_size_text, Command::SetMaxSize),
+                (&filter.min_text, &|text| {
+                    Command::choose(move |f: &mut DetailsFilter| f.min_text.clone_from(&text))
+                }),
+                (&filter.max_text, &|text| {
+                    Command::choose(move |f: &mut DetailsFilter| f.max_text.clone_from(&text))
+                }),
                 cx.out,
             );
-            let mut within = state.within;
+            let mut within = filter.within;
             if ui.checkbox(&mut within, t.within).changed() {
-                cx.out.push(Command::SetWithin(within));
+                cx.out.push(Command::choose(move |f: &mut DetailsFilter| {
+                    f.within = within
+                }));
             }
             if let Some(stacks) = &cx.view.data.stacks {
                 let has_roles = super::roles::has_roles(cx.view);

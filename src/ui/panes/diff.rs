@@ -17,6 +17,17 @@ use crate::ui::state::{DiffColumn, ViewState};
 /// The compare diff table's sort, in [`crate::ui::state::ViewState::sorts`].
 pub const SORT: crate::ui::sorts::SortTable = crate::ui::sorts::SortTable("diff");
 
+/// The diff table's filter: its own choice ([`crate::ui::choices`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DiffFilter {
+    /// Operator name text (case-insensitive, any part).
+    pub name: String,
+}
+
+impl crate::ui::choices::Choice for DiffFilter {
+    const ID: &'static str = "diff";
+}
+
 /// A column's value for sorting (numbers; the name sorts apart).
 fn value(d: &OperatorDelta, col: DiffColumn) -> f64 {
     let kib = |b: i64| b as f64 / 1024.0;
@@ -50,7 +61,7 @@ fn text(d: &OperatorDelta, col: DiffColumn) -> String {
 /// The rows shown (indices into `diff`): names containing the filter (case-insensitive), in the
 /// state's sort (default: the diff's own order, largest |Δ at peak| first).
 pub fn diff_rows(diff: &[OperatorDelta], state: &ViewState) -> Vec<usize> {
-    let needle = state.diff_filter.trim().to_lowercase();
+    let needle = state.choice::<DiffFilter>().name.trim().to_lowercase();
     let mut rows: Vec<usize> = (0..diff.len())
         .filter(|&i| needle.is_empty() || diff[i].name.to_lowercase().contains(&needle))
         .collect();
@@ -156,12 +167,14 @@ pub fn diff_ui(ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
     ui.horizontal(|ui| {
         ui.strong((t.diff_title)(&cmp.baseline.label));
         let label = ui.label(t.name);
-        let mut filter = cx.state.diff_filter.clone();
+        let mut filter = cx.state.choice::<DiffFilter>().name;
         let edit = egui::TextEdit::singleline(&mut filter)
             .desired_width(140.0)
             .hint_text(t.search_hint);
         if ui.add(edit).labelled_by(label.id).changed() {
-            cx.out.push(Command::SetDiffFilter(filter));
+            cx.out.push(Command::choose(move |f: &mut DiffFilter| {
+                f.name.clone_from(&filter)
+            }));
         }
         ui.label((t.rows)(&grouped(rows.len() as f64, 0)));
         if ui.button(t.copy).on_hover_text(t.copy_hover).clicked() {

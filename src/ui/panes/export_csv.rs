@@ -11,6 +11,15 @@ use crate::ui::format::grouped;
 use crate::ui::i18n::Tr;
 use crate::ui::jobs::{Job, JobKey, Jobs, Place, Poll};
 
+/// The job that exports the details table.
+pub const EXPORT_JOB: crate::ui::jobs::JobKind = crate::ui::jobs::JobKind {
+    id: "export",
+    task: crate::ui::i18n::Text {
+        en: "exporting CSV",
+        zh: "导出 CSV",
+    },
+};
+
 /// The native save dialog (rfd, through the XDG desktop portal on Linux); blocks.
 pub fn native_save_picker() -> PickOutcome {
     native_outcome(|| {
@@ -66,7 +75,7 @@ impl Exporter {
         self.status = Some(t.choose_save.into());
         self.pending = Some((view, q));
         let picker = self.save_picker;
-        let job = jobs.run(JobKey::Export, Place::Thread, move |_| {
+        let job = jobs.run(JobKey::new(EXPORT_JOB), Place::Thread, move |_| {
             Step::Chosen(picker())
         });
         if job.start_error.is_some() {
@@ -87,7 +96,7 @@ impl Exporter {
         let Some((view, q)) = self.pending.take() else {
             return;
         };
-        self.job = Some(jobs.run(JobKey::Export, Place::Thread, move |_| {
+        self.job = Some(jobs.run(JobKey::new(EXPORT_JOB), Place::Thread, move |_| {
             Step::Wrote(write_csv(&view, q, &path, t))
         }));
     }

@@ -15,7 +15,30 @@ use crate::ui::command::Command;
 use crate::ui::format::grouped;
 use crate::ui::i18n::Tr;
 use crate::ui::jobs::{Job, JobKey, Place, Poll};
-use crate::ui::state::{FlameMode, RowSubset, SubsetWhy};
+use crate::ui::state::{RowSubset, SubsetWhy};
+
+/// The job that builds a flame graph of a big selection of blocks.
+pub const FLAME_JOB: crate::ui::jobs::JobKind = crate::ui::jobs::JobKind {
+    id: "flame",
+    task: crate::ui::i18n::Text {
+        en: "the flame graph",
+        zh: "火焰图",
+    },
+};
+
+/// Which blocks the flame graph shows: the pane's own choice ([`crate::ui::choices`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FlameMode {
+    /// The blocks alive at the cursor.
+    #[default]
+    AliveAtCursor,
+    /// The blocks allocated in the visible window.
+    AllocatedInView,
+}
+
+impl crate::ui::choices::Choice for FlameMode {
+    const ID: &'static str = "flame";
+}
 
 /// Ranks with more selected blocks than this build their flame graph in a job.
 const BACKGROUND_ROWS: usize = 200_000;
@@ -72,7 +95,7 @@ impl FlamePane {
         let state = cx.state;
         let key = FlameKey {
             view: cx.view.id(),
-            mode: state.flame_mode,
+            mode: state.choice::<FlameMode>(),
             at: state.link.cursor,
             window: state.link.window.map(|w| w.ns()),
         };
@@ -95,14 +118,16 @@ impl FlamePane {
                 }
             } else {
                 let k = key.clone();
-                let job = cx.jobs.run(JobKey::Flame, Place::Thread, move |_| {
-                    let rows = rows_for(&view.data, view.live_index(), &k);
-                    view.data
-                        .stacks
-                        .as_ref()
-                        .map(|s| Flame::build(&view.data, s, &rows))
-                        .unwrap_or_default()
-                });
+                let job = cx
+                    .jobs
+                    .run(JobKey::new(FLAME_JOB), Place::Thread, move |_| {
+                        let rows = rows_for(&view.data, view.live_index(), &k);
+                        view.data
+                            .stacks
+                            .as_ref()
+                            .map(|s| Flame::build(&view.data, s, &rows))
+                            .unwrap_or_default()
+                    });
                 self.job = Some((key, job));
             }
         }
@@ -124,10 +149,11 @@ impl FlamePane {
                 (FlameMode::AllocatedInView, t.flame_modes[1]),
             ] {
                 if ui
-                    .selectable_label(cx.state.flame_mode == mode, text)
+                    .selectable_label(cx.state.choice::<FlameMode>() == mode, text)
                     .clicked()
                 {
-                    cx.out.push(Command::SetFlameMode(mode));
+                    cx.out
+                        .push(Command::choose(move |m: &mut FlameMode| *m = mode));
                 }
             }
             ui.separator();
@@ -139,7 +165,9 @@ impl FlamePane {
                 stacks.unattributed,
             ));
         });
-        if cx.state.flame_mode == FlameMode::AliveAtCursor && cx.state.link.cursor.is_none() {
+        if cx.state.choice::<FlameMode>() == FlameMode::AliveAtCursor
+            && cx.state.link.cursor.is_none()
+        {
             ui.label(t.flame_needs_cursor);
             return;
         }

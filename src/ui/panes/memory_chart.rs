@@ -26,6 +26,15 @@ use crate::ui::plot::step_line::StepLine;
 use crate::ui::plot::zoom::{box_zoom, take_wheel, wheel_zoom};
 use crate::ui::plot::{curve_color, decimals_for, labels};
 
+/// The job that builds a view's curves for a Group By (one per view and grouping).
+pub const SERIES_JOB: crate::ui::jobs::JobKind = crate::ui::jobs::JobKind {
+    id: "series",
+    task: crate::ui::i18n::Text {
+        en: "building curves",
+        zh: "生成曲线",
+    },
+};
+
 /// The plot's id (its memory holds the legend's hidden series).
 pub const PLOT_ID: &str = "memsight_chart";
 
@@ -105,7 +114,9 @@ impl Default for MemoryChart {
     fn default() -> Self {
         MemoryChart {
             reduction: ReductionCache::default(),
-            baseline_reduction: ReductionCache::with_key(JobKey::ReduceBaseline),
+            baseline_reduction: ReductionCache::with_key(JobKey::new(
+                crate::ui::plot::reduction::REDUCE_BASELINE_JOB,
+            )),
             background_min_rows: BACKGROUND_MIN_ROWS,
             building: None,
             baseline_building: None,
@@ -319,11 +330,13 @@ impl MemoryChart {
         let key = (view.id(), group);
         if self.building.as_ref().map(|(k, _)| *k) != Some(key) {
             let job_view = Arc::clone(view);
-            let job = cx
-                .jobs
-                .run(JobKey::Series(key.0, group), Place::Thread, move |_| {
+            let job = cx.jobs.run(
+                JobKey::scoped(SERIES_JOB, &(key.0, group)),
+                Place::Thread,
+                move |_| {
                     job_view.series(group);
-                });
+                },
+            );
             if job.start_error.is_some() {
                 return Some(view.series(group));
             }
@@ -683,11 +696,13 @@ impl MemoryChart {
                 } else if self.baseline_building.as_ref().map(|(k, _)| *k) != Some(key) {
                     // The series land in the view's own cache; the handle keeps the job alive.
                     let job_view = Arc::clone(&bview);
-                    let job = cx
-                        .jobs
-                        .run(JobKey::Series(key.0, group), Place::Thread, move |_| {
+                    let job = cx.jobs.run(
+                        JobKey::scoped(SERIES_JOB, &(key.0, group)),
+                        Place::Thread,
+                        move |_| {
                             job_view.series(group);
-                        });
+                        },
+                    );
                     self.baseline_building = Some((key, job));
                 }
                 let shifted = TimeWindow::new(a.saturating_sub(off), b.saturating_sub(off));

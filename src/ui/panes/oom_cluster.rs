@@ -28,7 +28,11 @@ impl OomClusterView {
     /// Starts reading every snapshot under `dir` in a job.
     pub fn open(jobs: &mut Jobs, dir: PathBuf) -> OomClusterView {
         let d = dir.clone();
-        let job = jobs.run(JobKey::Load, Place::Thread, move |_| bundle_cluster(&d));
+        let job = jobs.run(
+            JobKey::new(crate::ui::loading::LOAD_JOB),
+            Place::Thread,
+            move |_| bundle_cluster(&d),
+        );
         OomClusterView {
             dir,
             job: Some(job),

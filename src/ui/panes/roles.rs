@@ -15,6 +15,15 @@ use crate::ui::i18n::Tr;
 use crate::ui::jobs::{Job, JobKey, Place, Poll};
 use crate::ui::palette;
 
+/// The job that computes memory by role for a view (one per view).
+pub const ROLES_JOB: crate::ui::jobs::JobKind = crate::ui::jobs::JobKind {
+    id: "roles",
+    task: crate::ui::i18n::Text {
+        en: "memory by role",
+        zh: "按角色统计内存",
+    },
+};
+
 /// The tab's id.
 pub const TAB: crate::ui::state::TabId = crate::ui::state::TabId("roles");
 
@@ -58,9 +67,11 @@ impl RolesJob {
         let id = view.id();
         if self.job.as_ref().is_none_or(|(v, _)| *v != id) {
             let v = std::sync::Arc::clone(view);
-            let job = cx.jobs.run(JobKey::Roles(id), Place::Thread, move |_| {
-                let _ = v.roles();
-            });
+            let job = cx
+                .jobs
+                .run(JobKey::scoped(ROLES_JOB, &id), Place::Thread, move |_| {
+                    let _ = v.roles();
+                });
             self.job = Some((id, job));
         }
         match &self.job {

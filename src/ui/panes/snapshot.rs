@@ -30,6 +30,15 @@ use crate::ui::format::grouped;
 use crate::ui::i18n::Tr;
 use crate::ui::jobs::{Job, JobKey, Jobs, Place, Poll};
 
+/// The job that computes the allocator snapshot view's figures for a device and event (big traces only).
+pub const SNAPSHOT_STATE_JOB: crate::ui::jobs::JobKind = crate::ui::jobs::JobKind {
+    id: "snapshot_state",
+    task: crate::ui::i18n::Text {
+        en: "the allocator snapshot",
+        zh: "内存快照",
+    },
+};
+
 /// Stacks listed per table.
 const TOP: usize = 30;
 
@@ -127,11 +136,15 @@ impl SnapshotView {
     /// Starts reading `path` in a job.
     pub fn open(jobs: &mut Jobs, path: PathBuf) -> SnapshotView {
         let p = path.clone();
-        let job = jobs.run(JobKey::Load, Place::Thread, move |_| {
-            let snap = AllocatorSnapshot::open(&p)?;
-            let oom = oom_reports(&snap);
-            Ok((snap, oom, usage_beside(&p), memscope_oom_beside(&p)))
-        });
+        let job = jobs.run(
+            JobKey::new(crate::ui::loading::LOAD_JOB),
+            Place::Thread,
+            move |_| {
+                let snap = AllocatorSnapshot::open(&p)?;
+                let oom = oom_reports(&snap);
+                Ok((snap, oom, usage_beside(&p), memscope_oom_beside(&p)))
+            },
+        );
         SnapshotView {
             path,
             job: Some(job),
@@ -258,7 +271,7 @@ impl SnapshotView {
             self.shown = compute(&snap, self.device, self.event, parts).map(Arc::new);
         } else {
             let (device, event) = want;
-            let job = jobs.run(JobKey::SnapshotState, Place::Thread, move |_| {
+            let job = jobs.run(JobKey::new(SNAPSHOT_STATE_JOB), Place::Thread, move |_| {
                 compute(&snap, device, event, parts)
             });
             self.computing = Some((want, job));

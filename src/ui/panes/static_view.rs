@@ -23,6 +23,21 @@ use crate::ui::state::TableId;
 /// The static op table's sort, in [`crate::ui::state::ViewState::sorts`].
 pub const SORT: crate::ui::sorts::SortTable = crate::ui::sorts::SortTable("static_ops");
 
+/// The static op table's filters: its own choices ([`crate::ui::choices`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StaticFilter {
+    /// Op name text (case-insensitive, any part).
+    pub name: String,
+    /// Min Size(KB), as typed.
+    pub min_text: String,
+    /// Max Size(KB), as typed.
+    pub max_text: String,
+}
+
+impl crate::ui::choices::Choice for StaticFilter {
+    const ID: &'static str = "static_ops";
+}
+
 /// A range of node indices.
 type NodeRange = (f64, f64);
 
@@ -184,11 +199,12 @@ impl StaticTable {
         let range = state
             .static_range
             .map(|(a, b)| (a.ceil() as i64, b.floor() as i64));
+        let filter = state.choice::<StaticFilter>();
         let q = StaticQuery {
             range,
-            name: state.static_filter.clone(),
-            min_kib: parse_bound(&state.static_min_text).unwrap_or(None),
-            max_kib: parse_bound(&state.static_max_text).unwrap_or(None),
+            name: filter.name.clone(),
+            min_kib: parse_bound(&filter.min_text).unwrap_or(None),
+            max_kib: parse_bound(&filter.max_text).unwrap_or(None),
             sort: state.sorts.get(SORT),
         };
         let key: RowsKey = (view.id(), state.graph, format!("{q:?}"));
@@ -217,18 +233,24 @@ impl StaticTable {
             }
             ui.separator();
             let label = ui.label(t.name);
-            let mut name = state.static_filter.clone();
+            let mut name = filter.name.clone();
             let edit = egui::TextEdit::singleline(&mut name)
                 .desired_width(140.0)
                 .hint_text(t.search_hint);
             if ui.add(edit).labelled_by(label.id).changed() {
-                cx.out.push(Command::SetStaticFilter(name));
+                cx.out.push(Command::choose(move |f: &mut StaticFilter| {
+                    f.name.clone_from(&name)
+                }));
             }
             size_bounds_ui(
                 ui,
                 t,
-                (&state.static_min_text, Command::SetStaticMinSize),
-                (&state.static_max_text, Command::SetStaticMaxSize),
+                (&filter.min_text, &|text| {
+                    Command::choose(move |f: &mut StaticFilter| f.min_text.clone_from(&text))
+                }),
+                (&filter.max_text, &|text| {
+                    Command::choose(move |f: &mut StaticFilter| f.max_text.clone_from(&text))
+                }),
                 cx.out,
             );
             ui.label((t.rows)(&grouped(rows.len() as f64, 0)));

@@ -17,7 +17,25 @@ use crate::ui::i18n::Tr;
 use crate::ui::palette;
 use crate::ui::plot::rank_axis::{rank_axis, rank_grid};
 use crate::ui::sorts::SortTable;
-use crate::ui::state::{SummaryChoice, SummaryColumn};
+use crate::ui::state::SummaryColumn;
+
+/// What the user chose in a cluster summary's overview: the document's own choices
+/// ([`crate::ui::choices`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SummaryChoice {
+    /// Only ranks whose host contains this text (case-insensitive; empty: all).
+    pub host_filter: String,
+    /// The filter matches whole host names (case-insensitive) rather than any part of one.
+    pub host_exact: bool,
+    /// The rank whose curve is pinned (index into the summary's ranks).
+    pub selected: Option<usize>,
+    /// The rank whose folder was asked for but is not on this machine.
+    pub unreachable: Option<usize>,
+}
+
+impl crate::ui::choices::Choice for SummaryChoice {
+    const ID: &'static str = "summary";
+}
 
 /// The summary table's sort, in [`crate::ui::state::ViewState::sorts`].
 pub const SORT: SortTable = SortTable("summary");
@@ -329,7 +347,7 @@ pub fn summary_ui(
         if let Some(i) = peaks_plot(&mut cols[0], t, view, &rows, choice, chart_h) {
             hovered = Some(i);
             if cols[0].input(|i| i.pointer.primary_clicked()) {
-                out.push(Command::SelectSummaryRank(Some(i)));
+                out.push(select_rank(Some(i)));
             }
         }
         let shown = hovered.or(last_hovered);
@@ -671,7 +689,9 @@ fn table_ui(
             .labelled_by(label.id)
             .changed()
         {
-            out.push(Command::SetSummaryHostFilter(text));
+            out.push(Command::choose(move |c: &mut SummaryChoice| {
+                c.host_filter.clone_from(&text)
+            }));
         }
         let mut exact = choice.host_exact;
         if ui
@@ -679,7 +699,9 @@ fn table_ui(
             .on_hover_text(t.summary_host_exact_hover)
             .changed()
         {
-            out.push(Command::SetSummaryHostExact(exact));
+            out.push(Command::choose(move |c: &mut SummaryChoice| {
+                c.host_exact = exact
+            }));
         }
         ui.weak((t.summary_shown)(rows.len(), open.summary.ranks.len()));
     });
@@ -737,7 +759,11 @@ fn table_ui(
                                         // the machine that summarised the rank.
                                         out.push(match rank_folder(&view.path, &r.identity.path) {
                                             Some(path) => Command::Open(path),
-                                            None => Command::SummaryRankUnreachable(i),
+                                            None => {
+                                                Command::choose(move |c: &mut SummaryChoice| {
+                                                    c.unreachable = Some(i)
+                                                })
+                                            }
                                         });
                                     }
                                 } else if col == SummaryColumn::Folder {
@@ -770,7 +796,7 @@ fn table_ui(
                             } else {
                                 Some(i)
                             };
-                            out.push(Command::SelectSummaryRank(pin));
+                            out.push(select_rank(pin));
                         }
                     });
                 });
@@ -818,7 +844,7 @@ fn curve_ui(
         )
         .on_hover_text(t.summary_curve_hint);
         if choice.selected.is_some() && ui.small_button(t.summary_unpin).clicked() {
-            out.push(Command::SelectSummaryRank(None));
+            out.push(select_rank(None));
         }
     });
     let height = (height - (ui.cursor().top() - title_top)).max(60.0);
@@ -908,6 +934,14 @@ pub fn rank_folder(summary: &std::path::Path, recorded: &str) -> Option<std::pat
     path.exists().then_some(path)
 }
 
+/// Pins rank `i`'s curve (None: unpins), forgetting a rank whose folder was not found.
+fn select_rank(i: Option<usize>) -> Command {
+    Command::choose(move |c: &mut SummaryChoice| {
+        c.selected = i;
+        c.unreachable = None;
+    })
+}
+
 /// A `.db` written by `memsight summarize` opens as a summary document
 /// ([`crate::ui::document::OPENERS`]).
 pub fn open_document(
@@ -929,7 +963,8 @@ impl crate::ui::document::Document for SummaryView {
 
     fn ui(&mut self, ui: &mut egui::Ui, cx: &mut crate::ui::document::DocCx<'_>) {
         let sort = cx.state.sorts.get(SORT);
-        summary_ui(ui, cx.t, self, &cx.state.summary, sort, cx.out);
+        let choice = cx.state.choice::<SummaryChoice>();
+        summary_ui(ui, cx.t, self, &choice, sort, cx.out);
     }
 
     /// Two summaries compare rank by rank.

@@ -17,6 +17,24 @@ use super::super::jobs::{Job, JobKey, Jobs, Place, Poll};
 use crate::analysis::{DEFAULT_THRESHOLD, GroupBy, LodSeries, RankView, ViewId};
 use crate::model::{TimeWindow, ns_to_ms};
 
+/// The job that reduces a comparison's baseline lines (beside the rank's own, not cancelling them).
+pub const REDUCE_BASELINE_JOB: crate::ui::jobs::JobKind = crate::ui::jobs::JobKind {
+    id: "reduce_baseline",
+    task: crate::ui::i18n::Text {
+        en: "drawing the baseline",
+        zh: "绘制基线",
+    },
+};
+
+/// The job that reduces the memory chart's lines (only the newest window matters).
+pub const REDUCE_JOB: crate::ui::jobs::JobKind = crate::ui::jobs::JobKind {
+    id: "reduce",
+    task: crate::ui::i18n::Text {
+        en: "drawing the chart",
+        zh: "绘制图表",
+    },
+};
+
 /// How much wider than the visible range a reduction is made on each side, so panning reuses it.
 const OVERSCAN: i64 = 1;
 
@@ -112,7 +130,7 @@ fn reduce(series: &[LodSeries], target: Target, exact_max: usize) -> Lines {
 /// The current lines, and the reduction running in the background, if any.
 pub struct ReductionCache {
     current: Option<Lines>,
-    /// The background reduction (under [`JobKey::Reduce`]: a newer one cancels it).
+    /// The background reduction (under [`REDUCE_JOB`]: a newer one cancels it).
     pending: Option<(Target, Job<Lines>)>,
     /// Series with at least this many points in all are reduced off the UI thread.
     pub background_min_points: usize,
@@ -132,7 +150,7 @@ impl Default for ReductionCache {
             background_min_points: BACKGROUND_MIN_POINTS,
             exact_max_points: DEFAULT_THRESHOLD,
             last_window: None,
-            key: JobKey::Reduce,
+            key: JobKey::new(REDUCE_JOB),
         }
     }
 }
