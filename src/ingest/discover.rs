@@ -6,7 +6,8 @@
 //! like MindStudio Insight descends only into `ASCEND_PROFILER_OUTPUT` / `mindstudio_profiler_output`
 //! where a folder has one.
 
-use super::importer::{IMPORTERS, Importer, ranks_of_file};
+use super::importer::{Importer, ranks_of_file};
+use super::importers::IMPORTERS;
 use crate::model::Message;
 use std::collections::HashSet;
 use std::fs;

@@ -1,11 +1,11 @@
 //! The seam for new kinds of input: an [`Importer`] recognises its files by name and first bytes,
 //! says which ranks a file holds, and loads one of them into a [`RankData`]. Discovery asks every
-//! importer of [`IMPORTERS`] about the files the built-in Ascend exports (CSV and SQLite, read by
+//! importer of [`IMPORTERS`](super::importers::IMPORTERS) about the files the built-in Ascend exports (CSV and SQLite, read by
 //! `discover` and `load`, which handle their own coexistence rules) do not claim; loading hands a
 //! rank whose source is [`DataSource::Imported`] to the importer named there. Every view, the CLI
 //! and the overview then work on it unchanged, since they only see `RankData`.
 //!
-//! Adding a source: one module implementing [`Importer`] and one line in [`IMPORTERS`] (and its
+//! Adding a source: one module implementing [`Importer`] and one line in [`IMPORTERS`](super::importers::IMPORTERS) (and its
 //! notes as [`crate::model::Message`] variants). rerun's `Importer` list is the model; memsight
 //! needs no plugins, so the list is static.
 
@@ -55,14 +55,6 @@ pub trait Importer: Sync {
         self.load(info, control)
     }
 }
-
-/// The importers discovery asks, in order: PyTorch profiler traces
-/// ([`super::pytorch_trace`]), msMemScope dumps ([`super::msmemscope`]). Tests prove the seam with an importer of their own too, through
-/// [`super::discover_with`] and [`super::load_rank_using`].
-pub static IMPORTERS: &[&dyn Importer] = &[
-    &super::pytorch_trace::PYTORCH_TRACES,
-    &super::msmemscope::MEMSCOPE_DUMPS,
-];
 
 /// The first bytes of `path` (a regular file), for [`Importer::recognises`]; empty when it
 /// cannot be read.

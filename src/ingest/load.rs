@@ -32,7 +32,7 @@ pub fn load_rank_with(
     control: &LoadControl,
     early: &mut (dyn FnMut(RankData) + Send),
 ) -> Result<RankData, LoadError> {
-    load_rank_using(info, control, early, super::importer::IMPORTERS)
+    load_rank_using(info, control, early, super::importers::IMPORTERS)
 }
 
 /// [`load_rank_with`], a rank of an importer found among `importers` (tests prove the seam with

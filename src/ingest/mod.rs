@@ -18,6 +18,7 @@ mod discover;
 pub mod error;
 pub mod gzip;
 pub mod importer;
+pub mod importers;
 pub mod layout;
 pub mod line_split;
 mod load;

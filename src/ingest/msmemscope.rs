@@ -58,7 +58,7 @@ const MAX_SIZE: i64 = 1 << 56;
 /// msMemScope dumps.
 pub struct MemScopeDumps;
 
-/// The one instance, listed in [`super::importer::IMPORTERS`].
+/// The one instance, listed in [`super::importers::IMPORTERS`].
 pub static MEMSCOPE_DUMPS: MemScopeDumps = MemScopeDumps;
 
 /// What an event is (the `Event` column), as far as memsight reads it.

@@ -51,7 +51,7 @@ const HEAD_DECODED: u64 = 64 << 10;
 /// PyTorch profiler traces.
 pub struct PyTorchTraces;
 
-/// The one instance, listed in [`super::importer::IMPORTERS`].
+/// The one instance, listed in [`super::importers::IMPORTERS`].
 pub static PYTORCH_TRACES: PyTorchTraces = PyTorchTraces;
 
 fn is_gzip(path: &Path) -> bool {

@@ -6,6 +6,7 @@
 //! then Python's own C frames, then the library's and the user's Python frames. Naming a
 //! block by its first frame names every block `??(0): torch::unwind::unwind()`.
 
+pub use super::model::Backend;
 use super::model::Frame;
 use crate::model::is_library_frame;
 
@@ -59,55 +60,6 @@ fn is_allocator_machinery(f: &Frame) -> bool {
     MACHINERY.iter().any(|m| f.name.contains(m))
         || f.filename.ends_with("CachingAllocator.cpp")
         || f.filename == "memory_snapshot.cpp"
-}
-
-/// The accelerator a snapshot was taken on, which names its devices.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Backend {
-    /// torch_npu (Ascend): `NPU:N`. The default when the file does not say.
-    #[default]
-    Npu,
-    /// PyTorch on CUDA: `CUDA:N`.
-    Cuda,
-}
-
-impl Backend {
-    /// Device `n` as the framework names it: `CUDA:0`, `NPU:3`.
-    pub fn device_label(self, n: i64) -> String {
-        match self {
-            Backend::Npu => format!("NPU:{n}"),
-            Backend::Cuda => format!("CUDA:{n}"),
-        }
-    }
-
-    /// The allocator's settings variable (`PYTORCH_CUDA_ALLOC_CONF`, `PYTORCH_NPU_ALLOC_CONF`),
-    /// for advice.
-    pub fn alloc_conf(self) -> &'static str {
-        match self {
-            Backend::Npu => crate::model::NPU_ALLOC_CONF,
-            Backend::Cuda => crate::model::CUDA_ALLOC_CONF,
-        }
-    }
-
-    /// The backend a frame's text points at, if any: the CUDA allocator and `torch/cuda/`, or
-    /// torch_npu's.
-    pub fn of_frame(f: &Frame) -> Option<Backend> {
-        let (file, name) = (f.filename.replace('\\', "/"), &f.name);
-        if name.contains("c10_npu::")
-            || name.contains("NPUCachingAllocator")
-            || file.contains("torch_npu/")
-        {
-            Some(Backend::Npu)
-        } else if name.contains("c10::cuda::")
-            || file.ends_with("CUDACachingAllocator.cpp")
-            || file.contains("torch/cuda/")
-        {
-            Some(Backend::Cuda)
-        } else {
-            None
-        }
-    }
 }
 
 #[cfg(test)]

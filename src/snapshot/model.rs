@@ -6,7 +6,6 @@ use std::path::Path;
 
 use rustc_hash::FxHashMap;
 
-use super::holder::Backend;
 use super::unpickle::{Key, Pickle, UnpickleError, Value, unpickle};
 
 /// One Python frame of a stack.
@@ -691,6 +690,55 @@ impl Builder<'_> {
                 .and_then(|t| p.int(t))
                 .and_then(|t| i64::try_from(t).ok()),
             device_free,
+        }
+    }
+}
+
+/// The accelerator a snapshot was taken on, which names its devices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    /// torch_npu (Ascend): `NPU:N`. The default when the file does not say.
+    #[default]
+    Npu,
+    /// PyTorch on CUDA: `CUDA:N`.
+    Cuda,
+}
+
+impl Backend {
+    /// Device `n` as the framework names it: `CUDA:0`, `NPU:3`.
+    pub fn device_label(self, n: i64) -> String {
+        match self {
+            Backend::Npu => format!("NPU:{n}"),
+            Backend::Cuda => format!("CUDA:{n}"),
+        }
+    }
+
+    /// The allocator's settings variable (`PYTORCH_CUDA_ALLOC_CONF`, `PYTORCH_NPU_ALLOC_CONF`),
+    /// for advice.
+    pub fn alloc_conf(self) -> &'static str {
+        match self {
+            Backend::Npu => crate::model::NPU_ALLOC_CONF,
+            Backend::Cuda => crate::model::CUDA_ALLOC_CONF,
+        }
+    }
+
+    /// The backend a frame's text points at, if any: the CUDA allocator and `torch/cuda/`, or
+    /// torch_npu's.
+    pub fn of_frame(f: &Frame) -> Option<Backend> {
+        let (file, name) = (f.filename.replace('\\', "/"), &f.name);
+        if name.contains("c10_npu::")
+            || name.contains("NPUCachingAllocator")
+            || file.contains("torch_npu/")
+        {
+            Some(Backend::Npu)
+        } else if name.contains("c10::cuda::")
+            || file.ends_with("CUDACachingAllocator.cpp")
+            || file.contains("torch/cuda/")
+        {
+            Some(Backend::Cuda)
+        } else {
+            None
         }
     }
 }

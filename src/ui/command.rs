@@ -11,11 +11,74 @@ use super::choices::{Choice, ChoiceEdit};
 use super::i18n::Lang;
 use super::prefs::ThemePref;
 use super::sorts::{SortColumn, SortTable};
-use super::state::{RowSubset, TabId, TableId};
 use crate::analysis::GroupBy;
 use crate::analysis::stacks::GroupKey;
 use crate::model::SourceChoice;
 use crate::model::TimeWindow;
+
+/// Which view the bottom pane shows: the id of a registered
+/// [`BottomPane`](crate::ui::panes::tab::BottomPane). Plain data, so the state stays plain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TabId(pub &'static str);
+
+impl TabId {
+    /// The details table (or the component table under Group By Component): the default tab.
+    pub const DETAILS: TabId = TabId("details");
+}
+
+impl Default for TabId {
+    fn default() -> Self {
+        TabId::DETAILS
+    }
+}
+
+/// A table with a page of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TableId {
+    /// The details table of the rank on screen.
+    Details,
+    /// The details table of a comparison's baseline.
+    Baseline,
+    /// The component peak table (Group By Component).
+    Components,
+    /// The static graph's op table.
+    StaticOps,
+}
+
+impl TableId {
+    /// Every table.
+    pub const ALL: [TableId; 4] = [
+        TableId::Details,
+        TableId::Baseline,
+        TableId::Components,
+        TableId::StaticOps,
+    ];
+
+    pub(crate) fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Why the details table shows a fixed set of rows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SubsetWhy {
+    /// The survivors of a step (its id).
+    Survivors(i64),
+    /// The blocks under a frame of the flame graph (its text).
+    Frame(String),
+    /// The blocks of a group of the grouped table (its label).
+    Group(String),
+}
+
+/// A fixed set of details-table rows shown instead of the filtered ones: the survivors of a
+/// step, the blocks under a flame graph frame, the blocks of a group.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowSubset {
+    /// Why these rows.
+    pub why: SubsetWhy,
+    /// operator_memory rows, ascending.
+    pub rows: std::sync::Arc<Vec<u32>>,
+}
 
 /// What an open dialog asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,9 +3,10 @@
 //! chart and panes; each is a type implementing [`Document`] in its own file.
 //!
 //! Adding one: implement [`Document`] (its title, its `ui`, the commands it handles) in the
-//! view's own file, and add its opener to [`OPENERS`] (opened from a path, such as a `.pickle`)
-//! or to [`FROM_DISCOVERY`] (what a folder without a profile turned out to hold, such as a
-//! job's OOM bundles). Nothing else in the app names it: tests reach it with
+//! view's own file, and add its opener to [`OPENERS`](super::documents::OPENERS) (opened from a
+//! path, such as a `.pickle`) or to [`FROM_DISCOVERY`](super::documents::FROM_DISCOVERY) (what
+//! a folder without a profile turned out to hold, such as a job's OOM bundles), in
+//! [`super::documents`]. Nothing else in the app names it: tests reach it with
 //! [`crate::ui::app::MemsightApp::document`]. rerun's `ViewClass` registry and egui_demo_lib's
 //! `Demo` trait are the models.
 
@@ -69,22 +70,3 @@ pub type Opener = fn(&Path, &mut Jobs) -> Option<Box<dyn Document>>;
 
 /// What a folder without a profile is, as a document, from what discovery found there.
 pub type FromDiscovery = fn(&DiscoverError, &mut Jobs) -> Option<Box<dyn Document>>;
-
-/// The documents opened from a path, asked in order before the path is opened as a profile.
-pub static OPENERS: &[Opener] = &[
-    super::panes::snapshot::open_document,
-    super::panes::summary::open_document,
-];
-
-/// The documents a discovery that found no profile may have found instead, asked in order.
-pub static FROM_DISCOVERY: &[FromDiscovery] = &[super::panes::oom_cluster::from_discovery];
-
-/// The document `path` is, if any.
-pub fn open(path: &Path, jobs: &mut Jobs) -> Option<Box<dyn Document>> {
-    OPENERS.iter().find_map(|open| open(path, jobs))
-}
-
-/// The document a failed discovery found, if any.
-pub fn from_discovery(e: &DiscoverError, jobs: &mut Jobs) -> Option<Box<dyn Document>> {
-    FROM_DISCOVERY.iter().find_map(|from| from(e, jobs))
-}

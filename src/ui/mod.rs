@@ -27,6 +27,7 @@ pub mod chart_image;
 pub mod choices;
 pub mod command;
 pub mod document;
+pub mod documents;
 pub mod file_browser;
 pub mod fonts;
 pub mod format;

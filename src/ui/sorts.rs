@@ -5,7 +5,8 @@
 //! outside it names its columns.
 //!
 //! Adding a sorted table: a `pub const SORT: SortTable` in the pane's file, its column enum
-//! in `sort_columns!` below (one line), and `Command::sort(SORT, column)` on a header click.
+//! there with `sort_columns!` over it (one line), and `Command::sort(SORT, column)` on a
+//! header click. The analysis' and the model's column types are listed here.
 
 use std::collections::BTreeMap;
 
@@ -27,7 +28,7 @@ pub trait SortColumn: Copy + PartialEq + 'static {
 /// not does not build (the `match` in `name` is exhaustive).
 macro_rules! sort_columns {
     ($($ty:ty { $($v:ident),* $(,)? })*) => {$(
-        impl SortColumn for $ty {
+        impl $crate::ui::sorts::SortColumn for $ty {
             const ALL: &'static [Self] = &[$(<$ty>::$v),*];
             fn name(self) -> &'static str {
                 match self {
@@ -37,6 +38,7 @@ macro_rules! sort_columns {
         }
     )*};
 }
+pub(crate) use sort_columns;
 
 sort_columns! {
     crate::analysis::Column {
@@ -46,22 +48,10 @@ sort_columns! {
     }
     crate::analysis::ComponentColumn { Component, Peak, Time }
     crate::analysis::StaticColumn { Device, Name, NodeStart, NodeEnd, Size }
-    crate::ui::state::StepColumn {
-        Step, Start, End, Duration, PeakAllocated, PeakAt, PeakReserved, PeakApp, EndAllocated,
-        Change, Survivors, SurvivorBytes,
-    }
-    crate::ui::state::DiffColumn {
-        Name, AKib, BKib, Delta, ABlocks, BBlocks, APeakLive, BPeakLive, DeltaAtPeak,
-    }
-    crate::ui::state::OverviewColumn {
-        Rank, Device, Host, PeakAllocated, PeakAllocatedAt, PeakReserved, PeakApp, Largest,
-        Skipped, Warnings,
-    }
     crate::ui::state::SummaryColumn {
         Rank, Host, Device, PeakAllocated, PeakAt, PeakReserved, Steps, Growth, TopOperator,
         Before, Delta, Folder,
     }
-    crate::ui::panes::groups::GroupColumn { Group, Blocks, Total, PeakLive, Calls }
 }
 
 /// Every table's sort: the column's name and direction, by table (a table absent is in its
@@ -110,7 +100,7 @@ impl Sorts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ui::state::StepColumn;
+    use crate::ui::panes::steps::StepColumn;
 
     #[test]
     fn a_header_cycles_ascending_descending_default_and_tables_keep_their_own() {

@@ -10,6 +10,7 @@ use std::collections::BTreeSet;
 
 use super::choices::{Choice, Choices};
 use super::command::Command;
+pub use super::command::{RowSubset, SubsetWhy, TabId, TableId};
 use super::sorts::Sorts;
 use crate::analysis::GroupBy;
 use crate::analysis::stacks::GroupKey;
@@ -18,49 +19,6 @@ use crate::model::TimeWindow;
 
 /// Page sizes offered by the table.
 pub const PAGE_SIZES: [usize; 5] = [10, 20, 30, 50, 100];
-
-/// Which view the bottom pane shows: the id of a registered
-/// [`BottomPane`](crate::ui::panes::tab::BottomPane). Plain data, so the state stays plain.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct TabId(pub &'static str);
-
-impl TabId {
-    /// The details table (or the component table under Group By Component): the default tab.
-    pub const DETAILS: TabId = TabId("details");
-}
-
-impl Default for TabId {
-    fn default() -> Self {
-        TabId::DETAILS
-    }
-}
-
-/// A table with a page of its own.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum TableId {
-    /// The details table of the rank on screen.
-    Details,
-    /// The details table of a comparison's baseline.
-    Baseline,
-    /// The component peak table (Group By Component).
-    Components,
-    /// The static graph's op table.
-    StaticOps,
-}
-
-impl TableId {
-    /// Every table.
-    pub const ALL: [TableId; 4] = [
-        TableId::Details,
-        TableId::Baseline,
-        TableId::Components,
-        TableId::StaticOps,
-    ];
-
-    fn index(self) -> usize {
-        self as usize
-    }
-}
 
 /// Each table's page, 0-based.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -77,153 +35,6 @@ pub struct LinkGroup {
     pub moving: bool,
     /// The cursor, ns from origin (set by clicking a chart; opens Live at cursor).
     pub cursor: Option<i64>,
-}
-
-/// Why the details table shows a fixed set of rows.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SubsetWhy {
-    /// The survivors of a step (its id).
-    Survivors(i64),
-    /// The blocks under a frame of the flame graph (its text).
-    Frame(String),
-    /// The blocks of a group of the grouped table (its label).
-    Group(String),
-}
-
-/// A fixed set of details-table rows shown instead of the filtered ones: the survivors of a
-/// step, the blocks under a flame graph frame, the blocks of a group.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RowSubset {
-    /// Why these rows.
-    pub why: SubsetWhy,
-    /// operator_memory rows, ascending.
-    pub rows: std::sync::Arc<Vec<u32>>,
-}
-
-/// A column of the steps table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StepColumn {
-    /// Step id.
-    Step,
-    /// Start time.
-    Start,
-    /// End time.
-    End,
-    /// Duration.
-    Duration,
-    /// Peak Operator Allocated.
-    PeakAllocated,
-    /// When that peak was.
-    PeakAt,
-    /// Peak Operator Reserved.
-    PeakReserved,
-    /// Peak APP Reserved.
-    PeakApp,
-    /// Operator Allocated at the end.
-    EndAllocated,
-    /// Change of the end value versus the previous step.
-    Change,
-    /// Survivor count.
-    Survivors,
-    /// Survivor bytes.
-    SurvivorBytes,
-}
-
-impl StepColumn {
-    /// Every column, in table order.
-    pub const ALL: [StepColumn; 12] = [
-        StepColumn::Step,
-        StepColumn::Start,
-        StepColumn::End,
-        StepColumn::Duration,
-        StepColumn::PeakAllocated,
-        StepColumn::PeakAt,
-        StepColumn::PeakReserved,
-        StepColumn::PeakApp,
-        StepColumn::EndAllocated,
-        StepColumn::Change,
-        StepColumn::Survivors,
-        StepColumn::SurvivorBytes,
-    ];
-}
-
-/// A column of the compare diff table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DiffColumn {
-    /// Operator name.
-    Name,
-    /// KB allocated in the baseline (A).
-    AKib,
-    /// KB allocated in the rank on screen (B).
-    BKib,
-    /// B − A.
-    Delta,
-    /// Allocations in A.
-    ABlocks,
-    /// Allocations in B.
-    BBlocks,
-    /// MB alive at A's Operator Allocated peak.
-    APeakLive,
-    /// MB alive at B's Operator Allocated peak.
-    BPeakLive,
-    /// B at peak − A at peak (MB).
-    DeltaAtPeak,
-}
-
-impl DiffColumn {
-    /// Every column, in table order.
-    pub const ALL: [DiffColumn; 9] = [
-        DiffColumn::Name,
-        DiffColumn::AKib,
-        DiffColumn::BKib,
-        DiffColumn::Delta,
-        DiffColumn::ABlocks,
-        DiffColumn::BBlocks,
-        DiffColumn::APeakLive,
-        DiffColumn::BPeakLive,
-        DiffColumn::DeltaAtPeak,
-    ];
-}
-
-/// A column of the cluster overview's table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OverviewColumn {
-    /// Rank id.
-    Rank,
-    /// Device id.
-    Device,
-    /// Host.
-    Host,
-    /// Peak Operator Allocated.
-    PeakAllocated,
-    /// When it was reached.
-    PeakAllocatedAt,
-    /// Peak Operator Reserved.
-    PeakReserved,
-    /// Peak APP Reserved.
-    PeakApp,
-    /// Largest allocation.
-    Largest,
-    /// Skipped rows.
-    Skipped,
-    /// Warnings.
-    Warnings,
-}
-
-impl OverviewColumn {
-    /// Every column, in table order.
-    pub const ALL: [OverviewColumn; 10] = [
-        OverviewColumn::Rank,
-        OverviewColumn::Device,
-        OverviewColumn::Host,
-        OverviewColumn::PeakAllocated,
-        OverviewColumn::PeakAllocatedAt,
-        OverviewColumn::PeakReserved,
-        OverviewColumn::PeakApp,
-        OverviewColumn::Largest,
-        OverviewColumn::Skipped,
-        OverviewColumn::Warnings,
-    ];
 }
 
 pub use crate::model::cluster::SummaryColumn;
@@ -546,6 +357,7 @@ impl ViewState {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ui::panes::steps::StepColumn;
 
     #[test]
     fn header_clicks_cycle_asc_desc_none() {

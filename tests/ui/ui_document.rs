@@ -82,7 +82,7 @@ fn what_is_opened_picks_its_document() {
     ]);
     assert_eq!(code, 0, "{err}");
     let mut jobs = Jobs::default();
-    let kind = |p: &Path, jobs: &mut Jobs| memsight::ui::document::open(p, jobs).map(|d| d.kind());
+    let kind = |p: &Path, jobs: &mut Jobs| memsight::ui::documents::open(p, jobs).map(|d| d.kind());
     assert_eq!(kind(&summary, &mut jobs), Some("summary"));
     assert_eq!(
         kind(&common::fixtures().join("msprof"), &mut jobs),

@@ -184,7 +184,7 @@ impl MemsightApp {
         self.notice = None; // about what was on screen before
         self.path_dialog_open = false;
         // A snapshot or a cluster summary opens as a document of its own.
-        self.document = crate::ui::document::open(&path, &mut self.jobs);
+        self.document = crate::ui::documents::open(&path, &mut self.jobs);
         // Looked up once here, not in every frame (it reads the disk).
         self.showing_demo = self.document.is_none() && crate::cli::is_demo(&path);
         if self.document.is_some() {

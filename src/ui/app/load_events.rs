@@ -144,7 +144,7 @@ impl MemsightApp {
                 self.loading = None;
                 // A folder without a profile may be a document (a job's OOM bundles).
                 if let crate::ui::loading::Failure::Discover(found) = &e
-                    && let Some(doc) = crate::ui::document::from_discovery(found, &mut self.jobs)
+                    && let Some(doc) = crate::ui::documents::from_discovery(found, &mut self.jobs)
                 {
                     if let Some(opened) = self.opening.take() {
                         self.prefs.remember(&opened);

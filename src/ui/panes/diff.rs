@@ -12,7 +12,51 @@ use crate::model::MIB;
 use crate::ui::command::Command;
 use crate::ui::format::grouped;
 use crate::ui::i18n::Tr;
-use crate::ui::state::{DiffColumn, ViewState};
+use crate::ui::state::ViewState;
+
+/// A column of the compare diff table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiffColumn {
+    /// Operator name.
+    Name,
+    /// KB allocated in the baseline (A).
+    AKib,
+    /// KB allocated in the rank on screen (B).
+    BKib,
+    /// B − A.
+    Delta,
+    /// Allocations in A.
+    ABlocks,
+    /// Allocations in B.
+    BBlocks,
+    /// MB alive at A's Operator Allocated peak.
+    APeakLive,
+    /// MB alive at B's Operator Allocated peak.
+    BPeakLive,
+    /// B at peak − A at peak (MB).
+    DeltaAtPeak,
+}
+
+impl DiffColumn {
+    /// Every column, in table order.
+    pub const ALL: [DiffColumn; 9] = [
+        DiffColumn::Name,
+        DiffColumn::AKib,
+        DiffColumn::BKib,
+        DiffColumn::Delta,
+        DiffColumn::ABlocks,
+        DiffColumn::BBlocks,
+        DiffColumn::APeakLive,
+        DiffColumn::BPeakLive,
+        DiffColumn::DeltaAtPeak,
+    ];
+}
+
+crate::ui::sorts::sort_columns! {
+    DiffColumn {
+        Name, AKib, BKib, Delta, ABlocks, BBlocks, APeakLive, BPeakLive, DeltaAtPeak,
+    }
+}
 
 /// The compare diff table's sort, in [`crate::ui::state::ViewState::sorts`].
 pub const SORT: crate::ui::sorts::SortTable = crate::ui::sorts::SortTable("diff");

@@ -34,6 +34,10 @@ pub enum GroupColumn {
     Calls,
 }
 
+crate::ui::sorts::sort_columns! {
+    GroupColumn { Group, Blocks, Total, PeakLive, Calls }
+}
+
 impl GroupColumn {
     /// Every column, in display order.
     pub const ALL: [GroupColumn; 5] = [

@@ -146,7 +146,7 @@ impl OomClusterView {
 }
 
 /// A folder whose discovery found allocator snapshots and no profile opens as a job's OOM
-/// bundles ([`crate::ui::document::FROM_DISCOVERY`]).
+/// bundles ([`crate::ui::documents::FROM_DISCOVERY`]).
 pub fn from_discovery(
     e: &crate::ingest::DiscoverError,
     jobs: &mut Jobs,

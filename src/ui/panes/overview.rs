@@ -14,7 +14,55 @@ use crate::ui::format::grouped;
 use crate::ui::i18n::Tr;
 use crate::ui::overview::Overview;
 use crate::ui::plot::rank_axis::{rank_axis, rank_grid};
-use crate::ui::state::{OverviewColumn, ViewState};
+use crate::ui::state::ViewState;
+
+/// A column of the cluster overview's table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OverviewColumn {
+    /// Rank id.
+    Rank,
+    /// Device id.
+    Device,
+    /// Host.
+    Host,
+    /// Peak Operator Allocated.
+    PeakAllocated,
+    /// When it was reached.
+    PeakAllocatedAt,
+    /// Peak Operator Reserved.
+    PeakReserved,
+    /// Peak APP Reserved.
+    PeakApp,
+    /// Largest allocation.
+    Largest,
+    /// Skipped rows.
+    Skipped,
+    /// Warnings.
+    Warnings,
+}
+
+impl OverviewColumn {
+    /// Every column, in table order.
+    pub const ALL: [OverviewColumn; 10] = [
+        OverviewColumn::Rank,
+        OverviewColumn::Device,
+        OverviewColumn::Host,
+        OverviewColumn::PeakAllocated,
+        OverviewColumn::PeakAllocatedAt,
+        OverviewColumn::PeakReserved,
+        OverviewColumn::PeakApp,
+        OverviewColumn::Largest,
+        OverviewColumn::Skipped,
+        OverviewColumn::Warnings,
+    ];
+}
+
+crate::ui::sorts::sort_columns! {
+    OverviewColumn {
+        Rank, Device, Host, PeakAllocated, PeakAllocatedAt, PeakReserved, PeakApp, Largest,
+        Skipped, Warnings,
+    }
+}
 
 /// The cluster overview table's sort, in [`crate::ui::state::ViewState::sorts`].
 pub const SORT: crate::ui::sorts::SortTable = crate::ui::sorts::SortTable("overview");

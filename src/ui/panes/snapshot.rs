@@ -17,10 +17,10 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 
 use super::flame::{NodeLook, draw_icicle};
-use super::snapshot_bands::{Bands, BandsChart, size_text};
+use super::snapshot_bands::{Bands, BandsChart, size_text, stack_lines};
 use crate::analysis::stacks::{Flame, FlameBuilder, FlameFrame};
 use crate::model::{bytes_to_mib, is_library_frame};
-use crate::snapshot::holder::{holder_frame, holder_index};
+use crate::snapshot::holder::holder_frame;
 use crate::snapshot::segments::{AllocatorState, BlockKind, allocator_state, allocator_state_at};
 use crate::snapshot::summary::{live_blocks, never_freed, never_freed_events};
 use crate::snapshot::{
@@ -706,34 +706,6 @@ fn stack_table(
     clicked
 }
 
-/// A stack in a tooltip, innermost frame first: the frame that names it strong, the others weak.
-/// Frames the unwinder could not place (`??`, no file) are counted, not listed, and at most
-/// 24 lines are drawn so the tooltip fits a 720-pixel window.
-pub fn stack_lines(ui: &mut egui::Ui, frames: &[Frame]) {
-    let holder = holder_index(frames);
-    let mut unplaced = 0usize;
-    let mut shown = 0usize;
-    for (i, f) in frames.iter().enumerate() {
-        if Some(i) == holder {
-            ui.strong(f.text());
-            shown += 1;
-        } else if f.filename.is_empty() || f.filename == "??" {
-            unplaced += 1;
-        } else if shown < TOOLTIP_FRAMES {
-            ui.weak(f.text());
-            shown += 1;
-        } else {
-            unplaced += 1;
-        }
-    }
-    if unplaced > 0 {
-        ui.weak(format!("… +{unplaced}"));
-    }
-}
-
-/// The most frames a stack's tooltip lists.
-const TOOLTIP_FRAMES: usize = 24;
-
 /// The event that allocated the last never-freed block with `row`'s stack.
 fn last_allocation_of(
     snap: &AllocatorSnapshot,
@@ -958,7 +930,7 @@ fn segment_bar(ui: &mut egui::Ui, t: &Tr, seg: &crate::snapshot::segments::Segme
     ));
 }
 
-/// A `.pickle`/`.pkl` file opens as a snapshot document ([`crate::ui::document::OPENERS`]).
+/// A `.pickle`/`.pkl` file opens as a snapshot document ([`crate::ui::documents::OPENERS`]).
 pub fn open_document(
     path: &std::path::Path,
     jobs: &mut Jobs,

@@ -511,7 +511,7 @@ fn hover(ui: &mut Ui, t: &Tr, snap: &AllocatorSnapshot, bands: &Bands, p: PlotPo
         if frames.is_empty() {
             ui.weak(t.no_stack);
         }
-        super::snapshot::stack_lines(ui, frames);
+        stack_lines(ui, frames);
         return;
     }
     let slot = tl.slot(x);
@@ -523,3 +523,31 @@ fn hover(ui: &mut Ui, t: &Tr, snap: &AllocatorSnapshot, bands: &Bands, p: PlotPo
         ));
     }
 }
+
+/// A stack in a tooltip, innermost frame first: the frame that names it strong, the others weak.
+/// Frames the unwinder could not place (`??`, no file) are counted, not listed, and at most
+/// 24 lines are drawn so the tooltip fits a 720-pixel window.
+pub fn stack_lines(ui: &mut Ui, frames: &[Frame]) {
+    let holder = crate::snapshot::holder::holder_index(frames);
+    let mut unplaced = 0usize;
+    let mut shown = 0usize;
+    for (i, f) in frames.iter().enumerate() {
+        if Some(i) == holder {
+            ui.strong(f.text());
+            shown += 1;
+        } else if f.filename.is_empty() || f.filename == "??" {
+            unplaced += 1;
+        } else if shown < TOOLTIP_FRAMES {
+            ui.weak(f.text());
+            shown += 1;
+        } else {
+            unplaced += 1;
+        }
+    }
+    if unplaced > 0 {
+        ui.weak(format!("… +{unplaced}"));
+    }
+}
+
+/// The most frames a stack's tooltip lists.
+const TOOLTIP_FRAMES: usize = 24;

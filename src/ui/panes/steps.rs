@@ -12,7 +12,61 @@ use crate::model::{MIB, TimeWindow, ns_to_ms};
 use crate::ui::command::Command;
 use crate::ui::format::{MemUnit, bytes, bytes_in, grouped};
 use crate::ui::i18n::Tr;
-use crate::ui::state::{RowSubset, StepColumn, SubsetWhy};
+use crate::ui::state::{RowSubset, SubsetWhy};
+
+/// A column of the steps table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepColumn {
+    /// Step id.
+    Step,
+    /// Start time.
+    Start,
+    /// End time.
+    End,
+    /// Duration.
+    Duration,
+    /// Peak Operator Allocated.
+    PeakAllocated,
+    /// When that peak was.
+    PeakAt,
+    /// Peak Operator Reserved.
+    PeakReserved,
+    /// Peak APP Reserved.
+    PeakApp,
+    /// Operator Allocated at the end.
+    EndAllocated,
+    /// Change of the end value versus the previous step.
+    Change,
+    /// Survivor count.
+    Survivors,
+    /// Survivor bytes.
+    SurvivorBytes,
+}
+
+impl StepColumn {
+    /// Every column, in table order.
+    pub const ALL: [StepColumn; 12] = [
+        StepColumn::Step,
+        StepColumn::Start,
+        StepColumn::End,
+        StepColumn::Duration,
+        StepColumn::PeakAllocated,
+        StepColumn::PeakAt,
+        StepColumn::PeakReserved,
+        StepColumn::PeakApp,
+        StepColumn::EndAllocated,
+        StepColumn::Change,
+        StepColumn::Survivors,
+        StepColumn::SurvivorBytes,
+    ];
+}
+
+crate::ui::sorts::sort_columns! {
+    StepColumn {
+        Step, Start, End, Duration, PeakAllocated, PeakAt, PeakReserved, PeakApp, EndAllocated,
+        Change, Survivors, SurvivorBytes,
+    }
+}
 
 /// The steps table's sort, in [`crate::ui::state::ViewState::sorts`].
 pub const SORT: crate::ui::sorts::SortTable = crate::ui::sorts::SortTable("steps");

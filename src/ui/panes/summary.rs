@@ -943,7 +943,7 @@ fn select_rank(i: Option<usize>) -> Command {
 }
 
 /// A `.db` written by `memsight summarize` opens as a summary document
-/// ([`crate::ui::document::OPENERS`]).
+/// ([`crate::ui::documents::OPENERS`]).
 pub fn open_document(
     path: &std::path::Path,
     jobs: &mut crate::ui::jobs::Jobs,
