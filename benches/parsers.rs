@@ -99,7 +99,7 @@ fn memory_event(k: u64) -> String {
 }
 
 fn memory_event_readers(c: &mut Criterion) {
-    use memsight::ingest::pytorch_memory_event::{Template, quick_object};
+    use memsight::ingest::pytorch::memory_event::{Template, quick_object};
     use memsight::ingest::trace_view::{memory_event_from, parse_memory_event};
     let events: Vec<String> = (0..10_000).map(memory_event).collect();
     let bytes: u64 = events.iter().map(|e| e.len() as u64).sum();

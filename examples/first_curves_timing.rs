@@ -20,7 +20,7 @@ fn main() {
     if path == "--scan" {
         let file = std::env::args_os().nth(2).unwrap_or_default();
         let control = memsight::ingest::LoadControl::new();
-        let scan = memsight::ingest::pytorch_memory_scan::scan_file(
+        let scan = memsight::ingest::pytorch::memory_scan::scan_file(
             std::path::Path::new(&file),
             file.to_string_lossy().ends_with(".gz"),
             &|_| true,

@@ -53,7 +53,7 @@ pub fn run(target: &str, data: &[u8]) -> bool {
 /// The PyTorch importer's byte search and hand reader on the bytes: no panic, no hang; what the
 /// hand reader accepts, serde reads the same.
 pub fn memory_scan(data: &[u8]) {
-    use ingest::pytorch_memory_scan::{quick_fields, scan_stream};
+    use ingest::pytorch::memory_scan::{quick_fields, scan_stream};
     use ingest::trace_view::{memory_event_from, parse_memory_event};
     let control = LoadControl::new();
     let _ = scan_stream(data, 0, 0..u64::MAX, &|_| true, &control);
@@ -66,10 +66,10 @@ pub fn memory_scan(data: &[u8]) {
     // bytes themselves, when they are a memory event, make a template that reads them back.
     let templates = [PYTORCH_EVENT.as_bytes(), data]
         .into_iter()
-        .filter_map(ingest::pytorch_memory_event::Template::of);
+        .filter_map(ingest::pytorch::memory_event::Template::of);
     for t in templates {
         if let Some((event, len)) = t.read(data) {
-            let (raw, quick_len) = ingest::pytorch_memory_event::quick_object(data)
+            let (raw, quick_len) = ingest::pytorch::memory_event::quick_object(data)
                 .expect("a template's read is a one-pass read");
             let raw = raw.expect("a template's read is a memory event");
             assert_eq!((memory_event_from(&raw), quick_len), (event, len));

@@ -376,7 +376,7 @@ fn main() -> ExitCode {
                         FormatArg::Mindspore => Format::MindSpore,
                         FormatArg::Msprof => Format::Msprof,
                         FormatArg::PytorchTrace => {
-                            Format::Imported(memsight::ingest::pytorch_trace::NAME)
+                            Format::Imported(memsight::ingest::pytorch::trace::NAME)
                         }
                         FormatArg::Memscope => Format::Imported(memsight::ingest::msmemscope::NAME),
                     },

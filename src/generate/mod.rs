@@ -496,7 +496,7 @@ pub fn generate(out: &Path, opts: &GenOptions) -> io::Result<Vec<PathBuf>> {
         for rank in 0..opts.ranks {
             let sim = simulate_rank(opts, rank);
             files.push(match name {
-                crate::ingest::pytorch_trace::NAME => {
+                crate::ingest::pytorch::trace::NAME => {
                     write_imported::write_pytorch_trace(out, &sim, opts)?
                 }
                 crate::ingest::msmemscope::NAME => write_imported::write_memscope(out, &sim)?,

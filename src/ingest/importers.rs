@@ -5,10 +5,10 @@
 use super::importer::Importer;
 
 /// The importers discovery asks, in order: PyTorch profiler traces
-/// ([`super::pytorch_trace`]), msMemScope dumps ([`super::msmemscope`]). Tests prove the seam
+/// ([`super::pytorch::trace`]), msMemScope dumps ([`super::msmemscope`]). Tests prove the seam
 /// with an importer of their own too, through
 /// [`super::discover_with`] and [`super::load_rank_using`].
 pub static IMPORTERS: &[&dyn Importer] = &[
-    &super::pytorch_trace::PYTORCH_TRACES,
+    &super::pytorch::trace::PYTORCH_TRACES,
     &super::msmemscope::MEMSCOPE_DUMPS,
 ];

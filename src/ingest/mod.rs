@@ -6,8 +6,7 @@
 //! Loading runs in stages (the tables, then steps, then call stacks); [`layout`] says where a
 //! rank's other files are and holds its `trace_view.json` extract, read once and handed to every
 //! stage; [`error`] is the error they all return. Sources besides the Ascend exports come
-//! through [`importer`]: [`pytorch_trace`] (with [`pytorch_memory_scan`], its first look, and
-//! [`pytorch_memory_event`], the scan's reader of one event) and
+//! through [`importer`] (listed in [`importers`]): [`pytorch`] (PyTorch profiler traces) and
 //! [`msmemscope`]. A file of several ranks is read once for all of them ([`shared_read`]).
 
 mod chunks;
@@ -24,9 +23,7 @@ pub mod line_split;
 mod load;
 pub mod msmemscope;
 mod phases;
-pub mod pytorch_memory_event;
-pub mod pytorch_memory_scan;
-pub mod pytorch_trace;
+pub mod pytorch;
 pub mod roles;
 pub mod safe_fs;
 pub mod shared_read;

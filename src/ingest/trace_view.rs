@@ -11,6 +11,7 @@
 //! `memchr` speed. Hand-written because no JSON crate streams the elements of one big array
 //! from a reader at this speed (serde_json's reader path goes a byte at a time).
 
+use super::pytorch::memory_fields::{MemoryField, MemoryObject};
 use std::borrow::Cow;
 use std::io::Read;
 use std::path::Path;
@@ -371,38 +372,6 @@ struct FlowEvent<'a> {
     pid: Option<&'a RawValue>,
     #[serde(default, borrow)]
     tid: Option<&'a RawValue>,
-}
-
-/// The fields of a `[memory]` event memsight reads.
-#[derive(Deserialize)]
-struct MemEvent<'a> {
-    #[serde(default, borrow)]
-    name: Cow<'a, str>,
-    #[serde(default, borrow)]
-    ts: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    pid: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    tid: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    args: Option<MemArgs<'a>>,
-}
-
-/// The arguments of a `[memory]` event.
-#[derive(Deserialize)]
-struct MemArgs<'a> {
-    #[serde(rename = "Addr", default, borrow)]
-    addr: Option<&'a RawValue>,
-    #[serde(rename = "Bytes", default, borrow)]
-    bytes: Option<&'a RawValue>,
-    #[serde(rename = "Total Allocated", default, borrow)]
-    total_allocated: Option<&'a RawValue>,
-    #[serde(rename = "Total Reserved", default, borrow)]
-    total_reserved: Option<&'a RawValue>,
-    #[serde(rename = "Device Type", default, borrow)]
-    device_type: Option<&'a RawValue>,
-    #[serde(rename = "Device Id", default, borrow)]
-    device_id: Option<&'a RawValue>,
 }
 
 /// The arguments of a `cpu_op` event memsight reads.
@@ -789,7 +758,7 @@ impl Sink {
 }
 
 /// A thread's number: a hash of its `pid` and `tid` (raw JSON text), the same in every pass over
-/// a file (the fast memory scan of [`super::pytorch_memory_scan`] and the whole read agree
+/// a file (the fast memory scan of [`super::pytorch::memory_scan`] and the whole read agree
 /// without sharing a table). Only compared, never shown.
 pub fn thread_number(pid: Option<&RawValue>, tid: Option<&RawValue>) -> u64 {
     thread_of_text(pid.map(RawValue::get), tid.map(RawValue::get))
@@ -837,54 +806,16 @@ fn id_text(raw: &str) -> Cow<'_, str> {
 #[error("a memory event that cannot be read")]
 pub struct UnreadableEvent;
 
-/// The fields of a `[memory]` event as raw JSON text (numbers as written, strings quoted).
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct RawMemoryEvent<'a> {
-    /// `ts`.
-    pub ts: Option<&'a str>,
-    /// `pid`.
-    pub pid: Option<&'a str>,
-    /// `tid`.
-    pub tid: Option<&'a str>,
-    /// Whether the event has `args`.
-    pub has_args: bool,
-    /// `args.Addr`.
-    pub addr: Option<&'a str>,
-    /// `args.Bytes`.
-    pub bytes: Option<&'a str>,
-    /// `args."Total Allocated"`.
-    pub total_allocated: Option<&'a str>,
-    /// `args."Total Reserved"`.
-    pub total_reserved: Option<&'a str>,
-    /// `args."Device Type"`.
-    pub device_type: Option<&'a str>,
-    /// `args."Device Id"`.
-    pub device_id: Option<&'a str>,
-}
+pub use super::pytorch::memory_fields::RawMemoryEvent;
 
 /// One `[memory]` event from its object's bytes: `Ok(None)` when the object is another event
 /// (the word was elsewhere), `Err` when it cannot be read (bad JSON, missing or bad fields).
 pub fn parse_memory_event(bytes: &[u8]) -> Result<Option<MemoryEvent>, UnreadableEvent> {
-    let ev = serde_json::from_slice::<MemEvent<'_>>(bytes).map_err(|_| UnreadableEvent)?;
+    let ev = serde_json::from_slice::<MemoryObject<'_>>(bytes).map_err(|_| UnreadableEvent)?;
     if ev.name != "[memory]" {
         return Ok(None);
     }
-    let args = ev.args.as_ref();
-    fn get(v: Option<&RawValue>) -> Option<&str> {
-        v.map(RawValue::get)
-    }
-    let raw = RawMemoryEvent {
-        ts: get(ev.ts),
-        pid: get(ev.pid),
-        tid: get(ev.tid),
-        has_args: args.is_some(),
-        addr: args.and_then(|a| get(a.addr)),
-        bytes: args.and_then(|a| get(a.bytes)),
-        total_allocated: args.and_then(|a| get(a.total_allocated)),
-        total_reserved: args.and_then(|a| get(a.total_reserved)),
-        device_type: args.and_then(|a| get(a.device_type)),
-        device_id: args.and_then(|a| get(a.device_id)),
-    };
+    let raw = ev.raw();
     memory_event_from(&raw).map(Some)
 }
 
@@ -897,9 +828,10 @@ pub fn memory_event_from(raw: &RawMemoryEvent<'_>) -> Result<MemoryEvent, Unread
         v.and_then(|v| parse_scaled(v.as_bytes(), factor).ok().flatten())
             .map(|s| s.value)
     };
-    let ns = num(raw.ts, 1000);
-    let size = num(raw.bytes, 1);
-    let addr = raw.addr.and_then(super::value::parse_address);
+    use MemoryField as F;
+    let ns = num(raw.get(F::Ts), 1000);
+    let size = num(raw.get(F::Bytes), 1);
+    let addr = raw.get(F::Addr).and_then(super::value::parse_address);
     // A block beyond 2⁵⁶ bytes (64 PiB) is no block: a hostile or broken number.
     let size = size.filter(|b| b.unsigned_abs() < 1 << 56);
     let (Some(ns), Some(size), Some(addr)) = (ns, size, addr) else {
@@ -907,13 +839,13 @@ pub fn memory_event_from(raw: &RawMemoryEvent<'_>) -> Result<MemoryEvent, Unread
     };
     Ok(MemoryEvent {
         ns,
-        thread: thread_of_text(raw.pid, raw.tid),
-        device_type: num(raw.device_type, 1).unwrap_or(0),
-        device_id: num(raw.device_id, 1).unwrap_or(-1),
+        thread: thread_of_text(raw.get(F::Pid), raw.get(F::Tid)),
+        device_type: num(raw.get(F::DeviceType), 1).unwrap_or(0),
+        device_id: num(raw.get(F::DeviceId), 1).unwrap_or(-1),
         addr,
         bytes: size,
-        total_allocated: num(raw.total_allocated, 1).unwrap_or(NULL),
-        total_reserved: num(raw.total_reserved, 1).unwrap_or(NULL),
+        total_allocated: num(raw.get(F::TotalAllocated), 1).unwrap_or(NULL),
+        total_reserved: num(raw.get(F::TotalReserved), 1).unwrap_or(NULL),
     })
 }
 

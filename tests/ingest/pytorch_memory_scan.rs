@@ -10,7 +10,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use memsight::ingest::LoadControl;
-use memsight::ingest::pytorch_memory_scan::{quick_fields, scan_file_in_parts, scan_stream};
+use memsight::ingest::pytorch::memory_scan::{quick_fields, scan_file_in_parts, scan_stream};
 use memsight::ingest::trace_view::{MemoryEvent, parse_memory_event, read_trace_from};
 
 fn traces() -> Vec<PathBuf> {
@@ -73,7 +73,7 @@ impl<R: Read> Read for Trickle<R> {
     }
 }
 
-fn scan_bytes(bytes: &[u8], trickle: usize) -> memsight::ingest::pytorch_memory_scan::MemoryScan {
+fn scan_bytes(bytes: &[u8], trickle: usize) -> memsight::ingest::pytorch::memory_scan::MemoryScan {
     scan_stream(
         Trickle(bytes, trickle),
         0,

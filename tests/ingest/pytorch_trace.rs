@@ -313,7 +313,7 @@ fn a_generated_trace_reads_like_a_real_one() {
         allocs: 3000,
         steps: 4,
         stacks: true,
-        format: memsight::model::Format::Imported(memsight::ingest::pytorch_trace::NAME),
+        format: memsight::model::Format::Imported(memsight::ingest::pytorch::trace::NAME),
         ..Default::default()
     };
     memsight::generate::generate(tmp.path(), &opts).unwrap();

@@ -1,7 +1,7 @@
 //! The first look at a PyTorch profiler trace: its `[memory]` events found by a byte search for
 //! `"[memory]"` instead of by reading every event, in parallel over parts of a plain file (a
 //! gzipped one is one stream). The curves and blocks are drawn from them while the whole read
-//! ([`super::trace_view`]) names the blocks.
+//! ([`crate::ingest::trace_view`]) names the blocks.
 //!
 //! A hit is read as the smallest object around it that contains it (found by looking back for
 //! a `{` and matching braces forward, strings skipped), parsed by the same
@@ -17,10 +17,10 @@ use std::path::Path;
 
 use memchr::memmem;
 
-use super::chunks::LoadControl;
-pub use super::pytorch_memory_event::quick_fields;
-use super::pytorch_memory_event::{Template, quick_object};
-use super::trace_view::{
+pub use super::memory_event::quick_fields;
+use super::memory_event::{Template, quick_object};
+use crate::ingest::chunks::LoadControl;
+use crate::ingest::trace_view::{
     BLOCK, MemoryEvent, UnreadableEvent, memory_event_from, parse_memory_event,
 };
 
@@ -113,10 +113,11 @@ pub fn in_parts_of<T: Send>(
     each: &(dyn Fn(PartReader, u64, std::ops::Range<u64>) -> Result<T, ScanError> + Sync),
 ) -> Result<Vec<T>, ScanError> {
     let part = part.max(1);
-    let file = super::safe_fs::open_regular(path).map_err(ScanError::Io)?;
+    let file = crate::ingest::safe_fs::open_regular(path).map_err(ScanError::Io)?;
     if gzip {
         // To the end of its data when the stream breaks off after it (the load says so).
-        let reader = super::gzip::Tolerant::new(std::io::BufReader::new(file), Default::default());
+        let reader =
+            crate::ingest::gzip::Tolerant::new(std::io::BufReader::new(file), Default::default());
         return Ok(vec![each(Box::new(reader), 0, 0..u64::MAX)?]);
     }
     let len = file.metadata().map_err(ScanError::Io)?.len();
@@ -175,7 +176,7 @@ pub fn in_parts_of<T: Send>(
 
 /// A reader of the bytes around offsets `lo..hi` of a plain file, and the offset it starts at.
 fn open_part(path: &Path, lo: u64, hi: u64) -> Result<(PartReader, u64), ScanError> {
-    let mut file = super::safe_fs::open_regular(path).map_err(ScanError::Io)?;
+    let mut file = crate::ingest::safe_fs::open_regular(path).map_err(ScanError::Io)?;
     let start = lo.saturating_sub(BACK as u64);
     file.seek(SeekFrom::Start(start)).map_err(ScanError::Io)?;
     let until = hi.saturating_add(MAX_OBJECT as u64);

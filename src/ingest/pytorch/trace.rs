@@ -11,16 +11,16 @@
 //!   still held closes nothing (the earlier block stays never freed). Both are counted in notes.
 //! - **Names and stacks**: a block is named by the innermost `cpu_op` (or phase annotation:
 //!   `Optimizer.step#…`, `Optimizer.zero_grad#…`, `enumerate(DataLoader)…`) running on its own
-//!   thread when it was allocated, and takes that op's call stack by the rules of [`super::stacks`]
+//!   thread when it was allocated, and takes that op's call stack by the rules of [`crate::ingest::stacks`]
 //!   (`fwdbwd` flows included). Steps are the `ProfilerStep#N` spans.
 //!
-//! The file is streamed by [`super::trace_view`]'s reader (gzip decoded as it is read), so
+//! The file is streamed by [`crate::ingest::trace_view`]'s reader (gzip decoded as it is read), so
 //! memory is bounded by the events kept, not by the file. Discovery finds the devices with the
-//! byte search of [`super::pytorch_memory_scan`], which reads every memory event: it keeps them
+//! byte search of [`super::memory_scan`], which reads every memory event: it keeps them
 //! for the loads ([`crate::model::Prefetch`], within a budget), whose first look is then at
 //! once. A trace is read twice in all: discovery's scan, and the whole read for ops, stacks
 //! and steps, which the ranks of a trace naming several devices share
-//! ([`super::shared_read`]). A `[memory]` name written with JSON escapes makes the scan
+//! ([`crate::ingest::shared_read`]). A `[memory]` name written with JSON escapes makes the scan
 //! unsure, and the whole read then reads those events.
 
 use std::collections::BTreeSet;
@@ -31,12 +31,12 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use rustc_hash::FxHashMap;
 
-use super::chunks::LoadControl;
-use super::error::{LoadError, NoDataReason};
-use super::importer::Importer;
-use super::pytorch_memory_scan::{MemoryScan, ScanError, in_parts, scan_file};
-use super::shared_read::SharedRead;
-use super::trace_view::{BLOCK, MemoryEvent, ReadOptions, TraceExtract, read_trace_with};
+use super::memory_scan::{MemoryScan, ScanError, in_parts, scan_file};
+use crate::ingest::chunks::LoadControl;
+use crate::ingest::error::{LoadError, NoDataReason};
+use crate::ingest::importer::Importer;
+use crate::ingest::shared_read::SharedRead;
+use crate::ingest::trace_view::{BLOCK, MemoryEvent, ReadOptions, TraceExtract, read_trace_with};
 use crate::model::{
     Component, DataSource, Format, MemoryRecords, Message, NULL, Prefetch, RankData, RankInfo,
     StackSource, StepSource, Steps,
@@ -51,7 +51,7 @@ const HEAD_DECODED: u64 = 64 << 10;
 /// PyTorch profiler traces.
 pub struct PyTorchTraces;
 
-/// The one instance, listed in [`super::importers::IMPORTERS`].
+/// The one instance, listed in [`crate::ingest::importers::IMPORTERS`].
 pub static PYTORCH_TRACES: PyTorchTraces = PyTorchTraces;
 
 fn is_gzip(path: &Path) -> bool {
@@ -61,11 +61,11 @@ fn is_gzip(path: &Path) -> bool {
 
 /// The file's bytes, gunzipped as they are read when its name ends in `.gz` (to the end of its
 /// data when the stream breaks off after it: `cut` is then set); never blocks on a FIFO
-/// ([`super::safe_fs::open_regular`]).
+/// ([`crate::ingest::safe_fs::open_regular`]).
 fn open_noting(path: &Path, cut: &Arc<AtomicBool>) -> std::io::Result<Box<dyn Read>> {
-    let f = super::safe_fs::open_regular(path)?;
+    let f = crate::ingest::safe_fs::open_regular(path)?;
     Ok(if is_gzip(path) {
-        Box::new(super::gzip::Tolerant::new(
+        Box::new(crate::ingest::gzip::Tolerant::new(
             BufReader::new(f),
             Arc::clone(cut),
         ))
@@ -482,7 +482,7 @@ impl Importer for PyTorchTraces {
         self.load_with_first_look(info, control, &mut |_| {})
     }
 
-    /// The memory events are found first by [`super::pytorch_memory_scan`] (on every core),
+    /// The memory events are found first by [`super::memory_scan`] (on every core),
     /// then the whole file is read for the ops, stacks and steps: the curves are the first
     /// look, as soon as the scan ends. (A gzipped file is scanned beside the whole read.)
     fn load_with_first_look(
@@ -514,7 +514,7 @@ impl Importer for PyTorchTraces {
                 .map_err(|e| with_rank(unreadable(format!("{shown}: {e}"))))?;
             match read_trace_with(reader, BLOCK, control, &shown, options) {
                 Ok(x) => Ok(x),
-                Err(super::trace_view::TraceError::Cancelled) => Err(LoadError::Cancelled),
+                Err(crate::ingest::trace_view::TraceError::Cancelled) => Err(LoadError::Cancelled),
                 Err(e) => Err(with_rank(unreadable(e))),
             }
         };
@@ -683,7 +683,7 @@ fn build_rank(
         data.steps = Some(Steps::new(StepSource::Imported(NAME), steps));
     }
     if !host.is_empty() && rows > 0 {
-        let stacks = super::stacks::attribute_on_threads(
+        let stacks = crate::ingest::stacks::attribute_on_threads(
             host,
             &data.operators.alloc_time,
             &row_thread,

@@ -1,5 +1,5 @@
 //! One PyTorch `[memory]` event read by hand from its bytes, for the byte search of
-//! [`super::pytorch_memory_scan`]: the same fields serde would read, or `None` to leave the
+//! [`super::memory_scan`]: the same fields serde would read, or `None` to leave the
 //! bytes to serde.
 //!
 //! - [`quick_object`] reads an object of the plain layout PyTorch writes (flat, with one
@@ -10,7 +10,8 @@
 //!   the numbers differ. An event whose bytes are a template's with numbers in its gaps is read
 //!   with a few byte comparisons instead of a parse.
 
-use super::trace_view::{
+use super::memory_fields::{FIELD_COUNT, Level, MEMORY_FIELDS, MemoryField};
+use crate::ingest::trace_view::{
     MemoryEvent, RawMemoryEvent, UnreadableEvent, memory_event_from, thread_of_text,
 };
 use crate::model::NULL;
@@ -18,53 +19,30 @@ use crate::model::NULL;
 /// Where a value is in an object's bytes: `start..end`.
 type Span = (usize, usize);
 
-/// Which field of [`RawMemoryEvent`] a value is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Field {
-    Ts,
-    Pid,
-    Tid,
-    Addr,
-    Bytes,
-    TotalAllocated,
-    TotalReserved,
-    DeviceType,
-    DeviceId,
-    /// A key the reader does not keep.
-    Other,
-}
+/// Which kept field a value is ([`MEMORY_FIELDS`](super::memory_fields::MEMORY_FIELDS));
+/// `None` for a key the reader does not keep.
+type Field = Option<MemoryField>;
 
-/// Where each field's raw JSON is in an object's bytes.
+/// Where each kept field's raw JSON is in an object's bytes.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 struct Spans {
-    ts: Option<Span>,
-    pid: Option<Span>,
-    tid: Option<Span>,
     has_args: bool,
-    addr: Option<Span>,
-    bytes: Option<Span>,
-    total_allocated: Option<Span>,
-    total_reserved: Option<Span>,
-    device_type: Option<Span>,
-    device_id: Option<Span>,
+    at: [Option<Span>; FIELD_COUNT],
 }
 
 impl Spans {
     /// Fills `field` once: `None` for a second time (a duplicate field is serde's error).
     fn set(&mut self, field: Field, span: Span) -> Option<()> {
-        let slot = match field {
-            Field::Ts => &mut self.ts,
-            Field::Pid => &mut self.pid,
-            Field::Tid => &mut self.tid,
-            Field::Addr => &mut self.addr,
-            Field::Bytes => &mut self.bytes,
-            Field::TotalAllocated => &mut self.total_allocated,
-            Field::TotalReserved => &mut self.total_reserved,
-            Field::DeviceType => &mut self.device_type,
-            Field::DeviceId => &mut self.device_id,
-            Field::Other => return Some(()),
+        let Some(field) = field else {
+            return Some(());
         };
+        let slot = &mut self.at[field.index()];
         slot.is_none().then(|| *slot = Some(span))
+    }
+
+    /// Where `field` is.
+    fn get(&self, field: MemoryField) -> Option<Span> {
+        self.at[field.index()]
     }
 
     /// The fields as text of `obj` (the object's bytes, through its `}`): `None` when they are
@@ -72,19 +50,12 @@ impl Spans {
     fn raw(self, obj: &[u8]) -> Option<RawMemoryEvent<'_>> {
         // One check of the whole object, then slices.
         let text = std::str::from_utf8(obj).ok()?;
-        let get = |span: Option<Span>| span.and_then(|(s, e)| text.get(s..e));
-        Some(RawMemoryEvent {
-            ts: get(self.ts),
-            pid: get(self.pid),
-            tid: get(self.tid),
-            has_args: self.has_args,
-            addr: get(self.addr),
-            bytes: get(self.bytes),
-            total_allocated: get(self.total_allocated),
-            total_reserved: get(self.total_reserved),
-            device_type: get(self.device_type),
-            device_id: get(self.device_id),
-        })
+        let mut raw = RawMemoryEvent::default();
+        raw.has_args = self.has_args;
+        for &(field, _, _) in &MEMORY_FIELDS {
+            raw.set(field, self.get(field).and_then(|(s, e)| text.get(s..e)));
+        }
+        Some(raw)
     }
 }
 
@@ -99,7 +70,7 @@ type Gap = (Field, Span);
 /// Those that are not strings (numbers, `true`, `false`, `null`), and every value of a field
 /// the reader keeps (a `pid` may be a string).
 fn is_gap(field: Field, span: Span, obj: &[u8]) -> bool {
-    field != Field::Other || obj.get(span.0) != Some(&b'"')
+    field.is_some() || obj.get(span.0) != Some(&b'"')
 }
 
 /// [`quick_object`] of exactly `obj` (white space may follow its `}`): `Some(None)` for a
@@ -149,27 +120,13 @@ fn read_object(b: &[u8], gaps: bool) -> Option<(Option<Spans>, usize, Option<Vec
             let text = c.b.get(s..e)?;
             name.is_none().then(|| name = Some(text))
         }
-        b"ts" => value(Field::Ts, c, &mut spans),
-        b"pid" => value(Field::Pid, c, &mut spans),
-        b"tid" => value(Field::Tid, c, &mut spans),
         b"args" => {
             if std::mem::replace(&mut spans.has_args, true) {
                 return None;
             }
-            c.object(|key, c| {
-                let field = match key {
-                    b"Addr" => Field::Addr,
-                    b"Bytes" => Field::Bytes,
-                    b"Total Allocated" => Field::TotalAllocated,
-                    b"Total Reserved" => Field::TotalReserved,
-                    b"Device Type" => Field::DeviceType,
-                    b"Device Id" => Field::DeviceId,
-                    _ => Field::Other,
-                };
-                value(field, c, &mut spans)
-            })
+            c.object(|key, c| value(MemoryField::of_key(Level::Args, key), c, &mut spans))
         }
-        _ => value(Field::Other, c, &mut spans),
+        key => value(MemoryField::of_key(Level::Event, key), c, &mut spans),
     })?;
     let is_memory = name == Some(b"[memory]");
     Some((is_memory.then_some(spans), c.i, found))
@@ -226,7 +183,7 @@ impl Template {
             let piece = pieces.next()?;
             same(b.get(c.i..c.i.checked_add(piece.len())?)?, piece).then_some(())?;
             c.i += piece.len();
-            let span = if field == Field::Other {
+            let span = if field.is_none() {
                 let start = c.i;
                 c.bare_scalar()?;
                 (start, c.i)
@@ -266,31 +223,35 @@ fn same(a: &[u8], b: &[u8]) -> bool {
 /// plain (an integer of at most 18 digits, a `ts` with at most three decimals, an `Addr` of at
 /// most 19 digits: all PyTorch writes), read straight from the bytes; `None` for anything else.
 fn plain_event(spans: &Spans, obj: &[u8]) -> Option<Result<MemoryEvent, UnreadableEvent>> {
+    use MemoryField as F;
     let text = |span: Option<Span>| span.and_then(|(s, e)| obj.get(s..e));
     // A present field that is not plain: the careful way. An absent one: its default.
     let int = |span: Option<Span>, absent: i64| match text(span) {
         Some(t) => plain_int(t),
         None => Some(absent),
     };
-    let (Some(ts), Some(bytes), Some(addr)) = (text(spans.ts), text(spans.bytes), text(spans.addr))
-    else {
+    let (Some(ts), Some(bytes), Some(addr)) = (
+        text(spans.get(F::Ts)),
+        text(spans.get(F::Bytes)),
+        text(spans.get(F::Addr)),
+    ) else {
         // A required field is missing: the careful way says how.
         return None;
     };
     let ns = plain_micros_as_ns(ts)?;
     let size = plain_int(bytes)?;
     let addr = plain_address(addr)?;
-    let device_type = int(spans.device_type, 0)?;
-    let device_id = int(spans.device_id, -1)?;
-    let total_allocated = int(spans.total_allocated, NULL)?;
-    let total_reserved = int(spans.total_reserved, NULL)?;
+    let device_type = int(spans.get(F::DeviceType), 0)?;
+    let device_id = int(spans.get(F::DeviceId), -1)?;
+    let total_allocated = int(spans.get(F::TotalAllocated), NULL)?;
+    let total_reserved = int(spans.get(F::TotalReserved), NULL)?;
     // pid and tid as text, for the thread's number (a string keeps its quotes, as the careful
     // readers hash it).
     let as_text = |span: Option<Span>| match text(span) {
         Some(t) => std::str::from_utf8(t).ok().map(Some),
         None => Some(None),
     };
-    let (pid, tid) = (as_text(spans.pid)?, as_text(spans.tid)?);
+    let (pid, tid) = (as_text(spans.get(F::Pid))?, as_text(spans.get(F::Tid))?);
     if !spans.has_args || size.unsigned_abs() >= 1 << 56 {
         return Some(Err(UnreadableEvent));
     }
