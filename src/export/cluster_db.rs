@@ -143,7 +143,7 @@ pub enum SummaryError {
         /// The file.
         path: String,
         /// What is wrong.
-        why: String,
+        why: NotSummaryWhy,
     },
     /// The file system refused.
     #[error("{path}: {source}")]
@@ -152,6 +152,33 @@ pub enum SummaryError {
         path: String,
         /// The error.
         source: std::io::Error,
+    },
+}
+
+/// Why a file is not a summary this memsight reads (typed, so the app says it in its language).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotSummaryWhy {
+    /// A folder was given.
+    #[error("a folder, not a summary file (a .db written by `memsight summarize`)")]
+    Folder,
+    /// SQLite could not open it (or it is not there: then `cause` says so).
+    #[error("{}", if *.exists { format!("not a memsight summary: {cause}") } else { cause.clone() })]
+    Unopenable {
+        /// The opener's words.
+        cause: String,
+        /// The path exists.
+        exists: bool,
+    },
+    /// A database memsight did not write.
+    #[error("not a memsight summary (make one with `memsight summarize PATH --out FILE.db`)")]
+    NotMemsight,
+    /// A summary of another schema version.
+    #[error("summary schema version {found}; this memsight reads version {reads}")]
+    Schema {
+        /// The file's version.
+        found: i64,
+        /// The version this build reads.
+        reads: i64,
     },
 }
 
@@ -422,7 +449,7 @@ impl SummaryFile {
         if path.is_dir() {
             return Err(SummaryError::NotASummary {
                 path: name,
-                why: "a folder, not a summary file (a .db written by `memsight summarize`)".into(),
+                why: NotSummaryWhy::Folder,
             });
         }
         // The ingest layer's opener: regular files only (no FIFO hang), `immutable` so that
@@ -430,18 +457,15 @@ impl SummaryFile {
         let db =
             crate::ingest::open_read_only(path, None).map_err(|e| SummaryError::NotASummary {
                 path: name.clone(),
-                why: if path.exists() {
-                    format!("not a memsight summary: {}", e.0)
-                } else {
-                    e.0
+                why: NotSummaryWhy::Unopenable {
+                    cause: e.0,
+                    exists: path.exists(),
                 },
             })?;
         if writer_of(&db).is_none() {
             return Err(SummaryError::NotASummary {
                 path: name,
-                why:
-                    "not a memsight summary (make one with `memsight summarize PATH --out FILE.db`)"
-                        .into(),
+                why: NotSummaryWhy::NotMemsight,
             });
         }
         let file = SummaryFile { path: name, db };
@@ -452,9 +476,10 @@ impl SummaryFile {
         if version != SCHEMA_VERSION {
             return Err(SummaryError::NotASummary {
                 path: file.path,
-                why: format!(
-                    "summary schema version {version}; this memsight reads version {SCHEMA_VERSION}"
-                ),
+                why: NotSummaryWhy::Schema {
+                    found: version,
+                    reads: SCHEMA_VERSION,
+                },
             });
         }
         Ok(file)

@@ -34,6 +34,44 @@ fn zh_cause(cause: &str) -> String {
         .fold(cause.to_string(), |s, (en, zh)| s.replace(en, zh))
 }
 
+/// Why a summary file could not be read, in Chinese (SQLite's and the OS's words through
+/// [`zh_cause`]).
+fn zh_summary_error(e: &crate::export::cluster_db::SummaryError) -> String {
+    use crate::export::cluster_db::{NotSummaryWhy, SummaryError};
+    match e {
+        SummaryError::NotASummary { path, why } => {
+            let why = match why {
+                NotSummaryWhy::Folder => {
+                    "这是一个文件夹，不是汇总文件（汇总文件是 `memsight summarize` 写出的 .db）"
+                        .to_string()
+                }
+                NotSummaryWhy::Unopenable {
+                    cause,
+                    exists: true,
+                } => {
+                    format!("不是 memsight 汇总文件：{}", zh_cause(cause))
+                }
+                NotSummaryWhy::Unopenable {
+                    cause,
+                    exists: false,
+                } => zh_cause(cause),
+                NotSummaryWhy::NotMemsight => {
+                    "不是 memsight 汇总文件（用 `memsight summarize PATH --out FILE.db` 生成）"
+                        .to_string()
+                }
+                NotSummaryWhy::Schema { found, reads } => {
+                    format!("汇总文件的结构版本为 {found}；此版本的 memsight 读取版本 {reads}")
+                }
+            };
+            format!("{path}：{why}")
+        }
+        SummaryError::Sqlite { path, source } => {
+            format!("{path}：{}", zh_cause(&source.to_string()))
+        }
+        SummaryError::Io { path, source } => format!("{path}：{}", zh_cause(&source.to_string())),
+    }
+}
+
 fn zh_load_error(e: &crate::ingest::LoadError) -> String {
     use crate::ingest::{LoadError, NoDataReason};
     match e {
@@ -252,6 +290,9 @@ pub struct Tr {
     pub summary_copy_hover: &'static str,
     /// The baseline summary could not be read (why).
     pub summary_baseline_error: fn(&str) -> String,
+    /// Why a summary file could not be read (the CLI's words in English).
+    pub summary_error: fn(&crate::export::cluster_db::SummaryError) -> String,
+    pub summary_read_cancelled: &'static str,
     /// Comparison line (file, matched, ranks, max before, max now).
     pub summary_compared: fn(&str, usize, usize, &str, &str) -> String,
     /// Ranks recorded with an error.
@@ -844,6 +885,8 @@ pub static EN: Tr = Tr {
     summary_stop_compare: "Stop comparing",
     summary_copy_hover: "The shown rows, in the table's order, as TSV (pastes into Excel)",
     summary_baseline_error: |e| format!("Could not read the summary to compare with: {e}"),
+    summary_error: |e| e.to_string(),
+    summary_read_cancelled: "Reading the summary was cancelled.",
     summary_compared: |file, matched, n, before, now| {
         format!(
             "Compared with {file}: {matched} of {} matched (same rank and device) · highest peak {before} → {now} MB",
@@ -1523,6 +1566,8 @@ pub static ZH: Tr = Tr {
     summary_stop_compare: "停止对比",
     summary_copy_hover: "按表格当前顺序，以 TSV 复制显示的行（可粘贴到 Excel）",
     summary_baseline_error: |e| format!("无法读取用于对比的汇总：{e}"),
+    summary_error: zh_summary_error,
+    summary_read_cancelled: "已取消读取汇总。",
     summary_compared: |file, matched, n, before, now| {
         format!(
             "与 {file} 对比：{n} 个 rank 中 {matched} 个匹配（同 rank 同设备）· 最高峰值 {before} → {now} MB"

@@ -7,10 +7,11 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use super::i18n::Tr;
 use super::jobs::{Job, JobKey, Jobs, Place, Poll};
 use crate::analysis::cluster::{Growth, StepAcross, growth, match_ranks, steps_across};
 use crate::analysis::{Spread, device_spread, is_host_device};
-use crate::export::cluster_db::{ClusterSummary, Envelope, SummaryFile};
+use crate::export::cluster_db::{ClusterSummary, Envelope, SummaryError, SummaryFile};
 
 /// A rank's curves as the file holds them (series name, envelope).
 pub type Curves = Vec<(String, Envelope)>;
@@ -44,9 +45,9 @@ pub struct OpenSummary {
 
 impl OpenSummary {
     /// Opens and reads `path`, and computes what the overview shows across its ranks.
-    pub fn read(path: &Path) -> Result<OpenSummary, String> {
-        let file = SummaryFile::open(path).map_err(|e| e.to_string())?;
-        let summary = file.overview().map_err(|e| e.to_string())?;
+    pub fn read(path: &Path) -> Result<OpenSummary, SummaryError> {
+        let file = SummaryFile::open(path)?;
+        let summary = file.overview()?;
         let peaks: Vec<(usize, f64)> = summary
             .ranks
             .iter()
@@ -108,9 +109,31 @@ impl OpenSummary {
     }
 }
 
+/// Why a summary could not be read.
+#[derive(Debug)]
+pub enum SummaryFailure {
+    /// The file: not a summary, another schema version, SQLite or the OS refused.
+    File(SummaryError),
+    /// The reading panicked (its message).
+    Panicked(String),
+    /// The reading was cancelled.
+    Cancelled,
+}
+
+impl SummaryFailure {
+    /// What to say, in `t`'s language.
+    pub fn text(&self, t: &Tr) -> String {
+        match self {
+            SummaryFailure::File(e) => (t.summary_error)(e),
+            SummaryFailure::Panicked(m) => m.clone(),
+            SummaryFailure::Cancelled => t.summary_read_cancelled.to_string(),
+        }
+    }
+}
+
 /// A summary read in the background.
 struct Reading {
-    job: Job<Result<OpenSummary, String>>,
+    job: Job<Result<OpenSummary, SummaryError>>,
     started: Instant,
 }
 
@@ -127,16 +150,25 @@ impl Reading {
 /// What happened to a reading this frame.
 enum Read {
     Pending,
-    Done(Box<Result<OpenSummary, String>>, Duration),
+    Done(Box<Result<OpenSummary, SummaryFailure>>, Duration),
 }
 
 fn poll(reading: &Option<Reading>) -> Option<Read> {
     let r = reading.as_ref()?;
     Some(match r.job.poll() {
         Poll::Pending => Read::Pending,
-        Poll::Msg(m) => Read::Done(Box::new(m), r.started.elapsed()),
-        Poll::Failed(e) => Read::Done(Box::new(Err(e)), r.started.elapsed()),
-        Poll::Finished => Read::Done(Box::new(Err("cancelled".into())), r.started.elapsed()),
+        Poll::Msg(m) => Read::Done(
+            Box::new(m.map_err(SummaryFailure::File)),
+            r.started.elapsed(),
+        ),
+        Poll::Failed(e) => Read::Done(
+            Box::new(Err(SummaryFailure::Panicked(e))),
+            r.started.elapsed(),
+        ),
+        Poll::Finished => Read::Done(
+            Box::new(Err(SummaryFailure::Cancelled)),
+            r.started.elapsed(),
+        ),
     })
 }
 
@@ -148,7 +180,7 @@ pub struct SummaryView {
     /// The summary, once read.
     pub open: Option<OpenSummary>,
     /// Why it could not be read.
-    pub error: Option<String>,
+    pub error: Option<SummaryFailure>,
     /// How long reading it took (open, rows, steps, what is computed across ranks).
     pub read_after: Option<Duration>,
     /// The summary compared with ("before"), when one was picked.
@@ -166,7 +198,7 @@ pub struct BaselineSummary {
     /// It, once read.
     pub open: Option<OpenSummary>,
     /// Why it could not be read.
-    pub error: Option<String>,
+    pub error: Option<SummaryFailure>,
     /// For each rank on screen, the same rank in the baseline.
     pub matches: Vec<Option<usize>>,
 }

@@ -398,10 +398,19 @@ fn a_summary_of_another_schema_version_says_which() {
         .unwrap()
         .execute_batch("PRAGMA user_version = 2")
         .unwrap();
-    // The reason comes from the reader, in English in both languages (as SQLite's do).
-    for lang in [Lang::En, Lang::Zh] {
+    // The reason is typed: said in the UI's language (issue 42 item 4).
+    for (lang, why) in [
+        (
+            Lang::En,
+            "summary schema version 2; this memsight reads version 1",
+        ),
+        (
+            Lang::Zh,
+            "汇总文件的结构版本为 2；此版本的 memsight 读取版本 1",
+        ),
+    ] {
         let h = open(&copy, lang);
-        h.get_by_label_contains("summary schema version 2; this memsight reads version 1");
+        h.get_by_label_contains(why);
     }
     // Opening summaries wrote nothing beside them: their folder holds just the two.
     let names: Vec<String> = std::fs::read_dir(c.now.parent().unwrap())
@@ -445,6 +454,75 @@ fn compare_with_summary_picks_a_file_and_compares_it() {
         let baseline = view.baseline.as_ref().unwrap();
         assert_eq!(baseline.path, c.before);
         assert!(baseline.open.is_some(), "{:?}", baseline.error);
+    }
+}
+
+/// Issue 42 item 4: a file that is not a summary this memsight reads says why in the UI's
+/// language (the reasons are typed; before, the Chinese UI showed the CLI's English sentence).
+#[test]
+fn a_summary_that_cannot_be_compared_says_why_in_the_ui_language() {
+    static PICKED: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
+    let c = cluster();
+    let tmp = tempfile::tempdir().unwrap();
+    // A database memsight did not write, and a summary of another schema version.
+    let foreign = tmp.path().join("foreign.db");
+    Connection::open(&foreign)
+        .unwrap()
+        .execute_batch("CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1);")
+        .unwrap();
+    let newer = tmp.path().join("newer.db");
+    std::fs::copy(&c.before, &newer).unwrap();
+    let reads: i64 = Connection::open(&c.before)
+        .unwrap()
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    Connection::open(&newer)
+        .unwrap()
+        .execute_batch(&format!("PRAGMA user_version = {}", reads + 7))
+        .unwrap();
+    for lang in [Lang::En, Lang::Zh] {
+        let t = tr(lang);
+        let cases = [
+            (
+                &foreign,
+                match lang {
+                    Lang::En => "not a memsight summary (make one with `memsight summarize PATH --out FILE.db`)".to_string(),
+                    Lang::Zh => "不是 memsight 汇总文件（用 `memsight summarize PATH --out FILE.db` 生成）".to_string(),
+                },
+            ),
+            (
+                &newer,
+                match lang {
+                    Lang::En => format!(
+                        "summary schema version {}; this memsight reads version {reads}",
+                        reads + 7
+                    ),
+                    Lang::Zh => format!(
+                        "汇总文件的结构版本为 {}；此版本的 memsight 读取版本 {reads}",
+                        reads + 7
+                    ),
+                },
+            ),
+        ];
+        for (file, why) in cases {
+            *PICKED.lock().unwrap() = Some(file.clone());
+            let mut h = open(&c.now, lang);
+            h.state_mut().picker = |_| PICKED.lock().unwrap().clone().into();
+            h.get_by_label(t.summary_compare).click();
+            common::step_until(&mut h, "the dialog's answer", |app| {
+                app.state()
+                    .document::<memsight::ui::summary::SummaryView>()
+                    .is_some_and(|s| s.baseline.is_some())
+            });
+            h.state_mut()
+                .document_mut::<memsight::ui::summary::SummaryView>()
+                .unwrap()
+                .wait();
+            h.run();
+            let sep = if lang == Lang::Zh { "：" } else { ": " };
+            let shown = (t.summary_baseline_error)(&format!("{}{sep}{why}", file.display()));
+            h.get_by_label(&shown);
+        }
     }
 }
 

@@ -321,7 +321,7 @@ pub fn summary_ui(
     );
     if let Some(e) = &view.error {
         ui.heading((t.summary_title)(&file, 0, 0));
-        ui.colored_label(ui.visuals().error_fg_color, e);
+        ui.colored_label(ui.visuals().error_fg_color, e.text(t));
         return;
     }
     if view.open.is_none() {
@@ -412,7 +412,10 @@ fn header_ui(
         );
         match (&b.open, &b.error) {
             (_, Some(e)) => {
-                ui.colored_label(ui.visuals().error_fg_color, (t.summary_baseline_error)(e));
+                ui.colored_label(
+                    ui.visuals().error_fg_color,
+                    (t.summary_baseline_error)(&e.text(t)),
+                );
             }
             (Some(before), None) => {
                 let matched = b.matches.iter().filter(|m| m.is_some()).count();
