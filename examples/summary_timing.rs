@@ -30,7 +30,7 @@ fn main() {
     };
     summary.wait();
     if let Some(e) = &summary.error {
-        eprintln!("{e}");
+        eprintln!("{}", e.text(&memsight::ui::i18n::EN));
         std::process::exit(2);
     }
     let ranks = summary.open.as_ref().map_or(0, |o| o.summary.ranks.len());

@@ -50,6 +50,9 @@ pub enum NoDataReason {
         /// The importer's name.
         name: String,
     },
+    /// An msMemScope dump that could not be read.
+    #[error("{0}")]
+    MemScope(crate::model::DumpProblem),
     /// An importer's own reason, as it words it.
     #[error("{0}")]
     Other(String),

@@ -38,9 +38,9 @@ use super::importer::Importer;
 use super::shared_read::SharedRead;
 use super::value::parse_address as address;
 use crate::model::{
-    BlockTags, CallStacks, Component, DataSource, Format, HostOps, Interner, MemoryRecords,
-    Message, NO_STACK, NULL, NameId, Prefetch, RankData, RankInfo, StackSource, Step, StepSource,
-    Steps, TagKind,
+    BlockTags, CallStacks, Component, DataSource, DumpProblem, Format, HostOps, Interner,
+    MemoryRecords, Message, NO_STACK, NULL, NameId, Prefetch, RankData, RankInfo, StackSource,
+    Step, StepSource, Steps, TagKind,
 };
 
 /// The importer's name (the `source` of its ranks).
@@ -394,31 +394,32 @@ fn read_dump(
     control: &LoadControl,
     name: &str,
     rows: Rows,
-) -> Result<Dump, String> {
+) -> Result<Dump, DumpProblem> {
     let mut reader = csv::ReaderBuilder::new()
         .flexible(true)
         .has_headers(true)
         .from_reader(file);
     let header = reader
         .headers()
-        .map_err(|e| format!("{name}: {e}"))?
+        .map_err(|e| DumpProblem::unreadable(name, e))?
         .clone();
-    let cols = Columns::of(header.iter())
-        .ok_or_else(|| format!("{name}: not an msMemScope dump (its header lacks columns)"))?;
+    let cols = Columns::of(header.iter()).ok_or_else(|| DumpProblem::NotADump {
+        path: name.to_string(),
+    })?;
     let mut builder = DumpBuilder::new(cols, rows);
     let mut record = csv::StringRecord::new();
     while !builder.is_full() {
         match reader.read_record(&mut record) {
             Ok(false) => break,
             Ok(true) => {}
-            Err(e) if e.is_io_error() => return Err(format!("{name}: {e}")),
+            Err(e) if e.is_io_error() => return Err(DumpProblem::unreadable(name, e)),
             Err(_) => {
                 builder.dump.unreadable += 1;
                 continue;
             }
         }
         if !builder.row(|i| record.get(i).unwrap_or(""), control) {
-            return Err("cancelled".into());
+            return Err(DumpProblem::Cancelled);
         }
     }
     Ok(builder.finish())
@@ -426,31 +427,41 @@ fn read_dump(
 
 /// Reads a dump's SQLite form (`memscope_dump_*.db`, table `memscope_dump` with the CSV's
 /// column names; the tables Insight adds are not read), opened as every DB is: never written.
-fn read_dump_db(path: &Path, control: &LoadControl, rows: Rows) -> Result<Dump, String> {
+fn read_dump_db(path: &Path, control: &LoadControl, rows: Rows) -> Result<Dump, DumpProblem> {
     let shown = path.display();
     // A pending WAL or journal beside it is read from a private copy, as for every DB.
-    let snapshot = super::db::snapshot_if_needed(path).map_err(|e| format!("{shown}: {e}"))?;
-    let db =
-        super::db::open_read_only(path, snapshot.as_ref()).map_err(|e| format!("{shown}: {e}"))?;
+    let snapshot =
+        super::db::snapshot_if_needed(path).map_err(|e| DumpProblem::unreadable(&shown, e))?;
+    let db = super::db::open_read_only(path, snapshot.as_ref())
+        .map_err(|e| DumpProblem::unreadable(&shown, e))?;
     let conn: &rusqlite::Connection = &db;
     if !super::db::has_table(conn, DB_TABLE) {
-        return Err(format!("{shown}: no {DB_TABLE} table"));
+        return Err(DumpProblem::NoTable {
+            path: shown.to_string(),
+            table: DB_TABLE,
+        });
     }
     let mut stmt = conn
         .prepare(&format!("SELECT * FROM {DB_TABLE}"))
-        .map_err(|e| format!("{shown}: {e}"))?;
+        .map_err(|e| DumpProblem::unreadable(&shown, e))?;
     let names: Vec<String> = stmt.column_names().map(str::to_string).collect();
-    let cols = Columns::of(names.iter().map(String::as_str))
-        .ok_or_else(|| format!("{shown}: {DB_TABLE} lacks msMemScope's columns"))?;
+    let cols = Columns::of(names.iter().map(String::as_str)).ok_or_else(|| {
+        DumpProblem::TableLacksColumns {
+            path: shown.to_string(),
+            table: DB_TABLE,
+        }
+    })?;
     let width = names.len();
     let mut builder = DumpBuilder::new(cols, rows);
-    let mut rows = stmt.query([]).map_err(|e| format!("{shown}: {e}"))?;
+    let mut rows = stmt
+        .query([])
+        .map_err(|e| DumpProblem::unreadable(&shown, e))?;
     let mut cells: Vec<String> = vec![String::new(); width];
     while !builder.is_full() {
         let row = match rows.next() {
             Ok(Some(r)) => r,
             Ok(None) => break,
-            Err(e) => return Err(format!("{shown}: {e}")),
+            Err(e) => return Err(DumpProblem::unreadable(&shown, e)),
         };
         for (i, c) in cells.iter_mut().enumerate() {
             // A writer that stored the texts as BLOBs (the same bytes, another type) is read
@@ -462,7 +473,7 @@ fn read_dump_db(path: &Path, control: &LoadControl, rows: Rows) -> Result<Dump, 
             };
         }
         if !builder.row(|i| cells.get(i).map_or("", String::as_str), control) {
-            return Err("cancelled".into());
+            return Err(DumpProblem::Cancelled);
         }
     }
     Ok(builder.finish())
@@ -478,12 +489,12 @@ fn is_db(path: &Path) -> bool {
 }
 
 /// Reads the dump at `path`, CSV or SQLite.
-fn read_path(path: &Path, control: &LoadControl) -> Result<Dump, String> {
+fn read_path(path: &Path, control: &LoadControl) -> Result<Dump, DumpProblem> {
     read_rows(path, control, Rows::All)
 }
 
 /// Reads the `rows` asked for of the dump at `path`, CSV or SQLite.
-fn read_rows(path: &Path, control: &LoadControl, rows: Rows) -> Result<Dump, String> {
+fn read_rows(path: &Path, control: &LoadControl, rows: Rows) -> Result<Dump, DumpProblem> {
     if is_db(path) {
         read_dump_db(path, control, rows)
     } else {
@@ -650,8 +661,8 @@ fn allocations_without_device(
         .count() as u64
 }
 
-fn open(path: &Path) -> Result<std::fs::File, String> {
-    super::safe_fs::open_regular(path).map_err(|e| format!("{}: {e}", path.display()))
+fn open(path: &Path) -> Result<std::fs::File, DumpProblem> {
+    super::safe_fs::open_regular(path).map_err(|e| DumpProblem::unreadable(path.display(), e))
 }
 
 impl Importer for MemScopeDumps {
@@ -748,9 +759,9 @@ impl Importer for MemScopeDumps {
     }
 
     fn load(&self, info: &RankInfo, control: &LoadControl) -> Result<RankData, LoadError> {
-        let no_data = |cause: String| LoadError::NoData {
+        let no_data = |cause: DumpProblem| LoadError::NoData {
             rank: info.rank.clone(),
-            reason: NoDataReason::Other(cause),
+            reason: NoDataReason::MemScope(cause),
         };
         let DataSource::Imported {
             path,
@@ -759,12 +770,16 @@ impl Importer for MemScopeDumps {
             ..
         } = &info.source
         else {
-            return Err(no_data("not an msMemScope rank".into()));
+            return Err(no_data(DumpProblem::NotARank { part: None }));
         };
         let (pid, dev) = part
             .split_once('/')
             .and_then(|(p, d)| Some((p.parse::<i64>().ok()?, d.to_string())))
-            .ok_or_else(|| no_data(format!("not an msMemScope rank: {part}")))?;
+            .ok_or_else(|| {
+                no_data(DumpProblem::NotARank {
+                    part: Some(part.to_string()),
+                })
+            })?;
         let shown = path.display().to_string();
         let read = || read_path(path, control).map(Paired::of);
         let dump = match prefetch.take::<Arc<SharedRead<Paired>>>() {
@@ -1200,7 +1215,7 @@ pub struct OomDetail {
 /// The `OOM_DETAIL` rows of the dump at `path` (CSV or SQLite), in file order: each trigger
 /// followed by the records msMemScope listed for it. Only those rows are kept, the first
 /// 10,000 of them: memory is bounded by them, not by the dump.
-pub fn oom_details(path: &Path, control: &LoadControl) -> Result<Vec<OomDetail>, String> {
+pub fn oom_details(path: &Path, control: &LoadControl) -> Result<Vec<OomDetail>, DumpProblem> {
     // Most dumps have no OOM rows: a byte search (no parsing, one block in memory) says so
     // before the dump is read whole. A DB is queried as it is.
     if !is_db(path) && !mentions(path, b"OOM_DETAIL")? {
@@ -1245,7 +1260,7 @@ pub fn oom_details(path: &Path, control: &LoadControl) -> Result<Vec<OomDetail>,
 }
 
 /// Whether the file at `path` holds `needle`, read in blocks (a regular file only).
-fn mentions(path: &Path, needle: &[u8]) -> Result<bool, String> {
+fn mentions(path: &Path, needle: &[u8]) -> Result<bool, DumpProblem> {
     let mut file = open(path)?;
     let finder = memchr::memmem::Finder::new(needle);
     let mut buf = vec![0u8; 1 << 20];
@@ -1254,7 +1269,7 @@ fn mentions(path: &Path, needle: &[u8]) -> Result<bool, String> {
     loop {
         let n = file
             .read(&mut buf[filled..])
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+            .map_err(|e| DumpProblem::unreadable(path.display(), e))?;
         if n == 0 {
             return Ok(false);
         }

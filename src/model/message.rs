@@ -198,7 +198,7 @@ pub enum Message {
     /// An msMemScope dump that could not be read.
     MemScopeUnreadable {
         /// Why (names the file).
-        cause: String,
+        cause: DumpProblem,
     },
     /// An msMemScope dump without MALLOC or FREE events.
     MemScopeWithoutMemory {
@@ -322,6 +322,76 @@ impl Message {
     /// The English text, as the CLI and JSON print it.
     pub fn text(&self) -> String {
         self.to_string()
+    }
+}
+
+/// Why an msMemScope dump could not be read: typed, so the app says it in its language (the
+/// words of the OS, SQLite and the CSV reader stay as they are).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DumpProblem {
+    /// The file, SQLite or the CSV reader refused.
+    Unreadable {
+        /// The file.
+        path: String,
+        /// Their words.
+        cause: String,
+    },
+    /// A CSV whose header lacks msMemScope's columns.
+    NotADump {
+        /// The file.
+        path: String,
+    },
+    /// A database without the dump's table.
+    NoTable {
+        /// The file.
+        path: String,
+        /// The table looked for.
+        table: &'static str,
+    },
+    /// A database whose dump table lacks msMemScope's columns.
+    TableLacksColumns {
+        /// The file.
+        path: String,
+        /// The table.
+        table: &'static str,
+    },
+    /// The reading was cancelled.
+    Cancelled,
+    /// A rank that is not an msMemScope rank (`PID/DEVICE`), with its part when it has one.
+    NotARank {
+        /// The rank's part.
+        part: Option<String>,
+    },
+}
+
+impl DumpProblem {
+    /// The file or reader refused `path` with `cause`.
+    pub fn unreadable(path: impl fmt::Display, cause: impl fmt::Display) -> DumpProblem {
+        DumpProblem::Unreadable {
+            path: path.to_string(),
+            cause: cause.to_string(),
+        }
+    }
+}
+
+impl fmt::Display for DumpProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DumpProblem::Unreadable { path, cause } => write!(f, "{path}: {cause}"),
+            DumpProblem::NotADump { path } => {
+                write!(
+                    f,
+                    "{path}: not an msMemScope dump (its header lacks columns)"
+                )
+            }
+            DumpProblem::NoTable { path, table } => write!(f, "{path}: no {table} table"),
+            DumpProblem::TableLacksColumns { path, table } => {
+                write!(f, "{path}: {table} lacks msMemScope's columns")
+            }
+            DumpProblem::Cancelled => write!(f, "cancelled"),
+            DumpProblem::NotARank { part: None } => write!(f, "not an msMemScope rank"),
+            DumpProblem::NotARank { part: Some(p) } => write!(f, "not an msMemScope rank: {p}"),
+        }
     }
 }
 

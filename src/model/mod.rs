@@ -23,7 +23,7 @@ mod window;
 pub use component::Component;
 pub use interner::{Interner, NameId};
 pub use library_frames::is_library_frame;
-pub use message::{Message, SkipReason};
+pub use message::{DumpProblem, Message, SkipReason};
 pub use rank::{
     CUDA_ALLOC_CONF, DataSource, DbSnapshot, Format, NPU_ALLOC_CONF, Prefetch, RankData, RankInfo,
     SourceChoice, USING_CSV_NOTE, USING_DB_NOTE, alloc_conf_var, device_label,

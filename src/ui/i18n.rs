@@ -72,6 +72,24 @@ fn zh_summary_error(e: &crate::export::cluster_db::SummaryError) -> String {
     }
 }
 
+/// Why an msMemScope dump could not be read, in Chinese.
+fn zh_dump_problem(p: &crate::model::DumpProblem) -> String {
+    use crate::model::DumpProblem;
+    match p {
+        DumpProblem::Unreadable { path, cause } => format!("{path}：{}", zh_cause(cause)),
+        DumpProblem::NotADump { path } => {
+            format!("{path}：不是 msMemScope 数据文件（表头缺少其列）")
+        }
+        DumpProblem::NoTable { path, table } => format!("{path}：没有 {table} 表"),
+        DumpProblem::TableLacksColumns { path, table } => {
+            format!("{path}：{table} 表缺少 msMemScope 的列")
+        }
+        DumpProblem::Cancelled => "已取消".into(),
+        DumpProblem::NotARank { part: None } => "不是 msMemScope 的 rank".into(),
+        DumpProblem::NotARank { part: Some(p) } => format!("不是 msMemScope 的 rank：{p}"),
+    }
+}
+
 fn zh_load_error(e: &crate::ingest::LoadError) -> String {
     use crate::ingest::{LoadError, NoDataReason};
     match e {
@@ -85,6 +103,7 @@ fn zh_load_error(e: &crate::ingest::LoadError) -> String {
                     format!("{path}：无法读取（{}）", zh_cause(cause))
                 }
                 NoDataReason::NoImporter { name } => format!("没有名为 {name} 的读取器"),
+                NoDataReason::MemScope(p) => zh_dump_problem(p),
                 NoDataReason::Other(t) => t.clone(),
             };
             format!("rank {rank}：{why}")
@@ -1905,7 +1924,7 @@ pub static ZH: Tr = Tr {
             format!("{}；未读取该 PyTorch 跟踪文件", zh_cause(cause))
         }
         Message::MemScopeUnreadable { cause } => {
-            format!("{}；未读取该 msMemScope 数据文件", zh_cause(cause))
+            format!("{}；未读取该 msMemScope 数据文件", zh_dump_problem(cause))
         }
         Message::MemScopeWithoutMemory { path } => {
             format!("{path}：msMemScope 数据文件中没有 MALLOC 或 FREE 事件；其中没有内存数据")

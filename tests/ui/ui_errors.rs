@@ -37,6 +37,39 @@ fn a_rank_without_rows_says_so_in_the_ui_language() {
     }
 }
 
+/// Issue 42 item 4: an msMemScope dump that cannot be read says why in the UI's language (its
+/// reasons are typed; the Chinese UI showed "no memscope_dump table" in English before).
+#[test]
+fn an_msmemscope_dump_without_its_table_says_so_in_the_ui_language() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("memscope_dump_20261127.db");
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute_batch("CREATE TABLE other (x INTEGER); INSERT INTO other VALUES (1);")
+        .unwrap();
+    let path = db.display().to_string();
+    for (lang, want) in [
+        (
+            Lang::En,
+            format!("{path}: no memscope_dump table; the msMemScope dump was not read"),
+        ),
+        (
+            Lang::Zh,
+            format!("{path}：没有 memscope_dump 表；未读取该 msMemScope 数据文件"),
+        ),
+    ] {
+        let mut app = MemsightApp::new(Some(tmp.path().to_path_buf()), Vec::new(), None);
+        app.set_language(lang);
+        app.wait_for_load();
+        assert!(app.view().is_none());
+        let error = app.error.clone().expect("an error");
+        assert!(error.contains(&want), "{error}");
+        let mut h = common::harness(app);
+        h.run();
+        h.get_by_label_contains(&want);
+    }
+}
+
 /// The first sample snapshot cut in half, written into `dir` (`None` without samples).
 fn truncated_snapshot(dir: &std::path::Path) -> Option<std::path::PathBuf> {
     let full = common::sample_snapshots().into_iter().next()?;
