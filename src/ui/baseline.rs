@@ -15,22 +15,12 @@ use crate::ingest::{Profile, discover};
 use crate::model::{RankInfo, SourceChoice};
 
 /// The job that computes a comparison's per-operator diff.
-pub const DIFF_JOB: crate::ui::jobs::JobKind = crate::ui::jobs::JobKind {
-    id: "diff",
-    task: crate::ui::i18n::Text {
-        en: "the comparison",
-        zh: "对比",
-    },
-};
+pub const DIFF_JOB: crate::ui::jobs::JobKind =
+    crate::ui::jobs::JobKind::new("diff", "the comparison", "对比");
 
 /// The job that loads a comparison's baseline.
-pub const BASELINE_JOB: crate::ui::jobs::JobKind = crate::ui::jobs::JobKind {
-    id: "baseline",
-    task: crate::ui::i18n::Text {
-        en: "loading the baseline",
-        zh: "加载基线",
-    },
-};
+pub const BASELINE_JOB: crate::ui::jobs::JobKind =
+    crate::ui::jobs::JobKind::new("baseline", "loading the baseline", "加载基线");
 
 /// What to compare with.
 #[derive(Debug, Clone, PartialEq, Eq)]

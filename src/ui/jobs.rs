@@ -29,6 +29,16 @@ pub struct JobKind {
     pub task: Text,
 }
 
+impl JobKind {
+    /// The kind `id`, whose task is `en` in English and `zh` in Chinese.
+    pub const fn new(id: &'static str, en: &'static str, zh: &'static str) -> JobKind {
+        JobKind {
+            id,
+            task: Text { en, zh },
+        }
+    }
+}
+
 impl PartialEq for JobKind {
     fn eq(&self, other: &Self) -> bool {
         self.id == other.id
@@ -44,13 +54,7 @@ impl std::hash::Hash for JobKind {
 }
 
 /// Jobs that tests and one-off work start ([`JobKey::named`]).
-pub const NAMED_JOB: JobKind = JobKind {
-    id: "named",
-    task: Text {
-        en: "a task",
-        zh: "任务",
-    },
-};
+pub const NAMED_JOB: JobKind = JobKind::new("named", "a task", "任务");
 
 /// What a job is for; at most one job runs per key. A key is a [`JobKind`] and, for kinds that
 /// run once per view or column, a scope ([`JobKey::scoped`]): a new job of the same kind and
@@ -415,15 +419,9 @@ impl Jobs {
 mod tests {
     use super::*;
 
-    const fn kind(id: &'static str) -> JobKind {
-        JobKind {
-            id,
-            task: Text { en: id, zh: id },
-        }
-    }
-    const TEST_A: JobKind = kind("a");
-    const TEST_B: JobKind = kind("b");
-    const TEST_C: JobKind = kind("c");
+    const TEST_A: JobKind = JobKind::new("a", "a", "a");
+    const TEST_B: JobKind = JobKind::new("b", "b", "b");
+    const TEST_C: JobKind = JobKind::new("c", "c", "c");
 
     #[test]
     fn a_gated_job_waits_until_the_gate_opens_or_it_is_cancelled() {

@@ -14,13 +14,8 @@ use crate::ingest::{DiscoverError, LoadControl, LoadError, Profile, discover, lo
 use crate::model::{RankData, RankInfo, SourceChoice};
 
 /// The job that discovers a profile and loads a rank, or reads a document (one at a time).
-pub const LOAD_JOB: crate::ui::jobs::JobKind = crate::ui::jobs::JobKind {
-    id: "load",
-    task: crate::ui::i18n::Text {
-        en: "loading a rank",
-        zh: "加载 rank",
-    },
-};
+pub const LOAD_JOB: crate::ui::jobs::JobKind =
+    crate::ui::jobs::JobKind::new("load", "loading a rank", "加载 rank");
 
 /// The rank `info` read from the files `source` names, or from the ones it has when it has no
 /// such files (a CSV-only rank under "DB").

@@ -12,13 +12,8 @@ use crate::ingest::{LoadError, Profile, load_rank};
 use crate::model::SourceChoice;
 
 /// The job that summarises every rank for the cluster overview.
-pub const OVERVIEW_JOB: crate::ui::jobs::JobKind = crate::ui::jobs::JobKind {
-    id: "overview",
-    task: crate::ui::i18n::Text {
-        en: "the cluster overview",
-        zh: "集群总览",
-    },
-};
+pub const OVERVIEW_JOB: crate::ui::jobs::JobKind =
+    crate::ui::jobs::JobKind::new("overview", "the cluster overview", "集群总览");
 
 /// What the overview job reports.
 pub enum OverviewMsg {

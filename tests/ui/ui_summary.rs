@@ -420,6 +420,21 @@ fn a_summary_of_another_schema_version_says_which() {
     assert_eq!(names.len(), 2, "{names:?}");
 }
 
+/// Clicks Compare with summary…, waits for the picker's answer and for both readings.
+fn click_compare_and_wait(h: &mut Harness<'_, MemsightApp>, t: &Tr) {
+    h.get_by_label(t.summary_compare).click();
+    common::step_until(h, "the dialog's answer", |app| {
+        app.state()
+            .document::<memsight::ui::summary::SummaryView>()
+            .is_some_and(|s| s.baseline.is_some())
+    });
+    h.state_mut()
+        .document_mut::<memsight::ui::summary::SummaryView>()
+        .unwrap()
+        .wait();
+    h.run();
+}
+
 /// Issue 43 item 2: Compare with summary… opened a folder picker, so a summary file could never
 /// be chosen. It asks for a file (a picker of its own kind), and the file picked is compared.
 #[test]
@@ -436,17 +451,7 @@ fn compare_with_summary_picks_a_file_and_compares_it() {
                 .then(|| BEFORE.get().unwrap().clone())
                 .into()
         };
-        h.get_by_label(t.summary_compare).click();
-        common::step_until(&mut h, "the dialog's answer", |app| {
-            app.state()
-                .document::<memsight::ui::summary::SummaryView>()
-                .is_some_and(|s| s.baseline.is_some())
-        });
-        h.state_mut()
-            .document_mut::<memsight::ui::summary::SummaryView>()
-            .unwrap()
-            .wait();
-        h.run();
+        click_compare_and_wait(&mut h, t);
         let view = h
             .state()
             .document::<memsight::ui::summary::SummaryView>()
@@ -508,17 +513,7 @@ fn a_summary_that_cannot_be_compared_says_why_in_the_ui_language() {
             *PICKED.lock().unwrap() = Some(file.clone());
             let mut h = open(&c.now, lang);
             h.state_mut().picker = |_| PICKED.lock().unwrap().clone().into();
-            h.get_by_label(t.summary_compare).click();
-            common::step_until(&mut h, "the dialog's answer", |app| {
-                app.state()
-                    .document::<memsight::ui::summary::SummaryView>()
-                    .is_some_and(|s| s.baseline.is_some())
-            });
-            h.state_mut()
-                .document_mut::<memsight::ui::summary::SummaryView>()
-                .unwrap()
-                .wait();
-            h.run();
+            click_compare_and_wait(&mut h, t);
             let sep = if lang == Lang::Zh { "：" } else { ": " };
             let shown = (t.summary_baseline_error)(&format!("{}{sep}{why}", file.display()));
             h.get_by_label(&shown);

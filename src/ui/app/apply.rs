@@ -14,13 +14,8 @@ use crate::ui::panes::align_offset;
 use crate::ui::panes::details_table::DetailsPane;
 
 /// The job that shows a native open dialog (it blocks).
-pub const DIALOG_JOB: crate::ui::jobs::JobKind = crate::ui::jobs::JobKind {
-    id: "dialog",
-    task: crate::ui::i18n::Text {
-        en: "a file dialog",
-        zh: "文件对话框",
-    },
-};
+pub const DIALOG_JOB: crate::ui::jobs::JobKind =
+    crate::ui::jobs::JobKind::new("dialog", "a file dialog", "文件对话框");
 
 impl MemsightApp {
     /// Applies one command: the view state takes it first ([`ViewState::apply`](crate::ui::state::ViewState::apply), its only

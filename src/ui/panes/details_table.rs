@@ -24,13 +24,8 @@ use crate::ui::jobs::{Job, JobKey, Place};
 use crate::ui::state::{SubsetWhy, TabId, TableId, ViewState};
 
 /// The job that sorts a big rank's column (one per view, column and direction).
-pub const SORT_JOB: crate::ui::jobs::JobKind = crate::ui::jobs::JobKind {
-    id: "sort",
-    task: crate::ui::i18n::Text {
-        en: "sorting a column",
-        zh: "排序列",
-    },
-};
+pub const SORT_JOB: crate::ui::jobs::JobKind =
+    crate::ui::jobs::JobKind::new("sort", "sorting a column", "排序列");
 
 /// The details table (the baseline's too, in a comparison)'s sort, in [`crate::ui::state::ViewState::sorts`].
 pub const SORT: crate::ui::sorts::SortTable = crate::ui::sorts::SortTable("details");

@@ -12,13 +12,8 @@ use crate::ui::i18n::Tr;
 use crate::ui::jobs::{Job, JobKey, Jobs, Place, Poll};
 
 /// The job that exports the details table.
-pub const EXPORT_JOB: crate::ui::jobs::JobKind = crate::ui::jobs::JobKind {
-    id: "export",
-    task: crate::ui::i18n::Text {
-        en: "exporting CSV",
-        zh: "导出 CSV",
-    },
-};
+pub const EXPORT_JOB: crate::ui::jobs::JobKind =
+    crate::ui::jobs::JobKind::new("export", "exporting CSV", "导出 CSV");
 
 /// The native save dialog (rfd, through the XDG desktop portal on Linux); blocks.
 pub fn native_save_picker() -> PickOutcome {

@@ -18,13 +18,8 @@ use crate::ui::jobs::{Job, JobKey, Place, Poll};
 use crate::ui::state::{RowSubset, SubsetWhy};
 
 /// The job that builds a flame graph of a big selection of blocks.
-pub const FLAME_JOB: crate::ui::jobs::JobKind = crate::ui::jobs::JobKind {
-    id: "flame",
-    task: crate::ui::i18n::Text {
-        en: "the flame graph",
-        zh: "火焰图",
-    },
-};
+pub const FLAME_JOB: crate::ui::jobs::JobKind =
+    crate::ui::jobs::JobKind::new("flame", "the flame graph", "火焰图");
 
 /// Which blocks the flame graph shows: the pane's own choice ([`crate::ui::choices`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -27,13 +27,8 @@ use crate::ui::plot::zoom::{box_zoom, take_wheel, wheel_zoom};
 use crate::ui::plot::{curve_color, decimals_for, labels};
 
 /// The job that builds a view's curves for a Group By (one per view and grouping).
-pub const SERIES_JOB: crate::ui::jobs::JobKind = crate::ui::jobs::JobKind {
-    id: "series",
-    task: crate::ui::i18n::Text {
-        en: "building curves",
-        zh: "生成曲线",
-    },
-};
+pub const SERIES_JOB: crate::ui::jobs::JobKind =
+    crate::ui::jobs::JobKind::new("series", "building curves", "生成曲线");
 
 /// The plot's id (its memory holds the legend's hidden series).
 pub const PLOT_ID: &str = "memsight_chart";

@@ -16,13 +16,8 @@ use crate::ui::jobs::{Job, JobKey, Place, Poll};
 use crate::ui::palette;
 
 /// The job that computes memory by role for a view (one per view).
-pub const ROLES_JOB: crate::ui::jobs::JobKind = crate::ui::jobs::JobKind {
-    id: "roles",
-    task: crate::ui::i18n::Text {
-        en: "memory by role",
-        zh: "按角色统计内存",
-    },
-};
+pub const ROLES_JOB: crate::ui::jobs::JobKind =
+    crate::ui::jobs::JobKind::new("roles", "memory by role", "按角色统计内存");
 
 /// The tab's id.
 pub const TAB: crate::ui::state::TabId = crate::ui::state::TabId("roles");

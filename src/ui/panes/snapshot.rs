@@ -31,13 +31,8 @@ use crate::ui::i18n::Tr;
 use crate::ui::jobs::{Job, JobKey, Jobs, Place, Poll};
 
 /// The job that computes the allocator snapshot view's figures for a device and event (big traces only).
-pub const SNAPSHOT_STATE_JOB: crate::ui::jobs::JobKind = crate::ui::jobs::JobKind {
-    id: "snapshot_state",
-    task: crate::ui::i18n::Text {
-        en: "the allocator snapshot",
-        zh: "内存快照",
-    },
-};
+pub const SNAPSHOT_STATE_JOB: crate::ui::jobs::JobKind =
+    crate::ui::jobs::JobKind::new("snapshot_state", "the allocator snapshot", "内存快照");
 
 /// Stacks listed per table.
 const TOP: usize = 30;

@@ -18,22 +18,12 @@ use crate::analysis::{DEFAULT_THRESHOLD, GroupBy, LodSeries, RankView, ViewId};
 use crate::model::{TimeWindow, ns_to_ms};
 
 /// The job that reduces a comparison's baseline lines (beside the rank's own, not cancelling them).
-pub const REDUCE_BASELINE_JOB: crate::ui::jobs::JobKind = crate::ui::jobs::JobKind {
-    id: "reduce_baseline",
-    task: crate::ui::i18n::Text {
-        en: "drawing the baseline",
-        zh: "绘制基线",
-    },
-};
+pub const REDUCE_BASELINE_JOB: crate::ui::jobs::JobKind =
+    crate::ui::jobs::JobKind::new("reduce_baseline", "drawing the baseline", "绘制基线");
 
 /// The job that reduces the memory chart's lines (only the newest window matters).
-pub const REDUCE_JOB: crate::ui::jobs::JobKind = crate::ui::jobs::JobKind {
-    id: "reduce",
-    task: crate::ui::i18n::Text {
-        en: "drawing the chart",
-        zh: "绘制图表",
-    },
-};
+pub const REDUCE_JOB: crate::ui::jobs::JobKind =
+    crate::ui::jobs::JobKind::new("reduce", "drawing the chart", "绘制图表");
 
 /// How much wider than the visible range a reduction is made on each side, so panning reuses it.
 const OVERSCAN: i64 = 1;
