@@ -61,51 +61,9 @@ impl MemsightApp {
             self.cjk_font = Some(crate::ui::fonts::install_fonts(ui.ctx()));
         }
         let t = self.tr();
-        self.poll_load();
-        if let Some(o) = &mut self.overview
-            && o.poll()
-        {
-            ui.ctx().request_repaint();
-        }
-        if self.baseline.poll() {
-            self.cache_baseline();
-            ui.ctx().request_repaint();
-        }
-        self.poll_chart_png();
-        self.failures.extend(self.jobs.take_failures());
+        self.poll_background(ui);
         let mut out: Vec<Command> = Vec::new();
-        if let Some((kind, p)) = self.poll_dialog() {
-            out.push(opened(kind, p));
-        }
-        let dropped: Option<PathBuf> = ui.ctx().input(|i| {
-            i.raw
-                .dropped_files
-                .iter()
-                .map(|f| f.path().to_path_buf())
-                .find(|p| !p.as_os_str().is_empty())
-        });
-        if let Some(p) = dropped {
-            // Shift while dropping: compare with it instead of opening it.
-            let kind = if ui.ctx().input(|i| i.modifiers.shift) {
-                PickKind::Baseline
-            } else {
-                PickKind::Folder
-            };
-            out.push(opened(kind, p));
-        }
-        shortcuts(ui, &mut out);
-        if let Some((purpose, path)) = self.browser.ui(ui.ctx()) {
-            match purpose {
-                Purpose::Open(kind) => out.push(opened(kind, path)),
-                Purpose::SaveChart => self.write_chart_png(&path),
-                Purpose::Save => {
-                    let d = self.panes.get_mut::<DetailsPane>();
-                    if let Some(table) = d.map(|d| d.exporting_table()) {
-                        table.exporter.write_to(&mut self.jobs, path, t);
-                    }
-                }
-            }
-        }
+        self.input_commands(ui, t, &mut out);
         self.update_title(ui);
 
         // Panels are unfilled: the window's clear colour is the panel colour (see `clear_color`),
@@ -170,103 +128,7 @@ impl MemsightApp {
                     crate::ui::panes::overview::overview_ui(ui, t, o, notes, &self.state, &mut out);
             });
         } else if let Some(view) = self.view() {
-            let notes = self.session.notes();
-            let diff = self.baseline.diff(&mut self.jobs, &view);
-            let compare = self.baseline.loaded.as_ref().map(|b| Compare {
-                baseline: b,
-                offset: align_offset(&view, &b.view, self.state.align_step),
-                diff,
-            });
-            let mut cx = PaneCx {
-                view: &view,
-                state: &self.state,
-                out: &mut out,
-                jobs: &mut self.jobs,
-                t,
-                compare,
-                profile: self.session.profile.as_ref(),
-                marks_chart: true,
-            };
-            let static_view = cx.state.static_view;
-            if cx.state.link.cursor.is_some() && !static_view && !view.data.partial {
-                egui::Panel::right("memsight_live")
-                    .frame(side)
-                    .resizable(true)
-                    .default_size(360.0)
-                    .show(ui, |ui| {
-                        // The panel keeps its width whatever the pane draws.
-                        ui.set_min_size(ui.available_size());
-                        live_ui(ui, &mut cx);
-                    });
-            }
-            let (panes, chart, static_chart, static_table) = (
-                &mut self.panes,
-                &mut self.chart,
-                &mut self.static_chart,
-                &mut self.static_table,
-            );
-            // A rank without memory_record has no curves: its table takes the whole window.
-            let table_only = view.data.records.is_empty() && !static_view;
-            // Unless the user chose a page size, a table of the whole window shows the rows
-            // that fit in it (10 left half of a 720-pixel window empty), one in a panel 10.
-            let fit_to = |cx: &mut PaneCx<'_>, fit: usize| {
-                if !cx.state.page_size_chosen && cx.state.page_size != fit {
-                    cx.out.push(Command::FitPageSize(fit));
-                }
-            };
-            if !table_only {
-                fit_to(&mut cx, PAGE_SIZES[0]);
-            }
-            if table_only {
-                egui::CentralPanel::default().frame(central).show(ui, |ui| {
-                    ui.weak(t.table_only);
-                    fit_to(&mut cx, fit_page_size(ui));
-                    if let Some(d) = panes.get_mut::<DetailsPane>() {
-                        d.table_ui(ui, &mut cx);
-                    }
-                });
-            } else {
-                // The table's share by default: a third of the window, and at least its tab
-                // strip, filters, toolbar, pager and about eight rows (310 px: about what the
-                // table used to claim for itself by growing the panel, and now asks for here,
-                // so a filter bar that wraps no longer grows the panel and moves the chart;
-                // the chart keeps 45 % of a 720-pixel window).
-                let table_h = (ui.available_height() * 0.34).clamp(310.0, 420.0);
-                egui::Panel::bottom("memsight_table")
-                    .frame(side)
-                    .resizable(true)
-                    .default_size(table_h)
-                    .show(ui, |ui| {
-                        // The panel keeps its height whatever the tab draws: a short tab (the
-                        // flame graph without a cursor, the steps) shrank it and moved the
-                        // chart by 250 px.
-                        ui.set_min_size(ui.available_size());
-                        if static_view {
-                            static_table.ui(ui, &mut cx);
-                        } else if cx.view.data.partial {
-                            // Progressive display: the curves are up, the rows are not yet.
-                            ui.horizontal(|ui| {
-                                ui.spinner();
-                                ui.weak(t.rest_loading);
-                            });
-                        } else {
-                            if panes.has_choice(&cx) {
-                                tab_strip(ui, panes, &mut cx);
-                            }
-                            panes.ui(ui, &mut cx);
-                        }
-                    });
-                egui::CentralPanel::default().frame(central).show(ui, |ui| {
-                    if static_view {
-                        static_chart.ui(ui, &mut cx);
-                    } else {
-                        chart.ui(ui, &mut cx);
-                    }
-                });
-            }
-            if cx.state.show_warnings {
-                warnings_window(ui.ctx(), &mut cx, notes);
-            }
+            self.profile_ui(ui, view, t, &mut out);
         } else {
             egui::CentralPanel::default().frame(central).show(ui, |ui| {
                 crate::ui::top_bar::placeholder_ui(
@@ -295,6 +157,170 @@ impl MemsightApp {
                 self.apply(cmd);
             }
             ui.ctx().request_repaint();
+        }
+    }
+
+    /// What the background brought since the last frame: a load's messages, the overview's
+    /// summaries, the baseline, the chart PNG, failed jobs.
+    fn poll_background(&mut self, ui: &egui::Ui) {
+        self.poll_load();
+        if let Some(o) = &mut self.overview
+            && o.poll()
+        {
+            ui.ctx().request_repaint();
+        }
+        if self.baseline.poll() {
+            self.cache_baseline();
+            ui.ctx().request_repaint();
+        }
+        self.poll_chart_png();
+        self.failures.extend(self.jobs.take_failures());
+    }
+
+    /// The commands of this frame's input outside the panes: a dialog's answer, a dropped
+    /// file, the shortcuts, the in-app browser's choice.
+    fn input_commands(&mut self, ui: &egui::Ui, t: &'static Tr, out: &mut Vec<Command>) {
+        if let Some((kind, p)) = self.poll_dialog() {
+            out.push(opened(kind, p));
+        }
+        let dropped: Option<PathBuf> = ui.ctx().input(|i| {
+            i.raw
+                .dropped_files
+                .iter()
+                .map(|f| f.path().to_path_buf())
+                .find(|p| !p.as_os_str().is_empty())
+        });
+        if let Some(p) = dropped {
+            // Shift while dropping: compare with it instead of opening it.
+            let kind = if ui.ctx().input(|i| i.modifiers.shift) {
+                PickKind::Baseline
+            } else {
+                PickKind::Folder
+            };
+            out.push(opened(kind, p));
+        }
+        shortcuts(ui, out);
+        if let Some((purpose, path)) = self.browser.ui(ui.ctx()) {
+            match purpose {
+                Purpose::Open(kind) => out.push(opened(kind, path)),
+                Purpose::SaveChart => self.write_chart_png(&path),
+                Purpose::Save => {
+                    let d = self.panes.get_mut::<DetailsPane>();
+                    if let Some(table) = d.map(|d| d.exporting_table()) {
+                        table.exporter.write_to(&mut self.jobs, path, t);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The profile's rank on screen: Live at cursor, the bottom pane with its tabs (or the
+    /// whole window for a table-only rank), the chart (or the static graph's), warnings.
+    fn profile_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        view: std::sync::Arc<crate::analysis::RankView>,
+        t: &'static Tr,
+        out: &mut Vec<Command>,
+    ) {
+        let side = egui::Frame::side_top_panel(ui.style()).fill(egui::Color32::TRANSPARENT);
+        let central = egui::Frame::central_panel(ui.style()).fill(egui::Color32::TRANSPARENT);
+        let notes = self.session.notes();
+        let diff = self.baseline.diff(&mut self.jobs, &view);
+        let compare = self.baseline.loaded.as_ref().map(|b| Compare {
+            baseline: b,
+            offset: align_offset(&view, &b.view, self.state.align_step),
+            diff,
+        });
+        let mut cx = PaneCx {
+            view: &view,
+            state: &self.state,
+            out,
+            jobs: &mut self.jobs,
+            t,
+            compare,
+            profile: self.session.profile.as_ref(),
+            marks_chart: true,
+        };
+        let static_view = cx.state.static_view;
+        if cx.state.link.cursor.is_some() && !static_view && !view.data.partial {
+            egui::Panel::right("memsight_live")
+                .frame(side)
+                .resizable(true)
+                .default_size(360.0)
+                .show(ui, |ui| {
+                    // The panel keeps its width whatever the pane draws.
+                    ui.set_min_size(ui.available_size());
+                    live_ui(ui, &mut cx);
+                });
+        }
+        let (panes, chart, static_chart, static_table) = (
+            &mut self.panes,
+            &mut self.chart,
+            &mut self.static_chart,
+            &mut self.static_table,
+        );
+        // A rank without memory_record has no curves: its table takes the whole window.
+        let table_only = view.data.records.is_empty() && !static_view;
+        // Unless the user chose a page size, a table of the whole window shows the rows
+        // that fit in it (10 left half of a 720-pixel window empty), one in a panel 10.
+        let fit_to = |cx: &mut PaneCx<'_>, fit: usize| {
+            if !cx.state.page_size_chosen && cx.state.page_size != fit {
+                cx.out.push(Command::FitPageSize(fit));
+            }
+        };
+        if !table_only {
+            fit_to(&mut cx, PAGE_SIZES[0]);
+        }
+        if table_only {
+            egui::CentralPanel::default().frame(central).show(ui, |ui| {
+                ui.weak(t.table_only);
+                fit_to(&mut cx, fit_page_size(ui));
+                if let Some(d) = panes.get_mut::<DetailsPane>() {
+                    d.table_ui(ui, &mut cx);
+                }
+            });
+        } else {
+            // The table's share by default: a third of the window, and at least its tab
+            // strip, filters, toolbar, pager and about eight rows (310 px: about what the
+            // table used to claim for itself by growing the panel, and now asks for here,
+            // so a filter bar that wraps no longer grows the panel and moves the chart;
+            // the chart keeps 45 % of a 720-pixel window).
+            let table_h = (ui.available_height() * 0.34).clamp(310.0, 420.0);
+            egui::Panel::bottom("memsight_table")
+                .frame(side)
+                .resizable(true)
+                .default_size(table_h)
+                .show(ui, |ui| {
+                    // The panel keeps its height whatever the tab draws: a short tab (the
+                    // flame graph without a cursor, the steps) shrank it and moved the
+                    // chart by 250 px.
+                    ui.set_min_size(ui.available_size());
+                    if static_view {
+                        static_table.ui(ui, &mut cx);
+                    } else if cx.view.data.partial {
+                        // Progressive display: the curves are up, the rows are not yet.
+                        ui.horizontal(|ui| {
+                            ui.spinner();
+                            ui.weak(t.rest_loading);
+                        });
+                    } else {
+                        if panes.has_choice(&cx) {
+                            tab_strip(ui, panes, &mut cx);
+                        }
+                        panes.ui(ui, &mut cx);
+                    }
+                });
+            egui::CentralPanel::default().frame(central).show(ui, |ui| {
+                if static_view {
+                    static_chart.ui(ui, &mut cx);
+                } else {
+                    chart.ui(ui, &mut cx);
+                }
+            });
+        }
+        if cx.state.show_warnings {
+            warnings_window(ui.ctx(), &mut cx, notes);
         }
     }
 
