@@ -210,59 +210,8 @@ pub fn parameters_ui(
         {
             out.push(Command::ShowOverview(!state.show_overview));
         }
-        let hosts = profile.hosts();
-        if !hosts.is_empty() {
-            let label = ui.label(t.host_name);
-            egui::ComboBox::from_id_salt("host")
-                .selected_text(state.host.clone().unwrap_or_else(|| t.all_hosts.into()))
-                .show_ui(ui, |ui| {
-                    if ui
-                        .selectable_label(state.host.is_none(), t.all_hosts)
-                        .clicked()
-                    {
-                        out.push(Command::SetHost(None));
-                    }
-                    for h in &hosts {
-                        if ui
-                            .selectable_label(state.host.as_ref() == Some(h), h.as_str())
-                            .clicked()
-                        {
-                            out.push(Command::SetHost(Some(h.clone())));
-                            // Show a rank of that host when the one on screen is elsewhere.
-                            let shown = profile.ranks.get(state.rank).and_then(|r| r.host.as_ref());
-                            if shown != Some(h)
-                                && let Some(&first) = profile.ranks_on(Some(h)).first()
-                            {
-                                out.push(Command::SelectRank(first));
-                            }
-                        }
-                    }
-                })
-                .response
-                .labelled_by(label.id);
-        }
-        let current = profile
-            .ranks
-            .get(state.rank)
-            .map(|r| r.label())
-            .unwrap_or_default();
-        let label = ui.label(t.rank_id);
-        egui::ComboBox::from_id_salt("rank")
-            .selected_text(current)
-            .width(260.0)
-            .show_ui(ui, |ui| {
-                for i in profile.ranks_on(state.host.as_deref()) {
-                    if ui
-                        .selectable_label(i == state.rank, profile.ranks[i].label())
-                        .clicked()
-                        && (i != state.rank || view.is_none())
-                    {
-                        out.push(Command::SelectRank(i));
-                    }
-                }
-            })
-            .response
-            .labelled_by(label.id);
+        host_picker(ui, t, &profile, state, out);
+        rank_picker(ui, t, &profile, view, state, out);
         if profile
             .ranks
             .get(state.rank)
@@ -270,78 +219,179 @@ pub fn parameters_ui(
         {
             source_ui(ui, t, state.source, out);
         }
-        let label = ui.label(t.group_by);
-        egui::ComboBox::from_id_salt("group_by")
-            .selected_text(group_name(t, state.group_by))
+        group_by_picker(ui, t, state, out);
+        if let Some(view) = view {
+            compare_ui(ui, t, &profile, Some(view), state, baseline, out);
+            static_graph_picker(ui, t, view, state, out);
+            warnings_button(ui, t, &profile, view, out);
+        }
+    });
+}
+
+/// Host Name (profiles whose ranks name hosts): picking a host shows one of its ranks when the
+/// rank on screen is elsewhere.
+fn host_picker(
+    ui: &mut egui::Ui,
+    t: &Tr,
+    profile: &crate::ingest::Profile,
+    state: &ViewState,
+    out: &mut Vec<Command>,
+) {
+    let hosts = profile.hosts();
+    if hosts.is_empty() {
+        return;
+    }
+    let label = ui.label(t.host_name);
+    egui::ComboBox::from_id_salt("host")
+        .selected_text(state.host.clone().unwrap_or_else(|| t.all_hosts.into()))
+        .show_ui(ui, |ui| {
+            if ui
+                .selectable_label(state.host.is_none(), t.all_hosts)
+                .clicked()
+            {
+                out.push(Command::SetHost(None));
+            }
+            for h in &hosts {
+                if ui
+                    .selectable_label(state.host.as_ref() == Some(h), h.as_str())
+                    .clicked()
+                {
+                    out.push(Command::SetHost(Some(h.clone())));
+                    // Show a rank of that host when the one on screen is elsewhere.
+                    let shown = profile.ranks.get(state.rank).and_then(|r| r.host.as_ref());
+                    if shown != Some(h)
+                        && let Some(&first) = profile.ranks_on(Some(h)).first()
+                    {
+                        out.push(Command::SelectRank(first));
+                    }
+                }
+            }
+        })
+        .response
+        .labelled_by(label.id);
+}
+
+/// Rank ID: the ranks of the chosen host.
+fn rank_picker(
+    ui: &mut egui::Ui,
+    t: &Tr,
+    profile: &crate::ingest::Profile,
+    view: Option<&Arc<RankView>>,
+    state: &ViewState,
+    out: &mut Vec<Command>,
+) {
+    let current = profile
+        .ranks
+        .get(state.rank)
+        .map(|r| r.label())
+        .unwrap_or_default();
+    let label = ui.label(t.rank_id);
+    egui::ComboBox::from_id_salt("rank")
+        .selected_text(current)
+        .width(260.0)
+        .show_ui(ui, |ui| {
+            for i in profile.ranks_on(state.host.as_deref()) {
+                if ui
+                    .selectable_label(i == state.rank, profile.ranks[i].label())
+                    .clicked()
+                    && (i != state.rank || view.is_none())
+                {
+                    out.push(Command::SelectRank(i));
+                }
+            }
+        })
+        .response
+        .labelled_by(label.id);
+}
+
+/// Group By.
+fn group_by_picker(ui: &mut egui::Ui, t: &Tr, state: &ViewState, out: &mut Vec<Command>) {
+    let label = ui.label(t.group_by);
+    egui::ComboBox::from_id_salt("group_by")
+        .selected_text(group_name(t, state.group_by))
+        .show_ui(ui, |ui| {
+            for g in GroupBy::ALL {
+                if ui
+                    .selectable_label(state.group_by == g, group_name(t, g))
+                    .clicked()
+                {
+                    out.push(Command::SetGroupBy(g));
+                }
+            }
+        })
+        .response
+        .labelled_by(label.id);
+}
+
+/// The static graph's switch and, when it is on, its Graph ID (ranks with static graphs).
+fn static_graph_picker(
+    ui: &mut egui::Ui,
+    t: &Tr,
+    view: &RankView,
+    state: &ViewState,
+    out: &mut Vec<Command>,
+) {
+    let graphs = view.static_graphs();
+    if graphs.is_empty() {
+        return;
+    }
+    ui.separator();
+    let mut on = state.static_view;
+    if ui.checkbox(&mut on, t.static_graph).changed() {
+        out.push(Command::SetStaticView(on));
+    }
+    if state.static_view {
+        let current = graphs
+            .get(state.graph)
+            .map(|g| g.graph_id.clone())
+            .unwrap_or_default();
+        let label = ui.label(t.graph_id);
+        egui::ComboBox::from_id_salt("graph_id")
+            .selected_text(current)
             .show_ui(ui, |ui| {
-                for g in GroupBy::ALL {
+                for (i, g) in graphs.iter().enumerate() {
                     if ui
-                        .selectable_label(state.group_by == g, group_name(t, g))
+                        .selectable_label(i == state.graph, g.graph_id.as_str())
                         .clicked()
                     {
-                        out.push(Command::SetGroupBy(g));
+                        out.push(Command::SetGraph(i));
                     }
                 }
             })
             .response
             .labelled_by(label.id);
-        if view.is_some() {
-            compare_ui(ui, t, &profile, view, state, baseline, out);
+    }
+}
+
+/// The warnings button: problems count as ⚠ warnings; notes (which source was read, the newest
+/// of several files) only open the same window when nothing is wrong.
+fn warnings_button(
+    ui: &mut egui::Ui,
+    t: &Tr,
+    profile: &crate::ingest::Profile,
+    view: &RankView,
+    out: &mut Vec<Command>,
+) {
+    let report = &view.data.report;
+    let (notes, problems): (Vec<_>, Vec<_>) = profile
+        .notes
+        .iter()
+        .chain(&report.warnings)
+        .partition(|m| m.is_note());
+    let warnings = problems.len() + report.warning_count() - report.warnings.len();
+    let label = if warnings > 0 {
+        Some((t.warnings)(warnings))
+    } else if !notes.is_empty() {
+        Some((t.notes)(notes.len()))
+    } else {
+        None
+    };
+    if let Some(label) = label {
+        ui.separator();
+        if ui.button(label).clicked() {
+            out.push(Command::ShowWarnings(true));
         }
-        if let Some(view) = view {
-            let graphs = view.static_graphs();
-            if !graphs.is_empty() {
-                ui.separator();
-                let mut on = state.static_view;
-                if ui.checkbox(&mut on, t.static_graph).changed() {
-                    out.push(Command::SetStaticView(on));
-                }
-                if state.static_view {
-                    let current = graphs
-                        .get(state.graph)
-                        .map(|g| g.graph_id.clone())
-                        .unwrap_or_default();
-                    let label = ui.label(t.graph_id);
-                    egui::ComboBox::from_id_salt("graph_id")
-                        .selected_text(current)
-                        .show_ui(ui, |ui| {
-                            for (i, g) in graphs.iter().enumerate() {
-                                if ui
-                                    .selectable_label(i == state.graph, g.graph_id.as_str())
-                                    .clicked()
-                                {
-                                    out.push(Command::SetGraph(i));
-                                }
-                            }
-                        })
-                        .response
-                        .labelled_by(label.id);
-                }
-            }
-            // Problems count as ⚠ warnings; notes (which source was read, the newest of several
-            // files) only open the same window when nothing is wrong.
-            let report = &view.data.report;
-            let (notes, problems): (Vec<_>, Vec<_>) = profile
-                .notes
-                .iter()
-                .chain(&report.warnings)
-                .partition(|m| m.is_note());
-            let warnings = problems.len() + report.warning_count() - report.warnings.len();
-            let label = if warnings > 0 {
-                Some((t.warnings)(warnings))
-            } else if !notes.is_empty() {
-                Some((t.notes)(notes.len()))
-            } else {
-                None
-            };
-            if let Some(label) = label {
-                ui.separator();
-                if ui.button(label).clicked() {
-                    out.push(Command::ShowWarnings(true));
-                }
-            }
-        }
-    });
+    }
 }
 
 /// What the menu bar's status shows.
