@@ -12,6 +12,7 @@ use crate::model::report::LoadReport;
 use crate::model::{
     DataSource, Format, MemoryRecords, NULL, RankData, RankInfo, StepSource, Steps,
 };
+use std::path::PathBuf;
 use std::sync::Arc;
 
 pub use super::error::{LoadError, NoDataReason};
@@ -195,47 +196,16 @@ fn load_csv(
     else {
         return Ok(());
     };
-    let total: u64 = [
+    control.add_total(total_bytes(&[
         memory_record,
         operator_memory,
         npu_module_mem,
         static_op_mem,
-    ]
-    .iter()
-    .flat_map(|v| v.iter())
-    .filter_map(|p| std::fs::metadata(p).ok())
-    .map(|m| m.len())
-    .sum();
-    control.add_total(total);
+    ]));
     let mindspore = data.info.format == Format::MindSpore;
     let session = session_from_profiler_info(&data.info.dir);
     let lossy_before = data.report.lossy_time_files.len();
     let mut record_errors = Vec::new();
-    let absorb = |r: Result<FileOutcome, FileError>,
-                  report: &mut LoadReport,
-                  device: &mut Option<String>|
-     -> Result<bool, LoadError> {
-        match r {
-            Ok(o) => {
-                if o.lossy_timestamps {
-                    report.lossy_time_files.push(o.report.path.clone());
-                }
-                if device.is_none() {
-                    *device = o.device;
-                }
-                for note in o.notes {
-                    report.warn(note);
-                }
-                report.files.push(o.report);
-                Ok(true)
-            }
-            Err(FileError::Cancelled) => Err(LoadError::Cancelled),
-            Err(e) => {
-                report.warn(e.to_string());
-                Ok(false)
-            }
-        }
-    };
     let mut device = data.info.device.clone();
     // npu_module_mem first (it is small): its times count in the first look's time origin, so
     // the curves drawn then are not rebuilt when the rest arrives. What it reports joins the
@@ -267,19 +237,8 @@ fn load_csv(
             &mut data.strings,
             &mut records,
         );
-        if let Err(
-            FileError::MissingColumn { .. }
-            | FileError::Io { .. }
-            | FileError::Empty { .. }
-            | FileError::Unusable { .. },
-        ) = &r
-        {
-            record_errors.push(
-                r.as_ref()
-                    .err()
-                    .map(ToString::to_string)
-                    .unwrap_or_default(),
-            );
+        if let Some(e) = unreadable_records(&r) {
+            record_errors.push(e);
         }
         absorb(r, &mut data.report, &mut device)?;
     }
@@ -326,39 +285,103 @@ fn load_csv(
             &mut device,
         )?;
     }
-    let lossy_files: Vec<String> = data.report.lossy_time_files[lossy_before..]
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect();
-    if !lossy_files.is_empty() {
-        data.report.warn(Message::LossyTimestamps {
-            files: lossy_files.join(", "),
-        });
-    }
+    warn_lossy_times(&mut data.report, lossy_before);
     if data.info.device.is_none() {
         data.info.device = device;
     }
     if data.records.is_empty() && data.operators.is_empty() {
-        let names: Vec<String> = memory_record
-            .iter()
-            .chain(operator_memory)
-            .map(|p| p.display().to_string())
-            .collect();
-        let reason = if record_errors.is_empty() {
-            NoDataReason::NoDataRows {
-                files: names.join(", "),
-            }
-        } else {
-            NoDataReason::Unreadable {
-                errors: record_errors.join("; "),
-            }
-        };
+        let files = memory_record.iter().chain(operator_memory);
         return Err(LoadError::NoData {
             rank: data.info.rank.clone(),
-            reason,
+            reason: no_rows_reason(files, &record_errors),
         });
     }
     Ok(())
+}
+
+/// The bytes of the files to read (the load's progress total).
+fn total_bytes(lists: &[&Vec<PathBuf>]) -> u64 {
+    lists
+        .iter()
+        .flat_map(|v| v.iter())
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .sum()
+}
+
+/// Takes a file's outcome into the report (its file, notes, lossy times, the device it names
+/// when none is known yet): `Ok(false)` for a file that could not be read (a warning), `Err`
+/// only when the load was cancelled.
+fn absorb(
+    r: Result<FileOutcome, FileError>,
+    report: &mut LoadReport,
+    device: &mut Option<String>,
+) -> Result<bool, LoadError> {
+    match r {
+        Ok(o) => {
+            if o.lossy_timestamps {
+                report.lossy_time_files.push(o.report.path.clone());
+            }
+            if device.is_none() {
+                *device = o.device;
+            }
+            for note in o.notes {
+                report.warn(note);
+            }
+            report.files.push(o.report);
+            Ok(true)
+        }
+        Err(FileError::Cancelled) => Err(LoadError::Cancelled),
+        Err(e) => {
+            report.warn(e.to_string());
+            Ok(false)
+        }
+    }
+}
+
+/// Why a memory_record file gave no rows at all, when it is a reason the rank may have no data
+/// for (a missing column, the OS, an empty or unusable file); `None` for an outcome that read.
+fn unreadable_records(r: &Result<FileOutcome, FileError>) -> Option<String> {
+    match r {
+        Err(
+            e @ (FileError::MissingColumn { .. }
+            | FileError::Io { .. }
+            | FileError::Empty { .. }
+            | FileError::Unusable { .. }),
+        ) => Some(e.to_string()),
+        _ => None,
+    }
+}
+
+/// One warning naming the files read since `before` whose times were rounded.
+fn warn_lossy_times(report: &mut LoadReport, before: usize) {
+    let files: Vec<String> = report.lossy_time_files[before..]
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    if !files.is_empty() {
+        report.warn(Message::LossyTimestamps {
+            files: files.join(", "),
+        });
+    }
+}
+
+/// Why a CSV rank has no rows: its files hold none, or its memory_record files could not be
+/// read (what each said).
+fn no_rows_reason<'a>(
+    files: impl Iterator<Item = &'a PathBuf>,
+    record_errors: &[String],
+) -> NoDataReason {
+    if record_errors.is_empty() {
+        let names: Vec<String> = files.map(|p| p.display().to_string()).collect();
+        NoDataReason::NoDataRows {
+            files: names.join(", "),
+        }
+    } else {
+        NoDataReason::Unreadable {
+            errors: record_errors.join("; "),
+        }
+    }
 }
 
 /// The rank as far as memory_record goes (see [`load_rank_with`]).
