@@ -65,10 +65,6 @@ impl Choices {
         format!("{:?}", self.get::<T>())
     }
 
-    fn apply(&mut self, edit: &ChoiceEdit) {
-        (edit.edit)(self);
-    }
-
     fn put<T: Choice>(&mut self, value: T) {
         if value == T::default() {
             self.0.remove(T::ID);
@@ -99,15 +95,10 @@ impl ChoiceEdit {
         }
     }
 
-    /// The id of the pane whose choices it edits.
-    pub fn id(&self) -> &'static str {
-        self.id
-    }
-
     /// Applies it to `choices` (only [`ViewState::apply`](super::state::ViewState::apply)
     /// calls this).
     pub(crate) fn apply_to(&self, choices: &mut Choices) {
-        choices.apply(self);
+        (self.edit)(choices);
     }
 }
 
@@ -138,11 +129,18 @@ mod tests {
         const ID: &'static str = "test_filter";
     }
 
+    fn apply(c: &mut Choices, edit: ChoiceEdit) {
+        edit.apply_to(c);
+    }
+
     #[test]
     fn two_edits_of_one_pane_in_a_frame_both_count() {
         let mut c = Choices::default();
-        c.apply(&ChoiceEdit::new::<Filter>(|f| f.text = "matmul".into()));
-        c.apply(&ChoiceEdit::new::<Filter>(|f| f.on = true));
+        apply(
+            &mut c,
+            ChoiceEdit::new::<Filter>(|f| f.text = "matmul".into()),
+        );
+        apply(&mut c, ChoiceEdit::new::<Filter>(|f| f.on = true));
         assert_eq!(
             c.get::<Filter>(),
             Filter {
@@ -155,9 +153,9 @@ mod tests {
     #[test]
     fn a_choice_back_at_its_default_is_not_stored_so_states_compare_equal() {
         let mut c = Choices::default();
-        c.apply(&ChoiceEdit::new::<Filter>(|f| f.on = true));
+        apply(&mut c, ChoiceEdit::new::<Filter>(|f| f.on = true));
         assert_ne!(c, Choices::default());
-        c.apply(&ChoiceEdit::new::<Filter>(|f| f.on = false));
+        apply(&mut c, ChoiceEdit::new::<Filter>(|f| f.on = false));
         assert_eq!(c, Choices::default());
         assert_eq!(c.key::<Filter>(), format!("{:?}", Filter::default()));
     }

@@ -84,11 +84,6 @@ impl JobKey {
         JobKey::scoped(NAMED_JOB, &name)
     }
 
-    /// Its kind.
-    pub fn kind(&self) -> JobKind {
-        self.kind
-    }
-
     /// What the job does, in the user's language (a failure names it).
     pub fn task_name(&self, t: &Tr) -> &'static str {
         self.kind.task.get(t)

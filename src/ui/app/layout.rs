@@ -66,10 +66,7 @@ impl MemsightApp {
         self.input_commands(ui, t, &mut out);
         self.update_title(ui);
 
-        // Panels are unfilled: the window's clear colour is the panel colour (see `clear_color`),
-        // which saves a full-window fill per frame, the dominant cost under software rendering.
-        let side = egui::Frame::side_top_panel(ui.style()).fill(egui::Color32::TRANSPARENT);
-        let central = egui::Frame::central_panel(ui.style()).fill(egui::Color32::TRANSPARENT);
+        let (side, central) = panel_frames(ui.style());
         egui::Panel::top("memsight_top").frame(side).show(ui, |ui| {
             crate::ui::top_bar::menu_ui(
                 ui,
@@ -223,8 +220,7 @@ impl MemsightApp {
         t: &'static Tr,
         out: &mut Vec<Command>,
     ) {
-        let side = egui::Frame::side_top_panel(ui.style()).fill(egui::Color32::TRANSPARENT);
-        let central = egui::Frame::central_panel(ui.style()).fill(egui::Color32::TRANSPARENT);
+        let (side, central) = panel_frames(ui.style());
         let notes = self.session.notes();
         let diff = self.baseline.diff(&mut self.jobs, &view);
         let compare = self.baseline.loaded.as_ref().map(|b| Compare {
@@ -336,6 +332,16 @@ impl MemsightApp {
             self.title = title;
         }
     }
+}
+
+/// The side and central panels' frames, unfilled: the window's clear colour is the panel
+/// colour (see `clear_color`), which saves a full-window fill per frame, the dominant cost
+/// under software rendering.
+fn panel_frames(style: &egui::Style) -> (egui::Frame, egui::Frame) {
+    (
+        egui::Frame::side_top_panel(style).fill(egui::Color32::TRANSPARENT),
+        egui::Frame::central_panel(style).fill(egui::Color32::TRANSPARENT),
+    )
 }
 
 /// The background tasks that panicked, one line each, with Dismiss.
