@@ -140,6 +140,16 @@ enum Command {
         #[command(flatten)]
         args: cli::StacksArgs,
     },
+    /// Memory by nn.Module: which module holds the memory at the peak (or a time), and what
+    /// each allocated in forward and backward (profiles made with with_stack/with_modules).
+    Modules {
+        #[command(flatten)]
+        src: SourceOpt,
+        /// Profiling folder, .db or PyTorch trace.
+        path: PathBuf,
+        #[command(flatten)]
+        args: cli::ModulesArgs,
+    },
     /// The Component table: CANN components whose reserved memory peaks at 100 MB or more.
     Components {
         #[command(flatten)]
@@ -299,6 +309,13 @@ fn main() -> ExitCode {
             &mut err,
         )),
         Some(Command::Stacks { path, args, src }) => exit(cli::stacks(
+            &path,
+            src.source.choice(),
+            &args,
+            &mut out,
+            &mut err,
+        )),
+        Some(Command::Modules { path, args, src }) => exit(cli::modules(
             &path,
             src.source.choice(),
             &args,

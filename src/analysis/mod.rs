@@ -8,6 +8,7 @@ pub mod cluster;
 pub mod compare;
 pub mod live;
 pub mod lod;
+pub mod modules;
 pub mod peaks;
 pub mod roles;
 pub mod series;

@@ -9,6 +9,7 @@ mod common;
 mod cli_analysis;
 mod cli_compare;
 mod cli_inspect;
+mod cli_modules;
 mod cli_steps;
 mod cli_summarize;
 mod cli_views;

@@ -1,0 +1,188 @@
+//! `memsight modules`: which `nn.Module` holds the memory at a time (by default the peak of
+//! Operator Allocated, which is PyTorch's Total Allocated), each module on its own and with the
+//! modules under it, and what each allocated in forward and in backward.
+
+use std::io::Write;
+use std::path::Path;
+
+use super::rank::{load_one, ms_to_ns};
+use crate::analysis::modules::{
+    ModuleTree, ModulesHeld, NO_MODULES_HINT, Pass, RoleBytes, allocated_by_phase, held,
+};
+use crate::analysis::{LiveIndex, RankView};
+use crate::model::{RankData, Role, SourceChoice, bytes_to_mib, ns_to_ms};
+
+/// Options of `modules`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ModulesArgs {
+    /// Rank id; default the first rank.
+    #[arg(long)]
+    pub rank: Option<String>,
+    /// The blocks alive at this time (ms from the rank's origin); default the peak of
+    /// Operator Allocated (PyTorch's Total Allocated).
+    #[arg(long, allow_negative_numbers = true)]
+    pub at_ms: Option<f64>,
+    /// JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `modules`; returns the exit code.
+pub fn modules(
+    path: &Path,
+    source: SourceChoice,
+    args: &ModulesArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    let mut run = || -> Result<(), String> {
+        let at = args.at_ms.map(|v| ms_to_ns(v, "--at-ms")).transpose()?;
+        let data = load_one(path, args.rank.as_deref(), source)?;
+        let rank = data.info.rank.clone();
+        let Some(stacks) = data.stacks.as_ref() else {
+            return Err(format!("rank {rank}: {NO_MODULES_HINT}"));
+        };
+        let tree = ModuleTree::new(stacks);
+        if tree.is_empty() {
+            return Err(format!("rank {rank}: {NO_MODULES_HINT}"));
+        }
+        let view = RankView::new(data.clone());
+        let at = match at {
+            Some(t) => t,
+            None => view
+                .roles()
+                .at_peak
+                .as_ref()
+                .map(|p| p.at_ns)
+                .ok_or_else(|| format!("rank {rank}: no memory curve to find the peak of"))?,
+        };
+        let index = LiveIndex::new(&data);
+        let rows = index.alive_at(data.time_origin_ns.saturating_add(at));
+        let report = Report {
+            data: &data,
+            tree: &tree,
+            at,
+            held: held(&data, stacks, &tree, &rows),
+            allocated: allocated_by_phase(&data, stacks, &tree),
+        };
+        let text = if args.json {
+            format!("{}\n", report.json())
+        } else {
+            report.text()
+        };
+        out.write_all(text.as_bytes()).map_err(|e| e.to_string())
+    };
+    super::finish(run(), err)
+}
+
+/// What the command prints.
+struct Report<'a> {
+    data: &'a RankData,
+    tree: &'a ModuleTree,
+    /// ns from the rank's origin.
+    at: i64,
+    held: ModulesHeld,
+    /// Per node, `[forward, backward]` by role (empty without phases).
+    allocated: Vec<[RoleBytes; 2]>,
+}
+
+impl Report<'_> {
+    fn json(&self) -> serde_json::Value {
+        let modules: Vec<serde_json::Value> = self
+            .tree
+            .depth_first()
+            .into_iter()
+            .map(|n| {
+                let m = &self.tree.nodes[n as usize];
+                let h = self.held.modules[n as usize];
+                let mut item = serde_json::json!({
+                    "path": m.path,
+                    "name": m.name,
+                    "class": m.class_name(),
+                    "depth": m.depth,
+                    "held_mib": bytes_to_mib(h.bytes),
+                    "self_held_mib": bytes_to_mib(h.self_bytes),
+                    "blocks": h.blocks,
+                    "self_blocks": h.self_blocks,
+                });
+                if let Some(passes) = self.allocated.get(n as usize) {
+                    let mut allocated = serde_json::Map::new();
+                    for pass in Pass::ALL {
+                        allocated
+                            .insert(pass.as_str().into(), by_role_json(&passes[pass as usize]));
+                    }
+                    item["allocated_mib"] = allocated.into();
+                }
+                item
+            })
+            .collect();
+        serde_json::json!({
+            "rank": self.data.info.rank,
+            "at_ms": ns_to_ms(self.at),
+            "modules": modules,
+            "unattributed_mib": bytes_to_mib(self.held.unattributed),
+            "unattributed_blocks": self.held.unattributed_blocks,
+            "live_mib": bytes_to_mib(self.held.total),
+        })
+    }
+
+    fn text(&self) -> String {
+        use std::fmt::Write as _;
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "rank {}: memory by module at {:.3} ms: {:.2} MiB live in blocks, {:.2} MiB of it \
+             allocated outside every module",
+            self.data.info.rank,
+            ns_to_ms(self.at),
+            bytes_to_mib(self.held.total),
+            bytes_to_mib(self.held.unattributed),
+        );
+        let with_passes = !self.allocated.is_empty();
+        let _ = write!(
+            s,
+            "\n{:>10}  {:>10}  {:>7}",
+            "held MiB", "self MiB", "blocks"
+        );
+        if with_passes {
+            let _ = write!(s, "  {:>10}  {:>10}", "fwd MiB", "bwd MiB");
+        }
+        let _ = writeln!(s, "  module");
+        for n in self.tree.depth_first() {
+            let m = &self.tree.nodes[n as usize];
+            let h = self.held.modules[n as usize];
+            let _ = write!(
+                s,
+                "{:>10.2}  {:>10.2}  {:>7}",
+                bytes_to_mib(h.bytes),
+                bytes_to_mib(h.self_bytes),
+                h.blocks
+            );
+            if let Some(p) = self.allocated.get(n as usize) {
+                let sum = |r: &RoleBytes| bytes_to_mib(r.iter().sum::<i64>());
+                let _ = write!(s, "  {:>10.2}  {:>10.2}", sum(&p[0]), sum(&p[1]));
+            }
+            let indent = "  ".repeat(m.depth as usize);
+            let _ = writeln!(s, "  {indent}{}", m.name);
+        }
+        if !with_passes {
+            let _ = writeln!(
+                s,
+                "\n(no forward or backward phases found: what each module allocated per pass is \
+                 left out)"
+            );
+        }
+        s
+    }
+}
+
+/// The non-zero roles of one pass, in MiB.
+fn by_role_json(bytes: &RoleBytes) -> serde_json::Value {
+    Role::ALL
+        .iter()
+        .zip(bytes)
+        .filter(|&(_, &b)| b != 0)
+        .map(|(r, &b)| (r.as_str().to_string(), serde_json::json!(bytes_to_mib(b))))
+        .collect::<serde_json::Map<_, _>>()
+        .into()
+}
