@@ -61,6 +61,10 @@ pub struct TableArgs {
     /// `activation`, `gradient`, `optimizer_state`, `temporary`, …
     #[arg(long)]
     pub role: Option<String>,
+    /// Case-insensitive substring of the Module column (profiles recorded with with_stack or
+    /// with_modules): `Block_0` keeps the blocks of Block_0 and of the modules under it.
+    #[arg(long)]
+    pub module: Option<String>,
 }
 
 /// Splits `COLUMN[:asc|desc]` into the column's text and the direction (ascending when none is
@@ -129,6 +133,7 @@ pub fn table(
                 (TagKind::Inefficient, &args.inefficient),
                 (TagKind::Oom, &args.oom),
                 (TagKind::Role, &args.role),
+                (TagKind::Module, &args.module),
             ]
             .into_iter()
             .filter_map(|(k, v)| Some((k, v.clone()?)))

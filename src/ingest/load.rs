@@ -70,10 +70,12 @@ pub fn load_rank_using(
         let mut data = imp.load_with_first_look(info, control, &mut first)?;
         finish(&mut data);
         super::roles::attach_roles(&mut data);
+        super::modules::attach_modules(&mut data);
         return Ok(data);
     }
     let mut data = load_export(info, control, early)?;
     super::roles::attach_roles(&mut data);
+    super::modules::attach_modules(&mut data);
     Ok(data)
 }
 

@@ -9,6 +9,7 @@ mod component;
 mod interner;
 mod library_frames;
 mod message;
+mod module_tree;
 pub mod plural;
 mod rank;
 pub mod report;
@@ -24,6 +25,9 @@ pub use component::Component;
 pub use interner::{Interner, NameId};
 pub use library_frames::is_library_frame;
 pub use message::{DumpProblem, Message, SkipReason};
+pub use module_tree::{
+    MODULE_FRAME_PREFIX, ModuleNode, ModuleTree, NO_MODULE, PATH_SEPARATOR, glob_matches,
+};
 pub use rank::{
     CUDA_ALLOC_CONF, DataSource, DbSnapshot, Format, NPU_ALLOC_CONF, Prefetch, RankData, RankInfo,
     SourceChoice, USING_CSV_NOTE, USING_DB_NOTE, alloc_conf_var, device_label,

@@ -365,6 +365,9 @@ pub struct RankData {
     pub tags: Vec<super::BlockTags>,
     /// Each operator_memory row's role in training (`ingest::roles`), once the rank is loaded.
     pub roles: Option<super::BlockRoles>,
+    /// The `nn.Module`s its call stacks name (`ingest::modules`), once the rank is loaded;
+    /// `None` when they name none.
+    pub module_tree: Option<super::ModuleTree>,
     /// Rows counted per source file: how many came from memory_record in a DB counts only
     /// MEMORY_RECORD, not NPU_MEM APP samples (those are in `records` too).
     pub memory_record_rows: usize,
@@ -391,6 +394,7 @@ impl RankData {
             stacks: None,
             tags: Vec::new(),
             roles: None,
+            module_tree: None,
             memory_record_rows: 0,
             report: LoadReport::default(),
             partial: false,

@@ -18,6 +18,9 @@ pub enum TagKind {
     Oom,
     /// The block's role in training (`activation`, `gradient`, …; see [`super::Role`]).
     Role,
+    /// The path of the innermost `nn.Module` whose forward allocated it
+    /// (`GPT_0/Block_0/Attention_0`; see [`super::ModuleTree`]); empty outside every module.
+    Module,
 }
 
 impl TagKind {
@@ -28,6 +31,7 @@ impl TagKind {
             TagKind::Inefficient => "Inefficient",
             TagKind::Oom => "OOM",
             TagKind::Role => "Role",
+            TagKind::Module => "Module",
         }
     }
 

@@ -430,6 +430,8 @@ pub struct Tr {
     pub group_names: [&'static str; 3],
     /// The details table's Role column header and filter label.
     pub role_header: &'static str,
+    /// The details table's Module column header and filter label.
+    pub module_header: &'static str,
     pub static_graph: &'static str,
     pub graph_id: &'static str,
     pub warnings: fn(usize) -> String,
@@ -1060,6 +1062,7 @@ pub static EN: Tr = Tr {
     group_by: "Group By",
     group_names: ["Overall", "Stream", "Component"],
     role_header: "Role",
+    module_header: "Module",
     static_graph: "Static graph",
     graph_id: "Graph ID",
     warnings: |n| format!("⚠ {n} {}", if n == 1 { "warning" } else { "warnings" }),
@@ -1718,6 +1721,7 @@ pub static ZH: Tr = Tr {
     group_by: "分组方式",
     group_names: ["总体", "按流 (Stream)", "按组件 (Component)"],
     role_header: "角色",
+    module_header: "模块",
     static_graph: "静态图",
     graph_id: "图 ID",
     warnings: |n| format!("⚠ {n} 条警告"),

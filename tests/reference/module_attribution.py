@@ -18,7 +18,8 @@ The rules, as the brief states them:
   (modules are named by their path from the top: `GPT_0/Block_0/Attention_0`).
 
 Prints JSON: {"origin_ns", "at_ns", "at_ms", "live_bytes", "unattributed_bytes",
-"held": {path: bytes}, "self": {path: bytes}, "blocks": {path: count}}.
+"held": {path: bytes}, "self": {path: bytes}, "blocks": {path: count}, "all_blocks": {path:
+count of every block of the profile, alive then or not}}.
 """
 import bisect
 import collections
@@ -101,6 +102,12 @@ def main(path, device_type, device_id, at_ms=None):
             blocks.append([t, None, size, thread])
         elif size < 0 and addr in open_blocks:
             blocks[open_blocks.pop(addr)][1] = t
+    every = collections.Counter()  # all blocks (alive or not), per module with those under it
+    for alloc, _, _, thread in blocks:
+        parts = attribute(thread, alloc).split("/")
+        for k in range(1, len(parts) + 1):
+            if parts[0]:
+                every["/".join(parts[:k])] += 1
     held = collections.Counter()
     own = collections.Counter()
     count = collections.Counter()
@@ -121,6 +128,7 @@ def main(path, device_type, device_id, at_ms=None):
     print(json.dumps({
         "origin_ns": origin, "at_ns": at, "at_ms": (at - origin) / 1e6, "live_bytes": live,
         "unattributed_bytes": unattributed, "held": held, "self": own, "blocks": count,
+        "all_blocks": every,
     }))
 
 

@@ -16,6 +16,7 @@ mod ui_first_use;
 mod ui_jobs;
 mod ui_layout_720p;
 mod ui_loader;
+mod ui_modules;
 mod ui_new_sources;
 mod ui_open;
 mod ui_overview;

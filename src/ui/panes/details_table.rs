@@ -894,11 +894,12 @@ impl super::tab::BottomPane for DetailsPane {
     }
 }
 
-/// A tag column's header on screen: memsight's own Role column in the UI's language; a file's
+/// A tag column's header on screen: memsight's own Role and Module columns in the UI's language; a file's
 /// columns (msMemScope's Owner, Inefficient, OOM) as the file names them.
 fn tag_header(t: &Tr, kind: TagKind) -> &'static str {
     match kind {
         TagKind::Role => t.role_header,
+        TagKind::Module => t.module_header,
         other => other.header(),
     }
 }

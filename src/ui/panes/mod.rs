@@ -13,7 +13,7 @@
 //!   [`groups`]: the details table grouped by call stack, source line or host operator;
 //!   [`snapshot`]: an allocator snapshot (`.pickle`); [`snapshot_bands`] its active-memory chart;
 //!   [`oom_cluster`]: a job's folder of OOM bundles (which ranks ran out); [`roles`]: memory
-//!   by training role and what would lower the peak;
+//!   by training role and what would lower the peak; [`modules`]: memory by `nn.Module`;
 //! - [`tab`]: the bottom pane's contract ([`tab::BottomPane`]); [`bottom_panes`] lists them.
 
 pub mod component_table;
@@ -24,6 +24,7 @@ pub mod flame;
 pub mod groups;
 pub mod live;
 pub mod memory_chart;
+pub mod modules;
 pub mod oom_cluster;
 pub mod overview;
 pub mod pager;
@@ -51,6 +52,7 @@ pub fn bottom_panes() -> Vec<Box<dyn tab::BottomPane>> {
         Box::new(details_table::DetailsPane::default()),
         Box::new(steps::StepsPane::default()),
         Box::new(roles::RolesPane::default()),
+        Box::new(modules::ModulesPane::default()),
         Box::new(flame::FlamePane::default()),
         Box::new(diff::DiffPane),
     ]
