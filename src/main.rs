@@ -150,6 +150,16 @@ enum Command {
         #[command(flatten)]
         args: cli::ModulesArgs,
     },
+    /// What the peak would be with a larger micro-batch, checkpointed modules, ZeRO or an
+    /// offloaded optimizer, replayed from the measured run.
+    Whatif {
+        #[command(flatten)]
+        src: SourceOpt,
+        /// Profiling folder, .db or PyTorch trace.
+        path: PathBuf,
+        #[command(flatten)]
+        args: cli::WhatifArgs,
+    },
     /// The Component table: CANN components whose reserved memory peaks at 100 MB or more.
     Components {
         #[command(flatten)]
@@ -316,6 +326,13 @@ fn main() -> ExitCode {
             &mut err,
         )),
         Some(Command::Modules { path, args, src }) => exit(cli::modules(
+            &path,
+            src.source.choice(),
+            &args,
+            &mut out,
+            &mut err,
+        )),
+        Some(Command::Whatif { path, args, src }) => exit(cli::whatif(
             &path,
             src.source.choice(),
             &args,

@@ -18,6 +18,7 @@ pub mod static_graph;
 pub mod steps;
 pub mod table;
 pub mod view;
+pub mod whatif;
 
 pub use breakdown::{Breakdown, Part, breakdown_at};
 pub use chart::{

@@ -15,6 +15,7 @@ pub mod static_graph;
 pub mod steps;
 pub mod summarize;
 pub mod table;
+pub mod whatif;
 
 pub use compare::{CompareArgs, compare};
 pub use components::components;
@@ -29,6 +30,7 @@ pub use static_graph::{StaticArgs, static_graph};
 pub use steps::steps;
 pub use summarize::{SummarizeArgs, summarize};
 pub use table::{TableArgs, table};
+pub use whatif::{WhatifArgs, whatif};
 
 use std::path::PathBuf;
 

@@ -13,4 +13,5 @@ mod cli_modules;
 mod cli_steps;
 mod cli_summarize;
 mod cli_views;
+mod cli_whatif;
 mod python_api;

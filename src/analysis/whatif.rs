@@ -1,0 +1,703 @@
+//! What-if by replay: the peak of a run not made, from the measured one. Every block of the
+//! profile is replayed on its own timeline (allocated at its time, freed at its time) with the
+//! levers of a [`Scenario`] applied, over what was allocated before profiling began; the
+//! predicted curve's maximum is the prediction.
+//!
+//! The levers:
+//! - **micro-batch ×K** scales what depends on the batch: the blocks whose role
+//!   ([`crate::model::Role`]) is input, activation or backward temporary, and temporaries made
+//!   in the forward or backward pass. Gradients, optimizer state and what was allocated before
+//!   profiling (weights) stay;
+//! - **checkpointing** a module (a glob over names or classes, `Block_*` or `Block`): in each
+//!   forward pass, the activations allocated in that module's forward that outlive it are freed
+//!   when its forward ends (its last activation), except its output (the latest of them); they
+//!   are allocated again when its backward starts (its first block of the backward pass: the
+//!   recompute) and freed when they were;
+//! - **ZeRO-1/2/3 over N ranks** divides the optimizer state by N, then the gradients too, then
+//!   the parameters too (stage 3 adds a gather buffer of the largest top-level module's
+//!   parameters);
+//! - **offloading the optimizer** takes the optimizer state off the device.
+//!
+//! Parameters and optimizer state allocated before profiling are not blocks of the profile:
+//! the parameters' size is taken from the gradients one backward pass makes (a gradient is the
+//! size of its parameter), and the optimizer state's as Adam's two moments (or SGD's one
+//! buffer) of it. Every such step is said in [`Prediction::assumptions`].
+
+use crate::model::{ModuleTree, NO_MODULE, NULL, PhaseKind, Phases, RankData, Role};
+
+/// What to change.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scenario {
+    /// The micro-batch as a multiple of the profiled one (1: as profiled).
+    pub micro_batch: f64,
+    /// Modules to checkpoint: globs over module names (`Block_*`) or classes (`Block`).
+    pub checkpoint: Vec<String>,
+    /// ZeRO: (stage 1 to 3, ranks).
+    pub zero: Option<(u8, u32)>,
+    /// Optimizer state moved to the host.
+    pub offload_optimizer: bool,
+}
+
+impl Default for Scenario {
+    fn default() -> Self {
+        Scenario {
+            micro_batch: 1.0,
+            checkpoint: Vec::new(),
+            zero: None,
+            offload_optimizer: false,
+        }
+    }
+}
+
+/// A peak: bytes and when (ns from the rank's origin).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PeakAt {
+    /// Bytes.
+    pub bytes: i64,
+    /// ns from the rank's origin.
+    pub at_ns: i64,
+}
+
+/// The answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prediction {
+    /// The profile's own peak (Operator Allocated, else the live blocks').
+    pub measured: PeakAt,
+    /// The predicted peak.
+    pub predicted: PeakAt,
+    /// The predicted peak by role ([`Role::ALL`] order; `before_profiling` is what was
+    /// allocated before the profile, as changed by the levers): adds up to `predicted.bytes`.
+    pub by_role: Vec<(Role, i64)>,
+    /// The predicted curve: (ns from origin, bytes), one point per change.
+    pub curve: Vec<(i64, i64)>,
+    /// What the replay took as given, in words.
+    pub assumptions: Vec<String>,
+    /// The modules the checkpoint globs matched (paths).
+    pub checkpointed: Vec<String>,
+}
+
+/// Why no prediction can be made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WhyNot {
+    /// The rank has no blocks (operator_memory).
+    NoBlocks,
+    /// Checkpointing needs module spans, which the profile lacks.
+    NoModules,
+    /// A checkpoint glob matched no module (the glob, some module names).
+    NoModuleMatches(String, Vec<String>),
+    /// Checkpointing and micro-batch scaling need the training phases.
+    NoPhases,
+    /// ZeRO or offload needs the parameters' size: no gradient is allocated in the profile.
+    NoGradients,
+    /// A lever is out of range (which, in words).
+    BadLever(String),
+}
+
+impl std::fmt::Display for WhyNot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WhyNot::NoBlocks => write!(f, "the rank has no blocks (operator_memory) to replay"),
+            WhyNot::NoModules => write!(
+                f,
+                "checkpointing needs module spans: {}",
+                super::modules::NO_MODULES_HINT
+            ),
+            WhyNot::NoModuleMatches(glob, some) => write!(
+                f,
+                "--checkpoint {glob:?} matches no module (modules: {})",
+                some.join(", ")
+            ),
+            WhyNot::NoPhases => write!(
+                f,
+                "the profile shows no forward and backward passes (host ops with an autograd \
+                 backward), so nothing tells activations from gradients"
+            ),
+            WhyNot::NoGradients => write!(
+                f,
+                "no gradient is allocated in the profile, so the parameters' size is unknown \
+                 (profile a whole training step, from before backward to after the optimizer step)"
+            ),
+            WhyNot::BadLever(what) => write!(f, "{what}"),
+        }
+    }
+}
+
+/// One block on the replayed timeline.
+#[derive(Debug, Clone, Copy)]
+struct Interval {
+    start: i64,
+    /// `i64::MAX`: never freed.
+    end: i64,
+    bytes: i64,
+    role: Role,
+}
+
+/// Predicts the peak of `scenario` from `data` (a loaded rank).
+pub fn predict(data: &RankData, scenario: &Scenario) -> Result<Prediction, WhyNot> {
+    check_levers(scenario)?;
+    let ops = &data.operators;
+    if !(0..ops.len()).any(|r| ops.size[r] > 0) {
+        return Err(WhyNot::NoBlocks);
+    }
+    let phases = data
+        .stacks
+        .as_ref()
+        .map(|s| s.phases.clone())
+        .unwrap_or_default();
+    let roles: Vec<Role> = match data.roles.as_ref() {
+        Some(r) if !phases.is_empty() => r.role.clone(),
+        _ if scenario.micro_batch != 1.0 || !scenario.checkpoint.is_empty() => {
+            return Err(WhyNot::NoPhases);
+        }
+        _ => vec![Role::Unknown; ops.len()],
+    };
+    let mut assumptions = Vec::new();
+    let mut intervals = measured_intervals(data, &roles);
+    let (base, measured) = base_and_peak(data, &intervals, &mut assumptions);
+
+    // Checkpointing moves activations; the sizes change after.
+    let mut checkpointed = Vec::new();
+    if !scenario.checkpoint.is_empty() {
+        checkpointed = checkpoint(data, &roles, &phases, &scenario.checkpoint, &mut intervals)?;
+        assumptions.push(
+            "checkpointing: a module's activations that outlive its forward are freed at its \
+             last forward allocation, except its output (the latest of them), and allocated \
+             again at its first backward allocation (the recompute); the recompute's own \
+             temporaries are not added"
+                .into(),
+        );
+    }
+    if scenario.micro_batch != 1.0 {
+        let k = scenario.micro_batch;
+        for iv in &mut intervals {
+            if scales_with_batch(iv.role, iv.start, &phases, data.time_origin_ns) {
+                iv.bytes = scale(iv.bytes, k);
+            }
+        }
+        assumptions.push(format!(
+            "micro-batch ×{k}: inputs, activations, backward temporaries and the temporaries of \
+             the forward and backward passes scale with the batch; gradients, optimizer state \
+             and what was allocated before profiling (weights) do not"
+        ));
+    }
+    let mut base_by_role = vec![(Role::BeforeProfiling, base)];
+    if scenario.zero.is_some() || scenario.offload_optimizer {
+        base_by_role = shard(
+            data,
+            &roles,
+            scenario,
+            base,
+            &mut intervals,
+            &mut assumptions,
+        )?;
+    }
+    let base_total: i64 = base_by_role.iter().map(|b| b.1).sum();
+    let (curve, predicted) = replay(&intervals, base_total);
+    let by_role = roles_at(&intervals, predicted.at_ns, &base_by_role);
+    Ok(Prediction {
+        measured,
+        predicted,
+        by_role,
+        curve,
+        assumptions,
+        checkpointed,
+    })
+}
+
+fn check_levers(s: &Scenario) -> Result<(), WhyNot> {
+    if !s.micro_batch.is_finite() || s.micro_batch <= 0.0 || s.micro_batch > 1.0e6 {
+        return Err(WhyNot::BadLever(format!(
+            "--micro-batch must be a positive multiple of the profiled micro-batch, got {}",
+            s.micro_batch
+        )));
+    }
+    if let Some((stage, ranks)) = s.zero {
+        if !(1..=3).contains(&stage) {
+            return Err(WhyNot::BadLever(format!(
+                "--zero must be 1, 2 or 3, got {stage}"
+            )));
+        }
+        if ranks == 0 {
+            return Err(WhyNot::BadLever("--ranks must be at least 1".into()));
+        }
+    }
+    Ok(())
+}
+
+/// `bytes × k`, saturating.
+fn scale(bytes: i64, k: f64) -> i64 {
+    let v = (bytes as f64 * k).round();
+    if v >= i64::MAX as f64 {
+        i64::MAX
+    } else {
+        v as i64
+    }
+}
+
+/// The measured blocks as intervals (ns from the origin).
+fn measured_intervals(data: &RankData, roles: &[Role]) -> Vec<Interval> {
+    let ops = &data.operators;
+    (0..ops.len())
+        .filter(|&r| ops.size[r] > 0)
+        .map(|r| Interval {
+            start: match ops.alloc_time[r] {
+                NULL => i64::MIN,
+                t => data.rel_ns(t),
+            },
+            end: match ops.release_time[r] {
+                NULL => i64::MAX,
+                t => data.rel_ns(t),
+            },
+            bytes: ops.size[r],
+            role: roles.get(r).copied().unwrap_or(Role::Unknown),
+        })
+        .collect()
+}
+
+/// What was allocated before profiling (Operator Allocated at its first sample less the blocks
+/// alive then; 0 without the curve), and the profile's own peak.
+fn base_and_peak(
+    data: &RankData,
+    intervals: &[Interval],
+    assumptions: &mut Vec<String>,
+) -> (i64, PeakAt) {
+    let overall = super::build_series(data, super::GroupBy::Overall);
+    let allocated = overall
+        .iter()
+        .find(|s| s.name == super::OverallCurve::OperatorAllocated.label());
+    match allocated.and_then(|a| Some((a, *a.times.first()?, *a.values.first()?))) {
+        Some((a, t0, v0)) => {
+            let live: i64 = intervals
+                .iter()
+                .filter(|iv| iv.start <= t0 && iv.end > t0)
+                .map(|iv| iv.bytes)
+                .fold(0, i64::saturating_add);
+            let peak = super::peak(a).map_or(PeakAt { bytes: 0, at_ns: 0 }, |p| PeakAt {
+                bytes: p.value,
+                at_ns: p.time,
+            });
+            (v0.saturating_sub(live).max(0), peak)
+        }
+        None => {
+            assumptions.push(
+                "no Operator Allocated curve: what was allocated before profiling is taken as 0"
+                    .into(),
+            );
+            let (_, peak) = replay(intervals, 0);
+            (0, peak)
+        }
+    }
+}
+
+/// Does a block of `role` allocated at `start` (ns from origin) scale with the micro-batch?
+fn scales_with_batch(role: Role, start: i64, phases: &Phases, origin: i64) -> bool {
+    match role {
+        Role::Input | Role::Activation | Role::BackwardTemporary => true,
+        Role::Temporary => phases
+            .at(origin.saturating_add(start))
+            .map(|i| phases.spans[i].kind)
+            .is_some_and(|k| matches!(k, PhaseKind::Forward | PhaseKind::Backward)),
+        _ => false,
+    }
+}
+
+/// Applies checkpointing to `intervals` (in row order of the blocks with size > 0); returns
+/// the modules matched.
+fn checkpoint(
+    data: &RankData,
+    roles: &[Role],
+    phases: &Phases,
+    globs: &[String],
+    intervals: &mut Vec<Interval>,
+) -> Result<Vec<String>, WhyNot> {
+    let (Some(tree), Some(stacks)) = (data.module_tree.as_ref(), data.stacks.as_ref()) else {
+        return Err(WhyNot::NoModules);
+    };
+    let mut matched: Vec<u32> = Vec::new();
+    for g in globs {
+        let m = tree.matching(g);
+        if m.is_empty() {
+            let some = tree.nodes.iter().take(12).map(|n| n.name.clone()).collect();
+            return Err(WhyNot::NoModuleMatches(g.clone(), some));
+        }
+        matched.extend(m);
+    }
+    matched.sort_unstable();
+    matched.dedup();
+    // A module inside another checkpointed one is covered by the outer one.
+    let outermost: Vec<u32> = matched
+        .iter()
+        .copied()
+        .filter(|&n| {
+            !tree
+                .ancestors(n)
+                .skip(1)
+                .any(|a| matched.binary_search(&a).is_ok())
+        })
+        .collect();
+    let ops = &data.operators;
+    // Row (size > 0) → its interval's index.
+    let rows: Vec<usize> = (0..ops.len()).filter(|&r| ops.size[r] > 0).collect();
+    let module_of: Vec<u32> = rows.iter().map(|&r| tree.row_module(stacks, r)).collect();
+    let origin = data.time_origin_ns;
+    let forward: Vec<(i64, i64)> = spans_of(phases, PhaseKind::Forward, origin);
+    let backward: Vec<(i64, i64)> = spans_of(phases, PhaseKind::Backward, origin);
+    let mut moved: Vec<Interval> = Vec::new();
+    for &m in &outermost {
+        let inside: Vec<usize> = (0..rows.len())
+            .filter(|&i| in_subtree(tree, module_of[i], m))
+            .collect();
+        for &(f0, f1) in &forward {
+            let Some(&(b0, b1)) = backward.iter().find(|b| b.0 >= f1) else {
+                continue;
+            };
+            let acts: Vec<usize> = inside
+                .iter()
+                .copied()
+                .filter(|&i| {
+                    let iv = &intervals[i];
+                    roles.get(rows[i]) == Some(&Role::Activation) && (f0..=f1).contains(&iv.start)
+                })
+                .collect();
+            let Some(forward_end) = acts.iter().map(|&i| intervals[i].start).max() else {
+                continue;
+            };
+            let Some(recompute) = inside
+                .iter()
+                .map(|&i| intervals[i].start)
+                .filter(|&t| (b0..=b1).contains(&t))
+                .min()
+            else {
+                continue;
+            };
+            let saved: Vec<usize> = acts
+                .iter()
+                .copied()
+                .filter(|&i| intervals[i].end > forward_end)
+                .collect();
+            let output = saved
+                .iter()
+                .copied()
+                .max_by_key(|&i| (intervals[i].start, i));
+            for i in saved {
+                if Some(i) == output || intervals[i].end <= recompute {
+                    continue;
+                }
+                let iv = intervals[i];
+                moved.push(Interval {
+                    start: recompute,
+                    ..iv
+                });
+                intervals[i].end = forward_end;
+            }
+        }
+    }
+    intervals.extend(moved);
+    Ok(outermost
+        .iter()
+        .map(|&n| tree.nodes[n as usize].path.clone())
+        .collect())
+}
+
+/// The spans of `kind` in `phases`, ns from the origin.
+fn spans_of(phases: &Phases, kind: PhaseKind, origin: i64) -> Vec<(i64, i64)> {
+    phases
+        .spans
+        .iter()
+        .filter(|p| p.kind == kind)
+        .map(|p| {
+            (
+                p.start_ns.saturating_sub(origin),
+                p.end_ns.saturating_sub(origin),
+            )
+        })
+        .collect()
+}
+
+/// Is `node` the module `root` or under it?
+fn in_subtree(tree: &ModuleTree, node: u32, root: u32) -> bool {
+    node != NO_MODULE && tree.ancestors(node).any(|a| a == root)
+}
+
+/// The parameters' bytes: the most gradient bytes allocated in one backward pass.
+fn parameter_bytes(data: &RankData, roles: &[Role], phases: &Phases) -> i64 {
+    let ops = &data.operators;
+    let mut per_pass: Vec<i64> = vec![0; phases.spans.len().max(1)];
+    for r in 0..ops.len() {
+        if roles.get(r) != Some(&Role::Gradient) || ops.size[r] <= 0 {
+            continue;
+        }
+        let i = phases.at(ops.alloc_time[r]).unwrap_or(0);
+        if let Some(p) = per_pass.get_mut(i) {
+            *p = p.saturating_add(ops.size[r]);
+        }
+    }
+    per_pass.into_iter().max().unwrap_or(0)
+}
+
+/// Optimizer state per parameter byte, from the optimizer the host ops name.
+fn optimizer_factor(data: &RankData, assumptions: &mut Vec<String>) -> f64 {
+    let names = |needle: &str| {
+        data.stacks.as_ref().is_some_and(|s| {
+            (0..s.op_names.len() as u32)
+                .map(|i| s.op_names.get(i))
+                .chain((0..s.frames.len() as u32).map(|i| s.frames.get(i)))
+                .any(|n| n.to_ascii_lowercase().contains(needle))
+        })
+    };
+    if names("adam") {
+        assumptions.push("optimizer: Adam (two moments, each the size of the parameters)".into());
+        2.0
+    } else if names("sgd") {
+        assumptions
+            .push("optimizer: SGD with momentum (one buffer the size of the parameters)".into());
+        1.0
+    } else {
+        assumptions.push(
+            "optimizer: not named by the host ops; taken as Adam (two moments, each the size of \
+             the parameters)"
+                .into(),
+        );
+        2.0
+    }
+}
+
+/// Applies ZeRO and offload: shrinks the optimizer state, gradients and parameters, in the
+/// blocks and in what was allocated before profiling; returns the latter by role.
+fn shard(
+    data: &RankData,
+    roles: &[Role],
+    scenario: &Scenario,
+    base: i64,
+    intervals: &mut [Interval],
+    assumptions: &mut Vec<String>,
+) -> Result<Vec<(Role, i64)>, WhyNot> {
+    let phases = data
+        .stacks
+        .as_ref()
+        .map(|s| s.phases.clone())
+        .unwrap_or_default();
+    let params = parameter_bytes(data, roles, &phases);
+    if params <= 0 {
+        return Err(WhyNot::NoGradients);
+    }
+    let factor = optimizer_factor(data, assumptions);
+    // Optimizer state made during the profile is in its blocks; the rest was there before.
+    let state_in_blocks: i64 = intervals
+        .iter()
+        .filter(|iv| iv.role == Role::OptimizerState)
+        .map(|iv| iv.bytes)
+        .sum();
+    let state_total = scale(params, factor);
+    let state_before = (state_total - state_in_blocks).clamp(0, base);
+    let params_before = params.min(base - state_before);
+    let other = base - state_before - params_before;
+    assumptions.push(format!(
+        "parameters: {:.2} MiB, the gradient bytes of one backward pass; before profiling: \
+         {:.2} MiB of optimizer state and {:.2} MiB of parameters, {:.2} MiB else",
+        crate::model::bytes_to_mib(params),
+        crate::model::bytes_to_mib(state_before),
+        crate::model::bytes_to_mib(params_before),
+        crate::model::bytes_to_mib(other),
+    ));
+    let (stage, ranks) = scenario.zero.unwrap_or((0, 1));
+    let n = f64::from(ranks.max(1));
+    let mut state_factor = if stage >= 1 { 1.0 / n } else { 1.0 };
+    if scenario.offload_optimizer {
+        state_factor = 0.0;
+        assumptions.push(
+            "offload: the optimizer state lives on the host; its step's temporaries stay on the \
+             device"
+                .into(),
+        );
+    }
+    let grad_factor = if stage >= 2 { 1.0 / n } else { 1.0 };
+    let param_factor = if stage >= 3 { 1.0 / n } else { 1.0 };
+    for iv in intervals.iter_mut() {
+        match iv.role {
+            Role::OptimizerState => iv.bytes = scale(iv.bytes, state_factor),
+            Role::Gradient => iv.bytes = scale(iv.bytes, grad_factor),
+            _ => {}
+        }
+    }
+    let mut gather = 0;
+    // Over one rank nothing is sharded, so nothing is gathered.
+    if stage >= 3 && ranks > 1 {
+        gather = largest_module_params(data, roles);
+        assumptions.push(format!(
+            "ZeRO-3: parameters sharded over {ranks} ranks, with one gather buffer the size of \
+             the largest top-level module's parameters ({:.2} MiB) held throughout",
+            crate::model::bytes_to_mib(gather)
+        ));
+    }
+    if stage >= 1 {
+        assumptions.push(format!(
+            "ZeRO-{stage} over {ranks} ranks: optimizer state{}{} divided by {ranks}; \
+             communication buckets are not added",
+            if stage >= 2 { ", gradients" } else { "" },
+            if stage >= 3 { ", parameters" } else { "" },
+        ));
+    }
+    Ok(vec![
+        (Role::OptimizerState, scale(state_before, state_factor)),
+        (
+            Role::BeforeProfiling,
+            other
+                .saturating_add(scale(params_before, param_factor))
+                .saturating_add(gather),
+        ),
+    ])
+}
+
+/// The gradient bytes of the largest module just under the top one (its parameters).
+fn largest_module_params(data: &RankData, roles: &[Role]) -> i64 {
+    let (Some(tree), Some(stacks)) = (data.module_tree.as_ref(), data.stacks.as_ref()) else {
+        return 0;
+    };
+    let phases = &stacks.phases;
+    let ops = &data.operators;
+    let mut per: std::collections::HashMap<(u32, usize), i64> = Default::default();
+    for r in 0..ops.len() {
+        if roles.get(r) != Some(&Role::Gradient) || ops.size[r] <= 0 {
+            continue;
+        }
+        let pass = phases.at(ops.alloc_time[r]).unwrap_or(0);
+        let node = tree.row_module(stacks, r);
+        // The ancestor at depth 1 (else the top module itself).
+        let top = tree
+            .ancestors(node)
+            .find(|&a| tree.nodes[a as usize].depth <= 1);
+        if let Some(top) = top {
+            let e = per.entry((top, pass)).or_default();
+            *e = e.saturating_add(ops.size[r]);
+        }
+    }
+    per.into_values().max().unwrap_or(0)
+}
+
+/// The curve of `intervals` over `base` and its peak (first reached; frees before allocations
+/// at the same time).
+fn replay(intervals: &[Interval], base: i64) -> (Vec<(i64, i64)>, PeakAt) {
+    let mut events: Vec<(i64, bool, i64)> = Vec::with_capacity(intervals.len() * 2);
+    for iv in intervals {
+        if iv.bytes == 0 || iv.end <= iv.start {
+            continue;
+        }
+        events.push((iv.start, true, iv.bytes));
+        if iv.end != i64::MAX {
+            events.push((iv.end, false, iv.bytes));
+        }
+    }
+    events.sort_unstable_by_key(|&(t, alloc, _)| (t, alloc));
+    let mut curve: Vec<(i64, i64)> = Vec::with_capacity(events.len());
+    let mut now = base;
+    let mut peak = PeakAt {
+        bytes: base,
+        at_ns: events.first().map_or(0, |e| e.0.max(0)),
+    };
+    for (t, alloc, b) in events {
+        now = if alloc {
+            now.saturating_add(b)
+        } else {
+            now.saturating_sub(b)
+        };
+        let t = t.max(i64::MIN + 1);
+        match curve.last_mut() {
+            Some(last) if last.0 == t => last.1 = now,
+            _ => curve.push((t, now)),
+        }
+        if now > peak.bytes {
+            peak = PeakAt {
+                bytes: now,
+                at_ns: t,
+            };
+        }
+    }
+    (curve, peak)
+}
+
+/// The bytes alive at `t` by role, with what was there before profiling.
+fn roles_at(intervals: &[Interval], t: i64, base: &[(Role, i64)]) -> Vec<(Role, i64)> {
+    let mut by = [0i64; Role::ALL.len()];
+    for iv in intervals {
+        if iv.start <= t && iv.end > t && iv.end > iv.start {
+            let b = &mut by[iv.role.index()];
+            *b = b.saturating_add(iv.bytes);
+        }
+    }
+    for &(role, b) in base {
+        let e = &mut by[role.index()];
+        *e = e.saturating_add(b);
+    }
+    Role::ALL
+        .iter()
+        .map(|&r| (r, by[r.index()]))
+        .filter(|&(_, b)| b != 0)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn iv(start: i64, end: i64, bytes: i64) -> Interval {
+        Interval {
+            start,
+            end,
+            bytes,
+            role: Role::Activation,
+        }
+    }
+
+    #[test]
+    fn the_replay_peaks_where_the_live_bytes_are_most() {
+        let (curve, peak) = replay(&[iv(0, 10, 5), iv(2, 4, 7), iv(4, 20, 1)], 100);
+        assert_eq!(
+            peak,
+            PeakAt {
+                bytes: 112,
+                at_ns: 2
+            }
+        );
+        // At 4 the 7 is freed before the 1 is allocated: never 113.
+        assert_eq!(
+            curve,
+            vec![(0, 105), (2, 112), (4, 106), (10, 101), (20, 100)]
+        );
+    }
+
+    #[test]
+    fn roles_at_the_peak_add_up_to_it() {
+        let ivs = [iv(0, 10, 5), iv(2, 4, 7)];
+        let (_, peak) = replay(&ivs, 100);
+        let by = roles_at(&ivs, peak.at_ns, &[(Role::BeforeProfiling, 100)]);
+        assert_eq!(by.iter().map(|r| r.1).sum::<i64>(), peak.bytes);
+    }
+
+    #[test]
+    fn levers_out_of_range_are_refused() {
+        for s in [
+            Scenario {
+                micro_batch: 0.0,
+                ..Default::default()
+            },
+            Scenario {
+                micro_batch: f64::NAN,
+                ..Default::default()
+            },
+            Scenario {
+                zero: Some((4, 8)),
+                ..Default::default()
+            },
+            Scenario {
+                zero: Some((1, 0)),
+                ..Default::default()
+            },
+        ] {
+            assert!(
+                matches!(check_levers(&s), Err(WhyNot::BadLever(_))),
+                "{s:?}"
+            );
+        }
+    }
+}

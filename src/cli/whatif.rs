@@ -1,0 +1,151 @@
+//! `memsight whatif`: the peak of a run not made (twice the micro-batch, checkpointed modules,
+//! ZeRO, an offloaded optimizer), replayed from the measured one ([`crate::analysis::whatif`]).
+
+use std::io::Write;
+use std::path::Path;
+
+use super::rank::load_one;
+use crate::analysis::whatif::{Prediction, Scenario, predict};
+use crate::model::{SourceChoice, bytes_to_mib, ns_to_ms};
+
+/// Options of `whatif`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct WhatifArgs {
+    /// Rank id; default the first rank.
+    #[arg(long)]
+    pub rank: Option<String>,
+    /// The micro-batch as a multiple of the profiled one (2: twice as large).
+    #[arg(long, default_value_t = 1.0)]
+    pub micro_batch: f64,
+    /// Checkpoint the modules matching this glob: a name as the trace writes it (`Block_*`) or
+    /// a class (`Block`); repeatable.
+    #[arg(long)]
+    pub checkpoint: Vec<String>,
+    /// ZeRO stage (1: optimizer state sharded, 2: and gradients, 3: and parameters); needs
+    /// --ranks.
+    #[arg(long, requires = "ranks", value_parser = clap::value_parser!(u8).range(1..=3))]
+    pub zero: Option<u8>,
+    /// Ranks the ZeRO stage shards over.
+    #[arg(long, requires = "zero")]
+    pub ranks: Option<u32>,
+    /// Optimizer state on the host.
+    #[arg(long)]
+    pub offload_optimizer: bool,
+    /// JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl WhatifArgs {
+    /// The scenario the options ask for.
+    pub fn scenario(&self) -> Scenario {
+        Scenario {
+            micro_batch: self.micro_batch,
+            checkpoint: self.checkpoint.clone(),
+            zero: self.zero.zip(self.ranks),
+            offload_optimizer: self.offload_optimizer,
+        }
+    }
+}
+
+/// Runs `whatif`; returns the exit code.
+pub fn whatif(
+    path: &Path,
+    source: SourceChoice,
+    args: &WhatifArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    let mut run = || -> Result<(), String> {
+        let data = load_one(path, args.rank.as_deref(), source)?;
+        let scenario = args.scenario();
+        let p = predict(&data, &scenario).map_err(|e| format!("rank {}: {e}", data.info.rank))?;
+        let text = if args.json {
+            format!("{}\n", json(&data.info.rank, &scenario, &p))
+        } else {
+            text(&data.info.rank, &scenario, &p)
+        };
+        out.write_all(text.as_bytes()).map_err(|e| e.to_string())
+    };
+    super::finish(run(), err)
+}
+
+fn json(rank: &str, s: &Scenario, p: &Prediction) -> serde_json::Value {
+    let by_role: serde_json::Map<String, serde_json::Value> = p
+        .by_role
+        .iter()
+        .map(|(r, b)| (r.as_str().to_string(), serde_json::json!(bytes_to_mib(*b))))
+        .collect();
+    serde_json::json!({
+        "rank": rank,
+        "measured": {
+            "peak_mib": bytes_to_mib(p.measured.bytes),
+            "at_ms": ns_to_ms(p.measured.at_ns),
+        },
+        "scenario": {
+            "micro_batch": s.micro_batch,
+            "checkpoint": s.checkpoint,
+            "checkpointed_modules": p.checkpointed,
+            "zero": s.zero.map(|z| z.0),
+            "ranks": s.zero.map(|z| z.1),
+            "offload_optimizer": s.offload_optimizer,
+        },
+        "predicted": {
+            "peak_mib": bytes_to_mib(p.predicted.bytes),
+            "at_ms": ns_to_ms(p.predicted.at_ns),
+            "by_role": by_role,
+        },
+        "assumptions": p.assumptions,
+    })
+}
+
+fn text(rank: &str, s: &Scenario, p: &Prediction) -> String {
+    use std::fmt::Write as _;
+    let mut t = String::new();
+    let change = |a: i64, b: i64| {
+        if a > 0 {
+            format!("{:+.1} %", (b - a) as f64 / a as f64 * 100.0)
+        } else {
+            "–".into()
+        }
+    };
+    let _ = writeln!(
+        t,
+        "rank {rank}: measured peak {:.2} MiB at {:.3} ms",
+        bytes_to_mib(p.measured.bytes),
+        ns_to_ms(p.measured.at_ns)
+    );
+    let mut levers = Vec::new();
+    if s.micro_batch != 1.0 {
+        levers.push(format!("micro-batch ×{}", s.micro_batch));
+    }
+    if !p.checkpointed.is_empty() {
+        levers.push(format!("checkpoint {}", p.checkpointed.join(", ")));
+    }
+    if let Some((stage, ranks)) = s.zero {
+        levers.push(format!("ZeRO-{stage} over {ranks} ranks"));
+    }
+    if s.offload_optimizer {
+        levers.push("optimizer offloaded".into());
+    }
+    if levers.is_empty() {
+        levers.push("as profiled".into());
+    }
+    let _ = writeln!(
+        t,
+        "predicted with {}: {:.2} MiB at {:.3} ms ({})",
+        levers.join("; "),
+        bytes_to_mib(p.predicted.bytes),
+        ns_to_ms(p.predicted.at_ns),
+        change(p.measured.bytes, p.predicted.bytes)
+    );
+    let _ = writeln!(t, "\n{:>12}  role at the predicted peak", "MiB");
+    for (r, b) in &p.by_role {
+        let _ = writeln!(t, "{:>12.2}  {}", bytes_to_mib(*b), r.as_str());
+    }
+    let _ = writeln!(t, "\nassumptions:");
+    for a in &p.assumptions {
+        let _ = writeln!(t, "- {a}");
+    }
+    t
+}
