@@ -126,6 +126,12 @@ fn modules_at_the_peak_and_at_a_time_match_the_raw_cpu_traces() {
         check(&trace, name, (0, 0), None);
         check(&trace, name, (0, 0), Some("5.5"));
     }
+    // The what-if runs, recorded with with_modules=True: checkpointed blocks included.
+    for name in ["mlp_b64", "cnn_b8", "gpt_b4", "gpt_b4_ckpt"] {
+        let trace = common::fixtures().join(format!("pytorch/whatif/{name}.pt.trace.json.gz"));
+        let worst = check(&trace, name, (0, 0), None);
+        eprintln!("{name}: worst module error {:.3} %", worst * 100.0);
+    }
 }
 
 #[test]

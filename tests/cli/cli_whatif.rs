@@ -161,3 +161,44 @@ fn levers_the_profile_cannot_support_are_refused_with_a_reason() {
     assert_eq!(code, 2);
     assert!(err.contains("forward and backward"), "{err}");
 }
+
+#[test]
+fn the_cpu_runs_are_predicted_from_their_smallest_micro_batch() {
+    let dir = common::fixtures().join("pytorch/whatif");
+    let runs: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("runs.json")).unwrap()).unwrap();
+    let runs = runs["runs"].as_array().unwrap();
+    let mut checked = 0;
+    for model in ["mlp", "cnn", "gpt"] {
+        let of = |pred: &dyn Fn(&serde_json::Value) -> bool| -> Vec<&serde_json::Value> {
+            runs.iter()
+                .filter(|r| r["model"] == model && pred(r))
+                .collect()
+        };
+        let base = of(&|r| r["micro_batch"] == r["base"] && r["checkpoint"] == false);
+        assert_eq!(base.len(), 1, "{model}");
+        let base_file = dir.join(base[0]["file"].as_str().unwrap());
+        let rank = base_file
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .trim_end_matches(".pt.trace.json.gz")
+            .to_string();
+        for other in of(&|r| r["micro_batch"] != r["base"] || r["checkpoint"] == true) {
+            let k = other["micro_batch"].as_f64().unwrap() / other["base"].as_f64().unwrap();
+            let k_text = format!("{k}");
+            let args: Vec<&str> = if other["checkpoint"] == true {
+                // Every block: the blocks' classes all end in `Block` (MlpBlock, ConvBlock, Block).
+                vec!["--checkpoint", "*Block"]
+            } else {
+                vec!["--micro-batch", &k_text]
+            };
+            let got = whatif(&base_file, &rank, &args);
+            let want = raw_peak_mib(&dir.join(other["file"].as_str().unwrap()), 0);
+            check(&got, want, &format!("{model} {args:?}"));
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 9);
+}
