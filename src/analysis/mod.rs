@@ -33,7 +33,8 @@ pub use peaks::{
     ComponentColumn, ComponentPeak, Peak, component_order, component_peaks, peak, peak_in_window,
 };
 pub use roles::{
-    Advice, AdviceKind, RoleBytes, RoleReport, RoleSeries, RolesAt, StepRoles, role_report,
+    Advice, AdviceKind, Replayed, RoleBytes, RoleReport, RoleSeries, RolesAt, StepRoles,
+    role_report,
 };
 pub use series::{
     GroupBy, OverallCurve, Quantity, Series, build_series, operator_component, series_peaks,

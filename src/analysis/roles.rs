@@ -106,6 +106,20 @@ pub struct Advice {
     /// The allocator's settings variable on this rank's device (for expandable segments):
     /// `PYTORCH_NPU_ALLOC_CONF`, or `PYTORCH_CUDA_ALLOC_CONF` on a CUDA rank.
     pub alloc_conf: &'static str,
+    /// For recompute: what checkpointing the profile's repeated module would do, replayed
+    /// from the run ([`super::whatif`]) rather than estimated.
+    pub replayed: Option<Replayed>,
+}
+
+/// A lever replayed from the run: the peak without and with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replayed {
+    /// The modules checkpointed, as `--checkpoint` takes them (a class: `Block`).
+    pub checkpoint: String,
+    /// The profile's peak, bytes.
+    pub from: i64,
+    /// The predicted peak, bytes.
+    pub to: i64,
 }
 
 impl Advice {
@@ -133,11 +147,23 @@ impl Advice {
             v.join("; ")
         };
         match self.kind {
-            AdviceKind::Recompute => format!(
-                "Activations hold {} at the peak; recompute them (activation checkpointing) or use a smaller micro-batch. Held most by: {}",
-                mib(self.bytes),
-                who()
-            ),
+            AdviceKind::Recompute => {
+                let mut text = format!(
+                    "Activations hold {} at the peak; recompute them (activation checkpointing) or use a smaller micro-batch. Held most by: {}",
+                    mib(self.bytes),
+                    who()
+                );
+                if let Some(r) = &self.replayed {
+                    text.push_str(&format!(
+                        ". Checkpointing every {} would lower the peak from {} to {} (replayed from this run: memsight whatif --checkpoint {})",
+                        r.checkpoint,
+                        mib(r.from),
+                        mib(r.to),
+                        r.checkpoint
+                    ));
+                }
+                text
+            }
             AdviceKind::ShardOptimizerState if self.ranks <= 1 => format!(
                 "Optimizer state allocated in the profile holds {} at the peak; sharding it over N data-parallel ranks (ZeRO-1, distributed optimizer) saves (N-1)/N of it (this profile has one rank)",
                 mib(self.bytes)
@@ -472,12 +498,14 @@ fn advice_at(data: &RankData, at: &RolesAt, reserved: Option<&Series>) -> Vec<Ad
         ranks: 1,
         holders: Vec::new(),
         alloc_conf: crate::model::alloc_conf_var(data.info.device.as_deref()),
+        replayed: None,
     };
     let mut out = Vec::new();
     let act = at.bytes(Role::Activation);
     if act >= ADVICE_MIN_BYTES {
         out.push(Advice {
             holders: holders(data, at.at_ns, &[Role::Activation], Holder::Line),
+            replayed: replay_checkpoint(data),
             ..base(AdviceKind::Recompute, act)
         });
     }
@@ -515,6 +543,34 @@ fn advice_at(data: &RankData, at: &RolesAt, reserved: Option<&Series>) -> Vec<Ad
     }
     out.sort_by_key(|a| std::cmp::Reverse(a.bytes));
     out
+}
+
+/// Checkpointing the profile's repeated module (the outermost class with two or more
+/// instances under one parent: a transformer's `Block`), replayed; `None` without modules, or
+/// when it would not lower the peak by [`ADVICE_MIN_BYTES`].
+fn replay_checkpoint(data: &RankData) -> Option<Replayed> {
+    let tree = data.module_tree.as_ref()?;
+    let mut count: rustc_hash::FxHashMap<(u32, &str), (u32, u32)> = Default::default();
+    for m in &tree.nodes {
+        let e = count
+            .entry((m.parent, m.class_name()))
+            .or_insert((0, m.depth));
+        e.0 += 1;
+    }
+    let (&(_, class), _) = count
+        .iter()
+        .filter(|(_, (n, _))| *n >= 2)
+        .min_by_key(|((_, class), (n, depth))| (*depth, std::cmp::Reverse(*n), *class))?;
+    let scenario = super::whatif::Scenario {
+        checkpoint: vec![class.to_string()],
+        ..Default::default()
+    };
+    let p = super::whatif::predict(data, &scenario).ok()?;
+    (p.measured.bytes.saturating_sub(p.predicted.bytes) >= ADVICE_MIN_BYTES).then(|| Replayed {
+        checkpoint: class.to_string(),
+        from: p.measured.bytes,
+        to: p.predicted.bytes,
+    })
 }
 
 /// How a holder of advice is named.
@@ -569,6 +625,7 @@ mod tests {
             ranks,
             holders: Vec::new(),
             alloc_conf: "PYTORCH_NPU_ALLOC_CONF",
+            replayed: None,
         };
         assert_eq!(a(AdviceKind::ShardGradients, 4).saves(), Some(600));
         assert_eq!(a(AdviceKind::ShardOptimizerState, 8).saves(), Some(700));

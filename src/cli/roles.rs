@@ -107,7 +107,17 @@ pub fn roles_json(
     let advice: Vec<serde_json::Value> = report
         .advice_for(ranks)
         .iter()
-        .map(|a| serde_json::json!({"kind": a.kind.as_str(), "mib": bytes_to_mib(a.bytes), "text": a.english()}))
+        .map(|a| {
+            let mut v = serde_json::json!({"kind": a.kind.as_str(), "mib": bytes_to_mib(a.bytes), "text": a.english()});
+            if let Some(r) = &a.replayed {
+                v["replayed"] = serde_json::json!({
+                    "checkpoint": r.checkpoint,
+                    "from_mib": bytes_to_mib(r.from),
+                    "to_mib": bytes_to_mib(r.to),
+                });
+            }
+            v
+        })
         .collect();
     let mut doc = serde_json::json!({
         "rank": data.info.rank,

@@ -202,3 +202,36 @@ fn the_cpu_runs_are_predicted_from_their_smallest_micro_batch() {
     }
     assert_eq!(checked, 9);
 }
+
+#[test]
+fn the_roles_advice_gives_the_replayed_checkpoint_peak() {
+    let Some(b8) = cuda("gpt_b8") else {
+        return;
+    };
+    let (code, out, err) = common::memsight(&[
+        "roles",
+        b8.to_str().unwrap(),
+        "--rank",
+        "gpt_b8 cuda:0",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let recompute = v["advice"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["kind"] == "recompute")
+        .expect("recompute advice");
+    let r = &recompute["replayed"];
+    assert_eq!(r["checkpoint"], "Block");
+    // From the measured peak to what the checkpointed run measured (within 5 %).
+    assert!((f(&r["from_mib"]) - raw_peak_mib(&b8, 1)).abs() < 1e-6);
+    let ckpt = raw_peak_mib(&cuda("gpt_b8_ckpt").unwrap(), 1);
+    assert!((f(&r["to_mib"]) - ckpt).abs() <= 0.05 * ckpt, "{r}");
+    let text = recompute["text"].as_str().unwrap();
+    assert!(
+        text.contains("Checkpointing every Block would lower the peak"),
+        "{text}"
+    );
+}

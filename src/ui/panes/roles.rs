@@ -19,6 +19,14 @@ use crate::ui::palette;
 pub const ROLES_JOB: crate::ui::jobs::JobKind =
     crate::ui::jobs::JobKind::new("roles", "memory by role", "按角色统计内存");
 
+/// What checkpointing the repeated module would do, replayed from the run (`{module}`,
+/// `{from}`, `{to}`).
+pub const CHECKPOINT_REPLAYED: crate::ui::i18n::Text = crate::ui::i18n::Text {
+    en: "Checkpointing every {module} would lower the peak from {from} to {to} (replayed from \
+         this run).",
+    zh: "对每个 {module} 做激活重计算，峰值将从 {from} 降到 {to}（按本次运行回放）。",
+};
+
 /// The tab's id.
 pub const TAB: crate::ui::state::TabId = crate::ui::state::TabId("roles");
 
@@ -263,7 +271,20 @@ pub fn advice_text(t: &Tr, a: &crate::analysis::Advice) -> String {
         .collect();
     let saves = bytes(a.saves().unwrap_or(0));
     match a.kind {
-        AdviceKind::Recompute => (t.advice_recompute)(&bytes(a.bytes), &holders.join("; ")),
+        AdviceKind::Recompute => {
+            let text = (t.advice_recompute)(&bytes(a.bytes), &holders.join("; "));
+            match &a.replayed {
+                Some(r) => format!(
+                    "{text} {}",
+                    CHECKPOINT_REPLAYED
+                        .get(t)
+                        .replace("{module}", &r.checkpoint)
+                        .replace("{from}", &bytes(r.from))
+                        .replace("{to}", &bytes(r.to))
+                ),
+                None => text,
+            }
+        }
         AdviceKind::ShardOptimizerState => {
             (t.advice_shard_optimizer)(&bytes(a.bytes), a.ranks, &saves)
         }
