@@ -31,3 +31,4 @@ mod ui_static_warnings;
 mod ui_steps;
 mod ui_summary;
 mod ui_table;
+mod ui_whatif;

@@ -13,7 +13,8 @@
 //!   [`groups`]: the details table grouped by call stack, source line or host operator;
 //!   [`snapshot`]: an allocator snapshot (`.pickle`); [`snapshot_bands`] its active-memory chart;
 //!   [`oom_cluster`]: a job's folder of OOM bundles (which ranks ran out); [`roles`]: memory
-//!   by training role and what would lower the peak; [`modules`]: memory by `nn.Module`;
+//!   by training role and what would lower the peak; [`modules`]: memory by `nn.Module`; [`whatif`]: the peak with other levers,
+//!   replayed;
 //! - [`tab`]: the bottom pane's contract ([`tab::BottomPane`]); [`bottom_panes`] lists them.
 
 pub mod component_table;
@@ -37,6 +38,7 @@ pub mod steps;
 pub mod summary;
 pub mod tab;
 pub mod warnings;
+pub mod whatif;
 
 use std::sync::Arc;
 
@@ -53,6 +55,7 @@ pub fn bottom_panes() -> Vec<Box<dyn tab::BottomPane>> {
         Box::new(steps::StepsPane::default()),
         Box::new(roles::RolesPane::default()),
         Box::new(modules::ModulesPane::default()),
+        Box::new(whatif::WhatifPane::default()),
         Box::new(flame::FlamePane::default()),
         Box::new(diff::DiffPane),
     ]

@@ -1,0 +1,114 @@
+//! The What-if pane (issue 44), in English and Chinese: on a real CPU run of a GPT-like decoder
+//! (`fixtures/pytorch/whatif/gpt_b4`), the levers change the predicted peak, which must match
+//! the run made with that lever (the max of Total Allocated in its raw trace) within 10 %.
+
+use crate::common;
+
+use std::path::PathBuf;
+
+use egui_kittest::kittest::{NodeT, Queryable};
+use memsight::ui::MemsightApp;
+use memsight::ui::i18n::Lang;
+use memsight::ui::panes::whatif::{self, WhatifLevers};
+
+fn run(name: &str) -> PathBuf {
+    common::fixtures().join(format!("pytorch/whatif/{name}.pt.trace.json.gz"))
+}
+
+/// The largest `Total Allocated` in the raw trace, bytes.
+fn raw_peak(name: &str) -> f64 {
+    common::trace_events(&run(name))
+        .iter()
+        .filter(|e| e["name"] == "[memory]")
+        .filter_map(|e| e["args"]["Total Allocated"].as_i64())
+        .max()
+        .unwrap() as f64
+}
+
+/// The predicted peak the pane shows, bytes (its headline's first number, in MB).
+fn shown_prediction(h: &mut egui_kittest::Harness<'static, MemsightApp>) -> f64 {
+    let prefix = whatif::PREDICTED
+        .get(h.state().tr())
+        .split("{predicted}")
+        .next()
+        .unwrap()
+        .to_string();
+    common::step_until(h, "the replay", |h| {
+        h.query_all_by_label_contains(&prefix).next().is_some()
+    });
+    h.run();
+    let node = h.query_all_by_label_contains(&prefix).next().unwrap();
+    let a = node.accesskit_node();
+    let label = a.label().or_else(|| a.value()).unwrap().to_string();
+    let number: String = label[prefix.len()..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == ',' || *c == '.')
+        .filter(|c| *c != ',')
+        .collect();
+    let unit = if label[prefix.len()..].contains(" GB") {
+        1024.0 * 1024.0 * 1024.0
+    } else {
+        1024.0 * 1024.0
+    };
+    number.parse::<f64>().unwrap() * unit
+}
+
+fn open(lang: Lang) -> egui_kittest::Harness<'static, MemsightApp> {
+    let mut h = common::app_at_720p(&run("gpt_b4"), lang);
+    let title = whatif::TITLE.get(h.state().tr());
+    h.get_by_label(title).click();
+    h.run();
+    assert_eq!(h.state().view_state().tab, whatif::TAB, "{lang:?}");
+    h
+}
+
+#[test]
+fn the_levers_predict_the_runs_made_with_them() {
+    let measured = raw_peak("gpt_b4");
+    for lang in [Lang::En, Lang::Zh] {
+        let mut h = open(lang);
+        // As profiled: the measured peak (to the 0.01 MB shown).
+        let p = shown_prediction(&mut h);
+        assert!(
+            (p - measured).abs() <= 0.006 * 1024.0 * 1024.0,
+            "{lang:?}: {p} {measured}"
+        );
+        // Every Block checkpointed: the checkpointed run's peak.
+        h.get_by_label("Block").click();
+        h.run();
+        assert!(
+            h.state()
+                .view_state()
+                .choice::<WhatifLevers>()
+                .checkpoint
+                .contains("Block"),
+            "{lang:?}"
+        );
+        let p = shown_prediction(&mut h);
+        let want = raw_peak("gpt_b4_ckpt");
+        assert!((p - want).abs() <= 0.10 * want, "{lang:?}: {p} vs {want}");
+        assert!(p < measured, "{lang:?}");
+        // Twice the micro-batch, Block no longer checkpointed.
+        h.get_by_label("Block").click();
+        h.run();
+        h.state_mut()
+            .apply(memsight::ui::Command::choose(|l: &mut WhatifLevers| {
+                l.micro_batch = 2.0
+            }));
+        h.run();
+        let p = shown_prediction(&mut h);
+        let want = raw_peak("gpt_b8");
+        assert!((p - want).abs() <= 0.10 * want, "{lang:?}: {p} vs {want}");
+        if lang == Lang::Zh {
+            assert!(
+                h.query_by_label("Micro-batch ×").is_none(),
+                "no English lever"
+            );
+            assert!(
+                h.query_all_by_label(whatif::MICRO_BATCH.zh)
+                    .next()
+                    .is_some()
+            );
+        }
+    }
+}
