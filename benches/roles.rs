@@ -1,7 +1,9 @@
 //! Memory by role on a 1M-allocation, 50-step generated profile with training phases (the
 //! issue's budget: ≤ 100 ms off the UI thread): classifying every block (done at load) and the
 //! report (role curves, the split at the peak and at each step's peak, the advice), which the
-//! app computes in a job the first time the tab is shown.
+//! app computes in a job the first time the tab is shown; and the what-if replay on the same
+//! profile (issue 44's budget: recomputed within 100 ms when a lever moves), which the What if
+//! tab runs in a job.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use memsight::analysis::{RankView, role_report};
@@ -36,6 +38,21 @@ fn roles(c: &mut Criterion) {
         b.iter(|| memsight::analysis::roles::role_series(&view.data))
     });
     g.bench_function("report", |b| b.iter(|| role_report(&view.data, &overall)));
+    use memsight::analysis::whatif::{Scenario, predict};
+    let twice = Scenario {
+        micro_batch: 2.0,
+        ..Default::default()
+    };
+    let zero2 = Scenario {
+        zero: Some((2, 8)),
+        ..Default::default()
+    };
+    g.bench_function("whatif_micro_batch_x2", |b| {
+        b.iter(|| predict(&view.data, &twice).unwrap())
+    });
+    g.bench_function("whatif_zero2_over_8", |b| {
+        b.iter(|| predict(&view.data, &zero2).unwrap())
+    });
     g.finish();
 }
 

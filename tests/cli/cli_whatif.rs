@@ -235,3 +235,24 @@ fn the_roles_advice_gives_the_replayed_checkpoint_peak() {
         "{text}"
     );
 }
+
+#[test]
+fn zero_1_over_two_ranks_is_predicted_from_the_ddp_run() {
+    let dir = common::fixtures().join("pytorch/whatif");
+    let ddp = dir.join("ddp_r0.pt.trace.json.gz");
+    let zero1 = dir.join("zero1_r0.pt.trace.json.gz");
+    // A distributed trace's rank is its `distributedInfo` rank.
+    let rank = "0";
+    // As profiled, the DDP run itself.
+    let same = whatif(&ddp, rank, &[]);
+    assert!((f(&same["predicted"]["peak_mib"]) - raw_peak_mib(&ddp, 0)).abs() < 1e-6);
+    // ZeRO-1 over the pair's 2 ranks: the ZeroRedundancyOptimizer run's peak.
+    let got = whatif(&ddp, rank, &["--zero", "1", "--ranks", "2"]);
+    let want = raw_peak_mib(&zero1, 0);
+    assert!(
+        want < raw_peak_mib(&ddp, 0),
+        "sharding lowered the real peak"
+    );
+    let e = check(&got, want, "ZeRO-1 over 2 ranks from DDP");
+    assert!(e.abs() <= 0.05, "{e}");
+}

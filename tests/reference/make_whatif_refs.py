@@ -2,6 +2,7 @@
 
     pip install torch
     python3 tests/reference/make_whatif_refs.py OUT_DIR
+    python3 tests/reference/make_whatif_refs.py OUT_DIR pairs   # the 2-process pairs only
 
 For each model (`mlp`: a 4-block MLP with SGD and momentum; `cnn`: a 3-block CNN with Adam;
 `gpt`: a 4-block GPT-like decoder with AdamW), one warm-up step (so that the optimizer state
@@ -13,6 +14,13 @@ checkpointed (`torch.utils.checkpoint.checkpoint(block, x, use_reentrant=False)`
 written gzipped as OUT_DIR/`{model}_b{B}[_ckpt].pt.trace.json.gz`; `runs.json` lists them with
 their micro-batch and checkpointing. The tests read the measured peaks from the traces
 themselves (the max of Total Allocated), never from numbers written here.
+
+Then a 2-process pair (gloo, CPU) of the GPT-like decoder at micro-batch 4, profiled from
+its first step (so that the optimizer state is made inside the profile): `ddp_r{0,1}`
+(DistributedDataParallel with AdamW) and `zero1_r{0,1}` (the same with
+`ZeroRedundancyOptimizer(AdamW)`: ZeRO-1), so that `--zero 1 --ranks 2` predicted from the DDP run
+can be checked against the ZeRO-1 run (rank 1 of each pair is written too; the committed
+copies are rank 0's).
 
 The committed copies under fixtures/pytorch/whatif/ were made with this script (torch 2.15.0,
 CPU). Seeds are fixed.
@@ -152,8 +160,71 @@ def run(name, micro, ckpt, out):
     return {"file": file + ".gz", "model": name, "micro_batch": b * micro, "base": b, "checkpoint": ckpt}
 
 
+def distributed(rank, world, port, out, zero):
+    """One rank of the DDP (or ZeRO-1) pair: its trace, as `{ddp|zero1}_r{rank}`."""
+    import torch.distributed as dist
+    from torch.distributed.optim import ZeroRedundancyOptimizer
+    from torch.nn.parallel import DistributedDataParallel
+
+    os.environ["MASTER_ADDR"] = "127.0.0.1"
+    os.environ["MASTER_PORT"] = str(port)
+    dist.init_process_group("gloo", rank=rank, world_size=world)
+    torch.manual_seed(0)
+    g = torch.Generator().manual_seed(rank)
+    model, _, batch, b = model_and_batch("gpt", 1, False, g)
+    model = DistributedDataParallel(model)
+    if zero:
+        opt = ZeroRedundancyOptimizer(model.parameters(), optimizer_class=torch.optim.AdamW, lr=1e-3)
+    else:
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    loss_fn = nn.CrossEntropyLoss()
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        x, y = batch()
+        logits = model(x)
+        loss_fn(logits.reshape(-1, logits.shape[-1]), y.reshape(-1)).backward()
+        opt.step()
+
+    # No warm-up: the optimizer state is made inside the profile, in the first step, so that
+    # what ZeRO shards is in the trace (a CPU trace's Total Allocated does not count what was
+    # allocated before profiling).
+    with profile(
+        activities=[ProfilerActivity.CPU],
+        profile_memory=True,
+        record_shapes=True,
+        with_stack=True,
+        with_modules=True,
+    ) as prof:
+        for _ in range(3):
+            step()
+            prof.step()
+    name = f"{'zero1' if zero else 'ddp'}_r{rank}"
+    plain = os.path.join(out, name + ".pt.trace.json")
+    prof.export_chrome_trace(plain)
+    with open(plain, "rb") as f, gzip.open(plain + ".gz", "wb", compresslevel=9) as gz:
+        gz.write(f.read())
+    os.remove(plain)
+    dist.destroy_process_group()
+
+
+def free_port():
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def main():
     out = sys.argv[1]
+    if len(sys.argv) == 3 and sys.argv[2] == "pairs":  # the DDP and ZeRO-1 pairs only
+        import torch.multiprocessing as mp
+
+        os.makedirs(out, exist_ok=True)
+        for zero in (False, True):
+            mp.spawn(distributed, args=(2, free_port(), out, zero), nprocs=2, join=True)
+        return
     if len(sys.argv) == 5:  # one run, in a process of its own
         print(json.dumps(run(sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1", out)))
         return
@@ -166,6 +237,10 @@ def main():
             args = [sys.executable, __file__, out, name, str(micro), "1" if ckpt else "0"]
             done = subprocess.run(args, check=True, capture_output=True, text=True)
             runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    subprocess.run([sys.executable, __file__, out, "pairs"], check=True, capture_output=True)
+    for kind, zero in (("ddp", None), ("zero1", 1)):
+        runs.append({"file": f"{kind}_r0.pt.trace.json.gz", "model": "gpt_pair", "micro_batch": 4,
+                     "base": 4, "checkpoint": False, "zero": zero, "ranks": 2})
     with open(os.path.join(out, "runs.json"), "w") as f:
         json.dump({"torch": torch.__version__, "runs": runs}, f, indent=1)
 
