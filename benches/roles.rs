@@ -38,7 +38,7 @@ fn roles(c: &mut Criterion) {
         b.iter(|| memsight::analysis::roles::role_series(&view.data))
     });
     g.bench_function("report", |b| b.iter(|| role_report(&view.data, &overall)));
-    use memsight::analysis::whatif::{Scenario, predict};
+    use memsight::analysis::whatif::{Scenario, predict_on};
     let twice = Scenario {
         micro_batch: 2.0,
         ..Default::default()
@@ -48,10 +48,10 @@ fn roles(c: &mut Criterion) {
         ..Default::default()
     };
     g.bench_function("whatif_micro_batch_x2", |b| {
-        b.iter(|| predict(&view.data, &twice).unwrap())
+        b.iter(|| predict_on(&view, &twice).unwrap())
     });
     g.bench_function("whatif_zero2_over_8", |b| {
-        b.iter(|| predict(&view.data, &zero2).unwrap())
+        b.iter(|| predict_on(&view, &zero2).unwrap())
     });
     g.finish();
 }

@@ -132,8 +132,31 @@ struct Interval {
     role: Role,
 }
 
-/// Predicts the peak of `scenario` from `data` (a loaded rank).
+/// Predicts the peak of `scenario` from `data` (a loaded rank); builds its Operator Allocated
+/// curve ([`predict_on`] takes a view's, built already).
 pub fn predict(data: &RankData, scenario: &Scenario) -> Result<Prediction, WhyNot> {
+    let overall = super::build_series(data, super::GroupBy::Overall);
+    let allocated = overall
+        .iter()
+        .find(|s| s.name == super::OverallCurve::OperatorAllocated.label());
+    predict_with(data, allocated, scenario)
+}
+
+/// [`predict`] on a view: its Operator Allocated curve is the chart's (built once).
+pub fn predict_on(view: &super::RankView, scenario: &Scenario) -> Result<Prediction, WhyNot> {
+    let allocated = view
+        .overall_series()
+        .into_iter()
+        .find(|s| s.name == super::OverallCurve::OperatorAllocated.label());
+    predict_with(&view.data, allocated, scenario)
+}
+
+/// [`predict`] with the rank's Operator Allocated curve, when it has one.
+fn predict_with(
+    data: &RankData,
+    allocated: Option<&super::Series>,
+    scenario: &Scenario,
+) -> Result<Prediction, WhyNot> {
     check_levers(scenario)?;
     let ops = &data.operators;
     if !(0..ops.len()).any(|r| ops.size[r] > 0) {
@@ -153,7 +176,7 @@ pub fn predict(data: &RankData, scenario: &Scenario) -> Result<Prediction, WhyNo
     };
     let mut assumptions = Vec::new();
     let mut intervals = measured_intervals(data, &roles);
-    let (base, measured) = base_and_peak(data, &intervals, &mut assumptions);
+    let (base, measured) = base_and_peak(allocated, &intervals, &mut assumptions);
 
     // Checkpointing moves activations; the sizes change after.
     let mut checkpointed = Vec::new();
@@ -257,14 +280,10 @@ fn measured_intervals(data: &RankData, roles: &[Role]) -> Vec<Interval> {
 /// What was allocated before profiling (Operator Allocated at its first sample less the blocks
 /// alive then; 0 without the curve), and the profile's own peak.
 fn base_and_peak(
-    data: &RankData,
+    allocated: Option<&super::Series>,
     intervals: &[Interval],
     assumptions: &mut Vec<String>,
 ) -> (i64, PeakAt) {
-    let overall = super::build_series(data, super::GroupBy::Overall);
-    let allocated = overall
-        .iter()
-        .find(|s| s.name == super::OverallCurve::OperatorAllocated.label());
     match allocated.and_then(|a| Some((a, *a.times.first()?, *a.values.first()?))) {
         Some((a, t0, v0)) => {
             let live: i64 = intervals
@@ -588,7 +607,9 @@ fn replay(intervals: &[Interval], base: i64) -> (Vec<(i64, i64)>, PeakAt) {
             events.push((iv.end, false, iv.bytes));
         }
     }
-    events.sort_unstable_by_key(|&(t, alloc, _)| (t, alloc));
+    // Frees before allocations at the same time; a million blocks' events sort in parallel.
+    use rayon::slice::ParallelSliceMut;
+    events.par_sort_unstable_by_key(|&(t, alloc, _)| (t, alloc));
     let mut curve: Vec<(i64, i64)> = Vec::with_capacity(events.len());
     let mut now = base;
     let mut peak = PeakAt {

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use egui_plot::{Line, Plot, PlotPoints};
 
 use super::PaneCx;
-use crate::analysis::whatif::{Prediction, Scenario, predict};
+use crate::analysis::whatif::{Prediction, Scenario, predict_on};
 use crate::analysis::{GroupBy, OverallCurve, RankView, ViewId};
 use crate::model::ns_to_ms;
 use crate::ui::command::{Command, TabId};
@@ -177,7 +177,7 @@ impl WhatifPane {
             let sc = scenario.clone();
             let key = JobKey::scoped(WHATIF_JOB, &(id, format!("{scenario:?}")));
             let job = cx.jobs.run(key, Place::Thread, move |_| {
-                predict(&view.data, &sc)
+                predict_on(&view, &sc)
                     .map(Arc::new)
                     .map_err(|e| e.to_string())
             });
