@@ -127,20 +127,17 @@ def model_and_batch(name, micro, ckpt, g):
     return m, opt, batch, 4
 
 
-def run(name, micro, ckpt, out):
-    torch.manual_seed(0)
-    g = torch.Generator().manual_seed(0)
-    model, opt, batch, b = model_and_batch(name, micro, ckpt, g)
-    loss_fn = nn.CrossEntropyLoss()
+def train_step(model, opt, batch, loss_fn):
+    """One training step: zero_grad, forward, loss, backward, optimizer step."""
+    opt.zero_grad(set_to_none=True)
+    x, y = batch()
+    logits = model(x)
+    loss_fn(logits.reshape(-1, logits.shape[-1]), y.reshape(-1)).backward()
+    opt.step()
 
-    def step():
-        opt.zero_grad(set_to_none=True)
-        x, y = batch()
-        logits = model(x)
-        loss_fn(logits.reshape(-1, logits.shape[-1]), y.reshape(-1)).backward()
-        opt.step()
 
-    step()  # warm-up: the optimizer state exists before profiling
+def profile_steps(step, out, name):
+    """Profiles 3 calls of `step` and writes the trace gzipped as OUT/NAME.pt.trace.json.gz."""
     with profile(
         activities=[ProfilerActivity.CPU],
         profile_memory=True,
@@ -151,13 +148,23 @@ def run(name, micro, ckpt, out):
         for _ in range(3):
             step()
             prof.step()
-    file = f"{name}_b{b * micro}{'_ckpt' if ckpt else ''}.pt.trace.json"
-    plain = os.path.join(out, file)
+    plain = os.path.join(out, name + ".pt.trace.json")
     prof.export_chrome_trace(plain)
     with open(plain, "rb") as f, gzip.open(plain + ".gz", "wb", compresslevel=9) as gz:
         gz.write(f.read())
     os.remove(plain)
-    return {"file": file + ".gz", "model": name, "micro_batch": b * micro, "base": b, "checkpoint": ckpt}
+    return name + ".pt.trace.json.gz"
+
+
+def run(name, micro, ckpt, out):
+    torch.manual_seed(0)
+    g = torch.Generator().manual_seed(0)
+    model, opt, batch, b = model_and_batch(name, micro, ckpt, g)
+    loss_fn = nn.CrossEntropyLoss()
+    step = lambda: train_step(model, opt, batch, loss_fn)
+    step()  # warm-up: the optimizer state exists before profiling
+    file = profile_steps(step, out, f"{name}_b{b * micro}{'_ckpt' if ckpt else ''}")
+    return {"file": file, "model": name, "micro_batch": b * micro, "base": b, "checkpoint": ckpt}
 
 
 def distributed(rank, world, port, out, zero):
@@ -178,33 +185,11 @@ def distributed(rank, world, port, out, zero):
     else:
         opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
     loss_fn = nn.CrossEntropyLoss()
-
-    def step():
-        opt.zero_grad(set_to_none=True)
-        x, y = batch()
-        logits = model(x)
-        loss_fn(logits.reshape(-1, logits.shape[-1]), y.reshape(-1)).backward()
-        opt.step()
-
     # No warm-up: the optimizer state is made inside the profile, in the first step, so that
     # what ZeRO shards is in the trace (a CPU trace's Total Allocated does not count what was
     # allocated before profiling).
-    with profile(
-        activities=[ProfilerActivity.CPU],
-        profile_memory=True,
-        record_shapes=True,
-        with_stack=True,
-        with_modules=True,
-    ) as prof:
-        for _ in range(3):
-            step()
-            prof.step()
-    name = f"{'zero1' if zero else 'ddp'}_r{rank}"
-    plain = os.path.join(out, name + ".pt.trace.json")
-    prof.export_chrome_trace(plain)
-    with open(plain, "rb") as f, gzip.open(plain + ".gz", "wb", compresslevel=9) as gz:
-        gz.write(f.read())
-    os.remove(plain)
+    step = lambda: train_step(model, opt, batch, loss_fn)
+    profile_steps(step, out, f"{'zero1' if zero else 'ddp'}_r{rank}")
     dist.destroy_process_group()
 
 

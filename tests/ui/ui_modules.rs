@@ -59,6 +59,17 @@ fn shown(h: &egui_kittest::Harness<'static, MemsightApp>, text: &str) -> bool {
     h.query_all_by_label(text).count() >= 1
 }
 
+/// The pane's line of what is live and what no module holds, from the reference's figures.
+fn live_text(t: &memsight::ui::i18n::Tr, want: &serde_json::Value) -> String {
+    modules::LIVE
+        .get(t)
+        .replace("{live}", &bytes(want["live_bytes"].as_i64().unwrap()))
+        .replace(
+            "{outside}",
+            &bytes(want["unattributed_bytes"].as_i64().unwrap()),
+        )
+}
+
 /// The last part of a module path: its name.
 fn name_of(path: &str) -> &str {
     path.rsplit('/').next().unwrap()
@@ -79,13 +90,7 @@ fn the_module_pane_shows_what_each_module_holds_at_the_peak() {
             .get(t)
             .replace("{ms}", &format!("{:.3}", want["at_ms"].as_f64().unwrap()));
         assert!(shown(&h, &heading), "{lang:?}: {heading}");
-        let live = modules::LIVE
-            .get(t)
-            .replace("{live}", &bytes(want["live_bytes"].as_i64().unwrap()))
-            .replace(
-                "{outside}",
-                &bytes(want["unattributed_bytes"].as_i64().unwrap()),
-            );
+        let live = live_text(t, &want);
         assert!(shown(&h, &live), "{lang:?}: {live}");
         for header in modules::HEADERS {
             assert!(shown(&h, header.get(t)), "{lang:?}: {}", header.get(t));
@@ -188,13 +193,7 @@ fn the_cursor_shows_what_each_module_holds_then() {
         let t = h.state().tr();
         let heading = modules::AT_CURSOR.get(t).replace("{ms}", "5.500");
         assert!(shown(&h, &heading), "{lang:?}: {heading}");
-        let live = modules::LIVE
-            .get(t)
-            .replace("{live}", &bytes(want["live_bytes"].as_i64().unwrap()))
-            .replace(
-                "{outside}",
-                &bytes(want["unattributed_bytes"].as_i64().unwrap()),
-            );
+        let live = live_text(t, &want);
         assert!(shown(&h, &live), "{lang:?}: {live}");
         let top = want["held"]["Tiny_0"].as_i64().unwrap();
         let unit = MemUnit::for_max(top as f64);
