@@ -292,6 +292,25 @@ pub fn type_into(
     h.run();
 }
 
+/// Clicks Copy all and returns the cells of `column` in every copied row (the header left out).
+#[cfg(feature = "gui")]
+pub fn copy_all_column(
+    h: &mut egui_kittest::Harness<'_, memsight::ui::MemsightApp>,
+    column: &str,
+) -> Vec<String> {
+    use egui_kittest::kittest::Queryable;
+    let label = h.state().tr().copy_all;
+    h.get_by_label(label).click();
+    h.run();
+    let text = h.state().details().current.last_copy.clone().unwrap();
+    let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split('\t').collect()).collect();
+    let col = rows[0]
+        .iter()
+        .position(|c| *c == column)
+        .unwrap_or_else(|| panic!("no {column} column in {:?}", rows[0]));
+    rows[1..].iter().map(|r| r[col].to_string()).collect()
+}
+
 /// eframe's storage, in memory.
 #[cfg(feature = "gui")]
 #[derive(Default)]

@@ -148,17 +148,9 @@ fn clicking_a_module_filters_the_details_table_to_its_blocks() {
         let header = h.state().tr().module_header;
         let field = h.get_by_role_and_label(egui::accesskit::Role::TextInput, header);
         assert_eq!(field.value().as_deref(), Some(path), "{lang:?}");
-        let label = h.state().tr().copy_all;
-        h.get_by_label(label).click();
-        h.run();
-        let text = h.state().details().current.last_copy.clone().unwrap();
-        let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split('\t').collect()).collect();
-        let col = rows[0]
-            .iter()
-            .position(|c| *c == "Module")
-            .expect("Module column");
-        assert_eq!(rows.len() - 1, blocks, "{lang:?}");
-        assert!(rows[1..].iter().all(|r| r[col] == path), "{lang:?}");
+        let cells = common::copy_all_column(&mut h, "Module");
+        assert_eq!(cells.len(), blocks, "{lang:?}");
+        assert!(cells.iter().all(|c| c == path), "{lang:?}");
     }
 }
 

@@ -146,17 +146,9 @@ fn the_role_column_filters_and_copies() {
             );
             assert!(h.query_by_label("Role").is_none());
         }
-        let label = h.state().tr().copy_all;
-        h.get_by_label(label).click();
-        h.run();
-        let text = h.state().details().current.last_copy.clone().unwrap();
-        let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split('\t').collect()).collect();
-        let col = rows[0]
-            .iter()
-            .position(|c| *c == "Role")
-            .expect("Role column");
-        assert_eq!(rows.len() - 1, gradients, "{lang:?}");
-        assert!(rows[1..].iter().all(|r| r[col] == "gradient"), "{lang:?}");
+        let cells = common::copy_all_column(&mut h, "Role");
+        assert_eq!(cells.len(), gradients, "{lang:?}");
+        assert!(cells.iter().all(|c| c == "gradient"), "{lang:?}");
     }
 }
 
