@@ -36,6 +36,7 @@ pub struct RankView {
     steps: OnceLock<super::StepReport>,
     roles: OnceLock<super::RoleReport>,
     not_counted: OnceLock<super::NotCounted>,
+    event_order: OnceLock<super::whatif::EventOrder>,
 }
 
 impl RankView {
@@ -54,6 +55,7 @@ impl RankView {
             steps: OnceLock::new(),
             roles: OnceLock::new(),
             not_counted: OnceLock::new(),
+            event_order: OnceLock::new(),
         }
     }
 
@@ -152,6 +154,12 @@ impl RankView {
         *self
             .not_counted
             .get_or_init(|| super::not_counted(&self.data))
+    }
+
+    /// The blocks' events in replay order, for the what-if replay (sorted once).
+    pub fn event_order(&self) -> &super::whatif::EventOrder {
+        self.event_order
+            .get_or_init(|| super::whatif::EventOrder::new(&self.data))
     }
 
     /// The time span (ns from origin) covered by the rank's curves and allocations (computed

@@ -139,7 +139,7 @@ pub fn predict(data: &RankData, scenario: &Scenario) -> Result<Prediction, WhyNo
     let allocated = overall
         .iter()
         .find(|s| s.name == super::OverallCurve::OperatorAllocated.label());
-    predict_with(data, allocated, scenario)
+    predict_with(data, allocated, scenario, None)
 }
 
 /// [`predict`] on a view: its Operator Allocated curve is the chart's (built once).
@@ -148,7 +148,7 @@ pub fn predict_on(view: &super::RankView, scenario: &Scenario) -> Result<Predict
         .overall_series()
         .into_iter()
         .find(|s| s.name == super::OverallCurve::OperatorAllocated.label());
-    predict_with(&view.data, allocated, scenario)
+    predict_with(&view.data, allocated, scenario, Some(view.event_order()))
 }
 
 /// [`predict`] with the rank's Operator Allocated curve, when it has one.
@@ -156,6 +156,7 @@ fn predict_with(
     data: &RankData,
     allocated: Option<&super::Series>,
     scenario: &Scenario,
+    order: Option<&EventOrder>,
 ) -> Result<Prediction, WhyNot> {
     check_levers(scenario)?;
     let ops = &data.operators;
@@ -179,6 +180,7 @@ fn predict_with(
     let (base, measured) = base_and_peak(allocated, &intervals, &mut assumptions);
 
     // Checkpointing moves activations; the sizes change after.
+    let measured_ends: Vec<i64> = intervals.iter().map(|iv| iv.end).collect();
     let mut checkpointed = Vec::new();
     if !scenario.checkpoint.is_empty() {
         checkpointed = checkpoint(data, &roles, &phases, &scenario.checkpoint, &mut intervals)?;
@@ -215,7 +217,10 @@ fn predict_with(
         )?;
     }
     let base_total: i64 = base_by_role.iter().map(|b| b.1).sum();
-    let (curve, predicted) = replay(&intervals, base_total);
+    let (curve, predicted) = match order {
+        Some(order) => replay_in_order(&intervals, &measured_ends, &order.0, base_total),
+        None => replay(&intervals, base_total),
+    };
     let by_role = roles_at(&intervals, predicted.at_ns, &base_by_role);
     Ok(Prediction {
         measured,
@@ -594,29 +599,74 @@ fn largest_module_params(data: &RankData, roles: &[Role]) -> i64 {
     per.into_values().max().unwrap_or(0)
 }
 
+/// The measured blocks' events in replay order, `(time, is_alloc, interval)` by time with frees
+/// first: sorted once per view ([`super::RankView::event_order`]), so that a lever that moves
+/// no block (micro-batch, ZeRO, offload) replays in one pass, and checkpointing merges in only
+/// the events it moves.
+#[derive(Debug, Default)]
+pub struct EventOrder(Vec<(i64, bool, u32)>);
+
+impl EventOrder {
+    /// The order of `data`'s measured blocks.
+    pub fn new(data: &RankData) -> EventOrder {
+        EventOrder(sorted_events(&measured_intervals(data, &[]), 0))
+    }
+}
+
+/// The events of `intervals[from..]` (indices into `intervals`), sorted (frees first at a
+/// time; a million blocks' events sort in parallel).
+fn sorted_events(intervals: &[Interval], from: usize) -> Vec<(i64, bool, u32)> {
+    let mut events: Vec<(i64, bool, u32)> = Vec::with_capacity((intervals.len() - from) * 2);
+    for (i, iv) in intervals.iter().enumerate().skip(from) {
+        events.push((iv.start, true, i as u32));
+        if iv.end != i64::MAX {
+            events.push((iv.end, false, i as u32));
+        }
+    }
+    use rayon::slice::ParallelSliceMut;
+    events.par_sort_unstable_by_key(|&(t, alloc, _)| (t, alloc));
+    events
+}
+
 /// The curve of `intervals` over `base` and its peak (first reached; frees before allocations
 /// at the same time).
 fn replay(intervals: &[Interval], base: i64) -> (Vec<(i64, i64)>, PeakAt) {
-    let mut events: Vec<(i64, bool, i64)> = Vec::with_capacity(intervals.len() * 2);
-    for iv in intervals {
-        if iv.bytes == 0 || iv.end <= iv.start {
-            continue;
-        }
-        events.push((iv.start, true, iv.bytes));
-        if iv.end != i64::MAX {
-            events.push((iv.end, false, iv.bytes));
-        }
-    }
-    // Frees before allocations at the same time; a million blocks' events sort in parallel.
-    use rayon::slice::ParallelSliceMut;
-    events.par_sort_unstable_by_key(|&(t, alloc, _)| (t, alloc));
-    let mut curve: Vec<(i64, i64)> = Vec::with_capacity(events.len());
-    let mut now = base;
-    let mut peak = PeakAt {
-        bytes: base,
-        at_ns: events.first().map_or(0, |e| e.0.max(0)),
+    let ends: Vec<i64> = intervals.iter().map(|iv| iv.end).collect();
+    replay_in_order(intervals, &ends, &sorted_events(intervals, 0), base)
+}
+
+/// [`replay`] walking `order`, the sorted events of the first `measured_ends.len()` intervals
+/// as measured: an interval whose end differs from its measured one frees at its new end, and
+/// the intervals after those (the recomputed activations) are merged in.
+fn replay_in_order(
+    intervals: &[Interval],
+    measured_ends: &[i64],
+    order: &[(i64, bool, u32)],
+    base: i64,
+) -> (Vec<(i64, i64)>, PeakAt) {
+    let n = measured_ends.len();
+    let valid = |i: usize| {
+        let iv = &intervals[i];
+        iv.bytes != 0 && iv.end > iv.start
     };
-    for (t, alloc, b) in events {
+    let moved = |i: usize| i < n && intervals[i].end != measured_ends[i];
+    let mut extra: Vec<(i64, bool, u32)> = (0..n)
+        .filter(|&i| moved(i) && valid(i) && intervals[i].end != i64::MAX)
+        .map(|i| (intervals[i].end, false, i as u32))
+        .collect();
+    extra.extend(sorted_events(intervals, n));
+    extra.sort_unstable_by_key(|&(t, alloc, _)| (t, alloc));
+    let kept = order
+        .iter()
+        .copied()
+        .filter(|&(_, alloc, i)| valid(i as usize) && (alloc || !moved(i as usize)));
+    let extra = extra.into_iter().filter(|&(_, _, i)| valid(i as usize));
+    let events = itertools_merge(kept, extra);
+    let mut curve: Vec<(i64, i64)> = Vec::with_capacity(order.len());
+    let mut now = base;
+    let mut peak: Option<PeakAt> = None;
+    for (t, alloc, i) in events {
+        let b = intervals[i as usize].bytes;
         now = if alloc {
             now.saturating_add(b)
         } else {
@@ -627,14 +677,35 @@ fn replay(intervals: &[Interval], base: i64) -> (Vec<(i64, i64)>, PeakAt) {
             Some(last) if last.0 == t => last.1 = now,
             _ => curve.push((t, now)),
         }
-        if now > peak.bytes {
-            peak = PeakAt {
+        let first = peak.get_or_insert(PeakAt {
+            bytes: base,
+            at_ns: t.max(0),
+        });
+        if now > first.bytes {
+            *first = PeakAt {
                 bytes: now,
                 at_ns: t,
             };
         }
     }
+    let peak = peak.unwrap_or(PeakAt {
+        bytes: base,
+        at_ns: 0,
+    });
     (curve, peak)
+}
+
+/// Two sorted event streams merged by (time, is_alloc).
+fn itertools_merge(
+    a: impl Iterator<Item = (i64, bool, u32)>,
+    b: impl Iterator<Item = (i64, bool, u32)>,
+) -> impl Iterator<Item = (i64, bool, u32)> {
+    let (mut a, mut b) = (a.peekable(), b.peekable());
+    std::iter::from_fn(move || match (a.peek(), b.peek()) {
+        (Some(x), Some(y)) if (y.0, y.1) < (x.0, x.1) => b.next(),
+        (Some(_), _) => a.next(),
+        (None, _) => b.next(),
+    })
 }
 
 /// The bytes alive at `t` by role, with what was there before profiling.

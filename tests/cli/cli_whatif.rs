@@ -256,3 +256,38 @@ fn zero_1_over_two_ranks_is_predicted_from_the_ddp_run() {
     let e = check(&got, want, "ZeRO-1 over 2 ranks from DDP");
     assert!(e.abs() <= 0.05, "{e}");
 }
+
+#[test]
+fn the_app_s_replay_over_the_view_s_sorted_events_equals_the_full_replay() {
+    use memsight::analysis::whatif::{Scenario, predict, predict_on};
+    let Some(b8) = cuda("gpt_b8") else {
+        return;
+    };
+    let profile = memsight::ingest::discover(&b8).unwrap();
+    let info = profile
+        .ranks
+        .iter()
+        .find(|r| r.rank == "gpt_b8 cuda:0")
+        .unwrap();
+    let data = memsight::ingest::load_rank(info, &memsight::ingest::LoadControl::new()).unwrap();
+    let view = memsight::analysis::RankView::new(data);
+    for scenario in [
+        Scenario::default(),
+        Scenario {
+            micro_batch: 2.0,
+            checkpoint: vec!["Block".into()],
+            ..Default::default()
+        },
+        Scenario {
+            checkpoint: vec!["Attention".into(), "MLP".into()],
+            zero: Some((2, 8)),
+            ..Default::default()
+        },
+    ] {
+        let full = predict(&view.data, &scenario).unwrap();
+        let ordered = predict_on(&view, &scenario).unwrap();
+        assert_eq!(full.predicted, ordered.predicted, "{scenario:?}");
+        assert_eq!(full.curve, ordered.curve, "{scenario:?}");
+        assert_eq!(full.by_role, ordered.by_role, "{scenario:?}");
+    }
+}

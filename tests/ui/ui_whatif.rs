@@ -57,7 +57,8 @@ fn open(lang: Lang) -> egui_kittest::Harness<'static, MemsightApp> {
     let mut h = common::app_at_720p(&run("gpt_b4"), lang);
     let title = whatif::TITLE.get(h.state().tr());
     h.get_by_label(title).click();
-    h.run();
+    // One frame: the replay's spinner repaints until its job is done (`run` would wait on it).
+    h.step();
     assert_eq!(h.state().view_state().tab, whatif::TAB, "{lang:?}");
     h
 }
@@ -75,7 +76,7 @@ fn the_levers_predict_the_runs_made_with_them() {
         );
         // Every Block checkpointed: the checkpointed run's peak.
         h.get_by_label("Block").click();
-        h.run();
+        h.step();
         assert!(
             h.state()
                 .view_state()
@@ -90,12 +91,12 @@ fn the_levers_predict_the_runs_made_with_them() {
         assert!(p < measured, "{lang:?}");
         // Twice the micro-batch, Block no longer checkpointed.
         h.get_by_label("Block").click();
-        h.run();
+        h.step();
         h.state_mut()
             .apply(memsight::ui::Command::choose(|l: &mut WhatifLevers| {
                 l.micro_batch = 2.0
             }));
-        h.run();
+        h.step();
         let p = shown_prediction(&mut h);
         let want = raw_peak("gpt_b8");
         assert!((p - want).abs() <= 0.10 * want, "{lang:?}: {p} vs {want}");
