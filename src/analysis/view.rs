@@ -119,6 +119,15 @@ impl RankView {
             .collect()
     }
 
+    /// The Operator Allocated curve (PyTorch's Total Allocated), when the rank has one: the
+    /// curve the peak, the roles' split and the what-if replay are read from.
+    pub fn operator_allocated(&self) -> Option<&super::Series> {
+        self.series(GroupBy::Overall)
+            .iter()
+            .map(|l| &l.series)
+            .find(|s| s.name == super::OverallCurve::OperatorAllocated.label())
+    }
+
     /// Each step's figures and the growth runs (empty without steps; computed on first use).
     pub fn steps(&self) -> &super::StepReport {
         self.steps

@@ -144,11 +144,12 @@ pub fn predict(data: &RankData, scenario: &Scenario) -> Result<Prediction, WhyNo
 
 /// [`predict`] on a view: its Operator Allocated curve is the chart's (built once).
 pub fn predict_on(view: &super::RankView, scenario: &Scenario) -> Result<Prediction, WhyNot> {
-    let allocated = view
-        .overall_series()
-        .into_iter()
-        .find(|s| s.name == super::OverallCurve::OperatorAllocated.label());
-    predict_with(&view.data, allocated, scenario, Some(view.event_order()))
+    predict_with(
+        &view.data,
+        view.operator_allocated(),
+        scenario,
+        Some(view.event_order()),
+    )
 }
 
 /// [`predict`] with the rank's Operator Allocated curve, when it has one.

@@ -9,7 +9,7 @@ use super::rank::{load_one, ms_to_ns};
 use crate::analysis::modules::{
     ModuleTree, ModulesHeld, NO_MODULES_HINT, Pass, RoleBytes, allocated_by_phase, held,
 };
-use crate::analysis::{LiveIndex, RankView};
+use crate::analysis::{GroupBy, LiveIndex, OverallCurve, build_series};
 use crate::model::{RankData, Role, SourceChoice, bytes_to_mib, ns_to_ms};
 
 /// Options of `modules`.
@@ -46,15 +46,20 @@ pub fn modules(
         if tree.is_empty() {
             return Err(format!("rank {rank}: {NO_MODULES_HINT}"));
         }
-        let view = RankView::new(data.clone());
+        // The peak of Operator Allocated (first reached), as the chart and the pane mark it.
         let at = match at {
             Some(t) => t,
-            None => view
-                .roles()
-                .at_peak
-                .as_ref()
-                .map(|p| p.at_ns)
-                .ok_or_else(|| format!("rank {rank}: no memory curve to find the peak of"))?,
+            None => {
+                let overall = build_series(&data, GroupBy::Overall);
+                overall
+                    .iter()
+                    .find(|s| s.name == OverallCurve::OperatorAllocated.label())
+                    .and_then(crate::analysis::peak)
+                    .map(|p| p.time)
+                    .ok_or_else(|| {
+                        format!("rank {rank}: no Operator Allocated curve to find the peak of")
+                    })?
+            }
         };
         let index = LiveIndex::new(&data);
         let rows = index.alive_at(data.time_origin_ns.saturating_add(at));

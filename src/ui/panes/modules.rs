@@ -16,7 +16,7 @@ use egui_extras::{Column as TableColumn, TableBuilder};
 use super::PaneCx;
 use super::details_table::DetailsFilter;
 use crate::analysis::modules::{ModulesHeld, Pass, RoleBytes, allocated_by_phase, held};
-use crate::analysis::{GroupBy, OverallCurve, RankView, ViewId};
+use crate::analysis::{RankView, ViewId};
 use crate::model::{ModuleTree, Role, TagKind, ns_to_ms};
 use crate::ui::command::{Command, TabId};
 use crate::ui::format::{MemUnit, bytes, bytes_in, grouped};
@@ -171,12 +171,7 @@ fn shown_time(cx: &PaneCx<'_>) -> Option<(i64, bool)> {
     if let Some(c) = cx.state.link.cursor {
         return Some((c, true));
     }
-    let allocated = cx
-        .view
-        .series(GroupBy::Overall)
-        .iter()
-        .find(|s| s.series.name == OverallCurve::OperatorAllocated.label())?;
-    crate::analysis::peak(&allocated.series).map(|p| (p.time, false))
+    crate::analysis::peak(cx.view.operator_allocated()?).map(|p| (p.time, false))
 }
 
 impl super::tab::BottomPane for ModulesPane {

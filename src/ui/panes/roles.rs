@@ -7,7 +7,7 @@
 use egui_plot::{Bar, BarChart, Line, Plot, PlotPoints, VLine};
 
 use super::PaneCx;
-use crate::analysis::{AdviceKind, GroupBy, OverallCurve, RankView, RoleReport, RolesAt};
+use crate::analysis::{AdviceKind, OverallCurve, RankView, RoleReport, RolesAt};
 use crate::model::{Role, TimeWindow, ns_to_ms};
 use crate::ui::command::Command;
 use crate::ui::format::{MemUnit, bytes, bytes_in};
@@ -297,10 +297,7 @@ pub fn advice_text(t: &Tr, a: &crate::analysis::Advice) -> String {
 
 /// The rank's Operator Allocated curve, when it has one.
 fn allocated_series(view: &RankView) -> Option<&crate::analysis::Series> {
-    view.series(GroupBy::Overall)
-        .iter()
-        .find(|s| s.series.name == OverallCurve::OperatorAllocated.label())
-        .map(|s| &s.series)
+    view.operator_allocated()
 }
 
 /// The stacked bars of the roles over the window and Operator Allocated on top.

@@ -13,7 +13,7 @@ use egui_plot::{Line, Plot, PlotPoints};
 
 use super::PaneCx;
 use crate::analysis::whatif::{Prediction, Scenario, predict_on};
-use crate::analysis::{GroupBy, OverallCurve, RankView, ViewId};
+use crate::analysis::{RankView, ViewId};
 use crate::model::ns_to_ms;
 use crate::ui::command::{Command, TabId};
 use crate::ui::format::{MemUnit, bytes};
@@ -439,16 +439,10 @@ fn curves_ui(ui: &mut egui::Ui, cx: &PaneCx<'_>, p: &Prediction) {
     let columns = (ui.available_width() / 2.0).max(50.0) as usize;
     let measured: Vec<[f64; 2]> = cx
         .view
-        .series(GroupBy::Overall)
-        .iter()
-        .find(|s| s.series.name == OverallCurve::OperatorAllocated.label())
+        .operator_allocated()
         .map(|s| {
             decimate(
-                s.series
-                    .times
-                    .iter()
-                    .copied()
-                    .zip(s.series.values.iter().copied()),
+                s.times.iter().copied().zip(s.values.iter().copied()),
                 scale,
                 columns,
             )
