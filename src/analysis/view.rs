@@ -168,7 +168,7 @@ impl RankView {
     /// The blocks' events in replay order, for the what-if replay (sorted once).
     pub fn event_order(&self) -> &super::whatif::EventOrder {
         self.event_order
-            .get_or_init(|| super::whatif::EventOrder::new(&self.data))
+            .get_or_init(|| super::whatif::EventOrder::new(&self.data, self.operator_allocated()))
     }
 
     /// The time span (ns from origin) covered by the rank's curves and allocations (computed

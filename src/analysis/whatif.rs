@@ -178,7 +178,18 @@ fn predict_with(
     };
     let mut assumptions = Vec::new();
     let mut intervals = measured_intervals(data, &roles);
-    let (base, measured) = base_and_peak(allocated, &intervals, &mut assumptions);
+    let (base, unexplained, measured) = match order {
+        Some(o) => (o.base, o.unexplained.clone(), o.measured),
+        None => {
+            let events = sorted_events(&intervals, 0);
+            base_and_peak(allocated, &intervals, &events)
+        }
+    };
+    if allocated.is_none() {
+        assumptions.push(
+            "no Operator Allocated curve: what was allocated before profiling is taken as 0".into(),
+        );
+    }
 
     // Checkpointing moves activations; the sizes change after.
     let measured_ends: Vec<i64> = intervals.iter().map(|iv| iv.end).collect();
@@ -217,9 +228,39 @@ fn predict_with(
             &mut assumptions,
         )?;
     }
+    // What the blocks do not explain changes: what was there before profiling and is freed
+    // during it (last step's gradients, freed by `zero_grad`), as blocks of its own.
+    let first_sample = allocated.and_then(|a| a.times.first().copied());
+    let freed_before: i64 = unexplained
+        .iter()
+        .filter(|iv| Some(iv.start) == first_sample && iv.end != i64::MAX)
+        .map(|iv| iv.bytes)
+        .sum();
+    if let Some(b) = base_by_role
+        .iter_mut()
+        .find(|b| b.0 == Role::BeforeProfiling)
+    {
+        b.1 = b.1.saturating_sub(freed_before);
+    }
+    if !unexplained.is_empty() {
+        let rose: i64 = unexplained
+            .iter()
+            .filter(|iv| Some(iv.start) != first_sample || iv.end == i64::MAX)
+            .map(|iv| iv.bytes)
+            .sum();
+        assumptions.push(format!(
+            "memory no block of the profile holds (allocated before profiling, or outside the \
+             operators) changes during it, as the allocator's total shows: {:.2} MiB of what \
+             was there at the start is freed, {:.2} MiB more is allocated; the replay keeps \
+             those changes at their times, unscaled",
+            crate::model::bytes_to_mib(freed_before),
+            crate::model::bytes_to_mib(rose)
+        ));
+    }
+    intervals.extend(unexplained);
     let base_total: i64 = base_by_role.iter().map(|b| b.1).sum();
     let (curve, predicted) = match order {
-        Some(order) => replay_in_order(&intervals, &measured_ends, &order.0, base_total),
+        Some(order) => replay_in_order(&intervals, &measured_ends, &order.events, base_total),
         None => replay(&intervals, base_total),
     };
     let by_role = roles_at(&intervals, predicted.at_ns, &base_by_role);
@@ -284,34 +325,100 @@ fn measured_intervals(data: &RankData, roles: &[Role]) -> Vec<Interval> {
 }
 
 /// What was allocated before profiling (Operator Allocated at its first sample less the blocks
-/// alive then; 0 without the curve), and the profile's own peak.
+/// alive then; 0 without the curve), how that changes later as blocks of their own (see
+/// [`unexplained_changes`]), and the profile's own peak.
 fn base_and_peak(
     allocated: Option<&super::Series>,
     intervals: &[Interval],
-    assumptions: &mut Vec<String>,
-) -> (i64, PeakAt) {
-    match allocated.and_then(|a| Some((a, *a.times.first()?, *a.values.first()?))) {
-        Some((a, t0, v0)) => {
-            let live: i64 = intervals
-                .iter()
-                .filter(|iv| iv.start <= t0 && iv.end > t0)
-                .map(|iv| iv.bytes)
-                .fold(0, i64::saturating_add);
+    order: &[(i64, bool, u32)],
+) -> (i64, Vec<Interval>, PeakAt) {
+    match allocated.filter(|a| !a.times.is_empty() && a.times.len() == a.values.len()) {
+        Some(a) => {
             let peak = super::peak(a).map_or(PeakAt { bytes: 0, at_ns: 0 }, |p| PeakAt {
                 bytes: p.value,
                 at_ns: p.time,
             });
-            (v0.saturating_sub(live).max(0), peak)
+            let (base, changes) = unexplained_changes(a, intervals, order);
+            (base, changes, peak)
         }
         None => {
-            assumptions.push(
-                "no Operator Allocated curve: what was allocated before profiling is taken as 0"
-                    .into(),
-            );
             let (_, peak) = replay(intervals, 0);
-            (0, peak)
+            (0, Vec::new(), peak)
         }
     }
+}
+
+/// What the allocator held that no block explains (its total less the live blocks, at each of
+/// its samples): its first value, and its changes as intervals of role `BeforeProfiling` — a
+/// fall as a block alive from the first sample until then (memory allocated before profiling
+/// and freed during it), a rise as a block from then until the next fall or the end. Added to the
+/// replay, they make the profile as measured replay to its own curve.
+fn unexplained_changes(
+    allocated: &super::Series,
+    intervals: &[Interval],
+    order: &[(i64, bool, u32)],
+) -> (i64, Vec<Interval>) {
+    let mut out = Vec::new();
+    let mut rises: Vec<(i64, i64)> = Vec::new(); // (since, bytes), latest last
+    let (mut live, mut e) = (0i64, 0usize);
+    let mut level: Option<i64> = None;
+    let mut first = 0;
+    let origin = allocated.times.first().copied().unwrap_or(0);
+    for (&t, &v) in allocated.times.iter().zip(&allocated.values) {
+        while let Some(&(_, alloc, i)) = order.get(e).filter(|ev| ev.0 <= t) {
+            let iv = &intervals[i as usize];
+            if iv.end > iv.start {
+                live = if alloc {
+                    live.saturating_add(iv.bytes)
+                } else {
+                    live.saturating_sub(iv.bytes)
+                };
+            }
+            e += 1;
+        }
+        let now = v.saturating_sub(live).max(0);
+        let Some(before) = level else {
+            level = Some(now);
+            first = now;
+            continue;
+        };
+        if now > before {
+            rises.push((t, now - before));
+        } else if now < before {
+            // A fall closes the latest rises first; what is left was there from the start.
+            let mut fall = before - now;
+            while fall > 0 {
+                let Some((since, bytes)) = rises.pop() else {
+                    out.push(Interval {
+                        start: origin,
+                        end: t,
+                        bytes: fall,
+                        role: Role::BeforeProfiling,
+                    });
+                    break;
+                };
+                let closed = bytes.min(fall);
+                out.push(Interval {
+                    start: since,
+                    end: t,
+                    bytes: closed,
+                    role: Role::BeforeProfiling,
+                });
+                if bytes > closed {
+                    rises.push((since, bytes - closed));
+                }
+                fall -= closed;
+            }
+        }
+        level = Some(now);
+    }
+    out.extend(rises.into_iter().map(|(since, bytes)| Interval {
+        start: since,
+        end: i64::MAX,
+        bytes,
+        role: Role::BeforeProfiling,
+    }));
+    (first, out)
 }
 
 /// Does a block of `role` allocated at `start` (ns from origin) scale with the micro-batch?
@@ -600,17 +707,32 @@ fn largest_module_params(data: &RankData, roles: &[Role]) -> i64 {
     per.into_values().max().unwrap_or(0)
 }
 
-/// The measured blocks' events in replay order, `(time, is_alloc, interval)` by time with frees
-/// first: sorted once per view ([`super::RankView::event_order`]), so that a lever that moves
-/// no block (micro-batch, ZeRO, offload) replays in one pass, and checkpointing merges in only
-/// the events it moves.
-#[derive(Debug, Default)]
-pub struct EventOrder(Vec<(i64, bool, u32)>);
+/// What every replay of a view starts from, computed once per view
+/// ([`super::RankView::event_order`]): the measured blocks' events in replay order,
+/// `(time, is_alloc, interval)` by time with frees first, so that a lever that moves no block
+/// (micro-batch, ZeRO, offload) replays in one pass and checkpointing merges in only the
+/// events it moves; and what the blocks do not explain (see [`base_and_peak`]).
+#[derive(Debug)]
+pub struct EventOrder {
+    events: Vec<(i64, bool, u32)>,
+    base: i64,
+    unexplained: Vec<Interval>,
+    measured: PeakAt,
+}
 
 impl EventOrder {
-    /// The order of `data`'s measured blocks.
-    pub fn new(data: &RankData) -> EventOrder {
-        EventOrder(sorted_events(&measured_intervals(data, &[]), 0))
+    /// The order of `data`'s measured blocks, and what `allocated` (its Operator Allocated
+    /// curve) holds that they do not explain.
+    pub fn new(data: &RankData, allocated: Option<&super::Series>) -> EventOrder {
+        let intervals = measured_intervals(data, &[]);
+        let events = sorted_events(&intervals, 0);
+        let (base, unexplained, measured) = base_and_peak(allocated, &intervals, &events);
+        EventOrder {
+            events,
+            base,
+            unexplained,
+            measured,
+        }
     }
 }
 

@@ -85,7 +85,45 @@ pub fn load_host_ops(
     if !connected.is_empty() && has_table(&conn, "CONNECTION_IDS") {
         link_connections(&conn, &connected, &mut ops)?;
     }
+    if ids {
+        let spans = read_module_spans(&conn, (start, end, tid, name), &mut ops)?;
+        super::module_spans::assign_modules(&mut ops, spans);
+    }
     Ok(Some((ops, skipped)))
+}
+
+/// The modules' forward spans: `PYTORCH_API` rows (of any type: torch_npu writes them as
+/// `trace`) whose name is `nn.Module: X`, their frames interned in `ops.frames`. Needs
+/// `STRING_IDS` (every torch_npu DB has it); rows without times are left out.
+fn read_module_spans(
+    conn: &Connection,
+    (start, end, tid, name): (&str, &str, &str, &str),
+    ops: &mut HostOps,
+) -> Result<Vec<super::module_spans::ModuleSpan>, DbError> {
+    let sql = format!(
+        "SELECT a.{start}, a.{end}, a.{tid}, s.value FROM PYTORCH_API a \
+         JOIN STRING_IDS s ON a.{name} = s.id WHERE s.value LIKE 'nn.Module:%'"
+    );
+    let mut st = conn.prepare(&sql)?;
+    let mut rows = st.query([])?;
+    let mut spans = Vec::new();
+    while let Some(r) = rows.next()? {
+        let g = |i: usize| r.get_ref(i);
+        let (Ok(s), Ok(e)) = (int(g(0)?), int(g(1)?)) else {
+            continue;
+        };
+        let frame = text(g(3)?);
+        if s == NULL || e == NULL || e < s || !super::module_spans::is_module_frame(&frame) {
+            continue;
+        }
+        spans.push(super::module_spans::ModuleSpan {
+            thread: int(g(2)?).unwrap_or(0) as u64,
+            start: s,
+            end: e,
+            frame: ops.frames.intern(&frame),
+        });
+    }
+    Ok(spans)
 }
 
 /// Links ops that share a connection value in `CONNECTION_IDS` (`id` → `connectionId`, several

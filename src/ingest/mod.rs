@@ -21,6 +21,7 @@ pub mod importers;
 pub mod layout;
 pub mod line_split;
 mod load;
+pub mod module_spans;
 pub mod modules;
 pub mod msmemscope;
 mod phases;

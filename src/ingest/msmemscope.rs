@@ -1302,6 +1302,7 @@ fn with_python_stacks(
         op_calls: Vec::new(),
         row_op: vec![NO_STACK; rows],
         row_stack: vec![NO_STACK; rows],
+        row_module: Vec::new(),
         unattributed: rows,
         without_stack: 0,
         host_ops: 0,

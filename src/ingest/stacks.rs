@@ -102,15 +102,24 @@ pub fn attribute_on_threads(
 
     // Each op's stack from its own or the ops it runs in; then the backward nodes' from their
     // forward ops; then everything again, so what a backward node runs inherits its stack.
-    let inherited = effective_stacks(&ops, &order, &parent, &FxHashMap::default());
-    let forward = forward_stacks(&ops, &inherited);
-    let stack_of_op = effective_stacks(&ops, &order, &parent, &forward);
+    let stack_of_op = stacks_of_ops(&ops, &ops.stack, &order, &parent);
+    // The modules the same way: an op's own, its forward op's, its parent's.
+    let module_of_op = if ops.module.iter().any(|&m| m != NO_STACK) {
+        stacks_of_ops(&ops, &ops.module, &order, &parent)
+    } else {
+        Vec::new()
+    };
 
     let row_op_index = innermost_ops(&ops, &order, alloc_time, row_thread);
     let phases = super::phases::phases_of(&ops);
     let row_call_end = outermost_schema_ends(&ops, &parent, &row_op_index);
     let mut row_op = vec![NO_STACK; alloc_time.len()];
     let mut row_stack = vec![NO_STACK; alloc_time.len()];
+    let mut row_module = if module_of_op.is_empty() {
+        Vec::new()
+    } else {
+        vec![NO_STACK; alloc_time.len()]
+    };
     let (mut unattributed, mut without_stack) = (0, 0);
     for (r, &op) in row_op_index.iter().enumerate() {
         if op == NO_STACK {
@@ -119,6 +128,9 @@ pub fn attribute_on_threads(
         }
         row_op[r] = ops.name[op as usize];
         row_stack[r] = stack_of_op[op as usize];
+        if let (Some(slot), Some(&m)) = (row_module.get_mut(r), module_of_op.get(op as usize)) {
+            *slot = m;
+        }
         if row_stack[r] == NO_STACK {
             without_stack += 1;
         }
@@ -138,6 +150,7 @@ pub fn attribute_on_threads(
         op_calls,
         row_op,
         row_stack,
+        row_module,
         unattributed,
         without_stack,
         phases,
@@ -195,14 +208,23 @@ fn parents(ops: &HostOps, order: &[u32]) -> Vec<u32> {
     parent
 }
 
-/// Each op's stack: its own, else its forward op's (`by_seq`), else its parent's.
+/// Each op's stack in `own` (its call stack, or its module stack): its own, else from the ops
+/// it runs in; then the backward nodes' from their forward ops; then everything again, so what
+/// a backward node runs inherits from it.
+fn stacks_of_ops(ops: &HostOps, own: &[u32], order: &[u32], parent: &[u32]) -> Vec<u32> {
+    let inherited = effective_stacks(own, order, parent, &FxHashMap::default());
+    let forward = forward_stacks(ops, own, &inherited);
+    effective_stacks(own, order, parent, &forward)
+}
+
+/// Each op's stack in `own`: its own, else its forward op's (`by_seq`), else its parent's.
 fn effective_stacks(
-    ops: &HostOps,
+    own: &[u32],
     order: &[u32],
     parent: &[u32],
     forward: &FxHashMap<u32, Forward>,
 ) -> Vec<u32> {
-    let mut eff = vec![NO_STACK; ops.len()];
+    let mut eff = vec![NO_STACK; parent.len()];
     for &i in order {
         let op = i as usize;
         let linked = forward.get(&i).filter(|f| f.linked).map(|f| f.stack);
@@ -210,8 +232,9 @@ fn effective_stacks(
         let from_parent = (parent[op] != NO_STACK)
             .then(|| eff[parent[op] as usize])
             .filter(|&s| s != NO_STACK);
-        eff[op] = if ops.stack[op] != NO_STACK {
-            ops.stack[op]
+        let mine = own.get(op).copied().unwrap_or(NO_STACK);
+        eff[op] = if mine != NO_STACK {
+            mine
         } else {
             linked.or(from_parent).or(by_seq).unwrap_or(NO_STACK)
         };
@@ -228,14 +251,14 @@ struct Forward {
     linked: bool,
 }
 
-/// For each op without a stack of its own: its forward op's stack (`inherited`: own or from the
+/// For each op without a stack of its own in `own`: its forward op's (`inherited`: own or from the
 /// ops it runs in), through the profiler's link, else the latest op with its sequence number
 /// that started before it on another thread (else on its own) and has a stack.
-fn forward_stacks(ops: &HostOps, inherited: &[u32]) -> FxHashMap<u32, Forward> {
+fn forward_stacks(ops: &HostOps, own: &[u32], inherited: &[u32]) -> FxHashMap<u32, Forward> {
     let mut out: FxHashMap<u32, Forward> = FxHashMap::default();
     for &(bwd, fwd) in &ops.links {
         let s = inherited.get(fwd as usize).copied().unwrap_or(NO_STACK);
-        if s != NO_STACK && ops.stack.get(bwd as usize) == Some(&NO_STACK) {
+        if s != NO_STACK && own.get(bwd as usize) == Some(&NO_STACK) {
             out.insert(
                 bwd,
                 Forward {
@@ -256,7 +279,8 @@ fn forward_stacks(ops: &HostOps, inherited: &[u32]) -> FxHashMap<u32, Forward> {
         list.sort_unstable_by_key(|&i| (ops.start_ns[i as usize], i));
     }
     for i in 0..ops.len() {
-        if ops.seq[i] < 0 || ops.stack[i] != NO_STACK || out.contains_key(&(i as u32)) {
+        let has_own = own.get(i).is_some_and(|&s| s != NO_STACK);
+        if ops.seq[i] < 0 || has_own || out.contains_key(&(i as u32)) {
             continue;
         }
         let Some(list) = by_seq.get(&ops.seq[i]) else {

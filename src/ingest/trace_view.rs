@@ -603,29 +603,7 @@ impl Sink {
         if self.python.is_empty() {
             return;
         }
-        // The linked backward nodes' spans, by thread then start.
-        let mut backward: Vec<(u64, i64, i64)> = self
-            .host
-            .links
-            .iter()
-            .filter_map(|&(b, _)| {
-                let b = b as usize;
-                Some((
-                    *self.host.thread.get(b)?,
-                    *self.host.start_ns.get(b)?,
-                    *self.host.end_ns.get(b)?,
-                ))
-            })
-            .collect();
-        backward.sort_unstable();
-        let in_backward = |t: u64, at: i64| {
-            let upto = backward.partition_point(|&(bt, bs, _)| (bt, bs) <= (t, at));
-            backward[..upto]
-                .iter()
-                .rev()
-                .take_while(|&&(bt, _, _)| bt == t)
-                .any(|&(_, _, be)| be >= at)
-        };
+        let in_backward = super::module_spans::backward_test(&self.host);
         // Spans by thread, then start, the longer first (a span comes after its parent).
         self.python
             .sort_unstable_by_key(|&(t, s, e, _)| (t, s, std::cmp::Reverse(e)));
@@ -674,6 +652,26 @@ impl Sink {
             });
             self.host.stack[i] = id;
         }
+    }
+
+    /// Each op's modules ([`HostOps::module`]) from the `nn.Module` spans among the
+    /// `python_function` spans: torch_npu's ops carry a `Call stack` of their own, which names
+    /// no module, so [`Self::stacks_from_python`] leaves them without.
+    fn modules_from_python(&mut self) {
+        let spans = self
+            .python
+            .iter()
+            .filter(|p| super::module_spans::is_module_frame(self.host.frames.get(p.3)))
+            .map(
+                |&(thread, start, end, frame)| super::module_spans::ModuleSpan {
+                    thread,
+                    start,
+                    end,
+                    frame,
+                },
+            )
+            .collect();
+        super::module_spans::assign_modules(&mut self.host, spans);
     }
 
     /// A `[memory]` instant event: an allocation (`Bytes` > 0) or a free (< 0) on a device.
@@ -737,6 +735,7 @@ impl Sink {
     fn finish(mut self) -> TraceExtract {
         self.host.link_flows(&self.flows);
         self.stacks_from_python();
+        self.modules_from_python();
         self.hbm.sort_by_key(|p| p.0);
         self.ddr.sort_by_key(|p| p.0);
         let mut device = DeviceMemory::default();

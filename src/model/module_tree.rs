@@ -100,9 +100,16 @@ impl ModuleTree {
         self.nodes.is_empty()
     }
 
-    /// The innermost module `row` was allocated in, or [`NO_MODULE`].
+    /// The innermost module `row` was allocated in, or [`NO_MODULE`]: from the row's module
+    /// stack ([`CallStacks::row_module`]) when the source records one, else from the module
+    /// frames of its call stack.
     pub fn row_module(&self, stacks: &CallStacks, row: usize) -> u32 {
-        let stack = stacks.row_stack.get(row).copied().unwrap_or(NO_STACK);
+        let stack = if stacks.row_module.is_empty() {
+            stacks.row_stack.get(row)
+        } else {
+            stacks.row_module.get(row)
+        };
+        let stack = stack.copied().unwrap_or(NO_STACK);
         self.stack_module
             .get(stack as usize)
             .copied()

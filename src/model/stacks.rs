@@ -57,6 +57,12 @@ pub struct HostOps {
     /// (backward op, the forward op that made it), as the profiler linked them: the `fwdbwd`
     /// flows of `trace_view.json`, the shared `CONNECTION_IDS` of the DB. Ops are indices.
     pub links: Vec<(u32, u32)>,
+    /// Per op: the `nn.Module` forwards open on its thread when it started, as a stack of
+    /// module frames only (into `stacks`, innermost first), or [`NONE`]. Kept apart from
+    /// `stack`: torch_npu writes each op's own `Call stack`, which names no module, and adding
+    /// the module frames to it would put them at the root of every flame graph. [`NONE`]
+    /// throughout when the source records no module spans.
+    pub module: Vec<u32>,
 }
 
 impl HostOps {
@@ -78,6 +84,7 @@ impl HostOps {
         self.name.push(name);
         self.stack.push(stack);
         self.seq.push(seq);
+        self.module.push(NONE);
     }
 
     /// Links the ops that `flows` join: each flow `id` has a start (`is_start`) at a forward
@@ -153,6 +160,10 @@ pub struct CallStacks {
     pub row_op: Vec<u32>,
     /// Per operator_memory row: its call stack (into `stacks`), or [`NONE`].
     pub row_stack: Vec<u32>,
+    /// Per operator_memory row: the modules it was allocated in, a stack of module frames
+    /// (into `stacks`) from the host ops' [`HostOps::module`], or [`NONE`]. Empty when the
+    /// source records modules only as frames of `row_stack` (or not at all).
+    pub row_module: Vec<u32>,
     /// Rows no host op was running for (or without an allocation time).
     pub unattributed: usize,
     /// Rows matched to an op for which no stack is known.
@@ -214,6 +225,7 @@ impl CallStacks {
             + self.op_calls.len() * 8
             + self.row_op.len() * 4
             + self.row_stack.len() * 4
+            + self.row_module.len() * 4
             + self.row_call_end.len() * 8
     }
 }

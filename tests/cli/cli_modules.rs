@@ -7,17 +7,15 @@ use std::path::{Path, PathBuf};
 
 use crate::common;
 
-/// The reference's figures for `trace` on a device (`[AT_MS]` when given), or None without
-/// python3 (a failure in CI).
-fn reference(trace: &Path, device: (u8, u8), at_ms: Option<&str>) -> Option<serde_json::Value> {
-    let script =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/module_attribution.py");
+/// What a reference script of `tests/reference/` prints for `args`, or None without python3
+/// (a failure in CI).
+fn reference(script: &str, args: &[&std::ffi::OsStr]) -> Option<serde_json::Value> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/reference")
+        .join(script);
     let out = match std::process::Command::new("python3")
         .arg(script)
-        .arg(trace)
-        .arg(device.0.to_string())
-        .arg(device.1.to_string())
-        .args(at_ms)
+        .args(args)
         .output()
     {
         Ok(o) if o.status.success() => o,
@@ -31,15 +29,25 @@ fn reference(trace: &Path, device: (u8, u8), at_ms: Option<&str>) -> Option<serd
 
 const MIB: f64 = 1024.0 * 1024.0;
 
-/// Checks `memsight modules --json` on `rank` of `trace` against the reference: the time, the
-/// live bytes, and every module's held and self-held bytes within 0.5 % (of the module's own
-/// bytes when it holds a MiB or more, else of the live total); returns the worst relative error
-/// of a module holding a MiB or more.
+/// Checks `memsight modules --json` on `rank` of the PyTorch `trace` against
+/// `module_attribution.py` on a device (at `AT_MS` when given); returns the worst relative
+/// error of a module holding a MiB or more (see [`compare`]).
 fn check(trace: &Path, rank: &str, device: (u8, u8), at_ms: Option<&str>) -> f64 {
-    let Some(want) = reference(trace, device, at_ms) else {
-        return 0.0;
-    };
-    let mut args = vec!["modules", trace.to_str().unwrap(), "--rank", rank, "--json"];
+    let (kind, id) = (device.0.to_string(), device.1.to_string());
+    let mut args = vec![trace.as_os_str(), kind.as_ref(), id.as_ref()];
+    args.extend(at_ms.map(std::ffi::OsStr::new));
+    match reference("module_attribution.py", &args) {
+        Some(want) => compare(&want, trace, rank, at_ms),
+        None => 0.0,
+    }
+}
+
+/// Checks `memsight modules PATH --rank RANK --json` against a reference's figures: the time,
+/// the live bytes, and every module's held and self-held bytes within 0.5 % (of the module's
+/// own bytes when it holds a MiB or more, else of the live total); returns the worst relative
+/// error of a module holding a MiB or more.
+fn compare(want: &serde_json::Value, path: &Path, rank: &str, at_ms: Option<&str>) -> f64 {
+    let mut args = vec!["modules", path.to_str().unwrap(), "--rank", rank, "--json"];
     if let Some(t) = at_ms {
         args.extend(["--at-ms", t]);
     }
@@ -131,6 +139,46 @@ fn modules_at_the_peak_and_at_a_time_match_the_raw_cpu_traces() {
         let trace = common::fixtures().join(format!("pytorch/whatif/{name}.pt.trace.json.gz"));
         let worst = check(&trace, name, (0, 0), None);
         eprintln!("{name}: worst module error {:.3} %", worst * 100.0);
+    }
+}
+
+/// torch_npu's exports, as text and as a DB: each op carries its own call stack (naming no
+/// module), and the modules come from the `nn.Module` spans of `trace_view.json` or of the DB's
+/// `PYTORCH_API`, joined to the operator memory rows by time.
+#[test]
+fn modules_match_the_raw_torch_npu_export_on_both_ranks() {
+    let Some(root) = common::samples() else {
+        common::skip("no samples");
+        return;
+    };
+    let data = root.join("xiaobingling93-pixel_Ascend-msinsight/test/data/pytorch");
+    for (profile, rank) in [
+        ("text/level1", "0"),
+        ("text/level1", "1"),
+        ("db/level2", "0"),
+        ("db/level2", "1"),
+    ] {
+        let profile = data.join(profile);
+        assert!(profile.is_dir(), "{} is missing", profile.display());
+        let mut output = profile.join(format!("rank{rank}_ascend_pt/ASCEND_PROFILER_OUTPUT"));
+        if profile.ends_with("db/level2") {
+            output = output.join(format!("ascend_pytorch_profiler_{rank}.db"));
+        }
+        // At the peak (the weights' gradients and the classifier's activations), and in the
+        // forward pass (the features' activations).
+        for at_ms in [None, Some("140")] {
+            let mut args = vec![output.as_os_str()];
+            args.extend(at_ms.map(std::ffi::OsStr::new));
+            let Some(want) = reference("module_attribution_ascend.py", &args) else {
+                return;
+            };
+            let selfs = want["self"].as_object().unwrap();
+            assert!(
+                selfs.values().filter(|v| v.as_f64() > Some(0.0)).count() >= 3,
+                "rank {rank}: the reference attributes too little to be a check: {want}"
+            );
+            compare(&want, &profile, rank, at_ms);
+        }
     }
 }
 

@@ -1,0 +1,163 @@
+//! Which `nn.Module` forwards were open when each host op started: the module spans a profile
+//! records apart from the ops (the `python_function` spans `nn.Module: X` of `trace_view.json`,
+//! the `PYTORCH_API` rows of the same name in the DB) joined to the ops by thread and time.
+//! The result is each op's [`HostOps::module`] stack, which [`super::stacks`] carries to the
+//! rows as their modules. Kept apart from the call stacks, so a flame graph never gets module
+//! frames at its root.
+
+use std::cmp::Reverse;
+
+use rustc_hash::FxHashMap;
+
+use crate::model::{HostOps, MODULE_FRAME_PREFIX, NO_STACK, NameId};
+
+/// One module's forward, open on a thread from `start` to `end` (absolute ns).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ModuleSpan {
+    /// The thread, numbered as the ops' threads.
+    pub thread: u64,
+    /// Start, absolute ns.
+    pub start: i64,
+    /// End, absolute ns.
+    pub end: i64,
+    /// Its frame (`nn.Module: Block_0`), interned in the ops' `frames`.
+    pub frame: NameId,
+}
+
+/// True when `name` is a module's forward as profilers write it (`nn.Module: Block_0`).
+pub fn is_module_frame(name: &str) -> bool {
+    name.starts_with(MODULE_FRAME_PREFIX)
+}
+
+/// Sets each op's [`HostOps::module`] to the module spans of its thread that enclose its start,
+/// innermost first. An op inside a backward node the profiler linked to its forward op gets
+/// none here: [`super::stacks`] gives it its forward op's modules through the link (on the
+/// CPU the autograd engine runs on the caller's thread, where no module is open).
+pub fn assign_modules(ops: &mut HostOps, mut spans: Vec<ModuleSpan>) {
+    if spans.is_empty() {
+        return;
+    }
+    ops.module.resize(ops.len(), NO_STACK);
+    let in_backward = backward_test(ops);
+    // By thread, then start, the longer first (a span comes after the span it is nested in).
+    spans.sort_unstable_by_key(|s| (s.thread, s.start, Reverse(s.end)));
+    let mut order: Vec<usize> = (0..ops.len()).collect();
+    order.sort_unstable_by_key(|&i| (ops.thread[i], ops.start_ns[i]));
+    let mut ids: FxHashMap<Vec<NameId>, u32> = FxHashMap::default();
+    let mut open: Vec<(i64, NameId)> = Vec::new();
+    let (mut k, mut thread) = (0usize, None);
+    for i in order {
+        let (t, at) = (ops.thread[i], ops.start_ns[i]);
+        if in_backward(t, at) {
+            continue;
+        }
+        if thread != Some(t) {
+            thread = Some(t);
+            open.clear();
+            k = spans.partition_point(|s| s.thread < t);
+        }
+        while let Some(s) = spans.get(k).filter(|s| s.thread == t && s.start <= at) {
+            while open.last().is_some_and(|&(end, _)| end < s.start) {
+                open.pop();
+            }
+            open.push((s.end, s.frame));
+            k += 1;
+        }
+        while open.last().is_some_and(|&(end, _)| end < at) {
+            open.pop();
+        }
+        // Spans ended before `at` but under one still open stay until it closes: skip them.
+        let frames: Vec<NameId> = open
+            .iter()
+            .rev()
+            .filter(|&&(end, _)| end >= at)
+            .map(|&(_, f)| f)
+            .collect();
+        if frames.is_empty() {
+            continue;
+        }
+        let next = ops.stacks.len() as u32;
+        let id = *ids.entry(frames).or_insert_with_key(|frames| {
+            ops.stacks.push(frames.clone().into_boxed_slice());
+            next
+        });
+        ops.module[i] = id;
+    }
+}
+
+/// A test of whether an op of a thread starting at a time runs inside a backward node the
+/// profiler linked to its forward op (`ops.links`).
+pub fn backward_test(ops: &HostOps) -> impl Fn(u64, i64) -> bool + use<> {
+    let mut backward: Vec<(u64, i64, i64)> = ops
+        .links
+        .iter()
+        .filter_map(|&(b, _)| {
+            let b = b as usize;
+            Some((
+                *ops.thread.get(b)?,
+                *ops.start_ns.get(b)?,
+                *ops.end_ns.get(b)?,
+            ))
+        })
+        .collect();
+    backward.sort_unstable();
+    move |t: u64, at: i64| {
+        let upto = backward.partition_point(|&(bt, bs, _)| (bt, bs) <= (t, at));
+        backward[..upto]
+            .iter()
+            .rev()
+            .take_while(|&&(bt, _, _)| bt == t)
+            .any(|&(_, _, be)| be >= at)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frames(ops: &HostOps, i: usize) -> Vec<&str> {
+        match ops.stacks.get(ops.module[i] as usize) {
+            Some(s) => s.iter().map(|&f| ops.frames.get(f)).collect(),
+            None => Vec::new(),
+        }
+    }
+
+    #[test]
+    fn each_op_gets_the_modules_open_on_its_thread_when_it_started() {
+        let mut ops = HostOps::default();
+        let name = ops.names.intern("aten::mm");
+        let gpt = ops.frames.intern("nn.Module: GPT_0");
+        let block = ops.frames.intern("nn.Module: Block_0");
+        // Thread 1: GPT_0 [0, 100] holds Block_0 [10, 50]; thread 2 runs no module.
+        let spans = vec![
+            ModuleSpan {
+                thread: 1,
+                start: 10,
+                end: 50,
+                frame: block,
+            },
+            ModuleSpan {
+                thread: 1,
+                start: 0,
+                end: 100,
+                frame: gpt,
+            },
+        ];
+        ops.push(20, 30, 1, name, NO_STACK, -1); // in Block_0
+        ops.push(60, 70, 1, name, NO_STACK, -1); // after Block_0, in GPT_0
+        ops.push(20, 30, 2, name, NO_STACK, -1); // another thread
+        ops.push(150, 160, 1, name, NO_STACK, -1); // after both
+        ops.push(40, 45, 1, name, NO_STACK, -1); // a backward node linked to op 0
+        ops.links.push((4, 0));
+        assign_modules(&mut ops, spans);
+        assert_eq!(frames(&ops, 0), ["nn.Module: Block_0", "nn.Module: GPT_0"]);
+        assert_eq!(frames(&ops, 1), ["nn.Module: GPT_0"]);
+        assert!(frames(&ops, 2).is_empty());
+        assert!(frames(&ops, 3).is_empty());
+        assert!(
+            frames(&ops, 4).is_empty(),
+            "takes its forward op's through the link"
+        );
+        assert!(is_module_frame("nn.Module: X_0") && !is_module_frame("main.py(3): f"));
+    }
+}
