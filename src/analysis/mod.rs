@@ -33,8 +33,8 @@ pub use peaks::{
     ComponentColumn, ComponentPeak, Peak, component_order, component_peaks, peak, peak_in_window,
 };
 pub use roles::{
-    Advice, AdviceKind, Replayed, RoleBytes, RoleReport, RoleSeries, RolesAt, StepRoles,
-    role_report,
+    Advice, AdviceKind, EXAMPLE_RANKS, Lever, Replayed, RoleBytes, RoleReport, RoleSeries, RolesAt,
+    StepRoles, advice_replayed, role_report,
 };
 pub use series::{
     GroupBy, OverallCurve, Quantity, Series, build_series, operator_component, series_peaks,

@@ -106,21 +106,50 @@ pub struct Advice {
     /// The allocator's settings variable on this rank's device (for expandable segments):
     /// `PYTORCH_NPU_ALLOC_CONF`, or `PYTORCH_CUDA_ALLOC_CONF` on a CUDA rank.
     pub alloc_conf: &'static str,
-    /// For recompute: what checkpointing the profile's repeated module would do, replayed
-    /// from the run ([`super::whatif`]) rather than estimated.
+    /// What the advice's lever would do, replayed from the run ([`super::whatif`]) rather
+    /// than estimated: checkpointing the profile's repeated module for recompute, ZeRO for
+    /// sharding (see [`advice_replayed`]).
     pub replayed: Option<Replayed>,
+}
+
+/// A lever of the what-if replay, as advice names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lever {
+    /// Checkpoint these modules, as `--checkpoint` takes them (a class: `Block`).
+    Checkpoint(String),
+    /// ZeRO at `stage` over `ranks` data-parallel ranks.
+    Zero {
+        /// 1 (optimizer state), 2 (and gradients) or 3 (and parameters).
+        stage: u8,
+        /// The ranks sharded over.
+        ranks: u32,
+    },
+}
+
+impl Lever {
+    /// The lever as `memsight whatif` arguments (`--checkpoint Block`, `--zero 1 --ranks 8`).
+    pub fn whatif_args(&self) -> String {
+        match self {
+            Lever::Checkpoint(glob) => format!("--checkpoint {glob}"),
+            Lever::Zero { stage, ranks } => format!("--zero {stage} --ranks {ranks}"),
+        }
+    }
 }
 
 /// A lever replayed from the run: the peak without and with it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Replayed {
-    /// The modules checkpointed, as `--checkpoint` takes them (a class: `Block`).
-    pub checkpoint: String,
+    /// The lever.
+    pub lever: Lever,
     /// The profile's peak, bytes.
     pub from: i64,
     /// The predicted peak, bytes.
     pub to: i64,
 }
+
+/// The ranks a one-rank profile's sharding advice is replayed over, as an example (a node of
+/// eight accelerators).
+pub const EXAMPLE_RANKS: u32 = 8;
 
 impl Advice {
     /// Bytes sharding would save on this rank ((N−1)/N of [`Advice::bytes`] with N ranks), for
@@ -153,17 +182,56 @@ impl Advice {
                     mib(self.bytes),
                     who()
                 );
-                if let Some(r) = &self.replayed {
-                    text.push_str(&format!(
-                        ". Checkpointing every {} would lower the peak from {} to {} (replayed from this run: memsight whatif --checkpoint {})",
-                        r.checkpoint,
-                        mib(r.from),
-                        mib(r.to),
-                        r.checkpoint
-                    ));
-                }
+                text.push_str(&self.replayed_english());
                 text
             }
+            AdviceKind::ShardOptimizerState | AdviceKind::ShardGradients => {
+                let mut text = self.sharding_english();
+                text.push_str(&self.replayed_english());
+                text
+            }
+            AdviceKind::ExpandableSegments => format!(
+                "The pool caches {} at the peak (Operator Reserved − Allocated); {}=expandable_segments:True lets it reuse that memory instead of reserving more",
+                mib(self.bytes),
+                self.alloc_conf
+            ),
+            AdviceKind::BeforeProfiling => format!(
+                "{} was allocated before profiling began (weights, optimizer state of earlier steps, buffers): the profile cannot tell them apart; profiling from step 1 splits it by role",
+                mib(self.bytes)
+            ),
+            AdviceKind::Temporaries => format!(
+                "Temporaries (forward and backward intermediates) hold {} at the peak; in-place ops, fused kernels (fused attention, fused optimizer) or computing in smaller chunks lower them. Held most by: {}",
+                mib(self.bytes),
+                who()
+            ),
+        }
+    }
+
+    /// The replayed lever as an English sentence to append (empty when none was replayed).
+    fn replayed_english(&self) -> String {
+        let mib = |b: i64| format!("{:.1} MB", crate::model::bytes_to_mib(b));
+        let Some(r) = &self.replayed else {
+            return String::new();
+        };
+        let what = match &r.lever {
+            Lever::Checkpoint(module) => format!("Checkpointing every {module}"),
+            Lever::Zero { stage, ranks } if self.ranks <= 1 => {
+                format!("ZeRO-{stage} over {ranks} ranks, for example,")
+            }
+            Lever::Zero { stage, ranks } => format!("ZeRO-{stage} over the {ranks} ranks"),
+        };
+        format!(
+            ". {what} would lower the peak from {} to {} (replayed from this run: memsight whatif {})",
+            mib(r.from),
+            mib(r.to),
+            r.lever.whatif_args()
+        )
+    }
+
+    /// The sharding advice's own sentence (what it holds, what (N−1)/N of it is).
+    fn sharding_english(&self) -> String {
+        let mib = |b: i64| format!("{:.1} MB", crate::model::bytes_to_mib(b));
+        match self.kind {
             AdviceKind::ShardOptimizerState if self.ranks <= 1 => format!(
                 "Optimizer state allocated in the profile holds {} at the peak; sharding it over N data-parallel ranks (ZeRO-1, distributed optimizer) saves (N-1)/N of it (this profile has one rank)",
                 mib(self.bytes)
@@ -184,20 +252,7 @@ impl Advice {
                 self.ranks,
                 mib(self.saves().unwrap_or(0))
             ),
-            AdviceKind::ExpandableSegments => format!(
-                "The pool caches {} at the peak (Operator Reserved − Allocated); {}=expandable_segments:True lets it reuse that memory instead of reserving more",
-                mib(self.bytes),
-                self.alloc_conf
-            ),
-            AdviceKind::BeforeProfiling => format!(
-                "{} was allocated before profiling began (weights, optimizer state of earlier steps, buffers): the profile cannot tell them apart; profiling from step 1 splits it by role",
-                mib(self.bytes)
-            ),
-            AdviceKind::Temporaries => format!(
-                "Temporaries (forward and backward intermediates) hold {} at the peak; in-place ops, fused kernels (fused attention, fused optimizer) or computing in smaller chunks lower them. Held most by: {}",
-                mib(self.bytes),
-                who()
-            ),
+            _ => String::new(),
         }
     }
 }
@@ -567,10 +622,42 @@ fn replay_checkpoint(data: &RankData) -> Option<Replayed> {
     };
     let p = super::whatif::predict(data, &scenario).ok()?;
     (p.measured.bytes.saturating_sub(p.predicted.bytes) >= ADVICE_MIN_BYTES).then(|| Replayed {
-        checkpoint: class.to_string(),
+        lever: Lever::Checkpoint(class.to_string()),
         from: p.measured.bytes,
         to: p.predicted.bytes,
     })
+}
+
+/// The advice of `view` for `ranks` data-parallel ranks ([`RoleReport::advice_for`]) with each
+/// sharding line replayed: ZeRO-1 for the optimizer state, ZeRO-2 for the gradients, over the
+/// profile's ranks (over [`EXAMPLE_RANKS`] when it has one). A lever the replay refuses (no
+/// backward pass to size the parameters from) keeps the line without a replay.
+pub fn advice_replayed(view: &super::RankView, ranks: usize) -> Vec<Advice> {
+    let mut advice = view.roles().advice_for(ranks);
+    let over = if ranks > 1 {
+        u32::try_from(ranks).unwrap_or(u32::MAX)
+    } else {
+        EXAMPLE_RANKS
+    };
+    for a in &mut advice {
+        let stage = match a.kind {
+            AdviceKind::ShardOptimizerState => 1,
+            AdviceKind::ShardGradients => 2,
+            _ => continue,
+        };
+        let scenario = super::whatif::Scenario {
+            zero: Some((stage, over)),
+            ..Default::default()
+        };
+        if let Ok(p) = super::whatif::predict_on(view, &scenario) {
+            a.replayed = Some(Replayed {
+                lever: Lever::Zero { stage, ranks: over },
+                from: p.measured.bytes,
+                to: p.predicted.bytes,
+            });
+        }
+    }
+    advice
 }
 
 /// How a holder of advice is named.

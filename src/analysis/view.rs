@@ -37,6 +37,8 @@ pub struct RankView {
     roles: OnceLock<super::RoleReport>,
     not_counted: OnceLock<super::NotCounted>,
     event_order: OnceLock<super::whatif::EventOrder>,
+    /// The replayed advice and the rank count it is for ([`RankView::advice`]).
+    advice: std::sync::Mutex<Option<(usize, Arc<Vec<super::Advice>>)>>,
 }
 
 impl RankView {
@@ -56,6 +58,7 @@ impl RankView {
             roles: OnceLock::new(),
             not_counted: OnceLock::new(),
             event_order: OnceLock::new(),
+            advice: std::sync::Mutex::new(None),
         }
     }
 
@@ -163,6 +166,27 @@ impl RankView {
         *self
             .not_counted
             .get_or_init(|| super::not_counted(&self.data))
+    }
+
+    /// The roles advice for `ranks` data-parallel ranks with its levers replayed
+    /// ([`super::advice_replayed`]); kept for the last rank count asked (it replays the run).
+    pub fn advice(&self, ranks: usize) -> Arc<Vec<super::Advice>> {
+        if let Some(a) = self.advice_ready(ranks) {
+            return a;
+        }
+        let advice = Arc::new(super::advice_replayed(self, ranks));
+        if let Ok(mut slot) = self.advice.lock() {
+            *slot = Some((ranks, Arc::clone(&advice)));
+        }
+        advice
+    }
+
+    /// [`RankView::advice`] when it is computed for `ranks` already.
+    pub fn advice_ready(&self, ranks: usize) -> Option<Arc<Vec<super::Advice>>> {
+        let slot = self.advice.lock().ok()?;
+        slot.as_ref()
+            .filter(|(n, _)| *n == ranks)
+            .map(|(_, a)| Arc::clone(a))
     }
 
     /// The blocks' events in replay order, for the what-if replay (sorted once).

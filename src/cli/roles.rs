@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use crate::analysis::{RankView, RoleBytes, RoleReport, RolesAt};
+use crate::analysis::{Advice, Lever, RankView, RoleBytes, RoleReport, RolesAt};
 use crate::model::{NULL, RankData, SourceChoice, bytes_to_kib, bytes_to_mib, ns_to_ms};
 
 /// Options of `roles`.
@@ -34,10 +34,11 @@ pub fn roles(
         let (data, ranks) = super::rank::load_one_of_many(path, args.rank.as_deref(), source)?;
         let view = RankView::new(data);
         let report = view.roles();
+        let advice = view.advice(ranks);
         let text = if args.json {
-            format!("{}\n", roles_json(&view.data, report, ranks, args.blocks))
+            format!("{}\n", roles_json(&view.data, report, &advice, args.blocks))
         } else {
-            roles_text(&view.data, report, ranks, args.blocks)
+            roles_text(&view.data, report, &advice, args.blocks)
         };
         out.write_all(text.as_bytes()).map_err(|e| e.to_string())
     };
@@ -61,7 +62,7 @@ fn roles_of(at: &RolesAt, blocks: bool) -> Vec<serde_json::Value> {
 pub fn roles_json(
     data: &RankData,
     report: &RoleReport,
-    ranks: usize,
+    advice: &[Advice],
     blocks: bool,
 ) -> serde_json::Value {
     let phases: Vec<serde_json::Value> = data
@@ -104,17 +105,24 @@ pub fn roles_json(
             })
         })
         .collect();
-    let advice: Vec<serde_json::Value> = report
-        .advice_for(ranks)
+    let advice: Vec<serde_json::Value> = advice
         .iter()
         .map(|a| {
             let mut v = serde_json::json!({"kind": a.kind.as_str(), "mib": bytes_to_mib(a.bytes), "text": a.english()});
             if let Some(r) = &a.replayed {
-                v["replayed"] = serde_json::json!({
-                    "checkpoint": r.checkpoint,
+                let mut replayed = serde_json::json!({
                     "from_mib": bytes_to_mib(r.from),
                     "to_mib": bytes_to_mib(r.to),
+                    "whatif": r.lever.whatif_args(),
                 });
+                match &r.lever {
+                    Lever::Checkpoint(module) => replayed["checkpoint"] = module.as_str().into(),
+                    Lever::Zero { stage, ranks } => {
+                        replayed["zero"] = (*stage).into();
+                        replayed["ranks"] = (*ranks).into();
+                    }
+                }
+                v["replayed"] = replayed;
             }
             v
         })
@@ -174,7 +182,7 @@ fn role_table(roles: &[RoleBytes]) -> String {
 }
 
 /// The aligned text tables and the advice.
-pub fn roles_text(data: &RankData, report: &RoleReport, ranks: usize, blocks: bool) -> String {
+pub fn roles_text(data: &RankData, report: &RoleReport, advice: &[Advice], blocks: bool) -> String {
     let mut text = format!(
         "rank {}: memory by role (host ops from {})\n",
         data.info.rank,
@@ -226,10 +234,9 @@ pub fn roles_text(data: &RankData, report: &RoleReport, ranks: usize, blocks: bo
         text.push_str("\neach step's peak by role (MB):\n");
         text.push_str(&super::text_table(&header, &rows));
     }
-    let advice = report.advice_for(ranks);
     if !advice.is_empty() {
         text.push_str("\nwhat would lower the peak:\n");
-        for a in &advice {
+        for a in advice {
             text.push_str(&format!("- {}\n", a.english()));
         }
     }

@@ -314,7 +314,10 @@ fn record_of_loaded(identity: RankIdentity, data: RankData, ranks: usize) -> Ran
         .collect();
     let view = RankView::new(data);
     let report = view.roles();
-    let roles_json = super::roles::roles_json(&view.data, report, ranks, false).to_string();
+    // The advice without its replays: a summary stays one pass over each rank
+    // (`memsight roles` replays them).
+    let advice = report.advice_for(ranks);
+    let roles_json = super::roles::roles_json(&view.data, report, &advice, false).to_string();
     let roles_at_peak = report
         .at_peak
         .as_ref()

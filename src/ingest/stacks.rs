@@ -105,7 +105,17 @@ pub fn attribute_on_threads(
     let stack_of_op = stacks_of_ops(&ops, &ops.stack, &order, &parent);
     // The modules the same way: an op's own, its forward op's, its parent's.
     let module_of_op = if ops.module.iter().any(|&m| m != NO_STACK) {
-        stacks_of_ops(&ops, &ops.module, &order, &parent)
+        let mut modules = ops.module.clone();
+        // An op that ran outside every module with a call stack of its own (the loss, the
+        // optimizer) stays outside: a sequence number shared with an earlier op is no link.
+        let mut forward = forward_stacks(
+            &ops,
+            &modules,
+            &effective_stacks(&modules, &order, &parent, &FxHashMap::default()),
+        );
+        forward.retain(|&op, f| f.linked || ops.stack.get(op as usize) == Some(&NO_STACK));
+        modules = effective_stacks(&modules, &order, &parent, &forward);
+        modules
     } else {
         Vec::new()
     };

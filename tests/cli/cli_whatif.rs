@@ -257,6 +257,57 @@ fn zero_1_over_two_ranks_is_predicted_from_the_ddp_run() {
     assert!(e.abs() <= 0.05, "{e}");
 }
 
+/// The sharding advice replays ZeRO instead of quoting (N−1)/N: on its own the DDP run is one
+/// rank, so it is replayed over 8 for example (the same number as `memsight whatif`); over the
+/// pair's 2 ranks, the ZeRO-1 advice gives the ZeroRedundancyOptimizer run's measured peak.
+#[test]
+fn the_roles_advice_replays_zero_and_matches_the_real_zero_1_run() {
+    let dir = common::fixtures().join("pytorch/whatif");
+    let ddp = dir.join("ddp_r0.pt.trace.json.gz");
+    let (code, out, err) = common::memsight(&["roles", ddp.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let shard = v["advice"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["kind"] == "shard_optimizer_state")
+        .expect("optimizer state advice");
+    let r = &shard["replayed"];
+    assert_eq!(
+        (r["zero"].as_u64(), r["ranks"].as_u64()),
+        (Some(1), Some(8)),
+        "{r}"
+    );
+    let by_cli = whatif(&ddp, "0", &["--zero", "1", "--ranks", "8"]);
+    assert!((f(&r["to_mib"]) - f(&by_cli["predicted"]["peak_mib"])).abs() < 1e-9);
+    assert!((f(&r["from_mib"]) - raw_peak_mib(&ddp, 0)).abs() < 1e-6);
+    let text = shard["text"].as_str().unwrap();
+    assert!(text.contains("ZeRO-1 over 8 ranks, for example"), "{text}");
+
+    let profile = memsight::ingest::discover(&ddp).unwrap();
+    let data =
+        memsight::ingest::load_rank(&profile.ranks[0], &memsight::ingest::LoadControl::new())
+            .unwrap();
+    let view = memsight::analysis::RankView::new(data);
+    let advice = view.advice(2);
+    let shard = advice
+        .iter()
+        .find(|a| a.kind == memsight::analysis::AdviceKind::ShardOptimizerState)
+        .expect("optimizer state advice");
+    let r = shard.replayed.as_ref().expect("replayed");
+    assert_eq!(
+        r.lever,
+        memsight::analysis::Lever::Zero { stage: 1, ranks: 2 }
+    );
+    let want = raw_peak_mib(&dir.join("zero1_r0.pt.trace.json.gz"), 0);
+    let got = r.to as f64 / MIB;
+    assert!(
+        (got - want).abs() <= 0.05 * want,
+        "advice {got} MiB, the ZeRO-1 run {want} MiB"
+    );
+}
+
 #[test]
 fn the_app_s_replay_over_the_view_s_sorted_events_equals_the_full_replay() {
     use memsight::analysis::whatif::{Scenario, predict, predict_on};

@@ -484,3 +484,47 @@ fn live_at_cursor_header_and_curves_share_one_unit() {
         assert!(h.query_by_label_contains(&in_mb).is_none(), "{in_mb}");
     }
 }
+
+/// The sharding advice carries the replayed peak, not a formula alone: the DDP run of the
+/// what-if references, one rank on its own, replayed with ZeRO-1 over 8 ranks for example —
+/// the same peaks as the what-if replay and as the raw trace's largest Total Allocated.
+#[test]
+fn the_sharding_advice_shows_the_replayed_zero_peak() {
+    let ddp = common::fixtures().join("pytorch/whatif/ddp_r0.pt.trace.json.gz");
+    let raw_peak = common::trace_events(&ddp)
+        .iter()
+        .filter(|e| e["name"] == "[memory]")
+        .filter_map(|e| e["args"]["Total Allocated"].as_i64())
+        .max()
+        .unwrap();
+    for lang in [Lang::En, Lang::Zh] {
+        let mut h = common::app_at_720p(&ddp, lang);
+        let tab = h.state().tr().roles_tab;
+        h.get_by_label(tab).click();
+        common::step_until(&mut h, "the replayed advice", |h| {
+            h.state().view().is_some_and(|v| v.advice_ready(1).is_some())
+        });
+        h.run();
+        let t = h.state().tr();
+        let view = h.state().view().unwrap();
+        let scenario = memsight::analysis::whatif::Scenario {
+            zero: Some((1, 8)),
+            ..Default::default()
+        };
+        let predicted = memsight::analysis::whatif::predict(&view.data, &scenario).unwrap();
+        let replayed = memsight::ui::panes::roles::ZERO_REPLAYED_EXAMPLE
+            .get(t)
+            .replace("{stage}", "1")
+            .replace("{ranks}", "8")
+            .replace("{from}", &bytes(raw_peak))
+            .replace("{to}", &bytes(predicted.predicted.bytes));
+        let advice = view.advice(1);
+        let shard = advice
+            .iter()
+            .find(|a| a.kind == memsight::analysis::AdviceKind::ShardOptimizerState)
+            .expect("optimizer state advice");
+        let line = memsight::ui::panes::roles::advice_text(t, shard);
+        assert!(line.ends_with(&replayed), "{lang:?}: {line}");
+        assert!(h.query_by_label(&line).is_some(), "{lang:?}: {line}");
+    }
+}

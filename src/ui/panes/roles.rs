@@ -7,7 +7,7 @@
 use egui_plot::{Bar, BarChart, Line, Plot, PlotPoints, VLine};
 
 use super::PaneCx;
-use crate::analysis::{AdviceKind, OverallCurve, RankView, RoleReport, RolesAt};
+use crate::analysis::{AdviceKind, Lever, OverallCurve, RankView, RoleReport, RolesAt};
 use crate::model::{Role, TimeWindow, ns_to_ms};
 use crate::ui::command::Command;
 use crate::ui::format::{MemUnit, bytes, bytes_in};
@@ -25,6 +25,20 @@ pub const CHECKPOINT_REPLAYED: crate::ui::i18n::Text = crate::ui::i18n::Text {
     en: "Checkpointing every {module} would lower the peak from {from} to {to} (replayed from \
          this run).",
     zh: "对每个 {module} 做激活重计算，峰值将从 {from} 降到 {to}（按本次运行回放）。",
+};
+
+/// What sharding would do, replayed from the run, over the profile's ranks.
+pub const ZERO_REPLAYED: crate::ui::i18n::Text = crate::ui::i18n::Text {
+    en: "ZeRO-{stage} over the {ranks} ranks would lower the peak from {from} to {to} \
+         (replayed from this run).",
+    zh: "在这 {ranks} 个 rank 间使用 ZeRO-{stage}，峰值将从 {from} 降到 {to}（按本次运行回放）。",
+};
+
+/// [`ZERO_REPLAYED`] for a one-rank profile, over an example count.
+pub const ZERO_REPLAYED_EXAMPLE: crate::ui::i18n::Text = crate::ui::i18n::Text {
+    en: "For example, ZeRO-{stage} over {ranks} ranks would lower the peak from {from} to {to} \
+         (replayed from this run).",
+    zh: "例如在 {ranks} 个 rank 间使用 ZeRO-{stage}，峰值将从 {from} 降到 {to}（按本次运行回放）。",
 };
 
 /// The tab's id.
@@ -70,10 +84,13 @@ impl RolesJob {
         let id = view.id();
         if self.job.as_ref().is_none_or(|(v, _)| *v != id) {
             let v = std::sync::Arc::clone(view);
+            let ranks = cx.ranks().max(1);
             let job = cx
                 .jobs
                 .run(JobKey::scoped(ROLES_JOB, &id), Place::Thread, move |_| {
                     let _ = v.roles();
+                    // The advice's levers replayed, for the profile's ranks.
+                    let _ = v.advice(ranks);
                 });
             self.job = Some((id, job));
         }
@@ -184,7 +201,11 @@ fn side_ui(
         ui.weak(why);
     }
     let ranks = cx.ranks().max(1);
-    let advice = report.advice_for(ranks);
+    // The replayed advice once its job is done (the roles job replays it), else the lines alone.
+    let advice = match cx.view.advice_ready(ranks) {
+        Some(a) => a.as_ref().clone(),
+        None => report.advice_for(ranks),
+    };
     if !advice.is_empty() {
         ui.add_space(6.0);
         ui.strong(t.roles_advice_title);
@@ -270,21 +291,8 @@ pub fn advice_text(t: &Tr, a: &crate::analysis::Advice) -> String {
         .map(|(n, b)| format!("{n} ({})", bytes(*b)))
         .collect();
     let saves = bytes(a.saves().unwrap_or(0));
-    match a.kind {
-        AdviceKind::Recompute => {
-            let text = (t.advice_recompute)(&bytes(a.bytes), &holders.join("; "));
-            match &a.replayed {
-                Some(r) => format!(
-                    "{text} {}",
-                    CHECKPOINT_REPLAYED
-                        .get(t)
-                        .replace("{module}", &r.checkpoint)
-                        .replace("{from}", &bytes(r.from))
-                        .replace("{to}", &bytes(r.to))
-                ),
-                None => text,
-            }
-        }
+    let text = match a.kind {
+        AdviceKind::Recompute => (t.advice_recompute)(&bytes(a.bytes), &holders.join("; ")),
         AdviceKind::ShardOptimizerState => {
             (t.advice_shard_optimizer)(&bytes(a.bytes), a.ranks, &saves)
         }
@@ -292,7 +300,29 @@ pub fn advice_text(t: &Tr, a: &crate::analysis::Advice) -> String {
         AdviceKind::ExpandableSegments => (t.advice_expandable)(&bytes(a.bytes), a.alloc_conf),
         AdviceKind::BeforeProfiling => (t.advice_before_profiling)(&bytes(a.bytes)),
         AdviceKind::Temporaries => (t.advice_temporaries)(&bytes(a.bytes), &holders.join("; ")),
-    }
+    };
+    let Some(r) = &a.replayed else {
+        return text;
+    };
+    let replayed = match &r.lever {
+        Lever::Checkpoint(module) => CHECKPOINT_REPLAYED.get(t).replace("{module}", module),
+        Lever::Zero { stage, ranks } => {
+            let text = if a.ranks <= 1 {
+                ZERO_REPLAYED_EXAMPLE
+            } else {
+                ZERO_REPLAYED
+            };
+            text.get(t)
+                .replace("{stage}", &stage.to_string())
+                .replace("{ranks}", &ranks.to_string())
+        }
+    };
+    format!(
+        "{text} {}",
+        replayed
+            .replace("{from}", &bytes(r.from))
+            .replace("{to}", &bytes(r.to))
+    )
 }
 
 /// The rank's Operator Allocated curve, when it has one.
