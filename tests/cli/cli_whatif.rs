@@ -410,3 +410,27 @@ fn torch_npu_exports_replay_to_their_allocator_total() {
         );
     }
 }
+
+/// Offload checked against a real run (an H200, torch 2.11, made by
+/// `tests/reference/make_cuda_offload_refs.py`, committed in `fixtures/pytorch/whatif_cuda/`):
+/// `--offload-optimizer` predicted from the run with AdamW on the device must give the peak of
+/// the run whose optimizer state lives on the host — the max of its trace's Total Allocated and
+/// PyTorch's own `max_memory_allocated` — within 5 %.
+#[test]
+fn offload_is_predicted_from_the_run_with_the_optimizer_on_the_device() {
+    let dir = common::fixtures().join("pytorch/whatif_cuda");
+    let truth: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("truth.json")).unwrap()).unwrap();
+    let gpu = dir.join("gpu.pt.trace.json.gz");
+    let offload = dir.join("offload.pt.trace.json.gz");
+    let same = whatif(&gpu, "gpu cuda:0", &[]);
+    assert!((f(&same["predicted"]["peak_mib"]) - raw_peak_mib(&gpu, 1)).abs() < 1e-6);
+    let got = whatif(&gpu, "gpu cuda:0", &["--offload-optimizer"]);
+    let want = raw_peak_mib(&offload, 1);
+    assert!(want < raw_peak_mib(&gpu, 1), "offloading lowered the real peak");
+    let e = check(&got, want, "offload (trace)");
+    assert!(e.abs() <= 0.05, "{e}");
+    let pytorch = f(&truth["runs"]["offload"]["max_allocated"]) / MIB;
+    let e = check(&got, pytorch, "offload (max_memory_allocated)");
+    assert!(e.abs() <= 0.05, "{e}");
+}
