@@ -70,10 +70,149 @@ pub struct Prediction {
     pub by_role: Vec<(Role, i64)>,
     /// The predicted curve: (ns from origin, bytes), one point per change.
     pub curve: Vec<(i64, i64)>,
-    /// What the replay took as given, in words.
-    pub assumptions: Vec<String>,
+    /// What the replay took as given (in words: their `Display`, English).
+    pub assumptions: Vec<Assumption>,
     /// The modules the checkpoint globs matched (paths).
     pub checkpointed: Vec<String>,
+}
+
+/// The optimizer the replay takes the run to use (its state per parameter byte).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Optimizer {
+    /// Adam or AdamW, named by the host ops: two moments.
+    Adam,
+    /// SGD with momentum, named by the host ops: one buffer.
+    Sgd,
+    /// None named: taken as Adam.
+    Unnamed,
+}
+
+/// One thing a replay takes as given, with its numbers (bytes). Its `Display` is the English
+/// text of the CLI and JSON; the app words each in its own language.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Assumption {
+    /// No Operator Allocated curve: nothing allocated before profiling.
+    NoAllocatedCurve,
+    /// What no block holds changes during the profile, as the allocator's total shows.
+    Unexplained {
+        /// Of what was there at the start, freed during the profile.
+        freed: i64,
+        /// Allocated during the profile outside every block.
+        allocated: i64,
+    },
+    /// How checkpointing is replayed.
+    Checkpointing,
+    /// Which blocks scale with the micro-batch, by this factor.
+    MicroBatch(f64),
+    /// The optimizer, from the host ops' names.
+    Optimizer(Optimizer),
+    /// The parameters' size and what was allocated before profiling, split.
+    Parameters {
+        /// The parameters (the gradient bytes of one backward pass).
+        params: i64,
+        /// Optimizer state allocated before profiling.
+        state_before: i64,
+        /// Parameters allocated before profiling.
+        params_before: i64,
+        /// The rest of what was allocated before profiling.
+        other: i64,
+    },
+    /// The optimizer state moves to the host.
+    Offload,
+    /// ZeRO-3's gather buffer.
+    Zero3Gather {
+        /// The ranks sharded over.
+        ranks: u32,
+        /// The buffer, bytes.
+        gather: i64,
+    },
+    /// What ZeRO shards.
+    Zero {
+        /// 1, 2 or 3.
+        stage: u8,
+        /// The ranks sharded over.
+        ranks: u32,
+    },
+}
+
+impl std::fmt::Display for Assumption {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mib = crate::model::bytes_to_mib;
+        match self {
+            Assumption::NoAllocatedCurve => write!(
+                f,
+                "no Operator Allocated curve: what was allocated before profiling is taken as 0"
+            ),
+            Assumption::Unexplained { freed, allocated } => write!(
+                f,
+                "memory no block of the profile holds (allocated before profiling, or outside \
+                 the operators) changes during it, as the allocator's total shows: {:.2} MiB of \
+                 what was there at the start is freed, {:.2} MiB more is allocated; the replay \
+                 keeps those changes at their times, unscaled",
+                mib(*freed),
+                mib(*allocated)
+            ),
+            Assumption::Checkpointing => write!(
+                f,
+                "checkpointing: a module's activations that outlive its forward are freed at its \
+                 last forward allocation, except its output (the latest of them), and allocated \
+                 again at its first backward allocation (the recompute); the recompute's own \
+                 temporaries are not added"
+            ),
+            Assumption::MicroBatch(k) => write!(
+                f,
+                "micro-batch ×{k}: inputs, activations, backward temporaries and the temporaries \
+                 of the forward and backward passes scale with the batch; gradients, optimizer \
+                 state and what was allocated before profiling (weights) do not"
+            ),
+            Assumption::Optimizer(Optimizer::Adam) => write!(
+                f,
+                "optimizer: Adam (two moments, each the size of the parameters)"
+            ),
+            Assumption::Optimizer(Optimizer::Sgd) => write!(
+                f,
+                "optimizer: SGD with momentum (one buffer the size of the parameters)"
+            ),
+            Assumption::Optimizer(Optimizer::Unnamed) => write!(
+                f,
+                "optimizer: not named by the host ops; taken as Adam (two moments, each the size \
+                 of the parameters)"
+            ),
+            Assumption::Parameters {
+                params,
+                state_before,
+                params_before,
+                other,
+            } => write!(
+                f,
+                "parameters: {:.2} MiB, the gradient bytes of one backward pass; before \
+                 profiling: {:.2} MiB of optimizer state and {:.2} MiB of parameters, {:.2} MiB \
+                 else",
+                mib(*params),
+                mib(*state_before),
+                mib(*params_before),
+                mib(*other)
+            ),
+            Assumption::Offload => write!(
+                f,
+                "offload: the optimizer state lives on the host; its step's temporaries stay on \
+                 the device"
+            ),
+            Assumption::Zero3Gather { ranks, gather } => write!(
+                f,
+                "ZeRO-3: parameters sharded over {ranks} ranks, with one gather buffer the size \
+                 of the largest top-level module's parameters ({:.2} MiB) held throughout",
+                mib(*gather)
+            ),
+            Assumption::Zero { stage, ranks } => write!(
+                f,
+                "ZeRO-{stage} over {ranks} ranks: optimizer state{}{} divided by {ranks}; \
+                 communication buckets are not added",
+                if *stage >= 2 { ", gradients" } else { "" },
+                if *stage >= 3 { ", parameters" } else { "" },
+            ),
+        }
+    }
 }
 
 /// Why no prediction can be made.
@@ -186,9 +325,7 @@ fn predict_with(
         }
     };
     if allocated.is_none() {
-        assumptions.push(
-            "no Operator Allocated curve: what was allocated before profiling is taken as 0".into(),
-        );
+        assumptions.push(Assumption::NoAllocatedCurve);
     }
 
     // Checkpointing moves activations; the sizes change after.
@@ -196,13 +333,7 @@ fn predict_with(
     let mut checkpointed = Vec::new();
     if !scenario.checkpoint.is_empty() {
         checkpointed = checkpoint(data, &roles, &phases, &scenario.checkpoint, &mut intervals)?;
-        assumptions.push(
-            "checkpointing: a module's activations that outlive its forward are freed at its \
-             last forward allocation, except its output (the latest of them), and allocated \
-             again at its first backward allocation (the recompute); the recompute's own \
-             temporaries are not added"
-                .into(),
-        );
+        assumptions.push(Assumption::Checkpointing);
     }
     if scenario.micro_batch != 1.0 {
         let k = scenario.micro_batch;
@@ -211,11 +342,7 @@ fn predict_with(
                 iv.bytes = scale(iv.bytes, k);
             }
         }
-        assumptions.push(format!(
-            "micro-batch ×{k}: inputs, activations, backward temporaries and the temporaries of \
-             the forward and backward passes scale with the batch; gradients, optimizer state \
-             and what was allocated before profiling (weights) do not"
-        ));
+        assumptions.push(Assumption::MicroBatch(k));
     }
     let mut base_by_role = vec![(Role::BeforeProfiling, base)];
     if scenario.zero.is_some() || scenario.offload_optimizer {
@@ -248,14 +375,10 @@ fn predict_with(
             .filter(|iv| Some(iv.start) != first_sample || iv.end == i64::MAX)
             .map(|iv| iv.bytes)
             .sum();
-        assumptions.push(format!(
-            "memory no block of the profile holds (allocated before profiling, or outside the \
-             operators) changes during it, as the allocator's total shows: {:.2} MiB of what \
-             was there at the start is freed, {:.2} MiB more is allocated; the replay keeps \
-             those changes at their times, unscaled",
-            crate::model::bytes_to_mib(freed_before),
-            crate::model::bytes_to_mib(rose)
-        ));
+        assumptions.push(Assumption::Unexplained {
+            freed: freed_before,
+            allocated: rose,
+        });
     }
     intervals.extend(unexplained);
     let base_total: i64 = base_by_role.iter().map(|b| b.1).sum();
@@ -568,7 +691,7 @@ fn parameter_bytes(data: &RankData, roles: &[Role], phases: &Phases) -> i64 {
 }
 
 /// Optimizer state per parameter byte, from the optimizer the host ops name.
-fn optimizer_factor(data: &RankData, assumptions: &mut Vec<String>) -> f64 {
+fn optimizer_factor(data: &RankData, assumptions: &mut Vec<Assumption>) -> f64 {
     let names = |needle: &str| {
         data.stacks.as_ref().is_some_and(|s| {
             (0..s.op_names.len() as u32)
@@ -578,18 +701,13 @@ fn optimizer_factor(data: &RankData, assumptions: &mut Vec<String>) -> f64 {
         })
     };
     if names("adam") {
-        assumptions.push("optimizer: Adam (two moments, each the size of the parameters)".into());
+        assumptions.push(Assumption::Optimizer(Optimizer::Adam));
         2.0
     } else if names("sgd") {
-        assumptions
-            .push("optimizer: SGD with momentum (one buffer the size of the parameters)".into());
+        assumptions.push(Assumption::Optimizer(Optimizer::Sgd));
         1.0
     } else {
-        assumptions.push(
-            "optimizer: not named by the host ops; taken as Adam (two moments, each the size of \
-             the parameters)"
-                .into(),
-        );
+        assumptions.push(Assumption::Optimizer(Optimizer::Unnamed));
         2.0
     }
 }
@@ -602,7 +720,7 @@ fn shard(
     scenario: &Scenario,
     base: i64,
     intervals: &mut [Interval],
-    assumptions: &mut Vec<String>,
+    assumptions: &mut Vec<Assumption>,
 ) -> Result<Vec<(Role, i64)>, WhyNot> {
     let phases = data
         .stacks
@@ -624,24 +742,18 @@ fn shard(
     let state_before = (state_total - state_in_blocks).clamp(0, base);
     let params_before = params.min(base - state_before);
     let other = base - state_before - params_before;
-    assumptions.push(format!(
-        "parameters: {:.2} MiB, the gradient bytes of one backward pass; before profiling: \
-         {:.2} MiB of optimizer state and {:.2} MiB of parameters, {:.2} MiB else",
-        crate::model::bytes_to_mib(params),
-        crate::model::bytes_to_mib(state_before),
-        crate::model::bytes_to_mib(params_before),
-        crate::model::bytes_to_mib(other),
-    ));
+    assumptions.push(Assumption::Parameters {
+        params,
+        state_before,
+        params_before,
+        other,
+    });
     let (stage, ranks) = scenario.zero.unwrap_or((0, 1));
     let n = f64::from(ranks.max(1));
     let mut state_factor = if stage >= 1 { 1.0 / n } else { 1.0 };
     if scenario.offload_optimizer {
         state_factor = 0.0;
-        assumptions.push(
-            "offload: the optimizer state lives on the host; its step's temporaries stay on the \
-             device"
-                .into(),
-        );
+        assumptions.push(Assumption::Offload);
     }
     let grad_factor = if stage >= 2 { 1.0 / n } else { 1.0 };
     let param_factor = if stage >= 3 { 1.0 / n } else { 1.0 };
@@ -656,19 +768,10 @@ fn shard(
     // Over one rank nothing is sharded, so nothing is gathered.
     if stage >= 3 && ranks > 1 {
         gather = largest_module_params(data, roles);
-        assumptions.push(format!(
-            "ZeRO-3: parameters sharded over {ranks} ranks, with one gather buffer the size of \
-             the largest top-level module's parameters ({:.2} MiB) held throughout",
-            crate::model::bytes_to_mib(gather)
-        ));
+        assumptions.push(Assumption::Zero3Gather { ranks, gather });
     }
     if stage >= 1 {
-        assumptions.push(format!(
-            "ZeRO-{stage} over {ranks} ranks: optimizer state{}{} divided by {ranks}; \
-             communication buckets are not added",
-            if stage >= 2 { ", gradients" } else { "" },
-            if stage >= 3 { ", parameters" } else { "" },
-        ));
+        assumptions.push(Assumption::Zero { stage, ranks });
     }
     Ok(vec![
         (Role::OptimizerState, scale(state_before, state_factor)),
@@ -711,7 +814,7 @@ fn largest_module_params(data: &RankData, roles: &[Role]) -> i64 {
 /// ([`super::RankView::event_order`]): the measured blocks' events in replay order,
 /// `(time, is_alloc, interval)` by time with frees first, so that a lever that moves no block
 /// (micro-batch, ZeRO, offload) replays in one pass and checkpointing merges in only the
-/// events it moves; and what the blocks do not explain (see [`base_and_peak`]).
+/// events it moves; and what the blocks do not explain (the allocator's total less the live blocks).
 #[derive(Debug)]
 pub struct EventOrder {
     events: Vec<(i64, bool, u32)>,

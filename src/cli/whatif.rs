@@ -95,7 +95,7 @@ fn json(rank: &str, s: &Scenario, p: &Prediction) -> serde_json::Value {
             "at_ms": ns_to_ms(p.predicted.at_ns),
             "by_role": by_role,
         },
-        "assumptions": p.assumptions,
+        "assumptions": p.assumptions.iter().map(ToString::to_string).collect::<Vec<_>>(),
     })
 }
 

@@ -427,7 +427,10 @@ fn offload_is_predicted_from_the_run_with_the_optimizer_on_the_device() {
     assert!((f(&same["predicted"]["peak_mib"]) - raw_peak_mib(&gpu, 1)).abs() < 1e-6);
     let got = whatif(&gpu, "gpu cuda:0", &["--offload-optimizer"]);
     let want = raw_peak_mib(&offload, 1);
-    assert!(want < raw_peak_mib(&gpu, 1), "offloading lowered the real peak");
+    assert!(
+        want < raw_peak_mib(&gpu, 1),
+        "offloading lowered the real peak"
+    );
     let e = check(&got, want, "offload (trace)");
     assert!(e.abs() <= 0.05, "{e}");
     let pytorch = f(&truth["runs"]["offload"]["max_allocated"]) / MIB;

@@ -502,7 +502,9 @@ fn the_sharding_advice_shows_the_replayed_zero_peak() {
         let tab = h.state().tr().roles_tab;
         h.get_by_label(tab).click();
         common::step_until(&mut h, "the replayed advice", |h| {
-            h.state().view().is_some_and(|v| v.advice_ready(1).is_some())
+            h.state()
+                .view()
+                .is_some_and(|v| v.advice_ready(1).is_some())
         });
         h.run();
         let t = h.state().tr();

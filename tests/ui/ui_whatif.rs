@@ -100,6 +100,21 @@ fn the_levers_predict_the_runs_made_with_them() {
         let p = shown_prediction(&mut h);
         let want = raw_peak("gpt_b8");
         assert!((p - want).abs() <= 0.10 * want, "{lang:?}: {p} vs {want}");
+        // The assumptions, in the UI's language: what scales with the batch.
+        let t = h.state().tr();
+        h.get_by_label(whatif::ASSUMPTIONS.get(t)).click();
+        h.run();
+        let scaled = format!("• {}", whatif::A_MICRO_BATCH.get(t).replace("{k}", "2"));
+        assert!(h.query_by_label(&scaled).is_some(), "{lang:?}: {scaled}");
+        let english = format!(
+            "• {}",
+            memsight::analysis::whatif::Assumption::MicroBatch(2.0)
+        );
+        assert_eq!(
+            h.query_by_label_contains("scale with the batch").is_some(),
+            lang == Lang::En,
+            "{lang:?}: {english}"
+        );
         if lang == Lang::Zh {
             assert!(
                 h.query_by_label("Micro-batch ×").is_none(),
