@@ -97,7 +97,7 @@ pub enum Assumption {
     Unexplained {
         /// Of what was there at the start, freed during the profile.
         freed: i64,
-        /// Allocated during the profile outside every block.
+        /// Allocated during the profile outside every block, in all (freed again or not).
         allocated: i64,
     },
     /// How checkpointing is replayed.
@@ -147,8 +147,9 @@ impl std::fmt::Display for Assumption {
                 f,
                 "memory no block of the profile holds (allocated before profiling, or outside \
                  the operators) changes during it, as the allocator's total shows: {:.2} MiB of \
-                 what was there at the start is freed, {:.2} MiB more is allocated; the replay \
-                 keeps those changes at their times, unscaled",
+                 what was there at the start is freed, and {:.2} MiB in all is allocated (and \
+                 freed) over the profile; the replay keeps those changes at their times, \
+                 unscaled",
                 mib(*freed),
                 mib(*allocated)
             ),
@@ -814,7 +815,8 @@ fn largest_module_params(data: &RankData, roles: &[Role]) -> i64 {
 /// ([`super::RankView::event_order`]): the measured blocks' events in replay order,
 /// `(time, is_alloc, interval)` by time with frees first, so that a lever that moves no block
 /// (micro-batch, ZeRO, offload) replays in one pass and checkpointing merges in only the
-/// events it moves; and what the blocks do not explain (the allocator's total less the live blocks).
+/// events it moves; and what the blocks do not explain (the allocator's total less the live
+/// blocks).
 #[derive(Debug)]
 pub struct EventOrder {
     events: Vec<(i64, bool, u32)>,

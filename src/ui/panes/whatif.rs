@@ -101,10 +101,10 @@ pub const A_NO_CURVE: Text = Text {
 pub const A_UNEXPLAINED: Text = Text {
     en: "Memory no block holds (allocated before profiling, or outside the operators) changes \
          during the profile, as the allocator's total shows: {freed} of what was there at the \
-         start is freed, {allocated} more is allocated; the replay keeps those changes at their \
-         times, unscaled",
+         start is freed, and {allocated} in all is allocated (and freed) over the profile; the \
+         replay keeps those changes at their times, unscaled",
     zh: "没有内存块持有的内存（采集前分配的，或在算子之外分配的）在采集期间随分配器总量变化：\
-         开始时已有的 {freed} 被释放，另分配了 {allocated}；回放在原时间保留这些变化，不做缩放",
+         开始时已有的 {freed} 被释放，采集期间累计另分配（并释放）{allocated}；回放在原时间保留这些变化，不做缩放",
 };
 /// [`Assumption::Checkpointing`].
 pub const A_CHECKPOINT: Text = Text {
