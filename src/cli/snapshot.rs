@@ -6,6 +6,7 @@ use std::path::Path;
 
 use crate::ingest::msmemscope::{OomDetail, OomDetailKind};
 use crate::model::bytes_to_mib;
+use crate::snapshot::fragmentation::{Fragmentation, diagnose, fragmentation_at};
 use crate::snapshot::oom::{ModuleUsage, OomReport, OomVerdict, oom_reports, usage_beside};
 use crate::snapshot::{AllocatorSnapshot, Frame, SnapshotSummary, summarize_snapshot};
 
@@ -60,6 +61,20 @@ fn run(
     }
     let modules = usage.modules;
     let memscope = crate::snapshot::oom::memscope_oom_beside(path);
+    // Why it is fragmented: at the chosen event, else the first OOM, else the snapshot's end.
+    let device = at
+        .map(|a| a.0)
+        .or_else(|| ooms.first().map(|o| o.device))
+        .unwrap_or_else(|| {
+            snap.traces.iter().position(|t| !t.is_empty()).map_or_else(
+                || snap.segments.first().map_or(0, |g| g.device),
+                |d| d as i64,
+            )
+        });
+    let fragmentation = match at {
+        Some((d, k)) => fragmentation_at(&snap, d, k, 0),
+        None => diagnose(&snap, device),
+    };
     let w = |e: std::io::Error| e.to_string();
     if args.json {
         let mut v = serde_json::to_value(&summary).map_err(|e| e.to_string())?;
@@ -77,11 +92,19 @@ fn run(
                 .map(|(file, rows)| serde_json::json!({ "file": file, "rows": rows }))
                 .collect();
             o.insert("memscope_oom".into(), serde_json::Value::Array(dumps));
+            o.insert("fragmentation".into(), fragmentation.to_json());
         }
         serde_json::to_writer_pretty(&mut *out, &v).map_err(|e| e.to_string())?;
         writeln!(out).map_err(w)?;
     } else {
-        write_oom(&ooms, &modules, out).map_err(w)?;
+        write_oom(&ooms, &modules, &fragmentation, out).map_err(w)?;
+        // An OOM at the same event that fragmentation did not cause.
+        let not_why = ooms.iter().any(|o| {
+            o.device == fragmentation.device
+                && o.event == fragmentation.at_event
+                && o.verdict != OomVerdict::Fragmentation
+        });
+        write_fragmentation(&fragmentation, not_why, out).map_err(w)?;
         write_memscope_oom(&memscope, out).map_err(w)?;
         write_text(&summary, out).map_err(w)?;
     }
@@ -109,9 +132,26 @@ fn run_cluster(dir: &Path, args: &SnapshotArgs, out: &mut dyn Write) -> Result<(
 fn write_oom(
     ooms: &[OomReport],
     modules: &[ModuleUsage],
+    fragmentation: &Fragmentation,
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
     for o in ooms {
+        // The fix, when the diagnosis is of this OOM and the verdict is fragmentation.
+        let fix = match o.verdict {
+            OomVerdict::Fragmentation
+                if fragmentation.device == o.device
+                    && fragmentation.at_event == o.event
+                    && !fragmentation.fix.is_empty() =>
+            {
+                format!("; the fix: {}", fragmentation.fix)
+            }
+            OomVerdict::Exhaustion | OomVerdict::ProcessLimit => {
+                "; expandable_segments will not help: hold less (recompute, a smaller batch, \
+                 sharding) or raise the limit"
+                    .to_string()
+            }
+            _ => String::new(),
+        };
         let device_free = o.device_free_bytes.map_or("unknown".to_string(), |b| {
             format!("{:.2} MB", bytes_to_mib(b))
         });
@@ -130,6 +170,9 @@ fn write_oom(
                     "a limit on the process (the device had it free; a per-process memory fraction or another process's reservation)",
             }
         )?;
+        if !fix.is_empty() {
+            writeln!(out, "  {}", fix.trim_start_matches("; "))?;
+        }
     }
     if !modules.is_empty() {
         writeln!(out, "memory by CANN module at the OOM (memUsageInfo), MB:")?;
@@ -145,6 +188,47 @@ fn write_oom(
         writeln!(out)?;
     }
     Ok(())
+}
+
+/// The fragmentation lines: reserved − allocated by cause, the largest request that fits, the
+/// fix of the largest cause.
+fn write_fragmentation(
+    f: &Fragmentation,
+    not_why: bool,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let free = f.reserved_bytes.saturating_sub(f.allocated_bytes);
+    writeln!(
+        out,
+        "fragmentation on device {} at event {}: reserved {:.2} MB, allocated {:.2} MB, {:.2} MB not handed out",
+        f.device,
+        f.at_event,
+        bytes_to_mib(f.reserved_bytes),
+        bytes_to_mib(f.allocated_bytes),
+        bytes_to_mib(free)
+    )?;
+    for (cause, b) in f.causes.iter().filter(|c| c.1 > 0) {
+        writeln!(out, "  {:>10.2} MB  {}", bytes_to_mib(*b), cause.as_str())?;
+    }
+    writeln!(
+        out,
+        "  the largest request that fits without a new segment: {:.2} MB",
+        bytes_to_mib(f.largest_possible_bytes)
+    )?;
+    if let Some((_, b)) = f.largest() {
+        writeln!(
+            out,
+            "  closes the largest cause ({:.2} MB): {}{}",
+            bytes_to_mib(b),
+            f.fix,
+            if not_why {
+                " (not why it ran out: see above)"
+            } else {
+                ""
+            }
+        )?;
+    }
+    writeln!(out)
 }
 
 /// The `OOM_DETAIL` rows of the msMemScope dumps beside the snapshot (nothing without).

@@ -5,9 +5,11 @@
 //! blocks with the fragmentation figures, at the end or after any event; [`timeline`] stacks
 //! every allocation as a band over the events (memory_viz's active-memory view); [`oom`] says
 //! why an `oom` event happened (fragmentation or exhaustion) and reads the per-module memory
-//! torch_npu writes beside an OOM snapshot.
+//! torch_npu writes beside an OOM snapshot; [`fragmentation`] splits reserved − allocated into
+//! its causes at an event and names the setting that closes the largest.
 
 pub mod cluster;
+pub mod fragmentation;
 pub mod holder;
 pub mod model;
 pub mod oom;

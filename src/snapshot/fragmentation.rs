@@ -1,0 +1,315 @@
+//! Why memory is fragmented at an event: reserved − allocated split into its causes, the
+//! largest request that would succeed without a new segment, and the allocator setting that
+//! closes the largest cause.
+//!
+//! The segments at the event are [`super::segments::allocator_state_at`]'s. In each segment the
+//! free space is taken as runs (neighbouring free blocks merged, as the allocator merges them):
+//! - a run between two held blocks is a **hole** (`holes_between_live_blocks`);
+//! - a run at the edge of a segment that holds something is free space **split across
+//!   segments**, which no request larger than it can use because segments never merge
+//!   (`split_across_segments`: what `expandable_segments:True` fixes, by growing one segment
+//!   instead of reserving many);
+//! - a segment holding nothing is **cached** (`empty_segments`: `empty_cache()` at a phase
+//!   boundary, or `garbage_collection_threshold`, returns it);
+//! - blocks freed but still waiting for a stream are **pending** (`pending_stream_sync`);
+//! - any free space of a segment made for another stream than the request's is
+//!   `other_stream` (a block is only reused on its own stream: `record_stream` changes).
+//!
+//! A segment's stream is the one the snapshot gives it at the end (a segment freed before then
+//! counts as the request's stream). Private pools (CUDA graphs, `MemPool`) are not told apart yet.
+
+use serde::Serialize;
+
+use super::model::{Action, AllocatorSnapshot};
+use super::segments::{BlockKind, allocator_state_at};
+
+/// One cause of reserved − allocated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Cause {
+    /// Free runs between live blocks inside a segment.
+    HolesBetweenLiveBlocks,
+    /// Free runs at the edges of segments that hold something: segments cannot merge.
+    SplitAcrossSegments,
+    /// Segments that hold nothing (cached).
+    EmptySegments,
+    /// Free space in segments of another stream than the request's.
+    OtherStream,
+    /// Blocks freed but waiting for a stream to sync.
+    PendingStreamSync,
+}
+
+impl Cause {
+    /// Every cause, in the JSON's order.
+    pub const ALL: [Cause; 5] = [
+        Cause::SplitAcrossSegments,
+        Cause::HolesBetweenLiveBlocks,
+        Cause::EmptySegments,
+        Cause::OtherStream,
+        Cause::PendingStreamSync,
+    ];
+
+    /// The name in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Cause::HolesBetweenLiveBlocks => "holes_between_live_blocks",
+            Cause::SplitAcrossSegments => "split_across_segments",
+            Cause::EmptySegments => "empty_segments",
+            Cause::OtherStream => "other_stream",
+            Cause::PendingStreamSync => "pending_stream_sync",
+        }
+    }
+
+    /// The setting or change that closes this cause, for the allocator settings variable
+    /// `conf` (`PYTORCH_CUDA_ALLOC_CONF` or `PYTORCH_NPU_ALLOC_CONF`).
+    pub fn fix(self, conf: &str) -> String {
+        match self {
+            Cause::SplitAcrossSegments => format!("{conf}=expandable_segments:True"),
+            Cause::HolesBetweenLiveBlocks => format!(
+                "{conf}=max_split_size_mb:<MB> (large cached blocks are no longer split into \
+                 pieces that live blocks pin)"
+            ),
+            Cause::EmptySegments => format!(
+                "one torch.{}.empty_cache() at a phase boundary, or \
+                 {conf}=garbage_collection_threshold:0.8",
+                if conf.contains("NPU") { "npu" } else { "cuda" }
+            ),
+            Cause::OtherStream | Cause::PendingStreamSync => {
+                "record_stream changes: free cross-stream tensors after their stream has \
+                 synchronized, or allocate them on the stream that uses them"
+                    .into()
+            }
+        }
+    }
+}
+
+/// The fragmentation figures at one event of one device.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Fragmentation {
+    /// The device.
+    pub device: i64,
+    /// The event (index into the device's trace).
+    pub at_event: usize,
+    /// Reserved then, bytes.
+    pub reserved_bytes: i64,
+    /// Allocated then, bytes.
+    pub allocated_bytes: i64,
+    /// Reserved − allocated by cause (each cause once, largest first; they add up to it).
+    pub causes: Vec<(Cause, i64)>,
+    /// The largest request that would succeed without reserving a new segment: the largest
+    /// free run of a segment of the request's stream, bytes.
+    pub largest_possible_bytes: i64,
+    /// The fix of the largest cause (empty when nothing is free).
+    pub fix: String,
+}
+
+impl Fragmentation {
+    /// The largest cause, if anything is free.
+    pub fn largest(&self) -> Option<(Cause, i64)> {
+        self.causes.first().copied().filter(|c| c.1 > 0)
+    }
+
+    /// The JSON object of `memsight snapshot --json`'s `fragmentation`.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "device": self.device,
+            "at_event": self.at_event,
+            "reserved_bytes": self.reserved_bytes,
+            "allocated_bytes": self.allocated_bytes,
+            "causes": self.causes.iter().map(|(c, b)| serde_json::json!({"kind": c.as_str(), "bytes": b})).collect::<Vec<_>>(),
+            "largest_possible_bytes": self.largest_possible_bytes,
+            "fix": self.fix,
+        })
+    }
+}
+
+/// The figures of `device` just after its event `k`, for a request on `stream`.
+pub fn fragmentation_at(
+    s: &AllocatorSnapshot,
+    device: i64,
+    k: usize,
+    stream: i64,
+) -> Fragmentation {
+    let state = allocator_state_at(s, device, k);
+    // The stream of the segment containing an address, as the snapshot ends.
+    let stream_of = |addr: u64| {
+        s.segments
+            .iter()
+            .filter(|g| g.device == device && g.address <= addr)
+            .find(|g| {
+                addr < g
+                    .address
+                    .saturating_add(u64::try_from(g.total_size).unwrap_or(0))
+            })
+            .map_or(stream, |g| g.stream)
+    };
+    let mut by = [0i64; Cause::ALL.len()];
+    let mut add = |c: Cause, b: i64| {
+        if let Some(i) = Cause::ALL.iter().position(|&x| x == c) {
+            by[i] = by[i].saturating_add(b);
+        }
+    };
+    let mut largest_possible = 0i64;
+    for seg in &state.segments {
+        let own_stream = stream_of(seg.address) == stream;
+        // Free runs with whether a held block lies before and after each.
+        let mut runs: Vec<(i64, bool, bool)> = Vec::new();
+        let mut run = 0i64;
+        let mut held_before = false;
+        for &(size, kind) in &seg.layout {
+            match kind {
+                BlockKind::Free => run = run.saturating_add(size),
+                BlockKind::Allocated | BlockKind::PendingFree => {
+                    if kind == BlockKind::PendingFree {
+                        add(Cause::PendingStreamSync, size);
+                    }
+                    if run > 0 {
+                        runs.push((run, held_before, true));
+                    }
+                    run = 0;
+                    held_before = true;
+                }
+            }
+        }
+        if run > 0 {
+            runs.push((run, held_before, false));
+        }
+        let holds = seg.allocated > 0 || seg.pending_free > 0;
+        for (size, before, after) in runs {
+            let cause = if !own_stream {
+                Cause::OtherStream
+            } else if !holds {
+                Cause::EmptySegments
+            } else if before && after {
+                Cause::HolesBetweenLiveBlocks
+            } else {
+                Cause::SplitAcrossSegments
+            };
+            add(cause, size);
+            if own_stream {
+                largest_possible = largest_possible.max(size);
+            }
+        }
+    }
+    let mut causes: Vec<(Cause, i64)> = Cause::ALL.iter().copied().zip(by).collect();
+    causes.sort_by_key(|&(c, b)| {
+        (
+            std::cmp::Reverse(b),
+            Cause::ALL.iter().position(|&x| x == c),
+        )
+    });
+    let fix = causes
+        .first()
+        .filter(|c| c.1 > 0)
+        .map(|c| c.0.fix(s.backend.alloc_conf()))
+        .unwrap_or_default();
+    Fragmentation {
+        device,
+        at_event: k,
+        reserved_bytes: state.reserved,
+        allocated_bytes: state.allocated,
+        causes,
+        largest_possible_bytes: largest_possible,
+        fix,
+    }
+}
+
+/// The event a snapshot's diagnosis is for on `device`: its first `oom` (and that request's
+/// stream), else its last event (the snapshot's own state, stream 0).
+pub fn diagnosis_event(s: &AllocatorSnapshot, device: i64) -> (usize, i64) {
+    let trace = usize::try_from(device)
+        .ok()
+        .and_then(|d| s.traces.get(d))
+        .map_or(&[][..], Vec::as_slice);
+    match trace.iter().position(|e| e.action == Action::Oom) {
+        Some(k) => (k, trace[k].stream),
+        None => (trace.len().saturating_sub(1), 0),
+    }
+}
+
+/// The diagnosis of `device` at [`diagnosis_event`].
+pub fn diagnose(s: &AllocatorSnapshot, device: i64) -> Fragmentation {
+    let (k, stream) = diagnosis_event(s, device);
+    fragmentation_at(s, device, k, stream)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::snapshot::model::{Block, Segment};
+
+    fn segment(address: u64, stream: i64, blocks: &[(i64, &str)]) -> Segment {
+        let mut at = address;
+        let blocks = blocks
+            .iter()
+            .map(|&(size, state)| {
+                let b = Block {
+                    address: at,
+                    size,
+                    requested_size: size,
+                    state: state.into(),
+                    stack: 0,
+                };
+                at += size as u64;
+                b
+            })
+            .collect::<Vec<_>>();
+        Segment {
+            device: 0,
+            address,
+            total_size: blocks.iter().map(|b| b.size).sum(),
+            allocated_size: 0,
+            active_size: 0,
+            stream,
+            segment_type: "large".into(),
+            is_expandable: false,
+            blocks,
+        }
+    }
+
+    #[test]
+    fn each_free_run_goes_to_one_cause() {
+        let s = AllocatorSnapshot {
+            segments: vec![
+                // Stream 0: a hole of 10 between live blocks, an edge of 5 and 7, pending 4.
+                segment(
+                    0,
+                    0,
+                    &[
+                        (7, "inactive"),
+                        (20, "active_allocated"),
+                        (6, "inactive"),
+                        (4, "inactive"),
+                        (30, "active_allocated"),
+                        (4, "active_pending_free"),
+                        (5, "inactive"),
+                    ],
+                ),
+                // Stream 0, nothing held: cached.
+                segment(1000, 0, &[(50, "inactive")]),
+                // Another stream: all its free space.
+                segment(2000, 1, &[(8, "active_allocated"), (40, "inactive")]),
+            ],
+            traces: vec![Vec::new()],
+            stacks: vec![Vec::new()],
+            ..Default::default()
+        };
+        let f = fragmentation_at(&s, 0, 0, 0);
+        let by = |c: Cause| f.causes.iter().find(|x| x.0 == c).map_or(0, |x| x.1);
+        assert_eq!(by(Cause::HolesBetweenLiveBlocks), 10);
+        assert_eq!(by(Cause::SplitAcrossSegments), 12);
+        assert_eq!(by(Cause::EmptySegments), 50);
+        assert_eq!(by(Cause::OtherStream), 40);
+        assert_eq!(by(Cause::PendingStreamSync), 4);
+        assert_eq!(f.reserved_bytes - f.allocated_bytes, 10 + 12 + 50 + 40 + 4);
+        // The largest run of the request's stream: the cached segment.
+        assert_eq!(f.largest_possible_bytes, 50);
+        assert_eq!(f.largest(), Some((Cause::EmptySegments, 50)));
+        assert!(f.fix.contains("empty_cache"), "{}", f.fix);
+        assert!(
+            Cause::SplitAcrossSegments
+                .fix("PYTORCH_NPU_ALLOC_CONF")
+                .contains("PYTORCH_NPU_ALLOC_CONF=expandable_segments:True")
+        );
+    }
+}

@@ -1,0 +1,174 @@
+//! `memsight snapshot`'s fragmentation diagnosis (issue 45) against plain segment and block
+//! arithmetic over the raw pickles (`tests/reference/snapshot_fragmentation.py`, no memsight
+//! code), on every real snapshot of the samples; and the verdict against what really happened
+//! when each H100 OOM program was run again with `expandable_segments:True`.
+
+use std::path::{Path, PathBuf};
+
+use crate::common;
+
+/// The reference's figures for `device` of `pickle` at its own state, or None without python3
+/// (a failure in CI).
+fn reference(pickle: &Path, device: i64) -> Option<serde_json::Value> {
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/snapshot_fragmentation.py");
+    match std::process::Command::new("python3")
+        .arg(script)
+        .arg(pickle)
+        .arg(device.to_string())
+        .output()
+    {
+        Ok(o) if o.status.success() => Some(serde_json::from_slice(&o.stdout).unwrap()),
+        other => {
+            common::skip(&format!("python3 reference not available ({other:?})"));
+            None
+        }
+    }
+}
+
+/// `memsight snapshot PICKLE --json ARGS`'s document.
+fn snapshot_json(pickle: &Path, args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["snapshot", pickle.to_str().unwrap(), "--json"];
+    all.extend(args);
+    let (code, out, err) = common::memsight(&all);
+    assert_eq!(code, 0, "{}: {err}", pickle.display());
+    serde_json::from_str(&out).unwrap()
+}
+
+/// The fragmentation object's causes as {kind: bytes}.
+fn causes(f: &serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
+    f["causes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["kind"].as_str().unwrap().to_string(), c["bytes"].clone()))
+        .collect()
+}
+
+/// Checks memsight's `fragmentation` against the reference: the same bytes for every cause,
+/// reserved, allocated and the largest possible request.
+fn assert_matches(got: &serde_json::Value, want: &serde_json::Value, what: &str) {
+    assert_eq!(&causes(got), want["causes"].as_object().unwrap(), "{what}");
+    for key in [
+        "reserved_bytes",
+        "allocated_bytes",
+        "largest_possible_bytes",
+    ] {
+        assert_eq!(got[key], want[key], "{what}: {key}");
+    }
+    let sum: i64 = causes(got).values().map(|v| v.as_i64().unwrap()).sum();
+    let free = got["reserved_bytes"].as_i64().unwrap() - got["allocated_bytes"].as_i64().unwrap();
+    assert_eq!(
+        sum, free,
+        "{what}: the causes add up to reserved − allocated"
+    );
+}
+
+fn real_snapshots() -> Vec<PathBuf> {
+    let Some(root) = common::samples() else {
+        common::skip("no samples");
+        return Vec::new();
+    };
+    let mut v: Vec<PathBuf> = [
+        "exhaustion",
+        "exhaustion_expandable",
+        "fragmentation",
+        "gpt",
+        "gpt_expandable",
+    ]
+    .iter()
+    .map(|c| root.join(format!("cuda_h100/oom/{c}/oom_snapshot.pickle")))
+    .collect();
+    v.push(root.join("cuda_h100/snap/gpt_all_graph_pinned.pickle"));
+    v.extend(common::sample_snapshots());
+    for p in &v {
+        assert!(p.is_file(), "{} is missing", p.display());
+    }
+    v
+}
+
+#[test]
+fn the_causes_match_segment_arithmetic_over_every_real_snapshot() {
+    let mut checked = 0;
+    for pickle in real_snapshots() {
+        let doc = snapshot_json(&pickle, &[]);
+        for d in doc["devices"].as_array().unwrap() {
+            let device = d["device"].as_i64().unwrap();
+            // The trace's length: its events counted by action.
+            let events: u64 = d["events"]
+                .as_object()
+                .unwrap()
+                .values()
+                .map(|n| n.as_u64().unwrap())
+                .sum();
+            let Some(want) = reference(&pickle, device) else {
+                return;
+            };
+            // At the snapshot's own state: its last event.
+            let mut args = vec!["--device".to_string(), device.to_string()];
+            if events > 0 {
+                args.extend(["--at-event".into(), (events - 1).to_string()]);
+            }
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let got = snapshot_json(&pickle, &args);
+            assert_matches(
+                &got["fragmentation"],
+                &want,
+                &format!("{} device {device}", pickle.display()),
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 11, "{checked} devices checked");
+}
+
+/// The fix named must be the one that worked: `expandable_segments:True` let the fragmentation
+/// program pass, and did not save the exhaustion and GPT programs (their reruns' result.json).
+#[test]
+fn the_oom_verdict_names_the_fix_that_worked_on_the_rerun() {
+    let Some(root) = common::samples() else {
+        common::skip("no samples");
+        return;
+    };
+    for case in ["fragmentation", "exhaustion", "gpt"] {
+        let dir = root.join(format!("cuda_h100/oom/{case}"));
+        let pickle = dir.join("oom_snapshot.pickle");
+        let rerun: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(
+                root.join(format!("cuda_h100/oom/{case}_expandable/result.json")),
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        let worked = rerun["ok"].as_bool().unwrap();
+        let doc = snapshot_json(&pickle, &[]);
+        let oom = &doc["oom"][0];
+        let f = &doc["fragmentation"];
+        assert_eq!(f["at_event"], oom["event"], "{case}: diagnosed at the OOM");
+        let (code, text, err) = common::memsight(&["snapshot", pickle.to_str().unwrap()]);
+        assert_eq!(code, 0, "{err}");
+        let names_expandable =
+            text.contains("the fix: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
+        let says_no = text.contains("expandable_segments will not help");
+        assert_eq!(names_expandable, worked, "{case}: {text}");
+        assert_eq!(says_no, !worked, "{case}: {text}");
+        if worked {
+            assert_eq!(
+                f["causes"][0]["kind"], "split_across_segments",
+                "{case}: {f}"
+            );
+            assert!(
+                f["fix"]
+                    .as_str()
+                    .unwrap()
+                    .contains("expandable_segments:True")
+            );
+            // The OOM is the snapshot's last event: the reference's state is the OOM's.
+            if let Some(want) = reference(&pickle, 0) {
+                assert_matches(f, &want, case);
+            }
+            // The request did not fit in the largest piece.
+            assert!(f["largest_possible_bytes"].as_i64() < oom["requested_bytes"].as_i64());
+        }
+    }
+}
