@@ -116,7 +116,11 @@ impl Fragmentation {
             "at_event": self.at_event,
             "reserved_bytes": self.reserved_bytes,
             "allocated_bytes": self.allocated_bytes,
-            "causes": self.causes.iter().map(|(c, b)| serde_json::json!({"kind": c.as_str(), "bytes": b})).collect::<Vec<_>>(),
+            "causes": self
+                .causes
+                .iter()
+                .map(|(c, b)| serde_json::json!({"kind": c.as_str(), "bytes": b}))
+                .collect::<Vec<_>>(),
             "largest_possible_bytes": self.largest_possible_bytes,
             "fix": self.fix,
         })

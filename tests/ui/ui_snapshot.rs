@@ -724,3 +724,67 @@ fn a_cuda_snapshot_names_holders_by_the_users_line_and_its_device_cuda() {
         }
     }
 }
+
+/// The fragmentation diagnosis under the segments (issue 45), in English and Chinese, on the
+/// real H100 fragmentation OOM: what is not handed out (reserved − allocated of the raw
+/// segments), its cause, the largest request that fits (the largest free run) and the fix —
+/// `expandable_segments:True`, which let the same program pass when it was run again.
+#[test]
+fn the_view_says_why_memory_is_fragmented_and_which_fix_closes_it() {
+    use memsight::ui::panes::snapshot::{FRAG_FIX, FRAG_HEADING, FRAG_LARGEST, cause_name};
+    let Some(root) = common::samples() else {
+        common::skip("no samples");
+        return;
+    };
+    let file = root.join("cuda_h100/oom/fragmentation/oom_snapshot.pickle");
+    let Some(want) = python_fragmentation(&file) else {
+        return;
+    };
+    let free = want["reserved_bytes"].as_i64().unwrap() - want["allocated_bytes"].as_i64().unwrap();
+    let split = want["causes"]["split_across_segments"].as_i64().unwrap();
+    assert_eq!(
+        split, free,
+        "the reference: all of it split across segments"
+    );
+    let mbs = |b: i64| format!("{} MB", grouped(b as f64 / 1048576.0, 2));
+    for lang in [Lang::En, Lang::Zh] {
+        let mut h = open(&file, lang);
+        h.run();
+        let t = tr(lang);
+        // The segment map folds its blocks; the diagnosis is under its heading, always shown.
+        let heading = FRAG_HEADING.get(t).replace("{free}", &mbs(free));
+        assert!(h.query_by_label(&heading).is_some(), "{lang:?}: {heading}");
+        let cause = memsight::snapshot::fragmentation::Cause::SplitAcrossSegments;
+        assert!(
+            h.query_by_label(cause_name(cause).get(t)).is_some(),
+            "{lang:?}"
+        );
+        let largest = FRAG_LARGEST.get(t).replace(
+            "{mb}",
+            &mbs(want["largest_possible_bytes"].as_i64().unwrap()),
+        );
+        assert!(h.query_by_label(&largest).is_some(), "{lang:?}: {largest}");
+        let fix = FRAG_FIX
+            .get(t)
+            .replace("{fix}", "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
+        assert!(h.query_by_label(&fix).is_some(), "{lang:?}: {fix}");
+    }
+}
+
+/// `tests/reference/snapshot_fragmentation.py` on device 0 of `file`.
+fn python_fragmentation(file: &Path) -> Option<serde_json::Value> {
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/snapshot_fragmentation.py");
+    match std::process::Command::new("python3")
+        .arg(script)
+        .arg(file)
+        .arg("0")
+        .output()
+    {
+        Ok(o) if o.status.success() => Some(serde_json::from_slice(&o.stdout).unwrap()),
+        other => {
+            common::skip(&format!("python3 reference not available ({other:?})"));
+            None
+        }
+    }
+}

@@ -20,6 +20,7 @@ use super::flame::{NodeLook, draw_icicle};
 use super::snapshot_bands::{Bands, BandsChart, size_text, stack_lines};
 use crate::analysis::stacks::{Flame, FlameBuilder, FlameFrame};
 use crate::model::{bytes_to_mib, is_library_frame};
+use crate::snapshot::fragmentation::{Cause, Fragmentation, fragmentation_at};
 use crate::snapshot::holder::holder_frame;
 use crate::snapshot::segments::{AllocatorState, BlockKind, allocator_state, allocator_state_at};
 use crate::snapshot::summary::{live_blocks, never_freed, never_freed_events};
@@ -27,7 +28,7 @@ use crate::snapshot::{
     AllocatorSnapshot, Frame, SnapshotSummary, StackId, StackTotal, summarize_snapshot,
 };
 use crate::ui::format::grouped;
-use crate::ui::i18n::Tr;
+use crate::ui::i18n::{Text, Tr};
 use crate::ui::jobs::{Job, JobKey, Jobs, Place, Poll};
 
 /// The job that computes the allocator snapshot view's figures for a device and event (big traces only).
@@ -61,6 +62,8 @@ struct Shown {
     parts: Arc<DeviceParts>,
     summary: SnapshotSummary,
     segments: AllocatorState,
+    /// Why the memory not handed out is not: by cause, at the same event.
+    fragmentation: Fragmentation,
     /// The live blocks (address, size, stack) and their flame graph, whose frame ids index
     /// `flame_frames`.
     live: Vec<(u64, i64, StackId)>,
@@ -405,6 +408,7 @@ impl SnapshotView {
             .event
             .map_or_else(|| t.snapshot_when_end.to_string(), t.snapshot_when_event);
         segment_map(ui, t, &when, &shown.segments);
+        fragmentation_lines(ui, t, &shown.fragmentation, snap.backend.alloc_conf());
         let title = match (&shown.summary.at_event, shown.event) {
             (Some(a), Some(_)) => (t.snapshot_at_event)(
                 a.event,
@@ -638,12 +642,23 @@ fn compute(
     };
     let live = live_blocks(snap, device, event);
     let (flame, flame_frames) = holders_flame(snap, &live);
+    // For the request of an `oom` event, its stream; else stream 0.
+    let fragmentation = {
+        let k = at.unwrap_or(0);
+        let stream = usize::try_from(device)
+            .ok()
+            .and_then(|d| snap.traces.get(d)?.get(k))
+            .filter(|e| e.action == crate::snapshot::Action::Oom)
+            .map_or(0, |e| e.stream);
+        fragmentation_at(snap, device, k, stream)
+    };
     Some(Shown {
         device,
         event,
         parts,
         summary,
         segments,
+        fragmentation,
         live,
         flame,
         flame_frames,
@@ -820,6 +835,106 @@ fn memscope_table(ui: &mut egui::Ui, t: &Tr, file: &str, rows: &[OomDetail]) {
                     }
                 });
         });
+}
+
+/// Memory not handed out (`{free}`), before its causes.
+pub const FRAG_HEADING: Text = Text {
+    en: "Not handed out: {free}, by cause:",
+    zh: "已保留未分配：{free}，按原因：",
+};
+/// The largest request that fits (`{mb}`).
+pub const FRAG_LARGEST: Text = Text {
+    en: "The largest request that fits without a new segment: {mb}",
+    zh: "无需新 segment 即可满足的最大申请：{mb}",
+};
+/// The fix of the largest cause (`{fix}`).
+pub const FRAG_FIX: Text = Text {
+    en: "Closes the largest cause: {fix}",
+    zh: "可消除最大原因：{fix}",
+};
+
+/// A cause's name.
+pub fn cause_name(c: Cause) -> Text {
+    match c {
+        Cause::SplitAcrossSegments => Text {
+            en: "split across segments (segments never merge)",
+            zh: "分散在多个 segment 中（segment 之间不能合并）",
+        },
+        Cause::HolesBetweenLiveBlocks => Text {
+            en: "holes between live blocks",
+            zh: "存活块之间的空洞",
+        },
+        Cause::EmptySegments => Text {
+            en: "empty cached segments",
+            zh: "缓存中的空 segment",
+        },
+        Cause::OtherStream => Text {
+            en: "segments of another stream",
+            zh: "属于其他 stream 的 segment",
+        },
+        Cause::PendingStreamSync => Text {
+            en: "freed, waiting for a stream to sync",
+            zh: "已释放、等待 stream 同步",
+        },
+    }
+}
+
+/// The change that closes a cause, for the settings variable `{conf}` (`{dev}`: cuda, npu).
+pub fn cause_fix(c: Cause) -> Text {
+    match c {
+        Cause::SplitAcrossSegments => Text {
+            en: "{conf}=expandable_segments:True",
+            zh: "{conf}=expandable_segments:True",
+        },
+        Cause::HolesBetweenLiveBlocks => Text {
+            en: "{conf}=max_split_size_mb:<MB> (large cached blocks are no longer split into \
+                 pieces that live blocks pin)",
+            zh: "{conf}=max_split_size_mb:<MB>（不再把大的缓存块切成被存活块占住的碎片）",
+        },
+        Cause::EmptySegments => Text {
+            en: "one torch.{dev}.empty_cache() at a phase boundary, or \
+                 {conf}=garbage_collection_threshold:0.8",
+            zh: "在阶段边界调用一次 torch.{dev}.empty_cache()，或设置 \
+                 {conf}=garbage_collection_threshold:0.8",
+        },
+        Cause::OtherStream | Cause::PendingStreamSync => Text {
+            en: "record_stream changes: free cross-stream tensors after their stream has \
+                 synchronized, or allocate them on the stream that uses them",
+            zh: "调整 record_stream：跨 stream 的张量在其 stream 同步后再释放，或在使用它的 stream 上分配",
+        },
+    }
+}
+
+/// The fragmentation diagnosis under the segment map: what is not handed out by cause, the
+/// largest request that fits, and the fix of the largest cause (nothing when all is handed
+/// out).
+fn fragmentation_lines(ui: &mut egui::Ui, t: &Tr, f: &Fragmentation, conf: &str) {
+    let Some((largest, _)) = f.largest() else {
+        return;
+    };
+    let mb = |b: i64| format!("{} MB", grouped(bytes_to_mib(b), 2));
+    let free = f.reserved_bytes.saturating_sub(f.allocated_bytes);
+    ui.label(FRAG_HEADING.get(t).replace("{free}", &mb(free)));
+    egui::Grid::new("snapshot_fragmentation")
+        .num_columns(2)
+        .show(ui, |ui| {
+            for &(cause, b) in f.causes.iter().filter(|c| c.1 > 0) {
+                ui.label(mb(b));
+                ui.label(cause_name(cause).get(t));
+                ui.end_row();
+            }
+        });
+    ui.label(
+        FRAG_LARGEST
+            .get(t)
+            .replace("{mb}", &mb(f.largest_possible_bytes)),
+    );
+    let dev = if conf.contains("NPU") { "npu" } else { "cuda" };
+    let fix = cause_fix(largest)
+        .get(t)
+        .replace("{conf}", conf)
+        .replace("{dev}", dev);
+    ui.strong(FRAG_FIX.get(t).replace("{fix}", &fix));
 }
 
 fn kind_color(kind: BlockKind) -> egui::Color32 {
