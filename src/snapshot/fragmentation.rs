@@ -15,8 +15,11 @@
 //! - any free space of a segment made for another stream than the request's is
 //!   `other_stream` (a block is only reused on its own stream: `record_stream` changes).
 //!
-//! A segment's stream is the one the snapshot gives it at the end (a segment freed before then
-//! counts as the request's stream). Private pools (CUDA graphs, `MemPool`) are not told apart yet.
+//! - any free space of a segment in a private pool (`segment_pool_id` ≠ (0, 0): a CUDA graph's,
+//!   a `MemPool`) is `private_pool`: only that pool's allocations may use it.
+//!
+//! A segment's stream and pool are the ones the snapshot gives it at the end (a segment freed
+//! before then counts as the request's stream and the allocator's own pool).
 
 use serde::Serialize;
 
@@ -37,16 +40,20 @@ pub enum Cause {
     OtherStream,
     /// Blocks freed but waiting for a stream to sync.
     PendingStreamSync,
+    /// Free space of a private pool (a CUDA graph's, a `MemPool`): only its own allocations
+    /// may use it.
+    PrivatePool,
 }
 
 impl Cause {
     /// Every cause, in the JSON's order.
-    pub const ALL: [Cause; 5] = [
+    pub const ALL: [Cause; 6] = [
         Cause::SplitAcrossSegments,
         Cause::HolesBetweenLiveBlocks,
         Cause::EmptySegments,
         Cause::OtherStream,
         Cause::PendingStreamSync,
+        Cause::PrivatePool,
     ];
 
     /// The name in JSON.
@@ -57,6 +64,7 @@ impl Cause {
             Cause::EmptySegments => "empty_segments",
             Cause::OtherStream => "other_stream",
             Cause::PendingStreamSync => "pending_stream_sync",
+            Cause::PrivatePool => "private_pool",
         }
     }
 
@@ -74,6 +82,10 @@ impl Cause {
                  {conf}=garbage_collection_threshold:0.8",
                 if conf.contains("NPU") { "npu" } else { "cuda" }
             ),
+            Cause::PrivatePool => "release the private pool when its graph or MemPool is done \
+                 with (drop the graph, then empty_cache()), or let graphs share one pool \
+                 (graph_pool_handle())"
+                .into(),
             Cause::OtherStream | Cause::PendingStreamSync => {
                 "record_stream changes: free cross-stream tensors after their stream has \
                  synchronized, or allocate them on the stream that uses them"
@@ -97,7 +109,7 @@ pub struct Fragmentation {
     /// Reserved − allocated by cause (each cause once, largest first; they add up to it).
     pub causes: Vec<(Cause, i64)>,
     /// The largest request that would succeed without reserving a new segment: the largest
-    /// free run of a segment of the request's stream, bytes.
+    /// free run of a segment of the request's stream outside private pools, bytes.
     pub largest_possible_bytes: i64,
     /// The fix of the largest cause (empty when nothing is free).
     pub fix: String,
@@ -135,8 +147,8 @@ pub fn fragmentation_at(
     stream: i64,
 ) -> Fragmentation {
     let state = allocator_state_at(s, device, k);
-    // The stream of the segment containing an address, as the snapshot ends.
-    let stream_of = |addr: u64| {
+    // The segment containing an address, as the snapshot ends.
+    let segment_at = |addr: u64| {
         s.segments
             .iter()
             .filter(|g| g.device == device && g.address <= addr)
@@ -145,7 +157,6 @@ pub fn fragmentation_at(
                     .address
                     .saturating_add(u64::try_from(g.total_size).unwrap_or(0))
             })
-            .map_or(stream, |g| g.stream)
     };
     let mut by = [0i64; Cause::ALL.len()];
     let mut add = |c: Cause, b: i64| {
@@ -155,7 +166,9 @@ pub fn fragmentation_at(
     };
     let mut largest_possible = 0i64;
     for seg in &state.segments {
-        let own_stream = stream_of(seg.address) == stream;
+        let at_end = segment_at(seg.address);
+        let own_stream = at_end.map_or(stream, |g| g.stream) == stream;
+        let private = at_end.is_some_and(|g| g.in_private_pool());
         // Free runs with whether a held block lies before and after each.
         let mut runs: Vec<(i64, bool, bool)> = Vec::new();
         let mut run = 0i64;
@@ -180,7 +193,9 @@ pub fn fragmentation_at(
         }
         let holds = seg.allocated > 0 || seg.pending_free > 0;
         for (size, before, after) in runs {
-            let cause = if !own_stream {
+            let cause = if private {
+                Cause::PrivatePool
+            } else if !own_stream {
                 Cause::OtherStream
             } else if !holds {
                 Cause::EmptySegments
@@ -190,7 +205,7 @@ pub fn fragmentation_at(
                 Cause::SplitAcrossSegments
             };
             add(cause, size);
-            if own_stream {
+            if own_stream && !private {
                 largest_possible = largest_possible.max(size);
             }
         }
@@ -267,6 +282,7 @@ mod tests {
             stream,
             segment_type: "large".into(),
             is_expandable: false,
+            pool_id: (0, 0),
             blocks,
         }
     }
@@ -293,6 +309,11 @@ mod tests {
                 segment(1000, 0, &[(50, "inactive")]),
                 // Another stream: all its free space.
                 segment(2000, 1, &[(8, "active_allocated"), (40, "inactive")]),
+                // A CUDA graph's private pool: all its free space.
+                Segment {
+                    pool_id: (1, 0),
+                    ..segment(3000, 0, &[(16, "active_allocated"), (60, "inactive")])
+                },
             ],
             traces: vec![Vec::new()],
             stacks: vec![Vec::new()],
@@ -305,11 +326,16 @@ mod tests {
         assert_eq!(by(Cause::EmptySegments), 50);
         assert_eq!(by(Cause::OtherStream), 40);
         assert_eq!(by(Cause::PendingStreamSync), 4);
-        assert_eq!(f.reserved_bytes - f.allocated_bytes, 10 + 12 + 50 + 40 + 4);
-        // The largest run of the request's stream: the cached segment.
+        assert_eq!(by(Cause::PrivatePool), 60);
+        assert_eq!(
+            f.reserved_bytes - f.allocated_bytes,
+            10 + 12 + 50 + 40 + 4 + 60
+        );
+        // Largest first: the pool's 60.
+        assert_eq!(f.causes[0], (Cause::PrivatePool, 60));
+        // The largest run of the request's stream outside private pools: the cached segment.
         assert_eq!(f.largest_possible_bytes, 50);
-        assert_eq!(f.largest(), Some((Cause::EmptySegments, 50)));
-        assert!(f.fix.contains("empty_cache"), "{}", f.fix);
+        assert!(f.fix.contains("graph_pool_handle"), "{}", f.fix);
         assert!(
             Cause::SplitAcrossSegments
                 .fix("PYTORCH_NPU_ALLOC_CONF")

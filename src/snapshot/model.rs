@@ -74,8 +74,19 @@ pub struct Segment {
     pub segment_type: String,
     /// Expandable segment.
     pub is_expandable: bool,
+    /// Its memory pool (`segment_pool_id`): (0, 0) for the allocator's own pools, another id
+    /// for a private pool (a CUDA graph's, a `torch.cuda.MemPool`).
+    pub pool_id: (i64, i64),
     /// Its blocks in address order.
     pub blocks: Vec<Block>,
+}
+
+impl Segment {
+    /// True when the segment belongs to a private pool (a CUDA graph's, a `MemPool`): only
+    /// that pool's allocations can use its free space.
+    pub fn in_private_pool(&self) -> bool {
+        self.pool_id != (0, 0)
+    }
 }
 
 /// What an event did. The names the allocator writes; any other is kept by name.
@@ -635,7 +646,17 @@ impl Builder<'_> {
             stream: self.int(p.get(s, "stream")),
             segment_type: self.text(p.get(s, "segment_type")),
             is_expandable: matches!(p.get(s, "is_expandable"), Some(Value::Bool(true))),
+            pool_id: self.pool_id(p.get(s, "segment_pool_id")),
             blocks,
+        }
+    }
+
+    /// A `segment_pool_id` pair; (0, 0) when absent or not a pair of integers.
+    fn pool_id(&mut self, v: Option<Value>) -> (i64, i64) {
+        let p = self.p;
+        match v.and_then(|v| p.items(v)) {
+            Some(&[a, b]) => (self.int(Some(a)), self.int(Some(b))),
+            _ => (0, 0),
         }
     }
 

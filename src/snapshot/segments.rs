@@ -319,6 +319,7 @@ mod tests {
                 stream: 0,
                 segment_type: "large".into(),
                 is_expandable: false,
+                pool_id: (0, 0),
                 blocks: vec![block(0, 30, "active_allocated"), block(30, 70, "inactive")],
             }],
             traces: vec![vec![

@@ -8,11 +8,12 @@ no torch: the pickle holds only dicts, lists and numbers.
 At the snapshot's own state (its `segments`), for a request on STREAM (default 0), each
 segment's blocks in address order, neighbouring free (`inactive`) blocks merged into runs:
 - pending_stream_sync: the `active_pending_free` blocks;
-- other_stream: every free run of a segment whose `stream` is not STREAM;
+- private_pool: every free run of a segment whose `segment_pool_id` is not (0, 0);
+- other_stream: every free run of another segment whose `stream` is not STREAM;
 - empty_segments: the free runs of a segment that holds no allocated or pending block;
 - holes_between_live_blocks: a run with a held block before and after it;
 - split_across_segments: any other run (at a segment's edge);
-- largest_possible_bytes: the largest run of a segment of STREAM.
+- largest_possible_bytes: the largest run of a segment of STREAM outside private pools.
 
 Prints JSON: {"reserved_bytes", "allocated_bytes", "causes": {kind: bytes},
 "largest_possible_bytes"}.
@@ -27,13 +28,14 @@ def main(path, device, stream=0):
         snap = pickle.load(f)
     segments = snap["segments"] if isinstance(snap, dict) else snap
     causes = {k: 0 for k in ("split_across_segments", "holes_between_live_blocks", "empty_segments",
-                             "other_stream", "pending_stream_sync")}
+                             "other_stream", "pending_stream_sync", "private_pool")}
     reserved = allocated = largest = 0
     for seg in segments:
         if seg.get("device", 0) != device:
             continue
         reserved += seg["total_size"]
         own = seg.get("stream", 0) == stream
+        private = tuple(seg.get("segment_pool_id", (0, 0))) != (0, 0)
         blocks = sorted(seg["blocks"], key=lambda b: b["address"]) if seg["blocks"] and "address" in seg["blocks"][0] else seg["blocks"]
         held = [b["state"] in ("active_allocated", "active_pending_free") for b in blocks]
         holds = any(held)
@@ -53,7 +55,9 @@ def main(path, device, stream=0):
         if run:
             runs.append((run, before, False))
         for size, b, a in runs:
-            if not own:
+            if private:
+                causes["private_pool"] += size
+            elif not own:
                 causes["other_stream"] += size
             elif not holds:
                 causes["empty_segments"] += size
@@ -61,7 +65,7 @@ def main(path, device, stream=0):
                 causes["holes_between_live_blocks"] += size
             else:
                 causes["split_across_segments"] += size
-            if own:
+            if own and not private:
                 largest = max(largest, size)
     print(json.dumps({"reserved_bytes": reserved, "allocated_bytes": allocated, "causes": causes,
                       "largest_possible_bytes": largest}))

@@ -876,6 +876,10 @@ pub fn cause_name(c: Cause) -> Text {
             en: "freed, waiting for a stream to sync",
             zh: "已释放、等待 stream 同步",
         },
+        Cause::PrivatePool => Text {
+            en: "private pools (CUDA graphs, MemPool)",
+            zh: "私有内存池（CUDA graph、MemPool）",
+        },
     }
 }
 
@@ -896,6 +900,12 @@ pub fn cause_fix(c: Cause) -> Text {
                  {conf}=garbage_collection_threshold:0.8",
             zh: "在阶段边界调用一次 torch.{dev}.empty_cache()，或设置 \
                  {conf}=garbage_collection_threshold:0.8",
+        },
+        Cause::PrivatePool => Text {
+            en: "release the private pool when its graph or MemPool is done with (drop the \
+                 graph, then empty_cache()), or let graphs share one pool (graph_pool_handle())",
+            zh: "图或 MemPool 用完后释放其私有内存池（先删除 graph，再 empty_cache()），或让多个 graph \
+                 共享一个内存池（graph_pool_handle()）",
         },
         Cause::OtherStream | Cause::PendingStreamSync => Text {
             en: "record_stream changes: free cross-stream tensors after their stream has \
