@@ -98,15 +98,24 @@ fn run(
         writeln!(out).map_err(w)?;
     } else {
         write_oom(&ooms, &modules, &fragmentation, out).map_err(w)?;
-        // An OOM at the same event that fragmentation did not cause.
-        let not_why = ooms.iter().any(|o| {
-            o.device == fragmentation.device
-                && o.event == fragmentation.at_event
-                && o.verdict != OomVerdict::Fragmentation
-        });
-        write_fragmentation(&fragmentation, not_why, out).map_err(w)?;
+        // The diagnosis of an OOM goes under it; else after the summary.
+        let at_oom: Vec<&OomReport> = ooms
+            .iter()
+            .filter(|o| o.device == fragmentation.device && o.event == fragmentation.at_event)
+            .collect();
+        // Not why it ran out, when the OOM there was not fragmentation.
+        let not_why = at_oom
+            .iter()
+            .any(|o| o.verdict != OomVerdict::Fragmentation);
+        if !at_oom.is_empty() {
+            write_fragmentation(&fragmentation, not_why, out).map_err(w)?;
+        }
         write_memscope_oom(&memscope, out).map_err(w)?;
         write_text(&summary, out).map_err(w)?;
+        if at_oom.is_empty() {
+            writeln!(out).map_err(w)?;
+            write_fragmentation(&fragmentation, false, out).map_err(w)?;
+        }
     }
     Ok(())
 }

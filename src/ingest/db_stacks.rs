@@ -99,7 +99,7 @@ fn read_module_spans(
     conn: &Connection,
     (start, end, tid, name): (&str, &str, &str, &str),
     ops: &mut HostOps,
-) -> Result<Vec<super::module_spans::ModuleSpan>, DbError> {
+) -> Result<Vec<super::module_spans::FrameSpan>, DbError> {
     let sql = format!(
         "SELECT a.{start}, a.{end}, a.{tid}, s.value FROM PYTORCH_API a \
          JOIN STRING_IDS s ON a.{name} = s.id WHERE s.value LIKE 'nn.Module:%'"
@@ -116,7 +116,7 @@ fn read_module_spans(
         if s == NULL || e == NULL || e < s || !super::module_spans::is_module_frame(&frame) {
             continue;
         }
-        spans.push(super::module_spans::ModuleSpan {
+        spans.push(super::module_spans::FrameSpan {
             thread: int(g(2)?).unwrap_or(0) as u64,
             start: s,
             end: e,

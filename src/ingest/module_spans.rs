@@ -1,9 +1,10 @@
-//! Which `nn.Module` forwards were open when each host op started: the module spans a profile
-//! records apart from the ops (the `python_function` spans `nn.Module: X` of `trace_view.json`,
-//! the `PYTORCH_API` rows of the same name in the DB) joined to the ops by thread and time.
-//! The result is each op's [`HostOps::module`] stack, which [`super::stacks`] carries to the
-//! rows as their modules. Kept apart from the call stacks, so a flame graph never gets module
-//! frames at its root.
+//! Python spans joined to the host ops by thread and time: which frames were open when each op
+//! started ([`stacks_at_op_starts`]). PyTorch traces write the Python stack this way
+//! (`python_function` spans), which gives an op its call stack; and the module spans a profile
+//! records apart from the ops (`nn.Module: X` in `trace_view.json`, the `PYTORCH_API` rows of
+//! the same name in the DB) give each op its [`HostOps::module`] stack ([`assign_modules`]),
+//! which [`super::stacks`] carries to the rows as their modules. Kept apart from the call
+//! stacks, so a flame graph never gets module frames at its root.
 
 use std::cmp::Reverse;
 
@@ -11,16 +12,17 @@ use rustc_hash::FxHashMap;
 
 use crate::model::{HostOps, MODULE_FRAME_PREFIX, NO_STACK, NameId};
 
-/// One module's forward, open on a thread from `start` to `end` (absolute ns).
+/// A Python frame open on a thread from `start` to `end` (absolute ns): a module's forward
+/// (`nn.Module: Block_0`), or any `python_function` span of a PyTorch trace.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ModuleSpan {
+pub struct FrameSpan {
     /// The thread, numbered as the ops' threads.
     pub thread: u64,
     /// Start, absolute ns.
     pub start: i64,
     /// End, absolute ns.
     pub end: i64,
-    /// Its frame (`nn.Module: Block_0`), interned in the ops' `frames`.
+    /// Its frame (`nn.Module: Block_0`, `train.py(12): step`), interned in the ops' `frames`.
     pub frame: NameId,
 }
 
@@ -33,17 +35,31 @@ pub fn is_module_frame(name: &str) -> bool {
 /// innermost first. An op inside a backward node the profiler linked to its forward op gets
 /// none here: [`super::stacks`] gives it its forward op's modules through the link (on the
 /// CPU the autograd engine runs on the caller's thread, where no module is open).
-pub fn assign_modules(ops: &mut HostOps, mut spans: Vec<ModuleSpan>) {
+pub fn assign_modules(ops: &mut HostOps, mut spans: Vec<FrameSpan>) {
     if spans.is_empty() {
         return;
     }
     ops.module.resize(ops.len(), NO_STACK);
+    for (op, id) in stacks_at_op_starts(ops, &mut spans, |_| true) {
+        ops.module[op] = id;
+    }
+}
+
+/// For each op that `wanted` takes and that does not run inside a linked backward node: the
+/// frames of the `spans` of its thread that enclose its start, innermost first, interned in
+/// `ops.stacks` — as (op, stack id); an op with no enclosing span is left out. Sorts `spans`.
+pub fn stacks_at_op_starts(
+    ops: &mut HostOps,
+    spans: &mut [FrameSpan],
+    wanted: impl Fn(usize) -> bool,
+) -> Vec<(usize, u32)> {
     let in_backward = backward_test(ops);
     // By thread, then start, the longer first (a span comes after the span it is nested in).
     spans.sort_unstable_by_key(|s| (s.thread, s.start, Reverse(s.end)));
-    let mut order: Vec<usize> = (0..ops.len()).collect();
+    let mut order: Vec<usize> = (0..ops.len()).filter(|&i| wanted(i)).collect();
     order.sort_unstable_by_key(|&i| (ops.thread[i], ops.start_ns[i]));
     let mut ids: FxHashMap<Vec<NameId>, u32> = FxHashMap::default();
+    let mut out = Vec::new();
     let mut open: Vec<(i64, NameId)> = Vec::new();
     let (mut k, mut thread) = (0usize, None);
     for i in order {
@@ -81,8 +97,9 @@ pub fn assign_modules(ops: &mut HostOps, mut spans: Vec<ModuleSpan>) {
             ops.stacks.push(frames.clone().into_boxed_slice());
             next
         });
-        ops.module[i] = id;
+        out.push((i, id));
     }
+    out
 }
 
 /// A test of whether an op of a thread starting at a time runs inside a backward node the
@@ -130,13 +147,13 @@ mod tests {
         let block = ops.frames.intern("nn.Module: Block_0");
         // Thread 1: GPT_0 [0, 100] holds Block_0 [10, 50]; thread 2 runs no module.
         let spans = vec![
-            ModuleSpan {
+            FrameSpan {
                 thread: 1,
                 start: 10,
                 end: 50,
                 frame: block,
             },
-            ModuleSpan {
+            FrameSpan {
                 thread: 1,
                 start: 0,
                 end: 100,

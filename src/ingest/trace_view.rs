@@ -603,67 +603,11 @@ impl Sink {
         if self.python.is_empty() {
             return;
         }
-        let in_backward = super::module_spans::backward_test(&self.host);
-        // Spans by thread, then start, the longer first (a span comes after its parent).
-        self.python
-            .sort_unstable_by_key(|&(t, s, e, _)| (t, s, std::cmp::Reverse(e)));
-        let mut ops: Vec<usize> = (0..self.host.len())
-            .filter(|&i| self.host.stack[i] == NO_STACK)
-            .collect();
-        ops.sort_unstable_by_key(|&i| (self.host.thread[i], self.host.start_ns[i]));
-        let mut ids: FxHashMap<Vec<u32>, u32> = FxHashMap::default();
-        let mut open: Vec<(i64, u32)> = Vec::new();
-        let (mut k, mut thread) = (0usize, None);
-        for i in ops {
-            let (t, at) = (self.host.thread[i], self.host.start_ns[i]);
-            if in_backward(t, at) {
-                continue;
-            }
-            if thread != Some(t) {
-                thread = Some(t);
-                open.clear();
-                k = self.python.partition_point(|p| p.0 < t);
-            }
-            while k < self.python.len() && self.python[k].0 == t && self.python[k].1 <= at {
-                let (_, s, e, f) = self.python[k];
-                while open.last().is_some_and(|&(end, _)| end < s) {
-                    open.pop();
-                }
-                open.push((e, f));
-                k += 1;
-            }
-            while open.last().is_some_and(|&(end, _)| end < at) {
-                open.pop();
-            }
-            // Spans ended before `at` but under one still open stay until it closes: skip them.
-            let frames: Vec<u32> = open
-                .iter()
-                .rev()
-                .filter(|&&(end, _)| end >= at)
-                .map(|&(_, f)| f)
-                .collect();
-            if frames.is_empty() {
-                continue;
-            }
-            let next = self.host.stacks.len() as u32;
-            let id = *ids.entry(frames).or_insert_with_key(|frames| {
-                self.host.stacks.push(frames.clone().into_boxed_slice());
-                next
-            });
-            self.host.stack[i] = id;
-        }
-    }
-
-    /// Each op's modules ([`HostOps::module`]) from the `nn.Module` spans among the
-    /// `python_function` spans: torch_npu's ops carry a `Call stack` of their own, which names
-    /// no module, so [`Self::stacks_from_python`] leaves them without.
-    fn modules_from_python(&mut self) {
-        let spans = self
-            .python
-            .iter()
-            .filter(|p| super::module_spans::is_module_frame(self.host.frames.get(p.3)))
+        // Taken: nothing reads the spans after (the modules are read before).
+        let mut spans: Vec<super::module_spans::FrameSpan> = std::mem::take(&mut self.python)
+            .into_iter()
             .map(
-                |&(thread, start, end, frame)| super::module_spans::ModuleSpan {
+                |(thread, start, end, frame)| super::module_spans::FrameSpan {
                     thread,
                     start,
                     end,
@@ -671,6 +615,37 @@ impl Sink {
                 },
             )
             .collect();
+        let own: Vec<bool> = self.host.stack.iter().map(|&s| s != NO_STACK).collect();
+        let found = super::module_spans::stacks_at_op_starts(&mut self.host, &mut spans, |i| {
+            !own.get(i).copied().unwrap_or(true)
+        });
+        for (op, id) in found {
+            self.host.stack[op] = id;
+        }
+    }
+
+    /// The `python_function` spans of modules' forwards, as [`super::module_spans`] joins
+    /// them to the ops.
+    fn module_spans(&self) -> Vec<super::module_spans::FrameSpan> {
+        self.python
+            .iter()
+            .filter(|p| super::module_spans::is_module_frame(self.host.frames.get(p.3)))
+            .map(
+                |&(thread, start, end, frame)| super::module_spans::FrameSpan {
+                    thread,
+                    start,
+                    end,
+                    frame,
+                },
+            )
+            .collect()
+    }
+
+    /// Each op's modules ([`HostOps::module`]) from the `nn.Module` spans among the
+    /// `python_function` spans: torch_npu's ops carry a `Call stack` of their own, which names
+    /// no module, so [`Self::stacks_from_python`] leaves them without.
+    fn modules_from_python(&mut self) {
+        let spans = self.module_spans();
         super::module_spans::assign_modules(&mut self.host, spans);
     }
 
@@ -734,8 +709,8 @@ impl Sink {
     /// Device memory = HBM + the DDR sample held at the same time (0 when there is none).
     fn finish(mut self) -> TraceExtract {
         self.host.link_flows(&self.flows);
-        self.stacks_from_python();
         self.modules_from_python();
+        self.stacks_from_python();
         self.hbm.sort_by_key(|p| p.0);
         self.ddr.sort_by_key(|p| p.0);
         let mut device = DeviceMemory::default();
