@@ -21,14 +21,11 @@
 //! A segment's stream and pool are the ones the snapshot gives it at the end (a segment freed
 //! before then counts as the request's stream and the allocator's own pool).
 
-use serde::Serialize;
-
 use super::model::{Action, AllocatorSnapshot};
 use super::segments::{BlockKind, allocator_state_at};
 
 /// One cause of reserved − allocated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cause {
     /// Free runs between live blocks inside a segment.
     HolesBetweenLiveBlocks,
@@ -96,7 +93,7 @@ impl Cause {
 }
 
 /// The fragmentation figures at one event of one device.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fragmentation {
     /// The device.
     pub device: i64,
@@ -147,16 +144,20 @@ pub fn fragmentation_at(
     stream: i64,
 ) -> Fragmentation {
     let state = allocator_state_at(s, device, k);
-    // The segment containing an address, as the snapshot ends.
+    // The device's segments as the snapshot ends, by address: the one containing an address
+    // by binary search (a snapshot may hold thousands, and every segment is looked up).
+    let mut at_end: Vec<&super::model::Segment> =
+        s.segments.iter().filter(|g| g.device == device).collect();
+    at_end.sort_by_key(|g| g.address);
     let segment_at = |addr: u64| {
-        s.segments
-            .iter()
-            .filter(|g| g.device == device && g.address <= addr)
-            .find(|g| {
-                addr < g
-                    .address
-                    .saturating_add(u64::try_from(g.total_size).unwrap_or(0))
-            })
+        let i = at_end
+            .partition_point(|g| g.address <= addr)
+            .checked_sub(1)?;
+        let g = at_end[i];
+        (addr
+            < g.address
+                .saturating_add(u64::try_from(g.total_size).unwrap_or(0)))
+        .then_some(g)
     };
     let mut by = [0i64; Cause::ALL.len()];
     let mut add = |c: Cause, b: i64| {

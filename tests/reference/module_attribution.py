@@ -42,12 +42,11 @@ def load(path):
     return doc["traceEvents"] if isinstance(doc, dict) else doc
 
 
-def main(path, device_type, device_id, at_ms=None):
-    events = load(path)
+def host_spans(events):
+    """The `cpu_op` spans and the module spans by thread, and the `fwdbwd` flows by id."""
     ops = collections.defaultdict(list)  # thread -> [(start, end, index)]
     modules = collections.defaultdict(list)  # thread -> [(start, end, name)]
     flows = {}  # id -> {"s": (thread, ns), "f": (thread, ns)}
-    memory = []
     for i, e in enumerate(events):
         ph, cat, name = e.get("ph"), e.get("cat"), e.get("name", "")
         thread = (str(e.get("pid")), str(e.get("tid")))
@@ -59,7 +58,17 @@ def main(path, device_type, device_id, at_ms=None):
             modules[thread].append((s, s + ns(e.get("dur", 0)), name[len(PREFIX):].strip()))
         elif cat == "fwdbwd" and ph in ("s", "f"):
             flows.setdefault(str(e.get("id")), {})[ph] = (thread, ns(e["ts"]))
-        elif name == "[memory]":
+    return ops, modules, flows
+
+
+def main(path, device_type, device_id, at_ms=None):
+    events = load(path)
+    ops, modules, flows = host_spans(events)
+    memory = []
+    for i, e in enumerate(events):
+        name = e.get("name", "")
+        thread = (str(e.get("pid")), str(e.get("tid")))
+        if name == "[memory]":
             a = e.get("args", {})
             if int(a.get("Device Type", -1)) == device_type and (device_type == 0 or int(a.get("Device Id", -1)) == device_id):
                 memory.append((ns(e["ts"]), i, thread, int(a["Addr"]), int(a["Bytes"]),

@@ -38,7 +38,7 @@ import sqlite3
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from module_attribution import PREFIX, load, ns  # noqa: E402
+from module_attribution import PREFIX, host_spans, load  # noqa: E402
 
 
 def us(text):
@@ -48,22 +48,7 @@ def us(text):
 def from_text(folder):
     """(ops by thread, module spans by thread, {backward op: (forward thread, forward start)},
     blocks, origin) of an ASCEND_PROFILER_OUTPUT folder."""
-    events = load(os.path.join(folder, "trace_view.json"))
-    ops = collections.defaultdict(list)  # thread -> [(start, end, index)]
-    modules = collections.defaultdict(list)  # thread -> [(start, end, name)]
-    flows = {}
-    for i, e in enumerate(events):
-        ph, cat, name = e.get("ph"), e.get("cat"), e.get("name", "")
-        thread = (str(e.get("pid")), str(e.get("tid")))
-        if ph == "X" and cat == "cpu_op":
-            s = ns(e["ts"])
-            ops[thread].append((s, s + ns(e.get("dur", 0)), i))
-        elif ph == "X" and cat == "python_function" and name.startswith(PREFIX):
-            s = ns(e["ts"])
-            modules[thread].append((s, s + ns(e.get("dur", 0)), name[len(PREFIX):].strip()))
-        elif cat == "fwdbwd" and ph in ("s", "f"):
-            flows.setdefault(str(e.get("id")), {})[ph] = (thread, ns(e["ts"]))
-
+    ops, modules, flows = host_spans(load(os.path.join(folder, "trace_view.json")))
     backward_of = {}  # backward op index -> (forward thread, forward op start)
     for f in flows.values():
         if "s" in f and "f" in f:
