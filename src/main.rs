@@ -90,12 +90,14 @@ enum Command {
         args: cli::LiveArgs,
     },
     /// Two ranks (of one profile or two runs): peak deltas and what each operator allocated.
+    /// Or two allocator snapshots (.pickle): reserved, allocated and fragmentation deltas at
+    /// their peaks, and which stacks, sizes and pools grew or shrank.
     Compare {
         #[command(flatten)]
         src: SourceOpt,
-        /// A: the baseline (folder or .db).
+        /// A: the baseline (folder, .db, or an allocator snapshot).
         a: PathBuf,
-        /// B: the run compared with it.
+        /// B: the run compared with it (the same kind as A).
         b: PathBuf,
         #[command(flatten)]
         args: CompareArgs,

@@ -1,10 +1,13 @@
 //! `memsight compare A B`: the peaks of two ranks (of one profile or two), their differences,
-//! and what each operator allocated on either side.
+//! and what each operator allocated on either side; two allocator snapshots go to
+//! [`super::snapshot_compare`].
 
 use std::io::Write;
 use std::path::Path;
 
+use crate::ingest::is_snapshot_name;
 use crate::model::SourceChoice;
+use crate::snapshot::compare::Moment;
 
 use super::rank::load_one;
 use crate::analysis::{NotCounted, OperatorDelta, not_counted, operator_deltas};
@@ -31,6 +34,16 @@ pub struct CompareArgs {
     /// JSON instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Two allocator snapshots: where A is read (`peak`, `end` or an event index).
+    #[arg(long, default_value = "peak")]
+    pub at_a: Moment,
+    /// Two allocator snapshots: where B is read (`peak`, `end` or an event index).
+    #[arg(long, default_value = "peak")]
+    pub at_b: Moment,
+    /// Two allocator snapshots: the device compared (default: each one's OOM device, else its
+    /// first device with events).
+    #[arg(long)]
+    pub device: Option<i64>,
 }
 
 /// Runs `compare`; returns the exit code.
@@ -42,6 +55,27 @@ pub fn compare(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
+    let snapshot = |p: &Path| {
+        p.is_file()
+            && p.file_name()
+                .is_some_and(|n| is_snapshot_name(&n.to_string_lossy()))
+    };
+    match (snapshot(a), snapshot(b)) {
+        (true, true) => return super::finish(super::snapshot_compare::run(a, b, args, out), err),
+        (false, false) => {}
+        _ => {
+            return super::finish(
+                Err("compare takes two profiles or two allocator snapshots (.pickle), not one of each".into()),
+                err,
+            );
+        }
+    }
+    if args.at_a != Moment::Peak || args.at_b != Moment::Peak || args.device.is_some() {
+        return super::finish(
+            Err("--at-a, --at-b and --device are for two allocator snapshots; for profiles, choose ranks with --rank-a and --rank-b".into()),
+            err,
+        );
+    }
     let mut run = || -> Result<(), String> {
         let da = load_one(a, args.rank_a.as_deref(), source)?;
         let db = load_one(b, args.rank_b.as_deref(), source)?;

@@ -10,6 +10,7 @@ pub mod modules;
 pub mod rank;
 pub mod roles;
 pub mod snapshot;
+pub mod snapshot_compare;
 pub mod stacks;
 pub mod static_graph;
 pub mod steps;

@@ -22,7 +22,7 @@
 //! before then counts as the request's stream and the allocator's own pool).
 
 use super::model::{Action, AllocatorSnapshot};
-use super::segments::{BlockKind, allocator_state_at};
+use super::segments::{AllocatorState, BlockKind, SegmentsAtEnd, allocator_state_at};
 
 /// One cause of reserved − allocated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,29 +65,64 @@ impl Cause {
         }
     }
 
-    /// The setting or change that closes this cause, for the allocator settings variable
-    /// `conf` (`PYTORCH_CUDA_ALLOC_CONF` or `PYTORCH_NPU_ALLOC_CONF`).
-    pub fn fix(self, conf: &str) -> String {
+    /// What closes this cause; `expandable_on`: the segments are already expandable.
+    pub fn fix(self, expandable_on: bool) -> Fix {
         match self {
-            Cause::SplitAcrossSegments => format!("{conf}=expandable_segments:True"),
-            Cause::HolesBetweenLiveBlocks => format!(
+            Cause::SplitAcrossSegments if expandable_on => Fix::AlreadyExpandable,
+            Cause::SplitAcrossSegments => Fix::ExpandableSegments,
+            Cause::HolesBetweenLiveBlocks => Fix::MaxSplitSize,
+            Cause::EmptySegments => Fix::EmptyCache,
+            Cause::PrivatePool => Fix::ReleasePrivatePool,
+            Cause::OtherStream | Cause::PendingStreamSync => Fix::RecordStream,
+        }
+    }
+}
+
+/// The setting or change that closes a cause.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fix {
+    /// `expandable_segments:True`: one segment grows instead of many being reserved.
+    ExpandableSegments,
+    /// Expandable segments are already on: the free ends of its segments are what the next
+    /// larger request grows into, not pieces lost between segments.
+    AlreadyExpandable,
+    /// `max_split_size_mb`: large cached blocks are no longer split.
+    MaxSplitSize,
+    /// One `empty_cache()` at a phase boundary, or `garbage_collection_threshold`.
+    EmptyCache,
+    /// Release the private pool, or share one between graphs.
+    ReleasePrivatePool,
+    /// `record_stream` changes.
+    RecordStream,
+}
+
+impl Fix {
+    /// The fix in English, for the allocator settings variable `conf`
+    /// (`PYTORCH_CUDA_ALLOC_CONF` or `PYTORCH_NPU_ALLOC_CONF`): what the CLI prints.
+    pub fn english(self, conf: &str) -> String {
+        let dev = if conf.contains("NPU") { "npu" } else { "cuda" };
+        match self {
+            Fix::ExpandableSegments => format!("{conf}=expandable_segments:True"),
+            Fix::AlreadyExpandable => format!(
+                "nothing to set: {conf} already has expandable_segments:True, and the free \
+                 ends of its segments are what the next larger request grows into; \
+                 torch.{dev}.empty_cache() returns them"
+            ),
+            Fix::MaxSplitSize => format!(
                 "{conf}=max_split_size_mb:<MB> (large cached blocks are no longer split into \
                  pieces that live blocks pin)"
             ),
-            Cause::EmptySegments => format!(
-                "one torch.{}.empty_cache() at a phase boundary, or \
-                 {conf}=garbage_collection_threshold:0.8",
-                if conf.contains("NPU") { "npu" } else { "cuda" }
+            Fix::EmptyCache => format!(
+                "one torch.{dev}.empty_cache() at a phase boundary, or \
+                 {conf}=garbage_collection_threshold:0.8"
             ),
-            Cause::PrivatePool => "release the private pool when its graph or MemPool is done \
-                 with (drop the graph, then empty_cache()), or let graphs share one pool \
+            Fix::ReleasePrivatePool => "release the private pool when its graph or MemPool is \
+                 done with (drop the graph, then empty_cache()), or let graphs share one pool \
                  (graph_pool_handle())"
                 .into(),
-            Cause::OtherStream | Cause::PendingStreamSync => {
-                "record_stream changes: free cross-stream tensors after their stream has \
-                 synchronized, or allocate them on the stream that uses them"
-                    .into()
-            }
+            Fix::RecordStream => "record_stream changes: free cross-stream tensors after their \
+                 stream has synchronized, or allocate them on the stream that uses them"
+                .into(),
         }
     }
 }
@@ -108,8 +143,10 @@ pub struct Fragmentation {
     /// The largest request that would succeed without reserving a new segment: the largest
     /// free run of a segment of the request's stream outside private pools, bytes.
     pub largest_possible_bytes: i64,
-    /// The fix of the largest cause (empty when nothing is free).
+    /// The fix of the largest cause, in English (empty when nothing is free).
     pub fix: String,
+    /// The fix of the largest cause (None when nothing is free).
+    pub remedy: Option<Fix>,
 }
 
 impl Fragmentation {
@@ -143,22 +180,19 @@ pub fn fragmentation_at(
     k: usize,
     stream: i64,
 ) -> Fragmentation {
-    let state = allocator_state_at(s, device, k);
-    // The device's segments as the snapshot ends, by address: the one containing an address
-    // by binary search (a snapshot may hold thousands, and every segment is looked up).
-    let mut at_end: Vec<&super::model::Segment> =
-        s.segments.iter().filter(|g| g.device == device).collect();
-    at_end.sort_by_key(|g| g.address);
-    let segment_at = |addr: u64| {
-        let i = at_end
-            .partition_point(|g| g.address <= addr)
-            .checked_sub(1)?;
-        let g = at_end[i];
-        (addr
-            < g.address
-                .saturating_add(u64::try_from(g.total_size).unwrap_or(0)))
-        .then_some(g)
-    };
+    fragmentation_of(s, &allocator_state_at(s, device, k), device, k, stream)
+}
+
+/// The figures of `state`, the segments of `device` just after its event `k`
+/// ([`allocator_state_at`]), for a request on `stream`.
+pub fn fragmentation_of(
+    s: &AllocatorSnapshot,
+    state: &AllocatorState,
+    device: i64,
+    k: usize,
+    stream: i64,
+) -> Fragmentation {
+    let segments_at_end = SegmentsAtEnd::of(s, device);
     let mut by = [0i64; Cause::ALL.len()];
     let mut add = |c: Cause, b: i64| {
         if let Some(i) = Cause::ALL.iter().position(|&x| x == c) {
@@ -167,7 +201,7 @@ pub fn fragmentation_at(
     };
     let mut largest_possible = 0i64;
     for seg in &state.segments {
-        let at_end = segment_at(seg.address);
+        let at_end = segments_at_end.containing(seg.address);
         let own_stream = at_end.map_or(stream, |g| g.stream) == stream;
         let private = at_end.is_some_and(|g| g.in_private_pool());
         // Free runs with whether a held block lies before and after each.
@@ -218,11 +252,13 @@ pub fn fragmentation_at(
             Cause::ALL.iter().position(|&x| x == c),
         )
     });
-    let fix = causes
+    // Expandable segments already on: any segment then is one.
+    let expandable_on = state.segments.iter().any(|g| g.is_expandable);
+    let remedy = causes
         .first()
         .filter(|c| c.1 > 0)
-        .map(|c| c.0.fix(s.backend.alloc_conf()))
-        .unwrap_or_default();
+        .map(|c| c.0.fix(expandable_on));
+    let fix = remedy.map_or_else(String::new, |f| f.english(s.backend.alloc_conf()));
     Fragmentation {
         device,
         at_event: k,
@@ -231,6 +267,7 @@ pub fn fragmentation_at(
         causes,
         largest_possible_bytes: largest_possible,
         fix,
+        remedy,
     }
 }
 
@@ -339,8 +376,24 @@ mod tests {
         assert!(f.fix.contains("graph_pool_handle"), "{}", f.fix);
         assert!(
             Cause::SplitAcrossSegments
-                .fix("PYTORCH_NPU_ALLOC_CONF")
+                .fix(false)
+                .english("PYTORCH_NPU_ALLOC_CONF")
                 .contains("PYTORCH_NPU_ALLOC_CONF=expandable_segments:True")
         );
+    }
+
+    #[test]
+    fn expandable_segments_are_not_advised_when_already_on() {
+        // One expandable segment: a live block, then a free end of 30.
+        let mut g = segment(0, 0, &[(20, "active_allocated"), (30, "inactive")]);
+        g.is_expandable = true;
+        let s = AllocatorSnapshot {
+            segments: vec![g],
+            ..AllocatorSnapshot::default()
+        };
+        let f = fragmentation_at(&s, 0, 0, 0);
+        assert_eq!(f.causes[0], (Cause::SplitAcrossSegments, 30));
+        assert_eq!(f.remedy, Some(Fix::AlreadyExpandable));
+        assert!(f.fix.starts_with("nothing to set"), "{}", f.fix);
     }
 }

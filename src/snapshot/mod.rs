@@ -6,9 +6,11 @@
 //! every allocation as a band over the events (memory_viz's active-memory view); [`oom`] says
 //! why an `oom` event happened (fragmentation or exhaustion) and reads the per-module memory
 //! torch_npu writes beside an OOM snapshot; [`fragmentation`] splits reserved − allocated into
-//! its causes at an event and names the setting that closes the largest.
+//! its causes at an event and names the setting that closes the largest; [`compare`] sets two
+//! snapshots (or two moments of one) side by side: what grew or shrank, by stack, size and pool.
 
 pub mod cluster;
+pub mod compare;
 pub mod fragmentation;
 pub mod holder;
 pub mod model;

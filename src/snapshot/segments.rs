@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use super::model::{Action, AllocatorSnapshot};
+use super::model::{Action, AllocatorSnapshot, Segment};
 
 /// What a block is, for drawing and counting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,6 +88,36 @@ impl AllocatorState {
         } else {
             0.0
         }
+    }
+}
+
+/// The segments of one device as the snapshot ends, sorted by address, to find the one that
+/// holds an address by binary search (a snapshot may hold thousands, and every segment or block
+/// of an earlier state is looked up): its stream and its pool are known only there.
+pub struct SegmentsAtEnd<'a> {
+    by_address: Vec<&'a Segment>,
+}
+
+impl<'a> SegmentsAtEnd<'a> {
+    /// The segments of `device` in `s`.
+    pub fn of(s: &'a AllocatorSnapshot, device: i64) -> SegmentsAtEnd<'a> {
+        let mut by_address: Vec<&Segment> =
+            s.segments.iter().filter(|g| g.device == device).collect();
+        by_address.sort_by_key(|g| g.address);
+        SegmentsAtEnd { by_address }
+    }
+
+    /// The segment whose range holds `addr`, if one does.
+    pub fn containing(&self, addr: u64) -> Option<&'a Segment> {
+        let i = self
+            .by_address
+            .partition_point(|g| g.address <= addr)
+            .checked_sub(1)?;
+        let g = self.by_address[i];
+        let end = g
+            .address
+            .saturating_add(u64::try_from(g.total_size).unwrap_or(0));
+        (addr < end).then_some(g)
     }
 }
 

@@ -10,7 +10,7 @@ import pickle
 import sys
 
 
-def segments_at(segs, dev, evs, k):
+def replay_at(segs, dev, evs, k):
     """Reserved ranges and held blocks just after event k, by replaying the later events
     backwards from the final state: [start, end, expandable] lists and {addr: [size, pending]}."""
     ranges = sorted([s["address"], s["address"] + s["total_size"], bool(s["is_expandable"])]
@@ -19,7 +19,7 @@ def segments_at(segs, dev, evs, k):
             for s in segs if s["device"] == dev for b in s["blocks"]
             if b["state"] in ("active_allocated", "active_pending_free")}
     for e in reversed(evs[k + 1:]):
-        a, size, act = e["addr"], e["size"], e["action"]
+        a, size, act = e.get("addr", 0), e.get("size", 0), e["action"]
         if act == "alloc":
             held.pop(a, None)
         elif act == "free_requested":
@@ -45,6 +45,12 @@ def segments_at(segs, dev, evs, k):
                     ranges.remove(r)
                     new = [min(new[0], r[0]), max(new[1], r[1]), True]
             ranges = sorted(ranges + [new])
+    return ranges, held
+
+
+def segments_at(segs, dev, evs, k):
+    """The figures of the segments just after event k (replay_at's)."""
+    ranges, held = replay_at(segs, dev, evs, k)
     free, largest, pending = 0, 0, 0
     for lo, hi, _ in ranges:
         at = lo
@@ -226,4 +232,5 @@ def main():
     print(json.dumps(out))
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -20,7 +20,7 @@ use super::flame::{NodeLook, draw_icicle};
 use super::snapshot_bands::{Bands, BandsChart, size_text, stack_lines};
 use crate::analysis::stacks::{Flame, FlameBuilder, FlameFrame};
 use crate::model::{bytes_to_mib, is_library_frame};
-use crate::snapshot::fragmentation::{Cause, Fragmentation, fragmentation_at};
+use crate::snapshot::fragmentation::{Cause, Fix, Fragmentation, fragmentation_at};
 use crate::snapshot::holder::holder_frame;
 use crate::snapshot::segments::{AllocatorState, BlockKind, allocator_state, allocator_state_at};
 use crate::snapshot::summary::{live_blocks, never_freed, never_freed_events};
@@ -884,30 +884,37 @@ pub fn cause_name(c: Cause) -> Text {
 }
 
 /// The change that closes a cause, for the settings variable `{conf}` (`{dev}`: cuda, npu).
-pub fn cause_fix(c: Cause) -> Text {
-    match c {
-        Cause::SplitAcrossSegments => Text {
+pub fn cause_fix(f: Fix) -> Text {
+    match f {
+        Fix::ExpandableSegments => Text {
             en: "{conf}=expandable_segments:True",
             zh: "{conf}=expandable_segments:True",
         },
-        Cause::HolesBetweenLiveBlocks => Text {
+        Fix::AlreadyExpandable => Text {
+            en: "nothing to set: {conf} already has expandable_segments:True, and the free ends \
+                 of its segments are what the next larger request grows into; \
+                 torch.{dev}.empty_cache() returns them",
+            zh: "无需设置：{conf} 已开启 expandable_segments:True，segment 末尾的空闲部分会被下一个\
+                 更大的申请扩展使用；torch.{dev}.empty_cache() 可归还它们",
+        },
+        Fix::MaxSplitSize => Text {
             en: "{conf}=max_split_size_mb:<MB> (large cached blocks are no longer split into \
                  pieces that live blocks pin)",
             zh: "{conf}=max_split_size_mb:<MB>（不再把大的缓存块切成被存活块占住的碎片）",
         },
-        Cause::EmptySegments => Text {
+        Fix::EmptyCache => Text {
             en: "one torch.{dev}.empty_cache() at a phase boundary, or \
                  {conf}=garbage_collection_threshold:0.8",
             zh: "在阶段边界调用一次 torch.{dev}.empty_cache()，或设置 \
                  {conf}=garbage_collection_threshold:0.8",
         },
-        Cause::PrivatePool => Text {
+        Fix::ReleasePrivatePool => Text {
             en: "release the private pool when its graph or MemPool is done with (drop the \
                  graph, then empty_cache()), or let graphs share one pool (graph_pool_handle())",
             zh: "图或 MemPool 用完后释放其私有内存池（先删除 graph，再 empty_cache()），或让多个 graph \
                  共享一个内存池（graph_pool_handle()）",
         },
-        Cause::OtherStream | Cause::PendingStreamSync => Text {
+        Fix::RecordStream => Text {
             en: "record_stream changes: free cross-stream tensors after their stream has \
                  synchronized, or allocate them on the stream that uses them",
             zh: "调整 record_stream：跨 stream 的张量在其 stream 同步后再释放，或在使用它的 stream 上分配",
@@ -919,7 +926,7 @@ pub fn cause_fix(c: Cause) -> Text {
 /// largest request that fits, and the fix of the largest cause (nothing when all is handed
 /// out).
 fn fragmentation_lines(ui: &mut egui::Ui, t: &Tr, f: &Fragmentation, conf: &str) {
-    let Some((largest, _)) = f.largest() else {
+    let Some(remedy) = f.remedy else {
         return;
     };
     let mb = |b: i64| format!("{} MB", grouped(bytes_to_mib(b), 2));
@@ -940,7 +947,7 @@ fn fragmentation_lines(ui: &mut egui::Ui, t: &Tr, f: &Fragmentation, conf: &str)
             .replace("{mb}", &mb(f.largest_possible_bytes)),
     );
     let dev = if conf.contains("NPU") { "npu" } else { "cuda" };
-    let fix = cause_fix(largest)
+    let fix = cause_fix(remedy)
         .get(t)
         .replace("{conf}", conf)
         .replace("{dev}", dev);
