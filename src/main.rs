@@ -12,9 +12,10 @@ use memsight::model::{Format, SourceChoice};
 #[derive(Parser)]
 #[command(version, about, args_conflicts_with_subcommands = true)]
 struct Args {
-    /// Profiling folder or .db to open (default: the bundled demo profile).
+    /// Profiling folder, .db or allocator snapshot to open (default: the bundled demo profile).
     path: Option<PathBuf>,
-    /// Compare it with this baseline (a folder or .db; its first rank).
+    /// Compare it with this baseline (a folder or .db, its first rank; or, for a snapshot,
+    /// another snapshot).
     #[arg(long, value_name = "BASELINE")]
     compare: Option<PathBuf>,
     #[command(subcommand)]

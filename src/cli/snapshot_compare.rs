@@ -14,7 +14,7 @@ use crate::snapshot::compare::{Change, Moment, Side, SnapshotComparison, compare
 pub fn run(a: &Path, b: &Path, args: &CompareArgs, out: &mut dyn Write) -> Result<(), String> {
     let open = |p: &Path| AllocatorSnapshot::open(p).map_err(|e| format!("{}: {e}", p.display()));
     let (sa, sb) = (open(a)?, open(b)?);
-    let c = compare_snapshots(&sa, args.at_a, &sb, args.at_b, args.device)
+    let c = compare_snapshots((&sa, args.device, args.at_a), (&sb, args.device, args.at_b))
         .map_err(|e| e.to_string())?;
     let text = if args.json {
         let v = c.to_json(&a.display().to_string(), &b.display().to_string());

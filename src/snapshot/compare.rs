@@ -411,17 +411,16 @@ fn changes<K: Ord + Clone>(
     v
 }
 
-/// Compares `device` (default: [`default_device`] of each) of snapshot `a` at `at_a` with
-/// snapshot `b` at `at_b`. `a` and `b` may be the same snapshot (two moments of one run).
+/// One side to compare: a snapshot, its device (None: its [`default_device`]) and the moment.
+pub type SideSpec<'a> = (&'a AllocatorSnapshot, Option<i64>, Moment);
+
+/// Compares side `a` with side `b`; they may be the same snapshot (two moments of one run).
 pub fn compare_snapshots(
-    a: &AllocatorSnapshot,
-    at_a: Moment,
-    b: &AllocatorSnapshot,
-    at_b: Moment,
-    device: Option<i64>,
+    (a, device_a, at_a): SideSpec<'_>,
+    (b, device_b, at_b): SideSpec<'_>,
 ) -> Result<SnapshotComparison, SummaryError> {
-    let ra = read(a, device.unwrap_or_else(|| default_device(a)), at_a)?;
-    let rb = read(b, device.unwrap_or_else(|| default_device(b)), at_b)?;
+    let ra = read(a, device_a.unwrap_or_else(|| default_device(a)), at_a)?;
+    let rb = read(b, device_b.unwrap_or_else(|| default_device(b)), at_b)?;
     let mut keys: Vec<(i64, i64)> = ra.pools.keys().chain(rb.pools.keys()).copied().collect();
     keys.sort_unstable();
     keys.dedup();
@@ -510,7 +509,7 @@ mod tests {
             ],
             (1, 2),
         );
-        let c = compare_snapshots(&a, Moment::Peak, &b, Moment::Peak, None).unwrap();
+        let c = compare_snapshots((&a, None, Moment::Peak), (&b, None, Moment::Peak)).unwrap();
         assert_eq!((c.a.event, c.b.event), (Some(1), Some(1)));
         assert_eq!(c.a.fragmentation.allocated_bytes, 80);
         assert_eq!(c.b.fragmentation.allocated_bytes, 50);
@@ -531,7 +530,7 @@ mod tests {
             .collect();
         assert_eq!(pools, vec![((0, 0), -100), ((1, 2), 100)]);
         // The same snapshot at its end against its peak.
-        let c = compare_snapshots(&a, Moment::Peak, &a, Moment::End, None).unwrap();
+        let c = compare_snapshots((&a, None, Moment::Peak), (&a, None, Moment::End)).unwrap();
         assert_eq!(c.b.event, None);
         assert_eq!(c.delta_allocated(), -50);
     }
@@ -540,7 +539,7 @@ mod tests {
     fn a_missing_device_or_event_is_an_error() {
         let a = snap(&[], vec![Event::bare(Action::Alloc, 0, 30)], (0, 0));
         assert_eq!(
-            compare_snapshots(&a, Moment::Event(5), &a, Moment::Peak, None),
+            compare_snapshots((&a, None, Moment::Event(5)), (&a, None, Moment::Peak)),
             Err(SummaryError::NoEvent {
                 device: 0,
                 event: 5,
@@ -548,7 +547,7 @@ mod tests {
             })
         );
         assert_eq!(
-            compare_snapshots(&a, Moment::Peak, &a, Moment::Peak, Some(3)),
+            compare_snapshots((&a, Some(3), Moment::Peak), (&a, Some(3), Moment::Peak)),
             Err(SummaryError::NoDevice(3))
         );
         assert!("x".parse::<Moment>().is_err());

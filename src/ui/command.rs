@@ -92,6 +92,9 @@ pub enum PickKind {
     /// A summary file (`.db` of `memsight summarize`) to compare the open summary with (the
     /// summary's Compare with summary…): a file, where Compare with… picks a folder.
     Summary,
+    /// An allocator snapshot (`.pickle`, `.pkl`) to compare the open snapshot with (the
+    /// snapshot view's Compare with snapshot…).
+    Snapshot,
 }
 
 /// A user intent.

@@ -422,7 +422,7 @@ fn tab_strip(ui: &mut egui::Ui, panes: &BottomPanes, cx: &mut PaneCx<'_>) {
 /// What a picked path means: a profile to open, or a baseline to compare with.
 fn opened(kind: PickKind, path: PathBuf) -> Command {
     match kind {
-        PickKind::Baseline | PickKind::Summary => {
+        PickKind::Baseline | PickKind::Summary | PickKind::Snapshot => {
             Command::CompareWith(crate::ui::baseline::BaselineSource { path, rank: 0 })
         }
         PickKind::Folder | PickKind::Database => Command::Open(path),

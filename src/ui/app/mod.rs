@@ -42,6 +42,10 @@ pub fn native_picker(kind: PickKind) -> PickOutcome {
                 .set_title("memsight")
                 .add_filter("memsight summary", &["db", "DB"])
                 .pick_file(),
+            PickKind::Snapshot => dialog
+                .set_title("memsight")
+                .add_filter("allocator snapshot", &["pickle", "pkl", "PICKLE", "PKL"])
+                .pick_file(),
             PickKind::Database => dialog
                 .set_title("memsight")
                 .add_filter(

@@ -32,6 +32,7 @@ pub mod pager;
 pub mod roles;
 pub mod snapshot;
 pub mod snapshot_bands;
+pub mod snapshot_compare;
 pub mod sort_key;
 pub mod static_view;
 pub mod steps;

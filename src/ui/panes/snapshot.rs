@@ -18,6 +18,7 @@ use rustc_hash::FxHashMap;
 
 use super::flame::{NodeLook, draw_icicle};
 use super::snapshot_bands::{Bands, BandsChart, size_text, stack_lines};
+use super::snapshot_compare::{self, SnapshotComparing};
 use crate::analysis::stacks::{Flame, FlameBuilder, FlameFrame};
 use crate::model::{bytes_to_mib, is_library_frame};
 use crate::snapshot::fragmentation::{Cause, Fix, Fragmentation, fragmentation_at};
@@ -27,6 +28,7 @@ use crate::snapshot::summary::{live_blocks, never_freed, never_freed_events};
 use crate::snapshot::{
     AllocatorSnapshot, Frame, SnapshotSummary, StackId, StackTotal, summarize_snapshot,
 };
+use crate::ui::command::{Command, PickKind};
 use crate::ui::format::grouped;
 use crate::ui::i18n::{Text, Tr};
 use crate::ui::jobs::{Job, JobKey, Jobs, Place, Poll};
@@ -128,6 +130,10 @@ pub struct SnapshotView {
     pub holders_view: HoldersView,
     /// The flame graph frame clicked: its label and the live blocks under it.
     pub flame_pick: Option<(String, Vec<u32>)>,
+    /// Another snapshot compared with this one.
+    pub comparing: Option<SnapshotComparing>,
+    /// The comparison is on screen (else the snapshot), while comparing.
+    pub showing_comparison: bool,
 }
 
 impl SnapshotView {
@@ -159,6 +165,8 @@ impl SnapshotView {
             chart: BandsChart::default(),
             holders_view: HoldersView::default(),
             flame_pick: None,
+            comparing: None,
+            showing_comparison: false,
         }
     }
 
@@ -277,8 +285,14 @@ impl SnapshotView {
         self.shown.clone()
     }
 
-    /// The whole view.
-    pub fn ui(&mut self, ui: &mut egui::Ui, t: &Tr, jobs: &mut Jobs) {
+    /// Compares it with the snapshot at `path` (read in a job), and shows the comparison.
+    pub fn compare_with(&mut self, jobs: &mut Jobs, path: PathBuf) {
+        self.comparing = Some(SnapshotComparing::start(jobs, path));
+        self.showing_comparison = true;
+    }
+
+    /// The whole view; what the user asks of the app goes to `out`.
+    pub fn ui(&mut self, ui: &mut egui::Ui, t: &Tr, jobs: &mut Jobs, out: &mut Vec<Command>) {
         if self.poll() {
             ui.horizontal(|ui| {
                 ui.spinner();
@@ -323,7 +337,30 @@ impl SnapshotView {
                 self.event = None;
                 self.flame_pick = None;
             }
+            ui.separator();
+            if self.comparing.is_some() {
+                for (on, name) in [false, true].into_iter().zip(snapshot_compare::VIEWS) {
+                    if ui
+                        .selectable_label(self.showing_comparison == on, name.get(t))
+                        .clicked()
+                    {
+                        self.showing_comparison = on;
+                    }
+                }
+            } else if ui.button(snapshot_compare::COMPARE_WITH.get(t)).clicked() {
+                out.push(Command::Pick(PickKind::Snapshot));
+            }
         });
+        if self.showing_comparison
+            && let Some(c) = &mut self.comparing
+        {
+            let a_path = self.path.display().to_string();
+            if c.ui(ui, t, jobs, (&snap, &a_path, self.device)) {
+                self.comparing = None;
+                self.showing_comparison = false;
+            }
+            return;
+        }
         let shown = self.shown(jobs);
         if self.computing.is_some() {
             ui.horizontal(|ui| {
@@ -1079,12 +1116,21 @@ impl crate::ui::document::Document for SnapshotView {
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, cx: &mut crate::ui::document::DocCx<'_>) {
-        SnapshotView::ui(self, ui, cx.t, cx.jobs);
+        SnapshotView::ui(self, ui, cx.t, cx.jobs, cx.out);
         // A snapshot that cannot be read is not a dead end.
         if self.error.is_some() {
             ui.add_space(12.0);
             crate::ui::top_bar::open_controls(ui, cx.t, cx.path_text, cx.out);
         }
+    }
+
+    /// Compare with… another snapshot.
+    fn handle(&mut self, cmd: &Command, jobs: &mut Jobs) -> bool {
+        match cmd {
+            Command::CompareWith(source) => self.compare_with(jobs, source.path.clone()),
+            _ => return false,
+        }
+        true
     }
 
     fn chart_extent(&self) -> Option<(f64, f64)> {

@@ -1,0 +1,218 @@
+//! Snapshot against snapshot in the app (issue 45, part 2), driven through egui_kittest in
+//! English and Chinese on real H100 snapshots: Compare with snapshot… asks for a snapshot file
+//! and compares it; the figures, the moments chosen, the copied tables and the errors are
+//! checked against plain arithmetic over the raw pickles (tests/reference/snapshot_compare.py).
+
+use std::path::{Path, PathBuf};
+
+use crate::common;
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use memsight::snapshot::compare::Moment;
+use memsight::ui::MemsightApp;
+use memsight::ui::command::PickKind;
+use memsight::ui::format::grouped;
+use memsight::ui::i18n::{EN, Lang, Tr, ZH};
+use memsight::ui::panes::snapshot::SnapshotView;
+use memsight::ui::panes::snapshot_compare::{
+    COMPARE_WITH, COPY, FAILED, MOMENTS, NO_EVENT, READ_AT, STOP, SnapshotComparing,
+};
+
+fn tr(lang: Lang) -> &'static Tr {
+    if lang == Lang::Zh { &ZH } else { &EN }
+}
+
+fn view(app: &MemsightApp) -> &SnapshotView {
+    app.document::<SnapshotView>().expect("a snapshot view")
+}
+
+fn comparing(app: &mut MemsightApp) -> &mut SnapshotComparing {
+    app.document_mut::<SnapshotView>()
+        .and_then(|v| v.comparing.as_mut())
+        .expect("comparing")
+}
+
+/// The reference's document, or None without python3 (a failure in CI).
+fn reference(a: &Path, b: &Path, at_a: &str, at_b: &str) -> Option<serde_json::Value> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/snapshot_compare.py");
+    match std::process::Command::new("python3")
+        .arg(script)
+        .args([a, b])
+        .args([at_a, at_b])
+        .output()
+    {
+        Ok(o) if o.status.success() => Some(serde_json::from_slice(&o.stdout).unwrap()),
+        other => {
+            common::skip(&format!("python3 reference not available ({other:?})"));
+            None
+        }
+    }
+}
+
+/// The two real snapshots: a GPT run with CUDA graphs (A) and a GPT step that ran out (B).
+fn files() -> Option<(PathBuf, PathBuf)> {
+    let Some(root) = common::samples() else {
+        common::skip("no samples");
+        return None;
+    };
+    Some((
+        root.join("cuda_h100/snap/gpt_all_graph_pinned.pickle"),
+        root.join("cuda_h100/oom/gpt/oom_snapshot.pickle"),
+    ))
+}
+
+static PICKED: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
+
+/// The app on `a` in `lang`, whose picker answers only a snapshot picker, with `b`.
+fn open(a: &Path, b: &Path, lang: Lang) -> Harness<'static, MemsightApp> {
+    let mut app = MemsightApp::new(Some(a.to_path_buf()), Vec::new(), None);
+    app.set_language(lang);
+    app.document_mut::<SnapshotView>().unwrap().wait();
+    *PICKED.lock().unwrap() = Some(b.to_path_buf());
+    app.picker = |kind| {
+        (kind == PickKind::Snapshot)
+            .then(|| PICKED.lock().unwrap().clone())
+            .flatten()
+            .into()
+    };
+    common::harness(app)
+}
+
+/// Waits until the comparison on screen is for these moments.
+fn wait_for(h: &mut Harness<'_, MemsightApp>, at_a: Moment, at_b: Moment) {
+    common::step_until(h, "the comparison", |h| {
+        view(h.state())
+            .comparing
+            .as_ref()
+            .and_then(|c| c.shown())
+            .is_some_and(|c| c.a.moment == at_a && c.b.moment == at_b)
+    });
+    h.run();
+}
+
+fn mb(v: &serde_json::Value) -> String {
+    grouped(v.as_f64().unwrap() / 1048576.0, 2)
+}
+
+/// True when a label with exactly `text` is on screen.
+fn shows(h: &Harness<'_, MemsightApp>, text: &str) -> bool {
+    h.query_all_by_label(text).next().is_some()
+}
+
+#[test]
+fn compare_with_snapshot_shows_what_grew_at_the_moments_chosen() {
+    let Some((a, b)) = files() else { return };
+    let Some(at_peaks) = reference(&a, &b, "peak", "peak") else {
+        return;
+    };
+    let Some(b_at_end) = reference(&a, &b, "peak", "end") else {
+        return;
+    };
+    for lang in [Lang::En, Lang::Zh] {
+        let t = tr(lang);
+        let mut h = open(&a, &b, lang);
+        h.get_by_label(COMPARE_WITH.get(t)).click();
+        wait_for(&mut h, Moment::Peak, Moment::Peak);
+        let c = view(h.state()).comparing.as_ref().unwrap();
+        assert_eq!(c.path, b);
+        let shown = c.shown().unwrap();
+        assert_eq!(
+            shown.a.event,
+            at_peaks["a"]["event"].as_u64().map(|k| k as usize)
+        );
+        assert_eq!(
+            shown.b.event,
+            at_peaks["b"]["event"].as_u64().map(|k| k as usize)
+        );
+        // Reserved, allocated and not handed out of both sides, as Python counts them.
+        for key in ["reserved_bytes", "allocated_bytes", "not_handed_out_bytes"] {
+            for side in ["a", "b"] {
+                let text = mb(&at_peaks[side][key]);
+                assert!(shows(&h, &text), "{lang:?} {side} {key}: {text}");
+            }
+        }
+        // B at its end instead: chosen in B's list.
+        h.get_by_label(&READ_AT.get(t).replace("{side}", "B"))
+            .click();
+        h.run();
+        h.get_by_label(MOMENTS[1].get(t)).click();
+        wait_for(&mut h, Moment::Peak, Moment::End);
+        let shown = view(h.state()).comparing.as_ref().unwrap().shown().unwrap();
+        assert_eq!(shown.b.event, None);
+        assert_eq!(
+            shown.b.fragmentation.allocated_bytes,
+            b_at_end["b"]["allocated_bytes"].as_i64().unwrap()
+        );
+        assert!(shows(&h, &mb(&b_at_end["b"]["allocated_bytes"])));
+        // The tables copy as TSV: every stack that changed, as Python groups them.
+        h.get_by_label(COPY.get(t)).click();
+        h.step();
+        let tsv = common::copied(&h).expect("copied");
+        let stacks: Vec<&str> = tsv.split("\n\n").next().unwrap().lines().skip(2).collect();
+        assert_eq!(
+            stacks.len(),
+            b_at_end["stacks"].as_array().unwrap().len(),
+            "{tsv}"
+        );
+        // The largest change first, with Python's bytes.
+        let largest = b_at_end["stacks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["b_bytes"].as_i64().unwrap() - s["a_bytes"].as_i64().unwrap())
+            .max_by_key(|d| d.abs())
+            .unwrap();
+        let delta: f64 = stacks[0].split('\t').nth(3).unwrap().parse().unwrap();
+        assert!(
+            (delta - largest as f64 / 1048576.0).abs() < 0.006,
+            "{delta} vs {largest}"
+        );
+        // Stop comparing: the snapshot again, with its Compare with snapshot… button.
+        h.get_by_label(STOP.get(t)).click();
+        h.run();
+        assert!(view(h.state()).comparing.is_none());
+        h.get_by_label(COMPARE_WITH.get(t));
+    }
+}
+
+#[test]
+fn a_snapshot_that_cannot_be_compared_says_why_in_the_ui_language() {
+    let Some((a, b)) = files() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let bad = tmp.path().join("bad.pickle");
+    std::fs::write(&bad, "not a pickle").unwrap();
+    for lang in [Lang::En, Lang::Zh] {
+        let t = tr(lang);
+        // Not a pickle: the reader's reason, in the UI's language.
+        let mut h = open(&a, &bad, lang);
+        h.get_by_label(COMPARE_WITH.get(t)).click();
+        let prefix = FAILED.get(t).replace("{why}", "");
+        common::step_until(&mut h, "the error", |h| {
+            h.query_all_by_label_contains(&prefix).next().is_some()
+        });
+        // An event past B's trace: says so, and choosing another moment recovers.
+        let mut h = open(&a, &b, lang);
+        h.get_by_label(COMPARE_WITH.get(t)).click();
+        wait_for(&mut h, Moment::Peak, Moment::Peak);
+        comparing(h.state_mut()).at_b = Moment::Event(999_999);
+        let device = view(h.state())
+            .comparing
+            .as_ref()
+            .unwrap()
+            .shown()
+            .unwrap()
+            .b
+            .device;
+        let why = NO_EVENT
+            .get(t)
+            .replace("{k}", "999999")
+            .replace("{d}", &device.to_string());
+        let why = &why[..why.find('(').or_else(|| why.find('（')).unwrap()];
+        common::step_until(&mut h, "the event error", |h| {
+            h.query_all_by_label_contains(why).next().is_some()
+        });
+        comparing(h.state_mut()).at_b = Moment::End;
+        wait_for(&mut h, Moment::Peak, Moment::End);
+    }
+}
