@@ -8,6 +8,7 @@ use crate::ingest::msmemscope::{OomDetail, OomDetailKind};
 use crate::model::bytes_to_mib;
 use crate::snapshot::fragmentation::{Fragmentation, diagnose, fragmentation_at};
 use crate::snapshot::oom::{ModuleUsage, OomReport, OomVerdict, oom_reports, usage_beside};
+use crate::snapshot::phases::{AllocatedIn, live_by_phase, phases, phases_json};
 use crate::snapshot::{AllocatorSnapshot, Frame, SnapshotSummary, summarize_snapshot};
 
 /// Options of `memsight snapshot`.
@@ -16,7 +17,8 @@ pub struct SnapshotArgs {
     /// The state just after this event (0-based index into the device's trace).
     #[arg(long)]
     pub at_event: Option<usize>,
-    /// Device for --at-event; default the first device with events.
+    /// Device for --at-event, the fragmentation diagnosis and the live blocks by phase; default
+    /// the device of the first OOM, else the first device with events.
     #[arg(long)]
     pub device: Option<i64>,
     /// How many stacks to list.
@@ -61,9 +63,11 @@ fn run(
     }
     let modules = usage.modules;
     let memscope = crate::snapshot::oom::memscope_oom_beside(path);
-    // Why it is fragmented: at the chosen event, else the first OOM, else the snapshot's end.
+    // Why it is fragmented: at the chosen event, else (on --device, else on the device of the
+    // first OOM) at the first OOM, else at the snapshot's end.
     let device = at
         .map(|a| a.0)
+        .or(args.device)
         .or_else(|| ooms.first().map(|o| o.device))
         .unwrap_or_else(|| {
             snap.traces.iter().position(|t| !t.is_empty()).map_or_else(
@@ -93,6 +97,10 @@ fn run(
                 .collect();
             o.insert("memscope_oom".into(), serde_json::Value::Array(dumps));
             o.insert("fragmentation".into(), fragmentation.to_json());
+            let at_event = at.filter(|a| a.0 == device).map(|a| a.1);
+            if let serde_json::Value::Object(p) = phases_json(&snap, device, at_event) {
+                o.extend(p);
+            }
         }
         serde_json::to_writer_pretty(&mut *out, &v).map_err(|e| e.to_string())?;
         writeln!(out).map_err(w)?;
@@ -116,6 +124,13 @@ fn run(
             writeln!(out).map_err(w)?;
             write_fragmentation(&fragmentation, false, out).map_err(w)?;
         }
+        write_phases(
+            &snap,
+            device,
+            at.filter(|a| a.0 == device).map(|a| a.1),
+            out,
+        )
+        .map_err(w)?;
     }
     Ok(())
 }
@@ -135,6 +150,61 @@ fn run_cluster(dir: &Path, args: &SnapshotArgs, out: &mut dyn Write) -> Result<(
         return writeln!(out).map_err(w);
     }
     write!(out, "{}", crate::snapshot::cluster::cluster_tsv(&cluster)).map_err(w)
+}
+
+/// The phases of `device` (the user's annotations) and the live blocks at `at` (None: the end)
+/// by the phase that allocated them; nothing when the snapshot has no annotation for it.
+fn write_phases(
+    snap: &AllocatorSnapshot,
+    device: i64,
+    at: Option<usize>,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let ps = phases(snap, device);
+    if ps.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "\nphases (the user's annotations) on device {device}, MB:"
+    )?;
+    let rows: Vec<Vec<String>> = ps
+        .iter()
+        .map(|p| {
+            vec![
+                format!("{}{}", "  ".repeat(p.depth), p.name),
+                p.events
+                    .map_or_else(|| "-".to_string(), |(f, l)| format!("{f}–{l}")),
+                format!("{:.2}", bytes_to_mib(p.allocated_before)),
+                format!("{:.2}", bytes_to_mib(p.peak_allocated)),
+                format!("{:.2}", bytes_to_mib(p.allocated_after)),
+            ]
+        })
+        .collect();
+    write!(
+        out,
+        "{}",
+        super::text_table(&["Phase", "Events", "Before", "Peak", "After"], &rows)
+    )?;
+    let when = at.map_or_else(|| "at the end".to_string(), |k| format!("after event {k}"));
+    writeln!(
+        out,
+        "\nlive blocks {when}, by the phase that allocated them:"
+    )?;
+    for h in live_by_phase(snap, device, at) {
+        let name = match h.allocated_in {
+            AllocatedIn::Phase(n) => n,
+            AllocatedIn::NoPhase => "(outside every phase)".to_string(),
+            AllocatedIn::BeforeTrace => "(before the trace)".to_string(),
+        };
+        writeln!(
+            out,
+            "  {:>10.2} MB  {}  {name}",
+            bytes_to_mib(h.bytes),
+            count(h.blocks, "block", "blocks")
+        )?;
+    }
+    Ok(())
 }
 
 /// The OOM lines of the text output (nothing without an `oom` event or memUsageInfo).

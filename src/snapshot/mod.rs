@@ -7,7 +7,9 @@
 //! why an `oom` event happened (fragmentation or exhaustion) and reads the per-module memory
 //! torch_npu writes beside an OOM snapshot; [`fragmentation`] splits reserved − allocated into
 //! its causes at an event and names the setting that closes the largest; [`compare`] sets two
-//! snapshots (or two moments of one) side by side: what grew or shrank, by stack, size and pool.
+//! snapshots (or two moments of one) side by side: what grew or shrank, by stack, size and pool;
+//! [`phases`] reads the user's annotations (`external_annotations`) as phases of the trace and
+//! says which phase allocated what is live.
 
 pub mod cluster;
 pub mod compare;
@@ -15,12 +17,15 @@ pub mod fragmentation;
 pub mod holder;
 pub mod model;
 pub mod oom;
+pub mod phases;
 pub mod segments;
 pub mod summary;
 pub mod timeline;
 pub mod unpickle;
 
-pub use model::{Action, AllocatorSnapshot, Block, Event, Frame, Segment, SnapshotError, StackId};
+pub use model::{
+    Action, AllocatorSnapshot, Annotation, Block, Event, Frame, Segment, SnapshotError, StackId,
+};
 pub use summary::{DeviceSummary, SnapshotSummary, StackTotal, summarize_snapshot};
 
 /// Why a snapshot is not shown.

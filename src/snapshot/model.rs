@@ -163,6 +163,21 @@ impl Event {
     }
 }
 
+/// A user annotation of the trace (`external_annotations`: `record_function` ranges such as
+/// `ProfilerStep#3`, `forward`, `backward`, recorded with the memory history), its `START` and
+/// `END` paired.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Annotation {
+    /// Its name.
+    pub name: String,
+    /// The device it was recorded on.
+    pub device: i64,
+    /// When it started, µs (the events' clock).
+    pub start_us: i64,
+    /// When it ended, µs; None when the snapshot has no `END` for it (still open).
+    pub end_us: Option<i64>,
+}
+
 /// A whole allocator snapshot.
 #[derive(Debug, Clone, Default)]
 pub struct AllocatorSnapshot {
@@ -178,6 +193,8 @@ pub struct AllocatorSnapshot {
     pub other_actions: Vec<String>,
     /// The accelerator it was taken on (names its devices).
     pub backend: Backend,
+    /// The user's annotations, in the order they started.
+    pub annotations: Vec<Annotation>,
 }
 
 /// Why a snapshot could not be read.
@@ -434,6 +451,7 @@ impl AllocatorSnapshot {
             b.out.traces.push(events);
         }
         b.out.backend = backend_of(p, root, &b.frames);
+        b.out.annotations = annotations_of(p, root);
         Ok(b.out)
     }
 
@@ -485,6 +503,47 @@ fn backend_of(p: &Pickle, root: Value, frames: &[Frame]) -> Backend {
         .iter()
         .find_map(Backend::of_frame)
         .unwrap_or_default()
+}
+
+/// The `external_annotations` of a snapshot, each `START` paired with the next `END` of the same
+/// name on the same device (nested ranges of one name close innermost first); an entry without
+/// a name, a stage or a time is skipped, an `END` without a `START` too.
+fn annotations_of(p: &Pickle, root: Value) -> Vec<Annotation> {
+    let items = p
+        .get(root, "external_annotations")
+        .and_then(|v| p.items(v))
+        .unwrap_or(&[]);
+    let mut out: Vec<Annotation> = Vec::new();
+    // Open starts by (device, name): indices into `out`.
+    let mut open: FxHashMap<(i64, String), Vec<usize>> = FxHashMap::default();
+    for &a in items {
+        let text = |k: &str| p.get(a, k).and_then(|v| p.text(v));
+        let int = |k: &str| {
+            p.get(a, k)
+                .and_then(|v| p.int(v))
+                .and_then(|v| i64::try_from(v).ok())
+        };
+        let (Some(stage), Some(name), Some(time)) = (text("stage"), text("name"), int("time_us"))
+        else {
+            continue;
+        };
+        let device = int("device").unwrap_or(0);
+        let key = (device, name.to_string());
+        if stage.eq_ignore_ascii_case("START") {
+            open.entry(key).or_default().push(out.len());
+            out.push(Annotation {
+                name: name.to_string(),
+                device,
+                start_us: time,
+                end_us: None,
+            });
+        } else if stage.eq_ignore_ascii_case("END")
+            && let Some(i) = open.get_mut(&key).and_then(Vec::pop)
+        {
+            out[i].end_us = Some(time);
+        }
+    }
+    out
 }
 
 /// The keys read from every event and frame, looked up once.

@@ -12,6 +12,7 @@ mod cli_inspect;
 mod cli_modules;
 mod cli_snapshot_compare;
 mod cli_snapshot_fragmentation;
+mod cli_snapshot_phases;
 mod cli_steps;
 mod cli_summarize;
 mod cli_views;

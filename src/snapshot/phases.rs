@@ -1,0 +1,294 @@
+//! The user's annotations (`external_annotations`: `record_function` ranges such as
+//! `ProfilerStep#3`, `forward`, `backward`, `optimizer`) as phases of a device's trace: which
+//! events each spans, how deep it is nested, the allocated memory before, at its most during and
+//! after it; and the live blocks at an event by the phase that allocated them — the snapshot's
+//! answer to "what kind of memory is this" (blocks from `forward` alive at the peak are
+//! activations, from `optimizer` optimizer state).
+//!
+//! An event is in a phase when its `time_us` lies in [start, end] (an annotation without an
+//! `END` runs to the trace's end); its phase is the innermost (the deepest; on a tie, the one
+//! that started last). NPU snapshots' events have no time: their phases span no event.
+
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap;
+
+use super::model::{Action, AllocatorSnapshot, Annotation};
+use super::summary::{allocated_curve, live_blocks};
+
+/// One annotation on one device's trace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Phase {
+    /// Its name.
+    pub name: String,
+    /// When it started, µs.
+    pub start_us: i64,
+    /// When it ended, µs (None: no `END`, it runs to the trace's end).
+    pub end_us: Option<i64>,
+    /// How many other annotations of the device contain it (0: outermost).
+    pub depth: usize,
+    /// The first and last event in it (None: no event).
+    pub events: Option<(usize, usize)>,
+    /// Allocated just before its first event (or at its start, with no event), bytes.
+    pub allocated_before: i64,
+    /// The most allocated during it, counting the value held as it starts, bytes.
+    pub peak_allocated: i64,
+    /// Allocated just after its last event, bytes.
+    pub allocated_after: i64,
+}
+
+/// Where a live block was allocated.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum AllocatedIn {
+    /// In this phase (its innermost).
+    Phase(String),
+    /// In the trace, outside every phase.
+    NoPhase,
+    /// Before the trace (no `alloc` event for it).
+    BeforeTrace,
+}
+
+/// The live bytes and blocks allocated in one place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PhaseHolding {
+    /// Where they were allocated.
+    pub allocated_in: AllocatedIn,
+    /// Σ size.
+    pub bytes: i64,
+    /// How many.
+    pub blocks: u64,
+}
+
+/// The annotations of `device` (in the order they started), with their nesting depth.
+fn annotations(s: &AllocatorSnapshot, device: i64) -> Vec<&Annotation> {
+    s.annotations
+        .iter()
+        .filter(|a| a.device == device)
+        .collect()
+}
+
+/// The phases of `device`, in the order they started.
+pub fn phases(s: &AllocatorSnapshot, device: i64) -> Vec<Phase> {
+    let trace = usize::try_from(device)
+        .ok()
+        .and_then(|d| s.traces.get(d))
+        .map_or(&[][..], Vec::as_slice);
+    let (start, after) = allocated_curve(s, device);
+    let before = |k: usize| if k == 0 { start } else { after[k - 1] };
+    let ann = annotations(s, device);
+    let span = |a: &Annotation| (a.start_us, a.end_us.unwrap_or(i64::MAX));
+    // The events' times, for a binary search (the trace's clock only rises; an event without
+    // a time is treated as earlier than any).
+    let times: Vec<i64> = trace
+        .iter()
+        .map(|e| e.time_us.unwrap_or(i64::MIN))
+        .collect();
+    let timed = trace.iter().all(|e| e.time_us.is_some()) && !trace.is_empty();
+    ann.iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let (lo, hi) = span(a);
+            let depth = ann
+                .iter()
+                .enumerate()
+                .filter(|&(j, b)| {
+                    let (blo, bhi) = span(b);
+                    j != i && blo <= lo && bhi >= hi && ((blo, bhi) != (lo, hi) || j < i)
+                })
+                .count();
+            let first = times.partition_point(|&t| t < lo);
+            let end = times.partition_point(|&t| t <= hi);
+            let events = (timed && end > first).then(|| (first, end - 1));
+            let (allocated_before, peak_allocated, allocated_after) = match events {
+                Some((f, l)) => {
+                    let held = before(f);
+                    let peak = after[f..=l].iter().copied().fold(held, i64::max);
+                    (held, peak, after[l])
+                }
+                None => {
+                    let held = if timed { before(first) } else { start };
+                    (held, held, held)
+                }
+            };
+            Phase {
+                name: a.name.clone(),
+                start_us: a.start_us,
+                end_us: a.end_us,
+                depth,
+                events,
+                allocated_before,
+                peak_allocated,
+                allocated_after,
+            }
+        })
+        .collect()
+}
+
+/// The innermost phase of each event of `device` (an index into `phases`), None outside all.
+pub fn phase_of_events(s: &AllocatorSnapshot, device: i64, phases: &[Phase]) -> Vec<Option<usize>> {
+    let len = usize::try_from(device)
+        .ok()
+        .and_then(|d| s.traces.get(d))
+        .map_or(0, Vec::len);
+    let mut of: Vec<Option<usize>> = vec![None; len];
+    // Outermost first, later starts after earlier ones: each deeper (or later) phase overwrites
+    // the one containing it.
+    let mut order: Vec<usize> = (0..phases.len()).collect();
+    order.sort_by_key(|&i| (phases[i].depth, phases[i].start_us, i));
+    for i in order {
+        if let Some((f, l)) = phases[i].events {
+            for slot in &mut of[f..=l] {
+                *slot = Some(i);
+            }
+        }
+    }
+    of
+}
+
+/// The live blocks of `device` just after event `at` (None: at the end), by where they were
+/// allocated, heaviest first.
+pub fn live_by_phase(s: &AllocatorSnapshot, device: i64, at: Option<usize>) -> Vec<PhaseHolding> {
+    let trace = usize::try_from(device)
+        .ok()
+        .and_then(|d| s.traces.get(d))
+        .map_or(&[][..], Vec::as_slice);
+    let phases = phases(s, device);
+    let of = phase_of_events(s, device, &phases);
+    let upto = at.map_or(trace.len(), |k| k.saturating_add(1).min(trace.len()));
+    // The last alloc at each address up to the event: where a live block there came from.
+    let mut alloc_at: FxHashMap<u64, usize> = FxHashMap::default();
+    for (k, e) in trace[..upto].iter().enumerate() {
+        if e.action == Action::Alloc {
+            alloc_at.insert(e.addr, k);
+        }
+    }
+    let mut by: BTreeMap<AllocatedIn, (i64, u64)> = BTreeMap::new();
+    for (addr, size, _) in live_blocks(s, device, at) {
+        let key = match alloc_at.get(&addr) {
+            None => AllocatedIn::BeforeTrace,
+            Some(&k) => match of.get(k).copied().flatten() {
+                Some(i) => AllocatedIn::Phase(phases[i].name.clone()),
+                None => AllocatedIn::NoPhase,
+            },
+        };
+        let slot = by.entry(key).or_default();
+        slot.0 = slot.0.saturating_add(size);
+        slot.1 += 1;
+    }
+    let mut v: Vec<PhaseHolding> = by
+        .into_iter()
+        .map(|(allocated_in, (bytes, blocks))| PhaseHolding {
+            allocated_in,
+            bytes,
+            blocks,
+        })
+        .collect();
+    v.sort_by(|a, b| {
+        b.bytes
+            .cmp(&a.bytes)
+            .then(a.allocated_in.cmp(&b.allocated_in))
+    });
+    v
+}
+
+/// `snapshot --json`'s `phases` of every device and `live_by_phase` of `device` at `at`.
+pub fn phases_json(s: &AllocatorSnapshot, device: i64, at: Option<usize>) -> serde_json::Value {
+    let phases: Vec<serde_json::Value> = s
+        .devices()
+        .into_iter()
+        .flat_map(|d| {
+            phases(s, d).into_iter().map(move |p| {
+                serde_json::json!({
+                    "device": d,
+                    "name": p.name,
+                    "start_us": p.start_us,
+                    "end_us": p.end_us,
+                    "depth": p.depth,
+                    "first_event": p.events.map(|e| e.0),
+                    "last_event": p.events.map(|e| e.1),
+                    "allocated_before_bytes": p.allocated_before,
+                    "peak_allocated_bytes": p.peak_allocated,
+                    "allocated_after_bytes": p.allocated_after,
+                })
+            })
+        })
+        .collect();
+    let holding: Vec<serde_json::Value> = live_by_phase(s, device, at)
+        .into_iter()
+        .map(|h| {
+            let (phase, before) = match h.allocated_in {
+                AllocatedIn::Phase(n) => (Some(n), false),
+                AllocatedIn::NoPhase => (None, false),
+                AllocatedIn::BeforeTrace => (None, true),
+            };
+            serde_json::json!({
+                "phase": phase,
+                "before_trace": before,
+                "bytes": h.bytes,
+                "blocks": h.blocks,
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "phases": phases,
+        "live_by_phase": {"device": device, "at_event": at, "groups": holding},
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::snapshot::model::Event;
+
+    fn at(action: Action, addr: u64, size: i64, t: i64) -> Event {
+        Event {
+            time_us: Some(t),
+            ..Event::bare(action, addr, size)
+        }
+    }
+
+    fn ann(name: &str, start: i64, end: Option<i64>) -> Annotation {
+        Annotation {
+            name: name.into(),
+            device: 0,
+            start_us: start,
+            end_us: end,
+        }
+    }
+
+    #[test]
+    fn events_take_their_innermost_phase_and_live_blocks_their_allocating_phase() {
+        // step [0, 100] holds forward [10, 40] and backward [50, 90].
+        let s = AllocatorSnapshot {
+            traces: vec![vec![
+                at(Action::Alloc, 0, 10, 5),    // 0: step
+                at(Action::Alloc, 100, 30, 20), // 1: forward
+                at(Action::Alloc, 200, 20, 30), // 2: forward, freed in backward
+                at(Action::FreeRequested, 200, 20, 60),
+                at(Action::FreeCompleted, 200, 20, 61), // 4: backward
+                at(Action::Alloc, 300, 5, 70),          // 5: backward
+                at(Action::Alloc, 400, 7, 200),         // 6: outside
+            ]],
+            annotations: vec![
+                ann("step", 0, Some(100)),
+                ann("forward", 10, Some(40)),
+                ann("backward", 50, Some(90)),
+            ],
+            ..AllocatorSnapshot::default()
+        };
+        let p = phases(&s, 0);
+        assert_eq!(
+            p.iter().map(|p| (p.depth, p.events)).collect::<Vec<_>>(),
+            vec![(0, Some((0, 5))), (1, Some((1, 2))), (1, Some((3, 5)))]
+        );
+        // Nothing is held at the end (no segments): the trace starts at −(10+30+5+7) + ... the
+        // running total is relative; forward adds 50 on top of what the step began with.
+        assert_eq!(p[1].peak_allocated - p[1].allocated_before, 50);
+        assert_eq!(p[2].allocated_after - p[2].allocated_before, -15);
+        let of = phase_of_events(&s, 0, &p);
+        assert_eq!(
+            of,
+            vec![Some(0), Some(1), Some(1), Some(2), Some(2), Some(2), None]
+        );
+    }
+}
