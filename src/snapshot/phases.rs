@@ -33,6 +33,9 @@ pub struct Phase {
     pub allocated_before: i64,
     /// The most allocated during it, counting the value held as it starts, bytes.
     pub peak_allocated: i64,
+    /// The first of its events after which that most is allocated (None: the value held as
+    /// it starts is the most, or it has no event).
+    pub peak_event: Option<usize>,
     /// Allocated just after its last event, bytes.
     pub allocated_after: i64,
 }
@@ -99,15 +102,20 @@ pub fn phases(s: &AllocatorSnapshot, device: i64) -> Vec<Phase> {
             let first = times.partition_point(|&t| t < lo);
             let end = times.partition_point(|&t| t <= hi);
             let events = (timed && end > first).then(|| (first, end - 1));
-            let (allocated_before, peak_allocated, allocated_after) = match events {
+            let (allocated_before, peak_allocated, peak_event, allocated_after) = match events {
                 Some((f, l)) => {
                     let held = before(f);
-                    let peak = after[f..=l].iter().copied().fold(held, i64::max);
-                    (held, peak, after[l])
+                    let (mut peak, mut at) = (held, None);
+                    for (k, &v) in after.iter().enumerate().take(l + 1).skip(f) {
+                        if v > peak {
+                            (peak, at) = (v, Some(k));
+                        }
+                    }
+                    (held, peak, at, after[l])
                 }
                 None => {
                     let held = if timed { before(first) } else { start };
-                    (held, held, held)
+                    (held, held, None, held)
                 }
             };
             Phase {
@@ -118,6 +126,7 @@ pub fn phases(s: &AllocatorSnapshot, device: i64) -> Vec<Phase> {
                 events,
                 allocated_before,
                 peak_allocated,
+                peak_event,
                 allocated_after,
             }
         })
@@ -208,6 +217,7 @@ pub fn phases_json(s: &AllocatorSnapshot, device: i64, at: Option<usize>) -> ser
                     "last_event": p.events.map(|e| e.1),
                     "allocated_before_bytes": p.allocated_before,
                     "peak_allocated_bytes": p.peak_allocated,
+                    "peak_event": p.peak_event,
                     "allocated_after_bytes": p.allocated_after,
                 })
             })

@@ -182,6 +182,17 @@ pub const SNAPSHOT_FLOOR: Color32 = Color32::from_gray(150);
 /// Text on a flame-graph frame (the frames are light in both themes).
 pub const FLAME_TEXT: Color32 = Color32::from_gray(20);
 
+/// A snapshot phase's strip on the active-memory chart: a light hue from its name, so that every
+/// `forward` looks alike (the strips are light in both themes; their names use [`FLAME_TEXT`]).
+pub fn phase_fill(name: &str) -> Color32 {
+    let h = name
+        .bytes()
+        .fold(0u32, |a, b| a.wrapping_mul(31).wrapping_add(u32::from(b)));
+    PALETTE[(h % PALETTE.len() as u32) as usize]
+        .gamma_multiply(0.55)
+        .blend(Color32::from_white_alpha(110))
+}
+
 /// What a flame-graph frame is, for its colour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FrameKind {

@@ -12,7 +12,8 @@ pickle (Python's own pickle module, no memsight code): the reference `memsight s
 - An event is in [start, end] by its time_us (no event when any event lacks a time); first and
   last event in it; allocated before = the running total before its first event (alloc adds,
   free_completed subtracts, from final allocated with the trace undone), peak = the most of that
-  and the totals after its events, after = the total after its last event.
+  and the totals after its events (peak_event: the first event reaching it, null when the
+  value held before is the most), after = the total after its last event.
 - live_by_phase at EVENT (default the end): the live blocks then (alloc to free_completed), each
   by the innermost phase (deepest, then latest start) of the last alloc at its address up to
   EVENT, `null` outside every phase, `before_trace` without such an alloc.
@@ -69,6 +70,7 @@ def main(path, device, at=None):
             f, l = inside[0], inside[-1]
             held = start if f == 0 else totals[f - 1]
             peak = max([held] + totals[f:l + 1])
+            peak_event = None if peak == held else f + totals[f:l + 1].index(peak)
             after = totals[l]
         else:
             f = l = None
@@ -78,10 +80,12 @@ def main(path, device, at=None):
             else:
                 held = start
             peak = after = held
+            peak_event = None
         phases.append({"device": device, "name": a["name"], "start_us": a["start_us"],
                        "end_us": a["end_us"], "depth": depth, "first_event": f,
                        "last_event": l, "allocated_before_bytes": held,
-                       "peak_allocated_bytes": peak, "allocated_after_bytes": after})
+                       "peak_allocated_bytes": peak, "peak_event": peak_event,
+                       "allocated_after_bytes": after})
     # The innermost phase of each event.
     def phase_of(k):
         best = None

@@ -216,3 +216,72 @@ fn a_snapshot_that_cannot_be_compared_says_why_in_the_ui_language() {
         wait_for(&mut h, Moment::Peak, Moment::End);
     }
 }
+
+/// Python's phases of device 0 of `file` and its live blocks by phase at `at` (None: the end).
+fn phases_reference(file: &Path, at: Option<usize>) -> Option<serde_json::Value> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/snapshot_phases.py");
+    let mut cmd = std::process::Command::new("python3");
+    cmd.arg(script).arg(file).arg("0");
+    if let Some(k) = at {
+        cmd.arg(k.to_string());
+    }
+    match cmd.output() {
+        Ok(o) if o.status.success() => Some(serde_json::from_slice(&o.stdout).unwrap()),
+        other => {
+            common::skip(&format!("python3 reference not available ({other:?})"));
+            None
+        }
+    }
+}
+
+/// Issue 45 part 3: the snapshot's `external_annotations` as phases in the view. By phase lists
+/// them with Python's figures, a click on one goes to its peak, and the live blocks there are
+/// counted by the phase that allocated them as Python counts them.
+#[test]
+fn by_phase_lists_the_annotations_and_goes_to_a_phase_peak() {
+    use memsight::ui::panes::snapshot_phases::{LIVE, VIEW};
+    let Some((a, _)) = files() else { return };
+    let Some(want) = phases_reference(&a, None) else {
+        return;
+    };
+    let phases = want["phases"].as_array().unwrap();
+    // The second step's forward: its peak is where the click goes.
+    let forward = phases
+        .iter()
+        .filter(|p| p["name"] == "forward")
+        .nth(1)
+        .unwrap();
+    let peak = forward["peak_event"].as_u64().unwrap() as usize;
+    let Some(at_peak) = phases_reference(&a, Some(peak)) else {
+        return;
+    };
+    for lang in [Lang::En, Lang::Zh] {
+        let t = tr(lang);
+        let mut h = open(&a, &a, lang);
+        h.run();
+        h.get_by_label(VIEW.get(t)).click();
+        h.run();
+        // Every phase's peak, as Python computes it.
+        for p in phases {
+            assert!(shows(&h, &mb(&p["peak_allocated_bytes"])), "{lang:?} {p}");
+        }
+        let label = format!("    {}", forward["name"].as_str().unwrap());
+        h.get_all_by_label(&label)
+            .nth(1)
+            .expect("the second forward")
+            .click();
+        common::step_until(&mut h, "the phase's peak", |h| {
+            view(h.state()).event == Some(peak)
+        });
+        common::step_until(&mut h, "the figures at it", |h| {
+            !view(h.state()).is_computing()
+        });
+        h.run();
+        let when = (t.snapshot_when_event)(peak);
+        h.get_by_label(&LIVE.get(t).replace("{when}", &when));
+        for g in at_peak["live_by_phase"].as_array().unwrap() {
+            let text = format!("{} MB", mb(&g["bytes"]));
+            assert!(shows(&h, &text), "{lang:?}: {text} ({g})");
+        }
+    }
+}

@@ -33,6 +33,7 @@ pub mod roles;
 pub mod snapshot;
 pub mod snapshot_bands;
 pub mod snapshot_compare;
+pub mod snapshot_phases;
 pub mod sort_key;
 pub mod static_view;
 pub mod steps;

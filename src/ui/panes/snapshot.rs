@@ -19,10 +19,12 @@ use rustc_hash::FxHashMap;
 use super::flame::{NodeLook, draw_icicle};
 use super::snapshot_bands::{Bands, BandsChart, size_text, stack_lines};
 use super::snapshot_compare::{self, SnapshotComparing};
+use super::snapshot_phases;
 use crate::analysis::stacks::{Flame, FlameBuilder, FlameFrame};
 use crate::model::{bytes_to_mib, is_library_frame};
 use crate::snapshot::fragmentation::{Cause, Fix, Fragmentation, fragmentation_at};
 use crate::snapshot::holder::holder_frame;
+use crate::snapshot::phases::{Phase, PhaseHolding, live_by_phase, phase_of_events, phases};
 use crate::snapshot::segments::{AllocatorState, BlockKind, allocator_state, allocator_state_at};
 use crate::snapshot::summary::{live_blocks, never_freed, never_freed_events};
 use crate::snapshot::{
@@ -55,6 +57,9 @@ struct DeviceParts {
     /// The trace ends in an out-of-memory: its never-freed blocks are what was held at the
     /// OOM, not leak suspects.
     at_oom: bool,
+    /// The user's annotations as phases, and the innermost phase of each event.
+    phases: Vec<Phase>,
+    phase_of: Vec<Option<usize>>,
 }
 
 /// What the view shows for one device and event, computed when they change.
@@ -71,6 +76,8 @@ struct Shown {
     live: Vec<(u64, i64, StackId)>,
     flame: Flame,
     flame_frames: Vec<Frame>,
+    /// The live blocks by the phase that allocated them.
+    by_phase: Vec<PhaseHolding>,
 }
 
 /// How the holders are shown.
@@ -81,6 +88,8 @@ pub enum HoldersView {
     Table,
     /// A flame graph of the live blocks.
     Flame,
+    /// The phases (the user's annotations) and the live blocks by phase.
+    Phases,
 }
 
 /// A device and an event of it (None: the end state).
@@ -434,7 +443,10 @@ impl SnapshotView {
         }
         let height = (ui.available_height() * 0.38).clamp(160.0, 420.0);
         let bands = &shown.parts.bands;
-        let out = self.chart.ui(ui, t, &snap, bands, shown.event, height);
+        let phases = (&shown.parts.phases[..], &shown.parts.phase_of[..]);
+        let out = self
+            .chart
+            .ui(ui, t, &snap, bands, (shown.event, phases), height);
         picked = picked.or(out.picked);
         let tl = &bands.timeline;
         ui.weak((t.snapshot_bands_legend)(
@@ -457,13 +469,17 @@ impl SnapshotView {
         ui.horizontal(|ui| {
             ui.strong(title);
             ui.separator();
-            for (view, name) in [HoldersView::Table, HoldersView::Flame]
-                .into_iter()
-                .zip(t.snapshot_views)
-            {
-                if ui
-                    .selectable_label(self.holders_view == view, name)
-                    .clicked()
+            let phases = !shown.parts.phases.is_empty();
+            let views = [
+                (HoldersView::Table, t.snapshot_views[0]),
+                (HoldersView::Flame, t.snapshot_views[1]),
+                (HoldersView::Phases, snapshot_phases::VIEW.get(t)),
+            ];
+            for (view, name) in views {
+                if (view != HoldersView::Phases || phases)
+                    && ui
+                        .selectable_label(self.holders_view == view, name)
+                        .clicked()
                 {
                     self.holders_view = view;
                 }
@@ -495,6 +511,15 @@ impl SnapshotView {
                 }
             }
             HoldersView::Flame => self.holders_flame(ui, t, &snap, &shown),
+            HoldersView::Phases => {
+                picked = picked.or(snapshot_phases::phases_ui(
+                    ui,
+                    t,
+                    &shown.parts.phases,
+                    &shown.by_phase,
+                    &when,
+                ));
+            }
         }
         if let Some(k) = picked {
             self.event = Some(k);
@@ -657,7 +682,11 @@ fn compute(
         || {
             parts.filter(|p| p.device == device).unwrap_or_else(|| {
                 let (leaks, leak_blocks) = never_freed(snap, device, TOP);
+                let phases = phases(snap, device);
+                let phase_of = phase_of_events(snap, device, &phases);
                 Arc::new(DeviceParts {
+                    phases,
+                    phase_of,
                     device,
                     bands: Arc::new(Bands::new(snap, device)),
                     leaks,
@@ -689,7 +718,13 @@ fn compute(
             .map_or(0, |e| e.stream);
         fragmentation_at(snap, device, k, stream)
     };
+    let by_phase = if parts.phases.is_empty() {
+        Vec::new()
+    } else {
+        live_by_phase(snap, device, event)
+    };
     Some(Shown {
+        by_phase,
         device,
         event,
         parts,

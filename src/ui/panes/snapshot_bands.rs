@@ -17,6 +17,7 @@ use egui_plot::{
 use crate::analysis::{LodSeries, Series};
 use crate::model::bytes_to_mib;
 use crate::snapshot::holder::holder_frame;
+use crate::snapshot::phases::Phase;
 use crate::snapshot::timeline::Timeline;
 use crate::snapshot::{AllocatorSnapshot, Frame};
 use crate::ui::format::grouped;
@@ -368,6 +369,9 @@ pub fn size_text(b: i64) -> String {
     }
 }
 
+/// The phases drawn on the chart, and the innermost phase of each event (for the tooltip).
+pub type PhaseMarks<'a> = (&'a [Phase], &'a [Option<usize>]);
+
 /// What the user did on the chart this frame.
 pub struct ChartOut {
     /// The event clicked.
@@ -382,12 +386,16 @@ impl BandsChart {
         t: &Tr,
         snap: &AllocatorSnapshot,
         bands: &Arc<Bands>,
-        marker: Option<usize>,
+        (marker, (phases, phase_of)): (Option<usize>, PhaseMarks<'_>),
         height: f32,
     ) -> ChartOut {
         let full = bands.full();
         let (v0, v1) = self.range.unwrap_or(full);
-        let y_hi = bands.peak_mb().max(1e-6) * 1.05;
+        // Room above the memory for the phase strips.
+        let strips = super::snapshot_phases::strip_levels(phases) as f64
+            * super::snapshot_phases::STRIP_POINTS;
+        let y_hi = bands.peak_mb().max(1e-6) * 1.05
+            / (1.0 - strips / f64::from(height).max(strips * 2.0)).max(0.5);
         let press_origin = ui.input(|i| i.pointer.press_origin());
         let mut drag = self.drag;
         let ppp = ui.ctx().pixels_per_point();
@@ -428,6 +436,7 @@ impl BandsChart {
                     .map(|(&x, &v)| [x as f64 * bands.scale, bytes_to_mib(v)])
                     .collect();
                 plot_ui.add(StepLine::new(t.snapshot_allocated, &outline, outline_color));
+                super::snapshot_phases::draw_spans(plot_ui, phases, bands);
                 if let Some(k) = marker {
                     plot_ui.vline(
                         VLine::new(
@@ -478,7 +487,7 @@ impl BandsChart {
         }
         if let Some(p) = pointer {
             r.clone()
-                .on_hover_ui_at_pointer(|ui| hover(ui, t, snap, bands, p));
+                .on_hover_ui_at_pointer(|ui| hover(ui, t, snap, bands, p, (phases, phase_of)));
         }
         out
     }
@@ -498,12 +507,26 @@ pub fn band_text(t: &Tr, a: &crate::snapshot::timeline::Allocation) -> String {
     (t.snapshot_band)(&size_text(a.size), &from, &to)
 }
 
-fn hover(ui: &mut Ui, t: &Tr, snap: &AllocatorSnapshot, bands: &Bands, p: PlotPoint) {
+fn hover(
+    ui: &mut Ui,
+    t: &Tr,
+    snap: &AllocatorSnapshot,
+    bands: &Bands,
+    p: PlotPoint,
+    (phases, phase_of): PhaseMarks<'_>,
+) {
     crate::ui::tooltip::wide(ui);
     let tl = &bands.timeline;
     let x = bands.event_at(p.x);
     let bytes = (p.y * 1024.0 * 1024.0) as i64;
     ui.weak(format!("#{}", grouped(x.max(-1) as f64, 0)));
+    if let Some(name) = super::snapshot_phases::phase_at(phases, phase_of, x) {
+        ui.weak(
+            super::snapshot_phases::IN_PHASE
+                .get(t)
+                .replace("{name}", name),
+        );
+    }
     if let Some(i) = tl.allocation_at(x, bytes) {
         let a = &tl.allocations[i];
         ui.strong(band_text(t, a));
