@@ -34,10 +34,13 @@ fn memsight(file: &Path, extra: &[&str]) -> serde_json::Value {
         assert_eq!(o.remove("modules_at_oom"), Some(serde_json::json!([])));
         assert_eq!(o.remove("memscope_oom"), Some(serde_json::json!([])));
     }
-    // The fragmentation diagnosis has its own reference
-    // (tests/cli/cli_snapshot_fragmentation.rs); Python's summary does not have it.
+    // The fragmentation diagnosis and the phases have their own references
+    // (tests/cli/cli_snapshot_fragmentation.rs, cli_snapshot_phases.rs); Python's summary does
+    // not have them.
     if let Some(o) = v.as_object_mut() {
-        assert!(o.remove("fragmentation").is_some(), "no fragmentation");
+        for key in ["fragmentation", "phases", "live_by_phase"] {
+            assert!(o.remove(key).is_some(), "no {key}");
+        }
     }
     v
 }
