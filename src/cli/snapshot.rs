@@ -6,6 +6,7 @@ use std::path::Path;
 
 use crate::ingest::msmemscope::{OomDetail, OomDetailKind};
 use crate::model::bytes_to_mib;
+use crate::snapshot::compiled::{by_compile_context, compiled_json};
 use crate::snapshot::fragmentation::{Fragmentation, diagnose, fragmentation_at};
 use crate::snapshot::oom::{ModuleUsage, OomReport, OomVerdict, oom_reports, usage_beside};
 use crate::snapshot::phases::{AllocatedIn, live_by_phase, phases, phases_json};
@@ -101,6 +102,10 @@ fn run(
             if let serde_json::Value::Object(p) = phases_json(&snap, device, at_event) {
                 o.extend(p);
             }
+            o.insert(
+                "compile_contexts".into(),
+                compiled_json(&snap, device, at_event),
+            );
         }
         serde_json::to_writer_pretty(&mut *out, &v).map_err(|e| e.to_string())?;
         writeln!(out).map_err(w)?;
@@ -124,13 +129,9 @@ fn run(
             writeln!(out).map_err(w)?;
             write_fragmentation(&fragmentation, false, out).map_err(w)?;
         }
-        write_phases(
-            &snap,
-            device,
-            at.filter(|a| a.0 == device).map(|a| a.1),
-            out,
-        )
-        .map_err(w)?;
+        let at_event = at.filter(|a| a.0 == device).map(|a| a.1);
+        write_phases(&snap, device, at_event, out).map_err(w)?;
+        write_compiled(&snap, device, at_event, out).map_err(w)?;
     }
     Ok(())
 }
@@ -202,6 +203,37 @@ fn write_phases(
             "  {:>10.2} MB  {}  {name}",
             bytes_to_mib(h.bytes),
             count(h.blocks, "block", "blocks")
+        )?;
+    }
+    Ok(())
+}
+
+/// What each `torch.compile`d region of `device` allocated, and what of it is live at `at`;
+/// nothing when no event names a region.
+fn write_compiled(
+    snap: &AllocatorSnapshot,
+    device: i64,
+    at: Option<usize>,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let regions = by_compile_context(snap, device, at);
+    if regions.is_empty() {
+        return Ok(());
+    }
+    let when = at.map_or_else(|| "at the end".to_string(), |k| format!("after event {k}"));
+    writeln!(
+        out,
+        "\nallocated in torch.compile regions on device {device} (live {when}):"
+    )?;
+    for r in regions {
+        writeln!(
+            out,
+            "  {:>10.2} MB in {}, {:.2} MB live in {}  {}",
+            bytes_to_mib(r.alloc_bytes),
+            count(r.allocs, "allocation", "allocations"),
+            bytes_to_mib(r.live_bytes),
+            count(r.live_blocks, "block", "blocks"),
+            r.context
         )?;
     }
     Ok(())

@@ -9,10 +9,12 @@
 //! its causes at an event and names the setting that closes the largest; [`compare`] sets two
 //! snapshots (or two moments of one) side by side: what grew or shrank, by stack, size and pool;
 //! [`phases`] reads the user's annotations (`external_annotations`) as phases of the trace and
-//! says which phase allocated what is live.
+//! says which phase allocated what is live; [`compiled`] what `torch.compile`d regions
+//! (`compile_context`) allocated.
 
 pub mod cluster;
 pub mod compare;
+pub mod compiled;
 pub mod fragmentation;
 pub mod holder;
 pub mod model;

@@ -146,6 +146,9 @@ pub struct Event {
     pub time_us: Option<i64>,
     /// What the device had free (`device_free`, on `oom` events only).
     pub device_free: Option<i64>,
+    /// The `torch.compile` region it happened in (`compile_context`): an index into
+    /// [`AllocatorSnapshot::compile_contexts`], 0 for none (`N/A`, or not recorded).
+    pub compile_context: u32,
 }
 
 impl Event {
@@ -159,6 +162,7 @@ impl Event {
             stack: 0,
             time_us: None,
             device_free: None,
+            compile_context: 0,
         }
     }
 }
@@ -195,6 +199,9 @@ pub struct AllocatorSnapshot {
     pub backend: Backend,
     /// The user's annotations, in the order they started.
     pub annotations: Vec<Annotation>,
+    /// The `torch.compile` regions events name (`compile_context`, e.g. `Torch-Compiled
+    /// Region: 0/0`); index 0 is none.
+    pub compile_contexts: Vec<String>,
 }
 
 /// Why a snapshot could not be read.
@@ -428,6 +435,7 @@ impl AllocatorSnapshot {
             actions: FxHashMap::default(),
             out: AllocatorSnapshot {
                 stacks: vec![Vec::new()],
+                compile_contexts: vec![String::new()],
                 ..Default::default()
             },
             frames: Vec::new(),
@@ -436,6 +444,7 @@ impl AllocatorSnapshot {
             // The empty stack is id 0, whether a value has no frames or an empty list.
             stack_ids: FxHashMap::from_iter([(Vec::new(), 0)]),
             list_stacks: FxHashMap::default(),
+            contexts: FxHashMap::default(),
         };
         for &s in segment_items {
             let seg = b.segment(s);
@@ -555,6 +564,7 @@ struct Keys {
     frames: Key,
     time_us: Key,
     device_free: Key,
+    compile_context: Key,
     filename: Key,
     line: Key,
     name: Key,
@@ -570,6 +580,7 @@ impl Keys {
             frames: p.key("frames"),
             time_us: p.key("time_us"),
             device_free: p.key("device_free"),
+            compile_context: p.key("compile_context"),
             filename: p.key("filename"),
             line: p.key("line"),
             name: p.key("name"),
@@ -592,6 +603,8 @@ struct Builder<'p> {
     stack_ids: FxHashMap<Vec<u32>, StackId>,
     /// Stacks by the pickle list they came from (shared lists are read once).
     list_stacks: FxHashMap<u32, StackId>,
+    /// `compile_context` ids by the text id of their text.
+    contexts: FxHashMap<u32, u32>,
 }
 
 impl Builder<'_> {
@@ -753,12 +766,13 @@ impl Builder<'_> {
             .flatten()
             .and_then(|v| p.int(v))
             .and_then(|v| i64::try_from(v).ok());
-        let (time, addr, size, stream, frames) = (
+        let (time, addr, size, stream, frames, context) = (
             p.get_key(e, k.time_us),
             p.get_key(e, k.addr),
             p.get_key(e, k.size),
             p.get_key(e, k.stream),
             p.get_key(e, k.frames),
+            p.get_key(e, k.compile_context),
         );
         Event {
             action,
@@ -770,7 +784,28 @@ impl Builder<'_> {
                 .and_then(|t| p.int(t))
                 .and_then(|t| i64::try_from(t).ok()),
             device_free,
+            compile_context: self.compile_context(context),
         }
+    }
+
+    /// The id of a `compile_context` text (0 for none: absent, empty or `N/A`), by the text's
+    /// id in the pickle, so that a million events of one region cost one lookup each.
+    fn compile_context(&mut self, v: Option<Value>) -> u32 {
+        let Some((v, id)) = v.and_then(|v| Some((v, Pickle::text_id(v)?))) else {
+            return 0;
+        };
+        if let Some(&c) = self.contexts.get(&id) {
+            return c;
+        }
+        let text = self.p.text(v).unwrap_or_default();
+        let c = if text.is_empty() || text == "N/A" {
+            0
+        } else {
+            self.out.compile_contexts.push(text.to_string());
+            u32::try_from(self.out.compile_contexts.len() - 1).unwrap_or(0)
+        };
+        self.contexts.insert(id, c);
+        c
     }
 }
 

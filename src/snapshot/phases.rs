@@ -11,10 +11,8 @@
 
 use std::collections::BTreeMap;
 
-use rustc_hash::FxHashMap;
-
-use super::model::{Action, AllocatorSnapshot, Annotation};
-use super::summary::{allocated_curve, live_blocks};
+use super::model::{AllocatorSnapshot, Annotation};
+use super::summary::{allocated_curve, live_blocks_with_alloc};
 
 /// One annotation on one device's trace.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -157,25 +155,13 @@ pub fn phase_of_events(s: &AllocatorSnapshot, device: i64, phases: &[Phase]) -> 
 /// The live blocks of `device` just after event `at` (None: at the end), by where they were
 /// allocated, heaviest first.
 pub fn live_by_phase(s: &AllocatorSnapshot, device: i64, at: Option<usize>) -> Vec<PhaseHolding> {
-    let trace = usize::try_from(device)
-        .ok()
-        .and_then(|d| s.traces.get(d))
-        .map_or(&[][..], Vec::as_slice);
     let phases = phases(s, device);
     let of = phase_of_events(s, device, &phases);
-    let upto = at.map_or(trace.len(), |k| k.saturating_add(1).min(trace.len()));
-    // The last alloc at each address up to the event: where a live block there came from.
-    let mut alloc_at: FxHashMap<u64, usize> = FxHashMap::default();
-    for (k, e) in trace[..upto].iter().enumerate() {
-        if e.action == Action::Alloc {
-            alloc_at.insert(e.addr, k);
-        }
-    }
     let mut by: BTreeMap<AllocatedIn, (i64, u64)> = BTreeMap::new();
-    for (addr, size, _) in live_blocks(s, device, at) {
-        let key = match alloc_at.get(&addr) {
+    for (_, size, alloc) in live_blocks_with_alloc(s, device, at) {
+        let key = match alloc {
             None => AllocatedIn::BeforeTrace,
-            Some(&k) => match of.get(k).copied().flatten() {
+            Some(k) => match of.get(k).copied().flatten() {
                 Some(i) => AllocatedIn::Phase(phases[i].name.clone()),
                 None => AllocatedIn::NoPhase,
             },
@@ -248,7 +234,7 @@ pub fn phases_json(s: &AllocatorSnapshot, device: i64, at: Option<usize>) -> ser
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::snapshot::model::Event;
+    use crate::snapshot::model::{Action, Event};
 
     fn at(action: Action, addr: u64, size: i64, t: i64) -> Event {
         Event {

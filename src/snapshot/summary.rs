@@ -221,6 +221,28 @@ pub fn live_blocks(
     v
 }
 
+/// The live blocks of `device` just after event `at` (None: at the end), as (address, size,
+/// the event that allocated it: the last `alloc` at its address up to then; None when it was
+/// held before the trace), in address order.
+pub fn live_blocks_with_alloc(
+    s: &AllocatorSnapshot,
+    device: i64,
+    at: Option<usize>,
+) -> Vec<(u64, i64, Option<usize>)> {
+    let trace = trace_of(s, device);
+    let upto = at.map_or(trace.len(), |k| k.saturating_add(1).min(trace.len()));
+    let mut alloc_at: FxHashMap<u64, usize> = FxHashMap::default();
+    for (k, e) in trace[..upto].iter().enumerate() {
+        if e.action == Action::Alloc {
+            alloc_at.insert(e.addr, k);
+        }
+    }
+    live_blocks(s, device, at)
+        .into_iter()
+        .map(|(addr, size, _)| (addr, size, alloc_at.get(&addr).copied()))
+        .collect()
+}
+
 /// Groups live blocks by stack, heaviest first (ties: more blocks, then the stack's frames in
 /// order), the first `top`.
 fn top_stacks<'a>(

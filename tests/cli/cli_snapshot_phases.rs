@@ -3,7 +3,8 @@
 //! (`tests/reference/snapshot_phases.py`, no memsight code), on the real H100 snapshot taken with
 //! the profiler's step, forward, backward and optimizer annotations, and on a made pickle with
 //! the awkward cases: an unclosed START, an END without START, a name nested in itself, an
-//! entry without a time, another device, and a device whose events have no time.
+//! entry without a time, another device, and a device whose events have no time. The
+//! allocations of `torch.compile`d regions (`compile_contexts`) are checked the same way.
 
 use std::path::{Path, PathBuf};
 
@@ -76,6 +77,11 @@ fn check(pickle: &Path, device: i64, at: Option<usize>) -> Option<usize> {
         sorted(&want["live_by_phase"]),
         "{what}"
     );
+    assert_eq!(
+        sorted(&got["compile_contexts"]),
+        sorted(&want["compile_contexts"]),
+        "{what}"
+    );
     Some(phases.len())
 }
 
@@ -111,6 +117,23 @@ fn phases_of_a_real_training_step_match_the_raw_pickle() {
         "{live}"
     );
     assert!(text.contains("  backward"), "{text}");
+}
+
+/// A real torch.compile run on an H200 (fixtures/snapshots/cuda_compiled): its annotations and
+/// the allocations of its compiled region, at the end, at the peak and inside the region.
+#[test]
+fn a_torch_compile_run_names_its_phases_and_compiled_region() {
+    let p = common::fixtures().join("snapshots/cuda_compiled/compiled.pickle");
+    for at in [None, Some(100), Some(900)] {
+        let Some(n) = check(&p, 0, at) else { return };
+        assert_eq!(n, 12);
+    }
+    let (code, out, err) = common::memsight(&["snapshot", p.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let regions = doc["compile_contexts"].as_array().unwrap();
+    assert_eq!(regions.len(), 1, "{regions:?}");
+    assert_eq!(regions[0]["context"], "Torch-Compiled Region: 0/0");
 }
 
 #[test]

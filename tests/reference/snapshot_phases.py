@@ -18,7 +18,11 @@ pickle (Python's own pickle module, no memsight code): the reference `memsight s
   by the innermost phase (deepest, then latest start) of the last alloc at its address up to
   EVENT, `null` outside every phase, `before_trace` without such an alloc.
 
-Prints JSON: {"phases": [...], "live_by_phase": [{"phase", "before_trace", "bytes", "blocks"}]}.
+- compile_contexts: per `compile_context` other than N/A (torch.compile regions), its alloc
+  events and their bytes, and the live blocks at EVENT whose last alloc was in it.
+
+Prints JSON: {"phases": [...], "live_by_phase": [{"phase", "before_trace", "bytes", "blocks"}],
+"compile_contexts": [{"context", "allocs", "alloc_bytes", "live_bytes", "live_blocks"}]}.
 """
 import json
 import pickle
@@ -120,7 +124,25 @@ def main(path, device, at=None):
         g[1] += 1
     holding = [{"phase": k[0], "before_trace": k[1], "bytes": v[0], "blocks": v[1]}
                for k, v in groups.items()]
-    print(json.dumps({"phases": phases, "live_by_phase": holding}))
+    # Compiled regions: alloc events naming one, and the live blocks they allocated.
+    regions = {}
+    for e in evs:
+        c = e.get("compile_context") or "N/A"
+        if e["action"] == "alloc" and c != "N/A":
+            r = regions.setdefault(c, [0, 0, 0, 0])
+            r[0] += 1
+            r[1] += e["size"]
+    for addr, size in live.items():
+        if addr in alloc_at:
+            c = evs[alloc_at[addr]].get("compile_context") or "N/A"
+            if c != "N/A":
+                r = regions.setdefault(c, [0, 0, 0, 0])
+                r[2] += size
+                r[3] += 1
+    compiled = [{"context": c, "allocs": r[0], "alloc_bytes": r[1], "live_bytes": r[2],
+                 "live_blocks": r[3]} for c, r in sorted(regions.items())]
+    print(json.dumps({"phases": phases, "live_by_phase": holding,
+                      "compile_contexts": compiled}))
 
 
 if __name__ == "__main__":

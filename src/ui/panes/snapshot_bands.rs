@@ -51,6 +51,8 @@ pub struct Bands {
     scale: f64,
     /// True when the x axis is time (CUDA snapshots have `time_us`; NPU ones do not).
     pub timed: bool,
+    /// The device whose trace they are.
+    pub device: i64,
 }
 
 /// The axis of a trace: each event's time (µs from the first) when every event has one and they
@@ -115,6 +117,7 @@ impl Bands {
             .map(|(i, a)| band_color(snap.frames(a.stack), i))
             .collect();
         Bands {
+            device,
             total: series("total", &timeline.total),
             banded: series("banded", &timeline.banded_top),
             colors,
@@ -530,6 +533,20 @@ fn hover(
     if let Some(i) = tl.allocation_at(x, bytes) {
         let a = &tl.allocations[i];
         ui.strong(band_text(t, a));
+        // Allocated inside a torch.compile region: which.
+        let region = a
+            .allocated_at
+            .and_then(|k| snap.traces.get(usize::try_from(bands.device).ok()?)?.get(k))
+            .map(|e| e.compile_context as usize)
+            .filter(|&c| c != 0)
+            .and_then(|c| snap.compile_contexts.get(c));
+        if let Some(name) = region {
+            ui.weak(
+                super::snapshot_phases::COMPILED
+                    .get(t)
+                    .replace("{name}", name),
+            );
+        }
         let frames = snap.frames(a.stack);
         if frames.is_empty() {
             ui.weak(t.no_stack);

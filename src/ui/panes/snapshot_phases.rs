@@ -67,6 +67,12 @@ pub const IN_PHASE: Text = Text {
     zh: "阶段：{name}",
 };
 
+/// The torch.compile region a band was allocated in, in the chart's tooltip (`{name}`).
+pub const COMPILED: Text = Text {
+    en: "allocated in torch.compile region: {name}",
+    zh: "分配于 torch.compile 区域：{name}",
+};
+
 /// How tall a phase strip is, points.
 pub const STRIP_POINTS: f64 = 16.0;
 
