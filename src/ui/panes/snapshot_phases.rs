@@ -73,6 +73,12 @@ pub const COMPILED: Text = Text {
     zh: "分配于 torch.compile 区域：{name}",
 };
 
+/// The phases table's narrowest column, points.
+const COLUMN_WIDTH: f32 = 90.0;
+
+/// The most phase strips drawn in a frame.
+const MAX_STRIPS: usize = 4000;
+
 /// How tall a phase strip is, points.
 pub const STRIP_POINTS: f64 = 16.0;
 
@@ -102,11 +108,22 @@ pub fn draw_spans(plot_ui: &mut PlotUi<'_>, phases: &[Phase], bands: &Bands) {
     let points_per_x = f64::from(frame.width()) / bounds.width().max(f64::MIN_POSITIVE);
     let strip = STRIP_POINTS * y_per_point;
     let y_top = bounds.max()[1];
+    let (x_min, x_max) = (bounds.min()[0], bounds.max()[0]);
+    let mut drawn = 0;
     for p in phases.iter().filter(|p| p.depth < STRIP_LEVELS) {
         let Some((first, last)) = p.events else {
             continue;
         };
         let (x0, x1) = (bands.x_of(first as i64), bands.x_of(last as i64 + 1));
+        // Only what is on screen and at least a point wide, and a bounded number per frame (a
+        // trace may annotate every op).
+        if x1 < x_min || x0 > x_max || (x1 - x0) * points_per_x < 1.0 {
+            continue;
+        }
+        drawn += 1;
+        if drawn > MAX_STRIPS {
+            break;
+        }
         let top = y_top - strip * p.depth as f64;
         let bottom = top - strip * 0.9;
         plot_ui.polygon(
@@ -165,18 +182,26 @@ fn mb(b: i64) -> String {
 fn phase_table(ui: &mut egui::Ui, t: &Tr, phases: &[Phase]) -> Option<usize> {
     let mut picked = None;
     ui.weak(HINT.get(t));
+    // Only the rows in view are laid out (a trace may annotate every op): row 0 is the
+    // header, row i the phase i − 1; the columns keep a minimum width so that they move little
+    // as rows scroll by.
+    let row_height = ui.text_style_height(&egui::TextStyle::Body) + ui.spacing().item_spacing.y;
     egui::ScrollArea::vertical()
         .id_salt("snapshot_phases")
         .auto_shrink([false, false])
-        .show(ui, |ui| {
+        .show_rows(ui, row_height, phases.len() + 1, |ui, rows| {
             egui::Grid::new("snapshot_phases_grid")
                 .striped(true)
+                .min_col_width(COLUMN_WIDTH)
                 .show(ui, |ui| {
-                    for h in HEADERS {
-                        ui.strong(h.get(t));
-                    }
-                    ui.end_row();
-                    for p in phases {
+                    for r in rows {
+                        let Some(p) = r.checked_sub(1).and_then(|i| phases.get(i)) else {
+                            for h in HEADERS {
+                                ui.strong(h.get(t));
+                            }
+                            ui.end_row();
+                            continue;
+                        };
                         let name = format!("{}{}", "    ".repeat(p.depth), p.name);
                         let go = p.peak_event.or(p.events.map(|e| e.0));
                         if ui
