@@ -11,19 +11,10 @@ use crate::common;
 /// The reference's document for A at `at_a` and B at `at_b`, or None without python3 (a
 /// failure in CI).
 fn reference(a: &Path, b: &Path, at_a: &str, at_b: &str) -> Option<serde_json::Value> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/snapshot_compare.py");
-    match std::process::Command::new("python3")
-        .arg(script)
-        .args([a, b])
-        .args([at_a, at_b])
-        .output()
-    {
-        Ok(o) if o.status.success() => Some(serde_json::from_slice(&o.stdout).unwrap()),
-        other => {
-            common::skip(&format!("python3 reference not available ({other:?})"));
-            None
-        }
-    }
+    common::python_reference(
+        "snapshot_compare.py",
+        &[a.as_os_str(), b.as_os_str(), at_a.as_ref(), at_b.as_ref()],
+    )
 }
 
 /// `memsight compare A B --json --at-a AT_A --at-b AT_B`.

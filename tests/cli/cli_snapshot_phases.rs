@@ -12,19 +12,10 @@ use crate::common;
 
 /// The reference's document, or None without python3 (a failure in CI).
 fn reference(pickle: &Path, device: i64, at: Option<usize>) -> Option<serde_json::Value> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/snapshot_phases.py");
-    let mut cmd = std::process::Command::new("python3");
-    cmd.arg(script).arg(pickle).arg(device.to_string());
-    if let Some(k) = at {
-        cmd.arg(k.to_string());
-    }
-    match cmd.output() {
-        Ok(o) if o.status.success() => Some(serde_json::from_slice(&o.stdout).unwrap()),
-        other => {
-            common::skip(&format!("python3 reference not available ({other:?})"));
-            None
-        }
-    }
+    let (device, at) = (device.to_string(), at.map(|k| k.to_string()));
+    let mut args = vec![pickle.as_os_str(), device.as_ref()];
+    args.extend(at.as_deref().map(std::ffi::OsStr::new));
+    common::python_reference("snapshot_phases.py", &args)
 }
 
 /// Checks memsight's phases and live blocks by phase for `device` at `at` against the

@@ -577,20 +577,28 @@ pub fn cuda_snapshots() -> Vec<PathBuf> {
 /// Python's own figures for a snapshot (`tests/reference/snapshot_summary.py FILE [TOP DEVICE
 /// EVENT]`), or None (said on stderr) without python3.
 pub fn snapshot_reference(file: &Path, extra: &[&str]) -> Option<serde_json::Value> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/snapshot_summary.py");
-    let out = match std::process::Command::new("python3")
+    let mut args = vec![file.as_os_str()];
+    args.extend(extra.iter().map(std::ffi::OsStr::new));
+    python_reference("snapshot_summary.py", &args)
+}
+
+/// The JSON a reference script of `tests/reference/` prints for `args`, or None (said on
+/// stderr; a failure under MEMSIGHT_REQUIRE_ALL) when python3 is not there or the script fails.
+pub fn python_reference(script: &str, args: &[&std::ffi::OsStr]) -> Option<serde_json::Value> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/reference")
+        .join(script);
+    match std::process::Command::new("python3")
         .arg(script)
-        .arg(file)
-        .args(extra)
+        .args(args)
         .output()
     {
-        Ok(o) if o.status.success() => o,
+        Ok(o) if o.status.success() => Some(serde_json::from_slice(&o.stdout).unwrap()),
         other => {
             skip(&format!("python3 reference not available ({other:?})"));
-            return None;
+            None
         }
-    };
-    Some(serde_json::from_slice(&out.stdout).unwrap())
+    }
 }
 
 /// Runs Export CSV… with the save dialog answering `path` at once; the status line.

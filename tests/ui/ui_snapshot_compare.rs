@@ -35,19 +35,10 @@ fn comparing(app: &mut MemsightApp) -> &mut SnapshotComparing {
 
 /// The reference's document, or None without python3 (a failure in CI).
 fn reference(a: &Path, b: &Path, at_a: &str, at_b: &str) -> Option<serde_json::Value> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/snapshot_compare.py");
-    match std::process::Command::new("python3")
-        .arg(script)
-        .args([a, b])
-        .args([at_a, at_b])
-        .output()
-    {
-        Ok(o) if o.status.success() => Some(serde_json::from_slice(&o.stdout).unwrap()),
-        other => {
-            common::skip(&format!("python3 reference not available ({other:?})"));
-            None
-        }
-    }
+    common::python_reference(
+        "snapshot_compare.py",
+        &[a.as_os_str(), b.as_os_str(), at_a.as_ref(), at_b.as_ref()],
+    )
 }
 
 /// The two real snapshots: a GPT run with CUDA graphs (A) and a GPT step that ran out (B).
@@ -219,19 +210,10 @@ fn a_snapshot_that_cannot_be_compared_says_why_in_the_ui_language() {
 
 /// Python's phases of device 0 of `file` and its live blocks by phase at `at` (None: the end).
 fn phases_reference(file: &Path, at: Option<usize>) -> Option<serde_json::Value> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/snapshot_phases.py");
-    let mut cmd = std::process::Command::new("python3");
-    cmd.arg(script).arg(file).arg("0");
-    if let Some(k) = at {
-        cmd.arg(k.to_string());
-    }
-    match cmd.output() {
-        Ok(o) if o.status.success() => Some(serde_json::from_slice(&o.stdout).unwrap()),
-        other => {
-            common::skip(&format!("python3 reference not available ({other:?})"));
-            None
-        }
-    }
+    let at = at.map(|k| k.to_string());
+    let mut args = vec![file.as_os_str(), "0".as_ref()];
+    args.extend(at.as_deref().map(std::ffi::OsStr::new));
+    common::python_reference("snapshot_phases.py", &args)
 }
 
 /// Issue 45 part 3: the snapshot's `external_annotations` as phases in the view. By phase lists
