@@ -52,6 +52,12 @@ pub trait Document: AsAny {
         false
     }
 
+    /// What File ▸ Compare with… asks for while it is shown (None: a profile folder, and the
+    /// comparison is the app's).
+    fn compared_with(&self) -> Option<super::command::PickKind> {
+        None
+    }
+
     /// The x range of its time chart in ms, once drawn (the self-timing bench's "first
     /// curves"); `None` by default.
     fn chart_extent(&self) -> Option<(f64, f64)> {

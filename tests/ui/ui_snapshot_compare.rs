@@ -267,3 +267,19 @@ fn by_phase_lists_the_annotations_and_goes_to_a_phase_peak() {
         }
     }
 }
+
+/// File ▸ Compare with… on a snapshot asks for a snapshot file (not a profile folder) and
+/// compares with it, as the view's own button does.
+#[test]
+fn the_file_menus_compare_with_asks_for_a_snapshot_on_a_snapshot() {
+    let Some((a, b)) = files() else { return };
+    for lang in [Lang::En, Lang::Zh] {
+        let t = tr(lang);
+        let mut h = open(&a, &b, lang);
+        h.get_by_label(t.file).click();
+        h.run();
+        h.get_by_label(t.compare_with_menu).click();
+        wait_for(&mut h, Moment::Peak, Moment::Peak);
+        assert_eq!(view(h.state()).comparing.as_ref().unwrap().path, b);
+    }
+}

@@ -210,6 +210,12 @@ impl MemsightApp {
     }
 
     pub(super) fn pick(&mut self, kind: PickKind) {
+        // File ▸ Compare with… on a document compares with what that document compares with
+        // (a snapshot with a snapshot file, a summary with a summary file).
+        let kind = match (kind, &self.document) {
+            (PickKind::Baseline, Some(doc)) => doc.compared_with().unwrap_or(kind),
+            _ => kind,
+        };
         let picker = self.picker;
         let job = self
             .jobs

@@ -1168,6 +1168,10 @@ impl crate::ui::document::Document for SnapshotView {
         true
     }
 
+    fn compared_with(&self) -> Option<PickKind> {
+        Some(PickKind::Snapshot)
+    }
+
     fn chart_extent(&self) -> Option<(f64, f64)> {
         SnapshotView::chart_extent(self)
     }

@@ -970,6 +970,10 @@ impl crate::ui::document::Document for SummaryView {
         summary_ui(ui, cx.t, self, &choice, sort, cx.out);
     }
 
+    fn compared_with(&self) -> Option<PickKind> {
+        Some(PickKind::Summary)
+    }
+
     /// Two summaries compare rank by rank.
     fn handle(&mut self, cmd: &Command, jobs: &mut crate::ui::jobs::Jobs) -> bool {
         match cmd {
