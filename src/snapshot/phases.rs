@@ -173,6 +173,17 @@ pub fn phase_of_events(s: &AllocatorSnapshot, device: i64, phases: &[Phase]) -> 
 pub fn live_by_phase(s: &AllocatorSnapshot, device: i64, at: Option<usize>) -> Vec<PhaseHolding> {
     let phases = phases(s, device);
     let of = phase_of_events(s, device, &phases);
+    live_by_phase_of(s, device, at, (&phases, &of))
+}
+
+/// [`live_by_phase`] with the device's [`phases`] and [`phase_of_events`] already computed (the
+/// view keeps them per device, and asks again at every event picked).
+pub fn live_by_phase_of(
+    s: &AllocatorSnapshot,
+    device: i64,
+    at: Option<usize>,
+    (phases, of): (&[Phase], &[Option<usize>]),
+) -> Vec<PhaseHolding> {
     let mut by: BTreeMap<AllocatedIn, (i64, u64)> = BTreeMap::new();
     for (_, size, alloc) in live_blocks_with_alloc(s, device, at) {
         let key = match alloc {

@@ -24,7 +24,7 @@ use crate::analysis::stacks::{Flame, FlameBuilder, FlameFrame};
 use crate::model::{bytes_to_mib, is_library_frame};
 use crate::snapshot::fragmentation::{Cause, Fix, Fragmentation, fragmentation_at};
 use crate::snapshot::holder::holder_frame;
-use crate::snapshot::phases::{Phase, PhaseHolding, live_by_phase, phase_of_events, phases};
+use crate::snapshot::phases::{Phase, PhaseHolding, live_by_phase_of, phase_of_events, phases};
 use crate::snapshot::segments::{AllocatorState, BlockKind, allocator_state, allocator_state_at};
 use crate::snapshot::summary::{live_blocks, never_freed, never_freed_events};
 use crate::snapshot::{
@@ -721,7 +721,7 @@ fn compute(
     let by_phase = if parts.phases.is_empty() {
         Vec::new()
     } else {
-        live_by_phase(snap, device, event)
+        live_by_phase_of(snap, device, event, (&parts.phases, &parts.phase_of))
     };
     Some(Shown {
         by_phase,
