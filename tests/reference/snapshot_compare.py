@@ -24,7 +24,7 @@ import pickle
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from snapshot_summary import holder, replay_at  # noqa: E402
+from snapshot_summary import holder, live_at, replay_at  # noqa: E402
 
 CAUSES = ("split_across_segments", "holes_between_live_blocks", "empty_segments",
           "other_stream", "pending_stream_sync", "private_pool")
@@ -118,29 +118,7 @@ def side(d, at):
                 causes["holes_between_live_blocks"] += size
             else:
                 causes["split_across_segments"] += size
-    # Live blocks: the final ones, the later events undone.
-    last = {}
-    for e in evs:
-        if e["action"] == "alloc":
-            last[e["addr"]] = e["frames"]
-    live = {}
-    for s in segs:
-        if s["device"] == dev:
-            for b in s["blocks"]:
-                if b["state"] == "active_allocated":
-                    live[b["address"]] = (b["size"], b["frames"] or last.get(b["address"], []))
-    last, free_frames = {}, {}
-    for j, e in enumerate(evs):
-        if e["action"] == "alloc":
-            last[e["addr"]] = e["frames"]
-        elif e["action"] == "free_completed":
-            free_frames[j] = last.get(e["addr"], e["frames"])
-    for j in range(len(evs) - 1, kk, -1):
-        e = evs[j]
-        if e["action"] == "alloc":
-            live.pop(e["addr"], None)
-        elif e["action"] == "free_completed":
-            live[e["addr"]] = (e["size"], free_frames[j])
+    live = live_at(segs, evs, dev, None if k is None else kk)
     stacks, sizes = {}, {}
     for size, frames in live.values():
         h = holder(frames)

@@ -70,6 +70,39 @@ def segments_at(segs, dev, evs, k):
             "largest_free_block_bytes": largest}
 
 
+def live_at(segs, evs, dev, k):
+    """The live blocks of device dev just after event k (None: at the end): {addr: (size,
+    frames)}. At the end, the `active_allocated` blocks (their frames, else those of the last
+    alloc at the address); before, the later events undone: an alloc after k was not live yet,
+    a free_completed after k was (with the frames of the last alloc at it before)."""
+    last = {}
+    for e in evs:
+        if e["action"] == "alloc":
+            last[e["addr"]] = e["frames"]
+    live = {}
+    for s in segs:
+        if s["device"] != dev:
+            continue
+        for b in s["blocks"]:
+            if b["state"] == "active_allocated":
+                live[b["address"]] = (b["size"], b["frames"] or last.get(b["address"], []))
+    if k is None:
+        return live
+    last, free_frames = {}, {}
+    for j, e in enumerate(evs):
+        if e["action"] == "alloc":
+            last[e["addr"]] = e["frames"]
+        elif e["action"] == "free_completed":
+            free_frames[j] = last.get(e["addr"], e["frames"])
+    for j in range(len(evs) - 1, k, -1):
+        e = evs[j]
+        if e["action"] == "alloc":
+            live.pop(e["addr"], None)
+        elif e["action"] == "free_completed":
+            live[e["addr"]] = (e["size"], free_frames[j])
+    return live
+
+
 # Installed packages and standard modules PyTorch writes relative to sys.path.
 LIBRARY_ROOTS = {"torch", "torch_npu", "typing", "transformers", "deepspeed", "numpy"}
 MACHINERY = ("torch::unwind::", "torch::CapturedTraceback", "CachingAllocator", "c10::cuda::",
@@ -138,21 +171,6 @@ def main():
     def trace(dev):
         return traces[dev] if 0 <= dev < len(traces) else []
 
-    def live_at_end(dev):
-        last = {}
-        for e in trace(dev):
-            if e["action"] == "alloc":
-                last[e["addr"]] = e["frames"]
-        live = {}
-        for s in segs:
-            if s["device"] != dev:
-                continue
-            for b in s["blocks"]:
-                if b["state"] == "active_allocated":
-                    frames = b["frames"] or last.get(b["address"], [])
-                    live[b["address"]] = (b["size"], frames)
-        return live
-
     out = {"backend": backend(d), "devices": []}
     for dev in devices:
         dsegs = [s for s in segs if s["device"] == dev]
@@ -195,23 +213,11 @@ def main():
             at_after = after
 
     if at is None:
-        live = [v for dev in devices for v in live_at_end(dev).values()]
+        live = [v for dev in devices for v in live_at(segs, trace(dev), dev, None).values()]
     else:
         dev, k = at
         evs = trace(dev)
-        live_map = live_at_end(dev)
-        last, free_frames = {}, {}
-        for j, e in enumerate(evs):
-            if e["action"] == "alloc":
-                last[e["addr"]] = e["frames"]
-            elif e["action"] == "free_completed":
-                free_frames[j] = last.get(e["addr"], e["frames"])
-        for j in range(len(evs) - 1, k, -1):
-            e = evs[j]
-            if e["action"] == "alloc":
-                live_map.pop(e["addr"], None)
-            elif e["action"] == "free_completed":
-                live_map[e["addr"]] = (e["size"], free_frames[j])
+        live_map = live_at(segs, evs, dev, k)
         live = list(live_map.values())
         out["at_event"] = {"device": dev, "event": k, "allocated_bytes": at_after[k],
                            "blocks": len(live_map)}
