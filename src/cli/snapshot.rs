@@ -10,6 +10,7 @@ use crate::snapshot::compiled::{by_compile_context, compiled_json};
 use crate::snapshot::fragmentation::{Fragmentation, diagnose, fragmentation_at};
 use crate::snapshot::oom::{ModuleUsage, OomReport, OomVerdict, oom_reports, usage_beside};
 use crate::snapshot::phases::{AllocatedIn, live_by_phase, phases, phases_json};
+use crate::snapshot::pinned::pinned_summary;
 use crate::snapshot::{AllocatorSnapshot, Frame, SnapshotSummary, summarize_snapshot};
 
 /// Options of `memsight snapshot`.
@@ -106,9 +107,22 @@ fn run(
                 "compile_contexts".into(),
                 compiled_json(&snap, device, at_event),
             );
+            o.insert(
+                "pinned_host".into(),
+                serde_json::to_value(pinned_summary(&snap, args.top)).unwrap_or_default(),
+            );
+            o.insert("fx_frames_mapped".into(), snap.fx_frames_mapped.into());
         }
         serde_json::to_writer_pretty(&mut *out, &v).map_err(|e| e.to_string())?;
         writeln!(out).map_err(w)?;
+    } else if snap.segments.is_empty() && snap.traces.iter().all(Vec::is_empty) {
+        // Only pinned host memory (`record_cuda=False`): no device to describe.
+        writeln!(
+            out,
+            "no device memory in this snapshot (recorded with record_cuda=False?)"
+        )
+        .map_err(w)?;
+        write_pinned(&snap, args.top, out).map_err(w)?;
     } else {
         write_oom(&ooms, &modules, &fragmentation, out).map_err(w)?;
         // The diagnosis of an OOM goes under it; else after the summary.
@@ -132,6 +146,15 @@ fn run(
         let at_event = at.filter(|a| a.0 == device).map(|a| a.1);
         write_phases(&snap, device, at_event, out).map_err(w)?;
         write_compiled(&snap, device, at_event, out).map_err(w)?;
+        write_pinned(&snap, args.top, out).map_err(w)?;
+        if snap.fx_frames_mapped > 0 {
+            writeln!(
+                out,
+                "\n{} of FX-generated code named by the model's line (fx_original_trace)",
+                count(snap.fx_frames_mapped, "frame", "frames")
+            )
+            .map_err(w)?;
+        }
     }
     Ok(())
 }
@@ -234,6 +257,37 @@ fn write_compiled(
             bytes_to_mib(r.live_bytes),
             count(r.live_blocks, "block", "blocks"),
             r.context
+        )?;
+    }
+    Ok(())
+}
+
+/// The pinned host memory (`host_segments` / `host_traces`); nothing when not recorded.
+fn write_pinned(snap: &AllocatorSnapshot, top: usize, out: &mut dyn Write) -> std::io::Result<()> {
+    let Some(p) = pinned_summary(snap, top) else {
+        return Ok(());
+    };
+    writeln!(
+        out,
+        "\npinned host memory (record_pinned_host_memory): {:.2} MB reserved in {}, \
+         {:.2} MB allocated, {:.2} MB waiting for streams; peak {:.2} MB over {}",
+        bytes_to_mib(p.reserved_bytes),
+        count(p.segments as u64, "segment", "segments"),
+        bytes_to_mib(p.allocated_bytes),
+        bytes_to_mib(p.pending_free_bytes),
+        bytes_to_mib(p.peak_allocated_bytes),
+        count(p.events as u64, "event", "events"),
+    )?;
+    for t in &p.top_stacks {
+        let frame = t
+            .frame
+            .as_ref()
+            .map_or_else(|| "(no stack)".into(), |f| f.text());
+        writeln!(
+            out,
+            "  {:>10.2} MB in {}  {frame}",
+            bytes_to_mib(t.bytes),
+            count(t.blocks, "block", "blocks")
         )?;
     }
     Ok(())

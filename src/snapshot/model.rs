@@ -202,6 +202,25 @@ pub struct AllocatorSnapshot {
     /// The `torch.compile` regions events name (`compile_context`, e.g. `Torch-Compiled
     /// Region: 0/0`); index 0 is none.
     pub compile_contexts: Vec<String>,
+    /// Frames of FX-generated code (`fx_generated_*.py`) that PyTorch mapped back to the
+    /// model's source (`fx_original_trace`, from `_dump_snapshot(augment_with_fx_traces=True)`)
+    /// and that stacks show as the model's own frames instead: how many distinct ones.
+    pub fx_frames_mapped: u64,
+    /// Pinned host memory (`host_segments` / `host_traces`, recorded with
+    /// `record_pinned_host_memory=True`); empty when the snapshot has none.
+    pub host: HostMemory,
+}
+
+/// The pinned (page-locked) host memory of a snapshot: the host allocator's segments and its
+/// event trace, in the same shapes as the device's.
+#[derive(Debug, Clone, Default)]
+pub struct HostMemory {
+    /// `host_segments`.
+    pub segments: Vec<Segment>,
+    /// `host_traces`, in order (one list, or the lists PyTorch wrote one after another).
+    pub trace: Vec<Event>,
+    /// Whether the snapshot has either key at all (recorded, even if nothing was pinned).
+    pub recorded: bool,
 }
 
 /// Why a snapshot could not be read.
@@ -394,7 +413,9 @@ impl AllocatorSnapshot {
         let root = p.root.unwrap_or(Value::None);
         let segments = p.get(root, "segments");
         let traces = p.get(root, "device_traces");
-        if segments.is_none() && traces.is_none() {
+        let host_segments = p.get(root, "host_segments");
+        let host_traces = p.get(root, "host_traces");
+        if segments.is_none() && traces.is_none() && host_segments.is_none() {
             return Err(SnapshotError::NotASnapshot {
                 path: String::new(),
             });
@@ -418,9 +439,24 @@ impl AllocatorSnapshot {
             .iter()
             .map(|&t| p.items(t).map_or(0, <[_]>::len) as u64)
             .sum();
+        let host_segment_items = host_segments.and_then(|v| p.items(v)).unwrap_or(&[]);
+        let host_event_items = host_events(p, host_traces);
+        let host_blocks: u64 = host_segment_items
+            .iter()
+            .map(|&s| {
+                let n = p
+                    .get(s, "blocks")
+                    .and_then(|b| p.items(b))
+                    .map_or(0, <[_]>::len);
+                n as u64
+            })
+            .sum();
         let built = (segment_items.len() as u64)
             .saturating_add(blocks)
-            .saturating_add(events);
+            .saturating_add(events)
+            .saturating_add(host_segment_items.len() as u64)
+            .saturating_add(host_blocks)
+            .saturating_add(host_event_items.len() as u64);
         let objects = p.dict_count() as u64;
         if built > objects.saturating_add(REPEAT_SLACK) {
             return Err(SnapshotError::Repeated {
@@ -445,6 +481,8 @@ impl AllocatorSnapshot {
             stack_ids: FxHashMap::from_iter([(Vec::new(), 0)]),
             list_stacks: FxHashMap::default(),
             contexts: FxHashMap::default(),
+            fx_dict_frames: FxHashMap::default(),
+            fx_generated: Default::default(),
         };
         for &s in segment_items {
             let seg = b.segment(s);
@@ -458,6 +496,15 @@ impl AllocatorSnapshot {
                 .map(|&e| b.event(e))
                 .collect();
             b.out.traces.push(events);
+        }
+        b.out.host.recorded = host_segments.is_some() || host_traces.is_some();
+        for &s in host_segment_items {
+            let seg = b.segment(s);
+            b.out.host.segments.push(seg);
+        }
+        for e in host_event_items {
+            let ev = b.event(e);
+            b.out.host.trace.push(ev);
         }
         b.out.backend = backend_of(p, root, &b.frames);
         b.out.annotations = annotations_of(p, root);
@@ -514,6 +561,20 @@ fn backend_of(p: &Pickle, root: Value, frames: &[Frame]) -> Backend {
         .unwrap_or_default()
 }
 
+/// The events of `host_traces`: PyTorch's list of event dicts, or lists of them (as
+/// `device_traces` is written), read one after another.
+fn host_events(p: &Pickle, traces: Option<Value>) -> Vec<Value> {
+    let items = traces.and_then(|v| p.items(v)).unwrap_or(&[]);
+    let mut out = Vec::new();
+    for &item in items {
+        match item {
+            Value::List(_) | Value::Tuple(_) => out.extend_from_slice(p.items(item).unwrap_or(&[])),
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 /// The `external_annotations` of a snapshot, each `START` paired with the next `END` of the same
 /// name on the same device (nested ranges of one name close innermost first); an entry without
 /// a name, a stage or a time is skipped, an `END` without a `START` too.
@@ -568,6 +629,7 @@ struct Keys {
     filename: Key,
     line: Key,
     name: Key,
+    fx_original_trace: Key,
 }
 
 impl Keys {
@@ -584,6 +646,7 @@ impl Keys {
             filename: p.key("filename"),
             line: p.key("line"),
             name: p.key("name"),
+            fx_original_trace: p.key("fx_original_trace"),
         }
     }
 }
@@ -605,6 +668,11 @@ struct Builder<'p> {
     list_stacks: FxHashMap<u32, StackId>,
     /// `compile_context` ids by the text id of their text.
     contexts: FxHashMap<u32, u32>,
+    /// The model's frames an FX-generated frame dict stands for (`fx_original_trace`), by
+    /// the dict; empty when it has none.
+    fx_dict_frames: FxHashMap<u32, Vec<u32>>,
+    /// The distinct frames of generated code that were mapped.
+    fx_generated: rustc_hash::FxHashSet<u32>,
 }
 
 impl Builder<'_> {
@@ -644,12 +712,15 @@ impl Builder<'_> {
         if let Some(&id) = self.list_stacks.get(&list) {
             return id;
         }
-        let ids: Vec<u32> = p
-            .items(v)
-            .unwrap_or(&[])
-            .iter()
-            .map(|&f| self.frame(f))
-            .collect();
+        let mut ids: Vec<u32> = Vec::new();
+        for &f in p.items(v).unwrap_or(&[]) {
+            let model = self.fx_frames(f);
+            if model.is_empty() {
+                ids.push(self.frame(f));
+            } else {
+                ids.extend_from_slice(&model);
+            }
+        }
         let id = match self.stack_ids.get(&ids) {
             Some(&id) => id,
             None => {
@@ -667,6 +738,44 @@ impl Builder<'_> {
         id
     }
 
+    /// The model's frames (innermost first) that a frame of FX-generated code stands for, from
+    /// its `fx_original_trace`; empty for every other frame. Read once per frame dict.
+    fn fx_frames(&mut self, f: Value) -> Vec<u32> {
+        let Value::Dict(d) = f else {
+            return Vec::new();
+        };
+        if let Some(ids) = self.fx_dict_frames.get(&d) {
+            return ids.clone();
+        }
+        let p = self.p;
+        let trace = p
+            .get_key(f, self.keys.fx_original_trace)
+            .and_then(|v| p.text(v))
+            .unwrap_or("");
+        let frames = super::fx::original_frames(trace);
+        if !frames.is_empty() {
+            let generated = self.frame(f);
+            self.fx_generated.insert(generated);
+            self.out.fx_frames_mapped = self.fx_generated.len() as u64;
+        }
+        let ids: Vec<u32> = frames.into_iter().map(|fr| self.intern(fr)).collect();
+        self.fx_dict_frames.insert(d, ids.clone());
+        ids
+    }
+
+    /// The id of a frame, by its content.
+    fn intern(&mut self, frame: Frame) -> u32 {
+        match self.frame_ids.get(&frame) {
+            Some(&id) => id,
+            None => {
+                let id = self.frames.len() as u32;
+                self.frames.push(frame.clone());
+                self.frame_ids.insert(frame, id);
+                id
+            }
+        }
+    }
+
     /// The id of one frame dict, read once per dict.
     fn frame(&mut self, f: Value) -> u32 {
         if let Value::Dict(d) = f
@@ -680,15 +789,7 @@ impl Builder<'_> {
             line: self.int(p.get_key(f, self.keys.line)),
             name: self.text(p.get_key(f, self.keys.name)),
         };
-        let id = match self.frame_ids.get(&frame) {
-            Some(&id) => id,
-            None => {
-                let id = self.frames.len() as u32;
-                self.frames.push(frame.clone());
-                self.frame_ids.insert(frame, id);
-                id
-            }
-        };
+        let id = self.intern(frame);
         if let Value::Dict(d) = f {
             self.dict_frames.insert(d, id);
         }

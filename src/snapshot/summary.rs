@@ -245,7 +245,7 @@ pub fn live_blocks_with_alloc(
 
 /// Groups live blocks by stack, heaviest first (ties: more blocks, then the stack's frames in
 /// order), the first `top`.
-fn top_stacks<'a>(
+pub(crate) fn top_stacks<'a>(
     s: &AllocatorSnapshot,
     live: impl IntoIterator<Item = &'a (i64, StackId)>,
     top: usize,

@@ -11,6 +11,7 @@ mod cli_compare;
 mod cli_inspect;
 mod cli_modules;
 mod cli_snapshot_compare;
+mod cli_snapshot_fields;
 mod cli_snapshot_fragmentation;
 mod cli_snapshot_phases;
 mod cli_steps;

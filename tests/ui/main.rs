@@ -27,6 +27,7 @@ mod ui_roles;
 mod ui_session;
 mod ui_snapshot;
 mod ui_snapshot_compare;
+mod ui_snapshot_fields;
 mod ui_stacks;
 mod ui_static_warnings;
 mod ui_steps;

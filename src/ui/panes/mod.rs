@@ -34,6 +34,7 @@ pub mod snapshot;
 pub mod snapshot_bands;
 pub mod snapshot_compare;
 pub mod snapshot_phases;
+pub mod snapshot_pinned;
 pub mod sort_key;
 pub mod static_view;
 pub mod steps;

@@ -25,6 +25,7 @@ use crate::model::{bytes_to_mib, is_library_frame};
 use crate::snapshot::fragmentation::{Cause, Fix, Fragmentation, fragmentation_at};
 use crate::snapshot::holder::holder_frame;
 use crate::snapshot::phases::{Phase, PhaseHolding, live_by_phase_of, phase_of_events, phases};
+use crate::snapshot::pinned::{PinnedSummary, pinned_summary};
 use crate::snapshot::segments::{AllocatorState, BlockKind, allocator_state, allocator_state_at};
 use crate::snapshot::summary::{live_blocks, never_freed, never_freed_events};
 use crate::snapshot::{
@@ -104,6 +105,7 @@ type Read = (
     Vec<OomReport>,
     crate::snapshot::oom::UsageBeside,
     MemScopeOom,
+    Option<PinnedSummary>,
 );
 
 /// The `OOM_DETAIL` rows of the msMemScope dumps beside the snapshot: (dump, rows) per dump.
@@ -126,6 +128,8 @@ pub struct SnapshotView {
     pub module_notes: Vec<crate::model::Message>,
     /// msMemScope's account of the OOM (a dump with `OOM_DETAIL` rows beside it).
     pub memscope: MemScopeOom,
+    /// Its pinned host memory, when recorded (`record_pinned_host_memory=True`).
+    pub pinned: Option<PinnedSummary>,
     /// The device shown.
     pub device: i64,
     /// The event picked on the curve (None: the end state).
@@ -155,7 +159,8 @@ impl SnapshotView {
             move |_| {
                 let snap = AllocatorSnapshot::open(&p)?;
                 let oom = oom_reports(&snap);
-                Ok((snap, oom, usage_beside(&p), memscope_oom_beside(&p)))
+                let pinned = pinned_summary(&snap, 1);
+                Ok((snap, oom, usage_beside(&p), memscope_oom_beside(&p), pinned))
             },
         );
         SnapshotView {
@@ -167,6 +172,7 @@ impl SnapshotView {
             modules: Vec::new(),
             module_notes: Vec::new(),
             memscope: Vec::new(),
+            pinned: None,
             device: 0,
             event: None,
             shown: None,
@@ -209,7 +215,7 @@ impl SnapshotView {
     }
 
     /// Takes what the reading job found: an OOM snapshot opens on its device that ran out.
-    fn landed(&mut self, (snap, oom, modules, memscope): Read) {
+    fn landed(&mut self, (snap, oom, modules, memscope, pinned): Read) {
         self.device = oom
             .first()
             .map(|o| o.device)
@@ -220,6 +226,7 @@ impl SnapshotView {
         self.modules = modules.modules;
         self.module_notes = modules.notes;
         self.memscope = memscope;
+        self.pinned = pinned;
     }
 
     /// Waits for the read to finish (tests, headless runs).
@@ -407,6 +414,9 @@ impl SnapshotView {
                     picked = Some(k);
                 }
             });
+        }
+        if let Some(p) = &self.pinned {
+            super::snapshot_pinned::pinned_line(ui, t, p);
         }
         // Why it ran out (an OOM snapshot), with a way to the event and the CANN modules.
         for o in self.oom.iter().filter(|o| o.device == shown.device) {

@@ -1,0 +1,127 @@
+//! The 2026 snapshot fields (issue 45, part 3): FX-augmented frames (`fx_original_trace`, which
+//! PyTorch 2.15's own `_augment_memory_snapshot_stack_traces` added to a real `torch.compile`
+//! graph's generated code) name the model's line, and pinned host memory (`host_segments` /
+//! `host_traces`) is summed apart from the devices. `memsight snapshot --json` against plain
+//! arithmetic over the raw pickle (`tests/reference/snapshot_fx_pinned.py`, no memsight code).
+
+use std::path::{Path, PathBuf};
+
+use crate::common;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/snapshots/fx_pinned")
+        .join(name)
+}
+
+/// memsight's holder rows as the reference writes them: [frame text, bytes, blocks].
+fn rows(v: &serde_json::Value) -> serde_json::Value {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let f = &t["frame"];
+            let text = format!(
+                "{}({}): {}",
+                f["filename"].as_str().unwrap(),
+                f["line"],
+                f["name"].as_str().unwrap()
+            );
+            serde_json::json!([text, t["bytes"], t["blocks"]])
+        })
+        .collect()
+}
+
+fn check(name: &str) -> serde_json::Value {
+    let path = fixture(name);
+    let Some(want) =
+        common::python_reference("snapshot_fx_pinned.py", &[path.as_os_str(), "10".as_ref()])
+    else {
+        return serde_json::Value::Null;
+    };
+    let p = path.display().to_string();
+    let (code, out, err) = common::memsight(&["snapshot", &p, "--json", "--top", "10"]);
+    assert_eq!(code, 0, "{err}");
+    let got: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        rows(&got["top_stacks"]),
+        want["top_stacks"],
+        "{name}: top stacks"
+    );
+    assert_eq!(got["fx_frames_mapped"], want["fx_frames_mapped"], "{name}");
+    let (mut pinned, want_pinned) = (got["pinned_host"].clone(), &want["pinned_host"]);
+    if let Some(o) = pinned.as_object_mut() {
+        let top = rows(&o["top_stacks"]);
+        o.insert("top_stacks".into(), top);
+    }
+    assert_eq!(&pinned, want_pinned, "{name}: pinned host memory");
+    want
+}
+
+#[test]
+fn fx_generated_frames_are_named_by_the_models_line() {
+    let want = check("fx_pinned.pickle");
+    if want.is_null() {
+        return;
+    }
+    // Stated by hand too: the two live blocks ran two lines of generated code, both made by
+    // one line of the model (`h = torch.relu(self.up(x))` in the script that made the file);
+    // three generated lines were mapped in all.
+    let holder = want["top_stacks"][0][0].as_str().unwrap();
+    assert!(holder.starts_with("/home/user/model.py("), "{holder}");
+    assert_eq!(want["top_stacks"][0][2], 2);
+    assert_eq!(want["fx_frames_mapped"], 3);
+    let p = fixture("fx_pinned.pickle").display().to_string();
+    let (_, text, _) = common::memsight(&["snapshot", &p]);
+    assert!(text.contains(holder), "{text}");
+    assert!(!text.contains("fx_generated_"), "{text}");
+    assert!(text.contains("3 frames of FX-generated code"), "{text}");
+}
+
+#[test]
+fn pinned_host_memory_is_summed_apart_from_the_devices() {
+    let want = check("fx_pinned.pickle");
+    if want.is_null() {
+        return;
+    }
+    // 8 MiB live + 4 MiB waiting: 12 MiB at event 3, before the first buffer was freed.
+    assert_eq!(want["pinned_host"]["peak_allocated_bytes"], 12 << 20);
+    let p = fixture("fx_pinned.pickle").display().to_string();
+    let (_, text, _) = common::memsight(&["snapshot", &p]);
+    assert!(
+        text.contains("pinned host memory (record_pinned_host_memory): 12.00 MB reserved"),
+        "{text}"
+    );
+    // The device's figures do not count it.
+    assert!(
+        text.contains("reserved 8.00 MB, allocated 5.00 MB"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_snapshot_of_pinned_memory_alone_reads_with_its_trace_as_lists() {
+    let want = check("pinned_only.pickle");
+    if want.is_null() {
+        return;
+    }
+    assert_eq!(want["pinned_host"]["events"], 8);
+    let p = fixture("pinned_only.pickle").display().to_string();
+    let (code, text, err) = common::memsight(&["snapshot", &p]);
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains("no device memory in this snapshot"), "{text}");
+    assert!(!text.contains("fragmentation"), "{text}");
+}
+
+#[test]
+fn a_snapshot_without_the_fields_says_nothing_of_them() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/snapshots/cuda_compiled/compiled.pickle")
+        .display()
+        .to_string();
+    let (code, out, err) = common::memsight(&["snapshot", &p, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let got: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(got["pinned_host"].is_null());
+    assert_eq!(got["fx_frames_mapped"], 0);
+}
