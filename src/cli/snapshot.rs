@@ -11,6 +11,7 @@ use crate::snapshot::fragmentation::{Fragmentation, diagnose, fragmentation_at};
 use crate::snapshot::oom::{ModuleUsage, OomReport, OomVerdict, oom_reports, usage_beside};
 use crate::snapshot::phases::{AllocatedIn, live_by_phase, phases, phases_json};
 use crate::snapshot::pinned::pinned_summary;
+use crate::snapshot::pools::private_pools;
 use crate::snapshot::{AllocatorSnapshot, Frame, SnapshotSummary, summarize_snapshot};
 
 /// Options of `memsight snapshot`.
@@ -112,6 +113,13 @@ fn run(
                 serde_json::to_value(pinned_summary(&snap, args.top)).unwrap_or_default(),
             );
             o.insert("fx_frames_mapped".into(), snap.fx_frames_mapped.into());
+            o.insert(
+                "private_pools".into(),
+                serde_json::json!({
+                    "device": device,
+                    "pools": serde_json::to_value(private_pools(&snap, device)).unwrap_or_default(),
+                }),
+            );
         }
         serde_json::to_writer_pretty(&mut *out, &v).map_err(|e| e.to_string())?;
         writeln!(out).map_err(w)?;
@@ -146,6 +154,7 @@ fn run(
         let at_event = at.filter(|a| a.0 == device).map(|a| a.1);
         write_phases(&snap, device, at_event, out).map_err(w)?;
         write_compiled(&snap, device, at_event, out).map_err(w)?;
+        write_pools(&snap, device, out).map_err(w)?;
         write_pinned(&snap, args.top, out).map_err(w)?;
         if snap.fx_frames_mapped > 0 {
             writeln!(
@@ -257,6 +266,36 @@ fn write_compiled(
             bytes_to_mib(r.live_bytes),
             count(r.live_blocks, "block", "blocks"),
             r.context
+        )?;
+    }
+    Ok(())
+}
+
+/// The private pools of `device` (CUDA graphs, `MemPool`); nothing without one.
+fn write_pools(snap: &AllocatorSnapshot, device: i64, out: &mut dyn Write) -> std::io::Result<()> {
+    let pools = private_pools(snap, device);
+    if pools.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "\nprivate pools (CUDA graphs, MemPool) on device {device}, MB:"
+    )?;
+    for p in pools {
+        let at = p.peak_event.map_or_else(
+            || "before the trace".to_string(),
+            |k| format!("at event {k}"),
+        );
+        writeln!(
+            out,
+            "  pool ({}, {}): {}, {:.2} reserved (peak {:.2}), {:.2} allocated (peak {:.2} {at})",
+            p.pool.0,
+            p.pool.1,
+            count(p.segments as u64, "segment", "segments"),
+            bytes_to_mib(p.reserved_bytes),
+            bytes_to_mib(p.peak_reserved_bytes),
+            bytes_to_mib(p.allocated_bytes),
+            bytes_to_mib(p.peak_allocated_bytes),
         )?;
     }
     Ok(())

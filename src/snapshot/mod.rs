@@ -22,6 +22,7 @@ pub mod model;
 pub mod oom;
 pub mod phases;
 pub mod pinned;
+pub mod pools;
 pub mod segments;
 pub mod summary;
 pub mod timeline;

@@ -226,3 +226,12 @@ pub fn band_fill(hue: Option<f32>, light: bool) -> Color32 {
         Some(h) => Hsva::new(h, 0.5, if light { 0.92 } else { 0.82 }, 1.0).into(),
     }
 }
+
+/// The private pools' envelopes on the snapshot chart (CUDA graphs, `MemPool`), in pool order:
+/// strong hues apart from the bands' pastel fills.
+pub const POOLS: [Color32; 4] = [
+    Color32::from_rgb(200, 30, 160),
+    Color32::from_rgb(0, 150, 140),
+    Color32::from_rgb(230, 120, 0),
+    Color32::from_rgb(90, 60, 200),
+];

@@ -125,3 +125,41 @@ fn a_snapshot_without_the_fields_says_nothing_of_them() {
     assert!(got["pinned_host"].is_null());
     assert_eq!(got["fx_frames_mapped"], 0);
 }
+
+/// `private_pools` for `device` of `path` against tests/reference/snapshot_pools.py; the pools.
+fn check_pools(path: &Path, device: i64) -> Option<serde_json::Value> {
+    let d = device.to_string();
+    let want = common::python_reference("snapshot_pools.py", &[path.as_os_str(), d.as_ref()])?;
+    let p = path.display().to_string();
+    let (code, out, err) = common::memsight(&["snapshot", &p, "--json", "--device", &d]);
+    assert_eq!(code, 0, "{err}");
+    let got: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(got["private_pools"]["device"], device);
+    assert_eq!(got["private_pools"]["pools"], want, "{p}");
+    Some(want)
+}
+
+#[test]
+fn private_pools_are_followed_over_the_trace() {
+    let compiled = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/snapshots/cuda_compiled/compiled.pickle");
+    let Some(want) = check_pools(&compiled, 0) else {
+        return;
+    };
+    // The CUDA graph's pool (1, 0), stated by hand too: three segments.
+    assert_eq!(want[0]["pool"], serde_json::json!([1, 0]));
+    assert_eq!(want[0]["segments"], 3);
+    let Some(root) = common::samples() else {
+        common::skip("no samples");
+        return;
+    };
+    let graph = check_pools(&root.join("cuda_h100/snap/gpt_all_graph_pinned.pickle"), 0).unwrap();
+    assert_eq!(graph.as_array().unwrap().len(), 1);
+    // No private pool: an empty list, and no text for it.
+    let oom = root.join("cuda_h100/oom/fragmentation/oom_snapshot.pickle");
+    assert_eq!(check_pools(&oom, 0).unwrap(), serde_json::json!([]));
+    let (_, text, _) = common::memsight(&["snapshot", &oom.display().to_string()]);
+    assert!(!text.contains("private pools"), "{text}");
+    let (_, text, _) = common::memsight(&["snapshot", &compiled.display().to_string()]);
+    assert!(text.contains("pool (1, 0): 3 segments"), "{text}");
+}

@@ -88,3 +88,33 @@ fn a_snapshot_without_pinned_memory_has_no_such_line() {
     );
     assert!(h.query_by_label_contains("Pinned host memory").is_none());
 }
+
+/// The CUDA graph's private pool of the real torch.compile snapshot is drawn and named under
+/// the chart, its figures from plain arithmetic over the raw pickle
+/// (tests/reference/snapshot_pools.py), in both languages.
+#[test]
+fn a_private_pool_is_drawn_and_named_under_the_chart() {
+    use memsight::ui::panes::snapshot_pools::LEGEND;
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/snapshots/cuda_compiled/compiled.pickle");
+    let Some(want) =
+        common::python_reference("snapshot_pools.py", &[file.as_os_str(), "0".as_ref()])
+    else {
+        return;
+    };
+    let p = &want[0];
+    for lang in Lang::ALL {
+        let t = tr(lang);
+        let mut h = open(&file, lang);
+        let legend = LEGEND
+            .get(t)
+            .replace("{p}", "(1, 0)")
+            .replace("{n}", &p["segments"].to_string())
+            .replace("{res}", &mb(&p["reserved_bytes"]))
+            .replace("{peak}", &mb(&p["peak_reserved_bytes"]))
+            .replace("{held}", &mb(&p["allocated_bytes"]));
+        common::step_until(&mut h, "the pool's line", |h| {
+            h.query_by_label(&legend).is_some()
+        });
+    }
+}

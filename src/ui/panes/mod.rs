@@ -35,6 +35,7 @@ pub mod snapshot_bands;
 pub mod snapshot_compare;
 pub mod snapshot_phases;
 pub mod snapshot_pinned;
+pub mod snapshot_pools;
 pub mod sort_key;
 pub mod static_view;
 pub mod steps;

@@ -26,6 +26,7 @@ use crate::snapshot::fragmentation::{Cause, Fix, Fragmentation, fragmentation_at
 use crate::snapshot::holder::holder_frame;
 use crate::snapshot::phases::{Phase, PhaseHolding, live_by_phase_of, phase_of_events, phases};
 use crate::snapshot::pinned::{PinnedSummary, pinned_summary};
+use crate::snapshot::pools::{PoolTrack, private_pools};
 use crate::snapshot::segments::{AllocatorState, BlockKind, allocator_state, allocator_state_at};
 use crate::snapshot::summary::{live_blocks, never_freed, never_freed_events};
 use crate::snapshot::{
@@ -61,6 +62,8 @@ struct DeviceParts {
     /// The user's annotations as phases, and the innermost phase of each event.
     phases: Vec<Phase>,
     phase_of: Vec<Option<usize>>,
+    /// Its private pools over the trace (CUDA graphs, `MemPool`).
+    pools: Vec<PoolTrack>,
 }
 
 /// What the view shows for one device and event, computed when they change.
@@ -454,9 +457,15 @@ impl SnapshotView {
         let height = (ui.available_height() * 0.38).clamp(160.0, 420.0);
         let bands = &shown.parts.bands;
         let phases = (&shown.parts.phases[..], &shown.parts.phase_of[..]);
-        let out = self
-            .chart
-            .ui(ui, t, &snap, bands, (shown.event, phases), height);
+        let out = self.chart.ui(
+            ui,
+            t,
+            &snap,
+            bands,
+            (shown.event, phases, &shown.parts.pools),
+            height,
+        );
+        super::snapshot_pools::legend(ui, t, &shown.parts.pools);
         picked = picked.or(out.picked);
         let tl = &bands.timeline;
         ui.weak((t.snapshot_bands_legend)(
@@ -697,6 +706,7 @@ fn compute(
                 Arc::new(DeviceParts {
                     phases,
                     phase_of,
+                    pools: private_pools(snap, device),
                     device,
                     bands: Arc::new(Bands::new(snap, device)),
                     leaks,

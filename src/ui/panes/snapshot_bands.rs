@@ -389,7 +389,11 @@ impl BandsChart {
         t: &Tr,
         snap: &AllocatorSnapshot,
         bands: &Arc<Bands>,
-        (marker, (phases, phase_of)): (Option<usize>, PhaseMarks<'_>),
+        (marker, (phases, phase_of), pools): (
+            Option<usize>,
+            PhaseMarks<'_>,
+            &[crate::snapshot::pools::PoolTrack],
+        ),
         height: f32,
     ) -> ChartOut {
         let full = bands.full();
@@ -397,7 +401,11 @@ impl BandsChart {
         // Room above the memory for the phase strips.
         let strips = super::snapshot_phases::strip_levels(phases) as f64
             * super::snapshot_phases::STRIP_POINTS;
-        let y_hi = bands.peak_mb().max(1e-6) * 1.05
+        let y_hi = bands
+            .peak_mb()
+            .max(super::snapshot_pools::peak_mb(pools))
+            .max(1e-6)
+            * 1.05
             / (1.0 - strips / f64::from(height).max(strips * 2.0)).max(0.5);
         let press_origin = ui.input(|i| i.pointer.press_origin());
         let mut drag = self.drag;
@@ -440,6 +448,7 @@ impl BandsChart {
                     .collect();
                 plot_ui.add(StepLine::new(t.snapshot_allocated, &outline, outline_color));
                 super::snapshot_phases::draw_spans(plot_ui, phases, bands);
+                super::snapshot_pools::draw(plot_ui, t, pools, bands);
                 if let Some(k) = marker {
                     plot_ui.vline(
                         VLine::new(
