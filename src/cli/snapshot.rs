@@ -8,6 +8,7 @@ use crate::ingest::msmemscope::{OomDetail, OomDetailKind};
 use crate::model::bytes_to_mib;
 use crate::snapshot::compiled::{by_compile_context, compiled_json};
 use crate::snapshot::fragmentation::{Fragmentation, diagnose, fragmentation_at};
+use crate::snapshot::join::{ProfileJoin, join_profile};
 use crate::snapshot::oom::{ModuleUsage, OomReport, OomVerdict, oom_reports, usage_beside};
 use crate::snapshot::phases::{AllocatedIn, live_by_phase, phases, phases_json};
 use crate::snapshot::pinned::pinned_summary;
@@ -30,6 +31,11 @@ pub struct SnapshotArgs {
     /// JSON instead of text.
     #[arg(long)]
     pub json: bool,
+    /// A PyTorch profiler trace (or its folder) of the same run: the live blocks at the peak
+    /// (or --at-event) get its operator names and steps, joined by time. A trace beside the
+    /// snapshot is joined without it.
+    #[arg(long)]
+    pub profile: Option<std::path::PathBuf>,
 }
 
 /// Runs `memsight snapshot`; returns the exit code.
@@ -82,6 +88,7 @@ fn run(
         Some((d, k)) => fragmentation_at(&snap, d, k, 0),
         None => diagnose(&snap, device),
     };
+    let joined = profile_join(path, &snap, &summary, device, at, args, err)?;
     let w = |e: std::io::Error| e.to_string();
     if args.json {
         let mut v = serde_json::to_value(&summary).map_err(|e| e.to_string())?;
@@ -113,6 +120,16 @@ fn run(
                 serde_json::to_value(pinned_summary(&snap, args.top)).unwrap_or_default(),
             );
             o.insert("fx_frames_mapped".into(), snap.fx_frames_mapped.into());
+            o.insert(
+                "profile_join".into(),
+                joined.as_ref().map_or(serde_json::Value::Null, |(p, j)| {
+                    let mut v = serde_json::to_value(j).unwrap_or_default();
+                    if let Some(o) = v.as_object_mut() {
+                        o.insert("profile".into(), p.display().to_string().into());
+                    }
+                    v
+                }),
+            );
             o.insert(
                 "private_pools".into(),
                 serde_json::json!({
@@ -156,6 +173,9 @@ fn run(
         write_compiled(&snap, device, at_event, out).map_err(w)?;
         write_pools(&snap, device, out).map_err(w)?;
         write_pinned(&snap, args.top, out).map_err(w)?;
+        if let Some((p, j)) = &joined {
+            write_join(p, j, args.top, out).map_err(w)?;
+        }
         if snap.fx_frames_mapped > 0 {
             writeln!(
                 out,
@@ -266,6 +286,134 @@ fn write_compiled(
             bytes_to_mib(r.live_bytes),
             count(r.live_blocks, "block", "blocks"),
             r.context
+        )?;
+    }
+    Ok(())
+}
+
+/// The snapshot joined to the profile of the same run: `--profile`, else a PyTorch trace in the
+/// snapshot's own folder (quietly skipped when there is none or it is not of this run). The
+/// live blocks are those just after `at`, else at the device's allocated peak.
+fn profile_join(
+    path: &Path,
+    snap: &AllocatorSnapshot,
+    summary: &SnapshotSummary,
+    device: i64,
+    at: Option<(i64, usize)>,
+    args: &SnapshotArgs,
+    err: &mut dyn Write,
+) -> Result<Option<(std::path::PathBuf, ProfileJoin)>, String> {
+    let asked = args.profile.is_some();
+    let Some(profile) = args.profile.clone().or_else(|| trace_beside(path)) else {
+        return Ok(None);
+    };
+    let moment = at.filter(|a| a.0 == device).map(|a| a.1).or_else(|| {
+        summary
+            .devices
+            .iter()
+            .find(|d| d.device == device)
+            .and_then(|d| d.peak_event)
+    });
+    let joined = (|| {
+        if !crate::snapshot::join::has_times(snap, device) {
+            return Err(crate::snapshot::join::JoinError::NoTimes.to_string());
+        }
+        // The profile's rank of the snapshot's device (`cuda:0`), else its only rank.
+        let found = super::discover_profile(&profile)?;
+        let want = format!(
+            "{}:{device}",
+            snap.backend
+                .device_label(0)
+                .split(':')
+                .next()
+                .unwrap_or("cuda")
+                .to_ascii_lowercase()
+        );
+        let info = match found
+            .ranks
+            .iter()
+            .find(|r| r.device.as_deref() == Some(want.as_str()))
+        {
+            Some(r) => r,
+            None if found.ranks.len() == 1 => &found.ranks[0],
+            None => return Err(format!("the profile has no rank of {want}")),
+        };
+        let data = crate::ingest::load_rank(info, &crate::ingest::LoadControl::new())
+            .map_err(|e| e.to_string())?;
+        let base = match &data.info.source {
+            crate::model::DataSource::Imported { path, .. } => {
+                crate::ingest::pytorch::trace::base_time_ns(path)
+            }
+            _ => None,
+        };
+        join_profile(snap, device, moment, &data, base).map_err(|e| e.to_string())
+    })();
+    match joined {
+        Ok(j) => Ok(Some((profile, j))),
+        Err(e) if asked => Err(format!("{}: {e}", profile.display())),
+        Err(e) => {
+            let _ = writeln!(
+                err,
+                "memsight: note: not joined with {}: {e}",
+                profile.display()
+            );
+            Ok(None)
+        }
+    }
+}
+
+/// The one PyTorch trace (`*.pt.trace.json[.gz]`) in the snapshot's folder, if exactly one.
+fn trace_beside(path: &Path) -> Option<std::path::PathBuf> {
+    let dir = path.parent()?;
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let mut found = std::fs::read_dir(dir).ok()?.filter_map(|e| {
+        let p = e.ok()?.path();
+        let name = p.file_name()?.to_str()?.to_ascii_lowercase();
+        (name.ends_with(".pt.trace.json") || name.ends_with(".pt.trace.json.gz")).then_some(p)
+    });
+    let first = found.next()?;
+    found.next().is_none().then_some(first)
+}
+
+/// The live blocks by the profile's operator and step.
+fn write_join(
+    profile: &Path,
+    j: &ProfileJoin,
+    top: usize,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "\njoined by time with the profile {}: {} of {} matched ({} within its span)",
+        profile.display(),
+        j.matched,
+        count(j.alloc_events as u64, "allocation", "allocations"),
+        j.in_profile
+    )?;
+    let when = j
+        .at_event
+        .map_or_else(|| "at the end".to_string(), |k| format!("after event {k}"));
+    writeln!(
+        out,
+        "live blocks {when} on device {}, by the profile's operator and step:",
+        j.device
+    )?;
+    for g in j.live.iter().take(top) {
+        let op = match &g.op {
+            None => "(not in the profile)",
+            Some(o) if o.is_empty() => "(no operator)",
+            Some(o) => o,
+        };
+        let step = g.step.map_or_else(String::new, |s| format!("  step {s}"));
+        writeln!(
+            out,
+            "  {:>10.2} MB in {}  {op}{step}",
+            bytes_to_mib(g.bytes),
+            count(g.blocks, "block", "blocks")
         )?;
     }
     Ok(())

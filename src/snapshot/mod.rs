@@ -18,6 +18,7 @@ pub mod compiled;
 pub mod fragmentation;
 pub mod fx;
 pub mod holder;
+pub mod join;
 pub mod model;
 pub mod oom;
 pub mod phases;

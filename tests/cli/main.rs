@@ -13,6 +13,7 @@ mod cli_modules;
 mod cli_snapshot_compare;
 mod cli_snapshot_fields;
 mod cli_snapshot_fragmentation;
+mod cli_snapshot_join;
 mod cli_snapshot_phases;
 mod cli_steps;
 mod cli_summarize;

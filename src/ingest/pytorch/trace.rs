@@ -97,6 +97,12 @@ fn header_value(head: &[u8], key: &str) -> Option<serde_json::Value> {
     values.next()?.ok()
 }
 
+/// When the trace's clock started, in Unix ns (`baseTimeNanoseconds` of its header): a `ts` of
+/// `t` µs happened at Unix ns `t × 1000 + base`. None when the header does not say.
+pub fn base_time_ns(path: &Path) -> Option<i64> {
+    header_value(&decoded_head(path), "baseTimeNanoseconds")?.as_i64()
+}
+
 /// A device's name: `cpu`, `cuda:0`, `npu:3` (PrivateUse1, torch_npu), `device20:1`…
 pub fn device_name(device_type: i64, device_id: i64) -> String {
     let kind = match device_type {

@@ -1,0 +1,174 @@
+//! A snapshot beside a profile of the same run, joined by time (issue 45, part 4):
+//! `memsight snapshot S.pickle --profile TRACE` names the live blocks by the profile's operator
+//! and step. Checked against plain arithmetic over the raw files
+//! (`tests/reference/snapshot_profile_join.py`, no memsight code) on the real H100 trace of a GPT
+//! training step, with a snapshot of that trace's own allocations on the allocator's clock
+//! (`tests/reference/make_snapshot_of_trace.py`: no GPU here to record both at once); and the
+//! refusals on real files: two real runs 8 s apart, and a torch_npu snapshot, which has no times.
+
+use std::path::{Path, PathBuf};
+
+use crate::common;
+
+fn trace() -> Option<PathBuf> {
+    let Some(root) = common::samples() else {
+        common::skip("no samples");
+        return None;
+    };
+    Some(root.join("cuda_h100/whatif/gpt_b8.pt.trace.json.gz"))
+}
+
+/// A snapshot of `trace`'s allocations, `shift_s` seconds later, written into `dir`.
+fn snapshot_of(trace: &Path, dir: &Path, shift_s: &str) -> Option<PathBuf> {
+    let out = dir.join(format!("snap_{shift_s}.pickle"));
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/make_snapshot_of_trace.py");
+    let ok = std::process::Command::new("python3")
+        .arg(script)
+        .arg(trace)
+        .arg(&out)
+        .arg(shift_s)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        common::skip("python3 not available");
+        return None;
+    }
+    Some(out)
+}
+
+fn json_of(args: &[&str]) -> serde_json::Value {
+    let (code, out, err) = common::memsight(args);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).unwrap()
+}
+
+/// memsight's join at `at` (None: its default, the peak) against the reference's.
+fn check(snap: &Path, trace: &Path, at: Option<usize>) -> serde_json::Value {
+    let (s, t) = (snap.display().to_string(), trace.display().to_string());
+    let k = at.map(|k| k.to_string());
+    let mut args = vec!["snapshot", &s, "--profile", &t, "--json"];
+    if let Some(k) = &k {
+        args.extend(["--at-event", k]);
+    }
+    let got = json_of(&args);
+    let join = &got["profile_join"];
+    let moment = join["at_event"].as_u64().unwrap().to_string();
+    if at.is_none() {
+        // The default moment is the device's allocated peak.
+        assert_eq!(join["at_event"], got["devices"][0]["peak_event"]);
+    }
+    let want = common::python_reference(
+        "snapshot_profile_join.py",
+        &[snap.as_os_str(), trace.as_os_str(), moment.as_ref()],
+    )
+    .unwrap();
+    for key in [
+        "base_time_ns",
+        "clock_offset_ns",
+        "alloc_events",
+        "in_profile",
+        "matched",
+        "blocks",
+    ] {
+        assert_eq!(join[key], want[key], "{key} at {moment}");
+    }
+    // The groups add up to the blocks.
+    let total: i64 = join["live"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["bytes"].as_i64().unwrap())
+        .sum();
+    let blocks: i64 = want["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["size"].as_i64().unwrap())
+        .sum();
+    assert_eq!(total, blocks);
+    got
+}
+
+#[test]
+fn a_snapshot_of_the_same_run_gets_the_profiles_operators_and_steps() {
+    let Some(trace) = trace() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let Some(snap) = snapshot_of(&trace, dir.path(), "0") else {
+        return;
+    };
+    let got = check(&snap, &trace, None);
+    let join = &got["profile_join"];
+    // Every allocation is the trace's own: all matched, and named.
+    assert_eq!(join["matched"], join["alloc_events"]);
+    assert!(
+        join["blocks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|b| b["op"].as_str().is_some_and(|o| o.starts_with("aten::")))
+    );
+    check(&snap, &trace, Some(1000));
+    // Half a millisecond off (clocks read a little apart): still the same allocations.
+    let Some(late) = snapshot_of(&trace, dir.path(), "0.0005") else {
+        return;
+    };
+    let got = check(&late, &trace, None);
+    assert_eq!(got["profile_join"]["matched"], join["matched"]);
+    let (_, text, _) = common::memsight(&[
+        "snapshot",
+        &snap.display().to_string(),
+        "--profile",
+        &trace.display().to_string(),
+    ]);
+    assert!(text.contains("1455 of 1455 allocations matched"), "{text}");
+    assert!(text.contains("aten::_softmax  step 1"), "{text}");
+}
+
+#[test]
+fn a_trace_beside_the_snapshot_is_joined_without_being_named() {
+    let Some(trace) = trace() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(&trace, dir.path().join("gpt_b8.pt.trace.json.gz")).unwrap();
+    let Some(snap) = snapshot_of(&trace, dir.path(), "0") else {
+        return;
+    };
+    let got = json_of(&["snapshot", &snap.display().to_string(), "--json"]);
+    assert_eq!(got["profile_join"]["matched"], 1455);
+    // Not of this run: a note, and the snapshot still reads.
+    let Some(other) = snapshot_of(&trace, dir.path(), "30") else {
+        return;
+    };
+    let (code, out, err) = common::memsight(&["snapshot", &other.display().to_string()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("note: not joined"), "{err}");
+    assert!(
+        err.contains("29.") && err.contains("after the profile's last allocation"),
+        "{err}"
+    );
+    assert!(!out.contains("joined by time"), "{out}");
+}
+
+#[test]
+fn records_that_cannot_be_joined_say_why() {
+    let Some(trace) = trace() else { return };
+    let root = common::samples().unwrap();
+    let t = trace.display().to_string();
+    // Two real runs of the same machine, seconds apart.
+    let real = root
+        .join("cuda_h100/snap/gpt_all_graph_pinned.pickle")
+        .display()
+        .to_string();
+    let (code, _, err) = common::memsight(&["snapshot", &real, "--profile", &t]);
+    assert_ne!(code, 0);
+    assert!(err.contains("do not overlap in time"), "{err}");
+    assert!(err.contains("after the profile's last allocation"), "{err}");
+    // torch_npu writes no times.
+    let npu = root
+        .join("xiaobingling93-pixel_Ascend-msinsight/scripts/MemSnapDump/test/test-data/snapshot_expandable.pkl")
+        .display()
+        .to_string();
+    let (code, _, err) = common::memsight(&["snapshot", &npu, "--profile", &t]);
+    assert_ne!(code, 0);
+    assert!(err.contains("no times (time_us)"), "{err}");
+}
