@@ -10,7 +10,10 @@
 //! snapshots (or two moments of one) side by side: what grew or shrank, by stack, size and pool;
 //! [`phases`] reads the user's annotations (`external_annotations`) as phases of the trace and
 //! says which phase allocated what is live; [`compiled`] what `torch.compile`d regions
-//! (`compile_context`) allocated.
+//! (`compile_context`) allocated; [`pools`] follows each private pool (CUDA graphs, `MemPool`)
+//! over the trace; [`pinned`] sums pinned host memory (`host_segments` / `host_traces`); [`fx`]
+//! reads FX-augmented frames as the model's; [`join`] joins a snapshot by time with a profile
+//! of the same run.
 
 pub mod cluster;
 pub mod compare;
