@@ -304,7 +304,11 @@ fn profile_join(
     err: &mut dyn Write,
 ) -> Result<Option<(std::path::PathBuf, ProfileJoin)>, String> {
     let asked = args.profile.is_some();
-    let Some(profile) = args.profile.clone().or_else(|| trace_beside(path)) else {
+    let Some(profile) = args
+        .profile
+        .clone()
+        .or_else(|| crate::ingest::pytorch::trace::trace_beside(path))
+    else {
         return Ok(None);
     };
     let moment = at.filter(|a| a.0 == device).map(|a| a.1).or_else(|| {
@@ -318,34 +322,8 @@ fn profile_join(
         if !crate::snapshot::join::has_times(snap, device) {
             return Err(crate::snapshot::join::JoinError::NoTimes.to_string());
         }
-        // The profile's rank of the snapshot's device (`cuda:0`), else its only rank.
-        let found = super::discover_profile(&profile)?;
-        let want = format!(
-            "{}:{device}",
-            snap.backend
-                .device_label(0)
-                .split(':')
-                .next()
-                .unwrap_or("cuda")
-                .to_ascii_lowercase()
-        );
-        let info = match found
-            .ranks
-            .iter()
-            .find(|r| r.device.as_deref() == Some(want.as_str()))
-        {
-            Some(r) => r,
-            None if found.ranks.len() == 1 => &found.ranks[0],
-            None => return Err(format!("the profile has no rank of {want}")),
-        };
-        let data = crate::ingest::load_rank(info, &crate::ingest::LoadControl::new())
-            .map_err(|e| e.to_string())?;
-        let base = match &data.info.source {
-            crate::model::DataSource::Imported { path, .. } => {
-                crate::ingest::pytorch::trace::base_time_ns(path)
-            }
-            _ => None,
-        };
+        let (data, base) =
+            crate::ingest::pytorch::trace::load_device_rank(&profile, &join_device(snap, device))?;
         join_profile(snap, device, moment, &data, base).map_err(|e| e.to_string())
     })();
     match joined {
@@ -362,21 +340,9 @@ fn profile_join(
     }
 }
 
-/// The one PyTorch trace (`*.pt.trace.json[.gz]`) in the snapshot's folder, if exactly one.
-fn trace_beside(path: &Path) -> Option<std::path::PathBuf> {
-    let dir = path.parent()?;
-    let dir = if dir.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        dir
-    };
-    let mut found = std::fs::read_dir(dir).ok()?.filter_map(|e| {
-        let p = e.ok()?.path();
-        let name = p.file_name()?.to_str()?.to_ascii_lowercase();
-        (name.ends_with(".pt.trace.json") || name.ends_with(".pt.trace.json.gz")).then_some(p)
-    });
-    let first = found.next()?;
-    found.next().is_none().then_some(first)
+/// The profile's name of the snapshot's device: `cuda:0`, `npu:1`.
+fn join_device(snap: &AllocatorSnapshot, device: i64) -> String {
+    snap.backend.device_label(device).to_ascii_lowercase()
 }
 
 /// The live blocks by the profile's operator and step.

@@ -40,12 +40,15 @@ pub enum JoinError {
     NoClock,
     /// The two records do not overlap in time.
     #[error(
-        "the snapshot and the profile do not overlap in time ({gap}): they are not of the same \
-         run, or not of the same part of it"
+        "the snapshot and the profile do not overlap in time ({}): they are not of the same \
+         run, or not of the same part of it",
+        gap_text(*.gap_ns)
     )]
     NoOverlap {
-        /// How far apart they are.
-        gap: String,
+        /// How far apart they are (ns): positive when the snapshot comes after the profile's
+        /// last allocation, negative when it ends before its first; 0 when the profile has no
+        /// allocation.
+        gap_ns: i64,
     },
 }
 
@@ -140,9 +143,7 @@ pub fn join_profile(
         .collect();
     rows.sort_by_key(|&r| ops.alloc_time[r]);
     let (Some(&first), Some(&last)) = (rows.first(), rows.last()) else {
-        return Err(JoinError::NoOverlap {
-            gap: "the profile has no allocations".into(),
-        });
+        return Err(JoinError::NoOverlap { gap_ns: 0 });
     };
     let (p0, p1) = (ops.alloc_time[first], ops.alloc_time[last]);
     let times: Vec<i64> = trace
@@ -156,9 +157,8 @@ pub fn join_profile(
     let in_span =
         |t: i64| t >= p0.saturating_sub(TOLERANCE_NS) && t <= p1.saturating_add(TOLERANCE_NS);
     if !times.iter().any(|&t| in_span(t)) {
-        return Err(JoinError::NoOverlap {
-            gap: gap_text((s0, s1), (p0, p1)),
-        });
+        let gap_ns = if s1 < p0 { s1 - p0 } else { s0 - p1 };
+        return Err(JoinError::NoOverlap { gap_ns });
     }
     // The clocks' offset: the most common difference (in 2 µs bins) between an allocation
     // event and a profile allocation of its size within the tolerance. The true offset pairs
@@ -296,20 +296,20 @@ fn match_allocations(
     (matched_row, (alloc_events, in_profile, matched))
 }
 
-/// How far the snapshot's span `(s0, s1)` lies from the profile's `(p0, p1)` (all ns on the
-/// profile's clock), for reading: `8.21 s before`.
-fn gap_text((s0, s1): (i64, i64), (p0, p1): (i64, i64)) -> String {
-    let secs = |ns: i64| format!("{:.2} s", ns as f64 / 1e9);
-    if s1 < p0 {
-        format!(
+/// A [`JoinError::NoOverlap`] gap for reading: `the snapshot's last event is 8.21 s before the
+/// profile's first allocation`.
+pub fn gap_text(gap_ns: i64) -> String {
+    let secs = |ns: i64| format!("{:.2} s", ns.unsigned_abs() as f64 / 1e9);
+    match gap_ns.cmp(&0) {
+        std::cmp::Ordering::Less => format!(
             "the snapshot's last event is {} before the profile's first allocation",
-            secs(p0 - s1)
-        )
-    } else {
-        format!(
+            secs(gap_ns)
+        ),
+        std::cmp::Ordering::Greater => format!(
             "the snapshot's first event is {} after the profile's last allocation",
-            secs(s0 - p1)
-        )
+            secs(gap_ns)
+        ),
+        std::cmp::Ordering::Equal => "the profile has no allocations".into(),
     }
 }
 
@@ -319,15 +319,16 @@ mod tests {
 
     #[test]
     fn the_gap_says_which_side_and_how_far() {
-        let g = gap_text((0, 1_000_000_000), (9_210_000_000, 20_000_000_000));
+        let g = gap_text(-8_210_000_000);
         assert_eq!(
             g,
             "the snapshot's last event is 8.21 s before the profile's first allocation"
         );
-        let g = gap_text((30_000_000_000, 31_000_000_000), (0, 27_500_000_000));
+        let g = gap_text(2_500_000_000);
         assert!(
             g.ends_with("2.50 s after the profile's last allocation"),
             "{g}"
         );
+        assert_eq!(gap_text(0), "the profile has no allocations");
     }
 }

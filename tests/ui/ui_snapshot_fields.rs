@@ -118,3 +118,86 @@ fn a_private_pool_is_drawn_and_named_under_the_chart() {
         });
     }
 }
+
+/// A snapshot beside the PyTorch trace of its run (issue 45, part 4): By operator appears, and
+/// at the peak lists the live blocks by the profile's operator and step as plain arithmetic
+/// over the raw files says (tests/reference/snapshot_profile_join.py), in both languages. The
+/// snapshot is made from the real H100 trace's own allocations on the allocator's clock
+/// (tests/reference/make_snapshot_of_trace.py).
+#[test]
+fn a_snapshot_beside_its_runs_trace_lists_live_blocks_by_operator() {
+    use memsight::ui::panes::snapshot_join::{JOINED, VIEW};
+    let Some(root) = common::samples() else {
+        common::skip("no samples");
+        return;
+    };
+    let trace = root.join("cuda_h100/whatif/gpt_b8.pt.trace.json.gz");
+    let dir = tempfile::tempdir().unwrap();
+    let beside = dir.path().join("gpt_b8.pt.trace.json.gz");
+    std::fs::copy(&trace, &beside).unwrap();
+    let snap = dir.path().join("run.pickle");
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/make_snapshot_of_trace.py");
+    let made = std::process::Command::new("python3")
+        .arg(script)
+        .arg(&trace)
+        .arg(&snap)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !made {
+        common::skip("python3 not available");
+        return;
+    }
+    // The peak: the event the reference is asked about (the CLI's default moment).
+    let peak = {
+        let (_, out, _) = common::memsight(&["snapshot", &snap.display().to_string(), "--json"]);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        v["devices"][0]["peak_event"].as_u64().unwrap()
+    };
+    let want = common::python_reference(
+        "snapshot_profile_join.py",
+        &[
+            snap.as_os_str(),
+            trace.as_os_str(),
+            peak.to_string().as_ref(),
+        ],
+    )
+    .unwrap();
+    // The heaviest (op, step) group of the reference's blocks.
+    let mut groups: std::collections::BTreeMap<(String, i64), (i64, u64)> = Default::default();
+    for b in want["blocks"].as_array().unwrap() {
+        let g = groups
+            .entry((
+                b["op"].as_str().unwrap().to_string(),
+                b["step"].as_i64().unwrap(),
+            ))
+            .or_default();
+        g.0 += b["size"].as_i64().unwrap();
+        g.1 += 1;
+    }
+    let ((op, _step), (bytes, _)) = groups.into_iter().max_by_key(|(_, v)| v.0).unwrap();
+    for lang in Lang::ALL {
+        let t = tr(lang);
+        let mut h = open(&snap, lang);
+        h.get_by_label(t.snapshot_go_peak).click();
+        common::step_until(&mut h, "By operator", |h| {
+            h.query_by_label(VIEW.get(t)).is_some()
+        });
+        // The tabs may lie below the window's fold (the Chinese UI's lines are taller).
+        h.get_by_label(VIEW.get(t)).scroll_to_me();
+        h.step();
+        h.get_by_label(VIEW.get(t)).click();
+        let joined = JOINED
+            .get(t)
+            .replace("{p}", "gpt_b8.pt.trace.json.gz")
+            .replace("{m}", &want["matched"].to_string())
+            .replace("{n}", &want["alloc_events"].to_string());
+        // A label with a hover text is matched by its value: `_contains` of the whole text.
+        common::step_until(&mut h, "the join", |h| {
+            h.query_all_by_label_contains(&joined).next().is_some()
+        });
+        assert!(h.query_all_by_label(&op).next().is_some(), "{op}");
+        let mb = grouped(bytes as f64 / 1048576.0, 2);
+        assert!(h.query_all_by_label(&mb).next().is_some(), "{mb}");
+    }
+}

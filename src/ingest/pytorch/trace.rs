@@ -103,6 +103,44 @@ pub fn base_time_ns(path: &Path) -> Option<i64> {
     header_value(&decoded_head(path), "baseTimeNanoseconds")?.as_i64()
 }
 
+/// The one PyTorch trace (`*.pt.trace.json[.gz]`) in the folder of `path` (a snapshot beside
+/// the profile of its run), if exactly one.
+pub fn trace_beside(path: &Path) -> Option<PathBuf> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut found = std::fs::read_dir(dir).ok()?.filter_map(|e| {
+        let p = e.ok()?.path();
+        let name = p.file_name()?.to_str()?.to_ascii_lowercase();
+        (name.ends_with(".pt.trace.json") || name.ends_with(".pt.trace.json.gz")).then_some(p)
+    });
+    let first = found.next()?;
+    found.next().is_none().then_some(first)
+}
+
+/// The rank of `device` (`cuda:0`; else the only rank) of the profile at `path`, loaded whole,
+/// with its clock's start in Unix ns when it is a PyTorch trace that says
+/// ([`base_time_ns`]): what a snapshot of the same run is joined with.
+pub fn load_device_rank(path: &Path, device: &str) -> Result<(RankData, Option<i64>), String> {
+    let found = crate::ingest::discover(path).map_err(|e| e.to_string())?;
+    let info = match found
+        .ranks
+        .iter()
+        .find(|r| r.device.as_deref() == Some(device))
+    {
+        Some(r) => r,
+        None if found.ranks.len() == 1 => &found.ranks[0],
+        None => return Err(format!("the profile has no rank of {device}")),
+    };
+    let data = crate::ingest::load_rank(info, &LoadControl::new()).map_err(|e| e.to_string())?;
+    let base = match &data.info.source {
+        DataSource::Imported { path, .. } => base_time_ns(path),
+        _ => None,
+    };
+    Ok((data, base))
+}
+
 /// A device's name: `cpu`, `cuda:0`, `npu:3` (PrivateUse1, torch_npu), `device20:1`…
 pub fn device_name(device_type: i64, device_id: i64) -> String {
     let kind = match device_type {

@@ -94,6 +94,8 @@ pub enum HoldersView {
     Flame,
     /// The phases (the user's annotations) and the live blocks by phase.
     Phases,
+    /// The live blocks by the operator and step of the profile beside the snapshot.
+    Operators,
 }
 
 /// A device and an event of it (None: the end state).
@@ -133,6 +135,11 @@ pub struct SnapshotView {
     pub memscope: MemScopeOom,
     /// Its pinned host memory, when recorded (`record_pinned_host_memory=True`).
     pub pinned: Option<PinnedSummary>,
+    /// The PyTorch trace in the snapshot's folder, read to join the two by time.
+    pub profile: Option<super::snapshot_join::ProfileJoining>,
+    /// The device the snapshot's folder was last searched for a trace for (once per device,
+    /// not every frame).
+    profile_sought: Option<String>,
     /// The device shown.
     pub device: i64,
     /// The event picked on the curve (None: the end state).
@@ -176,6 +183,8 @@ impl SnapshotView {
             module_notes: Vec::new(),
             memscope: Vec::new(),
             pinned: None,
+            profile: None,
+            profile_sought: None,
             device: 0,
             event: None,
             shown: None,
@@ -230,6 +239,25 @@ impl SnapshotView {
         self.module_notes = modules.notes;
         self.memscope = memscope;
         self.pinned = pinned;
+    }
+
+    /// Starts reading the one PyTorch trace in the snapshot's folder, once the snapshot is read
+    /// and times its events (CUDA snapshots do; torch_npu ones cannot be joined by time).
+    fn start_profile(&mut self, jobs: &mut Jobs) {
+        let Some(snap) = &self.snap else { return };
+        let device = snap.backend.device_label(self.device).to_ascii_lowercase();
+        // Read again for another device (the profile's rank of it).
+        if self.profile_sought.as_ref() == Some(&device)
+            || !snap.traces.iter().flatten().any(|e| e.time_us.is_some())
+        {
+            return;
+        }
+        self.profile_sought = Some(device.clone());
+        if let Some(trace) = crate::ingest::pytorch::trace::trace_beside(&self.path) {
+            self.profile = Some(super::snapshot_join::ProfileJoining::start(
+                jobs, trace, device,
+            ));
+        }
     }
 
     /// Waits for the read to finish (tests, headless runs).
@@ -330,6 +358,7 @@ impl SnapshotView {
         let Some(snap) = self.snap.clone() else {
             return;
         };
+        self.start_profile(jobs);
         ui.horizontal_wrapped(|ui| {
             ui.strong(t.snapshot_title);
             ui.weak(self.path.display().to_string());
@@ -489,13 +518,20 @@ impl SnapshotView {
             ui.strong(title);
             ui.separator();
             let phases = !shown.parts.phases.is_empty();
+            let profile = self.profile.is_some();
             let views = [
                 (HoldersView::Table, t.snapshot_views[0]),
                 (HoldersView::Flame, t.snapshot_views[1]),
                 (HoldersView::Phases, snapshot_phases::VIEW.get(t)),
+                (HoldersView::Operators, super::snapshot_join::VIEW.get(t)),
             ];
             for (view, name) in views {
-                if (view != HoldersView::Phases || phases)
+                let offered = match view {
+                    HoldersView::Phases => phases,
+                    HoldersView::Operators => profile,
+                    _ => true,
+                };
+                if offered
                     && ui
                         .selectable_label(self.holders_view == view, name)
                         .clicked()
@@ -530,6 +566,10 @@ impl SnapshotView {
                 }
             }
             HoldersView::Flame => self.holders_flame(ui, t, &snap, &shown),
+            HoldersView::Operators => match &mut self.profile {
+                Some(p) => p.ui(ui, t, &snap, (shown.device, shown.event)),
+                None => self.holders_view = HoldersView::Table,
+            },
             HoldersView::Phases => {
                 picked = picked.or(snapshot_phases::phases_ui(
                     ui,

@@ -1,0 +1,262 @@
+//! The snapshot beside a profile of the same run (issue 45, part 4): when one PyTorch trace
+//! sits in the snapshot's folder, the view reads it in a job and adds **By operator** beside
+//! Table, Flame graph and By phase: the live blocks at the picked event (or the end) by the
+//! profile's operator and step, joined by time ([`crate::snapshot::join`], what
+//! `memsight snapshot --profile` prints).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::model::{RankData, bytes_to_mib};
+use crate::snapshot::AllocatorSnapshot;
+use crate::snapshot::join::{JoinError, ProfileJoin, join_profile};
+use crate::ui::format::grouped;
+use crate::ui::i18n::{Lang, Text, Tr};
+use crate::ui::jobs::{Job, JobKey, JobKind, Jobs, Place, Poll};
+
+/// The job that reads the profile beside the snapshot.
+pub const PROFILE_JOB: JobKind = JobKind::new(
+    "snapshot_profile",
+    "the profile beside the snapshot",
+    "快照旁的 Profile",
+);
+
+/// The holders view's tab.
+pub const VIEW: Text = Text {
+    en: "By operator",
+    zh: "按算子",
+};
+/// Reading the profile (`{p}`).
+pub const READING: Text = Text {
+    en: "Reading the profile {p}…",
+    zh: "正在读取 Profile {p}…",
+};
+/// What was joined (`{p}`, `{m}` matched of `{n}` allocations).
+pub const JOINED: Text = Text {
+    en: "Joined by time with {p}: {m} of {n} allocations matched. Live blocks by the profile's \
+         operator and step:",
+    zh: "已按时间与 {p} 关联：{n} 次分配中匹配 {m} 次。存活内存块按 Profile 的算子和步：",
+};
+/// Why not (`{p}`, `{why}`).
+pub const FAILED: Text = Text {
+    en: "Not joined with {p}: {why}",
+    zh: "未与 {p} 关联：{why}",
+};
+/// The table's headers.
+pub const HEADERS: [Text; 4] = [
+    Text { en: "MB", zh: "MB" },
+    Text {
+        en: "Blocks",
+        zh: "块数",
+    },
+    Text {
+        en: "Operator (from the profile)",
+        zh: "算子（来自 Profile）",
+    },
+    Text {
+        en: "Step",
+        zh: "步",
+    },
+];
+/// A group of blocks not matched to the profile.
+pub const NOT_MATCHED: Text = Text {
+    en: "(not in the profile)",
+    zh: "（不在 Profile 中）",
+};
+/// Matched, but the profile names no operator.
+pub const NO_OP: Text = Text {
+    en: "(no operator)",
+    zh: "（无算子）",
+};
+
+/// Why a join failed, in `t`'s language.
+pub fn why(t: &Tr, e: &JoinError) -> String {
+    if t.lang == Lang::En {
+        return e.to_string();
+    }
+    match e {
+        JoinError::NoTimes => {
+            "快照的事件没有时间（time_us），无法按时间与 Profile 关联；torch_npu 快照不记录时间"
+                .into()
+        }
+        JoinError::NoClock => {
+            "Profile 没有记录其时钟起点（PyTorch trace 的 baseTimeNanoseconds），无法与快照对齐"
+                .into()
+        }
+        JoinError::NoOverlap { gap_ns } => {
+            let secs = format!("{:.2}", gap_ns.unsigned_abs() as f64 / 1e9);
+            let gap = match gap_ns.cmp(&0) {
+                std::cmp::Ordering::Less => {
+                    format!("快照最后一个事件早于 Profile 第一次分配 {secs} 秒")
+                }
+                std::cmp::Ordering::Greater => {
+                    format!("快照第一个事件晚于 Profile 最后一次分配 {secs} 秒")
+                }
+                std::cmp::Ordering::Equal => "Profile 中没有分配".into(),
+            };
+            format!("快照与 Profile 在时间上不重叠（{gap}）：不是同一次运行，或不是同一段")
+        }
+    }
+}
+
+/// A device and an event of it (None: the end state).
+type Moment = (i64, Option<usize>);
+
+/// A profile read for joining: its rank of the snapshot's device and its clock's start.
+type Loaded = (RankData, Option<i64>);
+
+/// Why there is no join to show.
+enum Failure {
+    /// The profile could not be read (ingest's words).
+    Read(String),
+    /// It was read, but cannot be joined.
+    Join(JoinError),
+}
+
+/// The profile beside the open snapshot, and its join at the moment shown.
+pub struct ProfileJoining {
+    /// The trace.
+    pub profile: PathBuf,
+    /// The device whose rank is read (`cuda:0`).
+    pub device: String,
+    job: Option<Job<Result<Loaded, String>>>,
+    loaded: Option<Arc<Loaded>>,
+    read_error: Option<String>,
+    /// The join at (device, event), computed when they change.
+    cached: Option<(Moment, Result<Arc<ProfileJoin>, JoinError>)>,
+}
+
+impl ProfileJoining {
+    /// Starts reading `profile`'s rank of `device` (`cuda:0`) in a job.
+    pub fn start(jobs: &mut Jobs, profile: PathBuf, device: String) -> ProfileJoining {
+        let (p, d) = (profile.clone(), device.clone());
+        let job = jobs.run(JobKey::new(PROFILE_JOB), Place::Thread, move |_| {
+            crate::ingest::pytorch::trace::load_device_rank(&p, &d)
+        });
+        ProfileJoining {
+            profile,
+            device,
+            job: Some(job),
+            loaded: None,
+            read_error: None,
+            cached: None,
+        }
+    }
+
+    /// Takes the profile when read; true while still reading.
+    fn poll(&mut self) -> bool {
+        let Some(job) = &self.job else {
+            return false;
+        };
+        match job.poll() {
+            Poll::Pending => return true,
+            Poll::Msg(Ok(l)) => self.loaded = Some(Arc::new(l)),
+            Poll::Msg(Err(e)) | Poll::Failed(e) => self.read_error = Some(e),
+            Poll::Finished => {}
+        }
+        self.job = None;
+        false
+    }
+
+    /// Waits for the profile (tests, headless runs).
+    pub fn wait(&mut self) {
+        if let Some(job) = self.job.take() {
+            match job.wait() {
+                Some(Ok(l)) => self.loaded = Some(Arc::new(l)),
+                Some(Err(e)) => self.read_error = Some(e),
+                None => self.read_error = Some("the profile's job ended without a result".into()),
+            }
+        }
+    }
+
+    /// The join at `device` / `event`: None while the profile is read.
+    fn joined(
+        &mut self,
+        snap: &AllocatorSnapshot,
+        device: i64,
+        event: Option<usize>,
+    ) -> Option<Result<Arc<ProfileJoin>, Failure>> {
+        if self.poll() {
+            return None;
+        }
+        if let Some(e) = &self.read_error {
+            return Some(Err(Failure::Read(e.clone())));
+        }
+        let loaded = self.loaded.as_ref()?;
+        let key = (device, event);
+        if self.cached.as_ref().is_none_or(|(k, _)| *k != key) {
+            let j = join_profile(snap, device, event, &loaded.0, loaded.1).map(Arc::new);
+            self.cached = Some((key, j));
+        }
+        let (_, j) = self.cached.as_ref()?;
+        Some(j.clone().map_err(Failure::Join))
+    }
+
+    /// The By operator view.
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        t: &Tr,
+        snap: &AllocatorSnapshot,
+        (device, event): (i64, Option<usize>),
+    ) {
+        let name = self.profile.file_name().map_or_else(
+            || self.profile.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        let j = match self.joined(snap, device, event) {
+            None => {
+                ui.horizontal(|ui| {
+                    ui.spinner();
+                    ui.label(READING.get(t).replace("{p}", &name));
+                });
+                ui.ctx().request_repaint();
+                return;
+            }
+            Some(Err(f)) => {
+                let why = match f {
+                    Failure::Read(e) => e,
+                    Failure::Join(e) => why(t, &e),
+                };
+                ui.colored_label(
+                    ui.visuals().warn_fg_color,
+                    FAILED.get(t).replace("{p}", &name).replace("{why}", &why),
+                );
+                return;
+            }
+            Some(Ok(j)) => j,
+        };
+        ui.label(
+            JOINED
+                .get(t)
+                .replace("{p}", &name)
+                .replace("{m}", &j.matched.to_string())
+                .replace("{n}", &j.alloc_events.to_string()),
+        )
+        .on_hover_text(self.profile.display().to_string());
+        egui::ScrollArea::vertical()
+            .id_salt("snapshot_by_operator")
+            .auto_shrink([false, false])
+            .show(ui, |ui| {
+                egui::Grid::new("snapshot_by_operator")
+                    .striped(true)
+                    .show(ui, |ui| {
+                        for h in HEADERS {
+                            ui.label(h.get(t));
+                        }
+                        ui.end_row();
+                        for g in &j.live {
+                            ui.label(grouped(bytes_to_mib(g.bytes), 2));
+                            ui.label(grouped(g.blocks as f64, 0));
+                            ui.label(match &g.op {
+                                None => NOT_MATCHED.get(t).to_string(),
+                                Some(o) if o.is_empty() => NO_OP.get(t).to_string(),
+                                Some(o) => o.clone(),
+                            });
+                            ui.label(g.step.map_or_else(String::new, |s| s.to_string()));
+                            ui.end_row();
+                        }
+                    });
+            });
+    }
+}
