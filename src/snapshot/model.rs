@@ -425,32 +425,14 @@ impl AllocatorSnapshot {
         // is a dict of its own), memory stays proportional to what the file holds.
         let segment_items = segments.and_then(|v| p.items(v)).unwrap_or(&[]);
         let trace_items = traces.and_then(|v| p.items(v)).unwrap_or(&[]);
-        let blocks: u64 = segment_items
-            .iter()
-            .map(|&s| {
-                let n = p
-                    .get(s, "blocks")
-                    .and_then(|b| p.items(b))
-                    .map_or(0, <[_]>::len);
-                n as u64
-            })
-            .sum();
+        let blocks = block_count(p, segment_items);
         let events: u64 = trace_items
             .iter()
             .map(|&t| p.items(t).map_or(0, <[_]>::len) as u64)
             .sum();
         let host_segment_items = host_segments.and_then(|v| p.items(v)).unwrap_or(&[]);
         let host_event_items = host_events(p, host_traces);
-        let host_blocks: u64 = host_segment_items
-            .iter()
-            .map(|&s| {
-                let n = p
-                    .get(s, "blocks")
-                    .and_then(|b| p.items(b))
-                    .map_or(0, <[_]>::len);
-                n as u64
-            })
-            .sum();
+        let host_blocks = block_count(p, host_segment_items);
         let built = (segment_items.len() as u64)
             .saturating_add(blocks)
             .saturating_add(events)
@@ -559,6 +541,18 @@ fn backend_of(p: &Pickle, root: Value, frames: &[Frame]) -> Backend {
         .iter()
         .find_map(Backend::of_frame)
         .unwrap_or_default()
+}
+
+/// How many blocks the segments list.
+fn block_count(p: &Pickle, segments: &[Value]) -> u64 {
+    segments
+        .iter()
+        .map(|&s| {
+            p.get(s, "blocks")
+                .and_then(|b| p.items(b))
+                .map_or(0, <[_]>::len) as u64
+        })
+        .sum()
 }
 
 /// The events of `host_traces`: PyTorch's list of event dicts, or lists of them (as

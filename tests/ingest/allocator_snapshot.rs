@@ -34,15 +34,20 @@ fn memsight(file: &Path, extra: &[&str]) -> serde_json::Value {
         assert_eq!(o.remove("modules_at_oom"), Some(serde_json::json!([])));
         assert_eq!(o.remove("memscope_oom"), Some(serde_json::json!([])));
     }
-    // The fragmentation diagnosis and the phases have their own references
-    // (tests/cli/cli_snapshot_fragmentation.rs, cli_snapshot_phases.rs); Python's summary does
-    // not have them.
+    // The fragmentation diagnosis, the phases, the pools, the pinned memory, the FX frames
+    // and the join have their own references (tests/cli/cli_snapshot_fragmentation.rs,
+    // cli_snapshot_phases.rs, cli_snapshot_fields.rs, cli_snapshot_join.rs); Python's summary
+    // does not have them.
     if let Some(o) = v.as_object_mut() {
         for key in [
             "fragmentation",
             "phases",
             "live_by_phase",
             "compile_contexts",
+            "private_pools",
+            "pinned_host",
+            "fx_frames_mapped",
+            "profile_join",
         ] {
             assert!(o.remove(key).is_some(), "no {key}");
         }
