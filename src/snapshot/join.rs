@@ -106,17 +106,10 @@ pub struct ProfileJoin {
     pub blocks: Vec<JoinedBlock>,
 }
 
-fn trace_of(snap: &AllocatorSnapshot, device: i64) -> &[super::model::Event] {
-    usize::try_from(device)
-        .ok()
-        .and_then(|d| snap.traces.get(d))
-        .map_or(&[][..], Vec::as_slice)
-}
-
 /// Whether every event of `device` has a time (what a join needs; CUDA writes them, torch_npu
 /// does not).
 pub fn has_times(snap: &AllocatorSnapshot, device: i64) -> bool {
-    let trace = trace_of(snap, device);
+    let trace = snap.trace(device);
     !trace.is_empty() && trace.iter().all(|e| e.time_us.is_some())
 }
 
@@ -132,7 +125,7 @@ pub fn join_profile(
     if !has_times(snap, device) {
         return Err(JoinError::NoTimes);
     }
-    let trace = trace_of(snap, device);
+    let trace = snap.trace(device);
     let base = base_time_ns.ok_or(JoinError::NoClock)?;
     // Each event's time on the profile's clock.
     let ns_of = |us: i64| us.saturating_mul(1000).saturating_sub(base);

@@ -493,6 +493,14 @@ impl AllocatorSnapshot {
         Ok(b.out)
     }
 
+    /// The event trace of `device` (empty when it has none).
+    pub fn trace(&self, device: i64) -> &[Event] {
+        usize::try_from(device)
+            .ok()
+            .and_then(|d| self.traces.get(d))
+            .map_or(&[], Vec::as_slice)
+    }
+
     /// The name of an action, as the file spells it.
     pub fn action_name(&self, a: Action) -> &str {
         match a {

@@ -71,10 +71,7 @@ pub fn private_pools(s: &AllocatorSnapshot, device: i64) -> Vec<PoolTrack> {
     if pools.is_empty() {
         return Vec::new();
     }
-    let trace = usize::try_from(device)
-        .ok()
-        .and_then(|d| s.traces.get(d))
-        .map_or(&[][..], Vec::as_slice);
+    let trace = s.trace(device);
     // Each event's pool and its (reserved, held) change.
     let changes: Vec<(usize, (i64, i64), i64, i64)> = trace
         .iter()

@@ -162,10 +162,7 @@ fn live_at_end(s: &AllocatorSnapshot, device: i64) -> FxHashMap<u64, (i64, Stack
 }
 
 fn trace_of(s: &AllocatorSnapshot, device: i64) -> &[Event] {
-    usize::try_from(device)
-        .ok()
-        .and_then(|d| s.traces.get(d))
-        .map_or(&[], Vec::as_slice)
+    s.trace(device)
 }
 
 /// Live blocks of `device` just after event `k`: the end state with the later events undone (an
