@@ -39,6 +39,7 @@ pub mod palette;
 pub mod panes;
 pub mod plot;
 pub mod prefs;
+pub mod profile;
 pub mod report_text;
 pub mod session;
 pub mod sorts;

@@ -141,7 +141,7 @@ pub fn menu_ui(
                 ui.close();
             }
         });
-        if status.notice.is_some() || status.loading.is_some_and(|_| status.discovered) {
+        if status.notice.is_some() || status.progress.is_some() {
             ui.separator();
             status_ui(ui, t, status, out);
         }
@@ -399,17 +399,16 @@ fn warnings_button(
 pub struct Status<'a> {
     /// The last notice (a chart saved, or why not).
     pub notice: Option<&'a str>,
-    /// The running load.
-    pub loading: Option<&'a Loading>,
-    /// Its ranks are known (before, the start page shows its progress).
-    pub discovered: bool,
+    /// The running load, once its ranks are known (before, the start page shows its
+    /// progress).
+    pub progress: Option<&'a Loading>,
 }
 
 /// The status, in the menu bar's free room (a line that came and went above the chart moved
 /// the whole window): the running load's progress and Cancel, then the last notice, cut to
 /// the width with the whole of it on hover.
 fn status_ui(ui: &mut egui::Ui, t: &Tr, status: Status<'_>, out: &mut Vec<Command>) {
-    if let Some(l) = status.loading.filter(|_| status.discovered) {
+    if let Some(l) = status.progress {
         progress_ui(ui, t, l, out);
     }
     if let Some(n) = status.notice {

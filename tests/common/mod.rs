@@ -212,7 +212,7 @@ pub fn harness_sized(
 pub fn open_app(path: PathBuf) -> egui_kittest::Harness<'static, memsight::ui::MemsightApp> {
     let mut app = memsight::ui::MemsightApp::new(Some(path), Vec::new(), None);
     app.wait_for_load();
-    assert!(app.view().is_some(), "{:?}", app.error);
+    assert!(app.view().is_some(), "{:?}", app.error());
     app.apply(memsight::ui::Command::ShowOverview(false));
     let mut h = egui_kittest::Harness::builder()
         .with_size([1400.0, 900.0])
@@ -236,7 +236,7 @@ pub fn app_at_720p(
     let mut app = memsight::ui::MemsightApp::new(Some(path.to_path_buf()), Vec::new(), None);
     app.set_language(lang);
     app.wait_for_load();
-    assert!(app.view().is_some(), "{:?}", app.error);
+    assert!(app.view().is_some(), "{:?}", app.error());
     harness_sized(app, [1280.0, 720.0])
 }
 

@@ -190,7 +190,7 @@ fn a_baseline_that_cannot_load_says_why_and_keeps_the_rank() {
         },
         Lang::En,
     );
-    assert!(h.state().baseline.loaded.is_none());
+    assert!(h.state().baseline().loaded.is_none());
     h.get_by_label_contains("cannot compare:");
     assert!(h.state().view().is_some(), "the rank on screen stays");
     h.run();

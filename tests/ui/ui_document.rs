@@ -24,8 +24,8 @@ impl Document for Note {
         "note"
     }
 
-    fn path(&self) -> &Path {
-        &self.path
+    fn path(&self) -> Option<&Path> {
+        Some(&self.path)
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, cx: &mut DocCx<'_>) {
@@ -35,7 +35,7 @@ impl Document for Note {
         }
     }
 
-    fn handle(&mut self, cmd: &Command, _jobs: &mut Jobs) -> bool {
+    fn handle(&mut self, cmd: &Command, _cx: &mut DocCx<'_>) -> bool {
         let mine = matches!(cmd, Command::StopSummaryCompare);
         self.handled += usize::from(mine);
         mine
@@ -54,7 +54,7 @@ fn a_document_of_its_own_draws_handles_its_commands_and_replaces_the_profile() {
             handled: 0,
         }));
         let mut h = common::harness(app);
-        assert_eq!(h.state().document_kind(), Some("note"));
+        assert_eq!(h.state().document_kind(), "note");
         assert!(h.state().current().is_none(), "no rank on screen behind it");
         h.get_by_label("note 0 笔记");
         h.get_by_label("again").click();
@@ -65,7 +65,7 @@ fn a_document_of_its_own_draws_handles_its_commands_and_replaces_the_profile() {
         h.state_mut().open(common::fixtures().join("msprof"));
         h.state_mut().wait_for_load();
         h.run();
-        assert_eq!(h.state().document_kind(), None);
+        assert_eq!(h.state().document_kind(), "profile");
         assert!(h.query_by_label("note 1 笔记").is_none());
     }
 }

@@ -24,7 +24,7 @@ fn a_rank_without_rows_says_so_in_the_ui_language() {
         app.set_language(lang);
         app.wait_for_load();
         assert!(app.view().is_none());
-        let error = app.error.clone().expect("an error");
+        let error = app.error().map(str::to_owned).expect("an error");
         assert!(error.contains(want), "{error}");
         assert!(!error.contains(not), "{error}");
         assert!(
@@ -62,7 +62,7 @@ fn an_msmemscope_dump_without_its_table_says_so_in_the_ui_language() {
         app.set_language(lang);
         app.wait_for_load();
         assert!(app.view().is_none());
-        let error = app.error.clone().expect("an error");
+        let error = app.error().map(str::to_owned).expect("an error");
         assert!(error.contains(&want), "{error}");
         let mut h = common::harness(app);
         h.run();
@@ -122,7 +122,7 @@ fn a_folder_without_memory_data_says_what_it_found_in_the_ui_language() {
         let mut app = MemsightApp::new(Some(tmp.path().to_path_buf()), Vec::new(), None);
         app.set_language(lang);
         app.wait_for_load();
-        let error = app.error.clone().expect("an error");
+        let error = app.error().map(str::to_owned).expect("an error");
         assert!(error.contains(want), "{error}");
         if lang == Lang::Zh {
             assert!(!error.contains("a FIFO"), "{error}");
@@ -144,7 +144,7 @@ fn an_empty_file_says_so_in_the_ui_language() {
         let mut app = MemsightApp::new(Some(tmp.path().to_path_buf()), Vec::new(), None);
         app.set_language(lang);
         app.wait_for_load();
-        let error = app.error.clone().expect("an error");
+        let error = app.error().map(str::to_owned).expect("an error");
         assert!(error.contains(want), "{lang:?}: {error}");
         assert!(!error.contains(not), "{lang:?}: {error}");
     }

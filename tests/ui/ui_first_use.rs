@@ -82,7 +82,7 @@ fn without_a_desktop_portal_the_in_app_browser_opens() {
     ] {
         let mut app = MemsightApp::new(None, Vec::new(), None);
         app.set_language(lang);
-        app.picker = |_| PickOutcome::Unavailable;
+        app.set_picker(|_| PickOutcome::Unavailable);
         // egui_file's path and file-name fields have no accessible names (its widgets, not
         // ours), which the harness's accessibility check refuses.
         let mut h = Harness::builder()
@@ -92,10 +92,10 @@ fn without_a_desktop_portal_the_in_app_browser_opens() {
         h.run();
         h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::O);
         common::step_until(&mut h, "the in-app browser", |h| {
-            h.state().browser.is_open()
+            h.state().browser().is_open()
         });
         assert_eq!(
-            h.state().browser.purpose(),
+            h.state().browser().purpose(),
             Some(Purpose::Open(memsight::ui::PickKind::Folder))
         );
         h.run();
@@ -107,7 +107,7 @@ fn without_a_desktop_portal_the_in_app_browser_opens() {
                 .is_some_and(|l| l.starts_with('📁'))),
             "the browser titled {title}"
         );
-        assert!(h.state().error.is_none(), "nothing was cancelled");
+        assert!(h.state().error().is_none(), "nothing was cancelled");
     }
 }
 
@@ -117,12 +117,12 @@ fn export_without_a_save_dialog_offers_the_browser_not_a_cancel() {
     h.state_mut().details_mut().current.exporter.save_picker = || PickOutcome::Unavailable;
     h.get_by_label("Export CSV…").click();
     common::step_until(&mut h, "the in-app browser", |h| {
-        h.state().browser.is_open()
+        h.state().browser().is_open()
     });
-    assert_eq!(h.state().browser.purpose(), Some(Purpose::Save));
+    assert_eq!(h.state().browser().purpose(), Some(Purpose::Save));
     // It offers the user's Documents (else home), not the profile's folder (often read-only,
     // and the user's data).
-    let dir = h.state().browser.directory().unwrap().to_path_buf();
+    let dir = h.state().browser().directory().unwrap().to_path_buf();
     assert_eq!(Some(dir.clone()), memsight::ui::file_browser::save_folder());
     assert!(!dir.starts_with(rank_dir()), "{}", dir.display());
     let status = h
@@ -146,7 +146,7 @@ fn a_typed_path_opens_in_both_languages() {
         h.step();
         h.state_mut().wait_for_load();
         h.run();
-        assert!(h.state().view().is_some(), "{:?}", h.state().error);
+        assert!(h.state().view().is_some(), "{:?}", h.state().error());
         assert_eq!(h.state().path(), Some(rank_dir().as_path()));
     }
 }
@@ -156,7 +156,7 @@ fn a_path_that_fails_to_open_stays_out_of_recent() {
     let mut app = MemsightApp::new(None, Vec::new(), None);
     app.open(PathBuf::from("/no/such/profile"));
     app.wait_for_load();
-    assert!(app.error.is_some());
+    assert!(app.error().is_some());
     assert!(app.recent().is_empty());
     app.open(rank_dir());
     app.wait_for_load();
@@ -171,7 +171,7 @@ fn chinese_paths_and_names_render_in_both_languages() {
         let mut app = MemsightApp::new(Some(root.clone()), vec![root.display().to_string()], None);
         app.set_language(lang);
         app.wait_for_load();
-        assert!(app.view().is_some(), "{:?}", app.error);
+        assert!(app.view().is_some(), "{:?}", app.error());
         let mut h = Harness::builder()
             .with_size([1400.0, 900.0])
             .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
@@ -254,7 +254,7 @@ fn the_legend_sits_above_the_plot_and_explains_each_curve() {
         (Lang::Zh, "进程占用的全部设备内存"),
     ] {
         let mut h = app_in(Some(rank_dir()), lang, [1280.0, 720.0]);
-        let plot = h.state().chart.last_plot_rect.expect("a plot");
+        let plot = h.state().chart().last_plot_rect.expect("a plot");
         let view = h.state().view().unwrap();
         for s in view.series(memsight::analysis::GroupBy::Overall) {
             let entry = h
@@ -511,13 +511,13 @@ fn controls_stay_put_when_the_table_has_few_rows() {
 fn a_small_screen_keeps_the_chart_tall_enough() {
     for lang in Lang::ALL {
         let h = app_in(Some(rank_dir()), lang, [1280.0, 720.0]);
-        let chart = h.state().chart.last_rect.unwrap();
+        let chart = h.state().chart().last_rect.unwrap();
         assert!(
             chart.height() >= 0.45 * 720.0,
             "the chart has {} of 720 px",
             chart.height()
         );
-        let plot = h.state().chart.last_plot_rect.unwrap();
+        let plot = h.state().chart().last_plot_rect.unwrap();
         assert!(plot.height() >= 200.0, "{plot:?}");
     }
 }
@@ -611,8 +611,9 @@ fn save_chart_as_png_is_a_report_figure_with_a_caption_at_twice_the_size() {
     ] {
         let _ = std::fs::remove_file(OUT.get().unwrap());
         let mut h = app_in(Some(rank_dir()), lang, [1280.0, 720.0]);
-        h.state_mut().png_picker = || PickOutcome::Picked(OUT.get().unwrap().clone());
-        let chart = h.state().chart.last_rect.unwrap();
+        h.state_mut()
+            .set_png_picker(|| PickOutcome::Picked(OUT.get().unwrap().clone()));
+        let chart = h.state().chart().last_rect.unwrap();
         h.get_by_label(file).click();
         h.run();
         h.get_by_label(h.state().tr().save_chart).click();
@@ -622,7 +623,7 @@ fn save_chart_as_png_is_a_report_figure_with_a_caption_at_twice_the_size() {
         // notice line of its own above the chart pushed the whole window down).
         let said = (h.state().tr().saved_chart)(&OUT.get().unwrap().display().to_string());
         let notice = h.get_by_label(&said).rect();
-        let after = h.state().chart.last_rect.unwrap();
+        let after = h.state().chart().last_rect.unwrap();
         assert_eq!(after.min.y, chart.min.y, "{lang:?}: the chart moved");
         let menu = h.get_by_label(file).rect();
         assert!(
@@ -650,7 +651,7 @@ fn save_chart_as_png_is_a_report_figure_with_a_caption_at_twice_the_size() {
         assert!(texts["Title"].contains("rank 0"), "{texts:?}");
         assert!(texts["Description"].contains(whole), "{texts:?}");
         // The legend gives each curve's peak, the Operator Allocated one as the raw file has it.
-        let figure = h.state().chart.last_figure.clone().unwrap();
+        let figure = h.state().chart().last_figure.clone().unwrap();
         assert_eq!(figure.y_title, axis);
         let allocated = figure
             .curves
@@ -709,7 +710,10 @@ fn theme_and_keyboard_help_from_the_menus() {
         h.run();
         h.get_by_label(dark).click();
         h.run();
-        assert_eq!(h.state().prefs.theme, memsight::ui::prefs::ThemePref::Dark);
+        assert_eq!(
+            h.state().prefs().theme,
+            memsight::ui::prefs::ThemePref::Dark
+        );
         assert!(h.ctx.global_style().visuals.dark_mode);
         h.key_press(egui::Key::Escape);
         h.run();
@@ -783,7 +787,7 @@ fn the_static_op_table_searches_sorts_pages_and_copies() {
     h.run();
     h.get_by_label("Copy all").click();
     h.run();
-    let tsv = h.state().static_table.last_copy.clone().unwrap();
+    let tsv = h.state().static_table().last_copy.clone().unwrap();
     let copied: Vec<String> = names(&tsv)
         .into_iter()
         .zip(tsv.lines().skip(1))
@@ -806,7 +810,7 @@ fn the_static_op_table_searches_sorts_pages_and_copies() {
     let total = g1.total.expect("graph 1 has a Total Size") as f64 / (1u64 << 20) as f64;
     let bounds = h
         .state()
-        .static_chart
+        .static_chart()
         .bounds()
         .expect("the static plot's bounds");
     assert!(
@@ -826,7 +830,7 @@ fn a_folder_without_a_profile_says_so_in_the_ui_language() {
         app.set_language(lang);
         app.open(tmp.path().to_path_buf());
         app.wait_for_load();
-        let e = app.error.clone().unwrap_or_default();
+        let e = app.error().map(str::to_owned).unwrap_or_default();
         assert!(e.contains(text), "{e}");
         let mut h = Harness::builder()
             .with_size([1280.0, 720.0])
@@ -853,7 +857,7 @@ fn the_demo_says_it_is_a_demo() {
         h.get_by_label(t.demo_banner);
         h.get_by_label(t.open_path_menu).click();
         h.run();
-        assert!(h.state().path_dialog_open);
+        assert!(h.state().path_dialog_open());
         let h = app_in(Some(rank_dir()), lang, [1400.0, 900.0]);
         assert!(h.query_by_label(t.demo_banner).is_none(), "{lang:?}");
     }
@@ -866,7 +870,7 @@ fn preferences_are_saved_when_they_change() {
     use memsight::ui::prefs::{LANG_KEY, RECENT_KEY, REOPEN_KEY};
     let mut h = app_in(Some(rank_dir()), Lang::En, [1400.0, 900.0]);
     let mut storage = common::MemoryStorage::default();
-    assert!(h.state().prefs.reopen_last);
+    assert!(h.state().prefs().reopen_last);
     h.state_mut().save_prefs_if_changed(&mut storage);
     assert_eq!(storage.0.get(REOPEN_KEY).map(String::as_str), Some("true"));
     assert_eq!(
@@ -882,7 +886,7 @@ fn preferences_are_saved_when_they_change() {
     h.run();
     h.get_by_label("Reopen the last profile at start").click();
     h.run();
-    assert!(!h.state().prefs.reopen_last);
+    assert!(!h.state().prefs().reopen_last);
     h.state_mut().apply(Command::SetLanguage(Lang::Zh));
     assert!(h.state_mut().save_prefs_if_changed(&mut storage));
     assert_eq!(storage.0.get(REOPEN_KEY).map(String::as_str), Some("false"));

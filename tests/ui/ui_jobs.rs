@@ -45,7 +45,7 @@ fn a_panicking_job_of_each_kind_is_shown_and_the_app_goes_on() {
             assert!(text.contains(cause_word), "{text}");
         }
         // The app still works: the rank is on screen and → turns the table's page.
-        assert!(h.state().view().is_some(), "{:?}", h.state().error);
+        assert!(h.state().view().is_some(), "{:?}", h.state().error());
         h.state_mut().apply(Command::SetPageSize(10));
         h.run();
         h.key_press(egui::Key::ArrowRight);
@@ -64,7 +64,7 @@ fn a_panicking_job_of_each_kind_is_shown_and_the_app_goes_on() {
         };
         h.get_by_label(dismiss).click();
         h.run();
-        assert!(h.state().failures.is_empty());
+        assert!(h.state().failures().is_empty());
         assert!(
             h.query_by_label_contains("injected panic").is_none(),
             "dismissed"

@@ -58,9 +58,9 @@ fn a_load_lands_under_the_key_it_was_started_for() {
         "csv",
         "read from the CSVs"
     );
-    let auto = app.session.key(0, SourceChoice::Auto);
+    let auto = app.session().key(0, SourceChoice::Auto);
     assert!(
-        app.session.peek(auto).is_none(),
+        app.session().peek(auto).is_none(),
         "nothing cached as Auto: that load was superseded"
     );
 
@@ -68,10 +68,10 @@ fn a_load_lands_under_the_key_it_was_started_for() {
     app.apply(Command::SetSource(SourceChoice::Auto));
     app.wait_for_load();
     assert_eq!(files_of(&app.view().unwrap().data.info.source), "db");
-    let loads = app.loads_started;
+    let loads = app.loads_started();
     app.apply(Command::SetSource(SourceChoice::Csv));
     assert!(!app.is_loading(), "the session has it");
-    assert_eq!(app.loads_started, loads);
+    assert_eq!(app.loads_started(), loads);
     assert!(Arc::ptr_eq(&app.view().unwrap(), &view), "the same view");
 }
 
@@ -85,12 +85,12 @@ fn the_baseline_reads_the_files_the_data_switch_names() {
     assert_eq!(files_of(&on_screen.data.info.source), "csv");
 
     // A rank of the open profile that the session has: taken from it, no load.
-    let loads = app.loads_started;
+    let loads = app.loads_started();
     app.apply(Command::CompareRank(0));
-    assert!(!app.baseline.is_loading(), "no job: the session had it");
-    let b = app.baseline.loaded.as_ref().expect("loaded at once");
+    assert!(!app.baseline().is_loading(), "no job: the session had it");
+    let b = app.baseline().loaded.as_ref().expect("loaded at once");
     assert!(Arc::ptr_eq(&b.view, &on_screen));
-    assert_eq!(app.loads_started, loads);
+    assert_eq!(app.loads_started(), loads);
 
     // Another profile (the same folder through a link: another path): loaded by a job, from
     // the CSVs as the switch says.
@@ -104,7 +104,7 @@ fn the_baseline_reads_the_files_the_data_switch_names() {
         rank: 0,
     }));
     app.wait_for_baseline();
-    let b = app.baseline.loaded.as_ref().expect("the baseline");
+    let b = app.baseline().loaded.as_ref().expect("the baseline");
     assert_eq!(files_of(&b.view.data.info.source), "csv");
     assert!(b.label.contains("link"), "{}", b.label);
 
@@ -113,7 +113,7 @@ fn the_baseline_reads_the_files_the_data_switch_names() {
     app.wait_for_load();
     app.wait_for_baseline();
     assert_eq!(files_of(&app.view().unwrap().data.info.source), "db");
-    let b = app.baseline.loaded.as_ref().expect("the baseline again");
+    let b = app.baseline().loaded.as_ref().expect("the baseline again");
     assert_eq!(files_of(&b.view.data.info.source), "db");
     assert_eq!(b.source.path, link);
 }
@@ -124,19 +124,19 @@ fn a_baseline_loaded_by_a_job_goes_into_the_session() {
     let mut app = MemsightApp::new(Some(root), Vec::new(), None);
     app.wait_for_load();
     app.apply(Command::ShowOverview(false));
-    let key1 = app.session.key(1, SourceChoice::Auto);
-    assert!(app.session.peek(key1).is_none(), "rank 1 not loaded yet");
+    let key1 = app.session().key(1, SourceChoice::Auto);
+    assert!(app.session().peek(key1).is_none(), "rank 1 not loaded yet");
     app.apply(Command::CompareRank(1));
-    assert!(app.baseline.is_loading(), "a job loads it");
+    assert!(app.baseline().is_loading(), "a job loads it");
     app.wait_for_baseline();
-    let b = Arc::clone(&app.baseline.loaded.as_ref().expect("rank 1").view);
-    let cached = app.session.peek(key1).expect("in the session").clone();
+    let b = Arc::clone(&app.baseline().loaded.as_ref().expect("rank 1").view);
+    let cached = app.session().peek(key1).expect("in the session").clone();
     assert!(Arc::ptr_eq(&cached, &b));
     // Showing rank 1 now needs no load.
-    let loads = app.loads_started;
+    let loads = app.loads_started();
     app.apply(Command::SelectRank(1));
     assert!(!app.is_loading());
-    assert_eq!(app.loads_started, loads);
+    assert_eq!(app.loads_started(), loads);
     assert!(Arc::ptr_eq(&app.view().expect("rank 1 on screen"), &b));
 }
 

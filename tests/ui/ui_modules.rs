@@ -46,7 +46,7 @@ fn open_modules(lang: Lang) -> egui_kittest::Harness<'static, MemsightApp> {
     let mut app = MemsightApp::new(Some(trace()), Vec::new(), None);
     app.set_language(lang);
     app.wait_for_load();
-    assert!(app.view().is_some(), "{:?}", app.error);
+    assert!(app.view().is_some(), "{:?}", app.error());
     let mut h = common::harness_sized(app, [1400.0, 2000.0]);
     let title = modules::TITLE.get(h.state().tr());
     h.get_by_label(title).click();

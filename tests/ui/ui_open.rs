@@ -34,7 +34,7 @@ fn wait_until_opened(h: &mut Harness<'_, MemsightApp>, path: &Path) {
     // A cluster's overview fills in a job: wait, or frames keep asking to repaint.
     h.state_mut().wait_for_overview();
     h.run();
-    assert!(h.state().view().is_some(), "{:?}", h.state().error);
+    assert!(h.state().view().is_some(), "{:?}", h.state().error());
 }
 
 /// The mindspore fixture's rank, which the test pickers "choose".
@@ -64,7 +64,7 @@ fn picked_db() -> PathBuf {
 #[test]
 fn ctrl_o_opens_the_folder_the_dialog_returns() {
     let mut app = MemsightApp::new(Some(fixtures().join("demo")), Vec::new(), None);
-    app.picker = |kind| (kind == PickKind::Folder).then(picked_folder).into();
+    app.set_picker(|kind| (kind == PickKind::Folder).then(picked_folder).into());
     let mut h = harness(app);
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::O);
     wait_until_opened(&mut h, &picked_folder());
@@ -84,7 +84,7 @@ fn click_open_file(h: &mut Harness<'_, MemsightApp>) {
 #[test]
 fn file_open_db_loads_the_database_the_dialog_returns() {
     let mut app = MemsightApp::new(None, Vec::new(), None);
-    app.picker = |kind| (kind == PickKind::Database).then(picked_db).into();
+    app.set_picker(|kind| (kind == PickKind::Database).then(picked_db).into());
     let mut h = harness(app);
     click_open_file(&mut h);
     wait_until_opened(&mut h, &picked_db());
@@ -102,10 +102,10 @@ fn a_cancelled_dialog_keeps_what_is_open() {
     // The picker says it was asked, so the test cannot pass without a dialog having run.
     static ASKED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
     let mut app = MemsightApp::new(Some(fixtures().join("demo")), Vec::new(), None);
-    app.picker = |_| {
+    app.set_picker(|_| {
         ASKED.store(true, std::sync::atomic::Ordering::SeqCst);
         PickOutcome::Cancelled
-    };
+    });
     let mut h = harness(app);
     let before = h.state().view().map(|v| v.id());
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::O);
@@ -202,15 +202,15 @@ fn loading_shows_progress_and_cancel_stops_it_and_retry_loads_again() {
         assert!(!h.state().is_loading());
         h.get_by_label(t.load_cancelled);
         // Retry loads the same folder again (issue 26 item 18: Cancel was a dead end).
-        let started = h.state().loads_started;
+        let started = h.state().loads_started();
         h.get_by_label(t.retry).click();
         h.step();
-        assert_eq!(h.state().loads_started, started + 1, "{lang:?}");
+        assert_eq!(h.state().loads_started(), started + 1, "{lang:?}");
         assert!(h.state().is_loading(), "held at the gate again");
         gate.open();
         h.state_mut().wait_for_load();
         h.step();
-        assert!(h.state().view().is_some(), "{:?}", h.state().error);
+        assert!(h.state().view().is_some(), "{:?}", h.state().error());
         assert_eq!(h.state().path(), Some(&*fixtures().join("demo")));
     }
 }
@@ -223,7 +223,7 @@ fn a_load_cancelled_before_its_thread_starts_says_cancelled() {
     app.apply(memsight::ui::Command::CancelLoad);
     app.wait_for_load();
     assert!(app.view().is_none());
-    assert_eq!(app.error.as_deref(), Some("Loading was cancelled."));
+    assert_eq!(app.error(), Some("Loading was cancelled."));
 }
 
 #[test]
@@ -241,7 +241,7 @@ fn shift_dropping_a_folder_compares_with_it() {
     h.step();
     // The profile on screen stays; the dropped one is the baseline.
     assert_eq!(h.state().path().map(Path::to_path_buf), before);
-    let b = h.state().baseline.loaded.as_ref().expect("a baseline");
+    let b = h.state().baseline().loaded.as_ref().expect("a baseline");
     assert_eq!(b.source.path, fixtures().join("demo"));
 }
 
@@ -273,7 +273,7 @@ fn open_path_dialog_takes_a_typed_path() {
             h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::L);
         }
         h.run();
-        assert!(h.state().path_dialog_open, "{lang:?}");
+        assert!(h.state().path_dialog_open(), "{lang:?}");
         h.get_by_label(t.open_path_title);
         // The field has the keyboard: typing goes straight into it.
         h.get_by_role_and_label(egui::accesskit::Role::TextInput, t.path)
@@ -282,7 +282,7 @@ fn open_path_dialog_takes_a_typed_path() {
         h.key_press(egui::Key::Enter);
         h.step();
         wait_until_opened(&mut h, &target);
-        assert!(!h.state().path_dialog_open, "the dialog closes on open");
+        assert!(!h.state().path_dialog_open(), "the dialog closes on open");
         assert!(h.query_by_label(t.open_path_title).is_none());
     }
 }
@@ -298,15 +298,15 @@ fn the_open_path_dialog_cancels() {
     let before = h.state().path().map(Path::to_path_buf);
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::L);
     h.run();
-    assert!(h.state().path_dialog_open);
+    assert!(h.state().path_dialog_open());
     h.get_by_label("Cancel").click();
     h.run();
-    assert!(!h.state().path_dialog_open);
+    assert!(!h.state().path_dialog_open());
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::L);
     h.run();
     h.key_press(egui::Key::Escape);
     h.run();
-    assert!(!h.state().path_dialog_open);
+    assert!(!h.state().path_dialog_open());
     assert_eq!(h.state().path().map(Path::to_path_buf), before);
 }
 
@@ -318,7 +318,7 @@ fn a_pytorch_trace_opens_from_the_menu_and_a_memscope_dump_by_drop() {
         fixtures().join("pytorch/cnn_adam.pt.trace.json.gz")
     }
     let mut app = MemsightApp::new(None, Vec::new(), None);
-    app.picker = |kind| (kind == PickKind::Database).then(trace).into();
+    app.set_picker(|kind| (kind == PickKind::Database).then(trace).into());
     let mut h = harness(app);
     click_open_file(&mut h);
     wait_until_opened(&mut h, &trace());

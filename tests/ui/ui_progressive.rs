@@ -26,7 +26,7 @@ fn demo_rank() -> PathBuf {
 fn first_look(path: PathBuf, lang: Lang) -> Harness<'static, MemsightApp> {
     let mut app = MemsightApp::new(Some(path), Vec::new(), None);
     app.set_language(lang);
-    assert!(app.wait_for_first_look(), "{:?}", app.error);
+    assert!(app.wait_for_first_look(), "{:?}", app.error());
     app.apply(Command::ShowOverview(false));
     let mut h = Harness::builder()
         .with_size([1400.0, 900.0])
@@ -188,7 +188,7 @@ fn a_load_cancelled_after_its_first_look_leaves_no_view_that_says_loading() {
     // never a first look with nothing loading behind it.
     match h.state().view() {
         Some(v) => assert!(!v.data.partial),
-        None => assert_eq!(h.state().error.as_deref(), Some(EN.load_cancelled)),
+        None => assert_eq!(h.state().error(), Some(EN.load_cancelled)),
     }
     assert!(h.query_by_label(EN.rest_loading).is_none());
 }

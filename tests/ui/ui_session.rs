@@ -76,14 +76,14 @@ fn a_box_zoom_reaches_the_table_in_the_next_frame() {
 fn a_rank_seen_before_comes_back_without_a_reload() {
     let mut h = common::open_app(cluster());
     let first = h.state().view().expect("rank 0");
-    assert_eq!(h.state().loads_started, 1);
+    assert_eq!(h.state().loads_started(), 1);
     h.get_by_label("Rank ID").click();
     h.run();
     h.get_by_label("rank 1 · NPU:1 · node0").click();
     h.step();
     h.state_mut().wait_for_load();
     h.run();
-    assert_eq!(h.state().loads_started, 2);
+    assert_eq!(h.state().loads_started(), 2);
     let rows1 = raw_ops(&rank_dir(1)).0.len();
     h.get_by_label(&format!("{rows1} rows"));
 
@@ -93,7 +93,7 @@ fn a_rank_seen_before_comes_back_without_a_reload() {
     h.get_by_label("rank 0 · NPU:0 · node0").click();
     h.step();
     assert!(!h.state().is_loading());
-    assert_eq!(h.state().loads_started, 2, "no second load of rank 0");
+    assert_eq!(h.state().loads_started(), 2, "no second load of rank 0");
     let again = h.state().view().expect("rank 0 again");
     assert!(Arc::ptr_eq(&first, &again), "the very same loaded rank");
     assert_eq!(again.id(), first.id());
@@ -111,31 +111,31 @@ fn two_ranks_and_two_profiles_stay_loaded_together() {
     app.wait_for_load();
     app.select_rank(1);
     app.wait_for_load();
-    let keys = app.session.loaded_keys();
+    let keys = app.session().loaded_keys();
     assert_eq!(keys.len(), 2, "{keys:?}");
     let ranks: Vec<String> = keys
         .iter()
-        .map(|k| app.session.peek(*k).unwrap().data.info.rank.clone())
+        .map(|k| app.session().peek(*k).unwrap().data.info.rank.clone())
         .collect();
     assert_eq!(ranks, ["1", "0"], "most recently used first");
     // A second profile: the first one's ranks stay until the bound evicts them.
     app.open(rank_dir(1));
     app.wait_for_load();
-    let keys = app.session.loaded_keys();
+    let keys = app.session().loaded_keys();
     assert_eq!(keys.len(), 3);
     assert_ne!(keys[0].profile, keys[1].profile);
     assert_eq!(app.view().unwrap().data.info.dir, rank_dir(1));
     // The same folder opened as a profile of its own is a rank of its own in the session.
     assert!(!Arc::ptr_eq(
         &app.view().unwrap(),
-        app.session.peek(keys[1]).unwrap()
+        app.session().peek(keys[1]).unwrap()
     ));
 }
 
 #[test]
 fn a_freed_ranks_caches_never_serve_another() {
     let mut app = MemsightApp::new(Some(cluster()), Vec::new(), None);
-    app.session.budget_bytes = 0; // keep only the rank on screen
+    app.session_mut().budget_bytes = 0; // keep only the rank on screen
     app.wait_for_load();
     let mut h = Harness::builder()
         .with_size([1400.0, 900.0])
@@ -159,7 +159,7 @@ fn a_freed_ranks_caches_never_serve_another() {
     assert!(weak.upgrade().is_none(), "rank 0 was evicted and freed");
     let view = h.state().view().unwrap();
     assert_ne!(view.id(), id0);
-    assert_eq!(h.state().session.loaded_keys().len(), 1);
+    assert_eq!(h.state().session().loaded_keys().len(), 1);
     // What the table shows is rank 1's, computed anew: its row count and its first page.
     let (rows, _) = raw_ops(&rank_dir(1));
     h.get_by_label(&format!("{} rows", rows.len()));
@@ -186,9 +186,9 @@ fn a_freed_ranks_caches_never_serve_another() {
     assert_eq!(names, want);
 
     // Back to rank 0: it was freed, so it loads again.
-    let loads = h.state().loads_started;
+    let loads = h.state().loads_started();
     h.state_mut().select_rank(0);
     assert!(h.state().is_loading());
     h.state_mut().wait_for_load();
-    assert_eq!(h.state().loads_started, loads + 1);
+    assert_eq!(h.state().loads_started(), loads + 1);
 }

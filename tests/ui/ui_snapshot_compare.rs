@@ -61,12 +61,12 @@ fn open(a: &Path, b: &Path, lang: Lang) -> Harness<'static, MemsightApp> {
     app.set_language(lang);
     app.document_mut::<SnapshotView>().unwrap().wait();
     *PICKED.lock().unwrap() = Some(b.to_path_buf());
-    app.picker = |kind| {
+    app.set_picker(|kind| {
         (kind == PickKind::Snapshot)
             .then(|| PICKED.lock().unwrap().clone())
             .flatten()
             .into()
-    };
+    });
     common::harness(app)
 }
 

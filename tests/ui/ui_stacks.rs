@@ -25,7 +25,7 @@ fn app(lang: Lang) -> Harness<'static, MemsightApp> {
     let mut app = MemsightApp::new(Some(rank_dir()), Vec::new(), None);
     app.set_language(lang);
     app.wait_for_load();
-    assert!(app.view().is_some(), "{:?}", app.error);
+    assert!(app.view().is_some(), "{:?}", app.error());
     common::harness(app)
 }
 

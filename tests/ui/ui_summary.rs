@@ -446,11 +446,11 @@ fn compare_with_summary_picks_a_file_and_compares_it() {
         let t = tr(lang);
         let mut h = open(&c.now, lang);
         // Only a file picker answers: a folder picker gets nothing.
-        h.state_mut().picker = |kind| {
+        h.state_mut().set_picker(|kind| {
             (kind == memsight::ui::command::PickKind::Summary)
                 .then(|| BEFORE.get().unwrap().clone())
                 .into()
-        };
+        });
         click_compare_and_wait(&mut h, t);
         let view = h
             .state()
@@ -512,7 +512,8 @@ fn a_summary_that_cannot_be_compared_says_why_in_the_ui_language() {
         for (file, why) in cases {
             *PICKED.lock().unwrap() = Some(file.clone());
             let mut h = open(&c.now, lang);
-            h.state_mut().picker = |_| PICKED.lock().unwrap().clone().into();
+            h.state_mut()
+                .set_picker(|_| PICKED.lock().unwrap().clone().into());
             click_compare_and_wait(&mut h, t);
             let sep = if lang == Lang::Zh { "：" } else { ": " };
             let shown = (t.summary_baseline_error)(&format!("{}{sep}{why}", file.display()));

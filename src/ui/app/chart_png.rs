@@ -5,61 +5,19 @@
 use std::path::Path;
 
 use super::MemsightApp;
-use crate::ui::chart_image::{ChartReport, REPORT_SCALE, report_png};
+use crate::ui::chart_image::{ChartReport, report_png};
 use crate::ui::file_browser::{PickOutcome, Purpose};
-use crate::ui::format::ms;
 use crate::ui::jobs::{JobKey, Place, Poll};
 
 impl MemsightApp {
-    /// The report Save chart as PNG draws now: the figure the chart drew last frame and its
-    /// caption; `None` before the chart was drawn.
+    /// The report Save chart as PNG draws now: the figure the document's chart drew last
+    /// frame and its caption; `None` before a chart was drawn.
     pub fn chart_report(&self) -> Option<ChartReport> {
-        let figure = self.chart.last_figure.clone()?;
-        let t = self.tr();
-        let profile = self.path().map_or_else(String::new, |p| {
-            p.file_name().map_or_else(
-                || p.display().to_string(),
-                |n| n.to_string_lossy().into_owned(),
-            )
-        });
-        let info = self
-            .profile()
-            .and_then(|p| p.ranks.get(self.state.rank).cloned());
-        let (rank, host) = info.map_or_else(Default::default, |r| {
-            (r.rank.clone(), r.host.clone().unwrap_or_default())
-        });
-        let window = match self.state.link.window {
-            Some(w) => {
-                let (a, b) = w.ms();
-                (t.report_window)(&ms(a), &ms(b))
-            }
-            None => t.report_whole.to_string(),
-        };
-        let mut parts = vec![
-            window,
-            format!(
-                "{}: {}",
-                t.group_by,
-                crate::ui::top_bar::group_name(t, self.state.group_by)
-            ),
-        ];
-        if let Some(view) = self.view() {
-            parts.push(format!(
-                "{} {}",
-                view.data.info.format.as_str(),
-                view.data.info.source.kind()
-            ));
-        }
         let ppp = self
             .ctx
             .as_ref()
             .map_or(1.0, egui::Context::pixels_per_point);
-        Some(ChartReport {
-            title: (t.report_title)(&profile, &rank, &host),
-            subtitle: parts.join(" · "),
-            figure,
-            scale: REPORT_SCALE.max(ppp),
-        })
+        self.document.chart_report(self.tr(), &self.state, ppp)
     }
 
     /// Draws the chart's report and asks where to save it.

@@ -1,23 +1,20 @@
-//! The window: owns the session, the view state, the job runner, the preferences and the panes.
-//! Split by job: [`apply`](MemsightApp::apply) and what it starts (`apply.rs`), a load's messages
-//! (`load_events.rs`), one frame's layout (`layout.rs`), Save chart as PNG (`chart_png.rs`), and
-//! what tests and headless runs wait for (`hooks.rs`).
+//! The window: owns the document on screen ([`super::document`]: the profile, a snapshot, …),
+//! the view state, the job runner and the preferences. Split by job:
+//! [`apply`](MemsightApp::apply) and what it starts (`apply.rs`), one frame's layout
+//! (`layout.rs`), Save chart as PNG (`chart_png.rs`), and the test-support methods tests and
+//! headless runs reach the app through (`hooks.rs`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::command::{Command, PickKind};
-use super::document::Document;
+use super::document::{DocCx, DocEvent, Document};
 use super::file_browser::{FileBrowser, PickOutcome, native_outcome};
 use super::i18n::{Lang, Tr};
 use super::jobs::{Job, Jobs};
-use super::loading::Loading;
-use super::panes::details_table::DetailsPane;
-use super::panes::memory_chart::MemoryChart;
-use super::panes::static_view::{StaticChart, StaticTable};
-use super::panes::tab::BottomPanes;
 use super::prefs::Prefs;
-use super::session::{RankKey, Session};
+use super::profile::ProfileDocument;
+use super::session::RankKey;
 use super::state::ViewState;
 use crate::analysis::RankView;
 use crate::ingest::Profile;
@@ -61,45 +58,24 @@ mod apply;
 mod chart_png;
 mod hooks;
 mod layout;
-mod load_events;
 
 /// The app.
 pub struct MemsightApp {
-    /// The opened profile and its loaded ranks.
-    pub session: Session,
     /// What the user chose (the rank on screen is its rank and source); changed only by
     /// [`ViewState::apply`], called from [`Self::apply`].
     state: ViewState,
-    /// The last error (nothing could be loaded).
-    pub error: Option<String>,
     /// Language, theme, recent paths.
-    pub prefs: Prefs,
-    /// The path being opened, added to the recent list once it proves to be a profile.
-    opening: Option<PathBuf>,
+    pub(crate) prefs: Prefs,
     jobs: Jobs,
-    loading: Option<Loading>,
-    /// Set by [`MemsightApp::wait_for_first_look`]: the load's later messages wait in its
-    /// channel until [`MemsightApp::release_load`], so a test can look at the first look.
-    hold_load: bool,
-    /// The other side of a comparison, when comparing.
-    pub baseline: super::baseline::BaselineSlot,
-    /// The cluster overview of the open profile (profiles with more than one rank).
-    overview: Option<super::overview::Overview>,
-    /// How many rank loads were started (a rank shown again from the session starts none).
-    pub loads_started: usize,
     dialog: Option<(PickKind, Job<PickOutcome>)>,
     /// The in-app browser, for when no native dialog can be shown.
-    pub browser: FileBrowser,
+    pub(crate) browser: FileBrowser,
     /// The text of the path fields (start page, File menu).
     pub(crate) path_text: String,
     /// The keyboard help window is open.
     pub(crate) help_open: bool,
     /// The Open path… dialog is on screen.
-    pub path_dialog_open: bool,
-    /// Where the cluster overview drew each rank's bar last frame (tests click them).
-    overview_bars: Vec<(usize, egui::Rect)>,
-    /// The open path is the generated demo (its banner shows).
-    showing_demo: bool,
+    pub(crate) path_dialog_open: bool,
     /// The preferences as last written to storage (`None`: never written or loaded).
     saved_prefs: Option<Prefs>,
     /// The Open path… dialog's field takes the keyboard focus in the next frame.
@@ -110,30 +86,22 @@ pub struct MemsightApp {
     png_dialog: Option<Job<PickOutcome>>,
     /// The save dialog for Save chart as PNG ([`super::chart_image::native_png_picker`] unless
     /// replaced).
-    pub png_picker: fn() -> PickOutcome,
+    pub(crate) png_picker: fn() -> PickOutcome,
     /// A one-line message in the parameter bar (what Save chart did).
     pub(crate) notice: Option<String>,
     /// Background tasks that panicked, shown until dismissed.
-    pub failures: Vec<super::jobs::JobFailure>,
+    pub(crate) failures: Vec<super::jobs::JobFailure>,
     /// The CJK font in use (`Some(None)`: none found), once looked for.
     pub(crate) cjk_font: Option<Option<PathBuf>>,
     ctx: Option<egui::Context>,
-    /// The memory chart pane.
-    pub chart: MemoryChart,
-    /// The views of the bottom pane (details, steps, call stacks, diff).
-    pub(crate) panes: BottomPanes,
-    /// The whole-window view on screen in place of the profile (a snapshot, a folder of OOM
-    /// bundles, a cluster summary: [`super::document`]), when one was opened.
-    document: Option<Box<dyn Document>>,
-    /// The static graph's chart pane.
-    pub static_chart: StaticChart,
-    /// The static graph's op table pane.
-    pub static_table: StaticTable,
+    /// The whole-window view on screen ([`super::document`]): the profile (the start page
+    /// before anything is open), a snapshot, a folder of OOM bundles, a cluster summary.
+    document: Box<dyn Document>,
     title: String,
     /// Self-timing (`MEMSIGHT_BENCH`), when asked for.
     pub(crate) bench: Option<super::bench::Bench>,
     /// The open dialog ([`native_picker`] unless replaced).
-    pub picker: Picker,
+    pub(crate) picker: Picker,
 }
 
 impl MemsightApp {
@@ -162,25 +130,15 @@ impl MemsightApp {
             jobs.set_context(c);
         }
         let mut app = MemsightApp {
-            session: Session::default(),
             state: ViewState::default(),
-            error: None,
             prefs,
-            opening: None,
             jobs,
-            loading: None,
-            hold_load: false,
-            overview: None,
-            baseline: Default::default(),
-            loads_started: 0,
             dialog: None,
             browser: FileBrowser::default(),
             path_text: String::new(),
             help_open: false,
             path_dialog_open: false,
             saved_prefs: None,
-            showing_demo: false,
-            overview_bars: Vec::new(),
             path_dialog_focus: false,
             chart_png: None,
             png_dialog: None,
@@ -189,11 +147,7 @@ impl MemsightApp {
             failures: Vec::new(),
             cjk_font: None,
             ctx,
-            chart: MemoryChart::default(),
-            panes: BottomPanes::default(),
-            document: None,
-            static_chart: StaticChart::default(),
-            static_table: StaticTable::default(),
+            document: Box::new(ProfileDocument::default()),
             title: String::new(),
             bench: None,
             picker: native_picker,
@@ -226,59 +180,44 @@ impl MemsightApp {
 
     /// The rank on screen.
     pub fn view(&self) -> Option<Arc<RankView>> {
-        self.current()
-            .and_then(|k| self.session.peek(k))
-            .map(Arc::clone)
+        self.profile_doc()?.view(&self.state)
     }
 
     /// The key of the rank on screen: the state's rank and source in the open profile, once
     /// the session has it (its first look included). Derived, never stored.
     pub fn current(&self) -> Option<RankKey> {
-        if self.document.is_some() {
-            return None;
-        }
-        let key = self.session.key(self.state.rank, self.state.source);
-        self.session.peek(key).map(|_| key)
+        self.profile_doc()?.current(&self.state)
     }
 
-    /// The document on screen as a `T` ([`super::document`]: a snapshot, a folder of OOM
-    /// bundles, a summary), when it is one.
+    /// The document on screen as a `T` ([`super::document`]: the profile, a snapshot, a folder
+    /// of OOM bundles, a summary), when it is one.
     pub fn document<T: Document + 'static>(&self) -> Option<&T> {
-        (**self.document.as_ref()?).as_any().downcast_ref()
+        (*self.document).as_any().downcast_ref()
     }
 
     /// The same, mutable.
     pub fn document_mut<T: Document + 'static>(&mut self) -> Option<&mut T> {
-        (**self.document.as_mut()?).as_any_mut().downcast_mut()
+        (*self.document).as_any_mut().downcast_mut()
     }
 
-    /// The kind of the document on screen (`"snapshot"`, …); `None` while a profile is.
-    pub fn document_kind(&self) -> Option<&'static str> {
-        self.document.as_ref().map(|d| d.kind())
+    /// The kind of the document on screen (`"profile"`, `"snapshot"`, …).
+    pub fn document_kind(&self) -> &'static str {
+        self.document.kind()
     }
 
-    /// The details tab (its tables, their copy and export).
-    pub fn details(&self) -> &DetailsPane {
-        self.panes
-            .get::<DetailsPane>()
-            .expect("the details pane is always registered")
+    /// The profile on screen (or the start page), when the document is one.
+    pub(crate) fn profile_doc(&self) -> Option<&ProfileDocument> {
+        self.document::<ProfileDocument>()
     }
 
-    /// The same, mutable.
-    pub fn details_mut(&mut self) -> &mut DetailsPane {
-        self.panes
-            .get_mut::<DetailsPane>()
-            .expect("the details pane is always registered")
-    }
-
-    /// The opened path.
+    /// The opened path: the document's.
     pub fn path(&self) -> Option<&Path> {
-        self.session.path.as_deref()
+        self.document.path()
     }
 
     /// The opened profile, once discovered.
     pub fn profile(&self) -> Option<&Arc<Profile>> {
-        self.session.profile.as_ref()
+        self.profile_doc()?.session.profile.as_ref()
     }
 
     /// The job runner (tests look at what runs).
@@ -289,6 +228,54 @@ impl MemsightApp {
     /// The job runner, to start work on (tests inject jobs through it).
     pub fn jobs_mut(&mut self) -> &mut Jobs {
         &mut self.jobs
+    }
+
+    /// Runs `f` on the document on screen with what it draws and asks through, then does what
+    /// it asked: its events, then its commands.
+    pub(crate) fn with_document<R>(
+        &mut self,
+        f: impl FnOnce(&mut dyn Document, &mut DocCx<'_>) -> R,
+    ) -> R {
+        let (mut out, mut events) = (Vec::new(), Vec::new());
+        let result = {
+            let mut cx = DocCx {
+                t: self.prefs.lang.tr(),
+                jobs: &mut self.jobs,
+                state: &self.state,
+                out: &mut out,
+                path_text: &mut self.path_text,
+                ctx: self.ctx.as_ref(),
+                events: &mut events,
+            };
+            f(&mut *self.document, &mut cx)
+        };
+        self.take_events(events);
+        for cmd in out {
+            self.apply(cmd);
+        }
+        result
+    }
+
+    /// The same on the profile, when it is the document on screen.
+    pub(crate) fn with_profile<R>(
+        &mut self,
+        f: impl FnOnce(&mut ProfileDocument, &mut DocCx<'_>) -> R,
+    ) -> Option<R> {
+        self.with_document(|doc, cx| {
+            let profile = doc.as_any_mut().downcast_mut::<ProfileDocument>()?;
+            Some(f(profile, cx))
+        })
+    }
+
+    /// Does what a document asked of the app.
+    pub(crate) fn take_events(&mut self, events: Vec<DocEvent>) {
+        for event in events {
+            match event {
+                DocEvent::Opened(path) => self.prefs.remember(&path),
+                DocEvent::Replace(doc) => self.document = doc,
+                DocEvent::AskSavePath => self.show_browser(super::file_browser::Purpose::Save),
+            }
+        }
     }
 
     /// Opens a folder or `.db`, replacing what is shown.

@@ -165,11 +165,14 @@ impl crate::ui::document::Document for OomClusterView {
         "oom_folder"
     }
 
-    fn path(&self) -> &std::path::Path {
-        &self.dir
+    fn path(&self) -> Option<&std::path::Path> {
+        Some(&self.dir)
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, cx: &mut crate::ui::document::DocCx<'_>) {
-        OomClusterView::ui(self, ui, cx.t, cx.out);
+        let (_, central) = crate::ui::document::panel_frames(ui.style());
+        egui::CentralPanel::default().frame(central).show(ui, |ui| {
+            OomClusterView::ui(self, ui, cx.t, cx.out);
+        });
     }
 }

@@ -1206,23 +1206,26 @@ impl crate::ui::document::Document for SnapshotView {
         "snapshot"
     }
 
-    fn path(&self) -> &std::path::Path {
-        &self.path
+    fn path(&self) -> Option<&std::path::Path> {
+        Some(&self.path)
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, cx: &mut crate::ui::document::DocCx<'_>) {
-        SnapshotView::ui(self, ui, cx.t, cx.jobs, cx.out);
-        // A snapshot that cannot be read is not a dead end.
-        if self.error.is_some() {
-            ui.add_space(12.0);
-            crate::ui::top_bar::open_controls(ui, cx.t, cx.path_text, cx.out);
-        }
+        let (_, central) = crate::ui::document::panel_frames(ui.style());
+        egui::CentralPanel::default().frame(central).show(ui, |ui| {
+            SnapshotView::ui(self, ui, cx.t, cx.jobs, cx.out);
+            // A snapshot that cannot be read is not a dead end.
+            if self.error.is_some() {
+                ui.add_space(12.0);
+                crate::ui::top_bar::open_controls(ui, cx.t, cx.path_text, cx.out);
+            }
+        });
     }
 
     /// Compare with… another snapshot.
-    fn handle(&mut self, cmd: &Command, jobs: &mut Jobs) -> bool {
+    fn handle(&mut self, cmd: &Command, cx: &mut crate::ui::document::DocCx<'_>) -> bool {
         match cmd {
-            Command::CompareWith(source) => self.compare_with(jobs, source.path.clone()),
+            Command::CompareWith(source) => self.compare_with(cx.jobs, source.path.clone()),
             _ => return false,
         }
         true
@@ -1232,11 +1235,11 @@ impl crate::ui::document::Document for SnapshotView {
         Some(PickKind::Snapshot)
     }
 
-    fn chart_extent(&self) -> Option<(f64, f64)> {
+    fn chart_extent(&self, _: &crate::ui::state::ViewState) -> Option<(f64, f64)> {
         SnapshotView::chart_extent(self)
     }
 
-    fn set_chart_range(&mut self, range: (f64, f64)) {
+    fn set_chart_range(&mut self, range: (f64, f64), _: &mut Vec<Command>) {
         self.chart.range = Some(range);
     }
 }

@@ -960,14 +960,17 @@ impl crate::ui::document::Document for SummaryView {
         "summary"
     }
 
-    fn path(&self) -> &std::path::Path {
-        &self.path
+    fn path(&self) -> Option<&std::path::Path> {
+        Some(&self.path)
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, cx: &mut crate::ui::document::DocCx<'_>) {
-        let sort = cx.state.sorts.get(SORT);
-        let choice = cx.state.choice::<SummaryChoice>();
-        summary_ui(ui, cx.t, self, &choice, sort, cx.out);
+        let (_, central) = crate::ui::document::panel_frames(ui.style());
+        egui::CentralPanel::default().frame(central).show(ui, |ui| {
+            let sort = cx.state.sorts.get(SORT);
+            let choice = cx.state.choice::<SummaryChoice>();
+            summary_ui(ui, cx.t, self, &choice, sort, cx.out);
+        });
     }
 
     fn compared_with(&self) -> Option<PickKind> {
@@ -975,9 +978,9 @@ impl crate::ui::document::Document for SummaryView {
     }
 
     /// Two summaries compare rank by rank.
-    fn handle(&mut self, cmd: &Command, jobs: &mut crate::ui::jobs::Jobs) -> bool {
+    fn handle(&mut self, cmd: &Command, cx: &mut crate::ui::document::DocCx<'_>) -> bool {
         match cmd {
-            Command::CompareWith(source) => self.compare_with(jobs, source.path.clone()),
+            Command::CompareWith(source) => self.compare_with(cx.jobs, source.path.clone()),
             Command::StopSummaryCompare => self.stop_comparing(),
             _ => return false,
         }

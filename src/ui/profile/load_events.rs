@@ -4,70 +4,65 @@
 
 use std::sync::Arc;
 
-use super::MemsightApp;
+use super::ProfileDocument;
 use crate::ui::command::Command;
+use crate::ui::document::{DocCx, DocEvent};
 use crate::ui::jobs::Poll;
 use crate::ui::loading::LoadMsg;
 
-impl MemsightApp {
-    /// True while a load runs.
-    pub fn is_loading(&self) -> bool {
-        self.loading.is_some()
-    }
-
+impl ProfileDocument {
     /// Blocks until the running load finishes (tests, headless runs).
-    pub fn wait_for_load(&mut self) {
+    pub(crate) fn wait_for_load(&mut self, cx: &mut DocCx<'_>) {
         self.hold_load = false;
         while let Some(l) = &self.loading {
             match l.job.wait() {
-                Some(m) => self.handle(m),
-                None => self.load_ended(),
+                Some(m) => self.take_load_msg(m, cx),
+                None => self.load_ended(cx),
             }
         }
     }
 
     /// Blocks until the running load shows its first look (the curves, before the rest of the
     /// rank is read) or ends; then holds its later messages until [`Self::release_load`]. True
-    /// when a first look is on screen. For tests: the state in between is otherwise too short
-    /// to look at.
-    pub fn wait_for_first_look(&mut self) -> bool {
+    /// when a first look is on screen.
+    pub(crate) fn wait_for_first_look(&mut self, cx: &mut DocCx<'_>) -> bool {
         while let Some(l) = &self.loading {
             match l.job.wait() {
                 Some(m) => {
                     let first = matches!(m, LoadMsg::FirstLook { .. });
-                    self.handle(m);
+                    self.take_load_msg(m, cx);
                     if first {
                         self.hold_load = true;
                         return true;
                     }
                 }
-                None => self.load_ended(),
+                None => self.load_ended(cx),
             }
         }
         false
     }
 
     /// Lets the load held by [`Self::wait_for_first_look`] go on.
-    pub fn release_load(&mut self) {
+    pub(crate) fn release_load(&mut self) {
         self.hold_load = false;
     }
 
-    pub(super) fn poll_load(&mut self) {
+    pub(super) fn poll_load(&mut self, cx: &mut DocCx<'_>) {
         if self.hold_load {
             return;
         }
         while let Some(l) = &self.loading {
             match l.job.poll() {
-                Poll::Msg(m) => self.handle(m),
+                Poll::Msg(m) => self.take_load_msg(m, cx),
                 Poll::Pending => break,
-                Poll::Finished | Poll::Failed(_) => self.load_ended(),
+                Poll::Finished | Poll::Failed(_) => self.load_ended(cx),
             }
         }
     }
 
     /// A load that stopped after its first look leaves no view behind: curves over a table that
     /// says "loading" while nothing loads would lie.
-    pub(super) fn drop_first_look(&mut self) {
+    fn drop_first_look(&mut self) {
         if let Some(key) = self.loading.as_ref().map(|l| l.key)
             && self.session.peek(key).is_some_and(|v| v.data.partial)
         {
@@ -76,14 +71,14 @@ impl MemsightApp {
     }
 
     /// The load's job ended without saying it loaded a rank.
-    pub(super) fn load_ended(&mut self) {
+    fn load_ended(&mut self, cx: &mut DocCx<'_>) {
         self.drop_first_look();
         if let Some(l) = self.loading.take()
-            && self.current().is_none()
+            && self.current(cx.state).is_none()
             && self.error.is_none()
         {
             // Cancelled before its thread ran: it never got to say so itself.
-            let t = self.tr();
+            let t = cx.t;
             self.error = Some(match (&l.job.start_error, l.job.failure()) {
                 (Some(e), _) => e.clone(),
                 (None, Some(why)) => (t.job_failed)(&l.what, why),
@@ -93,7 +88,7 @@ impl MemsightApp {
         }
     }
 
-    pub(super) fn handle(&mut self, msg: LoadMsg) {
+    fn take_load_msg(&mut self, msg: LoadMsg, cx: &mut DocCx<'_>) {
         match msg {
             LoadMsg::Discovered(p) => {
                 // Several ranks: summarise them all in the background and show the overview,
@@ -101,18 +96,18 @@ impl MemsightApp {
                 // and its comparison show first.
                 if p.ranks.len() > 1 {
                     self.overview = Some(crate::ui::overview::Overview::start(
-                        &mut self.jobs,
+                        cx.jobs,
                         Arc::clone(&p),
-                        self.state.source,
+                        cx.state.source,
                     ));
                     if !self.baseline.is_requested() {
-                        self.apply(Command::ShowOverview(true));
+                        cx.out.push(Command::ShowOverview(true));
                     }
                 }
                 // A path that proved to be a profile goes into the recent list; one that did not
                 // stays out of it.
                 if let Some(path) = self.opening.take() {
-                    self.prefs.remember(&path);
+                    cx.events.push(DocEvent::Opened(path));
                 }
                 self.session.profile = Some(p);
             }
@@ -132,10 +127,10 @@ impl MemsightApp {
                     .map_or(0, |first| {
                         first.data.time_origin_ns - view.data.time_origin_ns
                     });
-                let on_screen = self.current() == Some(key);
+                let on_screen = self.current(cx.state) == Some(key);
                 self.session.insert(key, view);
                 if shift != 0 && on_screen {
-                    self.apply(Command::OriginMoved { by_ns: shift });
+                    cx.out.push(Command::OriginMoved { by_ns: shift });
                 }
                 self.loading = None;
             }
@@ -144,21 +139,21 @@ impl MemsightApp {
                 self.loading = None;
                 // A folder without a profile may be a document (a job's OOM bundles).
                 if let crate::ui::loading::Failure::Discover(found) = &e
-                    && let Some(doc) = crate::ui::documents::from_discovery(found, &mut self.jobs)
+                    && let Some(doc) = crate::ui::documents::from_discovery(found, cx.jobs)
                 {
                     if let Some(opened) = self.opening.take() {
-                        self.prefs.remember(&opened);
+                        cx.events.push(DocEvent::Opened(opened));
                     }
-                    self.document = Some(doc);
+                    cx.events.push(DocEvent::Replace(doc));
                     return;
                 }
-                self.error = Some(e.message(self.tr()));
+                self.error = Some(e.message(cx.t));
             }
             LoadMsg::Cancelled => {
                 self.drop_first_look();
                 self.loading = None;
-                if self.current().is_none() {
-                    self.error = Some(self.tr().load_cancelled.into());
+                if self.current(cx.state).is_none() {
+                    self.error = Some(cx.t.load_cancelled.into());
                 }
             }
         }
