@@ -1,7 +1,10 @@
 //! The desktop app (egui/eframe): the only module that imports egui.
 //!
-//! - [`app`]: [`MemsightApp`], the window: owns the [`session`], the view [`state`], the
-//!   [`jobs`] runner and the [`panes`]; applies every [`command`] in one place.
+//! - [`app`]: [`MemsightApp`], the window: owns the one [`document`] on screen (the
+//!   [`profile`], a snapshot, an OOM folder, a summary; the registry is [`documents`]), the view
+//!   [`state`] and the [`jobs`] runner; applies every [`command`] in one place.
+//! - [`profile`]: the profile as a document: its [`session`], load, overview, baseline and
+//!   [`panes`].
 //! - [`session`]: the opened profile and its loaded ranks (a bounded LRU, stable keys).
 //! - [`state`]: the view state as plain data, changed only by [`state::ViewState::apply`];
 //!   [`command`]: user intents as data; [`sorts`] and [`choices`]: each pane's sorts, filters
