@@ -89,13 +89,36 @@ pub enum PickKind {
     Database,
     /// A folder or .db to compare with (File, Compare with…).
     Baseline,
-    /// A summary file (`.db` of `memsight summarize`) to compare the open summary with (the
-    /// summary's Compare with summary…): a file, where Compare with… picks a folder.
-    Summary,
-    /// An allocator snapshot (`.pickle`, `.pkl`) to compare the open snapshot with (the
-    /// snapshot view's Compare with snapshot…).
-    Snapshot,
+    /// A file a document asks for, described where it is used ([`FilePick`]): a summary to
+    /// compare a summary with, a snapshot to compare a snapshot with, a profile to join a
+    /// snapshot with. A new one is a `static` in the document's own file.
+    File(&'static FilePick),
 }
+
+/// A file an open dialog asks for on a document's behalf: its title, what it lists, and the
+/// command the picked path becomes. Defined as a `static` beside the view that asks for it, so
+/// a new kind of pick edits nothing here, in the native dialog or in the in-app browser.
+#[derive(Debug)]
+pub struct FilePick {
+    /// Its name (tests, logs; equal names are the same pick).
+    pub id: &'static str,
+    /// The dialog's title.
+    pub title: super::i18n::Text,
+    /// The native dialog's filter: its name and extensions (both cases are offered).
+    pub filter: (&'static str, &'static [&'static str]),
+    /// Whether the in-app browser lists a file.
+    pub lists: fn(&std::path::Path) -> bool,
+    /// The command the picked path becomes.
+    pub then: fn(PathBuf) -> Command,
+}
+
+impl PartialEq for FilePick {
+    fn eq(&self, other: &FilePick) -> bool {
+        self.id == other.id
+    }
+}
+
+impl Eq for FilePick {}
 
 /// A user intent.
 #[derive(Debug, Clone, PartialEq)]
@@ -191,6 +214,9 @@ pub enum Command {
     ShowTab(TabId),
     /// Compare the rank on screen with a baseline (a rank of this profile or of another).
     CompareWith(BaselineSource),
+    /// A file picked for a document's own use ([`FilePick::then`]): the pick's id and the path.
+    /// The document that asked handles it.
+    Picked(&'static str, PathBuf),
     /// Compare with rank `i` of the open profile.
     CompareRank(usize),
     /// Stop comparing.

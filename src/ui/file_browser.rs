@@ -95,17 +95,9 @@ impl FileBrowser {
             Purpose::Open(PickKind::Folder | PickKind::Baseline) => {
                 FileDialog::select_folder().title(t.dialog_folder)
             }
-            Purpose::Open(PickKind::Summary) => FileDialog::open_file()
-                .title(t.summary_compare)
-                .show_files_filter(Box::new(|p: &Path| {
-                    p.extension().is_some_and(|e| e.eq_ignore_ascii_case("db"))
-                })),
-            Purpose::Open(PickKind::Snapshot) => FileDialog::open_file()
-                .title(crate::ui::panes::snapshot_compare::COMPARE_WITH.get(t))
-                .show_files_filter(Box::new(|p: &Path| {
-                    p.file_name()
-                        .is_some_and(|n| crate::ingest::is_snapshot_name(&n.to_string_lossy()))
-                })),
+            Purpose::Open(PickKind::File(pick)) => FileDialog::open_file()
+                .title(pick.title.get(t))
+                .show_files_filter(Box::new(pick.lists)),
             Purpose::Open(PickKind::Database) => FileDialog::open_file()
                 .title(t.dialog_db)
                 .show_files_filter(Box::new(|p: &Path| openable_file(p))),

@@ -321,6 +321,7 @@ impl ViewState {
                 self.align_step = None;
             }
             Command::Pick(_)
+            | Command::Picked(..)
             | Command::CancelLoad
             | Command::Retry
             | Command::CancelOverview

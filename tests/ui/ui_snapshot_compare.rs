@@ -62,7 +62,7 @@ fn open(a: &Path, b: &Path, lang: Lang) -> Harness<'static, MemsightApp> {
     app.document_mut::<SnapshotView>().unwrap().wait();
     *PICKED.lock().unwrap() = Some(b.to_path_buf());
     app.set_picker(|kind| {
-        (kind == PickKind::Snapshot)
+        (kind == PickKind::File(&memsight::ui::panes::snapshot_compare::PICK))
             .then(|| PICKED.lock().unwrap().clone())
             .flatten()
             .into()

@@ -119,34 +119,23 @@ fn a_private_pool_is_drawn_and_named_under_the_chart() {
     }
 }
 
-/// A snapshot beside the PyTorch trace of its run (issue 45, part 4): By operator appears, and
-/// at the peak lists the live blocks by the profile's operator and step as plain arithmetic
-/// over the raw files says (tests/reference/snapshot_profile_join.py), in both languages. The
-/// snapshot is made from the real H100 trace's own allocations on the allocator's clock
-/// (tests/reference/make_snapshot_of_trace.py).
-#[test]
-fn a_snapshot_beside_its_runs_trace_lists_live_blocks_by_operator() {
-    use memsight::ui::panes::snapshot_join::{JOINED, VIEW};
-    let Some(root) = common::samples() else {
-        common::skip("no samples");
-        return;
-    };
-    let trace = root.join("cuda_h100/whatif/gpt_b8.pt.trace.json.gz");
-    let dir = tempfile::tempdir().unwrap();
-    let beside = dir.path().join("gpt_b8.pt.trace.json.gz");
-    std::fs::copy(&trace, &beside).unwrap();
-    let snap = dir.path().join("run.pickle");
+/// A snapshot made from the real H100 trace's own allocations on the allocator's clock
+/// (tests/reference/make_snapshot_of_trace.py) at `snap`, and what plain arithmetic over the raw
+/// files says of its join at the peak (tests/reference/snapshot_profile_join.py): the reference
+/// and the heaviest (operator, step) group with its bytes. `None` (after saying why) without
+/// the samples or Python.
+fn snapshot_of_trace(trace: &Path, snap: &Path) -> Option<(serde_json::Value, String, i64)> {
     let script =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/make_snapshot_of_trace.py");
     let made = std::process::Command::new("python3")
         .arg(script)
-        .arg(&trace)
-        .arg(&snap)
+        .arg(trace)
+        .arg(snap)
         .status()
         .is_ok_and(|s| s.success());
     if !made {
         common::skip("python3 not available");
-        return;
+        return None;
     }
     // The peak: the event the reference is asked about (the CLI's default moment).
     let peak = {
@@ -176,6 +165,53 @@ fn a_snapshot_beside_its_runs_trace_lists_live_blocks_by_operator() {
         g.1 += 1;
     }
     let ((op, _step), (bytes, _)) = groups.into_iter().max_by_key(|(_, v)| v.0).unwrap();
+    Some((want, op, bytes))
+}
+
+/// Goes to the peak and waits for By operator's join with `trace_name` to say what `want`
+/// says, then finds the heaviest group's operator and megabytes.
+fn the_join_shows(
+    h: &mut Harness<'static, MemsightApp>,
+    t: &Tr,
+    trace_name: &str,
+    (want, op, bytes): &(serde_json::Value, String, i64),
+) {
+    use memsight::ui::panes::snapshot_join::JOINED;
+    let joined = JOINED
+        .get(t)
+        .replace("{p}", trace_name)
+        .replace("{m}", &want["matched"].to_string())
+        .replace("{n}", &want["alloc_events"].to_string());
+    // A label with a hover text is matched by its value: `_contains` of the whole text.
+    common::step_until(h, "the join", |h| {
+        h.query_all_by_label_contains(&joined).next().is_some()
+    });
+    assert!(h.query_all_by_label(op).next().is_some(), "{op}");
+    let mb = grouped(*bytes as f64 / 1048576.0, 2);
+    assert!(h.query_all_by_label(&mb).next().is_some(), "{mb}");
+}
+
+/// A snapshot beside the PyTorch trace of its run (issue 45, part 4): By operator appears, and
+/// at the peak lists the live blocks by the profile's operator and step as plain arithmetic
+/// over the raw files says (tests/reference/snapshot_profile_join.py), in both languages. The
+/// snapshot is made from the real H100 trace's own allocations on the allocator's clock
+/// (tests/reference/make_snapshot_of_trace.py).
+
+#[test]
+fn a_snapshot_beside_its_runs_trace_lists_live_blocks_by_operator() {
+    use memsight::ui::panes::snapshot_join::VIEW;
+    let Some(root) = common::samples() else {
+        common::skip("no samples");
+        return;
+    };
+    let trace = root.join("cuda_h100/whatif/gpt_b8.pt.trace.json.gz");
+    let dir = tempfile::tempdir().unwrap();
+    let beside = dir.path().join("gpt_b8.pt.trace.json.gz");
+    std::fs::copy(&trace, &beside).unwrap();
+    let snap = dir.path().join("run.pickle");
+    let Some(want) = snapshot_of_trace(&trace, &snap) else {
+        return;
+    };
     for lang in Lang::ALL {
         let t = tr(lang);
         let mut h = open(&snap, lang);
@@ -187,17 +223,52 @@ fn a_snapshot_beside_its_runs_trace_lists_live_blocks_by_operator() {
         h.get_by_label(VIEW.get(t)).scroll_to_me();
         h.step();
         h.get_by_label(VIEW.get(t)).click();
-        let joined = JOINED
-            .get(t)
-            .replace("{p}", "gpt_b8.pt.trace.json.gz")
-            .replace("{m}", &want["matched"].to_string())
-            .replace("{n}", &want["alloc_events"].to_string());
-        // A label with a hover text is matched by its value: `_contains` of the whole text.
-        common::step_until(&mut h, "the join", |h| {
-            h.query_all_by_label_contains(&joined).next().is_some()
+        the_join_shows(&mut h, t, "gpt_b8.pt.trace.json.gz", &want);
+    }
+}
+
+/// The trace Join with a profile… answers with (the test's dialog).
+static PICKED_TRACE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// A snapshot with no trace beside it joins the one the user picks with Join with a
+/// profile…: the dialog asks for a trace (not a snapshot), and By operator then shows the join,
+/// with the same figures as plain arithmetic over the raw files, in both languages.
+#[test]
+fn join_with_a_profile_picks_a_trace_from_elsewhere_and_shows_the_join() {
+    use memsight::ui::command::PickKind;
+    use memsight::ui::panes::snapshot_join::{JOIN_WITH, PICK, VIEW};
+    let Some(root) = common::samples() else {
+        common::skip("no samples");
+        return;
+    };
+    let trace = root.join("cuda_h100/whatif/gpt_b8.pt.trace.json.gz");
+    let dir = tempfile::tempdir().unwrap();
+    let snap = dir.path().join("run.pickle");
+    let Some(want) = snapshot_of_trace(&trace, &snap) else {
+        return;
+    };
+    PICKED_TRACE.get_or_init(|| trace.clone());
+    for lang in Lang::ALL {
+        let t = tr(lang);
+        let mut h = open(&snap, lang);
+        h.state_mut().set_picker(|kind| {
+            (kind == PickKind::File(&PICK))
+                .then(|| PICKED_TRACE.get().unwrap().clone())
+                .into()
         });
-        assert!(h.query_all_by_label(&op).next().is_some(), "{op}");
-        let mb = grouped(bytes as f64 / 1048576.0, 2);
-        assert!(h.query_all_by_label(&mb).next().is_some(), "{mb}");
+        h.run();
+        assert!(
+            h.query_by_label(VIEW.get(t)).is_none(),
+            "no By operator before a profile is joined"
+        );
+        h.get_by_label(t.snapshot_go_peak).click();
+        h.run();
+        h.get_by_label(JOIN_WITH.get(t)).click();
+        common::step_until(&mut h, "By operator", |h| {
+            h.query_by_label(VIEW.get(t)).is_some()
+        });
+        the_join_shows(&mut h, t, "gpt_b8.pt.trace.json.gz", &want);
+        let view = h.state().document::<SnapshotView>().unwrap();
+        assert_eq!(view.profile.as_ref().map(|p| &p.profile), Some(&trace));
     }
 }

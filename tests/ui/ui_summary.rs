@@ -447,7 +447,7 @@ fn compare_with_summary_picks_a_file_and_compares_it() {
         let mut h = open(&c.now, lang);
         // Only a file picker answers: a folder picker gets nothing.
         h.state_mut().set_picker(|kind| {
-            (kind == memsight::ui::command::PickKind::Summary)
+            (kind == memsight::ui::command::PickKind::File(&memsight::ui::panes::summary::PICK))
                 .then(|| BEFORE.get().unwrap().clone())
                 .into()
         });

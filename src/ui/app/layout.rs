@@ -210,9 +210,10 @@ fn shortcuts(ui: &egui::Ui, out: &mut Vec<Command>) {
 /// What a picked path means: a profile to open, or a baseline to compare with.
 fn opened(kind: PickKind, path: PathBuf) -> Command {
     match kind {
-        PickKind::Baseline | PickKind::Summary | PickKind::Snapshot => {
+        PickKind::Baseline => {
             Command::CompareWith(crate::ui::baseline::BaselineSource { path, rank: 0 })
         }
+        PickKind::File(pick) => (pick.then)(path),
         PickKind::Folder | PickKind::Database => Command::Open(path),
     }
 }

@@ -35,14 +35,17 @@ pub fn native_picker(kind: PickKind) -> PickOutcome {
             .collect();
         match kind {
             PickKind::Folder | PickKind::Baseline => dialog.set_title("memsight").pick_folder(),
-            PickKind::Summary => dialog
-                .set_title("memsight")
-                .add_filter("memsight summary", &["db", "DB"])
-                .pick_file(),
-            PickKind::Snapshot => dialog
-                .set_title("memsight")
-                .add_filter("allocator snapshot", &["pickle", "pkl", "PICKLE", "PKL"])
-                .pick_file(),
+            PickKind::File(pick) => {
+                let (name, extensions) = pick.filter;
+                let both: Vec<String> = extensions
+                    .iter()
+                    .flat_map(|e| [e.to_string(), e.to_uppercase()])
+                    .collect();
+                dialog
+                    .set_title("memsight")
+                    .add_filter(name, &both)
+                    .pick_file()
+            }
             PickKind::Database => dialog
                 .set_title("memsight")
                 .add_filter(

@@ -19,6 +19,7 @@ use rustc_hash::FxHashMap;
 use super::flame::{NodeLook, draw_icicle};
 use super::snapshot_bands::{Bands, BandsChart, size_text, stack_lines};
 use super::snapshot_compare::{self, SnapshotComparing};
+use super::snapshot_join;
 use super::snapshot_phases;
 use crate::analysis::stacks::{Flame, FlameBuilder, FlameFrame};
 use crate::model::{bytes_to_mib, is_library_frame};
@@ -135,8 +136,11 @@ pub struct SnapshotView {
     pub memscope: MemScopeOom,
     /// Its pinned host memory, when recorded (`record_pinned_host_memory=True`).
     pub pinned: Option<PinnedSummary>,
-    /// The PyTorch trace in the snapshot's folder, read to join the two by time.
-    pub profile: Option<super::snapshot_join::ProfileJoining>,
+    /// The PyTorch trace in the snapshot's folder, or the one the user picked, read to join the
+    /// two by time.
+    pub profile: Option<snapshot_join::ProfileJoining>,
+    /// The profile the user picked with Join with a profile… (else the one beside it is read).
+    profile_picked: Option<PathBuf>,
     /// The device the snapshot's folder was last searched for a trace for (once per device,
     /// not every frame).
     profile_sought: Option<String>,
@@ -185,6 +189,7 @@ impl SnapshotView {
             pinned: None,
             profile: None,
             profile_sought: None,
+            profile_picked: None,
             device: 0,
             event: None,
             shown: None,
@@ -247,16 +252,36 @@ impl SnapshotView {
         let Some(snap) = &self.snap else { return };
         let device = snap.backend.device_label(self.device).to_ascii_lowercase();
         // Read again for another device (the profile's rank of it).
-        if self.profile_sought.as_ref() == Some(&device)
-            || !snap.traces.iter().flatten().any(|e| e.time_us.is_some())
-        {
+        if self.profile_sought.as_ref() == Some(&device) || !self.joinable() {
             return;
         }
         self.profile_sought = Some(device.clone());
-        if let Some(trace) = crate::ingest::pytorch::trace::trace_beside(&self.path) {
-            self.profile = Some(super::snapshot_join::ProfileJoining::start(
-                jobs, trace, device,
-            ));
+        let trace = self
+            .profile_picked
+            .clone()
+            .or_else(|| crate::ingest::pytorch::trace::trace_beside(&self.path));
+        if let Some(trace) = trace {
+            self.profile = Some(snapshot_join::ProfileJoining::start(jobs, trace, device));
+        }
+    }
+
+    /// True when the snapshot's events carry times, so a profile of its run can be joined with
+    /// it (CUDA snapshots do; torch_npu ones do not).
+    fn joinable(&self) -> bool {
+        self.snap
+            .as_ref()
+            .is_some_and(|s| s.traces.iter().flatten().any(|e| e.time_us.is_some()))
+    }
+
+    /// Joins the snapshot with `profile` (Join with a profile…), in place of any other, and
+    /// shows By operator.
+    fn join_with(&mut self, jobs: &mut Jobs, profile: PathBuf) {
+        self.profile_picked = Some(profile);
+        self.profile_sought = None;
+        self.profile = None;
+        self.start_profile(jobs);
+        if self.profile.is_some() {
+            self.holders_view = HoldersView::Operators;
         }
     }
 
@@ -396,7 +421,15 @@ impl SnapshotView {
                     }
                 }
             } else if ui.button(snapshot_compare::COMPARE_WITH.get(t)).clicked() {
-                out.push(Command::Pick(PickKind::Snapshot));
+                out.push(Command::Pick(PickKind::File(&snapshot_compare::PICK)));
+            }
+            if self.joinable()
+                && ui
+                    .button(snapshot_join::JOIN_WITH.get(t))
+                    .on_hover_text(snapshot_join::JOIN_HINT.get(t))
+                    .clicked()
+            {
+                out.push(Command::Pick(PickKind::File(&snapshot_join::PICK)));
             }
         });
         if self.showing_comparison
@@ -523,7 +556,7 @@ impl SnapshotView {
                 (HoldersView::Table, t.snapshot_views[0]),
                 (HoldersView::Flame, t.snapshot_views[1]),
                 (HoldersView::Phases, snapshot_phases::VIEW.get(t)),
-                (HoldersView::Operators, super::snapshot_join::VIEW.get(t)),
+                (HoldersView::Operators, snapshot_join::VIEW.get(t)),
             ];
             for (view, name) in views {
                 let offered = match view {
@@ -567,7 +600,7 @@ impl SnapshotView {
             }
             HoldersView::Flame => self.holders_flame(ui, t, &snap, &shown),
             HoldersView::Operators => match &mut self.profile {
-                Some(p) => p.ui(ui, t, &snap, (shown.device, shown.event)),
+                Some(p) => p.ui(ui, (t, jobs), &snap, (shown.device, shown.event)),
                 None => self.holders_view = HoldersView::Table,
             },
             HoldersView::Phases => {
@@ -1226,13 +1259,16 @@ impl crate::ui::document::Document for SnapshotView {
     fn handle(&mut self, cmd: &Command, cx: &mut crate::ui::document::DocCx<'_>) -> bool {
         match cmd {
             Command::CompareWith(source) => self.compare_with(cx.jobs, source.path.clone()),
+            Command::Picked(id, path) if *id == snapshot_join::PICK.id => {
+                self.join_with(cx.jobs, path.clone());
+            }
             _ => return false,
         }
         true
     }
 
     fn compared_with(&self) -> Option<PickKind> {
-        Some(PickKind::Snapshot)
+        Some(PickKind::File(&snapshot_compare::PICK))
     }
 
     fn chart_extent(&self, _: &crate::ui::state::ViewState) -> Option<(f64, f64)> {

@@ -12,6 +12,7 @@ use crate::model::bytes_to_mib;
 use crate::snapshot::compare::{Change, Moment, SnapshotComparison, compare_snapshots};
 use crate::snapshot::summary::SummaryError;
 use crate::snapshot::{AllocatorSnapshot, Frame, SnapshotError, SnapshotProblem};
+use crate::ui::command::Command;
 use crate::ui::format::grouped;
 use crate::ui::i18n::{Text, Tr};
 use crate::ui::jobs::{Job, JobKey, JobKind, Jobs, Place, Poll};
@@ -27,6 +28,17 @@ pub const SNAPSHOT_COMPARE_JOB: JobKind =
 pub const COMPARE_WITH: Text = Text {
     en: "Compare with snapshot…",
     zh: "与另一快照对比…",
+};
+/// The file Compare with snapshot… asks for: an allocator snapshot, compared with the open one.
+pub static PICK: crate::ui::command::FilePick = crate::ui::command::FilePick {
+    id: "snapshot_compare",
+    title: COMPARE_WITH,
+    filter: ("allocator snapshot", &["pickle", "pkl"]),
+    lists: |p| {
+        p.file_name()
+            .is_some_and(|n| crate::ingest::is_snapshot_name(&n.to_string_lossy()))
+    },
+    then: |path| Command::CompareWith(crate::ui::baseline::BaselineSource { path, rank: 0 }),
 };
 /// The button that ends it.
 pub const STOP: Text = Text {

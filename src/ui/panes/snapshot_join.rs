@@ -1,5 +1,6 @@
 //! The snapshot beside a profile of the same run (issue 45, part 4): when one PyTorch trace
-//! sits in the snapshot's folder, the view reads it in a job and adds **By operator** beside
+//! sits in the snapshot's folder, or the user picks one with **Join with a profile…**
+//! ([`PICK`]), the view reads it in a job and adds **By operator** beside
 //! Table, Flame graph and By phase: the live blocks at the picked event (or the end) by the
 //! profile's operator and step, joined by time ([`crate::snapshot::join`], what
 //! `memsight snapshot --profile` prints).
@@ -10,6 +11,7 @@ use std::sync::Arc;
 use crate::model::{RankData, bytes_to_mib};
 use crate::snapshot::AllocatorSnapshot;
 use crate::snapshot::join::{JoinError, ProfileJoin, join_profile};
+use crate::ui::command::{Command, FilePick};
 use crate::ui::format::grouped;
 use crate::ui::i18n::{Lang, Text, Tr};
 use crate::ui::jobs::{Job, JobKey, JobKind, Jobs, Place, Poll};
@@ -21,6 +23,41 @@ pub const PROFILE_JOB: JobKind = JobKind::new(
     "快照旁的 Profile",
 );
 
+/// The button that asks for a profile of the same run to join the snapshot with.
+pub const JOIN_WITH: Text = Text {
+    en: "Join with a profile…",
+    zh: "关联 Profile…",
+};
+
+/// What Join with a profile… does.
+pub const JOIN_HINT: Text = Text {
+    en: "Lists the live blocks by the operator and step of a profile of the same run (a PyTorch \
+         trace), joined by time",
+    zh: "按时间与同一次运行的 Profile（PyTorch trace）关联，按其算子和步列出存活内存块",
+};
+
+/// The file Join with a profile… asks for: a PyTorch trace (`*.pt.trace.json[.gz]`, or any
+/// Chrome trace) of the run the snapshot was taken in.
+pub static PICK: FilePick = FilePick {
+    id: "snapshot_profile",
+    title: JOIN_WITH,
+    filter: ("PyTorch trace", &["json", "gz"]),
+    lists: |p| {
+        p.file_name().is_some_and(|n| {
+            let n = n.to_string_lossy().to_ascii_lowercase();
+            n.ends_with(".json") || n.ends_with(".json.gz")
+        })
+    },
+    then: |path| Command::Picked(PICK.id, path),
+};
+
+/// The job that joins the snapshot with the profile at one moment.
+pub const JOIN_JOB: JobKind = JobKind::new(
+    "snapshot_profile_join",
+    "the join of the snapshot with its profile",
+    "快照与 Profile 的关联",
+);
+
 /// The holders view's tab.
 pub const VIEW: Text = Text {
     en: "By operator",
@@ -30,6 +67,11 @@ pub const VIEW: Text = Text {
 pub const READING: Text = Text {
     en: "Reading the profile {p}…",
     zh: "正在读取 Profile {p}…",
+};
+/// Joining the snapshot with the profile read (`{p}`).
+pub const JOINING: Text = Text {
+    en: "Joining the snapshot with {p} by time…",
+    zh: "正在按时间关联快照与 {p}…",
 };
 /// What was joined (`{p}`, `{m}` matched of `{n}` allocations).
 pub const JOINED: Text = Text {
@@ -105,6 +147,9 @@ type Moment = (i64, Option<usize>);
 /// A profile read for joining: its rank of the snapshot's device and its clock's start.
 type Loaded = (RankData, Option<i64>);
 
+/// A join in the making, or made.
+type Joined = Result<ProfileJoin, JoinError>;
+
 /// Why there is no join to show.
 enum Failure {
     /// The profile could not be read (ingest's words).
@@ -122,6 +167,8 @@ pub struct ProfileJoining {
     job: Option<Job<Result<Loaded, String>>>,
     loaded: Option<Arc<Loaded>>,
     read_error: Option<String>,
+    /// The join being computed in a job, for the moment it is for.
+    computing: Option<(Moment, Job<Joined>)>,
     /// The join at (device, event), computed when they change.
     cached: Option<(Moment, Result<Arc<ProfileJoin>, JoinError>)>,
 }
@@ -139,6 +186,7 @@ impl ProfileJoining {
             job: Some(job),
             loaded: None,
             read_error: None,
+            computing: None,
             cached: None,
         }
     }
@@ -169,10 +217,12 @@ impl ProfileJoining {
         }
     }
 
-    /// The join at `device` / `event`: None while the profile is read.
+    /// The join at `device` / `event`: None while the profile is read or the join computed
+    /// (in a job: a long trace takes a while, and the bands stay responsive meanwhile).
     fn joined(
         &mut self,
-        snap: &AllocatorSnapshot,
+        jobs: &mut Jobs,
+        snap: &Arc<AllocatorSnapshot>,
         device: i64,
         event: Option<usize>,
     ) -> Option<Result<Arc<ProfileJoin>, Failure>> {
@@ -182,11 +232,31 @@ impl ProfileJoining {
         if let Some(e) = &self.read_error {
             return Some(Err(Failure::Read(e.clone())));
         }
-        let loaded = self.loaded.as_ref()?;
+        let loaded = Arc::clone(self.loaded.as_ref()?);
         let key = (device, event);
         if self.cached.as_ref().is_none_or(|(k, _)| *k != key) {
-            let j = join_profile(snap, device, event, &loaded.0, loaded.1).map(Arc::new);
-            self.cached = Some((key, j));
+            if self.computing.as_ref().is_none_or(|(k, _)| *k != key) {
+                let snap = Arc::clone(snap);
+                let job = jobs.run(JobKey::scoped(JOIN_JOB, &key), Place::Thread, move |_| {
+                    join_profile(&snap, device, event, &loaded.0, loaded.1)
+                });
+                self.computing = Some((key, job));
+            }
+            let (_, job) = self.computing.as_ref()?;
+            let joined = match job.poll() {
+                Poll::Pending => return None,
+                Poll::Msg(j) => j.map(Arc::new),
+                Poll::Failed(e) => {
+                    self.computing = None;
+                    return Some(Err(Failure::Read(e)));
+                }
+                Poll::Finished => {
+                    self.computing = None;
+                    return None;
+                }
+            };
+            self.computing = None;
+            self.cached = Some((key, joined));
         }
         let (_, j) = self.cached.as_ref()?;
         Some(j.clone().map_err(Failure::Join))
@@ -196,19 +266,24 @@ impl ProfileJoining {
     pub fn ui(
         &mut self,
         ui: &mut egui::Ui,
-        t: &Tr,
-        snap: &AllocatorSnapshot,
+        (t, jobs): (&Tr, &mut Jobs),
+        snap: &Arc<AllocatorSnapshot>,
         (device, event): (i64, Option<usize>),
     ) {
         let name = self.profile.file_name().map_or_else(
             || self.profile.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
         );
-        let j = match self.joined(snap, device, event) {
+        let j = match self.joined(jobs, snap, device, event) {
             None => {
+                let what = if self.loaded.is_some() {
+                    JOINING
+                } else {
+                    READING
+                };
                 ui.horizontal(|ui| {
                     ui.spinner();
-                    ui.label(READING.get(t).replace("{p}", &name));
+                    ui.label(what.get(t).replace("{p}", &name));
                 });
                 ui.ctx().request_repaint();
                 return;

@@ -39,6 +39,19 @@ impl crate::ui::choices::Choice for SummaryChoice {
 
 /// The summary table's sort, in [`crate::ui::state::ViewState::sorts`].
 pub const SORT: SortTable = SortTable("summary");
+
+/// The file Compare with summary… asks for: a summary (`.db` of `memsight summarize`), compared
+/// with the open one rank by rank.
+pub static PICK: crate::ui::command::FilePick = crate::ui::command::FilePick {
+    id: "summary_compare",
+    title: crate::ui::i18n::Text {
+        en: "Compare with summary…",
+        zh: "与另一汇总对比…",
+    },
+    filter: ("memsight summary", &["db"]),
+    lists: |p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("db")),
+    then: |path| Command::CompareWith(crate::ui::baseline::BaselineSource { path, rank: 0 }),
+};
 use crate::ui::summary::{OpenSummary, SummaryView};
 
 /// At most this many ranks are named in a line of text (outliers, leak suspects).
@@ -388,7 +401,7 @@ fn header_ui(
                     .on_hover_text(t.summary_compare_hover)
                     .clicked()
                 {
-                    out.push(Command::Pick(PickKind::Summary));
+                    out.push(Command::Pick(PickKind::File(&PICK)));
                 }
             }
             Some(_) => {
@@ -974,7 +987,7 @@ impl crate::ui::document::Document for SummaryView {
     }
 
     fn compared_with(&self) -> Option<PickKind> {
-        Some(PickKind::Summary)
+        Some(PickKind::File(&PICK))
     }
 
     /// Two summaries compare rank by rank.
