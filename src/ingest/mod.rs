@@ -7,8 +7,10 @@
 //! rank's other files are and holds its `trace_view.json` extract, read once and handed to every
 //! stage; [`error`] is the error they all return. Sources besides the Ascend exports come
 //! through [`importer`] (listed in [`importers`]): [`pytorch`] (PyTorch profiler traces) and
-//! [`msmemscope`]. A file of several ranks is read once for all of them ([`shared_read`]).
+//! [`msmemscope`]. A Chrome trace is cut into its event objects by [`chrome_trace`] and read
+//! for its meaning by [`trace_view`]. A file of several ranks is read once for all of them ([`shared_read`]).
 
+pub mod chrome_trace;
 mod chunks;
 mod csv_tables;
 mod db;

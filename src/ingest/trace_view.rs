@@ -3,33 +3,29 @@
 //! device's `NPU MEM` counters (`Device/HBM`, `Device/DDR`), the host's framework ops (`cpu_op`
 //! events with their `args["Call stack"]`) and PyTorch's `[memory]` instant events.
 //!
-//! The file can be hundreds of MB. It is read in blocks; a small state machine (strings,
-//! escapes, brace depth) finds each event object of the top-level array (or of the
-//! `traceEvents` array of the object form); only an event whose bytes contain a marker
-//! (`ProfilerStep#`, `Device/`, `cpu_op`) is handed to serde_json; an op is read into a typed
-//! struct that borrows its strings and skips every other field. Everything else is skipped at
-//! `memchr` speed. Hand-written because no JSON crate streams the elements of one big array
-//! from a reader at this speed (serde_json's reader path goes a byte at a time).
+//! The file can be hundreds of MB. The Chrome-trace tokenizer ([`super::chrome_trace`]) hands
+//! each event object's bytes to this module's sink, which holds the semantics: only an event
+//! whose bytes contain a marker (`ProfilerStep#`, `Device/`, `cpu_op`, `[memory]`) is handed to
+//! serde_json; an op is read into a typed struct that borrows its strings and skips every other
+//! field. Everything else is skipped at `memchr` speed.
 
 use super::pytorch::memory_fields::{MemoryField, MemoryObject};
 use std::borrow::Cow;
 use std::io::Read;
 use std::path::Path;
 
-use memchr::{memchr2, memchr3, memmem};
+use memchr::memmem;
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::chrome_trace::{EventSink, TokenizeError, for_each_event};
 use super::chunks::LoadControl;
 use super::safe_fs;
 use super::value::parse_scaled;
 use crate::model::{DeviceMemory, Flow, HostOps, NO_STACK, NULL, Step};
 
-/// Bytes read at a time.
-pub const BLOCK: usize = 8 << 20;
-/// An event larger than this is skipped, not buffered (a hostile file cannot make us hold it).
-const MAX_EVENT: usize = 64 << 20;
+pub use super::chrome_trace::BLOCK;
 
 /// What a trace_view.json holds for memsight.
 #[derive(Debug, Default, Clone)]
@@ -118,190 +114,27 @@ pub struct ReadOptions {
 
 /// [`read_trace_from`] with [`ReadOptions`].
 pub fn read_trace_with(
-    mut file: impl Read,
+    file: impl Read,
     block: usize,
     control: &LoadControl,
     name: &str,
     options: ReadOptions,
 ) -> Result<TraceExtract, TraceError> {
-    let io = |source| TraceError::Io {
-        path: name.to_string(),
-        source,
-    };
-    let path = Path::new(name);
-    let mut scanner = Scanner::new();
     let mut sink = Sink {
         skip_memory: options.skip_memory,
         ..Sink::default()
     };
-    let mut buf: Vec<u8> = Vec::with_capacity(block.max(1));
-    let mut chunk = vec![0u8; block.max(1)];
-    loop {
-        if control.is_cancelled() {
-            return Err(TraceError::Cancelled);
-        }
-        let n = match file.read(&mut chunk) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(io(e)),
-        };
-        buf.extend_from_slice(&chunk[..n]);
-        let keep_from = scanner
-            .scan(&buf, &mut sink)
-            .map_err(|()| TraceError::NotATrace(path.display().to_string()))?;
-        buf.drain(..keep_from);
-        scanner.rebase(keep_from);
-    }
-    if scanner.form == Form::Unknown {
-        return Err(TraceError::NotATrace(path.display().to_string()));
-    }
+    let events = for_each_event(file, block, control, &mut sink).map_err(|e| match e {
+        TokenizeError::Io(source) => TraceError::Io {
+            path: name.to_string(),
+            source,
+        },
+        TokenizeError::NotATrace => TraceError::NotATrace(name.to_string()),
+        TokenizeError::Cancelled => TraceError::Cancelled,
+    })?;
     let mut out = sink.finish();
-    out.events = scanner.events;
+    out.events = events;
     Ok(out)
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Form {
-    Unknown,
-    /// `[ {event}, … ]`: events open at brace depth 0.
-    Array,
-    /// `{"traceEvents": [ {event}, … ], …}`: events open at brace depth 1.
-    Object,
-}
-
-/// The structural state carried from one block to the next.
-struct Scanner {
-    form: Form,
-    /// Position in the buffer where scanning resumes.
-    pos: usize,
-    in_string: bool,
-    escaped: bool,
-    depth: u32,
-    /// Start of the event being read, in the buffer.
-    event_start: Option<usize>,
-    /// The event being read outgrew [`MAX_EVENT`]: its bytes are dropped, it is not parsed.
-    oversized: bool,
-    events: u64,
-}
-
-impl Scanner {
-    fn new() -> Scanner {
-        Scanner {
-            form: Form::Unknown,
-            pos: 0,
-            in_string: false,
-            escaped: false,
-            depth: 0,
-            event_start: None,
-            oversized: false,
-            events: 0,
-        }
-    }
-
-    fn event_depth(&self) -> u32 {
-        u32::from(self.form == Form::Object)
-    }
-
-    /// Scans `buf` from where it stopped; hands finished events to `sink`. Returns how many
-    /// leading bytes the caller may drop (everything before the event still being read).
-    fn scan(&mut self, buf: &[u8], sink: &mut Sink) -> Result<usize, ()> {
-        if self.form == Form::Unknown {
-            // Skip a UTF-8 BOM and whitespace, then decide the form.
-            let mut i = self.pos;
-            if buf[i..].starts_with(b"\xEF\xBB\xBF") {
-                i += 3;
-            }
-            while i < buf.len() && buf[i].is_ascii_whitespace() {
-                i += 1;
-            }
-            match buf.get(i) {
-                None => {
-                    self.pos = i;
-                    return Ok(i);
-                }
-                Some(b'[') => self.form = Form::Array,
-                Some(b'{') => {
-                    self.form = Form::Object;
-                    self.depth = 1;
-                }
-                Some(_) => return Err(()),
-            }
-            self.pos = i + 1;
-        }
-        let mut i = self.pos;
-        let n = buf.len();
-        while i < n {
-            if self.in_string {
-                if self.escaped {
-                    self.escaped = false;
-                    i += 1;
-                    continue;
-                }
-                match memchr2(b'"', b'\\', &buf[i..]) {
-                    None => {
-                        i = n;
-                    }
-                    Some(k) => {
-                        let at = i + k;
-                        if buf[at] == b'\\' {
-                            self.escaped = true;
-                        } else {
-                            self.in_string = false;
-                        }
-                        i = at + 1;
-                    }
-                }
-                continue;
-            }
-            let Some(k) = memchr3(b'"', b'{', b'}', &buf[i..]) else {
-                i = n;
-                break;
-            };
-            let at = i + k;
-            match buf[at] {
-                b'"' => self.in_string = true,
-                b'{' => {
-                    if self.depth == self.event_depth() {
-                        self.event_start = Some(at);
-                        self.oversized = false;
-                    }
-                    self.depth = self.depth.saturating_add(1);
-                }
-                _ => {
-                    self.depth = self.depth.saturating_sub(1);
-                    if self.depth == self.event_depth() {
-                        self.events += 1;
-                        if let Some(s) = self.event_start.take()
-                            && !self.oversized
-                        {
-                            sink.event(&buf[s..=at]);
-                        }
-                        self.oversized = false;
-                    }
-                }
-            }
-            i = at + 1;
-        }
-        self.pos = i;
-        match self.event_start {
-            Some(s) if n - s > MAX_EVENT => {
-                self.event_start = None;
-                self.oversized = true;
-                Ok(n)
-            }
-            Some(s) => Ok(s),
-            None => Ok(n),
-        }
-    }
-
-    /// The caller dropped the first `dropped` bytes of the buffer.
-    fn rebase(&mut self, dropped: usize) {
-        self.pos -= dropped;
-        if let Some(s) = &mut self.event_start {
-            *s -= dropped;
-        }
-    }
 }
 
 /// Collects steps and counters from candidate events.
@@ -403,7 +236,7 @@ fn raw_scaled(v: &RawValue, factor: i64) -> Option<i64> {
         .map(|s| s.value)
 }
 
-impl Sink {
+impl EventSink for Sink {
     fn event(&mut self, bytes: &[u8]) {
         if self
             .memory_finder
@@ -525,7 +358,9 @@ impl Sink {
             }
         }
     }
+}
 
+impl Sink {
     /// A complete (`X`) event of category `cat`: the event, its start and end (absolute ns).
     /// `None` for another kind of event, and for one that cannot be read (counted).
     fn span<'a>(&mut self, bytes: &'a [u8], cat: &str) -> Option<(OpEvent<'a>, i64, i64)> {
@@ -873,18 +708,8 @@ mod tests {
     use super::*;
 
     fn run(text: &[u8], block: usize) -> Result<TraceExtract, ()> {
-        let mut scanner = Scanner::new();
-        let mut sink = Sink::default();
-        let mut buf = Vec::new();
-        for piece in text.chunks(block.max(1)) {
-            buf.extend_from_slice(piece);
-            let keep = scanner.scan(&buf, &mut sink)?;
-            buf.drain(..keep);
-            scanner.rebase(keep);
-        }
-        let mut out = sink.finish();
-        out.events = scanner.events;
-        Ok(out)
+        let control = LoadControl::default();
+        read_trace_from(text, block, &control, "t.json").map_err(|_| ())
     }
 
     const TRACE: &str = r#"[{"ph": "X", "name": "aten::mm", "ts": "10.000", "dur": 1.5, "args": {"Call stack": "a{b}\"c\\"}},

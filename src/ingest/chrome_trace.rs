@@ -1,0 +1,272 @@
+//! The Chrome trace tokenizer: the event objects of a Chrome trace (`trace_view.json`, a PyTorch
+//! profiler trace), one at a time, as bytes, without building a DOM and without knowing what
+//! any event means. What the events mean is the sink's business ([`EventSink`], as ripgrep's
+//! `Sink` is a searcher's): the Ascend and PyTorch semantics in [`super::trace_view`].
+//!
+//! The file can be hundreds of MB. It is read in blocks; a small state machine (strings,
+//! escapes, brace depth) finds each event object of the top-level array (or of the
+//! `traceEvents` array of the object form), skipping everything between at `memchr` speed. An
+//! event larger than [`MAX_EVENT`] is skipped, not buffered. The result does not depend on
+//! where the blocks end (the fuzz target compares block sizes). Hand-written because no JSON
+//! crate streams the elements of one big array from a reader at this speed (serde_json's reader
+//! path goes a byte at a time).
+
+use std::io::Read;
+
+use memchr::{memchr2, memchr3};
+
+use super::chunks::LoadControl;
+
+/// Bytes read at a time.
+pub const BLOCK: usize = 8 << 20;
+/// An event larger than this is skipped, not buffered (a hostile file cannot make us hold it).
+pub const MAX_EVENT: usize = 64 << 20;
+
+/// What receives the event objects of a trace.
+pub trait EventSink {
+    /// One event object, `{` to `}` inclusive.
+    fn event(&mut self, bytes: &[u8]);
+}
+
+/// Why a trace could not be tokenized.
+#[derive(Debug)]
+pub enum TokenizeError {
+    /// The reader failed.
+    Io(std::io::Error),
+    /// Not a JSON array or object at the top.
+    NotATrace,
+    /// The user cancelled.
+    Cancelled,
+}
+
+/// Hands every event object of the trace in `file` to `sink`, reading `block` bytes at a time;
+/// returns how many event objects there were (an oversized one counts, but is not handed).
+pub fn for_each_event(
+    mut file: impl Read,
+    block: usize,
+    control: &LoadControl,
+    sink: &mut impl EventSink,
+) -> Result<u64, TokenizeError> {
+    let mut scanner = Scanner::new();
+    let mut buf: Vec<u8> = Vec::with_capacity(block.max(1));
+    let mut chunk = vec![0u8; block.max(1)];
+    loop {
+        if control.is_cancelled() {
+            return Err(TokenizeError::Cancelled);
+        }
+        let n = match file.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(TokenizeError::Io(e)),
+        };
+        buf.extend_from_slice(&chunk[..n]);
+        let keep_from = scanner
+            .scan(&buf, sink)
+            .map_err(|()| TokenizeError::NotATrace)?;
+        buf.drain(..keep_from);
+        scanner.rebase(keep_from);
+    }
+    if scanner.form == Form::Unknown {
+        return Err(TokenizeError::NotATrace);
+    }
+    Ok(scanner.events)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Form {
+    Unknown,
+    /// `[ {event}, … ]`: events open at brace depth 0.
+    Array,
+    /// `{"traceEvents": [ {event}, … ], …}`: events open at brace depth 1.
+    Object,
+}
+
+/// The structural state carried from one block to the next.
+struct Scanner {
+    form: Form,
+    /// Position in the buffer where scanning resumes.
+    pos: usize,
+    in_string: bool,
+    escaped: bool,
+    depth: u32,
+    /// Start of the event being read, in the buffer.
+    event_start: Option<usize>,
+    /// The event being read outgrew [`MAX_EVENT`]: its bytes are dropped, it is not parsed.
+    oversized: bool,
+    events: u64,
+}
+
+impl Scanner {
+    fn new() -> Scanner {
+        Scanner {
+            form: Form::Unknown,
+            pos: 0,
+            in_string: false,
+            escaped: false,
+            depth: 0,
+            event_start: None,
+            oversized: false,
+            events: 0,
+        }
+    }
+
+    fn event_depth(&self) -> u32 {
+        u32::from(self.form == Form::Object)
+    }
+
+    /// Scans `buf` from where it stopped; hands finished events to `sink`. Returns how many
+    /// leading bytes the caller may drop (everything before the event still being read).
+    fn scan(&mut self, buf: &[u8], sink: &mut impl EventSink) -> Result<usize, ()> {
+        if self.form == Form::Unknown {
+            // Skip a UTF-8 BOM and whitespace, then decide the form.
+            let mut i = self.pos;
+            const BOM: &[u8] = b"\xEF\xBB\xBF";
+            let rest = &buf[i..];
+            if !rest.is_empty() && rest.len() < BOM.len() && BOM.starts_with(rest) {
+                // The BOM is cut by the block's end: decide with the next block.
+                return Ok(i);
+            }
+            if rest.starts_with(BOM) {
+                i += 3;
+            }
+            while i < buf.len() && buf[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            match buf.get(i) {
+                None => {
+                    self.pos = i;
+                    return Ok(i);
+                }
+                Some(b'[') => self.form = Form::Array,
+                Some(b'{') => {
+                    self.form = Form::Object;
+                    self.depth = 1;
+                }
+                Some(_) => return Err(()),
+            }
+            self.pos = i + 1;
+        }
+        let mut i = self.pos;
+        let n = buf.len();
+        while i < n {
+            if self.in_string {
+                if self.escaped {
+                    self.escaped = false;
+                    i += 1;
+                    continue;
+                }
+                match memchr2(b'"', b'\\', &buf[i..]) {
+                    None => {
+                        i = n;
+                    }
+                    Some(k) => {
+                        let at = i + k;
+                        if buf[at] == b'\\' {
+                            self.escaped = true;
+                        } else {
+                            self.in_string = false;
+                        }
+                        i = at + 1;
+                    }
+                }
+                continue;
+            }
+            let Some(k) = memchr3(b'"', b'{', b'}', &buf[i..]) else {
+                i = n;
+                break;
+            };
+            let at = i + k;
+            match buf[at] {
+                b'"' => self.in_string = true,
+                b'{' => {
+                    if self.depth == self.event_depth() {
+                        self.event_start = Some(at);
+                        self.oversized = false;
+                    }
+                    self.depth = self.depth.saturating_add(1);
+                }
+                _ => {
+                    self.depth = self.depth.saturating_sub(1);
+                    if self.depth == self.event_depth() {
+                        self.events += 1;
+                        if let Some(s) = self.event_start.take()
+                            && !self.oversized
+                        {
+                            sink.event(&buf[s..=at]);
+                        }
+                        self.oversized = false;
+                    }
+                }
+            }
+            i = at + 1;
+        }
+        self.pos = i;
+        match self.event_start {
+            Some(s) if n - s > MAX_EVENT => {
+                self.event_start = None;
+                self.oversized = true;
+                Ok(n)
+            }
+            Some(s) => Ok(s),
+            None => Ok(n),
+        }
+    }
+
+    /// The caller dropped the first `dropped` bytes of the buffer.
+    fn rebase(&mut self, dropped: usize) {
+        self.pos -= dropped;
+        if let Some(s) = &mut self.event_start {
+            *s -= dropped;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The events' bytes, as handed.
+    #[derive(Default)]
+    struct Collect(Vec<String>);
+
+    impl EventSink for Collect {
+        fn event(&mut self, bytes: &[u8]) {
+            self.0.push(String::from_utf8_lossy(bytes).into_owned());
+        }
+    }
+
+    fn events(text: &str, block: usize) -> Result<(u64, Vec<String>), ()> {
+        let mut sink = Collect::default();
+        let n = for_each_event(text.as_bytes(), block, &LoadControl::default(), &mut sink)
+            .map_err(|_| ())?;
+        Ok((n, sink.0))
+    }
+
+    #[test]
+    fn each_event_object_whole_whatever_the_block_size() {
+        let text = "\u{feff} [{\"a\": \"}{\\\"\", \"b\": {\"c\": 1}}, {\"d\": 2}]";
+        for block in [1, 2, 3, 5, 64] {
+            let (n, got) = events(text, block).unwrap();
+            assert_eq!(n, 2, "block {block}");
+            assert_eq!(
+                got,
+                ["{\"a\": \"}{\\\"\", \"b\": {\"c\": 1}}", "{\"d\": 2}"],
+                "block {block}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_object_form_hands_every_object_at_its_top_level_the_sink_tells_them_apart() {
+        let text = r#"{"otherData": {"x": 1}, "traceEvents": [{"e": 1}], "more": {"y": 2}}"#;
+        let (_, got) = events(text, 4).unwrap();
+        assert_eq!(got, [r#"{"x": 1}"#, r#"{"e": 1}"#, r#"{"y": 2}"#]);
+    }
+
+    #[test]
+    fn what_is_not_a_trace_is_an_error() {
+        assert!(events("  hello", 3).is_err());
+        assert!(events("", 3).is_err());
+    }
+}
