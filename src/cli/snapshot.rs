@@ -323,7 +323,8 @@ fn profile_join(
             return Err(crate::snapshot::join::JoinError::NoTimes.to_string());
         }
         let (data, base) =
-            crate::ingest::pytorch::trace::load_device_rank(&profile, &join_device(snap, device))?;
+            crate::ingest::pytorch::trace::load_device_rank(&profile, &join_device(snap, device))
+                .map_err(|e| e.to_string())?;
         join_profile(snap, device, moment, &data, base).map_err(|e| e.to_string())
     })();
     match joined {

@@ -91,18 +91,23 @@ impl Failure {
     /// The message, in the UI's language where the catalogue has it.
     pub fn message(&self, t: &Tr) -> String {
         match self {
-            Failure::Discover(DiscoverError::Unreadable { path, reason }) => {
-                (t.cannot_open)(path, reason)
-            }
-            Failure::Discover(DiscoverError::NoMemoryData { path, notes }) => {
-                let extra: String = notes
-                    .iter()
-                    .map(|n| format!("; {}", (t.message)(n)))
-                    .collect();
-                (t.no_memory_data)(path, crate::ingest::MAX_DEPTH, &extra)
-            }
+            Failure::Discover(e) => discover_error(t, e),
             Failure::Load(e) => (t.load_error)(e),
             Failure::NoRank(i) => (t.no_rank)(*i),
+        }
+    }
+}
+
+/// Why discovery found no profile, in `t`'s language.
+pub fn discover_error(t: &Tr, e: &DiscoverError) -> String {
+    match e {
+        DiscoverError::Unreadable { path, reason } => (t.cannot_open)(path, reason),
+        DiscoverError::NoMemoryData { path, notes } => {
+            let extra: String = notes
+                .iter()
+                .map(|n| format!("; {}", (t.message)(n)))
+                .collect();
+            (t.no_memory_data)(path, crate::ingest::MAX_DEPTH, &extra)
         }
     }
 }

@@ -272,3 +272,51 @@ fn join_with_a_profile_picks_a_trace_from_elsewhere_and_shows_the_join() {
         assert_eq!(view.profile.as_ref().map(|p| &p.profile), Some(&trace));
     }
 }
+
+/// The file Join with a profile… answers with in the next test: a trace without memory events.
+static PICKED_NOT_A_PROFILE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// A picked file that is not a profile of memory says why in the UI's language: discovery's
+/// own typed reason, not its English words inside a Chinese sentence.
+#[test]
+fn join_with_a_file_that_is_not_a_profile_says_why_in_the_ui_language() {
+    use memsight::ui::command::PickKind;
+    use memsight::ui::panes::snapshot_join::{FAILED, JOIN_WITH, PICK};
+    let Some(root) = common::samples() else {
+        common::skip("no samples");
+        return;
+    };
+    let trace = root.join("cuda_h100/whatif/gpt_b8.pt.trace.json.gz");
+    let dir = tempfile::tempdir().unwrap();
+    let snap = dir.path().join("run.pickle");
+    if snapshot_of_trace(&trace, &snap).is_none() {
+        return;
+    }
+    let other = tempfile::tempdir().unwrap();
+    let empty = other.path().join("y.pt.trace.json");
+    std::fs::write(&empty, r#"{"traceEvents": []}"#).unwrap();
+    PICKED_NOT_A_PROFILE.get_or_init(|| empty.clone());
+    for lang in Lang::ALL {
+        let t = tr(lang);
+        let mut h = open(&snap, lang);
+        h.state_mut().set_picker(|kind| {
+            (kind == PickKind::File(&PICK))
+                .then(|| PICKED_NOT_A_PROFILE.get().unwrap().clone())
+                .into()
+        });
+        h.run();
+        h.get_by_label(JOIN_WITH.get(t)).click();
+        let why = (t.no_memory_data)(
+            &empty.display().to_string(),
+            memsight::ingest::MAX_DEPTH,
+            "",
+        );
+        let said = FAILED
+            .get(t)
+            .replace("{p}", "y.pt.trace.json")
+            .replace("{why}", &why);
+        common::step_until(&mut h, "the reason", |h| {
+            h.query_all_by_label_contains(&said).next().is_some()
+        });
+    }
+}

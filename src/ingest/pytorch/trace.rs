@@ -119,11 +119,29 @@ pub fn trace_beside(path: &Path) -> Option<PathBuf> {
     found.next().is_none().then_some(first)
 }
 
+/// Why the rank of a device could not be read from a profile ([`load_device_rank`]), as a value:
+/// the app says it in its language, the CLI in English (`Display`).
+#[derive(Debug, thiserror::Error)]
+pub enum DeviceRankError {
+    /// Discovery found no profile there.
+    #[error(transparent)]
+    Discover(#[from] crate::ingest::DiscoverError),
+    /// The profile has several ranks, none of this device (`cuda:0`).
+    #[error("the profile has no rank of {0}")]
+    NoRankOf(String),
+    /// The rank could not be loaded.
+    #[error(transparent)]
+    Load(#[from] LoadError),
+}
+
 /// The rank of `device` (`cuda:0`; else the only rank) of the profile at `path`, loaded whole,
 /// with its clock's start in Unix ns when it is a PyTorch trace that says
 /// ([`base_time_ns`]): what a snapshot of the same run is joined with.
-pub fn load_device_rank(path: &Path, device: &str) -> Result<(RankData, Option<i64>), String> {
-    let found = crate::ingest::discover(path).map_err(|e| e.to_string())?;
+pub fn load_device_rank(
+    path: &Path,
+    device: &str,
+) -> Result<(RankData, Option<i64>), DeviceRankError> {
+    let found = crate::ingest::discover(path)?;
     let info = match found
         .ranks
         .iter()
@@ -131,9 +149,9 @@ pub fn load_device_rank(path: &Path, device: &str) -> Result<(RankData, Option<i
     {
         Some(r) => r,
         None if found.ranks.len() == 1 => &found.ranks[0],
-        None => return Err(format!("the profile has no rank of {device}")),
+        None => return Err(DeviceRankError::NoRankOf(device.to_string())),
     };
-    let data = crate::ingest::load_rank(info, &LoadControl::new()).map_err(|e| e.to_string())?;
+    let data = crate::ingest::load_rank(info, &LoadControl::new())?;
     let base = match &data.info.source {
         DataSource::Imported { path, .. } => base_time_ns(path),
         _ => None,

@@ -8,6 +8,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::ingest::pytorch::trace::DeviceRankError;
 use crate::model::{RankData, bytes_to_mib};
 use crate::snapshot::AllocatorSnapshot;
 use crate::snapshot::join::{JoinError, ProfileJoin, join_profile};
@@ -57,6 +58,17 @@ pub const JOIN_JOB: JobKind = JobKind::new(
     "the join of the snapshot with its profile",
     "快照与 Profile 的关联",
 );
+
+/// The profile has several ranks, none of the snapshot's device (`{d}`).
+pub const NO_RANK_OF: Text = Text {
+    en: "the profile has no rank of {d}",
+    zh: "Profile 中没有 {d} 的 rank",
+};
+/// A job that ended without saying how.
+const NO_RESULT: Text = Text {
+    en: "the job ended without a result",
+    zh: "任务结束但没有结果",
+};
 
 /// The holders view's tab.
 pub const VIEW: Text = Text {
@@ -150,10 +162,36 @@ type Loaded = (RankData, Option<i64>);
 /// A join in the making, or made.
 type Joined = Result<ProfileJoin, JoinError>;
 
+/// Why the profile could not be read.
+#[derive(Clone)]
+enum ReadProblem {
+    /// Ingest said why (said in the UI's language).
+    Rank(Arc<DeviceRankError>),
+    /// Its job or the join's failed (a panic's words), or ended without a result (`None`).
+    Job(JobKind, Option<String>),
+}
+
+impl ReadProblem {
+    /// Why, in `t`'s language.
+    fn text(&self, t: &Tr) -> String {
+        match self {
+            ReadProblem::Rank(e) => match &**e {
+                DeviceRankError::Discover(e) => crate::ui::loading::discover_error(t, e),
+                DeviceRankError::NoRankOf(device) => NO_RANK_OF.get(t).replace("{d}", device),
+                DeviceRankError::Load(e) => (t.load_error)(e),
+            },
+            ReadProblem::Job(kind, why) => {
+                let why = why.as_deref().unwrap_or(NO_RESULT.get(t));
+                (t.job_failed)(JobKey::new(*kind).task_name(t), why)
+            }
+        }
+    }
+}
+
 /// Why there is no join to show.
 enum Failure {
-    /// The profile could not be read (ingest's words).
-    Read(String),
+    /// The profile could not be read.
+    Read(ReadProblem),
     /// It was read, but cannot be joined.
     Join(JoinError),
 }
@@ -164,9 +202,9 @@ pub struct ProfileJoining {
     pub profile: PathBuf,
     /// The device whose rank is read (`cuda:0`).
     pub device: String,
-    job: Option<Job<Result<Loaded, String>>>,
+    job: Option<Job<Result<Loaded, DeviceRankError>>>,
     loaded: Option<Arc<Loaded>>,
-    read_error: Option<String>,
+    read_error: Option<ReadProblem>,
     /// The join being computed in a job, for the moment it is for.
     computing: Option<(Moment, Job<Joined>)>,
     /// The join at (device, event), computed when they change.
@@ -199,7 +237,8 @@ impl ProfileJoining {
         match job.poll() {
             Poll::Pending => return true,
             Poll::Msg(Ok(l)) => self.loaded = Some(Arc::new(l)),
-            Poll::Msg(Err(e)) | Poll::Failed(e) => self.read_error = Some(e),
+            Poll::Msg(Err(e)) => self.read_error = Some(ReadProblem::Rank(Arc::new(e))),
+            Poll::Failed(e) => self.read_error = Some(ReadProblem::Job(PROFILE_JOB, Some(e))),
             Poll::Finished => {}
         }
         self.job = None;
@@ -211,8 +250,10 @@ impl ProfileJoining {
         if let Some(job) = self.job.take() {
             match job.wait() {
                 Some(Ok(l)) => self.loaded = Some(Arc::new(l)),
-                Some(Err(e)) => self.read_error = Some(e),
-                None => self.read_error = Some("the profile's job ended without a result".into()),
+                Some(Err(e)) => self.read_error = Some(ReadProblem::Rank(Arc::new(e))),
+                None => {
+                    self.read_error = Some(ReadProblem::Job(PROFILE_JOB, None));
+                }
             }
         }
     }
@@ -248,7 +289,7 @@ impl ProfileJoining {
                 Poll::Msg(j) => j.map(Arc::new),
                 Poll::Failed(e) => {
                     self.computing = None;
-                    return Some(Err(Failure::Read(e)));
+                    return Some(Err(Failure::Read(ReadProblem::Job(JOIN_JOB, Some(e)))));
                 }
                 Poll::Finished => {
                     self.computing = None;
@@ -290,7 +331,7 @@ impl ProfileJoining {
             }
             Some(Err(f)) => {
                 let why = match f {
-                    Failure::Read(e) => e,
+                    Failure::Read(e) => e.text(t),
                     Failure::Join(e) => why(t, &e),
                 };
                 ui.colored_label(
