@@ -18,6 +18,10 @@ struct Args {
     /// another snapshot).
     #[arg(long, value_name = "BASELINE")]
     compare: Option<PathBuf>,
+    /// Join it, an allocator snapshot, with this profile of the same run (a PyTorch trace) by
+    /// time: its live blocks by the profile's operator and step.
+    #[arg(long, value_name = "TRACE")]
+    profile: Option<PathBuf>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -449,15 +453,30 @@ fn main() -> ExitCode {
                 }
             }
         }
-        None => run_app(args.path, args.compare),
+        None => {
+            // --profile joins a snapshot with a profile: on anything else it would do nothing.
+            let snapshot = args
+                .path
+                .as_deref()
+                .and_then(std::path::Path::file_name)
+                .is_some_and(|n| memsight::ingest::is_snapshot_name(&n.to_string_lossy()));
+            if args.profile.is_some() && !snapshot {
+                eprintln!(
+                    "memsight: --profile joins an allocator snapshot (.pickle, .pkl) with a \
+                     profile of its run; give the snapshot as PATH"
+                );
+                return exit(EXIT_FAILURE);
+            }
+            run_app(args.path, args.compare, args.profile)
+        }
     }
 }
 
 /// The window, on `path`; without one, on the last profile (when the user keeps that on) or
 /// the demo.
 #[cfg(feature = "gui")]
-fn run_app(path: Option<PathBuf>, baseline: Option<PathBuf>) -> ExitCode {
-    match memsight::ui::run(path, baseline) {
+fn run_app(path: Option<PathBuf>, baseline: Option<PathBuf>, profile: Option<PathBuf>) -> ExitCode {
+    match memsight::ui::run(path, baseline, profile) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             // On a server (no display, no X11/Wayland/GL libraries) the CLI is what works.
@@ -472,7 +491,11 @@ fn run_app(path: Option<PathBuf>, baseline: Option<PathBuf>) -> ExitCode {
 }
 
 #[cfg(not(feature = "gui"))]
-fn run_app(path: Option<PathBuf>, _baseline: Option<PathBuf>) -> ExitCode {
+fn run_app(
+    path: Option<PathBuf>,
+    _baseline: Option<PathBuf>,
+    _profile: Option<PathBuf>,
+) -> ExitCode {
     let path = path.map_or_else(|| "PATH".to_string(), |p| p.display().to_string());
     eprintln!(
         "memsight: this build has no GUI (built with --no-default-features); \

@@ -57,12 +57,14 @@ pub use command::{Command, PickKind};
 /// The window icon, 256×256 PNG.
 const WINDOW_ICON: &[u8] = include_bytes!("../../assets/icons/memsight-256.png");
 
-/// Opens the window on `path` (compared with `baseline` when given) and runs until it is closed
+/// Opens the window on `path` (compared with `baseline` when given; an allocator snapshot joined
+/// with `profile`, a profile of its run, when given) and runs until it is closed
 /// (`MEMSIGHT_BENCH=SECONDS` times it). Without a path it opens what [`prefs::startup`] says:
 /// the last profile, or the demo.
 pub fn run(
     path: Option<std::path::PathBuf>,
     baseline: Option<std::path::PathBuf>,
+    profile: Option<std::path::PathBuf>,
 ) -> Result<(), String> {
     let started = std::time::Instant::now();
     let mut viewport = egui::ViewportBuilder::default()
@@ -103,6 +105,9 @@ pub fn run(
                     path: b,
                     rank: 0,
                 }));
+            }
+            if let Some(p) = profile {
+                app.apply(Command::Picked(panes::snapshot_join::PICK.id, p));
             }
             Ok(Box::new(app))
         }),

@@ -651,3 +651,19 @@ pub fn step_until(
         h.step();
     }
 }
+
+/// A file dropped on the window, as the window system hands it over (egui-winit's is private).
+#[cfg(feature = "gui")]
+#[derive(Debug)]
+pub struct DroppedPath(pub PathBuf);
+
+#[cfg(feature = "gui")]
+impl egui::DroppedFile for DroppedPath {
+    fn path(&self) -> &Path {
+        &self.0
+    }
+    fn bytes(&self) -> Result<Vec<u8>, String> {
+        std::fs::read(&self.0).map_err(|e| e.to_string())
+    }
+}
+

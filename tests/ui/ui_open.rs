@@ -120,26 +120,13 @@ fn a_cancelled_dialog_keeps_what_is_open() {
     assert_eq!(h.state().view().map(|v| v.id()), before);
 }
 
-/// A file dropped on the window, as the window system hands it over (egui-winit's is private).
-#[derive(Debug)]
-struct DroppedPath(PathBuf);
-
-impl egui::DroppedFile for DroppedPath {
-    fn path(&self) -> &Path {
-        &self.0
-    }
-    fn bytes(&self) -> Result<Vec<u8>, String> {
-        std::fs::read(&self.0).map_err(|e| e.to_string())
-    }
-}
-
 #[test]
 fn dropping_a_folder_on_the_window_opens_it() {
     let mut h = harness(MemsightApp::new(None, Vec::new(), None));
     h.get_by_label_contains("drop a folder here");
     h.input_mut()
         .dropped_files
-        .push(std::sync::Arc::new(DroppedPath(picked_folder())));
+        .push(std::sync::Arc::new(common::DroppedPath(picked_folder())));
     h.step();
     wait_until_opened(&mut h, &picked_folder());
     h.get_by_label("Rank ID");
@@ -235,7 +222,7 @@ fn shift_dropping_a_folder_compares_with_it() {
     h.event(egui::Event::ModifiersChanged(egui::Modifiers::SHIFT));
     h.input_mut()
         .dropped_files
-        .push(std::sync::Arc::new(DroppedPath(fixtures().join("demo"))));
+        .push(std::sync::Arc::new(common::DroppedPath(fixtures().join("demo"))));
     h.step();
     h.state_mut().wait_for_baseline();
     h.step();
@@ -334,7 +321,7 @@ fn a_pytorch_trace_opens_from_the_menu_and_a_memscope_dump_by_drop() {
     let dump = memsight::generate::generate(tmp.path(), &opts).unwrap()[0].clone();
     h.input_mut()
         .dropped_files
-        .push(std::sync::Arc::new(DroppedPath(dump.clone())));
+        .push(std::sync::Arc::new(common::DroppedPath(dump.clone())));
     h.step();
     wait_until_opened(&mut h, &dump);
     let view = h.state().view().expect("a rank on screen");

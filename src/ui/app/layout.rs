@@ -114,14 +114,18 @@ impl MemsightApp {
         if let Some((kind, p)) = self.poll_dialog() {
             out.push(opened(kind, p));
         }
-        let dropped: Option<PathBuf> = ui.ctx().input(|i| {
+        let dropped: Vec<PathBuf> = ui.ctx().input(|i| {
             i.raw
                 .dropped_files
                 .iter()
                 .map(|f| f.path().to_path_buf())
-                .find(|p| !p.as_os_str().is_empty())
+                .filter(|p| !p.as_os_str().is_empty())
+                .collect()
         });
-        if let Some(p) = dropped {
+        // A snapshot and a profile of its run dropped together open joined.
+        if let Some(together) = crate::ui::panes::snapshot_join::opened_together(&dropped) {
+            out.extend(together);
+        } else if let Some(p) = dropped.into_iter().next() {
             // Shift while dropping: compare with it instead of opening it.
             let kind = if ui.ctx().input(|i| i.modifiers.shift) {
                 PickKind::Baseline

@@ -279,10 +279,10 @@ impl SnapshotView {
         self.profile_picked = Some(profile);
         self.profile_sought = None;
         self.profile = None;
+        // Started now, or once the snapshot is read (it may still be, when both were opened
+        // together); a snapshot that cannot be joined shows its table instead.
         self.start_profile(jobs);
-        if self.profile.is_some() {
-            self.holders_view = HoldersView::Operators;
-        }
+        self.holders_view = HoldersView::Operators;
     }
 
     /// Waits for the read to finish (tests, headless runs).

@@ -70,6 +70,25 @@ const NO_RESULT: Text = Text {
     zh: "任务结束但没有结果",
 };
 
+/// What a snapshot and one other file dropped together mean: the snapshot opened, then joined
+/// with the other (a profile of its run). `None` for anything else.
+pub fn opened_together(paths: &[PathBuf]) -> Option<[Command; 2]> {
+    let is_snapshot = |p: &PathBuf| {
+        p.file_name()
+            .is_some_and(|n| crate::ingest::is_snapshot_name(&n.to_string_lossy()))
+    };
+    let [a, b] = paths else { return None };
+    let (snap, profile) = match (is_snapshot(a), is_snapshot(b)) {
+        (true, false) => (a, b),
+        (false, true) => (b, a),
+        _ => return None,
+    };
+    Some([
+        Command::Open(snap.clone()),
+        Command::Picked(PICK.id, profile.clone()),
+    ])
+}
+
 /// The holders view's tab.
 pub const VIEW: Text = Text {
     en: "By operator",
@@ -350,6 +369,10 @@ impl ProfileJoining {
                 .replace("{n}", &j.alloc_events.to_string()),
         )
         .on_hover_text(self.profile.display().to_string());
+        if j.live.is_empty() {
+            ui.weak(t.snapshot_nothing_held);
+            return;
+        }
         egui::ScrollArea::vertical()
             .id_salt("snapshot_by_operator")
             .auto_shrink([false, false])
