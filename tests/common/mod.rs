@@ -666,4 +666,3 @@ impl egui::DroppedFile for DroppedPath {
         std::fs::read(&self.0).map_err(|e| e.to_string())
     }
 }
-

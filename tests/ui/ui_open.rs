@@ -222,7 +222,9 @@ fn shift_dropping_a_folder_compares_with_it() {
     h.event(egui::Event::ModifiersChanged(egui::Modifiers::SHIFT));
     h.input_mut()
         .dropped_files
-        .push(std::sync::Arc::new(common::DroppedPath(fixtures().join("demo"))));
+        .push(std::sync::Arc::new(common::DroppedPath(
+            fixtures().join("demo"),
+        )));
     h.step();
     h.state_mut().wait_for_baseline();
     h.step();

@@ -33,10 +33,14 @@ fn shown_prediction(h: &mut egui_kittest::Harness<'static, MemsightApp>) -> f64 
         .next()
         .unwrap()
         .to_string();
+    // One frame for the pane to see the levers as they are now (a lever changed in the last
+    // frame shows the old prediction until then), then the replay: while it runs the pane
+    // shows a spinner in place of the prediction. Not `run`: it fails when the replay wakes the
+    // UI for longer than its step limit, as on a busy machine.
+    h.step();
     common::step_until(h, "the replay", |h| {
         h.query_all_by_label_contains(&prefix).next().is_some()
     });
-    h.run();
     let node = h.query_all_by_label_contains(&prefix).next().unwrap();
     let a = node.accesskit_node();
     let label = a.label().or_else(|| a.value()).unwrap().to_string();
