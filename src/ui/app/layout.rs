@@ -79,10 +79,7 @@ impl MemsightApp {
             ui.ctx().request_repaint();
         }
         // The document draws its panels itself (the profile has side and bottom ones).
-        let drew = self.with_document(|doc, cx| {
-            doc.ui(ui, cx);
-            !cx.out.is_empty()
-        });
+        self.with_document(|doc, cx| doc.ui(ui, cx));
         if self.help_open {
             crate::ui::top_bar::help_window(ui.ctx(), t, &mut out);
         }
@@ -90,7 +87,7 @@ impl MemsightApp {
             let focus = std::mem::take(&mut self.path_dialog_focus);
             crate::ui::top_bar::path_dialog(ui.ctx(), t, &mut self.path_text, focus, &mut out);
         }
-        if drew || !out.is_empty() {
+        if !out.is_empty() {
             for cmd in out {
                 self.apply(cmd);
             }

@@ -234,7 +234,8 @@ impl MemsightApp {
     }
 
     /// Runs `f` on the document on screen with what it draws and asks through, then does what
-    /// it asked: its events, then its commands.
+    /// it asked: its events, then its commands (and draws again, so that what was drawn before
+    /// them, such as the top bar, shows them).
     pub(crate) fn with_document<R>(
         &mut self,
         f: impl FnOnce(&mut dyn Document, &mut DocCx<'_>) -> R,
@@ -253,6 +254,11 @@ impl MemsightApp {
             f(&mut *self.document, &mut cx)
         };
         self.take_events(events);
+        if !out.is_empty()
+            && let Some(ctx) = &self.ctx
+        {
+            ctx.request_repaint();
+        }
         for cmd in out {
             self.apply(cmd);
         }
