@@ -104,7 +104,15 @@ pub struct ProfileJoin {
     pub live: Vec<JoinedGroup>,
     /// Every live block at `at_event` allocated in the trace, in address order.
     pub blocks: Vec<JoinedBlock>,
+    /// What the profile says of each event of the device's trace, by index: for a matched
+    /// `alloc`, its operator ("" when the profile names none) and step. Not in the JSON (the
+    /// app's band tooltips name a band's operator with it).
+    #[serde(skip)]
+    pub event_ops: Vec<EventOp>,
 }
+
+/// What the profile says of one event: `Some((operator, step))` for a matched allocation.
+pub type EventOp = Option<(std::sync::Arc<str>, Option<i64>)>;
 
 /// Whether every event of `device` has a time (what a join needs; CUDA writes them, torch_npu
 /// does not).
@@ -201,6 +209,18 @@ pub fn join_profile(
         })
         .collect();
     live.sort_by(|a, b| b.bytes.cmp(&a.bytes).then(b.blocks.cmp(&a.blocks)));
+    // Each operator's name once, shared by its events.
+    let mut names: rustc_hash::FxHashMap<u32, std::sync::Arc<str>> = Default::default();
+    let event_ops = matched_row
+        .iter()
+        .map(|row| {
+            let r = (*row)?;
+            let name = names
+                .entry(ops.name[r])
+                .or_insert_with(|| profile.strings.get(ops.name[r]).into());
+            Some((std::sync::Arc::clone(name), step_at(ops.alloc_time[r])))
+        })
+        .collect();
     Ok(ProfileJoin {
         device,
         at_event: at,
@@ -211,6 +231,7 @@ pub fn join_profile(
         matched,
         live,
         blocks,
+        event_ops,
     })
 }
 

@@ -172,3 +172,47 @@ fn records_that_cannot_be_joined_say_why() {
     assert_ne!(code, 0);
     assert!(err.contains("no times (time_us)"), "{err}");
 }
+
+/// What the app's band tooltips name (`ProfileJoin::event_ops`, not in the JSON): the operator
+/// and step of each matched allocation event, the same as the reference gives each live
+/// block's allocating event, at the peak and at event 1000; and nothing for a free.
+#[test]
+fn each_matched_allocation_event_names_the_reference_operator_and_step() {
+    use memsight::snapshot::Action;
+    let Some(trace) = trace() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let Some(snap_path) = snapshot_of(&trace, dir.path(), "0") else {
+        return;
+    };
+    let snap = memsight::snapshot::AllocatorSnapshot::open(&snap_path).unwrap();
+    let (data, base) =
+        memsight::ingest::pytorch::trace::load_device_rank(&trace, "cuda:0").unwrap();
+    let s = snap_path.display().to_string();
+    let peak = json_of(&["snapshot", &s, "--json"])["devices"][0]["peak_event"]
+        .as_u64()
+        .unwrap() as usize;
+    for at in [peak, 1000] {
+        let j = memsight::snapshot::join::join_profile(&snap, 0, Some(at), &data, base).unwrap();
+        let moment = at.to_string();
+        let want = common::python_reference(
+            "snapshot_profile_join.py",
+            &[snap_path.as_os_str(), trace.as_os_str(), moment.as_ref()],
+        )
+        .unwrap();
+        let blocks = want["blocks"].as_array().unwrap();
+        assert!(!blocks.is_empty());
+        for b in blocks {
+            let k = b["event"].as_u64().unwrap() as usize;
+            let (op, step) = j.event_ops[k].clone().expect("matched");
+            assert_eq!(&*op, b["op"].as_str().unwrap(), "event {k}");
+            assert_eq!(step, b["step"].as_i64(), "event {k}");
+        }
+        let trace_events = snap.trace(0);
+        assert_eq!(j.event_ops.len(), trace_events.len());
+        for (k, e) in trace_events.iter().enumerate() {
+            if e.action != Action::Alloc {
+                assert!(j.event_ops[k].is_none(), "event {k} is not an allocation");
+            }
+        }
+    }
+}

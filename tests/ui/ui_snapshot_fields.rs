@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::common;
 
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use memsight::ui::MemsightApp;
 use memsight::ui::format::grouped;
 use memsight::ui::i18n::{EN, Lang, Tr, ZH};
@@ -363,5 +363,83 @@ fn a_snapshot_and_its_trace_dropped_together_open_joined() {
         });
         h.get_by_label(t.snapshot_go_peak).click();
         the_join_shows(&mut h, t, "gpt_b8.pt.trace.json.gz", &want);
+    }
+}
+
+/// Joined with its run's trace, a band's tooltip names the operator and step that allocated it
+/// in the profile: hovering the bands at the peak shows one of the live blocks' (operator,
+/// step) as plain arithmetic over the raw files gives them, in both languages, even with the
+/// holders shown as a table.
+#[test]
+fn a_bands_tooltip_names_its_operator_from_the_joined_profile() {
+    use memsight::ui::panes::snapshot_join::{BAND_OP, PICK};
+    let Some(root) = common::samples() else {
+        common::skip("no samples");
+        return;
+    };
+    let trace = root.join("cuda_h100/whatif/gpt_b8.pt.trace.json.gz");
+    let dir = tempfile::tempdir().unwrap();
+    let snap = dir.path().join("run.pickle");
+    let Some((want, _, _)) = snapshot_of_trace(&trace, &snap) else {
+        return;
+    };
+    for lang in Lang::ALL {
+        let t = tr(lang);
+        let mut h = open(&snap, lang);
+        h.state_mut()
+            .apply(memsight::ui::Command::Picked(PICK.id, trace.clone()));
+        // Back to the table: the tooltips do not need By operator on screen.
+        h.state_mut()
+            .document_mut::<SnapshotView>()
+            .unwrap()
+            .holders_view = memsight::ui::panes::snapshot::HoldersView::Table;
+        common::step_until(&mut h, "the join", |h| {
+            h.state()
+                .document::<SnapshotView>()
+                .and_then(|v| v.profile.as_ref())
+                .is_some_and(|p| !p.event_ops().is_empty())
+        });
+        let lines: Vec<String> = want["blocks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| {
+                BAND_OP
+                    .get(t)
+                    .replace("{op}", b["op"].as_str().unwrap())
+                    .replace("{step}", &b["step"].to_string())
+            })
+            .collect();
+        // Low in the chart, just after the last allocation still live at the peak (the
+        // reference's moment): every band there is one of its live blocks.
+        let view = h.state().document::<SnapshotView>().unwrap();
+        let events = view.snap.as_ref().unwrap().trace(0);
+        let last = want["blocks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["event"].as_u64().unwrap() as usize)
+            .max()
+            .unwrap();
+        let (t0, tp) = (events[0].time_us.unwrap(), events[last].time_us.unwrap());
+        let x_ms = (tp - t0) as f64 / 1000.0 + 0.0001;
+        let (frame, _, _) = view.chart.last_frame.unwrap();
+        let x = view.chart.screen_x(x_ms).unwrap();
+        let y = frame.bottom() - frame.height() * 0.04;
+        h.hover_at(egui::pos2(x, y));
+        // The tooltip waits for the pointer to rest.
+        h.run_steps(60);
+        let prefix = BAND_OP.get(t).split("{op}").next().unwrap().to_string();
+        let shown: Vec<String> = h
+            .query_all_by_label_contains(&prefix)
+            .filter_map(|n| {
+                let a = n.accesskit_node();
+                a.label().or_else(|| a.value()).map(|l| l.to_string())
+            })
+            .collect();
+        assert!(!shown.is_empty(), "{lang:?}: no operator in the tooltip");
+        for s in &shown {
+            assert!(lines.contains(s), "{lang:?}: {s} is not a live block's");
+        }
     }
 }

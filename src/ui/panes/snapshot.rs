@@ -517,6 +517,9 @@ impl SnapshotView {
             memscope_table(ui, t, file, rows);
         }
         let height = (ui.available_height() * 0.38).clamp(160.0, 420.0);
+        if let Some(p) = &mut self.profile {
+            p.refresh(jobs, &snap, (shown.device, shown.event));
+        }
         let bands = &shown.parts.bands;
         let phases = (&shown.parts.phases[..], &shown.parts.phase_of[..]);
         let out = self.chart.ui(
@@ -524,7 +527,14 @@ impl SnapshotView {
             t,
             &snap,
             bands,
-            (shown.event, phases, &shown.parts.pools),
+            (
+                shown.event,
+                phases,
+                &shown.parts.pools,
+                self.profile
+                    .as_ref()
+                    .map_or(&[][..], snapshot_join::ProfileJoining::event_ops),
+            ),
             height,
         );
         super::snapshot_pools::legend(ui, t, &shown.parts.pools);

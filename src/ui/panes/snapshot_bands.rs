@@ -389,10 +389,11 @@ impl BandsChart {
         t: &Tr,
         snap: &AllocatorSnapshot,
         bands: &Arc<Bands>,
-        (marker, (phases, phase_of), pools): (
+        (marker, (phases, phase_of), pools, ops): (
             Option<usize>,
             PhaseMarks<'_>,
             &[crate::snapshot::pools::PoolTrack],
+            &[crate::snapshot::join::EventOp],
         ),
         height: f32,
     ) -> ChartOut {
@@ -498,8 +499,9 @@ impl BandsChart {
             out.picked = Some(bands.event_at(p.x).clamp(0, last) as usize);
         }
         if let Some(p) = pointer {
-            r.clone()
-                .on_hover_ui_at_pointer(|ui| hover(ui, t, snap, bands, p, (phases, phase_of)));
+            r.clone().on_hover_ui_at_pointer(|ui| {
+                hover(ui, t, snap, bands, p, ((phases, phase_of), ops));
+            });
         }
         out
     }
@@ -525,7 +527,7 @@ fn hover(
     snap: &AllocatorSnapshot,
     bands: &Bands,
     p: PlotPoint,
-    (phases, phase_of): PhaseMarks<'_>,
+    ((phases, phase_of), ops): (PhaseMarks<'_>, &[crate::snapshot::join::EventOp]),
 ) {
     crate::ui::tooltip::wide(ui);
     let tl = &bands.timeline;
@@ -542,6 +544,10 @@ fn hover(
     if let Some(i) = tl.allocation_at(x, bytes) {
         let a = &tl.allocations[i];
         ui.strong(band_text(t, a));
+        // Joined with a profile of the run: the operator that allocated it there.
+        if let Some(line) = super::snapshot_join::band_op_text(t, ops, a.allocated_at) {
+            ui.label(line);
+        }
         // Allocated inside a torch.compile region: which.
         let region = a
             .allocated_at

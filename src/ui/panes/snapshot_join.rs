@@ -11,7 +11,7 @@ use std::sync::Arc;
 use crate::ingest::pytorch::trace::DeviceRankError;
 use crate::model::{RankData, bytes_to_mib};
 use crate::snapshot::AllocatorSnapshot;
-use crate::snapshot::join::{JoinError, ProfileJoin, join_profile};
+use crate::snapshot::join::{EventOp, JoinError, ProfileJoin, join_profile};
 use crate::ui::command::{Command, FilePick};
 use crate::ui::format::grouped;
 use crate::ui::i18n::{Lang, Text, Tr};
@@ -87,6 +87,35 @@ pub fn opened_together(paths: &[PathBuf]) -> Option<[Command; 2]> {
         Command::Open(snap.clone()),
         Command::Picked(PICK.id, profile.clone()),
     ])
+}
+
+/// A band's operator in its tooltip, when the snapshot is joined with a profile (`{op}`,
+/// `{step}`).
+pub const BAND_OP: Text = Text {
+    en: "From the profile: {op}, step {step}",
+    zh: "来自 Profile：{op}，第 {step} 步",
+};
+/// The same, outside every step (`{op}`).
+pub const BAND_OP_NO_STEP: Text = Text {
+    en: "From the profile: {op}",
+    zh: "来自 Profile：{op}",
+};
+
+/// A band's line from the profile: its operator and step, when its allocation was matched.
+pub fn band_op_text(t: &Tr, ops: &[EventOp], allocated_at: Option<usize>) -> Option<String> {
+    let (op, step) = ops.get(allocated_at?)?.as_ref()?;
+    let op = if op.is_empty() {
+        NO_OP.get(t)
+    } else {
+        op.as_ref()
+    };
+    Some(match step {
+        Some(s) => BAND_OP
+            .get(t)
+            .replace("{op}", op)
+            .replace("{step}", &s.to_string()),
+        None => BAND_OP_NO_STEP.get(t).replace("{op}", op),
+    })
 }
 
 /// The holders view's tab.
@@ -262,6 +291,26 @@ impl ProfileJoining {
         }
         self.job = None;
         false
+    }
+
+    /// Keeps the join at (device, event) coming, whichever holders view is shown: the bands'
+    /// tooltips name operators from it.
+    pub fn refresh(
+        &mut self,
+        jobs: &mut Jobs,
+        snap: &Arc<AllocatorSnapshot>,
+        (device, event): (i64, Option<usize>),
+    ) {
+        let _ = self.joined(jobs, snap, device, event);
+    }
+
+    /// What the profile says of each event of the trace (by index), from the last join made;
+    /// empty before one was made.
+    pub fn event_ops(&self) -> &[EventOp] {
+        match &self.cached {
+            Some((_, Ok(j))) => &j.event_ops,
+            _ => &[],
+        }
     }
 
     /// Waits for the profile (tests, headless runs).
