@@ -168,6 +168,37 @@ fn snapshot_of_trace(trace: &Path, snap: &Path) -> Option<(serde_json::Value, St
     Some((want, op, bytes))
 }
 
+/// A snapshot of the real H100 trace's own allocations, in a temporary folder, with what the
+/// reference says of its join at the peak.
+struct Joined {
+    /// The folder (removed when dropped).
+    dir: tempfile::TempDir,
+    /// The snapshot, `run.pickle` in `dir`.
+    snap: PathBuf,
+    /// The trace, in the samples.
+    trace: PathBuf,
+    /// The reference, the heaviest group's operator and bytes ([`snapshot_of_trace`]).
+    want: (serde_json::Value, String, i64),
+}
+
+/// [`Joined`], or `None` (after saying why) without the samples or Python.
+fn joined() -> Option<Joined> {
+    let Some(root) = common::samples() else {
+        common::skip("no samples");
+        return None;
+    };
+    let trace = root.join("cuda_h100/whatif/gpt_b8.pt.trace.json.gz");
+    let dir = tempfile::tempdir().unwrap();
+    let snap = dir.path().join("run.pickle");
+    let want = snapshot_of_trace(&trace, &snap)?;
+    Some(Joined {
+        dir,
+        snap,
+        trace,
+        want,
+    })
+}
+
 /// Goes to the peak and waits for By operator's join with `trace_name` to say what `want`
 /// says, then finds the heaviest group's operator and megabytes.
 fn the_join_shows(
@@ -201,18 +232,16 @@ fn the_join_shows(
 #[test]
 fn a_snapshot_beside_its_runs_trace_lists_live_blocks_by_operator() {
     use memsight::ui::panes::snapshot_join::VIEW;
-    let Some(root) = common::samples() else {
-        common::skip("no samples");
+    let Some(Joined {
+        dir,
+        snap,
+        trace,
+        want,
+    }) = joined()
+    else {
         return;
     };
-    let trace = root.join("cuda_h100/whatif/gpt_b8.pt.trace.json.gz");
-    let dir = tempfile::tempdir().unwrap();
-    let beside = dir.path().join("gpt_b8.pt.trace.json.gz");
-    std::fs::copy(&trace, &beside).unwrap();
-    let snap = dir.path().join("run.pickle");
-    let Some(want) = snapshot_of_trace(&trace, &snap) else {
-        return;
-    };
+    std::fs::copy(&trace, dir.path().join("gpt_b8.pt.trace.json.gz")).unwrap();
     for lang in Lang::ALL {
         let t = tr(lang);
         let mut h = open(&snap, lang);
@@ -238,14 +267,13 @@ static PICKED_TRACE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
 fn join_with_a_profile_picks_a_trace_from_elsewhere_and_shows_the_join() {
     use memsight::ui::command::PickKind;
     use memsight::ui::panes::snapshot_join::{JOIN_WITH, PICK, VIEW};
-    let Some(root) = common::samples() else {
-        common::skip("no samples");
-        return;
-    };
-    let trace = root.join("cuda_h100/whatif/gpt_b8.pt.trace.json.gz");
-    let dir = tempfile::tempdir().unwrap();
-    let snap = dir.path().join("run.pickle");
-    let Some(want) = snapshot_of_trace(&trace, &snap) else {
+    let Some(Joined {
+        dir: _dir,
+        snap,
+        trace,
+        want,
+    }) = joined()
+    else {
         return;
     };
     PICKED_TRACE.get_or_init(|| trace.clone());
@@ -283,16 +311,12 @@ static PICKED_NOT_A_PROFILE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock:
 fn join_with_a_file_that_is_not_a_profile_says_why_in_the_ui_language() {
     use memsight::ui::command::PickKind;
     use memsight::ui::panes::snapshot_join::{FAILED, JOIN_WITH, PICK};
-    let Some(root) = common::samples() else {
-        common::skip("no samples");
+    let Some(Joined {
+        dir: _dir, snap, ..
+    }) = joined()
+    else {
         return;
     };
-    let trace = root.join("cuda_h100/whatif/gpt_b8.pt.trace.json.gz");
-    let dir = tempfile::tempdir().unwrap();
-    let snap = dir.path().join("run.pickle");
-    if snapshot_of_trace(&trace, &snap).is_none() {
-        return;
-    }
     let other = tempfile::tempdir().unwrap();
     let empty = other.path().join("y.pt.trace.json");
     std::fs::write(&empty, r#"{"traceEvents": []}"#).unwrap();
@@ -328,14 +352,13 @@ fn join_with_a_file_that_is_not_a_profile_says_why_in_the_ui_language() {
 #[test]
 fn a_snapshot_and_its_trace_dropped_together_open_joined() {
     use memsight::ui::panes::snapshot_join::VIEW;
-    let Some(root) = common::samples() else {
-        common::skip("no samples");
-        return;
-    };
-    let trace = root.join("cuda_h100/whatif/gpt_b8.pt.trace.json.gz");
-    let dir = tempfile::tempdir().unwrap();
-    let snap = dir.path().join("run.pickle");
-    let Some(want) = snapshot_of_trace(&trace, &snap) else {
+    let Some(Joined {
+        dir: _dir,
+        snap,
+        trace,
+        want,
+    }) = joined()
+    else {
         return;
     };
     for (lang, dropped) in [
@@ -373,14 +396,13 @@ fn a_snapshot_and_its_trace_dropped_together_open_joined() {
 #[test]
 fn a_bands_tooltip_names_its_operator_from_the_joined_profile() {
     use memsight::ui::panes::snapshot_join::{BAND_OP, PICK};
-    let Some(root) = common::samples() else {
-        common::skip("no samples");
-        return;
-    };
-    let trace = root.join("cuda_h100/whatif/gpt_b8.pt.trace.json.gz");
-    let dir = tempfile::tempdir().unwrap();
-    let snap = dir.path().join("run.pickle");
-    let Some((want, _, _)) = snapshot_of_trace(&trace, &snap) else {
+    let Some(Joined {
+        dir: _dir,
+        snap,
+        trace,
+        want: (want, _, _),
+    }) = joined()
+    else {
         return;
     };
     for lang in Lang::ALL {
