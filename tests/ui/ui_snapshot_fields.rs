@@ -414,7 +414,7 @@ fn a_bands_tooltip_names_its_operator_from_the_joined_profile() {
         h.state_mut()
             .document_mut::<SnapshotView>()
             .unwrap()
-            .holders_view = memsight::ui::panes::snapshot::HoldersView::Table;
+            .holders_view = memsight::ui::panes::snapshot_holders::TABLE;
         common::step_until(&mut h, "the join", |h| {
             h.state()
                 .document::<SnapshotView>()

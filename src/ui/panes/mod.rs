@@ -33,6 +33,7 @@ pub mod roles;
 pub mod snapshot;
 pub mod snapshot_bands;
 pub mod snapshot_compare;
+pub mod snapshot_holders;
 pub mod snapshot_join;
 pub mod snapshot_phases;
 pub mod snapshot_pinned;

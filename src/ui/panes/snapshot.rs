@@ -16,11 +16,11 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
-use super::flame::{NodeLook, draw_icicle};
+use super::flame::NodeLook;
 use super::snapshot_bands::{Bands, BandsChart, size_text, stack_lines};
 use super::snapshot_compare::{self, SnapshotComparing};
+use super::snapshot_holders::{self, HoldersCx, HoldersId, HoldersTab};
 use super::snapshot_join;
-use super::snapshot_phases;
 use crate::analysis::stacks::{Flame, FlameBuilder, FlameFrame};
 use crate::model::{bytes_to_mib, is_library_frame};
 use crate::snapshot::fragmentation::{Cause, Fix, Fragmentation, fragmentation_at};
@@ -50,53 +50,39 @@ const TOP: usize = 30;
 pub const SYNC_EVENTS: usize = 100_000;
 
 /// What the view shows for one device whatever the event: its bands and leak suspects.
-struct DeviceParts {
+pub(super) struct DeviceParts {
     device: i64,
     bands: Arc<Bands>,
-    leaks: Vec<StackTotal>,
-    leak_blocks: u64,
+    pub(super) leaks: Vec<StackTotal>,
+    pub(super) leak_blocks: u64,
     /// Where each never-freed block was allocated (event indices, in trace order).
     leak_events: Vec<usize>,
     /// The trace ends in an out-of-memory: its never-freed blocks are what was held at the
     /// OOM, not leak suspects.
-    at_oom: bool,
+    pub(super) at_oom: bool,
     /// The user's annotations as phases, and the innermost phase of each event.
-    phases: Vec<Phase>,
+    pub(super) phases: Vec<Phase>,
     phase_of: Vec<Option<usize>>,
     /// Its private pools over the trace (CUDA graphs, `MemPool`).
     pools: Vec<PoolTrack>,
 }
 
 /// What the view shows for one device and event, computed when they change.
-struct Shown {
-    device: i64,
-    event: Option<usize>,
-    parts: Arc<DeviceParts>,
-    summary: SnapshotSummary,
+pub(super) struct Shown {
+    pub(super) device: i64,
+    pub(super) event: Option<usize>,
+    pub(super) parts: Arc<DeviceParts>,
+    pub(super) summary: SnapshotSummary,
     segments: AllocatorState,
     /// Why the memory not handed out is not: by cause, at the same event.
     fragmentation: Fragmentation,
     /// The live blocks (address, size, stack) and their flame graph, whose frame ids index
     /// `flame_frames`.
-    live: Vec<(u64, i64, StackId)>,
-    flame: Flame,
-    flame_frames: Vec<Frame>,
+    pub(super) live: Vec<(u64, i64, StackId)>,
+    pub(super) flame: Flame,
+    pub(super) flame_frames: Vec<Frame>,
     /// The live blocks by the phase that allocated them.
-    by_phase: Vec<PhaseHolding>,
-}
-
-/// How the holders are shown.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum HoldersView {
-    /// A table by stack, beside the leak suspects.
-    #[default]
-    Table,
-    /// A flame graph of the live blocks.
-    Flame,
-    /// The phases (the user's annotations) and the live blocks by phase.
-    Phases,
-    /// The live blocks by the operator and step of the profile beside the snapshot.
-    Operators,
+    pub(super) by_phase: Vec<PhaseHolding>,
 }
 
 /// A device and an event of it (None: the end state).
@@ -153,10 +139,10 @@ pub struct SnapshotView {
     computing: Option<(Pick, Job<Option<Shown>>)>,
     /// The active-memory chart's zoom.
     pub chart: BandsChart,
-    /// Table or flame graph.
-    pub holders_view: HoldersView,
-    /// The flame graph frame clicked: its label and the live blocks under it.
-    pub flame_pick: Option<(String, Vec<u32>)>,
+    /// The holders view shown (a registered [`snapshot_holders::HoldersTab`]'s id).
+    pub holders_view: HoldersId,
+    /// The holders views, in tab order ([`snapshot_holders::HOLDERS_TABS`]).
+    holders: Vec<Box<dyn HoldersTab>>,
     /// Another snapshot compared with this one.
     pub comparing: Option<SnapshotComparing>,
     /// The comparison is on screen (else the snapshot), while comparing.
@@ -195,8 +181,11 @@ impl SnapshotView {
             shown: None,
             computing: None,
             chart: BandsChart::default(),
-            holders_view: HoldersView::default(),
-            flame_pick: None,
+            holders_view: snapshot_holders::TABLE,
+            holders: snapshot_holders::HOLDERS_TABS
+                .iter()
+                .map(|make| make())
+                .collect(),
             comparing: None,
             showing_comparison: false,
         }
@@ -282,7 +271,7 @@ impl SnapshotView {
         // Started now, or once the snapshot is read (it may still be, when both were opened
         // together); a snapshot that cannot be joined shows its table instead.
         self.start_profile(jobs);
-        self.holders_view = HoldersView::Operators;
+        self.holders_view = snapshot_join::OPERATORS;
     }
 
     /// Waits for the read to finish (tests, headless runs).
@@ -400,7 +389,7 @@ impl SnapshotView {
                             self.device = d;
                             self.event = None;
                             self.chart = BandsChart::default();
-                            self.flame_pick = None;
+                            self.moment_changed();
                         }
                     }
                 })
@@ -408,7 +397,7 @@ impl SnapshotView {
                 .labelled_by(label.id);
             if self.event.is_some() && ui.button(t.snapshot_end).clicked() {
                 self.event = None;
-                self.flame_pick = None;
+                self.moment_changed();
             }
             ui.separator();
             if self.comparing.is_some() {
@@ -557,104 +546,52 @@ impl SnapshotView {
             ),
             _ => t.snapshot_at_end.to_string(),
         };
+        let mut cx = HoldersCx {
+            t,
+            jobs,
+            snap: &snap,
+            shown: &shown,
+            when: &when,
+            profile: self.profile.as_mut(),
+        };
+        // The view shown, or the table when the snapshot no longer offers it.
+        let offered: Vec<bool> = self.holders.iter().map(|h| h.offered(&cx)).collect();
+        let shown_at = self
+            .holders
+            .iter()
+            .zip(&offered)
+            .position(|(h, on)| *on && h.id() == self.holders_view)
+            .unwrap_or(0);
+        let mut chosen = self.holders[shown_at].id();
         ui.horizontal(|ui| {
             ui.strong(title);
             ui.separator();
-            let phases = !shown.parts.phases.is_empty();
-            let profile = self.profile.is_some();
-            let views = [
-                (HoldersView::Table, t.snapshot_views[0]),
-                (HoldersView::Flame, t.snapshot_views[1]),
-                (HoldersView::Phases, snapshot_phases::VIEW.get(t)),
-                (HoldersView::Operators, snapshot_join::VIEW.get(t)),
-            ];
-            for (view, name) in views {
-                let offered = match view {
-                    HoldersView::Phases => phases,
-                    HoldersView::Operators => profile,
-                    _ => true,
-                };
-                if offered
-                    && ui
-                        .selectable_label(self.holders_view == view, name)
-                        .clicked()
-                {
-                    self.holders_view = view;
+            for (h, on) in self.holders.iter().zip(&offered) {
+                if *on && ui.selectable_label(h.id() == chosen, h.title(t)).clicked() {
+                    chosen = h.id();
                 }
             }
         });
-        match self.holders_view {
-            HoldersView::Table => {
-                let leaks_title = if shown.parts.at_oom {
-                    (t.snapshot_held_at_oom)(shown.parts.leak_blocks)
-                } else {
-                    (t.snapshot_leaks)(shown.parts.leak_blocks)
-                };
-                let (holders, leaks) = (&shown.summary.top_stacks, &shown.parts.leaks);
-                let clicked = ui.columns(2, |cols| {
-                    stack_table(&mut cols[0], t, "snapshot_holders", holders, None);
-                    cols[1].strong(leaks_title);
-                    cols[1].weak(t.snapshot_leaks_hint);
-                    stack_table(
-                        &mut cols[1],
-                        t,
-                        "snapshot_leaks",
-                        leaks,
-                        Some(t.snapshot_leak_go),
-                    )
-                });
-                // A leak suspect goes to where its last never-freed block was allocated.
-                if let Some(row) = clicked.and_then(|i| leaks.get(i)) {
-                    picked = picked.or_else(|| last_allocation_of(&snap, &shown.parts, row));
-                }
-            }
-            HoldersView::Flame => self.holders_flame(ui, t, &snap, &shown),
-            HoldersView::Operators => match &mut self.profile {
-                Some(p) => p.ui(ui, (t, jobs), &snap, (shown.device, shown.event)),
-                None => self.holders_view = HoldersView::Table,
-            },
-            HoldersView::Phases => {
-                picked = picked.or(snapshot_phases::phases_ui(
-                    ui,
-                    t,
-                    &shown.parts.phases,
-                    &shown.by_phase,
-                    &when,
-                ));
-            }
-        }
+        self.holders_view = chosen;
+        picked = picked.or(self.holders[shown_at].ui(ui, &mut cx));
         if let Some(k) = picked {
             self.event = Some(k);
-            self.flame_pick = None;
+            self.moment_changed();
         }
     }
 
-    /// The flame graph of the live blocks, and the blocks under the frame clicked.
-    fn holders_flame(
-        &mut self,
-        ui: &mut egui::Ui,
-        t: &Tr,
-        snap: &AllocatorSnapshot,
-        shown: &Shown,
-    ) {
-        ui.weak(t.snapshot_flame_hint);
-        if let Some((label, rows)) = &self.flame_pick {
-            ui.strong((t.blocks_under)(label, rows.len()));
-            block_list(ui, snap, &shown.live, rows);
-        }
-        let frames = &shown.flame_frames;
-        let flame = &shown.flame;
-        let look = |n: usize| flame_look(t, frames, flame.nodes[n].frame);
-        if let Some(node) = draw_icicle(ui, t, flame, 0, &look) {
-            let label = look(node).text;
-            self.flame_pick = Some((label, flame.rows_under(node)));
+    /// The device or the moment changed: what the holders views picked inside themselves (a
+    /// flame graph's frame) no longer holds.
+    fn moment_changed(&mut self) {
+        for h in &mut self.holders {
+            h.moment_changed();
         }
     }
 }
 
 /// How a node of the holders' flame graph is drawn: the user's own frames warm, library frames
 /// blue-grey, the root and blocks without a stack grey; the hue varies with the text.
-fn flame_look(t: &Tr, frames: &[Frame], frame: FlameFrame) -> NodeLook {
+pub(super) fn flame_look(t: &Tr, frames: &[Frame], frame: FlameFrame) -> NodeLook {
     let grey = flame_fill(FrameKind::Neutral, 0.0);
     match frame {
         FlameFrame::Frame(i) => {
@@ -696,7 +633,7 @@ fn flame_look(t: &Tr, frames: &[Frame], frame: FlameFrame) -> NodeLook {
 }
 
 /// The blocks `rows` of `live`: address, MB, innermost frame (the whole stack on hover).
-fn block_list(
+pub(super) fn block_list(
     ui: &mut egui::Ui,
     snap: &AllocatorSnapshot,
     live: &[(u64, i64, StackId)],
@@ -841,7 +778,7 @@ fn compute(
 }
 
 /// Stacks with their MB and blocks; the innermost frame shown, the whole stack on hover.
-fn stack_table(
+pub(super) fn stack_table(
     ui: &mut egui::Ui,
     t: &Tr,
     id: &str,
@@ -892,7 +829,7 @@ fn stack_table(
 }
 
 /// The event that allocated the last never-freed block with `row`'s stack.
-fn last_allocation_of(
+pub(super) fn last_allocation_of(
     snap: &AllocatorSnapshot,
     parts: &DeviceParts,
     row: &StackTotal,

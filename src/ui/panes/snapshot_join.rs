@@ -16,6 +16,7 @@ use crate::ui::command::{Command, FilePick};
 use crate::ui::format::grouped;
 use crate::ui::i18n::{Lang, Text, Tr};
 use crate::ui::jobs::{Job, JobKey, JobKind, Jobs, Place, Poll};
+use crate::ui::panes::snapshot_holders::{HoldersCx, HoldersId, HoldersTab};
 
 /// The job that reads the profile beside the snapshot.
 pub const PROFILE_JOB: JobKind = JobKind::new(
@@ -198,6 +199,35 @@ pub fn why(t: &Tr, e: &JoinError) -> String {
             };
             format!("快照与 Profile 在时间上不重叠（{gap}）：不是同一次运行，或不是同一段")
         }
+    }
+}
+
+/// The By operator holders view's id.
+pub const OPERATORS: HoldersId = "operators";
+
+/// The By operator holders view ([`HoldersTab`]): offered once a profile of the run is joined
+/// with the snapshot (beside it, picked, dropped with it or given with `--profile`).
+pub struct OperatorsTab;
+
+impl HoldersTab for OperatorsTab {
+    fn id(&self) -> HoldersId {
+        OPERATORS
+    }
+
+    fn title(&self, t: &Tr) -> &'static str {
+        VIEW.get(t)
+    }
+
+    fn offered(&self, cx: &HoldersCx<'_>) -> bool {
+        cx.profile.is_some()
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, cx: &mut HoldersCx<'_>) -> Option<usize> {
+        let moment = (cx.shown.device, cx.shown.event);
+        if let Some(p) = cx.profile.as_deref_mut() {
+            p.ui(ui, (cx.t, cx.jobs), cx.snap, moment);
+        }
+        None
     }
 }
 

@@ -158,6 +158,33 @@ pub fn phase_at<'a>(phases: &'a [Phase], phase_of: &[Option<usize>], k: i64) -> 
     phases.get(i).map(|p| p.name.as_str())
 }
 
+/// The By phase holders view ([`super::snapshot_holders::HoldersTab`]): offered when the
+/// snapshot has phases (the user's annotations).
+pub struct PhasesTab;
+
+impl super::snapshot_holders::HoldersTab for PhasesTab {
+    fn id(&self) -> super::snapshot_holders::HoldersId {
+        "phases"
+    }
+
+    fn title(&self, t: &Tr) -> &'static str {
+        VIEW.get(t)
+    }
+
+    fn offered(&self, cx: &super::snapshot_holders::HoldersCx<'_>) -> bool {
+        !cx.shown.parts.phases.is_empty()
+    }
+
+    fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        cx: &mut super::snapshot_holders::HoldersCx<'_>,
+    ) -> Option<usize> {
+        let shown = cx.shown;
+        phases_ui(ui, cx.t, &shown.parts.phases, &shown.by_phase, cx.when)
+    }
+}
+
 /// The By phase view; the event to go to when a phase is clicked.
 pub fn phases_ui(
     ui: &mut egui::Ui,
