@@ -1,7 +1,8 @@
 //! The test-support surface: what tests and headless runs look at, wait for or put in, kept
 //! apart from the app's own work. Tests reach the app through these methods (rerun's
 //! `viewer_test_utils` is the model), never through its fields: the app's parts are
-//! `pub(crate)`.
+//! `pub(crate)`. The methods that return a part of the profile (its session, baseline, chart,
+//! tables) panic when another document is on screen: the test asked the wrong thing.
 
 use super::{MemsightApp, Picker};
 use crate::ui::baseline::BaselineSlot;
