@@ -145,6 +145,100 @@ struct PlotOut {
 /// the step).
 const STEP_STRIP_PX: f32 = 18.0;
 
+/// The curves the chart draws, as Save chart as PNG's figure draws them too, each with the name
+/// the plot knows it by: every visible curve's part of the (wider) cached reduction in the
+/// window, plus one point each side, in the figure's unit, with its legend (its name and peak in
+/// the window); then the baseline's curves, dashed.
+fn figure_curves(
+    t: &Tr,
+    (series, lines): (&[LodSeries], &[Vec<[f64; 2]>]),
+    (visible, colors, names): (&[bool], &[Color32], &[String]),
+    stats: &[Option<WindowStats>],
+    unit: MemUnit,
+    (v0, v1): (f64, f64),
+    baseline: Vec<(String, Color32, Vec<[f64; 2]>)>,
+) -> Vec<(String, FigureCurve)> {
+    let u = unit.bytes();
+    let mut curves = Vec::new();
+    for (i, (s, line)) in series.iter().zip(lines).enumerate() {
+        if !visible[i] {
+            continue;
+        }
+        let a = line.partition_point(|p| p[0] < v0).saturating_sub(1);
+        let b = (line.partition_point(|p| p[0] <= v1) + 1).min(line.len());
+        let points: Vec<[f64; 2]> = line[a..b].iter().map(|p| [p[0], p[1] / u]).collect();
+        let peak = stats[i].map(|st| (st.max, st.max_time));
+        let legend = peak.map_or_else(
+            || names[i].clone(),
+            |(v, at)| (t.report_peak)(&names[i], &bytes_in(v, unit), &ms(ns_to_ms(at))),
+        );
+        curves.push((
+            s.series.name.clone(),
+            FigureCurve {
+                legend,
+                color: colors[i],
+                points,
+                peak: peak.map(|(v, at)| [ns_to_ms(at), v as f64 / u]),
+                dashed: false,
+            },
+        ));
+    }
+    for (name, color, points) in baseline {
+        curves.push((
+            name.clone(),
+            FigureCurve {
+                legend: name,
+                color,
+                points,
+                peak: None,
+                dashed: true,
+            },
+        ));
+    }
+    curves
+}
+
+/// What the chart draws over the curves: the step bands, the peak labels, the lifetime of the
+/// block hovered or marked in the table, and the cursor. The step whose label strip is under
+/// the pointer, and where the peak labels went.
+fn overlays(
+    plot_ui: &mut egui_plot::PlotUi<'_>,
+    (t, state): (&Tr, &crate::ui::state::ViewState),
+    data: &crate::model::RankData,
+    (marks, colors, unit): (&[(usize, crate::analysis::Peak)], &[Color32], MemUnit),
+    (v0, v1, y_hi): (f64, f64, f64),
+    extent: TimeWindow,
+) -> (Option<TimeWindow>, Vec<PeakLabel>) {
+    let step_under = step_bands(plot_ui, data, (v0, v1), y_hi);
+    let labels = peak_labels(plot_ui, t, marks, colors, unit, (v0, v1));
+    if let Some(life) = state
+        .hovered_row
+        .or(state.marked_row)
+        .and_then(|r| block_lifetime(data, r as usize))
+    {
+        let (a, z) = life.span(extent).ms();
+        plot_ui.span(Span::new("", a..=z).fill(palette::LIFETIME_SPAN));
+        if life.allocated.is_some() {
+            plot_ui.vline(
+                VLine::new("", a)
+                    .color(palette::LIFETIME_ALLOCATED)
+                    .width(1.5),
+            );
+        }
+        if life.released.is_some() {
+            plot_ui.vline(
+                VLine::new("", z)
+                    .color(palette::LIFETIME_RELEASED)
+                    .width(1.5),
+            );
+        }
+    }
+    if let Some(c) = state.cursor_ms() {
+        plot_ui.vline(VLine::new("", c).color(palette::CURSOR).width(1.0));
+    }
+    (step_under, labels)
+}
+
 /// Step bands: every other step shaded, each labelled `#N` at the top when it is wide enough.
 /// Returns the step whose label strip is under the pointer.
 fn step_bands(
@@ -362,13 +456,7 @@ impl MemoryChart {
             return;
         }
         let (state, t) = (cx.state, cx.t);
-        let lossy = view.data.report.lossy_time_files.len();
-        if lossy > 0 {
-            ui.colored_label(ui.visuals().warn_fg_color, (t.lossy_times)(lossy));
-        }
-        if let Some(apart) = view.tables_apart() {
-            tables_apart_ui(ui, t, apart, cx.out);
-        }
+        notices_ui(ui, t, &view, cx.out);
         let (e0, e1) = view.time_extent();
         let extent = TimeWindow::new(e0, e1);
         let window = state.link.window.unwrap_or(extent);
@@ -422,12 +510,7 @@ impl MemoryChart {
             );
         }
         legend_ui(ui, t, series, (&colors, &names), &visible, cx.out);
-        if let Some(cmp) = &cx.compare {
-            ui.horizontal_wrapped(|ui| {
-                ui.weak((t.baseline_note)(&cmp.baseline.label));
-            });
-            super::diff::peak_deltas_ui(ui, t, &cmp.baseline.view, &view);
-        }
+        compare_notes_ui(ui, cx, &view);
         let baseline_lines: Vec<(String, Color32, Vec<[f64; 2]>)> = baseline_bytes
             .into_iter()
             .map(|(name, color, pts)| (name, color, pts.iter().map(|p| [p[0], p[1] / u]).collect()))
@@ -454,7 +537,17 @@ impl MemoryChart {
         let marks = peak_marks(series, &visible);
         let mut peak_label_rects = Vec::new();
         let stats = window_stats(series, window);
-        let mut figure_curves = Vec::new();
+        // The chart's model, shared with Save chart as PNG's figure: each visible curve's part in
+        // the window, with its legend and peak, then the baseline's, dashed.
+        let curves = figure_curves(
+            t,
+            (series, lines),
+            (&visible, &colors, &names),
+            &stats,
+            unit,
+            (v0, v1),
+            baseline_lines,
+        );
         let response = Plot::new(PLOT_ID)
             .id(Id::unique(PLOT_ID))
             .height(plot_height)
@@ -484,75 +577,27 @@ impl MemoryChart {
                 } else {
                     plot_ui.set_plot_bounds_y(y_lo..=y_hi);
                 }
-                for (i, (s, line)) in series.iter().zip(lines).enumerate() {
-                    // Only the visible part of the (wider) cached reduction, plus one point
-                    // each side.
-                    let a = line.partition_point(|p| p[0] < v0).saturating_sub(1);
-                    let b = (line.partition_point(|p| p[0] <= v1) + 1).min(line.len());
-                    let pts: Vec<[f64; 2]> = line[a..b].iter().map(|p| [p[0], p[1] / u]).collect();
-                    if visible[i] {
-                        plot_ui.add(StepLine::new(s.series.name.as_str(), &pts, colors[i]));
-                        let peak = stats[i].map(|st| (st.max, st.max_time));
-                        figure_curves.push(FigureCurve {
-                            legend: peak.map_or_else(
-                                || names[i].clone(),
-                                |(v, at)| {
-                                    (t.report_peak)(
-                                        &names[i],
-                                        &bytes_in(v, unit),
-                                        &ms(ns_to_ms(at)),
-                                    )
-                                },
-                            ),
-                            color: colors[i],
-                            points: pts,
-                            peak: peak.map(|(v, at)| [ns_to_ms(at), v as f64 / u]),
-                            dashed: false,
-                        });
-                    }
-                }
-                for (name, color, pts) in baseline_lines {
-                    figure_curves.push(FigureCurve {
-                        legend: name.clone(),
-                        color,
-                        points: pts.clone(),
-                        peak: None,
-                        dashed: true,
-                    });
-                    plot_ui.line(
-                        egui_plot::Line::new(name, pts)
-                            .color(color)
-                            .width(1.2)
-                            .style(egui_plot::LineStyle::dashed_dense()),
-                    );
-                }
-                let step_under = step_bands(plot_ui, &view.data, (v0, v1), y_hi);
-                peak_label_rects = peak_labels(plot_ui, t, &marks, &colors, unit, (v0, v1));
-                if let Some(life) = state
-                    .hovered_row
-                    .or(state.marked_row)
-                    .and_then(|r| block_lifetime(&view.data, r as usize))
-                {
-                    let (a, z) = life.span(extent).ms();
-                    plot_ui.span(Span::new("", a..=z).fill(palette::LIFETIME_SPAN));
-                    if life.allocated.is_some() {
-                        plot_ui.vline(
-                            VLine::new("", a)
-                                .color(palette::LIFETIME_ALLOCATED)
-                                .width(1.5),
+                for (name, c) in &curves {
+                    if c.dashed {
+                        plot_ui.line(
+                            egui_plot::Line::new(name.as_str(), c.points.clone())
+                                .color(c.color)
+                                .width(1.2)
+                                .style(egui_plot::LineStyle::dashed_dense()),
                         );
-                    }
-                    if life.released.is_some() {
-                        plot_ui.vline(
-                            VLine::new("", z)
-                                .color(palette::LIFETIME_RELEASED)
-                                .width(1.5),
-                        );
+                    } else {
+                        plot_ui.add(StepLine::new(name.as_str(), &c.points, c.color));
                     }
                 }
-                if let Some(c) = state.cursor_ms() {
-                    plot_ui.vline(VLine::new("", c).color(palette::CURSOR).width(1.0));
-                }
+                let step_under;
+                (step_under, peak_label_rects) = overlays(
+                    plot_ui,
+                    (t, state),
+                    &view.data,
+                    (&marks, &colors, unit),
+                    (v0, v1, y_hi),
+                    extent,
+                );
                 let zoom_to = box_zoom(plot_ui, press_origin, &mut drag);
                 let b = plot_ui.plot_bounds();
                 // A click just before (on the chart or elsewhere) makes egui count a
@@ -586,7 +631,7 @@ impl MemoryChart {
             y_range: (y_lo, y_hi),
             x_title: t.time_axis.to_string(),
             y_title: (t.memory_axis)(unit.label()),
-            curves: figure_curves,
+            curves: curves.into_iter().map(|(_, c)| c).collect(),
             size_pt: ui.min_rect().size().into(),
         });
         response.response.context_menu(|ui| {
@@ -977,6 +1022,28 @@ fn peak_labels(
         });
     }
     drawn
+}
+
+/// The notes above the chart about the rank's data: times written with too few digits, tables
+/// whose times lie apart.
+fn notices_ui(ui: &mut egui::Ui, t: &Tr, view: &RankView, out: &mut Vec<Command>) {
+    let lossy = view.data.report.lossy_time_files.len();
+    if lossy > 0 {
+        ui.colored_label(ui.visuals().warn_fg_color, (t.lossy_times)(lossy));
+    }
+    if let Some(apart) = view.tables_apart() {
+        tables_apart_ui(ui, t, apart, out);
+    }
+}
+
+/// In a comparison: which run the dashed curves are, and each curve's peak against it.
+fn compare_notes_ui(ui: &mut egui::Ui, cx: &PaneCx<'_>, view: &RankView) {
+    if let Some(cmp) = &cx.compare {
+        ui.horizontal_wrapped(|ui| {
+            ui.weak((cx.t.baseline_note)(&cmp.baseline.label));
+        });
+        super::diff::peak_deltas_ui(ui, cx.t, &cmp.baseline.view, view);
+    }
 }
 
 /// The line that says memory_record and operator_memory lie far apart in time, with a button
