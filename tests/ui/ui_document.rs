@@ -93,3 +93,33 @@ fn what_is_opened_picks_its_document() {
     std::fs::write(&pickle, b"not read until the job runs").unwrap();
     assert_eq!(kind(&pickle, &mut jobs), Some("snapshot"));
 }
+
+/// File ▸ Save chart as PNG on a document without a memory chart (a snapshot) writes nothing
+/// and says why in the menu bar, in the UI's language: before the profile was a document, it
+/// saved the chart of the profile shown earlier, hidden behind the snapshot.
+#[test]
+fn save_chart_on_a_view_without_a_memory_chart_says_so() {
+    use memsight::ui::app::NO_CHART;
+    use memsight::ui::i18n::{EN, ZH};
+    let snapshot = common::fixtures().join("snapshots/fx_pinned/fx_pinned.pickle");
+    for (lang, t, file) in [(Lang::En, &EN, "File"), (Lang::Zh, &ZH, "文件")] {
+        // A profile first: its chart is drawn, then the snapshot replaces it.
+        let mut app = MemsightApp::new(Some(common::fixtures().join("msprof")), Vec::new(), None);
+        app.set_language(lang);
+        app.wait_for_load();
+        app.set_png_picker(|| panic!("no file name is asked for"));
+        let mut h = common::harness(app);
+        assert!(
+            h.state().chart().last_figure.is_some(),
+            "the profile's chart was drawn"
+        );
+        h.state_mut().open(snapshot.clone());
+        h.run();
+        assert_eq!(h.state().document_kind(), "snapshot");
+        h.get_by_label(file).click();
+        h.run();
+        h.get_by_label(t.save_chart).click();
+        h.run();
+        h.get_by_label(&(t.cannot_save_chart)(NO_CHART.get(t)));
+    }
+}

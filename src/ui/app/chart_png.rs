@@ -9,6 +9,12 @@ use crate::ui::chart_image::{ChartReport, report_png};
 use crate::ui::file_browser::{PickOutcome, Purpose};
 use crate::ui::jobs::{JobKey, Place, Poll};
 
+/// Why Save chart as PNG saved nothing: the view on screen has no memory chart.
+pub const NO_CHART: crate::ui::i18n::Text = crate::ui::i18n::Text {
+    en: "this view has no memory chart",
+    zh: "当前视图没有内存曲线图",
+};
+
 impl MemsightApp {
     /// The report Save chart as PNG draws now: the figure the document's chart drew last
     /// frame and its caption; `None` before a chart was drawn.
@@ -20,12 +26,14 @@ impl MemsightApp {
         self.document.chart_report(self.tr(), &self.state, ppp)
     }
 
-    /// Draws the chart's report and asks where to save it.
+    /// Draws the chart's report and asks where to save it; says why not when the view on
+    /// screen has no memory chart drawn (a snapshot, a summary, the start page).
     pub(super) fn request_chart_shot(&mut self) {
+        let t = self.tr();
         let Some(report) = self.chart_report() else {
+            self.notice = Some((t.cannot_save_chart)(NO_CHART.get(t)));
             return;
         };
-        let t = self.tr();
         match report_png(&report) {
             Ok(bytes) => self.chart_png = Some(bytes),
             Err(e) => {

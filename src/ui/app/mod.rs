@@ -59,6 +59,7 @@ pub fn native_picker(kind: PickKind) -> PickOutcome {
 
 mod apply;
 mod chart_png;
+pub use chart_png::NO_CHART;
 mod hooks;
 mod layout;
 
