@@ -458,8 +458,7 @@ fn main() -> ExitCode {
             let snapshot = args
                 .path
                 .as_deref()
-                .and_then(std::path::Path::file_name)
-                .is_some_and(|n| memsight::ingest::is_snapshot_name(&n.to_string_lossy()));
+                .is_some_and(memsight::ingest::is_snapshot_path);
             if args.profile.is_some() && !snapshot {
                 eprintln!(
                     "memsight: --profile joins an allocator snapshot (.pickle, .pkl) with a \

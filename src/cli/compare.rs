@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use crate::ingest::is_snapshot_name;
+use crate::ingest::is_snapshot_path;
 use crate::model::SourceChoice;
 use crate::snapshot::compare::Moment;
 
@@ -55,11 +55,7 @@ pub fn compare(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
-    let snapshot = |p: &Path| {
-        p.is_file()
-            && p.file_name()
-                .is_some_and(|n| is_snapshot_name(&n.to_string_lossy()))
-    };
+    let snapshot = |p: &Path| p.is_file() && is_snapshot_path(p);
     match (snapshot(a), snapshot(b)) {
         (true, true) => return super::finish(super::snapshot_compare::run(a, b, args, out), err),
         (false, false) => {}

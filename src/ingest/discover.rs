@@ -171,11 +171,17 @@ fn is_msprof_db(name: &str) -> bool {
         .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
-/// A `_dump_snapshot` pickle (`x.pickle`, `x.pkl`).
-/// True for an allocator snapshot's file name (`.pickle`, `.pkl`).
+/// True for an allocator snapshot's file name (a `_dump_snapshot` pickle: `.pickle`, `.pkl`).
 pub fn is_snapshot_name(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     lower.ends_with(".pickle") || lower.ends_with(".pkl")
+}
+
+/// True when `path`'s file name is an allocator snapshot's ([`is_snapshot_name`]); the disk is
+/// not asked.
+pub fn is_snapshot_path(path: &Path) -> bool {
+    path.file_name()
+        .is_some_and(|n| is_snapshot_name(&n.to_string_lossy()))
 }
 
 fn is_output_dir(name: &str) -> bool {

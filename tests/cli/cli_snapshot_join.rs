@@ -21,20 +21,7 @@ fn trace() -> Option<PathBuf> {
 /// A snapshot of `trace`'s allocations, `shift_s` seconds later, written into `dir`.
 fn snapshot_of(trace: &Path, dir: &Path, shift_s: &str) -> Option<PathBuf> {
     let out = dir.join(format!("snap_{shift_s}.pickle"));
-    let script =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/make_snapshot_of_trace.py");
-    let ok = std::process::Command::new("python3")
-        .arg(script)
-        .arg(trace)
-        .arg(&out)
-        .arg(shift_s)
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        common::skip("python3 not available");
-        return None;
-    }
-    Some(out)
+    common::snapshot_of_trace(trace, &out, shift_s).then_some(out)
 }
 
 fn json_of(args: &[&str]) -> serde_json::Value {

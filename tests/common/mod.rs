@@ -666,3 +666,22 @@ impl egui::DroppedFile for DroppedPath {
         std::fs::read(&self.0).map_err(|e| e.to_string())
     }
 }
+
+/// Writes at `out` a CUDA allocator snapshot of `trace`'s own allocations on the allocator's
+/// clock, `shift_s` seconds later (tests/reference/make_snapshot_of_trace.py: no GPU here to
+/// record both at once); false, after saying why, without Python.
+pub fn snapshot_of_trace(trace: &Path, out: &Path, shift_s: &str) -> bool {
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/make_snapshot_of_trace.py");
+    let made = std::process::Command::new("python3")
+        .arg(script)
+        .arg(trace)
+        .arg(out)
+        .arg(shift_s)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !made {
+        skip("python3 not available");
+    }
+    made
+}

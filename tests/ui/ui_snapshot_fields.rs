@@ -125,16 +125,7 @@ fn a_private_pool_is_drawn_and_named_under_the_chart() {
 /// and the heaviest (operator, step) group with its bytes. `None` (after saying why) without
 /// the samples or Python.
 fn snapshot_of_trace(trace: &Path, snap: &Path) -> Option<(serde_json::Value, String, i64)> {
-    let script =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/make_snapshot_of_trace.py");
-    let made = std::process::Command::new("python3")
-        .arg(script)
-        .arg(trace)
-        .arg(snap)
-        .status()
-        .is_ok_and(|s| s.success());
-    if !made {
-        common::skip("python3 not available");
+    if !common::snapshot_of_trace(trace, snap, "0") {
         return None;
     }
     // The peak: the event the reference is asked about (the CLI's default moment).

@@ -1174,10 +1174,7 @@ pub fn open_document(
     path: &std::path::Path,
     jobs: &mut Jobs,
 ) -> Option<Box<dyn crate::ui::document::Document>> {
-    let is_snapshot = path.is_file()
-        && path
-            .file_name()
-            .is_some_and(|n| crate::ingest::is_snapshot_name(&n.to_string_lossy()));
+    let is_snapshot = path.is_file() && crate::ingest::is_snapshot_path(path);
     is_snapshot.then(|| Box::new(SnapshotView::open(jobs, path.to_path_buf())) as _)
 }
 

@@ -34,10 +34,7 @@ pub static PICK: crate::ui::command::FilePick = crate::ui::command::FilePick {
     id: "snapshot_compare",
     title: COMPARE_WITH,
     filter: ("allocator snapshot", &["pickle", "pkl"]),
-    lists: |p| {
-        p.file_name()
-            .is_some_and(|n| crate::ingest::is_snapshot_name(&n.to_string_lossy()))
-    },
+    lists: crate::ingest::is_snapshot_path,
     then: |path| Command::CompareWith(crate::ui::baseline::BaselineSource { path, rank: 0 }),
 };
 /// The button that ends it.

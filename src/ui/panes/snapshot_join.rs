@@ -74,12 +74,9 @@ const NO_RESULT: Text = Text {
 /// What a snapshot and one other file dropped together mean: the snapshot opened, then joined
 /// with the other (a profile of its run). `None` for anything else.
 pub fn opened_together(paths: &[PathBuf]) -> Option<[Command; 2]> {
-    let is_snapshot = |p: &PathBuf| {
-        p.file_name()
-            .is_some_and(|n| crate::ingest::is_snapshot_name(&n.to_string_lossy()))
-    };
+    use crate::ingest::is_snapshot_path;
     let [a, b] = paths else { return None };
-    let (snap, profile) = match (is_snapshot(a), is_snapshot(b)) {
+    let (snap, profile) = match (is_snapshot_path(a), is_snapshot_path(b)) {
         (true, false) => (a, b),
         (false, true) => (b, a),
         _ => return None,
