@@ -437,6 +437,10 @@ fn write_pinned(snap: &AllocatorSnapshot, top: usize, out: &mut dyn Write) -> st
             .frame
             .as_ref()
             .map_or_else(|| "(no stack)".into(), |f| f.text());
+        let frame = match &t.via {
+            Some(via) => format!("{frame}  (via {})", via.short_text()),
+            None => frame,
+        };
         writeln!(
             out,
             "  {:>10.2} MB in {}  {frame}",
@@ -639,10 +643,13 @@ fn write_text(s: &SnapshotSummary, out: &mut dyn Write) -> std::io::Result<()> {
         None => writeln!(out, "\nlive blocks at the end, by stack:")?,
     }
     for t in &s.top_stacks {
-        let top = t
+        let mut top = t
             .frame
             .as_ref()
             .map_or("(no stack recorded)".to_string(), Frame::text);
+        if let Some(via) = &t.via {
+            top = format!("{top}  (via {})", via.short_text());
+        }
         writeln!(
             out,
             "{:>12.2} MB {:>7} {:<6}  {top}",

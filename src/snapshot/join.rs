@@ -7,7 +7,8 @@
 //! snapshots record no times: they cannot be joined by time, and say so.
 //!
 //! The match: the snapshot's `alloc` events of the device, in trace order, each take the
-//! profile allocation of equal size nearest in time within [`TOLERANCE_NS`] that no earlier
+//! profile allocation of the same size (the profile's rounded up to 512 bytes, see
+//! `same_size`) nearest in time within [`TOLERANCE_NS`] that no earlier
 //! event took (ties: the earlier allocation), once the clocks' offset is taken out: the most
 //! common difference, in 2 µs bins, between an allocation event and a profile allocation of its
 //! size within the tolerance (so that two clocks a little apart do not pair an allocation with
@@ -22,6 +23,22 @@ use crate::model::{NULL, RankData};
 /// How far apart in time one allocation may be in the two records: both clocks read the same
 /// moment within microseconds; a millisecond leaves room and no doubt.
 pub const TOLERANCE_NS: i64 = 1_000_000;
+
+/// The CUDA caching allocator's smallest block: it rounds every request up to a multiple of
+/// this many bytes (`kMinBlockSize`).
+const MIN_BLOCK_BYTES: i64 = 512;
+
+/// Whether a profile allocation of `profile_bytes` can be the snapshot's allocation of `size`.
+/// The two record sizes differently: the profiler reports the block the allocator handed out,
+/// rounded up to [`MIN_BLOCK_BYTES`], while the snapshot's history keeps the size asked for (a
+/// 4-byte scalar is 512 bytes in the profile: seen on an H100 with torch 2.11).
+fn same_size(profile_bytes: i64, size: i64) -> bool {
+    profile_bytes == size
+        || (size > 0
+            && size
+                .checked_add(MIN_BLOCK_BYTES - 1)
+                .is_some_and(|s| s / MIN_BLOCK_BYTES * MIN_BLOCK_BYTES == profile_bytes))
+}
 
 /// Why a snapshot and a profile cannot be joined.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -258,7 +275,7 @@ fn clock_offset(
         let lo = rows.partition_point(|&r| ops.alloc_time[r] < t.saturating_sub(TOLERANCE_NS));
         let hi = rows.partition_point(|&r| ops.alloc_time[r] <= t.saturating_add(TOLERANCE_NS));
         for &r in &rows[lo..hi] {
-            if ops.size[r] == e.size {
+            if same_size(ops.size[r], e.size) {
                 let d = ops.alloc_time[r].saturating_sub(t);
                 *bins.entry(d.div_euclid(OFFSET_BIN_NS)).or_default() += 1;
             }
@@ -299,7 +316,7 @@ fn match_allocations(
         let lo = rows.partition_point(|&r| ops.alloc_time[r] < t.saturating_sub(TOLERANCE_NS));
         let hi = rows.partition_point(|&r| ops.alloc_time[r] <= t.saturating_add(TOLERANCE_NS));
         let best = (lo..hi)
-            .filter(|&i| !used[i] && ops.size[rows[i]] == e.size)
+            .filter(|&i| !used[i] && same_size(ops.size[rows[i]], e.size))
             .min_by_key(|&i| (ops.alloc_time[rows[i]].abs_diff(t), i));
         if let Some(i) = best {
             used[i] = true;
@@ -330,6 +347,19 @@ pub fn gap_text(gap_ns: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_request_matches_its_rounded_block() {
+        // The profiler reports the 512-byte block, the snapshot the 4 bytes asked for.
+        assert!(same_size(512, 4));
+        assert!(same_size(512, 512));
+        assert!(same_size(1024, 513));
+        assert!(same_size(16_777_216, 16_777_216));
+        assert!(!same_size(1024, 512));
+        assert!(!same_size(512, 0));
+        assert!(!same_size(512, 513));
+        assert!(!same_size(i64::MAX, i64::MAX - 3));
+    }
 
     #[test]
     fn the_gap_says_which_side_and_how_far() {

@@ -46,6 +46,10 @@ pub struct StackTotal {
     /// The frame that names it: the innermost frame of the user's own code
     /// ([`holder_frame`]); None for an empty stack.
     pub frame: Option<Frame>,
+    /// When another listed stack is named by the same `frame` (two `zeros_like` lines inside
+    /// one `opt.step()`): the innermost frame where this stack differs from one of them, so
+    /// that the rows can be told apart. None when its `frame` names it alone.
+    pub via: Option<Frame>,
     /// Σ size of its live blocks.
     pub bytes: i64,
     /// How many live blocks.
@@ -258,6 +262,7 @@ pub(crate) fn top_stacks<'a>(
         .map(|(id, (bytes, blocks))| StackTotal {
             frames: s.frames(id).to_vec(),
             frame: holder_frame(s.frames(id)).cloned(),
+            via: None,
             bytes,
             blocks,
         })
@@ -269,7 +274,36 @@ pub(crate) fn top_stacks<'a>(
             .then_with(|| a.frames.cmp(&b.frames))
     });
     v.truncate(top);
+    tell_apart(&mut v);
     v
+}
+
+/// Sets [`StackTotal::via`] on the rows whose naming frame another row shares: the innermost
+/// frame where the row's stack differs from one of theirs (None when that is the naming frame
+/// itself).
+fn tell_apart(rows: &mut [StackTotal]) {
+    let vias: Vec<Option<Frame>> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let same: Vec<&StackTotal> = rows
+                .iter()
+                .enumerate()
+                .filter(|&(j, o)| j != i && r.frame.is_some() && o.frame == r.frame)
+                .map(|(_, o)| o)
+                .collect();
+            if same.is_empty() {
+                return None;
+            }
+            let differs =
+                |(k, f): &(usize, &Frame)| same.iter().any(|o| o.frames.get(*k) != Some(*f));
+            let (_, f) = r.frames.iter().enumerate().find(differs)?;
+            (Some(f) != r.frame.as_ref()).then(|| f.clone())
+        })
+        .collect();
+    for (r, via) in rows.iter_mut().zip(vias) {
+        r.via = via;
+    }
 }
 
 /// The report: every device, the top `top` stacks of live blocks at the end, or with

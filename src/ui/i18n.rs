@@ -1482,10 +1482,14 @@ pub static EN: Tr = Tr {
     },
     snapshot_when_end: "at the end",
     snapshot_when_event: |k| format!("just after event #{k}"),
-    snapshot_bands_legend: |n, m| {
-        format!(
+    snapshot_bands_legend: |n, m| match m {
+        // Every allocation has a band of its own: no grey band to explain.
+        0 => format!(
+            "Each band is one allocation, coloured by its innermost frame ({n} in all). Drag to zoom, double-click to see all, click to pick an event."
+        ),
+        _ => format!(
             "Each band is one allocation, coloured by its innermost frame: the {n} largest have their own, the other {m} are summed in grey on top. Drag to zoom, double-click to see all, click to pick an event."
-        )
+        ),
     },
     snapshot_summed: |n, mb| format!("{n} smaller allocations, summed: {mb} MB"),
     snapshot_band: |size, from, to| format!("{size} · {from} · {to}"),
@@ -2250,10 +2254,13 @@ pub static ZH: Tr = Tr {
     },
     snapshot_when_end: "结束时",
     snapshot_when_event: |k| format!("事件 #{k} 之后"),
-    snapshot_bands_legend: |n, m| {
-        format!(
+    snapshot_bands_legend: |n, m| match m {
+        0 => format!(
+            "每条色带是一次分配，按最内层帧着色（共 {n} 次）。拖动可缩放，双击看全部，单击可选择事件。"
+        ),
+        _ => format!(
             "每条色带是一次分配，按最内层帧着色：最大的 {n} 次分配各占一条，其余 {m} 次合并为顶部的灰色带。拖动可缩放，双击看全部，单击可选择事件。"
-        )
+        ),
     },
     snapshot_summed: |n, mb| format!("{n} 次较小的分配（合计）：{mb} MB"),
     snapshot_band: |size, from, to| format!("{size} · {from} · {to}"),

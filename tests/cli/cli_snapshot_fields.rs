@@ -8,10 +8,13 @@ use std::path::{Path, PathBuf};
 
 use crate::common;
 
+/// A file of `fixtures/snapshots/fx_pinned`, or, with a folder, of `fixtures/snapshots`.
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/snapshots/fx_pinned")
-        .join(name)
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/snapshots");
+    match name.contains('/') {
+        true => dir.join(name),
+        false => dir.join("fx_pinned").join(name),
+    }
 }
 
 /// memsight's holder rows as the reference writes them: [frame text, bytes, blocks].
@@ -21,6 +24,9 @@ fn rows(v: &serde_json::Value) -> serde_json::Value {
         .iter()
         .map(|t| {
             let f = &t["frame"];
+            if f.is_null() {
+                return serde_json::json!([null, t["bytes"], t["blocks"]]);
+            }
             let text = format!(
                 "{}({}): {}",
                 f["filename"].as_str().unwrap(),
@@ -56,6 +62,25 @@ fn check(name: &str) -> serde_json::Value {
     }
     assert_eq!(&pinned, want_pinned, "{name}: pinned host memory");
     want
+}
+
+/// A real FX-augmented snapshot (`torch.compile(backend="aot_eager")` on an H100, torch 2.11,
+/// `_snapshot(augment_with_fx_traces=True)`): the generated code's frames are named by the
+/// model's own lines, as the reference reads them.
+#[test]
+fn a_real_compiled_models_generated_frames_are_named_by_its_lines() {
+    let want = check("cuda_join/fx.pickle");
+    if want.is_null() {
+        return;
+    }
+    assert_eq!(want["fx_frames_mapped"], 13);
+    let p = fixture("cuda_join/fx.pickle").display().to_string();
+    let (_, text, _) = common::memsight(&["snapshot", &p]);
+    assert!(text.contains("13 frames of FX-generated code"), "{text}");
+    assert!(
+        text.contains("make_cuda_snapshot_with_profile.py(31): forward"),
+        "{text}"
+    );
 }
 
 #[test]

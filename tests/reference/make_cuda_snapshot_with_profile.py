@@ -46,12 +46,16 @@ def main(out):
     info["history_kwargs"] = kwargs
     rec(**kwargs)
     info["wall_before_us"] = int(time.time() * 1e6)
+    trace = os.path.join(out, "run.pt.trace.json")
     with torch.profiler.profile(
         activities=[torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA],
         profile_memory=True,
         record_shapes=True,
         with_stack=True,
-        schedule=torch.profiler.schedule(wait=0, warmup=0, active=3),
+        schedule=torch.profiler.schedule(wait=0, warmup=0, active=3, repeat=1),
+        # Export when the cycle ends: the cycle's end clears the events, so a later
+        # export_chrome_trace would write an almost empty trace.
+        on_trace_ready=lambda p: p.export_chrome_trace(trace),
     ) as prof:
         for step in range(3):
             pinned = torch.empty(1 << 20, pin_memory=True)
@@ -67,8 +71,6 @@ def main(out):
     rec(enabled=None)
     with open(os.path.join(out, "run.pickle"), "wb") as f:
         pickle.dump(snap, f)
-    trace = os.path.join(out, "run.pt.trace.json")
-    prof.export_chrome_trace(trace)
     with open(trace, "rb") as f, gzip.open(trace + ".gz", "wb") as g:
         g.write(f.read())
     os.remove(trace)

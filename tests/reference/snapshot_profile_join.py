@@ -10,7 +10,8 @@ over the raw files (Python's pickle and json modules, no memsight code): the ref
 - The profile's allocations: the `[memory]` events of Device Type 1, Device Id 0 with Bytes > 0,
   in time order (file order on ties); their span [first, last].
 - The snapshot's `alloc` events of device 0 in trace order; one is within the span when its time
-  is within [first − 1 ms, last + 1 ms]; it takes the allocation of equal Bytes whose time is
+  is within [first − 1 ms, last + 1 ms]; it takes the allocation of the same Bytes (its size, or its size rounded up to 512:
+  the profiler reports the allocator's block, the snapshot the size asked for) whose time is
   within 1 ms of its own plus the clocks' offset, not taken before, nearest (ties: the earlier
   allocation). The offset: over every alloc event within the span and every allocation of its
   Bytes within 1 ms, (allocation time − event time) // 2000 counted; the fullest bin (ties: the
@@ -32,6 +33,11 @@ import pickle
 import sys
 
 TOL = 1_000_000
+
+
+def same(bytes_, size):
+    """The profile's Bytes is the allocator's block: the size asked for, rounded up to 512."""
+    return bytes_ == size or (size > 0 and -(-size // 512) * 512 == bytes_)
 BIN = 2_000
 
 
@@ -77,7 +83,7 @@ def main(snap_path, trace_path, at):
             n_in += 1
             t += offset
             lo, hi = bisect.bisect_left(times, t - TOL), bisect.bisect_right(times, t + TOL)
-            cands = [i for i in range(lo, hi) if not used[i] and allocs[i][2] == e["size"]]
+            cands = [i for i in range(lo, hi) if not used[i] and same(allocs[i][2], e["size"])]
             if cands:
                 i = min(cands, key=lambda i: (abs(allocs[i][0] - t), i))
                 used[i] = True
@@ -91,7 +97,7 @@ def main(snap_path, trace_path, at):
             continue
         lo, hi = bisect.bisect_left(times, t - TOL), bisect.bisect_right(times, t + TOL)
         for i in range(lo, hi):
-            if allocs[i][2] == e["size"]:
+            if same(allocs[i][2], e["size"]):
                 bins[(allocs[i][0] - t) // BIN] += 1
     offset = 0
     if bins:

@@ -128,6 +128,13 @@ fn snapshot_of_trace(trace: &Path, snap: &Path) -> Option<(serde_json::Value, St
     if !common::snapshot_of_trace(trace, snap, "0") {
         return None;
     }
+    Some(reference_join(snap, trace))
+}
+
+/// What plain arithmetic over the raw files says of the join of `snap` with `trace` at the
+/// snapshot's peak (tests/reference/snapshot_profile_join.py): the reference and the heaviest
+/// (operator, step) group's operator and bytes.
+fn reference_join(snap: &Path, trace: &Path) -> (serde_json::Value, String, i64) {
     // The peak: the event the reference is asked about (the CLI's default moment).
     let peak = {
         let (_, out, _) = common::memsight(&["snapshot", &snap.display().to_string(), "--json"]);
@@ -156,7 +163,7 @@ fn snapshot_of_trace(trace: &Path, snap: &Path) -> Option<(serde_json::Value, St
         g.1 += 1;
     }
     let ((op, _step), (bytes, _)) = groups.into_iter().max_by_key(|(_, v)| v.0).unwrap();
-    Some((want, op, bytes))
+    (want, op, bytes)
 }
 
 /// A snapshot of the real H100 trace's own allocations, in a temporary folder, with what the
@@ -245,6 +252,46 @@ fn a_snapshot_beside_its_runs_trace_lists_live_blocks_by_operator() {
         h.step();
         h.get_by_label(VIEW.get(t)).click();
         the_join_shows(&mut h, t, "gpt_b8.pt.trace.json.gz", &want);
+    }
+}
+
+/// A real snapshot and profile recorded at once on an H100 (fixtures/snapshots/cuda_join),
+/// opened as a user opens the snapshot: the trace beside it is joined, By operator at the peak
+/// shows what the reference says, and the two holders named by one line of the script (AdamW's
+/// two state tensors) are told apart by their allocating frame, in both languages.
+#[test]
+fn a_real_paired_recording_opens_joined_and_tells_its_holders_apart() {
+    use memsight::ui::panes::snapshot_join::VIEW;
+    let dir = common::fixtures().join("snapshots/cuda_join");
+    let (snap, trace) = (dir.join("run.pickle"), dir.join("run.pt.trace.json.gz"));
+    let want = reference_join(&snap, &trace);
+    for lang in Lang::ALL {
+        let t = tr(lang);
+        let mut h = open(&snap, lang);
+        // Every allocation has a band (213 in the trace and 13 held from before it): the
+        // legend does not speak of a grey band of 0 others.
+        let legend = (t.snapshot_bands_legend)(226, 0);
+        common::step_until(&mut h, "the bands' legend", |h| {
+            h.query_all_by_label(&legend).next().is_some()
+        });
+        assert!(
+            !legend.contains(" 0 ") && !legend.contains("其余"),
+            "{legend}"
+        );
+        for via in ["adam.py(178): _init_group", "adam.py(182): _init_group"] {
+            let row = format!("make_cuda_snapshot_with_profile.py(64): main · {via}");
+            common::step_until(&mut h, "the holders told apart", |h| {
+                h.query_all_by_label(&row).next().is_some()
+            });
+        }
+        h.get_by_label(t.snapshot_go_peak).click();
+        common::step_until(&mut h, "By operator", |h| {
+            h.query_by_label(VIEW.get(t)).is_some()
+        });
+        h.get_by_label(VIEW.get(t)).scroll_to_me();
+        h.step();
+        h.get_by_label(VIEW.get(t)).click();
+        the_join_shows(&mut h, t, "run.pt.trace.json.gz", &want);
     }
 }
 

@@ -803,10 +803,14 @@ pub(super) fn stack_table(
                 for (i, s) in stacks.iter().enumerate() {
                     ui.label(grouped(bytes_to_mib(s.bytes), 2));
                     ui.label(grouped(s.blocks as f64, 0));
-                    let top = s
+                    let mut top = s
                         .frame
                         .as_ref()
                         .map_or_else(|| t.no_stack.to_string(), Frame::short_text);
+                    if let Some(via) = &s.via {
+                        // Two rows named by one line: the frame that tells them apart.
+                        top = format!("{top} · {}", via.short_text());
+                    }
                     // A clickable row reads as a link; its stack and what a click does on hover.
                     let r = match click_hint {
                         Some(_) => ui.link(top),
