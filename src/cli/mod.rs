@@ -1,9 +1,11 @@
 //! The headless subcommands. Each returns the process exit code and writes to the given streams,
 //! so tests can run them in-process.
 
+pub mod command_line;
 pub mod compare;
 pub mod components;
 pub mod curve;
+pub mod explain;
 pub mod inspect;
 pub mod live;
 pub mod modules;
@@ -21,6 +23,7 @@ pub mod whatif;
 pub use compare::{CompareArgs, compare};
 pub use components::components;
 pub use curve::{CurveArgs, curve};
+pub use explain::{ExplainArgs, explain};
 pub use inspect::inspect;
 pub use live::{LiveArgs, live};
 pub use modules::{ModulesArgs, modules};

@@ -8,6 +8,7 @@ mod common;
 
 mod cli_analysis;
 mod cli_compare;
+mod cli_explain;
 mod cli_inspect;
 mod cli_modules;
 mod cli_snapshot_compare;

@@ -1,0 +1,180 @@
+//! `memsight explain PATH`: one short verdict an engineer or an AI assistant reads first, for a
+//! profile's rank, an allocator snapshot or a cluster summary (docs/explain.md has the schema).
+//!
+//! Every figure is copied from the JSON of the command it comes from (`inspect`, `steps`,
+//! `roles`, `modules`, `stacks`, `whatif`, `snapshot`), run in-process on the same path, so
+//! that the verdict and the command never disagree; each part names that command, to dig
+//! further. The JSON stays under [`MAX_JSON_BYTES`] and the text under [`MAX_TEXT_LINES`].
+//!
+//! - [`profile`]: a rank of a profile (folder, `.db`, PyTorch trace);
+//! - [`snapshot`]: an allocator snapshot (`.pickle`);
+//! - [`summary`]: a cluster summary file (`memsight summarize`);
+//! - [`text`]: the verdict as lines of text.
+
+pub mod profile;
+pub mod snapshot;
+pub mod summary;
+pub mod text;
+
+use std::io::Write;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::model::SourceChoice;
+
+/// The verdict's schema name and version, its `schema` field.
+pub const SCHEMA: &str = "memsight.explain/1";
+
+/// The most bytes of JSON a verdict takes.
+pub const MAX_JSON_BYTES: usize = 5 * 1024;
+
+/// The most lines of text a verdict takes.
+pub const MAX_TEXT_LINES: usize = 40;
+
+/// `memsight explain`'s options.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct ExplainArgs {
+    /// Rank id (a profile); default the rank with the highest peak.
+    #[arg(long)]
+    pub rank: Option<String>,
+    /// JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `explain`; returns the exit code.
+pub fn explain(
+    path: &Path,
+    source: SourceChoice,
+    args: &ExplainArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    let mut run = || -> Result<(), String> {
+        let v = verdict(path, source, args.rank.as_deref())?;
+        let written = if args.json {
+            writeln!(out, "{}", compact(&v))
+        } else {
+            write!(out, "{}", text::render(&v))
+        };
+        written.map_err(|e| e.to_string())
+    };
+    super::finish(run(), err)
+}
+
+/// The verdict for `path`: a snapshot's, a summary's or a profile rank's.
+pub fn verdict(path: &Path, source: SourceChoice, rank: Option<&str>) -> Result<Value, String> {
+    let mut v = if crate::ingest::is_snapshot_path(path) {
+        snapshot::verdict(path)?
+    } else if crate::export::cluster_db::is_summary(path) {
+        summary::verdict(path)?
+    } else {
+        profile::verdict(path, source, rank)?
+    };
+    shrink(&mut v);
+    Ok(v)
+}
+
+/// The verdict as one line of JSON.
+pub fn compact(v: &Value) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+/// Drops list entries from the end of the longest lists until the JSON fits
+/// [`MAX_JSON_BYTES`] (each part already keeps only its first few; this is the last guard, for
+/// long names).
+fn shrink(v: &mut Value) {
+    while compact(v).len() > MAX_JSON_BYTES {
+        if !pop_longest_list(v) {
+            break;
+        }
+    }
+}
+
+/// Removes the last entry of the longest non-empty list (by its JSON length) in `v`; false
+/// when no list has one.
+fn pop_longest_list(v: &mut Value) -> bool {
+    /// Every non-empty list under `v`: (its JSON length, its JSON pointer).
+    fn lists(v: &Value, at: String, found: &mut Vec<(usize, String)>) {
+        match v {
+            Value::Array(a) => {
+                if !a.is_empty() {
+                    found.push((compact(v).len(), at.clone()));
+                }
+                for (i, x) in a.iter().enumerate() {
+                    lists(x, format!("{at}/{i}"), found);
+                }
+            }
+            Value::Object(o) => {
+                for (k, x) in o {
+                    let key = k.replace('~', "~0").replace('/', "~1");
+                    lists(x, format!("{at}/{key}"), found);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    lists(v, String::new(), &mut found);
+    // The longest; the first found on ties.
+    let Some((_, at)) = found.into_iter().rev().max_by_key(|(n, _)| *n) else {
+        return false;
+    };
+    v.pointer_mut(&at)
+        .and_then(Value::as_array_mut)
+        .is_some_and(|a| a.pop().is_some())
+}
+
+/// Runs a subcommand in-process (`f` writes its JSON to the first stream, its error to the
+/// second) and parses its JSON; its error line when it fails.
+pub(crate) fn json_of(
+    f: impl FnOnce(&mut dyn Write, &mut dyn Write) -> i32,
+) -> Result<Value, String> {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    if f(&mut out, &mut err) != 0 {
+        let e = String::from_utf8_lossy(&err);
+        let line = e.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
+        return Err(line.trim_start_matches("memsight: ").to_string());
+    }
+    serde_json::from_slice(&out).map_err(|e| format!("a command's JSON did not parse: {e}"))
+}
+
+/// A subcommand's options parsed from `argv` as its command line would give them.
+pub(crate) fn parsed<T: clap::Args>(argv: &[&str]) -> Result<T, String> {
+    #[derive(clap::Parser)]
+    struct Wrap<T: clap::Args> {
+        #[command(flatten)]
+        inner: T,
+    }
+    use clap::Parser;
+    let all = std::iter::once("memsight").chain(argv.iter().copied());
+    Wrap::<T>::try_parse_from(all)
+        .map(|w| w.inner)
+        .map_err(|e| e.to_string())
+}
+
+/// The first `n` entries of a JSON list (an empty list for anything else).
+pub(crate) fn first(v: &Value, n: usize) -> Vec<Value> {
+    v.as_array()
+        .map(|a| a.iter().take(n).cloned().collect())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_verdict_is_cut_to_its_limit_from_its_longest_list() {
+        let long: Vec<Value> = (0..400)
+            .map(|i| serde_json::json!({"name": format!("op{i}"), "mib": i}))
+            .collect();
+        let mut v = serde_json::json!({"schema": SCHEMA, "short": [1, 2], "long": long});
+        shrink(&mut v);
+        let n = compact(&v).len();
+        assert!(n <= MAX_JSON_BYTES, "{n}");
+        assert_eq!(v["short"], serde_json::json!([1, 2]));
+        assert_eq!(v["long"][0]["name"], "op0");
+    }
+}

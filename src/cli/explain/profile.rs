@@ -1,0 +1,279 @@
+//! The verdict on one rank of a profile: its peak (value, time, step), what the peak is made
+//! of (roles, modules, source lines), whether it leaks, what would lower it, and the what-if
+//! table for the levers that apply, each copied from its command's JSON.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use super::{SCHEMA, first, json_of, parsed};
+use crate::cli;
+use crate::model::SourceChoice;
+
+/// How many entries each list of the verdict keeps.
+const TOP: usize = 3;
+
+/// How many ranks the verdict lists by peak.
+const RANKS_LISTED: usize = 8;
+
+/// The verdict on `rank` of the profile at `path` (default: the rank with the highest peak).
+pub fn verdict(path: &Path, source: SourceChoice, rank: Option<&str>) -> Result<Value, String> {
+    let inspect = json_of(|o, e| cli::inspect(path, source, true, o, e))?;
+    let ranks = inspect["ranks"].as_array().cloned().unwrap_or_default();
+    let chosen = choose(&ranks, rank)?;
+    let id = chosen["rank"].as_str().unwrap_or_default().to_string();
+    let allocated = &chosen["peaks"]["operator_allocated"];
+    let at_ms = allocated["at_ms"].as_f64();
+    let p = path.display().to_string();
+
+    let steps = json_of(|o, e| cli::steps(path, source, Some(&id), true, o, e));
+    let roles = parsed::<cli::RolesArgs>(&["--rank", &id, "--json"])
+        .and_then(|a| json_of(|o, e| cli::roles(path, source, &a, o, e)));
+    let modules = parsed::<cli::ModulesArgs>(&["--rank", &id, "--json"])
+        .and_then(|a| json_of(|o, e| cli::modules(path, source, &a, o, e)));
+    let at = at_ms.map(|t| t.to_string()).unwrap_or_default();
+    let lines = match at_ms {
+        Some(_) => parsed::<cli::StacksArgs>(&[
+            "--rank", &id, "--by", "line", "--at-ms", &at, "--top", "3", "--json",
+        ])
+        .and_then(|a| json_of(|o, e| cli::stacks(path, source, &a, o, e))),
+        None => Err("no peak".into()),
+    };
+
+    let mut unavailable = serde_json::Map::new();
+    let mut part = |name: &str, r: &Result<Value, String>| match r {
+        Ok(v) => Some(v.clone()),
+        Err(e) => {
+            unavailable.insert(name.into(), Value::String(e.clone()));
+            None
+        }
+    };
+    let (steps, roles, modules, lines) = (
+        part("steps", &steps),
+        part("roles", &roles),
+        part("modules", &modules),
+        part("lines", &lines),
+    );
+    let whatif = whatif_table(path, source, &id, roles.as_ref(), ranks.len());
+    let step = steps
+        .as_ref()
+        .zip(at_ms)
+        .and_then(|(s, t)| step_at(&s["steps"], t));
+    Ok(json!({
+        "schema": SCHEMA,
+        "kind": "profile",
+        "path": p,
+        "rank": id,
+        "device": chosen["device"],
+        "ranks": ranks_by_peak(&ranks),
+        "peak": {
+            "mib": allocated["mib"],
+            "at_ms": allocated["at_ms"],
+            "step": step,
+            "reserved_mib": chosen["peaks"]["operator_reserved"]["mib"],
+            "from": "memsight inspect --json",
+        },
+        "made_of": {
+            "roles": roles.as_ref().map(roles_at_peak),
+            "modules": modules.as_ref().map(top_modules),
+            "lines": lines.as_ref().map(|l| top_lines(&l["items"])),
+            "from": "memsight roles / modules / stacks --by line --at-ms PEAK --json",
+        },
+        "leak": steps.as_ref().map(leak),
+        "oom": Value::Null,
+        "advice": roles.as_ref().map(|r| {
+            first(&r["advice"], 2).iter().map(|a| a["text"].clone()).collect::<Vec<_>>()
+        }),
+        "whatif": whatif,
+        "unavailable": unavailable,
+        "next": [
+            format!("memsight steps {p} --rank '{id}'"),
+            format!("memsight roles {p} --rank '{id}'"),
+            format!("memsight live {p} --rank '{id}' --at-ms {at}"),
+        ],
+    }))
+}
+
+/// The rank asked for, or the one with the highest Operator Allocated peak (the first on ties).
+fn choose<'a>(ranks: &'a [Value], rank: Option<&str>) -> Result<&'a Value, String> {
+    let ids = || {
+        ranks
+            .iter()
+            .filter_map(|r| r["rank"].as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match rank {
+        Some(want) => ranks
+            .iter()
+            .find(|r| r["rank"].as_str() == Some(want))
+            .ok_or_else(|| format!("no rank {want:?}; the ranks: {}", ids())),
+        None => ranks
+            .iter()
+            .enumerate()
+            .max_by(|(i, a), (j, b)| peak(a).total_cmp(&peak(b)).then_with(|| j.cmp(i)))
+            .map(|(_, r)| r)
+            .ok_or_else(|| "no rank has memory data".to_string()),
+    }
+}
+
+/// A rank's Operator Allocated peak, MiB (−∞ without one).
+fn peak(r: &Value) -> f64 {
+    r["peaks"]["operator_allocated"]["mib"]
+        .as_f64()
+        .unwrap_or(f64::NEG_INFINITY)
+}
+
+/// The ranks by peak, highest first: how many, and the first [`RANKS_LISTED`].
+fn ranks_by_peak(ranks: &[Value]) -> Value {
+    let mut v: Vec<&Value> = ranks.iter().collect();
+    v.sort_by(|a, b| peak(b).total_cmp(&peak(a)));
+    json!({
+        "count": ranks.len(),
+        "by_peak": v.iter().take(RANKS_LISTED).map(|r| json!({
+            "rank": r["rank"],
+            "peak_mib": r["peaks"]["operator_allocated"]["mib"],
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// The step whose span holds `at_ms` (`memsight steps`' start ≤ t ≤ end), by its id.
+fn step_at(steps: &Value, at_ms: f64) -> Option<Value> {
+    steps.as_array()?.iter().find_map(|s| {
+        let (a, b) = (s["start_ms"].as_f64()?, s["end_ms"].as_f64()?);
+        (a <= at_ms && at_ms <= b).then(|| s["id"].clone())
+    })
+}
+
+/// The roles at the peak that hold memory, most first.
+fn roles_at_peak(roles: &Value) -> Vec<Value> {
+    let mut v: Vec<Value> = roles["at_peak"]["roles"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|r| r["mib"].as_f64().is_some_and(|m| m > 0.0))
+        .collect();
+    v.sort_by(|a, b| {
+        let m = |x: &Value| x["mib"].as_f64().unwrap_or(0.0);
+        m(b).total_cmp(&m(a))
+    });
+    v
+}
+
+/// The modules that hold the most themselves at the peak (not through their children).
+fn top_modules(modules: &Value) -> Vec<Value> {
+    let mut v: Vec<&Value> = modules["modules"]
+        .as_array()
+        .map(|a| a.iter().collect())
+        .unwrap_or_default();
+    let held = |x: &Value| x["self_held_mib"].as_f64().unwrap_or(0.0);
+    v.retain(|m| held(m) > 0.0);
+    v.sort_by(|a, b| held(b).total_cmp(&held(a)));
+    v.iter()
+        .take(TOP)
+        .map(|m| json!({"path": m["path"], "class": m["class"], "mib": m["self_held_mib"]}))
+        .collect()
+}
+
+/// The source lines holding the most at the peak.
+fn top_lines(items: &Value) -> Vec<Value> {
+    first(items, TOP)
+        .iter()
+        .map(|i| json!({"line": i["source_line"], "mib": i["mib"], "blocks": i["blocks"]}))
+        .collect()
+}
+
+/// The leak verdict from `memsight steps`: growing (memory rose step over step and kept it),
+/// flat, or unknown with fewer than three steps.
+fn leak(steps: &Value) -> Value {
+    let n = steps["steps"].as_array().map_or(0, Vec::len);
+    let growth = first(&steps["growth"], 2);
+    let verdict = match (growth.is_empty(), n) {
+        (false, _) => "growing",
+        (true, n) if n >= 3 => "flat",
+        _ => "unknown",
+    };
+    json!({
+        "verdict": verdict,
+        "steps": n,
+        "growth": growth.iter().map(|g| json!({
+            "from_step": g["from_step"],
+            "to_step": g["to_step"],
+            "rises": g["rises"],
+            "mib": g["mib"],
+            "top_operator": g["operators"][0]["name"],
+        })).collect::<Vec<_>>(),
+        "from": "memsight steps --json",
+    })
+}
+
+/// The what-if table: each lever that applies to this run, replayed (`memsight whatif`).
+/// Twice the micro-batch when activations or inputs are held at the peak; checkpointing the
+/// module class the roles advice names; offloading the optimizer when its state is held; ZeRO-1
+/// over the profile's ranks when it has several.
+fn whatif_table(
+    path: &Path,
+    source: SourceChoice,
+    id: &str,
+    roles: Option<&Value>,
+    ranks: usize,
+) -> Value {
+    let held = |role: &str| {
+        roles.is_some_and(|r| {
+            roles_at_peak(r)
+                .iter()
+                .any(|x| x["role"] == role && x["mib"].as_f64().is_some_and(|m| m > 0.0))
+        })
+    };
+    let mut levers: Vec<Vec<String>> = Vec::new();
+    if held("activation") || held("input") {
+        levers.push(vec!["--micro-batch".into(), "2".into()]);
+    }
+    let class = roles.and_then(|r| {
+        r["advice"]
+            .as_array()?
+            .iter()
+            .find_map(|a| a["replayed"]["checkpoint"].as_str().map(str::to_string))
+    });
+    if let Some(c) = class {
+        levers.push(vec!["--checkpoint".into(), c]);
+    }
+    if held("optimizer_state") {
+        levers.push(vec!["--offload-optimizer".into()]);
+        if ranks > 1 {
+            levers.push(vec![
+                "--zero".into(),
+                "1".into(),
+                "--ranks".into(),
+                ranks.to_string(),
+            ]);
+        }
+    }
+    let mut measured = Value::Null;
+    let rows: Vec<Value> = levers
+        .iter()
+        .filter_map(|lever| {
+            let mut argv: Vec<&str> = vec!["--rank", id, "--json"];
+            argv.extend(lever.iter().map(String::as_str));
+            let w = parsed::<cli::WhatifArgs>(&argv)
+                .and_then(|a| json_of(|o, e| cli::whatif(path, source, &a, o, e)))
+                .ok()?;
+            measured = w["measured"]["peak_mib"].clone();
+            let (now, then) = (
+                w["measured"]["peak_mib"].as_f64()?,
+                w["predicted"]["peak_mib"].as_f64()?,
+            );
+            Some(json!({
+                "lever": lever.join(" "),
+                "peak_mib": w["predicted"]["peak_mib"],
+                "change_mib": then - now,
+            }))
+        })
+        .collect();
+    json!({
+        "measured_peak_mib": measured,
+        "levers": rows,
+        "from": "memsight whatif --json",
+    })
+}

@@ -1,0 +1,121 @@
+//! The verdict on an allocator snapshot: each device's peak, the out-of-memory cause (the
+//! device, a limit the process set, or fragmentation with its causes), the fix that closes the
+//! largest cause, who holds the memory and in which phase, each copied from `memsight snapshot
+//! --json` (and the profile beside it, when one joins by time).
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use super::{SCHEMA, first, json_of, parsed};
+use crate::cli;
+
+/// How many entries each list of the verdict keeps.
+const TOP: usize = 3;
+
+/// The verdict on the snapshot at `path`.
+pub fn verdict(path: &Path) -> Result<Value, String> {
+    let args = parsed::<cli::SnapshotArgs>(&["--json", "--top", "3"])?;
+    let s = json_of(|o, e| cli::snapshot(path, &args, o, e))?;
+    let p = path.display().to_string();
+    let devices: Vec<Value> = s["devices"]
+        .as_array()
+        .map(|d| {
+            d.iter()
+                .map(|d| {
+                    json!({
+                        "device": d["label"],
+                        "peak_allocated_bytes": d["peak_allocated_bytes"],
+                        "peak_event": d["peak_event"],
+                        "reserved_bytes": d["reserved_bytes"],
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let frag = &s["fragmentation"];
+    let phase = peak_phase(&s["phases"], &s["devices"][0]);
+    let holders: Vec<Value> = first(&s["top_stacks"], TOP)
+        .iter()
+        .map(|t| {
+            let f = &t["frame"];
+            let line = match f.is_null() {
+                true => Value::Null,
+                false => json!(format!(
+                    "{}({}): {}",
+                    f["filename"].as_str().unwrap_or(""),
+                    f["line"],
+                    f["name"].as_str().unwrap_or("")
+                )),
+            };
+            json!({"line": line, "bytes": t["bytes"], "blocks": t["blocks"]})
+        })
+        .collect();
+    let ops: Value = match s["profile_join"].is_null() {
+        true => Value::Null,
+        false => json!({
+            "profile": s["profile_join"]["profile"],
+            "at_event": s["profile_join"]["at_event"],
+            "live": first(&s["profile_join"]["live"], TOP),
+        }),
+    };
+    Ok(json!({
+        "schema": SCHEMA,
+        "kind": "snapshot",
+        "path": p,
+        "devices": devices,
+        "oom": first(&s["oom"], 2).iter().map(|o| json!({
+            "device": o["device"],
+            "event": o["event"],
+            "verdict": o["verdict"],
+            "requested_bytes": o["requested_bytes"],
+            "free_in_segments_bytes": o["free_in_segments_bytes"],
+            "largest_free_block_bytes": o["largest_free_block_bytes"],
+            "device_free_bytes": o["device_free_bytes"],
+        })).collect::<Vec<_>>(),
+        "fragmentation": match frag.is_null() {
+            true => Value::Null,
+            false => json!({
+                "at_event": frag["at_event"],
+                "reserved_bytes": frag["reserved_bytes"],
+                "allocated_bytes": frag["allocated_bytes"],
+                "causes": frag["causes"].as_array().map(|c| c.iter()
+                    .filter(|c| c["bytes"].as_i64().is_some_and(|b| b > 0))
+                    .take(TOP).cloned().collect::<Vec<_>>()),
+                "largest_possible_bytes": frag["largest_possible_bytes"],
+                "fix": frag["fix"],
+            }),
+        },
+        "holders_at_end": holders,
+        "peak_phase": phase,
+        "by_operator": ops,
+        "from": "memsight snapshot --json",
+        "next": [
+            format!("memsight snapshot {p}"),
+            format!("memsight snapshot {p} --at-event N"),
+        ],
+    }))
+}
+
+/// The innermost user phase (`record_function`) whose events hold the first device's peak.
+fn peak_phase(phases: &Value, device: &Value) -> Value {
+    let (Some(list), Some(peak)) = (phases.as_array(), device["peak_event"].as_u64()) else {
+        return Value::Null;
+    };
+    let holds = |p: &&Value| {
+        p["device"] == device["device"]
+            && p["first_event"].as_u64().is_some_and(|a| a <= peak)
+            && p["last_event"].as_u64().is_some_and(|b| peak <= b)
+    };
+    list.iter()
+        .filter(holds)
+        .max_by_key(|p| p["depth"].as_u64().unwrap_or(0))
+        .map_or(Value::Null, |p| {
+            json!({
+                "name": p["name"],
+                "peak_allocated_bytes": p["peak_allocated_bytes"],
+                "allocated_before_bytes": p["allocated_before_bytes"],
+                "allocated_after_bytes": p["allocated_after_bytes"],
+            })
+        })
+}

@@ -1,0 +1,288 @@
+//! `memsight explain` (issue 46): one short verdict whose every figure equals the command it
+//! comes from, on real data: a real H100 training trace (its figures against `inspect`,
+//! `steps`, `roles`, `stacks --by line` and `whatif` run by hand), a real OOM snapshot (its
+//! fragmentation against plain arithmetic over the raw pickle,
+//! `tests/reference/snapshot_fragmentation.py`), a leaking profile, and a cluster summary (its
+//! spread against SQL over the summary file). Within 5 KB of JSON and 40 lines of text.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::common;
+
+fn json_of(args: &[&str]) -> Value {
+    let (code, out, err) = common::memsight(args);
+    assert_eq!(code, 0, "{args:?}: {err}");
+    serde_json::from_str(&out).unwrap()
+}
+
+/// The verdict's JSON and text, checked against the size limits.
+fn explain(path: &Path, more: &[&str]) -> (Value, String) {
+    let p = path.display().to_string();
+    let mut args = vec!["explain", p.as_str(), "--json"];
+    args.extend(more);
+    let (code, json, err) = common::memsight(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(json.len() <= 5 * 1024, "{} bytes: {json}", json.len());
+    args.retain(|a| *a != "--json");
+    let (code, text, err) = common::memsight(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(text.lines().count() <= 40, "{text}");
+    (serde_json::from_str(&json).unwrap(), text)
+}
+
+fn h100_trace() -> Option<PathBuf> {
+    let Some(root) = common::samples() else {
+        common::skip("no samples");
+        return None;
+    };
+    Some(root.join("cuda_h100/whatif/gpt_b8.pt.trace.json.gz"))
+}
+
+#[test]
+fn a_real_training_runs_verdict_equals_the_commands_it_comes_from() {
+    let Some(trace) = h100_trace() else { return };
+    let t = trace.display().to_string();
+    let (v, text) = explain(&trace, &[]);
+    assert_eq!(v["schema"], "memsight.explain/1");
+    // The rank with the highest peak, not the trace's first (its CPU).
+    let inspect = json_of(&["inspect", &t, "--json"]);
+    let best = inspect["ranks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .max_by(|a, b| {
+            let p = |r: &Value| {
+                r["peaks"]["operator_allocated"]["mib"]
+                    .as_f64()
+                    .unwrap_or(-1.0)
+            };
+            p(a).total_cmp(&p(b))
+        })
+        .unwrap();
+    let rank = best["rank"].as_str().unwrap();
+    assert_eq!(v["rank"], rank);
+    assert_eq!(v["peak"]["mib"], best["peaks"]["operator_allocated"]["mib"]);
+    assert_eq!(
+        v["peak"]["at_ms"],
+        best["peaks"]["operator_allocated"]["at_ms"]
+    );
+    let at = v["peak"]["at_ms"].as_f64().unwrap();
+    // The step whose span holds the peak, from `steps`.
+    let steps = json_of(&["steps", &t, "--rank", rank, "--json"]);
+    let step = steps["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["start_ms"].as_f64().unwrap() <= at && at <= s["end_ms"].as_f64().unwrap())
+        .unwrap();
+    assert_eq!(v["peak"]["step"], step["id"]);
+    assert_eq!(v["leak"]["verdict"], "flat");
+    // What the peak is made of: `roles` at the peak, the roles holding memory, most first.
+    let roles = json_of(&["roles", &t, "--rank", rank, "--json"]);
+    let mut held: Vec<Value> = roles["at_peak"]["roles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["mib"].as_f64().unwrap() > 0.0)
+        .cloned()
+        .collect();
+    held.sort_by(|a, b| {
+        b["mib"]
+            .as_f64()
+            .unwrap()
+            .total_cmp(&a["mib"].as_f64().unwrap())
+    });
+    assert_eq!(v["made_of"]["roles"], Value::Array(held));
+    // The source lines holding the most at the peak: `stacks --by line --at-ms`.
+    let at_text = v["peak"]["at_ms"].to_string();
+    let lines = json_of(&[
+        "stacks", &t, "--rank", rank, "--by", "line", "--at-ms", &at_text, "--top", "3", "--json",
+    ]);
+    let got = v["made_of"]["lines"].as_array().unwrap();
+    assert_eq!(got.len(), 3);
+    for (g, want) in got.iter().zip(lines["items"].as_array().unwrap()) {
+        assert_eq!(g["line"], want["source_line"]);
+        assert_eq!(g["mib"], want["mib"]);
+    }
+    // Each lever of the what-if table, replayed by `whatif` itself.
+    let levers = v["whatif"]["levers"].as_array().unwrap();
+    assert!(
+        levers.iter().any(|l| l["lever"] == "--micro-batch 2"),
+        "{levers:?}"
+    );
+    assert!(
+        levers.iter().any(|l| l["lever"] == "--checkpoint Block"),
+        "{levers:?}"
+    );
+    for l in levers {
+        let lever = l["lever"].as_str().unwrap();
+        let mut args = vec!["whatif", &t, "--rank", rank, "--json"];
+        args.extend(lever.split(' '));
+        let w = json_of(&args);
+        assert_eq!(l["peak_mib"], w["predicted"]["peak_mib"], "{lever}");
+        let change = w["predicted"]["peak_mib"].as_f64().unwrap()
+            - w["measured"]["peak_mib"].as_f64().unwrap();
+        assert_eq!(l["change_mib"].as_f64().unwrap(), change, "{lever}");
+    }
+    assert!(text.contains("peak 2581.86 MB"), "{text}");
+    assert!(text.contains("--checkpoint Block"), "{text}");
+    // The CPU rank when asked for it; an unknown rank says which there are.
+    let cpu = explain(&trace, &["--rank", "gpt_b8 cpu"]).0;
+    assert_eq!(cpu["rank"], "gpt_b8 cpu");
+    let (code, _, err) = common::memsight(&["explain", &t, "--rank", "9"]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("no rank \"9\"") && err.contains("gpt_b8 cuda:0"),
+        "{err}"
+    );
+}
+
+/// A profile whose memory grows step over step: the leak verdict is `steps`' growth.
+#[test]
+fn a_leaking_profile_is_called_growing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _, err) = common::memsight(&[
+        "generate",
+        &dir.path().display().to_string(),
+        "--steps",
+        "8",
+        "--leak-mib",
+        "300",
+        "--allocs",
+        "3000",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (v, text) = explain(dir.path(), &[]);
+    let steps = json_of(&["steps", &dir.path().display().to_string(), "--json"]);
+    let g = &steps["growth"][0];
+    assert_eq!(v["leak"]["verdict"], "growing");
+    assert_eq!(v["leak"]["growth"][0]["mib"], g["mib"]);
+    assert_eq!(
+        v["leak"]["growth"][0]["top_operator"],
+        g["operators"][0]["name"]
+    );
+    assert!(text.contains("leak: growing"), "{text}");
+    // Nothing written into the profile's folder.
+    let files = |d: &Path| -> Vec<PathBuf> { walk(d) };
+    let before = files(dir.path());
+    explain(dir.path(), &[]);
+    assert_eq!(files(dir.path()), before);
+}
+
+fn walk(d: &Path) -> Vec<PathBuf> {
+    let mut v = Vec::new();
+    for e in std::fs::read_dir(d).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            v.extend(walk(&p));
+        } else {
+            v.push(p);
+        }
+    }
+    v.sort();
+    v
+}
+
+/// A real OOM (a GPT step under a per-process cap on an H100): the cause is a limit on the
+/// process, with the figures of `memsight snapshot --json` at the OOM.
+#[test]
+fn a_real_oom_snapshots_verdict_names_the_cause_and_its_figures() {
+    let Some(root) = common::samples() else {
+        common::skip("no samples");
+        return;
+    };
+    let snap = root.join("cuda_h100/oom/gpt/oom_snapshot.pickle");
+    let (v, text) = explain(&snap, &[]);
+    assert_eq!(v["kind"], "snapshot");
+    let s = json_of(&["snapshot", &snap.display().to_string(), "--json"]);
+    assert_eq!(v["oom"][0]["verdict"], "process_limit");
+    for key in [
+        "event",
+        "requested_bytes",
+        "free_in_segments_bytes",
+        "device_free_bytes",
+    ] {
+        assert_eq!(v["oom"][0][key], s["oom"][0][key], "{key}");
+    }
+    for key in [
+        "at_event",
+        "reserved_bytes",
+        "allocated_bytes",
+        "largest_possible_bytes",
+        "fix",
+    ] {
+        assert_eq!(v["fragmentation"][key], s["fragmentation"][key], "{key}");
+    }
+    assert_eq!(
+        v["devices"][0]["peak_allocated_bytes"],
+        s["devices"][0]["peak_allocated_bytes"]
+    );
+    assert!(text.contains("OUT OF MEMORY on device 0"), "{text}");
+    assert!(text.contains("a limit on the process"), "{text}");
+}
+
+/// A real snapshot recorded with its profile on an H100: the fragmentation at the end equals
+/// plain arithmetic over the raw pickle, the peak's phase is the step `snapshot` puts it in,
+/// and the live blocks at the peak are named by the profile's operators.
+#[test]
+fn a_real_snapshots_verdict_has_its_fragmentation_phase_and_operators() {
+    let snap = common::fixtures().join("snapshots/cuda_join/run.pickle");
+    let (v, text) = explain(&snap, &[]);
+    let want = common::python_reference(
+        "snapshot_fragmentation.py",
+        &[snap.as_os_str(), "0".as_ref()],
+    )
+    .unwrap();
+    let f = &v["fragmentation"];
+    assert_eq!(f["reserved_bytes"], want["reserved_bytes"]);
+    assert_eq!(f["allocated_bytes"], want["allocated_bytes"]);
+    assert_eq!(f["largest_possible_bytes"], want["largest_possible_bytes"]);
+    let causes = f["causes"].as_array().unwrap();
+    assert!(!causes.is_empty());
+    for c in causes {
+        assert_eq!(
+            c["bytes"],
+            want["causes"][c["kind"].as_str().unwrap()],
+            "{c}"
+        );
+    }
+    // Event 275, the peak, lies in the second step's annotation (events 228–414).
+    assert_eq!(v["peak_phase"]["name"], "ProfilerStep#1");
+    assert_eq!(v["by_operator"]["at_event"], 275);
+    assert!(text.contains("by operator aten::"), "{text}");
+}
+
+/// A cluster summary: the peaks' spread equals SQL over the file's `ranks` table, and the
+/// leak suspects are the ranks the overview marks.
+#[test]
+fn a_summarys_verdict_gives_the_spread_and_the_suspects() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("sum.db");
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/demo");
+    let (code, _, err) = common::memsight(&[
+        "summarize",
+        &demo.display().to_string(),
+        "--out",
+        &db.display().to_string(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (v, text) = explain(&db, &[]);
+    assert_eq!(v["kind"], "summary");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let (n, lo, hi): (i64, f64, f64) = conn
+        .query_row(
+            "SELECT count(*), min(peak_allocated_mib), max(peak_allocated_mib) FROM ranks",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap();
+    assert_eq!(v["ranks"], n);
+    assert_eq!(v["peak_mib"]["lowest"].as_f64().unwrap(), lo);
+    assert_eq!(v["peak_mib"]["highest"].as_f64().unwrap(), hi);
+    assert_eq!(v["peak_mib"]["median"].as_f64().unwrap(), (lo + hi) / 2.0);
+    // The demo's two ranks both leak (its generator adds a leak each step).
+    assert_eq!(v["leak_suspects"].as_array().unwrap().len(), 2);
+    assert!(text.contains("leak suspect"), "{text}");
+}
