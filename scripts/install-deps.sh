@@ -5,7 +5,7 @@
 # - UI snapshot tests (`cargo test --release --test snapshots -- --ignored`): Mesa's software Vulkan (lavapipe);
 # - no fonts: the app bundles the glyphs its UI draws (assets/fonts/);
 # - screenshots (scripts/screenshot.sh): Xvfb, ImageMagick and xdotool (pass --screenshots);
-# - every commit's packaging checks (scripts/commit-checks.sh, pass --ci): wheel (PyPI), the
+# - every commit's packaging checks (scripts/commit-checks.sh, pass --ci): wheel and mcp (PyPI), the
 #   Rust aarch64 and Windows targets, Debian's aarch64 gcc and qemu-user with the arm64 libc (the
 #   headless CLI, run), mingw-w64 (SQLite compiled for the Windows check);
 # - the release set (scripts/release.sh, pass --release; implies --ci): maturin and zig (PyPI:
@@ -36,8 +36,9 @@ if [[ " $* " == *" --ci "* || " $* " == *" --release "* ]]; then
   for t in x86_64-pc-windows-gnu aarch64-unknown-linux-gnu; do
     rustup target list --installed | grep -qx "$t" || rustup target add "$t"
   done
-  # Packs every commit's wheel (scripts/wheel-from-build.py).
-  python3 -m pip install --quiet --disable-pip-version-check wheel==0.45.1
+  # Packs every commit's wheel (scripts/wheel-from-build.py); `mcp` is the real MCP client
+  # that tests/cli/cli_mcp.rs drives `memsight mcp` with (tests/reference/mcp_session.py).
+  python3 -m pip install --quiet --disable-pip-version-check wheel==0.45.1 mcp==2.3.0
 fi
 if [[ " $* " == *" --release "* ]]; then
   # Pinned: the wheels' tags and layout are checked by scripts/release.sh.

@@ -48,6 +48,8 @@ pub mod export;
 pub mod fuzzing;
 pub mod generate;
 pub mod ingest;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod model;
 pub mod snapshot;
 #[cfg(feature = "gui")]

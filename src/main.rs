@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use memsight::cli::EXIT_FAILURE;
-use memsight::cli::command_line::{Args, run};
+use memsight::cli::command_line::{Args, Command, run};
 
 fn exit(code: i32) -> ExitCode {
     ExitCode::from(u8::try_from(code).unwrap_or(1))
@@ -14,6 +14,10 @@ fn exit(code: i32) -> ExitCode {
 fn main() -> ExitCode {
     let args = Args::parse();
     match args.command {
+        // The MCP server speaks on stdout itself: no lock may be held on it.
+        Some(command @ Command::Mcp { .. }) => {
+            exit(run(command, &mut std::io::sink(), &mut std::io::stderr()))
+        }
         Some(command) => {
             let mut out = std::io::stdout().lock();
             let mut err = std::io::stderr().lock();

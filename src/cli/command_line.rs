@@ -88,6 +88,14 @@ pub enum Command {
         #[command(flatten)]
         args: super::ExplainArgs,
     },
+    /// A Model Context Protocol server on stdin/stdout for AI assistants: the commands above
+    /// as tools, reading only under the roots the client grants (or --root).
+    Mcp {
+        /// A folder the tools may read under, when the client grants no roots (repeatable;
+        /// default the current folder).
+        #[arg(long)]
+        root: Vec<PathBuf>,
+    },
     /// Print a rank's curves in a window: CSV `series,time_ms,mib` (or JSON).
     Curve {
         #[command(flatten)]
@@ -307,6 +315,7 @@ pub fn run(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         Command::Explain { path, args, src } => {
             super::explain(&path, src.source.choice(), &args, out, err)
         }
+        Command::Mcp { root } => mcp(root, err),
         Command::Curve { path, args, src } => {
             super::curve(&path, src.source.choice(), &args, out, err)
         }
@@ -416,4 +425,20 @@ pub fn run(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             }
         }
     }
+}
+
+/// `memsight mcp`: the server, in a build with it.
+#[cfg(feature = "mcp")]
+fn mcp(roots: Vec<PathBuf>, err: &mut dyn Write) -> i32 {
+    crate::mcp::serve(roots, err)
+}
+
+/// `memsight mcp` in a build without it.
+#[cfg(not(feature = "mcp"))]
+fn mcp(_roots: Vec<PathBuf>, err: &mut dyn Write) -> i32 {
+    let _ = writeln!(
+        err,
+        "memsight: this build has no MCP server (built without the `mcp` feature)"
+    );
+    EXIT_FAILURE
 }

@@ -10,6 +10,7 @@ mod cli_analysis;
 mod cli_compare;
 mod cli_explain;
 mod cli_inspect;
+mod cli_mcp;
 mod cli_modules;
 mod cli_snapshot_compare;
 mod cli_snapshot_fields;

@@ -1,0 +1,226 @@
+//! `memsight mcp`: a Model Context Protocol server over stdio, for AI assistants. Its tools
+//! ([`tools::TOOLS`]) are the headless commands with `--json`, run in-process on the command
+//! line a call becomes, so a tool's answer is the command's JSON.
+//!
+//! Paths: a tool reads only paths under the roots the client grants (`roots/list`, when the
+//! client offers roots) or, when it does not, the roots given on the command line
+//! (`memsight mcp --root DIR`, default the folder it was started in). Nothing is written.
+//! A failed command, a path outside the roots and a bad argument are MCP errors (JSON-RPC
+//! `invalid_params`, with the command's own message).
+
+pub mod tools;
+
+use std::path::{Path, PathBuf};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+
+/// The server: the roots to fall back on when the client grants none.
+#[derive(Debug, Clone)]
+pub struct Server {
+    roots: Vec<PathBuf>,
+}
+
+impl Server {
+    /// A server reading under `roots` unless the client grants its own.
+    pub fn new(roots: Vec<PathBuf>) -> Server {
+        Server { roots }
+    }
+
+    /// The roots for this call: the client's, when it offers roots; else the server's own.
+    /// (`roots/list` is deprecated by SEP-2577 and the 2026-07-28 revision forbids a server's
+    /// requests: a client on it grants none, and `--root` decides.)
+    #[allow(deprecated)]
+    async fn roots(&self, cx: &RequestContext<RoleServer>) -> Vec<PathBuf> {
+        let offers = cx
+            .peer
+            .peer_info()
+            .is_some_and(|i| i.capabilities.roots.is_some());
+        if offers && let Ok(r) = cx.peer.list_roots().await {
+            let granted: Vec<PathBuf> = r
+                .roots
+                .iter()
+                .filter_map(|r| file_uri_path(&r.uri))
+                .collect();
+            if !granted.is_empty() {
+                return granted;
+            }
+        }
+        self.roots.clone()
+    }
+}
+
+/// The path of a `file://` URI (percent-decoded); `None` for any other URI.
+fn file_uri_path(uri: &str) -> Option<PathBuf> {
+    let rest = uri.strip_prefix("file://")?;
+    // `file:///C:/x` on Windows: drop the slash before the drive.
+    let rest = match rest.as_bytes() {
+        [b'/', _, b':', ..] if cfg!(windows) => &rest[1..],
+        _ => rest,
+    };
+    let bytes = rest.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match (
+            bytes[i],
+            bytes.get(i + 1).copied().and_then(hex),
+            bytes.get(i + 2).copied().and_then(hex),
+        ) {
+            (b'%', Some(h), Some(l)) => {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+            }
+            (b, _, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).ok().map(PathBuf::from)
+}
+
+/// Whether `path` lies under one of `roots` (both resolved: `..` and links cannot step out).
+pub fn under_roots(path: &Path, roots: &[PathBuf]) -> bool {
+    let Ok(p) = std::fs::canonicalize(path) else {
+        return false;
+    };
+    roots
+        .iter()
+        .filter_map(|r| std::fs::canonicalize(r).ok())
+        .any(|r| p.starts_with(r))
+}
+
+/// Runs `argv` (after `memsight`) as the command line would, in-process; its JSON, or its
+/// error message.
+fn run_command(argv: &[String]) -> Result<serde_json::Value, String> {
+    use clap::Parser;
+    let args = crate::cli::command_line::Args::try_parse_from(
+        std::iter::once("memsight".to_string()).chain(argv.iter().cloned()),
+    )
+    .map_err(|e| e.to_string())?;
+    let Some(command) = args.command else {
+        return Err("no command".into());
+    };
+    crate::cli::explain::json_of(|o, e| crate::cli::command_line::run(command, o, e))
+}
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("memsight", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "memsight reads Ascend NPU and PyTorch memory profiles, allocator snapshots and \
+                 cluster summaries. Start with `explain` on a path; dig further with the tool \
+                 it names. Sizes are MiB (profiles) or bytes (snapshots); times are ms.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let list = tools::TOOLS
+            .iter()
+            .map(|t| rmcp::model::Tool::new(t.name, t.about, tools::schema(t)))
+            .collect();
+        Ok(ListToolsResult::with_all_items(list))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let name = request.name.to_string();
+        let Some(tool) = tools::tool(&name) else {
+            return Err(ErrorData::invalid_params(
+                format!("no tool named {name:?}"),
+                None,
+            ));
+        };
+        let args = request.arguments.clone().unwrap_or_default();
+        let (argv, paths) =
+            tools::command_line(tool, &args).map_err(|e| ErrorData::invalid_params(e, None))?;
+        let roots = self.roots(&context).await;
+        if let Some(p) = paths.iter().find(|p| !under_roots(p, &roots)) {
+            let granted: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "{} is not under a granted root ({}), or does not exist",
+                    p.display(),
+                    granted.join(", ")
+                ),
+                None,
+            ));
+        }
+        // The commands are synchronous and may read for seconds: off the runtime's thread.
+        let answer = tokio::task::spawn_blocking(move || run_command(&argv))
+            .await
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        match answer {
+            Ok(v) => Ok(CallToolResult::structured(v).into()),
+            Err(e) => Err(ErrorData::invalid_params(e, None)),
+        }
+    }
+}
+
+/// Serves MCP on stdin/stdout until the client closes it; the exit code.
+pub fn serve(roots: Vec<PathBuf>, err: &mut dyn std::io::Write) -> i32 {
+    let roots = match roots.is_empty() {
+        true => std::env::current_dir().into_iter().collect(),
+        false => roots,
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = writeln!(err, "memsight: cannot start the MCP server: {e}");
+            return crate::cli::EXIT_FAILURE;
+        }
+    };
+    let result: Result<(), String> = runtime.block_on(async {
+        let service = Server::new(roots)
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| e.to_string())?;
+        service.waiting().await.map_err(|e| e.to_string())?;
+        Ok(())
+    });
+    crate::cli::finish(result, err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_uri_is_a_path() {
+        assert_eq!(
+            file_uri_path("file:///home/a%20b/x"),
+            Some(PathBuf::from("/home/a b/x"))
+        );
+        assert_eq!(file_uri_path("https://x"), None);
+    }
+
+    #[test]
+    fn only_paths_under_a_root_are_read() {
+        let d = tempfile::tempdir().unwrap();
+        let inside = d.path().join("in");
+        std::fs::create_dir(&inside).unwrap();
+        let roots = vec![inside.clone()];
+        assert!(under_roots(&inside, &roots));
+        // `..` resolves out of the root.
+        assert!(!under_roots(&inside.join(".."), &roots));
+        assert!(!under_roots(d.path(), &roots));
+        assert!(!under_roots(&inside.join("missing"), &roots));
+    }
+}
