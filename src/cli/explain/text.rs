@@ -41,11 +41,24 @@ pub fn render(v: &Value) -> String {
 
 fn profile(v: &Value) -> Vec<String> {
     let p = &v["peak"];
+    let device = match &v["device"] {
+        Value::Null => String::new(),
+        d if d
+            .as_str()
+            .is_some_and(|d| d.bytes().all(|b| b.is_ascii_digit())) =>
+        {
+            format!(" on device {}", s(d))
+        }
+        d => format!(" on {}", s(d)),
+    };
+    let ranks = match v["ranks"]["count"].as_u64() {
+        Some(1) => "the profile's only rank".to_string(),
+        Some(n) => format!("{n} ranks in the profile"),
+        None => "-".into(),
+    };
     let mut l = vec![format!(
-        "rank {} on {} ({} ranks in the profile): peak {} at {} ms{}{}",
+        "rank {}{device} ({ranks}): peak {} at {} ms{}{}",
         s(&v["rank"]),
-        s(&v["device"]),
-        s(&v["ranks"]["count"]),
         mib(&p["mib"]),
         s(&p["at_ms"]),
         match &p["step"] {
@@ -72,11 +85,12 @@ fn profile(v: &Value) -> Vec<String> {
     }
     let leak = &v["leak"];
     if !leak.is_null() {
-        let mut t = format!(
-            "leak: {} over {} steps",
-            s(&leak["verdict"]),
-            s(&leak["steps"])
-        );
+        let verdict = s(&leak["verdict"]);
+        let mut t = match leak["steps"].as_u64() {
+            Some(0) => format!("leak: {verdict} (no training steps recorded)"),
+            Some(n) if n < 3 => format!("leak: {verdict} (only {n} steps)"),
+            _ => format!("leak: {verdict} over {} steps", s(&leak["steps"])),
+        };
         for g in leak["growth"].as_array().into_iter().flatten() {
             t.push_str(&format!(
                 "; steps {}–{} rose {} times, +{} (most: {})",
