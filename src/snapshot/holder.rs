@@ -35,7 +35,7 @@ pub fn holder_index(frames: &[Frame]) -> Option<usize> {
 
 /// A frame of Python source (`.py`), as opposed to a C/C++ frame of the interpreter, PyTorch
 /// or a driver.
-fn is_python(f: &Frame) -> bool {
+pub(crate) fn is_python(f: &Frame) -> bool {
     let name = f.filename.to_ascii_lowercase();
     name.ends_with(".py") || name.ends_with(".pyx") || name.starts_with('<')
 }

@@ -26,8 +26,12 @@ impl Frame {
         format!("{}({}): {}", self.filename, self.line, self.name)
     }
 
-    /// [`Frame::text`] without the file's folder: `file.py(12): name`.
+    /// [`Frame::text`] without the file's folder: `file.py(12): name`; the name alone for a
+    /// frame with no file (a C++ frame the unwinder could not place: `""` or `??`).
     pub fn short_text(&self) -> String {
+        if self.filename.is_empty() || self.filename == "??" {
+            return self.name.clone();
+        }
         let file = self
             .filename
             .rsplit(['/', '\\'])

@@ -2,6 +2,7 @@
 //! block states, event counts and the allocated peak over the trace; and who holds the memory
 //! (live blocks grouped by stack), at the end or at a chosen event.
 
+use std::cmp::Reverse;
 use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap;
@@ -47,8 +48,9 @@ pub struct StackTotal {
     /// ([`holder_frame`]); None for an empty stack.
     pub frame: Option<Frame>,
     /// When another listed stack is named by the same `frame` (two `zeros_like` lines inside
-    /// one `opt.step()`): the innermost frame where this stack differs from one of them, so
-    /// that the rows can be told apart. None when its `frame` names it alone.
+    /// one `opt.step()`): the innermost (Python, when one differs) frame where this stack
+    /// differs from one of them, so that the rows can be told apart. None when its `frame`
+    /// names it alone.
     pub via: Option<Frame>,
     /// Σ size of its live blocks.
     pub bytes: i64,
@@ -278,9 +280,9 @@ pub(crate) fn top_stacks<'a>(
     v
 }
 
-/// Sets [`StackTotal::via`] on the rows whose naming frame another row shares: the innermost
-/// frame where the row's stack differs from one of theirs (None when that is the naming frame
-/// itself).
+/// Sets [`StackTotal::via`] on the rows whose naming frame another row shares: the frame of the
+/// row's stack that most of theirs lack (ties: a Python frame, then the innermost; None when
+/// none is lacked or it is the naming frame itself).
 fn tell_apart(rows: &mut [StackTotal]) {
     let vias: Vec<Option<Frame>> = rows
         .iter()
@@ -295,9 +297,17 @@ fn tell_apart(rows: &mut [StackTotal]) {
             if same.is_empty() {
                 return None;
             }
-            let differs =
-                |(k, f): &(usize, &Frame)| same.iter().any(|o| o.frames.get(*k) != Some(*f));
-            let (_, f) = r.frames.iter().enumerate().find(differs)?;
+            // The frame of this stack that most of theirs lack (frames compared as sets: stacks
+            // of C++ frames differ in depth); on ties a Python frame (it reads better), then
+            // the innermost.
+            let lacking = |f: &Frame| same.iter().filter(|o| !o.frames.contains(f)).count();
+            let (_, f) = r
+                .frames
+                .iter()
+                .enumerate()
+                .map(|(k, f)| ((lacking(f), super::holder::is_python(f), Reverse(k)), f))
+                .filter(|((n, _, _), _)| *n > 0)
+                .max_by_key(|(key, _)| *key)?;
             (Some(f) != r.frame.as_ref()).then(|| f.clone())
         })
         .collect();

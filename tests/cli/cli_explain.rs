@@ -165,24 +165,9 @@ fn a_leaking_profile_is_called_growing() {
     );
     assert!(text.contains("leak: growing"), "{text}");
     // Nothing written into the profile's folder.
-    let files = |d: &Path| -> Vec<PathBuf> { walk(d) };
-    let before = files(dir.path());
+    let before = common::files_under(dir.path());
     explain(dir.path(), &[]);
-    assert_eq!(files(dir.path()), before);
-}
-
-fn walk(d: &Path) -> Vec<PathBuf> {
-    let mut v = Vec::new();
-    for e in std::fs::read_dir(d).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            v.extend(walk(&p));
-        } else {
-            v.push(p);
-        }
-    }
-    v.sort();
-    v
+    assert_eq!(common::files_under(dir.path()), before);
 }
 
 /// A real OOM (a GPT step under a per-process cap on an H100): the cause is a limit on the

@@ -5,8 +5,6 @@
 //! same arguments. A path outside the granted roots, a bad argument and a command that fails
 //! are MCP errors, and nothing is written under the roots.
 
-use std::path::{Path, PathBuf};
-
 use serde_json::{Value, json};
 
 use crate::common;
@@ -15,22 +13,6 @@ fn cli_json(args: &[&str]) -> Value {
     let (code, out, err) = common::memsight(args);
     assert_eq!(code, 0, "{args:?}: {err}");
     serde_json::from_str(&out).unwrap()
-}
-
-/// Every file under `d`, sorted, with its length.
-fn files(d: &Path) -> Vec<(PathBuf, u64)> {
-    let mut v = Vec::new();
-    for e in std::fs::read_dir(d).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            v.extend(files(&p));
-        } else {
-            let n = p.metadata().unwrap().len();
-            v.push((p, n));
-        }
-    }
-    v.sort();
-    v
 }
 
 #[test]
@@ -76,7 +58,7 @@ fn a_real_mcp_client_lists_and_calls_every_tool_and_gets_the_clis_answers() {
         &summary.display().to_string(),
     ]);
     assert_eq!(code, 0, "{err}");
-    let before = files(&runs);
+    let before = common::files_under(&runs);
 
     let (t, t16, s, db) = (
         trace.display().to_string(),
@@ -230,5 +212,5 @@ fn a_real_mcp_client_lists_and_calls_every_tool_and_gets_the_clis_answers() {
         assert_eq!(e["error"]["code"], -32602, "{e}");
     }
     // Nothing written under the root.
-    assert_eq!(files(&runs), before);
+    assert_eq!(common::files_under(&runs), before);
 }

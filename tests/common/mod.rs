@@ -685,3 +685,20 @@ pub fn snapshot_of_trace(trace: &Path, out: &Path, shift_s: &str) -> bool {
     }
     made
 }
+
+/// Every file under `dir` (recursively), sorted, with its length: to check that a command
+/// wrote nothing there.
+pub fn files_under(dir: &Path) -> Vec<(PathBuf, u64)> {
+    let mut v = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            v.extend(files_under(&p));
+        } else {
+            let n = p.metadata().unwrap().len();
+            v.push((p, n));
+        }
+    }
+    v.sort();
+    v
+}

@@ -235,7 +235,28 @@ def main():
         frames = [{"filename": f, "line": l, "name": n} for f, l, n in key]
         out["top_stacks"].append({"frames": frames, "frame": holder(frames), "bytes": b,
                                   "blocks": c})
+    tell_apart(out["top_stacks"])
     print(json.dumps(out))
+
+
+def tell_apart(rows):
+    """`via` of each listed stack: when another listed stack is named by the same frame, the
+    frame of its stack that most of theirs lack (ties: a Python frame, then the innermost),
+    unless none is lacked or it is its naming frame; else None."""
+    for r in rows:
+        others = [o for o in rows if o is not r and r["frame"] is not None
+                  and o["frame"] == r["frame"]]
+        via = None
+        if others:
+            def py(f):
+                return f["filename"].lower().endswith((".py", ".pyx")) or f["filename"].startswith("<")
+            scored = [(sum(f not in o["frames"] for o in others), py(f), -k, f)
+                      for k, f in enumerate(r["frames"])]
+            scored = [x for x in scored if x[0] > 0]
+            if scored:
+                best = max(scored, key=lambda x: x[:3])[3]
+                via = best if best != r["frame"] else None
+        r["via"] = via
 
 
 if __name__ == "__main__":

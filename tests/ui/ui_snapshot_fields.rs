@@ -221,15 +221,26 @@ fn the_join_shows(
     assert!(h.query_all_by_label(&mb).next().is_some(), "{mb}");
 }
 
+/// Goes to the peak and opens By operator, once the join has made it appear.
+fn peak_by_operator(h: &mut Harness<'static, MemsightApp>, t: &Tr) {
+    use memsight::ui::panes::snapshot_join::VIEW;
+    h.get_by_label(t.snapshot_go_peak).click();
+    common::step_until(h, "By operator", |h| {
+        h.query_by_label(VIEW.get(t)).is_some()
+    });
+    // The tabs may lie below the window's fold (the Chinese UI's lines are taller).
+    h.get_by_label(VIEW.get(t)).scroll_to_me();
+    h.step();
+    h.get_by_label(VIEW.get(t)).click();
+}
+
 /// A snapshot beside the PyTorch trace of its run (issue 45, part 4): By operator appears, and
 /// at the peak lists the live blocks by the profile's operator and step as plain arithmetic
 /// over the raw files says (tests/reference/snapshot_profile_join.py), in both languages. The
 /// snapshot is made from the real H100 trace's own allocations on the allocator's clock
 /// (tests/reference/make_snapshot_of_trace.py).
-
 #[test]
 fn a_snapshot_beside_its_runs_trace_lists_live_blocks_by_operator() {
-    use memsight::ui::panes::snapshot_join::VIEW;
     let Some(Joined {
         dir,
         snap,
@@ -243,14 +254,7 @@ fn a_snapshot_beside_its_runs_trace_lists_live_blocks_by_operator() {
     for lang in Lang::ALL {
         let t = tr(lang);
         let mut h = open(&snap, lang);
-        h.get_by_label(t.snapshot_go_peak).click();
-        common::step_until(&mut h, "By operator", |h| {
-            h.query_by_label(VIEW.get(t)).is_some()
-        });
-        // The tabs may lie below the window's fold (the Chinese UI's lines are taller).
-        h.get_by_label(VIEW.get(t)).scroll_to_me();
-        h.step();
-        h.get_by_label(VIEW.get(t)).click();
+        peak_by_operator(&mut h, t);
         the_join_shows(&mut h, t, "gpt_b8.pt.trace.json.gz", &want);
     }
 }
@@ -261,7 +265,6 @@ fn a_snapshot_beside_its_runs_trace_lists_live_blocks_by_operator() {
 /// two state tensors) are told apart by their allocating frame, in both languages.
 #[test]
 fn a_real_paired_recording_opens_joined_and_tells_its_holders_apart() {
-    use memsight::ui::panes::snapshot_join::VIEW;
     let dir = common::fixtures().join("snapshots/cuda_join");
     let (snap, trace) = (dir.join("run.pickle"), dir.join("run.pt.trace.json.gz"));
     let want = reference_join(&snap, &trace);
@@ -284,13 +287,7 @@ fn a_real_paired_recording_opens_joined_and_tells_its_holders_apart() {
                 h.query_all_by_label(&row).next().is_some()
             });
         }
-        h.get_by_label(t.snapshot_go_peak).click();
-        common::step_until(&mut h, "By operator", |h| {
-            h.query_by_label(VIEW.get(t)).is_some()
-        });
-        h.get_by_label(VIEW.get(t)).scroll_to_me();
-        h.step();
-        h.get_by_label(VIEW.get(t)).click();
+        peak_by_operator(&mut h, t);
         the_join_shows(&mut h, t, "run.pt.trace.json.gz", &want);
     }
 }
