@@ -26,9 +26,12 @@
 //! - [`export`]: text out: the `inspect` summary (readable and JSON), TSV and CSV of table rows,
 //!   the cluster summary file of `memsight summarize` (`export::cluster_db`), and the temporary
 //!   files a terminated `summarize` removes (`export::pending_files`).
-//! - [`cli`]: the headless subcommands (`inspect`, `curve`, `table`, `live`, `steps`, `stacks`,
-//!   `roles`, `compare`, `snapshot`, `summarize`), each with `--source` for ranks that have a DB
-//!   and CSV files.
+//! - [`cli`]: the command line (`cli::command_line`: its arguments and `run`) and the headless
+//!   subcommands (`inspect`, `curve`, `table`, `live`, `steps`, `stacks`, `roles`, `modules`,
+//!   `whatif`, `compare`, `snapshot`, `summarize`), each with `--source` for ranks that have a
+//!   DB and CSV files; `explain` composes one verdict from the others' JSON (`cli::explain`).
+//! - `mcp` (cargo feature `mcp`, on by default): `memsight mcp`, a Model Context Protocol server
+//!   on stdio whose tools run the headless commands.
 //! - [`snapshot`]: allocator snapshots (`.pickle`): a data-only unpickler (nothing in a file is
 //!   ever run), the typed snapshot, its summary, the segments at any event, and the
 //!   active-memory bands.
