@@ -29,15 +29,16 @@ impl Frame {
     /// [`Frame::text`] without the file's folder: `file.py(12): name`; the name alone for a
     /// frame with no file (a C++ frame the unwinder could not place: `""` or `??`).
     pub fn short_text(&self) -> String {
+        let name = without_parameters(&self.name);
         if self.filename.is_empty() || self.filename == "??" {
-            return self.name.clone();
+            return name.to_string();
         }
         let file = self
             .filename
             .rsplit(['/', '\\'])
             .next()
             .unwrap_or(&self.filename);
-        format!("{file}({}): {}", self.line, self.name)
+        format!("{file}({}): {name}", self.line)
     }
 }
 
@@ -962,5 +963,62 @@ impl Backend {
         } else {
             None
         }
+    }
+}
+
+/// A C++ function's name without its parameter list (`at::cuda::setWorkspaceForHandle` for
+/// `at::cuda::setWorkspaceForHandle(cublasContext*, c10::cuda::CUDAStream)`), so that a frame
+/// fits a table's row; the list is the parenthesis that closes the name, so `(anonymous
+/// namespace)` inside it stays. Other names as they are.
+fn without_parameters(name: &str) -> &str {
+    if !name.ends_with(')') {
+        return name;
+    }
+    let mut depth = 0usize;
+    for (i, c) in name.char_indices().rev() {
+        match c {
+            ')' => depth += 1,
+            '(' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return match name[..i].trim_end() {
+                        "" => name,
+                        head => head,
+                    };
+                }
+            }
+            _ => {}
+        }
+    }
+    name
+}
+
+#[cfg(test)]
+mod frame_tests {
+    use super::*;
+
+    #[test]
+    fn a_cpp_frame_is_shown_without_its_parameters() {
+        let f = |file: &str, name: &str| Frame {
+            filename: file.into(),
+            line: 0,
+            name: name.into(),
+        };
+        let t = f(
+            "??",
+            "at::cuda::setWorkspaceForHandle(cublasContext*, c10::cuda::CUDAStream)",
+        );
+        assert_eq!(t.short_text(), "at::cuda::setWorkspaceForHandle");
+        let t = f(
+            "RegisterCUDA_0.cpp",
+            "at::(anonymous namespace)::structured_mul::set_output(long, c10::IntArrayRef)",
+        );
+        assert_eq!(
+            t.short_text(),
+            "RegisterCUDA_0.cpp(0): at::(anonymous namespace)::structured_mul::set_output"
+        );
+        assert_eq!(f("/a/m.py", "forward").short_text(), "m.py(0): forward");
+        assert_eq!(f("", "(unbalanced))").short_text(), "(unbalanced))");
+        assert_eq!(f("", "()").short_text(), "()");
     }
 }

@@ -777,6 +777,17 @@ fn compute(
     })
 }
 
+/// The most characters of a holder's `via` frame a table row shows.
+const VIA_CHARS: usize = 48;
+
+/// The first `n` characters of `text`, with `…` when it had more.
+fn head_of(text: &str, n: usize) -> String {
+    match text.char_indices().nth(n) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.to_string(),
+    }
+}
+
 /// Stacks with their MB and blocks; the innermost frame shown, the whole stack on hover.
 pub(super) fn stack_table(
     ui: &mut egui::Ui,
@@ -808,8 +819,10 @@ pub(super) fn stack_table(
                         .as_ref()
                         .map_or_else(|| t.no_stack.to_string(), Frame::short_text);
                     if let Some(via) = &s.via {
-                        // Two rows named by one line: the frame that tells them apart.
-                        top = format!("{top} · {}", via.short_text());
+                        // Two rows named by one line: the frame that tells them apart, its
+                        // start only when long (a C++ name), so that the row stays in its
+                        // column; the whole stack is on hover.
+                        top = format!("{top} · {}", head_of(&via.short_text(), VIA_CHARS));
                     }
                     // A clickable row reads as a link; its stack and what a click does on hover.
                     let r = match click_hint {
@@ -1225,5 +1238,21 @@ impl crate::ui::document::Document for SnapshotView {
 
     fn set_chart_range(&mut self, range: (f64, f64), _: &mut Vec<Command>) {
         self.chart.range = Some(range);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::head_of;
+
+    #[test]
+    fn a_long_name_keeps_its_start_and_says_it_was_cut() {
+        assert_eq!(
+            head_of("adam.py(178): _init_group", 48),
+            "adam.py(178): _init_group"
+        );
+        assert_eq!(head_of("abcdef", 3), "abc…");
+        // Characters, not bytes: a Chinese name is not cut inside a character.
+        assert_eq!(head_of("模块名称很长", 2), "模块…");
     }
 }
