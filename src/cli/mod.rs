@@ -67,6 +67,20 @@ pub(crate) fn finish(result: Result<(), String>, err: &mut dyn std::io::Write) -
     }
 }
 
+/// Runs a subcommand in-process (`f` writes its JSON to the first stream, its error to the
+/// second) and parses its JSON; its error line when it fails.
+pub(crate) fn json_of(
+    f: impl FnOnce(&mut dyn std::io::Write, &mut dyn std::io::Write) -> i32,
+) -> Result<serde_json::Value, String> {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    if f(&mut out, &mut err) != 0 {
+        let e = String::from_utf8_lossy(&err);
+        let line = e.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
+        return Err(line.trim_start_matches("memsight: ").to_string());
+    }
+    serde_json::from_slice(&out).map_err(|e| format!("a command's JSON did not parse: {e}"))
+}
+
 /// The most display columns [`text_table`] pads its first (name) column to.
 const NAME_WIDTH: usize = 60;
 

@@ -107,7 +107,7 @@ fn run_command(argv: &[String]) -> Result<serde_json::Value, String> {
     let Some(command) = args.command else {
         return Err("no command".into());
     };
-    crate::cli::explain::json_of(|o, e| crate::cli::command_line::run(command, o, e))
+    crate::cli::json_of(|o, e| crate::cli::command_line::run(command, o, e))
 }
 
 impl ServerHandler for Server {

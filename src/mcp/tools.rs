@@ -33,9 +33,10 @@ pub struct Tool {
     pub params: &'static [Param],
 }
 
-const fn path(about: &'static str) -> Param {
+/// A path the tool reads, named `name` (positional, required, checked against the roots).
+const fn named_path(name: &'static str, about: &'static str) -> Param {
     Param {
-        name: "path",
+        name,
         kind: "string",
         flag: None,
         path: true,
@@ -44,14 +45,48 @@ const fn path(about: &'static str) -> Param {
     }
 }
 
-const RANK: Param = Param {
-    name: "rank",
-    kind: "string",
-    flag: Some("--rank"),
-    path: false,
-    required: false,
-    about: "Rank id as `inspect` lists it; default the first rank",
-};
+/// The tool's one path, `path`.
+const fn path(about: &'static str) -> Param {
+    named_path("path", about)
+}
+
+/// An optional flag: `name` in the call, `flag` on the command line.
+const fn option(
+    name: &'static str,
+    kind: &'static str,
+    flag: &'static str,
+    about: &'static str,
+) -> Param {
+    Param {
+        name,
+        kind,
+        flag: Some(flag),
+        path: false,
+        required: false,
+        about,
+    }
+}
+
+/// A flag the call must give.
+const fn required(
+    name: &'static str,
+    kind: &'static str,
+    flag: &'static str,
+    about: &'static str,
+) -> Param {
+    Param {
+        required: true,
+        ..option(name, kind, flag, about)
+    }
+}
+
+/// Which rank of a profile.
+const RANK: Param = option(
+    "rank",
+    "string",
+    "--rank",
+    "Rank id as `inspect` lists it; default the first rank",
+);
 
 const PROFILE: &str = "A profiling folder, .db or PyTorch trace (.pt.trace.json[.gz])";
 
@@ -79,22 +114,13 @@ pub const TOOLS: &[Tool] = &[
         params: &[
             path(PROFILE),
             RANK,
-            Param {
-                name: "at_ms",
-                kind: "number",
-                flag: Some("--at-ms"),
-                path: false,
-                required: true,
-                about: "The time, ms from the rank's origin (as `inspect` and `explain` give times)",
-            },
-            Param {
-                name: "top",
-                kind: "integer",
-                flag: Some("--top"),
-                path: false,
-                required: false,
-                about: "How many allocations to list",
-            },
+            required(
+                "at_ms",
+                "number",
+                "--at-ms",
+                "The time, ms from the rank's origin (as `inspect` and `explain` give times)",
+            ),
+            option("top", "integer", "--top", "How many allocations to list"),
         ],
     },
     Tool {
@@ -116,14 +142,12 @@ pub const TOOLS: &[Tool] = &[
         params: &[
             path(PROFILE),
             RANK,
-            Param {
-                name: "at_ms",
-                kind: "number",
-                flag: Some("--at-ms"),
-                path: false,
-                required: false,
-                about: "The time, ms; default the peak",
-            },
+            option(
+                "at_ms",
+                "number",
+                "--at-ms",
+                "The time, ms; default the peak",
+            ),
         ],
     },
     Tool {
@@ -133,30 +157,14 @@ pub const TOOLS: &[Tool] = &[
         params: &[
             path(PROFILE),
             RANK,
-            Param {
-                name: "by",
-                kind: "string",
-                flag: Some("--by"),
-                path: false,
-                required: false,
-                about: "Group by `stack`, `line` or `op`",
-            },
-            Param {
-                name: "at_ms",
-                kind: "number",
-                flag: Some("--at-ms"),
-                path: false,
-                required: false,
-                about: "Only what is alive at this time, ms",
-            },
-            Param {
-                name: "top",
-                kind: "integer",
-                flag: Some("--top"),
-                path: false,
-                required: false,
-                about: "How many groups to list",
-            },
+            option("by", "string", "--by", "Group by `stack`, `line` or `op`"),
+            option(
+                "at_ms",
+                "number",
+                "--at-ms",
+                "Only what is alive at this time, ms",
+            ),
+            option("top", "integer", "--top", "How many groups to list"),
         ],
     },
     Tool {
@@ -166,46 +174,36 @@ pub const TOOLS: &[Tool] = &[
         params: &[
             path(PROFILE),
             RANK,
-            Param {
-                name: "micro_batch",
-                kind: "number",
-                flag: Some("--micro-batch"),
-                path: false,
-                required: false,
-                about: "The micro-batch as a multiple of the profiled one (2: twice as large)",
-            },
-            Param {
-                name: "checkpoint",
-                kind: "string",
-                flag: Some("--checkpoint"),
-                path: false,
-                required: false,
-                about: "Checkpoint the modules matching this glob or class (`Block`)",
-            },
-            Param {
-                name: "zero",
-                kind: "integer",
-                flag: Some("--zero"),
-                path: false,
-                required: false,
-                about: "ZeRO stage 1, 2 or 3 (needs `ranks`)",
-            },
-            Param {
-                name: "ranks",
-                kind: "integer",
-                flag: Some("--ranks"),
-                path: false,
-                required: false,
-                about: "Ranks the ZeRO stage shards over",
-            },
-            Param {
-                name: "offload_optimizer",
-                kind: "boolean",
-                flag: Some("--offload-optimizer"),
-                path: false,
-                required: false,
-                about: "Optimizer state on the host",
-            },
+            option(
+                "micro_batch",
+                "number",
+                "--micro-batch",
+                "The micro-batch as a multiple of the profiled one (2: twice as large)",
+            ),
+            option(
+                "checkpoint",
+                "string",
+                "--checkpoint",
+                "Checkpoint the modules matching this glob or class (`Block`)",
+            ),
+            option(
+                "zero",
+                "integer",
+                "--zero",
+                "ZeRO stage 1, 2 or 3 (needs `ranks`)",
+            ),
+            option(
+                "ranks",
+                "integer",
+                "--ranks",
+                "Ranks the ZeRO stage shards over",
+            ),
+            option(
+                "offload_optimizer",
+                "boolean",
+                "--offload-optimizer",
+                "Optimizer state on the host",
+            ),
         ],
     },
     Tool {
@@ -213,22 +211,8 @@ pub const TOOLS: &[Tool] = &[
         about: "Two ranks (of one profile or two runs): peak deltas and what each operator allocated; or two allocator snapshots: reserved, allocated and fragmentation deltas and which stacks grew.",
         command: "compare",
         params: &[
-            Param {
-                name: "a",
-                kind: "string",
-                flag: None,
-                path: true,
-                required: true,
-                about: "The baseline: a profile or an allocator snapshot",
-            },
-            Param {
-                name: "b",
-                kind: "string",
-                flag: None,
-                path: true,
-                required: true,
-                about: "The run compared with it (the same kind as a)",
-            },
+            named_path("a", "The baseline: a profile or an allocator snapshot"),
+            named_path("b", "The run compared with it (the same kind as a)"),
         ],
     },
     Tool {
@@ -237,22 +221,13 @@ pub const TOOLS: &[Tool] = &[
         command: "snapshot",
         params: &[
             path("An allocator snapshot (.pickle / .pkl)"),
-            Param {
-                name: "at_event",
-                kind: "integer",
-                flag: Some("--at-event"),
-                path: false,
-                required: false,
-                about: "The state just after this event (0-based)",
-            },
-            Param {
-                name: "top",
-                kind: "integer",
-                flag: Some("--top"),
-                path: false,
-                required: false,
-                about: "How many stacks to list",
-            },
+            option(
+                "at_event",
+                "integer",
+                "--at-event",
+                "The state just after this event (0-based)",
+            ),
+            option("top", "integer", "--top", "How many stacks to list"),
         ],
     },
     Tool {

@@ -50,7 +50,6 @@ fn a_real_mcp_client_lists_and_calls_every_tool_and_gets_the_clis_answers() {
     .unwrap();
     let summary = runs.join("demo_summary.db");
     let demo = common::fixtures().join("demo");
-    cli_json(&["inspect", &demo.display().to_string(), "--json"]);
     let (code, _, err) = common::memsight(&[
         "summarize",
         &demo.display().to_string(),

@@ -126,20 +126,6 @@ fn pop_longest_list(v: &mut Value) -> bool {
         .is_some_and(|a| a.pop().is_some())
 }
 
-/// Runs a subcommand in-process (`f` writes its JSON to the first stream, its error to the
-/// second) and parses its JSON; its error line when it fails.
-pub(crate) fn json_of(
-    f: impl FnOnce(&mut dyn Write, &mut dyn Write) -> i32,
-) -> Result<Value, String> {
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    if f(&mut out, &mut err) != 0 {
-        let e = String::from_utf8_lossy(&err);
-        let line = e.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
-        return Err(line.trim_start_matches("memsight: ").to_string());
-    }
-    serde_json::from_slice(&out).map_err(|e| format!("a command's JSON did not parse: {e}"))
-}
-
 /// A subcommand's options parsed from `argv` as its command line would give them.
 pub(crate) fn parsed<T: clap::Args>(argv: &[&str]) -> Result<T, String> {
     #[derive(clap::Parser)]

@@ -6,8 +6,9 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use super::{SCHEMA, first, json_of, parsed};
+use super::{SCHEMA, first, parsed};
 use crate::cli;
+use crate::cli::json_of;
 use crate::model::SourceChoice;
 
 /// How many entries each list of the verdict keeps.
@@ -40,19 +41,17 @@ pub fn verdict(path: &Path, source: SourceChoice, rank: Option<&str>) -> Result<
         None => Err("no peak".into()),
     };
 
+    // Each part, or why it could not be made.
     let mut unavailable = serde_json::Map::new();
-    let mut part = |name: &str, r: &Result<Value, String>| match r {
-        Ok(v) => Some(v.clone()),
-        Err(e) => {
-            unavailable.insert(name.into(), Value::String(e.clone()));
-            None
-        }
+    let mut part = |name: &str, r: Result<Value, String>| {
+        r.map_err(|e| unavailable.insert(name.into(), Value::String(e)))
+            .ok()
     };
     let (steps, roles, modules, lines) = (
-        part("steps", &steps),
-        part("roles", &roles),
-        part("modules", &modules),
-        part("lines", &lines),
+        part("steps", steps),
+        part("roles", roles),
+        part("modules", modules),
+        part("lines", lines),
     );
     let whatif = whatif_table(path, source, &id, roles.as_ref(), ranks.len());
     let step = steps

@@ -7,8 +7,9 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use super::{SCHEMA, first, json_of, parsed};
+use super::{SCHEMA, first, parsed};
 use crate::cli;
+use crate::cli::json_of;
 
 /// How many entries each list of the verdict keeps.
 const TOP: usize = 3;
