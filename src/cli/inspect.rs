@@ -32,8 +32,8 @@ pub fn inspect(
     for info in &profile.ranks {
         // One rank at a time: its data is dropped before the next is read.
         let loaded_rank = super::rank::with_source(info, source)
-            .map_err(|e| e.to_string())
-            .and_then(|i| load_rank(&i, &LoadControl::new()).map_err(|e| e.to_string()));
+            .map_err(|e| crate::model::Cause::said(e.to_string()))
+            .and_then(|i| load_rank(&i, &LoadControl::new()).map_err(|e| e.cause()));
         match loaded_rank {
             Ok(data) => {
                 loaded += 1;
@@ -45,9 +45,8 @@ pub fn inspect(
             }
             Err(e) => {
                 let mut s = identity(info);
-                s.warnings.push(crate::model::Message::NotLoaded {
-                    cause: e.to_string(),
-                });
+                s.warnings
+                    .push(crate::model::Message::NotLoaded { cause: e.clone() });
                 if !json {
                     let _ = write!(out, "{}", render_text(&s));
                 }

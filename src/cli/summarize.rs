@@ -257,8 +257,9 @@ fn record_of(info: &RankInfo, source: SourceChoice, ranks_in_profile: usize) -> 
         Ok(data) => record_of_loaded(id, data, ranks_in_profile),
         Err(e) => {
             let mut s = identity(info);
-            s.warnings
-                .push(crate::model::Message::NotLoaded { cause: e.clone() });
+            s.warnings.push(crate::model::Message::NotLoaded {
+                cause: e.clone().into(),
+            });
             let inspect_json = serde_json::to_string(&s).unwrap_or_else(|_| "null".into());
             RankRecord::failed(id, e, inspect_json)
         }

@@ -162,10 +162,10 @@ pub enum NotSummaryWhy {
     #[error("a folder, not a summary file (a .db written by `memsight summarize`)")]
     Folder,
     /// SQLite could not open it (or it is not there: then `cause` says so).
-    #[error("{}", if *.exists { format!("not a memsight summary: {cause}") } else { cause.clone() })]
+    #[error("{}", if *.exists { format!("not a memsight summary: {cause}") } else { cause.to_string() })]
     Unopenable {
         /// The opener's words.
-        cause: String,
+        cause: crate::model::Cause,
         /// The path exists.
         exists: bool,
     },

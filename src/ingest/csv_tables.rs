@@ -55,6 +55,21 @@ pub enum FileError {
     Cancelled,
 }
 
+impl From<&FileError> for crate::model::Cause {
+    fn from(e: &FileError) -> crate::model::Cause {
+        use crate::model::{Cause, CauseKind};
+        match e {
+            FileError::Io { path, source } => Cause::io(e.to_string(), Some(path.clone()), source),
+            FileError::Empty { path } => Cause {
+                en: e.to_string(),
+                path: Some(path.clone()),
+                kind: CauseKind::Empty,
+            },
+            _ => Cause::said(e.to_string()),
+        }
+    }
+}
+
 /// What reading one file gives besides its rows.
 #[derive(Debug)]
 pub struct FileOutcome {

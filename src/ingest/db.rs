@@ -2,7 +2,7 @@
 //! read-only: MEMORY_RECORD, OP_MEMORY, NPU_MEM (APP samples), NPU_MODULE_MEM + ENUM_MODULE,
 //! STRING_IDS, HOST_INFO, RANK_DEVICE_MAP. Times are ns and sizes bytes already.
 
-use crate::model::{Message, SkipReason};
+use crate::model::{Cause, CauseKind, Message, SkipReason};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -32,11 +32,48 @@ pub struct DbMeta {
 /// A DB problem, as one readable line.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
-pub struct DbError(pub String);
+pub struct DbError(pub Cause);
+
+impl DbError {
+    /// A problem said in memsight's words (a missing table or column).
+    fn said(en: impl Into<String>) -> DbError {
+        DbError(Cause::said(en))
+    }
+}
 
 impl From<rusqlite::Error> for DbError {
     fn from(e: rusqlite::Error) -> Self {
-        DbError(format!("SQLite: {e}"))
+        DbError(Cause {
+            en: format!("SQLite: {e}"),
+            path: None,
+            kind: sqlite_kind(&e),
+        })
+    }
+}
+
+impl From<DbError> for Cause {
+    fn from(e: DbError) -> Cause {
+        e.0
+    }
+}
+
+impl From<rusqlite::Error> for Cause {
+    fn from(e: rusqlite::Error) -> Cause {
+        Cause {
+            en: e.to_string(),
+            path: None,
+            kind: sqlite_kind(&e),
+        }
+    }
+}
+
+/// What SQLite's error means, as far as both languages can say it.
+pub fn sqlite_kind(e: &rusqlite::Error) -> CauseKind {
+    match e.sqlite_error_code() {
+        Some(rusqlite::ErrorCode::NotADatabase) => CauseKind::NotADatabase,
+        Some(rusqlite::ErrorCode::DatabaseCorrupt) => CauseKind::Corrupt,
+        Some(rusqlite::ErrorCode::CannotOpen) => CauseKind::CannotOpen,
+        _ => CauseKind::Other,
     }
 }
 
@@ -84,7 +121,7 @@ fn pending(path: &Path) -> bool {
 /// journal beside it (its last commits are only readable by SQLite replaying or rolling back,
 /// which writes). `None` when the file alone is the whole DB.
 pub fn snapshot_if_needed(path: &Path) -> Result<Option<DbSnapshot>, DbError> {
-    super::safe_fs::ensure_regular(path).map_err(|e| DbError(e.to_string()))?;
+    super::safe_fs::ensure_regular(path).map_err(|e| DbError(e.into()))?;
     let sidecars: Vec<(&str, PathBuf)> = ["-wal", "-journal"]
         .into_iter()
         .map(|s| (s, sidecar(path, s)))
@@ -93,7 +130,13 @@ pub fn snapshot_if_needed(path: &Path) -> Result<Option<DbSnapshot>, DbError> {
     if sidecars.is_empty() {
         return Ok(None);
     }
-    let copy_err = |e: std::io::Error| DbError(format!("cannot make a private copy: {e}"));
+    let copy_err = |e: std::io::Error| {
+        DbError(Cause::io(
+            format!("cannot make a private copy: {e}"),
+            None,
+            &e,
+        ))
+    };
     let dir = tempfile::tempdir().map_err(copy_err)?;
     let db_copy = dir.path().join("snapshot.db");
     super::safe_fs::copy_regular(path, &db_copy).map_err(copy_err)?;
@@ -114,7 +157,7 @@ pub fn open_read_only(path: &Path, snapshot: Option<&DbSnapshot>) -> Result<Read
             OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?,
         None => {
-            super::safe_fs::ensure_regular(path).map_err(|e| DbError(e.to_string()))?;
+            super::safe_fs::ensure_regular(path).map_err(|e| DbError(e.into()))?;
             Connection::open_with_flags(
                 immutable_uri(path),
                 OpenFlags::SQLITE_OPEN_READ_ONLY
@@ -127,7 +170,13 @@ pub fn open_read_only(path: &Path, snapshot: Option<&DbSnapshot>) -> Result<Read
     conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| {
         r.get::<_, i64>(0)
     })
-    .map_err(|e| DbError(format!("not a readable SQLite database: {e}")))?;
+    .map_err(|e| {
+        DbError(Cause {
+            en: format!("not a readable SQLite database: {e}"),
+            path: None,
+            kind: sqlite_kind(&e),
+        })
+    })?;
     Ok(ReadOnlyDb { conn })
 }
 
@@ -208,7 +257,10 @@ impl TableColumns {
         if self.has(name) {
             Ok(name)
         } else {
-            Err(DbError(format!("{} has no column {name}", self.table)))
+            Err(DbError::said(format!(
+                "{} has no column {name}",
+                self.table
+            )))
         }
     }
     /// A column read when present, else NULL (and named in [`Self::note`]).
@@ -415,7 +467,7 @@ pub fn load(
             out.warnings.push(Message::DbTableNotLoaded {
                 path: path.display().to_string(),
                 table: table.to_string(),
-                cause: e.to_string(),
+                cause: e.into(),
             });
         }
     }
@@ -550,7 +602,7 @@ fn load_npu_mem(ctx: &Ctx<'_>, _strings: &mut Interner, out: &mut DbTables) -> R
     let kind = c.require("type")?;
     let ts = c.require("timestampNs")?;
     if !c.has("hbm") && !c.has("ddr") {
-        return Err(DbError("NPU_MEM has neither hbm nor ddr".into()));
+        return Err(DbError::said("NPU_MEM has neither hbm nor ddr"));
     }
     let window = time_window_of(ctx.conn, "NPU_MEM", ts);
     let sql = format!(

@@ -677,7 +677,7 @@ fn ranks_of(cand: Candidate, notes: &mut Vec<Message>) -> Vec<RankInfo> {
                         let mut notes = rank_notes.clone();
                         notes.push(Message::DbUnreadableUsingCsv {
                             path: db_path.display().to_string(),
-                            cause: e.to_string(),
+                            cause: e.0.clone(),
                         });
                         out.push(csv_rank(
                             &cand,
@@ -689,7 +689,7 @@ fn ranks_of(cand: Candidate, notes: &mut Vec<Message>) -> Vec<RankInfo> {
                     } else {
                         notes.push(Message::DbUnusable {
                             path: db_path.display().to_string(),
-                            cause: e.to_string(),
+                            cause: e.0.clone(),
                         });
                     }
                     continue;

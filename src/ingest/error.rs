@@ -1,6 +1,31 @@
 //! Why a rank could not be loaded at all: the error every loading stage returns, kept apart
 //! from the stages so that none of them imports another for it.
 
+use crate::model::Cause;
+
+/// Causes joined by `; `, as the CLI prints them.
+fn join(causes: &[Cause]) -> String {
+    let texts: Vec<&str> = causes.iter().map(|c| c.en.as_str()).collect();
+    texts.join("; ")
+}
+
+impl LoadError {
+    /// Why, as a cause a note can carry: in English the whole error; its kind (and file) when
+    /// one file's reader said it, so that Chinese says it too.
+    pub fn cause(&self) -> Cause {
+        match self {
+            LoadError::NoData {
+                reason: NoDataReason::Unreadable { errors },
+                ..
+            } if errors.len() == 1 => Cause {
+                en: self.to_string(),
+                ..errors[0].clone()
+            },
+            _ => Cause::said(self.to_string()),
+        }
+    }
+}
+
 /// Why a rank could not be loaded at all.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
@@ -28,10 +53,10 @@ pub enum NoDataReason {
         files: String,
     },
     /// Its memory_record files could not be read (the errors, joined by `; `).
-    #[error("{errors}")]
+    #[error("{}", join(errors))]
     Unreadable {
         /// What each file's reader said.
-        errors: String,
+        errors: Vec<Cause>,
     },
     /// Neither memory_record nor operator_memory rows.
     #[error("no memory_record or operator_memory rows")]
@@ -41,8 +66,8 @@ pub enum NoDataReason {
     DbFailed {
         /// The DB.
         path: String,
-        /// Why.
-        cause: String,
+        /// Why (boxed: it keeps every load's error small).
+        cause: Box<Cause>,
     },
     /// A rank of an importer that is not there.
     #[error("no importer named {name}")]

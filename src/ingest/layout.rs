@@ -37,7 +37,7 @@ impl RankTrace {
         &mut self,
         data: &mut RankData,
         control: &LoadControl,
-        unreadable: fn(String) -> Message,
+        unreadable: fn(crate::model::Cause) -> Message,
     ) -> Result<Option<&mut TraceExtract>, LoadError> {
         if self.read.is_none() {
             let path = self
@@ -55,7 +55,7 @@ impl RankTrace {
                         Ok(t) => Some(t),
                         Err(TraceError::Cancelled) => return Err(LoadError::Cancelled),
                         Err(e) => {
-                            data.report.warn(unreadable(e.to_string()));
+                            data.report.warn(unreadable((&e).into()));
                             None
                         }
                     }

@@ -10,7 +10,7 @@ use super::time_window::session_from_profiler_info;
 use crate::model::Message;
 use crate::model::report::LoadReport;
 use crate::model::{
-    DataSource, Format, MemoryRecords, NULL, RankData, RankInfo, StepSource, Steps,
+    Cause, DataSource, Format, MemoryRecords, NULL, RankData, RankInfo, StepSource, Steps,
 };
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -139,7 +139,7 @@ fn load_export(
                     data.report.warnings.retain(|w| *w != Message::UsingDb);
                     data.report.warn(Message::DbFailedUsingCsv {
                         path: path.display().to_string(),
-                        cause: e.to_string(),
+                        cause: e.into(),
                     });
                     load_csv(src, &mut data, control, &mut |_| {})?;
                 }
@@ -148,7 +148,7 @@ fn load_export(
                         info,
                         NoDataReason::DbFailed {
                             path: path.display().to_string(),
-                            cause: e.to_string(),
+                            cause: Box::new(e.into()),
                         },
                     ));
                 }
@@ -343,14 +343,14 @@ fn absorb(
 
 /// Why a memory_record file gave no rows at all, when it is a reason the rank may have no data
 /// for (a missing column, the OS, an empty or unusable file); `None` for an outcome that read.
-fn unreadable_records(r: &Result<FileOutcome, FileError>) -> Option<String> {
+fn unreadable_records(r: &Result<FileOutcome, FileError>) -> Option<Cause> {
     match r {
         Err(
             e @ (FileError::MissingColumn { .. }
             | FileError::Io { .. }
             | FileError::Empty { .. }
             | FileError::Unusable { .. }),
-        ) => Some(e.to_string()),
+        ) => Some(e.into()),
         _ => None,
     }
 }
@@ -372,7 +372,7 @@ fn warn_lossy_times(report: &mut LoadReport, before: usize) {
 /// read (what each said).
 fn no_rows_reason<'a>(
     files: impl Iterator<Item = &'a PathBuf>,
-    record_errors: &[String],
+    record_errors: &[Cause],
 ) -> NoDataReason {
     if record_errors.is_empty() {
         let names: Vec<String> = files.map(|p| p.display().to_string()).collect();
@@ -381,7 +381,7 @@ fn no_rows_reason<'a>(
         }
     } else {
         NoDataReason::Unreadable {
-            errors: record_errors.join("; "),
+            errors: record_errors.to_vec(),
         }
     }
 }

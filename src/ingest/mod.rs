@@ -42,7 +42,7 @@ pub use crate::model::report::{
 };
 pub use chunks::{BLOCK_BYTES, LoadControl};
 pub use csv_tables::FileError;
-pub use db::{DbError, ReadOnlyDb, open_read_only};
+pub use db::{DbError, ReadOnlyDb, open_read_only, sqlite_kind};
 pub use discover::{
     DiscoverError, MAX_DEPTH, Profile, discover, discover_with, host_from_folder, is_snapshot_name,
     is_snapshot_path,

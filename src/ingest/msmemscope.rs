@@ -388,6 +388,15 @@ impl DumpBuilder {
     }
 }
 
+/// The CSV reader's error as a cause: an I/O error keeps its kind.
+fn csv_cause(e: csv::Error) -> crate::model::Cause {
+    let en = e.to_string();
+    match e.into_kind() {
+        csv::ErrorKind::Io(io) => crate::model::Cause::io(en, None, &io),
+        _ => crate::model::Cause::said(en),
+    }
+}
+
 /// Reads a dump (CSV), the `rows` asked for; `name` is for messages.
 fn read_dump(
     file: impl Read,
@@ -401,7 +410,7 @@ fn read_dump(
         .from_reader(file);
     let header = reader
         .headers()
-        .map_err(|e| DumpProblem::unreadable(name, e))?
+        .map_err(|e| DumpProblem::unreadable(name, csv_cause(e)))?
         .clone();
     let cols = Columns::of(header.iter()).ok_or_else(|| DumpProblem::NotADump {
         path: name.to_string(),
@@ -412,7 +421,7 @@ fn read_dump(
         match reader.read_record(&mut record) {
             Ok(false) => break,
             Ok(true) => {}
-            Err(e) if e.is_io_error() => return Err(DumpProblem::unreadable(name, e)),
+            Err(e) if e.is_io_error() => return Err(DumpProblem::unreadable(name, csv_cause(e))),
             Err(_) => {
                 builder.dump.unreadable += 1;
                 continue;

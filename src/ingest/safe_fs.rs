@@ -42,7 +42,9 @@ pub fn file_kind(meta: &Metadata) -> &'static str {
 fn not_regular(meta: &Metadata) -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidInput,
-        format!("not a regular file (it is {}); skipped", file_kind(meta)),
+        crate::model::NotRegularFile {
+            what: file_kind(meta),
+        },
     )
 }
 

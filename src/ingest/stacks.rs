@@ -57,7 +57,7 @@ pub fn attach_stacks(
             Ok(None) => {}
             Err(e) => data.report.warn(crate::model::Message::ApiUnreadable {
                 path: path.display().to_string(),
-                cause: e.to_string(),
+                cause: e.into(),
             }),
         }
     }

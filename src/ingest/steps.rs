@@ -77,9 +77,9 @@ pub fn attach_steps(
             Err(FileError::Cancelled) => return Err(LoadError::Cancelled),
             // No Step Id column is the normal case without a schedule: no warning.
             Err(FileError::MissingColumn { .. }) => {}
-            Err(e) => data.report.warn(crate::model::Message::KernelUnreadable {
-                cause: e.to_string(),
-            }),
+            Err(e) => data
+                .report
+                .warn(crate::model::Message::KernelUnreadable { cause: (&e).into() }),
         }
     }
     Ok(())

@@ -84,6 +84,17 @@ pub enum TraceError {
     Cancelled,
 }
 
+impl From<&TraceError> for crate::model::Cause {
+    fn from(e: &TraceError) -> crate::model::Cause {
+        match e {
+            TraceError::Io { path, source } => {
+                crate::model::Cause::io(e.to_string(), Some(path.clone()), source)
+            }
+            _ => crate::model::Cause::said(e.to_string()),
+        }
+    }
+}
+
 /// Reads the steps and device counters of `path`, streaming.
 pub fn read_trace_view(path: &Path, control: &LoadControl) -> Result<TraceExtract, TraceError> {
     let file = safe_fs::open_regular(path).map_err(|source| TraceError::Io {

@@ -5,6 +5,8 @@
 
 use std::fmt;
 
+use super::{Cause, Lang};
+
 impl Message {
     /// True for a note that reports a choice or a fact, not a problem: which of two sources was
     /// read, slices used, the newest of several files, an encoding decoded. The UI counts these
@@ -102,21 +104,21 @@ pub enum Message {
         /// The DB.
         path: String,
         /// Why (the library's or the OS's words).
-        cause: String,
+        cause: Cause,
     },
     /// A DB that cannot be read at discovery, with nothing beside it.
     DbUnusable {
         /// The DB.
         path: String,
         /// Why.
-        cause: String,
+        cause: Cause,
     },
     /// A DB that failed while loading, beside CSV files that are read instead.
     DbFailedUsingCsv {
         /// The DB.
         path: String,
         /// Why.
-        cause: String,
+        cause: Cause,
     },
     /// An optional table of a DB that could not be read.
     DbTableNotLoaded {
@@ -125,7 +127,7 @@ pub enum Message {
         /// The table.
         table: String,
         /// Why.
-        cause: String,
+        cause: Cause,
     },
     /// A DB whose STRING_IDS lacks its columns: names are shown as numbers.
     StringIdsUnusable {
@@ -154,12 +156,12 @@ pub enum Message {
         /// The DB.
         path: String,
         /// Why.
-        cause: String,
+        cause: Cause,
     },
     /// The host ops' file could not be read: no call stacks from it.
     StacksUnreadable {
         /// Why (names the file).
-        cause: String,
+        cause: Cause,
     },
     /// Step or NPU MEM events of trace_view.json that could not be read.
     StepEventsUnreadable {
@@ -171,7 +173,7 @@ pub enum Message {
     /// trace_view.json could not be read: no steps or device memory from it.
     TraceUnreadable {
         /// Why (names the file).
-        cause: String,
+        cause: Cause,
     },
     /// Rows of kernel_details skipped while reading steps.
     KernelRowsSkipped {
@@ -183,7 +185,7 @@ pub enum Message {
     /// kernel_details could not be read: no steps from it.
     KernelUnreadable {
         /// Why (names the file).
-        cause: String,
+        cause: Cause,
     },
     /// A Chrome trace (a PyTorch profiler trace) without `[memory]` events.
     TraceWithoutMemory {
@@ -193,7 +195,7 @@ pub enum Message {
     /// A PyTorch profiler trace that could not be read.
     PyTorchTraceUnreadable {
         /// Why (names the file).
-        cause: String,
+        cause: Cause,
     },
     /// An msMemScope dump that could not be read.
     MemScopeUnreadable {
@@ -274,7 +276,7 @@ pub enum Message {
     /// A memUsageInfo file that could not be read.
     UsageFileUnreadable {
         /// Why (the file named in it).
-        cause: String,
+        cause: Cause,
     },
     /// msMemScope allocations whose `Device Id` is N/A in a process of no single device (and
     /// whose free names none): no rank can hold them.
@@ -291,7 +293,7 @@ pub enum Message {
     /// A rank of the overview that could not be loaded.
     NotLoaded {
         /// Why.
-        cause: String,
+        cause: Cause,
     },
     /// Optional columns a DB table lacks: read as empty.
     MissingColumns {
@@ -334,7 +336,7 @@ pub enum DumpProblem {
         /// The file.
         path: String,
         /// Their words.
-        cause: String,
+        cause: Cause,
     },
     /// A CSV whose header lacks msMemScope's columns.
     NotADump {
@@ -366,279 +368,363 @@ pub enum DumpProblem {
 
 impl DumpProblem {
     /// The file or reader refused `path` with `cause`.
-    pub fn unreadable(path: impl fmt::Display, cause: impl fmt::Display) -> DumpProblem {
+    pub fn unreadable(path: impl fmt::Display, cause: impl Into<Cause>) -> DumpProblem {
         DumpProblem::Unreadable {
             path: path.to_string(),
-            cause: cause.to_string(),
+            cause: cause.into(),
+        }
+    }
+}
+
+impl DumpProblem {
+    /// The text in `lang` (file names, table names and the reporter's words stay as written).
+    pub fn render(&self, lang: Lang) -> String {
+        match self {
+            DumpProblem::Unreadable { path, cause } => match lang {
+                Lang::En => format!("{path}: {cause}"),
+                Lang::Zh => format!("{path}：{}", cause.render(lang)),
+            },
+            DumpProblem::NotADump { path } => match lang {
+                Lang::En => format!("{path}: not an msMemScope dump (its header lacks columns)"),
+                Lang::Zh => format!("{path}：不是 msMemScope 数据文件（表头缺少其列）"),
+            },
+            DumpProblem::NoTable { path, table } => match lang {
+                Lang::En => format!("{path}: no {table} table"),
+                Lang::Zh => format!("{path}：没有 {table} 表"),
+            },
+            DumpProblem::TableLacksColumns { path, table } => match lang {
+                Lang::En => format!("{path}: {table} lacks msMemScope's columns"),
+                Lang::Zh => format!("{path}：{table} 表缺少 msMemScope 的列"),
+            },
+            DumpProblem::Cancelled => lang.pick("cancelled", "已取消").into(),
+            DumpProblem::NotARank { part: None } => lang
+                .pick("not an msMemScope rank", "不是 msMemScope 的 rank")
+                .into(),
+            DumpProblem::NotARank { part: Some(p) } => match lang {
+                Lang::En => format!("not an msMemScope rank: {p}"),
+                Lang::Zh => format!("不是 msMemScope 的 rank：{p}"),
+            },
         }
     }
 }
 
 impl fmt::Display for DumpProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            DumpProblem::Unreadable { path, cause } => write!(f, "{path}: {cause}"),
-            DumpProblem::NotADump { path } => {
-                write!(
-                    f,
-                    "{path}: not an msMemScope dump (its header lacks columns)"
-                )
-            }
-            DumpProblem::NoTable { path, table } => write!(f, "{path}: no {table} table"),
-            DumpProblem::TableLacksColumns { path, table } => {
-                write!(f, "{path}: {table} lacks msMemScope's columns")
-            }
-            DumpProblem::Cancelled => write!(f, "cancelled"),
-            DumpProblem::NotARank { part: None } => write!(f, "not an msMemScope rank"),
-            DumpProblem::NotARank { part: Some(p) } => write!(f, "not an msMemScope rank: {p}"),
-        }
+        f.write_str(&self.render(Lang::En))
     }
 }
 
-impl fmt::Display for Message {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Message {
+    /// The note in `lang`, both languages side by side (file names, table names and the
+    /// reporter's words stay as written). The CLI and JSON print [`Lang::En`].
+    pub fn render(&self, lang: Lang) -> String {
         match self {
-            Message::NoOperatorMemory => f.write_str(
+
+Message::NoOperatorMemory => match lang { Lang::En => String::from(
                 "no operator_memory*.csv beside memory_record: the details table is empty",
-            ),
-            Message::NoModuleMem => {
-                f.write_str("no npu_module_mem*.csv: the component peak table is empty")
-            }
-            Message::NoMemoryRecord => f.write_str(
+            ), Lang::Zh => "memory_record 旁没有 operator_memory*.csv：详情表为空".into(), },
+Message::NoModuleMem => match lang { Lang::En => {
+                String::from("no npu_module_mem*.csv: the component peak table is empty")
+            }, Lang::Zh => "没有 npu_module_mem*.csv：组件峰值表为空".into(), },
+Message::NoMemoryRecord => match lang { Lang::En => String::from(
                 "no memory_record*.csv: no curves, only the details table (MindStudio Insight \
                  shows nothing here)",
-            ),
-            Message::UsingDb => f.write_str(USING_DB),
-            Message::UsingCsv => f.write_str(USING_CSV),
-            Message::UsingSlices => {
-                f.write_str("both sliced and unsliced files present; using the slices")
-            }
-            Message::LossyTimestamps { files } => write!(
-                f,
-                "lossy timestamps: {files} use scientific notation (saved by Excel?); times \
+            ), Lang::Zh => {
+            "没有 memory_record*.csv：没有曲线，只有详情表（MindStudio Insight 在此不显示任何内容）"
+                .into()
+        }, },
+Message::UsingDb => match lang { Lang::En => String::from(USING_DB), Lang::Zh => "同时存在 DB 与 CSV 文件；读取 DB（与 MindStudio Insight 相同）".into(), },
+Message::UsingCsv => match lang { Lang::En => String::from(USING_CSV), Lang::Zh => "同时存在 DB 与 CSV 文件；按要求读取 CSV 文件".into(), },
+Message::UsingSlices => match lang { Lang::En => {
+                String::from("both sliced and unsliced files present; using the slices")
+            }, Lang::Zh => "同时存在切片与未切片的文件；读取切片".into(), },
+Message::LossyTimestamps { files } => match lang { Lang::En => format!("lossy timestamps: {files} use scientific notation (saved by Excel?); times \
                  there are approximate"
-            ),
-            Message::NamesNotUtf8 { path } => write!(
-                f,
-                "{path}: some names are not UTF-8 (GBK, as Chinese Excel saves CSV?); they were \
+            ), Lang::Zh => format!(
+            "时间戳有损：{files} 使用了科学计数法（被 Excel 保存过？）；其中的时间只是近似值"
+        ), },
+Message::NamesNotUtf8 { path } => match lang { Lang::En => format!("{path}: some names are not UTF-8 (GBK, as Chinese Excel saves CSV?); they were \
                  decoded as GB18030"
-            ),
-            Message::DecodedFrom { path, encoding } => write!(f, "{path}: decoded from {encoding}"),
-            Message::SpecialFile { path, what } => {
-                write!(f, "{path}: not a regular file (it is {what}); skipped")
-            }
-            Message::FolderUnreadable { path } => write!(f, "cannot read folder {path}"),
-            Message::OnlyComponentFiles { path } => write!(
-                f,
-                "{path}: npu_module_mem/static_op_mem without memory_record or operator_memory \
+            ), Lang::Zh => {
+            format!("{path}：部分名称不是 UTF-8（中文 Excel 保存的 GBK CSV？）；已按 GB18030 解码")
+        }, },
+Message::DecodedFrom { path, encoding } => match lang { Lang::En => format!("{path}: decoded from {encoding}"), Lang::Zh => format!("{path}：已从 {encoding} 解码"), },
+Message::SpecialFile { path, what } => match lang { Lang::En => {
+                format!("{path}: not a regular file (it is {what}); skipped")
+            }, Lang::Zh => {
+            format!(
+                "{path}：不是普通文件（而是{}）；已跳过",
+                super::cause::zh_file_type(what)
+            )
+        }, },
+Message::FolderUnreadable { path } => match lang { Lang::En => format!("cannot read folder {path}"), Lang::Zh => format!("无法读取文件夹 {path}"), },
+Message::OnlyComponentFiles { path } => match lang { Lang::En => format!("{path}: npu_module_mem/static_op_mem without memory_record or operator_memory \
                  skipped"
-            ),
-            Message::RankWithoutMemoryData { path, holds } => write!(
-                f,
-                "{path}: no memory data (its output holds {holds}; profile with \
+            ), Lang::Zh => format!(
+            "{path}：只有 npu_module_mem/static_op_mem，没有 memory_record 或 operator_memory；已跳过"
+        ), },
+Message::RankWithoutMemoryData { path, holds } => match lang { Lang::En => format!("{path}: no memory data (its output holds {holds}; profile with \
                  profile_memory=True); not shown"
-            ),
-            Message::SnapshotsInFolder { path, count } => write!(
-                f,
-                "{count} allocator snapshots (.pickle) under {path}: `memsight snapshot {path}` \
+            ), Lang::Zh => format!(
+            "{path}：没有内存数据（输出文件夹中只有 {holds}；采集时需设置 profile_memory=True）；未显示"
+        ), },
+Message::SnapshotsInFolder { path, count } => match lang { Lang::En => format!("{count} allocator snapshots (.pickle) under {path}: `memsight snapshot {path}` \
                  lists which ranks ran out of memory and how close the others were; open one \
                  with File > Open file"
-            ),
-            Message::SnapshotNotProfile { path } => write!(
-                f,
-                "{path} is an allocator snapshot, not a profile: the app opens it in its \
+            ), Lang::Zh => format!(
+            "{path} 下有 {count} 个内存快照（.pickle）：`memsight snapshot {path}` 列出哪些 rank 内存不足（OOM）、其余 rank 离上限多近；用“文件 > 打开文件”打开其中一个"
+        ), },
+Message::SnapshotNotProfile { path } => match lang { Lang::En => format!("{path} is an allocator snapshot, not a profile: the app opens it in its \
                  snapshot view (`memsight {path}`); `memsight snapshot` summarises it on the \
                  command line"
-            ),
-            Message::NewestOfKind { count, name } => {
-                write!(f, "{count} files of one kind; using the newest, {name}")
-            }
-            Message::DbUnreadableUsingCsv { path, cause } => {
-                write!(f, "{path}: {cause}; using the CSV files")
-            }
-            Message::DbUnusable { path, cause } => write!(f, "{path}: {cause}"),
-            Message::DbFailedUsingCsv { path, cause } => {
-                write!(f, "{path}: {cause}; using the CSV files instead")
-            }
-            Message::DbTableNotLoaded { path, table, cause } => {
-                write!(f, "{path}: {table}: {cause}; not loaded")
-            }
-            Message::StringIdsUnusable { path } => write!(
-                f,
-                "{path}: STRING_IDS has no id/value columns; names are shown as numbers"
-            ),
-            Message::NoNpuMemTable { path } => {
-                write!(f, "{path}: no NPU_MEM table: no APP Reserved curve")
-            }
-            Message::NoOpMemoryTable { path } => {
-                write!(f, "{path}: no OP_MEMORY table: the details table is empty")
-            }
-            Message::ApiRowsWithoutTimes { path, count } => write!(
-                f,
-                "{path}: PYTORCH_API: {} without a start or an end; skipped",
+            ), Lang::Zh => format!(
+            "{path} 是内存快照，不是性能数据：本应用会在快照视图中打开它（`memsight {path}`）；\
+             命令行下用 `memsight snapshot` 查看摘要"
+        ), },
+Message::NewestOfKind { count, name } => match lang { Lang::En => {
+                format!("{count} files of one kind; using the newest, {name}")
+            }, Lang::Zh => {
+            format!("同类文件有 {count} 个；读取最新的 {name}")
+        }, },
+Message::DbUnreadableUsingCsv { path, cause } => match lang { Lang::En => {
+                format!("{path}: {cause}; using the CSV files")
+            }, Lang::Zh => {
+            format!("{path}：{}；改为读取 CSV 文件", cause.render(lang))
+        }, },
+Message::DbUnusable { path, cause } => match lang { Lang::En => format!("{path}: {cause}"), Lang::Zh => {
+            format!("{path}：无法使用（{}）", cause.render(lang))
+        }, },
+Message::DbFailedUsingCsv { path, cause } => match lang { Lang::En => {
+                format!("{path}: {cause}; using the CSV files instead")
+            }, Lang::Zh => {
+            format!("{path}：{}；已改为读取 CSV 文件", cause.render(lang))
+        }, },
+Message::DbTableNotLoaded { path, table, cause } => match lang { Lang::En => {
+                format!("{path}: {table}: {cause}; not loaded")
+            }, Lang::Zh => {
+            format!("{path}：{table} 表无法读取（{}）；未加载", cause.render(lang))
+        }, },
+Message::StringIdsUnusable { path } => match lang { Lang::En => format!("{path}: STRING_IDS has no id/value columns; names are shown as numbers"
+            ), Lang::Zh => {
+            format!("{path}：STRING_IDS 缺少 id/value 列；名称以数字显示")
+        }, },
+Message::NoNpuMemTable { path } => match lang { Lang::En => {
+                format!("{path}: no NPU_MEM table: no APP Reserved curve")
+            }, Lang::Zh => {
+            format!("{path}：没有 NPU_MEM 表：没有 APP Reserved 曲线")
+        }, },
+Message::NoOpMemoryTable { path } => match lang { Lang::En => {
+                format!("{path}: no OP_MEMORY table: the details table is empty")
+            }, Lang::Zh => {
+            format!("{path}：没有 OP_MEMORY 表：详情表为空")
+        }, },
+Message::ApiRowsWithoutTimes { path, count } => match lang { Lang::En => format!("{path}: PYTORCH_API: {} without a start or an end; skipped",
                 super::plural::count(*count, "row", "rows")
-            ),
-            Message::ApiUnreadable { path, cause } => write!(
-                f,
-                "{path}: PYTORCH_API: {cause}; call stacks not read from it"
-            ),
-            Message::StacksUnreadable { cause } => {
-                write!(f, "{cause}; call stacks not read from it")
-            }
-            Message::StepEventsUnreadable { path, count } => write!(
-                f,
-                "{path}: {} could not be read; skipped",
+            ), Lang::Zh => {
+            format!("{path}：PYTORCH_API 中有 {count} 行缺少开始或结束时间；已跳过")
+        }, },
+Message::ApiUnreadable { path, cause } => match lang { Lang::En => format!("{path}: PYTORCH_API: {cause}; call stacks not read from it"
+            ), Lang::Zh => {
+            format!(
+                "{path}：PYTORCH_API 无法读取（{}）；未从中读取调用栈",
+                cause.render(lang)
+            )
+        }, },
+Message::StacksUnreadable { cause } => match lang { Lang::En => {
+                format!("{cause}; call stacks not read from it")
+            }, Lang::Zh => {
+            format!("{}；未从中读取调用栈", cause.render(lang))
+        }, },
+Message::StepEventsUnreadable { path, count } => match lang { Lang::En => format!("{path}: {} could not be read; skipped",
                 super::plural::count(*count, "step or NPU MEM event", "step or NPU MEM events")
-            ),
-            Message::TraceUnreadable { cause } => {
-                write!(f, "{cause}; steps and device memory not read from it")
-            }
-            Message::KernelRowsSkipped { path, count } => {
+            ), Lang::Zh => {
+            format!("{path}：有 {count} 个迭代或 NPU MEM 事件无法读取；已跳过")
+        }, },
+Message::TraceUnreadable { cause } => match lang { Lang::En => {
+                format!("{cause}; steps and device memory not read from it")
+            }, Lang::Zh => {
+            format!("{}；未从中读取迭代与设备内存", cause.render(lang))
+        }, },
+Message::KernelRowsSkipped { path, count } => match lang { Lang::En => {
                 let rows = if *count == 1 { "row" } else { "rows" };
-                write!(f, "{path}: {count} {rows} skipped while reading steps")
-            }
-            Message::KernelUnreadable { cause } => write!(f, "{cause}; steps not read from it"),
-            Message::TraceWithoutMemory { path } => write!(
-                f,
-                "{path}: a profiler trace without [memory] events (profile with \
+                format!("{path}: {count} {rows} skipped while reading steps")
+            }, Lang::Zh => {
+            format!("{path}：读取迭代时跳过了 {count} 行")
+        }, },
+Message::KernelUnreadable { cause } => match lang { Lang::En => format!("{cause}; steps not read from it"), Lang::Zh => format!("{}；未从中读取迭代", cause.render(lang)), },
+Message::TraceWithoutMemory { path } => match lang { Lang::En => format!("{path}: a profiler trace without [memory] events (profile with \
                  profile_memory=True); no memory data in it"
-            ),
-            Message::PyTorchTraceUnreadable { cause } => {
-                write!(f, "{cause}; the PyTorch trace was not read")
-            }
-            Message::MemScopeUnreadable { cause } => {
-                write!(f, "{cause}; the msMemScope dump was not read")
-            }
-            Message::MemScopeWithoutMemory { path } => write!(
-                f,
-                "{path}: an msMemScope dump without MALLOC or FREE events; no memory data in it"
-            ),
-            Message::TraceEventsUnreadable { path, count } => {
+            ), Lang::Zh => format!(
+            "{path}：性能跟踪文件中没有 [memory] 事件（采集时请设置 profile_memory=True）；其中没有内存数据"
+        ), },
+Message::PyTorchTraceUnreadable { cause } => match lang { Lang::En => {
+                format!("{cause}; the PyTorch trace was not read")
+            }, Lang::Zh => {
+            format!("{}；未读取该 PyTorch 跟踪文件", cause.render(lang))
+        }, },
+Message::MemScopeUnreadable { cause } => match lang { Lang::En => {
+                format!("{cause}; the msMemScope dump was not read")
+            }, Lang::Zh => {
+            format!("{}；未读取该 msMemScope 数据文件", cause.render(lang))
+        }, },
+Message::MemScopeWithoutMemory { path } => match lang { Lang::En => format!("{path}: an msMemScope dump without MALLOC or FREE events; no memory data in it"
+            ), Lang::Zh => {
+            format!("{path}：msMemScope 数据文件中没有 MALLOC 或 FREE 事件；其中没有内存数据")
+        }, },
+Message::TraceEventsUnreadable { path, count } => match lang { Lang::En => {
                 let events = if *count == 1 { "event" } else { "events" };
-                write!(f, "{path}: {count} {events} could not be read; skipped")
-            }
-            Message::MemScopeOom {
+                format!("{path}: {count} {events} could not be read; skipped")
+            }, Lang::Zh => {
+            format!("{path}：有 {count} 个事件无法读取；已跳过")
+        }, },
+Message::MemScopeOom {
                 after_ns,
                 func,
                 request,
                 ret,
                 held,
                 unmatched,
-            } => {
+            } => match lang { Lang::En => {
                 let asked = request.map_or_else(
                     || "memory".to_string(),
                     |r| format!("{} MB", super::units::mib(r)),
                 );
                 let code = ret.map_or_else(String::new, |r| format!(", ret {r}"));
-                write!(
-                    f,
-                    "Out of memory at {:.3} s: {func} asked for {asked}{code}; {} \
+                let mut text = format!("Out of memory at {:.3} s: {func} asked for {asked}{code}; {} \
                      held then {} marked in the OOM column",
                     *after_ns as f64 / 1e9,
                     super::plural::count(*held, "block", "blocks"),
                     super::plural::noun(*held, "is", "are")
-                )?;
+                );
                 if *unmatched > 0 {
-                    write!(
-                        f,
-                        " ({} not in this rank's table)",
+                    text.push_str(&format!(" ({} not in this rank's table)",
                         super::plural::count(*unmatched, "listed block is", "listed blocks are")
-                    )?;
+                    ));
                 }
-                Ok(())
+                text
+            }, Lang::Zh => {
+            let asked = request.map_or_else(
+                || "内存".to_string(),
+                |r| format!("{} MB", super::units::mib(r)),
+            );
+            let code = ret.map_or_else(String::new, |r| format!("，返回码 {r}"));
+            let mut text = format!(
+                "{:.3} s 时内存不足（OOM）：{func} 申请 {asked} 失败{code}；当时占用的 {held} 个内存块已在 OOM 列中标出",
+                *after_ns as f64 / 1e9
+            );
+            if *unmatched > 0 {
+                text.push_str(&format!(
+                    "（另有 {unmatched} 个列出的内存块不在本 rank 的表中）"
+                ));
             }
-            Message::FreesWithoutDevice { count } => {
+            text
+        }, },
+Message::FreesWithoutDevice { count } => match lang { Lang::En => {
                 let frees = if *count == 1 { "free" } else { "frees" };
-                write!(
-                    f,
-                    "{count} {frees} of this process name no device (Device Id N/A) and no \
+                format!("{count} {frees} of this process name no device (Device Id N/A) and no \
                      allocation: they belong to no rank and are not shown"
                 )
-            }
-            Message::GzipEndedEarly { path } => write!(
-                f,
-                "{path}: the gzip stream ends without its trailer or with stray bytes after its \
+            }, Lang::Zh => format!(
+            "本进程有 {count} 次释放既无设备（Device Id 为 N/A）也无对应的分配：不属于任何 rank，未显示"
+        ), },
+Message::GzipEndedEarly { path } => match lang { Lang::En => format!("{path}: the gzip stream ends without its trailer or with stray bytes after its \
                  data (a copy cut short?); what was there was read"
-            ),
-            Message::EventsOutOfWindow { path, count } => {
+            ), Lang::Zh => format!(
+            "{path}：gzip 数据流缺少结尾校验或数据之后有多余字节（文件复制不完整？）；已读取其中的数据"
+        ), },
+Message::EventsOutOfWindow { path, count } => match lang { Lang::En => {
                 let events = if *count == 1 {
                     "event's time lies"
                 } else {
                     "events' times lie"
                 };
-                write!(
-                    f,
-                    "{path}: {count} {events} more than a week from the rest of the file \
+                format!("{path}: {count} {events} more than a week from the rest of the file \
                      (a corrupt or µs-scale cell?); left out"
                 )
-            }
-            Message::UsageFileCut { path, mib } => write!(
-                f,
-                "{path}: larger than any memUsageInfo file; only its first {mib} MB were read"
-            ),
-            Message::UsageFileWithoutHeader { path } => write!(
-                f,
-                "{path}: no header (moduleName, curMemSize(MB), memPeakSize(MB)); read by position"
-            ),
-            Message::UsageRowsSkipped { path, count } => {
+            }, Lang::Zh => format!(
+            "{path}：有 {count} 个事件的时间与文件中其余事件相差一周以上（数值损坏或为微秒？）；已略去"
+        ), },
+Message::UsageFileCut { path, mib } => match lang { Lang::En => format!("{path}: larger than any memUsageInfo file; only its first {mib} MB were read"
+            ), Lang::Zh => {
+            format!("{path}：大于任何 memUsageInfo 文件；只读取了前 {mib} MB")
+        }, },
+Message::UsageFileWithoutHeader { path } => match lang { Lang::En => format!("{path}: no header (moduleName, curMemSize(MB), memPeakSize(MB)); read by position"
+            ), Lang::Zh => format!(
+            "{path}：没有表头（moduleName、curMemSize(MB)、memPeakSize(MB)）；按列的位置读取"
+        ), },
+Message::UsageRowsSkipped { path, count } => match lang { Lang::En => {
                 let rows = if *count == 1 { "row" } else { "rows" };
-                write!(
-                    f,
-                    "{path}: {count} {rows} of memUsageInfo could not be read (not a name and \
+                format!("{path}: {count} {rows} of memUsageInfo could not be read (not a name and \
                      two sizes); skipped"
                 )
-            }
-            Message::UsageFileUnreadable { cause } => {
-                write!(f, "{cause}; the memUsageInfo file was not read")
-            }
-            Message::AllocationsWithoutDevice { count } => {
+            }, Lang::Zh => {
+            format!("{path}：memUsageInfo 中有 {count} 行无法读取（不是名称加两个大小）；已跳过")
+        }, },
+Message::UsageFileUnreadable { cause } => match lang { Lang::En => {
+                format!("{cause}; the memUsageInfo file was not read")
+            }, Lang::Zh => {
+            format!("{}；未读取该 memUsageInfo 文件", cause.render(lang))
+        }, },
+Message::AllocationsWithoutDevice { count } => match lang { Lang::En => {
                 let what = if *count == 1 {
                     "allocation names"
                 } else {
                     "allocations name"
                 };
-                write!(
-                    f,
-                    "{count} {what} no device (Device Id N/A) in a process of several devices or \
+                format!("{count} {what} no device (Device Id N/A) in a process of several devices or \
                      none: they belong to no rank and are not shown"
                 )
-            }
-            Message::FreesWithoutAllocation { count } => {
+            }, Lang::Zh => format!(
+            "有 {count} 次分配没有设备（Device Id 为 N/A），且所属进程没有唯一的设备：不属于任何 rank，未显示"
+        ), },
+Message::FreesWithoutAllocation { count } => match lang { Lang::En => {
                 let frees = if *count == 1 { "free" } else { "frees" };
-                write!(
-                    f,
-                    "{count} {frees} of blocks allocated before profiling began (rows with a \
+                format!("{count} {frees} of blocks allocated before profiling began (rows with a \
                      negative size)"
                 )
-            }
-            Message::AllocationsOverHeldAddress { count } => {
+            }, Lang::Zh => {
+            format!("有 {count} 次释放的内存块在采集开始前已分配（这些行的大小为负数）")
+        }, },
+Message::AllocationsOverHeldAddress { count } => match lang { Lang::En => {
                 let allocations = if *count == 1 {
                     "allocation"
                 } else {
                     "allocations"
                 };
-                write!(
-                    f,
-                    "{count} {allocations} at an address still held: the earlier block's free \
+                format!("{count} {allocations} at an address still held: the earlier block's free \
                      was not recorded, it is shown as never freed"
                 )
-            }
-            Message::NotLoaded { cause } => write!(f, "not loaded: {cause}"),
-            Message::MissingColumns {
+            }, Lang::Zh => format!(
+            "有 {count} 次分配发生在仍被占用的地址上：之前内存块的释放未被记录，显示为从未释放"
+        ), },
+Message::NotLoaded { cause } => match lang { Lang::En => format!("not loaded: {cause}"), Lang::Zh => format!("未加载：{}", cause.render(lang)), },
+Message::MissingColumns {
                 path,
                 table,
                 columns,
-            } => write!(f, "{path}: {table} has no column {columns}; read as empty"),
-            Message::SkippedRows { path, count, first } => {
+            } => match lang { Lang::En => format!("{path}: {table} has no column {columns}; read as empty"), Lang::Zh => format!("{path}：{table} 表缺少列 {columns}；按空值读取"), },
+Message::SkippedRows { path, count, first } => match lang { Lang::En => {
                 let rows = if *count == 1 { "row" } else { "rows" };
-                write!(f, "{path}: skipped {count} {rows}")?;
                 match first {
-                    Some((line, reason)) => write!(f, " (first: line {line}: {reason})"),
-                    None => Ok(()),
+                    Some((line, reason)) => format!("{path}: skipped {count} {rows} (first: line {line}: {reason})"),
+                    None => format!("{path}: skipped {count} {rows}"),
                 }
+            }, Lang::Zh => match first {
+            Some((line, reason)) => {
+                let reason = reason.render(lang);
+                format!("{path}：跳过 {count} 行（第一行：第 {line} 行：{reason}）")
             }
-            Message::Text(t) => f.write_str(t),
+            None => format!("{path}：跳过 {count} 行"),
+        }, },
+Message::Text(t) => t.clone(),
+
         }
+    }
+}
+
+impl fmt::Display for Message {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.render(Lang::En))
     }
 }
 
@@ -712,34 +798,76 @@ pub enum SkipReason {
     Text(String),
 }
 
+impl SkipReason {
+    /// The reason in `lang` (column names and cells stay as the file writes them).
+    pub fn render(&self, lang: Lang) -> String {
+        match self {
+            SkipReason::FewerFields { got, header } => match lang {
+                Lang::En => {
+                    format!("{got} fields, the header has {header}")
+                }
+                Lang::Zh => format!("只有 {got} 个字段，表头有 {header} 个"),
+            },
+            SkipReason::ExtraFields { got, header } => match lang {
+                Lang::En => format!(
+                    "{got} fields, the header has {header} (a value with an unquoted comma?)"
+                ),
+                Lang::Zh => {
+                    format!("有 {got} 个字段，表头只有 {header} 个（某个值含未加引号的逗号？）")
+                }
+            },
+            SkipReason::NoDevice => match lang {
+                Lang::En => String::from("no device in a file that holds several devices"),
+                Lang::Zh => "文件包含多个设备，而此行未注明设备".into(),
+            },
+            SkipReason::Empty { column } => match lang {
+                Lang::En => format!("{column}: empty"),
+                Lang::Zh => format!("{column}：为空"),
+            },
+            SkipReason::Missing { column } => match lang {
+                Lang::En => format!("{column}: missing"),
+                Lang::Zh => format!("{column}：缺失"),
+            },
+            SkipReason::NotANumber { column, cell } => match lang {
+                Lang::En => {
+                    format!("{column}: not a number: {cell:?}")
+                }
+                Lang::Zh => format!("{column}：不是数字：{cell:?}"),
+            },
+            SkipReason::OutOfRange { column, cell } => match lang {
+                Lang::En => {
+                    format!("{column}: number out of range: {cell:?}")
+                }
+                Lang::Zh => format!("{column}：数值超出范围：{cell:?}"),
+            },
+            SkipReason::OutOfWindow { column, cell } => match lang {
+                Lang::En => format!(
+                    "{column}: {cell} is far outside the profile's time range (a corrupt value?)"
+                ),
+                Lang::Zh => {
+                    format!("{column}：{cell} 远在本数据的时间范围之外（数值损坏？）")
+                }
+            },
+            SkipReason::DbMissing { what } => match lang {
+                Lang::En => format!("{what} missing"),
+                Lang::Zh => format!("缺少 {what}"),
+            },
+            SkipReason::DbNotANumber { what } => match lang {
+                Lang::En => format!("{what} not a number"),
+                Lang::Zh => format!("{what} 不是数字"),
+            },
+            SkipReason::LineTooLong { mib } => match lang {
+                Lang::En => format!("line longer than {mib} MB; skipped"),
+                Lang::Zh => format!("行长度超过 {mib} MB；已跳过"),
+            },
+            SkipReason::Text(t) => t.clone(),
+        }
+    }
+}
+
 impl fmt::Display for SkipReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SkipReason::FewerFields { got, header } => {
-                write!(f, "{got} fields, the header has {header}")
-            }
-            SkipReason::ExtraFields { got, header } => write!(
-                f,
-                "{got} fields, the header has {header} (a value with an unquoted comma?)"
-            ),
-            SkipReason::NoDevice => f.write_str("no device in a file that holds several devices"),
-            SkipReason::Empty { column } => write!(f, "{column}: empty"),
-            SkipReason::Missing { column } => write!(f, "{column}: missing"),
-            SkipReason::NotANumber { column, cell } => {
-                write!(f, "{column}: not a number: {cell:?}")
-            }
-            SkipReason::OutOfRange { column, cell } => {
-                write!(f, "{column}: number out of range: {cell:?}")
-            }
-            SkipReason::OutOfWindow { column, cell } => write!(
-                f,
-                "{column}: {cell} is far outside the profile's time range (a corrupt value?)"
-            ),
-            SkipReason::DbMissing { what } => write!(f, "{what} missing"),
-            SkipReason::DbNotANumber { what } => write!(f, "{what} not a number"),
-            SkipReason::LineTooLong { mib } => write!(f, "line longer than {mib} MB; skipped"),
-            SkipReason::Text(t) => f.write_str(t),
-        }
+        f.write_str(&self.render(Lang::En))
     }
 }
 

@@ -4,9 +4,11 @@
 //! Missing values are stored as [`NULL`] so a column stays one flat `Vec<i64>` (8 bytes a cell
 //! rather than 16 for `Option<i64>`).
 
+mod cause;
 pub mod cluster;
 mod component;
 mod interner;
+mod lang;
 mod library_frames;
 mod message;
 mod module_tree;
@@ -21,8 +23,10 @@ mod tags;
 pub mod units;
 mod window;
 
+pub use cause::{Cause, CauseKind, NotRegularFile, zh_file_type};
 pub use component::Component;
 pub use interner::{Interner, NameId};
+pub use lang::Lang;
 pub use library_frames::is_library_frame;
 pub use message::{DumpProblem, Message, SkipReason};
 pub use module_tree::{

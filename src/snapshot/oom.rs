@@ -181,16 +181,17 @@ const USAGE_MAX_BYTES: u64 = 1 << 20;
 pub fn read_usage(
     device: i64,
     path: &Path,
-) -> Result<(Vec<ModuleUsage>, Vec<crate::model::Message>), String> {
-    use crate::model::Message;
+) -> Result<(Vec<ModuleUsage>, Vec<crate::model::Message>), crate::model::Cause> {
+    use crate::model::{Cause, Message};
     let shown = path.display().to_string();
-    let file = crate::ingest::safe_fs::open_regular(path).map_err(|e| format!("{shown}: {e}"))?;
+    let failed = |e: std::io::Error| Cause::io(format!("{shown}: {e}"), Some(shown.clone()), &e);
+    let file = crate::ingest::safe_fs::open_regular(path).map_err(failed)?;
     let mut bytes = Vec::new();
     std::io::Read::read_to_end(
         &mut std::io::Read::take(file, USAGE_MAX_BYTES + 1),
         &mut bytes,
     )
-    .map_err(|e| format!("{shown}: {e}"))?;
+    .map_err(failed)?;
     let mut notes = Vec::new();
     if bytes.len() as u64 > USAGE_MAX_BYTES {
         bytes.truncate(USAGE_MAX_BYTES as usize);
@@ -206,7 +207,7 @@ pub fn read_usage(
     let mut records = rd.records();
     let first = match records.next() {
         Some(Ok(r)) => r,
-        Some(Err(e)) => return Err(format!("{shown}: {e}")),
+        Some(Err(e)) => return Err(Cause::said(format!("{shown}: {e}"))),
         None => return Ok((Vec::new(), notes)),
     };
     let find = |rec: &csv::StringRecord, name: &str| {

@@ -371,8 +371,11 @@ pub fn report_png(report: &ChartReport) -> Result<Vec<u8>, String> {
 }
 
 /// Writes PNG `bytes` as a file at `path`.
-pub fn save_png(bytes: &[u8], path: &Path) -> Result<(), String> {
-    std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+pub fn save_png(bytes: &[u8], path: &Path) -> Result<(), crate::model::Cause> {
+    std::fs::write(path, bytes).map_err(|e| {
+        let shown = path.display().to_string();
+        crate::model::Cause::io(format!("{shown}: {e}"), Some(shown), &e)
+    })
 }
 
 /// The native save dialog for a PNG (rfd); `Unavailable` when none can be shown.

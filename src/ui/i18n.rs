@@ -4,38 +4,10 @@
 //! the CSV's columns and what Copy pastes), curve names and Group By modes (Insight's terms).
 
 use crate::model::plural;
-use crate::model::{Message, SkipReason};
+use crate::model::{Cause, Lang as L};
 
-/// Why a rank could not be loaded, in Chinese (file names and the OS's words stay as they are).
-/// The operating system's and SQLite's common English causes in Chinese, the rest as it is
-/// (a path, an error number): they end Chinese sentences.
-fn zh_cause(cause: &str) -> String {
-    const WORDS: [(&str, &str); 17] = [
-        ("the file is empty", "文件为空"),
-        ("not a regular file or folder", "既不是普通文件也不是文件夹"),
-        ("not a regular file", "不是普通文件"),
-        ("(it is a FIFO)", "（而是命名管道 FIFO）"),
-        ("(it is a character device)", "（而是字符设备）"),
-        ("(it is a block device)", "（而是块设备）"),
-        ("(it is a socket)", "（而是套接字）"),
-        ("No such file or directory", "找不到该文件或文件夹"),
-        ("Permission denied", "没有访问权限"),
-        ("Is a directory", "这是一个文件夹"),
-        ("Not a directory", "不是文件夹"),
-        ("Read-only file system", "文件系统只读"),
-        ("No space left on device", "磁盘空间不足"),
-        ("file is not a database", "不是数据库文件"),
-        ("database disk image is malformed", "数据库文件已损坏"),
-        ("unable to open database file", "无法打开数据库文件"),
-        ("; skipped", "；已跳过"),
-    ];
-    WORDS
-        .iter()
-        .fold(cause.to_string(), |s, (en, zh)| s.replace(en, zh))
-}
-
-/// Why a summary file could not be read, in Chinese (SQLite's and the OS's words through
-/// [`zh_cause`]).
+/// Why a summary file could not be read, in Chinese (SQLite's and the OS's words said by their
+/// kind, see [`Cause`]).
 fn zh_summary_error(e: &crate::export::cluster_db::SummaryError) -> String {
     use crate::export::cluster_db::{NotSummaryWhy, SummaryError};
     match e {
@@ -49,12 +21,12 @@ fn zh_summary_error(e: &crate::export::cluster_db::SummaryError) -> String {
                     cause,
                     exists: true,
                 } => {
-                    format!("不是 memsight 汇总文件：{}", zh_cause(cause))
+                    format!("不是 memsight 汇总文件：{}", cause.render(L::Zh))
                 }
                 NotSummaryWhy::Unopenable {
                     cause,
                     exists: false,
-                } => zh_cause(cause),
+                } => cause.render(L::Zh),
                 NotSummaryWhy::NotMemsight => {
                     "不是 memsight 汇总文件（用 `memsight summarize PATH --out FILE.db` 生成）"
                         .to_string()
@@ -66,27 +38,17 @@ fn zh_summary_error(e: &crate::export::cluster_db::SummaryError) -> String {
             format!("{path}：{why}")
         }
         SummaryError::Sqlite { path, source } => {
-            format!("{path}：{}", zh_cause(&source.to_string()))
+            let cause = Cause {
+                en: source.to_string(),
+                path: None,
+                kind: crate::ingest::sqlite_kind(source),
+            };
+            format!("{path}：{}", cause.render(L::Zh))
         }
-        SummaryError::Io { path, source } => format!("{path}：{}", zh_cause(&source.to_string())),
-    }
-}
-
-/// Why an msMemScope dump could not be read, in Chinese.
-fn zh_dump_problem(p: &crate::model::DumpProblem) -> String {
-    use crate::model::DumpProblem;
-    match p {
-        DumpProblem::Unreadable { path, cause } => format!("{path}：{}", zh_cause(cause)),
-        DumpProblem::NotADump { path } => {
-            format!("{path}：不是 msMemScope 数据文件（表头缺少其列）")
+        SummaryError::Io { path, source } => {
+            let cause = Cause::io(source.to_string(), None, source);
+            format!("{path}：{}", cause.render(L::Zh))
         }
-        DumpProblem::NoTable { path, table } => format!("{path}：没有 {table} 表"),
-        DumpProblem::TableLacksColumns { path, table } => {
-            format!("{path}：{table} 表缺少 msMemScope 的列")
-        }
-        DumpProblem::Cancelled => "已取消".into(),
-        DumpProblem::NotARank { part: None } => "不是 msMemScope 的 rank".into(),
-        DumpProblem::NotARank { part: Some(p) } => format!("不是 msMemScope 的 rank：{p}"),
     }
 }
 
@@ -97,13 +59,16 @@ fn zh_load_error(e: &crate::ingest::LoadError) -> String {
         LoadError::NoData { rank, reason } => {
             let why = match reason {
                 NoDataReason::NoDataRows { files } => format!("{files}：没有数据行"),
-                NoDataReason::Unreadable { errors } => format!("无法读取：{}", zh_cause(errors)),
+                NoDataReason::Unreadable { errors } => {
+                    let said: Vec<String> = errors.iter().map(|c| c.render(L::Zh)).collect();
+                    format!("无法读取：{}", said.join("；"))
+                }
                 NoDataReason::NoRows => "没有 memory_record 或 operator_memory 数据行".into(),
                 NoDataReason::DbFailed { path, cause } => {
-                    format!("{path}：无法读取（{}）", zh_cause(cause))
+                    format!("{path}：无法读取（{}）", cause.render(L::Zh))
                 }
                 NoDataReason::NoImporter { name } => format!("没有名为 {name} 的读取器"),
-                NoDataReason::MemScope(p) => zh_dump_problem(p),
+                NoDataReason::MemScope(p) => p.render(L::Zh),
                 NoDataReason::Other(t) => t.clone(),
             };
             format!("rank {rank}：{why}")
@@ -149,19 +114,6 @@ fn zh_snapshot_error(p: &crate::snapshot::SnapshotProblem) -> String {
     }
 }
 
-/// What a special file is (`a FIFO`, as [`crate::ingest::safe_fs::file_kind`] says), in
-/// Chinese.
-fn zh_special_file(what: &str) -> &str {
-    match what {
-        "a FIFO" => "命名管道 FIFO",
-        "a character device" => "字符设备",
-        "a block device" => "块设备",
-        "a socket" => "套接字",
-        "a folder" => "文件夹",
-        other => other,
-    }
-}
-
 /// What a file that is not a pickle looks like, in Chinese.
 fn zh_file_kind(what: crate::snapshot::model::FileKind) -> &'static str {
     use crate::snapshot::model::FileKind;
@@ -175,53 +127,9 @@ fn zh_file_kind(what: crate::snapshot::model::FileKind) -> &'static str {
     }
 }
 
-/// Why a row was skipped, in Chinese (column names and cells stay as the file writes them).
-fn zh_skip_reason(r: &SkipReason) -> String {
-    match r {
-        SkipReason::FewerFields { got, header } => format!("只有 {got} 个字段，表头有 {header} 个"),
-        SkipReason::ExtraFields { got, header } => {
-            format!("有 {got} 个字段，表头只有 {header} 个（某个值含未加引号的逗号？）")
-        }
-        SkipReason::NoDevice => "文件包含多个设备，而此行未注明设备".into(),
-        SkipReason::Empty { column } => format!("{column}：为空"),
-        SkipReason::Missing { column } => format!("{column}：缺失"),
-        SkipReason::NotANumber { column, cell } => format!("{column}：不是数字：{cell:?}"),
-        SkipReason::OutOfRange { column, cell } => format!("{column}：数值超出范围：{cell:?}"),
-        SkipReason::OutOfWindow { column, cell } => {
-            format!("{column}：{cell} 远在本数据的时间范围之外（数值损坏？）")
-        }
-        SkipReason::LineTooLong { mib } => format!("行长度超过 {mib} MB；已跳过"),
-        SkipReason::DbMissing { what } => format!("缺少 {what}"),
-        SkipReason::DbNotANumber { what } => format!("{what} 不是数字"),
-        SkipReason::Text(t) => t.clone(),
-    }
-}
-
-/// A UI language.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Lang {
-    /// English.
-    #[default]
-    En,
-    /// 简体中文.
-    Zh,
-}
+pub use crate::model::Lang;
 
 impl Lang {
-    /// Both, in menu order.
-    pub const ALL: [Lang; 2] = [Lang::En, Lang::Zh];
-
-    /// The language of a locale tag (`zh_CN.UTF-8`, `zh-Hans-CN`, `en-US`): Chinese for any
-    /// `zh`, else English.
-    pub fn from_locale(tag: &str) -> Lang {
-        let t = tag.trim().to_ascii_lowercase();
-        if t == "zh" || t.starts_with("zh_") || t.starts_with("zh-") || t.starts_with("zh.") {
-            Lang::Zh
-        } else {
-            Lang::En
-        }
-    }
-
     /// The system's language: `LC_ALL`, `LC_MESSAGES`, `LANG` (in that order, as POSIX reads
     /// them), else the OS setting (Windows, macOS).
     pub fn system() -> Lang {
@@ -235,27 +143,6 @@ impl Lang {
             }
         }
         sys_locale::get_locale().map_or(Lang::En, |l| Lang::from_locale(&l))
-    }
-
-    /// The stored form.
-    pub fn code(self) -> &'static str {
-        match self {
-            Lang::En => "en",
-            Lang::Zh => "zh",
-        }
-    }
-
-    /// From the stored form.
-    pub fn parse(code: &str) -> Option<Lang> {
-        Lang::ALL.into_iter().find(|l| l.code() == code.trim())
-    }
-
-    /// The language's own name, for the menu.
-    pub fn name(self) -> &'static str {
-        match self {
-            Lang::En => "English",
-            Lang::Zh => "简体中文",
-        }
     }
 
     /// Its strings.
@@ -454,7 +341,6 @@ pub struct Tr {
     pub job_failed: fn(&str, &str) -> String,
     /// Closes the failed-task line.
     pub dismiss: &'static str,
-    pub dialog_failed: fn(&str) -> String,
     pub cannot_open: fn(&str, &str) -> String,
     pub no_memory_data: fn(&str, usize, &str) -> String,
     // The chart.
@@ -521,7 +407,7 @@ pub struct Tr {
     pub choose_save: &'static str,
     pub export_cancelled: &'static str,
     pub wrote_rows: fn(&str, &str) -> String,
-    pub cannot_write: fn(&str, &str) -> String,
+    pub cannot_write: fn(&str, &Cause) -> String,
     // Live at cursor.
     pub live_title: &'static str,
     pub close: &'static str,
@@ -548,10 +434,6 @@ pub struct Tr {
     pub node_index: &'static str,
     pub memory_usage_mb: &'static str,
     pub load_warnings: &'static str,
-    /// A load note ingest wrote (the CLI prints its English text).
-    pub message: fn(&Message) -> String,
-    /// Why a row was skipped.
-    pub skip_reason: fn(&SkipReason) -> String,
     pub rows_skipped: fn(&str, u64) -> String,
     pub skipped_line: fn(u64, &str, &str) -> String,
     pub lossy_times: fn(usize) -> String,
@@ -1086,7 +968,6 @@ pub static EN: Tr = Tr {
         format!("A background task failed ({what}); the rest of memsight goes on. Cause: {why}")
     },
     dismiss: "Dismiss",
-    dialog_failed: |e| format!("cannot open a dialog: {e}"),
     cannot_open: |p, why| format!("cannot open {p}: {why}"),
     no_memory_data: |p, depth, extra| {
         format!(
@@ -1190,8 +1071,6 @@ pub static EN: Tr = Tr {
     node_index: "Node Index",
     memory_usage_mb: "Memory Usage (MB)",
     load_warnings: "Load warnings",
-    message: Message::text,
-    skip_reason: SkipReason::to_string,
     rows_skipped: |p, n| format!("{p}: {n} {} skipped", if n == 1 { "row" } else { "rows" }),
     skipped_line: |n, why, text| format!("line {n}: {why} — {text}"),
     lossy_times: |n| {
@@ -1697,7 +1576,7 @@ pub static ZH: Tr = Tr {
     },
     report_window: |a, b| format!("时间窗口 {a} – {b}"),
     report_whole: "整个 rank",
-    cannot_save_chart: |e| format!("无法保存图表：{}", zh_cause(e)),
+    cannot_save_chart: |e| format!("无法保存图表：{e}"),
     path: "路径",
     open_path_menu: "打开路径…  (Ctrl+L)",
     reopen_last: "启动时重新打开上次的数据",
@@ -1746,7 +1625,6 @@ pub static ZH: Tr = Tr {
         format!("后台任务失败（{what}），memsight 的其余部分照常工作。原因：{why}")
     },
     dismiss: "关闭",
-    dialog_failed: |e| format!("无法打开对话框：{}", zh_cause(e)),
     cannot_open: |p, why| format!("无法打开 {p}：{why}"),
     no_memory_data: |p, depth, extra| {
         format!(
@@ -1817,7 +1695,7 @@ pub static ZH: Tr = Tr {
     choose_save: "请选择 CSV 的保存位置…",
     export_cancelled: "已取消导出",
     wrote_rows: |n, p| format!("已将 {n} 行写入 {p}"),
-    cannot_write: |p, e| format!("无法写入 {p}：{}", zh_cause(e)),
+    cannot_write: |p, e| format!("无法写入 {p}：{}", e.render(L::Zh)),
     live_title: "光标处存活内存",
     close: "关闭",
     live_summary: |t, n, total| format!("{t}：{n} 个块，共 {total}"),
@@ -1842,174 +1720,6 @@ pub static ZH: Tr = Tr {
     node_index: "节点索引",
     memory_usage_mb: "内存使用 (MB)",
     load_warnings: "加载警告",
-    message: |m| match m {
-        Message::NoOperatorMemory => "memory_record 旁没有 operator_memory*.csv：详情表为空".into(),
-        Message::NoModuleMem => "没有 npu_module_mem*.csv：组件峰值表为空".into(),
-        Message::NoMemoryRecord => {
-            "没有 memory_record*.csv：没有曲线，只有详情表（MindStudio Insight 在此不显示任何内容）"
-                .into()
-        }
-        Message::UsingDb => "同时存在 DB 与 CSV 文件；读取 DB（与 MindStudio Insight 相同）".into(),
-        Message::UsingCsv => "同时存在 DB 与 CSV 文件；按要求读取 CSV 文件".into(),
-        Message::UsingSlices => "同时存在切片与未切片的文件；读取切片".into(),
-        Message::LossyTimestamps { files } => format!(
-            "时间戳有损：{files} 使用了科学计数法（被 Excel 保存过？）；其中的时间只是近似值"
-        ),
-        Message::NamesNotUtf8 { path } => {
-            format!("{path}：部分名称不是 UTF-8（中文 Excel 保存的 GBK CSV？）；已按 GB18030 解码")
-        }
-        Message::DecodedFrom { path, encoding } => format!("{path}：已从 {encoding} 解码"),
-        Message::SpecialFile { path, what } => {
-            format!(
-                "{path}：不是普通文件（而是{}）；已跳过",
-                zh_special_file(what)
-            )
-        }
-        Message::FolderUnreadable { path } => format!("无法读取文件夹 {path}"),
-        Message::OnlyComponentFiles { path } => format!(
-            "{path}：只有 npu_module_mem/static_op_mem，没有 memory_record 或 operator_memory；已跳过"
-        ),
-        Message::RankWithoutMemoryData { path, holds } => format!(
-            "{path}：没有内存数据（输出文件夹中只有 {holds}；采集时需设置 profile_memory=True）；未显示"
-        ),
-        Message::SnapshotsInFolder { path, count } => format!(
-            "{path} 下有 {count} 个内存快照（.pickle）：`memsight snapshot {path}` 列出哪些 rank 内存不足（OOM）、其余 rank 离上限多近；用“文件 > 打开文件”打开其中一个"
-        ),
-        Message::SnapshotNotProfile { path } => format!(
-            "{path} 是内存快照，不是性能数据：本应用会在快照视图中打开它（`memsight {path}`）；\
-             命令行下用 `memsight snapshot` 查看摘要"
-        ),
-        Message::NewestOfKind { count, name } => {
-            format!("同类文件有 {count} 个；读取最新的 {name}")
-        }
-        Message::DbUnreadableUsingCsv { path, cause } => {
-            format!("{path}：{}；改为读取 CSV 文件", zh_cause(cause))
-        }
-        Message::DbUnusable { path, cause } => {
-            format!("{path}：无法使用（{}）", zh_cause(cause))
-        }
-        Message::DbFailedUsingCsv { path, cause } => {
-            format!("{path}：{}；已改为读取 CSV 文件", zh_cause(cause))
-        }
-        Message::DbTableNotLoaded { path, table, cause } => {
-            format!("{path}：{table} 表无法读取（{}）；未加载", zh_cause(cause))
-        }
-        Message::StringIdsUnusable { path } => {
-            format!("{path}：STRING_IDS 缺少 id/value 列；名称以数字显示")
-        }
-        Message::NoNpuMemTable { path } => {
-            format!("{path}：没有 NPU_MEM 表：没有 APP Reserved 曲线")
-        }
-        Message::NoOpMemoryTable { path } => {
-            format!("{path}：没有 OP_MEMORY 表：详情表为空")
-        }
-        Message::ApiRowsWithoutTimes { path, count } => {
-            format!("{path}：PYTORCH_API 中有 {count} 行缺少开始或结束时间；已跳过")
-        }
-        Message::ApiUnreadable { path, cause } => {
-            format!(
-                "{path}：PYTORCH_API 无法读取（{}）；未从中读取调用栈",
-                zh_cause(cause)
-            )
-        }
-        Message::StacksUnreadable { cause } => {
-            format!("{}；未从中读取调用栈", zh_cause(cause))
-        }
-        Message::StepEventsUnreadable { path, count } => {
-            format!("{path}：有 {count} 个迭代或 NPU MEM 事件无法读取；已跳过")
-        }
-        Message::TraceUnreadable { cause } => {
-            format!("{}；未从中读取迭代与设备内存", zh_cause(cause))
-        }
-        Message::KernelRowsSkipped { path, count } => {
-            format!("{path}：读取迭代时跳过了 {count} 行")
-        }
-        Message::KernelUnreadable { cause } => format!("{}；未从中读取迭代", zh_cause(cause)),
-        Message::TraceWithoutMemory { path } => format!(
-            "{path}：性能跟踪文件中没有 [memory] 事件（采集时请设置 profile_memory=True）；其中没有内存数据"
-        ),
-        Message::PyTorchTraceUnreadable { cause } => {
-            format!("{}；未读取该 PyTorch 跟踪文件", zh_cause(cause))
-        }
-        Message::MemScopeUnreadable { cause } => {
-            format!("{}；未读取该 msMemScope 数据文件", zh_dump_problem(cause))
-        }
-        Message::MemScopeWithoutMemory { path } => {
-            format!("{path}：msMemScope 数据文件中没有 MALLOC 或 FREE 事件；其中没有内存数据")
-        }
-        Message::TraceEventsUnreadable { path, count } => {
-            format!("{path}：有 {count} 个事件无法读取；已跳过")
-        }
-        Message::MemScopeOom {
-            after_ns,
-            func,
-            request,
-            ret,
-            held,
-            unmatched,
-        } => {
-            let asked = request.map_or_else(
-                || "内存".to_string(),
-                |r| format!("{} MB", crate::model::units::mib(r)),
-            );
-            let code = ret.map_or_else(String::new, |r| format!("，返回码 {r}"));
-            let mut text = format!(
-                "{:.3} s 时内存不足（OOM）：{func} 申请 {asked} 失败{code}；当时占用的 {held} 个内存块已在 OOM 列中标出",
-                *after_ns as f64 / 1e9
-            );
-            if *unmatched > 0 {
-                text.push_str(&format!(
-                    "（另有 {unmatched} 个列出的内存块不在本 rank 的表中）"
-                ));
-            }
-            text
-        }
-        Message::FreesWithoutDevice { count } => format!(
-            "本进程有 {count} 次释放既无设备（Device Id 为 N/A）也无对应的分配：不属于任何 rank，未显示"
-        ),
-        Message::GzipEndedEarly { path } => format!(
-            "{path}：gzip 数据流缺少结尾校验或数据之后有多余字节（文件复制不完整？）；已读取其中的数据"
-        ),
-        Message::EventsOutOfWindow { path, count } => format!(
-            "{path}：有 {count} 个事件的时间与文件中其余事件相差一周以上（数值损坏或为微秒？）；已略去"
-        ),
-        Message::UsageFileCut { path, mib } => {
-            format!("{path}：大于任何 memUsageInfo 文件；只读取了前 {mib} MB")
-        }
-        Message::UsageFileWithoutHeader { path } => format!(
-            "{path}：没有表头（moduleName、curMemSize(MB)、memPeakSize(MB)）；按列的位置读取"
-        ),
-        Message::UsageRowsSkipped { path, count } => {
-            format!("{path}：memUsageInfo 中有 {count} 行无法读取（不是名称加两个大小）；已跳过")
-        }
-        Message::UsageFileUnreadable { cause } => {
-            format!("{}；未读取该 memUsageInfo 文件", zh_cause(cause))
-        }
-        Message::AllocationsWithoutDevice { count } => format!(
-            "有 {count} 次分配没有设备（Device Id 为 N/A），且所属进程没有唯一的设备：不属于任何 rank，未显示"
-        ),
-        Message::FreesWithoutAllocation { count } => {
-            format!("有 {count} 次释放的内存块在采集开始前已分配（这些行的大小为负数）")
-        }
-        Message::AllocationsOverHeldAddress { count } => format!(
-            "有 {count} 次分配发生在仍被占用的地址上：之前内存块的释放未被记录，显示为从未释放"
-        ),
-        Message::NotLoaded { cause } => format!("未加载：{}", zh_cause(cause)),
-        Message::MissingColumns {
-            path,
-            table,
-            columns,
-        } => format!("{path}：{table} 表缺少列 {columns}；按空值读取"),
-        Message::SkippedRows { path, count, first } => match first {
-            Some((line, reason)) => {
-                let reason = zh_skip_reason(reason);
-                format!("{path}：跳过 {count} 行（第一行：第 {line} 行：{reason}）")
-            }
-            None => format!("{path}：跳过 {count} 行"),
-        },
-        Message::Text(text) => text.clone(),
-    },
-    skip_reason: zh_skip_reason,
     rows_skipped: |p, n| format!("{p}：跳过 {n} 行"),
     skipped_line: |n, why, text| format!("第 {n} 行：{why} — {text}"),
     tables_apart: |gap| {
@@ -2409,8 +2119,11 @@ mod tests {
         );
         assert!(!zh.contains("游标"), "{zh}");
         assert_eq!(
-            (ZH.cannot_write)("/p/x.csv", "Permission denied (os error 13)"),
-            "无法写入 /p/x.csv：没有访问权限 (os error 13)"
+            (ZH.cannot_write)(
+                "/p/x.csv",
+                &std::io::Error::from(std::io::ErrorKind::PermissionDenied).into()
+            ),
+            "无法写入 /p/x.csv：没有访问权限"
         );
     }
 

@@ -105,7 +105,7 @@ pub fn discover_error(t: &Tr, e: &DiscoverError) -> String {
         DiscoverError::NoMemoryData { path, notes } => {
             let extra: String = notes
                 .iter()
-                .map(|n| format!("; {}", (t.message)(n)))
+                .map(|n| format!("; {}", n.render(t.lang)))
                 .collect();
             (t.no_memory_data)(path, crate::ingest::MAX_DEPTH, &extra)
         }

@@ -48,9 +48,8 @@ impl Overview {
                     Err(LoadError::Cancelled) => return,
                     Err(e) => {
                         let mut s = identity(info);
-                        s.warnings.push(crate::model::Message::NotLoaded {
-                            cause: e.to_string(),
-                        });
+                        s.warnings
+                            .push(crate::model::Message::NotLoaded { cause: e.cause() });
                         s
                     }
                 };

@@ -731,7 +731,7 @@ fn oom_detail_rows_mark_the_blocks_held_and_say_what_failed() {
     assert!(en.contains("(1 listed block is not"), "{en}");
     #[cfg(feature = "gui")]
     {
-        let zh = (memsight::ui::i18n::ZH.message)(note);
+        let zh = note.render(memsight::model::Lang::Zh);
         assert!(
             zh.contains("halMemAlloc 申请 1024.0 MB 失败，返回码 7"),
             "{zh}"

@@ -37,6 +37,7 @@ use crate::ingest::error::{LoadError, NoDataReason};
 use crate::ingest::importer::Importer;
 use crate::ingest::shared_read::SharedRead;
 use crate::ingest::trace_view::{BLOCK, MemoryEvent, ReadOptions, TraceExtract, read_trace_with};
+use crate::model::Cause;
 use crate::model::{
     Component, DataSource, Format, MemoryRecords, Message, NULL, Prefetch, RankData, RankInfo,
     StackSource, StepSource, Steps,
@@ -480,7 +481,12 @@ impl Importer for PyTorchTraces {
             Ok(found) => found,
             Err(cause) => {
                 notes.push(Message::PyTorchTraceUnreadable {
-                    cause: format!("{shown}: {cause}"),
+                    cause: match &cause {
+                        ScanError::Io(e) => {
+                            Cause::io(format!("{shown}: {cause}"), Some(shown.clone()), e)
+                        }
+                        ScanError::Cancelled => Cause::said(format!("{shown}: {cause}")),
+                    },
                 });
                 return Vec::new();
             }

@@ -60,7 +60,7 @@ impl MemsightApp {
         if let Some(bytes) = self.chart_png.take() {
             self.notice = Some(match crate::ui::chart_image::save_png(&bytes, path) {
                 Ok(()) => (t.saved_chart)(&path.display().to_string()),
-                Err(e) => (t.cannot_save_chart)(&e),
+                Err(e) => (t.cannot_save_chart)(&e.render(t.lang)),
             });
         }
     }

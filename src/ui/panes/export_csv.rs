@@ -145,6 +145,6 @@ fn write_csv(view: &RankView, q: TableQuery, path: &std::path::Path, t: &Tr) -> 
             &grouped(page.rows.len() as f64, 0),
             &path.display().to_string(),
         ),
-        Err(e) => (t.cannot_write)(&path.display().to_string(), &e.to_string()),
+        Err(e) => (t.cannot_write)(&path.display().to_string(), &e.into()),
     }
 }

@@ -355,7 +355,7 @@ fn table_ui(ui: &mut egui::Ui, t: &Tr, o: &Overview, state: &ViewState, out: &mu
                                         // Translated only while hovered.
                                         label.on_hover_ui(|ui| {
                                             for w in &s.warnings {
-                                                ui.label((t.message)(w));
+                                                ui.label(w.render(t.lang));
                                             }
                                         });
                                     }

@@ -500,7 +500,7 @@ impl SnapshotView {
             module_table(ui, t, shown.device, &modules);
         }
         for n in &self.module_notes {
-            ui.colored_label(ui.visuals().warn_fg_color, (t.message)(n));
+            ui.colored_label(ui.visuals().warn_fg_color, n.render(t.lang));
         }
         for (file, rows) in &self.memscope {
             memscope_table(ui, t, file, rows);

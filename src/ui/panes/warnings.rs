@@ -22,10 +22,10 @@ pub fn warnings_window(
                 let all: Vec<&crate::model::Message> =
                     profile_notes.iter().chain(&report.warnings).collect();
                 for w in all.iter().filter(|m| !m.is_note()) {
-                    ui.label(format!("• {}", (t.message)(w)));
+                    ui.label(format!("• {}", w.render(t.lang)));
                 }
                 for w in all.iter().filter(|m| m.is_note()) {
-                    ui.label(format!("ℹ {}", (t.message)(w)));
+                    ui.label(format!("ℹ {}", w.render(t.lang)));
                 }
                 for f in report.files.iter().filter(|f| f.skipped.count > 0) {
                     ui.separator();
@@ -34,11 +34,7 @@ pub fn warnings_window(
                         f.skipped.count,
                     ));
                     for s in &f.skipped.samples {
-                        ui.monospace((t.skipped_line)(
-                            s.line,
-                            &(t.skip_reason)(&s.reason),
-                            &s.text,
-                        ));
+                        ui.monospace((t.skipped_line)(s.line, &s.reason.render(t.lang), &s.text));
                     }
                 }
             });
