@@ -24,38 +24,13 @@ pub struct TabId(pub &'static str);
 impl TabId {
     /// The details table (or the component table under Group By Component): the default tab.
     pub const DETAILS: TabId = TabId("details");
+    /// The comparison's table: shown when a comparison starts, left when it stops.
+    pub const DIFF: TabId = TabId("diff");
 }
 
 impl Default for TabId {
     fn default() -> Self {
         TabId::DETAILS
-    }
-}
-
-/// A table with a page of its own.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum TableId {
-    /// The details table of the rank on screen.
-    Details,
-    /// The details table of a comparison's baseline.
-    Baseline,
-    /// The component peak table (Group By Component).
-    Components,
-    /// The static graph's op table.
-    StaticOps,
-}
-
-impl TableId {
-    /// Every table.
-    pub const ALL: [TableId; 4] = [
-        TableId::Details,
-        TableId::Baseline,
-        TableId::Components,
-        TableId::StaticOps,
-    ];
-
-    pub(crate) fn index(self) -> usize {
-        self as usize
     }
 }
 
@@ -171,7 +146,7 @@ pub enum Command {
     /// Place or remove the cursor (ns from origin).
     SetCursor(Option<i64>),
     /// Go to a page of a table (0-based; the table shows at most its last page).
-    SetPage(TableId, usize),
+    SetPage(super::state::TableId, usize),
     /// Rows per page, as the user chose them.
     SetPageSize(usize),
     /// Rows per page to fit the space the table has, unless the user chose a page size.
@@ -187,10 +162,11 @@ pub enum Command {
     /// A change to a pane's own filters or modes ([`crate::ui::choices`]): made by
     /// [`Command::choose`].
     Choose(ChoiceEdit),
-    /// Select or unselect a details-table row.
-    ToggleSelected(u32),
-    /// Select exactly these rows (Shift+click ranges, Ctrl+A).
-    SelectRows(Vec<u32>),
+    /// Select or unselect a row of a table (the selection is left when that table's page or
+    /// query changes).
+    ToggleSelected(super::state::TableId, u32),
+    /// Select exactly these rows of a table (Shift+click ranges, Ctrl+A).
+    SelectRows(super::state::TableId, Vec<u32>),
     /// Unselect every row.
     ClearSelection,
     /// Hide or show a curve (a click on its legend entry).

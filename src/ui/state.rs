@@ -4,13 +4,14 @@
 //!
 //! Each table has a page of its own ([`TableId`], [`Pages`]); a table's page goes back to the
 //! first when what that table queries changes, which `apply` derives by comparing the table's
-//! [`ViewState::query_key`] before and after the command: no command resets a page by hand.
+//! [`PagedTable::query`] before and after the command: no command resets a page by hand. The
+//! tables are declared by the panes that own them; this file names none of them.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::choices::{Choice, Choices};
 use super::command::Command;
-pub use super::command::{RowSubset, SubsetWhy, TabId, TableId};
+pub use super::command::{RowSubset, SubsetWhy, TabId};
 use super::sorts::Sorts;
 use crate::analysis::GroupBy;
 use crate::analysis::stacks::GroupKey;
@@ -20,9 +21,44 @@ use crate::model::TimeWindow;
 /// Page sizes offered by the table.
 pub const PAGE_SIZES: [usize; 5] = [10, 20, 30, 50, 100];
 
-/// Each table's page, 0-based.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Pages([usize; 4]);
+/// A table with a page of its own, declared by the pane that owns it as a `static`.
+#[derive(Debug)]
+pub struct PagedTable {
+    /// Its name: the key of its page in the state.
+    pub name: &'static str,
+    /// What its rows depend on, as text: when it changes, the table starts at its first page.
+    pub query: fn(&ViewState) -> String,
+}
+
+/// A paged table, by reference; two are the same table when their names are.
+#[derive(Clone, Copy)]
+pub struct TableId(pub &'static PagedTable);
+
+impl TableId {
+    /// Its query now (see [`PagedTable::query`]).
+    fn query(self, state: &ViewState) -> String {
+        (self.0.query)(state)
+    }
+}
+
+impl PartialEq for TableId {
+    fn eq(&self, other: &TableId) -> bool {
+        self.0.name == other.0.name
+    }
+}
+
+impl Eq for TableId {}
+
+impl std::fmt::Debug for TableId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0.name)
+    }
+}
+
+/// The pages turned away from the first, each with the query it was turned under (a table
+/// not here is on its first page).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Pages(BTreeMap<&'static str, (TableId, usize, String)>);
 
 /// What panes that show the same time axis share: the visible window and the cursor. Every
 /// pane of a link group follows a change made in any of them.
@@ -58,6 +94,8 @@ pub struct ViewState {
     pages: Pages,
     /// Selected operator_memory rows (Ctrl+C / Copy copies these when any).
     pub selected: BTreeSet<u32>,
+    /// The table whose rows `selected` names: its page or query changing leaves the selection.
+    selection_on: Option<TableId>,
     /// The row under the pointer (marked on the chart).
     pub hovered_row: Option<u32>,
     /// A block picked elsewhere (Live at cursor): selected, its lifetime marked on the chart.
@@ -105,6 +143,7 @@ impl Default for ViewState {
             page_size_chosen: false,
             pages: Pages::default(),
             selected: BTreeSet::new(),
+            selection_on: None,
             hovered_row: None,
             hidden_series: BTreeSet::new(),
             y_from_zero: false,
@@ -144,72 +183,31 @@ impl ViewState {
 
     /// The page of `table`, 0-based (a pane shows at most its last page).
     pub fn page(&self, table: TableId) -> usize {
-        self.pages.0[table.index()]
-    }
-
-    /// The table whose pager the keyboard's ←/→ turn: the one on screen.
-    pub fn shown_table(&self) -> TableId {
-        if self.static_view {
-            TableId::StaticOps
-        } else if self.table_baseline {
-            TableId::Baseline
-        } else if self.group_by == GroupBy::Component {
-            TableId::Components
-        } else {
-            TableId::Details
-        }
-    }
-
-    /// What `table`'s rows depend on, as text: when it changes, the table starts at its first
-    /// page again. (A subset of rows counts by why and how many, not by every row.)
-    pub fn query_key(&self, table: TableId) -> String {
-        let rank = (self.rank, self.source, self.page_size);
-        match table {
-            TableId::Details | TableId::Baseline => {
-                let subset = self.only_rows.as_ref().map(|s| (&s.why, s.rows.len()));
-                let align = (table == TableId::Baseline).then_some(self.align_step);
-                format!(
-                    "{rank:?} {:?} {} {:?} {:?} {subset:?} {:?} {align:?}",
-                    self.link.window,
-                    self.choices
-                        .key::<super::panes::details_table::DetailsFilter>(),
-                    self.sorts.key(super::panes::details_table::SORT),
-                    self.group_by,
-                    self.table_group,
-                )
-            }
-            TableId::Components => format!(
-                "{rank:?} {:?}",
-                self.sorts.key(super::panes::component_table::SORT)
-            ),
-            TableId::StaticOps => format!(
-                "{rank:?} {} {:?} {} {:?}",
-                self.graph,
-                self.static_range.map(|(a, b)| (a.to_bits(), b.to_bits())),
-                self.choices
-                    .key::<super::panes::static_view::StaticFilter>(),
-                self.sorts.key(super::panes::static_view::SORT),
-            ),
+        match self.pages.0.get(table.0.name) {
+            Some((_, page, key)) if *key == table.query(self) => *page,
+            _ => 0,
         }
     }
 
     /// Applies one command: the only place the state changes. Commands that are not about the
     /// view (open a dialog, copy, …) leave it as it is; the app acts on them.
     pub fn apply(&mut self, cmd: &Command) {
-        let before = TableId::ALL.map(|t| self.query_key(t));
-        let details_page = self.page(TableId::Details);
+        let watched = self.selection_on.map(|t| (t, self.page(t), t.query(self)));
         self.change(cmd);
-        let mut details_moved = self.page(TableId::Details) != details_page;
-        for (table, key) in TableId::ALL.into_iter().zip(&before) {
-            if self.query_key(table) != *key {
-                self.pages.0[table.index()] = 0;
-                details_moved |= table == TableId::Details;
-            }
+        // A page turned under another query goes back to the first.
+        let stale: Vec<&'static str> = (self.pages.0.iter())
+            .filter(|(_, (table, _, key))| table.query(self) != *key)
+            .map(|(name, _)| *name)
+            .collect();
+        for name in stale {
+            self.pages.0.remove(name);
         }
         // The selection belongs to the rows on screen: another page, filter, sort or window
         // leaves it (keeping a block picked in Live at cursor), so Copy never takes rows the
         // user no longer sees.
-        if details_moved {
+        if let Some((table, page, key)) = watched
+            && (self.page(table) != page || table.query(self) != key)
+        {
             let keep = self.marked_row;
             self.selected.retain(|r| Some(*r) == keep);
         }
@@ -255,7 +253,10 @@ impl ViewState {
                 self.link.cursor = None;
             }
             Command::SetCursor(c) => self.link.cursor = *c,
-            Command::SetPage(table, p) => self.pages.0[table.index()] = *p,
+            Command::SetPage(table, p) => {
+                let key = table.query(self);
+                self.pages.0.insert(table.0.name, (*table, *p, key));
+            }
             Command::SetPageSize(n) => {
                 self.page_size = (*n).max(1);
                 self.page_size_chosen = true;
@@ -267,13 +268,17 @@ impl ViewState {
             }
             Command::Sort { table, column } => self.sorts.cycle(*table, column),
             Command::Choose(edit) => edit.apply_to(&mut self.choices),
-            Command::ToggleSelected(r) => {
+            Command::ToggleSelected(table, r) => {
+                self.selection_on = Some(*table);
                 if !self.selected.remove(r) {
                     self.selected.insert(*r);
                 }
             }
             Command::ClearSelection => self.selected.clear(),
-            Command::SelectRows(rows) => self.selected = rows.iter().copied().collect(),
+            Command::SelectRows(table, rows) => {
+                self.selection_on = Some(*table);
+                self.selected = rows.iter().copied().collect();
+            }
             Command::Hover(r) => self.hovered_row = *r,
             Command::MarkRow(r) => {
                 self.marked_row = *r;
@@ -311,10 +316,10 @@ impl ViewState {
                 }
             }
             Command::CompareWith(_) | Command::CompareRank(_) => {
-                self.tab = crate::ui::panes::diff::TAB;
+                self.tab = TabId::DIFF;
             }
             Command::StopCompare => {
-                if self.tab == crate::ui::panes::diff::TAB {
+                if self.tab == TabId::DIFF {
                     self.tab = TabId::DETAILS;
                 }
                 self.table_baseline = false;
@@ -358,6 +363,16 @@ impl ViewState {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ui::panes::details_table::{BASELINE, DETAILS};
+    use crate::ui::panes::{component_table, static_view};
+
+    /// Every paged table.
+    const ALL: [TableId; 4] = [
+        DETAILS,
+        BASELINE,
+        component_table::TABLE,
+        static_view::TABLE,
+    ];
     use crate::ui::panes::steps::StepColumn;
 
     #[test]
@@ -366,10 +381,10 @@ mod tests {
         use crate::ui::panes::details_table::SORT;
         let mut s = ViewState::default();
         let sort = |s: &ViewState| s.sorts.get::<Column>(SORT);
-        s.apply(&Command::SetPage(TableId::Details, 3));
+        s.apply(&Command::SetPage(DETAILS, 3));
         s.apply(&Command::sort(SORT, Column::Size));
         assert_eq!(sort(&s), Some((Column::Size, SortDir::Asc)));
-        assert_eq!(s.page(TableId::Details), 0);
+        assert_eq!(s.page(DETAILS), 0);
         s.apply(&Command::sort(SORT, Column::Size));
         assert_eq!(sort(&s), Some((Column::Size, SortDir::Desc)));
         s.apply(&Command::sort(SORT, Column::Size));
@@ -378,37 +393,34 @@ mod tests {
         s.apply(&Command::sort(SORT, Column::Name));
         assert_eq!(sort(&s), Some((Column::Name, SortDir::Asc)));
         // Another table's sort leaves this one (and its page) as it is.
-        s.apply(&Command::SetPage(TableId::Details, 2));
+        s.apply(&Command::SetPage(DETAILS, 2));
         s.apply(&Command::sort(
             crate::ui::panes::steps::SORT,
             StepColumn::Change,
         ));
         assert_eq!(sort(&s), Some((Column::Name, SortDir::Asc)));
-        assert_eq!(s.page(TableId::Details), 2);
+        assert_eq!(s.page(DETAILS), 2);
     }
 
     #[test]
     fn a_new_window_goes_to_the_first_page_and_the_same_one_keeps_it() {
         let w = TimeWindow::new(10, 20);
         let mut s = ViewState::default();
-        s.apply(&Command::SetPage(TableId::Details, 4));
+        s.apply(&Command::SetPage(DETAILS, 4));
         s.apply(&Command::SetWindow {
             window: Some(w),
             moving: true,
         });
-        assert_eq!((s.page(TableId::Details), s.link.moving), (0, true));
-        s.apply(&Command::SetPage(TableId::Details, 2));
+        assert_eq!((s.page(DETAILS), s.link.moving), (0, true));
+        s.apply(&Command::SetPage(DETAILS, 2));
         s.apply(&Command::SetWindow {
             window: Some(w),
             moving: false,
         });
-        assert_eq!((s.page(TableId::Details), s.link.moving), (2, false));
+        assert_eq!((s.page(DETAILS), s.link.moving), (2, false));
         s.apply(&Command::SetCursor(Some(15)));
         s.apply(&Command::ResetView);
-        assert_eq!(
-            (s.link, s.page(TableId::Details)),
-            (LinkGroup::default(), 0)
-        );
+        assert_eq!((s.link, s.page(DETAILS)), (LinkGroup::default(), 0));
     }
 
     /// Each table keeps its own page: a change to what one table queries sends that table (and
@@ -419,10 +431,10 @@ mod tests {
         use crate::ui::panes::details_table::DetailsFilter;
         use crate::ui::panes::static_view::StaticFilter;
         let mut s = ViewState::default();
-        for (k, t) in TableId::ALL.into_iter().enumerate() {
+        for (k, t) in ALL.into_iter().enumerate() {
             s.apply(&Command::SetPage(t, k + 2));
         }
-        let pages = |s: &ViewState| TableId::ALL.map(|t| s.page(t));
+        let pages = |s: &ViewState| ALL.map(|t| s.page(t));
         assert_eq!(pages(&s), [2, 3, 4, 5]);
         // The details table's name filter: details and the baseline's table (the same query
         // on the other rank) go back; components and static ops keep theirs.
@@ -430,7 +442,7 @@ mod tests {
             f.name = "conv".into()
         }));
         assert_eq!(pages(&s), [0, 0, 4, 5]);
-        s.apply(&Command::SetPage(TableId::Details, 7));
+        s.apply(&Command::SetPage(DETAILS, 7));
         // The static op filter: only the static table.
         s.apply(&Command::choose(|f: &mut StaticFilter| {
             f.name = "add".into()
@@ -438,26 +450,26 @@ mod tests {
         assert_eq!(pages(&s), [7, 0, 4, 0]);
         // The component sort: only the component table.
         s.apply(&Command::sort(
-            crate::ui::panes::component_table::SORT,
+            component_table::SORT,
             crate::analysis::ComponentColumn::ALL[0],
         ));
         assert_eq!(pages(&s), [7, 0, 0, 0]);
         // Showing the baseline's table or the rank's changes neither's rows.
-        s.apply(&Command::SetPage(TableId::Baseline, 6));
+        s.apply(&Command::SetPage(BASELINE, 6));
         s.apply(&Command::SetTableBaseline(true));
         s.apply(&Command::SetTableBaseline(false));
         assert_eq!(pages(&s), [7, 6, 0, 0]);
         // Alignment moves the baseline's window only.
-        s.apply(&Command::SetPage(TableId::Baseline, 3));
+        s.apply(&Command::SetPage(BASELINE, 3));
         s.apply(&Command::SetAlignStep(Some(2)));
         assert_eq!(pages(&s), [7, 0, 0, 0]);
         // Commands that change no query keep every page.
-        for (k, t) in TableId::ALL.into_iter().enumerate() {
+        for (k, t) in ALL.into_iter().enumerate() {
             s.apply(&Command::SetPage(t, k + 1));
         }
         for c in [
             Command::SetCursor(Some(5)),
-            Command::ToggleSelected(3),
+            Command::ToggleSelected(DETAILS, 3),
             Command::Hover(Some(2)),
             Command::ShowWarnings(true),
             Command::ShowTab(crate::ui::panes::steps::TAB),
@@ -468,10 +480,33 @@ mod tests {
         // Rows per page and the rank: every table.
         s.apply(&Command::SetPageSize(50));
         assert_eq!(pages(&s), [0, 0, 0, 0]);
-        for t in TableId::ALL {
+        for t in ALL {
             s.apply(&Command::SetPage(t, 1));
         }
         s.apply(&Command::SelectRank(1));
         assert_eq!(pages(&s), [0, 0, 0, 0]);
+    }
+
+    /// The selection belongs to the table it was made in: that table's page or query moving
+    /// leaves it (a block marked from Live at cursor stays), another table's does not.
+    #[test]
+    fn the_selection_follows_the_table_it_was_made_in() {
+        use crate::ui::panes::details_table::DetailsFilter;
+        let mut s = ViewState::default();
+        s.apply(&Command::SelectRows(DETAILS, vec![1, 2, 3]));
+        s.apply(&Command::SetPage(BASELINE, 2));
+        s.apply(&Command::SetPage(component_table::TABLE, 1));
+        assert_eq!(s.selected.len(), 3);
+        s.apply(&Command::MarkRow(Some(7)));
+        s.apply(&Command::ToggleSelected(DETAILS, 8));
+        s.apply(&Command::choose(|f: &mut DetailsFilter| {
+            f.name = "conv".into()
+        }));
+        assert_eq!(s.selected.iter().copied().collect::<Vec<_>>(), [7]);
+        s.apply(&Command::SelectRows(BASELINE, vec![4, 5]));
+        s.apply(&Command::SetPage(DETAILS, 3));
+        assert_eq!(s.selected.len(), 2);
+        s.apply(&Command::SetPage(BASELINE, 1));
+        assert!(s.selected.is_empty());
     }
 }

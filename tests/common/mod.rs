@@ -652,6 +652,13 @@ pub fn step_until(
     }
 }
 
+/// Runs frames until they settle: a job finishing on another thread (a curve build, a
+/// background stage of a load) asks for a repaint, so one `run` may not settle on a busy machine.
+#[cfg(feature = "gui")]
+pub fn settle(h: &mut egui_kittest::Harness<'_, memsight::ui::MemsightApp>) {
+    step_until(h, "the frames to settle", |h| h.try_run().is_ok());
+}
+
 /// A file dropped on the window, as the window system hands it over (egui-winit's is private).
 #[cfg(feature = "gui")]
 #[derive(Debug)]

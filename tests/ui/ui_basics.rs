@@ -148,7 +148,7 @@ fn sort_page_filter_and_copy_exact_tsv() {
     assert_eq!(
         h.state()
             .view_state()
-            .page(memsight::ui::state::TableId::Details),
+            .page(memsight::ui::panes::details_table::DETAILS),
         1
     );
     let pages = rows.len().div_ceil(10);
@@ -203,7 +203,7 @@ fn sort_page_filter_and_copy_exact_tsv() {
     assert_eq!(
         h.state()
             .view_state()
-            .page(memsight::ui::state::TableId::Details),
+            .page(memsight::ui::panes::details_table::DETAILS),
         0
     );
 }
@@ -266,7 +266,7 @@ fn keyboard_pages_and_copies_and_hover_marks_a_row() {
     assert_eq!(
         h.state()
             .view_state()
-            .page(memsight::ui::state::TableId::Details),
+            .page(memsight::ui::panes::details_table::DETAILS),
         1
     );
     h.key_press(egui::Key::ArrowLeft);
@@ -274,7 +274,7 @@ fn keyboard_pages_and_copies_and_hover_marks_a_row() {
     assert_eq!(
         h.state()
             .view_state()
-            .page(memsight::ui::state::TableId::Details),
+            .page(memsight::ui::panes::details_table::DETAILS),
         0
     );
     // Ctrl+C arrives as a Copy event from the window system.

@@ -259,7 +259,7 @@ fn a_db_baseline_against_a_text_rank_lists_each_operator_once() {
 /// own pagers, come back where they were left.
 #[test]
 fn the_rank_and_the_baseline_tables_keep_their_own_pages() {
-    use memsight::ui::state::TableId;
+    use memsight::ui::panes::details_table::{BASELINE, DETAILS};
     let mut h = compared(
         demo_rank(0),
         BaselineSource {
@@ -276,25 +276,22 @@ fn the_rank_and_the_baseline_tables_keep_their_own_pages() {
         h.run();
     }
     let page = |h: &Harness<'static, MemsightApp>, table| h.state().view_state().page(table);
-    assert_eq!(page(&h, TableId::Details), 2);
+    assert_eq!(page(&h, DETAILS), 2);
     h.get_by_label(t.table_baseline).click();
     h.run();
     assert_eq!(
-        page(&h, TableId::Baseline),
+        page(&h, BASELINE),
         0,
         "the baseline's table starts at its first"
     );
     h.get_by_label("Next").click();
     h.run();
-    assert_eq!(
-        (page(&h, TableId::Details), page(&h, TableId::Baseline)),
-        (2, 1)
-    );
+    assert_eq!((page(&h, DETAILS), page(&h, BASELINE)), (2, 1));
     h.get_by_label_contains("Page 2 of");
     h.get_by_label(t.table_current).click();
     h.run();
     h.get_by_label_contains("Page 3 of");
-    assert_eq!(page(&h, TableId::Baseline), 1);
+    assert_eq!(page(&h, BASELINE), 1);
 }
 
 /// `memsight --compare A B` on a multi-rank B opens its first rank in compare mode, not the

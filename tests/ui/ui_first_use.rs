@@ -402,7 +402,7 @@ fn live_at_the_peak_adds_up_and_a_block_goes_to_the_table() {
         assert_eq!(s.link.window, None);
         assert_eq!(s.sorts, Default::default());
         assert_eq!(
-            s.page(memsight::ui::state::TableId::Details),
+            s.page(memsight::ui::panes::details_table::DETAILS),
             biggest as usize / s.page_size,
             "the table turned to its page"
         );
@@ -435,7 +435,7 @@ fn copy_follows_the_screen_order_with_ranges_select_all_and_copy_all() {
     let view = h.state().view().unwrap();
     let q = memsight::ui::panes::details_table::query_for(
         h.state().view_state(),
-        memsight::ui::state::TableId::Details,
+        memsight::ui::panes::details_table::DETAILS,
     );
     let shown = memsight::analysis::query(&view.data, &view.sort_cache, &q).rows;
     // The raw sizes, largest first: the page is that order.
@@ -453,8 +453,14 @@ fn copy_follows_the_screen_order_with_ranges_select_all_and_copy_all() {
             .display_name(view.data.operators.name[r as usize])
             .to_string()
     };
-    h.state_mut().apply(Command::ToggleSelected(shown[3]));
-    h.state_mut().apply(Command::ToggleSelected(shown[1]));
+    h.state_mut().apply(Command::ToggleSelected(
+        memsight::ui::panes::details_table::DETAILS,
+        shown[3],
+    ));
+    h.state_mut().apply(Command::ToggleSelected(
+        memsight::ui::panes::details_table::DETAILS,
+        shown[1],
+    ));
     h.get_by_label("Copy").click();
     h.run();
     let tsv = h.state().last_copy().unwrap().to_string();

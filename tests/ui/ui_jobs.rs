@@ -53,7 +53,7 @@ fn a_panicking_job_of_each_kind_is_shown_and_the_app_goes_on() {
         assert_eq!(
             h.state()
                 .view_state()
-                .page(memsight::ui::state::TableId::Details),
+                .page(memsight::ui::panes::details_table::DETAILS),
             1
         );
         // Dismiss closes the lines.

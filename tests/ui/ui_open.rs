@@ -33,7 +33,7 @@ fn wait_until_opened(h: &mut Harness<'_, MemsightApp>, path: &Path) {
     h.state_mut().wait_for_load();
     // A cluster's overview fills in a job: wait, or frames keep asking to repaint.
     h.state_mut().wait_for_overview();
-    h.run();
+    common::settle(h);
     assert!(h.state().view().is_some(), "{:?}", h.state().error());
 }
 

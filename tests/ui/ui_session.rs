@@ -147,8 +147,10 @@ fn a_freed_ranks_caches_never_serve_another() {
         memsight::ui::panes::details_table::SORT,
         memsight::analysis::Column::Size,
     ));
-    h.state_mut()
-        .apply(Command::SetPage(memsight::ui::state::TableId::Details, 1));
+    h.state_mut().apply(Command::SetPage(
+        memsight::ui::panes::details_table::DETAILS,
+        1,
+    ));
     h.run();
     let weak = Arc::downgrade(&h.state().view().unwrap());
     let id0 = h.state().view().unwrap().id();
@@ -166,7 +168,7 @@ fn a_freed_ranks_caches_never_serve_another() {
     assert_eq!(
         h.state()
             .view_state()
-            .page(memsight::ui::state::TableId::Details),
+            .page(memsight::ui::panes::details_table::DETAILS),
         0
     );
     h.state_mut().apply(Command::Copy);

@@ -45,7 +45,7 @@ fn rows_per_page_and_jump_to_page() {
     assert_eq!(
         h.state()
             .view_state()
-            .page(memsight::ui::state::TableId::Details),
+            .page(memsight::ui::panes::details_table::DETAILS),
         2
     );
     h.get_by_label(&format!("Page 3 of {pages}"));
@@ -56,7 +56,7 @@ fn rows_per_page_and_jump_to_page() {
     assert_eq!(
         h.state()
             .view_state()
-            .page(memsight::ui::state::TableId::Details),
+            .page(memsight::ui::panes::details_table::DETAILS),
         pages - 1
     );
     h.get_by_label("First").click();
@@ -64,7 +64,7 @@ fn rows_per_page_and_jump_to_page() {
     assert_eq!(
         h.state()
             .view_state()
-            .page(memsight::ui::state::TableId::Details),
+            .page(memsight::ui::panes::details_table::DETAILS),
         0
     );
 }

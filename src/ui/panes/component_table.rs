@@ -11,10 +11,23 @@ use crate::analysis::{ComponentColumn, component_order};
 use crate::model::{MIB, ns_to_ms};
 use crate::ui::command::Command;
 use crate::ui::format::grouped;
-use crate::ui::state::TableId;
+use crate::ui::state::{PagedTable, TableId};
 
 /// The component peak table's sort, in [`crate::ui::state::ViewState::sorts`].
 pub const SORT: crate::ui::sorts::SortTable = crate::ui::sorts::SortTable("components");
+
+/// The component peak table, as a paged table: its rows depend on the rank and its sort.
+pub const TABLE: TableId = TableId(&PAGED);
+static PAGED: PagedTable = PagedTable {
+    name: "components",
+    query: |s| {
+        format!(
+            "{:?} {:?}",
+            (s.rank, s.source, s.page_size),
+            s.sorts.key(SORT)
+        )
+    },
+};
 
 /// The component table's own state: its pager.
 #[derive(Default)]
@@ -37,9 +50,8 @@ impl ComponentTable {
         }
         let order = component_order(rows, state.sorts.get(SORT));
         let pages = rows.len().div_ceil(state.page_size.max(1)).max(1);
-        let page = state.page(TableId::Components).min(pages - 1);
-        self.pager
-            .ui(ui, t, state, TableId::Components, rows.len(), cx.out);
+        let page = state.page(TABLE).min(pages - 1);
+        self.pager.ui(ui, t, state, TABLE, rows.len(), cx.out);
         let shown: Vec<usize> = order
             .into_iter()
             .skip(page * state.page_size)

@@ -21,7 +21,7 @@ use crate::ui::command::Command;
 use crate::ui::format::grouped;
 use crate::ui::i18n::Tr;
 use crate::ui::jobs::{Job, JobKey, Place};
-use crate::ui::state::{SubsetWhy, TabId, TableId, ViewState};
+use crate::ui::state::{PagedTable, SubsetWhy, TabId, TableId, ViewState};
 
 /// The job that sorts a big rank's column (one per view, column and direction).
 pub const SORT_JOB: crate::ui::jobs::JobKind =
@@ -29,6 +29,36 @@ pub const SORT_JOB: crate::ui::jobs::JobKind =
 
 /// The details table (the baseline's too, in a comparison)'s sort, in [`crate::ui::state::ViewState::sorts`].
 pub const SORT: crate::ui::sorts::SortTable = crate::ui::sorts::SortTable("details");
+
+/// The details table of the rank on screen, as a paged table.
+pub const DETAILS: TableId = TableId(&DETAILS_TABLE);
+static DETAILS_TABLE: PagedTable = PagedTable {
+    name: "details",
+    query: |s| rows_key(s, false),
+};
+
+/// The details table of a comparison's baseline, as a paged table.
+pub const BASELINE: TableId = TableId(&BASELINE_TABLE);
+static BASELINE_TABLE: PagedTable = PagedTable {
+    name: "baseline",
+    query: |s| rows_key(s, true),
+};
+
+/// What a details table's rows depend on (the baseline's also on the step it is aligned to);
+/// a subset of rows counts by why and how many, not by every row.
+fn rows_key(s: &ViewState, baseline: bool) -> String {
+    let subset = s.only_rows.as_ref().map(|r| (&r.why, r.rows.len()));
+    let align = baseline.then_some(s.align_step);
+    format!(
+        "{:?} {:?} {:?} {:?} {:?} {subset:?} {:?} {align:?}",
+        (s.rank, s.source, s.page_size),
+        s.link.window,
+        s.choice::<DetailsFilter>(),
+        s.sorts.key(SORT),
+        s.group_by,
+        s.table_group,
+    )
+}
 
 /// The details table's filters: its own choices ([`crate::ui::choices`]), which the baseline's
 /// table of a comparison shares.
@@ -80,7 +110,7 @@ pub struct DetailsTable {
 
 impl Default for DetailsTable {
     fn default() -> Self {
-        DetailsTable::for_table(TableId::Details)
+        DetailsTable::for_table(DETAILS)
     }
 }
 
@@ -512,7 +542,8 @@ impl DetailsTable {
         let select_page = ui.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::A))
             && !ui.ctx().memory(|m| m.focused().is_some());
         if select_page {
-            cx.out.push(Command::SelectRows(page.rows.clone()));
+            cx.out
+                .push(Command::SelectRows(self.table, page.rows.clone()));
         }
         let text_h = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
         let mut hovered = None;
@@ -555,13 +586,13 @@ impl DetailsTable {
                 Vec::new()
             };
             rows.extend(&page.rows[lo..=hi]);
-            cx.out.push(Command::SelectRows(rows));
+            cx.out.push(Command::SelectRows(self.table, rows));
         } else if mods.command {
             self.anchor = Some(row);
-            cx.out.push(Command::ToggleSelected(row));
+            cx.out.push(Command::ToggleSelected(self.table, row));
         } else {
             self.anchor = Some(row);
-            cx.out.push(Command::SelectRows(vec![row]));
+            cx.out.push(Command::SelectRows(self.table, vec![row]));
         }
     }
 }
@@ -783,10 +814,10 @@ pub struct DetailsPane {
 impl Default for DetailsPane {
     fn default() -> Self {
         DetailsPane {
-            current: DetailsTable::for_table(TableId::Details),
-            baseline: DetailsTable::for_table(TableId::Baseline),
+            current: DetailsTable::for_table(DETAILS),
+            baseline: DetailsTable::for_table(BASELINE),
             components: Default::default(),
-            exporting: TableId::Details,
+            exporting: DETAILS,
         }
     }
 }
@@ -814,10 +845,10 @@ impl DetailsPane {
     /// the app shows its own browser and hands the path to [`Self::exporting_table`].
     pub fn wants_browser(&mut self) -> bool {
         if self.baseline.exporter.wants_browser() {
-            self.exporting = TableId::Baseline;
+            self.exporting = BASELINE;
             true
         } else if self.current.exporter.wants_browser() {
-            self.exporting = TableId::Details;
+            self.exporting = DETAILS;
             true
         } else {
             false
@@ -826,7 +857,7 @@ impl DetailsPane {
 
     /// The table whose export asked for the in-app browser last.
     pub fn exporting_table(&mut self) -> &mut DetailsTable {
-        if self.exporting == TableId::Baseline {
+        if self.exporting == BASELINE {
             &mut self.baseline
         } else {
             &mut self.current

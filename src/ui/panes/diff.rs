@@ -286,7 +286,7 @@ pub fn diff_ui(ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
 }
 
 /// The diff tab's id.
-pub const TAB: crate::ui::state::TabId = crate::ui::state::TabId("diff");
+pub const TAB: crate::ui::state::TabId = crate::ui::state::TabId::DIFF;
 
 /// The diff tab: the per-operator difference of a comparison.
 #[derive(Default)]

@@ -18,10 +18,27 @@ use crate::ui::format::{bytes, grouped};
 use crate::ui::plot::series_color;
 use crate::ui::plot::step_line::StepLine;
 use crate::ui::plot::zoom::{box_zoom, take_wheel, wheel_zoom};
-use crate::ui::state::TableId;
+use crate::ui::state::{PagedTable, TableId};
 
 /// The static op table's sort, in [`crate::ui::state::ViewState::sorts`].
 pub const SORT: crate::ui::sorts::SortTable = crate::ui::sorts::SortTable("static_ops");
+
+/// The static graph's op table, as a paged table: its rows depend on the graph, the chart's
+/// range, the filter and the sort.
+pub const TABLE: TableId = TableId(&PAGED);
+static PAGED: PagedTable = PagedTable {
+    name: "static_ops",
+    query: |s| {
+        format!(
+            "{:?} {} {:?} {:?} {:?}",
+            (s.rank, s.source, s.page_size),
+            s.graph,
+            s.static_range.map(|(a, b)| (a.to_bits(), b.to_bits())),
+            s.choice::<StaticFilter>(),
+            s.sorts.key(SORT),
+        )
+    },
+};
 
 /// The static op table's filters: its own choices ([`crate::ui::choices`]).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -219,7 +236,7 @@ impl StaticTable {
             .map(|(_, r)| r.clone())
             .unwrap_or_default();
         let pages = rows.len().div_ceil(state.page_size.max(1)).max(1);
-        let page = state.page(TableId::StaticOps).min(pages - 1);
+        let page = state.page(TABLE).min(pages - 1);
         let shown: Vec<u32> = rows
             .iter()
             .copied()
@@ -275,8 +292,7 @@ impl StaticTable {
                 ui.weak(s.as_str());
             }
         });
-        self.pager
-            .ui(ui, t, state, TableId::StaticOps, rows.len(), cx.out);
+        self.pager.ui(ui, t, state, TABLE, rows.len(), cx.out);
         let h = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
         let out = &mut *cx.out;
         TableBuilder::new(ui)
