@@ -16,7 +16,7 @@ use super::format::grouped;
 use super::palette::{
     REPORT_FRAME, REPORT_GRID, REPORT_PAGE, REPORT_TEXT, REPORT_TICK_TEXT, REPORT_WEAK_TEXT,
 };
-use super::plot::{decimals_for, nice_step};
+use super::plot::{MEMORY_LABEL_POINTS, TIME_LABEL_POINTS, decimals_for};
 use super::report_text::ReportFonts;
 
 /// Pixels per point of the report (at least; a denser screen's own scale when larger).
@@ -114,18 +114,11 @@ fn color(c: Color32) -> Color {
     Color::from_rgba8(r, g, b, a)
 }
 
-/// Ticks `nice_step` apart covering `lo..=hi`, at most ~`max_count` of them.
-fn ticks(lo: f64, hi: f64, max_count: f64) -> (Vec<f64>, f64) {
-    if !(lo.is_finite() && hi.is_finite() && hi > lo) {
-        return (Vec::new(), 1.0);
-    }
-    let step = nice_step((hi - lo) / max_count.max(1.0));
-    let first = (lo / step).ceil() as i64;
-    let last = (hi / step).floor() as i64;
-    if last.saturating_sub(first) > 1000 {
-        return (Vec::new(), step);
-    }
-    ((first..=last).map(|k| k as f64 * step).collect(), step)
+/// The labelled ticks of an axis showing `lo..hi` over `length` points, labels at least `gap`
+/// points apart: the screen's rule ([`crate::ui::plot::label_step`]).
+fn ticks(lo: f64, hi: f64, length: f64, gap: f64) -> (Vec<f64>, f64) {
+    let step = crate::ui::plot::label_step((hi - lo) / length.max(1.0), gap);
+    (crate::ui::plot::ticks_in(lo, hi, step), step)
 }
 
 /// The legend's entries laid out in rows across `width`: (row, x) of each.
@@ -190,7 +183,7 @@ pub fn render(report: &ChartReport, fonts: &ReportFonts) -> Result<RgbImage, Str
 
     // The y axis: its ticks and the widest label decide where the plot starts.
     let (y0, y1) = fig.y_range;
-    let (yt, ystep) = ticks(y0, y1, ((plot_bottom - plot_top) / 48.0).max(2.0));
+    let (yt, ystep) = ticks(y0, y1, plot_bottom - plot_top, MEMORY_LABEL_POINTS);
     let ydec = decimals_for(ystep);
     let ylabels: Vec<String> = yt.iter().map(|v| grouped(*v, ydec)).collect();
     let ylabel_w = ylabels
@@ -204,7 +197,7 @@ pub fn render(report: &ChartReport, fonts: &ReportFonts) -> Result<RgbImage, Str
     }
     let plot = Rect::new(plot_left, plot_top, plot_right, plot_bottom);
     let (x0, x1) = fig.x_range;
-    let (xt, xstep) = ticks(x0, x1, (plot.width() / 110.0).max(2.0));
+    let (xt, xstep) = ticks(x0, x1, plot.width(), TIME_LABEL_POINTS);
     let xdec = decimals_for(xstep);
     let sx = |t: f64| plot.x0 + (t - x0) / (x1 - x0).max(f64::MIN_POSITIVE) * plot.width();
     let sy = |v: f64| plot.y1 - (v - y0) / (y1 - y0).max(f64::MIN_POSITIVE) * plot.height();
@@ -396,6 +389,47 @@ pub fn native_png_picker() -> super::file_browser::PickOutcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The saved chart labels the same ticks the screen's grid labels, for the same range over
+    /// the same length: one rule for both axes.
+    #[test]
+    fn the_report_labels_the_ticks_the_screen_labels() {
+        for (lo, hi, length) in [
+            (0.0, 8000.0, 130.0),
+            (-12.5, 3456.7, 900.0),
+            (1.0e6, 1.0e6 + 37.0, 1200.0),
+            (0.0, 0.004, 300.0),
+        ] {
+            for (gap, grid) in [
+                (
+                    TIME_LABEL_POINTS,
+                    crate::ui::plot::time_grid as fn(_) -> Vec<_>,
+                ),
+                (MEMORY_LABEL_POINTS, crate::ui::plot::memory_grid),
+            ] {
+                let per_point = (hi - lo) / length;
+                let marks = grid(egui_plot::GridInput {
+                    bounds: (lo, hi),
+                    base_step_size: per_point * 8.0,
+                });
+                let major = marks.iter().map(|m| m.step_size).fold(0.0, f64::max);
+                let screen: Vec<f64> = marks
+                    .iter()
+                    .filter(|m| m.step_size == major && m.value >= lo && m.value <= hi)
+                    .map(|m| m.value)
+                    .collect();
+                let (report, step) = ticks(lo, hi, length, gap);
+                assert_eq!(step, major, "{lo}..{hi} over {length}");
+                assert_eq!(report.len(), screen.len(), "{lo}..{hi} over {length}");
+                for (a, b) in report.iter().zip(&screen) {
+                    assert!((a - b).abs() <= step * 1e-9, "{a} vs {b}");
+                }
+                // Labels stand at least the gap apart, and a step smaller by one 1-2-5 notch
+                // would break that.
+                assert!(step / per_point >= gap * (1.0 - 1e-9));
+            }
+        }
+    }
 
     fn report() -> ChartReport {
         ChartReport {

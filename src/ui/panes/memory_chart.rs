@@ -556,6 +556,7 @@ impl MemoryChart {
             .width((ui.available_width() - 16.0 - layout.side_width.unwrap_or(0.0)).max(160.0))
             .x_axis_label(t.time_axis)
             .x_grid_spacer(crate::ui::plot::time_grid)
+            .y_grid_spacer(crate::ui::plot::memory_grid)
             .y_axis_label((t.memory_axis)(unit.label()))
             .x_axis_formatter(|m, _| grouped(m.value, decimals_for(m.step_size)))
             .y_axis_formatter(|m, _| grouped(m.value, decimals_for(m.step_size)))

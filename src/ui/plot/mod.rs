@@ -25,8 +25,31 @@ pub fn decimals_for(step: f64) -> usize {
 const GRID_MIN_POINTS: f64 = 8.0;
 
 /// Points between labelled time ticks at least (egui_plot labels an x tick once its spacing
-/// passes 60 points).
-const LABEL_POINTS: f64 = 72.0;
+/// passes 60 points). The screen's chart and the saved chart both use it.
+pub const TIME_LABEL_POINTS: f64 = 72.0;
+
+/// Points between labelled memory ticks at least, on the screen's chart and the saved one.
+pub const MEMORY_LABEL_POINTS: f64 = 48.0;
+
+/// The step between labelled ticks when one point is `per_point` axis units and labels stand
+/// at least `gap` points apart: the smallest 1-2-5 step that keeps them so. The one rule of
+/// both charts' axes (the screen's grid spacers and the saved chart's ticks).
+pub fn label_step(per_point: f64, gap: f64) -> f64 {
+    nice_step(per_point * gap)
+}
+
+/// The multiples of `step` within `lo..=hi` (none when there would be over 1,000).
+pub fn ticks_in(lo: f64, hi: f64, step: f64) -> Vec<f64> {
+    if !(lo.is_finite() && hi.is_finite() && hi > lo && step > 0.0) {
+        return Vec::new();
+    }
+    let first = (lo / step).ceil() as i64;
+    let last = (hi / step).floor() as i64;
+    if last.saturating_sub(first) > 1000 {
+        return Vec::new();
+    }
+    (first..=last).map(|k| k as f64 * step).collect()
+}
 
 /// The smallest 1-2-5 step (…, 0.1, 0.2, 0.5, 1, 2, 5, 10, …) of at least `min`.
 pub fn nice_step(min: f64) -> f64 {
@@ -45,7 +68,13 @@ pub fn nice_step(min: f64) -> f64 {
 /// ~72 points (egui_plot's powers of ten can leave two labels on a 1280-pixel screen), with
 /// unlabelled minor lines between.
 pub fn time_grid(input: egui_plot::GridInput) -> Vec<egui_plot::GridMark> {
-    nice_grid(input, LABEL_POINTS)
+    nice_grid(input, TIME_LABEL_POINTS)
+}
+
+/// Grid marks for the memory chart's value axis: 1-2-5 steps labelled every
+/// [`MEMORY_LABEL_POINTS`], as the saved chart labels it.
+pub fn memory_grid(input: egui_plot::GridInput) -> Vec<egui_plot::GridMark> {
+    nice_grid(input, MEMORY_LABEL_POINTS)
 }
 
 /// Grid marks for a value axis of a short plot: 1-2-5 steps labelled every ~30 points (egui_plot's
@@ -62,7 +91,7 @@ fn nice_grid(input: egui_plot::GridInput, label_points: f64) -> Vec<egui_plot::G
         return Vec::new();
     }
     let per_point = input.base_step_size / GRID_MIN_POINTS;
-    let major = nice_step(per_point * label_points);
+    let major = label_step(per_point, label_points);
     let minor = major / 5.0;
     let first = (lo / minor).floor() as i64;
     let last = (hi / minor).ceil() as i64;
