@@ -302,7 +302,7 @@ pub fn copy_all_column(
     let label = h.state().tr().copy_all;
     h.get_by_label(label).click();
     h.run();
-    let text = h.state().details().current.last_copy.clone().unwrap();
+    let text = h.state().details().last_copy().unwrap().to_string();
     let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split('\t').collect()).collect();
     let col = rows[0]
         .iter()
@@ -611,15 +611,15 @@ pub fn export_to(
     use egui_kittest::kittest::Queryable;
     let p = path.to_path_buf();
     *EXPORT_TO.lock().unwrap() = Some(p);
-    h.state_mut().details_mut().current.exporter.save_picker = || {
+    h.state_mut().details_mut().set_save_picker(|| {
         memsight::ui::file_browser::PickOutcome::Picked(
             EXPORT_TO.lock().unwrap().clone().unwrap_or_default(),
         )
-    };
+    });
     h.get_by_label(label).click();
     for _ in 0..500 {
         h.step();
-        let st = h.state().details().current.exporter.status.clone();
+        let st = h.state().details().export_status().map(str::to_string);
         if st
             .as_deref()
             .is_some_and(|s| s.contains(&path.display().to_string()))

@@ -123,7 +123,7 @@ fn the_app_opens_on_the_oom_and_says_why() {
             h.state()
                 .document::<memsight::ui::panes::snapshot::SnapshotView>()
                 .unwrap()
-                .device,
+                .device(),
             0,
             "the device that ran out"
         );
@@ -151,7 +151,7 @@ fn the_app_opens_on_the_oom_and_says_why() {
             h.state()
                 .document::<memsight::ui::panes::snapshot::SnapshotView>()
                 .unwrap()
-                .event,
+                .event(),
             o["event"].as_u64().map(|k| k as usize)
         );
         assert!(h.query_by_label(t.oom_go).is_none(), "at the OOM already");
@@ -213,8 +213,9 @@ fn the_app_opens_a_folder_of_bundles_on_which_ranks_ran_out() {
             .document_mut::<memsight::ui::panes::snapshot::SnapshotView>()
             .expect("the snapshot opened");
         snap.wait();
-        assert_eq!(snap.path, tmp.path().join(quiet));
-        assert!(snap.error.is_none() && snap.snap.is_some());
+        let opened = memsight::ui::document::Document::path(&*snap).map(Path::to_path_buf);
+        assert_eq!(opened, Some(tmp.path().join(quiet)));
+        assert!(snap.error().is_none() && snap.snapshot().is_some());
     }
 }
 

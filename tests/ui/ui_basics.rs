@@ -315,7 +315,7 @@ fn keyboard_pages_and_copies_and_hover_marks_a_row() {
 fn a_big_ranks_group_by_builds_behind_a_spinner() {
     let mut app = MemsightApp::new(Some(rank_dir(0)), Vec::new(), None);
     app.wait_for_load();
-    app.chart_mut().background_min_rows = 0; // every rank counts as big
+    app.chart_mut().set_background_min_rows(0); // every rank counts as big
     let mut h = Harness::builder()
         .with_size([1400.0, 900.0])
         .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);

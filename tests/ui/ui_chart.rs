@@ -270,7 +270,7 @@ fn right_drag_pans_the_time_axis() {
 fn a_sampled_window_says_so_and_zooming_in_makes_it_exact() {
     let mut app = MemsightApp::new(Some(rank_dir()), Vec::new(), None);
     app.wait_for_load();
-    app.chart_mut().reduction.exact_max_points = 100; // the fixture's thousands of points are "many"
+    app.chart_mut().set_exact_max_points(100); // the fixture's thousands of points are "many"
     let mut h = Harness::builder()
         .with_size([1400.0, 900.0])
         .with_max_steps(16)

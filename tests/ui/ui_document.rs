@@ -110,7 +110,7 @@ fn save_chart_on_a_view_without_a_memory_chart_says_so() {
         app.set_png_picker(|| panic!("no file name is asked for"));
         let mut h = common::harness(app);
         assert!(
-            h.state().chart().last_figure.is_some(),
+            h.state().chart().last_figure().is_some(),
             "the profile's chart was drawn"
         );
         h.state_mut().open(snapshot.clone());

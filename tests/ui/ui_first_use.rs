@@ -114,7 +114,9 @@ fn without_a_desktop_portal_the_in_app_browser_opens() {
 #[test]
 fn export_without_a_save_dialog_offers_the_browser_not_a_cancel() {
     let mut h = app_in(Some(rank_dir()), Lang::En, [1400.0, 900.0]);
-    h.state_mut().details_mut().current.exporter.save_picker = || PickOutcome::Unavailable;
+    h.state_mut()
+        .details_mut()
+        .set_save_picker(|| PickOutcome::Unavailable);
     h.get_by_label("Export CSV…").click();
     common::step_until(&mut h, "the in-app browser", |h| {
         h.state().browser().is_open()
@@ -128,10 +130,8 @@ fn export_without_a_save_dialog_offers_the_browser_not_a_cancel() {
     let status = h
         .state()
         .details()
-        .current
-        .exporter
-        .status
-        .clone()
+        .export_status()
+        .map(str::to_string)
         .unwrap_or_default();
     assert!(!status.contains("cancelled"), "{status}");
 }
@@ -254,7 +254,7 @@ fn the_legend_sits_above_the_plot_and_explains_each_curve() {
         (Lang::Zh, "进程占用的全部设备内存"),
     ] {
         let mut h = app_in(Some(rank_dir()), lang, [1280.0, 720.0]);
-        let plot = h.state().chart().last_plot_rect.expect("a plot");
+        let plot = h.state().chart().last_plot_rect().expect("a plot");
         let view = h.state().view().unwrap();
         for s in view.series(memsight::analysis::GroupBy::Overall) {
             let entry = h
@@ -517,13 +517,13 @@ fn controls_stay_put_when_the_table_has_few_rows() {
 fn a_small_screen_keeps_the_chart_tall_enough() {
     for lang in Lang::ALL {
         let h = app_in(Some(rank_dir()), lang, [1280.0, 720.0]);
-        let chart = h.state().chart().last_rect.unwrap();
+        let chart = h.state().chart().last_rect().unwrap();
         assert!(
             chart.height() >= 0.45 * 720.0,
             "the chart has {} of 720 px",
             chart.height()
         );
-        let plot = h.state().chart().last_plot_rect.unwrap();
+        let plot = h.state().chart().last_plot_rect().unwrap();
         assert!(plot.height() >= 200.0, "{plot:?}");
     }
 }
@@ -619,7 +619,7 @@ fn save_chart_as_png_is_a_report_figure_with_a_caption_at_twice_the_size() {
         let mut h = app_in(Some(rank_dir()), lang, [1280.0, 720.0]);
         h.state_mut()
             .set_png_picker(|| PickOutcome::Picked(OUT.get().unwrap().clone()));
-        let chart = h.state().chart().last_rect.unwrap();
+        let chart = h.state().chart().last_rect().unwrap();
         h.get_by_label(file).click();
         h.run();
         h.get_by_label(h.state().tr().save_chart).click();
@@ -629,7 +629,7 @@ fn save_chart_as_png_is_a_report_figure_with_a_caption_at_twice_the_size() {
         // notice line of its own above the chart pushed the whole window down).
         let said = (h.state().tr().saved_chart)(&OUT.get().unwrap().display().to_string());
         let notice = h.get_by_label(&said).rect();
-        let after = h.state().chart().last_rect.unwrap();
+        let after = h.state().chart().last_rect().unwrap();
         assert_eq!(after.min.y, chart.min.y, "{lang:?}: the chart moved");
         let menu = h.get_by_label(file).rect();
         assert!(
@@ -657,7 +657,7 @@ fn save_chart_as_png_is_a_report_figure_with_a_caption_at_twice_the_size() {
         assert!(texts["Title"].contains("rank 0"), "{texts:?}");
         assert!(texts["Description"].contains(whole), "{texts:?}");
         // The legend gives each curve's peak, the Operator Allocated one as the raw file has it.
-        let figure = h.state().chart().last_figure.clone().unwrap();
+        let figure = h.state().chart().last_figure().cloned().unwrap();
         assert_eq!(figure.y_title, axis);
         let allocated = figure
             .curves

@@ -20,9 +20,8 @@ fn copy_all(h: &mut egui_kittest::Harness<'static, MemsightApp>) -> Vec<Vec<Stri
     let text = h
         .state()
         .details()
-        .current
-        .last_copy
-        .clone()
+        .last_copy()
+        .map(str::to_string)
         .expect("Copy all copied");
     text.lines()
         .map(|l| l.split('\t').map(str::to_string).collect())

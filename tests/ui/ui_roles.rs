@@ -258,7 +258,7 @@ fn rows_by_role_groups_the_blocks_with_their_totals() {
         h.run();
         h.state_mut().apply(Command::Copy);
         h.run();
-        let tsv = h.state().details().current.last_copy.clone().unwrap();
+        let tsv = h.state().details().last_copy().unwrap().to_string();
         let lines: Vec<&str> = tsv.lines().collect();
         assert_eq!(lines[0], t.group_headers.join("\t"), "{lang:?}");
         assert_eq!(lines.len() - 1, want.len(), "{lang:?}: {tsv}");

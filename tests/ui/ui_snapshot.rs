@@ -73,7 +73,7 @@ fn open(file: &Path, lang: Lang) -> Harness<'static, MemsightApp> {
     let mut app = MemsightApp::new(Some(file.to_path_buf()), Vec::new(), None);
     app.set_language(lang);
     snapshot_view_mut(&mut app).wait();
-    assert!(snapshot_view(&app).error.is_none());
+    assert!(snapshot_view(&app).error().is_none());
     common::harness(app)
 }
 
@@ -149,8 +149,7 @@ fn the_leak_demo_picks_a_device_and_an_event() {
     h.run();
     h.get_by_label(&figures(t, &r["devices"][1]));
     // An event on device 0 (as a click on the curve picks it): who holds memory just after.
-    snapshot_view_mut(h.state_mut()).device = 0;
-    snapshot_view_mut(h.state_mut()).event = Some(3232);
+    snapshot_view_mut(h.state_mut()).show(0, Some(3232));
     h.run();
     let at = reference(&file, Some((0, 3232))).unwrap();
     let a = &at["at_event"];
@@ -205,7 +204,7 @@ fn every_real_snapshot_maps_its_segments_with_pythons_fragmentation() {
             for kind in t.snapshot_block_kinds {
                 h.get_by_label(kind);
             }
-            let snap = snapshot_view(h.state()).snap.clone().unwrap();
+            let snap = snapshot_view(h.state()).snapshot().cloned().unwrap();
             let device = d0["device"].as_i64().unwrap();
             let state = memsight::snapshot::segments::allocator_state(&snap, device);
             assert_eq!(
@@ -309,7 +308,7 @@ fn click_at(h: &mut Harness<'static, MemsightApp>, x: f32, y: f32) {
 
 /// The centre of the bands plot, and its screen x for plot x `x`.
 fn plot_x(h: &Harness<'static, MemsightApp>, x: f64) -> (f32, f32) {
-    let chart = &snapshot_view(h.state()).chart;
+    let chart = snapshot_view(h.state()).chart();
     let (frame, _, _) = chart.last_frame.expect("the chart was drawn");
     (chart.screen_x(x).unwrap(), frame.center().y)
 }
@@ -326,7 +325,7 @@ fn clicking_the_bands_picks_the_event_and_shows_the_state_after_it() {
         // A click in the middle of event 4000's column.
         let (x, y) = plot_x(&h, 4000.5);
         click_at(&mut h, x, y);
-        let k = snapshot_view(h.state()).event.expect("picked");
+        let k = snapshot_view(h.state()).event().expect("picked");
         assert!((3999..=4001).contains(&k), "{k}");
         let at = reference(&file, Some((0, k))).unwrap();
         let a = &at["at_event"];
@@ -350,7 +349,7 @@ fn clicking_the_bands_picks_the_event_and_shows_the_state_after_it() {
         let peak = whole["devices"][0]["peak_event"].as_u64().unwrap() as usize;
         h.get_by_label(t.snapshot_go_peak).click();
         h.run();
-        assert_eq!(snapshot_view(h.state()).event, Some(peak));
+        assert_eq!(snapshot_view(h.state()).event(), Some(peak));
     }
 }
 
@@ -381,12 +380,12 @@ fn a_box_drag_zooms_the_bands_and_a_double_click_shows_them_all() {
         h.drop_at(egui::pos2(x1, y));
         h.run();
         let view = snapshot_view(h.state());
-        let (a, b) = view.chart.range.expect("zoomed");
+        let (a, b) = view.chart().range.expect("zoomed");
         assert!(
             (a - 2000.0).abs() < 2.0 * px && (b - 3000.0).abs() < 2.0 * px,
             "{a}..{b}"
         );
-        assert_eq!(view.event, None, "a drag is not a click");
+        assert_eq!(view.event(), None, "a drag is not a click");
         let (x, y) = plot_x(&h, 2500.0);
         for _ in 0..2 {
             for pressed in [true, false] {
@@ -400,7 +399,7 @@ fn a_box_drag_zooms_the_bands_and_a_double_click_shows_them_all() {
             h.step();
         }
         h.run();
-        assert_eq!(snapshot_view(h.state()).chart.range, None);
+        assert_eq!(snapshot_view(h.state()).chart().range, None);
     }
 }
 
@@ -418,11 +417,11 @@ fn hovering_a_band_names_its_allocation_as_the_trace_records_it() {
         // allocated early.
         let (x, _) = plot_x(&h, 5000.5);
         let view = snapshot_view(h.state());
-        let (frame, _, _) = view.chart.last_frame.unwrap();
+        let (frame, _, _) = view.chart().last_frame.unwrap();
         let y = frame.bottom() - frame.height() * 50.0 / (view_peak_mb(&h) * 1.05) as f32;
         h.hover_at(egui::pos2(x, y));
         h.run_steps(60);
-        let snap = snapshot_view(h.state()).snap.clone().unwrap();
+        let snap = snapshot_view(h.state()).snapshot().cloned().unwrap();
         let tl = memsight::snapshot::timeline::timeline(&snap, 0, 3000, 2_000_000);
         let i = tl.allocation_at(5000, 50 << 20).expect("a band there");
         let a = &tl.allocations[i];
@@ -448,7 +447,7 @@ fn hovering_a_band_names_its_allocation_as_the_trace_records_it() {
 
 /// The bands' y scale: the largest total, MB.
 fn view_peak_mb(h: &Harness<'static, MemsightApp>) -> f64 {
-    let snap = snapshot_view(h.state()).snap.clone().unwrap();
+    let snap = snapshot_view(h.state()).snapshot().cloned().unwrap();
     let tl = memsight::snapshot::timeline::timeline(&snap, 0, 10, 1000);
     *tl.total.iter().max().unwrap() as f64 / (1u64 << 20) as f64
 }
@@ -493,10 +492,10 @@ fn a_snapshot_with_times_is_drawn_over_time_and_a_click_picks_the_event_then() {
     for lang in Lang::ALL {
         let mut h = open(&file, lang);
         h.run();
-        let snap = snapshot_view(h.state()).snap.clone().unwrap();
+        let snap = snapshot_view(h.state()).snapshot().cloned().unwrap();
         let times: Vec<i64> = snap.traces[0].iter().map(|e| e.time_us.unwrap()).collect();
         // The x axis spans the trace's time in ms (an event index axis would span its count).
-        let (_, a, b) = snapshot_view(h.state()).chart.last_frame.unwrap();
+        let (_, a, b) = snapshot_view(h.state()).chart().last_frame.unwrap();
         let span_ms = (times[times.len() - 1] - times[0]) as f64 / 1000.0;
         assert!(
             (b - a - span_ms).abs() < 0.01 * span_ms,
@@ -506,10 +505,10 @@ fn a_snapshot_with_times_is_drawn_over_time_and_a_click_picks_the_event_then() {
         let ms = (times[times.len() - 1] - times[0]) as f64 * 0.4 / 1000.0;
         let (x, y) = plot_x(&h, ms);
         click_at(&mut h, x, y);
-        let k = snapshot_view(h.state()).event.expect("picked");
+        let k = snapshot_view(h.state()).event().expect("picked");
         // The last event at or before the clicked time, from the raw times (a pixel's width
         // either way).
-        let (frame, a, b) = snapshot_view(h.state()).chart.last_frame.unwrap();
+        let (frame, a, b) = snapshot_view(h.state()).chart().last_frame.unwrap();
         let px_us = (b - a) / f64::from(frame.width()) * 1000.0;
         let at = |us: f64| times.partition_point(|&v| (v - times[0]) as f64 <= us) - 1;
         let lo = at(ms * 1000.0 - px_us);
@@ -542,7 +541,7 @@ fn a_snapshot_without_events_shows_its_segments_and_a_click_changes_nothing() {
         h.get_by_label(&figures(t, &r["devices"][0]));
         let (x, y) = plot_x(&h, 0.0);
         click_at(&mut h, x, y);
-        assert_eq!(snapshot_view(h.state()).event, None);
+        assert_eq!(snapshot_view(h.state()).event(), None);
         // Still all there: the figures and the segments' heading (3,072 of 4,096 bytes free).
         h.get_by_label(&figures(t, &r["devices"][0]));
         h.get_by_label(&segments_heading(t, &r["devices"][0]));
@@ -563,7 +562,7 @@ fn a_band_tooltip_stays_readable_after_a_narrow_one() {
         h.run();
         let (x, _) = plot_x(&h, 5000.5);
         let view = snapshot_view(h.state());
-        let (frame, _, _) = view.chart.last_frame.unwrap();
+        let (frame, _, _) = view.chart().last_frame.unwrap();
         let band_y = frame.bottom() - frame.height() * 50.0 / (view_peak_mb(&h) * 1.05) as f32;
         // Above every band first: the tooltip is just the event number.
         h.hover_at(egui::pos2(x, frame.top() + 2.0));
@@ -571,7 +570,7 @@ fn a_band_tooltip_stays_readable_after_a_narrow_one() {
         h.get_by_label("#5,000");
         h.hover_at(egui::pos2(x, band_y));
         h.run_steps(60);
-        let snap = snapshot_view(h.state()).snap.clone().unwrap();
+        let snap = snapshot_view(h.state()).snapshot().cloned().unwrap();
         let tl = memsight::snapshot::timeline::timeline(&snap, 0, 3000, 2_000_000);
         let a = &tl.allocations[tl.allocation_at(5000, 50 << 20).expect("a band there")];
         let line = memsight::ui::panes::snapshot_bands::band_text(t, a);
@@ -651,7 +650,7 @@ fn clicking_a_leak_suspect_goes_to_where_its_last_block_was_allocated() {
         let mut h = open(&file, lang);
         h.run();
         h.get_by_label(t.snapshot_leaks_hint);
-        assert_eq!(snapshot_view(h.state()).event, None);
+        assert_eq!(snapshot_view(h.state()).event(), None);
         // The same frame can head a holders row too: the leak table is the right-hand column.
         let right = h
             .get_all_by_label(&frame)
@@ -665,7 +664,7 @@ fn clicking_a_leak_suspect_goes_to_where_its_last_block_was_allocated() {
             .expect("the leak suspect's row");
         right.click();
         h.run();
-        assert_eq!(snapshot_view(h.state()).event, Some(event), "{lang:?}");
+        assert_eq!(snapshot_view(h.state()).event(), Some(event), "{lang:?}");
     }
 }
 

@@ -29,7 +29,7 @@ fn view(app: &MemsightApp) -> &SnapshotView {
 
 fn comparing(app: &mut MemsightApp) -> &mut SnapshotComparing {
     app.document_mut::<SnapshotView>()
-        .and_then(|v| v.comparing.as_mut())
+        .and_then(|v| v.comparing_mut())
         .expect("comparing")
 }
 
@@ -74,8 +74,7 @@ fn open(a: &Path, b: &Path, lang: Lang) -> Harness<'static, MemsightApp> {
 fn wait_for(h: &mut Harness<'_, MemsightApp>, at_a: Moment, at_b: Moment) {
     common::step_until(h, "the comparison", |h| {
         view(h.state())
-            .comparing
-            .as_ref()
+            .comparing()
             .and_then(|c| c.shown())
             .is_some_and(|c| c.a.moment == at_a && c.b.moment == at_b)
     });
@@ -105,7 +104,7 @@ fn compare_with_snapshot_shows_what_grew_at_the_moments_chosen() {
         let mut h = open(&a, &b, lang);
         h.get_by_label(COMPARE_WITH.get(t)).click();
         wait_for(&mut h, Moment::Peak, Moment::Peak);
-        let c = view(h.state()).comparing.as_ref().unwrap();
+        let c = view(h.state()).comparing().unwrap();
         assert_eq!(c.path, b);
         let shown = c.shown().unwrap();
         assert_eq!(
@@ -129,7 +128,7 @@ fn compare_with_snapshot_shows_what_grew_at_the_moments_chosen() {
         h.run();
         h.get_by_label(MOMENTS[1].get(t)).click();
         wait_for(&mut h, Moment::Peak, Moment::End);
-        let shown = view(h.state()).comparing.as_ref().unwrap().shown().unwrap();
+        let shown = view(h.state()).comparing().unwrap().shown().unwrap();
         assert_eq!(shown.b.event, None);
         assert_eq!(
             shown.b.fragmentation.allocated_bytes,
@@ -162,7 +161,7 @@ fn compare_with_snapshot_shows_what_grew_at_the_moments_chosen() {
         // Stop comparing: the snapshot again, with its Compare with snapshot… button.
         h.get_by_label(STOP.get(t)).click();
         h.run();
-        assert!(view(h.state()).comparing.is_none());
+        assert!(view(h.state()).comparing().is_none());
         h.get_by_label(COMPARE_WITH.get(t));
     }
 }
@@ -188,8 +187,7 @@ fn a_snapshot_that_cannot_be_compared_says_why_in_the_ui_language() {
         wait_for(&mut h, Moment::Peak, Moment::Peak);
         comparing(h.state_mut()).at_b = Moment::Event(999_999);
         let device = view(h.state())
-            .comparing
-            .as_ref()
+            .comparing()
             .unwrap()
             .shown()
             .unwrap()
@@ -253,7 +251,7 @@ fn by_phase_lists_the_annotations_and_goes_to_a_phase_peak() {
             .expect("the second forward")
             .click();
         common::step_until(&mut h, "the phase's peak", |h| {
-            view(h.state()).event == Some(peak)
+            view(h.state()).event() == Some(peak)
         });
         common::step_until(&mut h, "the figures at it", |h| {
             !view(h.state()).is_computing()
@@ -280,6 +278,6 @@ fn the_file_menus_compare_with_asks_for_a_snapshot_on_a_snapshot() {
         h.run();
         h.get_by_label(t.compare_with_menu).click();
         wait_for(&mut h, Moment::Peak, Moment::Peak);
-        assert_eq!(view(h.state()).comparing.as_ref().unwrap().path, b);
+        assert_eq!(view(h.state()).comparing().unwrap().path, b);
     }
 }

@@ -27,7 +27,7 @@ fn open(file: &Path, lang: Lang) -> Harness<'static, MemsightApp> {
     let mut app = MemsightApp::new(Some(file.to_path_buf()), Vec::new(), None);
     app.set_language(lang);
     app.document_mut::<SnapshotView>().unwrap().wait();
-    assert!(app.document::<SnapshotView>().unwrap().error.is_none());
+    assert!(app.document::<SnapshotView>().unwrap().error().is_none());
     common::harness(app)
 }
 
@@ -83,7 +83,7 @@ fn a_snapshot_without_pinned_memory_has_no_such_line() {
         h.state()
             .document::<SnapshotView>()
             .unwrap()
-            .pinned
+            .pinned()
             .is_none()
     );
     assert!(h.query_by_label_contains("Pinned host memory").is_none());
@@ -333,7 +333,7 @@ fn join_with_a_profile_picks_a_trace_from_elsewhere_and_shows_the_join() {
         });
         the_join_shows(&mut h, t, "gpt_b8.pt.trace.json.gz", &want);
         let view = h.state().document::<SnapshotView>().unwrap();
-        assert_eq!(view.profile.as_ref().map(|p| &p.profile), Some(&trace));
+        assert_eq!(view.profile().map(|p| &p.profile), Some(&trace));
     }
 }
 
@@ -413,7 +413,7 @@ fn a_snapshot_and_its_trace_dropped_together_open_joined() {
         common::step_until(&mut h, "the snapshot, joined", |h| {
             h.state()
                 .document::<SnapshotView>()
-                .is_some_and(|v| v.snap.is_some() && v.profile.is_some())
+                .is_some_and(|v| v.snapshot().is_some() && v.profile().is_some())
                 && h.query_by_label(VIEW.get(t)).is_some()
         });
         common::step_until(&mut h, "nothing held at the end", |h| {
@@ -449,11 +449,11 @@ fn a_bands_tooltip_names_its_operator_from_the_joined_profile() {
         h.state_mut()
             .document_mut::<SnapshotView>()
             .unwrap()
-            .holders_view = memsight::ui::panes::snapshot_holders::TABLE;
+            .show_holders(memsight::ui::panes::snapshot_holders::TABLE);
         common::step_until(&mut h, "the join", |h| {
             h.state()
                 .document::<SnapshotView>()
-                .and_then(|v| v.profile.as_ref())
+                .and_then(|v| v.profile())
                 .is_some_and(|p| !p.event_ops().is_empty())
         });
         let lines: Vec<String> = want["blocks"]
@@ -470,7 +470,7 @@ fn a_bands_tooltip_names_its_operator_from_the_joined_profile() {
         // Low in the chart, just after the last allocation still live at the peak (the
         // reference's moment): every band there is one of its live blocks.
         let view = h.state().document::<SnapshotView>().unwrap();
-        let events = view.snap.as_ref().unwrap().trace(0);
+        let events = view.snapshot().unwrap().trace(0);
         let last = want["blocks"]
             .as_array()
             .unwrap()
@@ -480,8 +480,8 @@ fn a_bands_tooltip_names_its_operator_from_the_joined_profile() {
             .unwrap();
         let (t0, tp) = (events[0].time_us.unwrap(), events[last].time_us.unwrap());
         let x_ms = (tp - t0) as f64 / 1000.0 + 0.0001;
-        let (frame, _, _) = view.chart.last_frame.unwrap();
-        let x = view.chart.screen_x(x_ms).unwrap();
+        let (frame, _, _) = view.chart().last_frame.unwrap();
+        let x = view.chart().screen_x(x_ms).unwrap();
         let y = frame.bottom() - frame.height() * 0.04;
         h.hover_at(egui::pos2(x, y));
         // The tooltip waits for the pointer to rest.

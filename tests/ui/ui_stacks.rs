@@ -91,7 +91,7 @@ fn grouped_tsv(h: &mut Harness<'static, MemsightApp>, t: &Tr, k: usize) -> Strin
     h.run();
     h.state_mut().apply(Command::Copy);
     h.run();
-    h.state().details().current.last_copy.clone().unwrap()
+    h.state().details().last_copy().unwrap().to_string()
 }
 
 /// A size as the views write it: MB with two decimals, GB from 10 GB on (one unit a value).
@@ -384,14 +384,14 @@ fn copy_copy_all_and_export_carry_the_call_stack_column() {
         h.get_by_label(t.copy).click();
         h.run();
         check(
-            &h.state().details().current.last_copy.clone().unwrap(),
+            h.state().details().last_copy().unwrap(),
             10,
             "Copy",
         );
         h.get_by_label(t.copy_all).click();
         h.run();
         check(
-            &h.state().details().current.last_copy.clone().unwrap(),
+            h.state().details().last_copy().unwrap(),
             blocks.len(),
             "Copy all",
         );
@@ -571,7 +571,7 @@ fn grouped_rows_have_distinct_labels_sortable_headers_and_copy() {
                     .unwrap()
                     .click();
                 h.run();
-                h.state().details().current.last_copy.clone().unwrap()
+                h.state().details().last_copy().unwrap().to_string()
             };
             let tsv = copy_of(&mut h);
             let labels: Vec<&str> = tsv

@@ -106,7 +106,7 @@ fn export_csv_keeps_chinese_names_for_excel() {
         assert_eq!(got, names);
         h.state_mut().apply(memsight::ui::Command::Copy);
         h.run();
-        let copy = h.state().details().current.last_copy.clone().unwrap();
+        let copy = h.state().details().last_copy().unwrap().to_string();
         let first: Vec<&str> = copy
             .lines()
             .skip(1)
@@ -128,8 +128,9 @@ fn export_path() -> PathBuf {
 #[test]
 fn size_filter_and_export_csv_of_every_matching_row() {
     let mut h = common::open_app(rank_dir());
-    h.state_mut().details_mut().current.exporter.save_picker =
-        || memsight::ui::file_browser::PickOutcome::Picked(export_path());
+    h.state_mut()
+        .details_mut()
+        .set_save_picker(|| memsight::ui::file_browser::PickOutcome::Picked(export_path()));
     common::type_into(&mut h, "Min Size(KB)", "100");
     common::type_into(&mut h, "Max Size(KB)", "20,000");
     let want: Vec<usize> = raw_sizes()
@@ -145,19 +146,14 @@ fn size_filter_and_export_csv_of_every_matching_row() {
     common::step_until(&mut h, "the export", |h| {
         h.state()
             .details()
-            .current
-            .exporter
-            .status
-            .as_deref()
+            .export_status()
             .is_some_and(|s| s.starts_with("wrote"))
     });
     let status = h
         .state()
         .details()
-        .current
-        .exporter
-        .status
-        .clone()
+        .export_status()
+        .map(str::to_string)
         .unwrap_or_default();
     assert_eq!(
         status,
@@ -332,7 +328,7 @@ fn component_table_sorts_by_any_column_and_pages() {
 #[test]
 fn a_big_ranks_first_sort_of_a_column_runs_in_the_background() {
     let mut h = common::open_app(rank_dir());
-    h.state_mut().details_mut().current.background_min_rows = 0; // every rank counts as big
+    h.state_mut().details_mut().set_background_min_rows(0); // every rank counts as big
     h.get_by_label("Duration(ms)").click();
     h.step(); // the click frame (the sort changes after the table asked for its page)
     h.step(); // starts the sort

@@ -87,18 +87,18 @@ pub struct DetailsTable {
     /// The last query and its page: queries run only when something they depend on changes.
     last: Option<(ViewId, TableQuery, TablePage)>,
     /// The text most recently put on the clipboard (also sent to the system clipboard).
-    pub last_copy: Option<String>,
+    pub(crate) last_copy: Option<String>,
     /// "Copied N rows", shown after a copy.
-    pub copy_status: Option<String>,
+    pub(crate) copy_status: Option<String>,
     /// The row a plain click selected last: a Shift+click selects from it.
     anchor: Option<u32>,
     /// The marked row whose page the table last turned to.
     turned_to: Option<u32>,
     /// Export CSV….
-    pub exporter: Exporter,
+    pub(crate) exporter: Exporter,
     /// Ranks with at least this many allocations sort a column in a job (the first sort of a
     /// column of 2.6M rows takes ~0.1 s) while the table shows "sorting…".
-    pub background_min_rows: usize,
+    pub(crate) background_min_rows: usize,
     /// The (view, column, direction) a job is sorting.
     sorting: Option<((ViewId, Column, SortDir), Job<()>)>,
     pager: Pager,
@@ -803,12 +803,36 @@ fn call_stack_cell(ui: &mut egui::Ui, t: &Tr, stacks: &crate::model::CallStacks,
 /// in the window mapped onto the baseline's own axis, with a page of its own.
 pub struct DetailsPane {
     /// The rank on screen's table.
-    pub current: DetailsTable,
+    pub(crate) current: DetailsTable,
     /// The baseline's table.
-    pub baseline: DetailsTable,
+    pub(crate) baseline: DetailsTable,
     components: super::component_table::ComponentTable,
     /// Which table's export waits for the in-app browser.
     exporting: TableId,
+}
+
+/// What tests read of the details pane and set in it as a user's machine would: its tables'
+/// fields are the pane's own.
+impl DetailsPane {
+    /// The text the rank's table last put on the clipboard.
+    pub fn last_copy(&self) -> Option<&str> {
+        self.current.last_copy.as_deref()
+    }
+
+    /// What the rank's table's last export did (or that one runs).
+    pub fn export_status(&self) -> Option<&str> {
+        self.current.exporter.status.as_deref()
+    }
+
+    /// The save dialog the rank's table's Export CSV… shows.
+    pub fn set_save_picker(&mut self, picker: fn() -> crate::ui::file_browser::PickOutcome) {
+        self.current.exporter.save_picker = picker;
+    }
+
+    /// Ranks with at least `rows` allocations sort in a job.
+    pub fn set_background_min_rows(&mut self, rows: usize) {
+        self.current.background_min_rows = rows;
+    }
 }
 
 impl Default for DetailsPane {

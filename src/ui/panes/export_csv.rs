@@ -41,9 +41,9 @@ enum Step {
 /// The exporter: the running export and what the last one did.
 pub struct Exporter {
     /// The save dialog ([`native_save_picker`] unless replaced).
-    pub save_picker: fn() -> PickOutcome,
+    pub(crate) save_picker: fn() -> PickOutcome,
     /// What the last export did (or that one runs).
-    pub status: Option<String>,
+    pub(crate) status: Option<String>,
     job: Option<Job<Step>>,
     /// The rank and query being exported, until a file is chosen.
     pending: Option<(Arc<RankView>, TableQuery)>,

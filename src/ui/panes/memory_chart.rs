@@ -73,12 +73,12 @@ fn keyboard_zoom(ui: &egui::Ui) -> Option<KeyZoom> {
 /// The memory chart's own state between frames.
 pub struct MemoryChart {
     /// The reduced lines.
-    pub reduction: ReductionCache,
+    pub(crate) reduction: ReductionCache,
     /// The baseline's reduced lines, in a comparison (cached like the rank's).
-    pub baseline_reduction: ReductionCache,
+    pub(crate) baseline_reduction: ReductionCache,
     /// Ranks with at least this many memory_record rows build a Group By's series in a job
     /// (a second or two for 10M rows) while the chart shows a spinner.
-    pub background_min_rows: usize,
+    pub(crate) background_min_rows: usize,
     /// The (view, Group By) whose series a job is building.
     building: Option<((ViewId, GroupBy), Job<()>)>,
     /// The same for the baseline of a comparison.
@@ -89,20 +89,49 @@ pub struct MemoryChart {
     plot_px: Option<usize>,
     /// Where the chart (its header, legend and plot) was drawn last frame: what Save chart as
     /// PNG keeps of the window.
-    pub last_rect: Option<egui::Rect>,
+    pub(crate) last_rect: Option<egui::Rect>,
     /// The plot's frame (inside its axes) last frame.
-    pub last_plot_rect: Option<egui::Rect>,
+    pub(crate) last_plot_rect: Option<egui::Rect>,
     /// The y axis's range last frame, in the chart's unit.
-    pub last_y_range: Option<(f64, f64)>,
+    pub(crate) last_y_range: Option<(f64, f64)>,
     /// The peak labels drawn last frame.
-    pub last_peak_labels: Vec<PeakLabel>,
+    pub(crate) last_peak_labels: Vec<PeakLabel>,
     /// What the plot drew last frame, for Save chart as PNG's report.
-    pub last_figure: Option<ChartFigure>,
+    pub(crate) last_figure: Option<ChartFigure>,
     /// The In-view statistics were unfolded last frame (`None` before the first).
     stats_open: Option<bool>,
     /// The view and window the plot was last in step with (`None`: the whole rank): another
     /// rank, or a window set elsewhere, is applied to the plot.
     synced: Option<(ViewId, Option<TimeWindow>)>,
+}
+
+/// What tests read of the chart's last frame and set as a user's machine would: its fields
+/// are its own.
+impl MemoryChart {
+    /// Where the chart (its header, legend and plot) was drawn last frame.
+    pub fn last_rect(&self) -> Option<egui::Rect> {
+        self.last_rect
+    }
+
+    /// The plot's frame (inside its axes) last frame.
+    pub fn last_plot_rect(&self) -> Option<egui::Rect> {
+        self.last_plot_rect
+    }
+
+    /// What the plot drew last frame.
+    pub fn last_figure(&self) -> Option<&ChartFigure> {
+        self.last_figure.as_ref()
+    }
+
+    /// Ranks with at least `rows` memory_record rows build a Group By's series in a job.
+    pub fn set_background_min_rows(&mut self, rows: usize) {
+        self.background_min_rows = rows;
+    }
+
+    /// Lines of more than `points` points are drawn sampled first, then exactly in a job.
+    pub fn set_exact_max_points(&mut self, points: usize) {
+        self.reduction.exact_max_points = points;
+    }
 }
 
 impl Default for MemoryChart {

@@ -106,47 +106,107 @@ type MemScopeOom = Vec<(String, Vec<OomDetail>)>;
 /// An opened snapshot and what the user picked in it.
 pub struct SnapshotView {
     /// The file.
-    pub path: PathBuf,
+    path: PathBuf,
     job: Option<Job<Result<Read, SnapshotError>>>,
     /// The snapshot, once read.
-    pub snap: Option<Arc<AllocatorSnapshot>>,
+    snap: Option<Arc<AllocatorSnapshot>>,
     /// Why it could not be read.
-    pub error: Option<SnapshotProblem>,
+    error: Option<SnapshotProblem>,
     /// Its `oom` events, explained (an OOM snapshot's trace ends with one).
-    pub oom: Vec<OomReport>,
+    oom: Vec<OomReport>,
     /// The CANN modules' memory at the OOM (`device_*_memUsageInfo_*.csv` beside it).
-    pub modules: Vec<ModuleUsage>,
+    modules: Vec<ModuleUsage>,
     /// What of those files could not be read (a cut file, skipped rows, no header).
-    pub module_notes: Vec<crate::model::Message>,
+    module_notes: Vec<crate::model::Message>,
     /// msMemScope's account of the OOM (a dump with `OOM_DETAIL` rows beside it).
-    pub memscope: MemScopeOom,
+    memscope: MemScopeOom,
     /// Its pinned host memory, when recorded (`record_pinned_host_memory=True`).
-    pub pinned: Option<PinnedSummary>,
+    pinned: Option<PinnedSummary>,
     /// The PyTorch trace in the snapshot's folder, or the one the user picked, read to join the
     /// two by time.
-    pub profile: Option<snapshot_join::ProfileJoining>,
+    profile: Option<snapshot_join::ProfileJoining>,
     /// The profile the user picked with Join with a profile… (else the one beside it is read).
     profile_picked: Option<PathBuf>,
     /// The device the snapshot's folder was last searched for a trace for (once per device,
     /// not every frame).
     profile_sought: Option<String>,
     /// The device shown.
-    pub device: i64,
+    device: i64,
     /// The event picked on the curve (None: the end state).
-    pub event: Option<usize>,
+    event: Option<usize>,
     shown: Option<Arc<Shown>>,
     /// The figures being computed in a job, for (device, event).
     computing: Option<(Pick, Job<Option<Shown>>)>,
     /// The active-memory chart's zoom.
-    pub chart: BandsChart,
+    chart: BandsChart,
     /// The holders view shown (a registered [`snapshot_holders::HoldersTab`]'s id).
-    pub holders_view: HoldersId,
+    holders_view: HoldersId,
     /// The holders views, in tab order ([`snapshot_holders::HOLDERS_TABS`]).
     holders: Vec<Box<dyn HoldersTab>>,
     /// Another snapshot compared with this one.
-    pub comparing: Option<SnapshotComparing>,
+    comparing: Option<SnapshotComparing>,
     /// The comparison is on screen (else the snapshot), while comparing.
-    pub showing_comparison: bool,
+    showing_comparison: bool,
+}
+
+/// What tests read of the view, and the two picks they make as a user's click would: its
+/// fields are its own.
+impl SnapshotView {
+    /// The snapshot, once read.
+    pub fn snapshot(&self) -> Option<&Arc<AllocatorSnapshot>> {
+        self.snap.as_ref()
+    }
+
+    /// Why it could not be read.
+    pub fn error(&self) -> Option<&SnapshotProblem> {
+        self.error.as_ref()
+    }
+
+    /// Its pinned host memory, when recorded.
+    pub fn pinned(&self) -> Option<&PinnedSummary> {
+        self.pinned.as_ref()
+    }
+
+    /// The profile joined with it, when one is read.
+    pub fn profile(&self) -> Option<&snapshot_join::ProfileJoining> {
+        self.profile.as_ref()
+    }
+
+    /// The device shown.
+    pub fn device(&self) -> i64 {
+        self.device
+    }
+
+    /// The event picked on the curve (None: the end state).
+    pub fn event(&self) -> Option<usize> {
+        self.event
+    }
+
+    /// The active-memory chart's zoom and last frame.
+    pub fn chart(&self) -> &BandsChart {
+        &self.chart
+    }
+
+    /// Another snapshot compared with this one.
+    pub fn comparing(&self) -> Option<&SnapshotComparing> {
+        self.comparing.as_ref()
+    }
+
+    /// The comparison, to move its moments as its pickers do.
+    pub fn comparing_mut(&mut self) -> Option<&mut SnapshotComparing> {
+        self.comparing.as_mut()
+    }
+
+    /// Shows `event` of `device` (None: the end state), as a pick on its curve does.
+    pub fn show(&mut self, device: i64, event: Option<usize>) {
+        self.device = device;
+        self.event = event;
+    }
+
+    /// Shows the holders view `id`, as a click on its tab does.
+    pub fn show_holders(&mut self, id: HoldersId) {
+        self.holders_view = id;
+    }
 }
 
 impl SnapshotView {
