@@ -26,6 +26,15 @@ pub const MAX_EVENT: usize = 64 << 20;
 pub trait EventSink {
     /// One event object, `{` to `}` inclusive.
     fn event(&mut self, bytes: &[u8]);
+
+    /// The length of the event object that opens at `bytes[0]`, when the sink has read it
+    /// whole and needs nothing more of it: the tokenizer then jumps over it without scanning
+    /// its strings (it still counts). The length must be the object's exact extent. `None`
+    /// (the default): tokenize it and hand it to [`Self::event`].
+    fn skip(&mut self, bytes: &[u8]) -> Option<usize> {
+        let _ = bytes;
+        None
+    }
 }
 
 /// Why a trace could not be tokenized.
@@ -42,39 +51,127 @@ pub enum TokenizeError {
 /// Hands every event object of the trace in `file` to `sink`, reading `block` bytes at a time;
 /// returns how many event objects there were (an oversized one counts, but is not handed).
 pub fn for_each_event(
-    mut file: impl Read,
+    file: impl Read,
     block: usize,
     control: &LoadControl,
     sink: &mut impl EventSink,
 ) -> Result<u64, TokenizeError> {
+    scan_reader(file, Scanner::new(), block, control, sink).map(|s| s.events)
+}
+
+/// The form of a trace whose first bytes are `head`: `None` when it is not a JSON array or
+/// object (or `head` holds only whitespace).
+pub fn form_of(head: &[u8]) -> Option<Form> {
+    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    match head.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'[') => Some(Form::Array),
+        Some(b'{') => Some(Form::Object),
+        _ => None,
+    }
+}
+
+/// What a part of a trace read on its own found ([`for_each_event_of_part`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PartEnd {
+    /// Event objects in the part.
+    pub events: u64,
+    /// The part ended between two events of the trace (outside every string, at the events'
+    /// depth): the state the next part was read from. When a part does not, the next part's
+    /// start was not an event's start and its events are not to be trusted.
+    pub between_events: bool,
+}
+
+/// Where a part of a trace starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PartStart {
+    /// At the file's start.
+    Document,
+    /// Where an event object of a trace of this form starts (or after the last one).
+    Event(Form),
+}
+
+/// [`for_each_event`] over a part of a trace that starts at `start`. Read in parts, a trace
+/// gives what it gives read whole when every part but the last ends between events
+/// ([`PartEnd::between_events`]): each part was then read from the state the whole read would
+/// have been in there.
+pub fn for_each_event_of_part(
+    file: impl Read,
+    start: PartStart,
+    block: usize,
+    control: &LoadControl,
+    sink: &mut impl EventSink,
+) -> Result<PartEnd, TokenizeError> {
     let mut scanner = Scanner::new();
-    let mut buf: Vec<u8> = Vec::with_capacity(block.max(1));
-    let mut chunk = vec![0u8; block.max(1)];
-    loop {
+    if let PartStart::Event(form) = start {
+        scanner.form = form;
+        scanner.depth = scanner.event_depth();
+    }
+    let s = scan_reader(file, scanner, block, control, sink)?;
+    Ok(PartEnd {
+        events: s.events,
+        between_events: !s.in_string
+            && !s.escaped
+            && !s.oversized
+            && s.event_start.is_none()
+            && s.depth == s.event_depth(),
+    })
+}
+
+/// Runs `scanner` over `file` to its end.
+fn scan_reader(
+    mut file: impl Read,
+    mut scanner: Scanner,
+    block: usize,
+    control: &LoadControl,
+    sink: &mut impl EventSink,
+) -> Result<Scanner, TokenizeError> {
+    let block = block.max(1);
+    // The bytes read and not yet handed are `buf[..len]`; each block is read straight into the
+    // room after them. The thread's buffer of its last read is used again (a part of a trace
+    // read in parts is one read: a new buffer each time was zeroed page by page).
+    let mut buf: Vec<u8> = READ_BUFFER.with(std::cell::Cell::take);
+    let mut len = 0usize;
+    let result = loop {
         if control.is_cancelled() {
-            return Err(TokenizeError::Cancelled);
+            break Err(TokenizeError::Cancelled);
         }
-        let n = match file.read(&mut chunk) {
-            Ok(0) => break,
+        if buf.len() < len + block {
+            buf.resize(len + block, 0);
+        }
+        let n = match file.read(&mut buf[len..len + block]) {
+            Ok(0) => break Ok(()),
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(TokenizeError::Io(e)),
+            Err(e) => break Err(TokenizeError::Io(e)),
         };
-        buf.extend_from_slice(&chunk[..n]);
-        let keep_from = scanner
-            .scan(&buf, sink)
-            .map_err(|()| TokenizeError::NotATrace)?;
-        buf.drain(..keep_from);
+        len += n;
+        let Ok(keep_from) = scanner.scan(&buf[..len], sink) else {
+            break Err(TokenizeError::NotATrace);
+        };
+        buf.copy_within(keep_from..len, 0);
+        len -= keep_from;
         scanner.rebase(keep_from);
+    };
+    // Kept for the thread's next read unless an outsized event grew it.
+    if buf.capacity() <= 4 * block {
+        READ_BUFFER.with(|b| b.replace(buf));
     }
+    result?;
     if scanner.form == Form::Unknown {
         return Err(TokenizeError::NotATrace);
     }
-    Ok(scanner.events)
+    Ok(scanner)
 }
 
+thread_local! {
+    /// The buffer a thread's last [`scan_reader`] read into, for its next.
+    static READ_BUFFER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// Where a trace's events are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Form {
+pub enum Form {
+    /// Not known yet.
     Unknown,
     /// `[ {event}, … ]`: events open at brace depth 0.
     Array,
@@ -181,6 +278,14 @@ impl Scanner {
                 b'"' => self.in_string = true,
                 b'{' => {
                     if self.depth == self.event_depth() {
+                        if let Some(len) = sink.skip(&buf[at..])
+                            && len > 0
+                            && at + len <= n
+                        {
+                            self.events += 1;
+                            i = at + len;
+                            continue;
+                        }
                         self.event_start = Some(at);
                         self.oversized = false;
                     }

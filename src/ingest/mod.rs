@@ -34,6 +34,7 @@ pub mod shared_read;
 pub mod stacks;
 mod steps;
 mod time_window;
+pub mod trace_parts;
 pub mod trace_view;
 pub mod value;
 

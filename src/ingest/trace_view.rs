@@ -9,6 +9,7 @@
 //! serde_json; an op is read into a typed struct that borrows its strings and skips every other
 //! field. Everything else is skipped at `memchr` speed.
 
+use super::pytorch::memory_event::Template;
 use super::pytorch::memory_fields::{MemoryField, MemoryObject};
 use std::borrow::Cow;
 use std::io::Read;
@@ -95,13 +96,11 @@ impl From<&TraceError> for crate::model::Cause {
     }
 }
 
-/// Reads the steps and device counters of `path`, streaming.
+/// Reads the steps and device counters of `path`, streaming, in parts on every core when it
+/// can ([`read_trace_file`]).
 pub fn read_trace_view(path: &Path, control: &LoadControl) -> Result<TraceExtract, TraceError> {
-    let file = safe_fs::open_regular(path).map_err(|source| TraceError::Io {
-        path: path.display().to_string(),
-        source,
-    })?;
-    read_trace_from(file, BLOCK, control, &path.display().to_string())
+    let name = path.display().to_string();
+    read_trace_file(path, control, &name, ReadOptions::default())
 }
 
 /// [`read_trace_view`] on any reader, `block` bytes at a time (the fuzz target compares block
@@ -148,6 +147,60 @@ pub fn read_trace_with(
     Ok(out)
 }
 
+/// [`read_trace_with`] on the plain (not gzipped) file at `path`: in parts on every core when
+/// it can be cut where events start ([`super::trace_parts`]), else whole. Both give the same
+/// extract.
+pub fn read_trace_file(
+    path: &Path,
+    control: &LoadControl,
+    name: &str,
+    options: ReadOptions,
+) -> Result<TraceExtract, TraceError> {
+    read_trace_file_in_parts(path, super::trace_parts::PART, control, name, options)
+}
+
+/// [`read_trace_file`] with parts of `part` bytes (tests cut small files into many).
+pub fn read_trace_file_in_parts(
+    path: &Path,
+    part: u64,
+    control: &LoadControl,
+    name: &str,
+    options: ReadOptions,
+) -> Result<TraceExtract, TraceError> {
+    let make = || Sink {
+        skip_memory: options.skip_memory,
+        ..Sink::default()
+    };
+    let failed = |e: TokenizeError| match e {
+        TokenizeError::Io(source) => TraceError::Io {
+            path: name.to_string(),
+            source,
+        },
+        TokenizeError::NotATrace => TraceError::NotATrace(name.to_string()),
+        TokenizeError::Cancelled => TraceError::Cancelled,
+    };
+    let Some(parts) = super::trace_parts::in_parts(path, part, &make, control).map_err(failed)?
+    else {
+        let file = safe_fs::open_regular(path).map_err(|source| TraceError::Io {
+            path: name.to_string(),
+            source,
+        })?;
+        return read_trace_with(file, BLOCK, control, name, options);
+    };
+    let mut events = 0;
+    let mut merged: Option<Sink> = None;
+    for (sink, n) in parts {
+        events += n;
+        match &mut merged {
+            None => merged = Some(sink),
+            Some(m) => m.absorb(sink),
+        }
+    }
+    let mut out = merged.unwrap_or_else(make).finish();
+    out.events = events;
+    Ok(out)
+}
+
 /// Collects steps and counters from candidate events.
 #[derive(Default)]
 struct Sink {
@@ -176,6 +229,13 @@ struct Sink {
     stack_ids: FxHashMap<Box<str>, u32>,
     /// Memory events are recognised but not read: the caller has them ([`ReadOptions`]).
     skip_memory: bool,
+    /// Ends of async step ranges read before any start of their id: (step id, time, how many
+    /// steps were read before it). Their start may be in an earlier part ([`Sink::absorb`]).
+    pending_ends: Vec<(i64, i64, usize)>,
+    /// The step ids whose async range began in what this sink read.
+    begun: std::collections::HashSet<i64>,
+    /// The layouts of the memory events seen, while they are skipped ([`EventSink::skip`]).
+    memory_layouts: Vec<Template>,
 }
 
 /// The fields of a `cpu_op` event memsight reads; every other field is skipped unparsed, and
@@ -247,7 +307,19 @@ fn raw_scaled(v: &RawValue, factor: i64) -> Option<i64> {
         .map(|s| s.value)
 }
 
+/// Memory event layouts a sink learns at most (PyTorch writes one).
+const MAX_LAYOUTS: usize = 4;
+
 impl EventSink for Sink {
+    /// A memory event of a layout seen before, while memory events are not read: its bytes
+    /// are that layout's with a value in each gap, so its length is known without scanning it.
+    fn skip(&mut self, bytes: &[u8]) -> Option<usize> {
+        if !self.skip_memory {
+            return None;
+        }
+        self.memory_layouts.iter().find_map(|t| t.extent(bytes))
+    }
+
     fn event(&mut self, bytes: &[u8]) {
         if self
             .memory_finder
@@ -324,6 +396,7 @@ impl EventSink for Sink {
                 match (id, t) {
                     (Some(id), Some(t)) if ph.eq_ignore_ascii_case("b") => {
                         self.open.insert(id, t);
+                        self.begun.insert(id);
                     }
                     (Some(id), Some(t)) => match self.open.remove(&id) {
                         Some(start) if start <= t => self.steps.push(Step {
@@ -331,7 +404,10 @@ impl EventSink for Sink {
                             start_ns: start,
                             end_ns: t,
                         }),
-                        _ => self.unreadable += 1,
+                        Some(_) => self.unreadable += 1,
+                        None if self.begun.contains(&id) => self.unreadable += 1,
+                        // Its start may be in an earlier part of the file ([`Sink::absorb`]).
+                        None => self.pending_ends.push((id, t, self.steps.len())),
                     },
                     _ => self.unreadable += 1,
                 }
@@ -499,6 +575,12 @@ impl Sink {
     /// Skipped unread when the caller has the memory events already ([`ReadOptions`]).
     fn memory_event(&mut self, bytes: &[u8]) {
         if self.skip_memory {
+            // Learnt, so that the next ones of its layout are jumped over.
+            if self.memory_layouts.len() < MAX_LAYOUTS
+                && let Some(t) = Template::of(bytes)
+            {
+                self.memory_layouts.push(t);
+            }
             return;
         }
         match parse_memory_event(bytes) {
@@ -552,8 +634,109 @@ impl Sink {
         id
     }
 
+    /// Takes in `later`, the sink of the part of the file that follows this one's: what the
+    /// two read is then what one sink reading both parts would have read (names, frames and
+    /// stacks numbered in order of first appearance, ranges closed across the cut).
+    fn absorb(&mut self, later: Sink) {
+        let Sink {
+            steps,
+            hbm,
+            ddr,
+            unreadable,
+            open,
+            python,
+            host,
+            flows,
+            stack_ids,
+            memory,
+            pending_ends,
+            begun,
+            ..
+        } = later;
+        // Ends read before any start of their id close this part's open range, as one read
+        // would have; each step goes where that read would have put it.
+        let base = self.steps.len();
+        let mut closed: Vec<(usize, Step)> = Vec::new();
+        for (id, t, at) in pending_ends {
+            match self.open.remove(&id) {
+                Some(start) if start <= t => closed.push((
+                    at,
+                    Step {
+                        id,
+                        start_ns: start,
+                        end_ns: t,
+                    },
+                )),
+                Some(_) => self.unreadable += 1,
+                None => self.pending_ends.push((id, t, base + at + closed.len())),
+            }
+        }
+        let mut closed = closed.into_iter().peekable();
+        for (i, step) in steps.into_iter().enumerate() {
+            while let Some((_, s)) = closed.next_if(|(at, _)| *at <= i) {
+                self.steps.push(s);
+            }
+            self.steps.push(step);
+        }
+        self.steps.extend(closed.map(|(_, s)| s));
+        // A range begun in the later part replaces this part's open one of its id.
+        for id in &begun {
+            self.open.remove(id);
+        }
+        self.open.extend(open);
+        self.begun.extend(begun);
+        self.hbm.extend(hbm);
+        self.ddr.extend(ddr);
+        self.unreadable += unreadable;
+        self.flows.extend(flows);
+        self.memory.extend(memory);
+        let names = self.host.names.merge(&host.names);
+        let frames = self.host.frames.merge(&host.frames);
+        self.python.extend(
+            python
+                .into_iter()
+                .map(|(thread, start, end, f)| (thread, start, end, frames[f as usize])),
+        );
+        // The later part's stacks in its order of first appearance, each the same stack here
+        // when this part has its text, else a new one.
+        let mut texts: Vec<Option<Box<str>>> = vec![None; host.stacks.len()];
+        for (text, id) in stack_ids {
+            if let Some(slot) = texts.get_mut(id as usize) {
+                *slot = Some(text);
+            }
+        }
+        let mut stacks = Vec::with_capacity(host.stacks.len());
+        for (frames_of, text) in host.stacks.iter().zip(texts) {
+            let Some(text) = text else {
+                stacks.push(NO_STACK);
+                continue;
+            };
+            let id = *self.stack_ids.entry(text).or_insert_with(|| {
+                let mapped: Box<[u32]> = frames_of.iter().map(|&f| frames[f as usize]).collect();
+                self.host.stacks.push(mapped);
+                self.host.stacks.len() as u32 - 1
+            });
+            stacks.push(id);
+        }
+        for i in 0..host.len() {
+            let stack = match host.stack[i] {
+                NO_STACK => NO_STACK,
+                s => stacks.get(s as usize).copied().unwrap_or(NO_STACK),
+            };
+            self.host.push(
+                host.start_ns[i],
+                host.end_ns[i],
+                host.thread[i],
+                names[host.name[i] as usize],
+                stack,
+                host.seq[i],
+            );
+        }
+    }
+
     /// Device memory = HBM + the DDR sample held at the same time (0 when there is none).
     fn finish(mut self) -> TraceExtract {
+        self.unreadable += self.pending_ends.len() as u64;
         self.host.link_flows(&self.flows);
         self.modules_from_python();
         self.stacks_from_python();

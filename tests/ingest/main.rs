@@ -23,3 +23,4 @@ mod pytorch_trace;
 mod roles;
 mod roles_props;
 mod stacks;
+mod trace_parts;

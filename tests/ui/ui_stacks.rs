@@ -383,11 +383,7 @@ fn copy_copy_all_and_export_carry_the_call_stack_column() {
         };
         h.get_by_label(t.copy).click();
         h.run();
-        check(
-            h.state().details().last_copy().unwrap(),
-            10,
-            "Copy",
-        );
+        check(h.state().details().last_copy().unwrap(), 10, "Copy");
         h.get_by_label(t.copy_all).click();
         h.run();
         check(

@@ -177,6 +177,31 @@ impl Template {
     /// in each gap. `None` otherwise (the caller reads it the slower way).
     pub fn read(&self, b: &[u8]) -> Option<(Result<MemoryEvent, UnreadableEvent>, usize)> {
         let mut spans = Spans::default();
+        // Each field is in one gap of the template: set never refuses here.
+        let len = self.matched(b, |field, span| spans.set(field, span))?;
+        spans.has_args = self.has_args;
+        let obj = &b[..len];
+        // The numbers as PyTorch writes them are read here; anything else as the careful
+        // readers do.
+        let event = match plain_event(&spans, obj) {
+            Some(event) => event,
+            None => memory_event_from(&spans.raw(obj)?),
+        };
+        Some((event, len))
+    }
+}
+
+impl Template {
+    /// The length of the object opening at `b[0]` when it is this template's (as
+    /// [`Self::read`] would take it), without reading its fields: for a reader that skips
+    /// memory events.
+    pub fn extent(&self, b: &[u8]) -> Option<usize> {
+        self.matched(b, |_, _| Some(()))
+    }
+
+    /// Matches `b` against the pieces, handing each gap's field and span to `gap`; the
+    /// object's length when every piece and value matched.
+    fn matched(&self, b: &[u8], mut gap: impl FnMut(Field, Span) -> Option<()>) -> Option<usize> {
         let mut c = Cursor { b, i: 0 };
         let mut pieces = self.pieces.iter();
         for &field in &self.gaps {
@@ -190,21 +215,11 @@ impl Template {
             } else {
                 c.scalar()?
             };
-            // Each field is in one gap of the template: set never refuses here.
-            spans.set(field, span)?;
+            gap(field, span)?;
         }
         let last = pieces.next()?;
         same(b.get(c.i..c.i.checked_add(last.len())?)?, last).then_some(())?;
-        let len = c.i + last.len();
-        spans.has_args = self.has_args;
-        let obj = &b[..len];
-        // The numbers as PyTorch writes them are read here; anything else as the careful
-        // readers do.
-        let event = match plain_event(&spans, obj) {
-            Some(event) => event,
-            None => memory_event_from(&spans.raw(obj)?),
-        };
-        Some((event, len))
+        Some(c.i + last.len())
     }
 }
 

@@ -36,7 +36,9 @@ use crate::ingest::chunks::LoadControl;
 use crate::ingest::error::{LoadError, NoDataReason};
 use crate::ingest::importer::Importer;
 use crate::ingest::shared_read::SharedRead;
-use crate::ingest::trace_view::{BLOCK, MemoryEvent, ReadOptions, TraceExtract, read_trace_with};
+use crate::ingest::trace_view::{
+    BLOCK, MemoryEvent, ReadOptions, TraceExtract, read_trace_file, read_trace_with,
+};
 use crate::model::Cause;
 use crate::model::{
     Component, DataSource, Format, MemoryRecords, Message, NULL, Prefetch, RankData, RankInfo,
@@ -578,9 +580,15 @@ impl Importer for PyTorchTraces {
         let shown = path.display().to_string();
         let cut = Arc::new(AtomicBool::new(false));
         let read = |options: ReadOptions| -> Result<TraceExtract, LoadError> {
-            let reader = open_noting(path, &cut)
-                .map_err(|e| with_rank(unreadable(format!("{shown}: {e}"))))?;
-            match read_trace_with(reader, BLOCK, control, &shown, options) {
+            let read = if is_gzip(path) {
+                let reader = open_noting(path, &cut)
+                    .map_err(|e| with_rank(unreadable(format!("{shown}: {e}"))))?;
+                read_trace_with(reader, BLOCK, control, &shown, options)
+            } else {
+                // A plain file: in parts on every core.
+                read_trace_file(path, control, &shown, options)
+            };
+            match read {
                 Ok(x) => Ok(x),
                 Err(crate::ingest::trace_view::TraceError::Cancelled) => Err(LoadError::Cancelled),
                 Err(e) => Err(with_rank(unreadable(e))),
