@@ -242,7 +242,17 @@ pub fn scan_stream(
         let last = n == 0;
         let bytes = &buf[..len];
         // A `[memory]` name written with escapes: only the whole read can read its event.
-        while let Some(k) = escapes.find(&bytes[escapes_from..]) {
+        loop {
+            #[cfg(test)]
+            ESCAPE_SEARCHED.with(|c| c.set(c.get() + (len - escapes_from) as u64));
+            let Some(k) = escapes.find(&bytes[escapes_from..]) else {
+                // None in what was read: the search resumes where an escape cut off at the
+                // end could start. (It stayed where it was: the bytes read were never dropped,
+                // a part piled up whole and each block searched it all again, so a gzipped
+                // trace, read a few KiB at a time, took minutes.)
+                escapes_from = escapes_from.max(len.saturating_sub(ESCAPE.len() - 1));
+                break;
+            };
             let at = escapes_from + k;
             let offset = base + at as u64;
             if offset >= range.end {
@@ -313,6 +323,12 @@ pub fn scan_stream(
         escapes_from -= drop;
         base += drop as u64;
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Bytes the escape search has looked at, on this thread (tests: each byte about once).
+    static ESCAPE_SEARCHED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 thread_local! {
@@ -447,5 +463,50 @@ fn read_event(obj: &[u8]) -> Result<Option<MemoryEvent>, UnreadableEvent> {
         Some(Some(raw)) => memory_event_from(&raw).map(Some),
         Some(None) => Ok(None),
         None => parse_memory_event(obj),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reader that hands out at most `chunk` bytes a call, as a gzip decoder does.
+    struct Trickle<'a> {
+        bytes: &'a [u8],
+        chunk: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.chunk.min(out.len()).min(self.bytes.len());
+            out[..n].copy_from_slice(&self.bytes[..n]);
+            self.bytes = &self.bytes[n..];
+            Ok(n)
+        }
+    }
+
+    /// Read a few KiB at a time, the scan looks at each byte about once for escapes: the bytes
+    /// behind it are dropped. (They were kept when no escape was found, so every read searched
+    /// the whole trace read so far again: minutes for a gzipped 1 GB trace.)
+    #[test]
+    fn small_reads_search_each_byte_about_once() {
+        let event = r#"{"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": 10.5, "args": {"Total Reserved": 4096, "Total Allocated": 512, "Bytes": 512, "Addr": 1, "Device Id": 0, "Device Type": 1}}"#;
+        let text = format!(
+            r#"{{"traceEvents": [{}]}}"#,
+            vec![event; 20_000].join(",\n")
+        );
+        ESCAPE_SEARCHED.with(|c| c.set(0));
+        let reader = Trickle {
+            bytes: text.as_bytes(),
+            chunk: 4096,
+        };
+        let scan = scan_stream(reader, 0, 0..u64::MAX, &|_| true, &LoadControl::new()).unwrap();
+        assert_eq!((scan.events.len(), scan.unsure), (20_000, 0));
+        let searched = ESCAPE_SEARCHED.with(std::cell::Cell::get);
+        assert!(
+            searched < 2 * text.len() as u64,
+            "{searched} bytes searched for {} read",
+            text.len()
+        );
     }
 }
