@@ -26,6 +26,7 @@ mod load;
 pub mod module_spans;
 pub mod modules;
 pub mod msmemscope;
+mod part_pool;
 mod phases;
 pub mod pytorch;
 pub mod roles;

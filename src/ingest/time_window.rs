@@ -139,7 +139,7 @@ pub fn sample_csv_cells<T>(
         if file.seek(SeekFrom::Start(at)).is_err() {
             break;
         }
-        let Ok(got) = read_full(&mut file, &mut buf) else {
+        let Ok(got) = super::part_pool::read_up_to(&mut file, &mut buf) else {
             break;
         };
         let decoded;
@@ -218,20 +218,6 @@ fn read_small_file_cells<T>(
             })
         })
         .collect()
-}
-
-/// Reads until `buf` is full or the file ends; returns the bytes read.
-fn read_full(file: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match file.read(&mut buf[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
 }
 
 #[cfg(test)]

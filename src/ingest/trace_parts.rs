@@ -12,20 +12,17 @@
 
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::chrome_trace::{
     BLOCK, EventSink, PartStart, TokenizeError, for_each_event_of_part, form_of,
 };
 use super::chunks::LoadControl;
+use super::part_pool::{each_part, read_up_to};
 
 /// Bytes of a part (the last is longer).
 pub const PART: u64 = 64 << 20;
 /// How far past a part's nominal start a cut is looked for.
 const SEARCH: usize = 1 << 20;
-/// Threads at most.
-const MAX_WORKERS: usize = 8;
 
 /// The sinks of the parts of the trace at `path`, each with its event count, in file order;
 /// `None` when the file is not read in parts (too small, no cut found, or a cut that was not
@@ -36,7 +33,6 @@ pub fn in_parts<S: EventSink + Send>(
     make: &(dyn Fn() -> S + Sync),
     control: &LoadControl,
 ) -> Result<Option<Vec<(S, u64)>>, TokenizeError> {
-    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     let mut file = super::safe_fs::open_regular(path).map_err(TokenizeError::Io)?;
     let len = file.metadata().map_err(TokenizeError::Io)?.len();
     let part = part.max(1);
@@ -58,47 +54,17 @@ pub fn in_parts<S: EventSink + Send>(
     bounds.extend(&cuts);
     bounds.push(len);
     let parts = bounds.len() - 1;
-    let next = AtomicUsize::new(0);
-    let done: Mutex<Vec<(usize, PartResult<S>)>> = Mutex::default();
-    let work = || {
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            if i >= parts {
-                break;
-            }
-            let r = read_part(path, bounds[i], bounds[i + 1], i == 0, form, make, control);
-            let failed = r.is_err();
-            if let Ok(mut d) = done.lock() {
-                d.push((i, r));
-            }
-            if failed {
-                break;
-            }
-        }
-    };
-    std::thread::scope(|s| {
-        let spawned = (0..parts.min(cores).min(MAX_WORKERS))
-            .filter(|_| {
-                std::thread::Builder::new()
-                    .name("trace_part".into())
-                    .spawn_scoped(s, work)
-                    .is_ok()
-            })
-            .count();
-        if spawned == 0 {
-            work();
-        }
+    let done = each_part(parts, "trace_part", &|i| {
+        read_part(path, bounds[i], bounds[i + 1], i == 0, form, make, control)
     });
-    let mut done = done.into_inner().unwrap_or_default();
-    done.sort_by_key(|(i, _)| *i);
     if done.len() != parts {
-        return match done.into_iter().find_map(|(_, r)| r.err()) {
+        return match done.into_iter().find_map(Result::err) {
             Some(e) => Err(e),
             None => Ok(None), // a thread died: read it whole
         };
     }
     let mut out = Vec::with_capacity(parts);
-    for (i, r) in done {
+    for (i, r) in done.into_iter().enumerate() {
         let (sink, outcome) = r?;
         // Every part but the last must end where the next was read from.
         if i + 1 < parts && !outcome.between_events {
@@ -181,18 +147,4 @@ fn event_start(buf: &[u8]) -> Option<usize> {
         from = at + 1;
     }
     None
-}
-
-/// Fills `buf` as far as the reader goes; how many bytes it read.
-fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match r.read(&mut buf[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
 }

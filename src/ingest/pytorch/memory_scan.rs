@@ -133,50 +133,20 @@ pub fn in_parts_of<T: Send>(
         return Ok(vec![each(Box::new(file), 0, 0..u64::MAX)?]);
     }
     // Parts handed out one at a time: memory events may crowd one end of a file.
-    let next = std::sync::atomic::AtomicU64::new(0);
-    let done: std::sync::Mutex<Vec<(u64, Result<T, ScanError>)>> = Default::default();
-    let work = || {
-        loop {
-            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            if i >= parts {
-                break;
-            }
-            let lo = i * part;
-            let hi = if i + 1 == parts { u64::MAX } else { lo + part };
-            let r = open_part(path, lo, hi).and_then(|(r, start)| each(r, start, lo..hi));
-            let failed = r.is_err();
-            if let Ok(mut d) = done.lock() {
-                d.push((i, r));
-            }
-            if failed {
-                break;
-            }
-        }
-    };
-    std::thread::scope(|s| {
-        let spawned = (0..workers)
-            .filter(|_| {
-                std::thread::Builder::new()
-                    .name("memory_scan".into())
-                    .spawn_scoped(s, work)
-                    .is_ok()
-            })
-            .count();
-        // No thread to be had: this one does the work.
-        if spawned == 0 {
-            work();
-        }
+    let parts = usize::try_from(parts).unwrap_or(usize::MAX);
+    let done = crate::ingest::part_pool::each_part(parts, "memory_scan", &|i| {
+        let lo = i as u64 * part;
+        let hi = if i + 1 == parts { u64::MAX } else { lo + part };
+        open_part(path, lo, hi).and_then(|(r, start)| each(r, start, lo..hi))
     });
-    let mut done = done.into_inner().unwrap_or_default();
-    if done.len() as u64 != parts {
+    if done.len() != parts {
         // A part failed (its error is among them) or a thread died.
         return Err(done
             .into_iter()
-            .find_map(|(_, r)| r.err())
+            .find_map(Result::err)
             .unwrap_or_else(|| ScanError::Io(std::io::Error::other("scan thread failed"))));
     }
-    done.sort_by_key(|(i, _)| *i);
-    done.into_iter().map(|(_, r)| r).collect()
+    done.into_iter().collect()
 }
 
 /// A reader of the bytes around offsets `lo..hi` of a plain file, and the offset it starts at.

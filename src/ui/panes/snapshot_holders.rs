@@ -35,7 +35,7 @@ pub struct HoldersCx<'a> {
 
 /// One view of the live blocks at the moment shown.
 pub trait HoldersTab: AsAny {
-    /// Its id (what [`super::snapshot::SnapshotView::holders_view`] holds when it is shown).
+    /// Its id (what the snapshot view holds as its shown holders view).
     fn id(&self) -> HoldersId;
 
     /// Its tab's title in `t`'s language.
