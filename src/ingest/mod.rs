@@ -8,7 +8,8 @@
 //! stage; [`error`] is the error they all return. Sources besides the Ascend exports come
 //! through [`importer`] (listed in [`importers`]): [`pytorch`] (PyTorch profiler traces) and
 //! [`msmemscope`]. A Chrome trace is cut into its event objects by [`chrome_trace`] and read
-//! for its meaning by [`trace_view`]. A file of several ranks is read once for all of them ([`shared_read`]).
+//! for its meaning by [`trace_view`]; a plain one is read in parts on every core
+//! ([`trace_parts`]). A file of several ranks is read once for all of them ([`shared_read`]).
 
 pub mod chrome_trace;
 mod chunks;
