@@ -29,7 +29,7 @@ const GRID_MIN_POINTS: f64 = 8.0;
 pub const TIME_LABEL_POINTS: f64 = 72.0;
 
 /// Points between labelled memory ticks at least, on the screen's chart and the saved one.
-pub const MEMORY_LABEL_POINTS: f64 = 48.0;
+pub const MEMORY_LABEL_POINTS: f64 = 40.0;
 
 /// The step between labelled ticks when one point is `per_point` axis units and labels stand
 /// at least `gap` points apart: the smallest 1-2-5 step that keeps them so. The one rule of
