@@ -48,7 +48,7 @@ sort_columns! {
     }
     crate::analysis::ComponentColumn { Component, Peak, Time }
     crate::analysis::StaticColumn { Device, Name, NodeStart, NodeEnd, Size }
-    crate::ui::state::SummaryColumn {
+    crate::model::cluster::SummaryColumn {
         Rank, Host, Device, PeakAllocated, PeakAt, PeakReserved, Steps, Growth, TopOperator,
         Before, Delta, Folder,
     }
@@ -129,6 +129,6 @@ mod tests {
         }
         distinct::<crate::analysis::Column>();
         distinct::<StepColumn>();
-        distinct::<crate::ui::state::SummaryColumn>();
+        distinct::<crate::model::cluster::SummaryColumn>();
     }
 }

@@ -309,7 +309,7 @@ fn click_at(h: &mut Harness<'static, MemsightApp>, x: f32, y: f32) {
 /// The centre of the bands plot, and its screen x for plot x `x`.
 fn plot_x(h: &Harness<'static, MemsightApp>, x: f64) -> (f32, f32) {
     let chart = snapshot_view(h.state()).chart();
-    let (frame, _, _) = chart.last_frame.expect("the chart was drawn");
+    let (frame, _, _) = chart.last_frame().expect("the chart was drawn");
     (chart.screen_x(x).unwrap(), frame.center().y)
 }
 
@@ -380,7 +380,7 @@ fn a_box_drag_zooms_the_bands_and_a_double_click_shows_them_all() {
         h.drop_at(egui::pos2(x1, y));
         h.run();
         let view = snapshot_view(h.state());
-        let (a, b) = view.chart().range.expect("zoomed");
+        let (a, b) = view.chart().range().expect("zoomed");
         assert!(
             (a - 2000.0).abs() < 2.0 * px && (b - 3000.0).abs() < 2.0 * px,
             "{a}..{b}"
@@ -399,7 +399,7 @@ fn a_box_drag_zooms_the_bands_and_a_double_click_shows_them_all() {
             h.step();
         }
         h.run();
-        assert_eq!(snapshot_view(h.state()).chart().range, None);
+        assert_eq!(snapshot_view(h.state()).chart().range(), None);
     }
 }
 
@@ -417,7 +417,7 @@ fn hovering_a_band_names_its_allocation_as_the_trace_records_it() {
         // allocated early.
         let (x, _) = plot_x(&h, 5000.5);
         let view = snapshot_view(h.state());
-        let (frame, _, _) = view.chart().last_frame.unwrap();
+        let (frame, _, _) = view.chart().last_frame().unwrap();
         let y = frame.bottom() - frame.height() * 50.0 / (view_peak_mb(&h) * 1.05) as f32;
         h.hover_at(egui::pos2(x, y));
         h.run_steps(60);
@@ -495,7 +495,7 @@ fn a_snapshot_with_times_is_drawn_over_time_and_a_click_picks_the_event_then() {
         let snap = snapshot_view(h.state()).snapshot().cloned().unwrap();
         let times: Vec<i64> = snap.traces[0].iter().map(|e| e.time_us.unwrap()).collect();
         // The x axis spans the trace's time in ms (an event index axis would span its count).
-        let (_, a, b) = snapshot_view(h.state()).chart().last_frame.unwrap();
+        let (_, a, b) = snapshot_view(h.state()).chart().last_frame().unwrap();
         let span_ms = (times[times.len() - 1] - times[0]) as f64 / 1000.0;
         assert!(
             (b - a - span_ms).abs() < 0.01 * span_ms,
@@ -508,7 +508,7 @@ fn a_snapshot_with_times_is_drawn_over_time_and_a_click_picks_the_event_then() {
         let k = snapshot_view(h.state()).event().expect("picked");
         // The last event at or before the clicked time, from the raw times (a pixel's width
         // either way).
-        let (frame, a, b) = snapshot_view(h.state()).chart().last_frame.unwrap();
+        let (frame, a, b) = snapshot_view(h.state()).chart().last_frame().unwrap();
         let px_us = (b - a) / f64::from(frame.width()) * 1000.0;
         let at = |us: f64| times.partition_point(|&v| (v - times[0]) as f64 <= us) - 1;
         let lo = at(ms * 1000.0 - px_us);
@@ -562,7 +562,7 @@ fn a_band_tooltip_stays_readable_after_a_narrow_one() {
         h.run();
         let (x, _) = plot_x(&h, 5000.5);
         let view = snapshot_view(h.state());
-        let (frame, _, _) = view.chart().last_frame.unwrap();
+        let (frame, _, _) = view.chart().last_frame().unwrap();
         let band_y = frame.bottom() - frame.height() * 50.0 / (view_peak_mb(&h) * 1.05) as f32;
         // Above every band first: the tooltip is just the event number.
         h.hover_at(egui::pos2(x, frame.top() + 2.0));

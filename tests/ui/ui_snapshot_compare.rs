@@ -105,7 +105,7 @@ fn compare_with_snapshot_shows_what_grew_at_the_moments_chosen() {
         h.get_by_label(COMPARE_WITH.get(t)).click();
         wait_for(&mut h, Moment::Peak, Moment::Peak);
         let c = view(h.state()).comparing().unwrap();
-        assert_eq!(c.path, b);
+        assert_eq!(c.path(), b);
         let shown = c.shown().unwrap();
         assert_eq!(
             shown.a.event,
@@ -185,7 +185,7 @@ fn a_snapshot_that_cannot_be_compared_says_why_in_the_ui_language() {
         let mut h = open(&a, &b, lang);
         h.get_by_label(COMPARE_WITH.get(t)).click();
         wait_for(&mut h, Moment::Peak, Moment::Peak);
-        comparing(h.state_mut()).at_b = Moment::Event(999_999);
+        comparing(h.state_mut()).set_at_b(Moment::Event(999_999));
         let device = view(h.state())
             .comparing()
             .unwrap()
@@ -201,7 +201,7 @@ fn a_snapshot_that_cannot_be_compared_says_why_in_the_ui_language() {
         common::step_until(&mut h, "the event error", |h| {
             h.query_all_by_label_contains(why).next().is_some()
         });
-        comparing(h.state_mut()).at_b = Moment::End;
+        comparing(h.state_mut()).set_at_b(Moment::End);
         wait_for(&mut h, Moment::Peak, Moment::End);
     }
 }
@@ -278,6 +278,6 @@ fn the_file_menus_compare_with_asks_for_a_snapshot_on_a_snapshot() {
         h.run();
         h.get_by_label(t.compare_with_menu).click();
         wait_for(&mut h, Moment::Peak, Moment::Peak);
-        assert_eq!(view(h.state()).comparing().unwrap().path, b);
+        assert_eq!(view(h.state()).comparing().unwrap().path(), b);
     }
 }

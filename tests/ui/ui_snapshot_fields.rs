@@ -480,7 +480,7 @@ fn a_bands_tooltip_names_its_operator_from_the_joined_profile() {
             .unwrap();
         let (t0, tp) = (events[0].time_us.unwrap(), events[last].time_us.unwrap());
         let x_ms = (tp - t0) as f64 / 1000.0 + 0.0001;
-        let (frame, _, _) = view.chart().last_frame.unwrap();
+        let (frame, _, _) = view.chart().last_frame().unwrap();
         let x = view.chart().screen_x(x_ms).unwrap();
         let y = frame.bottom() - frame.height() * 0.04;
         h.hover_at(egui::pos2(x, y));

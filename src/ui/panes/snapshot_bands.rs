@@ -348,14 +348,24 @@ impl PlotItem for BandsItem {
 #[derive(Debug, Default, Clone)]
 pub struct BandsChart {
     /// The x range shown (None: the whole trace).
-    pub range: Option<(f64, f64)>,
+    pub(crate) range: Option<(f64, f64)>,
     drag: Option<(f64, f64)>,
     /// Where the plot was drawn last frame and the x range it showed (tests and tools map
     /// events to screen positions with it).
-    pub last_frame: Option<(Rect, f64, f64)>,
+    last_frame: Option<(Rect, f64, f64)>,
 }
 
 impl BandsChart {
+    /// The x range shown (None: the whole trace).
+    pub fn range(&self) -> Option<(f64, f64)> {
+        self.range
+    }
+
+    /// Where the plot was drawn last frame and the x range it showed.
+    pub fn last_frame(&self) -> Option<(Rect, f64, f64)> {
+        self.last_frame
+    }
+
     /// The screen x of plot x `x` in the last frame drawn.
     pub fn screen_x(&self, x: f64) -> Option<f32> {
         let (r, a, b) = self.last_frame?;

@@ -233,21 +233,33 @@ type Key = (i64, Moment, Moment);
 /// The other snapshot and the comparison with it.
 pub struct SnapshotComparing {
     /// B's file.
-    pub path: PathBuf,
+    path: PathBuf,
     read: Option<Job<Result<AllocatorSnapshot, SnapshotError>>>,
     /// B, once read.
-    pub other: Option<Arc<AllocatorSnapshot>>,
+    other: Option<Arc<AllocatorSnapshot>>,
     /// Why B could not be read.
-    pub error: Option<Problem>,
+    error: Option<Problem>,
     /// Why the sides could not be compared at the moments asked (`Key`: those moments).
     failed: Option<(Key, Problem)>,
     /// Where A is read.
-    pub at_a: Moment,
+    at_a: Moment,
     /// Where B is read.
-    pub at_b: Moment,
+    at_b: Moment,
     /// The comparison shown, and what it is for.
     shown: Option<(Key, Arc<SnapshotComparison>)>,
     computing: Option<(Key, Job<Result<SnapshotComparison, SummaryError>>)>,
+}
+
+impl SnapshotComparing {
+    /// B's file.
+    pub fn path(&self) -> &std::path::Path {
+        &self.path
+    }
+
+    /// Asks for B at `at` (as the B moment's picker does).
+    pub fn set_at_b(&mut self, at: Moment) {
+        self.at_b = at;
+    }
 }
 
 /// Why there is no comparison.
