@@ -1,6 +1,6 @@
-//! Every string the app shows, in English and in Simplified Chinese: one catalogue
-//! ([`catalogue!`]) in which each key has both languages side by side, giving the type [`Tr`] and
-//! its two instances (a missing translation does not build). The CLI stays
+//! Every string the app shows, in English and in Simplified Chinese: one catalogue (the
+//! `catalogue!` macro below) in which each key has both languages side by side, giving the type
+//! [`Tr`] and its two instances (a missing translation does not build). The CLI stays
 //! English. Data names stay as the files spell them in both languages: column headers (they are
 //! the CSV's columns and what Copy pastes), curve names and Group By modes (Insight's terms).
 
