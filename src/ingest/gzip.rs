@@ -57,6 +57,19 @@ impl<R: BufRead> Read for Tolerant<R> {
     }
 }
 
+/// Bytes inflated ahead of the caller, in chunks of this size.
+const AHEAD_CHUNK: usize = 1 << 20;
+/// Chunks inflated ahead of the caller.
+const AHEAD: usize = 4;
+
+/// The gunzipped bytes of `file` ([`Tolerant`]: `cut` is set when the stream ended early),
+/// inflated on a thread of their own a few MiB ahead of the caller, so that a parse and the
+/// inflating share two cores ([`super::read_ahead`]).
+pub fn inflate_ahead(file: std::fs::File, cut: Arc<AtomicBool>) -> Box<dyn Read + Send> {
+    let gunzip = Tolerant::new(io::BufReader::with_capacity(256 << 10, file), cut);
+    super::read_ahead::read_ahead(gunzip, "gunzip", AHEAD_CHUNK, AHEAD)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

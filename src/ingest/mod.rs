@@ -30,6 +30,7 @@ pub mod msmemscope;
 mod part_pool;
 mod phases;
 pub mod pytorch;
+pub mod read_ahead;
 pub mod roles;
 pub mod safe_fs;
 pub mod shared_read;

@@ -121,9 +121,8 @@ pub fn in_parts_of<T: Send>(
     let file = crate::ingest::safe_fs::open_regular(path).map_err(ScanError::Io)?;
     if gzip {
         // To the end of its data when the stream breaks off after it (the load says so).
-        let reader =
-            crate::ingest::gzip::Tolerant::new(std::io::BufReader::new(file), Default::default());
-        return Ok(vec![each(Box::new(reader), 0, 0..u64::MAX)?]);
+        let reader = crate::ingest::gzip::inflate_ahead(file, Default::default());
+        return Ok(vec![each(reader, 0, 0..u64::MAX)?]);
     }
     let len = file.metadata().map_err(ScanError::Io)?.len();
     let parts = len.div_ceil(part).max(1);

@@ -64,28 +64,34 @@ fn is_gzip(path: &Path) -> bool {
 
 /// The file's bytes, gunzipped as they are read when its name ends in `.gz` (to the end of its
 /// data when the stream breaks off after it: `cut` is then set); never blocks on a FIFO
-/// ([`crate::ingest::safe_fs::open_regular`]).
+/// ([`crate::ingest::safe_fs::open_regular`]). A whole read inflates on a thread of its own,
+/// ahead of the parse ([`crate::ingest::gzip::inflate_ahead`]).
 fn open_noting(path: &Path, cut: &Arc<AtomicBool>) -> std::io::Result<Box<dyn Read>> {
+    let f = crate::ingest::safe_fs::open_regular(path)?;
+    Ok(if is_gzip(path) {
+        crate::ingest::gzip::inflate_ahead(f, Arc::clone(cut))
+    } else {
+        Box::new(f)
+    })
+}
+
+/// The file's first bytes, gunzipped here (a head is too short to inflate ahead).
+fn open_head(path: &Path) -> std::io::Result<Box<dyn Read>> {
     let f = crate::ingest::safe_fs::open_regular(path)?;
     Ok(if is_gzip(path) {
         Box::new(crate::ingest::gzip::Tolerant::new(
             BufReader::new(f),
-            Arc::clone(cut),
+            Default::default(),
         ))
     } else {
         Box::new(f)
     })
 }
 
-/// [`open_noting`] where nobody asks whether the stream was cut.
-fn open(path: &Path) -> std::io::Result<Box<dyn Read>> {
-    open_noting(path, &Default::default())
-}
-
 /// The first decoded bytes of `path` (the header: schemaVersion, distributedInfo, host_name).
 fn decoded_head(path: &Path) -> Vec<u8> {
     let mut buf = Vec::new();
-    if let Ok(r) = open(path) {
+    if let Ok(r) = open_head(path) {
         let _ = r.take(HEAD_DECODED).read_to_end(&mut buf);
     }
     buf
