@@ -36,7 +36,7 @@ const BACK: usize = 4 << 10;
 /// How long a memory event may be (real ones are about 250 bytes).
 const MAX_OBJECT: usize = 64 << 10;
 /// A plain file is scanned in parts of this many bytes, by as many threads as there are cores.
-const PART: u64 = 64 << 20;
+pub const PART: u64 = 64 << 20;
 
 /// The memory events a scan found, in file order.
 #[derive(Debug, Default)]
@@ -78,20 +78,51 @@ pub fn scan_file_in_parts(
     keep: &(dyn Fn(&MemoryEvent) -> bool + Sync),
     control: &LoadControl,
 ) -> Result<MemoryScan, ScanError> {
+    let (parts, unsure) = scan_file_parts(path, gzip, part, keep, control)?;
+    Ok(MemoryScan {
+        events: concat(parts),
+        unsure,
+    })
+}
+
+/// [`scan_file_in_parts`] with each part's events apart, in file order, and the count of
+/// hits not read with certainty: for a caller that looks at them before it needs them in one
+/// `Vec` ([`concat`]).
+pub fn scan_file_parts(
+    path: &Path,
+    gzip: bool,
+    part: u64,
+    keep: &(dyn Fn(&MemoryEvent) -> bool + Sync),
+    control: &LoadControl,
+) -> Result<(Vec<Vec<MemoryEvent>>, u64), ScanError> {
     let parts = in_parts_of(path, gzip, part, &|reader, origin, range| {
         scan_stream(reader, origin, range, keep, control)
     })?;
-    // One allocation for all the events (growing it part by part copied them again and
-    // faulted fresh pages in each time).
-    let mut all = MemoryScan {
-        events: Vec::with_capacity(parts.iter().map(|p| p.events.len()).sum()),
-        unsure: 0,
-    };
-    for part in parts {
-        all.events.extend(part.events);
-        all.unsure += part.unsure;
+    let unsure = parts.iter().map(|p| p.unsure).sum();
+    Ok((parts.into_iter().map(|p| p.events).collect(), unsure))
+}
+
+/// The events of `parts` in one allocation (growing one part by part copied them again and
+/// faulted fresh pages in each time), filled on every core: most of the time is the kernel
+/// handing out those pages.
+pub fn concat(mut parts: Vec<Vec<MemoryEvent>>) -> Vec<MemoryEvent> {
+    use rayon::prelude::*;
+    if parts.len() <= 1 {
+        return parts.pop().unwrap_or_default();
     }
-    Ok(all)
+    let mut starts = Vec::with_capacity(parts.len());
+    let mut total = 0usize;
+    for p in &parts {
+        starts.push(total);
+        total += p.len();
+    }
+    let mut events = Vec::with_capacity(total);
+    events.par_extend((0..total).into_par_iter().map(|k| {
+        // The last part starting at or before `k` (an empty part starts where the next does).
+        let p = starts.partition_point(|&s| s <= k).saturating_sub(1);
+        parts[p][k - starts[p]]
+    }));
+    events
 }
 
 /// A reader of part of a file.
