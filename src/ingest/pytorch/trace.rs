@@ -942,7 +942,7 @@ mod tests {
             );
             let info = RankInfo::without_files(
                 "r0",
-                crate::model::Format::Imported(NAME),
+                Format::Imported(NAME),
                 std::path::PathBuf::from("t"),
             );
             let mut joined = RankData::empty(info.clone());
