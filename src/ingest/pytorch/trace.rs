@@ -943,7 +943,7 @@ mod tests {
             let info = RankInfo::without_files(
                 "r0",
                 Format::Imported(NAME),
-                std::path::PathBuf::from("t"),
+                PathBuf::from("t"),
             );
             let mut joined = RankData::empty(info.clone());
             let (rows, threads) = pair_blocks(&sorted, &mut joined);
