@@ -819,13 +819,18 @@ fn build_rank(
     }
     let parts = slices(&memory);
     data.records = curves_shown.unwrap_or_else(|| Arc::new(curves(&parts)));
-    // Time order, file order on ties (the sort is stable), as the curves.
+    // The blocks' table at its size at once (doubling it held up to twice its columns).
+    let allocations = parts.iter().flat_map(|p| p.iter()).filter(|e| e.bytes > 0);
+    let blocks = allocations.count();
+    // Time order, file order on ties (the sort is stable), as the curves. Each part is
+    // freed once paired.
     let (rows, row_thread) = if in_time_order(&parts) {
-        pair_blocks(parts.iter().flat_map(|p| p.iter()), &mut data)
+        pair_blocks(memory.into_iter().flatten(), blocks, &mut data)
     } else {
         let mut all = parts.concat();
+        drop(memory);
         all.sort_by_key(|e| e.ns);
-        pair_blocks(&all, &mut data)
+        pair_blocks(all, blocks, &mut data)
     };
     if !steps.is_empty() {
         data.steps = Some(Steps::new(StepSource::Imported(NAME), steps));
@@ -852,13 +857,15 @@ fn build_rank(
 
 /// Pairs the device's allocations and frees on their address into operator_memory rows;
 /// returns how many rows and each row's thread (its allocation's, else its free's).
-fn pair_blocks<'a>(
-    memory: impl IntoIterator<Item = &'a MemoryEvent>,
+fn pair_blocks(
+    memory: impl IntoIterator<Item = MemoryEvent>,
+    blocks: usize,
     data: &mut RankData,
 ) -> (usize, Vec<u64>) {
     let unnamed = data.strings.intern("");
     let mut open: FxHashMap<u64, usize> = FxHashMap::default();
-    let mut row_thread = Vec::new();
+    let mut row_thread = Vec::with_capacity(blocks);
+    data.operators.reserve(blocks);
     let (mut orphans, mut over_held) = (0u64, 0u64);
     let ops = &mut data.operators;
     for e in memory {
@@ -946,7 +953,7 @@ mod tests {
                 PathBuf::from("t"),
             );
             let mut joined = RankData::empty(info.clone());
-            let (rows, threads) = pair_blocks(&sorted, &mut joined);
+            let (rows, threads) = pair_blocks(sorted.clone(), 0, &mut joined);
             let built = build_rank(&info, TraceExtract::default(), parts, "cuda:0", "t", None);
             prop_assert_eq!(threads.len(), rows);
             prop_assert_eq!(built.operators.len(), rows);
