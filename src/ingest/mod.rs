@@ -29,6 +29,7 @@ pub mod modules;
 pub mod msmemscope;
 mod part_pool;
 mod phases;
+pub mod prefetch_budget;
 pub mod pytorch;
 pub mod read_ahead;
 pub mod roles;

@@ -33,6 +33,16 @@ impl<T> SharedRead<T> {
         })
     }
 
+    /// A read already done (by discovery), to be shared by `takers` ranks.
+    pub fn holding(value: T, takers: usize) -> Arc<Self> {
+        Arc::new(Self {
+            slot: Mutex::new(Slot {
+                value: (takers > 0).then(|| Arc::new(value)),
+                left: takers,
+            }),
+        })
+    }
+
     /// What the file's first read gave, or the file read now by `read` (which the other ranks
     /// then take). Each rank calls this once; a rank's reload reads the file itself.
     pub fn take_or_read<E>(&self, read: impl FnOnce() -> Result<T, E>) -> Result<Arc<T>, E> {
@@ -85,6 +95,15 @@ mod tests {
         // A reload past the takers reads again and keeps nothing.
         shared.take_or_read(read).unwrap();
         assert_eq!(reads.get(), 2);
+        assert!(!shared.is_held());
+    }
+
+    #[test]
+    fn a_read_held_from_the_start_is_not_read_again() {
+        let shared = SharedRead::holding(5u8, 1);
+        assert!(shared.is_held());
+        let got = shared.take_or_read(|| Err::<u8, _>("read again")).unwrap();
+        assert_eq!((*got, Arc::strong_count(&got)), (5, 1));
         assert!(!shared.is_held());
     }
 

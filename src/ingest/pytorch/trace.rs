@@ -27,7 +27,7 @@ use std::collections::BTreeSet;
 use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rustc_hash::FxHashMap;
 
@@ -35,6 +35,7 @@ use super::memory_scan::{self, ScanError, in_parts, scan_file_parts};
 use crate::ingest::chunks::LoadControl;
 use crate::ingest::error::{LoadError, NoDataReason};
 use crate::ingest::importer::Importer;
+use crate::ingest::prefetch_budget::Reservation;
 use crate::ingest::shared_read::SharedRead;
 use crate::ingest::trace_view::{
     BLOCK, MemoryEvent, ReadOptions, TraceExtract, read_trace_file, read_trace_with,
@@ -312,48 +313,34 @@ fn int_after_key(rest: &[u8]) -> Option<i64> {
     std::str::from_utf8(&rest[start..i]).ok()?.parse().ok()
 }
 
-/// How many bytes of memory events discovery keeps in all for the loads to take
-/// ([`Kept`]): a folder of big traces is discovered with the byte search alone past it.
-const PREFETCH_BUDGET: usize = 1 << 30;
-
-/// Bytes of [`Kept`] events alive now, against [`PREFETCH_BUDGET`].
-static PREFETCHED: AtomicUsize = AtomicUsize::new(0);
-
 /// The size of a [`MemoryEvent`] in a `Vec`.
 const EVENT_BYTES: usize = size_of::<MemoryEvent>();
 
 /// One device's memory events as discovery's scan found them (in file order, left in the
 /// scan's parts), for its rank's load to take ([`Prefetch`]); counted against
-/// [`PREFETCH_BUDGET`] until taken or dropped.
+/// [`crate::ingest::prefetch_budget`] until taken or dropped: a folder of big traces is
+/// discovered with the byte search alone past it.
 #[derive(Debug)]
 struct Kept {
     parts: Vec<Vec<MemoryEvent>>,
-    /// What was counted for them.
-    bytes: usize,
+    /// What is counted for them.
+    _counted: Reservation,
 }
 
 impl Kept {
     /// `parts`, when the budget has room for them.
     fn within_budget(parts: Vec<Vec<MemoryEvent>>) -> Option<Self> {
         let events: usize = parts.iter().map(Vec::len).sum();
-        let bytes = events.saturating_mul(EVENT_BYTES);
-        PREFETCHED
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
-                used.checked_add(bytes).filter(|&u| u <= PREFETCH_BUDGET)
-            })
-            .ok()
-            .map(|_| Self { parts, bytes })
+        let counted = Reservation::take(events.saturating_mul(EVENT_BYTES))?;
+        Some(Self {
+            parts,
+            _counted: counted,
+        })
     }
 
     /// The parts, handed over (the budget counts them no more).
-    fn into_parts(mut self) -> Vec<Vec<MemoryEvent>> {
-        std::mem::take(&mut self.parts)
-    }
-}
-
-impl Drop for Kept {
-    fn drop(&mut self) {
-        PREFETCHED.fetch_sub(self.bytes, Ordering::AcqRel);
+    fn into_parts(self) -> Vec<Vec<MemoryEvent>> {
+        self.parts
     }
 }
 
@@ -382,7 +369,7 @@ struct Found {
 /// search of [`devices_of`], which keeps nothing.
 fn devices_in(path: &Path) -> Result<Found, ScanError> {
     let gzip = is_gzip(path);
-    let room = PREFETCH_BUDGET.saturating_sub(PREFETCHED.load(Ordering::Acquire)) as u64;
+    let room = crate::ingest::prefetch_budget::room() as u64;
     let size = std::fs::metadata(path).map_or(u64::MAX, |m| m.len());
     // A gzipped trace is decoded whole by the byte search too: always scanned.
     if gzip || size / 200 * EVENT_BYTES as u64 <= room {
