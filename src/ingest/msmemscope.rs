@@ -122,6 +122,14 @@ pub struct Attr {
     pub device_used: Option<i64>,
     /// `inefficient`: `early_allocation`, `late_deallocation`, `temporary_idleness`.
     pub inefficient: Option<String>,
+    /// What only an OOM record says (boxed: a dump holds an `Attr` for each of its millions
+    /// of events, and a few dozen are OOM records).
+    pub oom: Option<Box<OomAttr>>,
+}
+
+/// The keys of an OOM record's `Attr`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OomAttr {
     /// `func` (an OOM trigger): the call that failed.
     pub func: Option<String>,
     /// `req_size` (an OOM trigger): the bytes it asked for.
@@ -132,6 +140,27 @@ pub struct Attr {
     pub ptr: Option<u64>,
     /// `pool` (an OOM record): `PTA`, `HAL`…
     pub pool: Option<String>,
+}
+
+/// An `Attr` without OOM keys.
+static NO_OOM: OomAttr = OomAttr {
+    func: None,
+    req_size: None,
+    ret: None,
+    ptr: None,
+    pool: None,
+};
+
+/// `attr`'s OOM keys, made when the first is read.
+fn oom(attr: &mut Attr) -> &mut OomAttr {
+    attr.oom.get_or_insert_with(Box::default)
+}
+
+impl Attr {
+    /// Its OOM keys (none for an event that is no OOM record).
+    pub fn oom(&self) -> &OomAttr {
+        self.oom.as_deref().unwrap_or(&NO_OOM)
+    }
 }
 
 /// A number as msMemScope writes it: decimal (maybe negative) or `0x` hex, maybe quoted.
@@ -183,13 +212,14 @@ pub fn parse_attr(cell: &str) -> Attr {
             "process_used" => attr.process_used = number(text),
             "device_used" => attr.device_used = number(text),
             "inefficient" => attr.inefficient = owned(),
-            "func" => attr.func = owned(),
+            "func" => oom(&mut attr).func = owned(),
             "req_size" => {
-                attr.req_size = number(text).filter(|s| s.unsigned_abs() < MAX_SIZE as u64)
+                oom(&mut attr).req_size =
+                    number(text).filter(|s| s.unsigned_abs() < MAX_SIZE as u64)
             }
-            "ret" => attr.ret = number(text),
-            "ptr" => attr.ptr = address(text),
-            "pool" => attr.pool = owned(),
+            "ret" => oom(&mut attr).ret = number(text),
+            "ptr" => oom(&mut attr).ptr = address(text),
+            "pool" => oom(&mut attr).pool = owned(),
             _ => {}
         }
     }
@@ -1190,9 +1220,9 @@ fn oom_tags(
         if let Some((t, _, top, recent, unmatched)) = c {
             notes.push(Message::MemScopeOom {
                 after_ns: t.ts.saturating_sub(origin),
-                func: t.attr.func.clone().unwrap_or_default(),
-                request: t.attr.req_size,
-                ret: t.attr.ret,
+                func: t.attr.oom().func.clone().unwrap_or_default(),
+                request: t.attr.oom().req_size,
+                ret: t.attr.oom().ret,
                 held: (top + recent).saturating_sub(unmatched),
                 unmatched,
             });
@@ -1210,7 +1240,7 @@ fn oom_tags(
             continue;
         };
         let at = t.ts;
-        let ptr = e.attr.ptr.or(e.ptr);
+        let ptr = e.attr.oom().ptr.or(e.ptr);
         // The block at `ptr` held at the OOM: allocated by then, not freed before.
         let row = (0..rows).rev().find(|&r| {
             row_addr[r].is_some()
@@ -1313,11 +1343,11 @@ pub fn oom_details(path: &Path, control: &LoadControl) -> Result<Vec<OomDetail>,
                 .device
                 .and_then(|d| dump.devices.get(d as usize).cloned())
                 .unwrap_or_else(|| "N/A".into()),
-            func: e.attr.func.clone(),
-            request_bytes: e.attr.req_size,
-            ret: e.attr.ret,
-            pool: e.attr.pool.clone(),
-            ptr: e.attr.ptr.or(e.ptr),
+            func: e.attr.oom().func.clone(),
+            request_bytes: e.attr.oom().req_size,
+            ret: e.attr.oom().ret,
+            pool: e.attr.oom().pool.clone(),
+            ptr: e.attr.oom().ptr.or(e.ptr),
             size_bytes: e.attr.size,
             python_stack: dump
                 .texts
