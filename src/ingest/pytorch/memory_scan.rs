@@ -87,7 +87,7 @@ pub fn scan_file_in_parts(
 
 /// [`scan_file_in_parts`] with each part's events apart, in file order, and the count of
 /// hits not read with certainty: for a caller that looks at them before it needs them in one
-/// `Vec` ([`concat`]).
+/// `Vec` ([`concat()`]).
 pub fn scan_file_parts(
     path: &Path,
     gzip: bool,
