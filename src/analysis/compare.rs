@@ -9,6 +9,20 @@ use std::collections::HashMap;
 use super::{GroupBy, LiveIndex, OverallCurve, RankView, build_series, live_at, peak};
 use crate::model::RankData;
 
+/// The columns of an operator comparison, as the CLI's table and the app's diff table (in
+/// English) head them: the fields of [`OperatorDelta`] in order, sizes in KB, peaks in MB.
+pub const DELTA_HEADERS: [&str; 9] = [
+    "Name",
+    "A(KB)",
+    "B(KB)",
+    "Delta(KB)",
+    "A blocks",
+    "B blocks",
+    "A at peak(MB)",
+    "B at peak(MB)",
+    "Delta at peak(MB)",
+];
+
 /// One operator name on both sides. Bytes are the sums of the sizes of its operator_memory
 /// rows with size > 0.
 #[derive(Debug, Clone, PartialEq, Eq)]

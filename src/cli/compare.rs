@@ -200,17 +200,7 @@ pub fn compare_text(a: &RankData, b: &RankData, top: usize) -> String {
             ]
         })
         .collect();
-    let header = [
-        "Name",
-        "A(KB)",
-        "B(KB)",
-        "Delta(KB)",
-        "A blocks",
-        "B blocks",
-        "A at peak(MB)",
-        "B at peak(MB)",
-        "Delta at peak(MB)",
-    ];
+    let header = crate::analysis::compare::DELTA_HEADERS;
     text.push('\n');
     text.push_str(&super::text_table(&header, &rows));
     if let Some(line) = not_counted_line(not_counted(a), not_counted(b)) {

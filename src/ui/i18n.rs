@@ -1550,17 +1550,7 @@ catalogue! {
         zh: "正在比较算子…";
     /// The diff table's headers, in `DiffColumn::ALL` order.
     diff_headers: [&'static str; 9];
-        en: [
-            "Name",
-            "A(KB)",
-            "B(KB)",
-            "Delta(KB)",
-            "A blocks",
-            "B blocks",
-            "A at peak(MB)",
-            "B at peak(MB)",
-            "Delta at peak(MB)",
-        ];
+        en: crate::analysis::compare::DELTA_HEADERS;
         zh: [
             "名称",
             "A(KB)",
