@@ -181,23 +181,9 @@ pub fn parse_attr(cell: &str) -> Attr {
     let body = cell.trim();
     let body = body.strip_prefix('{').unwrap_or(body);
     let body = body.strip_suffix('}').unwrap_or(body);
-    // Split on commas outside quotes.
-    let mut parts = Vec::new();
-    let (mut start, mut quoted) = (0, false);
-    for (i, c) in body.char_indices() {
-        match c {
-            '"' => quoted = !quoted,
-            ',' if !quoted => {
-                parts.push(&body[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    parts.push(&body[start..]);
-    for part in parts {
+    let mut read = |part: &str| {
         let Some((key, value)) = part.split_once(':') else {
-            continue;
+            return;
         };
         let key = key.trim().trim_matches('"');
         let text = value.trim().trim_matches('"');
@@ -222,7 +208,19 @@ pub fn parse_attr(cell: &str) -> Attr {
             "pool" => oom(&mut attr).pool = owned(),
             _ => {}
         }
+    };
+    // Each part between commas outside quotes, as it is found (a list of the parts was an
+    // allocation for each of a dump's millions of events).
+    let (mut start, mut quoted) = (0, false);
+    for i in memchr::memchr2_iter(b',', b'"', body.as_bytes()) {
+        if body.as_bytes()[i] == b'"' {
+            quoted = !quoted;
+        } else if !quoted {
+            read(&body[start..i]);
+            start = i + 1;
+        }
     }
+    read(&body[start..]);
     attr
 }
 
@@ -1480,6 +1478,19 @@ mod tests {
             let ids = |v: &[Event]| v.iter().map(|e| e.pid).collect::<Vec<_>>();
             prop_assert_eq!(ids(&got), ids(&expected));
         }
+    }
+
+    #[test]
+    fn a_comma_inside_quotes_does_not_end_a_key() {
+        let a = parse_attr(r#"{"owner":"PTA@a,b","size":"5",func:"x",pool:HAL}"#);
+        assert_eq!(a.owner.as_deref(), Some("PTA@a,b"));
+        assert_eq!(a.size, Some(5));
+        assert_eq!(a.oom().func.as_deref(), Some("x"));
+        assert_eq!(a.oom().pool.as_deref(), Some("HAL"));
+        // Unbalanced quotes: what can be read is, nothing panics.
+        let b = parse_attr(r#"{size:7,owner:"open,total:9}"#);
+        assert_eq!((b.size, b.total), (Some(7), None));
+        assert_eq!(parse_attr(""), Attr::default());
     }
 
     #[test]
