@@ -348,13 +348,17 @@ impl DumpBuilder {
         };
         let device = match cell(cols.device) {
             "" | "N/A" => None,
-            d => {
-                let next = dump.devices.len() as u32;
-                Some(*self.device_ids.entry(d.to_string()).or_insert_with(|| {
+            // Looked up before a key is made: a `String` for every row was an allocation
+            // for each of a dump's millions of events.
+            d => Some(match self.device_ids.get(d) {
+                Some(&id) => id,
+                None => {
+                    let id = dump.devices.len() as u32;
                     dump.devices.push(d.to_string());
-                    next
-                }))
-            }
+                    self.device_ids.insert(d.to_string(), id);
+                    id
+                }
+            }),
         };
         let (what, attr) = match kind {
             Kind::Malloc | Kind::Free => {
