@@ -144,6 +144,9 @@ pub struct Template {
     gaps: Vec<Field>,
     /// Whether the event has `args` (the field is no gap).
     has_args: bool,
+    /// Whether [`Self::read_plain`] may read its events: it has `args`, and `ts`, `Bytes` and
+    /// `Addr` are among its gaps.
+    plain: bool,
 }
 
 impl Template {
@@ -163,11 +166,17 @@ impl Template {
             at = e;
         }
         pieces.push(b.get(at..len)?.to_vec());
-        let gaps = gaps.iter().map(|&(f, _)| f).collect();
+        let gaps: Vec<Field> = gaps.iter().map(|&(f, _)| f).collect();
+        let has = |f: MemoryField| gaps.contains(&Some(f));
+        let plain = spans.has_args
+            && has(MemoryField::Ts)
+            && has(MemoryField::Bytes)
+            && has(MemoryField::Addr);
         Some(Self {
             pieces,
             gaps,
             has_args: spans.has_args,
+            plain,
         })
     }
 
@@ -176,6 +185,14 @@ impl Template {
     /// with a value (a number, `true`, `false`, `null`, or a string where the template had one)
     /// in each gap. `None` otherwise (the caller reads it the slower way).
     pub fn read(&self, b: &[u8]) -> Option<(Result<MemoryEvent, UnreadableEvent>, usize)> {
+        if let Some((event, len)) = self.read_plain(b) {
+            return Some((Ok(event), len));
+        }
+        self.read_spans(b)
+    }
+
+    /// [`Self::read`] the general way: every gap's span found, then the numbers read.
+    fn read_spans(&self, b: &[u8]) -> Option<(Result<MemoryEvent, UnreadableEvent>, usize)> {
         let mut spans = Spans::default();
         // Each field is in one gap of the template: set never refuses here.
         let len = self.matched(b, |field, span| spans.set(field, span))?;
@@ -192,6 +209,80 @@ impl Template {
 }
 
 impl Template {
+    /// [`Self::read`]'s fast way, for events whose numbers are all plain (as
+    /// [`plain_event`] reads them, which is all PyTorch writes): each number read as its gap
+    /// is matched, in one pass over its digits, instead of found first and read after.
+    /// `None` for anything else, which [`Self::read_spans`] then reads; where this reads an
+    /// event, that reads the same.
+    fn read_plain(&self, b: &[u8]) -> Option<(MemoryEvent, usize)> {
+        use MemoryField as F;
+        if !self.plain {
+            return None;
+        }
+        let mut event = MemoryEvent {
+            ns: 0,
+            thread: 0,
+            device_type: 0,
+            device_id: -1,
+            addr: 0,
+            bytes: 0,
+            total_allocated: NULL,
+            total_reserved: NULL,
+        };
+        let (mut pid, mut tid) = (None, None);
+        let mut i = 0usize;
+        let mut pieces = self.pieces.iter();
+        for &field in &self.gaps {
+            let piece = pieces.next()?;
+            same(b.get(i..i.checked_add(piece.len())?)?, piece).then_some(())?;
+            i += piece.len();
+            let rest = b.get(i..)?;
+            i += match field {
+                None => {
+                    let mut c = Cursor { b: rest, i: 0 };
+                    c.bare_scalar()?;
+                    c.i
+                }
+                Some(F::Ts) => {
+                    let (ns, n) = plain_micros_at(rest)?;
+                    event.ns = ns;
+                    n
+                }
+                Some(F::Addr) => {
+                    let (v, n) = plain_number_at(rest, 19)?;
+                    event.addr = v;
+                    n
+                }
+                Some(f @ (F::Pid | F::Tid)) => {
+                    // Their text, for the thread's number (its digits are checked below).
+                    let (_, n) = plain_signed_at(rest)?;
+                    let text = std::str::from_utf8(&rest[..n]).ok();
+                    *(if f == F::Pid { &mut pid } else { &mut tid }) = text;
+                    n
+                }
+                Some(f) => {
+                    let (v, n) = plain_signed_at(rest)?;
+                    *match f {
+                        F::Bytes => &mut event.bytes,
+                        F::TotalAllocated => &mut event.total_allocated,
+                        F::TotalReserved => &mut event.total_reserved,
+                        F::DeviceType => &mut event.device_type,
+                        _ => &mut event.device_id,
+                    } = v;
+                    n
+                }
+            };
+        }
+        let last = pieces.next()?;
+        same(b.get(i..i.checked_add(last.len())?)?, last).then_some(())?;
+        // A block beyond 2⁵⁶ bytes: the general way says it cannot be read.
+        if event.bytes.unsigned_abs() >= 1 << 56 {
+            return None;
+        }
+        event.thread = thread_of_text(pid, tid);
+        Some((event, i + last.len()))
+    }
+
     /// The length of the object opening at `b[0]` when it is this template's (as
     /// [`Self::read`] would take it), without reading its fields: for a reader that skips
     /// memory events.
@@ -338,6 +429,97 @@ fn plain_micros_as_ns(t: &[u8]) -> Option<i64> {
     let ns = w.checked_mul(1000)?.checked_add(f.checked_mul(scale)?)?;
     let ns = i64::try_from(ns).ok()?;
     Some(if neg { -ns } else { ns })
+}
+
+/// 10⁰ to 10⁸, looked up (a `pow` loops over the exponent's bits).
+const POWERS_OF_TEN: [u64; 9] = [
+    1,
+    10,
+    100,
+    1_000,
+    10_000,
+    100_000,
+    1_000_000,
+    10_000_000,
+    100_000_000,
+];
+
+/// The number without a sign at the start of `b` when it is 1 to `max` digits (`max` ≤ 19) by
+/// JSON's grammar (no leading zero before another digit): its value and length. Eight digits
+/// are converted at a time. What follows is not looked at: the template's next piece, which
+/// starts with no digit, `.` or `e`, is compared after it.
+fn plain_number_at(b: &[u8], max: usize) -> Option<(u64, usize)> {
+    let n = digit_run(b);
+    if n == 0 || n > max.min(19) || (n > 1 && b[0] == b'0') {
+        return None;
+    }
+    let mut v = 0u64;
+    let mut at = 0;
+    while at < n {
+        let take = (n - at).min(8);
+        // At most 19 digits in all: below 10^19 < 2^64.
+        v = v * POWERS_OF_TEN[take] + up_to_eight_digits(&b[at..], take);
+        at += take;
+    }
+    Some((v, n))
+}
+
+/// `-`? and a [`plain_number_at`] of at most 18 digits (so it fits an `i64`, and is never
+/// [`NULL`]): its value and length.
+fn plain_signed_at(b: &[u8]) -> Option<(i64, usize)> {
+    let neg = b.first() == Some(&b'-');
+    let (v, n) = plain_number_at(&b[usize::from(neg)..], 18)?;
+    let v = i64::try_from(v).ok()?;
+    Some((if neg { -v } else { v }, n + usize::from(neg)))
+}
+
+/// A µs time at the start of `b`, `-`?digits(`.` one to three digits)?, as exact ns (as
+/// [`plain_micros_as_ns`] reads it) and its length.
+fn plain_micros_at(b: &[u8]) -> Option<(i64, usize)> {
+    let neg = b.first() == Some(&b'-');
+    let at = usize::from(neg);
+    let whole_len = digit_run(&b[at..]);
+    let (frac, frac_len) = match b.get(at + whole_len) {
+        Some(b'.') => {
+            let rest = &b[at + whole_len + 1..];
+            let n = digit_run(rest);
+            if n == 0 || n > 3 {
+                return None;
+            }
+            // Fraction digits may start with zeros: read them as they are.
+            (up_to_eight_digits(rest, n), n)
+        }
+        _ => (0, 0),
+    };
+    let (whole, _) = plain_number_at(&b[at..], 18 - frac_len)?;
+    let ns = whole
+        .checked_mul(1000)?
+        .checked_add(frac * POWERS_OF_TEN[3 - frac_len])?;
+    let ns = i64::try_from(ns).ok()?;
+    let len = at + whole_len + if frac_len > 0 { 1 + frac_len } else { 0 };
+    Some((if neg { -ns } else { ns }, len))
+}
+
+/// The value of the first `n` (1 to 8) bytes of `b`, all ASCII digits: eight at a time in one
+/// word (the multiply-and-shift of simdjson's eight-digit parse), a byte at a time when fewer
+/// than eight bytes are left.
+fn up_to_eight_digits(b: &[u8], n: usize) -> u64 {
+    const ZEROS: u64 = u64::from_ne_bytes([b'0'; 8]);
+    const MASK: u64 = 0x0000_00FF_0000_00FF;
+    const MUL1: u64 = 100 + (1_000_000 << 32);
+    const MUL2: u64 = 1 + (10_000 << 32);
+    let Some(word) = b.get(..8).and_then(|w| w.try_into().ok()) else {
+        return b[..n].iter().fold(0, |v, &d| v * 10 + u64::from(d - b'0'));
+    };
+    // The first digit is the lowest byte: the `n` digits moved to the top, '0's below them.
+    let word = u64::from_le_bytes(word);
+    let word = (word << (8 * (8 - n))) | ZEROS.checked_shr(8 * n as u32).unwrap_or(0);
+    let v = word.wrapping_sub(ZEROS);
+    let v = v.wrapping_mul(10).wrapping_add(v >> 8);
+    ((v & MASK)
+        .wrapping_mul(MUL1)
+        .wrapping_add(((v >> 16) & MASK).wrapping_mul(MUL2)))
+        >> 32
 }
 
 /// A position in an object's bytes, for [`read_object`].
@@ -561,6 +743,89 @@ mod tests {
                 );
             }
         }
+    }
+
+    proptest! {
+        /// Numbers of every plain and not-so-plain shape in every gap of PyTorch's layout:
+        /// where the fast way reads an event, the general way reads the same event, to the
+        /// same length; and the fast way reads every event whose numbers are PyTorch's own.
+        #[test]
+        fn the_fast_way_reads_what_the_general_way_reads(
+            values in proptest::collection::vec(
+                "-?[0-9]{1,21}(\\.[0-9]{0,4})?([eE][0-9])?|null|true", 11
+            ),
+            plain in proptest::collection::vec(
+                (any::<bool>(), 1u64..999_999_999_999_999, 0u32..4), 11
+            ),
+            use_plain in any::<bool>(),
+        ) {
+            let template = Template::of(EVENT.as_bytes()).unwrap();
+            let texts: Vec<String> = if use_plain {
+                // What PyTorch writes: integers, and a `ts` with up to three decimals.
+                plain.iter().enumerate().map(|(k, &(neg, v, frac))| {
+                    let sign = if neg { "-" } else { "" };
+                    match k {
+                        2 if frac > 0 => format!(
+                            "{sign}{v}.{:0w$}", v % 10u64.pow(frac), w = frac as usize
+                        ),
+                        // `Addr` has no sign; `finished` is true or false.
+                        8 => format!("{v}"),
+                        9 => format!("{neg}"),
+                        _ => format!("{sign}{v}"),
+                    }
+                }).collect()
+            } else {
+                values
+            };
+            // The gaps in order: pid, tid, ts, the six args, `finished`, `Ev Idx`.
+            let mut pieces = template.pieces.iter();
+            let mut text = Vec::new();
+            for value in &texts {
+                text.extend_from_slice(pieces.next().unwrap());
+                text.extend_from_slice(value.as_bytes());
+            }
+            text.extend_from_slice(pieces.next().unwrap());
+            let fast = template.read_plain(&text);
+            if let Some((event, len)) = fast {
+                let (general, general_len) = template.read_spans(&text).expect("read the general way");
+                prop_assert_eq!(Ok(event), general);
+                prop_assert_eq!(len, general_len);
+                prop_assert_eq!(len, text.len());
+            }
+            if use_plain {
+                prop_assert!(fast.is_some(), "{}", String::from_utf8_lossy(&text));
+            }
+        }
+    }
+
+    #[test]
+    fn eight_digits_at_a_time_read_as_one_at_a_time() {
+        let digits = b"12345678901234567890";
+        for start in 0..digits.len() {
+            for n in 1..=8.min(digits.len() - start) {
+                let b = &digits[start..];
+                let slow = b[..n]
+                    .iter()
+                    .fold(0u64, |v, &d| v * 10 + u64::from(d - b'0'));
+                assert_eq!(up_to_eight_digits(b, n), slow, "{start} {n}");
+            }
+        }
+        assert_eq!(
+            plain_number_at(b"9999999999999999999,", 19),
+            Some((9_999_999_999_999_999_999, 19))
+        );
+        assert_eq!(plain_number_at(b"0,", 19), Some((0, 1)));
+        assert_eq!(plain_number_at(b"01,", 19), None);
+        assert_eq!(plain_signed_at(b"-0012"), None);
+        assert_eq!(plain_signed_at(b"-512}"), Some((-512, 4)));
+        assert_eq!(
+            plain_micros_at(b"4700000003068.445\n"),
+            Some((4_700_000_003_068_445, 17))
+        );
+        assert_eq!(plain_micros_at(b"12.05,"), Some((12_050, 5)));
+        assert_eq!(plain_micros_at(b"-1.5,"), Some((-1_500, 4)));
+        assert_eq!(plain_micros_at(b"1.0625,"), None);
+        assert_eq!(plain_micros_at(b"1.,"), None);
     }
 
     #[test]
