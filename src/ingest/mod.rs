@@ -15,6 +15,7 @@
 
 pub mod chrome_trace;
 mod chunks;
+mod csv_parts;
 mod csv_tables;
 mod db;
 mod db_stacks;

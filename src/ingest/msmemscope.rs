@@ -33,6 +33,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 
 use super::chunks::LoadControl;
+use super::csv_parts;
 use super::error::{LoadError, NoDataReason};
 use super::importer::Importer;
 use super::prefetch_budget::Reservation;
@@ -81,24 +82,52 @@ enum Kind {
     RangeEnd,
 }
 
-/// One event memsight keeps.
+/// One event memsight keeps, with what it reads of its `Attr`. A dump holds millions: the
+/// numbers are [`NULL`] when absent (an `Attr` number of exactly `i64::MIN` reads as absent),
+/// texts are ids into `Dump::texts` (0 when absent), and an event is 128 bytes (an [`Attr`]
+/// alone is 168).
 #[derive(Debug, Clone)]
 struct Event {
     kind: Kind,
     /// The pool (`Event Type`) of a MALLOC/FREE, the op's name of an op event.
     what: u32,
-    /// Time as written (scaled to ns once the whole file is read).
-    ts: i64,
     /// File order.
     order: u32,
-    pid: i64,
-    tid: i64,
+    /// `Call Stack(Python)` (0 when empty).
+    python: u32,
+    /// `owner` (0 when absent).
+    owner: u32,
+    /// `inefficient` (0 when absent).
+    inefficient: u32,
     /// `Device Id`: a number, `host`, or `None` for `N/A`.
     device: Option<u32>,
-    ptr: Option<u64>,
-    attr: Attr,
-    /// `Call Stack(Python)`, into `Dump::texts` (0 when empty).
-    python: u32,
+    /// Time as written (scaled to ns once the whole file is read).
+    ts: i64,
+    pid: i64,
+    tid: i64,
+    /// `addr`, else the `Ptr` column.
+    addr: Option<u64>,
+    /// `allocation_id`.
+    allocation_id: i64,
+    /// `size` (negative on a free in older dumps).
+    size: i64,
+    /// `total`, `used`, `process_used`, `device_used` ([`Attr`]).
+    total: i64,
+    used: i64,
+    process_used: i64,
+    device_used: i64,
+    /// An OOM record's keys, its `ptr` else the `Ptr` column (`None` for other events).
+    oom: Option<Box<OomAttr>>,
+}
+
+/// An optional number of an event, [`NULL`] when absent.
+fn or_null(v: Option<i64>) -> i64 {
+    v.unwrap_or(NULL)
+}
+
+/// A number of an event, `None` when [`NULL`].
+fn present(v: i64) -> Option<i64> {
+    (v != NULL).then_some(v)
 }
 
 /// The keys of `Attr` memsight reads.
@@ -159,6 +188,13 @@ fn oom(attr: &mut Attr) -> &mut OomAttr {
 impl Attr {
     /// Its OOM keys (none for an event that is no OOM record).
     pub fn oom(&self) -> &OomAttr {
+        self.oom.as_deref().unwrap_or(&NO_OOM)
+    }
+}
+
+impl Event {
+    /// Its OOM keys (none for an event that is no OOM record).
+    fn oom(&self) -> &OomAttr {
         self.oom.as_deref().unwrap_or(&NO_OOM)
     }
 }
@@ -240,6 +276,7 @@ struct Dump {
 }
 
 /// The column indices of a dump's header.
+#[derive(Debug, Clone, Copy)]
 struct Columns {
     event: usize,
     event_type: usize,
@@ -348,17 +385,7 @@ impl DumpBuilder {
         };
         let device = match cell(cols.device) {
             "" | "N/A" => None,
-            // Looked up before a key is made: a `String` for every row was an allocation
-            // for each of a dump's millions of events.
-            d => Some(match self.device_ids.get(d) {
-                Some(&id) => id,
-                None => {
-                    let id = dump.devices.len() as u32;
-                    dump.devices.push(d.to_string());
-                    self.device_ids.insert(d.to_string(), id);
-                    id
-                }
-            }),
+            d => Some(device_index(&mut self.device_ids, &mut dump.devices, d)),
         };
         let (what, attr) = match kind {
             Kind::Malloc | Kind::Free => {
@@ -379,19 +406,66 @@ impl DumpBuilder {
             ),
         };
         let python = cols.python.map_or(0, |c| dump.texts.intern(cell(c)));
+        let ptr = address(cell(cols.ptr));
+        let mut text = |t: Option<String>| t.map_or(0, |t| dump.texts.intern(&t));
+        let (owner, inefficient) = (text(attr.owner), text(attr.inefficient));
+        let oom = is_oom.then(|| {
+            let mut oom = attr.oom.unwrap_or_default();
+            oom.ptr = oom.ptr.or(ptr);
+            oom
+        });
         dump.events.push(Event {
             kind,
             what,
-            ts,
             order: self.order,
+            python,
+            owner,
+            inefficient,
+            device,
+            ts,
             pid,
             tid,
-            device,
-            ptr: address(cell(cols.ptr)),
-            attr,
-            python,
+            addr: attr.addr.or(ptr),
+            allocation_id: or_null(attr.allocation_id),
+            size: or_null(attr.size),
+            total: or_null(attr.total),
+            used: or_null(attr.used),
+            process_used: or_null(attr.process_used),
+            device_used: or_null(attr.device_used),
+            oom,
         });
         true
+    }
+
+    /// Takes in `later`, the builder of the part of the file after this one's: then this holds
+    /// what one builder reading both parts would hold (texts and devices numbered in order of
+    /// first appearance, rows in file order).
+    fn absorb(&mut self, later: DumpBuilder) {
+        let DumpBuilder {
+            dump: later, order, ..
+        } = later;
+        let texts = self.dump.texts.merge(&later.texts);
+        let devices: Vec<u32> = later
+            .devices
+            .iter()
+            .map(|d| device_index(&mut self.device_ids, &mut self.dump.devices, d))
+            .collect();
+        let text = |id: u32| texts.get(id as usize).copied().unwrap_or(0);
+        let base = self.order;
+        self.dump.events.reserve_exact(later.events.len());
+        self.dump
+            .events
+            .extend(later.events.into_iter().map(|mut e| {
+                e.what = text(e.what);
+                e.python = text(e.python);
+                e.owner = text(e.owner);
+                e.inefficient = text(e.inefficient);
+                e.device = e.device.and_then(|d| devices.get(d as usize).copied());
+                e.order = base.wrapping_add(e.order);
+                e
+            }));
+        self.dump.unreadable += later.unreadable;
+        self.order = base.wrapping_add(order);
     }
 
     /// The dump: timestamps in ns (µs-scale ones of older dumps scaled), events in time order.
@@ -421,6 +495,100 @@ impl DumpBuilder {
     }
 }
 
+/// The index of device `d` (a `Device Id` cell) in `devices`, added when new. Looked up
+/// before a key is made: a `String` for every row was an allocation for each of a dump's
+/// millions of events.
+fn device_index(ids: &mut FxHashMap<String, u32>, devices: &mut Vec<String>, d: &str) -> u32 {
+    match ids.get(d) {
+        Some(&id) => id,
+        None => {
+            let id = devices.len() as u32;
+            devices.push(d.to_string());
+            ids.insert(d.to_string(), id);
+            id
+        }
+    }
+}
+
+/// A [`DumpBuilder`] fed by [`csv_parts`]: one part's rows.
+struct PartBuilder<'a> {
+    builder: DumpBuilder,
+    control: &'a LoadControl,
+}
+
+impl csv_parts::RecordSink for PartBuilder<'_> {
+    fn record(&mut self, record: &csv::StringRecord) -> bool {
+        self.builder
+            .row(|i| record.get(i).unwrap_or(""), self.control)
+    }
+
+    fn unreadable(&mut self) {
+        self.builder.dump.unreadable += 1;
+    }
+}
+
+/// A dump (CSV) is read in parts of this many bytes, on every core.
+const PART: u64 = 64 << 20;
+
+/// Whether a line may be a row's start, for cutting a dump in parts: msMemScope's rows start
+/// with their `ID` (digits and a comma); a call stack's lines in a quoted cell start with a
+/// path or a frame. A wrong guess is found and read again ([`csv_parts`]).
+fn starts_with_an_id(line: &[u8]) -> bool {
+    let n = line.iter().take_while(|b| b.is_ascii_digit()).count();
+    n > 0 && line.get(n) == Some(&b',')
+}
+
+/// Reads a dump (CSV) at `path`: every row, on every core ([`csv_parts`]) in parts of
+/// [`PART`], when its first column is the `ID`; else on one.
+fn read_dump_file(path: &Path, control: &LoadControl) -> Result<Dump, DumpProblem> {
+    read_dump_file_in_parts(path, control, PART)
+}
+
+/// [`read_dump_file`] in parts of `part` bytes (tests cut small dumps into many).
+fn read_dump_file_in_parts(
+    path: &Path,
+    control: &LoadControl,
+    part: u64,
+) -> Result<Dump, DumpProblem> {
+    let name = path.display().to_string();
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(true)
+        .has_headers(true)
+        .from_reader(open(path)?);
+    let header = reader
+        .headers()
+        .map_err(|e| DumpProblem::unreadable(&name, csv_cause(e)))?
+        .clone();
+    let cols =
+        Columns::of(header.iter()).ok_or_else(|| DumpProblem::NotADump { path: name.clone() })?;
+    let id_first = header.get(0).is_some_and(|h| {
+        h.trim_start_matches('\u{feff}')
+            .trim()
+            .eq_ignore_ascii_case("id")
+    });
+    if !id_first {
+        return open(path).and_then(|f| read_dump(f, control, &name, Rows::All));
+    }
+    let start = reader.position().byte();
+    drop(reader);
+    let parts = csv_parts::read_in_parts(path, start, part, &starts_with_an_id, &|| PartBuilder {
+        builder: DumpBuilder::new(cols, Rows::All),
+        control,
+    })
+    .map_err(|e| match e {
+        csv_parts::PartsError::Io(e) => DumpProblem::unreadable(&name, csv_cause(e)),
+        csv_parts::PartsError::Stopped => DumpProblem::Cancelled,
+    })?;
+    let mut parts = parts.into_iter().map(|p| p.builder);
+    let Some(mut builder) = parts.next() else {
+        return Ok(DumpBuilder::new(cols, Rows::All).finish());
+    };
+    for later in parts {
+        builder.absorb(later);
+    }
+    Ok(builder.finish())
+}
+
 /// Sorts `events` by time, file order on ties. An event is about 300 bytes, and a sort moved
 /// each many times (3 s of a 1 GB dump's 7): the keys are sorted instead, and each event is
 /// then moved once, along the cycles of the order found.
@@ -433,8 +601,8 @@ fn sort_by_time(events: &mut [Event]) {
         .enumerate()
         .map(|(i, e)| (e.ts, e.order, i))
         .collect();
-    // (time, file order) is unique: an unstable sort gives the stable order.
-    keys.sort_unstable();
+    // (time, file order) is unique: an unstable sort gives the stable order (on every core).
+    rayon::slice::ParallelSliceMut::par_sort_unstable(&mut keys[..]);
     // Position k takes the event at `from[k]`.
     let from: Vec<usize> = keys.into_iter().map(|(_, _, i)| i).collect();
     let mut placed = vec![false; events.len()];
@@ -575,6 +743,8 @@ fn read_path(path: &Path, control: &LoadControl) -> Result<Dump, DumpProblem> {
 fn read_rows(path: &Path, control: &LoadControl, rows: Rows) -> Result<Dump, DumpProblem> {
     if is_db(path) {
         read_dump_db(path, control, rows)
+    } else if rows == Rows::All {
+        read_dump_file(path, control)
     } else {
         open(path).and_then(|f| read_dump(f, control, &path.display().to_string(), rows))
     }
@@ -605,7 +775,7 @@ fn pair(dump: &Dump) -> (Vec<Block>, u64) {
     let mut blocks = Vec::new();
     let mut over_held = 0;
     for (i, e) in dump.events.iter().enumerate() {
-        let key = match (e.attr.allocation_id, e.attr.addr.or(e.ptr)) {
+        let key = match (present(e.allocation_id), e.addr) {
             (Some(id), _) => BlockKey::Id(e.pid, id),
             (None, Some(addr)) => BlockKey::Addr(e.pid, e.what, addr),
             (None, None) => continue,
@@ -719,16 +889,21 @@ fn block_parts(dump: &Dump, blocks: &[Block]) -> Vec<Option<(i64, String)>> {
                 .or_insert(Some(d));
         }
     }
+    // Each (device, pool) named once: a name made for each of a dump's million blocks was
+    // a tenth of its load.
+    let mut names: FxHashMap<(Option<u32>, u32), Option<String>> = FxHashMap::default();
     blocks
         .iter()
         .map(|b| {
             let e = &dump.events[b.malloc.or(b.free)?];
-            let pool = dump.texts.get(e.what);
             // (Free-only blocks keep no device: they are counted as such.)
             let device = b
                 .device
                 .or_else(|| b.malloc.and_then(|_| only.get(&e.pid).copied().flatten()));
-            Some((e.pid, device_name(dump, device, pool)?))
+            let name = names
+                .entry((device, e.what))
+                .or_insert_with(|| device_name(dump, device, dump.texts.get(e.what)));
+            Some((e.pid, name.clone()?))
         })
         .collect()
 }
@@ -981,21 +1156,19 @@ fn build_rank(info: &RankInfo, paired: &Paired, pid: i64, dev: &str, shown: &str
     let mut records = MemoryRecords::default();
     let mut pools: FxHashMap<u32, PoolState> = FxHashMap::default();
     let mut driver_live = 0i64;
-    let has_process = at
-        .iter()
-        .any(|&(e, _)| dump.events[e].attr.process_used.is_some());
+    let has_process = at.iter().any(|&(e, _)| dump.events[e].process_used != NULL);
     for &(e, k) in &at {
         let ev = &dump.events[e];
-        let size = ev.attr.size.unwrap_or(0).abs();
+        let size = present(ev.size).unwrap_or(0).abs();
         let signed = if ev.kind == Kind::Malloc { size } else { -size };
         if shown_block(&mine[k]) {
             let st = pools.entry(ev.what).or_default();
             st.live = st.live.saturating_add(signed);
-            if ev.attr.used.is_some() {
-                st.used = ev.attr.used;
+            if ev.used != NULL {
+                st.used = Some(ev.used);
             }
-            if ev.attr.total.is_some() {
-                st.total = ev.attr.total;
+            if ev.total != NULL {
+                st.total = Some(ev.total);
             }
             let allocated = pools
                 .values()
@@ -1020,10 +1193,10 @@ fn build_rank(info: &RankInfo, paired: &Paired, pid: i64, dev: &str, shown: &str
                 records.push(Component::App, ev.ts, NULL, driver_live, NULL, no_stream);
             }
         }
-        if let Some(p) = ev.attr.process_used {
+        if let Some(p) = present(ev.process_used) {
             records.push(Component::App, ev.ts, NULL, p, NULL, no_stream);
         }
-        if let Some(d) = ev.attr.device_used {
+        if let Some(d) = present(ev.device_used) {
             data.device_memory.time_ns.push(ev.ts);
             data.device_memory.bytes.push(d);
         }
@@ -1042,7 +1215,7 @@ fn build_rank(info: &RankInfo, paired: &Paired, pid: i64, dev: &str, shown: &str
         let next = threads.len() as u64;
         *threads.entry((pid, tid)).or_insert(next)
     };
-    let size_of = |e: &Event| e.attr.size.unwrap_or(0).abs();
+    let size_of = |e: &Event| present(e.size).unwrap_or(0).abs();
     let ops = &mut data.operators;
     for b in rows {
         let free = b.free.map(|f| &dump.events[f]);
@@ -1050,14 +1223,14 @@ fn build_rank(info: &RankInfo, paired: &Paired, pid: i64, dev: &str, shown: &str
             Some(m) => {
                 row_thread.push(thread_of(m.pid, m.tid));
                 row_python.push(m.python);
-                let mut tag = |v: &Option<String>| data.strings.intern(v.as_deref().unwrap_or(""));
-                owners.push(tag(&m.attr.owner));
-                findings.push(tag(&m.attr.inefficient));
-                row_addr.push(m.attr.addr.or(m.ptr));
-                let (used, total) = (m.attr.used.unwrap_or(NULL), m.attr.total.unwrap_or(NULL));
+                let owner = dump.texts.get(m.owner);
+                owners.push(data.strings.intern(owner));
+                findings.push(data.strings.intern(dump.texts.get(m.inefficient)));
+                row_addr.push(m.addr);
+                let (used, total) = (m.used, m.total);
                 // Until an op span names it: the dump's owner (`PTA@model@weight`), else its
                 // pool (`PTA block`, `HAL block`), not "Unknown".
-                let name = match m.attr.owner.as_deref().filter(|o| !o.is_empty()) {
+                let name = match Some(owner).filter(|o| !o.is_empty()) {
                     Some(owner) => data.strings.intern(owner),
                     None => match dump.texts.get(m.what) {
                         "" | "N/A" => unnamed,
@@ -1077,7 +1250,7 @@ fn build_rank(info: &RankInfo, paired: &Paired, pid: i64, dev: &str, shown: &str
             }
         };
         if let Some(f) = free {
-            let (used, total) = (f.attr.used.unwrap_or(NULL), f.attr.total.unwrap_or(NULL));
+            let (used, total) = (f.used, f.total);
             match row {
                 Some(r) => ops.close_block(r, f.ts, used, total),
                 None => ops.push_release_only(unnamed, size_of(f), f.ts, used, total),
@@ -1111,6 +1284,8 @@ fn build_rank(info: &RankInfo, paired: &Paired, pid: i64, dev: &str, shown: &str
     // Op spans of this process, per thread, start and end matched last-in first-out by name.
     let mut host = HostOps::default();
     let mut open_ops: FxHashMap<u64, Vec<(u32, i64)>> = FxHashMap::default();
+    // Each op's name interned once (by its text's id), not at each of its spans.
+    let mut op_names: Vec<Option<NameId>> = vec![None; dump.texts.len()];
     for e in dump.events.iter().filter(|e| e.pid == pid) {
         let thread = thread_of(e.pid, e.tid);
         match e.kind {
@@ -1119,7 +1294,11 @@ fn build_rank(info: &RankInfo, paired: &Paired, pid: i64, dev: &str, shown: &str
                 let stack = open_ops.entry(thread).or_default();
                 if let Some(k) = stack.iter().rposition(|&(w, _)| w == e.what) {
                     let (w, start) = stack.remove(k);
-                    let name = host.names.intern(dump.texts.get(w));
+                    let name = match op_names.get_mut(w as usize) {
+                        Some(Some(n)) => *n,
+                        Some(slot) => *slot.insert(host.names.intern(dump.texts.get(w))),
+                        None => host.names.intern(dump.texts.get(w)),
+                    };
                     host.push(start, e.ts.max(start), thread, name, NO_STACK, -1);
                 }
             }
@@ -1155,17 +1334,18 @@ fn mstx_steps(dump: &Dump, pid: i64, dev: &str) -> Vec<Step> {
         e.pid == pid
             && (e.device.is_none() || device_name(dump, e.device, "").as_deref() == Some(dev))
     };
+    // The kind first: the device's name is made for the events it keeps.
     let starts: Vec<&Event> = dump
         .events
         .iter()
-        .filter(mine)
         .filter(|e| e.kind == Kind::RangeStart && dump.texts.get(e.what) == "step start")
+        .filter(mine)
         .collect();
     let ends: Vec<&Event> = dump
         .events
         .iter()
-        .filter(mine)
         .filter(|e| e.kind == Kind::RangeEnd)
+        .filter(mine)
         .collect();
     let mut steps = Vec::new();
     for (k, s) in starts.iter().enumerate() {
@@ -1222,9 +1402,9 @@ fn oom_tags(
         if let Some((t, _, top, recent, unmatched)) = c {
             notes.push(Message::MemScopeOom {
                 after_ns: t.ts.saturating_sub(origin),
-                func: t.attr.oom().func.clone().unwrap_or_default(),
-                request: t.attr.oom().req_size,
-                ret: t.attr.oom().ret,
+                func: t.oom().func.clone().unwrap_or_default(),
+                request: t.oom().req_size,
+                ret: t.oom().ret,
                 held: (top + recent).saturating_sub(unmatched),
                 unmatched,
             });
@@ -1242,7 +1422,7 @@ fn oom_tags(
             continue;
         };
         let at = t.ts;
-        let ptr = e.attr.oom().ptr.or(e.ptr);
+        let ptr = e.oom().ptr;
         // The block at `ptr` held at the OOM: allocated by then, not freed before.
         let row = (0..rows).rev().find(|&r| {
             row_addr[r].is_some()
@@ -1345,12 +1525,12 @@ pub fn oom_details(path: &Path, control: &LoadControl) -> Result<Vec<OomDetail>,
                 .device
                 .and_then(|d| dump.devices.get(d as usize).cloned())
                 .unwrap_or_else(|| "N/A".into()),
-            func: e.attr.oom().func.clone(),
-            request_bytes: e.attr.oom().req_size,
-            ret: e.attr.oom().ret,
-            pool: e.attr.oom().pool.clone(),
-            ptr: e.attr.oom().ptr.or(e.ptr),
-            size_bytes: e.attr.size,
+            func: e.oom().func.clone(),
+            request_bytes: e.oom().req_size,
+            ret: e.oom().ret,
+            pool: e.oom().pool.clone(),
+            ptr: e.oom().ptr,
+            size_bytes: present(e.size),
             python_stack: dump
                 .texts
                 .get(e.python)
@@ -1450,6 +1630,86 @@ fn with_python_stacks(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every event of a dump as text, its ids resolved (ids differ with the order texts
+    /// were met in).
+    fn described(dump: &Dump) -> Vec<String> {
+        let device = |d: Option<u32>| d.map(|d| dump.devices[d as usize].clone());
+        dump.events
+            .iter()
+            .map(|e| {
+                format!(
+                    "{:?} {} {} {} {} {} {:?} {} {} {} {:?} {} {} {} {} {} {} {:?}",
+                    e.kind,
+                    dump.texts.get(e.what),
+                    e.order,
+                    dump.texts.get(e.python),
+                    dump.texts.get(e.owner),
+                    dump.texts.get(e.inefficient),
+                    device(e.device),
+                    e.ts,
+                    e.pid,
+                    e.tid,
+                    e.addr,
+                    e.allocation_id,
+                    e.size,
+                    e.total,
+                    e.used,
+                    e.process_used,
+                    e.device_used,
+                    e.oom
+                )
+            })
+            .collect()
+    }
+
+    /// A dump read in parts (of a few KiB, cut inside quoted call stacks too) holds the
+    /// events one reader of the whole file reads, in the same order, with the same texts
+    /// and devices; and as many unreadable rows.
+    #[test]
+    fn a_dump_read_in_parts_is_the_dump_read_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = crate::generate::GenOptions {
+            ranks: 3,
+            allocs: 400,
+            format: Format::Imported(NAME),
+            stacks: true,
+            ..crate::generate::demo_options()
+        };
+        let files = crate::generate::generate(dir.path(), &opts).unwrap();
+        assert_eq!(files.len(), 3);
+        // One file with three processes' rows and a few broken ones.
+        let mut text = String::new();
+        for (k, f) in files.iter().enumerate() {
+            let t = std::fs::read_to_string(f).unwrap();
+            let body = if k == 0 {
+                &t[..]
+            } else {
+                t.split_once('\n').unwrap().1
+            };
+            text.push_str(body);
+            text.push_str("99,MALLOC,PTA,N/A,notatime,1,1,0,0x10,\"{size:5}\",,\n");
+        }
+        let path = dir.path().join("memscope_dump_1.csv");
+        std::fs::write(&path, &text).unwrap();
+        let control = LoadControl::new();
+        let whole = read_dump(text.as_bytes(), &control, "whole", Rows::All).unwrap();
+        assert!(whole.events.len() > 3000 && whole.devices.len() == 3);
+        assert_eq!(whole.unreadable, 3);
+        for part in [4096, 10_000, 65_536, PART] {
+            let parts = read_dump_file_in_parts(&path, &control, part).unwrap();
+            assert_eq!(described(&parts), described(&whole), "parts of {part}");
+            assert_eq!(parts.unreadable, whole.unreadable);
+            assert_eq!(parts.out_of_window, whole.out_of_window);
+        }
+    }
+
+    /// A dump holds millions of events: one stays at 128 bytes (an `Attr` in each made it
+    /// 232, and the 1 GB dump's peak memory 1.4 GiB).
+    #[test]
+    fn an_event_is_small() {
+        assert!(size_of::<Event>() <= 128, "{}", size_of::<Event>());
+    }
     use proptest::prelude::*;
 
     proptest! {
@@ -1465,14 +1725,22 @@ mod tests {
                 .map(|(i, &ts)| Event {
                     kind: Kind::Malloc,
                     what: 0,
-                    ts,
                     order: i as u32,
+                    python: 0,
+                    owner: 0,
+                    inefficient: 0,
+                    device: None,
+                    ts,
                     pid: i as i64,
                     tid: 0,
-                    device: None,
-                    ptr: None,
-                    attr: Attr::default(),
-                    python: 0,
+                    addr: None,
+                    allocation_id: NULL,
+                    size: 0,
+                    total: NULL,
+                    used: NULL,
+                    process_used: NULL,
+                    device_used: NULL,
+                    oom: None,
                 })
                 .collect();
             let mut expected = events.clone();

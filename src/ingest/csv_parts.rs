@@ -1,0 +1,349 @@
+//! A big CSV file's records read on every core, with the same records, in the same order, as
+//! one `csv` reader from its start would read.
+//!
+//! The file is cut into parts at lines that look like the start of a row (`is_row_start`),
+//! and each part is read by a reader of its own. A quoted cell may hold line breaks (an
+//! msMemScope dump's call stacks), so a cut is only a guess: it is right when the reader of
+//! the part before it ends its last record exactly there. Each part's reader checks that; from
+//! the first part whose end is not its successor's cut, the rest of the file is read again on
+//! one core, from that part's own cut (which the part before it confirmed). A wrong guess costs
+//! time, never a record.
+//!
+//! Hand-written: the `csv` crate reads one stream, and the parallel CSV readers on crates.io
+//! split at every line break, which breaks a quoted cell that holds one.
+
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+
+use super::part_pool::{each_part, read_up_to};
+
+/// What the records of one part go to.
+pub trait RecordSink: Send {
+    /// One record; `false` stops the read (the user cancelled).
+    fn record(&mut self, record: &csv::StringRecord) -> bool;
+    /// A record that could not be read (not text, a CSV error that is not an I/O one).
+    fn unreadable(&mut self);
+}
+
+/// Why a read stopped.
+#[derive(Debug)]
+pub enum PartsError {
+    /// The file could not be read.
+    Io(csv::Error),
+    /// A sink said stop.
+    Stopped,
+}
+
+/// How a part's read ended.
+enum Ended {
+    /// At the next part's cut (or at the end of the file, for the last part).
+    AtCut,
+    /// Elsewhere: the cut was not a row's start.
+    Astray,
+}
+
+/// Reads the records of the CSV file at `path` from offset `start` (a record's start: past the
+/// header) to its end, in parts of about `part` bytes on every core. A reader of the file's
+/// records (no header, rows of any length) gives `sink()` of each part its records in file
+/// order; the sinks come back in file order.
+pub fn read_in_parts<S: RecordSink>(
+    path: &Path,
+    start: u64,
+    part: u64,
+    is_row_start: &(dyn Fn(&[u8]) -> bool + Sync),
+    sink: &(dyn Fn() -> S + Sync),
+) -> Result<Vec<S>, PartsError> {
+    let io = |e: std::io::Error| PartsError::Io(csv::Error::from(e));
+    let len = super::safe_fs::open_regular(path)
+        .and_then(|f| f.metadata())
+        .map_err(io)?
+        .len();
+    let part = part.max(1);
+    let guesses = len.saturating_sub(start) / part;
+    let mut cuts = vec![start];
+    if guesses > 0 {
+        let guesses = usize::try_from(guesses).unwrap_or(usize::MAX);
+        let found = each_part(guesses, "csv_cut", &|k| {
+            let lo = start + (k as u64 + 1) * part;
+            row_start_after(path, lo, lo.saturating_add(part).min(len), is_row_start)
+        });
+        if found.len() != guesses {
+            return Err(found
+                .into_iter()
+                .find_map(Result::err)
+                .map_or_else(|| io(std::io::Error::other("a thread failed")), io));
+        }
+        cuts.extend(found.into_iter().flatten().flatten());
+    }
+    cuts.dedup();
+    let parts = cuts.len();
+    let read = each_part(parts, "csv_part", &|k| {
+        let end = cuts.get(k + 1).copied();
+        read_part(path, cuts[k], end, sink)
+    });
+    if read.len() != parts {
+        return Err(read
+            .into_iter()
+            .find_map(Result::err)
+            .unwrap_or_else(|| io(std::io::Error::other("a thread failed"))));
+    }
+    let mut sinks = Vec::with_capacity(parts);
+    for (k, r) in read.into_iter().enumerate() {
+        let (s, ended) = r?;
+        if let Ended::Astray = ended {
+            // The parts from here on were cut wrong: read again on one core from this one's
+            // cut, which the part before confirmed.
+            let (s, _) = read_part(path, cuts[k], None, sink)?;
+            sinks.push(s);
+            return Ok(sinks);
+        }
+        sinks.push(s);
+    }
+    Ok(sinks)
+}
+
+/// The offset of the first line that starts after offset `lo` and before `hi` and that
+/// `is_row_start` takes for a row's start; `None` when none does.
+fn row_start_after(
+    path: &Path,
+    lo: u64,
+    hi: u64,
+    is_row_start: &(dyn Fn(&[u8]) -> bool + Sync),
+) -> std::io::Result<Option<u64>> {
+    /// How much of a line `is_row_start` sees at most.
+    const LOOK: usize = 256;
+    let mut file = super::safe_fs::open_regular(path)?;
+    file.seek(SeekFrom::Start(lo))?;
+    let mut file = file.take(hi.saturating_sub(lo).saturating_add(LOOK as u64));
+    let mut buf = vec![0u8; 64 << 10];
+    // `buf[..have]` holds the bytes from file offset `base`.
+    let (mut base, mut have) = (lo, 0usize);
+    loop {
+        let n = read_up_to(&mut file, &mut buf[have..])?;
+        have += n;
+        let last = n == 0;
+        // Where the bytes kept for the next round start: past every line looked at.
+        let mut keep = have;
+        let mut from = 0;
+        while let Some(k) = memchr::memchr(b'\n', &buf[from..have]) {
+            let line = from + k + 1;
+            let at = base + line as u64;
+            if at >= hi {
+                return Ok(None);
+            }
+            if have - line < LOOK && !last {
+                // Read on from its line feed, so that the line is seen whole (up to LOOK).
+                keep = from + k;
+                break;
+            }
+            if is_row_start(&buf[line..have.min(line + LOOK)]) {
+                return Ok(Some(at));
+            }
+            from = line;
+        }
+        if last {
+            return Ok(None);
+        }
+        buf.copy_within(keep..have, 0);
+        base += keep as u64;
+        have -= keep;
+    }
+}
+
+/// Reads the records from offset `cut` (a record's start) into a new sink: up to offset `end`
+/// (another part's cut), or to the end of the file. How it ended: at `end` when its last
+/// record ends there.
+fn read_part<S: RecordSink>(
+    path: &Path,
+    cut: u64,
+    end: Option<u64>,
+    sink: &(dyn Fn() -> S + Sync),
+) -> Result<(S, Ended), PartsError> {
+    let mut file =
+        super::safe_fs::open_regular(path).map_err(|e| PartsError::Io(csv::Error::from(e)))?;
+    file.seek(SeekFrom::Start(cut))
+        .map_err(|e| PartsError::Io(csv::Error::from(e)))?;
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(true)
+        .has_headers(false)
+        .from_reader(file);
+    let mut s = sink();
+    let mut record = csv::StringRecord::new();
+    let len = end.map(|e| e - cut);
+    loop {
+        if let Some(len) = len {
+            // Where the next record starts (after the last one's terminator; CR LF's LF is
+            // read with the record after it). A cut follows a line feed: a reader stopped on
+            // that one is in step with one that starts at the cut.
+            let at = reader.position().byte();
+            if at + 1 >= len {
+                let ended = if at + 1 == len || at == len {
+                    Ended::AtCut
+                } else {
+                    Ended::Astray
+                };
+                return Ok((s, ended));
+            }
+        }
+        match reader.read_record(&mut record) {
+            Ok(false) => {
+                let ended = if len.is_none() {
+                    Ended::AtCut
+                } else {
+                    // The file ended before the cut: it changed while read.
+                    Ended::Astray
+                };
+                return Ok((s, ended));
+            }
+            Ok(true) => {
+                if !s.record(&record) {
+                    return Err(PartsError::Stopped);
+                }
+            }
+            Err(e) if e.is_io_error() => return Err(PartsError::Io(e)),
+            Err(_) => s.unreadable(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Every record as text, and the unreadable ones as `None`.
+    #[derive(Default)]
+    struct Collect(Vec<Option<Vec<String>>>);
+
+    impl RecordSink for Collect {
+        fn record(&mut self, record: &csv::StringRecord) -> bool {
+            self.0
+                .push(Some(record.iter().map(str::to_string).collect()));
+            true
+        }
+        fn unreadable(&mut self) {
+            self.0.push(None);
+        }
+    }
+
+    /// What one reader from `start` reads.
+    fn serial(bytes: &[u8], start: usize) -> Vec<Option<Vec<String>>> {
+        let mut reader = csv::ReaderBuilder::new()
+            .flexible(true)
+            .has_headers(false)
+            .from_reader(&bytes[start..]);
+        let mut out = Collect::default();
+        let mut record = csv::StringRecord::new();
+        loop {
+            match reader.read_record(&mut record) {
+                Ok(false) => break,
+                Ok(true) => {
+                    out.record(&record);
+                }
+                Err(_) => out.unreadable(),
+            }
+        }
+        out.0
+    }
+
+    /// msMemScope's guess: a line that starts with digits and a comma.
+    fn digits_then_comma(line: &[u8]) -> bool {
+        let n = line.iter().take_while(|b| b.is_ascii_digit()).count();
+        n > 0 && line.get(n) == Some(&b',')
+    }
+
+    /// A cell of every kind a dump may hold, and some it should not: quoted line breaks
+    /// (some that look like a row's start), doubled quotes, stray quotes, CR LF, blank lines,
+    /// bytes that are not UTF-8.
+    fn cell() -> impl Strategy<Value = String> {
+        prop_oneof![
+            4 => "[a-z0-9_]{0,12}",
+            2 => "\"[a-z/ ]{0,8}(\n[0-9]{1,3},[A-Z]{1,5}[a-z ]{0,6}){0,3}\"",
+            1 => "\"[a-z]{0,4}\"\"[a-z]{0,4}\"",
+            1 => "[a-z]{0,3}\"[a-z]{0,3}",
+            1 => Just("\u{fffd}".to_string()),
+        ]
+    }
+
+    fn row() -> impl Strategy<Value = String> {
+        (
+            0u32..1000,
+            proptest::collection::vec(cell(), 0..5),
+            prop_oneof![Just("\n"), Just("\r\n"), Just("\n\n"), Just("\r")],
+        )
+            .prop_map(|(id, cells, end)| {
+                let mut r = id.to_string();
+                for c in cells {
+                    r.push(',');
+                    r.push_str(&c);
+                }
+                r.push_str(end);
+                r
+            })
+    }
+
+    proptest! {
+        /// On random cuts (parts of 1 to 200 bytes) of random rows, the records read in parts
+        /// are those one reader reads, in order: where a cut falls inside a quoted cell, the
+        /// read on one core takes over.
+        #[test]
+        fn records_read_in_parts_are_those_one_reader_reads(
+            rows in proptest::collection::vec(row(), 0..60),
+            part in 1u64..200,
+            bad_byte in any::<bool>(),
+        ) {
+            let mut bytes = b"ID,Event,Attr\n".to_vec();
+            for r in &rows {
+                bytes.extend_from_slice(r.as_bytes());
+            }
+            if bad_byte && bytes.len() > 20 {
+                let at = bytes.len() / 2;
+                bytes[at] = 0xff;
+            }
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("dump.csv");
+            std::fs::write(&path, &bytes).unwrap();
+            let start = 14;
+            let parts = read_in_parts(&path, start as u64, part, &digits_then_comma, &Collect::default)
+                .unwrap_or_else(|e| panic!("{e:?}"));
+            let read: Vec<_> = parts.into_iter().flat_map(|c| c.0).collect();
+            prop_assert_eq!(read, serial(&bytes, start));
+        }
+    }
+
+    #[test]
+    fn a_cut_inside_a_quoted_cell_is_read_again_on_one_core() {
+        // The quoted stack holds a line that looks like a row: the guess at it is wrong.
+        let mut text = String::from("ID,Event,Stack\n");
+        for k in 0..200 {
+            text.push_str(&format!(
+                "{k},MALLOC,\"frame a\n12,FREE,not a row\nframe b\"\n"
+            ));
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("dump.csv");
+        std::fs::write(&path, &text).unwrap();
+        let parts = read_in_parts(&path, 15, 256, &digits_then_comma, &Collect::default).unwrap();
+        let read: Vec<_> = parts.into_iter().flat_map(|c| c.0).collect();
+        assert_eq!(read.len(), 200);
+        assert_eq!(read, serial(text.as_bytes(), 15));
+    }
+
+    #[test]
+    fn a_sink_that_says_stop_stops_the_read() {
+        struct Stop;
+        impl RecordSink for Stop {
+            fn record(&mut self, _: &csv::StringRecord) -> bool {
+                false
+            }
+            fn unreadable(&mut self) {}
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("dump.csv");
+        std::fs::write(&path, "h\n1,a\n2,b\n3,c\n").unwrap();
+        assert!(matches!(
+            read_in_parts(&path, 2, 4, &digits_then_comma, &|| Stop),
+            Err(PartsError::Stopped)
+        ));
+    }
+}
