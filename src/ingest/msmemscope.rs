@@ -437,62 +437,112 @@ impl DumpBuilder {
         true
     }
 
-    /// Takes in `later`, the builder of the part of the file after this one's: then this holds
-    /// what one builder reading both parts would hold (texts and devices numbered in order of
-    /// first appearance, rows in file order).
-    fn absorb(&mut self, later: DumpBuilder) {
-        let DumpBuilder {
-            dump: later, order, ..
-        } = later;
-        let texts = self.dump.texts.merge(&later.texts);
-        let devices: Vec<u32> = later
-            .devices
-            .iter()
-            .map(|d| device_index(&mut self.device_ids, &mut self.dump.devices, d))
-            .collect();
-        let text = |id: u32| texts.get(id as usize).copied().unwrap_or(0);
-        let base = self.order;
-        self.dump.events.reserve_exact(later.events.len());
-        self.dump
-            .events
-            .extend(later.events.into_iter().map(|mut e| {
-                e.what = text(e.what);
-                e.python = text(e.python);
-                e.owner = text(e.owner);
-                e.inefficient = text(e.inefficient);
-                e.device = e.device.and_then(|d| devices.get(d as usize).copied());
-                e.order = base.wrapping_add(e.order);
-                e
-            }));
-        self.dump.unreadable += later.unreadable;
-        self.order = base.wrapping_add(order);
-    }
-
     /// The dump: timestamps in ns (µs-scale ones of older dumps scaled), events in time order.
     fn finish(self) -> Dump {
+        self.finish_with(Vec::new())
+    }
+
+    /// The dump of this builder's rows and of `later`'s, the builders of the parts of the
+    /// file after this one's, in file order: what one builder reading every part would
+    /// finish with (texts and devices numbered in order of first appearance, file order
+    /// across the parts). Each part is sorted on its own, on every core, then the parts are
+    /// merged, each freed once merged: joining them first held every event twice.
+    fn finish_with(mut self, later: Vec<DumpBuilder>) -> Dump {
+        use rayon::prelude::*;
+        let mut parts = Vec::with_capacity(later.len() + 1);
+        parts.push(std::mem::take(&mut self.dump.events));
+        // For each later part: its texts' and devices' ids here, and its first row's number.
+        let mut renumber = Vec::with_capacity(later.len());
+        for part in later {
+            let DumpBuilder { dump, order, .. } = part;
+            let texts = self.dump.texts.merge(&dump.texts);
+            let devices: Vec<u32> = dump
+                .devices
+                .iter()
+                .map(|d| device_index(&mut self.device_ids, &mut self.dump.devices, d))
+                .collect();
+            self.dump.unreadable += dump.unreadable;
+            renumber.push((texts, devices, self.order));
+            self.order = self.order.wrapping_add(order);
+            parts.push(dump.events);
+        }
+        parts[1..].par_iter_mut().zip(renumber.par_iter()).for_each(
+            |(events, (texts, devices, base))| {
+                let text = |id: u32| texts.get(id as usize).copied().unwrap_or(0);
+                for e in events {
+                    e.what = text(e.what);
+                    e.python = text(e.python);
+                    e.owner = text(e.owner);
+                    e.inefficient = text(e.inefficient);
+                    e.device = e.device.and_then(|d| devices.get(d as usize).copied());
+                    e.order = base.wrapping_add(e.order);
+                }
+            },
+        );
         let mut dump = self.dump;
         // The unit is the bulk's (the median time's), not any one row's.
-        let mut times: Vec<i64> = dump.events.iter().map(|e| e.ts).collect();
+        let mut times: Vec<i64> = parts.iter().flatten().map(|e| e.ts).collect();
         let mid = times.len() / 2;
         let median = if times.is_empty() {
             0
         } else {
             *times.select_nth_unstable(mid).1
         };
-        if median < US_BELOW {
-            for e in &mut dump.events {
-                e.ts = e.ts.saturating_mul(1000);
-            }
+        let micros = median < US_BELOW;
+        if micros {
             times.iter_mut().for_each(|t| *t = t.saturating_mul(1000));
         }
         // The window from the same times (their order no longer matters).
         let window = super::time_window::TimeWindow::from_samples(times, None);
-        let before = dump.events.len();
-        dump.events.retain(|e| window.contains(e.ts));
-        dump.out_of_window = (before - dump.events.len()) as u64;
-        sort_by_time(&mut dump.events);
+        let before: usize = parts.iter().map(Vec::len).sum();
+        parts.par_iter_mut().for_each(|events| {
+            if micros {
+                events
+                    .iter_mut()
+                    .for_each(|e| e.ts = e.ts.saturating_mul(1000));
+            }
+            events.retain(|e| window.contains(e.ts));
+            sort_by_time(events);
+        });
+        let after: usize = parts.iter().map(Vec::len).sum();
+        dump.out_of_window = (before - after) as u64;
+        dump.events = merge_in_time_order(parts);
         dump
     }
+}
+
+/// Parts each in time order (file order on ties) merged into one list in that order; each
+/// part is freed as soon as its last event is taken (a dump's rows are about in time order,
+/// so the parts are taken about one after another).
+fn merge_in_time_order(mut parts: Vec<Vec<Event>>) -> Vec<Event> {
+    use std::cmp::Reverse;
+    if parts.len() <= 1 {
+        return parts.pop().unwrap_or_default();
+    }
+    let total = parts.iter().map(Vec::len).sum();
+    let mut out = Vec::with_capacity(total);
+    let mut rest: Vec<std::iter::Peekable<std::vec::IntoIter<Event>>> = parts
+        .into_iter()
+        .map(|p| p.into_iter().peekable())
+        .collect();
+    let key = |e: &Event, k: usize| Reverse((e.ts, e.order, k));
+    let mut heads: std::collections::BinaryHeap<_> = rest
+        .iter_mut()
+        .enumerate()
+        .filter_map(|(k, p)| p.peek().map(|e| key(e, k)))
+        .collect();
+    while let Some(Reverse((_, _, k))) = heads.pop() {
+        let Some(part) = rest.get_mut(k) else {
+            continue;
+        };
+        out.extend(part.next());
+        match part.peek() {
+            Some(e) => heads.push(key(e, k)),
+            // Taken whole: its memory goes back now.
+            None => *part = Vec::new().into_iter().peekable(),
+        }
+    }
+    out
 }
 
 /// The index of device `d` (a `Device Id` cell) in `devices`, added when new. Looked up
@@ -580,13 +630,10 @@ fn read_dump_file_in_parts(
         csv_parts::PartsError::Stopped => DumpProblem::Cancelled,
     })?;
     let mut parts = parts.into_iter().map(|p| p.builder);
-    let Some(mut builder) = parts.next() else {
+    let Some(builder) = parts.next() else {
         return Ok(DumpBuilder::new(cols, Rows::All).finish());
     };
-    for later in parts {
-        builder.absorb(later);
-    }
-    Ok(builder.finish())
+    Ok(builder.finish_with(parts.collect()))
 }
 
 /// Sorts `events` by time, file order on ties. An event is about 300 bytes, and a sort moved
@@ -1689,13 +1736,15 @@ mod tests {
             };
             text.push_str(body);
             text.push_str("99,MALLOC,PTA,N/A,notatime,1,1,0,0x10,\"{size:5}\",,\n");
+            // Decades before the rest: left out of the window.
+            text.push_str("98,FREE,PTA,N/A,5,1,1,0,0x10,\"{size:5}\",,\n");
         }
         let path = dir.path().join("memscope_dump_1.csv");
         std::fs::write(&path, &text).unwrap();
         let control = LoadControl::new();
         let whole = read_dump(text.as_bytes(), &control, "whole", Rows::All).unwrap();
         assert!(whole.events.len() > 3000 && whole.devices.len() == 3);
-        assert_eq!(whole.unreadable, 3);
+        assert_eq!((whole.unreadable, whole.out_of_window), (3, 3));
         for part in [4096, 10_000, 65_536, PART] {
             let parts = read_dump_file_in_parts(&path, &control, part).unwrap();
             assert_eq!(described(&parts), described(&whole), "parts of {part}");
