@@ -512,34 +512,56 @@ impl DumpBuilder {
 }
 
 /// Parts each in time order (file order on ties) merged into one list in that order; each
-/// part is freed as soon as its last event is taken (a dump's rows are about in time order,
-/// so the parts are taken about one after another).
+/// part is freed as soon as its last event is taken. A dump's rows are about in time order,
+/// so the parts overlap little: events are taken in runs, from the part whose head is first,
+/// up to the next head of any other part.
 fn merge_in_time_order(mut parts: Vec<Vec<Event>>) -> Vec<Event> {
-    use std::cmp::Reverse;
     if parts.len() <= 1 {
         return parts.pop().unwrap_or_default();
     }
+    let key = |e: &Event| (e.ts, e.order);
     let total = parts.iter().map(Vec::len).sum();
     let mut out = Vec::with_capacity(total);
     let mut rest: Vec<std::iter::Peekable<std::vec::IntoIter<Event>>> = parts
         .into_iter()
+        .filter(|p| !p.is_empty())
         .map(|p| p.into_iter().peekable())
         .collect();
-    let key = |e: &Event, k: usize| Reverse((e.ts, e.order, k));
-    let mut heads: std::collections::BinaryHeap<_> = rest
-        .iter_mut()
-        .enumerate()
-        .filter_map(|(k, p)| p.peek().map(|e| key(e, k)))
-        .collect();
-    while let Some(Reverse((_, _, k))) = heads.pop() {
-        let Some(part) = rest.get_mut(k) else {
-            continue;
+    loop {
+        // The part whose head is first, and the first head of the others.
+        let mut first: Option<(usize, (i64, u32))> = None;
+        let mut bound: Option<(i64, u32)> = None;
+        for (k, part) in rest.iter_mut().enumerate() {
+            let Some(head) = part.peek().map(key) else {
+                continue;
+            };
+            match first {
+                Some((_, f)) if f <= head => bound = Some(bound.map_or(head, |b| b.min(head))),
+                _ => {
+                    if let Some((_, f)) = first {
+                        bound = Some(bound.map_or(f, |b| b.min(f)));
+                    }
+                    first = Some((k, head));
+                }
+            }
+        }
+        let Some((k, _)) = first else {
+            break;
         };
+        let part = &mut rest[k];
+        // Its head first (so that equal keys, were there any, cannot stall the merge).
         out.extend(part.next());
-        match part.peek() {
-            Some(e) => heads.push(key(e, k)),
+        match bound {
+            Some(bound) => {
+                while let Some(e) = part.next_if(|e| key(e) < bound) {
+                    out.push(e);
+                }
+            }
+            None => out.extend(part.by_ref()),
+        }
+        if part.peek().is_none() {
             // Taken whole: its memory goes back now.
-            None => *part = Vec::new().into_iter().peekable(),
+            drop(rest.swap_remove(k));
         }
     }
     out
@@ -925,8 +947,14 @@ fn device_name(dump: &Dump, device: Option<u32>, pool: &str) -> Option<String> {
 /// by [`allocations_without_device`]).
 fn block_parts(dump: &Dump, blocks: &[Block]) -> Vec<Option<(i64, String)>> {
     let mut only: FxHashMap<i64, Option<u32>> = FxHashMap::default();
+    // The (process, device) last seen: seen again, it changes nothing (most events repeat it).
+    let mut last = None;
     for e in &dump.events {
         if let Some(d) = e.device {
+            if last == Some((e.pid, d)) {
+                continue;
+            }
+            last = Some((e.pid, d));
             only.entry(e.pid)
                 .and_modify(|o| {
                     if *o != Some(d) {
@@ -1196,7 +1224,9 @@ fn build_rank(info: &RankInfo, paired: &Paired, pid: i64, dev: &str, shown: &str
         at.extend(b.malloc.map(|e| (e, k)));
         at.extend(b.free.map(|e| (e, k)));
     }
-    at.sort_unstable();
+    rayon::slice::ParallelSliceMut::par_sort_unstable(&mut at[..]);
+    // Whether each block is shown, found once (not at each of its events).
+    let shown: Vec<bool> = mine.iter().map(shown_block).collect();
 
     // Curves.
     let no_stream = data.strings.intern("");
@@ -1208,7 +1238,7 @@ fn build_rank(info: &RankInfo, paired: &Paired, pid: i64, dev: &str, shown: &str
         let ev = &dump.events[e];
         let size = present(ev.size).unwrap_or(0).abs();
         let signed = if ev.kind == Kind::Malloc { size } else { -size };
-        if shown_block(&mine[k]) {
+        if shown[k] {
             let st = pools.entry(ev.what).or_default();
             st.live = st.live.saturating_add(signed);
             if ev.used != NULL {
@@ -1252,7 +1282,11 @@ fn build_rank(info: &RankInfo, paired: &Paired, pid: i64, dev: &str, shown: &str
     data.memory_record_rows = data.records.len();
 
     // Blocks, in allocation order (a free-only block at its free).
-    let mut rows: Vec<&Block> = mine.iter().filter(|b| shown_block(b)).collect();
+    let mut rows: Vec<&Block> = mine
+        .iter()
+        .zip(&shown)
+        .filter_map(|(b, &s)| s.then_some(b))
+        .collect();
     rows.sort_by_key(|b| b.malloc.or(b.free));
     let unnamed = data.strings.intern("");
     let (mut orphans, mut row_thread, mut row_python) = (0u64, Vec::new(), Vec::new());
@@ -1263,6 +1297,10 @@ fn build_rank(info: &RankInfo, paired: &Paired, pid: i64, dev: &str, shown: &str
         *threads.entry((pid, tid)).or_insert(next)
     };
     let size_of = |e: &Event| present(e.size).unwrap_or(0).abs();
+    // The dump's texts (owners, findings) and pools' block names as the rank's strings, each
+    // interned once: not at each of a million blocks.
+    let mut as_string: Vec<Option<NameId>> = vec![None; dump.texts.len()];
+    let mut block_names: Vec<Option<NameId>> = vec![None; dump.texts.len()];
     let ops = &mut data.operators;
     for b in rows {
         let free = b.free.map(|f| &dump.events[f]);
@@ -1270,19 +1308,27 @@ fn build_rank(info: &RankInfo, paired: &Paired, pid: i64, dev: &str, shown: &str
             Some(m) => {
                 row_thread.push(thread_of(m.pid, m.tid));
                 row_python.push(m.python);
-                let owner = dump.texts.get(m.owner);
-                owners.push(data.strings.intern(owner));
-                findings.push(data.strings.intern(dump.texts.get(m.inefficient)));
+                let mut string = |id: u32| {
+                    cached(&mut as_string, id, || {
+                        data.strings.intern(dump.texts.get(id))
+                    })
+                };
+                let owner = string(m.owner);
+                owners.push(owner);
+                findings.push(string(m.inefficient));
                 row_addr.push(m.addr);
                 let (used, total) = (m.used, m.total);
                 // Until an op span names it: the dump's owner (`PTA@model@weight`), else its
                 // pool (`PTA block`, `HAL block`), not "Unknown".
-                let name = match Some(owner).filter(|o| !o.is_empty()) {
-                    Some(owner) => data.strings.intern(owner),
-                    None => match dump.texts.get(m.what) {
+                let name = if owner != unnamed {
+                    owner
+                } else {
+                    match dump.texts.get(m.what) {
                         "" | "N/A" => unnamed,
-                        pool => data.strings.intern(&format!("{pool} block")),
-                    },
+                        pool => cached(&mut block_names, m.what, || {
+                            data.strings.intern(&format!("{pool} block"))
+                        }),
+                    }
                 };
                 Some(ops.push_allocation(name, size_of(m), m.ts, used, total))
             }
@@ -1370,6 +1416,15 @@ fn build_rank(info: &RankInfo, paired: &Paired, pid: i64, dev: &str, shown: &str
     };
     data.stacks = with_python_stacks(stacks, dump, &row_python, data.operators.len());
     data
+}
+
+/// `cache[id]`, made by `make` the first time (and every time for an id past its end).
+fn cached(cache: &mut [Option<NameId>], id: u32, make: impl FnOnce() -> NameId) -> NameId {
+    match cache.get_mut(id as usize) {
+        Some(Some(n)) => *n,
+        Some(slot) => *slot.insert(make()),
+        None => make(),
+    }
 }
 
 /// The steps of process `pid` on `dev` from its `MSTX` ranges named `step start` (how
@@ -1771,26 +1826,7 @@ mod tests {
             let events: Vec<Event> = times
                 .iter()
                 .enumerate()
-                .map(|(i, &ts)| Event {
-                    kind: Kind::Malloc,
-                    what: 0,
-                    order: i as u32,
-                    python: 0,
-                    owner: 0,
-                    inefficient: 0,
-                    device: None,
-                    ts,
-                    pid: i as i64,
-                    tid: 0,
-                    addr: None,
-                    allocation_id: NULL,
-                    size: 0,
-                    total: NULL,
-                    used: NULL,
-                    process_used: NULL,
-                    device_used: NULL,
-                    oom: None,
-                })
+                .map(|(i, &ts)| event(ts, i))
                 .collect();
             let mut expected = events.clone();
             expected.sort_by_key(|e| e.ts);
@@ -1798,6 +1834,54 @@ mod tests {
             sort_by_time(&mut got);
             let ids = |v: &[Event]| v.iter().map(|e| e.pid).collect::<Vec<_>>();
             prop_assert_eq!(ids(&got), ids(&expected));
+        }
+
+        /// Parts sorted on their own and merged are the events sorted whole, whatever the
+        /// cuts and however the parts overlap in time.
+        #[test]
+        fn parts_merged_in_time_order_are_the_events_sorted(
+            times in proptest::collection::vec(0i64..30, 0..120),
+            cuts in proptest::collection::vec(0usize..120, 0..6),
+        ) {
+            let events: Vec<Event> = times.iter().enumerate().map(|(i, &ts)| event(ts, i)).collect();
+            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(events.len())).collect();
+            cuts.sort_unstable();
+            let mut parts = Vec::new();
+            let mut from = 0;
+            for c in cuts.into_iter().chain([events.len()]) {
+                let mut part = events[from..c].to_vec();
+                sort_by_time(&mut part);
+                parts.push(part);
+                from = c;
+            }
+            let mut expected = events;
+            expected.sort_by_key(|e| (e.ts, e.order));
+            let ids = |v: &[Event]| v.iter().map(|e| e.pid).collect::<Vec<_>>();
+            prop_assert_eq!(ids(&merge_in_time_order(parts)), ids(&expected));
+        }
+    }
+
+    /// An event at `ts`, the `i`th of its file (its pid too, to tell them apart).
+    fn event(ts: i64, i: usize) -> Event {
+        Event {
+            kind: Kind::Malloc,
+            what: 0,
+            order: i as u32,
+            python: 0,
+            owner: 0,
+            inefficient: 0,
+            device: None,
+            ts,
+            pid: i as i64,
+            tid: 0,
+            addr: None,
+            allocation_id: NULL,
+            size: 0,
+            total: NULL,
+            used: NULL,
+            process_used: NULL,
+            device_used: NULL,
+            oom: None,
         }
     }
 
