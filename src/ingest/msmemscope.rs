@@ -1112,6 +1112,17 @@ impl Importer for MemScopeDumps {
     }
 
     fn load(&self, info: &RankInfo, control: &LoadControl) -> Result<RankData, LoadError> {
+        self.load_with_first_look(info, control, &mut |_| {})
+    }
+
+    /// The curves are handed over as soon as they are made, before the blocks, their names
+    /// and their stacks (about half of a big dump's rank).
+    fn load_with_first_look(
+        &self,
+        info: &RankInfo,
+        control: &LoadControl,
+        early: &mut (dyn FnMut(RankData) + Send),
+    ) -> Result<RankData, LoadError> {
         let no_data = |cause: DumpProblem| LoadError::NoData {
             rank: info.rank.clone(),
             reason: NoDataReason::MemScope(cause),
@@ -1144,7 +1155,7 @@ impl Importer for MemScopeDumps {
             Err(_) if control.is_cancelled() => return Err(LoadError::Cancelled),
             Err(cause) => return Err(no_data(cause)),
         };
-        let data = build_rank(info, &dump, pid, &dev, &shown);
+        let data = build_rank(info, &dump, pid, &dev, &shown, early);
         if data.records.is_empty() && data.operators.is_empty() {
             return Err(LoadError::NoData {
                 rank: info.rank.clone(),
@@ -1165,7 +1176,15 @@ struct PoolState {
 }
 
 /// The rank of process `pid`, device `dev`.
-fn build_rank(info: &RankInfo, paired: &Paired, pid: i64, dev: &str, shown: &str) -> RankData {
+/// `early` is handed the curves as soon as they are made (when there are any).
+fn build_rank(
+    info: &RankInfo,
+    paired: &Paired,
+    pid: i64,
+    dev: &str,
+    shown: &str,
+    early: &mut (dyn FnMut(RankData) + Send),
+) -> RankData {
     let Paired {
         dump,
         blocks,
@@ -1280,6 +1299,13 @@ fn build_rank(info: &RankInfo, paired: &Paired, pid: i64, dev: &str, shown: &str
     }
     data.records = Arc::new(records);
     data.memory_record_rows = data.records.len();
+    if !data.records.is_empty() {
+        let mut first = RankData::empty(info.clone());
+        first.records = Arc::clone(&data.records);
+        first.memory_record_rows = data.memory_record_rows;
+        first.device_memory = data.device_memory.clone();
+        early(first);
+    }
 
     // Blocks, in allocation order (a free-only block at its free).
     let mut rows: Vec<&Block> = mine

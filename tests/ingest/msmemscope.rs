@@ -484,6 +484,38 @@ fn a_generated_dump_has_owner_and_inefficient_columns_that_filter() {
 
 /// `process_used` and `device_used` (msMemScope since mid-2026) make the APP and Device curves:
 /// the generated dump's values after each event, in time order.
+/// A dump's curves come first (the app draws them while the blocks, names and stacks are
+/// made), and they are the complete load's curves, at the same times.
+#[test]
+fn a_dump_hands_its_curves_over_first() {
+    let tmp = tempfile::tempdir().unwrap();
+    let opts = memsight::generate::GenOptions {
+        allocs: 2000,
+        stacks: true,
+        format: memsight::model::Format::Imported(memsight::ingest::msmemscope::NAME),
+        ..Default::default()
+    };
+    memsight::generate::generate(tmp.path(), &opts).unwrap();
+    let info = &discover(tmp.path()).unwrap().ranks[0];
+    let mut first = Vec::new();
+    let data = memsight::ingest::load_rank_with(info, &Default::default(), &mut |d| first.push(d))
+        .unwrap();
+    assert_eq!(first.len(), 1, "one first look");
+    let first = &first[0];
+    assert!(first.partial && !data.partial);
+    assert!(first.operators.is_empty() && data.operators.len() >= 2000);
+    let curves = |d: &memsight::model::RankData| {
+        let r = &d.records;
+        (0..r.len())
+            .map(|k| (r.component[k], r.time_ns[k], r.allocated[k], r.reserved[k]))
+            .collect::<Vec<_>>()
+    };
+    assert!(data.records.len() > 4000);
+    assert_eq!(curves(first), curves(&data));
+    assert_eq!(first.device_memory.time_ns, data.device_memory.time_ns);
+    assert_eq!(first.device_memory.bytes, data.device_memory.bytes);
+}
+
 #[test]
 fn process_and_device_used_make_the_app_and_device_curves() {
     let tmp = tempfile::tempdir().unwrap();
