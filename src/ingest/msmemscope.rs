@@ -199,9 +199,30 @@ impl Event {
     }
 }
 
+/// `s.trim()`, with no search when it starts and ends with a byte that is no white space
+/// (nearly every cell: a general trim was a tenth of reading a dump).
+fn trim(s: &str) -> &str {
+    let plain = |b: Option<&u8>| b.is_some_and(|&b| b.is_ascii() && !(b as char).is_whitespace());
+    if plain(s.as_bytes().first()) && plain(s.as_bytes().last()) {
+        s
+    } else {
+        s.trim()
+    }
+}
+
+/// `s.trim_matches('"')`, with no search when it neither starts nor ends with a quote.
+fn unquote(s: &str) -> &str {
+    let b = s.as_bytes();
+    if b.first() != Some(&b'"') && b.last() != Some(&b'"') {
+        s
+    } else {
+        s.trim_matches('"')
+    }
+}
+
 /// A number as msMemScope writes it: decimal (maybe negative) or `0x` hex, maybe quoted.
 fn number(text: &str) -> Option<i64> {
-    let t = text.trim().trim_matches('"').trim();
+    let t = trim(unquote(trim(text)));
     match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
         Some(hex) => u64::from_str_radix(hex, 16)
             .ok()
@@ -214,15 +235,15 @@ fn number(text: &str) -> Option<i64> {
 /// unbalanced braces or quotes gives what it can, never an error).
 pub fn parse_attr(cell: &str) -> Attr {
     let mut attr = Attr::default();
-    let body = cell.trim();
+    let body = trim(cell);
     let body = body.strip_prefix('{').unwrap_or(body);
     let body = body.strip_suffix('}').unwrap_or(body);
     let mut read = |part: &str| {
         let Some((key, value)) = part.split_once(':') else {
             return;
         };
-        let key = key.trim().trim_matches('"');
-        let text = value.trim().trim_matches('"');
+        let key = unquote(trim(key));
+        let text = unquote(trim(value));
         let owned = || (!text.is_empty()).then(|| text.to_string());
         match key {
             "allocation_id" => attr.allocation_id = number(text),
@@ -358,7 +379,7 @@ impl DumpBuilder {
         if self.order.is_multiple_of(65_536) && control.is_cancelled() {
             return false;
         }
-        let cell = |i: usize| cell(i).trim();
+        let cell = |i: usize| trim(cell(i));
         let kind = match (cell(cols.event), cell(cols.event_type)) {
             ("MALLOC", _) => Kind::Malloc,
             ("FREE", _) => Kind::Free,
@@ -1247,135 +1268,90 @@ fn build_rank(
     // Whether each block is shown, found once (not at each of its events).
     let shown: Vec<bool> = mine.iter().map(shown_block).collect();
 
-    // Curves.
+    // The curves and the blocks' rows, each on a core of its own: the curves are handed
+    // over as soon as they are made.
     let no_stream = data.strings.intern("");
-    let mut records = MemoryRecords::default();
-    let mut pools: FxHashMap<u32, PoolState> = FxHashMap::default();
-    let mut driver_live = 0i64;
-    let has_process = at.iter().any(|&(e, _)| dump.events[e].process_used != NULL);
-    for &(e, k) in &at {
-        let ev = &dump.events[e];
-        let size = present(ev.size).unwrap_or(0).abs();
-        let signed = if ev.kind == Kind::Malloc { size } else { -size };
-        if shown[k] {
-            let st = pools.entry(ev.what).or_default();
-            st.live = st.live.saturating_add(signed);
-            if ev.used != NULL {
-                st.used = Some(ev.used);
-            }
-            if ev.total != NULL {
-                st.total = Some(ev.total);
-            }
-            let allocated = pools
-                .values()
-                .fold(0i64, |a, p| a.saturating_add(p.used.unwrap_or(p.live)));
-            let reserved = pools
-                .values()
-                .filter_map(|p| p.total)
-                .fold(None, |a: Option<i64>, t| {
-                    Some(a.unwrap_or(0).saturating_add(t))
-                });
-            records.push(
-                Component::PtaGe,
-                ev.ts,
-                allocated,
-                reserved.unwrap_or(NULL),
-                NULL,
-                no_stream,
-            );
-        } else {
-            driver_live = driver_live.saturating_add(signed);
-            if !has_process {
-                records.push(Component::App, ev.ts, NULL, driver_live, NULL, no_stream);
-            }
-        }
-        if let Some(p) = present(ev.process_used) {
-            records.push(Component::App, ev.ts, NULL, p, NULL, no_stream);
-        }
-        if let Some(d) = present(ev.device_used) {
-            data.device_memory.time_ns.push(ev.ts);
-            data.device_memory.bytes.push(d);
-        }
-    }
-    data.records = Arc::new(records);
-    data.memory_record_rows = data.records.len();
-    if !data.records.is_empty() {
-        let mut first = RankData::empty(info.clone());
-        first.records = Arc::clone(&data.records);
-        first.memory_record_rows = data.memory_record_rows;
-        first.device_memory = data.device_memory.clone();
-        early(first);
-    }
-
-    // Blocks, in allocation order (a free-only block at its free).
-    let mut rows: Vec<&Block> = mine
-        .iter()
-        .zip(&shown)
-        .filter_map(|(b, &s)| s.then_some(b))
-        .collect();
-    rows.sort_by_key(|b| b.malloc.or(b.free));
     let unnamed = data.strings.intern("");
-    let (mut orphans, mut row_thread, mut row_python) = (0u64, Vec::new(), Vec::new());
-    let (mut owners, mut findings, mut row_addr) = (Vec::new(), Vec::new(), Vec::new());
-    let mut threads: FxHashMap<(i64, i64), u64> = FxHashMap::default();
+    let (operators, strings) = (&mut data.operators, &mut data.strings);
+    let ((records, device_memory), rows_made) = rayon::join(
+        || {
+            let mut records = MemoryRecords::default();
+            let mut device_memory = crate::model::DeviceMemory::default();
+            let mut pools: FxHashMap<u32, PoolState> = FxHashMap::default();
+            let mut driver_live = 0i64;
+            let has_process = at.iter().any(|&(e, _)| dump.events[e].process_used != NULL);
+            for &(e, k) in &at {
+                let ev = &dump.events[e];
+                let size = present(ev.size).unwrap_or(0).abs();
+                let signed = if ev.kind == Kind::Malloc { size } else { -size };
+                if shown[k] {
+                    let st = pools.entry(ev.what).or_default();
+                    st.live = st.live.saturating_add(signed);
+                    if ev.used != NULL {
+                        st.used = Some(ev.used);
+                    }
+                    if ev.total != NULL {
+                        st.total = Some(ev.total);
+                    }
+                    let allocated = pools
+                        .values()
+                        .fold(0i64, |a, p| a.saturating_add(p.used.unwrap_or(p.live)));
+                    let reserved = pools
+                        .values()
+                        .filter_map(|p| p.total)
+                        .fold(None, |a: Option<i64>, t| {
+                            Some(a.unwrap_or(0).saturating_add(t))
+                        });
+                    records.push(
+                        Component::PtaGe,
+                        ev.ts,
+                        allocated,
+                        reserved.unwrap_or(NULL),
+                        NULL,
+                        no_stream,
+                    );
+                } else {
+                    driver_live = driver_live.saturating_add(signed);
+                    if !has_process {
+                        records.push(Component::App, ev.ts, NULL, driver_live, NULL, no_stream);
+                    }
+                }
+                if let Some(p) = present(ev.process_used) {
+                    records.push(Component::App, ev.ts, NULL, p, NULL, no_stream);
+                }
+                if let Some(d) = present(ev.device_used) {
+                    device_memory.time_ns.push(ev.ts);
+                    device_memory.bytes.push(d);
+                }
+            }
+            let records = Arc::new(records);
+            if !records.is_empty() {
+                let mut first = RankData::empty(info.clone());
+                first.records = Arc::clone(&records);
+                first.memory_record_rows = records.len();
+                first.device_memory = device_memory.clone();
+                early(first);
+            }
+            (records, device_memory)
+        },
+        || block_rows(dump, &mine, &shown, unnamed, operators, strings),
+    );
+    data.records = records;
+    data.memory_record_rows = data.records.len();
+    data.device_memory = device_memory;
+    let BlockRows {
+        orphans,
+        row_thread,
+        row_python,
+        owners,
+        findings,
+        row_addr,
+        mut threads,
+    } = rows_made;
     let mut thread_of = |pid: i64, tid: i64| {
         let next = threads.len() as u64;
         *threads.entry((pid, tid)).or_insert(next)
     };
-    let size_of = |e: &Event| present(e.size).unwrap_or(0).abs();
-    // The dump's texts (owners, findings) and pools' block names as the rank's strings, each
-    // interned once: not at each of a million blocks.
-    let mut as_string: Vec<Option<NameId>> = vec![None; dump.texts.len()];
-    let mut block_names: Vec<Option<NameId>> = vec![None; dump.texts.len()];
-    let ops = &mut data.operators;
-    for b in rows {
-        let free = b.free.map(|f| &dump.events[f]);
-        let row = match b.malloc.map(|m| &dump.events[m]) {
-            Some(m) => {
-                row_thread.push(thread_of(m.pid, m.tid));
-                row_python.push(m.python);
-                let mut string = |id: u32| {
-                    cached(&mut as_string, id, || {
-                        data.strings.intern(dump.texts.get(id))
-                    })
-                };
-                let owner = string(m.owner);
-                owners.push(owner);
-                findings.push(string(m.inefficient));
-                row_addr.push(m.addr);
-                let (used, total) = (m.used, m.total);
-                // Until an op span names it: the dump's owner (`PTA@model@weight`), else its
-                // pool (`PTA block`, `HAL block`), not "Unknown".
-                let name = if owner != unnamed {
-                    owner
-                } else {
-                    match dump.texts.get(m.what) {
-                        "" | "N/A" => unnamed,
-                        pool => cached(&mut block_names, m.what, || {
-                            data.strings.intern(&format!("{pool} block"))
-                        }),
-                    }
-                };
-                Some(ops.push_allocation(name, size_of(m), m.ts, used, total))
-            }
-            None => {
-                orphans += 1;
-                row_thread.push(free.map_or(u64::MAX, |f| thread_of(f.pid, f.tid)));
-                row_python.push(0);
-                owners.push(0);
-                findings.push(0);
-                row_addr.push(None);
-                None
-            }
-        };
-        if let Some(f) = free {
-            let (used, total) = (f.used, f.total);
-            match row {
-                Some(r) => ops.close_block(r, f.ts, used, total),
-                None => ops.push_release_only(unnamed, size_of(f), f.ts, used, total),
-            }
-        }
-    }
     if orphans > 0 {
         data.report
             .warn(Message::FreesWithoutAllocation { count: orphans });
@@ -1442,6 +1418,107 @@ fn build_rank(
     };
     data.stacks = with_python_stacks(stacks, dump, &row_python, data.operators.len());
     data
+}
+
+/// What [`block_rows`] made besides the blocks' table.
+struct BlockRows {
+    /// Frees without their allocation.
+    orphans: u64,
+    /// Each row's thread (numbered in `threads`), Python stack and msMemScope tags.
+    row_thread: Vec<u64>,
+    row_python: Vec<u32>,
+    owners: Vec<NameId>,
+    findings: Vec<NameId>,
+    /// Each row's address (for the OOM records).
+    row_addr: Vec<Option<u64>>,
+    /// The threads numbered so far, by (process, thread).
+    threads: FxHashMap<(i64, i64), u64>,
+}
+
+/// The rank's blocks (`mine`, those `shown`) as rows of `operators`, named by their owner or
+/// pool (interned in `strings`), in allocation order (a free-only block at its free).
+fn block_rows(
+    dump: &Dump,
+    mine: &[Block],
+    shown: &[bool],
+    unnamed: NameId,
+    operators: &mut crate::model::OperatorMemory,
+    strings: &mut Interner,
+) -> BlockRows {
+    // In allocation order (a free-only block at its free).
+    let mut rows: Vec<&Block> = mine
+        .iter()
+        .zip(shown)
+        .filter_map(|(b, &s)| s.then_some(b))
+        .collect();
+    rows.sort_by_key(|b| b.malloc.or(b.free));
+    let (mut orphans, mut row_thread, mut row_python) = (0u64, Vec::new(), Vec::new());
+    let (mut owners, mut findings, mut row_addr) = (Vec::new(), Vec::new(), Vec::new());
+    let mut threads: FxHashMap<(i64, i64), u64> = FxHashMap::default();
+    let mut thread_of = |pid: i64, tid: i64| {
+        let next = threads.len() as u64;
+        *threads.entry((pid, tid)).or_insert(next)
+    };
+    let size_of = |e: &Event| present(e.size).unwrap_or(0).abs();
+    // The dump's texts (owners, findings) and pools' block names as the rank's strings, each
+    // interned once: not at each of a million blocks.
+    let mut as_string: Vec<Option<NameId>> = vec![None; dump.texts.len()];
+    let mut block_names: Vec<Option<NameId>> = vec![None; dump.texts.len()];
+    let ops = operators;
+    for b in rows {
+        let free = b.free.map(|f| &dump.events[f]);
+        let row = match b.malloc.map(|m| &dump.events[m]) {
+            Some(m) => {
+                row_thread.push(thread_of(m.pid, m.tid));
+                row_python.push(m.python);
+                let mut string =
+                    |id: u32| cached(&mut as_string, id, || strings.intern(dump.texts.get(id)));
+                let owner = string(m.owner);
+                owners.push(owner);
+                findings.push(string(m.inefficient));
+                row_addr.push(m.addr);
+                let (used, total) = (m.used, m.total);
+                // Until an op span names it: the dump's owner (`PTA@model@weight`), else its
+                // pool (`PTA block`, `HAL block`), not "Unknown".
+                let name = if owner != unnamed {
+                    owner
+                } else {
+                    match dump.texts.get(m.what) {
+                        "" | "N/A" => unnamed,
+                        pool => cached(&mut block_names, m.what, || {
+                            strings.intern(&format!("{pool} block"))
+                        }),
+                    }
+                };
+                Some(ops.push_allocation(name, size_of(m), m.ts, used, total))
+            }
+            None => {
+                orphans += 1;
+                row_thread.push(free.map_or(u64::MAX, |f| thread_of(f.pid, f.tid)));
+                row_python.push(0);
+                owners.push(0);
+                findings.push(0);
+                row_addr.push(None);
+                None
+            }
+        };
+        if let Some(f) = free {
+            let (used, total) = (f.used, f.total);
+            match row {
+                Some(r) => ops.close_block(r, f.ts, used, total),
+                None => ops.push_release_only(unnamed, size_of(f), f.ts, used, total),
+            }
+        }
+    }
+    BlockRows {
+        orphans,
+        row_thread,
+        row_python,
+        owners,
+        findings,
+        row_addr,
+        threads,
+    }
 }
 
 /// `cache[id]`, made by `make` the first time (and every time for an id past its end).
@@ -1831,6 +1908,30 @@ mod tests {
             assert_eq!(described(&parts), described(&whole), "parts of {part}");
             assert_eq!(parts.unreadable, whole.unreadable);
             assert_eq!(parts.out_of_window, whole.out_of_window);
+        }
+        // Written on Windows (CR LF, inside the stacks too) and with a byte-order mark.
+        let windows = format!("\u{feff}{}", text.replace('\n', "\r\n"));
+        std::fs::write(&path, &windows).unwrap();
+        let whole = read_dump(windows.as_bytes(), &control, "whole", Rows::All).unwrap();
+        assert!(whole.events.len() > 3000);
+        for part in [4096, 65_536] {
+            let parts = read_dump_file_in_parts(&path, &control, part).unwrap();
+            assert_eq!(
+                described(&parts),
+                described(&whole),
+                "CR LF, parts of {part}"
+            );
+        }
+    }
+
+    proptest! {
+        /// The quick trims are the standard ones, on any text.
+        #[test]
+        fn the_quick_trims_are_the_standard_ones(
+            t in "[ \t\u{b}\u{a0}\u{3000}\"a0,]{0,6}",
+        ) {
+            prop_assert_eq!(trim(&t), t.trim());
+            prop_assert_eq!(unquote(&t), t.trim_matches('"'));
         }
     }
 
