@@ -85,7 +85,8 @@ pub fn parse_int(cell: &[u8]) -> Result<Option<i64>, ValueError> {
 /// The most significant digits kept; more cannot change an i64 result after scaling.
 const MAX_DIGITS: u32 = 36;
 
-const POW10: [u64; 20] = [
+/// 10⁰ to 10¹⁹, looked up (a `pow` loops over the exponent's bits).
+pub(crate) const POW10: [u64; 20] = [
     1,
     10,
     100,

@@ -14,6 +14,7 @@ use super::memory_fields::{FIELD_COUNT, Level, MEMORY_FIELDS, MemoryField};
 use crate::ingest::trace_view::{
     MemoryEvent, RawMemoryEvent, UnreadableEvent, memory_event_from, thread_of_text,
 };
+use crate::ingest::value::POW10;
 use crate::model::NULL;
 
 /// Where a value is in an object's bytes: `start..end`.
@@ -431,19 +432,6 @@ fn plain_micros_as_ns(t: &[u8]) -> Option<i64> {
     Some(if neg { -ns } else { ns })
 }
 
-/// 10⁰ to 10⁸, looked up (a `pow` loops over the exponent's bits).
-const POWERS_OF_TEN: [u64; 9] = [
-    1,
-    10,
-    100,
-    1_000,
-    10_000,
-    100_000,
-    1_000_000,
-    10_000_000,
-    100_000_000,
-];
-
 /// The number without a sign at the start of `b` when it is 1 to `max` digits (`max` ≤ 19) by
 /// JSON's grammar (no leading zero before another digit): its value and length. Eight digits
 /// are converted at a time. What follows is not looked at: the template's next piece, which
@@ -458,7 +446,7 @@ fn plain_number_at(b: &[u8], max: usize) -> Option<(u64, usize)> {
     while at < n {
         let take = (n - at).min(8);
         // At most 19 digits in all: below 10^19 < 2^64.
-        v = v * POWERS_OF_TEN[take] + up_to_eight_digits(&b[at..], take);
+        v = v * POW10[take] + up_to_eight_digits(&b[at..], take);
         at += take;
     }
     Some((v, n))
@@ -494,7 +482,7 @@ fn plain_micros_at(b: &[u8]) -> Option<(i64, usize)> {
     let (whole, _) = plain_number_at(&b[at..], 18 - frac_len)?;
     let ns = whole
         .checked_mul(1000)?
-        .checked_add(frac * POWERS_OF_TEN[3 - frac_len])?;
+        .checked_add(frac * POW10[3 - frac_len])?;
     let ns = i64::try_from(ns).ok()?;
     let len = at + whole_len + if frac_len > 0 { 1 + frac_len } else { 0 };
     Some((if neg { -ns } else { ns }, len))
