@@ -926,8 +926,10 @@ impl Paired {
     }
 
     fn of(dump: Dump) -> Self {
-        let (blocks, over_held) = pair(&dump);
-        let parts = block_parts(&dump, &blocks);
+        // Two passes over every event, one on each core.
+        let ((blocks, over_held), only) =
+            rayon::join(|| pair(&dump), || device_of_processes(&dump));
+        let parts = block_parts(&dump, &blocks, &only);
         Self {
             dump,
             blocks,
@@ -966,7 +968,32 @@ fn device_name(dump: &Dump, device: Option<u32>, pool: &str) -> Option<String> {
 /// The (process, device name) of every block. An allocation whose events all say `Device Id`
 /// N/A belongs to its process's device when the process has only one; else to no rank (counted
 /// by [`allocations_without_device`]).
-fn block_parts(dump: &Dump, blocks: &[Block]) -> Vec<Option<(i64, String)>> {
+fn block_parts(
+    dump: &Dump,
+    blocks: &[Block],
+    only: &FxHashMap<i64, Option<u32>>,
+) -> Vec<Option<(i64, String)>> {
+    // Each (device, pool) named once: a name made for each of a dump's million blocks was
+    // a tenth of its load.
+    let mut names: FxHashMap<(Option<u32>, u32), Option<String>> = FxHashMap::default();
+    blocks
+        .iter()
+        .map(|b| {
+            let e = &dump.events[b.malloc.or(b.free)?];
+            // (Free-only blocks keep no device: they are counted as such.)
+            let device = b
+                .device
+                .or_else(|| b.malloc.and_then(|_| only.get(&e.pid).copied().flatten()));
+            let name = names
+                .entry((device, e.what))
+                .or_insert_with(|| device_name(dump, device, dump.texts.get(e.what)));
+            Some((e.pid, name.clone()?))
+        })
+        .collect()
+}
+
+/// Each process's device when its events name only one (`None` when they name several).
+fn device_of_processes(dump: &Dump) -> FxHashMap<i64, Option<u32>> {
     let mut only: FxHashMap<i64, Option<u32>> = FxHashMap::default();
     // The (process, device) last seen: seen again, it changes nothing (most events repeat it).
     let mut last = None;
@@ -985,23 +1012,7 @@ fn block_parts(dump: &Dump, blocks: &[Block]) -> Vec<Option<(i64, String)>> {
                 .or_insert(Some(d));
         }
     }
-    // Each (device, pool) named once: a name made for each of a dump's million blocks was
-    // a tenth of its load.
-    let mut names: FxHashMap<(Option<u32>, u32), Option<String>> = FxHashMap::default();
-    blocks
-        .iter()
-        .map(|b| {
-            let e = &dump.events[b.malloc.or(b.free)?];
-            // (Free-only blocks keep no device: they are counted as such.)
-            let device = b
-                .device
-                .or_else(|| b.malloc.and_then(|_| only.get(&e.pid).copied().flatten()));
-            let name = names
-                .entry((device, e.what))
-                .or_insert_with(|| device_name(dump, device, dump.texts.get(e.what)));
-            Some((e.pid, name.clone()?))
-        })
-        .collect()
+    only
 }
 
 /// Allocations (of process `pid`, or of every process) that no rank can hold: their device
