@@ -973,8 +973,7 @@ fn block_parts(
     blocks: &[Block],
     only: &FxHashMap<i64, Option<u32>>,
 ) -> Vec<Option<(i64, String)>> {
-    // Each (device, pool) named once: a name made for each of a dump's million blocks was
-    // a tenth of its load.
+    // Each (device, pool) named once, not for each of a dump's million blocks.
     let mut names: FxHashMap<(Option<u32>, u32), Option<String>> = FxHashMap::default();
     blocks
         .iter()

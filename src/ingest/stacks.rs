@@ -94,7 +94,7 @@ pub fn attribute_on_threads(
     let n = ops.len();
     // Per thread, by start, longer first: an op comes after the op it is nested in.
     let mut order: Vec<u32> = (0..n as u32).collect();
-    // On every core: a million ops' sort was a tenth of a big dump's rank.
+    // On every core (a big msMemScope dump has a million ops).
     rayon::slice::ParallelSliceMut::par_sort_unstable_by_key(&mut order[..], |&i| {
         let i = i as usize;
         (ops.thread[i], ops.start_ns[i], Reverse(ops.end_ns[i]), i)

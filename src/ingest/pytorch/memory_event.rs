@@ -328,7 +328,7 @@ fn same(a: &[u8], b: &[u8]) -> bool {
 
 /// [`memory_event_from`] of the fields at `spans` of `obj` when every number among them is
 /// plain (an integer of at most 18 digits, a `ts` with at most three decimals, an `Addr` of at
-/// most 19 digits: all PyTorch writes), read straight from the bytes; `None` for anything else.
+/// most 19 digits, no leading zeros: all PyTorch writes), read straight from the bytes; `None` for anything else.
 fn plain_event(spans: &Spans, obj: &[u8]) -> Option<Result<MemoryEvent, UnreadableEvent>> {
     use MemoryField as F;
     let text = |span: Option<Span>| span.and_then(|(s, e)| obj.get(s..e));
@@ -374,62 +374,24 @@ fn plain_event(spans: &Spans, obj: &[u8]) -> Option<Result<MemoryEvent, Unreadab
     }))
 }
 
-/// `-`? and 1 to `max` digits: their sign and magnitude; `None` for anything else.
-fn plain_digits(t: &[u8], max: usize) -> Option<(bool, u64)> {
-    let (neg, digits) = match t.split_first() {
-        Some((b'-', rest)) => (true, rest),
-        _ => (false, t),
-    };
-    if digits.is_empty() || digits.len() > max {
-        return None;
-    }
-    let mut v: u64 = 0;
-    for &d in digits {
-        let d = d.wrapping_sub(b'0');
-        if d > 9 {
-            return None;
-        }
-        // At most 19 digits: below 10^19 < 2^64.
-        v = v * 10 + u64::from(d);
-    }
-    Some((neg, v))
+/// What `read` takes of the start of `t`, when it takes all of `t`.
+fn whole<T>(t: &[u8], read: impl Fn(&[u8]) -> Option<(T, usize)>) -> Option<T> {
+    read(t).and_then(|(v, n)| (n == t.len()).then_some(v))
 }
 
-/// A plain integer of at most 18 digits (so it fits an `i64`, and is never [`NULL`]).
+/// A plain integer: [`plain_signed_at`] of all of `t`.
 fn plain_int(t: &[u8]) -> Option<i64> {
-    let (neg, v) = plain_digits(t, 18)?;
-    let v = i64::try_from(v).ok()?;
-    Some(if neg { -v } else { v })
+    whole(t, plain_signed_at)
 }
 
 /// A plain address: at most 19 digits, no sign.
 fn plain_address(t: &[u8]) -> Option<u64> {
-    match plain_digits(t, 19)? {
-        (false, v) => Some(v),
-        (true, _) => None,
-    }
+    whole(t, |t| plain_number_at(t, 19))
 }
 
-/// A µs time written `-`?digits(`.` one to three digits)? as exact ns, at most 18 digits in
-/// all (the ns then fit an `i64`).
+/// A plain µs time as exact ns: [`plain_micros_at`] of all of `t`.
 fn plain_micros_as_ns(t: &[u8]) -> Option<i64> {
-    let (whole, frac) = match memchr::memchr(b'.', t) {
-        Some(dot) => (&t[..dot], &t[dot + 1..]),
-        None => (t, &b""[..]),
-    };
-    if frac.len() > 3 || (frac.is_empty() && whole.len() < t.len()) {
-        return None;
-    }
-    let (neg, w) = plain_digits(whole, 18 - frac.len())?;
-    let f = match frac {
-        [] => 0,
-        _ => plain_digits(frac, 3).filter(|&(neg, _)| !neg)?.1,
-    };
-    let scale = 10u64.pow(3 - frac.len() as u32);
-    // At most 18 digits, times at most 1000: below 10^18 * 1000 / 10^len(frac)... checked.
-    let ns = w.checked_mul(1000)?.checked_add(f.checked_mul(scale)?)?;
-    let ns = i64::try_from(ns).ok()?;
-    Some(if neg { -ns } else { ns })
+    whole(t, plain_micros_at)
 }
 
 /// The number without a sign at the start of `b` when it is 1 to `max` digits (`max` ≤ 19) by
@@ -461,8 +423,8 @@ fn plain_signed_at(b: &[u8]) -> Option<(i64, usize)> {
     Some((if neg { -v } else { v }, n + usize::from(neg)))
 }
 
-/// A µs time at the start of `b`, `-`?digits(`.` one to three digits)?, as exact ns (as
-/// [`plain_micros_as_ns`] reads it) and its length.
+/// A µs time at the start of `b`, `-`?digits(`.` one to three digits)?, at most 18 digits in
+/// all (the ns then fit an `i64`), as exact ns and its length.
 fn plain_micros_at(b: &[u8]) -> Option<(i64, usize)> {
     let neg = b.first() == Some(&b'-');
     let at = usize::from(neg);
