@@ -39,6 +39,9 @@ use super::importer::Importer;
 use super::prefetch_budget::Reservation;
 use super::shared_read::SharedRead;
 use super::value::parse_address as address;
+use time_order::{Events, in_time_order, sort_by_time};
+
+mod time_order;
 use crate::model::{
     BlockTags, CallStacks, Component, DataSource, DumpProblem, Format, HostOps, Interner,
     MemoryRecords, Message, NO_STACK, NULL, NameId, Prefetch, RankData, RankInfo, StackSource,
@@ -284,7 +287,8 @@ pub fn parse_attr(cell: &str) -> Attr {
 /// A dump read whole.
 #[derive(Debug, Default)]
 struct Dump {
-    events: Vec<Event>,
+    /// In time order.
+    events: Events,
     /// Pools, op names and stack texts.
     texts: Interner,
     /// Devices: index → `Device Id` text (`0`, `host`).
@@ -351,6 +355,8 @@ const MAX_OOM_ROWS: usize = 10_000;
 struct DumpBuilder {
     cols: Columns,
     dump: Dump,
+    /// The rows read, in file order.
+    events: Vec<Event>,
     device_ids: FxHashMap<String, u32>,
     order: u32,
     rows: Rows,
@@ -361,6 +367,7 @@ impl DumpBuilder {
         DumpBuilder {
             cols,
             dump: Dump::default(),
+            events: Vec::new(),
             device_ids: FxHashMap::default(),
             order: 0,
             rows,
@@ -369,12 +376,12 @@ impl DumpBuilder {
 
     /// True once no more rows are wanted ([`Rows::Oom`] past its cap).
     fn is_full(&self) -> bool {
-        self.rows == Rows::Oom && self.dump.events.len() >= MAX_OOM_ROWS
+        self.rows == Rows::Oom && self.events.len() >= MAX_OOM_ROWS
     }
 
     /// One row, its cells by column index; false once the load is cancelled.
     fn row<'a>(&mut self, cell: impl Fn(usize) -> &'a str, control: &LoadControl) -> bool {
-        let (cols, dump) = (&self.cols, &mut self.dump);
+        let (cols, dump, events) = (&self.cols, &mut self.dump, &mut self.events);
         self.order = self.order.wrapping_add(1);
         if self.order.is_multiple_of(65_536) && control.is_cancelled() {
             return false;
@@ -435,7 +442,7 @@ impl DumpBuilder {
             oom.ptr = oom.ptr.or(ptr);
             oom
         });
-        dump.events.push(Event {
+        events.push(Event {
             kind,
             what,
             order: self.order,
@@ -471,11 +478,16 @@ impl DumpBuilder {
     fn finish_with(mut self, later: Vec<DumpBuilder>) -> Dump {
         use rayon::prelude::*;
         let mut parts = Vec::with_capacity(later.len() + 1);
-        parts.push(std::mem::take(&mut self.dump.events));
+        parts.push(std::mem::take(&mut self.events));
         // For each later part: its texts' and devices' ids here, and its first row's number.
         let mut renumber = Vec::with_capacity(later.len());
         for part in later {
-            let DumpBuilder { dump, order, .. } = part;
+            let DumpBuilder {
+                dump,
+                order,
+                events,
+                ..
+            } = part;
             let texts = self.dump.texts.merge(&dump.texts);
             let devices: Vec<u32> = dump
                 .devices
@@ -485,7 +497,7 @@ impl DumpBuilder {
             self.dump.unreadable += dump.unreadable;
             renumber.push((texts, devices, self.order));
             self.order = self.order.wrapping_add(order);
-            parts.push(dump.events);
+            parts.push(events);
         }
         parts[1..].par_iter_mut().zip(renumber.par_iter()).for_each(
             |(events, (texts, devices, base))| {
@@ -527,65 +539,9 @@ impl DumpBuilder {
         });
         let after: usize = parts.iter().map(Vec::len).sum();
         dump.out_of_window = (before - after) as u64;
-        dump.events = merge_in_time_order(parts);
+        dump.events = in_time_order(parts);
         dump
     }
-}
-
-/// Parts each in time order (file order on ties) merged into one list in that order; each
-/// part is freed as soon as its last event is taken. A dump's rows are about in time order,
-/// so the parts overlap little: events are taken in runs, from the part whose head is first,
-/// up to the next head of any other part.
-fn merge_in_time_order(mut parts: Vec<Vec<Event>>) -> Vec<Event> {
-    if parts.len() <= 1 {
-        return parts.pop().unwrap_or_default();
-    }
-    let key = |e: &Event| (e.ts, e.order);
-    let total = parts.iter().map(Vec::len).sum();
-    let mut out = Vec::with_capacity(total);
-    let mut rest: Vec<std::iter::Peekable<std::vec::IntoIter<Event>>> = parts
-        .into_iter()
-        .filter(|p| !p.is_empty())
-        .map(|p| p.into_iter().peekable())
-        .collect();
-    loop {
-        // The part whose head is first, and the first head of the others.
-        let mut first: Option<(usize, (i64, u32))> = None;
-        let mut bound: Option<(i64, u32)> = None;
-        for (k, part) in rest.iter_mut().enumerate() {
-            let Some(head) = part.peek().map(key) else {
-                continue;
-            };
-            match first {
-                Some((_, f)) if f <= head => bound = Some(bound.map_or(head, |b| b.min(head))),
-                _ => {
-                    if let Some((_, f)) = first {
-                        bound = Some(bound.map_or(f, |b| b.min(f)));
-                    }
-                    first = Some((k, head));
-                }
-            }
-        }
-        let Some((k, _)) = first else {
-            break;
-        };
-        let part = &mut rest[k];
-        // Its head first (so that equal keys, were there any, cannot stall the merge).
-        out.extend(part.next());
-        match bound {
-            Some(bound) => {
-                while let Some(e) = part.next_if(|e| key(e) < bound) {
-                    out.push(e);
-                }
-            }
-            None => out.extend(part.by_ref()),
-        }
-        if part.peek().is_none() {
-            // Taken whole: its memory goes back now.
-            drop(rest.swap_remove(k));
-        }
-    }
-    out
 }
 
 /// The index of device `d` (a `Device Id` cell) in `devices`, added when new. Looked up
@@ -610,7 +566,7 @@ struct PartBuilder<'a> {
 }
 
 impl csv_parts::RecordSink for PartBuilder<'_> {
-    fn record(&mut self, record: &csv::StringRecord) -> bool {
+    fn record(&mut self, record: &simd_csv::StringRecord) -> bool {
         self.builder
             .row(|i| record.get(i).unwrap_or(""), self.control)
     }
@@ -644,17 +600,14 @@ fn read_dump_file_in_parts(
     part: u64,
 ) -> Result<Dump, DumpProblem> {
     let name = path.display().to_string();
-    let mut reader = csv::ReaderBuilder::new()
+    let mut reader = simd_csv::ReaderBuilder::new()
         .flexible(true)
         .has_headers(true)
         .from_reader(open(path)?);
-    let header = reader
-        .headers()
-        .map_err(|e| DumpProblem::unreadable(&name, csv_cause(e)))?
-        .clone();
-    let cols =
-        Columns::of(header.iter()).ok_or_else(|| DumpProblem::NotADump { path: name.clone() })?;
-    let id_first = header.get(0).is_some_and(|h| {
+    let header = header_of(&mut reader, &name)?;
+    let cols = Columns::of(header.iter().map(String::as_str))
+        .ok_or_else(|| DumpProblem::NotADump { path: name.clone() })?;
+    let id_first = header.first().is_some_and(|h| {
         h.trim_start_matches('\u{feff}')
             .trim()
             .eq_ignore_ascii_case("id")
@@ -662,7 +615,7 @@ fn read_dump_file_in_parts(
     if !id_first {
         return open(path).and_then(|f| read_dump(f, control, &name, Rows::All));
     }
-    let start = reader.position().byte();
+    let start = reader.position();
     drop(reader);
     let parts = csv_parts::read_in_parts(path, start, part, &starts_with_an_id, &|| PartBuilder {
         builder: DumpBuilder::new(cols, Rows::All),
@@ -679,49 +632,28 @@ fn read_dump_file_in_parts(
     Ok(builder.finish_with(parts.collect()))
 }
 
-/// Sorts `events` by time, file order on ties. An event is about 300 bytes, and a sort moved
-/// each many times (3 s of a 1 GB dump's 7): the keys are sorted instead, and each event is
-/// then moved once, along the cycles of the order found.
-fn sort_by_time(events: &mut [Event]) {
-    if events.is_sorted_by_key(|e| (e.ts, e.order)) {
-        return;
-    }
-    let mut keys: Vec<(i64, u32, usize)> = events
-        .iter()
-        .enumerate()
-        .map(|(i, e)| (e.ts, e.order, i))
-        .collect();
-    // (time, file order) is unique: an unstable sort gives the stable order (on every core).
-    rayon::slice::ParallelSliceMut::par_sort_unstable(&mut keys[..]);
-    // Position k takes the event at `from[k]`.
-    let from: Vec<usize> = keys.into_iter().map(|(_, _, i)| i).collect();
-    let mut placed = vec![false; events.len()];
-    for start in 0..events.len() {
-        if placed[start] {
-            continue;
-        }
-        // Along the cycle: each swap brings a position its event and carries the cycle's
-        // first event on, which the cycle's last position takes.
-        let mut at = start;
-        loop {
-            placed[at] = true;
-            let next = from[at];
-            if next == start {
-                break;
-            }
-            events.swap(at, next);
-            at = next;
-        }
+/// The CSV reader's error as a cause: an I/O error keeps its kind.
+fn csv_cause(e: simd_csv::Error) -> crate::model::Cause {
+    let en = e.to_string();
+    match e.into_kind() {
+        simd_csv::ErrorKind::Io(io) => crate::model::Cause::io(en, None, &io),
+        _ => crate::model::Cause::said(en),
     }
 }
 
-/// The CSV reader's error as a cause: an I/O error keeps its kind.
-fn csv_cause(e: csv::Error) -> crate::model::Cause {
-    let en = e.to_string();
-    match e.into_kind() {
-        csv::ErrorKind::Io(io) => crate::model::Cause::io(en, None, &io),
-        _ => crate::model::Cause::said(en),
-    }
+/// A dump's header cells (a byte that is no UTF-8 read as U+FFFD: the columns memsight needs
+/// are ASCII); `name` is for messages.
+fn header_of<R: Read>(
+    reader: &mut simd_csv::Reader<R>,
+    name: &str,
+) -> Result<Vec<String>, DumpProblem> {
+    let header = reader
+        .byte_headers()
+        .map_err(|e| DumpProblem::unreadable(name, csv_cause(e)))?;
+    Ok(header
+        .iter()
+        .map(|h| String::from_utf8_lossy(h).into_owned())
+        .collect())
 }
 
 /// Reads a dump (CSV), the `rows` asked for; `name` is for messages.
@@ -731,19 +663,17 @@ fn read_dump(
     name: &str,
     rows: Rows,
 ) -> Result<Dump, DumpProblem> {
-    let mut reader = csv::ReaderBuilder::new()
+    let mut reader = simd_csv::ReaderBuilder::new()
         .flexible(true)
         .has_headers(true)
         .from_reader(file);
-    let header = reader
-        .headers()
-        .map_err(|e| DumpProblem::unreadable(name, csv_cause(e)))?
-        .clone();
-    let cols = Columns::of(header.iter()).ok_or_else(|| DumpProblem::NotADump {
-        path: name.to_string(),
-    })?;
+    let header = header_of(&mut reader, name)?;
+    let cols =
+        Columns::of(header.iter().map(String::as_str)).ok_or_else(|| DumpProblem::NotADump {
+            path: name.to_string(),
+        })?;
     let mut builder = DumpBuilder::new(cols, rows);
-    let mut record = csv::StringRecord::new();
+    let mut record = simd_csv::StringRecord::new();
     while !builder.is_full() {
         match reader.read_record(&mut record) {
             Ok(false) => break,
@@ -996,7 +926,7 @@ fn device_of_processes(dump: &Dump) -> FxHashMap<i64, Option<u32>> {
     let mut only: FxHashMap<i64, Option<u32>> = FxHashMap::default();
     // The (process, device) last seen: seen again, it changes nothing (most events repeat it).
     let mut last = None;
-    for e in &dump.events {
+    for e in dump.events.iter() {
         if let Some(d) = e.device {
             if last == Some((e.pid, d)) {
                 continue;
@@ -1934,6 +1864,8 @@ mod tests {
         }
     }
 
+    use proptest::prelude::*;
+
     proptest! {
         /// The quick trims are the standard ones, on any text.
         #[test]
@@ -1951,55 +1883,8 @@ mod tests {
     fn an_event_is_small() {
         assert!(size_of::<Event>() <= 128, "{}", size_of::<Event>());
     }
-    use proptest::prelude::*;
-
-    proptest! {
-        /// Events sorted along the cycles of their keys' order come out as a stable sort by
-        /// time leaves them.
-        #[test]
-        fn sorting_by_the_keys_gives_the_stable_sort_by_time(
-            times in proptest::collection::vec(0i64..20, 0..80),
-        ) {
-            let events: Vec<Event> = times
-                .iter()
-                .enumerate()
-                .map(|(i, &ts)| event(ts, i))
-                .collect();
-            let mut expected = events.clone();
-            expected.sort_by_key(|e| e.ts);
-            let mut got = events;
-            sort_by_time(&mut got);
-            let ids = |v: &[Event]| v.iter().map(|e| e.pid).collect::<Vec<_>>();
-            prop_assert_eq!(ids(&got), ids(&expected));
-        }
-
-        /// Parts sorted on their own and merged are the events sorted whole, whatever the
-        /// cuts and however the parts overlap in time.
-        #[test]
-        fn parts_merged_in_time_order_are_the_events_sorted(
-            times in proptest::collection::vec(0i64..30, 0..120),
-            cuts in proptest::collection::vec(0usize..120, 0..6),
-        ) {
-            let events: Vec<Event> = times.iter().enumerate().map(|(i, &ts)| event(ts, i)).collect();
-            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(events.len())).collect();
-            cuts.sort_unstable();
-            let mut parts = Vec::new();
-            let mut from = 0;
-            for c in cuts.into_iter().chain([events.len()]) {
-                let mut part = events[from..c].to_vec();
-                sort_by_time(&mut part);
-                parts.push(part);
-                from = c;
-            }
-            let mut expected = events;
-            expected.sort_by_key(|e| (e.ts, e.order));
-            let ids = |v: &[Event]| v.iter().map(|e| e.pid).collect::<Vec<_>>();
-            prop_assert_eq!(ids(&merge_in_time_order(parts)), ids(&expected));
-        }
-    }
-
     /// An event at `ts`, the `i`th of its file (its pid too, to tell them apart).
-    fn event(ts: i64, i: usize) -> Event {
+    pub(super) fn event(ts: i64, i: usize) -> Event {
         Event {
             kind: Kind::Malloc,
             what: 0,
