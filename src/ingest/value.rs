@@ -395,6 +395,90 @@ pub fn device_id(cell: &[u8]) -> Option<String> {
     (!id.is_empty() && id.bytes().all(|b| b.is_ascii_digit())).then(|| id.to_string())
 }
 
+/// What `read` takes of the start of `t`, when it takes all of `t`.
+pub(crate) fn whole<T>(t: &[u8], read: impl Fn(&[u8]) -> Option<(T, usize)>) -> Option<T> {
+    read(t).and_then(|(v, n)| (n == t.len()).then_some(v))
+}
+
+/// A plain integer (`-`? and 1 to 18 digits, no leading zero): [`plain_signed_at`] of all of
+/// `t`; `None` for any other text, which the careful parsers read.
+pub(crate) fn plain_int(t: &[u8]) -> Option<i64> {
+    whole(t, plain_signed_at)
+}
+
+/// The number without a sign at the start of `b` when it is 1 to `max` digits (`max` ≤ 19) by
+/// JSON's grammar (no leading zero before another digit): its value and length. Eight digits
+/// are converted at a time. What follows is not looked at (the caller's to check: a PyTorch
+/// template's next piece, or the end of the text for [`whole`]).
+pub(crate) fn plain_number_at(b: &[u8], max: usize) -> Option<(u64, usize)> {
+    let n = digit_run(b);
+    if n == 0 || n > max.min(19) || (n > 1 && b[0] == b'0') {
+        return None;
+    }
+    let mut v = 0u64;
+    let mut at = 0;
+    while at < n {
+        let take = (n - at).min(8);
+        // At most 19 digits in all: below 10^19 < 2^64.
+        v = v * POW10[take] + up_to_eight_digits(&b[at..], take);
+        at += take;
+    }
+    Some((v, n))
+}
+
+/// `-`? and a [`plain_number_at`] of at most 18 digits (so it fits an `i64`, and is never
+/// [`NULL`](crate::model::NULL)): its value and length.
+pub(crate) fn plain_signed_at(b: &[u8]) -> Option<(i64, usize)> {
+    let neg = b.first() == Some(&b'-');
+    let (v, n) = plain_number_at(&b[usize::from(neg)..], 18)?;
+    let v = i64::try_from(v).ok()?;
+    Some((if neg { -v } else { v }, n + usize::from(neg)))
+}
+
+/// The value of the first `n` (1 to 8) bytes of `b`, all ASCII digits: eight at a time in one
+/// word (the multiply-and-shift of simdjson's eight-digit parse), a byte at a time when fewer
+/// than eight bytes are left.
+pub(crate) fn up_to_eight_digits(b: &[u8], n: usize) -> u64 {
+    const ZEROS: u64 = u64::from_ne_bytes([b'0'; 8]);
+    const MASK: u64 = 0x0000_00FF_0000_00FF;
+    const MUL1: u64 = 100 + (1_000_000 << 32);
+    const MUL2: u64 = 1 + (10_000 << 32);
+    let Some(word) = b.get(..8).and_then(|w| w.try_into().ok()) else {
+        return b[..n].iter().fold(0, |v, &d| v * 10 + u64::from(d - b'0'));
+    };
+    // The first digit is the lowest byte: the `n` digits moved to the top, '0's below them.
+    let word = u64::from_le_bytes(word);
+    let word = (word << (8 * (8 - n))) | ZEROS.checked_shr(8 * n as u32).unwrap_or(0);
+    let v = word.wrapping_sub(ZEROS);
+    let v = v.wrapping_mul(10).wrapping_add(v >> 8);
+    ((v & MASK)
+        .wrapping_mul(MUL1)
+        .wrapping_add(((v >> 16) & MASK).wrapping_mul(MUL2)))
+        >> 32
+}
+
+/// How many ASCII digits `b` starts with, eight bytes at a time: the numbers of a PyTorch memory
+/// event are a third of its bytes, and a byte at a time was a tenth of the scan.
+pub(crate) fn digit_run(b: &[u8]) -> usize {
+    const ZEROS: u64 = u64::from_ne_bytes([b'0'; 8]);
+    // Added to a byte `x` below 10, stays below 0x80; added to 10..0x80, reaches it.
+    const TO_HIGH_BIT: u64 = u64::from_ne_bytes([0x80 - 10; 8]);
+    const HIGH_BITS: u64 = u64::from_ne_bytes([0x80; 8]);
+    let mut n = 0;
+    while let Some(chunk) = b.get(n..n + 8) {
+        let word = chunk.try_into().map_or(0, u64::from_le_bytes);
+        let x = word ^ ZEROS;
+        // A byte's high bit is set when it is no digit. A carry out of a byte happens only
+        // from one that is no digit, into the bytes after it, which are not looked at.
+        let not_digit = (x.wrapping_add(TO_HIGH_BIT) | x) & HIGH_BITS;
+        if not_digit != 0 {
+            return n + (not_digit.trailing_zeros() / 8) as usize;
+        }
+        n += 8;
+    }
+    n + b[n..].iter().take_while(|c| c.is_ascii_digit()).count()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
