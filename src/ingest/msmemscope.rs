@@ -1322,21 +1322,6 @@ fn build_rank(
         data.report
             .warn(Message::FreesWithoutAllocation { count: orphans });
     }
-    let oom = oom_tags(dump, pid, dev, &row_addr, &mut data);
-    let steps = mstx_steps(dump, pid, dev);
-    if !steps.is_empty() {
-        data.steps = Some(Steps::new(StepSource::Imported(NAME), steps));
-    }
-    // msMemScope's own columns, when any block has a value.
-    for (kind, values) in [
-        (TagKind::Owner, owners),
-        (TagKind::Inefficient, findings),
-        (TagKind::Oom, oom),
-    ] {
-        if values.iter().any(|&v| v != 0) {
-            data.tags.push(BlockTags { kind, values });
-        }
-    }
     if over_held > 0 {
         data.report
             .warn(Message::AllocationsOverHeldAddress { count: over_held });
@@ -1347,11 +1332,17 @@ fn build_rank(
     let mut open_ops: FxHashMap<u64, Vec<(u32, i64)>> = FxHashMap::default();
     // Each op's name interned once (by its text's id), not at each of its spans.
     let mut op_names: Vec<Option<NameId>> = vec![None; dump.texts.len()];
+    // This process's OOM records and MSTX ranges, found in the same walk (a walk of a big
+    // dump's events for each was a tenth of its rank's build).
+    let mut rare: Vec<&Event> = Vec::new();
     for e in dump.events.iter().filter(|e| e.pid == pid) {
-        let thread = thread_of(e.pid, e.tid);
         match e.kind {
-            Kind::OpStart => open_ops.entry(thread).or_default().push((e.what, e.ts)),
+            Kind::OpStart => open_ops
+                .entry(thread_of(e.pid, e.tid))
+                .or_default()
+                .push((e.what, e.ts)),
             Kind::OpEnd => {
+                let thread = thread_of(e.pid, e.tid);
                 let stack = open_ops.entry(thread).or_default();
                 if let Some(k) = stack.iter().rposition(|&(w, _)| w == e.what) {
                     let (w, start) = stack.remove(k);
@@ -1363,7 +1354,27 @@ fn build_rank(
                     host.push(start, e.ts.max(start), thread, name, NO_STACK, -1);
                 }
             }
-            _ => {}
+            Kind::OomTrigger
+            | Kind::OomTop
+            | Kind::OomRecent
+            | Kind::RangeStart
+            | Kind::RangeEnd => rare.push(e),
+            Kind::Malloc | Kind::Free => {}
+        }
+    }
+    let oom = oom_tags(dump, &rare, dev, &row_addr, &mut data);
+    let steps = mstx_steps(dump, &rare, dev);
+    if !steps.is_empty() {
+        data.steps = Some(Steps::new(StepSource::Imported(NAME), steps));
+    }
+    // msMemScope's own columns, when any block has a value.
+    for (kind, values) in [
+        (TagKind::Owner, owners),
+        (TagKind::Inefficient, findings),
+        (TagKind::Oom, oom),
+    ] {
+        if values.iter().any(|&v| v != 0) {
+            data.tags.push(BlockTags { kind, values });
         }
     }
     let stacks = if host.is_empty() {
@@ -1496,27 +1507,26 @@ fn cached(cache: &mut [Option<NameId>], id: u32, make: impl FnOnce() -> NameId) 
     }
 }
 
-/// The steps of process `pid` on `dev` from its `MSTX` ranges named `step start` (how
+/// The steps on `dev` from a process's `MSTX` ranges (among its `rare` events: its OOM
+/// records and MSTX ranges, in time order) named `step start` (how
 /// msMemScope and `mstx.range_start("step start")` mark a step): numbered 1, 2, … in time
 /// order, each ending at the first `Range_end` of its thread after it (else where the next one
 /// starts; a last step without an end is left out).
-fn mstx_steps(dump: &Dump, pid: i64, dev: &str) -> Vec<Step> {
-    let mine = |e: &&Event| {
-        e.pid == pid
-            && (e.device.is_none() || device_name(dump, e.device, "").as_deref() == Some(dev))
-    };
+fn mstx_steps(dump: &Dump, rare: &[&Event], dev: &str) -> Vec<Step> {
+    let mine =
+        |e: &&&Event| e.device.is_none() || device_name(dump, e.device, "").as_deref() == Some(dev);
     // The kind first: the device's name is made for the events it keeps.
-    let starts: Vec<&Event> = dump
-        .events
+    let starts: Vec<&Event> = rare
         .iter()
         .filter(|e| e.kind == Kind::RangeStart && dump.texts.get(e.what) == "step start")
         .filter(mine)
+        .copied()
         .collect();
-    let ends: Vec<&Event> = dump
-        .events
+    let ends: Vec<&Event> = rare
         .iter()
         .filter(|e| e.kind == Kind::RangeEnd)
         .filter(mine)
+        .copied()
         .collect();
     let mut steps = Vec::new();
     for (k, s) in starts.iter().enumerate() {
@@ -1541,19 +1551,19 @@ fn mstx_steps(dump: &Dump, pid: i64, dev: &str) -> Vec<Step> {
 /// `recent 1`: their places in msMemScope's lists; `#2 top 3` when the process ran out more
 /// than once), and a note per OOM with the request that failed. A record names the block of
 /// this rank at its `ptr` held at the OOM's time; records naming none are counted in the note.
+/// `rare`: the process's OOM records and MSTX ranges, in time order.
 fn oom_tags(
     dump: &Dump,
-    pid: i64,
+    rare: &[&Event],
     dev: &str,
     row_addr: &[Option<u64>],
     data: &mut RankData,
 ) -> Vec<NameId> {
     let rows = row_addr.len();
-    let mut oom: Vec<&Event> = dump
-        .events
+    let mut oom: Vec<&Event> = rare
         .iter()
         .filter(|e| matches!(e.kind, Kind::OomTrigger | Kind::OomTop | Kind::OomRecent))
-        .filter(|e| e.pid == pid)
+        .copied()
         .collect();
     if oom.is_empty() {
         return vec![0; rows];
