@@ -3,9 +3,10 @@
 //!
 //! - **Rows** are events (`ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device
 //!   Id,Ptr,Attr,Call Stack(Python),Call Stack(C)`), not in time order (frees are written before
-//!   later mallocs) and from several processes; they are read whole, then sorted by time (file
-//!   order on ties). Older dumps write µs in the `(ns)` column: a file whose median timestamp is
-//!   below 10¹⁷ (1973 in ns) is read as µs. A row whose time lies more than a week from the
+//!   later mallocs) and from several processes; they are read whole, in parts on every core,
+//!   then sorted by time (file order on ties) and kept as runs of those parts (`time_order`).
+//!   Older dumps write µs in the `(ns)` column: a file whose median timestamp is below 10¹⁷
+//!   (1973 in ns) is read as µs. A row whose time lies more than a week from the
 //!   median is left out and counted (one corrupt cell must not move the origin to 1970).
 //! - **Blocks**: `MALLOC` and `FREE` paired per process by `allocation_id` (same id, same
 //!   block), else by pool and address in time order. A `FREE` whose `Device Id` is `N/A` (HAL
@@ -1523,11 +1524,11 @@ fn cached(cache: &mut [Option<NameId>], id: u32, make: impl FnOnce() -> NameId) 
     }
 }
 
-/// The steps on `dev` from a process's `MSTX` ranges (among its `rare` events: its OOM
-/// records and MSTX ranges, in time order) named `step start` (how
-/// msMemScope and `mstx.range_start("step start")` mark a step): numbered 1, 2, … in time
-/// order, each ending at the first `Range_end` of its thread after it (else where the next one
-/// starts; a last step without an end is left out).
+/// The steps on `dev` from a process's `MSTX` ranges named `step start` (how msMemScope and
+/// `mstx.range_start("step start")` mark a step), among its `rare` events (its OOM records and
+/// MSTX ranges, in time order): numbered 1, 2, … in time order, each ending at the first
+/// `Range_end` of its thread after it (else where the next one starts; a last step without an
+/// end is left out).
 fn mstx_steps(dump: &Dump, rare: &[&Event], dev: &str) -> Vec<Step> {
     let mine =
         |e: &&&Event| e.device.is_none() || device_name(dump, e.device, "").as_deref() == Some(dev);
