@@ -29,17 +29,13 @@ pub(super) struct Events {
 impl Events {
     /// Events already in order.
     pub(super) fn from_list(events: Vec<Event>) -> Self {
-        Self::from_runs(vec![events], |p| vec![(0, 0..p[0].len())])
+        let n = events.len();
+        Self::from_runs(vec![events], vec![(0, 0..n)])
     }
 
-    fn from_runs(
-        parts: Vec<Vec<Event>>,
-        runs: impl FnOnce(&[Vec<Event>]) -> Vec<(usize, Range<usize>)>,
-    ) -> Self {
-        let runs: Vec<(usize, Range<usize>)> = runs(&parts)
-            .into_iter()
-            .filter(|(_, r)| !r.is_empty())
-            .collect();
+    /// `parts` in the order of `runs` (each a part and a range of its events).
+    fn from_runs(parts: Vec<Vec<Event>>, mut runs: Vec<(usize, Range<usize>)>) -> Self {
+        runs.retain(|(_, r)| !r.is_empty());
         let ends = runs
             .iter()
             .scan(0, |end, (_, r)| {
@@ -92,7 +88,7 @@ pub(super) fn in_time_order(mut parts: Vec<Vec<Event>>) -> Events {
     parts.retain(|p| !p.is_empty());
     let runs = runs_of(&parts);
     if runs.len() <= MAX_RUNS.max(parts.len()) {
-        return Events::from_runs(parts, |_| runs);
+        return Events::from_runs(parts, runs);
     }
     // Interleaved at many places: joined, each part freed once its last run is taken.
     let mut left: Vec<usize> = parts.iter().map(Vec::len).collect();
