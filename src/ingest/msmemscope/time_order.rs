@@ -88,20 +88,27 @@ pub(super) fn in_time_order(mut parts: Vec<Vec<Event>>) -> Events {
     parts.retain(|p| !p.is_empty());
     let runs = runs_of(&parts);
     if runs.len() <= MAX_RUNS.max(parts.len()) {
-        return Events::from_runs(parts, runs);
+        Events::from_runs(parts, runs)
+    } else {
+        // Interleaved at many places.
+        joined(parts, runs)
     }
-    // Interleaved at many places: joined, each part freed once its last run is taken.
+}
+
+/// `parts` joined into one list in the order of `runs` (all of their events, each part's in
+/// order), each part freed once its last run is taken.
+fn joined(parts: Vec<Vec<Event>>, runs: Vec<(usize, Range<usize>)>) -> Events {
     let mut left: Vec<usize> = parts.iter().map(Vec::len).collect();
     let mut parts: Vec<std::vec::IntoIter<Event>> = parts.into_iter().map(Vec::into_iter).collect();
-    let mut joined = Vec::with_capacity(left.iter().sum());
+    let mut list = Vec::with_capacity(left.iter().sum());
     for (p, r) in runs {
-        joined.extend(parts[p].by_ref().take(r.len()));
+        list.extend(parts[p].by_ref().take(r.len()));
         left[p] -= r.len();
         if left[p] == 0 {
             parts[p] = Vec::new().into_iter();
         }
     }
-    Events::from_list(joined)
+    Events::from_list(list)
 }
 
 /// The runs of the merged order of `parts` (each in order): from the part whose head is first
@@ -243,10 +250,14 @@ mod tests {
             let looked_up: Vec<i64> = (0..ordered.len()).map(|i| ordered[i].pid).collect();
             prop_assert_eq!(&looked_up, &expected);
             prop_assert!(ordered.get(ordered.len()).is_none());
-            // Joined: what too many runs come to.
+            // Joined, as too many runs are.
             let runs = runs_of(&parts);
-            let joined: Vec<i64> = runs.iter().flat_map(|(p, r)| parts[*p][r.clone()].iter().map(|e| e.pid)).collect();
-            prop_assert_eq!(joined, expected);
+            let list = joined(parts, runs);
+            prop_assert_eq!(list.runs.len(), usize::from(list.len() > 0));
+            let walked: Vec<i64> = list.iter().map(|e| e.pid).collect();
+            prop_assert_eq!(&walked, &expected);
+            let looked_up: Vec<i64> = (0..list.len()).map(|i| list[i].pid).collect();
+            prop_assert_eq!(&looked_up, &expected);
         }
     }
 
