@@ -5,6 +5,8 @@
 //!   Id,Ptr,Attr,Call Stack(Python),Call Stack(C)`), not in time order (frees are written before
 //!   later mallocs) and from several processes; they are read whole, in parts on every core,
 //!   then sorted by time (file order on ties) and kept as runs of those parts (`time_order`).
+//!   MALLOCs and FREEs, ops, and the few OOM and MSTX rows are kept apart, each kind as
+//!   small as what is read of it (a 1 GB dump holds millions of each).
 //!   Older dumps write µs in the `(ns)` column: a file whose median timestamp is below 10¹⁷
 //!   (1973 in ns) is read as µs. A row whose time lies more than a week from the
 //!   median is left out and counted (one corrupt cell must not move the origin to 1970).
@@ -40,7 +42,7 @@ use super::importer::Importer;
 use super::prefetch_budget::Reservation;
 use super::shared_read::SharedRead;
 use super::value::parse_address as address;
-use time_order::{Events, in_time_order, sort_by_time};
+use time_order::{Events, Timed, in_time_order, sort_by_time};
 
 mod time_order;
 use crate::model::{
@@ -86,40 +88,26 @@ enum Kind {
     RangeEnd,
 }
 
-/// One event memsight keeps, with what it reads of its `Attr`. A dump holds millions: the
-/// numbers are [`NULL`] when absent (an `Attr` number of exactly `i64::MIN` reads as absent),
-/// texts are ids into `Dump::texts` (0 when absent), and an event is 128 bytes (an [`Attr`]
-/// alone is 168).
+/// An OOM record or an MSTX range, with what memsight reads of its row (a dump holds a few;
+/// its MALLOCs and FREEs are [`MemEvent`]s, its ops [`OpEvent`]s). Texts are ids into
+/// `Dump::texts` (0 when absent).
 #[derive(Debug, Clone)]
 struct Event {
     kind: Kind,
-    /// The pool (`Event Type`) of a MALLOC/FREE, the op's name of an op event.
+    /// The `Event Type` of an OOM record, the range's name of an MSTX one.
     what: u32,
     /// File order.
     order: u32,
     /// `Call Stack(Python)` (0 when empty).
     python: u32,
-    /// `owner` (0 when absent).
-    owner: u32,
-    /// `inefficient` (0 when absent).
-    inefficient: u32,
     /// `Device Id`: a number, `host`, or `None` for `N/A`.
     device: Option<u32>,
     /// Time as written (scaled to ns once the whole file is read).
     ts: i64,
     pid: i64,
     tid: i64,
-    /// `addr`, else the `Ptr` column.
-    addr: Option<u64>,
-    /// `allocation_id`.
-    allocation_id: i64,
-    /// `size` (negative on a free in older dumps).
+    /// `size` (negative on a free in older dumps), [`NULL`] when absent.
     size: i64,
-    /// `total`, `used`, `process_used`, `device_used` ([`Attr`]).
-    total: i64,
-    used: i64,
-    process_used: i64,
-    device_used: i64,
     /// An OOM record's keys, its `ptr` else the `Ptr` column (`None` for other events).
     oom: Option<Box<OomAttr>>,
 }
@@ -200,6 +188,92 @@ impl Event {
     /// Its OOM keys (none for an event that is no OOM record).
     fn oom(&self) -> &OomAttr {
         self.oom.as_deref().unwrap_or(&NO_OOM)
+    }
+}
+
+impl Timed for Event {
+    fn key(&self) -> (i64, u32) {
+        (self.ts, self.order)
+    }
+}
+
+/// A device index that names none (`Device Id` `N/A`) in a compact event.
+const NO_DEVICE: u32 = u32::MAX;
+
+/// A device index as a compact event keeps it.
+fn device_slot(device: Option<u32>) -> u32 {
+    device.unwrap_or(NO_DEVICE)
+}
+
+/// A MALLOC or FREE: what memsight reads of its row, in 96 bytes (a dump holds millions; as
+/// an [`Event`] each was 128, the ops' too, and half of a 1 GB dump's peak memory). Numbers
+/// are [`NULL`] when absent, texts ids into `Dump::texts` (0 when absent).
+#[derive(Debug, Clone)]
+struct MemEvent {
+    /// Time as written (scaled to ns once the whole file is read).
+    ts: i64,
+    /// `addr`, else the `Ptr` column (when `has_addr`).
+    addr: u64,
+    /// `allocation_id`.
+    allocation_id: i64,
+    /// `size` (negative on a free in older dumps).
+    size: i64,
+    /// `total`, `used`, `process_used`, `device_used` ([`Attr`]).
+    total: i64,
+    used: i64,
+    process_used: i64,
+    device_used: i64,
+    /// The pool (`Event Type`).
+    what: u32,
+    /// File order.
+    order: u32,
+    /// `Call Stack(Python)`, `owner`, `inefficient`.
+    python: u32,
+    owner: u32,
+    inefficient: u32,
+    /// (Process, thread): an index into `Dump::threads`.
+    thread: u32,
+    /// `Device Id`: an index into `Dump::devices`, [`NO_DEVICE`] for `N/A`.
+    device: u32,
+    /// A MALLOC (else a FREE).
+    malloc: bool,
+    /// Whether `addr` was written.
+    has_addr: bool,
+}
+
+impl MemEvent {
+    /// Its address, if written.
+    fn addr(&self) -> Option<u64> {
+        self.has_addr.then_some(self.addr)
+    }
+}
+
+impl Timed for MemEvent {
+    fn key(&self) -> (i64, u32) {
+        (self.ts, self.order)
+    }
+}
+
+/// An op's start or end (`OP_LAUNCH`), in 32 bytes.
+#[derive(Debug, Clone)]
+struct OpEvent {
+    /// Time as written (scaled to ns once the whole file is read).
+    ts: i64,
+    /// File order.
+    order: u32,
+    /// The op's name.
+    what: u32,
+    /// (Process, thread): an index into `Dump::threads`.
+    thread: u32,
+    /// `Device Id`: an index into `Dump::devices`, [`NO_DEVICE`] for `N/A`.
+    device: u32,
+    /// A start (else an end).
+    start: bool,
+}
+
+impl Timed for OpEvent {
+    fn key(&self) -> (i64, u32) {
+        (self.ts, self.order)
     }
 }
 
@@ -294,17 +368,36 @@ pub fn parse_attr(cell: &str) -> Attr {
 /// A dump read whole.
 #[derive(Debug, Default)]
 struct Dump {
-    /// In time order.
-    events: Events,
+    /// Its MALLOCs and FREEs, in time order.
+    mem: Events<MemEvent>,
+    /// Its ops' starts and ends, in time order.
+    ops: Events<OpEvent>,
+    /// Its OOM records and MSTX ranges, in time order.
+    rare: Vec<Event>,
     /// Pools, op names and stack texts.
     texts: Interner,
     /// Devices: index → `Device Id` text (`0`, `host`).
     devices: Vec<String>,
+    /// (Process, thread) pairs: what the events' `thread` index.
+    threads: Vec<(i64, i64)>,
     /// Rows that could not be read.
     unreadable: u64,
     /// Rows whose time lies far outside the bulk of the dump's (a corrupt or µs-scale cell
     /// among ns ones): left out, so that one row cannot move the time origin by decades.
     out_of_window: u64,
+}
+
+impl Dump {
+    /// The process of thread index `t`.
+    fn pid(&self, t: u32) -> i64 {
+        self.thread(t).0
+    }
+
+    /// The (process, thread) of thread index `t` ((0, 0) for none: an index is only made by
+    /// a read of the dump).
+    fn thread(&self, t: u32) -> (i64, i64) {
+        self.threads.get(t as usize).copied().unwrap_or((0, 0))
+    }
 }
 
 /// The column indices of a dump's header.
@@ -362,11 +455,16 @@ const MAX_OOM_ROWS: usize = 10_000;
 struct DumpBuilder {
     cols: Columns,
     dump: Dump,
-    /// The rows read, in file order.
-    events: Vec<Event>,
+    /// The rows read, in file order: MALLOCs and FREEs, ops, the rest.
+    mem: Vec<MemEvent>,
+    ops: Vec<OpEvent>,
+    rare: Vec<Event>,
     device_ids: FxHashMap<String, u32>,
     /// The device of the last row that named one.
     last_device: Option<u32>,
+    thread_ids: FxHashMap<(i64, i64), u32>,
+    /// The (process, thread) of the last row, and its index.
+    last_thread: Option<((i64, i64), u32)>,
     order: u32,
     rows: Rows,
 }
@@ -376,9 +474,13 @@ impl DumpBuilder {
         DumpBuilder {
             cols,
             dump: Dump::default(),
-            events: Vec::new(),
+            mem: Vec::new(),
+            ops: Vec::new(),
+            rare: Vec::new(),
             device_ids: FxHashMap::default(),
             last_device: None,
+            thread_ids: FxHashMap::default(),
+            last_thread: None,
             order: 0,
             rows,
         }
@@ -386,16 +488,29 @@ impl DumpBuilder {
 
     /// True once no more rows are wanted ([`Rows::Oom`] past its cap).
     fn is_full(&self) -> bool {
-        self.rows == Rows::Oom && self.events.len() >= MAX_OOM_ROWS
+        self.rows == Rows::Oom && self.rare.len() >= MAX_OOM_ROWS
+    }
+
+    /// The index of (process, thread) `key`, added when new (most rows name the thread the
+    /// row before named).
+    fn thread_index(&mut self, key: (i64, i64)) -> u32 {
+        if let Some((k, id)) = self.last_thread
+            && k == key
+        {
+            return id;
+        }
+        let id = thread_index(&mut self.thread_ids, &mut self.dump.threads, key);
+        self.last_thread = Some((key, id));
+        id
     }
 
     /// One row, its cells by column index; false once the load is cancelled.
     fn row<'a>(&mut self, cell: impl Fn(usize) -> &'a str, control: &LoadControl) -> bool {
-        let (cols, dump, events) = (&self.cols, &mut self.dump, &mut self.events);
         self.order = self.order.wrapping_add(1);
         if self.order.is_multiple_of(65_536) && control.is_cancelled() {
             return false;
         }
+        let cols = self.cols;
         let cell = |i: usize| trim(cell(i));
         let kind = match (cell(cols.event), cell(cols.event_type)) {
             ("MALLOC", _) => Kind::Malloc,
@@ -418,7 +533,7 @@ impl DumpBuilder {
             number(cell(cols.pid)),
             number(cell(cols.tid)),
         ) else {
-            dump.unreadable += 1;
+            self.dump.unreadable += 1;
             return true;
         };
         let device = match cell(cols.device) {
@@ -426,63 +541,101 @@ impl DumpBuilder {
             // Most rows name the device the row before named.
             d if self
                 .last_device
-                .is_some_and(|id| dump.devices[id as usize] == d) =>
+                .is_some_and(|id| self.dump.devices[id as usize] == d) =>
             {
                 self.last_device
             }
             d => {
-                let id = device_index(&mut self.device_ids, &mut dump.devices, d);
+                let id = device_index(&mut self.device_ids, &mut self.dump.devices, d);
                 self.last_device = Some(id);
                 Some(id)
             }
         };
-        let (what, attr) = match kind {
+        let order = self.order;
+        match kind {
             Kind::Malloc | Kind::Free => {
                 let attr = parse_attr(cell(cols.attr));
-                if attr.size.is_none() {
-                    dump.unreadable += 1;
+                let Some(size) = attr.size else {
+                    self.dump.unreadable += 1;
                     return true;
-                }
-                (dump.texts.intern(cell(cols.event_type)), attr)
+                };
+                let thread = self.thread_index((pid, tid));
+                let texts = &mut self.dump.texts;
+                let what = texts.intern(cell(cols.event_type));
+                let python = cols.python.map_or(0, |c| texts.intern(cell(c)));
+                let mut text = |t: Option<String>| t.map_or(0, |t| texts.intern(&t));
+                let (owner, inefficient) = (text(attr.owner), text(attr.inefficient));
+                let addr = attr.addr.or_else(|| address(cell(cols.ptr)));
+                self.mem.push(MemEvent {
+                    ts,
+                    addr: addr.unwrap_or(0),
+                    allocation_id: or_null(attr.allocation_id),
+                    size,
+                    total: or_null(attr.total),
+                    used: or_null(attr.used),
+                    process_used: or_null(attr.process_used),
+                    device_used: or_null(attr.device_used),
+                    what,
+                    order,
+                    python,
+                    owner,
+                    inefficient,
+                    thread,
+                    device: device_slot(device),
+                    malloc: kind == Kind::Malloc,
+                    has_addr: addr.is_some(),
+                });
             }
-            Kind::OpStart | Kind::OpEnd | Kind::RangeStart | Kind::RangeEnd => (
-                dump.texts.intern(cell(cols.name).trim_matches('"')),
-                Attr::default(),
-            ),
-            Kind::OomTrigger | Kind::OomTop | Kind::OomRecent => (
-                dump.texts.intern(cell(cols.event_type)),
-                parse_attr(cell(cols.attr)),
-            ),
-        };
-        let python = cols.python.map_or(0, |c| dump.texts.intern(cell(c)));
-        let ptr = address(cell(cols.ptr));
-        let mut text = |t: Option<String>| t.map_or(0, |t| dump.texts.intern(&t));
-        let (owner, inefficient) = (text(attr.owner), text(attr.inefficient));
-        let oom = is_oom.then(|| {
-            let mut oom = attr.oom.unwrap_or_default();
-            oom.ptr = oom.ptr.or(ptr);
-            oom
-        });
-        events.push(Event {
-            kind,
-            what,
-            order: self.order,
-            python,
-            owner,
-            inefficient,
-            device,
-            ts,
-            pid,
-            tid,
-            addr: attr.addr.or(ptr),
-            allocation_id: or_null(attr.allocation_id),
-            size: or_null(attr.size),
-            total: or_null(attr.total),
-            used: or_null(attr.used),
-            process_used: or_null(attr.process_used),
-            device_used: or_null(attr.device_used),
-            oom,
-        });
+            Kind::OpStart | Kind::OpEnd => {
+                let thread = self.thread_index((pid, tid));
+                let what = self.dump.texts.intern(cell(cols.name).trim_matches('"'));
+                self.ops.push(OpEvent {
+                    ts,
+                    order,
+                    what,
+                    thread,
+                    device: device_slot(device),
+                    start: kind == Kind::OpStart,
+                });
+            }
+            Kind::OomTrigger
+            | Kind::OomTop
+            | Kind::OomRecent
+            | Kind::RangeStart
+            | Kind::RangeEnd => {
+                let texts = &mut self.dump.texts;
+                let (what, attr) = if is_oom {
+                    (
+                        texts.intern(cell(cols.event_type)),
+                        parse_attr(cell(cols.attr)),
+                    )
+                } else {
+                    (
+                        texts.intern(cell(cols.name).trim_matches('"')),
+                        Attr::default(),
+                    )
+                };
+                let python = cols.python.map_or(0, |c| texts.intern(cell(c)));
+                let ptr = address(cell(cols.ptr));
+                let oom = is_oom.then(|| {
+                    let mut oom = attr.oom.unwrap_or_default();
+                    oom.ptr = oom.ptr.or(ptr);
+                    oom
+                });
+                self.rare.push(Event {
+                    kind,
+                    what,
+                    order,
+                    python,
+                    device,
+                    ts,
+                    pid,
+                    tid,
+                    size: or_null(attr.size),
+                    oom,
+                });
+            }
+        }
         true
     }
 
@@ -493,20 +646,28 @@ impl DumpBuilder {
 
     /// The dump of this builder's rows and of `later`'s, the builders of the parts of the
     /// file after this one's, in file order: what one builder reading every part would
-    /// finish with (texts and devices numbered in order of first appearance, file order
-    /// across the parts). Each part is sorted on its own, on every core, then the parts are
-    /// merged, each freed once merged: joining them first held every event twice.
+    /// finish with (texts, devices and threads numbered in order of first appearance, file
+    /// order across the parts). Each part is sorted on its own, on every core, and the
+    /// parts are kept as runs of the time order ([`in_time_order`]): joining them first held
+    /// every event twice.
     fn finish_with(mut self, later: Vec<DumpBuilder>) -> Dump {
         use rayon::prelude::*;
         let mut parts = Vec::with_capacity(later.len() + 1);
-        parts.push(std::mem::take(&mut self.events));
-        // For each later part: its texts' and devices' ids here, and its first row's number.
+        parts.push(Part {
+            mem: std::mem::take(&mut self.mem),
+            ops: std::mem::take(&mut self.ops),
+            rare: std::mem::take(&mut self.rare),
+        });
+        // For each later part: its texts', devices' and threads' ids here, and its first
+        // row's number.
         let mut renumber = Vec::with_capacity(later.len());
         for part in later {
             let DumpBuilder {
                 dump,
                 order,
-                events,
+                mem,
+                ops,
+                rare,
                 ..
             } = part;
             let texts = self.dump.texts.merge(&dump.texts);
@@ -515,27 +676,33 @@ impl DumpBuilder {
                 .iter()
                 .map(|d| device_index(&mut self.device_ids, &mut self.dump.devices, d))
                 .collect();
+            let threads: Vec<u32> = dump
+                .threads
+                .iter()
+                .map(|&t| thread_index(&mut self.thread_ids, &mut self.dump.threads, t))
+                .collect();
             self.dump.unreadable += dump.unreadable;
-            renumber.push((texts, devices, self.order));
+            renumber.push(Renumber {
+                texts,
+                devices,
+                threads,
+                base: self.order,
+            });
             self.order = self.order.wrapping_add(order);
-            parts.push(events);
+            parts.push(Part { mem, ops, rare });
         }
-        parts[1..].par_iter_mut().zip(renumber.par_iter()).for_each(
-            |(events, (texts, devices, base))| {
-                let text = |id: u32| texts.get(id as usize).copied().unwrap_or(0);
-                for e in events {
-                    e.what = text(e.what);
-                    e.python = text(e.python);
-                    e.owner = text(e.owner);
-                    e.inefficient = text(e.inefficient);
-                    e.device = e.device.and_then(|d| devices.get(d as usize).copied());
-                    e.order = base.wrapping_add(e.order);
-                }
-            },
-        );
+        parts[1..]
+            .par_iter_mut()
+            .zip(renumber.par_iter())
+            .for_each(|(part, r)| r.apply(part));
         let mut dump = self.dump;
         // The unit is the bulk's (the median time's), not any one row's.
-        let mut times: Vec<i64> = parts.iter().flatten().map(|e| e.ts).collect();
+        let mut times: Vec<i64> = Vec::with_capacity(parts.iter().map(Part::len).sum());
+        for p in &parts {
+            times.extend(p.mem.iter().map(|e| e.ts));
+            times.extend(p.ops.iter().map(|e| e.ts));
+            times.extend(p.rare.iter().map(|e| e.ts));
+        }
         let mid = times.len() / 2;
         let median = if times.is_empty() {
             0
@@ -548,21 +715,101 @@ impl DumpBuilder {
         }
         // The window from the same times (their order no longer matters).
         let window = super::time_window::TimeWindow::from_samples(times, None);
-        let before: usize = parts.iter().map(Vec::len).sum();
-        parts.par_iter_mut().for_each(|events| {
-            if micros {
-                events
-                    .iter_mut()
-                    .for_each(|e| e.ts = e.ts.saturating_mul(1000));
-            }
-            events.retain(|e| window.contains(e.ts));
-            sort_by_time(events);
+        let before: usize = parts.iter().map(Part::len).sum();
+        parts.par_iter_mut().for_each(|p| {
+            let scale = |ts: &mut i64| {
+                if micros {
+                    *ts = ts.saturating_mul(1000);
+                }
+            };
+            p.mem.iter_mut().for_each(|e| scale(&mut e.ts));
+            p.ops.iter_mut().for_each(|e| scale(&mut e.ts));
+            p.rare.iter_mut().for_each(|e| scale(&mut e.ts));
+            p.mem.retain(|e| window.contains(e.ts));
+            p.ops.retain(|e| window.contains(e.ts));
+            p.rare.retain(|e| window.contains(e.ts));
+            sort_by_time(&mut p.mem);
+            sort_by_time(&mut p.ops);
         });
-        let after: usize = parts.iter().map(Vec::len).sum();
+        let after: usize = parts.iter().map(Part::len).sum();
         dump.out_of_window = (before - after) as u64;
-        dump.events = in_time_order(parts);
+        let (mut mem, mut ops) = (Vec::with_capacity(parts.len()), Vec::new());
+        for p in parts {
+            mem.push(p.mem);
+            ops.push(p.ops);
+            dump.rare.extend(p.rare);
+        }
+        sort_by_time(&mut dump.rare);
+        dump.mem = in_time_order(mem);
+        dump.ops = in_time_order(ops);
         dump
     }
+}
+
+/// The events of one part of a dump, as read (in file order).
+struct Part {
+    mem: Vec<MemEvent>,
+    ops: Vec<OpEvent>,
+    rare: Vec<Event>,
+}
+
+impl Part {
+    /// How many events.
+    fn len(&self) -> usize {
+        self.mem.len() + self.ops.len() + self.rare.len()
+    }
+}
+
+/// A later part's ids as the first part's builder numbers them.
+struct Renumber {
+    /// Its texts', devices' and threads' ids there.
+    texts: Vec<NameId>,
+    devices: Vec<u32>,
+    threads: Vec<u32>,
+    /// The file order of the row before its first.
+    base: u32,
+}
+
+impl Renumber {
+    /// The part's events with their ids renumbered.
+    fn apply(&self, part: &mut Part) {
+        let text = |id: u32| self.texts.get(id as usize).copied().unwrap_or(0);
+        let slot = |d: u32| self.devices.get(d as usize).copied().unwrap_or(NO_DEVICE);
+        let thread = |t: u32| self.threads.get(t as usize).copied().unwrap_or(0);
+        for e in &mut part.mem {
+            e.what = text(e.what);
+            e.python = text(e.python);
+            e.owner = text(e.owner);
+            e.inefficient = text(e.inefficient);
+            e.device = slot(e.device);
+            e.thread = thread(e.thread);
+            e.order = self.base.wrapping_add(e.order);
+        }
+        for e in &mut part.ops {
+            e.what = text(e.what);
+            e.device = slot(e.device);
+            e.thread = thread(e.thread);
+            e.order = self.base.wrapping_add(e.order);
+        }
+        for e in &mut part.rare {
+            e.what = text(e.what);
+            e.python = text(e.python);
+            e.device = e.device.and_then(|d| self.devices.get(d as usize).copied());
+            e.order = self.base.wrapping_add(e.order);
+        }
+    }
+}
+
+/// The index of (process, thread) `key` in `threads`, added when new.
+fn thread_index(
+    ids: &mut FxHashMap<(i64, i64), u32>,
+    threads: &mut Vec<(i64, i64)>,
+    key: (i64, i64),
+) -> u32 {
+    *ids.entry(key).or_insert_with(|| {
+        threads.push(key);
+        (threads.len() - 1) as u32
+    })
 }
 
 /// The index of device `d` (a `Device Id` cell) in `devices`, added when new. Looked up
@@ -791,13 +1038,40 @@ fn read_rows(path: &Path, control: &LoadControl, rows: Rows) -> Result<Dump, Dum
     }
 }
 
-/// A block: its MALLOC (or only its FREE) and its FREE, as event indices.
+/// No event, in a [`Block`].
+const NO_EVENT: u32 = u32::MAX;
+
+/// A block: its MALLOC (or only its FREE) and its FREE, as indices into `Dump::mem`, in 12
+/// bytes (a dump holds a million; as `Option<usize>`s a block was 40).
 #[derive(Debug, Clone, Copy)]
 struct Block {
-    malloc: Option<usize>,
-    free: Option<usize>,
-    /// The device (the MALLOC's, else the FREE's).
-    device: Option<u32>,
+    /// [`NO_EVENT`] when none.
+    malloc: u32,
+    free: u32,
+    /// The device (the MALLOC's, else the FREE's), [`NO_DEVICE`] for none.
+    device: u32,
+}
+
+impl Block {
+    /// Its MALLOC's index.
+    fn malloc(&self) -> Option<usize> {
+        (self.malloc != NO_EVENT).then_some(self.malloc as usize)
+    }
+
+    /// Its FREE's index.
+    fn free(&self) -> Option<usize> {
+        (self.free != NO_EVENT).then_some(self.free as usize)
+    }
+
+    /// Its MALLOC's index, else its FREE's.
+    fn first(&self) -> Option<usize> {
+        self.malloc().or_else(|| self.free())
+    }
+
+    /// Its device's index.
+    fn device(&self) -> Option<u32> {
+        (self.device != NO_DEVICE).then_some(self.device)
+    }
 }
 
 /// How a block is told apart from the others of its process.
@@ -815,38 +1089,43 @@ fn pair(dump: &Dump) -> (Vec<Block>, u64) {
     let mut open: FxHashMap<BlockKey, usize> = FxHashMap::default();
     let mut blocks = Vec::new();
     let mut over_held = 0;
-    for (i, e) in dump.events.iter().enumerate() {
-        let key = match (present(e.allocation_id), e.addr) {
-            (Some(id), _) => BlockKey::Id(e.pid, id),
-            (None, Some(addr)) => BlockKey::Addr(e.pid, e.what, addr),
+    for (i, e) in dump.mem.iter().enumerate() {
+        // (A dump's events are counted in u32, as their file order is: no dump that fits in
+        // memory has more.)
+        let Ok(i) = u32::try_from(i) else { break };
+        if i == NO_EVENT {
+            break;
+        }
+        let pid = dump.pid(e.thread);
+        let key = match (present(e.allocation_id), e.addr()) {
+            (Some(id), _) => BlockKey::Id(pid, id),
+            (None, Some(addr)) => BlockKey::Addr(pid, e.what, addr),
             (None, None) => continue,
         };
-        match e.kind {
-            Kind::Malloc => {
-                if open.insert(key, blocks.len()).is_some() {
-                    over_held += 1;
-                }
-                blocks.push(Block {
-                    malloc: Some(i),
-                    free: None,
-                    device: e.device,
-                });
+        if e.malloc {
+            if open.insert(key, blocks.len()).is_some() {
+                over_held += 1;
             }
-            Kind::Free => match open.remove(&key) {
+            blocks.push(Block {
+                malloc: i,
+                free: NO_EVENT,
+                device: e.device,
+            });
+        } else {
+            match open.remove(&key) {
                 Some(b) => {
-                    blocks[b].free = Some(i);
+                    blocks[b].free = i;
                     // A MALLOC written with Device Id N/A takes its FREE's device.
-                    if blocks[b].device.is_none() {
+                    if blocks[b].device == NO_DEVICE {
                         blocks[b].device = e.device;
                     }
                 }
                 None => blocks.push(Block {
-                    malloc: None,
-                    free: Some(i),
+                    malloc: NO_EVENT,
+                    free: i,
                     device: e.device,
                 }),
-            },
-            _ => {}
+            }
         }
     }
     (blocks, over_held)
@@ -870,7 +1149,13 @@ struct Paired {
 impl Paired {
     /// About how many bytes it holds (its events and blocks; texts left out).
     fn bytes(&self) -> usize {
-        let events = self.dump.events.len().saturating_mul(size_of::<Event>());
+        let dump = &self.dump;
+        let events = dump
+            .mem
+            .len()
+            .saturating_mul(size_of::<MemEvent>())
+            .saturating_add(dump.ops.len().saturating_mul(size_of::<OpEvent>()))
+            .saturating_add(dump.rare.len().saturating_mul(size_of::<Event>()));
         let blocks = self
             .blocks
             .len()
@@ -934,11 +1219,12 @@ fn block_parts(
     let parts = blocks
         .iter()
         .map(|b| {
-            let e = &dump.events[b.malloc.or(b.free)?];
+            let e = &dump.mem[b.first()?];
+            let pid = dump.pid(e.thread);
             // (Free-only blocks keep no device: they are counted as such.)
             let device = b
-                .device
-                .or_else(|| b.malloc.and_then(|_| only.get(&e.pid).copied().flatten()));
+                .device()
+                .or_else(|| b.malloc().and_then(|_| only.get(&pid).copied().flatten()));
             let id = *ids.entry((device, e.what)).or_insert_with(|| {
                 let name = device_name(dump, device, dump.texts.get(e.what))?;
                 Some(match names.iter().position(|n| *n == name) {
@@ -949,7 +1235,7 @@ fn block_parts(
                     }
                 })
             });
-            Some((e.pid, id?))
+            Some((pid, id?))
         })
         .collect();
     (parts, names)
@@ -958,22 +1244,31 @@ fn block_parts(
 /// Each process's device when its events name only one (`None` when they name several).
 fn device_of_processes(dump: &Dump) -> FxHashMap<i64, Option<u32>> {
     let mut only: FxHashMap<i64, Option<u32>> = FxHashMap::default();
-    // The (process, device) last seen: seen again, it changes nothing (most events repeat it).
+    // The (thread, device) last seen: seen again, it changes nothing (most events repeat it).
     let mut last = None;
-    for e in dump.events.iter() {
-        if let Some(d) = e.device {
-            if last == Some((e.pid, d)) {
-                continue;
-            }
-            last = Some((e.pid, d));
-            only.entry(e.pid)
-                .and_modify(|o| {
-                    if *o != Some(d) {
-                        *o = None;
-                    }
-                })
-                .or_insert(Some(d));
-        }
+    let compact = (dump.mem.iter().map(|e| (e.thread, e.device)))
+        .chain(dump.ops.iter().map(|e| (e.thread, e.device)));
+    let events = compact
+        .filter(|&(_, d)| d != NO_DEVICE)
+        .filter(|&seen| {
+            let new = last != Some(seen);
+            last = Some(seen);
+            new
+        })
+        .map(|(t, d)| (dump.pid(t), d))
+        .chain(
+            dump.rare
+                .iter()
+                .filter_map(|e| e.device.map(|d| (e.pid, d))),
+        );
+    for (pid, d) in events {
+        only.entry(pid)
+            .and_modify(|o| {
+                if *o != Some(d) {
+                    *o = None;
+                }
+            })
+            .or_insert(Some(d));
     }
     only
 }
@@ -991,8 +1286,8 @@ fn allocations_without_device(
         .zip(parts)
         .filter(|(b, p)| {
             p.is_none()
-                && b.malloc
-                    .is_some_and(|m| pid.is_none_or(|pid| dump.events[m].pid == pid))
+                && b.malloc()
+                    .is_some_and(|m| pid.is_none_or(|pid| dump.pid(dump.mem[m].thread) == pid))
         })
         .count() as u64
 }
@@ -1202,7 +1497,10 @@ fn build_rank(
         .iter()
         .zip(parts)
         .filter(|(b, p)| {
-            p.is_none() && b.malloc.is_none() && b.free.is_some_and(|f| dump.events[f].pid == pid)
+            p.is_none()
+                && b.malloc().is_none()
+                && b.free()
+                    .is_some_and(|f| dump.pid(dump.mem[f].thread) == pid)
         })
         .count() as u64;
     if deviceless > 0 {
@@ -1222,8 +1520,8 @@ fn build_rank(
         .map(|(b, _)| *b)
         .collect();
     let pool_of = |b: &Block| {
-        let e = &dump.events[b.malloc.or(b.free).unwrap_or(0)];
-        dump.texts.get(e.what)
+        let e = b.first().and_then(|i| dump.mem.get(i));
+        dump.texts.get(e.map_or(0, |e| e.what))
     };
     let framework = mine.iter().any(|b| is_framework_pool(pool_of(b)));
     // The blocks shown: the framework's pools when the device has them, else everything.
@@ -1233,9 +1531,9 @@ fn build_rank(
     // time order, not looked up one by one (a sort of their indices, and a search through
     // the dump's runs for each).
     const NOT_MINE: u32 = u32::MAX;
-    let mut block_of = vec![NOT_MINE; dump.events.len()];
+    let mut block_of = vec![NOT_MINE; dump.mem.len()];
     for (k, b) in mine.iter().enumerate() {
-        for e in [b.malloc, b.free].into_iter().flatten() {
+        for e in [b.malloc(), b.free()].into_iter().flatten() {
             // (A dump's events are counted in u32: so are its blocks.)
             if let Some(slot) = block_of.get_mut(e) {
                 *slot = u32::try_from(k).unwrap_or(NOT_MINE);
@@ -1243,7 +1541,7 @@ fn build_rank(
         }
     }
     let at = || {
-        dump.events
+        dump.mem
             .iter()
             .zip(&block_of)
             .filter(|&(_, &k)| k != NOT_MINE)
@@ -1266,7 +1564,7 @@ fn build_rank(
             let has_process = at().any(|(ev, _)| ev.process_used != NULL);
             for (ev, k) in at() {
                 let size = present(ev.size).unwrap_or(0).abs();
-                let signed = if ev.kind == Kind::Malloc { size } else { -size };
+                let signed = if ev.malloc { size } else { -size };
                 if shown[k] {
                     let st = pools.entry(ev.what).or_default();
                     st.live = st.live.saturating_add(signed);
@@ -1349,36 +1647,27 @@ fn build_rank(
     let mut open_ops: FxHashMap<u64, Vec<(u32, i64)>> = FxHashMap::default();
     // Each op's name interned once (by its text's id), not at each of its spans.
     let mut op_names: Vec<Option<NameId>> = vec![None; dump.texts.len()];
-    // This process's OOM records and MSTX ranges, found in the same walk (a walk of a big
-    // dump's events for each was a tenth of its rank's build).
-    let mut rare: Vec<&Event> = Vec::new();
-    for e in dump.events.iter().filter(|e| e.pid == pid) {
-        match e.kind {
-            Kind::OpStart => open_ops
-                .entry(thread_of(e.pid, e.tid))
-                .or_default()
-                .push((e.what, e.ts)),
-            Kind::OpEnd => {
-                let thread = thread_of(e.pid, e.tid);
-                let stack = open_ops.entry(thread).or_default();
-                if let Some(k) = stack.iter().rposition(|&(w, _)| w == e.what) {
-                    let (w, start) = stack.remove(k);
-                    let name = match op_names.get_mut(w as usize) {
-                        Some(Some(n)) => *n,
-                        Some(slot) => *slot.insert(host.names.intern(dump.texts.get(w))),
-                        None => host.names.intern(dump.texts.get(w)),
-                    };
-                    host.push(start, e.ts.max(start), thread, name, NO_STACK, -1);
-                }
-            }
-            Kind::OomTrigger
-            | Kind::OomTop
-            | Kind::OomRecent
-            | Kind::RangeStart
-            | Kind::RangeEnd => rare.push(e),
-            Kind::Malloc | Kind::Free => {}
+    // This process's OOM records and MSTX ranges: a list of their own.
+    for e in dump.ops.iter() {
+        let (p, tid) = dump.thread(e.thread);
+        if p != pid {
+            continue;
+        }
+        let thread = thread_of(p, tid);
+        let stack = open_ops.entry(thread).or_default();
+        if e.start {
+            stack.push((e.what, e.ts));
+        } else if let Some(k) = stack.iter().rposition(|&(w, _)| w == e.what) {
+            let (w, start) = stack.remove(k);
+            let name = match op_names.get_mut(w as usize) {
+                Some(Some(n)) => *n,
+                Some(slot) => *slot.insert(host.names.intern(dump.texts.get(w))),
+                None => host.names.intern(dump.texts.get(w)),
+            };
+            host.push(start, e.ts.max(start), thread, name, NO_STACK, -1);
         }
     }
+    let rare: Vec<&Event> = dump.rare.iter().filter(|e| e.pid == pid).collect();
     let oom = oom_tags(dump, &rare, dev, &row_addr, &mut data);
     let steps = mstx_steps(dump, &rare, dev);
     if !steps.is_empty() {
@@ -1445,7 +1734,7 @@ fn block_rows(
         .zip(shown)
         .filter_map(|(b, &s)| s.then_some(b))
         .collect();
-    rows.sort_by_key(|b| b.malloc.or(b.free));
+    rows.sort_by_key(|b| b.first());
     let (mut orphans, mut row_thread, mut row_python) = (0u64, Vec::new(), Vec::new());
     let (mut owners, mut findings, mut row_addr) = (Vec::new(), Vec::new(), Vec::new());
     let mut threads: FxHashMap<(i64, i64), u64> = FxHashMap::default();
@@ -1453,24 +1742,25 @@ fn block_rows(
         let next = threads.len() as u64;
         *threads.entry((pid, tid)).or_insert(next)
     };
-    let size_of = |e: &Event| present(e.size).unwrap_or(0).abs();
+    let size_of = |e: &MemEvent| present(e.size).unwrap_or(0).abs();
     // The dump's texts (owners, findings) and pools' block names as the rank's strings, each
     // interned once: not at each of a million blocks.
     let mut as_string: Vec<Option<NameId>> = vec![None; dump.texts.len()];
     let mut block_names: Vec<Option<NameId>> = vec![None; dump.texts.len()];
     let ops = operators;
     for b in rows {
-        let free = b.free.map(|f| &dump.events[f]);
-        let row = match b.malloc.map(|m| &dump.events[m]) {
+        let free = b.free().map(|f| &dump.mem[f]);
+        let row = match b.malloc().map(|m| &dump.mem[m]) {
             Some(m) => {
-                row_thread.push(thread_of(m.pid, m.tid));
+                let (pid, tid) = dump.thread(m.thread);
+                row_thread.push(thread_of(pid, tid));
                 row_python.push(m.python);
                 let mut string =
                     |id: u32| cached(&mut as_string, id, || strings.intern(dump.texts.get(id)));
                 let owner = string(m.owner);
                 owners.push(owner);
                 findings.push(string(m.inefficient));
-                row_addr.push(m.addr);
+                row_addr.push(m.addr());
                 let (used, total) = (m.used, m.total);
                 // Until an op span names it: the dump's owner (`PTA@model@weight`), else its
                 // pool (`PTA block`, `HAL block`), not "Unknown".
@@ -1488,7 +1778,10 @@ fn block_rows(
             }
             None => {
                 orphans += 1;
-                row_thread.push(free.map_or(u64::MAX, |f| thread_of(f.pid, f.tid)));
+                row_thread.push(free.map_or(u64::MAX, |f| {
+                    let (pid, tid) = dump.thread(f.thread);
+                    thread_of(pid, tid)
+                }));
                 row_python.push(0);
                 owners.push(0);
                 findings.push(0);
@@ -1705,7 +1998,7 @@ pub fn oom_details(path: &Path, control: &LoadControl) -> Result<Vec<OomDetail>,
     }
     let dump = read_rows(path, control, Rows::Oom)?;
     let mut rows: Vec<&Event> = dump
-        .events
+        .rare
         .iter()
         .filter(|e| matches!(e.kind, Kind::OomTrigger | Kind::OomTop | Kind::OomRecent))
         .collect();
@@ -1832,33 +2125,56 @@ mod tests {
     /// Every event of a dump as text, its ids resolved (ids differ with the order texts
     /// were met in).
     fn described(dump: &Dump) -> Vec<String> {
-        let device = |d: Option<u32>| d.map(|d| dump.devices[d as usize].clone());
-        dump.events
-            .iter()
-            .map(|e| {
-                format!(
-                    "{:?} {} {} {} {} {} {:?} {} {} {} {:?} {} {} {} {} {} {} {:?}",
-                    e.kind,
-                    dump.texts.get(e.what),
-                    e.order,
-                    dump.texts.get(e.python),
-                    dump.texts.get(e.owner),
-                    dump.texts.get(e.inefficient),
-                    device(e.device),
-                    e.ts,
-                    e.pid,
-                    e.tid,
-                    e.addr,
-                    e.allocation_id,
-                    e.size,
-                    e.total,
-                    e.used,
-                    e.process_used,
-                    e.device_used,
-                    e.oom
-                )
-            })
-            .collect()
+        let text = |id: u32| dump.texts.get(id).to_string();
+        let device = |d: u32| dump.devices.get(d as usize).cloned();
+        let mem = dump.mem.iter().map(|e| {
+            format!(
+                "mem {} {} {} {} {} {} {:?} {:?} {:?} {} {} {} {} {} {} {}",
+                e.malloc,
+                text(e.what),
+                e.order,
+                text(e.python),
+                text(e.owner),
+                text(e.inefficient),
+                device(e.device),
+                dump.thread(e.thread),
+                e.addr(),
+                e.ts,
+                e.allocation_id,
+                e.size,
+                e.total,
+                e.used,
+                e.process_used,
+                e.device_used,
+            )
+        });
+        let ops = dump.ops.iter().map(|e| {
+            format!(
+                "op {} {} {} {:?} {:?} {}",
+                e.start,
+                text(e.what),
+                e.order,
+                device(e.device),
+                dump.thread(e.thread),
+                e.ts,
+            )
+        });
+        let rare = dump.rare.iter().map(|e| {
+            format!(
+                "{:?} {} {} {} {:?} {} {} {} {} {:?}",
+                e.kind,
+                text(e.what),
+                e.order,
+                text(e.python),
+                e.device.map(|d| dump.devices[d as usize].clone()),
+                e.ts,
+                e.pid,
+                e.tid,
+                e.size,
+                e.oom
+            )
+        });
+        mem.chain(ops).chain(rare).collect()
     }
 
     /// A dump read in parts (of a few KiB, cut inside quoted call stacks too) holds the
@@ -1889,12 +2205,21 @@ mod tests {
             text.push_str("99,MALLOC,PTA,N/A,notatime,1,1,0,0x10,\"{size:5}\",,\n");
             // Decades before the rest: left out of the window.
             text.push_str("98,FREE,PTA,N/A,5,1,1,0,0x10,\"{size:5}\",,\n");
+            // An MSTX range and an OOM record, at the time of the file's first row.
+            let ts = body.lines().nth(1).unwrap().split(',').nth(4).unwrap();
+            text.push_str(&format!(
+                "97,MSTX,Range_start,step start,{ts},7,7,{k},N/A,,,\n"
+            ));
+            text.push_str(&format!(
+                "96,OOM_DETAIL,OOM_TRIGGER,N/A,{ts},7,7,{k},0x20,\"{{func:f,req_size:9}}\",,\n"
+            ));
         }
         let path = dir.path().join("memscope_dump_1.csv");
         std::fs::write(&path, &text).unwrap();
         let control = LoadControl::new();
         let whole = read_dump(text.as_bytes(), &control, "whole", Rows::All).unwrap();
-        assert!(whole.events.len() > 3000 && whole.devices.len() == 3);
+        assert!(whole.mem.len() > 2000 && whole.ops.len() > 2000 && whole.devices.len() == 3);
+        assert_eq!(whole.rare.len(), 6);
         assert_eq!((whole.unreadable, whole.out_of_window), (3, 3));
         for part in [4096, 10_000, 65_536, PART] {
             let parts = read_dump_file_in_parts(&path, &control, part).unwrap();
@@ -1906,7 +2231,7 @@ mod tests {
         let windows = format!("\u{feff}{}", text.replace('\n', "\r\n"));
         std::fs::write(&path, &windows).unwrap();
         let whole = read_dump(windows.as_bytes(), &control, "whole", Rows::All).unwrap();
-        assert!(whole.events.len() > 3000);
+        assert!(whole.mem.len() > 2000);
         for part in [4096, 65_536] {
             let parts = read_dump_file_in_parts(&path, &control, part).unwrap();
             assert_eq!(
@@ -1943,32 +2268,27 @@ mod tests {
         }
     }
 
-    /// A dump holds millions of events: one stays at 128 bytes (an `Attr` in each made it
-    /// 232, and the 1 GB dump's peak memory 1.4 GiB).
+    /// A dump holds millions of events: a MALLOC or FREE stays at 96 bytes, an op at 32 (an
+    /// `Attr` in each made them 232, and the 1 GB dump's peak memory 1.4 GiB; one event
+    /// type of 128 bytes for both, 1.0 GiB), a block at 12.
     #[test]
-    fn an_event_is_small() {
-        assert!(size_of::<Event>() <= 128, "{}", size_of::<Event>());
+    fn events_are_small() {
+        assert!(size_of::<MemEvent>() <= 96, "{}", size_of::<MemEvent>());
+        assert!(size_of::<OpEvent>() <= 32, "{}", size_of::<OpEvent>());
+        assert!(size_of::<Block>() <= 12, "{}", size_of::<Block>());
     }
     /// An event at `ts`, the `i`th of its file (its pid too, to tell them apart).
     pub(super) fn event(ts: i64, i: usize) -> Event {
         Event {
-            kind: Kind::Malloc,
+            kind: Kind::RangeStart,
             what: 0,
             order: i as u32,
             python: 0,
-            owner: 0,
-            inefficient: 0,
             device: None,
             ts,
             pid: i as i64,
             tid: 0,
-            addr: None,
-            allocation_id: NULL,
-            size: 0,
-            total: NULL,
-            used: NULL,
-            process_used: NULL,
-            device_used: NULL,
+            size: NULL,
             oom: None,
         }
     }

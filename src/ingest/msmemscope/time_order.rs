@@ -11,30 +11,44 @@
 
 use std::ops::{Index, Range};
 
-use super::Event;
+/// What a list in time order holds: its key is (time, file order), unique in a dump.
+pub(super) trait Timed {
+    /// (time, file order).
+    fn key(&self) -> (i64, u32);
+}
 
 /// More runs than this and the parts are joined into one list.
 const MAX_RUNS: usize = 4096;
 
 /// Events in time order, as runs of the parts they were read in.
-#[derive(Debug, Default)]
-pub(super) struct Events {
-    parts: Vec<Vec<Event>>,
+#[derive(Debug)]
+pub(super) struct Events<T> {
+    parts: Vec<Vec<T>>,
     /// The runs in order: (part, its events).
     runs: Vec<(usize, Range<usize>)>,
     /// Where each run ends in the whole order.
     ends: Vec<usize>,
 }
 
-impl Events {
+impl<T> Default for Events<T> {
+    fn default() -> Self {
+        Events {
+            parts: Vec::new(),
+            runs: Vec::new(),
+            ends: Vec::new(),
+        }
+    }
+}
+
+impl<T> Events<T> {
     /// Events already in order.
-    pub(super) fn from_list(events: Vec<Event>) -> Self {
+    pub(super) fn from_list(events: Vec<T>) -> Self {
         let n = events.len();
         Self::from_runs(vec![events], vec![(0, 0..n)])
     }
 
     /// `parts` in the order of `runs` (each a part and a range of its events).
-    fn from_runs(parts: Vec<Vec<Event>>, mut runs: Vec<(usize, Range<usize>)>) -> Self {
+    fn from_runs(parts: Vec<Vec<T>>, mut runs: Vec<(usize, Range<usize>)>) -> Self {
         runs.retain(|(_, r)| !r.is_empty());
         let ends = runs
             .iter()
@@ -52,14 +66,14 @@ impl Events {
     }
 
     /// The events in order.
-    pub(super) fn iter(&self) -> impl Iterator<Item = &Event> + Clone {
+    pub(super) fn iter(&self) -> impl Iterator<Item = &T> + Clone {
         self.runs
             .iter()
             .flat_map(|(p, r)| self.parts[*p][r.clone()].iter())
     }
 
     /// The `i`th event, if there are that many.
-    pub(super) fn get(&self, i: usize) -> Option<&Event> {
+    pub(super) fn get(&self, i: usize) -> Option<&T> {
         let run = self.ends.partition_point(|&end| end <= i);
         let (p, r) = self.runs.get(run)?;
         let before = run.checked_sub(1).map_or(0, |k| self.ends[k]);
@@ -67,10 +81,10 @@ impl Events {
     }
 }
 
-impl Index<usize> for Events {
-    type Output = Event;
+impl<T> Index<usize> for Events<T> {
+    type Output = T;
 
-    fn index(&self, i: usize) -> &Event {
+    fn index(&self, i: usize) -> &T {
         match self.get(i) {
             Some(e) => e,
             None => panic!("event {i} of {}", self.len()),
@@ -78,13 +92,8 @@ impl Index<usize> for Events {
     }
 }
 
-/// The key events are ordered by: time, then file order.
-fn key(e: &Event) -> (i64, u32) {
-    (e.ts, e.order)
-}
-
 /// Parts, each in time order, as one order: the runs found on their keys.
-pub(super) fn in_time_order(mut parts: Vec<Vec<Event>>) -> Events {
+pub(super) fn in_time_order<T: Timed>(mut parts: Vec<Vec<T>>) -> Events<T> {
     parts.retain(|p| !p.is_empty());
     let runs = runs_of(&parts);
     if runs.len() <= MAX_RUNS.max(parts.len()) {
@@ -97,9 +106,9 @@ pub(super) fn in_time_order(mut parts: Vec<Vec<Event>>) -> Events {
 
 /// `parts` joined into one list in the order of `runs` (all of their events, each part's in
 /// order), each part freed once its last run is taken.
-fn joined(parts: Vec<Vec<Event>>, runs: Vec<(usize, Range<usize>)>) -> Events {
+fn joined<T>(parts: Vec<Vec<T>>, runs: Vec<(usize, Range<usize>)>) -> Events<T> {
     let mut left: Vec<usize> = parts.iter().map(Vec::len).collect();
-    let mut parts: Vec<std::vec::IntoIter<Event>> = parts.into_iter().map(Vec::into_iter).collect();
+    let mut parts: Vec<std::vec::IntoIter<T>> = parts.into_iter().map(Vec::into_iter).collect();
     let mut list = Vec::with_capacity(left.iter().sum());
     for (p, r) in runs {
         list.extend(parts[p].by_ref().take(r.len()));
@@ -114,14 +123,14 @@ fn joined(parts: Vec<Vec<Event>>, runs: Vec<(usize, Range<usize>)>) -> Events {
 /// The runs of the merged order of `parts` (each in order): from the part whose head is first
 /// (its head, whatever the others', so that equal keys cannot stall the merge), up to the
 /// first head of any other part.
-fn runs_of(parts: &[Vec<Event>]) -> Vec<(usize, Range<usize>)> {
+fn runs_of<T: Timed>(parts: &[Vec<T>]) -> Vec<(usize, Range<usize>)> {
     let mut next = vec![0usize; parts.len()];
     let mut runs = Vec::new();
     loop {
         let mut first: Option<(usize, (i64, u32))> = None;
         let mut bound: Option<(i64, u32)> = None;
         for (k, part) in parts.iter().enumerate() {
-            let Some(head) = part.get(next[k]).map(key) else {
+            let Some(head) = part.get(next[k]).map(T::key) else {
                 continue;
             };
             match first {
@@ -139,7 +148,7 @@ fn runs_of(parts: &[Vec<Event>]) -> Vec<(usize, Range<usize>)> {
         };
         let (part, from) = (&parts[k], next[k]);
         let to = match bound {
-            Some(bound) => from + 1 + part[from + 1..].partition_point(|e| key(e) < bound),
+            Some(bound) => from + 1 + part[from + 1..].partition_point(|e| e.key() < bound),
             None => part.len(),
         };
         runs.push((k, from..to));
@@ -147,17 +156,20 @@ fn runs_of(parts: &[Vec<Event>]) -> Vec<(usize, Range<usize>)> {
     }
 }
 
-/// Sorts `events` by time, file order on ties. An event is 128 bytes, and a sort moves each
-/// many times: the keys are sorted instead, and each event is then moved once, along the
-/// cycles of the order found.
-pub(super) fn sort_by_time(events: &mut [Event]) {
-    if events.is_sorted_by_key(key) {
+/// Sorts `events` by time, file order on ties. An event is up to 96 bytes, and a sort moves
+/// each many times: the keys are sorted instead, and each event is then moved once, along
+/// the cycles of the order found.
+pub(super) fn sort_by_time<T: Timed>(events: &mut [T]) {
+    if events.is_sorted_by_key(T::key) {
         return;
     }
     let mut keys: Vec<(i64, u32, usize)> = events
         .iter()
         .enumerate()
-        .map(|(i, e)| (e.ts, e.order, i))
+        .map(|(i, e)| {
+            let (ts, order) = e.key();
+            (ts, order, i)
+        })
         .collect();
     // (time, file order) is unique: an unstable sort gives the stable order (on every core).
     rayon::slice::ParallelSliceMut::par_sort_unstable(&mut keys[..]);
@@ -185,6 +197,7 @@ pub(super) fn sort_by_time(events: &mut [Event]) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::Event;
     use super::super::tests::event;
     use super::*;
     use proptest::prelude::*;
