@@ -1441,7 +1441,7 @@ impl Importer for MemScopeDumps {
             Err(_) if control.is_cancelled() => return Err(LoadError::Cancelled),
             Err(cause) => return Err(no_data(cause)),
         };
-        let data = build_rank(info, &dump, pid, &dev, &shown, early);
+        let data = build_rank(info, dump, pid, &dev, &shown, early);
         if data.records.is_empty() && data.operators.is_empty() {
             return Err(LoadError::NoData {
                 rank: info.rank.clone(),
@@ -1462,24 +1462,117 @@ struct PoolState {
 }
 
 /// The rank of process `pid`, device `dev`.
-/// `early` is handed the curves as soon as they are made (when there are any).
+/// `early` is handed the curves as soon as they are made (when there are any). A dump no
+/// other rank holds gives its events up as soon as the rank is done with them: its ops once
+/// their spans are found, its MALLOCs and FREEs once the curves and the blocks' table are
+/// made (before, the events were held to the end, with all the rank made from them).
 fn build_rank(
     info: &RankInfo,
-    paired: &Paired,
+    mut paired: Arc<Paired>,
     pid: i64,
     dev: &str,
     shown: &str,
     early: &mut (dyn FnMut(RankData) + Send),
 ) -> RankData {
+    let over_held = paired.over_held;
+    let mut data = RankData::empty(info.clone());
+    warn_of_dump(&paired, pid, shown, &mut data);
+    let OpSpans {
+        threads: op_threads,
+        spans,
+        rare,
+    } = op_spans(&paired.dump, pid);
+    if let Some(p) = Arc::get_mut(&mut paired) {
+        p.dump.ops = Events::default();
+    }
+    let rows_made = rank_tables(info, &paired, pid, dev, early, &mut data);
+    if let Some(p) = Arc::get_mut(&mut paired) {
+        p.dump.mem = Events::default();
+        p.blocks = Vec::new();
+        p.parts = Vec::new();
+    }
+    let dump = &paired.dump;
+    let BlockRows {
+        orphans,
+        row_thread,
+        row_python,
+        owners,
+        findings,
+        row_addr,
+        mut threads,
+    } = rows_made;
+    let mut thread_of = |pid: i64, tid: i64| {
+        let next = threads.len() as u64;
+        *threads.entry((pid, tid)).or_insert(next)
+    };
+    if orphans > 0 {
+        data.report
+            .warn(Message::FreesWithoutAllocation { count: orphans });
+    }
+    if over_held > 0 {
+        data.report
+            .warn(Message::AllocationsOverHeldAddress { count: over_held });
+    }
+    // The ops' threads numbered after the blocks', in the order the ops met them.
+    for (p, tid) in op_threads {
+        thread_of(p, tid);
+    }
+    let mut host = HostOps::default();
+    // Each op's name interned once (by its text's id), not at each of its spans.
+    let mut op_names: Vec<Option<NameId>> = vec![None; dump.texts.len()];
+    for span in spans {
+        let name = match op_names.get_mut(span.what as usize) {
+            Some(Some(n)) => *n,
+            Some(slot) => *slot.insert(host.names.intern(dump.texts.get(span.what))),
+            None => host.names.intern(dump.texts.get(span.what)),
+        };
+        let thread = thread_of(span.thread.0, span.thread.1);
+        host.push(span.start, span.end, thread, name, NO_STACK, -1);
+    }
+    let rare: Vec<&Event> = rare.iter().collect();
+    let oom = oom_tags(dump, &rare, dev, &row_addr, &mut data);
+    let steps = mstx_steps(dump, &rare, dev);
+    if !steps.is_empty() {
+        data.steps = Some(Steps::new(StepSource::Imported(NAME), steps));
+    }
+    // msMemScope's own columns, when any block has a value.
+    for (kind, values) in [
+        (TagKind::Owner, owners),
+        (TagKind::Inefficient, findings),
+        (TagKind::Oom, oom),
+    ] {
+        if values.iter().any(|&v| v != 0) {
+            data.tags.push(BlockTags { kind, values });
+        }
+    }
+    let stacks = if host.is_empty() {
+        None
+    } else {
+        let stacks = super::stacks::attribute_on_threads(
+            host,
+            &data.operators.alloc_time,
+            &row_thread,
+            StackSource::Imported(NAME),
+        );
+        for (r, &op) in stacks.row_op.iter().enumerate() {
+            if op != NO_STACK {
+                data.operators.name[r] = data.strings.intern(stacks.op_names.get(op));
+            }
+        }
+        Some(stacks)
+    };
+    data.stacks = with_python_stacks(stacks, dump, &row_python, data.operators.len());
+    data
+}
+
+/// The warnings about the dump as a whole and about process `pid`'s blocks no rank holds.
+fn warn_of_dump(paired: &Paired, pid: i64, shown: &str, data: &mut RankData) {
     let Paired {
         dump,
         blocks,
-        over_held,
         parts,
         ..
     } = paired;
-    let over_held = *over_held;
-    let mut data = RankData::empty(info.clone());
     if dump.unreadable > 0 {
         data.report.warn(Message::TraceEventsUnreadable {
             path: shown.to_string(),
@@ -1512,6 +1605,79 @@ fn build_rank(
         data.report
             .warn(Message::AllocationsWithoutDevice { count: unplaced });
     }
+}
+
+/// The spans of process `pid`'s ops, and its OOM records and MSTX ranges.
+struct OpSpans {
+    /// The threads of its ops, in the order the ops met them.
+    threads: Vec<(i64, i64)>,
+    /// In the order they end.
+    spans: Vec<OpSpan>,
+    /// In time order.
+    rare: Vec<Event>,
+}
+
+/// An op's span.
+struct OpSpan {
+    start: i64,
+    end: i64,
+    /// (Process, thread).
+    thread: (i64, i64),
+    /// Its name (an id into `Dump::texts`).
+    what: u32,
+}
+
+/// Process `pid`'s op spans, per thread, start and end matched last-in first-out by name;
+/// and its OOM records and MSTX ranges.
+fn op_spans(dump: &Dump, pid: i64) -> OpSpans {
+    let mut threads = Vec::new();
+    let mut open_ops: FxHashMap<(i64, i64), Vec<(u32, i64)>> = FxHashMap::default();
+    let mut spans = Vec::new();
+    for e in dump.ops.iter() {
+        let thread = dump.thread(e.thread);
+        if thread.0 != pid {
+            continue;
+        }
+        let stack = open_ops.entry(thread).or_insert_with(|| {
+            threads.push(thread);
+            Vec::new()
+        });
+        if e.start {
+            stack.push((e.what, e.ts));
+        } else if let Some(k) = stack.iter().rposition(|&(w, _)| w == e.what) {
+            let (what, start) = stack.remove(k);
+            spans.push(OpSpan {
+                start,
+                end: e.ts.max(start),
+                thread,
+                what,
+            });
+        }
+    }
+    let rare = dump.rare.iter().filter(|e| e.pid == pid).cloned().collect();
+    OpSpans {
+        threads,
+        spans,
+        rare,
+    }
+}
+
+/// Process `pid`'s curves on device `dev` (handed to `early` as soon as they are made) and
+/// its blocks' table, into `data`; and what the table's rows say besides.
+fn rank_tables(
+    info: &RankInfo,
+    paired: &Paired,
+    pid: i64,
+    dev: &str,
+    early: &mut (dyn FnMut(RankData) + Send),
+    data: &mut RankData,
+) -> BlockRows {
+    let Paired {
+        dump,
+        blocks,
+        parts,
+        ..
+    } = paired;
     let dev_id = paired.device_names.iter().position(|d| d == dev);
     let mine: Vec<Block> = blocks
         .iter()
@@ -1620,87 +1786,7 @@ fn build_rank(
     data.records = records;
     data.memory_record_rows = data.records.len();
     data.device_memory = device_memory;
-    let BlockRows {
-        orphans,
-        row_thread,
-        row_python,
-        owners,
-        findings,
-        row_addr,
-        mut threads,
-    } = rows_made;
-    let mut thread_of = |pid: i64, tid: i64| {
-        let next = threads.len() as u64;
-        *threads.entry((pid, tid)).or_insert(next)
-    };
-    if orphans > 0 {
-        data.report
-            .warn(Message::FreesWithoutAllocation { count: orphans });
-    }
-    if over_held > 0 {
-        data.report
-            .warn(Message::AllocationsOverHeldAddress { count: over_held });
-    }
-
-    // Op spans of this process, per thread, start and end matched last-in first-out by name.
-    let mut host = HostOps::default();
-    let mut open_ops: FxHashMap<u64, Vec<(u32, i64)>> = FxHashMap::default();
-    // Each op's name interned once (by its text's id), not at each of its spans.
-    let mut op_names: Vec<Option<NameId>> = vec![None; dump.texts.len()];
-    // This process's OOM records and MSTX ranges: a list of their own.
-    for e in dump.ops.iter() {
-        let (p, tid) = dump.thread(e.thread);
-        if p != pid {
-            continue;
-        }
-        let thread = thread_of(p, tid);
-        let stack = open_ops.entry(thread).or_default();
-        if e.start {
-            stack.push((e.what, e.ts));
-        } else if let Some(k) = stack.iter().rposition(|&(w, _)| w == e.what) {
-            let (w, start) = stack.remove(k);
-            let name = match op_names.get_mut(w as usize) {
-                Some(Some(n)) => *n,
-                Some(slot) => *slot.insert(host.names.intern(dump.texts.get(w))),
-                None => host.names.intern(dump.texts.get(w)),
-            };
-            host.push(start, e.ts.max(start), thread, name, NO_STACK, -1);
-        }
-    }
-    let rare: Vec<&Event> = dump.rare.iter().filter(|e| e.pid == pid).collect();
-    let oom = oom_tags(dump, &rare, dev, &row_addr, &mut data);
-    let steps = mstx_steps(dump, &rare, dev);
-    if !steps.is_empty() {
-        data.steps = Some(Steps::new(StepSource::Imported(NAME), steps));
-    }
-    // msMemScope's own columns, when any block has a value.
-    for (kind, values) in [
-        (TagKind::Owner, owners),
-        (TagKind::Inefficient, findings),
-        (TagKind::Oom, oom),
-    ] {
-        if values.iter().any(|&v| v != 0) {
-            data.tags.push(BlockTags { kind, values });
-        }
-    }
-    let stacks = if host.is_empty() {
-        None
-    } else {
-        let stacks = super::stacks::attribute_on_threads(
-            host,
-            &data.operators.alloc_time,
-            &row_thread,
-            StackSource::Imported(NAME),
-        );
-        for (r, &op) in stacks.row_op.iter().enumerate() {
-            if op != NO_STACK {
-                data.operators.name[r] = data.strings.intern(stacks.op_names.get(op));
-            }
-        }
-        Some(stacks)
-    };
-    data.stacks = with_python_stacks(stacks, dump, &row_python, data.operators.len());
-    data
+    rows_made
 }
 
 /// What [`block_rows`] made besides the blocks' table.
