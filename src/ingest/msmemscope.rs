@@ -42,8 +42,10 @@ use super::importer::Importer;
 use super::prefetch_budget::Reservation;
 use super::shared_read::SharedRead;
 use super::value::parse_address as address;
+use pool_totals::PoolTotals;
 use time_order::{Events, Timed, in_time_order, sort_by_time};
 
+mod pool_totals;
 mod time_order;
 use crate::model::{
     BlockTags, CallStacks, Component, DataSource, DumpProblem, Format, HostOps, Interner,
@@ -1452,15 +1454,6 @@ impl Importer for MemScopeDumps {
     }
 }
 
-/// Running (used, total) of one pool: from the events' attributes where they have them, else
-/// the sum of its live blocks.
-#[derive(Default, Clone, Copy)]
-struct PoolState {
-    used: Option<i64>,
-    total: Option<i64>,
-    live: i64,
-}
-
 /// The rank of process `pid`, device `dev`.
 /// `early` is handed the curves as soon as they are made (when there are any). A dump no
 /// other rank holds gives its events up as soon as the rank is done with them: its ops once
@@ -1723,32 +1716,19 @@ fn rank_tables(
     let (operators, strings) = (&mut data.operators, &mut data.strings);
     let ((records, device_memory), rows_made) = rayon::join(
         || {
-            let mut records = MemoryRecords::default();
+            // At most two points for each of its events (reserved, not touched: no memory).
+            let events = block_of.iter().filter(|&&k| k != NOT_MINE).count();
+            let mut records = MemoryRecords::with_capacity(events.saturating_mul(2));
             let mut device_memory = crate::model::DeviceMemory::default();
-            let mut pools: FxHashMap<u32, PoolState> = FxHashMap::default();
+            let mut pools = PoolTotals::default();
             let mut driver_live = 0i64;
             let has_process = at().any(|(ev, _)| ev.process_used != NULL);
             for (ev, k) in at() {
                 let size = present(ev.size).unwrap_or(0).abs();
                 let signed = if ev.malloc { size } else { -size };
                 if shown[k] {
-                    let st = pools.entry(ev.what).or_default();
-                    st.live = st.live.saturating_add(signed);
-                    if ev.used != NULL {
-                        st.used = Some(ev.used);
-                    }
-                    if ev.total != NULL {
-                        st.total = Some(ev.total);
-                    }
-                    let allocated = pools
-                        .values()
-                        .fold(0i64, |a, p| a.saturating_add(p.used.unwrap_or(p.live)));
-                    let reserved = pools
-                        .values()
-                        .filter_map(|p| p.total)
-                        .fold(None, |a: Option<i64>, t| {
-                            Some(a.unwrap_or(0).saturating_add(t))
-                        });
+                    let (allocated, reserved) =
+                        pools.apply(ev.what, signed, present(ev.used), present(ev.total));
                     records.push(
                         Component::PtaGe,
                         ev.ts,
