@@ -1456,9 +1456,10 @@ impl Importer for MemScopeDumps {
 
 /// The rank of process `pid`, device `dev`.
 /// `early` is handed the curves as soon as they are made (when there are any). A dump no
-/// other rank holds gives its events up as soon as the rank is done with them: its ops once
-/// their spans are found, its MALLOCs and FREEs once the curves and the blocks' table are
-/// made (before, the events were held to the end, with all the rank made from them).
+/// other rank holds gives its events up as soon as the rank is done with them: its ops and
+/// blocks once the spans and the rank's blocks are found, its MALLOCs and FREEs once the
+/// curves and the blocks' table are made (before, the events were held to the end, with all
+/// the rank made from them).
 fn build_rank(
     info: &RankInfo,
     mut paired: Arc<Paired>,
@@ -1475,14 +1476,20 @@ fn build_rank(
         spans,
         rare,
     } = op_spans(&paired.dump, pid);
+    let mine = blocks_of_rank(&paired, pid, dev);
     if let Some(p) = Arc::get_mut(&mut paired) {
         p.dump.ops = Events::default();
-    }
-    let rows_made = rank_tables(info, &paired, pid, dev, early, &mut data);
-    if let Some(p) = Arc::get_mut(&mut paired) {
-        p.dump.mem = Events::default();
         p.blocks = Vec::new();
         p.parts = Vec::new();
+    }
+    // The blocks' addresses are kept for the OOM records alone.
+    let keep_addr = rare
+        .iter()
+        .any(|e| matches!(e.kind, Kind::OomTrigger | Kind::OomTop | Kind::OomRecent));
+    let rows_made = rank_tables(info, &paired.dump, &mine, keep_addr, early, &mut data);
+    drop(mine);
+    if let Some(p) = Arc::get_mut(&mut paired) {
+        p.dump.mem = Events::default();
     }
     let dump = &paired.dump;
     let BlockRows {
@@ -1524,6 +1531,7 @@ fn build_rank(
     }
     let rare: Vec<&Event> = rare.iter().collect();
     let oom = oom_tags(dump, &rare, dev, &row_addr, &mut data);
+    drop(row_addr);
     let steps = mstx_steps(dump, &rare, dev);
     if !steps.is_empty() {
         data.steps = Some(Steps::new(StepSource::Imported(NAME), steps));
@@ -1655,29 +1663,29 @@ fn op_spans(dump: &Dump, pid: i64) -> OpSpans {
     }
 }
 
-/// Process `pid`'s curves on device `dev` (handed to `early` as soon as they are made) and
-/// its blocks' table, into `data`; and what the table's rows say besides.
+/// The blocks of process `pid` on device `dev`.
+fn blocks_of_rank(paired: &Paired, pid: i64, dev: &str) -> Vec<Block> {
+    let dev_id = paired.device_names.iter().position(|d| d == dev);
+    paired
+        .blocks
+        .iter()
+        .zip(&paired.parts)
+        .filter(|(_, p)| p.is_some_and(|(p, d)| p == pid && Some(d as usize) == dev_id))
+        .map(|(b, _)| *b)
+        .collect()
+}
+
+/// A rank's curves, from the events of its blocks `mine` (handed to `early` as soon as they
+/// are made), and its blocks' table, into `data`; and what the table's rows say besides
+/// (their addresses when `keep_addr`).
 fn rank_tables(
     info: &RankInfo,
-    paired: &Paired,
-    pid: i64,
-    dev: &str,
+    dump: &Dump,
+    mine: &[Block],
+    keep_addr: bool,
     early: &mut (dyn FnMut(RankData) + Send),
     data: &mut RankData,
 ) -> BlockRows {
-    let Paired {
-        dump,
-        blocks,
-        parts,
-        ..
-    } = paired;
-    let dev_id = paired.device_names.iter().position(|d| d == dev);
-    let mine: Vec<Block> = blocks
-        .iter()
-        .zip(parts)
-        .filter(|(_, p)| p.is_some_and(|(p, d)| p == pid && Some(d as usize) == dev_id))
-        .map(|(b, _)| *b)
-        .collect();
     let pool_of = |b: &Block| {
         let e = b.first().and_then(|i| dump.mem.get(i));
         dump.texts.get(e.map_or(0, |e| e.what))
@@ -1761,7 +1769,7 @@ fn rank_tables(
             }
             (records, device_memory)
         },
-        || block_rows(dump, &mine, &shown, unnamed, operators, strings),
+        || block_rows(dump, mine, &shown, keep_addr, unnamed, operators, strings),
     );
     data.records = records;
     data.memory_record_rows = data.records.len();
@@ -1778,18 +1786,20 @@ struct BlockRows {
     row_python: Vec<u32>,
     owners: Vec<NameId>,
     findings: Vec<NameId>,
-    /// Each row's address (for the OOM records).
+    /// Each row's address (for the OOM records; empty when not asked for).
     row_addr: Vec<Option<u64>>,
     /// The threads numbered so far, by (process, thread).
     threads: FxHashMap<(i64, i64), u64>,
 }
 
 /// The rank's blocks (`mine`, those `shown`) as rows of `operators`, named by their owner or
-/// pool (interned in `strings`), in allocation order (a free-only block at its free).
+/// pool (interned in `strings`), in allocation order (a free-only block at its free); their
+/// addresses when `keep_addr`.
 fn block_rows(
     dump: &Dump,
     mine: &[Block],
     shown: &[bool],
+    keep_addr: bool,
     unnamed: NameId,
     operators: &mut crate::model::OperatorMemory,
     strings: &mut Interner,
@@ -1826,7 +1836,9 @@ fn block_rows(
                 let owner = string(m.owner);
                 owners.push(owner);
                 findings.push(string(m.inefficient));
-                row_addr.push(m.addr());
+                if keep_addr {
+                    row_addr.push(m.addr());
+                }
                 let (used, total) = (m.used, m.total);
                 // Until an op span names it: the dump's owner (`PTA@model@weight`), else its
                 // pool (`PTA block`, `HAL block`), not "Unknown".
@@ -1851,7 +1863,9 @@ fn block_rows(
                 row_python.push(0);
                 owners.push(0);
                 findings.push(0);
-                row_addr.push(None);
+                if keep_addr {
+                    row_addr.push(None);
+                }
                 None
             }
         };
@@ -1935,7 +1949,7 @@ fn oom_tags(
     row_addr: &[Option<u64>],
     data: &mut RankData,
 ) -> Vec<NameId> {
-    let rows = row_addr.len();
+    let rows = data.operators.len();
     let mut oom: Vec<&Event> = rare
         .iter()
         .filter(|e| matches!(e.kind, Kind::OomTrigger | Kind::OomTop | Kind::OomRecent))
@@ -1982,8 +1996,8 @@ fn oom_tags(
         let ptr = e.oom().ptr;
         // The block at `ptr` held at the OOM: allocated by then, not freed before.
         let row = (0..rows).rev().find(|&r| {
-            row_addr[r].is_some()
-                && row_addr[r] == ptr
+            row_addr.get(r).copied().flatten().is_some()
+                && row_addr.get(r).copied().flatten() == ptr
                 && ops.alloc_time[r] != NULL
                 && ops.alloc_time[r] <= at
                 && (ops.release_time[r] == NULL || ops.release_time[r] > at)
