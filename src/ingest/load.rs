@@ -59,7 +59,7 @@ pub fn load_rank_using(
                 .warnings
                 .splice(0..0, info.notes.iter().cloned());
             data.modules.sort_by_time();
-            data.device_memory.sort_by_time();
+            crate::model::DeviceMemory::sort_shared(&mut data.device_memory);
             data.time_origin_ns = time_origin(data);
         };
         let mut first = |mut data: RankData| {
@@ -122,7 +122,7 @@ fn load_export(
                 if !t.steps.is_empty() {
                     data.steps = Some(Steps::new(StepSource::Db, t.steps));
                 }
-                data.device_memory = t.device;
+                data.device_memory = Arc::new(t.device);
                 let mut records = t.records;
                 records.sort_by_time();
                 data.records = Arc::new(records);
@@ -166,7 +166,7 @@ fn load_export(
     super::steps::attach_steps(&mut data, &mut trace, control)?;
     super::stacks::attach_stacks(&mut data, &mut trace, control)?;
     data.modules.sort_by_time();
-    data.device_memory.sort_by_time();
+    crate::model::DeviceMemory::sort_shared(&mut data.device_memory);
     data.time_origin_ns = time_origin(&data);
     Ok(data)
 }

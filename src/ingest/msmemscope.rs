@@ -1760,11 +1760,12 @@ fn rank_tables(
                 }
             }
             let records = Arc::new(records);
+            let device_memory = Arc::new(device_memory);
             if !records.is_empty() {
                 let mut first = RankData::empty(info.clone());
                 first.records = Arc::clone(&records);
                 first.memory_record_rows = records.len();
-                first.device_memory = device_memory.clone();
+                first.device_memory = Arc::clone(&device_memory);
                 early(first);
             }
             (records, device_memory)

@@ -34,7 +34,7 @@ pub fn attach_steps(
             ));
         }
         if need_device {
-            data.device_memory = std::mem::take(&mut t.device);
+            data.device_memory = std::sync::Arc::new(std::mem::take(&mut t.device));
         }
         if bad_events > 0 {
             let path = trace.path().map(|p| p.display().to_string());

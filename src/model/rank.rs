@@ -355,8 +355,9 @@ pub struct RankData {
     pub strings: Interner,
     /// Training steps, when the profile records them.
     pub steps: Option<super::Steps>,
-    /// The device's total memory in use (all processes), when recorded.
-    pub device_memory: super::DeviceMemory,
+    /// The device's total memory in use (all processes), when recorded (shared, as the
+    /// records are, with the first look a load hands over early).
+    pub device_memory: Arc<super::DeviceMemory>,
     /// The Python call stack behind each operator_memory row, when the profile recorded them
     /// (`with_stack=True`).
     pub stacks: Option<super::CallStacks>,

@@ -95,8 +95,20 @@ impl DeviceMemory {
         self.time_ns.len()
     }
 
-    /// Sorts the samples by time (stable).
+    /// Sorts shared samples by time ([`Self::sort_by_time`]), copying them only when they are
+    /// out of order and shared.
+    pub fn sort_shared(this: &mut std::sync::Arc<Self>) {
+        if !this.time_ns.is_sorted() {
+            std::sync::Arc::make_mut(this).sort_by_time();
+        }
+    }
+
+    /// Sorts the samples by time (stable). Samples already in order (as most sources write
+    /// them) are left as they are: no copy of a curve of millions of samples.
     pub fn sort_by_time(&mut self) {
+        if self.time_ns.is_sorted() {
+            return;
+        }
         let mut pairs: Vec<(i64, i64)> = self
             .time_ns
             .iter()
@@ -112,5 +124,51 @@ impl DeviceMemory {
     pub fn held_at(&self, t: i64) -> Option<i64> {
         let i = self.time_ns.partition_point(|&x| x <= t);
         (i > 0).then(|| self.bytes[i - 1])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Samples out of order are sorted by time, equal times in the order they came; samples
+    /// in order stay as they are.
+    #[test]
+    fn device_samples_sort_stably_by_time() {
+        let mut d = DeviceMemory {
+            time_ns: vec![30, 10, 20, 10],
+            bytes: vec![1, 2, 3, 4],
+        };
+        d.sort_by_time();
+        assert_eq!(d.time_ns, [10, 10, 20, 30]);
+        assert_eq!(d.bytes, [2, 4, 3, 1]);
+        let sorted = d.clone();
+        d.sort_by_time();
+        assert_eq!(d, sorted);
+    }
+
+    /// Shared samples in order are not copied to be sorted; shared samples out of order are
+    /// sorted in a copy, the other holder's left as they were.
+    #[test]
+    fn shared_samples_are_copied_only_when_out_of_order() {
+        use std::sync::Arc;
+        let mut a = Arc::new(DeviceMemory {
+            time_ns: vec![1, 2],
+            bytes: vec![5, 6],
+        });
+        let first_look = Arc::clone(&a);
+        DeviceMemory::sort_shared(&mut a);
+        assert!(Arc::ptr_eq(&a, &first_look));
+        let mut b = Arc::new(DeviceMemory {
+            time_ns: vec![2, 1],
+            bytes: vec![6, 5],
+        });
+        let held = Arc::clone(&b);
+        DeviceMemory::sort_shared(&mut b);
+        assert_eq!(
+            (b.time_ns.as_slice(), b.bytes.as_slice()),
+            (&[1, 2][..], &[5, 6][..])
+        );
+        assert_eq!(held.time_ns, [2, 1]);
     }
 }
