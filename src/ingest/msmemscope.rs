@@ -1505,14 +1505,7 @@ fn build_rank(
         let next = threads.len() as u64;
         *threads.entry((pid, tid)).or_insert(next)
     };
-    if orphans > 0 {
-        data.report
-            .warn(Message::FreesWithoutAllocation { count: orphans });
-    }
-    if over_held > 0 {
-        data.report
-            .warn(Message::AllocationsOverHeldAddress { count: over_held });
-    }
+    data.report.warn_unpaired(orphans, over_held);
     // The ops' threads numbered after the blocks', in the order the ops met them.
     for (p, tid) in op_threads {
         thread_of(p, tid);

@@ -91,6 +91,18 @@ impl LoadReport {
         self.warnings.push(w.into());
     }
 
+    /// The warnings of an importer's pairing of allocations and frees, when it met any:
+    /// `orphans` frees without their allocation, `over_held` allocations on an address or id
+    /// still held.
+    pub fn warn_unpaired(&mut self, orphans: u64, over_held: u64) {
+        if orphans > 0 {
+            self.warn(super::Message::FreesWithoutAllocation { count: orphans });
+        }
+        if over_held > 0 {
+            self.warn(super::Message::AllocationsOverHeldAddress { count: over_held });
+        }
+    }
+
     /// Total skipped rows over all files.
     pub fn skipped_rows(&self) -> u64 {
         self.files.iter().map(|f| f.skipped.count).sum()

@@ -408,6 +408,49 @@ fn frees_without_a_device_or_allocation_are_counted() {
     );
 }
 
+/// A FREE whose allocation is not in the dump, and a MALLOC on an allocation id still held
+/// (the earlier block stays never freed), are counted in the rank's warnings, each as many
+/// times as the raw rows say.
+#[test]
+fn frees_without_allocation_and_allocations_over_held_ids_are_counted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let body = "1,MALLOC,PTA,N/A,1764753084425691000,7,7,0,0x10,\"{allocation_id:1,addr:0x10,size:64}\",,\n\
+                2,MALLOC,PTA,N/A,1764753084425691100,7,7,0,0x10,\"{allocation_id:1,addr:0x10,size:64}\",,\n\
+                3,FREE,PTA,N/A,1764753084425691200,7,7,0,0x20,\"{allocation_id:5,addr:0x20,size:-32}\",,\n\
+                4,FREE,PTA,N/A,1764753084425691300,7,7,0,0x30,\"{allocation_id:6,addr:0x30,size:-32}\",,\n\
+                5,FREE,PTA,N/A,1764753084425691400,7,7,0,0x10,\"{allocation_id:1,addr:0x10,size:-64}\",,\n";
+    let path = tmp.path().join("memscope_dump_3.csv");
+    std::fs::write(&path, format!("{DUMP_HEADER}{body}")).unwrap();
+    let profile = discover(tmp.path()).unwrap();
+    assert_eq!(profile.ranks.len(), 1);
+    let data = load_rank(&profile.ranks[0], &Default::default()).unwrap();
+    // By brute force over the raw rows, in time order: the ids held after each row.
+    let mut raw = rows(&path);
+    raw.sort_by_key(ts);
+    let (mut held, mut orphans, mut over_held) = (BTreeSet::new(), 0, 0);
+    for r in &raw {
+        let id = attr(r, "allocation_id").unwrap();
+        if r["Event"] == "MALLOC" {
+            over_held += usize::from(!held.insert(id));
+        } else if !held.remove(&id) {
+            orphans += 1;
+        }
+    }
+    assert_eq!((orphans, over_held), (2, 1));
+    use memsight::model::Message;
+    let count =
+        |want: fn(&Message) -> Option<u64>| data.report.warnings.iter().find_map(want).unwrap_or(0);
+    let frees = count(|w| match w {
+        Message::FreesWithoutAllocation { count } => Some(*count),
+        _ => None,
+    });
+    let over = count(|w| match w {
+        Message::AllocationsOverHeldAddress { count } => Some(*count),
+        _ => None,
+    });
+    assert_eq!((frees, over), (orphans as u64, over_held as u64));
+}
+
 /// A generated dump (`generate --format memscope`): blocks, the Owner and Inefficient columns
 /// and their filters, against the raw rows.
 #[test]

@@ -880,14 +880,7 @@ fn pair_blocks(
             }
         }
     }
-    if orphans > 0 {
-        data.report
-            .warn(Message::FreesWithoutAllocation { count: orphans });
-    }
-    if over_held > 0 {
-        data.report
-            .warn(Message::AllocationsOverHeldAddress { count: over_held });
-    }
+    data.report.warn_unpaired(orphans, over_held);
     (data.operators.len(), row_thread)
 }
 
