@@ -2,7 +2,8 @@
 //! points the app and the CLI use (`memsight::fuzzing`, which also checks nothing under the
 //! folder changed). Tests assert the behaviour; this measures that no input makes a reader
 //! crawl (before the input-safety work, the no-line-break file took 43 s per 128 MiB and a
-//! `0E2147483647` cell 3.7 s; an msMemScope dump of 100k pools, 14 s).
+//! `0E2147483647` cell 3.7 s; an msMemScope dump of 100k pools, 14 s, and one of 100k op ends
+//! that match no start, 3 s).
 
 use criterion::{Criterion, criterion_group, criterion_main};
 
@@ -77,6 +78,27 @@ fn hostile(c: &mut Criterion) {
     .collect();
     g.bench_function("memscope_100k_pools", |b| {
         b.iter(|| memsight::fuzzing::run("msmemscope", pools.as_bytes()))
+    });
+    // 100k op starts, then 100k ends that match none of them (3 s before the open starts
+    // were kept per thread and name: each end searched them all).
+    let mut ops = String::from(
+        "ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)\n\
+         0,MALLOC,PTA,N/A,1700000000000000000,1,1,0,0x1000,\"{size:16}\",,\n",
+    );
+    for i in 0..200_000u64 {
+        let (kind, name) = if i < 100_000 {
+            ("ATEN_START", format!("aten::op{i}"))
+        } else {
+            ("ATEN_END", "aten::zzz".to_string())
+        };
+        ops.push_str(&format!(
+            "{},OP_LAUNCH,{kind},{name},{},1,1,0,N/A,,,\n",
+            i + 1,
+            1_700_000_000_000_000_001 + i
+        ));
+    }
+    g.bench_function("memscope_100k_unmatched_op_ends", |b| {
+        b.iter(|| memsight::fuzzing::run("msmemscope", ops.as_bytes()))
     });
     g.finish();
 }

@@ -1622,29 +1622,34 @@ struct OpSpan {
 }
 
 /// Process `pid`'s op spans, per thread, start and end matched last-in first-out by name;
-/// and its OOM records and MSTX ranges.
+/// and its OOM records and MSTX ranges. The open starts are kept per thread and name: an end
+/// finds its start at once (a search of the thread's open starts for each end was quadratic
+/// on a dump whose ends match none of them).
 fn op_spans(dump: &Dump, pid: i64) -> OpSpans {
     let mut threads = Vec::new();
-    let mut open_ops: FxHashMap<(i64, i64), Vec<(u32, i64)>> = FxHashMap::default();
+    let mut seen = vec![false; dump.threads.len()];
+    // (thread index, name) → the times of its open starts.
+    let mut open_ops: FxHashMap<(u32, u32), Vec<i64>> = FxHashMap::default();
     let mut spans = Vec::new();
     for e in dump.ops.iter() {
         let thread = dump.thread(e.thread);
         if thread.0 != pid {
             continue;
         }
-        let stack = open_ops.entry(thread).or_insert_with(|| {
+        if let Some(s) = seen.get_mut(e.thread as usize)
+            && !*s
+        {
+            *s = true;
             threads.push(thread);
-            Vec::new()
-        });
+        }
         if e.start {
-            stack.push((e.what, e.ts));
-        } else if let Some(k) = stack.iter().rposition(|&(w, _)| w == e.what) {
-            let (what, start) = stack.remove(k);
+            open_ops.entry((e.thread, e.what)).or_default().push(e.ts);
+        } else if let Some(start) = open_ops.get_mut(&(e.thread, e.what)).and_then(Vec::pop) {
             spans.push(OpSpan {
                 start,
                 end: e.ts.max(start),
                 thread,
-                what,
+                what: e.what,
             });
         }
     }
@@ -2364,6 +2369,53 @@ mod tests {
             tid: 0,
             size: NULL,
             oom: None,
+        }
+    }
+
+    proptest! {
+        /// Op spans found per thread and name are those of a search of the thread's open
+        /// starts for the last of the same name (the walk they replaced), in the same order.
+        #[test]
+        fn op_spans_match_the_last_open_start_of_their_name(
+            ops in proptest::collection::vec((0u32..3, 0u32..3, any::<bool>()), 0..120),
+        ) {
+            // Threads 0 and 1 are process 1's, thread 2 process 2's.
+            let events: Vec<OpEvent> = ops
+                .iter()
+                .enumerate()
+                .map(|(i, &(thread, what, start))| OpEvent {
+                    ts: i as i64,
+                    order: i as u32,
+                    what,
+                    thread,
+                    device: NO_DEVICE,
+                    start,
+                })
+                .collect();
+            let dump = Dump {
+                ops: Events::from_list(events.clone()),
+                threads: vec![(1, 10), (1, 11), (2, 20)],
+                ..Dump::default()
+            };
+            let got = op_spans(&dump, 1);
+            // The walk it replaced: each thread's open starts in one list, searched from its end.
+            let mut open: FxHashMap<u32, Vec<(u32, i64)>> = FxHashMap::default();
+            let (mut threads, mut spans) = (Vec::new(), Vec::new());
+            for e in events.iter().filter(|e| e.thread < 2) {
+                let stack = open.entry(e.thread).or_insert_with(|| {
+                    threads.push(dump.threads[e.thread as usize]);
+                    Vec::new()
+                });
+                if e.start {
+                    stack.push((e.what, e.ts));
+                } else if let Some(k) = stack.iter().rposition(|&(w, _)| w == e.what) {
+                    let (what, start) = stack.remove(k);
+                    spans.push((start, e.ts, dump.threads[e.thread as usize], what));
+                }
+            }
+            let got_spans: Vec<_> = got.spans.iter().map(|s| (s.start, s.end, s.thread, s.what)).collect();
+            prop_assert_eq!(got.threads, threads);
+            prop_assert_eq!(got_spans, spans);
         }
     }
 
