@@ -100,24 +100,14 @@ fn rank_with_allocs(n: usize) -> RankData {
         o.duration.push(if released { life } else { NULL });
         o.active_duration
             .push(if released { life + 37 } else { NULL });
-        for col in [
-            &mut o.alloc_total_allocated,
-            &mut o.alloc_total_reserved,
-            &mut o.alloc_total_active,
-        ] {
-            col.push((x % (60 << 30)) as i64);
-        }
-        for col in [
-            &mut o.release_total_allocated,
-            &mut o.release_total_reserved,
-            &mut o.release_total_active,
-        ] {
-            col.push(if released {
-                (x % (60 << 30)) as i64
-            } else {
-                NULL
-            });
-        }
+        let total = (x % (60 << 30)) as i64;
+        o.alloc_total_allocated.push(total);
+        o.alloc_total_reserved.push(total);
+        o.alloc_total_active.push(total);
+        let total = if released { total } else { NULL };
+        o.release_total_allocated.push(total);
+        o.release_total_reserved.push(total);
+        o.release_total_active.push(total);
         o.stream.push(0);
     }
     let mut data = RankData::empty(RankInfo::without_files(

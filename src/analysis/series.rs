@@ -350,22 +350,27 @@ fn streams_in_order(data: &RankData, component: Component) -> Vec<u32> {
 /// The samples of one spec, in row order: `f(absolute time, value)`.
 fn visit_one(data: &RankData, sp: &Spec, mut f: impl FnMut(i64, i64)) {
     let r = &data.records;
-    let values = match sp.quantity {
-        Quantity::Allocated => &r.allocated,
-        Quantity::Reserved => &r.reserved,
-        Quantity::Active => &r.active,
-    };
-    let code = sp.component as u8;
-    let rows = r
-        .component
-        .iter()
-        .zip(&r.stream)
-        .zip(&r.time_ns)
-        .zip(values);
-    for (((&c, &stream), &t), &v) in rows {
-        if c & 7 == code && sp.stream.is_none_or(|s| s == stream) && v != NULL {
-            f(t, v);
+    /// The rows' points of component `code` (and stream `want`, when given), `values` the
+    /// quantity's column.
+    fn points(
+        r: &crate::model::MemoryRecords,
+        code: u8,
+        want: Option<u32>,
+        values: impl Iterator<Item = i64>,
+        f: &mut impl FnMut(i64, i64),
+    ) {
+        let rows = r.component.iter().zip(r.stream.iter()).zip(&r.time_ns);
+        for (((&c, stream), &t), v) in rows.zip(values) {
+            if c & 7 == code && want.is_none_or(|s| s == stream) && v != NULL {
+                f(t, v);
+            }
         }
+    }
+    let (code, want) = (sp.component as u8, sp.stream);
+    match sp.quantity {
+        Quantity::Allocated => points(r, code, want, r.allocated.iter().copied(), &mut f),
+        Quantity::Reserved => points(r, code, want, r.reserved.iter().copied(), &mut f),
+        Quantity::Active => points(r, code, want, r.active.iter(), &mut f),
     }
 }
 

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
-use crate::model::{MIB, NULL, RankData};
+use crate::model::{MIB, NULL, NameId, RankData};
 
 /// The columns of the details table, in display order (formats.md §4.5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -314,20 +314,18 @@ fn sort_keys(data: &RankData, col: Column) -> Vec<i64> {
     let n = o.len();
     match col {
         Column::Name | Column::Stream => {
-            let ids = if col == Column::Name {
-                &o.name
-            } else {
-                &o.stream
-            };
             let mut by_text: Vec<u32> = (0..data.strings.len() as u32).collect();
             by_text.sort_by(|&a, &b| data.strings.get(a).cmp(data.strings.get(b)));
             let mut rank = vec![0i64; by_text.len()];
             for (r, &id) in by_text.iter().enumerate() {
                 rank[id as usize] = r as i64;
             }
-            ids.par_iter()
-                .map(|&id| rank.get(id as usize).copied().unwrap_or(0))
-                .collect()
+            let key = |id: NameId| rank.get(id as usize).copied().unwrap_or(0);
+            if col == Column::Name {
+                o.name.par_iter().map(|&id| key(id)).collect()
+            } else {
+                o.stream.iter().map(key).collect()
+            }
         }
         _ => {
             // A missing value sorts just past the real values (not at ±2^63, which would make
@@ -433,7 +431,7 @@ pub fn filter_mask(data: &RankData, q: &TableQuery) -> Vec<bool> {
             .collect()
     });
     // Tag filters: each column's distinct values decided once, like names.
-    let tags: Vec<(&[crate::model::NameId], Vec<bool>)> = q
+    let tags: Vec<(&[NameId], Vec<bool>)> = q
         .tags
         .iter()
         .filter(|(_, text)| !text.trim().is_empty())

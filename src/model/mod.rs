@@ -2,13 +2,15 @@
 //!
 //! Everything is integers: time in i64 nanoseconds (absolute, as in the files), sizes in i64 bytes.
 //! Missing values are stored as [`NULL`] so a column stays one flat `Vec<i64>` (8 bytes a cell
-//! rather than 16 for `Option<i64>`).
+//! rather than 16 for `Option<i64>`); a column most sources leave empty (Total Active, the
+//! stream) is a [`LazyColumn`], which takes no memory until a cell differs from its fill.
 
 mod cause;
 pub mod cluster;
 mod component;
 mod interner;
 mod lang;
+mod lazy_column;
 mod library_frames;
 mod message;
 mod module_tree;
@@ -27,6 +29,7 @@ pub use cause::{Cause, CauseKind, NotRegularFile, zh_file_type};
 pub use component::Component;
 pub use interner::{Interner, NameId};
 pub use lang::Lang;
+pub use lazy_column::{Fill, LazyColumn};
 pub use library_frames::is_library_frame;
 pub use message::{DumpProblem, Message, SkipReason};
 pub use module_tree::{

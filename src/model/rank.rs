@@ -411,15 +411,10 @@ impl RankData {
     /// Bytes held by the rank's tables and strings (what a loaded rank costs in memory, before
     /// anything is derived from it).
     pub fn heap_bytes(&self) -> usize {
-        let (r, o, m, s) = (
-            self.records.len(),
-            self.operators.len(),
-            self.modules.len(),
-            self.static_ops.len(),
-        );
+        let (m, s) = (self.modules.len(), self.static_ops.len());
         let id = size_of::<super::NameId>();
-        r * (1 + 4 * 8 + id)
-            + o * (super::OP_I64_COLUMNS * 8 + 2 * id)
+        self.records.heap_bytes()
+            + self.operators.heap_bytes()
             + m * (2 * 8 + id)
             + s * (3 * 8 + 4 * id)
             + self.strings.heap_bytes()

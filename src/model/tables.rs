@@ -1,6 +1,6 @@
 //! Columnar tables, one per input file kind. Struct of Vecs, names interned, [`NULL`] for missing.
 
-use super::{Component, NULL, NameId};
+use super::{Component, LazyColumn, NULL, NameId};
 
 /// memory_record: allocator samples, sorted by time (stable: file order on ties) after loading.
 #[derive(Debug, Clone, Default)]
@@ -13,10 +13,10 @@ pub struct MemoryRecords {
     pub allocated: Vec<i64>,
     /// Total Reserved, bytes, or NULL.
     pub reserved: Vec<i64>,
-    /// Total Active, bytes, or NULL.
-    pub active: Vec<i64>,
-    /// Stream Ptr, interned; 0 = none.
-    pub stream: Vec<NameId>,
+    /// Total Active, bytes, or NULL (not stored while every cell is NULL).
+    pub active: LazyColumn<i64>,
+    /// Stream Ptr, interned; 0 = none (not stored while every cell is 0).
+    pub stream: LazyColumn<NameId>,
 }
 
 impl MemoryRecords {
@@ -65,7 +65,7 @@ impl MemoryRecords {
         self.reserved.append(&mut other.reserved);
         self.active.append(&mut other.active);
         self.stream
-            .extend(other.stream.drain(..).map(|s| remap_id(remap, s)));
+            .append_mapped(&mut other.stream, |s| remap_id(remap, s));
     }
 
     /// Sorts rows by time, keeping file order among equal times.
@@ -82,26 +82,40 @@ impl MemoryRecords {
                 active,
                 stream,
             } = self;
-            let mut wide = [time_ns, allocated, reserved, active];
+            let mut wide: Vec<&mut Vec<i64>> = [time_ns, allocated, reserved]
+                .into_iter()
+                .chain(active.stored_mut())
+                .collect();
             wide.par_iter_mut().for_each(|c| merge.apply(c));
-            rayon::join(|| merge.apply(component), || merge.apply(stream));
+            rayon::join(
+                || merge.apply(component),
+                || {
+                    if let Some(s) = stream.stored_mut() {
+                        merge.apply(s)
+                    }
+                },
+            );
             return;
         }
         if let Some(perm) = sort_permutation(&self.time_ns) {
             self.component = permute(&self.component, &perm);
-            self.stream = permute(&self.stream, &perm);
-            // The four i64 columns share one scratch buffer: fresh memory is touched once.
+            // A column not stored is all one value: its order does not change.
+            if let Some(stream) = self.stream.stored_mut() {
+                *stream = permute(stream, &perm);
+            }
+            // The i64 columns share one scratch buffer: fresh memory is touched once.
             let mut scratch = Vec::new();
-            for col in [
-                &mut self.time_ns,
-                &mut self.allocated,
-                &mut self.reserved,
-                &mut self.active,
-            ] {
+            let wide = [&mut self.time_ns, &mut self.allocated, &mut self.reserved];
+            for col in wide.into_iter().chain(self.active.stored_mut()) {
                 permute_into(col, &perm, &mut scratch);
                 std::mem::swap(col, &mut scratch);
             }
         }
+    }
+
+    /// Bytes its cells take.
+    pub fn heap_bytes(&self) -> usize {
+        self.len() * (1 + 3 * 8) + self.active.heap_bytes() + self.stream.heap_bytes()
     }
 
     /// The component of row `i`.
@@ -121,26 +135,26 @@ pub struct OperatorMemory {
     pub alloc_time: Vec<i64>,
     /// Release time, absolute ns, or NULL (never released within the capture).
     pub release_time: Vec<i64>,
-    /// Active (block) release time, absolute ns, or NULL.
-    pub active_release_time: Vec<i64>,
+    /// Active (block) release time, absolute ns, or NULL (not stored while every cell is NULL).
+    pub active_release_time: LazyColumn<i64>,
     /// Duration, ns, or NULL.
     pub duration: Vec<i64>,
-    /// Active duration, ns, or NULL.
-    pub active_duration: Vec<i64>,
+    /// Active duration, ns, or NULL (not stored while every cell is NULL).
+    pub active_duration: LazyColumn<i64>,
     /// Pool totals at allocation, bytes, or NULL.
     pub alloc_total_allocated: Vec<i64>,
     /// Pool reserved at allocation, bytes, or NULL.
     pub alloc_total_reserved: Vec<i64>,
-    /// Pool active at allocation, bytes, or NULL.
-    pub alloc_total_active: Vec<i64>,
+    /// Pool active at allocation, bytes, or NULL (not stored while every cell is NULL).
+    pub alloc_total_active: LazyColumn<i64>,
     /// Pool allocated at release, bytes, or NULL.
     pub release_total_allocated: Vec<i64>,
     /// Pool reserved at release, bytes, or NULL.
     pub release_total_reserved: Vec<i64>,
-    /// Pool active at release, bytes, or NULL.
-    pub release_total_active: Vec<i64>,
-    /// Stream Ptr, interned; 0 = none.
-    pub stream: Vec<NameId>,
+    /// Pool active at release, bytes, or NULL (not stored while every cell is NULL).
+    pub release_total_active: LazyColumn<i64>,
+    /// Stream Ptr, interned; 0 = none (not stored while every cell is 0).
+    pub stream: LazyColumn<NameId>,
 }
 
 /// The i64 columns of [`OperatorMemory`] in table order, for generic code (append, tests).
@@ -261,7 +275,21 @@ impl OperatorMemory {
         self.name
             .extend(other.name.drain(..).map(|s| remap_id(names, s)));
         self.stream
-            .extend(other.stream.drain(..).map(|s| remap_id(streams, s)));
+            .append_mapped(&mut other.stream, |s| remap_id(streams, s));
+    }
+
+    /// Bytes its cells take.
+    pub fn heap_bytes(&self) -> usize {
+        let lazy = [
+            &self.active_release_time,
+            &self.active_duration,
+            &self.alloc_total_active,
+            &self.release_total_active,
+        ];
+        let stored: usize = lazy.iter().map(|c| c.heap_bytes()).sum();
+        self.len() * ((OP_I64_COLUMNS - lazy.len()) * 8 + size_of::<NameId>())
+            + stored
+            + self.stream.heap_bytes()
     }
 
     /// Rows with no release time.
@@ -539,6 +567,24 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn heap_bytes_counts_only_the_stored_cells() {
+        let mut r = MemoryRecords::default();
+        r.push(Component::PtaGe, 1, 10, 20, NULL, 0);
+        r.push(Component::PtaGe, 2, 10, 20, NULL, 0);
+        // Component, time, allocated and reserved: 1 + 3 × 8 bytes a row.
+        assert_eq!(r.heap_bytes(), 2 * 25);
+        r.push(Component::PtaGe, 3, 10, 20, 5, 7);
+        assert_eq!(r.heap_bytes(), 3 * 25 + 3 * 8 + 3 * 4);
+
+        let mut o = OperatorMemory::default();
+        o.push_allocation(1, 64, 5, 100, 200);
+        // Eight i64 columns and the name: the four Active columns and the stream are NULL.
+        assert_eq!(o.heap_bytes(), 8 * 8 + 4);
+        o.push_row(1, 3, [7; OP_I64_COLUMNS]);
+        assert_eq!(o.heap_bytes(), 2 * (OP_I64_COLUMNS * 8 + 2 * 4));
     }
 
     #[test]

@@ -563,7 +563,7 @@ fn a_db_table_missing_a_column_degrades_that_table_only() {
     }
     let d = only_rank(tmp.path());
     assert_eq!(d.operators.len(), ops);
-    assert!(d.operators.active_release_time.iter().all(|&t| t == NULL));
+    assert!(d.operators.active_release_time.iter().all(|t| t == NULL));
     let w = all_warnings(&d);
     assert!(
         w.contains("OP_MEMORY has no column activeReleaseTime"),

@@ -179,6 +179,23 @@ fn the_example_dump_is_one_rank_whose_blocks_curves_and_names_are_its_rows() {
             );
             assert_eq!(data.display_name(ops.name[r]), want, "{file} row {r}");
         }
+
+        // A dump writes no Total Active and no stream: those columns take no memory, and
+        // read as NULL (and stream 0) on every row.
+        let empty = [
+            &rec.active,
+            &ops.active_release_time,
+            &ops.active_duration,
+            &ops.alloc_total_active,
+            &ops.release_total_active,
+        ];
+        for col in empty {
+            assert!(!col.is_stored(), "{file}");
+        }
+        assert!(!rec.stream.is_stored() && !ops.stream.is_stored(), "{file}");
+        assert_eq!((rec.active.len(), rec.stream.len()), (rec.len(), rec.len()));
+        assert!(rec.active.iter().all(|v| v == NULL) && rec.stream.iter().all(|s| s == 0));
+        assert_eq!(ops.alloc_total_active.len(), ops.len(), "{file}");
     }
 }
 

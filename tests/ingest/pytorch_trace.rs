@@ -127,6 +127,10 @@ fn a_gzipped_trace_is_one_rank_whose_curve_blocks_names_and_steps_are_the_events
         assert_eq!(data.records.allocated[k], e.allocated, "event {k}");
         assert_eq!(data.records.reserved[k], NULL);
     }
+    // A trace has no Total Active and no stream: those columns hold no cells.
+    let r = &data.records;
+    assert!(!r.active.is_stored() && !r.stream.is_stored());
+    assert_eq!((r.active.len(), r.stream.len()), (m.len(), m.len()));
 
     // The blocks.
     let ops = &data.operators;

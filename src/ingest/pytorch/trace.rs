@@ -42,8 +42,8 @@ use crate::ingest::trace_view::{
 };
 use crate::model::Cause;
 use crate::model::{
-    Component, DataSource, Format, MemoryRecords, Message, NULL, Prefetch, RankData, RankInfo,
-    StackSource, StepSource, Steps,
+    Component, DataSource, Format, LazyColumn, MemoryRecords, Message, NULL, Prefetch, RankData,
+    RankInfo, StackSource, StepSource, Steps,
 };
 
 /// The importer's name (the `source` of its ranks).
@@ -735,7 +735,7 @@ fn curves(parts: &[&[MemoryEvent]]) -> MemoryRecords {
         }
         c
     };
-    let ((time_ns, allocated), (reserved, (active, (component, stream)))) = rayon::join(
+    let ((time_ns, allocated), (reserved, component)) = rayon::join(
         || rayon::join(|| column(|e| e.ns), || column(|e| e.total_allocated)),
         || {
             rayon::join(
@@ -746,8 +746,7 @@ fn curves(parts: &[&[MemoryEvent]]) -> MemoryRecords {
                         vec![NULL; n]
                     }
                 },
-                // Stream 0: the empty name (an interner's id 0), as PyTorch says none.
-                || (vec![NULL; n], (vec![Component::PtaGe as u8; n], vec![0; n])),
+                || vec![Component::PtaGe as u8; n],
             )
         },
     );
@@ -756,8 +755,9 @@ fn curves(parts: &[&[MemoryEvent]]) -> MemoryRecords {
         time_ns,
         allocated,
         reserved,
-        active,
-        stream,
+        // No Total Active; stream 0, the empty name (an interner's id 0): PyTorch says none.
+        active: LazyColumn::filled(n),
+        stream: LazyColumn::filled(n),
     }
 }
 

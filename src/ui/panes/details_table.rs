@@ -143,7 +143,7 @@ impl DetailsTable {
                     .operators
                     .stream
                     .iter()
-                    .filter(|&&s| s == 0)
+                    .filter(|&s| s == 0)
                     .count();
                 self.without_stream = Some((view.id(), n));
                 n
