@@ -158,8 +158,7 @@ impl<T: Fill> LazyColumn<T> {
         if !other.is_stored() && map(other.fill) == self.fill {
             self.len += other.len;
         } else {
-            let cells: Vec<T> = other.iter().map(map).collect();
-            self.extend(cells);
+            self.extend(other.iter().map(map));
         }
         other.cells = Vec::new();
         other.len = 0;
