@@ -303,7 +303,7 @@ fn unquote(s: &str) -> &str {
 /// A number as msMemScope writes it: decimal (maybe negative) or `0x` hex, maybe quoted.
 fn number(text: &str) -> Option<i64> {
     // Nearly every one is plain digits: read eight at a time, with no trim or search.
-    if let Some(v) = super::value::plain_int(text.as_bytes()) {
+    if let Some(v) = super::value::plain_i64(text.as_bytes()) {
         return Some(v);
     }
     let t = trim(unquote(trim(text)));
@@ -707,16 +707,17 @@ impl DumpBuilder {
         }
         let mid = times.len() / 2;
         let median = if times.is_empty() {
-            0
+            None
         } else {
-            *times.select_nth_unstable(mid).1
+            Some(*times.select_nth_unstable(mid).1)
         };
-        let micros = median < US_BELOW;
-        if micros {
-            times.iter_mut().for_each(|t| *t = t.saturating_mul(1000));
-        }
-        // The window from the same times (their order no longer matters).
-        let window = super::time_window::TimeWindow::from_samples(times, None);
+        drop(times);
+        let micros = median.is_some_and(|m| m < US_BELOW);
+        // The window around the median of the same times in ns (scaling keeps their order:
+        // it is the median of the scaled times).
+        let window = median.map_or(super::time_window::TimeWindow::ANY, |m| {
+            super::time_window::TimeWindow::around(if micros { m.saturating_mul(1000) } else { m })
+        });
         let before: usize = parts.iter().map(Part::len).sum();
         parts.par_iter_mut().for_each(|p| {
             let scale = |ts: &mut i64| {
@@ -1144,6 +1145,8 @@ struct Paired {
     parts: Vec<Option<(i64, u32)>>,
     /// The device names blocks belong to (`npu:0`, `cpu`).
     device_names: Vec<String>,
+    /// Every process's op spans (the dump's ops are dropped once these are made).
+    spans: AllSpans,
     /// What discovery counts for it while its ranks have not taken it.
     counted: Option<Reservation>,
 }
@@ -1162,13 +1165,21 @@ impl Paired {
             .blocks
             .len()
             .saturating_mul(size_of::<Block>() + size_of::<Option<(i64, u32)>>());
-        events.saturating_add(blocks)
+        let spans = (self.spans.spans.len())
+            .saturating_mul(size_of::<OpSpan>())
+            .saturating_add(self.spans.threads.len().saturating_mul(size_of::<u32>()));
+        events.saturating_add(blocks).saturating_add(spans)
     }
 
-    fn of(dump: Dump) -> Self {
-        // Two passes over every event, one on each core.
-        let ((blocks, over_held), only) =
-            rayon::join(|| pair(&dump), || device_of_processes(&dump));
+    fn of(mut dump: Dump) -> Self {
+        // Passes over every event, on every core: the blocks, and each process's device and
+        // op spans.
+        let ((blocks, over_held), (only, spans)) = rayon::join(
+            || pair(&dump),
+            || (device_of_processes(&dump), all_op_spans(&dump)),
+        );
+        // The ops are their spans from here (a third of their memory).
+        dump.ops = Events::default();
         let (parts, device_names) = block_parts(&dump, &blocks, &only);
         Self {
             dump,
@@ -1176,6 +1187,7 @@ impl Paired {
             over_held,
             parts,
             device_names,
+            spans,
             counted: None,
         }
     }
@@ -1471,14 +1483,20 @@ fn build_rank(
     let over_held = paired.over_held;
     let mut data = RankData::empty(info.clone());
     warn_of_dump(&paired, pid, shown, &mut data);
+    // A dump no other rank holds hands its spans over (a copy of a million was a tenth of
+    // the time to the curves).
+    let all = match Arc::get_mut(&mut paired) {
+        Some(p) => std::borrow::Cow::Owned(std::mem::take(&mut p.spans)),
+        None => std::borrow::Cow::Borrowed(&paired.spans),
+    };
     let OpSpans {
         threads: op_threads,
         spans,
         rare,
-    } = op_spans(&paired.dump, pid);
+    } = op_spans(&paired.dump, all, pid);
     let mine = blocks_of_rank(&paired, pid, dev);
     if let Some(p) = Arc::get_mut(&mut paired) {
-        p.dump.ops = Events::default();
+        p.spans = AllSpans::default();
         p.blocks = Vec::new();
         p.parts = Vec::new();
     }
@@ -1519,7 +1537,8 @@ fn build_rank(
             Some(slot) => *slot.insert(host.names.intern(dump.texts.get(span.what))),
             None => host.names.intern(dump.texts.get(span.what)),
         };
-        let thread = thread_of(span.thread.0, span.thread.1);
+        let (p, tid) = dump.thread(span.thread);
+        let thread = thread_of(p, tid);
         host.push(span.start, span.end, thread, name, NO_STACK, -1);
     }
     let rare: Vec<&Event> = rare.iter().collect();
@@ -1611,36 +1630,44 @@ struct OpSpans {
     rare: Vec<Event>,
 }
 
-/// An op's span.
+/// An op's span, in 24 bytes (a dump holds a million).
+#[derive(Debug, Clone, Copy)]
 struct OpSpan {
     start: i64,
     end: i64,
-    /// (Process, thread).
-    thread: (i64, i64),
+    /// (Process, thread): an index into `Dump::threads`.
+    thread: u32,
     /// Its name (an id into `Dump::texts`).
     what: u32,
 }
 
-/// Process `pid`'s op spans, per thread, start and end matched last-in first-out by name;
-/// and its OOM records and MSTX ranges. The open starts are kept per thread and name: an end
-/// finds its start at once (a search of the thread's open starts for each end was quadratic
-/// on a dump whose ends match none of them).
-fn op_spans(dump: &Dump, pid: i64) -> OpSpans {
+/// Every process's op spans: what a dump's ops are once read (made with its blocks, in
+/// discovery, and shared by its ranks).
+#[derive(Debug, Default, Clone)]
+struct AllSpans {
+    /// The threads of the ops (indices into `Dump::threads`), in the order the ops met them.
+    threads: Vec<u32>,
+    /// In the order they end.
+    spans: Vec<OpSpan>,
+}
+
+/// The op spans of every process, per thread, start and end matched last-in first-out by
+/// name. The open starts are kept per thread and name: an end finds its start at once (a
+/// search of the thread's open starts for each end was quadratic on a dump whose ends match
+/// none of them). A thread is one process's, so a process's spans are those of a walk of its
+/// ops alone, in the same order.
+fn all_op_spans(dump: &Dump) -> AllSpans {
     let mut threads = Vec::new();
     let mut seen = vec![false; dump.threads.len()];
     // (thread index, name) → the times of its open starts.
     let mut open_ops: FxHashMap<(u32, u32), Vec<i64>> = FxHashMap::default();
     let mut spans = Vec::new();
     for e in dump.ops.iter() {
-        let thread = dump.thread(e.thread);
-        if thread.0 != pid {
-            continue;
-        }
         if let Some(s) = seen.get_mut(e.thread as usize)
             && !*s
         {
             *s = true;
-            threads.push(thread);
+            threads.push(e.thread);
         }
         if e.start {
             open_ops.entry((e.thread, e.what)).or_default().push(e.ts);
@@ -1648,11 +1675,33 @@ fn op_spans(dump: &Dump, pid: i64) -> OpSpans {
             spans.push(OpSpan {
                 start,
                 end: e.ts.max(start),
-                thread,
+                thread: e.thread,
                 what: e.what,
             });
         }
     }
+    AllSpans { threads, spans }
+}
+
+/// Process `pid`'s op spans (of `all`, the dump's: kept in place when owned), and its OOM
+/// records and MSTX ranges.
+fn op_spans(dump: &Dump, all: std::borrow::Cow<'_, AllSpans>, pid: i64) -> OpSpans {
+    let of_pid = |t: u32| dump.pid(t) == pid;
+    let threads = (all.threads.iter().copied())
+        .filter(|&t| of_pid(t))
+        .map(|t| dump.thread(t))
+        .collect();
+    let spans = match all {
+        std::borrow::Cow::Owned(all) => {
+            let mut spans = all.spans;
+            spans.retain(|s| of_pid(s.thread));
+            spans
+        }
+        std::borrow::Cow::Borrowed(all) => (all.spans.iter())
+            .filter(|s| of_pid(s.thread))
+            .copied()
+            .collect(),
+    };
     let rare = dump.rare.iter().filter(|e| e.pid == pid).cloned().collect();
     OpSpans {
         threads,
@@ -2397,7 +2446,11 @@ mod tests {
                 threads: vec![(1, 10), (1, 11), (2, 20)],
                 ..Dump::default()
             };
-            let got = op_spans(&dump, 1);
+            let all = all_op_spans(&dump);
+            let got = op_spans(&dump, std::borrow::Cow::Borrowed(&all), 1);
+            let owned = op_spans(&dump, std::borrow::Cow::Owned(all_op_spans(&dump)), 1);
+            prop_assert_eq!(&owned.threads, &got.threads);
+            prop_assert_eq!(format!("{:?}", owned.spans), format!("{:?}", got.spans));
             // The walk it replaced: each thread's open starts in one list, searched from its end.
             let mut open: FxHashMap<u32, Vec<(u32, i64)>> = FxHashMap::default();
             let (mut threads, mut spans) = (Vec::new(), Vec::new());
@@ -2413,7 +2466,7 @@ mod tests {
                     spans.push((start, e.ts, dump.threads[e.thread as usize], what));
                 }
             }
-            let got_spans: Vec<_> = got.spans.iter().map(|s| (s.start, s.end, s.thread, s.what)).collect();
+            let got_spans: Vec<_> = got.spans.iter().map(|s| (s.start, s.end, dump.thread(s.thread), s.what)).collect();
             prop_assert_eq!(got.threads, threads);
             prop_assert_eq!(got_spans, spans);
         }

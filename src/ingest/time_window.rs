@@ -57,6 +57,11 @@ impl TimeWindow {
                 return w;
             }
         }
+        TimeWindow::around(median)
+    }
+
+    /// The window of a bulk whose median time is `median`: ± [`HALF_WIDTH_NS`].
+    pub fn around(median: i64) -> TimeWindow {
         TimeWindow {
             lo: median.saturating_sub(HALF_WIDTH_NS),
             hi: median.saturating_add(HALF_WIDTH_NS),

@@ -376,6 +376,10 @@ fn parse_decimal(t: &[u8], factor: i64) -> Result<Scaled, ValueError> {
 /// A memory address as the traces write it: decimal or `0x` hex, maybe quoted, up to u64
 /// (PyTorch's `Addr`, msMemScope's `Ptr` and `addr`).
 pub fn parse_address(text: &str) -> Option<u64> {
+    // Nearly every one is `0x` and plain hex digits: read with no trim or search.
+    if let Some(v) = plain_hex(text.as_bytes()) {
+        return Some(v);
+    }
     let t = text.trim().trim_matches('"').trim();
     match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
         Some(hex) => u64::from_str_radix(hex, 16).ok(),
@@ -404,6 +408,35 @@ pub(crate) fn whole<T>(t: &[u8], read: impl Fn(&[u8]) -> Option<(T, usize)>) -> 
 /// `t`; `None` for any other text, which the careful parsers read.
 pub(crate) fn plain_int(t: &[u8]) -> Option<i64> {
     whole(t, plain_signed_at)
+}
+
+/// `-`? and 1 to 19 digits (no leading zero) that fit an `i64` and are not
+/// [`NULL`](crate::model::NULL), all of `t`; `None` for any other text, which the careful
+/// parsers read. (A nanosecond time since 1970 has 19 digits: [`plain_int`] takes 18.)
+pub(crate) fn plain_i64(t: &[u8]) -> Option<i64> {
+    let neg = t.first() == Some(&b'-');
+    let digits = &t[usize::from(neg)..];
+    let v = whole(digits, |b| plain_number_at(b, 19))?;
+    // At most i64::MAX: its negation is never i64::MIN, the NULL.
+    let v = i64::try_from(v).ok()?;
+    Some(if neg { -v } else { v })
+}
+
+/// `0x` and 1 to 16 hex digits (either case), all of `t`; `None` for any other text.
+pub(crate) fn plain_hex(t: &[u8]) -> Option<u64> {
+    let digits = t.strip_prefix(b"0x")?;
+    if digits.is_empty() || digits.len() > 16 {
+        return None;
+    }
+    digits.iter().try_fold(0u64, |v, &c| {
+        let d = match c {
+            b'0'..=b'9' => c - b'0',
+            b'a'..=b'f' => c - b'a' + 10,
+            b'A'..=b'F' => c - b'A' + 10,
+            _ => return None,
+        };
+        Some((v << 4) | u64::from(d))
+    })
 }
 
 /// The number without a sign at the start of `b` when it is 1 to `max` digits (`max` ≤ 19) by
@@ -558,7 +591,52 @@ mod tests {
         assert_eq!(parse_fast(b"99999999999999999999", 1), None);
     }
 
+    #[test]
+    fn plain_i64_takes_nanosecond_times_and_leaves_the_rest_to_the_careful_parser() {
+        assert_eq!(
+            plain_i64(b"1700000000000031680"),
+            Some(1_700_000_000_000_031_680)
+        );
+        assert_eq!(plain_i64(b"9223372036854775807"), Some(i64::MAX));
+        assert_eq!(plain_i64(b"-9223372036854775807"), Some(-i64::MAX));
+        // i64::MIN is the NULL: never read as a value here.
+        assert_eq!(plain_i64(b"-9223372036854775808"), None);
+        assert_eq!(plain_i64(b"9223372036854775808"), None);
+        for other in ["", "-", "007", "1 ", "0x10", "12345678901234567890", "+1"] {
+            assert_eq!(plain_i64(other.as_bytes()), None, "{other:?}");
+        }
+        assert_eq!(plain_hex(b"0x000012c000003000"), Some(0x12c0_0000_3000));
+        assert_eq!(plain_hex(b"0xFFFFFFFFFFFFFFFF"), Some(u64::MAX));
+        for other in ["0x", "0x1FFFFFFFFFFFFFFFF", "0X10", "0x1g", " 0x1", "12"] {
+            assert_eq!(plain_hex(other.as_bytes()), None, "{other:?}");
+        }
+    }
+
     proptest::proptest! {
+        /// What the fast integer and hex paths accept, they read as the standard library does.
+        #[test]
+        fn plain_i64_and_plain_hex_agree_with_std(
+            cell in "-?[0-9]{0,21}|0x[0-9a-fA-F]{0,18}|[0-9a-z +-]{0,6}",
+            n in proptest::num::i64::ANY,
+            a in proptest::num::u64::ANY,
+        ) {
+            for text in [cell.clone(), n.to_string(), format!("0x{a:x}"), format!("0x{a:016X}")] {
+                if let Some(v) = plain_i64(text.as_bytes()) {
+                    proptest::prop_assert_eq!(Some(v), text.parse::<i64>().ok(), "{}", text);
+                    proptest::prop_assert!(v != crate::model::NULL);
+                }
+                if let Some(v) = plain_hex(text.as_bytes()) {
+                    let std = text.strip_prefix("0x").and_then(|h| u64::from_str_radix(h, 16).ok());
+                    proptest::prop_assert_eq!(Some(v), std, "{}", text);
+                }
+            }
+            // Every i64 but the NULL is taken by the fast path; every u64 in hex too.
+            if n != crate::model::NULL {
+                proptest::prop_assert_eq!(plain_i64(n.to_string().as_bytes()), Some(n));
+            }
+            proptest::prop_assert_eq!(plain_hex(format!("0x{a:x}").as_bytes()), Some(a));
+        }
+
         /// Whatever the fast path accepts, it reads exactly as the general path does.
         #[test]
         fn fast_path_equals_general_path(
