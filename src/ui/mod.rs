@@ -20,6 +20,7 @@
 //!   warnings; [`top_bar`]: menus, parameter bar, start page.
 //! - [`plot`]: what the charts share (step lines, zoom gestures, reduced lines, colours);
 //!   [`format`](mod@format): numbers for reading; [`tooltip`]: tooltips' width;
+//!   [`spinner`](mod@spinner): the busy spinner, redrawn 15 times a second;
 //!   [`bench`](mod@bench): self-timing under Xvfb; [`chart_image`]: Save chart as PNG's report
 //!   figure, drawn on the CPU with [`report_text`]'s fonts.
 
@@ -46,6 +47,7 @@ pub mod profile;
 pub mod report_text;
 pub mod session;
 pub mod sorts;
+pub mod spinner;
 pub mod state;
 pub mod summary;
 pub mod tooltip;

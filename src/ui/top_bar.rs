@@ -474,7 +474,7 @@ pub fn placeholder_ui(
         } else if let Some(l) = loading {
             ui.heading(t.loading);
             ui.horizontal(|ui| {
-                ui.spinner();
+                crate::ui::spinner::spinner(ui);
                 // Once the ranks are known the parameter bar shows it.
                 if !discovered {
                     progress_ui(ui, t, l, out);

@@ -22,7 +22,12 @@ impl MemsightApp {
                 eprintln!("{}", bench.report());
                 ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
             }
-            ui.ctx().request_repaint();
+            // Every frame once the curves are up (the motion); before, the load's messages wake
+            // the window, as they do without the bench (a frame drawn meanwhile took a core
+            // from the load under software rendering).
+            if extent.is_some() {
+                ui.ctx().request_repaint();
+            }
             if let Some(range) = window {
                 let mut out = Vec::new();
                 self.document.set_chart_range(range, &mut out);

@@ -519,7 +519,7 @@ impl DetailsTable {
                 cx.out.push(Command::ClearSelection);
             }
             if sorting {
-                ui.spinner();
+                crate::ui::spinner::spinner(ui);
             }
             let mut notes: Vec<&str> = Vec::new();
             if sorting {

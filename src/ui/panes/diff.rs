@@ -202,7 +202,7 @@ pub fn diff_ui(ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
     peak_deltas_ui(ui, t, &cmp.baseline.view, cx.view);
     let Some(diff) = cmp.diff else {
         ui.horizontal(|ui| {
-            ui.spinner();
+            crate::ui::spinner::spinner(ui);
             ui.label(t.diff_computing);
         });
         return;

@@ -167,7 +167,7 @@ impl FlamePane {
             return;
         }
         let Some(flame) = self.flame(cx) else {
-            ui.spinner();
+            crate::ui::spinner::spinner(ui);
             return;
         };
         let root = &flame.nodes[0];
@@ -178,7 +178,7 @@ impl FlamePane {
             ));
             ui.weak(t.flame_hint);
             if self.job.is_some() {
-                ui.spinner();
+                crate::ui::spinner::spinner(ui);
             }
         });
         let focus = flame.find(&self.focus);

@@ -461,7 +461,7 @@ impl MemoryChart {
             self.building = Some((key, job));
         }
         ui.horizontal(|ui| {
-            ui.spinner();
+            crate::ui::spinner::spinner(ui);
             ui.label((cx.t.building_curves)(crate::ui::top_bar::group_name(
                 cx.t, group,
             )));

@@ -66,7 +66,7 @@ impl OomClusterView {
     /// The heading, the table and Copy; a click on a file opens it (`out`).
     pub fn ui(&mut self, ui: &mut egui::Ui, t: &Tr, out: &mut Vec<Command>) {
         if self.poll() {
-            ui.spinner();
+            crate::ui::spinner::spinner(ui);
             ui.ctx()
                 .request_repaint_after(std::time::Duration::from_millis(50));
             return;

@@ -138,7 +138,7 @@ impl super::tab::BottomPane for RolesPane {
             }
             RolesState::Pending => {
                 ui.horizontal(|ui| {
-                    ui.spinner();
+                    crate::ui::spinner::spinner(ui);
                     ui.label(cx.t.roles_computing);
                 });
             }

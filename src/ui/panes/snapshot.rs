@@ -416,10 +416,10 @@ impl SnapshotView {
     pub fn ui(&mut self, ui: &mut egui::Ui, t: &Tr, jobs: &mut Jobs, out: &mut Vec<Command>) {
         if self.poll() {
             ui.horizontal(|ui| {
-                ui.spinner();
+                crate::ui::spinner::spinner(ui);
                 ui.label((t.snapshot_reading)(&self.path.display().to_string()));
             });
-            ui.ctx().request_repaint();
+            ui.ctx().request_repaint_after(crate::ui::spinner::FRAME);
             return;
         }
         if let Some(e) = &self.error {
@@ -494,10 +494,10 @@ impl SnapshotView {
         let shown = self.shown(jobs);
         if self.computing.is_some() {
             ui.horizontal(|ui| {
-                ui.spinner();
+                crate::ui::spinner::spinner(ui);
                 ui.weak(t.snapshot_computing);
             });
-            ui.ctx().request_repaint();
+            ui.ctx().request_repaint_after(crate::ui::spinner::FRAME);
         }
         let Some(shown) = shown else {
             return;

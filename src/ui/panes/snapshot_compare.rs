@@ -424,18 +424,18 @@ impl SnapshotComparing {
         }
         let Some(c) = shown.or_else(|| self.shown.as_ref().map(|s| Arc::clone(&s.1))) else {
             ui.horizontal(|ui| {
-                ui.spinner();
+                crate::ui::spinner::spinner(ui);
                 ui.label(
                     READING
                         .get(t)
                         .replace("{b}", &self.path.display().to_string()),
                 );
             });
-            ui.ctx().request_repaint();
+            ui.ctx().request_repaint_after(crate::ui::spinner::FRAME);
             return stop;
         };
         if self.computing.is_some() {
-            ui.ctx().request_repaint();
+            ui.ctx().request_repaint_after(crate::ui::spinner::FRAME);
         }
         figures(ui, t, &c, a.backend.alloc_conf());
         ui.add_space(6.0);

@@ -418,10 +418,10 @@ impl ProfileJoining {
                     READING
                 };
                 ui.horizontal(|ui| {
-                    ui.spinner();
+                    crate::ui::spinner::spinner(ui);
                     ui.label(what.get(t).replace("{p}", &name));
                 });
-                ui.ctx().request_repaint();
+                ui.ctx().request_repaint_after(crate::ui::spinner::FRAME);
                 return;
             }
             Some(Err(f)) => {

@@ -300,7 +300,7 @@ impl super::tab::BottomPane for StepsPane {
                 }
                 super::roles::RolesState::Pending => {
                     ui.horizontal(|ui| {
-                        ui.spinner();
+                        crate::ui::spinner::spinner(ui);
                         ui.label(cx.t.roles_computing);
                     });
                 }

@@ -339,7 +339,7 @@ pub fn summary_ui(
     }
     if view.open.is_none() {
         ui.horizontal(|ui| {
-            ui.spinner();
+            crate::ui::spinner::spinner(ui);
             ui.label((t.summary_reading)(&file));
         });
         return;
@@ -443,7 +443,7 @@ fn header_ui(
             }
             (None, None) => {
                 ui.horizontal(|ui| {
-                    ui.spinner();
+                    crate::ui::spinner::spinner(ui);
                     ui.label((t.summary_reading)(&name));
                 });
             }

@@ -355,7 +355,7 @@ impl super::tab::BottomPane for WhatifPane {
             ui.vertical(|ui| match &outcome {
                 None => {
                     ui.horizontal(|ui| {
-                        ui.spinner();
+                        crate::ui::spinner::spinner(ui);
                         ui.label(REPLAYING.get(cx.t));
                     });
                 }

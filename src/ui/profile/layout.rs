@@ -128,7 +128,7 @@ impl ProfileDocument {
                     } else if cx.view.data.partial {
                         // Progressive display: the curves are up, the rows are not yet.
                         ui.horizontal(|ui| {
-                            ui.spinner();
+                            crate::ui::spinner::spinner(ui);
                             ui.weak(t.rest_loading);
                         });
                     } else {
