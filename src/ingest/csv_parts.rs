@@ -17,13 +17,22 @@ use std::path::Path;
 
 use super::part_pool::{each_part, read_up_to};
 
-/// What the records of one part go to.
+/// What the records of one part go to (a part read again after a wrong cut has told its first
+/// sink about the bytes it read: a progress bar may pass 100 % in that rare case).
 pub trait RecordSink: Send {
     /// One record; `false` stops the read (the user cancelled).
     fn record(&mut self, record: &simd_csv::StringRecord) -> bool;
     /// A record that could not be read (not text, a CSV error that is not an I/O one).
     fn unreadable(&mut self);
+    /// `bytes` more of the part were read (told about every [`PROGRESS_BYTES`] or so, and at
+    /// its end): for a progress bar. By default nothing.
+    fn read(&mut self, bytes: u64) {
+        let _ = bytes;
+    }
 }
+
+/// About how often a part tells its sink how far it has read.
+pub const PROGRESS_BYTES: u64 = 1 << 20;
 
 /// Why a read stopped.
 #[derive(Debug)]
@@ -171,13 +180,20 @@ fn read_part<S: RecordSink>(
     let mut s = sink();
     let mut record = simd_csv::StringRecord::new();
     let len = end.map(|e| e - cut);
+    // How far the sink was told the part is read.
+    let mut told = 0;
     loop {
+        let at = reader.position();
+        if at >= told + PROGRESS_BYTES {
+            s.read(at - told);
+            told = at;
+        }
         if let Some(len) = len {
             // Where the next record starts (after the last one's line feed; a blank line's
             // is read with the record after it). A cut follows a line feed: a reader stopped
             // on that one is in step with one that starts at the cut.
-            let at = reader.position();
             if at + 1 >= len {
+                s.read(len.saturating_sub(told));
                 let ended = if at + 1 == len || at == len {
                     Ended::AtCut
                 } else {
@@ -188,6 +204,7 @@ fn read_part<S: RecordSink>(
         }
         match reader.read_record(&mut record) {
             Ok(false) => {
+                s.read(reader.position().saturating_sub(told));
                 let ended = if len.is_none() {
                     Ended::AtCut
                 } else {
@@ -213,8 +230,9 @@ mod tests {
     use proptest::prelude::*;
 
     /// Every record as text, and the unreadable ones as `None`.
+    /// And how many bytes the part said it read.
     #[derive(Default)]
-    struct Collect(Vec<Option<Vec<String>>>);
+    struct Collect(Vec<Option<Vec<String>>>, u64);
 
     impl RecordSink for Collect {
         fn record(&mut self, record: &simd_csv::StringRecord) -> bool {
@@ -224,6 +242,9 @@ mod tests {
         }
         fn unreadable(&mut self) {
             self.0.push(None);
+        }
+        fn read(&mut self, bytes: u64) {
+            self.1 += bytes;
         }
     }
 
@@ -307,6 +328,9 @@ mod tests {
             let start = 14;
             let parts = read_in_parts(&path, start as u64, part, &digits_then_comma, &Collect::default)
                 .unwrap_or_else(|e| panic!("{e:?}"));
+            // The parts kept said they read every byte after the header, once.
+            let told: u64 = parts.iter().map(|c| c.1).sum();
+            prop_assert_eq!(told, (bytes.len() - start) as u64);
             let read: Vec<_> = parts.into_iter().flat_map(|c| c.0).collect();
             prop_assert_eq!(read, serial(&bytes, start));
         }

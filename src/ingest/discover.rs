@@ -13,7 +13,7 @@ use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::chunks::{CsvFile, column_index};
+use super::chunks::{CsvFile, LoadControl, column_index};
 use super::db;
 use super::safe_fs;
 use super::value::device_id;
@@ -218,19 +218,26 @@ struct Walker<'a> {
     imported: Vec<RankInfo>,
     /// Allocator snapshots met in the folders walked (an OOM bundle's).
     snapshots: u64,
+    /// Told how far an importer's long read has come; cancelled, the walk stops.
+    control: &'a LoadControl,
 }
 
 impl Walker<'_> {
     /// Asks the importers about a file the Ascend exports do not claim.
     fn ask_importers(&mut self, path: &Path, name: &str) {
         if !self.importers.is_empty()
-            && let Some(ranks) = ranks_of_file(self.importers, path, name, &mut self.notes)
+            && !self.control.is_cancelled()
+            && let Some(ranks) =
+                ranks_of_file(self.importers, path, name, &mut self.notes, self.control)
         {
             self.imported.extend(ranks);
         }
     }
 
     fn walk(&mut self, dir: &Path, depth: usize) {
+        if self.control.is_cancelled() {
+            return;
+        }
         let Ok(canon) = fs::canonicalize(dir) else {
             return;
         };
@@ -355,8 +362,25 @@ pub fn discover(path: &Path) -> Result<Profile, DiscoverError> {
     discover_with(path, IMPORTERS)
 }
 
+/// [`discover`], telling `control` how far the reads of files that must be read whole to find
+/// their ranks (an msMemScope dump) have come, and stopping early once it is cancelled (the
+/// caller then ignores what it returns): the app's load, whose Cancel and progress bar work
+/// while a 1 GB dump is read.
+pub fn discover_controlled(path: &Path, control: &LoadControl) -> Result<Profile, DiscoverError> {
+    discover_in(path, IMPORTERS, control)
+}
+
 /// [`discover`] asking `importers` (tests prove the seam with importers of their own).
 pub fn discover_with(path: &Path, importers: &[&dyn Importer]) -> Result<Profile, DiscoverError> {
+    discover_in(path, importers, &LoadControl::default())
+}
+
+/// [`discover_with`], telling `control` ([`discover_controlled`]).
+fn discover_in(
+    path: &Path,
+    importers: &[&dyn Importer],
+    control: &LoadControl,
+) -> Result<Profile, DiscoverError> {
     let meta = fs::metadata(path).map_err(|e| DiscoverError::Unreadable {
         path: path.display().to_string(),
         reason: e.to_string(),
@@ -368,6 +392,7 @@ pub fn discover_with(path: &Path, importers: &[&dyn Importer]) -> Result<Profile
         importers,
         imported: Vec::new(),
         snapshots: 0,
+        control,
     };
     if !meta.is_file() && !meta.is_dir() {
         return Err(DiscoverError::Unreadable {

@@ -37,6 +37,18 @@ pub trait Importer: Sync {
     /// ([`crate::model::Prefetch`]). Problems worth telling go to `notes`.
     fn ranks(&self, path: &Path, notes: &mut Vec<Message>) -> Vec<RankInfo>;
 
+    /// [`Self::ranks`], telling `control` how far a long read has come and stopping early once
+    /// it is cancelled (what is found then does not matter). By default [`Self::ranks`].
+    fn ranks_with(
+        &self,
+        path: &Path,
+        notes: &mut Vec<Message>,
+        control: &LoadControl,
+    ) -> Vec<RankInfo> {
+        let _ = control;
+        self.ranks(path, notes)
+    }
+
     /// Loads one of its ranks: tables, steps and call stacks when the file has them. Bad
     /// records are skipped and counted, never a panic; nothing is written anywhere.
     fn load(&self, info: &RankInfo, control: &LoadControl) -> Result<RankData, LoadError>;
@@ -66,12 +78,14 @@ pub(super) fn head(path: &Path) -> Vec<u8> {
     buf
 }
 
-/// The ranks of `path` from the first importer that recognises it.
+/// The ranks of `path` from the first importer that recognises it (its long reads told to
+/// `control`).
 pub(super) fn ranks_of_file(
     importers: &[&dyn Importer],
     path: &Path,
     name: &str,
     notes: &mut Vec<Message>,
+    control: &LoadControl,
 ) -> Option<Vec<RankInfo>> {
     let wanting: Vec<&&dyn Importer> = importers.iter().filter(|i| i.wants(name)).collect();
     if wanting.is_empty() {
@@ -81,7 +95,7 @@ pub(super) fn ranks_of_file(
     wanting
         .into_iter()
         .find(|i| i.recognises(path, &head))
-        .map(|i| i.ranks(path, notes))
+        .map(|i| i.ranks_with(path, notes, control))
 }
 
 /// The importer a rank's source names, among `importers`.

@@ -55,7 +55,7 @@ pub use chunks::{BLOCK_BYTES, LoadControl};
 pub use csv_tables::FileError;
 pub use db::{DbError, ReadOnlyDb, open_read_only, sqlite_kind};
 pub use discover::{
-    DiscoverError, MAX_DEPTH, Profile, discover, discover_with, host_from_folder, is_snapshot_name,
-    is_snapshot_path,
+    DiscoverError, MAX_DEPTH, Profile, discover, discover_controlled, discover_with,
+    host_from_folder, is_snapshot_name, is_snapshot_path,
 };
 pub use load::{LoadError, NoDataReason, load_rank, load_rank_using, load_rank_with, time_origin};

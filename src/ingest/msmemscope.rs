@@ -845,6 +845,10 @@ impl csv_parts::RecordSink for PartBuilder<'_> {
     fn unreadable(&mut self) {
         self.builder.dump.unreadable += 1;
     }
+
+    fn read(&mut self, bytes: u64) {
+        self.control.add_done(bytes);
+    }
 }
 
 /// A dump (CSV) is read in parts of this many bytes, on every core.
@@ -888,6 +892,9 @@ fn read_dump_file_in_parts(
     }
     let start = reader.position();
     drop(reader);
+    // The bytes after the header, for the progress bar (told as the parts read them).
+    let len = open(path)?.metadata().map_or(0, |m| m.len());
+    control.add_total(len.saturating_sub(start));
     let parts = csv_parts::read_in_parts(path, start, part, &starts_with_an_id, &|| PartBuilder {
         builder: DumpBuilder::new(cols, Rows::All),
         control,
@@ -896,6 +903,7 @@ fn read_dump_file_in_parts(
         csv_parts::PartsError::Io(e) => DumpProblem::unreadable(&name, csv_cause(e)),
         csv_parts::PartsError::Stopped => DumpProblem::Cancelled,
     })?;
+    control.file_done();
     let mut parts = parts.into_iter().map(|p| p.builder);
     let Some(builder) = parts.next() else {
         return Ok(DumpBuilder::new(cols, Rows::All).finish());
@@ -1338,8 +1346,19 @@ impl Importer for MemScopeDumps {
     }
 
     fn ranks(&self, path: &Path, notes: &mut Vec<Message>) -> Vec<RankInfo> {
+        self.ranks_with(path, notes, &LoadControl::default())
+    }
+
+    /// The whole dump is read to find its ranks (a process's blocks may name no device): the
+    /// bytes read go to `control`'s progress, and a cancel stops the read.
+    fn ranks_with(
+        &self,
+        path: &Path,
+        notes: &mut Vec<Message>,
+        control: &LoadControl,
+    ) -> Vec<RankInfo> {
         let shown = path.display().to_string();
-        let dump = match read_path(path, &LoadControl::default()) {
+        let dump = match read_path(path, control) {
             Ok(d) => d,
             Err(cause) => {
                 notes.push(Message::MemScopeUnreadable { cause });

@@ -10,7 +10,9 @@ use super::i18n::Tr;
 use super::jobs::{Job, JobKey, Jobs, Place};
 use super::session::RankKey;
 use crate::analysis::{Column, GroupBy, RankView, SortDir};
-use crate::ingest::{DiscoverError, LoadControl, LoadError, Profile, discover, load_rank_with};
+use crate::ingest::{
+    DiscoverError, LoadControl, LoadError, Profile, discover_controlled, load_rank_with,
+};
 use crate::model::{RankData, RankInfo, SourceChoice};
 
 /// The job that discovers a profile and loads a rank, or reads a document (one at a time).
@@ -155,7 +157,12 @@ pub fn start_load(
     let job = jobs.start(JobKey::new(LOAD_JOB), Place::Thread, move |ctl, out| {
         let profile = match profile {
             Some(p) => p,
-            None => match discover(&path) {
+            // Its progress and Cancel work while a dump read whole to find its ranks is read.
+            None => match discover_controlled(&path, &ctl.progress) {
+                _ if ctl.progress.is_cancelled() => {
+                    out.send(LoadMsg::Cancelled);
+                    return;
+                }
                 Ok(p) => {
                     let p = Arc::new(p);
                     out.send(LoadMsg::Discovered(Arc::clone(&p)));

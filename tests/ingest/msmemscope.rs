@@ -576,6 +576,40 @@ fn a_dump_hands_its_curves_over_first() {
     assert_eq!(first.device_memory.bytes, data.device_memory.bytes);
 }
 
+/// A dump is read whole to find its ranks: discovery with a control tells it every byte after
+/// the header (the app's progress bar) and, cancelled, stops without a rank (the app's Cancel
+/// works while a 1 GB dump is read).
+#[test]
+fn discovering_a_dump_tells_its_progress_and_stops_when_cancelled() {
+    let tmp = tempfile::tempdir().unwrap();
+    let opts = memsight::generate::GenOptions {
+        allocs: 3000,
+        stacks: true,
+        format: memsight::model::Format::Imported(memsight::ingest::msmemscope::NAME),
+        ..Default::default()
+    };
+    let file = memsight::generate::generate(tmp.path(), &opts).unwrap()[0].clone();
+    let text = std::fs::read(&file).unwrap();
+    let header = text.iter().position(|&b| b == b'\n').unwrap() + 1;
+    let control = memsight::ingest::LoadControl::new();
+    let found = memsight::ingest::discover_controlled(tmp.path(), &control).unwrap();
+    assert_eq!(found.ranks.len(), 1);
+    let after_header = (text.len() - header) as u64;
+    assert_eq!(control.bytes_total(), after_header);
+    assert_eq!(control.bytes_done(), after_header);
+    assert_eq!(control.files_done(), 1);
+    // What plain discovery finds.
+    assert_eq!(
+        format!("{:?}", found.ranks[0].source),
+        format!("{:?}", discover(tmp.path()).unwrap().ranks[0].source)
+    );
+    let cancelled = memsight::ingest::LoadControl::new();
+    cancelled.cancel();
+    let stopped = memsight::ingest::discover_controlled(tmp.path(), &cancelled);
+    assert!(stopped.is_err() || stopped.unwrap().ranks.is_empty());
+    assert_eq!(cancelled.bytes_done(), 0, "nothing read once cancelled");
+}
+
 #[test]
 fn process_and_device_used_make_the_app_and_device_curves() {
     let tmp = tempfile::tempdir().unwrap();
