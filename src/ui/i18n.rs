@@ -1120,6 +1120,11 @@ catalogue! {
     rest_loading: &'static str;
         en: "Loading operator_memory and the rest of the rank… the table, steps and call stacks appear when it is read.";
         zh: "正在加载 operator_memory 等其余数据…… 读完后显示表格、迭代步和调用栈。";
+    /// The same for a rank read by an importer (an msMemScope dump, a PyTorch trace: no
+    /// operator_memory file).
+    rest_loading_imported: &'static str;
+        en: "Loading the rest of the rank (its blocks, names and call stacks)… the table, steps and call stacks appear when it is read.";
+        zh: "正在加载该 rank 的其余数据（内存块、名称和调用栈）…… 读完后显示表格、迭代步和调用栈。";
     /// The steps tab (with the step count).
     /// The roles tab's title.
     roles_tab: &'static str;

@@ -32,7 +32,8 @@ fn first_look(path: PathBuf, lang: Lang) -> Harness<'static, MemsightApp> {
         .with_size([1400.0, 900.0])
         .with_max_steps(16)
         .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
-    // The loading line's spinner repaints every frame: a few frames, not "until settled".
+    // The loading line's spinner asks for frames while it turns: a few frames, not "until
+    // settled".
     h.run_steps(4);
     h
 }
@@ -47,6 +48,35 @@ fn raw_peak_allocated(rank: &Path) -> i64 {
         .map(|r| (r[a].parse::<f64>().unwrap() * 1048576.0).round() as i64)
         .max()
         .unwrap()
+}
+
+/// A dump's first look names what is still loading without a file it does not have.
+#[test]
+fn a_dumps_curves_come_first_and_the_table_says_its_blocks_are_loading() {
+    let tmp = tempfile::tempdir().unwrap();
+    let opts = memsight::generate::GenOptions {
+        allocs: 2000,
+        stacks: true,
+        format: memsight::model::Format::Imported(memsight::ingest::msmemscope::NAME),
+        ..Default::default()
+    };
+    memsight::generate::generate(tmp.path(), &opts).unwrap();
+    for (lang, t) in [(Lang::En, &EN), (Lang::Zh, &ZH)] {
+        let mut h = first_look(tmp.path().to_path_buf(), lang);
+        let view = h.state().view().unwrap();
+        assert!(
+            view.data.partial && view.data.operators.is_empty(),
+            "{lang:?}"
+        );
+        assert!(!view.data.records.is_empty());
+        h.get_by_label(t.rest_loading_imported);
+        assert!(h.query_by_label(t.rest_loading).is_none(), "{lang:?}");
+        h.state_mut().release_load();
+        h.state_mut().wait_for_load();
+        h.run();
+        assert!(h.state().view().unwrap().data.operators.len() >= 2000);
+        assert!(h.query_by_label(t.rest_loading_imported).is_none());
+    }
 }
 
 #[test]

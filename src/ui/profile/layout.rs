@@ -127,9 +127,13 @@ impl ProfileDocument {
                         static_table.ui(ui, &mut cx);
                     } else if cx.view.data.partial {
                         // Progressive display: the curves are up, the rows are not yet.
+                        let rest = match cx.view.data.info.format {
+                            crate::model::Format::Imported(_) => t.rest_loading_imported,
+                            _ => t.rest_loading,
+                        };
                         ui.horizontal(|ui| {
                             crate::ui::spinner::spinner(ui);
-                            ui.weak(t.rest_loading);
+                            ui.weak(rest);
                         });
                     } else {
                         if panes.has_choice(&cx) {
