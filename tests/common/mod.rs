@@ -13,6 +13,21 @@ pub fn skip(why: &str) {
     eprintln!("{why}: skipping");
 }
 
+/// A generated msMemScope dump of `allocs` allocations with Python call stacks (`memsight
+/// generate DIR --format memscope --stacks`) in a fresh temporary folder: the folder (removed
+/// when dropped) and the dump.
+pub fn generated_dump(allocs: usize) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let opts = memsight::generate::GenOptions {
+        allocs,
+        stacks: true,
+        format: memsight::model::Format::Imported(memsight::ingest::msmemscope::NAME),
+        ..Default::default()
+    };
+    let file = memsight::generate::generate(tmp.path(), &opts).unwrap()[0].clone();
+    (tmp, file)
+}
+
 /// `../shared/samples`, from MEMSIGHT_SAMPLES or beside the checkout; `None` prints why (a
 /// failure under `MEMSIGHT_REQUIRE_ALL`).
 pub fn samples() -> Option<PathBuf> {

@@ -548,14 +548,7 @@ fn a_generated_dump_has_owner_and_inefficient_columns_that_filter() {
 /// made), and they are the complete load's curves, at the same times.
 #[test]
 fn a_dump_hands_its_curves_over_first() {
-    let tmp = tempfile::tempdir().unwrap();
-    let opts = memsight::generate::GenOptions {
-        allocs: 2000,
-        stacks: true,
-        format: memsight::model::Format::Imported(memsight::ingest::msmemscope::NAME),
-        ..Default::default()
-    };
-    memsight::generate::generate(tmp.path(), &opts).unwrap();
+    let (tmp, _) = common::generated_dump(2000);
     let info = &discover(tmp.path()).unwrap().ranks[0];
     let mut first = Vec::new();
     let data = memsight::ingest::load_rank_with(info, &Default::default(), &mut |d| first.push(d))
@@ -581,14 +574,7 @@ fn a_dump_hands_its_curves_over_first() {
 /// works while a 1 GB dump is read).
 #[test]
 fn discovering_a_dump_tells_its_progress_and_stops_when_cancelled() {
-    let tmp = tempfile::tempdir().unwrap();
-    let opts = memsight::generate::GenOptions {
-        allocs: 3000,
-        stacks: true,
-        format: memsight::model::Format::Imported(memsight::ingest::msmemscope::NAME),
-        ..Default::default()
-    };
-    let file = memsight::generate::generate(tmp.path(), &opts).unwrap()[0].clone();
+    let (tmp, file) = common::generated_dump(3000);
     let text = std::fs::read(&file).unwrap();
     let header = text.iter().position(|&b| b == b'\n').unwrap() + 1;
     let control = memsight::ingest::LoadControl::new();

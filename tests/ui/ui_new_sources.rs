@@ -233,14 +233,7 @@ fn two_msmemscope_dumps_compare_in_the_diff() {
 /// raw rows of a generated dump.
 #[test]
 fn msmemscope_owner_and_inefficient_columns_show_filter_and_copy() {
-    let tmp = tempfile::tempdir().unwrap();
-    let opts = memsight::generate::GenOptions {
-        allocs: 1500,
-        stacks: true,
-        format: memsight::model::Format::Imported(memsight::ingest::msmemscope::NAME),
-        ..Default::default()
-    };
-    let file = memsight::generate::generate(tmp.path(), &opts).unwrap()[0].clone();
+    let (_tmp, file) = common::generated_dump(1500);
     // The raw Attr of every PTA MALLOC: how many say late_deallocation.
     let mut rd = csv::Reader::from_path(&file).unwrap();
     let late = rd

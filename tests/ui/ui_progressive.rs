@@ -53,14 +53,7 @@ fn raw_peak_allocated(rank: &Path) -> i64 {
 /// A dump's first look names what is still loading without a file it does not have.
 #[test]
 fn a_dumps_curves_come_first_and_the_table_says_its_blocks_are_loading() {
-    let tmp = tempfile::tempdir().unwrap();
-    let opts = memsight::generate::GenOptions {
-        allocs: 2000,
-        stacks: true,
-        format: memsight::model::Format::Imported(memsight::ingest::msmemscope::NAME),
-        ..Default::default()
-    };
-    memsight::generate::generate(tmp.path(), &opts).unwrap();
+    let (tmp, _) = common::generated_dump(2000);
     for (lang, t) in [(Lang::En, &EN), (Lang::Zh, &ZH)] {
         let mut h = first_look(tmp.path().to_path_buf(), lang);
         let view = h.state().view().unwrap();
