@@ -34,20 +34,10 @@ pub trait Importer: Sync {
     /// The ranks the file holds, with [`DataSource::Imported`] sources naming this importer
     /// (`part` tells the ranks of one file apart); reads no more than it must, and may hand
     /// what it had to read anyway to the rank's load in the source's `prefetch`
-    /// ([`crate::model::Prefetch`]). Problems worth telling go to `notes`.
-    fn ranks(&self, path: &Path, notes: &mut Vec<Message>) -> Vec<RankInfo>;
-
-    /// [`Self::ranks`], telling `control` how far a long read has come and stopping early once
-    /// it is cancelled (what is found then does not matter). By default [`Self::ranks`].
-    fn ranks_with(
-        &self,
-        path: &Path,
-        notes: &mut Vec<Message>,
-        control: &LoadControl,
-    ) -> Vec<RankInfo> {
-        let _ = control;
-        self.ranks(path, notes)
-    }
+    /// ([`crate::model::Prefetch`]). Problems worth telling go to `notes`. A long read tells
+    /// `control` how far it has come and stops early once it is cancelled (what is found
+    /// then does not matter).
+    fn ranks(&self, path: &Path, notes: &mut Vec<Message>, control: &LoadControl) -> Vec<RankInfo>;
 
     /// Loads one of its ranks: tables, steps and call stacks when the file has them. Bad
     /// records are skipped and counted, never a panic; nothing is written anywhere.
@@ -95,7 +85,7 @@ pub(super) fn ranks_of_file(
     wanting
         .into_iter()
         .find(|i| i.recognises(path, &head))
-        .map(|i| i.ranks_with(path, notes, control))
+        .map(|i| i.ranks(path, notes, control))
 }
 
 /// The importer a rank's source names, among `importers`.

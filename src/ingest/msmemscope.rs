@@ -1439,18 +1439,9 @@ impl Importer for MemScopeDumps {
         Columns::of(cells).is_some()
     }
 
-    fn ranks(&self, path: &Path, notes: &mut Vec<Message>) -> Vec<RankInfo> {
-        self.ranks_with(path, notes, &LoadControl::default())
-    }
-
     /// The whole dump is read to find its ranks (a process's blocks may name no device): the
     /// bytes read go to `control`'s progress, and a cancel stops the read.
-    fn ranks_with(
-        &self,
-        path: &Path,
-        notes: &mut Vec<Message>,
-        control: &LoadControl,
-    ) -> Vec<RankInfo> {
+    fn ranks(&self, path: &Path, notes: &mut Vec<Message>, control: &LoadControl) -> Vec<RankInfo> {
         let shown = path.display().to_string();
         let dump = match read_path(path, control) {
             Ok(d) => d,

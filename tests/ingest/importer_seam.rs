@@ -49,7 +49,12 @@ impl Importer for MemLog {
         head.starts_with(b"# memlog v1")
     }
 
-    fn ranks(&self, path: &Path, _notes: &mut Vec<memsight::model::Message>) -> Vec<RankInfo> {
+    fn ranks(
+        &self,
+        path: &Path,
+        _notes: &mut Vec<memsight::model::Message>,
+        _control: &LoadControl,
+    ) -> Vec<RankInfo> {
         let mut devices: Vec<String> = rows(path).into_iter().map(|r| r.0).collect();
         devices.sort();
         devices.dedup();

@@ -533,3 +533,29 @@ fn memory_events_named_with_json_escapes_are_read() {
     let data = load_rank(&p.ranks[0], &memsight::ingest::LoadControl::new()).unwrap();
     assert_eq!(data.operators.len(), 1);
 }
+
+/// Discovery scans a trace's memory events to find its devices: a cancelled load stops that
+/// scan and finds no rank (found, it would be shown after the user cancelled), while the
+/// same trace under a live control is found; the walk that calls the importer stops too.
+#[test]
+fn discovering_a_trace_stops_when_cancelled() {
+    use memsight::ingest::importer::Importer;
+    let tmp = tempfile::tempdir().unwrap();
+    let opts = memsight::generate::GenOptions {
+        allocs: 3000,
+        format: memsight::model::Format::Imported(memsight::ingest::pytorch::trace::NAME),
+        ..Default::default()
+    };
+    let file = memsight::generate::generate(tmp.path(), &opts).unwrap()[0].clone();
+    let trace = &memsight::ingest::pytorch::trace::PYTORCH_TRACES;
+    let live = memsight::ingest::LoadControl::new();
+    let mut notes = Vec::new();
+    assert_eq!(trace.ranks(&file, &mut notes, &live).len(), 1, "{notes:?}");
+    let found = memsight::ingest::discover_controlled(tmp.path(), &live).unwrap();
+    assert_eq!(found.ranks.len(), 1, "{:?}", found.notes);
+    let cancelled = memsight::ingest::LoadControl::new();
+    cancelled.cancel();
+    assert!(trace.ranks(&file, &mut notes, &cancelled).is_empty());
+    let stopped = memsight::ingest::discover_controlled(tmp.path(), &cancelled);
+    assert!(stopped.is_err() || stopped.unwrap().ranks.is_empty());
+}

@@ -366,20 +366,14 @@ struct Found {
 /// size: an event is 64 bytes kept for at least 200 written), by the loads' own scan of every
 /// memory event, whose events are then kept for the loads ([`Kept`]): a trace is read twice in
 /// all, not three times. Else, and when the scan is not sure of every event, by the byte
-/// search of [`devices_of`], which keeps nothing.
-fn devices_in(path: &Path) -> Result<Found, ScanError> {
+/// search of [`devices_of`], which keeps nothing. The scan stops once `control` is cancelled.
+fn devices_in(path: &Path, control: &LoadControl) -> Result<Found, ScanError> {
     let gzip = is_gzip(path);
     let room = crate::ingest::prefetch_budget::room() as u64;
     let size = std::fs::metadata(path).map_or(u64::MAX, |m| m.len());
     // A gzipped trace is decoded whole by the byte search too: always scanned.
     if gzip || size / 200 * EVENT_BYTES as u64 <= room {
-        let (parts, unsure) = scan_file_parts(
-            path,
-            gzip,
-            memory_scan::PART,
-            &|_| true,
-            &LoadControl::new(),
-        )?;
+        let (parts, unsure) = scan_file_parts(path, gzip, memory_scan::PART, &|_| true, control)?;
         if unsure == 0 {
             return Ok(by_device(parts));
         }
@@ -480,9 +474,11 @@ impl Importer for PyTorchTraces {
                 || memchr::memmem::find(head, b"\"traceEvents\"").is_some())
     }
 
-    fn ranks(&self, path: &Path, notes: &mut Vec<Message>) -> Vec<RankInfo> {
+    /// The trace's memory events are scanned to find its devices (`devices_in`): a cancel
+    /// stops the scan (its progress is not told).
+    fn ranks(&self, path: &Path, notes: &mut Vec<Message>, control: &LoadControl) -> Vec<RankInfo> {
         let shown = path.display().to_string();
-        let found = match devices_in(path) {
+        let found = match devices_in(path, control) {
             Ok(found) => found,
             Err(cause) => {
                 notes.push(Message::PyTorchTraceUnreadable {
