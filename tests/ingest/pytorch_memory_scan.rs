@@ -96,11 +96,15 @@ fn the_scan_finds_every_memory_event_of_the_real_traces_in_any_parts() {
         );
         // Parts of 1 KiB to one: the file cut everywhere, events read by whichever part
         // holds their name. (A gzipped file is one stream.)
+        // The progress told is the file's size, each byte once, however it is cut.
+        let len = std::fs::metadata(&path).unwrap().len();
         for part in [1 << 10, 5 << 10, 64 << 10, u64::MAX] {
-            let got =
-                scan_file_in_parts(&path, gz(&path), part, &|_| true, &LoadControl::new()).unwrap();
+            let control = LoadControl::new();
+            let got = scan_file_in_parts(&path, gz(&path), part, &|_| true, &control).unwrap();
             assert_eq!(got.unsure, 0, "{} part {part}", path.display());
             assert_eq!(fields(&got.events), want, "{} part {part}", path.display());
+            let told = (control.bytes_done(), control.bytes_total());
+            assert_eq!(told, (len, len), "{} part {part}", path.display());
         }
         // And the same as the whole read's (thread numbers included).
         let text = {

@@ -534,11 +534,11 @@ fn memory_events_named_with_json_escapes_are_read() {
     assert_eq!(data.operators.len(), 1);
 }
 
-/// Discovery scans a trace's memory events to find its devices: a cancelled load stops that
-/// scan and finds no rank (found, it would be shown after the user cancelled), while the
+/// Discovery scans a trace's memory events to find its devices: it tells the progress bar
+/// the file's bytes as it goes, and a cancelled load stops that scan and finds no rank (found, it would be shown after the user cancelled), while the
 /// same trace under a live control is found; the walk that calls the importer stops too.
 #[test]
-fn discovering_a_trace_stops_when_cancelled() {
+fn discovering_a_trace_tells_its_progress_and_stops_when_cancelled() {
     use memsight::ingest::importer::Importer;
     let tmp = tempfile::tempdir().unwrap();
     let opts = memsight::generate::GenOptions {
@@ -551,6 +551,11 @@ fn discovering_a_trace_stops_when_cancelled() {
     let live = memsight::ingest::LoadControl::new();
     let mut notes = Vec::new();
     assert_eq!(trace.ranks(&file, &mut notes, &live).len(), 1, "{notes:?}");
+    // Its progress: every byte of the file, once.
+    let len = std::fs::metadata(&file).unwrap().len();
+    assert_eq!((live.bytes_done(), live.bytes_total()), (len, len));
+    assert_eq!(live.files_done(), 1);
+    let live = memsight::ingest::LoadControl::new();
     let found = memsight::ingest::discover_controlled(tmp.path(), &live).unwrap();
     assert_eq!(found.ranks.len(), 1, "{:?}", found.notes);
     let cancelled = memsight::ingest::LoadControl::new();

@@ -87,7 +87,8 @@ pub fn scan_file_in_parts(
 
 /// [`scan_file_in_parts`] with each part's events apart, in file order, and the count of
 /// hits not read with certainty: for a caller that looks at them before it needs them in one
-/// `Vec` ([`concat()`]).
+/// `Vec` ([`concat()`]). The file's bytes are told to `control`'s progress as each part is
+/// scanned (a gzipped file's at its end).
 pub fn scan_file_parts(
     path: &Path,
     gzip: bool,
@@ -95,8 +96,13 @@ pub fn scan_file_parts(
     keep: &(dyn Fn(&MemoryEvent) -> bool + Sync),
     control: &LoadControl,
 ) -> Result<(Vec<Vec<MemoryEvent>>, u64), ScanError> {
+    let len = std::fs::metadata(path).map_or(0, |m| m.len());
+    control.add_total(len);
     let parts = in_parts_of(path, gzip, part, &|reader, origin, range| {
-        scan_stream(reader, origin, range, keep, control)
+        let scan = scan_stream(reader, origin, range.clone(), keep, control)?;
+        // The bytes this part answers for (a part reads a little past both its ends).
+        control.add_done(range.end.min(len).saturating_sub(range.start));
+        Ok(scan)
     })?;
     let unsure = parts.iter().map(|p| p.unsure).sum();
     Ok((parts.into_iter().map(|p| p.events).collect(), unsure))

@@ -374,6 +374,7 @@ fn devices_in(path: &Path, control: &LoadControl) -> Result<Found, ScanError> {
     // A gzipped trace is decoded whole by the byte search too: always scanned.
     if gzip || size / 200 * EVENT_BYTES as u64 <= room {
         let (parts, unsure) = scan_file_parts(path, gzip, memory_scan::PART, &|_| true, control)?;
+        control.file_done();
         if unsure == 0 {
             return Ok(by_device(parts));
         }
@@ -474,8 +475,8 @@ impl Importer for PyTorchTraces {
                 || memchr::memmem::find(head, b"\"traceEvents\"").is_some())
     }
 
-    /// The trace's memory events are scanned to find its devices (`devices_in`): a cancel
-    /// stops the scan (its progress is not told).
+    /// The trace's memory events are scanned to find its devices (`devices_in`): the scan
+    /// tells `control` its progress, and a cancel stops it.
     fn ranks(&self, path: &Path, notes: &mut Vec<Message>, control: &LoadControl) -> Vec<RankInfo> {
         let shown = path.display().to_string();
         let found = match devices_in(path, control) {
