@@ -11,8 +11,9 @@
 //!   (1973 in ns) is read as µs. A row whose time lies more than a week from the
 //!   median is left out and counted (one corrupt cell must not move the origin to 1970).
 //! - **Blocks**: `MALLOC` and `FREE` paired per process by `allocation_id` (same id, same
-//!   block), else by pool and address in time order. A `FREE` whose `Device Id` is `N/A` (HAL
-//!   frees of older dumps) belongs to its block's device. The framework's pools (`PTA`,
+//!   block; kept in a list per process, `open_blocks`), else by pool and address in time
+//!   order. A `FREE` whose `Device Id` is `N/A` (HAL frees of older dumps) belongs to its
+//!   block's device. The framework's pools (`PTA`,
 //!   `MindSpore`, `ATB`, `PTA_WORKSPACE`) are the blocks of a device, like operator_memory; the
 //!   driver's (`HAL`) are the segments those pools sit in, shown as the **APP** curve (the
 //!   process's device memory) unless `process_used` gives it. A device with driver or host
@@ -42,9 +43,11 @@ use super::importer::Importer;
 use super::prefetch_budget::Reservation;
 use super::shared_read::SharedRead;
 use super::value::parse_address as address;
+use open_blocks::{BlockKey, OpenBlocks};
 use pool_totals::PoolTotals;
 use time_order::{Events, Timed, in_time_order, sort_by_time};
 
+mod open_blocks;
 mod pool_totals;
 mod time_order;
 use crate::model::{
@@ -1159,20 +1162,11 @@ impl Block {
     }
 }
 
-/// How a block is told apart from the others of its process.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum BlockKey {
-    /// `allocation_id`.
-    Id(i64, i64),
-    /// Pool and address.
-    Addr(i64, u32, u64),
-}
-
 /// Pairs the dump's MALLOC and FREE events into blocks, in time order; returns the blocks and
 /// how many MALLOCs landed on a key still held (the earlier block stays never freed).
 fn pair(dump: &Dump) -> (Vec<Block>, u64) {
-    let mut open: FxHashMap<BlockKey, usize> = FxHashMap::default();
-    let mut blocks = Vec::new();
+    let mut open = OpenBlocks::new(dump.mem.len());
+    let mut blocks: Vec<Block> = Vec::new();
     let mut over_held = 0;
     for (i, e) in dump.mem.iter().enumerate() {
         // (A dump's events are counted in u32, as their file order is: no dump that fits in
@@ -1188,7 +1182,8 @@ fn pair(dump: &Dump) -> (Vec<Block>, u64) {
             (None, None) => continue,
         };
         if e.malloc {
-            if open.insert(key, blocks.len()).is_some() {
+            // (As many blocks as events before this one: fewer than `NO_EVENT`.)
+            if open.open(key, blocks.len() as u32) {
                 over_held += 1;
             }
             blocks.push(Block {
@@ -1197,8 +1192,9 @@ fn pair(dump: &Dump) -> (Vec<Block>, u64) {
                 device: e.device,
             });
         } else {
-            match open.remove(&key) {
+            match open.close(key) {
                 Some(b) => {
+                    let b = b as usize;
                     blocks[b].free = i;
                     // A MALLOC written with Device Id N/A takes its FREE's device.
                     if blocks[b].device == NO_DEVICE {

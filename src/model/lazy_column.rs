@@ -113,6 +113,7 @@ impl<T: Fill> LazyColumn<T> {
     }
 
     /// Appends one cell.
+    #[inline]
     pub fn push(&mut self, v: T) {
         if v != self.fill {
             self.store();

@@ -48,6 +48,7 @@ impl MemoryRecords {
     }
 
     /// Appends one row.
+    #[inline]
     pub fn push(&mut self, c: Component, t: i64, alloc: i64, resv: i64, act: i64, stream: NameId) {
         self.component.push(c as u8);
         self.time_ns.push(t);
