@@ -830,10 +830,13 @@ impl DumpBuilder {
 
 /// How many rows' times, at most, choose a dump's unit and window (their median: a sort of
 /// every time of a 1 GB dump's 3.8M events was 40 ms, and their copy 30 MB).
-const MEDIAN_ROWS: u32 = 1 << 14;
+const MEDIAN_ROWS: u32 = 1 << 12;
 
 /// The times of the `events` (in file order) whose row number is a multiple of `stride`,
-/// appended to `times`: a search for each, not a walk of every event.
+/// appended to `times`: a search for each, not a walk of every event. The event of row
+/// `next` lies at most `next - order` events past one of row `order` (each event has a row
+/// of its own): each search stays in those (a search through the whole part was a cache miss
+/// at each step, 75 ms for a 1 GB dump).
 fn every_nth_row<T: Timed>(events: &[T], stride: u32, times: &mut Vec<i64>) {
     let stride = u64::from(stride.max(1));
     let mut i = 0;
@@ -845,8 +848,10 @@ fn every_nth_row<T: Timed>(events: &[T], stride: u32, times: &mut Vec<i64>) {
             times.push(ts);
             i += 1;
         } else {
+            let ahead = usize::try_from(next - order).map_or(events.len(), |d| d.saturating_add(1));
+            let near = &events[i..events.len().min(i.saturating_add(ahead))];
             // (At least one step on, should the rows be out of file order.)
-            let skip = events[i..].partition_point(|e| u64::from(e.key().1) < next);
+            let skip = near.partition_point(|e| u64::from(e.key().1) < next);
             i += skip.max(1);
         }
     }
