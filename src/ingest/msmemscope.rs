@@ -7,18 +7,18 @@
 //!   then sorted by time (file order on ties) and kept as runs of those parts (`time_order`).
 //!   MALLOCs and FREEs, ops, and the few OOM and MSTX rows are kept apart, each kind as
 //!   small as what is read of it (a 1 GB dump holds millions of each).
-//!   Older dumps write µs in the `(ns)` column: a file whose median timestamp is below 10¹⁷
-//!   (1973 in ns) is read as µs. A row whose time lies more than a week from the
-//!   median is left out and counted (one corrupt cell must not move the origin to 1970).
+//!   Older dumps write µs in the `(ns)` column: a file whose median timestamp (of up to
+//!   4,096 rows at even steps of the file) is below 10¹⁷ (1973 in ns) is read as µs. A row
+//!   whose time lies more than a week from the median is left out and counted (one corrupt
+//!   cell must not move the origin to 1970).
 //! - **Blocks**: `MALLOC` and `FREE` paired per process by `allocation_id` (same id, same
 //!   block; kept in a list per process, `open_blocks`), else by pool and address in time
 //!   order. A `FREE` whose `Device Id` is `N/A` (HAL frees of older dumps) belongs to its
-//!   block's device. The framework's pools (`PTA`,
-//!   `MindSpore`, `ATB`, `PTA_WORKSPACE`) are the blocks of a device, like operator_memory; the
-//!   driver's (`HAL`) are the segments those pools sit in, shown as the **APP** curve (the
-//!   process's device memory) unless `process_used` gives it. A device with driver or host
-//!   events only (`Device Id` `host`, `HOST`, `HOST_PINNED`: host memory, the `cpu` device) has
-//!   those as its blocks.
+//!   block's device. The framework's pools (`PTA`, `MindSpore`, `ATB`, `PTA_WORKSPACE`) are
+//!   the blocks of a device, like operator_memory; the driver's (`HAL`) are the segments
+//!   those pools sit in, shown as the **APP** curve (the process's device memory) unless
+//!   `process_used` gives it. A device with driver or host events only (`Device Id` `host`,
+//!   `HOST`, `HOST_PINNED`: host memory, the `cpu` device) has those as its blocks.
 //! - **Curves**: Operator Allocated / Reserved from the pool's `used` / `total` after each
 //!   event (summed over pools), else the running sum of its live blocks; APP from
 //!   `process_used`; Device from `device_used` (the whole card).
