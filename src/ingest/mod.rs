@@ -12,8 +12,8 @@
 //! ([`trace_parts`]), a gzipped one inflated ahead of the parse ([`read_ahead`]); a big CSV
 //! (an msMemScope dump) is read in parts on every core by `csv_parts`, and its events kept in
 //! time order as runs of those parts (`msmemscope::time_order`; its blocks paired through
-//! `msmemscope::open_blocks`; its curves' pool sums kept running by
-//! `msmemscope::pool_totals`). A file of
+//! `msmemscope::open_blocks`; its curves made on every core by `msmemscope::curves`, from
+//! the pools' states each stretch of events leaves, `msmemscope::pool_totals`). A file of
 //! several ranks is read once for all of them ([`shared_read`]); what discovery read is kept
 //! for the loads within one budget ([`prefetch_budget`]).
 

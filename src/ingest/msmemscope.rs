@@ -21,7 +21,9 @@
 //!   `HOST`, `HOST_PINNED`: host memory, the `cpu` device) has those as its blocks.
 //! - **Curves**: Operator Allocated / Reserved from the pool's `used` / `total` after each
 //!   event (summed over pools), else the running sum of its live blocks; APP from
-//!   `process_used`; Device from `device_used` (the whole card).
+//!   `process_used`; Device from `device_used` (the whole card). Made on every core, in
+//!   stretches of the events that each start from the pools' states the ones before leave
+//!   (`curves`, `pool_totals`), before anything else of the rank.
 //! - **Names and stacks**: a block is named by the innermost `ATEN_START`/`ATEN_END` (or
 //!   `ATB_*`) op on its own thread at its allocation ([`super::stacks`]); its Python stack is
 //!   its `MALLOC` row's `Call Stack(Python)` (frames on lines or `;`-separated, innermost first).
@@ -31,6 +33,7 @@
 //!   `{"allocation_id":"4",…}`; `Ptr` and `addr` are decimal or `0x…` hex.
 
 use std::io::Read;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -43,17 +46,17 @@ use super::importer::Importer;
 use super::prefetch_budget::Reservation;
 use super::shared_read::SharedRead;
 use super::value::parse_address as address;
+use curves::{CurveEvent, rank_curves};
 use open_blocks::{BlockKey, OpenBlocks};
-use pool_totals::PoolTotals;
 use time_order::{Events, Timed, in_time_order, sort_by_time};
 
+mod curves;
 mod open_blocks;
 mod pool_totals;
 mod time_order;
 use crate::model::{
-    BlockTags, CallStacks, Component, DataSource, DumpProblem, Format, HostOps, Interner,
-    MemoryRecords, Message, NO_STACK, NULL, NameId, Prefetch, RankData, RankInfo, StackSource,
-    Step, StepSource, Steps, TagKind,
+    BlockTags, CallStacks, DataSource, DumpProblem, Format, HostOps, Interner, Message, NO_STACK,
+    NULL, NameId, Prefetch, RankData, RankInfo, StackSource, Step, StepSource, Steps, TagKind,
 };
 
 /// The importer's name (the `source` of its ranks).
@@ -1160,7 +1163,7 @@ fn read_rows(path: &Path, control: &LoadControl, rows: Rows) -> Result<Dump, Dum
 /// No event, in a [`Block`].
 const NO_EVENT: u32 = u32::MAX;
 
-/// A block: its MALLOC (or only its FREE) and its FREE, as indices into `Dump::mem`, in 12
+/// A block: its MALLOC (or only its FREE) and its FREE, as indices into `Dump::mem`, in 20
 /// bytes (a dump holds a million; as `Option<usize>`s a block was 40).
 #[derive(Debug, Clone, Copy)]
 struct Block {
@@ -1169,6 +1172,10 @@ struct Block {
     free: u32,
     /// The device (the MALLOC's, else the FREE's), [`NO_DEVICE`] for none.
     device: u32,
+    /// Its first event's pool (`what`) and thread: kept here, as a look-up of the event for
+    /// each block missed the cache (a sixth of the time from the read to the first curves).
+    pool: u32,
+    thread: u32,
 }
 
 impl Block {
@@ -1221,6 +1228,8 @@ fn pair(dump: &Dump) -> (Vec<Block>, u64) {
                 malloc: i,
                 free: NO_EVENT,
                 device: e.device,
+                pool: e.what,
+                thread: e.thread,
             });
         } else {
             match open.close(key) {
@@ -1236,6 +1245,8 @@ fn pair(dump: &Dump) -> (Vec<Block>, u64) {
                     malloc: NO_EVENT,
                     free: i,
                     device: e.device,
+                    pool: e.what,
+                    thread: e.thread,
                 }),
             }
         }
@@ -1342,13 +1353,13 @@ fn block_parts(
     let keys: Vec<Option<(i64, Option<u32>, u32)>> = blocks
         .par_iter()
         .map(|b| {
-            let e = &dump.mem[b.first()?];
-            let pid = dump.pid(e.thread);
+            b.first()?;
+            let pid = dump.pid(b.thread);
             // (Free-only blocks keep no device: they are counted as such.)
             let device = b
                 .device()
                 .or_else(|| b.malloc().and_then(|_| only.get(&pid).copied().flatten()));
-            Some((pid, device, e.what))
+            Some((pid, device, b.pool))
         })
         .collect();
     /// A block's (device, pool).
@@ -1424,13 +1435,12 @@ fn allocations_without_device(
     parts: &[Option<(i64, u32)>],
     pid: Option<i64>,
 ) -> u64 {
+    use rayon::prelude::*;
     blocks
-        .iter()
+        .par_iter()
         .zip(parts)
         .filter(|(b, p)| {
-            p.is_none()
-                && b.malloc()
-                    .is_some_and(|m| pid.is_none_or(|pid| dump.pid(dump.mem[m].thread) == pid))
+            p.is_none() && b.malloc().is_some() && pid.is_none_or(|pid| dump.pid(b.thread) == pid)
         })
         .count() as u64
 }
@@ -1480,7 +1490,13 @@ impl Importer for MemScopeDumps {
         let mut paired = Paired::of(dump);
         let without_device =
             allocations_without_device(&paired.dump, &paired.blocks, &paired.parts, None);
-        let mut named: Vec<(i64, u32)> = paired.parts.iter().flatten().copied().collect();
+        // (Most blocks have the one before's part: those are left out before the sort.)
+        let mut named: Vec<(i64, u32)> = Vec::new();
+        for &part in paired.parts.iter().flatten() {
+            if named.last() != Some(&part) {
+                named.push(part);
+            }
+        }
         named.sort_unstable();
         named.dedup();
         let mut parts: Vec<(i64, String)> = named
@@ -1635,7 +1651,17 @@ fn build_rank(
     let keep_addr = rare
         .iter()
         .any(|e| matches!(e.kind, Kind::OomTrigger | Kind::OomTop | Kind::OomRecent));
-    let rows_made = rank_tables(info, &paired.dump, &mine, keep_addr, early, &mut data);
+    let shown_blocks = rank_curves_of(info, &paired.dump, &mine, early, &mut data);
+    let unnamed = data.strings.intern("");
+    let rows_made = block_rows(
+        &paired.dump,
+        &mine,
+        &shown_blocks,
+        keep_addr,
+        unnamed,
+        &mut data.operators,
+        &mut data.strings,
+    );
     drop(mine);
     if let Some(p) = Arc::get_mut(&mut paired) {
         p.dump.mem = Events::default();
@@ -1730,16 +1756,19 @@ fn warn_of_dump(paired: &Paired, pid: i64, shown: &str, data: &mut RankData) {
         });
     }
     // Free-only blocks of this process that name no device: no rank can hold them.
-    let deviceless = blocks
-        .iter()
-        .zip(parts)
-        .filter(|(b, p)| {
-            p.is_none()
-                && b.malloc().is_none()
-                && b.free()
-                    .is_some_and(|f| dump.pid(dump.mem[f].thread) == pid)
-        })
-        .count() as u64;
+    let deviceless = {
+        use rayon::prelude::*;
+        blocks
+            .par_iter()
+            .zip(parts)
+            .filter(|(b, p)| {
+                p.is_none()
+                    && b.malloc().is_none()
+                    && b.free().is_some()
+                    && dump.pid(b.thread) == pid
+            })
+            .count() as u64
+    };
     if deviceless > 0 {
         data.report
             .warn(Message::FreesWithoutDevice { count: deviceless });
@@ -1843,31 +1872,28 @@ fn op_spans(dump: &Dump, all: std::borrow::Cow<'_, AllSpans>, pid: i64) -> OpSpa
 
 /// The blocks of process `pid` on device `dev`.
 fn blocks_of_rank(paired: &Paired, pid: i64, dev: &str) -> Vec<Block> {
+    use rayon::prelude::*;
     let dev_id = paired.device_names.iter().position(|d| d == dev);
+    // (On every core: a dump's million blocks are copied.)
     paired
         .blocks
-        .iter()
+        .par_iter()
         .zip(&paired.parts)
         .filter(|(_, p)| p.is_some_and(|(p, d)| p == pid && Some(d as usize) == dev_id))
         .map(|(b, _)| *b)
         .collect()
 }
 
-/// A rank's curves, from the events of its blocks `mine` (handed to `early` as soon as they
-/// are made), and its blocks' table, into `data`; and what the table's rows say besides
-/// (their addresses when `keep_addr`).
-fn rank_tables(
+/// A rank's curves, from the events of its blocks `mine`, into `data` (and handed to `early`
+/// as soon as they are made); returns whether each block is shown.
+fn rank_curves_of(
     info: &RankInfo,
     dump: &Dump,
     mine: &[Block],
-    keep_addr: bool,
     early: &mut (dyn FnMut(RankData) + Send),
     data: &mut RankData,
-) -> BlockRows {
-    let pool_of = |b: &Block| {
-        let e = b.first().and_then(|i| dump.mem.get(i));
-        dump.texts.get(e.map_or(0, |e| e.what))
-    };
+) -> Vec<bool> {
+    let pool_of = |b: &Block| dump.texts.get(if b.first().is_some() { b.pool } else { 0 });
     let framework = mine.iter().any(|b| is_framework_pool(pool_of(b)));
     // The blocks shown: the framework's pools when the device has them, else everything.
     let shown_block = |b: &Block| !framework || is_framework_pool(pool_of(b));
@@ -1885,78 +1911,52 @@ fn rank_tables(
             }
         }
     }
-    let at = || {
-        dump.mem
-            .iter()
-            .zip(&block_of)
-            .filter(|&(_, &k)| k != NOT_MINE)
-            .map(|(ev, &k)| (ev, k as usize))
-    };
     // Whether each block is shown, found once (not at each of its events), on every core.
     let shown: Vec<bool> = {
         use rayon::prelude::*;
         mine.par_iter().map(shown_block).collect()
     };
 
-    // The curves and the blocks' rows, each on a core of its own: the curves are handed
-    // over as soon as they are made.
-    let no_stream = data.strings.intern("");
-    let unnamed = data.strings.intern("");
-    let (operators, strings) = (&mut data.operators, &mut data.strings);
-    let ((records, device_memory), rows_made) = rayon::join(
-        || {
-            // At most two points for each of its events (reserved, not touched: no memory).
-            let events = block_of.iter().filter(|&&k| k != NOT_MINE).count();
-            let mut records = MemoryRecords::with_capacity(events.saturating_mul(2));
-            let mut device_memory = crate::model::DeviceMemory::default();
-            let mut pools = PoolTotals::default();
-            let mut driver_live = 0i64;
-            let has_process = at().any(|(ev, _)| ev.process_used != NULL);
-            for (ev, k) in at() {
-                let size = present(ev.size).unwrap_or(0).abs();
-                let signed = if ev.malloc { size } else { -size };
-                if shown[k] {
-                    let (allocated, reserved) =
-                        pools.apply(ev.what, signed, present(ev.used), present(ev.total));
-                    records.push(
-                        Component::PtaGe,
-                        ev.ts,
-                        allocated,
-                        reserved.unwrap_or(NULL),
-                        NULL,
-                        no_stream,
-                    );
-                } else {
-                    driver_live = driver_live.saturating_add(signed);
-                    if !has_process {
-                        records.push(Component::App, ev.ts, NULL, driver_live, NULL, no_stream);
+    // The curves first, on every core, handed over as soon as they are made; then the
+    // blocks' rows. (Side by side, one core each, the curves took twice as long; the
+    // blocks' rows are not on the way to the first look.)
+    let (records, device_memory) = {
+        let mem = &dump.mem;
+        let events = |r: Range<usize>| {
+            mem.range(r.clone())
+                .zip(block_of.get(r).unwrap_or_default())
+                .map(|(ev, &k)| {
+                    if k == NOT_MINE {
+                        return None;
                     }
-                }
-                if let Some(p) = present(ev.process_used) {
-                    records.push(Component::App, ev.ts, NULL, p, NULL, no_stream);
-                }
-                if let Some(d) = present(ev.device_used) {
-                    device_memory.time_ns.push(ev.ts);
-                    device_memory.bytes.push(d);
-                }
-            }
-            let records = Arc::new(records);
-            let device_memory = Arc::new(device_memory);
-            if !records.is_empty() {
-                let mut first = RankData::empty(info.clone());
-                first.records = Arc::clone(&records);
-                first.memory_record_rows = records.len();
-                first.device_memory = Arc::clone(&device_memory);
-                early(first);
-            }
-            (records, device_memory)
-        },
-        || block_rows(dump, mine, &shown, keep_addr, unnamed, operators, strings),
-    );
+                    let size = present(ev.size).unwrap_or(0).abs();
+                    Some(CurveEvent {
+                        ts: ev.ts,
+                        signed: if ev.malloc { size } else { -size },
+                        pool: ev.what,
+                        used: present(ev.used),
+                        total: present(ev.total),
+                        process_used: present(ev.process_used),
+                        device_used: present(ev.device_used),
+                        shown: shown.get(k as usize).copied().unwrap_or(false),
+                    })
+                })
+        };
+        rank_curves(mem.len(), &events)
+    };
+    let records = Arc::new(records);
+    let device_memory = Arc::new(device_memory);
+    if !records.is_empty() {
+        let mut first = RankData::empty(info.clone());
+        first.records = Arc::clone(&records);
+        first.memory_record_rows = records.len();
+        first.device_memory = Arc::clone(&device_memory);
+        early(first);
+    }
     data.records = records;
     data.memory_record_rows = data.records.len();
     data.device_memory = device_memory;
-    rows_made
+    shown
 }
 
 /// What [`block_rows`] made besides the blocks' table.
@@ -2566,12 +2566,13 @@ mod tests {
 
     /// A dump holds millions of events: a MALLOC or FREE stays at 96 bytes, an op at 32 (an
     /// `Attr` in each made them 232, and the 1 GB dump's peak memory 1.4 GiB; one event
-    /// type of 128 bytes for both, 1.0 GiB), a block at 12.
+    /// type of 128 bytes for both, 1.0 GiB), a block at 20 (12, and 8 for its pool and
+    /// thread, which were looked up in its event, a cache miss for each).
     #[test]
     fn events_are_small() {
         assert!(size_of::<MemEvent>() <= 96, "{}", size_of::<MemEvent>());
         assert!(size_of::<OpEvent>() <= 32, "{}", size_of::<OpEvent>());
-        assert!(size_of::<Block>() <= 12, "{}", size_of::<Block>());
+        assert!(size_of::<Block>() <= 20, "{}", size_of::<Block>());
     }
     /// An event at `ts`, the `i`th of its file (its pid too, to tell them apart).
     pub(super) fn event(ts: i64, i: usize) -> Event {

@@ -3,7 +3,7 @@
 use super::{Component, LazyColumn, NULL, NameId};
 
 /// memory_record: allocator samples, sorted by time (stable: file order on ties) after loading.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct MemoryRecords {
     /// [`Component`] code of each row.
     pub component: Vec<u8>,

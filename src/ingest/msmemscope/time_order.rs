@@ -72,6 +72,24 @@ impl<T> Events<T> {
             .flat_map(|(p, r)| self.parts[*p][r.clone()].iter())
     }
 
+    /// The events `r` of the order (those there are).
+    pub(super) fn range(&self, r: Range<usize>) -> impl Iterator<Item = &T> {
+        // The run that holds the first, and where that run starts in the order.
+        let run = self.ends.partition_point(|&end| end <= r.start);
+        let before = run.checked_sub(1).map_or(0, |k| self.ends[k]);
+        let skip = r.start.saturating_sub(before);
+        self.runs
+            .get(run..)
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+            .flat_map(move |(k, (p, run))| {
+                let from = if k == 0 { run.start + skip } else { run.start };
+                self.parts[*p].get(from..run.end).unwrap_or_default().iter()
+            })
+            .take(r.len())
+    }
+
     /// The `i`th event, if there are that many.
     pub(super) fn get(&self, i: usize) -> Option<&T> {
         let run = self.ends.partition_point(|&end| end <= i);
@@ -284,7 +302,7 @@ mod tests {
 
         /// Parts sorted on their own, in time order, are the events sorted whole, whatever
         /// the cuts and however the parts overlap in time: walked in order and looked up one
-        /// by one (also when there are too many runs to keep, with `joined`).
+        /// by one, and in ranges (also when there are too many runs to keep, with `joined`).
         #[test]
         fn parts_in_time_order_are_the_events_sorted(
             times in proptest::collection::vec(0i64..30, 0..120),
@@ -308,6 +326,13 @@ mod tests {
             let looked_up: Vec<i64> = (0..ordered.len()).map(|i| ordered[i].pid).collect();
             prop_assert_eq!(&looked_up, &expected);
             prop_assert!(ordered.get(ordered.len()).is_none());
+            // Any range of the order, also one past its end.
+            for (a, b) in [(0, 0), (3, 40), (17, 18), (50, 200), (0, 1000), (130, 140)] {
+                let a = a.min(expected.len());
+                let b = b.max(a);
+                let got: Vec<i64> = ordered.range(a..b).map(|e| e.pid).collect();
+                prop_assert_eq!(&got[..], &expected[a..b.min(expected.len())]);
+            }
             // Joined, as too many runs are.
             let runs = runs_of(&parts);
             let list = joined(parts, runs);
