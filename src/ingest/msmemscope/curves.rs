@@ -93,16 +93,16 @@ where
             s
         })
         .collect();
-    // Where each stretch starts: the states before it, and its first point's and sample's place.
+    // What each stretch starts from: the pools' states and the driver's bytes before it.
     let mut starts = Vec::with_capacity(each.len());
-    let (mut pools, mut driver, mut points, mut samples) = (PoolStates::default(), 0i128, 0, 0);
+    let (mut pools, mut driver) = (PoolStates::default(), 0i128);
     for s in &each {
-        starts.push((pools.clone(), driver, points, samples));
+        starts.push((pools.clone(), driver));
         pools.then(&s.pools);
         driver += s.driver;
-        points += s.points;
-        samples += s.samples;
     }
+    let points = each.iter().map(|s| s.points).sum();
+    let samples = each.iter().map(|s| s.samples).sum();
     // Zeroed columns (fresh pages from the system: no pass to fill them), each stretch's
     // points written to its own slice of them.
     let mut component = vec![0u8; points];
@@ -134,7 +134,7 @@ where
         }
     }
     stretches.par_iter().zip(starts).zip(columns).for_each(
-        |((range, (pools, driver, _, _)), ((c, t), (a, r), (dt, db)))| {
+        |((range, (pools, driver)), ((c, t), (a, r), (dt, db)))| {
             let mut totals = PoolTotals::after(pools);
             let mut driver = driver;
             let (mut p, mut d) = (0, 0);
