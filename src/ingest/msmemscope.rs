@@ -417,7 +417,8 @@ fn parse_mem_attr(cell: &str) -> MemAttr<'_> {
 /// anywhere and each part starting with one of [`MEM_KEYS`] and a colon; `None` for any other
 /// cell (the general cut, [`each_attr`], reads those). A part's end is found by the comma
 /// after it alone, and its key by comparing the key msMemScope writes next, not by finding
-/// every comma, colon and quote of the cell (that walk was a tenth of a dump's read). It reads
+/// every comma, colon and quote of the cell (that walk and its calls were a tenth of the
+/// first look's CPU in `perf`). It reads
 /// what the general cut reads: with no quotes, that cut is at every comma, and a part's key
 /// ends at its first colon, the one after the key.
 fn plain_mem_attr(cell: &str) -> Option<MemAttr<'_>> {
@@ -1952,7 +1953,8 @@ fn rank_curves_of(
     early: &mut (dyn FnMut(RankData) + Send),
     data: &mut RankData,
 ) -> Vec<bool> {
-    let pool_of = |b: &Block| dump.texts.get(if b.first().is_some() { b.pool } else { 0 });
+    // (Every block has a first event: `pair` makes each from its MALLOC or its FREE.)
+    let pool_of = |b: &Block| dump.texts.get(b.pool);
     let framework = mine.iter().any(|b| is_framework_pool(pool_of(b)));
     // The blocks shown: the framework's pools when the device has them, else everything.
     let shown_block = |b: &Block| !framework || is_framework_pool(pool_of(b));

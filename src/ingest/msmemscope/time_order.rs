@@ -326,13 +326,6 @@ mod tests {
             let looked_up: Vec<i64> = (0..ordered.len()).map(|i| ordered[i].pid).collect();
             prop_assert_eq!(&looked_up, &expected);
             prop_assert!(ordered.get(ordered.len()).is_none());
-            // Any range of the order, also one past its end.
-            for (a, b) in [(0, 0), (3, 40), (17, 18), (50, 200), (0, 1000), (130, 140)] {
-                let a = a.min(expected.len());
-                let b = b.max(a);
-                let got: Vec<i64> = ordered.range(a..b).map(|e| e.pid).collect();
-                prop_assert_eq!(&got[..], &expected[a..b.min(expected.len())]);
-            }
             // Joined, as too many runs are.
             let runs = runs_of(&parts);
             let list = joined(parts, runs);
@@ -341,6 +334,15 @@ mod tests {
             prop_assert_eq!(&walked, &expected);
             let looked_up: Vec<i64> = (0..list.len()).map(|i| list[i].pid).collect();
             prop_assert_eq!(&looked_up, &expected);
+            // Any range of the order, also one past its end, kept as runs or joined.
+            for events in [&ordered, &list] {
+                for (a, b) in [(0, 0), (3, 40), (17, 18), (50, 200), (0, 1000), (130, 140)] {
+                    let a = a.min(expected.len());
+                    let b = b.max(a);
+                    let got: Vec<i64> = events.range(a..b).map(|e| e.pid).collect();
+                    prop_assert_eq!(&got[..], &expected[a..b.min(expected.len())]);
+                }
+            }
         }
     }
 
