@@ -56,7 +56,8 @@ mod pool_totals;
 mod time_order;
 use crate::model::{
     BlockTags, CallStacks, DataSource, DumpProblem, Format, HostOps, Interner, Message, NO_STACK,
-    NULL, NameId, Prefetch, RankData, RankInfo, StackSource, Step, StepSource, Steps, TagKind,
+    NULL, NameId, Prefetch, RankData, RankInfo, Recent, StackSource, Step, StepSource, Steps,
+    TagKind,
 };
 
 /// The importer's name (the `source` of its ranks).
@@ -608,6 +609,8 @@ struct DumpBuilder {
     last_thread: Option<((i64, i64), u32)>,
     order: u32,
     rows: Rows,
+    /// The last pool (`Event Type`), owner and op name interned: most rows repeat them.
+    recent: [Recent; 3],
 }
 
 impl DumpBuilder {
@@ -624,6 +627,7 @@ impl DumpBuilder {
             last_thread: None,
             order: 0,
             rows,
+            recent: Default::default(),
         }
     }
 
@@ -702,10 +706,14 @@ impl DumpBuilder {
                 };
                 let thread = self.thread_index((pid, tid));
                 let texts = &mut self.dump.texts;
-                let what = texts.intern(cell(cols.event_type));
-                let python = cols.python.map_or(0, |c| texts.intern(cell(c)));
-                let mut text = |t: &str| if t.is_empty() { 0 } else { texts.intern(t) };
-                let (owner, inefficient) = (text(attr.owner), text(attr.inefficient));
+                let [pools, owners, _] = &mut self.recent;
+                let what = pools.intern(texts, cell(cols.event_type));
+                let python = cols.python.map_or(0, |c| non_empty(texts, cell(c)));
+                let owner = match attr.owner {
+                    "" => 0,
+                    o => owners.intern(texts, o),
+                };
+                let inefficient = non_empty(texts, attr.inefficient);
                 let addr = attr.addr.or_else(|| address(cell(cols.ptr)));
                 self.mem.push(MemEvent {
                     ts,
@@ -729,7 +737,8 @@ impl DumpBuilder {
             }
             Kind::OpStart | Kind::OpEnd => {
                 let thread = self.thread_index((pid, tid));
-                let what = self.dump.texts.intern(cell(cols.name).trim_matches('"'));
+                let what =
+                    self.recent[2].intern(&mut self.dump.texts, cell(cols.name).trim_matches('"'));
                 self.ops.push(OpEvent {
                     ts,
                     order,
@@ -832,21 +841,29 @@ impl DumpBuilder {
             self.order = self.order.wrapping_add(order);
             parts.push(Part { mem, ops, rare });
         }
-        parts[1..]
-            .par_iter_mut()
-            .zip(renumber.par_iter())
-            .for_each(|(part, r)| r.apply(part));
-        let mut dump = self.dump;
         // The unit is the bulk's (the median time's), not any one row's: the median of the
         // rows at even steps of file order (every row in a dump of fewer than twice
-        // [`MEDIAN_ROWS`]), which a cut of the file into parts does not change.
+        // [`MEDIAN_ROWS`]), which a cut of the file into parts does not change. Their times
+        // are taken on every core, from each part while it is in the cache after its
+        // renumbering (after all parts, on one core, it was 2 % of the first look).
         let stride = (self.order / MEDIAN_ROWS).max(1);
-        let mut times: Vec<i64> = Vec::new();
-        for p in &parts {
-            every_nth_row(&p.mem, stride, &mut times);
-            every_nth_row(&p.ops, stride, &mut times);
-            every_nth_row(&p.rare, stride, &mut times);
-        }
+        let mut times: Vec<i64> = parts
+            .par_iter_mut()
+            .enumerate()
+            .flat_map_iter(|(k, p)| {
+                let mut sample = EveryNthRow::new(stride);
+                match k.checked_sub(1).and_then(|k| renumber.get(k)) {
+                    Some(r) => r.apply(p, &mut sample),
+                    None => {
+                        sample.all(&p.mem);
+                        sample.all(&p.ops);
+                        sample.all(&p.rare);
+                    }
+                }
+                sample.times
+            })
+            .collect();
+        let mut dump = self.dump;
         let mid = times.len() / 2;
         let median = if times.is_empty() {
             None
@@ -895,28 +912,45 @@ impl DumpBuilder {
 /// every time of a 1 GB dump's 3.8M events was 40 ms, and their copy 30 MB).
 const MEDIAN_ROWS: u32 = 1 << 12;
 
-/// The times of the `events` (in file order) whose row number is a multiple of `stride`,
-/// appended to `times`: a search for each, not a walk of every event. The event of row
-/// `next` lies at most `next - order` events past one of row `order` (each event has a row
-/// of its own): each search stays in those (a search through the whole part was a cache miss
-/// at each step, 75 ms for a 1 GB dump).
-fn every_nth_row<T: Timed>(events: &[T], stride: u32, times: &mut Vec<i64>) {
-    let stride = u64::from(stride.max(1));
-    let mut i = 0;
-    while let Some(e) = events.get(i) {
+/// The times of the rows whose file order is a multiple of a stride, taken as the events go
+/// by: one comparison an event while each list's orders rise (in file order). It is folded
+/// into the walk that renumbers each part (searched for afterwards, part by part, it was a
+/// cache miss at each step of each search: 2 % of a 1 GB dump's first look).
+struct EveryNthRow {
+    stride: u64,
+    /// A multiple of the stride, and no other lies in `(next - stride, next)`: the first one
+    /// past the last order seen.
+    next: u64,
+    times: Vec<i64>,
+}
+
+impl EveryNthRow {
+    /// A sample of every `stride`th row (every row for a stride of 0).
+    fn new(stride: u32) -> Self {
+        EveryNthRow {
+            stride: u64::from(stride.max(1)),
+            next: 0,
+            times: Vec::new(),
+        }
+    }
+
+    /// Takes `e`'s time when its order is a multiple of the stride.
+    #[inline]
+    fn see<T: Timed>(&mut self, e: &T) {
         let (ts, order) = e.key();
         let order = u64::from(order);
-        let next = order.div_ceil(stride) * stride;
-        if order == next {
-            times.push(ts);
-            i += 1;
-        } else {
-            let ahead = usize::try_from(next - order).map_or(events.len(), |d| d.saturating_add(1));
-            let near = &events[i..events.len().min(i.saturating_add(ahead))];
-            // (At least one step on, should the rows be out of file order.)
-            let skip = near.partition_point(|e| u64::from(e.key().1) < next);
-            i += skip.max(1);
+        if order >= self.next || order + self.stride <= self.next {
+            self.next = order.div_ceil(self.stride) * self.stride;
+            if order == self.next {
+                self.times.push(ts);
+                self.next += self.stride;
+            }
         }
+    }
+
+    /// Takes the times of `events`' rows at the multiples.
+    fn all<T: Timed>(&mut self, events: &[T]) {
+        events.iter().for_each(|e| self.see(e));
     }
 }
 
@@ -945,8 +979,8 @@ struct Renumber {
 }
 
 impl Renumber {
-    /// The part's events with their ids renumbered.
-    fn apply(&self, part: &mut Part) {
+    /// The part's events with their ids renumbered, each then shown to `sample`.
+    fn apply(&self, part: &mut Part, sample: &mut EveryNthRow) {
         let text = |id: u32| self.texts.get(id as usize).copied().unwrap_or(0);
         let slot = |d: u32| self.devices.get(d as usize).copied().unwrap_or(NO_DEVICE);
         let thread = |t: u32| self.threads.get(t as usize).copied().unwrap_or(0);
@@ -958,20 +992,28 @@ impl Renumber {
             e.device = slot(e.device);
             e.thread = thread(e.thread);
             e.order = self.base.wrapping_add(e.order);
+            sample.see(e);
         }
         for e in &mut part.ops {
             e.what = text(e.what);
             e.device = slot(e.device);
             e.thread = thread(e.thread);
             e.order = self.base.wrapping_add(e.order);
+            sample.see(e);
         }
         for e in &mut part.rare {
             e.what = text(e.what);
             e.python = text(e.python);
             e.device = e.device.and_then(|d| self.devices.get(d as usize).copied());
             e.order = self.base.wrapping_add(e.order);
+            sample.see(e);
         }
     }
+}
+
+/// `t`'s id, 0 for an empty text (without a lookup: a FREE's empty stack).
+fn non_empty(texts: &mut Interner, t: &str) -> NameId {
+    if t.is_empty() { 0 } else { texts.intern(t) }
 }
 
 /// The index of (process, thread) `key` in `threads`, added when new.
@@ -1066,9 +1108,12 @@ fn read_dump_file_in_parts(
     // The bytes after the header, for the progress bar (told as the parts read them).
     let len = open(path)?.metadata().map_or(0, |m| m.len());
     control.add_total(len.saturating_sub(start));
-    let parts = csv_parts::read_in_parts(path, start, part, &starts_with_an_id, &|| PartBuilder {
-        builder: DumpBuilder::new(cols, Rows::All),
-        control,
+    let parts = csv_parts::read_in_parts(path, start, part, &starts_with_an_id, &|| {
+        let mut builder = DumpBuilder::new(cols, Rows::All);
+        let rows = usize::try_from(part / 512).unwrap_or(0);
+        builder.mem.reserve(rows);
+        builder.ops.reserve(rows);
+        PartBuilder { builder, control }
     })
     .map_err(|e| match e {
         csv_parts::PartsError::Io(e) => DumpProblem::unreadable(&name, csv_cause(e)),
@@ -1264,7 +1309,9 @@ impl Block {
 /// how many MALLOCs landed on a key still held (the earlier block stays never freed).
 fn pair(dump: &Dump) -> (Vec<Block>, u64) {
     let mut open = OpenBlocks::new(dump.mem.len());
-    let mut blocks: Vec<Block> = Vec::new();
+    // At most one block an event; the room is reserved, not touched (grown by doubling, the
+    // blocks of a 1 GB dump were copied and their pages faulted in again at each step).
+    let mut blocks: Vec<Block> = Vec::with_capacity(dump.mem.len());
     let mut over_held = 0;
     for (i, e) in dump.mem.iter().enumerate() {
         // (A dump's events are counted in u32, as their file order is: no dump that fits in
@@ -1701,7 +1748,7 @@ fn build_rank(
         spans,
         rare,
     } = op_spans(&paired.dump, all, pid);
-    let mine = blocks_of_rank(&paired, pid, dev);
+    let mine = blocks_of_rank(&mut paired, pid, dev);
     if let Some(p) = Arc::get_mut(&mut paired) {
         p.spans = AllSpans::default();
         p.blocks = Vec::new();
@@ -1930,16 +1977,28 @@ fn op_spans(dump: &Dump, all: std::borrow::Cow<'_, AllSpans>, pid: i64) -> OpSpa
     }
 }
 
-/// The blocks of process `pid` on device `dev`.
-fn blocks_of_rank(paired: &Paired, pid: i64, dev: &str) -> Vec<Block> {
+/// The blocks of process `pid` on device `dev`: taken from `paired` when no other rank holds
+/// it (the others' dropped in place: a copy of a dump's million blocks into new memory was 2 %
+/// of the first look), else copied.
+fn blocks_of_rank(paired: &mut Arc<Paired>, pid: i64, dev: &str) -> Vec<Block> {
     use rayon::prelude::*;
     let dev_id = paired.device_names.iter().position(|d| d == dev);
+    let mine =
+        |p: &Option<(i64, u32)>| p.is_some_and(|(p, d)| p == pid && Some(d as usize) == dev_id);
+    if let Some(p) = Arc::get_mut(paired) {
+        let mut blocks = std::mem::take(&mut p.blocks);
+        let parts = std::mem::take(&mut p.parts);
+        // (`retain` visits each block once, in order: each meets its own part.)
+        let mut part = parts.iter();
+        blocks.retain(|_| part.next().is_some_and(mine));
+        return blocks;
+    }
     // (On every core: a dump's million blocks are copied.)
     paired
         .blocks
         .par_iter()
         .zip(&paired.parts)
-        .filter(|(_, p)| p.is_some_and(|(p, d)| p == pid && Some(d as usize) == dev_id))
+        .filter(|(_, p)| mine(p))
         .map(|(b, _)| *b)
         .collect()
 }
@@ -2594,9 +2653,10 @@ mod tests {
     proptest::proptest! {
         /// The rows sampled for the median are those whose number is a multiple of the
         /// stride, whatever the gaps between the events' rows (rows of other kinds, skipped
-        /// rows) and wherever the file was cut (each part sampled on its own).
+        /// rows), wherever the file was cut (each part sampled on its own) and when a list
+        /// of lower rows follows in the same sample.
         #[test]
-        fn every_nth_row_samples_the_rows_at_multiples_of_the_stride(
+        fn every_nth_row_takes_the_rows_at_multiples_of_the_stride(
             gaps in proptest::collection::vec(1usize..6, 0..300),
             stride in 1u32..20,
             cut in 0usize..300,
@@ -2614,14 +2674,25 @@ mod tests {
                 .filter(|e| e.order % stride == 0)
                 .map(|e| e.ts)
                 .collect();
-            let mut whole = Vec::new();
-            every_nth_row(&events, stride, &mut whole);
-            proptest::prop_assert_eq!(&whole, &expected);
+            let mut whole = EveryNthRow::new(stride);
+            whole.all(&events);
+            proptest::prop_assert_eq!(&whole.times, &expected);
+            // Each part through a sample of its own.
             let (a, b) = events.split_at(cut.min(events.len()));
-            let mut parts = Vec::new();
-            every_nth_row(a, stride, &mut parts);
-            every_nth_row(b, stride, &mut parts);
-            proptest::prop_assert_eq!(&parts, &expected);
+            let (mut first, mut second) = (EveryNthRow::new(stride), EveryNthRow::new(stride));
+            first.all(a);
+            second.all(b);
+            first.times.extend(second.times);
+            proptest::prop_assert_eq!(&first.times, &expected);
+            // One sample through the later part, then the earlier (its orders jump back).
+            let mut again = EveryNthRow::new(stride);
+            again.all(b);
+            again.all(a);
+            let mut got = again.times.clone();
+            got.sort_unstable();
+            let mut want = expected.clone();
+            want.sort_unstable();
+            proptest::prop_assert_eq!(got, want);
         }
     }
 

@@ -89,6 +89,32 @@ impl Interner {
     }
 }
 
+/// The last text interned through it and its id, for a column whose rows mostly repeat the
+/// row before (a dump's pool, an op's name at its start and end): a repeat costs one
+/// comparison, not a hash and a lookup. Ids are the [`Interner`]'s own, so the order in which
+/// texts are first numbered does not change.
+#[derive(Debug, Clone, Default)]
+pub struct Recent {
+    text: Vec<u8>,
+    id: Option<NameId>,
+}
+
+impl Recent {
+    /// `s`'s id in `interner` (the one it was last used with), added when new.
+    pub fn intern(&mut self, interner: &mut Interner, s: &str) -> NameId {
+        if let Some(id) = self.id
+            && self.text == s.as_bytes()
+        {
+            return id;
+        }
+        let id = interner.intern(s);
+        self.text.clear();
+        self.text.extend_from_slice(s.as_bytes());
+        self.id = Some(id);
+        id
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,5 +132,25 @@ mod tests {
         assert_eq!(a.get(remap[y as usize]), "aten::add");
         assert_eq!(remap[x2 as usize], x);
         assert_eq!(a.get(9999), "");
+    }
+
+    #[test]
+    fn a_recent_text_has_the_interners_id() {
+        let (mut a, mut recent) = (Interner::new(), Recent::default());
+        let mm = a.intern("aten::mm");
+        let names = [
+            "aten::add",
+            "aten::add",
+            "aten::mm",
+            // (As long as the text before it, another text.)
+            "aten::mv",
+            "",
+            "aten::mm",
+        ];
+        let ids: Vec<NameId> = names.iter().map(|n| recent.intern(&mut a, n)).collect();
+        let add = a.lookup("aten::add").expect("interned");
+        let mv = a.lookup("aten::mv").expect("interned");
+        assert_eq!(ids, [add, add, mm, mv, 0, mm]);
+        assert_eq!(a.len(), 4);
     }
 }

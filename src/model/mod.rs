@@ -27,7 +27,7 @@ mod window;
 
 pub use cause::{Cause, CauseKind, NotRegularFile, zh_file_type};
 pub use component::Component;
-pub use interner::{Interner, NameId};
+pub use interner::{Interner, NameId, Recent};
 pub use lang::Lang;
 pub use lazy_column::{Fill, LazyColumn};
 pub use library_frames::is_library_frame;
