@@ -349,7 +349,12 @@ pub fn parse_attr(cell: &str) -> Attr {
 
 /// A size as a key gives it: beyond [`MAX_SIZE`] (either sign) it is no size.
 fn size(text: &str) -> Option<i64> {
-    number(text).filter(|s| s.unsigned_abs() < MAX_SIZE as u64)
+    as_size(number(text))
+}
+
+/// A number read for a size: beyond [`MAX_SIZE`] (either sign) it is no size.
+fn as_size(v: Option<i64>) -> Option<i64> {
+    v.filter(|s| s.unsigned_abs() < MAX_SIZE as u64)
 }
 
 /// The keys of a MALLOC's or FREE's `Attr` ([`parse_attr`]'s, without the OOM keys), texts
@@ -387,18 +392,47 @@ impl<'a> MemAttr<'a> {
     /// The value `text` (trimmed and unquoted) of key `MEM_KEYS[key]`.
     fn set(&mut self, key: usize, text: &'a str) {
         match key {
-            0 => self.allocation_id = number(text),
             1 => self.addr = address(text),
-            2 => self.size = size(text),
             3 => self.owner = text,
-            4 => self.total = number(text),
-            5 => self.used = number(text),
-            6 => self.process_used = number(text),
-            7 => self.device_used = number(text),
             8 => self.inefficient = text,
+            _ => self.set_number(key, number(text)),
+        }
+    }
+
+    /// The number `v` of key `MEM_KEYS[key]` (one of the numeric keys).
+    fn set_number(&mut self, key: usize, v: Option<i64>) {
+        match key {
+            0 => self.allocation_id = v,
+            2 => self.size = as_size(v),
+            4 => self.total = v,
+            5 => self.used = v,
+            6 => self.process_used = v,
+            7 => self.device_used = v,
             _ => {}
         }
     }
+}
+
+/// Whether `MEM_KEYS[key]` holds a number (not an address or a text).
+fn is_numeric_key(key: usize) -> bool {
+    matches!(key, 0 | 2 | 4..=7)
+}
+
+/// The number that starts at `from` in an `Attr` cell's body when it is written plainly
+/// (`-`? and digits, as [`super::value::plain_i64`] takes them) and a comma or the body's
+/// end follows it: its value and where it ends. Read in place, with no search for the comma
+/// first; `None` leaves the part to [`MemAttr::set`].
+fn plain_number_part(bytes: &[u8], from: usize) -> Option<(i64, usize)> {
+    let rest = bytes.get(from..)?;
+    let neg = rest.first() == Some(&b'-');
+    let (v, n) = super::value::plain_number_at(&rest[usize::from(neg)..], 19)?;
+    let to = from + usize::from(neg) + n;
+    if bytes.get(to).is_some_and(|&b| b != b',') {
+        return None;
+    }
+    // At most i64::MAX: its negation is never i64::MIN, the NULL.
+    let v = i64::try_from(v).ok()?;
+    Some((if neg { -v } else { v }, to))
 }
 
 /// [`parse_attr`] of a MALLOC's or FREE's cell, with no copies.
@@ -439,8 +473,17 @@ fn plain_mem_attr(cell: &str) -> Option<MemAttr<'_>> {
         };
         // (`from` and `to` lie on ASCII bytes: char boundaries.)
         let from = at + MEM_KEYS[key].len() + 1;
-        let to = memchr::memchr(b',', &bytes[from..]).map_or(bytes.len(), |i| from + i);
-        attr.set(key, unquote(trim(&body[from..to])));
+        let to = match plain_number_part(bytes, from).filter(|_| is_numeric_key(key)) {
+            Some((v, to)) => {
+                attr.set_number(key, Some(v));
+                to
+            }
+            None => {
+                let to = memchr::memchr(b',', &bytes[from..]).map_or(bytes.len(), |i| from + i);
+                attr.set(key, unquote(trim(&body[from..to])));
+                to
+            }
+        };
         if to == bytes.len() {
             return Some(attr);
         }
@@ -2855,7 +2898,17 @@ mod tests {
                         // Keys that start with one that is read.
                         Just("owner_id"), Just("sizes"),
                     ],
-                    r#"-?[0-9]{1,21}|0x[0-9a-fA-F]{1,17}|[a-zA-Z@_ 0-9"]{0,12}"#,
+                    prop_oneof![
+                        4 => r#"-?[0-9]{1,21}|0x[0-9a-fA-F]{1,17}|[a-zA-Z@_ 0-9"]{0,12}"#,
+                        // The ends of an i64 (its least is the NULL), and signs and zeros.
+                        1 => proptest::sample::select(vec![
+                            "-9223372036854775808", "9223372036854775807",
+                            "9223372036854775808", "-9223372036854775807", "-0", "0", "00",
+                            "-", "--1", "+1", "1-", "1 ", " 1", "1e3",
+                            // A number run into another part (no comma after it).
+                            "1xsize:5", "7 used:3", "2owner:a",
+                        ]).prop_map(String::from),
+                    ],
                     any::<bool>(),
                 ),
                 0..12,
