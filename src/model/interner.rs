@@ -89,28 +89,23 @@ impl Interner {
     }
 }
 
-/// The last text interned through it and its id, for a column whose rows mostly repeat the
+/// The id of the last text interned through it, for a column whose rows mostly repeat the
 /// row before (a dump's pool, an op's name at its start and end): a repeat costs one
-/// comparison, not a hash and a lookup. Ids are the [`Interner`]'s own, so the order in which
+/// comparison with the interned text, not a hash and a lookup, and nothing is copied. Ids are the [`Interner`]'s own, so the order in which
 /// texts are first numbered does not change.
-#[derive(Debug, Clone, Default)]
-pub struct Recent {
-    text: Vec<u8>,
-    id: Option<NameId>,
-}
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Recent(Option<NameId>);
 
 impl Recent {
     /// `s`'s id in `interner` (the one it was last used with), added when new.
     pub fn intern(&mut self, interner: &mut Interner, s: &str) -> NameId {
-        if let Some(id) = self.id
-            && self.text == s.as_bytes()
+        if let Some(id) = self.0
+            && interner.get(id) == s
         {
             return id;
         }
         let id = interner.intern(s);
-        self.text.clear();
-        self.text.extend_from_slice(s.as_bytes());
-        self.id = Some(id);
+        self.0 = Some(id);
         id
     }
 }
