@@ -1120,6 +1120,13 @@ impl csv_parts::RecordSink for PartBuilder<'_> {
 /// A dump (CSV) is read in parts of this many bytes, on every core.
 const PART: u64 = 64 << 20;
 
+/// Bytes of a part for which its lists reserve room for one row of each kind, up front: in
+/// the generated 1 GB dump a MALLOC or FREE row is 480 bytes on average (a MALLOC's with its
+/// Python stack) and an op's 85, one of each about every 565 bytes, so a part fills about
+/// nine tenths of what is reserved; a longer list grows as any does. Room never written is
+/// never touched: only address space.
+const BYTES_A_RESERVED_ROW: u64 = 512;
+
 /// Whether a line may be a row's start, for cutting a dump in parts: msMemScope's rows start
 /// with their `ID` (digits and a comma); a call stack's lines in a quoted cell start with a
 /// path or a frame. A wrong guess is found and read again ([`csv_parts`]).
@@ -1163,7 +1170,7 @@ fn read_dump_file_in_parts(
     control.add_total(len.saturating_sub(start));
     let parts = csv_parts::read_in_parts(path, start, part, &starts_with_an_id, &|| {
         let mut builder = DumpBuilder::new(cols, Rows::All);
-        let rows = usize::try_from(part / 512).unwrap_or(0);
+        let rows = usize::try_from(part / BYTES_A_RESERVED_ROW).unwrap_or(0);
         builder.mem.reserve(rows);
         builder.ops.reserve(rows);
         PartBuilder { builder, control }
@@ -1802,6 +1809,8 @@ fn build_rank(
         rare,
     } = op_spans(&paired.dump, all, pid);
     let mine = blocks_of_rank(&mut paired, pid, dev);
+    // The last rank left holding the dump frees what only the ranks needed (its blocks and
+    // their places are gone already when it held the dump alone from the start).
     if let Some(p) = Arc::get_mut(&mut paired) {
         p.spans = AllSpans::default();
         p.blocks = Vec::new();
