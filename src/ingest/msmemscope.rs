@@ -55,9 +55,9 @@ mod open_blocks;
 mod pool_totals;
 mod time_order;
 use crate::model::{
-    BlockTags, CallStacks, DataSource, DumpProblem, Format, HostOps, Interner, Message, NO_STACK,
-    NULL, NameId, Prefetch, RankData, RankInfo, Recent, StackSource, Step, StepSource, Steps,
-    TagKind,
+    BlockTags, CallStacks, DataSource, DumpProblem, Format, HostOps, Interner, LazyColumn, Message,
+    NO_STACK, NULL, NameId, OperatorMemory, Prefetch, RankData, RankInfo, Recent, StackSource,
+    Step, StepSource, Steps, TagKind,
 };
 
 /// The importer's name (the `source` of its ranks).
@@ -1828,7 +1828,6 @@ fn build_rank(
         &shown_blocks,
         keep_addr,
         unnamed,
-        &mut data.operators,
         &mut data.strings,
     );
     drop(mine);
@@ -1837,6 +1836,7 @@ fn build_rank(
     }
     let dump = &paired.dump;
     let BlockRows {
+        table,
         orphans,
         row_thread,
         row_python,
@@ -1845,6 +1845,7 @@ fn build_rank(
         row_addr,
         mut threads,
     } = rows_made;
+    data.operators = table;
     let mut thread_of = |pid: i64, tid: i64| {
         let next = threads.len() as u64;
         *threads.entry((pid, tid)).or_insert(next)
@@ -1854,19 +1855,7 @@ fn build_rank(
     for (p, tid) in op_threads {
         thread_of(p, tid);
     }
-    let mut host = HostOps::default();
-    // Each op's name interned once (by its text's id), not at each of its spans.
-    let mut op_names: Vec<Option<NameId>> = vec![None; dump.texts.len()];
-    for span in spans {
-        let name = match op_names.get_mut(span.what as usize) {
-            Some(Some(n)) => *n,
-            Some(slot) => *slot.insert(host.names.intern(dump.texts.get(span.what))),
-            None => host.names.intern(dump.texts.get(span.what)),
-        };
-        let (p, tid) = dump.thread(span.thread);
-        let thread = thread_of(p, tid);
-        host.push(span.start, span.end, thread, name, NO_STACK, -1);
-    }
+    let host = host_ops(dump, spans, &mut thread_of);
     let rare: Vec<&Event> = rare.iter().collect();
     let oom = oom_tags(dump, &rare, dev, &row_addr, &mut data);
     drop(row_addr);
@@ -1893,15 +1882,38 @@ fn build_rank(
             &row_thread,
             StackSource::Imported(NAME),
         );
+        // Each op name interned once, not at each of a million rows.
+        let mut names: Vec<Option<NameId>> = vec![None; stacks.op_names.len()];
         for (r, &op) in stacks.row_op.iter().enumerate() {
             if op != NO_STACK {
-                data.operators.name[r] = data.strings.intern(stacks.op_names.get(op));
+                data.operators.name[r] = cached(&mut names, op, || {
+                    data.strings.intern(stacks.op_names.get(op))
+                });
             }
         }
         Some(stacks)
     };
     data.stacks = with_python_stacks(stacks, dump, &row_python, data.operators.len());
     data
+}
+
+/// The host ops of `spans` (a process's), their threads numbered by `thread_of`.
+fn host_ops(
+    dump: &Dump,
+    spans: Vec<OpSpan>,
+    thread_of: &mut impl FnMut(i64, i64) -> u64,
+) -> HostOps {
+    let mut host = HostOps::default();
+    // Each op's name interned once (by its text's id), not at each of its spans.
+    let mut op_names: Vec<Option<NameId>> = vec![None; dump.texts.len()];
+    for span in spans {
+        let name = cached(&mut op_names, span.what, || {
+            host.names.intern(dump.texts.get(span.what))
+        });
+        let (p, tid) = dump.thread(span.thread);
+        host.push(span.start, span.end, thread_of(p, tid), name, NO_STACK, -1);
+    }
+    host
 }
 
 /// The warnings about the dump as a whole and about process `pid`'s blocks no rank holds.
@@ -2141,8 +2153,10 @@ fn rank_curves_of(
     shown
 }
 
-/// What [`block_rows`] made besides the blocks' table.
+/// What [`block_rows`] made: the blocks' table and what each row needs besides.
 struct BlockRows {
+    /// The blocks' table.
+    table: OperatorMemory,
     /// Frees without their allocation.
     orphans: u64,
     /// Each row's thread (numbered in `threads`), Python stack and msMemScope tags.
@@ -2156,18 +2170,18 @@ struct BlockRows {
     threads: FxHashMap<(i64, i64), u64>,
 }
 
-/// The rank's blocks (`mine`, those `shown`) as rows of `operators`, named by their owner or
-/// pool (interned in `strings`), in allocation order (a free-only block at its free); their
-/// addresses when `keep_addr`.
+/// The rank's blocks (`mine`, those `shown`) as the rows of a blocks' table, named by their
+/// owner or pool (interned in `strings`), in allocation order (a free-only block at its
+/// free); their addresses when `keep_addr`.
 fn block_rows(
     dump: &Dump,
     mine: &[Block],
     shown: &[bool],
     keep_addr: bool,
     unnamed: NameId,
-    operators: &mut crate::model::OperatorMemory,
     strings: &mut Interner,
 ) -> BlockRows {
+    use rayon::prelude::*;
     // In allocation order (a free-only block at its free).
     let mut rows: Vec<&Block> = mine
         .iter()
@@ -2175,73 +2189,73 @@ fn block_rows(
         .filter_map(|(b, &s)| s.then_some(b))
         .collect();
     rows.sort_by_key(|b| b.first());
-    let (mut orphans, mut row_thread, mut row_python) = (0u64, Vec::new(), Vec::new());
-    let (mut owners, mut findings, mut row_addr) = (Vec::new(), Vec::new(), Vec::new());
-    let mut threads: FxHashMap<(i64, i64), u64> = FxHashMap::default();
-    let mut thread_of = |pid: i64, tid: i64| {
-        let next = threads.len() as u64;
-        *threads.entry((pid, tid)).or_insert(next)
-    };
-    let size_of = |e: &MemEvent| present(e.size).unwrap_or(0).abs();
-    // The dump's texts (owners, findings) and pools' block names as the rank's strings, each
-    // interned once: not at each of a million blocks.
-    let mut as_string: Vec<Option<NameId>> = vec![None; dump.texts.len()];
-    let mut block_names: Vec<Option<NameId>> = vec![None; dump.texts.len()];
-    let ops = operators;
-    for b in rows {
-        let free = b.free().map(|f| &dump.mem[f]);
-        let row = match b.malloc().map(|m| &dump.mem[m]) {
-            Some(m) => {
-                let (pid, tid) = dump.thread(m.thread);
-                row_thread.push(thread_of(pid, tid));
-                row_python.push(m.python);
-                let mut string =
-                    |id: u32| cached(&mut as_string, id, || strings.intern(dump.texts.get(id)));
-                let owner = string(m.owner);
-                owners.push(owner);
-                findings.push(string(m.inefficient));
-                if keep_addr {
-                    row_addr.push(m.addr());
-                }
-                let (used, total) = (m.used, m.total);
-                // Until an op span names it: the dump's owner (`PTA@model@weight`), else its
-                // pool (`PTA block`, `HAL block`), not "Unknown".
-                let name = if owner != unnamed {
-                    owner
-                } else {
-                    match dump.texts.get(m.what) {
-                        "" | "N/A" => unnamed,
-                        pool => cached(&mut block_names, m.what, || {
-                            strings.intern(&format!("{pool} block"))
-                        }),
+    let mut table = OperatorMemory::default();
+    let mut texts = RowTexts::new(dump, rows.len(), keep_addr, unnamed);
+    let OperatorMemory {
+        name,
+        size,
+        alloc_time,
+        release_time,
+        duration,
+        alloc_total_allocated,
+        alloc_total_reserved,
+        release_total_allocated,
+        release_total_reserved,
+        ..
+    } = &mut table;
+    let mut numbers = [
+        size,
+        alloc_time,
+        release_time,
+        duration,
+        alloc_total_allocated,
+        alloc_total_reserved,
+        release_total_allocated,
+        release_total_reserved,
+    ];
+    numbers.iter_mut().for_each(|c| c.reserve(rows.len()));
+    name.reserve(rows.len());
+    // Each block's events, a batch at a time, on every core. (A block's MALLOC and FREE lie
+    // anywhere among the dump's hundreds of MB of events: looked up in the loop that made
+    // each row, each look-up missed the cache and held the row up, 70 % of the table's
+    // time. Gathered in a loop of their own, many are fetched at once.) Then the batch's
+    // numbers and its names, threads and tags side by side.
+    let mut events: Vec<(Option<MemEvent>, Option<MemEvent>)> = Vec::new();
+    for batch in rows.chunks(GATHER_BATCH) {
+        batch
+            .par_iter()
+            .map(|b| {
+                let event = |i: Option<usize>| i.map(|i| dump.mem[i].clone());
+                (event(b.malloc()), event(b.free()))
+            })
+            .collect_into_vec(&mut events);
+        let events = &events;
+        rayon::join(
+            || {
+                for (malloc, free) in events {
+                    if let Some(cells) = block_numbers(malloc.as_ref(), free.as_ref()) {
+                        for (column, cell) in numbers.iter_mut().zip(cells) {
+                            column.push(cell);
+                        }
                     }
-                };
-                Some(ops.push_allocation(name, size_of(m), m.ts, used, total))
-            }
-            None => {
-                orphans += 1;
-                row_thread.push(free.map_or(u64::MAX, |f| {
-                    let (pid, tid) = dump.thread(f.thread);
-                    thread_of(pid, tid)
-                }));
-                row_python.push(0);
-                owners.push(0);
-                findings.push(0);
-                if keep_addr {
-                    row_addr.push(None);
                 }
-                None
-            }
-        };
-        if let Some(f) = free {
-            let (used, total) = (f.used, f.total);
-            match row {
-                Some(r) => ops.close_block(r, f.ts, used, total),
-                None => ops.push_release_only(unnamed, size_of(f), f.ts, used, total),
-            }
-        }
+            },
+            || {
+                for (malloc, free) in events {
+                    if let Some(n) = texts.row(malloc.as_ref(), free.as_ref(), strings) {
+                        name.push(n);
+                    }
+                }
+            },
+        );
     }
-    BlockRows {
+    let n = table.size.len();
+    table.active_release_time = LazyColumn::filled(n);
+    table.active_duration = LazyColumn::filled(n);
+    table.alloc_total_active = LazyColumn::filled(n);
+    table.release_total_active = LazyColumn::filled(n);
+    table.stream = LazyColumn::filled(n);
+    let RowTexts {
         orphans,
         row_thread,
         row_python,
@@ -2249,6 +2263,149 @@ fn block_rows(
         findings,
         row_addr,
         threads,
+        ..
+    } = texts;
+    BlockRows {
+        table,
+        orphans,
+        row_thread,
+        row_python,
+        owners,
+        findings,
+        row_addr,
+        threads,
+    }
+}
+
+/// How many blocks' events [`block_rows`] gathers at a time (about 3 MB of them: they are
+/// read again at once, from the cache).
+const GATHER_BATCH: usize = 1 << 14;
+
+/// A block's numbers in the blocks' table, from its MALLOC and FREE (either may be
+/// missing, not both): size, allocation and release time, duration, and the pool's totals
+/// (allocated, reserved) after each; a block freed without its MALLOC in the dump has a
+/// negative size, as the msprof DB writes it.
+fn block_numbers(malloc: Option<&MemEvent>, free: Option<&MemEvent>) -> Option<[i64; 8]> {
+    let size_of = |e: &MemEvent| present(e.size).unwrap_or(0).abs();
+    let release = |f: Option<&MemEvent>| f.map_or((NULL, NULL, NULL), |f| (f.ts, f.used, f.total));
+    Some(match malloc {
+        Some(m) => {
+            let (released, allocated, reserved) = release(free);
+            let duration = if released != NULL && m.ts != NULL {
+                released.saturating_sub(m.ts)
+            } else {
+                NULL
+            };
+            [
+                size_of(m),
+                m.ts,
+                released,
+                duration,
+                m.used,
+                m.total,
+                allocated,
+                reserved,
+            ]
+        }
+        None => {
+            let f = free?;
+            [-size_of(f), NULL, f.ts, NULL, NULL, NULL, f.used, f.total]
+        }
+    })
+}
+
+/// What [`block_rows`] makes of each block besides its numbers: its name, thread, stack and
+/// tags.
+struct RowTexts<'d> {
+    dump: &'d Dump,
+    keep_addr: bool,
+    unnamed: NameId,
+    orphans: u64,
+    row_thread: Vec<u64>,
+    row_python: Vec<u32>,
+    owners: Vec<NameId>,
+    findings: Vec<NameId>,
+    row_addr: Vec<Option<u64>>,
+    threads: FxHashMap<(i64, i64), u64>,
+    /// The dump's texts (owners, findings) and pools' block names as the rank's strings,
+    /// each interned once: not at each of a million blocks.
+    as_string: Vec<Option<NameId>>,
+    block_names: Vec<Option<NameId>>,
+}
+
+impl<'d> RowTexts<'d> {
+    /// Room for `n` rows.
+    fn new(dump: &'d Dump, n: usize, keep_addr: bool, unnamed: NameId) -> Self {
+        RowTexts {
+            dump,
+            keep_addr,
+            unnamed,
+            orphans: 0,
+            row_thread: Vec::with_capacity(n),
+            row_python: Vec::with_capacity(n),
+            owners: Vec::with_capacity(n),
+            findings: Vec::with_capacity(n),
+            row_addr: Vec::with_capacity(if keep_addr { n } else { 0 }),
+            threads: FxHashMap::default(),
+            as_string: vec![None; dump.texts.len()],
+            block_names: vec![None; dump.texts.len()],
+        }
+    }
+
+    /// The thread (`pid`, `tid`)'s number, in the order the rows met them.
+    fn thread_of(&mut self, pid: i64, tid: i64) -> u64 {
+        let next = self.threads.len() as u64;
+        *self.threads.entry((pid, tid)).or_insert(next)
+    }
+
+    /// A block's row, from its MALLOC and FREE: its name (`None` for no row: a block with
+    /// neither).
+    fn row(
+        &mut self,
+        malloc: Option<&MemEvent>,
+        free: Option<&MemEvent>,
+        strings: &mut Interner,
+    ) -> Option<NameId> {
+        let dump = self.dump;
+        let Some(m) = malloc else {
+            let f = free?;
+            self.orphans += 1;
+            let (pid, tid) = dump.thread(f.thread);
+            let thread = self.thread_of(pid, tid);
+            self.row_thread.push(thread);
+            self.row_python.push(0);
+            self.owners.push(0);
+            self.findings.push(0);
+            if self.keep_addr {
+                self.row_addr.push(None);
+            }
+            return Some(self.unnamed);
+        };
+        let (pid, tid) = dump.thread(m.thread);
+        let thread = self.thread_of(pid, tid);
+        self.row_thread.push(thread);
+        self.row_python.push(m.python);
+        let as_string = &mut self.as_string;
+        let mut string = |id: u32| cached(as_string, id, || strings.intern(dump.texts.get(id)));
+        let owner = string(m.owner);
+        let finding = string(m.inefficient);
+        self.owners.push(owner);
+        self.findings.push(finding);
+        if self.keep_addr {
+            self.row_addr.push(m.addr());
+        }
+        // Until an op span names it: the dump's owner (`PTA@model@weight`), else its pool
+        // (`PTA block`, `HAL block`), not "Unknown".
+        Some(if owner != self.unnamed {
+            owner
+        } else {
+            match dump.texts.get(m.what) {
+                "" | "N/A" => self.unnamed,
+                pool => cached(&mut self.block_names, m.what, || {
+                    strings.intern(&format!("{pool} block"))
+                }),
+            }
+        })
     }
 }
 

@@ -81,6 +81,40 @@ fn pta_blocks(rows: &[Row]) -> Vec<(i64, i64, i64)> {
     v
 }
 
+/// Every PTA block's numbers as the blocks' table holds them, paired by allocation_id:
+/// size (negative for a block freed without its MALLOC), malloc ns, free ns, duration, and
+/// the pool's `used` and `total` after its MALLOC and after its FREE (NULL for what the
+/// dump lacks).
+fn pta_block_cells(rows: &[Row]) -> Vec<[i64; 8]> {
+    let mut by_id: BTreeMap<i64, [i64; 8]> = BTreeMap::new();
+    for r in rows.iter().filter(|r| r["Event Type"] == "PTA") {
+        let id = int(&attr(r, "allocation_id").unwrap());
+        let size = int(&attr(r, "size").unwrap()).abs();
+        let pool = |key: &str| attr(r, key).map_or(NULL, |v| int(&v));
+        let b = by_id
+            .entry(id)
+            .or_insert([size, NULL, NULL, NULL, NULL, NULL, NULL, NULL]);
+        match r["Event"].as_str() {
+            "MALLOC" => (b[1], b[4], b[5]) = (ts(r), pool("used"), pool("total")),
+            "FREE" => (b[2], b[6], b[7]) = (ts(r), pool("used"), pool("total")),
+            _ => unreachable!(),
+        }
+    }
+    let mut v: Vec<[i64; 8]> = by_id
+        .into_values()
+        .map(|mut b| {
+            if b[1] == NULL {
+                b[0] = -b[0];
+            } else if b[2] != NULL {
+                b[3] = b[2] - b[1];
+            }
+            b
+        })
+        .collect();
+    v.sort_unstable();
+    v
+}
+
 /// The innermost op (ATEN_START..ATEN_END on one thread) running at `t` on `tid`.
 fn op_at(rows: &[Row], tid: &str, t: i64) -> String {
     let mut spans = Vec::new();
@@ -125,6 +159,23 @@ fn the_example_dump_is_one_rank_whose_blocks_curves_and_names_are_its_rows() {
             .collect();
         got.sort_unstable();
         assert_eq!(got, pta_blocks(&raw), "{file}");
+        // Every number of each block's row.
+        let mut got: Vec<[i64; 8]> = (0..ops.len())
+            .map(|r| {
+                [
+                    ops.size[r],
+                    ops.alloc_time[r],
+                    ops.release_time[r],
+                    ops.duration[r],
+                    ops.alloc_total_allocated[r],
+                    ops.alloc_total_reserved[r],
+                    ops.release_total_allocated[r],
+                    ops.release_total_reserved[r],
+                ]
+            })
+            .collect();
+        got.sort_unstable();
+        assert_eq!(got, pta_block_cells(&raw), "{file}");
 
         // Operator Allocated: the pool's `used` after each PTA event, in time order.
         let mut pta: Vec<&Row> = raw.iter().filter(|r| r["Event Type"] == "PTA").collect();
@@ -466,6 +517,73 @@ fn frees_without_allocation_and_allocations_over_held_ids_are_counted() {
         _ => None,
     });
     assert_eq!((frees, over), (orphans as u64, over_held as u64));
+}
+
+/// Every number of every block's row, a block freed without its MALLOC among them, against
+/// the raw rows paired by brute force.
+#[test]
+fn each_block_row_holds_its_events_numbers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let body = "1,MALLOC,PTA,N/A,1764753084425691000,7,7,0,0x10,\"{allocation_id:1,addr:0x10,size:64,total:4096,used:64}\",,\n\
+                2,FREE,PTA,N/A,1764753084425691200,7,7,0,0x20,\"{allocation_id:5,addr:0x20,size:-32,total:4096,used:32}\",,\n\
+                3,MALLOC,PTA,N/A,1764753084425691300,7,7,0,0x30,\"{allocation_id:6,addr:0x30,size:128,total:8192,used:160}\",,\n\
+                4,FREE,PTA,N/A,1764753084425691400,7,7,0,0x10,\"{allocation_id:1,addr:0x10,size:-64,total:8192,used:128}\",,\n";
+    let path = tmp.path().join("memscope_dump_3.csv");
+    std::fs::write(&path, format!("{DUMP_HEADER}{body}")).unwrap();
+    let profile = discover(tmp.path()).unwrap();
+    let data = load_rank(&profile.ranks[0], &Default::default()).unwrap();
+    let ops = &data.operators;
+    let mut got: Vec<[i64; 8]> = (0..ops.len())
+        .map(|r| {
+            [
+                ops.size[r],
+                ops.alloc_time[r],
+                ops.release_time[r],
+                ops.duration[r],
+                ops.alloc_total_allocated[r],
+                ops.alloc_total_reserved[r],
+                ops.release_total_allocated[r],
+                ops.release_total_reserved[r],
+            ]
+        })
+        .collect();
+    got.sort_unstable();
+    let want = pta_block_cells(&rows(&path));
+    assert_eq!(want.len(), 3);
+    assert!(
+        want.iter().any(|b| b[0] < 0),
+        "a block freed without its MALLOC"
+    );
+    assert_eq!(got, want);
+}
+
+/// A block is named by the op running on its own thread, whichever thread the dump met
+/// first: here an op's thread comes first in the file and the block's first in the rank.
+#[test]
+fn blocks_are_named_by_the_op_on_their_thread_whatever_the_threads_order() {
+    let tmp = tempfile::tempdir().unwrap();
+    let body = "1,OP_LAUNCH,ATEN_START,aten::zeros,1764753084425691000,7,11,0,N/A,,,\n\
+                2,OP_LAUNCH,ATEN_START,aten::add,1764753084425691100,7,22,0,N/A,,,\n\
+                3,MALLOC,PTA,N/A,1764753084425691200,7,22,0,0x10,\"{allocation_id:1,addr:0x10,size:64}\",,\n\
+                4,MALLOC,PTA,N/A,1764753084425691250,7,11,0,0x20,\"{allocation_id:2,addr:0x20,size:32}\",,\n\
+                5,OP_LAUNCH,ATEN_END,aten::add,1764753084425691300,7,22,0,N/A,,,\n\
+                6,OP_LAUNCH,ATEN_END,aten::zeros,1764753084425691400,7,11,0,N/A,,,\n";
+    let path = tmp.path().join("memscope_dump_3.csv");
+    std::fs::write(&path, format!("{DUMP_HEADER}{body}")).unwrap();
+    let raw = rows(&path);
+    let profile = discover(tmp.path()).unwrap();
+    let data = load_rank(&profile.ranks[0], &Default::default()).unwrap();
+    let ops = &data.operators;
+    assert_eq!(ops.len(), 2);
+    for r in 0..ops.len() {
+        let m = raw
+            .iter()
+            .find(|m| m["Event"] == "MALLOC" && ts(m) == ops.alloc_time[r])
+            .unwrap();
+        let want = op_at(&raw, &m["Thread Id"], ts(m));
+        assert!(want.starts_with("aten::"));
+        assert_eq!(data.display_name(ops.name[r]), want, "row {r}");
+    }
 }
 
 /// A generated dump (`generate --format memscope`): blocks, the Owner and Inefficient columns
