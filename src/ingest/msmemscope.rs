@@ -55,9 +55,9 @@ mod open_blocks;
 mod pool_totals;
 mod time_order;
 use crate::model::{
-    BlockTags, CallStacks, DataSource, DumpProblem, Format, HostOps, Interner, LazyColumn, Message,
-    NO_STACK, NULL, NameId, OperatorMemory, Prefetch, RankData, RankInfo, Recent, StackSource,
-    Step, StepSource, Steps, TagKind,
+    BlockTags, CallStacks, DataSource, DeviceMemory, DumpProblem, Format, HostOps, Interner,
+    LazyColumn, MemoryRecords, Message, NO_STACK, NULL, NameId, OperatorMemory, Prefetch, RankData,
+    RankInfo, Recent, StackSource, Step, StepSource, Steps, TagKind,
 };
 
 /// The importer's name (the `source` of its ranks).
@@ -551,7 +551,7 @@ fn each_structural(bytes: &[u8], mut f: impl FnMut(usize, u8)) {
 }
 
 /// A dump read whole.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct Dump {
     /// Its MALLOCs and FREEs, in time order.
     mem: Events<MemEvent>,
@@ -1365,14 +1365,16 @@ impl Block {
     }
 }
 
-/// Pairs the dump's MALLOC and FREE events into blocks, in time order; returns the blocks and
-/// how many MALLOCs landed on a key still held (the earlier block stays never freed).
-fn pair(dump: &Dump) -> (Vec<Block>, u64) {
+/// Pairs the dump's MALLOC and FREE events into blocks, in time order; returns the blocks,
+/// how many MALLOCs landed on a key still held (the earlier block stays never freed), and
+/// whether every FREE names its block's pool.
+fn pair(dump: &Dump) -> (Vec<Block>, u64, bool) {
     let mut open = OpenBlocks::new(dump.mem.len());
     // At most one block an event; the room is reserved, not touched (grown by doubling, the
     // blocks of a 1 GB dump were copied and their pages faulted in again at each step).
     let mut blocks: Vec<Block> = Vec::with_capacity(dump.mem.len());
     let mut over_held = 0;
+    let mut pools_agree = true;
     for (i, e) in dump.mem.iter().enumerate() {
         // (A dump's events are counted in u32, as their file order is: no dump that fits in
         // memory has more.)
@@ -1403,6 +1405,7 @@ fn pair(dump: &Dump) -> (Vec<Block>, u64) {
                 Some(b) => {
                     let b = b as usize;
                     blocks[b].free = i;
+                    pools_agree &= blocks[b].pool == e.what;
                     // A MALLOC written with Device Id N/A takes its FREE's device.
                     if blocks[b].device == NO_DEVICE {
                         blocks[b].device = e.device;
@@ -1418,7 +1421,7 @@ fn pair(dump: &Dump) -> (Vec<Block>, u64) {
             }
         }
     }
-    (blocks, over_held)
+    (blocks, over_held, pools_agree)
 }
 
 /// A dump with its blocks paired and placed: what every rank of the dump is built from (made
@@ -1436,6 +1439,113 @@ struct Paired {
     spans: AllSpans,
     /// What discovery counts for it while its ranks have not taken it.
     counted: Option<Reservation>,
+    /// The one place of every block, when the events say so without pairing: the pairing
+    /// is then left to the rank's load, after its curves ([`Paired::pair`]).
+    deferred: Option<OnePlace>,
+    /// Whether every FREE names its block's pool (false until paired).
+    pools_agree: bool,
+}
+
+/// The one (process, device) of every block of a dump, known from its MALLOCs and FREEs
+/// without pairing them: every one that makes a block names the same process and the same
+/// device, and no host pool. (A block's place is then that one, whichever events pair.)
+#[derive(Debug, Clone)]
+struct OnePlace {
+    pid: i64,
+    /// Its device's name (`npu:0`).
+    device: String,
+    /// The pools (`what` ids) of the events that make blocks, and whether each is a
+    /// framework pool.
+    pools: Vec<(u32, bool)>,
+}
+
+impl OnePlace {
+    /// The one place of `dump`'s blocks, if the events say so (see [`OnePlace`]); a walk
+    /// of its MALLOCs and FREEs on every core.
+    fn of(dump: &Dump) -> Option<OnePlace> {
+        use rayon::prelude::*;
+        if u32::try_from(dump.mem.len()).is_err() {
+            return None;
+        }
+        let chunk = 1 << 16;
+        let seen = (0..dump.mem.len().div_ceil(chunk))
+            .into_par_iter()
+            .map(|k| {
+                let mut seen = Places::default();
+                let mut last = None;
+                for e in dump.mem.range(k * chunk..(k + 1) * chunk) {
+                    // (Most events repeat the one before's thread, device and pool.)
+                    let place = (e.thread, e.device, e.what);
+                    if !makes_a_block(e) || last == Some(place) {
+                        continue;
+                    }
+                    last = Some(place);
+                    seen.see(dump, e)?;
+                }
+                Some(seen)
+            })
+            .try_reduce(Places::default, |a, b| a.join(b))?;
+        let (pid, device) = seen.place?;
+        Some(OnePlace {
+            pid,
+            device: device_name(dump, Some(device), "")?,
+            pools: (seen.pools.into_iter())
+                .map(|p| (p, is_framework_pool(dump.texts.get(p))))
+                .collect(),
+        })
+    }
+}
+
+/// The places and pools of some MALLOCs and FREEs that make blocks ([`OnePlace::of`]).
+#[derive(Default)]
+struct Places {
+    /// Their one (process, device) (`None` before the first).
+    place: Option<(i64, u32)>,
+    pools: Vec<u32>,
+}
+
+impl Places {
+    /// `e` seen; `None` once the events have no one place (another place, a host pool, or
+    /// too many pools).
+    fn see(&mut self, dump: &Dump, e: &MemEvent) -> Option<()> {
+        // (An event of no device is at another place than one of a device; when every one
+        // names none, the place has no device name.)
+        let place = (dump.pid(e.thread), e.device);
+        if *self.place.get_or_insert(place) != place {
+            return None;
+        }
+        if !self.pools.contains(&e.what) {
+            if is_host_pool(dump.texts.get(e.what)) || self.pools.len() >= MAX_ONE_PLACE_POOLS {
+                return None;
+            }
+            self.pools.push(e.what);
+        }
+        Some(())
+    }
+
+    /// Both's places and pools; `None` when they have no one place or too many pools.
+    fn join(mut self, other: Places) -> Option<Places> {
+        match (self.place, other.place) {
+            (Some(a), Some(b)) if a != b => return None,
+            (None, b) => self.place = b,
+            _ => {}
+        }
+        for p in other.pools {
+            if !self.pools.contains(&p) {
+                self.pools.push(p);
+            }
+        }
+        (self.pools.len() <= MAX_ONE_PLACE_POOLS).then_some(self)
+    }
+}
+
+/// More pools than this and a dump is paired at once (a dump has a handful).
+const MAX_ONE_PLACE_POOLS: usize = 64;
+
+/// Whether a MALLOC or FREE makes or closes a block: it names an allocation id or an
+/// address ([`pair`]'s keys).
+fn makes_a_block(e: &MemEvent) -> bool {
+    e.allocation_id != NULL || e.has_addr
 }
 
 impl Paired {
@@ -1458,25 +1568,57 @@ impl Paired {
         events.saturating_add(blocks).saturating_add(spans)
     }
 
-    fn of(mut dump: Dump) -> Self {
+    /// `dump` paired, or its pairing deferred when its blocks have one place
+    /// ([`OnePlace`]): the rank's load makes its curves first and then pairs it.
+    fn of(dump: Dump) -> Self {
+        let deferred = OnePlace::of(&dump);
+        let mut paired = Self {
+            dump,
+            blocks: Vec::new(),
+            over_held: 0,
+            parts: Vec::new(),
+            device_names: Vec::new(),
+            spans: AllSpans::default(),
+            counted: None,
+            deferred: None,
+            pools_agree: false,
+        };
+        match deferred {
+            Some(place) => paired.deferred = Some(place),
+            None => paired.pair(),
+        }
+        paired
+    }
+
+    /// A paired copy of `other`'s events.
+    fn paired_copy(other: &Paired) -> Self {
+        let mut paired = Self::of(other.dump.clone());
+        if paired.deferred.is_some() {
+            paired.pair();
+        }
+        paired
+    }
+
+    /// Pairs its events into blocks and places them, and makes every process's op spans
+    /// (see [`Paired::of`]).
+    fn pair(&mut self) {
+        self.deferred = None;
+        let dump = &mut self.dump;
         // Passes over every event, on every core: the blocks, and each process's device and
         // op spans.
-        let ((blocks, over_held), (only, spans)) = rayon::join(
-            || pair(&dump),
-            || (device_of_processes(&dump), all_op_spans(&dump)),
+        let ((blocks, over_held, pools_agree), (only, spans)) = rayon::join(
+            || pair(dump),
+            || (device_of_processes(dump), all_op_spans(dump)),
         );
         // The ops are their spans from here (a third of their memory).
         dump.ops = Events::default();
-        let (parts, device_names) = block_parts(&dump, &blocks, &only);
-        Self {
-            dump,
-            blocks,
-            over_held,
-            parts,
-            device_names,
-            spans,
-            counted: None,
-        }
+        let (parts, device_names) = block_parts(dump, &blocks, &only);
+        self.blocks = blocks;
+        self.over_held = over_held;
+        self.pools_agree = pools_agree;
+        self.parts = parts;
+        self.device_names = device_names;
+        self.spans = spans;
     }
 }
 
@@ -1657,19 +1799,25 @@ impl Importer for MemScopeDumps {
         let mut paired = Paired::of(dump);
         let without_device =
             allocations_without_device(&paired.dump, &paired.blocks, &paired.parts, None);
-        // (Most blocks have the one before's part: those are left out before the sort.)
-        let mut named: Vec<(i64, u32)> = Vec::new();
-        for &part in paired.parts.iter().flatten() {
-            if named.last() != Some(&part) {
-                named.push(part);
+        let mut parts: Vec<(i64, String)> = match &paired.deferred {
+            Some(place) => vec![(place.pid, place.device.clone())],
+            None => {
+                // (Most blocks have the one before's part: those are left out before the
+                // sort.)
+                let mut named: Vec<(i64, u32)> = Vec::new();
+                for &part in paired.parts.iter().flatten() {
+                    if named.last() != Some(&part) {
+                        named.push(part);
+                    }
+                }
+                named.sort_unstable();
+                named.dedup();
+                named
+                    .into_iter()
+                    .map(|(pid, dev)| (pid, paired.device_names[dev as usize].clone()))
+                    .collect()
             }
-        }
-        named.sort_unstable();
-        named.dedup();
-        let mut parts: Vec<(i64, String)> = named
-            .into_iter()
-            .map(|(pid, dev)| (pid, paired.device_names[dev as usize].clone()))
-            .collect();
+        };
         parts.sort_unstable();
         if parts.is_empty() {
             notes.push(if without_device > 0 {
@@ -1794,8 +1942,24 @@ fn build_rank(
     shown: &str,
     early: &mut (dyn FnMut(RankData) + Send),
 ) -> RankData {
-    let over_held = paired.over_held;
     let mut data = RankData::empty(info.clone());
+    // A dump whose blocks have one place: the rank's curves first, from its events, then
+    // its pairing (a tenth of the time to the first curves of a 1 GB dump).
+    // (Another place than the rank's, the file read again after a change: no curves.)
+    let early_curves = (paired.deferred.as_ref())
+        .filter(|place| place.pid == pid && place.device == dev)
+        .map(|place| {
+            let (records, device_memory) = one_place_curves(&paired.dump, place);
+            hand_over_curves(info, records, device_memory, early, &mut data);
+        });
+    if paired.deferred.is_some() {
+        match Arc::get_mut(&mut paired) {
+            Some(p) => p.pair(),
+            // (One place is one rank: no other holds the dump.)
+            None => paired = Arc::new(Paired::paired_copy(&paired)),
+        }
+    }
+    let over_held = paired.over_held;
     warn_of_dump(&paired, pid, shown, &mut data);
     // A dump no other rank holds hands its spans over (a copy of a million was a tenth of
     // the time to the curves).
@@ -1820,7 +1984,13 @@ fn build_rank(
     let keep_addr = rare
         .iter()
         .any(|e| matches!(e.kind, Kind::OomTrigger | Kind::OomTop | Kind::OomRecent));
-    let shown_blocks = rank_curves_of(info, &paired.dump, &mine, early, &mut data);
+    let shown_blocks = match early_curves {
+        // Made from the events' own pools: their blocks' when every FREE names its block's.
+        Some(()) if paired.pools_agree => shown_blocks(&paired.dump, &mine),
+        // (Handed over already: made again here, not again to `early`.)
+        Some(()) => rank_curves_of(info, &paired.dump, &mine, &mut |_| {}, &mut data),
+        None => rank_curves_of(info, &paired.dump, &mine, early, &mut data),
+    };
     let unnamed = data.strings.intern("");
     let rows_made = block_rows(
         &paired.dump,
@@ -2086,12 +2256,6 @@ fn rank_curves_of(
     early: &mut (dyn FnMut(RankData) + Send),
     data: &mut RankData,
 ) -> Vec<bool> {
-    // (Every block has a first event: `pair` makes each from its MALLOC or its FREE.)
-    let pool_of = |b: &Block| dump.texts.get(b.pool);
-    let framework = mine.iter().any(|b| is_framework_pool(pool_of(b)));
-    // The blocks shown: the framework's pools when the device has them, else everything.
-    let shown_block = |b: &Block| !framework || is_framework_pool(pool_of(b));
-
     // Each event's block of this rank (`NOT_MINE` for none): the events are then walked in
     // time order, not looked up one by one (a sort of their indices, and a search through
     // the dump's runs for each).
@@ -2105,11 +2269,7 @@ fn rank_curves_of(
             }
         }
     }
-    // Whether each block is shown, found once (not at each of its events), on every core.
-    let shown: Vec<bool> = {
-        use rayon::prelude::*;
-        mine.par_iter().map(shown_block).collect()
-    };
+    let shown = shown_blocks(dump, mine);
 
     // The curves first, on every core, handed over as soon as they are made; then the
     // blocks' rows. (Side by side, one core each, the curves took twice as long; the
@@ -2138,6 +2298,57 @@ fn rank_curves_of(
         };
         rank_curves(mem.len(), &events)
     };
+    hand_over_curves(info, records, device_memory, early, data);
+    shown
+}
+
+/// Whether each block of `mine` (a rank's) is shown: the framework's pools' when the rank
+/// has any, else every one. Found once (not at each of its events), on every core.
+fn shown_blocks(dump: &Dump, mine: &[Block]) -> Vec<bool> {
+    use rayon::prelude::*;
+    // (Every block has a first event: `pair` makes each from its MALLOC or its FREE.)
+    let pool_of = |b: &Block| dump.texts.get(b.pool);
+    let framework = mine.iter().any(|b| is_framework_pool(pool_of(b)));
+    mine.par_iter()
+        .map(|b| !framework || is_framework_pool(pool_of(b)))
+        .collect()
+}
+
+/// The curves of a dump whose blocks have one place (`place`, the rank's), from its events
+/// without their blocks: every MALLOC and FREE that makes a block is the rank's, and is shown
+/// by its own pool (its block's, when [`Paired::pools_agree`]).
+fn one_place_curves(dump: &Dump, place: &OnePlace) -> (MemoryRecords, DeviceMemory) {
+    let framework = place.pools.iter().any(|&(_, f)| f);
+    let shown = |pool: u32| !framework || place.pools.iter().any(|&(p, f)| p == pool && f);
+    let events = |r: Range<usize>| {
+        dump.mem.range(r).map(move |ev| {
+            if !makes_a_block(ev) {
+                return None;
+            }
+            let size = present(ev.size).unwrap_or(0).abs();
+            Some(CurveEvent {
+                ts: ev.ts,
+                signed: if ev.malloc { size } else { -size },
+                pool: ev.what,
+                used: present(ev.used),
+                total: present(ev.total),
+                process_used: present(ev.process_used),
+                device_used: present(ev.device_used),
+                shown: shown(ev.what),
+            })
+        })
+    };
+    rank_curves(dump.mem.len(), &events)
+}
+
+/// A rank's curves into `data`, and handed to `early` first (when there are any).
+fn hand_over_curves(
+    info: &RankInfo,
+    records: MemoryRecords,
+    device_memory: DeviceMemory,
+    early: &mut (dyn FnMut(RankData) + Send),
+    data: &mut RankData,
+) {
     let records = Arc::new(records);
     let device_memory = Arc::new(device_memory);
     if !records.is_empty() {
@@ -2150,7 +2361,6 @@ fn rank_curves_of(
     data.records = records;
     data.memory_record_rows = data.records.len();
     data.device_memory = device_memory;
-    shown
 }
 
 /// What [`block_rows`] made: the blocks' table and what each row needs besides.
@@ -2776,6 +2986,152 @@ mod tests {
             )
         });
         mem.chain(ops).chain(rare).collect()
+    }
+
+    /// The rank of the dump at `path` built from `paired` (whose ranks are read from the
+    /// file), and the curves handed over first.
+    fn rank_of(path: &Path, paired: Paired) -> (RankData, Vec<RankData>) {
+        let control = LoadControl::default();
+        let infos = MemScopeDumps.ranks(path, &mut Vec::new(), &control);
+        assert_eq!(infos.len(), 1, "{}", path.display());
+        let DataSource::Imported { part, .. } = &infos[0].source else {
+            panic!("not a dump's rank")
+        };
+        let (pid, dev) = part.split_once('/').unwrap();
+        let mut early = Vec::new();
+        let data = build_rank(
+            &infos[0],
+            Arc::new(paired),
+            pid.parse().unwrap(),
+            dev,
+            "dump",
+            &mut |d| early.push(d),
+        );
+        (data, early)
+    }
+
+    /// A dump whose blocks all have one place has its curves made before its pairing, from
+    /// its events: the rank is the one it is paired at once, whether or not a FREE names
+    /// another pool than its MALLOC, and its curves are handed over once.
+    #[test]
+    fn a_dump_of_one_place_makes_the_rank_it_makes_paired_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = crate::generate::GenOptions {
+            ranks: 1,
+            allocs: 3000,
+            format: Format::Imported(NAME),
+            stacks: true,
+            ..crate::generate::demo_options()
+        };
+        let generated = crate::generate::generate(dir.path(), &opts).unwrap();
+        let header = "ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)\n";
+        // A FREE in another pool than its MALLOC's (id 1), a block of another pool, a FREE
+        // of no block, a MALLOC over a held id, and events that make no block.
+        let odd = [
+            "1,MALLOC,PTA,N/A,1764753084425691000,7,7,0,0x10,\"{allocation_id:1,addr:0x10,size:64,total:4096,used:64}\",,",
+            "2,MALLOC,HAL,N/A,1764753084425691100,7,7,0,0x20,\"{allocation_id:2,addr:0x20,size:512}\",,",
+            "3,FREE,HAL,N/A,1764753084425691200,7,7,0,0x10,\"{allocation_id:1,addr:0x10,size:-64,total:4096,used:0}\",,",
+            "4,FREE,PTA,N/A,1764753084425691300,7,7,0,0x30,\"{allocation_id:3,addr:0x30,size:-32}\",,",
+            "5,MALLOC,PTA,N/A,1764753084425691400,7,7,0,N/A,\"{size:16}\",,",
+            "6,MALLOC,PTA,N/A,1764753084425691500,7,7,0,0x40,\"{allocation_id:4,addr:0x40,size:8,total:4096,used:8}\",,",
+            "7,MALLOC,PTA,N/A,1764753084425691600,7,7,0,0x40,\"{allocation_id:4,addr:0x40,size:8,total:4096,used:16}\",,",
+            "8,FREE,PTA,N/A,1764753084425691700,7,7,0,0x40,\"{allocation_id:4,addr:0x40,size:-8,total:4096,used:8}\",,",
+        ];
+        let mismatched = dir.path().join("memscope_dump_odd.csv");
+        std::fs::write(&mismatched, format!("{header}{}\n", odd.join("\n"))).unwrap();
+        // The same without the FREE in another pool.
+        let agreeing = dir.path().join("memscope_dump_agree.csv");
+        let kept: Vec<&str> = odd
+            .iter()
+            .copied()
+            .filter(|r| !r.starts_with("3,"))
+            .collect();
+        std::fs::write(&agreeing, format!("{header}{}\n", kept.join("\n"))).unwrap();
+        for (path, agree) in [
+            (&generated[0], true),
+            (&mismatched, false),
+            (&agreeing, true),
+        ] {
+            let dump = read_path(path, &LoadControl::default()).unwrap();
+            let deferred = Paired::of(dump.clone());
+            assert!(deferred.deferred.is_some(), "{}", path.display());
+            let mut at_once = Paired::of(dump);
+            at_once.pair();
+            assert_eq!(at_once.pools_agree, agree, "{}", path.display());
+            let (got, early) = rank_of(path, deferred);
+            let (want, want_early) = rank_of(path, at_once);
+            assert_eq!(
+                format!("{got:?}"),
+                format!("{want:?}"),
+                "{}",
+                path.display()
+            );
+            assert_eq!((early.len(), want_early.len()), (1, 1));
+            if agree {
+                assert_eq!(early[0].records, want.records, "{}", path.display());
+            }
+        }
+        // Asked for another place than the dump's one (the file changed since its ranks were
+        // found): the rank of no blocks, as paired at once, and no curves handed over.
+        let path = &generated[0];
+        let dump = read_path(path, &LoadControl::default()).unwrap();
+        let info = &MemScopeDumps.ranks(path, &mut Vec::new(), &LoadControl::default())[0];
+        let elsewhere = |paired: Paired| {
+            let mut early = 0;
+            let data = build_rank(info, Arc::new(paired), 1, "npu:9", "dump", &mut |_| {
+                early += 1
+            });
+            (format!("{data:?}"), early)
+        };
+        let mut at_once = Paired::of(dump.clone());
+        at_once.pair();
+        let (got, want) = (elsewhere(Paired::of(dump)), elsewhere(at_once));
+        assert_eq!(got, want);
+        assert_eq!(got.1, 0);
+    }
+
+    /// Blocks have one place only when every event that makes one names the same process
+    /// and the same device, and no host pool.
+    #[test]
+    fn one_place_needs_one_process_one_device_and_no_host_pool() {
+        let dir = tempfile::tempdir().unwrap();
+        let header = "ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)\n";
+        let row = |i: u32, pid: u32, tid: u32, dev: &str, pool: &str, attr: &str| {
+            format!(
+                "{i},MALLOC,{pool},N/A,176475308442569{i}000,{pid},{tid},{dev},0x{i}0,\"{{{attr}size:8}}\",,\n"
+            )
+        };
+        let place = |rows: &[String]| {
+            let path = dir.path().join("memscope_dump_1.csv");
+            std::fs::write(&path, format!("{header}{}", rows.concat())).unwrap();
+            let dump = read_path(&path, &LoadControl::default()).unwrap();
+            OnePlace::of(&dump).map(|p| (p.pid, p.device))
+        };
+        let two_threads = [
+            row(1, 7, 7, "0", "PTA", "addr:0x10,"),
+            row(2, 7, 8, "0", "HAL", ""),
+        ];
+        assert_eq!(place(&two_threads), Some((7, "npu:0".to_string())));
+        // Without an id or an address an event makes no block: its device is not asked.
+        let unkeyed = [
+            row(1, 7, 7, "0", "PTA", "addr:0x10,"),
+            row(2, 7, 7, "N/A", "PTA", ""),
+        ];
+        let mut unkeyed = unkeyed.to_vec();
+        unkeyed[1] = unkeyed[1].replace(",0x20,", ",N/A,");
+        assert_eq!(place(&unkeyed), Some((7, "npu:0".to_string())));
+        for other in [
+            row(2, 8, 8, "0", "PTA", ""),
+            row(2, 7, 7, "1", "PTA", ""),
+            row(2, 7, 7, "N/A", "PTA", ""),
+            row(2, 7, 7, "0", "HOST_PINNED", ""),
+        ] {
+            assert_eq!(
+                place(&[row(1, 7, 7, "0", "PTA", ""), other.clone()]),
+                None,
+                "{other}"
+            );
+        }
     }
 
     /// A dump read in parts (of a few KiB, cut inside quoted call stacks too) holds the

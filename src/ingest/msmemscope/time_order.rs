@@ -21,7 +21,7 @@ pub(super) trait Timed {
 const MAX_RUNS: usize = 4096;
 
 /// Events in time order, as runs of the parts they were read in.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(super) struct Events<T> {
     parts: Vec<Vec<T>>,
     /// The runs in order: (part, its events).
