@@ -467,19 +467,56 @@ pub(crate) fn plain_hex(t: &[u8]) -> Option<u64> {
 /// are converted at a time. What follows is not looked at (the caller's to check: a PyTorch
 /// template's next piece, or the end of the text for [`whole`]).
 pub(crate) fn plain_number_at(b: &[u8], max: usize) -> Option<(u64, usize)> {
-    let n = digit_run(b);
-    if n == 0 || n > max.min(19) || (n > 1 && b[0] == b'0') {
-        return None;
+    // Added to a digit's value (0..=9, the byte XOR '0'), a byte stays below 0x80; added to
+    // any other byte's, it reaches it (or the byte has its high bit already).
+    const TO_HIGH_BIT: u64 = u64::from_ne_bytes([0x80 - 10; 8]);
+    const HIGH_BITS: u64 = u64::from_ne_bytes([0x80; 8]);
+    let max = max.min(19);
+    let (mut v, mut n) = (0u64, 0usize);
+    // The digits counted and converted in one walk, a word at a time (counted first, then
+    // converted, each number was read twice).
+    while let Some(chunk) = b.get(n..n + 8) {
+        let word = chunk.try_into().map_or(0, u64::from_le_bytes);
+        let x = word ^ ZEROS;
+        // A carry out of a byte happens only from one that is no digit, into the bytes after
+        // it, which are not looked at.
+        let not_digit = (x.wrapping_add(TO_HIGH_BIT) | x) & HIGH_BITS;
+        let k = (not_digit.trailing_zeros() / 8) as usize;
+        if n + k > max {
+            return None;
+        }
+        if k == 8 {
+            // (At most 11 digits before these eight: below 10^19 < 2^64.)
+            v = v * 100_000_000 + eight_digits(x);
+            n += 8;
+            continue;
+        }
+        if k > 0 {
+            // The first `k` digits moved to the top bytes, zeros below them.
+            v = v * POW10[k] + eight_digits(x << (8 * (8 - k)));
+            n += k;
+        }
+        return plain_digits(b, v, n);
     }
-    let mut v = 0u64;
-    let mut at = 0;
-    while at < n {
-        let take = (n - at).min(8);
-        // At most 19 digits in all: below 10^19 < 2^64.
-        v = v * POW10[take] + up_to_eight_digits(&b[at..], take);
-        at += take;
+    // Fewer than eight bytes left.
+    for &c in &b[n..] {
+        let d = c.wrapping_sub(b'0');
+        if d >= 10 {
+            break;
+        }
+        if n + 1 > max {
+            return None;
+        }
+        v = v * 10 + u64::from(d);
+        n += 1;
     }
-    Some((v, n))
+    plain_digits(b, v, n)
+}
+
+/// `(v, n)` when the `n` digits at the start of `b` (worth `v`) are a number by JSON's
+/// grammar: at least one, and no leading zero before another digit.
+fn plain_digits(b: &[u8], v: u64, n: usize) -> Option<(u64, usize)> {
+    (n > 0 && (n == 1 || b[0] != b'0')).then_some((v, n))
 }
 
 /// `-`? and a [`plain_number_at`] of at most 18 digits (so it fits an `i64`, and is never
@@ -682,6 +719,25 @@ mod tests {
             if let Some(v) = parse_fast(cell.as_bytes(), 1000) {
                 proptest::prop_assert_eq!(Some(v), general, "{}", cell);
             }
+        }
+
+        /// A number at the start of any bytes reads as a byte at a time reads it: its digits
+        /// up to the first other byte (none, too many or a leading zero: no number).
+        #[test]
+        fn a_number_at_the_start_reads_as_one_digit_at_a_time(
+            b in proptest::collection::vec(
+                proptest::prop_oneof![
+                    8 => proptest::sample::select(b"0123456789".to_vec()),
+                    1 => proptest::sample::select(b"/:,}. -\xb0\xff\x00".to_vec()),
+                ],
+                0..32,
+            ),
+            max in 1usize..=20,
+        ) {
+            let n = b.iter().take_while(|c| c.is_ascii_digit()).count();
+            let want = (n > 0 && n <= max.min(19) && (n == 1 || b[0] != b'0'))
+                .then(|| (std::str::from_utf8(&b[..n]).unwrap().parse::<u64>().unwrap(), n));
+            proptest::prop_assert_eq!(plain_number_at(&b, max), want);
         }
 
         /// A run of digits reads as Rust's own integer parser reads it.
