@@ -2283,23 +2283,31 @@ fn rank_curves_of(
                     if k == NOT_MINE {
                         return None;
                     }
-                    let size = present(ev.size).unwrap_or(0).abs();
-                    Some(CurveEvent {
-                        ts: ev.ts,
-                        signed: if ev.malloc { size } else { -size },
-                        pool: ev.what,
-                        used: present(ev.used),
-                        total: present(ev.total),
-                        process_used: present(ev.process_used),
-                        device_used: present(ev.device_used),
-                        shown: shown.get(k as usize).copied().unwrap_or(false),
-                    })
+                    Some(curve_event(
+                        ev,
+                        shown.get(k as usize).copied().unwrap_or(false),
+                    ))
                 })
         };
         rank_curves(mem.len(), &events)
     };
     hand_over_curves(info, records, device_memory, early, data);
     shown
+}
+
+/// What the curves take of a MALLOC or FREE, `shown` or not.
+fn curve_event(ev: &MemEvent, shown: bool) -> CurveEvent {
+    let size = present(ev.size).unwrap_or(0).abs();
+    CurveEvent {
+        ts: ev.ts,
+        signed: if ev.malloc { size } else { -size },
+        pool: ev.what,
+        used: present(ev.used),
+        total: present(ev.total),
+        process_used: present(ev.process_used),
+        device_used: present(ev.device_used),
+        shown,
+    }
 }
 
 /// Whether each block of `mine` (a rank's) is shown: the framework's pools' when the rank
@@ -2325,17 +2333,7 @@ fn one_place_curves(dump: &Dump, place: &OnePlace) -> (MemoryRecords, DeviceMemo
             if !makes_a_block(ev) {
                 return None;
             }
-            let size = present(ev.size).unwrap_or(0).abs();
-            Some(CurveEvent {
-                ts: ev.ts,
-                signed: if ev.malloc { size } else { -size },
-                pool: ev.what,
-                used: present(ev.used),
-                total: present(ev.total),
-                process_used: present(ev.process_used),
-                device_used: present(ev.device_used),
-                shown: shown(ev.what),
-            })
+            Some(curve_event(ev, shown(ev.what)))
         })
     };
     rank_curves(dump.mem.len(), &events)
@@ -2401,28 +2399,18 @@ fn block_rows(
     rows.sort_by_key(|b| b.first());
     let mut table = OperatorMemory::default();
     let mut texts = RowTexts::new(dump, rows.len(), keep_addr, unnamed);
-    let OperatorMemory {
-        name,
-        size,
-        alloc_time,
-        release_time,
-        duration,
-        alloc_total_allocated,
-        alloc_total_reserved,
-        release_total_allocated,
-        release_total_reserved,
-        ..
-    } = &mut table;
+    // The numbers' columns in the order of [`block_numbers`].
     let mut numbers = [
-        size,
-        alloc_time,
-        release_time,
-        duration,
-        alloc_total_allocated,
-        alloc_total_reserved,
-        release_total_allocated,
-        release_total_reserved,
+        &mut table.size,
+        &mut table.alloc_time,
+        &mut table.release_time,
+        &mut table.duration,
+        &mut table.alloc_total_allocated,
+        &mut table.alloc_total_reserved,
+        &mut table.release_total_allocated,
+        &mut table.release_total_reserved,
     ];
+    let name = &mut table.name;
     numbers.iter_mut().for_each(|c| c.reserve(rows.len()));
     name.reserve(rows.len());
     // Each block's events, a batch at a time, on every core. (A block's MALLOC and FREE lie
@@ -2465,25 +2453,9 @@ fn block_rows(
     table.alloc_total_active = LazyColumn::filled(n);
     table.release_total_active = LazyColumn::filled(n);
     table.stream = LazyColumn::filled(n);
-    let RowTexts {
-        orphans,
-        row_thread,
-        row_python,
-        owners,
-        findings,
-        row_addr,
-        threads,
-        ..
-    } = texts;
     BlockRows {
         table,
-        orphans,
-        row_thread,
-        row_python,
-        owners,
-        findings,
-        row_addr,
-        threads,
+        ..texts.made
     }
 }
 
@@ -2530,13 +2502,8 @@ struct RowTexts<'d> {
     dump: &'d Dump,
     keep_addr: bool,
     unnamed: NameId,
-    orphans: u64,
-    row_thread: Vec<u64>,
-    row_python: Vec<u32>,
-    owners: Vec<NameId>,
-    findings: Vec<NameId>,
-    row_addr: Vec<Option<u64>>,
-    threads: FxHashMap<(i64, i64), u64>,
+    /// What is made (its table left empty: the numbers are made beside it).
+    made: BlockRows,
     /// The dump's texts (owners, findings) and pools' block names as the rank's strings,
     /// each interned once: not at each of a million blocks.
     as_string: Vec<Option<NameId>>,
@@ -2550,13 +2517,16 @@ impl<'d> RowTexts<'d> {
             dump,
             keep_addr,
             unnamed,
-            orphans: 0,
-            row_thread: Vec::with_capacity(n),
-            row_python: Vec::with_capacity(n),
-            owners: Vec::with_capacity(n),
-            findings: Vec::with_capacity(n),
-            row_addr: Vec::with_capacity(if keep_addr { n } else { 0 }),
-            threads: FxHashMap::default(),
+            made: BlockRows {
+                table: OperatorMemory::default(),
+                orphans: 0,
+                row_thread: Vec::with_capacity(n),
+                row_python: Vec::with_capacity(n),
+                owners: Vec::with_capacity(n),
+                findings: Vec::with_capacity(n),
+                row_addr: Vec::with_capacity(if keep_addr { n } else { 0 }),
+                threads: FxHashMap::default(),
+            },
             as_string: vec![None; dump.texts.len()],
             block_names: vec![None; dump.texts.len()],
         }
@@ -2564,8 +2534,8 @@ impl<'d> RowTexts<'d> {
 
     /// The thread (`pid`, `tid`)'s number, in the order the rows met them.
     fn thread_of(&mut self, pid: i64, tid: i64) -> u64 {
-        let next = self.threads.len() as u64;
-        *self.threads.entry((pid, tid)).or_insert(next)
+        let next = self.made.threads.len() as u64;
+        *self.made.threads.entry((pid, tid)).or_insert(next)
     }
 
     /// A block's row, from its MALLOC and FREE: its name (`None` for no row: a block with
@@ -2579,30 +2549,30 @@ impl<'d> RowTexts<'d> {
         let dump = self.dump;
         let Some(m) = malloc else {
             let f = free?;
-            self.orphans += 1;
+            self.made.orphans += 1;
             let (pid, tid) = dump.thread(f.thread);
             let thread = self.thread_of(pid, tid);
-            self.row_thread.push(thread);
-            self.row_python.push(0);
-            self.owners.push(0);
-            self.findings.push(0);
+            self.made.row_thread.push(thread);
+            self.made.row_python.push(0);
+            self.made.owners.push(0);
+            self.made.findings.push(0);
             if self.keep_addr {
-                self.row_addr.push(None);
+                self.made.row_addr.push(None);
             }
             return Some(self.unnamed);
         };
         let (pid, tid) = dump.thread(m.thread);
         let thread = self.thread_of(pid, tid);
-        self.row_thread.push(thread);
-        self.row_python.push(m.python);
+        self.made.row_thread.push(thread);
+        self.made.row_python.push(m.python);
         let as_string = &mut self.as_string;
         let mut string = |id: u32| cached(as_string, id, || strings.intern(dump.texts.get(id)));
         let owner = string(m.owner);
         let finding = string(m.inefficient);
-        self.owners.push(owner);
-        self.findings.push(finding);
+        self.made.owners.push(owner);
+        self.made.findings.push(finding);
         if self.keep_addr {
-            self.row_addr.push(m.addr());
+            self.made.row_addr.push(m.addr());
         }
         // Until an op span names it: the dump's owner (`PTA@model@weight`), else its pool
         // (`PTA block`, `HAL block`), not "Unknown".
@@ -2988,6 +2958,21 @@ mod tests {
         mem.chain(ops).chain(rare).collect()
     }
 
+    /// The header of a dump, as msMemScope writes it.
+    const DUMP_HEADER: &str = "ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)\n";
+
+    /// Generated dumps with Python stacks, one a rank, of `allocs` allocations each.
+    fn generated_dumps(dir: &Path, ranks: usize, allocs: usize) -> Vec<PathBuf> {
+        let opts = crate::generate::GenOptions {
+            ranks,
+            allocs,
+            format: Format::Imported(NAME),
+            stacks: true,
+            ..crate::generate::demo_options()
+        };
+        crate::generate::generate(dir, &opts).unwrap()
+    }
+
     /// The rank of the dump at `path` built from `paired` (whose ranks are read from the
     /// file), and the curves handed over first.
     fn rank_of(path: &Path, paired: Paired) -> (RankData, Vec<RankData>) {
@@ -3016,15 +3001,8 @@ mod tests {
     #[test]
     fn a_dump_of_one_place_makes_the_rank_it_makes_paired_at_once() {
         let dir = tempfile::tempdir().unwrap();
-        let opts = crate::generate::GenOptions {
-            ranks: 1,
-            allocs: 3000,
-            format: Format::Imported(NAME),
-            stacks: true,
-            ..crate::generate::demo_options()
-        };
-        let generated = crate::generate::generate(dir.path(), &opts).unwrap();
-        let header = "ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)\n";
+        let generated = generated_dumps(dir.path(), 1, 3000);
+        let header = DUMP_HEADER;
         // A FREE in another pool than its MALLOC's (id 1), a block of another pool, a FREE
         // of no block, a MALLOC over a held id, and events that make no block.
         let odd = [
@@ -3095,7 +3073,7 @@ mod tests {
     #[test]
     fn one_place_needs_one_process_one_device_and_no_host_pool() {
         let dir = tempfile::tempdir().unwrap();
-        let header = "ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)\n";
+        let header = DUMP_HEADER;
         let row = |i: u32, pid: u32, tid: u32, dev: &str, pool: &str, attr: &str| {
             format!(
                 "{i},MALLOC,{pool},N/A,176475308442569{i}000,{pid},{tid},{dev},0x{i}0,\"{{{attr}size:8}}\",,\n"
@@ -3140,14 +3118,7 @@ mod tests {
     #[test]
     fn a_dump_read_in_parts_is_the_dump_read_whole() {
         let dir = tempfile::tempdir().unwrap();
-        let opts = crate::generate::GenOptions {
-            ranks: 3,
-            allocs: 400,
-            format: Format::Imported(NAME),
-            stacks: true,
-            ..crate::generate::demo_options()
-        };
-        let files = crate::generate::generate(dir.path(), &opts).unwrap();
+        let files = generated_dumps(dir.path(), 3, 400);
         assert_eq!(files.len(), 3);
         // One file with three processes' rows and a few broken ones.
         let mut text = String::new();

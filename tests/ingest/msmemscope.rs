@@ -115,6 +115,26 @@ fn pta_block_cells(rows: &[Row]) -> Vec<[i64; 8]> {
     v
 }
 
+/// Every row's numbers in the blocks' table, in the order of [`pta_block_cells`], sorted.
+fn block_cells(ops: &memsight::model::OperatorMemory) -> Vec<[i64; 8]> {
+    let mut cells: Vec<[i64; 8]> = (0..ops.len())
+        .map(|r| {
+            [
+                ops.size[r],
+                ops.alloc_time[r],
+                ops.release_time[r],
+                ops.duration[r],
+                ops.alloc_total_allocated[r],
+                ops.alloc_total_reserved[r],
+                ops.release_total_allocated[r],
+                ops.release_total_reserved[r],
+            ]
+        })
+        .collect();
+    cells.sort_unstable();
+    cells
+}
+
 /// The innermost op (ATEN_START..ATEN_END on one thread) running at `t` on `tid`.
 fn op_at(rows: &[Row], tid: &str, t: i64) -> String {
     let mut spans = Vec::new();
@@ -160,22 +180,7 @@ fn the_example_dump_is_one_rank_whose_blocks_curves_and_names_are_its_rows() {
         got.sort_unstable();
         assert_eq!(got, pta_blocks(&raw), "{file}");
         // Every number of each block's row.
-        let mut got: Vec<[i64; 8]> = (0..ops.len())
-            .map(|r| {
-                [
-                    ops.size[r],
-                    ops.alloc_time[r],
-                    ops.release_time[r],
-                    ops.duration[r],
-                    ops.alloc_total_allocated[r],
-                    ops.alloc_total_reserved[r],
-                    ops.release_total_allocated[r],
-                    ops.release_total_reserved[r],
-                ]
-            })
-            .collect();
-        got.sort_unstable();
-        assert_eq!(got, pta_block_cells(&raw), "{file}");
+        assert_eq!(block_cells(ops), pta_block_cells(&raw), "{file}");
 
         // Operator Allocated: the pool's `used` after each PTA event, in time order.
         let mut pta: Vec<&Row> = raw.iter().filter(|r| r["Event Type"] == "PTA").collect();
@@ -533,28 +538,13 @@ fn each_block_row_holds_its_events_numbers() {
     let profile = discover(tmp.path()).unwrap();
     let data = load_rank(&profile.ranks[0], &Default::default()).unwrap();
     let ops = &data.operators;
-    let mut got: Vec<[i64; 8]> = (0..ops.len())
-        .map(|r| {
-            [
-                ops.size[r],
-                ops.alloc_time[r],
-                ops.release_time[r],
-                ops.duration[r],
-                ops.alloc_total_allocated[r],
-                ops.alloc_total_reserved[r],
-                ops.release_total_allocated[r],
-                ops.release_total_reserved[r],
-            ]
-        })
-        .collect();
-    got.sort_unstable();
     let want = pta_block_cells(&rows(&path));
     assert_eq!(want.len(), 3);
     assert!(
         want.iter().any(|b| b[0] < 0),
         "a block freed without its MALLOC"
     );
-    assert_eq!(got, want);
+    assert_eq!(block_cells(ops), want);
 }
 
 /// A block is named by the op running on its own thread, whichever thread the dump met
