@@ -23,7 +23,8 @@
 //!   event (summed over pools), else the running sum of its live blocks; APP from
 //!   `process_used`; Device from `device_used` (the whole card). Made on every core, in
 //!   stretches of the events that each start from the pools' states the ones before leave
-//!   (`curves`, `pool_totals`), before anything else of the rank.
+//!   (`curves`, `pool_totals`), before anything else of the rank; when every block has one
+//!   place (one process and device, no host pool: `OnePlace`), before the events are paired.
 //! - **Names and stacks**: a block is named by the innermost `ATEN_START`/`ATEN_END` (or
 //!   `ATB_*`) op on its own thread at its allocation ([`super::stacks`]); its Python stack is
 //!   its `MALLOC` row's `Call Stack(Python)` (frames on lines or `;`-separated, innermost first).
