@@ -3064,9 +3064,31 @@ mod tests {
         };
         let mut at_once = Paired::of(dump.clone());
         at_once.pair();
-        let (got, want) = (elsewhere(Paired::of(dump)), elsewhere(at_once));
+        let (got, want) = (elsewhere(Paired::of(dump.clone())), elsewhere(at_once));
         assert_eq!(got, want);
         assert_eq!(got.1, 0);
+        // A dump held by another too (never so for one place, but not to be paired in place
+        // then): paired in a copy, the same rank.
+        let deferred = Arc::new(Paired::of(dump.clone()));
+        let held = Arc::clone(&deferred);
+        let DataSource::Imported { part, .. } = &info.source else {
+            panic!("not a dump's rank")
+        };
+        let (pid, dev) = part.split_once('/').unwrap();
+        let shared = build_rank(
+            info,
+            deferred,
+            pid.parse().unwrap(),
+            dev,
+            "dump",
+            &mut |_| {},
+        );
+        assert!(
+            held.deferred.is_some(),
+            "the other holder's dump is left as it was"
+        );
+        let (alone, _) = rank_of(path, Paired::of(dump));
+        assert_eq!(format!("{shared:?}"), format!("{alone:?}"));
     }
 
     /// Blocks have one place only when every event that makes one names the same process

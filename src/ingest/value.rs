@@ -467,10 +467,6 @@ pub(crate) fn plain_hex(t: &[u8]) -> Option<u64> {
 /// are converted at a time. What follows is not looked at (the caller's to check: a PyTorch
 /// template's next piece, or the end of the text for [`whole`]).
 pub(crate) fn plain_number_at(b: &[u8], max: usize) -> Option<(u64, usize)> {
-    // Added to a digit's value (0..=9, the byte XOR '0'), a byte stays below 0x80; added to
-    // any other byte's, it reaches it (or the byte has its high bit already).
-    const TO_HIGH_BIT: u64 = u64::from_ne_bytes([0x80 - 10; 8]);
-    const HIGH_BITS: u64 = u64::from_ne_bytes([0x80; 8]);
     let max = max.min(19);
     let (mut v, mut n) = (0u64, 0usize);
     // The digits counted and converted in one walk, a word at a time (counted first, then
@@ -478,10 +474,7 @@ pub(crate) fn plain_number_at(b: &[u8], max: usize) -> Option<(u64, usize)> {
     while let Some(chunk) = b.get(n..n + 8) {
         let word = chunk.try_into().map_or(0, u64::from_le_bytes);
         let x = word ^ ZEROS;
-        // A carry out of a byte happens only from one that is no digit, into the bytes after
-        // it, which are not looked at.
-        let not_digit = (x.wrapping_add(TO_HIGH_BIT) | x) & HIGH_BITS;
-        let k = (not_digit.trailing_zeros() / 8) as usize;
+        let k = leading_digits(x);
         if n + k > max {
             return None;
         }
@@ -543,23 +536,28 @@ pub(crate) fn up_to_eight_digits(b: &[u8], n: usize) -> u64 {
 /// How many ASCII digits `b` starts with, eight bytes at a time: the numbers of a PyTorch memory
 /// event are a third of its bytes, and a byte at a time was a tenth of the scan.
 pub(crate) fn digit_run(b: &[u8]) -> usize {
-    const ZEROS: u64 = u64::from_ne_bytes([b'0'; 8]);
-    // Added to a byte `x` below 10, stays below 0x80; added to 10..0x80, reaches it.
-    const TO_HIGH_BIT: u64 = u64::from_ne_bytes([0x80 - 10; 8]);
-    const HIGH_BITS: u64 = u64::from_ne_bytes([0x80; 8]);
     let mut n = 0;
     while let Some(chunk) = b.get(n..n + 8) {
-        let word = chunk.try_into().map_or(0, u64::from_le_bytes);
-        let x = word ^ ZEROS;
-        // A byte's high bit is set when it is no digit. A carry out of a byte happens only
-        // from one that is no digit, into the bytes after it, which are not looked at.
-        let not_digit = (x.wrapping_add(TO_HIGH_BIT) | x) & HIGH_BITS;
-        if not_digit != 0 {
-            return n + (not_digit.trailing_zeros() / 8) as usize;
+        let k = leading_digits(chunk.try_into().map_or(0, u64::from_le_bytes) ^ ZEROS);
+        if k < 8 {
+            return n + k;
         }
         n += 8;
     }
     n + b[n..].iter().take_while(|c| c.is_ascii_digit()).count()
+}
+
+/// How many of the eight bytes of a little-endian word XOR '0's (a digit's byte is its value,
+/// 0..=9) are digits before the first that is none (8 when all are).
+#[inline(always)]
+fn leading_digits(x: u64) -> usize {
+    // Added to a byte below 10, stays below 0x80; added to 10..0x80, reaches it (a byte from
+    // 0x80 has its high bit already). A carry out of a byte happens only from one that is no
+    // digit, into the bytes after it, which are not looked at.
+    const TO_HIGH_BIT: u64 = u64::from_ne_bytes([0x80 - 10; 8]);
+    const HIGH_BITS: u64 = u64::from_ne_bytes([0x80; 8]);
+    let not_digit = (x.wrapping_add(TO_HIGH_BIT) | x) & HIGH_BITS;
+    (not_digit.trailing_zeros() / 8) as usize
 }
 
 #[cfg(test)]
