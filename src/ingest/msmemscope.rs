@@ -1573,17 +1573,7 @@ impl Paired {
     /// ([`OnePlace`]): the rank's load makes its curves first and then pairs it.
     fn of(dump: Dump) -> Self {
         let deferred = OnePlace::of(&dump);
-        let mut paired = Self {
-            dump,
-            blocks: Vec::new(),
-            over_held: 0,
-            parts: Vec::new(),
-            device_names: Vec::new(),
-            spans: AllSpans::default(),
-            counted: None,
-            deferred: None,
-            pools_agree: false,
-        };
+        let mut paired = Self::unpaired(dump);
         match deferred {
             Some(place) => paired.deferred = Some(place),
             None => paired.pair(),
@@ -1593,11 +1583,24 @@ impl Paired {
 
     /// A paired copy of `other`'s events.
     fn paired_copy(other: &Paired) -> Self {
-        let mut paired = Self::of(other.dump.clone());
-        if paired.deferred.is_some() {
-            paired.pair();
-        }
+        let mut paired = Self::unpaired(other.dump.clone());
+        paired.pair();
         paired
+    }
+
+    /// `dump` with nothing paired yet ([`Paired::pair`] pairs it).
+    fn unpaired(dump: Dump) -> Self {
+        Self {
+            dump,
+            blocks: Vec::new(),
+            over_held: 0,
+            parts: Vec::new(),
+            device_names: Vec::new(),
+            spans: AllSpans::default(),
+            counted: None,
+            deferred: None,
+            pools_agree: false,
+        }
     }
 
     /// Pairs its events into blocks and places them, and makes every process's op spans
