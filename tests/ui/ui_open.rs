@@ -132,6 +132,43 @@ fn dropping_a_folder_on_the_window_opens_it() {
     h.get_by_label("Rank ID");
 }
 
+/// A path given on the command line loads while the window is made: `ui::run` makes the app
+/// first, with the default preferences, and hands it the stored ones when the window is up.
+/// The stored language, theme, reopen choice and recent paths are taken, and what was opened
+/// meanwhile goes first in the list: a snapshot's path (remembered as it opens) as a
+/// profile's (remembered once its load proves it one).
+#[test]
+fn an_app_made_before_its_window_takes_the_stored_prefs_and_keeps_what_it_opened() {
+    use memsight::ui::i18n::Lang;
+    use memsight::ui::prefs::{Prefs, ThemePref};
+    let older = fixtures().join("demo").display().to_string();
+    let stored = Prefs {
+        lang: Lang::Zh,
+        theme: ThemePref::Dark,
+        recent: vec![older.clone()],
+        reopen_last: false,
+    };
+    let snapshot = fixtures().join("snapshots/fx_pinned/fx_pinned.pickle");
+    for (path, kind) in [(picked_folder(), "profile"), (snapshot, "snapshot")] {
+        let mut app = MemsightApp::with_prefs(Some(path.clone()), Prefs::default(), None);
+        app.adopt_stored_prefs(stored.clone());
+        let h = harness(app);
+        assert_eq!(h.state().document_kind(), kind);
+        if kind == "profile" {
+            assert!(h.state().view().is_some(), "{:?}", h.state().error());
+        }
+        let prefs = h.state().prefs();
+        assert_eq!(prefs.lang, Lang::Zh, "{kind}");
+        assert_eq!(prefs.theme, ThemePref::Dark, "{kind}");
+        assert!(!prefs.reopen_last, "{kind}");
+        assert_eq!(
+            prefs.recent,
+            vec![path.display().to_string(), older.clone()],
+            "{kind}"
+        );
+    }
+}
+
 #[test]
 fn recent_folders_survive_a_restart_and_reopen() {
     let first = picked_folder();

@@ -162,6 +162,16 @@ impl MemsightApp {
         app
     }
 
+    /// Takes the preferences the last session stored, for an app made before its window (with
+    /// the defaults, so that a path given on the command line loads while the window is made):
+    /// what it remembered meanwhile (a document it opened) stays first in the recent list.
+    pub fn adopt_stored_prefs(&mut self, stored: Prefs) {
+        let opened = std::mem::replace(&mut self.prefs, stored).recent;
+        for path in opened.iter().rev() {
+            self.prefs.remember(Path::new(path));
+        }
+    }
+
     /// The UI's strings, in the chosen language.
     pub fn tr(&self) -> &'static Tr {
         self.prefs.lang.tr()
