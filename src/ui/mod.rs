@@ -84,7 +84,7 @@ pub fn run(
         ..Default::default()
     };
     // A path given on the command line starts loading now, while the window and its GL context
-    // are made (0.06 s under Xvfb, more on a desktop's GPU): the app is made before the window,
+    // are made (0.065 s under Xvfb): the app is made before the window,
     // with the default preferences, and takes the stored ones once the window is up. Without a
     // path, what opens depends on the stored preferences (the last path, or the demo).
     let mut early = path.map(|p| MemsightApp::with_prefs(Some(p), prefs::Prefs::default(), None));
@@ -100,7 +100,7 @@ pub fn run(
                     app
                 }
                 None => {
-                    let start = prefs::startup(None, &prefs, std::path::Path::exists);
+                    let start = prefs::startup(&prefs, std::path::Path::exists);
                     let path = match &start {
                         prefs::Startup::Path(p) => p.clone(),
                         prefs::Startup::Demo | prefs::Startup::Gone(_) => {

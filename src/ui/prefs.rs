@@ -99,16 +99,10 @@ pub enum Startup {
     Gone(String),
 }
 
-/// What to open at start: the path given on the command line; else, when `prefs` says so, the
-/// most recent path if it still `exists` (else the demo, saying it is gone); else the demo.
-pub fn startup(
-    given: Option<std::path::PathBuf>,
-    prefs: &Prefs,
-    exists: impl Fn(&std::path::Path) -> bool,
-) -> Startup {
-    if let Some(p) = given {
-        return Startup::Path(p);
-    }
+/// What to open at a start without a path on the command line (one given is opened whatever
+/// was stored, before the window is made: [`crate::ui::run`]): when `prefs` says so, the most
+/// recent path if it still `exists` (else the demo, saying it is gone); else the demo.
+pub fn startup(prefs: &Prefs, exists: impl Fn(&std::path::Path) -> bool) -> Startup {
     match prefs.recent.first().filter(|_| prefs.reopen_last) {
         Some(last) if exists(std::path::Path::new(last)) => Startup::Path(last.into()),
         Some(last) => Startup::Gone(last.clone()),
@@ -173,28 +167,20 @@ mod tests {
     }
 
     #[test]
-    fn start_on_the_given_path_else_the_last_one_that_exists_else_the_demo() {
+    fn start_on_the_last_path_that_exists_else_the_demo() {
         let all = |_: &Path| true;
         let none = |_: &Path| false;
-        let given = Some(PathBuf::from("/given"));
         assert_eq!(
-            startup(given.clone(), &prefs(&["/last"], true), all),
-            Startup::Path("/given".into())
-        );
-        assert_eq!(
-            startup(None, &prefs(&["/last", "/older"], true), all),
+            startup(&prefs(&["/last", "/older"], true), all),
             Startup::Path("/last".into())
         );
-        assert_eq!(startup(None, &prefs(&["/last"], false), all), Startup::Demo);
+        assert_eq!(startup(&prefs(&["/last"], false), all), Startup::Demo);
         assert_eq!(
-            startup(None, &prefs(&["/gone"], true), none),
+            startup(&prefs(&["/gone"], true), none),
             Startup::Gone("/gone".into())
         );
-        assert_eq!(
-            startup(None, &prefs(&["/gone"], false), none),
-            Startup::Demo
-        );
-        assert_eq!(startup(None, &prefs(&[], true), all), Startup::Demo);
+        assert_eq!(startup(&prefs(&["/gone"], false), none), Startup::Demo);
+        assert_eq!(startup(&prefs(&[], true), all), Startup::Demo);
     }
 
     /// Issue 43 item 5: a path opened as relative was remembered relative, so the next start

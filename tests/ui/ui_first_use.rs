@@ -902,7 +902,7 @@ fn preferences_are_saved_when_they_change() {
     assert!(!back.reopen_last);
     assert_eq!(back.lang, Lang::Zh);
     assert_eq!(
-        memsight::ui::prefs::startup(None, &back, Path::exists),
+        memsight::ui::prefs::startup(&back, Path::exists),
         memsight::ui::prefs::Startup::Demo
     );
     let on = memsight::ui::prefs::Prefs {
@@ -910,7 +910,7 @@ fn preferences_are_saved_when_they_change() {
         ..back
     };
     assert_eq!(
-        memsight::ui::prefs::startup(None, &on, Path::exists),
+        memsight::ui::prefs::startup(&on, Path::exists),
         memsight::ui::prefs::Startup::Path(rank_dir())
     );
 }
