@@ -67,8 +67,9 @@ pub enum DiscoverError {
     /// No memory data anywhere under the path.
     #[error(
         "no memory data found under {path}: looked for memory_record*.csv (torch_npu, MindSpore, \
-         msprof) and ascend_pytorch_profiler*.db / ascend_mindspore_profiler*.db, up to {MAX_DEPTH} \
-         folders deep{}",
+         msprof), ascend_pytorch_profiler*.db / ascend_mindspore_profiler*.db{}, up to \
+         {MAX_DEPTH} folders deep{}",
+        also_suffix(.also),
         notes_suffix(.notes)
     )]
     NoMemoryData {
@@ -76,6 +77,9 @@ pub enum DiscoverError {
         path: String,
         /// Notes on what was found instead.
         notes: Vec<Message>,
+        /// What the importers asked look for besides the Ascend exports
+        /// ([`super::importer::Importer::looks_for`]).
+        also: Vec<&'static str>,
     },
 }
 
@@ -351,6 +355,11 @@ impl Walker<'_> {
     }
 }
 
+/// `also`, each after a comma.
+fn also_suffix(also: &[&str]) -> String {
+    also.iter().map(|a| format!(", {a}")).collect()
+}
+
 /// `; note; note` in English, or nothing.
 fn notes_suffix(notes: &[Message]) -> String {
     notes.iter().map(|n| format!("; {n}")).collect()
@@ -456,6 +465,7 @@ fn discover_in(
         return Err(DiscoverError::NoMemoryData {
             path: path.display().to_string(),
             notes,
+            also: walker.importers.iter().map(|i| i.looks_for()).collect(),
         });
     }
     ranks.sort_by(|a, b| {

@@ -1767,6 +1767,10 @@ impl Importer for MemScopeDumps {
         NAME
     }
 
+    fn looks_for(&self) -> &'static str {
+        "memscope_dump_*.csv / *.db (msMemScope)"
+    }
+
     fn wants(&self, file_name: &str) -> bool {
         let l = file_name.to_ascii_lowercase();
         l.ends_with(".csv") || (l.starts_with("memscope_dump") && l.ends_with(".db"))

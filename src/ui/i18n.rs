@@ -779,19 +779,22 @@ catalogue! {
     cannot_open: fn(&str, &str) -> String;
         en: |p, why| format!("cannot open {p}: {why}");
         zh: |p, why| format!("无法打开 {p}：{why}");
-    no_memory_data: fn(&str, usize, &str) -> String;
-        en: |p, depth, extra| {
+    no_memory_data: fn(&str, usize, &[&str], &str) -> String;
+        en: |p, depth, also, extra| {
+            let also: String = also.iter().map(|a| format!(", {a}")).collect();
             format!(
                 "no memory data found under {p}: looked for memory_record*.csv (torch_npu, \
-                 MindSpore, msprof) and ascend_pytorch_profiler*.db / ascend_mindspore_profiler*.db, \
-                 up to {} deep{extra}",
+                 MindSpore, msprof), ascend_pytorch_profiler*.db / ascend_mindspore_profiler*.db\
+                 {also}, up to {} deep{extra}",
                 counted(depth, "folder", "folders")
             )
         };
-        zh: |p, depth, extra| {
+        zh: |p, depth, also, extra| {
+            let also: String = also.iter().map(|a| format!("、{a}")).collect();
             format!(
                 "在 {p} 下没有找到内存数据：已查找 memory_record*.csv（torch_npu、MindSpore、msprof）\
-                 和 ascend_pytorch_profiler*.db / ascend_mindspore_profiler*.db，最深 {depth} 层文件夹{extra}"
+                 、ascend_pytorch_profiler*.db / ascend_mindspore_profiler*.db{also}，\
+                 最深 {depth} 层文件夹{extra}"
             )
         };
     // The chart.
@@ -2117,7 +2120,7 @@ mod tests {
             (EN.summary_leaks)(1, "0"),
             (EN.summary_shown)(1, 1),
             (EN.loading_progress)("x", 1, 1, 1, 1),
-            (EN.no_memory_data)("/p", 1, ""),
+            (EN.no_memory_data)("/p", 1, &[], ""),
             (EN.overview_title)(1, 1),
             (EN.attribution)(1, 1, 0, 0),
             (EN.snapshot_figures)(1, "1", "1", "1", "#0", "1"),

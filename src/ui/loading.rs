@@ -104,12 +104,12 @@ impl Failure {
 pub fn discover_error(t: &Tr, e: &DiscoverError) -> String {
     match e {
         DiscoverError::Unreadable { path, reason } => (t.cannot_open)(path, reason),
-        DiscoverError::NoMemoryData { path, notes } => {
+        DiscoverError::NoMemoryData { path, notes, also } => {
             let extra: String = notes
                 .iter()
                 .map(|n| format!("; {}", n.render(t.lang)))
                 .collect();
-            (t.no_memory_data)(path, crate::ingest::MAX_DEPTH, &extra)
+            (t.no_memory_data)(path, crate::ingest::MAX_DEPTH, also, &extra)
         }
     }
 }

@@ -60,6 +60,15 @@ fn exit_codes() {
     let (code, _, stderr) = memsight(&["inspect", tmp.path().to_str().unwrap()]);
     assert_eq!(code, 2);
     assert!(stderr.contains("no memory data found"), "{stderr}");
+    // It names every kind of file it looked for, the imported sources' too.
+    for kind in [
+        "memory_record*.csv",
+        "ascend_pytorch_profiler*.db",
+        "*.pt.trace.json / *.json.gz (PyTorch profiler)",
+        "memscope_dump_*.csv / *.db (msMemScope)",
+    ] {
+        assert!(stderr.contains(kind), "{kind}: {stderr}");
+    }
     // Some ranks fail but one loads: exit 0, the failures are in the output.
     let (code, stdout, _) = memsight(&["inspect", fixtures().join("malformed").to_str().unwrap()]);
     assert_eq!(code, 0);

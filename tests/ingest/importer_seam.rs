@@ -41,6 +41,10 @@ impl Importer for MemLog {
         NAME
     }
 
+    fn looks_for(&self) -> &'static str {
+        "*.memlog (a test's own format)"
+    }
+
     fn wants(&self, file_name: &str) -> bool {
         file_name.ends_with(".memlog")
     }
@@ -144,6 +148,14 @@ fn a_new_source_is_one_importer_away() {
     let (dir, log) = folder();
     // Without the importer, nothing there is memory data.
     assert!(discover(dir.path()).is_err());
+    // A folder with nothing any importer recognises: the message says what each looked for.
+    let empty = tempfile::tempdir().unwrap();
+    let said = discover_with(empty.path(), &[&TOY])
+        .unwrap_err()
+        .to_string();
+    assert!(said.contains("*.memlog (a test's own format)"), "{said}");
+    let said = discover_with(empty.path(), &[]).unwrap_err().to_string();
+    assert!(!said.contains("memlog"), "{said}");
     // With it: a rank per device of the file it recognises by content; the look-alike is not.
     let profile = discover_with(dir.path(), &[&TOY]).expect("the toy ranks");
     let ranks: Vec<(&str, &str)> = profile

@@ -838,12 +838,17 @@ fn a_folder_without_a_profile_says_so_in_the_ui_language() {
         app.wait_for_load();
         let e = app.error().map(str::to_owned).unwrap_or_default();
         assert!(e.contains(text), "{e}");
+        // Every source it reads is named, msMemScope's and PyTorch's too.
+        for kind in ["(PyTorch profiler)", "(msMemScope)", "memory_record*.csv"] {
+            assert!(e.contains(kind), "{kind}: {e}");
+        }
         let mut h = Harness::builder()
             .with_size([1280.0, 720.0])
             .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
         h.run();
         h.run();
         h.get_by_label_contains(text);
+        h.get_by_label_contains("memscope_dump_*.csv / *.db (msMemScope)");
         assert_no_missing_glyphs(&h);
     }
 }

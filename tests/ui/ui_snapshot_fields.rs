@@ -369,6 +369,10 @@ fn join_with_a_file_that_is_not_a_profile_says_why_in_the_ui_language() {
         let why = (t.no_memory_data)(
             &empty.display().to_string(),
             memsight::ingest::MAX_DEPTH,
+            &[
+                "*.pt.trace.json / *.json.gz (PyTorch profiler)",
+                "memscope_dump_*.csv / *.db (msMemScope)",
+            ],
             "",
         );
         let said = FAILED

@@ -453,6 +453,10 @@ impl Importer for PyTorchTraces {
         NAME
     }
 
+    fn looks_for(&self) -> &'static str {
+        "*.pt.trace.json / *.json.gz (PyTorch profiler)"
+    }
+
     fn wants(&self, file_name: &str) -> bool {
         let l = file_name.to_ascii_lowercase();
         (l.ends_with(".json") || l.ends_with(".json.gz"))

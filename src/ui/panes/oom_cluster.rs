@@ -151,7 +151,7 @@ pub fn from_discovery(
     e: &crate::ingest::DiscoverError,
     jobs: &mut Jobs,
 ) -> Option<Box<dyn crate::ui::document::Document>> {
-    let crate::ingest::DiscoverError::NoMemoryData { path, notes } = e else {
+    let crate::ingest::DiscoverError::NoMemoryData { path, notes, .. } = e else {
         return None;
     };
     let snapshots = notes
