@@ -77,7 +77,7 @@ pub enum DiscoverError {
         path: String,
         /// Notes on what was found instead.
         notes: Vec<Message>,
-        /// What the importers asked look for besides the Ascend exports
+        /// What the importers it asked look for besides the Ascend exports
         /// ([`super::importer::Importer::looks_for`]).
         also: Vec<&'static str>,
     },

@@ -27,9 +27,9 @@ pub trait Importer: Sync {
     /// Cheap, by name alone: might this file be one of yours? (Only then is its head read.)
     fn wants(&self, file_name: &str) -> bool;
 
-    /// What it looks for, for the message when a folder holds nothing memsight reads: its
-    /// files' names and the tool that writes them, e.g. `*.json / *.json.gz (PyTorch
-    /// profiler)`; the same in every language.
+    /// What it looks for, for the message when a folder holds nothing memsight reads: the
+    /// names of the files it asks about ([`Self::wants`]) and what writes them, e.g. `*.json /
+    /// *.json.gz (PyTorch profiler traces)`; the same in every language.
     fn looks_for(&self) -> &'static str;
 
     /// Is this file one of yours, by its first [`HEAD_BYTES`] bytes (fewer for a short file)?

@@ -1768,7 +1768,7 @@ impl Importer for MemScopeDumps {
     }
 
     fn looks_for(&self) -> &'static str {
-        "memscope_dump_*.csv / *.db (msMemScope)"
+        "*.csv / memscope_dump_*.db (msMemScope dumps)"
     }
 
     fn wants(&self, file_name: &str) -> bool {

@@ -64,8 +64,8 @@ fn exit_codes() {
     for kind in [
         "memory_record*.csv",
         "ascend_pytorch_profiler*.db",
-        "*.pt.trace.json / *.json.gz (PyTorch profiler)",
-        "memscope_dump_*.csv / *.db (msMemScope)",
+        "*.json / *.json.gz (PyTorch profiler traces)",
+        "*.csv / memscope_dump_*.db (msMemScope dumps)",
     ] {
         assert!(stderr.contains(kind), "{kind}: {stderr}");
     }

@@ -839,7 +839,11 @@ fn a_folder_without_a_profile_says_so_in_the_ui_language() {
         let e = app.error().map(str::to_owned).unwrap_or_default();
         assert!(e.contains(text), "{e}");
         // Every source it reads is named, msMemScope's and PyTorch's too.
-        for kind in ["(PyTorch profiler)", "(msMemScope)", "memory_record*.csv"] {
+        for kind in [
+            "(PyTorch profiler traces)",
+            "(msMemScope dumps)",
+            "memory_record*.csv",
+        ] {
             assert!(e.contains(kind), "{kind}: {e}");
         }
         let mut h = Harness::builder()
@@ -848,7 +852,7 @@ fn a_folder_without_a_profile_says_so_in_the_ui_language() {
         h.run();
         h.run();
         h.get_by_label_contains(text);
-        h.get_by_label_contains("memscope_dump_*.csv / *.db (msMemScope)");
+        h.get_by_label_contains("*.csv / memscope_dump_*.db (msMemScope dumps)");
         assert_no_missing_glyphs(&h);
     }
 }

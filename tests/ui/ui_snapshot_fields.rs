@@ -370,8 +370,8 @@ fn join_with_a_file_that_is_not_a_profile_says_why_in_the_ui_language() {
             &empty.display().to_string(),
             memsight::ingest::MAX_DEPTH,
             &[
-                "*.pt.trace.json / *.json.gz (PyTorch profiler)",
-                "memscope_dump_*.csv / *.db (msMemScope)",
+                "*.json / *.json.gz (PyTorch profiler traces)",
+                "*.csv / memscope_dump_*.db (msMemScope dumps)",
             ],
             "",
         );

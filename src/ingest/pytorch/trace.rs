@@ -454,7 +454,7 @@ impl Importer for PyTorchTraces {
     }
 
     fn looks_for(&self) -> &'static str {
-        "*.pt.trace.json / *.json.gz (PyTorch profiler)"
+        "*.json / *.json.gz (PyTorch profiler traces)"
     }
 
     fn wants(&self, file_name: &str) -> bool {
