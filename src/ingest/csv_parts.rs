@@ -24,11 +24,29 @@ pub trait RecordSink: Send {
     fn record(&mut self, record: &simd_csv::StringRecord) -> bool;
     /// A record that could not be read (not text, a CSV error that is not an I/O one).
     fn unreadable(&mut self);
+    /// The file's last record when it does not end as a record does ([`Unfinished`]: a copy
+    /// cut short, a file still being written); `false` stops the read. By default read as any
+    /// record.
+    fn unfinished(&mut self, record: &simd_csv::StringRecord, how: Unfinished) -> bool {
+        let _ = how;
+        self.record(record)
+    }
     /// `bytes` more of the part were read (told about every [`PROGRESS_BYTES`] or so, and at
     /// its end): for a progress bar. By default nothing.
     fn read(&mut self, bytes: u64) {
         let _ = bytes;
     }
+}
+
+/// How a file's last record ends when it does not end with a line break.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unfinished {
+    /// Inside a quoted cell (an odd number of quotes: the reader reads every quote as the
+    /// start or the end of a quoted part): the file stops in the middle of the cell.
+    InsideQuotes,
+    /// Outside quotes, with no line break after it: cut short in the middle of the row, or
+    /// written without a last line break (the sink tells which by the record's cells).
+    WithoutLineBreak,
 }
 
 /// About how often a part tells its sink how far it has read.
@@ -88,7 +106,7 @@ pub fn read_in_parts<S: RecordSink>(
     let parts = cuts.len();
     let read = each_part(parts, "csv_part", &|k| {
         let end = cuts.get(k + 1).copied();
-        read_part(path, cuts[k], end, sink)
+        read_part(path, cuts[k], end, len, sink)
     });
     if read.len() != parts {
         return Err(read
@@ -102,7 +120,7 @@ pub fn read_in_parts<S: RecordSink>(
         if let Ended::Astray = ended {
             // The parts from here on were cut wrong: read again on one core from this one's
             // cut, which the part before confirmed.
-            let (s, _) = read_part(path, cuts[k], None, sink)?;
+            let (s, _) = read_part(path, cuts[k], None, len, sink)?;
             sinks.push(s);
             return Ok(sinks);
         }
@@ -160,12 +178,14 @@ fn row_start_after(
 }
 
 /// Reads the records from offset `cut` (a record's start) into a new sink: up to offset `end`
-/// (another part's cut), or to the end of the file. How it ended: at `end` when its last
-/// record ends there.
+/// (another part's cut), or to the end of the file, `len` bytes long when the read began (its
+/// last record is looked at for how it ends, [`RecordSink::unfinished`]). How it ended: at
+/// `end` when its last record ends there.
 fn read_part<S: RecordSink>(
     path: &Path,
     cut: u64,
     end: Option<u64>,
+    len: u64,
     sink: &(dyn Fn() -> S + Sync),
 ) -> Result<(S, Ended), PartsError> {
     let mut file =
@@ -179,6 +199,7 @@ fn read_part<S: RecordSink>(
         .from_reader(file);
     let mut s = sink();
     let mut record = simd_csv::StringRecord::new();
+    let file_len = len;
     let len = end.map(|e| e - cut);
     // How far the sink was told the part is read.
     let mut told = 0;
@@ -214,7 +235,20 @@ fn read_part<S: RecordSink>(
                 return Ok((s, ended));
             }
             Ok(true) => {
-                if !s.record(&record) {
+                let to = cut.saturating_add(reader.position());
+                // The file's last record (one compare a record; a file that grew while read
+                // has its old end's record looked at, which ends as a record does).
+                let how = if end.is_none() && to >= file_len {
+                    how_it_ends(path, cut.saturating_add(at), to)
+                        .map_err(|e| PartsError::Io(simd_csv::Error::from(e)))?
+                } else {
+                    None
+                };
+                let go_on = match how {
+                    Some(how) => s.unfinished(&record, how),
+                    None => s.record(&record),
+                };
+                if !go_on {
                     return Err(PartsError::Stopped);
                 }
             }
@@ -224,21 +258,52 @@ fn read_part<S: RecordSink>(
     }
 }
 
+/// How the record in bytes `from..to` of the file at `path` ends, when not with a line break
+/// (a CR or an LF) outside quotes. Streamed: a stray quote may make the last record most of
+/// the file.
+fn how_it_ends(path: &Path, from: u64, to: u64) -> std::io::Result<Option<Unfinished>> {
+    let mut file = super::safe_fs::open_regular(path)?;
+    file.seek(SeekFrom::Start(from))?;
+    let mut file = file.take(to.saturating_sub(from));
+    let mut buf = vec![0u8; 64 << 10];
+    let (mut quotes, mut last) = (0usize, None);
+    loop {
+        let n = read_up_to(&mut file, &mut buf)?;
+        if n == 0 {
+            break;
+        }
+        quotes += memchr::memchr_iter(b'"', &buf[..n]).count();
+        last = buf[..n].last().copied();
+    }
+    Ok(if quotes % 2 == 1 {
+        Some(Unfinished::InsideQuotes)
+    } else if matches!(last, Some(b'\n' | b'\r')) {
+        None
+    } else {
+        Some(Unfinished::WithoutLineBreak)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
 
     /// Every record as text, and the unreadable ones as `None`.
-    /// And how many bytes the part said it read.
+    /// And how many bytes the part said it read, and the records said to be unfinished (their
+    /// index in the part's list).
     #[derive(Default)]
-    struct Collect(Vec<Option<Vec<String>>>, u64);
+    struct Collect(Vec<Option<Vec<String>>>, u64, Vec<(usize, Unfinished)>);
 
     impl RecordSink for Collect {
         fn record(&mut self, record: &simd_csv::StringRecord) -> bool {
             self.0
                 .push(Some(record.iter().map(str::to_string).collect()));
             true
+        }
+        fn unfinished(&mut self, record: &simd_csv::StringRecord, how: Unfinished) -> bool {
+            self.2.push((self.0.len(), how));
+            self.record(record)
         }
         fn unreadable(&mut self) {
             self.0.push(None);
@@ -331,8 +396,62 @@ mod tests {
             // The parts kept said they read every byte after the header, once.
             let told: u64 = parts.iter().map(|c| c.1).sum();
             prop_assert_eq!(told, (bytes.len() - start) as u64);
+            // Only the last record may be unfinished, and it is when the bytes after the
+            // header hold an odd number of quotes (every record before it ends outside
+            // quotes) or do not end with a line break: counted here on the bytes alone.
+            let mut unfinished = Vec::new();
+            let mut before = 0;
+            for c in &parts {
+                unfinished.extend(c.2.iter().map(|&(i, how)| (before + i, how)));
+                before += c.0.len();
+            }
             let read: Vec<_> = parts.into_iter().flat_map(|c| c.0).collect();
+            let tail = &bytes[start..];
+            let odd = tail.iter().filter(|&&b| b == b'"').count() % 2 == 1;
+            let broken = tail.last().is_some_and(|b| !matches!(b, b'\n' | b'\r'));
+            let want = match read.last() {
+                Some(Some(_)) if odd => vec![(read.len() - 1, Unfinished::InsideQuotes)],
+                Some(Some(_)) if broken => vec![(read.len() - 1, Unfinished::WithoutLineBreak)],
+                _ => vec![],
+            };
+            prop_assert_eq!(unfinished, want);
             prop_assert_eq!(read, serial(&bytes, start));
+        }
+    }
+
+    #[test]
+    fn a_file_cut_short_says_how_its_last_record_ends() {
+        use Unfinished::{InsideQuotes, WithoutLineBreak};
+        let head = "ID,Event,Stack\n1,MALLOC,\"frame a\nframe b\"\n";
+        for (last, want) in [
+            ("2,FREE,\"frame a\nframe b\"\n", None),
+            ("2,FREE,\"a \"\"quoted\"\" b\"\r\n", None),
+            ("2,FREE,\"frame a\nframe b\"", Some(WithoutLineBreak)),
+            ("2,FR", Some(WithoutLineBreak)),
+            ("2,FREE,\"frame a\nfra", Some(InsideQuotes)),
+            // Cut just after one of a quoted stack's line breaks.
+            ("2,FREE,\"frame a\n", Some(InsideQuotes)),
+        ] {
+            let text = format!("{head}{last}");
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("dump.csv");
+            std::fs::write(&path, &text).unwrap();
+            for part in [1, 7, 1 << 20] {
+                let parts =
+                    read_in_parts(&path, 15, part, &digits_then_comma, &Collect::default).unwrap();
+                let ends: Vec<_> = parts.iter().flat_map(|c| c.2.iter().map(|e| e.1)).collect();
+                assert_eq!(
+                    ends,
+                    want.into_iter().collect::<Vec<_>>(),
+                    "{last:?} in parts of {part}"
+                );
+                let last_part = parts.last().unwrap();
+                if want.is_some() {
+                    assert_eq!(last_part.2[0].0, last_part.0.len() - 1, "{last:?}");
+                }
+                let read: Vec<_> = parts.into_iter().flat_map(|c| c.0).collect();
+                assert_eq!(read.len(), 2, "{last:?}");
+            }
         }
     }
 

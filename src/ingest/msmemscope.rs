@@ -568,6 +568,8 @@ struct Dump {
     threads: Vec<(i64, i64)>,
     /// Rows that could not be read.
     unreadable: u64,
+    /// Whether the file stops in the middle of its last row (left out).
+    cut_short: bool,
     /// Rows whose time lies far outside the bulk of the dump's (a corrupt or µs-scale cell
     /// among ns ones): left out, so that one row cannot move the time origin by decades.
     out_of_window: u64,
@@ -886,6 +888,7 @@ impl DumpBuilder {
                 .map(|&t| thread_index(&mut self.thread_ids, &mut self.dump.threads, t))
                 .collect();
             self.dump.unreadable += dump.unreadable;
+            self.dump.cut_short |= dump.cut_short;
             renumber.push(Renumber {
                 texts,
                 devices,
@@ -1101,12 +1104,25 @@ fn device_index(ids: &mut FxHashMap<String, u32>, devices: &mut Vec<String>, d: 
 struct PartBuilder<'a> {
     builder: DumpBuilder,
     control: &'a LoadControl,
+    /// The header's cells: a last row with fewer and no line break after it was cut short.
+    cells: usize,
 }
 
 impl csv_parts::RecordSink for PartBuilder<'_> {
     fn record(&mut self, record: &simd_csv::StringRecord) -> bool {
         self.builder
             .row(|i| record.get(i).unwrap_or(""), self.control)
+    }
+
+    /// A last row cut short (inside a quoted cell, or short of cells with no line break
+    /// after it) is left out: its cut cell (a call stack's first frames, part of an `Attr`)
+    /// would read as a stack or a size the dump never held.
+    fn unfinished(&mut self, record: &simd_csv::StringRecord, how: csv_parts::Unfinished) -> bool {
+        if how == csv_parts::Unfinished::WithoutLineBreak && record.len() >= self.cells {
+            return self.record(record);
+        }
+        self.builder.dump.cut_short = true;
+        true
     }
 
     fn unreadable(&mut self) {
@@ -1161,9 +1177,9 @@ fn read_dump_file_in_parts(
             .trim()
             .eq_ignore_ascii_case("id")
     });
-    if !id_first {
-        return open(path).and_then(|f| read_dump(f, control, &name, Rows::All));
-    }
+    // A dump whose rows do not start with their ID is read in one part, on one core: its
+    // rows' starts cannot be told from its call stacks' lines.
+    let part = if id_first { part } else { u64::MAX };
     let start = reader.position();
     drop(reader);
     // The bytes after the header, for the progress bar (told as the parts read them).
@@ -1171,10 +1187,14 @@ fn read_dump_file_in_parts(
     control.add_total(len.saturating_sub(start));
     let parts = csv_parts::read_in_parts(path, start, part, &starts_with_an_id, &|| {
         let mut builder = DumpBuilder::new(cols, Rows::All);
-        let rows = usize::try_from(part / BYTES_A_RESERVED_ROW).unwrap_or(0);
+        let rows = usize::try_from(part.min(PART) / BYTES_A_RESERVED_ROW).unwrap_or(0);
         builder.mem.reserve(rows);
         builder.ops.reserve(rows);
-        PartBuilder { builder, control }
+        PartBuilder {
+            builder,
+            control,
+            cells: header.len(),
+        }
     })
     .map_err(|e| match e {
         csv_parts::PartsError::Io(e) => DumpProblem::unreadable(&name, csv_cause(e)),
@@ -2106,6 +2126,11 @@ fn warn_of_dump(paired: &Paired, pid: i64, shown: &str, data: &mut RankData) {
         data.report.warn(Message::TraceEventsUnreadable {
             path: shown.to_string(),
             count: dump.unreadable,
+        });
+    }
+    if dump.cut_short {
+        data.report.warn(Message::DumpCutShort {
+            path: shown.to_string(),
         });
     }
     if dump.out_of_window > 0 {

@@ -247,6 +247,12 @@ pub enum Message {
         /// The file.
         path: String,
     },
+    /// A CSV file that stops in the middle of its last row (a copy cut short, a dump still
+    /// being written): that row was left out.
+    DumpCutShort {
+        /// The file.
+        path: String,
+    },
     /// Events whose time lies far outside the bulk of the file's: left out.
     EventsOutOfWindow {
         /// The file.
@@ -631,6 +637,11 @@ Message::GzipEndedEarly { path } => match lang { Lang::En => format!("{path}: th
                  data (a copy cut short?); what was there was read"
             ), Lang::Zh => format!(
             "{path}：gzip 数据流缺少结尾校验或数据之后有多余字节（文件复制不完整？）；已读取其中的数据"
+        ), },
+Message::DumpCutShort { path } => match lang { Lang::En => format!("{path}: the file stops in the middle of its last row (a copy cut short, or msMemScope \
+                 still writing it?); that row is left out"
+            ), Lang::Zh => format!(
+            "{path}：文件在最后一行的中间结束（复制不完整，或 msMemScope 仍在写入？）；该行未读取"
         ), },
 Message::EventsOutOfWindow { path, count } => match lang { Lang::En => {
                 let events = if *count == 1 {

@@ -446,6 +446,79 @@ fn odd_dumps_lose_only_their_bad_rows() {
     assert_eq!(common::list_files(tmp.path()), before, "nothing written");
 }
 
+/// A dump that stops in the middle of its last row (copied while msMemScope still wrote it):
+/// the rows before it load, the cut row is left out (the first frames of its stack would read
+/// as a stack the dump never held, part of its `Attr` as a size) and a note says so, in
+/// English and in Chinese; a whole last row without a line break loads as any row.
+#[test]
+fn a_dump_cut_in_its_last_row_loads_the_rows_before_it_and_says_so() {
+    let first = "1,MALLOC,PTA,N/A,1764753084425691000,7,7,0,0x10,\"{allocation_id:1,addr:0x10,size:64,total:128,used:64}\",\"a.py(3): f\nmain.py(9): <module>\",\n";
+    let last = "2,MALLOC,PTA,N/A,1764753084425692000,7,7,0,0x20,\"{allocation_id:2,addr:0x20,size:32,total:128,used:96}\",\"b.py(4): g\nmain.py(9): <module>\",";
+    let at = |s: &str| last.find(s).unwrap();
+    let cut = [
+        ("after a stack line", &last[..at("main.py")]),
+        ("inside a stack line", &last[..at("(4)")]),
+        ("inside the Attr", &last[..at("size:") + 7]),
+        ("short of cells", &last[..30]),
+    ];
+    let whole = [
+        ("whole, no line break", last),
+        ("whole", &format!("{last}\n")[..]),
+    ];
+    for (case, text, cut_short) in cut
+        .iter()
+        .map(|&(c, t)| (c, t, true))
+        .chain(whole.iter().map(|&(c, t)| (c, t, false)))
+    {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("memscope_dump_1.csv");
+        std::fs::write(&path, format!("{DUMP_HEADER}{first}{text}")).unwrap();
+        let before = common::list_files(tmp.path());
+        let profile = discover(tmp.path()).unwrap();
+        assert_eq!(profile.ranks.len(), 1, "{case}");
+        let data = load_rank(&profile.ranks[0], &Default::default()).unwrap();
+        let mut sizes = data.operators.size.clone();
+        sizes.sort_unstable();
+        let want: &[i64] = if cut_short { &[64] } else { &[32, 64] };
+        assert_eq!(sizes, want, "{case}");
+        let stacks = data.stacks.as_ref().unwrap();
+        for r in 0..data.operators.len() {
+            let frames = stacks.row_frames(r);
+            assert_eq!(
+                frames.last().copied(),
+                Some("main.py(9): <module>"),
+                "{case}"
+            );
+        }
+        let notes = |lang| -> Vec<String> {
+            data.report
+                .warnings
+                .iter()
+                .map(|w| w.render(lang))
+                .collect()
+        };
+        let (en, zh) = (
+            notes(memsight::model::Lang::En),
+            notes(memsight::model::Lang::Zh),
+        );
+        let said = en
+            .iter()
+            .any(|n| n.contains("stops in the middle of its last row"));
+        assert_eq!(said, cut_short, "{case}: {en:?}");
+        assert_eq!(
+            zh.iter().any(|n| n.contains("文件在最后一行的中间结束")),
+            cut_short,
+            "{case}: {zh:?}"
+        );
+        // The cut row is said to be cut, not counted as a row that could not be read.
+        assert!(
+            !en.iter().any(|n| n.contains("could not be read")),
+            "{case}: {en:?}"
+        );
+        assert_eq!(common::list_files(tmp.path()), before, "nothing written");
+    }
+}
+
 /// FREE rows with no MALLOC and no device (`Device Id` N/A, as older dumps write HAL frees)
 /// belong to no rank: they are counted in a note of their process's rank, not lost silently.
 #[test]
