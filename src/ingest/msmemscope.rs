@@ -3225,6 +3225,34 @@ mod tests {
         }
     }
 
+    /// A dump whose rows do not start with their ID (its columns in another order) cannot be
+    /// cut at its rows' starts: it is read in one part, to what one reader reads, and a last
+    /// row cut inside its stack is left out and said to be cut.
+    #[test]
+    fn a_dump_whose_rows_do_not_start_with_their_id_is_read_in_one_part() {
+        let text = "Event,ID,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python)\n\
+            MALLOC,1,PTA,N/A,1764753084425691000,7,7,0,0x10,\"{allocation_id:1,addr:0x10,size:64}\",\"a.py(3): f\n5,MALLOC,a line like a row\"\n\
+            FREE,2,PTA,N/A,1764753084425692000,7,7,0,0x10,\"{allocation_id:1,addr:0x10,size:64}\",\n";
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("memscope_dump_1.csv");
+        let control = LoadControl::new();
+        std::fs::write(&path, text).unwrap();
+        let whole = read_dump(text.as_bytes(), &control, "whole", Rows::All).unwrap();
+        assert_eq!(whole.mem.len(), 2);
+        for part in [8, PART] {
+            let read = read_dump_file_in_parts(&path, &control, part).unwrap();
+            assert_eq!(described(&read), described(&whole), "parts of {part}");
+            assert!(!read.cut_short);
+        }
+        let cut = format!(
+            "{text}MALLOC,3,PTA,N/A,1764753084425693000,7,7,0,0x20,\"{{allocation_id:3,addr:0x20,size:32}}\",\"b.py("
+        );
+        std::fs::write(&path, cut).unwrap();
+        let read = read_dump_file_in_parts(&path, &control, 8).unwrap();
+        assert_eq!(described(&read), described(&whole));
+        assert!(read.cut_short);
+    }
+
     use proptest::prelude::*;
 
     proptest! {
