@@ -238,15 +238,10 @@ fn read_part<S: RecordSink>(
                 let to = cut.saturating_add(reader.position());
                 // The file's last record (one compare a record; a file that grew while read
                 // has its old end's record looked at, which ends as a record does).
-                let how = if end.is_none() && to >= file_len {
-                    how_it_ends(path, cut.saturating_add(at), to)
-                        .map_err(|e| PartsError::Io(simd_csv::Error::from(e)))?
+                let go_on = if end.is_none() && to >= file_len {
+                    last_record(path, cut.saturating_add(at), to, &record, &mut s)?
                 } else {
-                    None
-                };
-                let go_on = match how {
-                    Some(how) => s.unfinished(&record, how),
-                    None => s.record(&record),
+                    s.record(&record)
                 };
                 if !go_on {
                     return Err(PartsError::Stopped);
@@ -256,6 +251,25 @@ fn read_part<S: RecordSink>(
             Err(_) => s.unreadable(),
         }
     }
+}
+
+/// The file's last record, in bytes `from..to` of the file at `path`, to `s`: as
+/// [`RecordSink::unfinished`] when it does not end as a record does. Once a file: kept out of
+/// the records' loop.
+#[cold]
+#[inline(never)]
+fn last_record<S: RecordSink>(
+    path: &Path,
+    from: u64,
+    to: u64,
+    record: &simd_csv::StringRecord,
+    s: &mut S,
+) -> Result<bool, PartsError> {
+    let how = how_it_ends(path, from, to).map_err(|e| PartsError::Io(simd_csv::Error::from(e)))?;
+    Ok(match how {
+        Some(how) => s.unfinished(record, how),
+        None => s.record(record),
+    })
 }
 
 /// How the record in bytes `from..to` of the file at `path` ends, when not with a line break
