@@ -49,14 +49,15 @@ pub enum TokenizeError {
 }
 
 /// Hands every event object of the trace in `file` to `sink`, reading `block` bytes at a time;
-/// returns how many event objects there were (an oversized one counts, but is not handed).
+/// returns how many event objects there were (an oversized one counts, but is not handed) and
+/// whether the trace was cut short ([`PartEnd::cut_short`]).
 pub fn for_each_event(
     file: impl Read,
     block: usize,
     control: &LoadControl,
     sink: &mut impl EventSink,
-) -> Result<u64, TokenizeError> {
-    scan_reader(file, Scanner::new(), block, control, sink).map(|s| s.events)
+) -> Result<PartEnd, TokenizeError> {
+    for_each_event_of_part(file, PartStart::Document, block, control, sink)
 }
 
 /// The form of a trace whose first bytes are `head`: `None` when it is not a JSON array or
@@ -79,6 +80,11 @@ pub struct PartEnd {
     /// depth): the state the next part was read from. When a part does not, the next part's
     /// start was not an event's start and its events are not to be trusted.
     pub between_events: bool,
+    /// The part (the file's last, or the whole file) stops inside an event, a string or the
+    /// object form's top-level object: a file cut short (a copy broken off, a profiler still
+    /// writing). An array form that stops between its events is not: Chrome's format lets
+    /// the closing `]` be left out.
+    pub cut_short: bool,
 }
 
 /// Where a part of a trace starts.
@@ -114,6 +120,7 @@ pub fn for_each_event_of_part(
             && !s.oversized
             && s.event_start.is_none()
             && s.depth == s.event_depth(),
+        cut_short: s.in_string || s.depth > 0,
     })
 }
 
@@ -343,9 +350,48 @@ mod tests {
 
     fn events(text: &str, block: usize) -> Result<(u64, Vec<String>), ()> {
         let mut sink = Collect::default();
-        let n = for_each_event(text.as_bytes(), block, &LoadControl::default(), &mut sink)
+        let end = for_each_event(text.as_bytes(), block, &LoadControl::default(), &mut sink)
             .map_err(|_| ())?;
-        Ok((n, sink.0))
+        Ok((end.events, sink.0))
+    }
+
+    /// Whether the trace `text` was cut short, read in blocks of `block` bytes.
+    fn cut_short(text: &str, block: usize) -> bool {
+        let mut sink = Collect::default();
+        for_each_event(text.as_bytes(), block, &LoadControl::default(), &mut sink)
+            .unwrap()
+            .cut_short
+    }
+
+    /// An object-form trace (PyTorch's) cut at any byte is cut short exactly when what is left
+    /// is not a whole JSON document (serde_json's answer), but for whitespace after its end;
+    /// an array-form trace cut between its events is not (Chrome's format lets the `]` go),
+    /// one cut inside an event or a string is.
+    #[test]
+    fn a_trace_cut_at_any_byte_says_whether_it_was_cut_short() {
+        let object = "{\"schemaVersion\": 1, \"traceEvents\": [{\"ph\": \"X\", \"name\": \"a}{\\\"\", \"args\": {\"x\": [1, {\"y\": 2}]}}, {\"ph\": \"i\"}], \"deviceProperties\": [{\"id\": 0}]}\n";
+        for cut in 1..=object.len() {
+            let Some(text) = object.get(..cut) else {
+                continue;
+            };
+            let whole = serde_json::from_str::<serde_json::Value>(text).is_ok();
+            for block in [1, 3, 64] {
+                assert_eq!(
+                    cut_short(text, block),
+                    !whole,
+                    "{text:?} in blocks of {block}"
+                );
+            }
+        }
+        let array = "[{\"ph\": \"X\", \"args\": {\"s\": \"}\"}}, {\"ph\": \"i\"}]";
+        for (text, cut) in [
+            (array, false),
+            ("[{\"ph\": \"X\", \"args\": {\"s\": \"}\"}}, ", false),
+            ("[{\"ph\": \"X\", \"args\": {\"s\": \"}", true),
+            ("[{\"ph\": \"X\", \"args\": {\"s\": \"}\"}", true),
+        ] {
+            assert_eq!(cut_short(text, 2), cut, "{text:?}");
+        }
     }
 
     #[test]

@@ -52,7 +52,14 @@ impl RankTrace {
                         _ => read_trace_view(&path, control),
                     };
                     match result {
-                        Ok(t) => Some(t),
+                        Ok(t) => {
+                            if t.cut_short {
+                                data.report.warn(Message::TraceCutShort {
+                                    path: path.display().to_string(),
+                                });
+                            }
+                            Some(t)
+                        }
                         Err(TraceError::Cancelled) => return Err(LoadError::Cancelled),
                         Err(e) => {
                             data.report.warn(unreadable((&e).into()));

@@ -24,15 +24,24 @@ pub const PART: u64 = 64 << 20;
 /// How far past a part's nominal start a cut is looked for.
 const SEARCH: usize = 1 << 20;
 
-/// The sinks of the parts of the trace at `path`, each with its event count, in file order;
-/// `None` when the file is not read in parts (too small, no cut found, or a cut that was not
-/// an event's start).
+/// What a trace read in parts gave.
+pub struct Parts<S> {
+    /// Each part's sink with its event count, in file order.
+    pub sinks: Vec<(S, u64)>,
+    /// The file was cut short (its last part's [`PartEnd::cut_short`]).
+    ///
+    /// [`PartEnd::cut_short`]: super::chrome_trace::PartEnd::cut_short
+    pub cut_short: bool,
+}
+
+/// The parts of the trace at `path`, read on every core; `None` when the file is not read in
+/// parts (too small, no cut found, or a cut that was not an event's start).
 pub fn in_parts<S: EventSink + Send>(
     path: &Path,
     part: u64,
     make: &(dyn Fn() -> S + Sync),
     control: &LoadControl,
-) -> Result<Option<Vec<(S, u64)>>, TokenizeError> {
+) -> Result<Option<Parts<S>>, TokenizeError> {
     let mut file = super::safe_fs::open_regular(path).map_err(TokenizeError::Io)?;
     let len = file.metadata().map_err(TokenizeError::Io)?.len();
     let part = part.max(1);
@@ -64,24 +73,31 @@ pub fn in_parts<S: EventSink + Send>(
         };
     }
     let mut out = Vec::with_capacity(parts);
+    let mut cut_short = false;
     for (i, r) in done.into_iter().enumerate() {
         let (sink, outcome) = r?;
         // Every part but the last must end where the next was read from.
         if i + 1 < parts && !outcome.between_events {
             return Ok(None);
         }
+        cut_short = outcome.cut_short;
         out.push((sink, outcome.events));
     }
-    Ok(Some(out))
+    Ok(Some(Parts {
+        sinks: out,
+        cut_short,
+    }))
 }
 
 /// What reading one part gave.
 type PartResult<S> = Result<(S, Outcome), TokenizeError>;
 
-/// A part's event count and whether it ended between events.
+/// A part's event count, whether it ended between events and whether the file was cut short
+/// there (the last part's says).
 struct Outcome {
     events: u64,
     between_events: bool,
+    cut_short: bool,
 }
 
 /// Tokenizes `lo..hi` of the file at `path` into a new sink.
@@ -109,6 +125,7 @@ fn read_part<S: EventSink>(
         Outcome {
             events: end.events,
             between_events: end.between_events,
+            cut_short: end.cut_short,
         },
     ))
 }

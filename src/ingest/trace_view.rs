@@ -43,6 +43,9 @@ pub struct TraceExtract {
     pub events: u64,
     /// Candidate events that could not be read (bad JSON, missing or bad fields).
     pub unreadable: u64,
+    /// The file stops before the trace's end (a copy cut short, a profiler still writing):
+    /// the events before the cut were read.
+    pub cut_short: bool,
 }
 
 /// One `[memory]` instant event of a PyTorch profiler trace (`profile_memory=True`).
@@ -134,7 +137,7 @@ pub fn read_trace_with(
         skip_memory: options.skip_memory,
         ..Sink::default()
     };
-    let events = for_each_event(file, block, control, &mut sink).map_err(|e| match e {
+    let end = for_each_event(file, block, control, &mut sink).map_err(|e| match e {
         TokenizeError::Io(source) => TraceError::Io {
             path: name.to_string(),
             source,
@@ -143,7 +146,8 @@ pub fn read_trace_with(
         TokenizeError::Cancelled => TraceError::Cancelled,
     })?;
     let mut out = sink.finish();
-    out.events = events;
+    out.events = end.events;
+    out.cut_short = end.cut_short;
     Ok(out)
 }
 
@@ -179,7 +183,10 @@ pub fn read_trace_file_in_parts(
         TokenizeError::NotATrace => TraceError::NotATrace(name.to_string()),
         TokenizeError::Cancelled => TraceError::Cancelled,
     };
-    let Some(parts) = super::trace_parts::in_parts(path, part, &make, control).map_err(failed)?
+    let Some(super::trace_parts::Parts {
+        sinks: parts,
+        cut_short,
+    }) = super::trace_parts::in_parts(path, part, &make, control).map_err(failed)?
     else {
         let file = safe_fs::open_regular(path).map_err(|source| TraceError::Io {
             path: name.to_string(),
@@ -198,6 +205,7 @@ pub fn read_trace_file_in_parts(
     }
     let mut out = merged.unwrap_or_else(make).finish();
     out.events = events;
+    out.cut_short = cut_short;
     Ok(out)
 }
 
@@ -756,6 +764,7 @@ impl Sink {
             memory: self.memory,
             events: 0,
             unreadable: self.unreadable,
+            cut_short: false,
         }
     }
 }

@@ -253,6 +253,12 @@ pub enum Message {
         /// The file.
         path: String,
     },
+    /// A trace (JSON) that stops before its end (a copy cut short, a profiler still writing):
+    /// the events before the cut were read.
+    TraceCutShort {
+        /// The file.
+        path: String,
+    },
     /// Events whose time lies far outside the bulk of the file's: left out.
     EventsOutOfWindow {
         /// The file.
@@ -642,6 +648,11 @@ Message::DumpCutShort { path } => match lang { Lang::En => format!("{path}: the 
                  still writing it?); that row is left out"
             ), Lang::Zh => format!(
             "{path}：文件在最后一行的中间结束（复制不完整，或 msMemScope 仍在写入？）；该行未读取"
+        ), },
+Message::TraceCutShort { path } => match lang { Lang::En => format!("{path}: the trace stops before its end (a copy cut short, or the profiler still \
+                 writing it?); the events before the cut were read"
+            ), Lang::Zh => format!(
+            "{path}：trace 文件在结尾之前中断（复制不完整，或性能采集仍在写入？）；已读取中断之前的事件"
         ), },
 Message::EventsOutOfWindow { path, count } => match lang { Lang::En => {
                 let events = if *count == 1 {

@@ -778,6 +778,41 @@ fn a_broken_trace_view_or_kernel_details_leaves_the_rank_without_steps() {
     }
 }
 
+/// A trace_view.json copied while it was written stops inside an event: the steps before the
+/// cut are kept, and a note says the trace was cut short, once.
+#[test]
+fn a_trace_view_cut_short_keeps_the_steps_before_the_cut_and_says_so() {
+    let rec = csv(RECORD_HEADER, &record_rows(20));
+    let trace =
+        br#"[{"ph":"X","name":"ProfilerStep#1","pid":1,"tid":1,"ts":"1700000000000000","dur":5},
+{"ph":"X","name":"ProfilerStep#2","pid":1,"tid":1,"ts":"1700000000000010","dur":5},
+{"ph":"X","name":"ProfilerStep#3","pid":1,"tid":1,"ts":"17000"#;
+    let whole =
+        br#"[{"ph":"X","name":"ProfilerStep#1","pid":1,"tid":1,"ts":"1700000000000000","dur":5}]"#;
+    for (bytes, cut) in [(&trace[..], true), (&whole[..], false)] {
+        let tmp = tempfile::tempdir().unwrap();
+        rank_dir(
+            tmp.path(),
+            "r",
+            &[("memory_record.csv", &rec), ("trace_view.json", bytes)],
+        );
+        let data = only_rank(tmp.path());
+        let ids: Vec<i64> = data
+            .steps
+            .as_ref()
+            .map_or(Vec::new(), |s| s.steps.iter().map(|s| s.id).collect());
+        assert_eq!(ids, if cut { vec![1, 2] } else { vec![1] });
+        let said = data
+            .report
+            .warnings
+            .iter()
+            .filter(|w| w.to_string().contains("the trace stops before its end"))
+            .count();
+        assert_eq!(said, usize::from(cut));
+        assert_eq!(data.records.len(), 20);
+    }
+}
+
 /// kernel_details.csv places steps when nothing else does: each step spans its kernels.
 #[test]
 fn kernel_details_step_ids_place_the_steps() {

@@ -415,6 +415,59 @@ fn a_gzip_without_its_trailer_or_with_stray_bytes_loads_and_says_so() {
     }
 }
 
+/// A trace copied while the profiler still wrote it (or a copy broken off) stops before its
+/// end: it loads the events before the cut — as many memory events as the `[memory]` names
+/// in what is left, but for one cut through — and a note says so in English and Chinese; the
+/// whole trace has no such note.
+#[test]
+fn a_trace_cut_short_loads_the_events_before_the_cut_and_says_so() {
+    use memsight::model::Lang;
+    let src = pytorch().join("cnn_adam.pt.trace.json.gz");
+    let mut whole = Vec::new();
+    std::io::Read::read_to_end(
+        &mut flate2::read::MultiGzDecoder::new(std::fs::File::open(&src).unwrap()),
+        &mut whole,
+    )
+    .unwrap();
+    let control = memsight::ingest::LoadControl::new();
+    for (case, len) in [
+        ("whole", whole.len()),
+        ("half", whole.len() / 2),
+        ("near its end", whole.len() - 100),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cut.pt.trace.json");
+        let kept = &whole[..len];
+        std::fs::write(&path, kept).unwrap();
+        let named = memchr::memmem::find_iter(kept, b"\"[memory]\"").count();
+        let p = discover(&path).unwrap();
+        assert!(!p.ranks.is_empty(), "{case}: {:?}", p.notes);
+        let mut read = 0;
+        for rank in &p.ranks {
+            let data = load_rank(rank, &control).unwrap();
+            read += data.records.len();
+            let said = |lang: Lang, text: &str| {
+                data.report
+                    .warnings
+                    .iter()
+                    .any(|w| w.render(lang).contains(text))
+            };
+            let cut = case != "whole";
+            assert_eq!(
+                said(Lang::En, "the trace stops before its end"),
+                cut,
+                "{case}"
+            );
+            assert_eq!(said(Lang::Zh, "trace 文件在结尾之前中断"), cut, "{case}");
+        }
+        assert!(
+            read == named || read + 1 == named,
+            "{case}: {read} read, {named} named"
+        );
+        assert!(read > 0, "{case}");
+    }
+}
+
 /// A `[memory]` event as PyTorch writes it, on device (`t`, `id`), named `name` (JSON text).
 fn memory_event_named(name: &str, ts: i64, addr: i64, bytes: i64, total: i64, id: i64) -> String {
     format!(

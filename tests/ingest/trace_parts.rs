@@ -71,7 +71,7 @@ fn parts_of(path: &Path, part: u64) -> usize {
     }
     trace_parts::in_parts(path, part, &|| Count, &LoadControl::new())
         .unwrap()
-        .map_or(0, |p| p.len())
+        .map_or(0, |p| p.sinks.len())
 }
 
 #[test]
@@ -93,6 +93,24 @@ fn real_traces_read_in_parts_equal_the_serial_read() {
         }
         // It was read in parts, not whole.
         assert!(parts_of(&path, len / 7 + 1) > 2, "{}", trace.display());
+        assert!(
+            !serial(&bytes, ReadOptions::default()).cut_short,
+            "{}",
+            trace.display()
+        );
+        // Cut two thirds of the way in (a copy broken off): the same in parts, and said.
+        let cut = &bytes[..bytes.len() * 2 / 3];
+        std::fs::write(&path, cut).unwrap();
+        let want = serial(cut, ReadOptions::default());
+        assert!(want.cut_short, "{} cut", trace.display());
+        for part in [len / 7 + 1, 4096] {
+            let got = in_parts(&path, part, ReadOptions::default());
+            assert!(
+                all_of(&got) == all_of(&want),
+                "{} cut, in parts of {part}",
+                trace.display()
+            );
+        }
     }
 }
 

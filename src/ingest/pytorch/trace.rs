@@ -792,9 +792,15 @@ fn build_rank(
         steps,
         host,
         unreadable,
+        cut_short,
         ..
     } = extract;
     let mut data = RankData::empty(info.clone());
+    if cut_short {
+        data.report.warn(Message::TraceCutShort {
+            path: shown.to_string(),
+        });
+    }
     if unreadable > 0 {
         data.report.warn(Message::TraceEventsUnreadable {
             path: shown.to_string(),
