@@ -466,6 +466,26 @@ fn a_trace_cut_short_loads_the_events_before_the_cut_and_says_so() {
         );
         assert!(read > 0, "{case}");
     }
+    // Gzipped and cut in half: one note for the one cut, the gzip stream's.
+    let gz = std::fs::read(&src).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cut.pt.trace.json.gz");
+    std::fs::write(&path, &gz[..gz.len() / 2]).unwrap();
+    let p = discover(&path).unwrap();
+    assert!(!p.ranks.is_empty(), "{:?}", p.notes);
+    for rank in &p.ranks {
+        let data = load_rank(rank, &control).unwrap();
+        let notes: Vec<String> = data.report.warnings.iter().map(|w| w.to_string()).collect();
+        let gzip = notes
+            .iter()
+            .filter(|n| n.contains("the gzip stream ends"))
+            .count();
+        let trace = notes
+            .iter()
+            .filter(|n| n.contains("the trace stops"))
+            .count();
+        assert_eq!((gzip, trace), (1, 0), "{notes:?}");
+    }
 }
 
 /// A `[memory]` event as PyTorch writes it, on device (`t`, `id`), named `name` (JSON text).

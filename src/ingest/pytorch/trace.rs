@@ -674,6 +674,10 @@ impl Importer for PyTorchTraces {
         };
         let mut data = build_rank(info, extract, memory, part, &shown, curves_shown);
         if cut.load(Ordering::Relaxed) {
+            // One note for one cut: the gzip stream's says the trace was cut short too.
+            data.report
+                .warnings
+                .retain(|w| !matches!(w, Message::TraceCutShort { .. }));
             data.report.warn(Message::GzipEndedEarly {
                 path: shown.clone(),
             });
