@@ -250,6 +250,53 @@ fn a_ranks_warnings_show_translated_on_hover() {
     }
 }
 
+/// The top bar's warnings button opens the load warnings over the overview too (it opened
+/// nothing there: the window was drawn only over a rank), in English and Chinese.
+#[test]
+fn the_warnings_button_opens_the_warnings_over_the_overview() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ranks = generate(
+        tmp.path(),
+        &GenOptions {
+            ranks: 2,
+            allocs: 200,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    // A row of two cells in each rank's memory_record: skipped, and said.
+    for r in &ranks {
+        let path = r.join("ASCEND_PROFILER_OUTPUT/memory_record.csv");
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text.push_str("APP,12\n");
+        std::fs::write(&path, text).unwrap();
+    }
+    for lang in [Lang::En, Lang::Zh] {
+        let mut app = MemsightApp::new(Some(tmp.path().to_path_buf()), Vec::new(), None);
+        app.set_language(lang);
+        app.wait_for_load();
+        app.wait_for_overview();
+        let mut h = common::harness(app);
+        assert!(h.state().view_state().show_overview, "{lang:?}");
+        let t = h.state().tr();
+        let n = h.state().view().unwrap().data.report.warning_count();
+        assert!(n > 0, "{lang:?}");
+        assert!(
+            h.query_by_label(t.load_warnings).is_none(),
+            "{lang:?}: open before the click"
+        );
+        h.get_by_label(&(t.warnings)(n)).click();
+        h.run();
+        assert!(
+            h.state().view_state().show_overview,
+            "{lang:?}: still the overview"
+        );
+        h.get_by_label(t.load_warnings);
+        // The skipped row, verbatim.
+        h.get_by_label_contains("APP,12");
+    }
+}
+
 /// A bar opens its rank, like the rank numbers (issue 26 item 12).
 #[test]
 fn a_bar_opens_its_rank() {

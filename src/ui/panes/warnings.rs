@@ -1,18 +1,21 @@
 //! The load warnings window: what discovery noted about the whole profile (files skipped as
 //! special files, unusable DBs), the rank's warnings, and every file's skipped rows, verbatim.
 
-use super::PaneCx;
 use crate::ui::command::Command;
+use crate::ui::i18n::Tr;
 
-/// Draws the window while the state has it open.
+/// Draws the window of the rank's `report` (and the profile's notes) while `shown` (the
+/// state's); closing it goes to `out`. Drawn over the rank and over the cluster overview:
+/// the top bar's button opens it from either.
 pub fn warnings_window(
     ctx: &egui::Context,
-    cx: &mut PaneCx<'_>,
+    t: &Tr,
+    shown: bool,
+    report: &crate::model::LoadReport,
     profile_notes: &[crate::model::Message],
+    out: &mut Vec<Command>,
 ) {
-    let report = &cx.view.data.report;
-    let mut open = cx.state.show_warnings;
-    let t = cx.t;
+    let mut open = shown;
     egui::Window::new(t.load_warnings)
         .open(&mut open)
         .default_size([700.0, 400.0])
@@ -39,7 +42,7 @@ pub fn warnings_window(
                 }
             });
         });
-    if open != cx.state.show_warnings {
-        cx.out.push(Command::ShowWarnings(open));
+    if open != shown {
+        out.push(Command::ShowWarnings(open));
     }
 }

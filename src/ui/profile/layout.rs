@@ -24,6 +24,13 @@ impl ProfileDocument {
                 self.overview_bars =
                     crate::ui::panes::overview::overview_ui(ui, t, o, notes, cx.state, cx.out);
             });
+            // The top bar's warnings button is the rank's (the one picked) here too.
+            if cx.state.show_warnings
+                && let Some(view) = self.view(cx.state)
+            {
+                let notes = self.session.notes();
+                warnings_window(ui.ctx(), t, true, &view.data.report, notes, cx.out);
+            }
         } else if let Some(view) = self.view(cx.state) {
             self.rank_ui(ui, view, cx);
         } else {
@@ -151,7 +158,8 @@ impl ProfileDocument {
             });
         }
         if cx.state.show_warnings {
-            warnings_window(ui.ctx(), &mut cx, notes);
+            let report = &cx.view.data.report;
+            warnings_window(ui.ctx(), t, true, report, notes, cx.out);
         }
     }
 }
