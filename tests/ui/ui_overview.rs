@@ -47,6 +47,15 @@ fn cluster() -> tempfile::TempDir {
     tmp
 }
 
+/// The app opened on `root`'s overview in `lang` (its rows filled), as a harness.
+fn overview_in(root: &Path, lang: Lang) -> egui_kittest::Harness<'static, MemsightApp> {
+    let mut app = MemsightApp::new(Some(root.to_path_buf()), Vec::new(), None);
+    app.set_language(lang);
+    app.wait_for_load();
+    app.wait_for_overview();
+    common::harness(app)
+}
+
 fn rank_dirs(root: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(root)
         .unwrap()
@@ -76,11 +85,7 @@ fn the_overview_lists_every_rank_marks_the_outlier_sorts_and_opens_a_rank() {
         ),
         (Lang::Zh, "集群总览：已汇总 6/6 个 rank", "离群：rank 0_2"),
     ] {
-        let mut app = MemsightApp::new(Some(tmp.path().to_path_buf()), Vec::new(), None);
-        app.set_language(lang);
-        app.wait_for_load();
-        app.wait_for_overview();
-        let mut h = common::harness(app);
+        let mut h = overview_in(tmp.path(), lang);
         assert!(h.state().view_state().show_overview);
         h.get_by_label(title);
         h.get_by_label_contains(outliers);
@@ -218,11 +223,7 @@ fn a_ranks_warnings_show_translated_on_hover() {
         ),
         (Lang::Zh, "没有 npu_module_mem*.csv：组件峰值表为空"),
     ] {
-        let mut app = MemsightApp::new(Some(tmp.path().to_path_buf()), Vec::new(), None);
-        app.set_language(lang);
-        app.wait_for_load();
-        app.wait_for_overview();
-        let mut h = common::harness(app);
+        let mut h = overview_in(tmp.path(), lang);
         assert!(
             h.query_by_label_contains(note).is_none(),
             "shown before hover"
@@ -272,11 +273,7 @@ fn the_warnings_button_opens_the_warnings_over_the_overview() {
         std::fs::write(&path, text).unwrap();
     }
     for lang in [Lang::En, Lang::Zh] {
-        let mut app = MemsightApp::new(Some(tmp.path().to_path_buf()), Vec::new(), None);
-        app.set_language(lang);
-        app.wait_for_load();
-        app.wait_for_overview();
-        let mut h = common::harness(app);
+        let mut h = overview_in(tmp.path(), lang);
         assert!(h.state().view_state().show_overview, "{lang:?}");
         let t = h.state().tr();
         let n = h.state().view().unwrap().data.report.warning_count();
@@ -383,11 +380,7 @@ fn rank_folders_without_memory_data_are_named() {
     }
     // The overview, in both languages.
     for lang in Lang::ALL {
-        let mut app = MemsightApp::new(Some(root.clone()), Vec::new(), None);
-        app.set_language(lang);
-        app.wait_for_load();
-        app.wait_for_overview();
-        let h = common::harness(app);
+        let h = overview_in(&root, lang);
         let t = h.state().tr();
         h.get_by_label(&(t.overview_without_data)(2, &empty.join(", ")));
     }
