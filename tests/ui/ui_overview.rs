@@ -56,6 +56,16 @@ fn overview_in(root: &Path, lang: Lang) -> egui_kittest::Harness<'static, Memsig
     common::harness(app)
 }
 
+/// Two generated ranks of 200 allocations in `root`: their folders.
+fn two_small_ranks(root: &Path) -> Vec<PathBuf> {
+    let opts = GenOptions {
+        ranks: 2,
+        allocs: 200,
+        ..Default::default()
+    };
+    generate(root, &opts).unwrap()
+}
+
 fn rank_dirs(root: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(root)
         .unwrap()
@@ -205,15 +215,7 @@ fn rows_arrive_in_discovery_order_and_cancel_stops_the_job() {
 #[test]
 fn a_ranks_warnings_show_translated_on_hover() {
     let tmp = tempfile::tempdir().unwrap();
-    let ranks = generate(
-        tmp.path(),
-        &GenOptions {
-            ranks: 2,
-            allocs: 200,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let ranks = two_small_ranks(tmp.path());
     let module = ranks[1].join("ASCEND_PROFILER_OUTPUT/npu_module_mem.csv");
     std::fs::remove_file(&module).unwrap();
     for (lang, note) in [
@@ -256,15 +258,7 @@ fn a_ranks_warnings_show_translated_on_hover() {
 #[test]
 fn the_warnings_button_opens_the_warnings_over_the_overview() {
     let tmp = tempfile::tempdir().unwrap();
-    let ranks = generate(
-        tmp.path(),
-        &GenOptions {
-            ranks: 2,
-            allocs: 200,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let ranks = two_small_ranks(tmp.path());
     // A row of two cells in each rank's memory_record: skipped, and said.
     for r in &ranks {
         let path = r.join("ASCEND_PROFILER_OUTPUT/memory_record.csv");
