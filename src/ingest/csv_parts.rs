@@ -178,14 +178,14 @@ fn row_start_after(
 }
 
 /// Reads the records from offset `cut` (a record's start) into a new sink: up to offset `end`
-/// (another part's cut), or to the end of the file, `len` bytes long when the read began (its
-/// last record is looked at for how it ends, [`RecordSink::unfinished`]). How it ended: at
-/// `end` when its last record ends there.
+/// (another part's cut), or to the end of the file, `file_len` bytes long when the read began
+/// (its last record is looked at for how it ends, [`RecordSink::unfinished`]). How it ended:
+/// at `end` when its last record ends there.
 fn read_part<S: RecordSink>(
     path: &Path,
     cut: u64,
     end: Option<u64>,
-    len: u64,
+    file_len: u64,
     sink: &(dyn Fn() -> S + Sync),
 ) -> Result<(S, Ended), PartsError> {
     let mut file =
@@ -199,7 +199,6 @@ fn read_part<S: RecordSink>(
         .from_reader(file);
     let mut s = sink();
     let mut record = simd_csv::StringRecord::new();
-    let file_len = len;
     let len = end.map(|e| e - cut);
     // How far the sink was told the part is read.
     let mut told = 0;

@@ -672,13 +672,15 @@ impl Importer for PyTorchTraces {
                 (vec![std::mem::take(&mut extract.memory)], None)
             }
         };
+        let trace_cut = extract.cut_short;
         let mut data = build_rank(info, extract, memory, part, &shown, curves_shown);
+        // One note for one cut: a gzip stream cut short says the trace was too.
         if cut.load(Ordering::Relaxed) {
-            // One note for one cut: the gzip stream's says the trace was cut short too.
-            data.report
-                .warnings
-                .retain(|w| !matches!(w, Message::TraceCutShort { .. }));
             data.report.warn(Message::GzipEndedEarly {
+                path: shown.clone(),
+            });
+        } else if trace_cut {
+            data.report.warn(Message::TraceCutShort {
                 path: shown.clone(),
             });
         }
@@ -796,15 +798,9 @@ fn build_rank(
         steps,
         host,
         unreadable,
-        cut_short,
         ..
     } = extract;
     let mut data = RankData::empty(info.clone());
-    if cut_short {
-        data.report.warn(Message::TraceCutShort {
-            path: shown.to_string(),
-        });
-    }
     if unreadable > 0 {
         data.report.warn(Message::TraceEventsUnreadable {
             path: shown.to_string(),

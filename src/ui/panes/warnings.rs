@@ -4,18 +4,17 @@
 use crate::ui::command::Command;
 use crate::ui::i18n::Tr;
 
-/// Draws the window of the rank's `report` (and the profile's notes) while `shown` (the
-/// state's); closing it goes to `out`. Drawn over the rank and over the cluster overview:
-/// the top bar's button opens it from either.
+/// Draws the open window of the rank's `report` (and the profile's notes); closing it goes to
+/// `out`. Drawn over the rank and over the cluster overview: the top bar's button opens it
+/// from either.
 pub fn warnings_window(
     ctx: &egui::Context,
     t: &Tr,
-    shown: bool,
     report: &crate::model::LoadReport,
     profile_notes: &[crate::model::Message],
     out: &mut Vec<Command>,
 ) {
-    let mut open = shown;
+    let mut open = true;
     egui::Window::new(t.load_warnings)
         .open(&mut open)
         .default_size([700.0, 400.0])
@@ -42,7 +41,7 @@ pub fn warnings_window(
                 }
             });
         });
-    if open != shown {
-        out.push(Command::ShowWarnings(open));
+    if !open {
+        out.push(Command::ShowWarnings(false));
     }
 }

@@ -1,6 +1,6 @@
 //! One frame of the profile: the cluster overview, or the rank on screen (Live at cursor, the
 //! bottom pane with its tabs or the whole window for a table-only rank, the chart or the static
-//! graph's, warnings), or the start page.
+//! graph's), or the start page; and the warnings window over either.
 
 use super::{ProfileDocument, ask_save_path};
 use crate::ui::command::Command;
@@ -24,13 +24,6 @@ impl ProfileDocument {
                 self.overview_bars =
                     crate::ui::panes::overview::overview_ui(ui, t, o, notes, cx.state, cx.out);
             });
-            // The top bar's warnings button is the rank's (the one picked) here too.
-            if cx.state.show_warnings
-                && let Some(view) = self.view(cx.state)
-            {
-                let notes = self.session.notes();
-                warnings_window(ui.ctx(), t, true, &view.data.report, notes, cx.out);
-            }
         } else if let Some(view) = self.view(cx.state) {
             self.rank_ui(ui, view, cx);
         } else {
@@ -46,11 +39,19 @@ impl ProfileDocument {
                 )
             });
         }
+        // The top bar's warnings button is the picked rank's, over the rank and over the
+        // overview alike.
+        if cx.state.show_warnings
+            && let Some(view) = self.view(cx.state)
+        {
+            let notes = self.session.notes();
+            warnings_window(ui.ctx(), t, &view.data.report, notes, cx.out);
+        }
         ask_save_path(&mut self.panes, cx.events);
     }
 
     /// The profile's rank on screen: Live at cursor, the bottom pane with its tabs (or the
-    /// whole window for a table-only rank), the chart (or the static graph's), warnings.
+    /// whole window for a table-only rank), the chart (or the static graph's).
     fn rank_ui(
         &mut self,
         ui: &mut egui::Ui,
@@ -59,7 +60,6 @@ impl ProfileDocument {
     ) {
         let (side, central) = panel_frames(ui.style());
         let t = dcx.t;
-        let notes = self.session.notes();
         let diff = self.baseline.diff(dcx.jobs, &view);
         let compare = self.baseline.loaded.as_ref().map(|b| Compare {
             baseline: b,
@@ -156,10 +156,6 @@ impl ProfileDocument {
                     chart.ui(ui, &mut cx);
                 }
             });
-        }
-        if cx.state.show_warnings {
-            let report = &cx.view.data.report;
-            warnings_window(ui.ctx(), t, true, report, notes, cx.out);
         }
     }
 }
