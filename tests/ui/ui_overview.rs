@@ -273,7 +273,7 @@ fn the_warnings_button_opens_the_warnings_over_the_overview() {
         let n = h.state().view().unwrap().data.report.warning_count();
         assert!(n > 0, "{lang:?}");
         assert!(
-            h.query_by_label(t.load_warnings).is_none(),
+            h.query_by_label_contains(t.load_warnings).is_none(),
             "{lang:?}: open before the click"
         );
         h.get_by_label(&(t.warnings)(n)).click();
@@ -282,7 +282,10 @@ fn the_warnings_button_opens_the_warnings_over_the_overview() {
             h.state().view_state().show_overview,
             "{lang:?}: still the overview"
         );
-        h.get_by_label(t.load_warnings);
+        // Over the overview, the title says whose warnings they are: the rank the top bar
+        // picked (the first of the two generated: rank 0, on NPU 0 of host node0), as the
+        // rank picker names it.
+        h.get_by_label(&format!("{} — rank 0 · NPU:0 · node0", t.load_warnings));
         // The skipped row, verbatim.
         h.get_by_label_contains("APP,12");
     }

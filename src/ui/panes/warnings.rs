@@ -6,16 +6,20 @@ use crate::ui::i18n::Tr;
 
 /// Draws the open window of the rank's `report` (and the profile's notes); closing it goes to
 /// `out`. Drawn over the rank and over the cluster overview: the top bar's button opens it
-/// from either.
+/// from either, so its title names the rank (`rank`, as the rank picker shows it): over the
+/// overview the warnings would otherwise read as the whole cluster's.
 pub fn warnings_window(
     ctx: &egui::Context,
     t: &Tr,
+    rank: &str,
     report: &crate::model::LoadReport,
     profile_notes: &[crate::model::Message],
     out: &mut Vec<Command>,
 ) {
     let mut open = true;
-    egui::Window::new(t.load_warnings)
+    egui::Window::new(format!("{} — {rank}", t.load_warnings))
+        // One window whichever rank it lists: where it was moved to stays.
+        .id(egui::Id::unique("load_warnings"))
         .open(&mut open)
         .default_size([700.0, 400.0])
         .show(ctx, |ui| {

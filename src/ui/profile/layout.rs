@@ -45,7 +45,8 @@ impl ProfileDocument {
             && let Some(view) = self.view(cx.state)
         {
             let notes = self.session.notes();
-            warnings_window(ui.ctx(), t, &view.data.report, notes, cx.out);
+            let rank = view.data.info.label();
+            warnings_window(ui.ctx(), t, &rank, &view.data.report, notes, cx.out);
         }
         ask_save_path(&mut self.panes, cx.events);
     }
