@@ -321,6 +321,16 @@ impl RankInfo {
         }
     }
 
+    /// Where its rows are read from, for a picker's hover: the file, for a rank read from
+    /// one (a DB, an msMemScope dump, a trace: two ranks `0 pid 7` and `0 pid 7_2` are told
+    /// apart by it), else the rank's folder.
+    pub fn read_from(&self) -> &std::path::Path {
+        match &self.source {
+            DataSource::Db { path, .. } | DataSource::Imported { path, .. } => path,
+            DataSource::Csv { .. } => &self.dir,
+        }
+    }
+
     /// A label for pickers: `rank 2 · NPU:4 · node1`.
     pub fn label(&self) -> String {
         let mut s = format!("rank {}", self.rank);

@@ -291,8 +291,10 @@ fn rank_picker(
         .width(260.0)
         .show_ui(ui, |ui| {
             for i in profile.ranks_on(state.host.as_deref()) {
+                let rank = &profile.ranks[i];
                 if ui
-                    .selectable_label(i == state.rank, profile.ranks[i].label())
+                    .selectable_label(i == state.rank, rank.label())
+                    .on_hover_text(rank.read_from().display().to_string())
                     .clicked()
                     && (i != state.rank || view.is_none())
                 {

@@ -307,7 +307,7 @@ fn msmemscope_ranks_keep_one_line_and_host_ranks_stay_out_of_the_spread() {
         app.set_language(lang);
         app.wait_for_load();
         app.wait_for_overview();
-        let h = common::harness(app);
+        let mut h = common::harness(app);
         let t = h.state().tr();
         let rows: Vec<memsight::export::summary::RankSummary> = h
             .state()
@@ -358,5 +358,36 @@ fn msmemscope_ranks_keep_one_line_and_host_ranks_stay_out_of_the_spread() {
                 link.rect()
             );
         }
+        // The folder holds two dumps of the same two processes, a second apart: the second's
+        // ranks are "…_2". Hovered, a rank's link names the dump it is read from (the files
+        // in name order, as the ranks were found).
+        let mut dumps: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|f| f.starts_with("memscope_dump_") && f.ends_with(".csv"))
+            .collect();
+        dumps.sort();
+        assert_eq!(dumps.len(), 2, "{dumps:?}");
+        for (rank, dump) in [("0 pid 2523738", &dumps[0]), ("0 pid 2523738_2", &dumps[1])] {
+            assert!(rows.iter().any(|r| r.rank == rank), "{lang:?}: {rank}");
+            h.get_all_by_role_and_label(egui::accesskit::Role::Link, rank)
+                .next()
+                .unwrap()
+                .hover();
+            // A tooltip waits for the pointer to rest (egui's tooltip delay, half a second).
+            for _ in 0..60 {
+                h.step();
+            }
+            let shown = dir.join(dump).display().to_string();
+            h.get_by_label(&format!("{}\n{shown}", t.open_rank_hover));
+        }
+        // So does the rank picker's entry, hovered.
+        h.get_by_label(t.rank_id).click();
+        h.run();
+        h.get_by_label("rank 0 pid 2523738_2 · NPU:0").hover();
+        for _ in 0..60 {
+            h.step();
+        }
+        h.get_by_label(&dir.join(&dumps[1]).display().to_string());
     }
 }

@@ -140,13 +140,14 @@ pub fn ranks_without_data(notes: &[crate::model::Message]) -> Vec<&str> {
         .collect()
 }
 
-/// Draws the overview; `notes` are the profile's discovery notes (rank folders without memory
-/// data are named above the chart). Returns where each rank's bar was drawn (screen space).
+/// Draws the overview of `profile`'s ranks (its discovery notes name the rank folders without
+/// memory data above the chart; a rank's link, hovered, names where it is read from). Returns
+/// where each rank's bar was drawn (screen space).
 pub fn overview_ui(
     ui: &mut egui::Ui,
     t: &'static Tr,
     o: &Overview,
-    notes: &[crate::model::Message],
+    profile: &crate::ingest::Profile,
     state: &ViewState,
     out: &mut Vec<Command>,
 ) -> Vec<(usize, egui::Rect)> {
@@ -171,7 +172,7 @@ pub fn overview_ui(
             out.push(Command::RetryOverview);
         }
     });
-    let missing = ranks_without_data(notes);
+    let missing = ranks_without_data(&profile.notes);
     if !missing.is_empty() {
         ui.colored_label(
             ui.visuals().warn_fg_color,
@@ -284,7 +285,7 @@ pub fn overview_ui(
         })
         .collect();
     ui.separator();
-    table_ui(ui, t, o, state, out);
+    table_ui(ui, t, o, &profile.ranks, state, out);
     bar_rects
 }
 
@@ -296,7 +297,14 @@ fn bar_at(shown: &[usize], x: f64) -> Option<usize> {
         .filter(|i| shown.contains(i))
 }
 
-fn table_ui(ui: &mut egui::Ui, t: &Tr, o: &Overview, state: &ViewState, out: &mut Vec<Command>) {
+fn table_ui(
+    ui: &mut egui::Ui,
+    t: &Tr,
+    o: &Overview,
+    ranks: &[crate::model::RankInfo],
+    state: &ViewState,
+    out: &mut Vec<Command>,
+) {
     let order = overview_order(o, state.sorts.get(SORT));
     let h = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
     egui::ScrollArea::horizontal()
@@ -337,7 +345,16 @@ fn table_ui(ui: &mut egui::Ui, t: &Tr, o: &Overview, state: &ViewState, out: &mu
                                     // One line: an msMemScope rank ("0 pid 2523738") widens
                                     // its column instead of wrapping over three lines.
                                     ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Extend);
-                                    if ui.link(text).on_hover_text(t.open_rank_hover).clicked() {
+                                    // Where it is read from, under "Open this rank".
+                                    let hover = match ranks.get(i) {
+                                        Some(r) => format!(
+                                            "{}\n{}",
+                                            t.open_rank_hover,
+                                            r.read_from().display()
+                                        ),
+                                        None => t.open_rank_hover.to_string(),
+                                    };
+                                    if ui.link(text).on_hover_text(hover).clicked() {
                                         out.push(Command::SelectRank(i));
                                         out.push(Command::ShowOverview(false));
                                     }

@@ -17,12 +17,13 @@ impl ProfileDocument {
     pub(super) fn frame_ui(&mut self, ui: &mut egui::Ui, cx: &mut DocCx<'_>) {
         let (_, central) = panel_frames(ui.style());
         let t = cx.t;
-        let overview = self.overview.as_ref().filter(|_| cx.state.show_overview);
-        if let Some(o) = overview {
+        let overview = (self.overview.as_ref())
+            .filter(|_| cx.state.show_overview)
+            .zip(self.session.profile.as_ref());
+        if let Some((o, profile)) = overview {
             egui::CentralPanel::default().frame(central).show(ui, |ui| {
-                let notes = self.session.notes();
                 self.overview_bars =
-                    crate::ui::panes::overview::overview_ui(ui, t, o, notes, cx.state, cx.out);
+                    crate::ui::panes::overview::overview_ui(ui, t, o, profile, cx.state, cx.out);
             });
         } else if let Some(view) = self.view(cx.state) {
             self.rank_ui(ui, view, cx);
