@@ -12,6 +12,11 @@ use crate::analysis::modules::{
 use crate::analysis::{GroupBy, LiveIndex, OverallCurve, build_series};
 use crate::model::{RankData, Role, SourceChoice, bytes_to_mib, ns_to_ms};
 
+/// Why an msMemScope dump's rank has no module tree: msMemScope writes no module spans.
+const NO_MODULES_IN_A_DUMP: &str = "an msMemScope dump names no module: record the run with \
+     torch_npu.profiler.profile(with_stack=True, with_modules=True) and open its profile, whose \
+     trace writes each module's forward as an `nn.Module: NAME` frame";
+
 /// Options of `modules`.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct ModulesArgs {
@@ -39,12 +44,18 @@ pub fn modules(
         let at = args.at_ms.map(|v| ms_to_ns(v, "--at-ms")).transpose()?;
         let data = load_one(path, args.rank.as_deref(), source)?;
         let rank = data.info.rank.clone();
+        // An msMemScope dump records no module: the profiler's trace of the same run does.
+        let hint = if super::stacks::is_memscope_dump(&data) {
+            NO_MODULES_IN_A_DUMP
+        } else {
+            NO_MODULES_HINT
+        };
         let Some(stacks) = data.stacks.as_ref() else {
-            return Err(format!("rank {rank}: {NO_MODULES_HINT}"));
+            return Err(format!("rank {rank}: {hint}"));
         };
         let tree = ModuleTree::new(stacks);
         if tree.is_empty() {
-            return Err(format!("rank {rank}: {NO_MODULES_HINT}"));
+            return Err(format!("rank {rank}: {hint}"));
         }
         // The peak of Operator Allocated (first reached), as the chart and the pane mark it.
         let at = match at {

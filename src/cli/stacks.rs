@@ -71,20 +71,29 @@ pub fn stacks(
             return Err("--from-ms is after --to-ms".into());
         }
         let data = load_one(path, args.rank.as_deref(), source)?;
+        let dump = is_memscope_dump(&data);
         let Some(stacks) = &data.stacks else {
-            return Err(format!(
-                "rank {}: no call stacks: the profile has no host ops (profile with \
-                 with_stack=True; torch_npu writes them to trace_view.json or the DB's \
-                 PYTORCH_API)",
-                data.info.rank
-            ));
+            let why = if dump {
+                "the dump has no op launches (OP_LAUNCH) and no Python call stacks (record \
+                 with msMemScope's --call-stack=python, or \
+                 msmemscope.config(call_stack=\"python\"); the ops come with its defaults, \
+                 --events=alloc,free,launch --level=op)"
+            } else {
+                "the profile has no host ops (profile with with_stack=True; torch_npu writes \
+                 them to trace_view.json or the DB's PYTORCH_API)"
+            };
+            return Err(format!("rank {}: no call stacks: {why}", data.info.rank));
         };
         if stacks.stacks.is_empty() && by != GroupKey::Operator {
-            return Err(format!(
-                "rank {}: the profile has host ops but no call stacks (profile with \
-                 with_stack=True); --by op still groups by host operator",
-                data.info.rank
-            ));
+            let why = if dump {
+                "the dump has ops but no Python call stacks (record with msMemScope's \
+                 --call-stack=python, or msmemscope.config(call_stack=\"python\")); --by op \
+                 still groups by op"
+            } else {
+                "the profile has host ops but no call stacks (profile with with_stack=True); \
+                 --by op still groups by host operator"
+            };
+            return Err(format!("rank {}: {why}", data.info.rank));
         }
         let (selection, rows) = select(&data, at, from, to, args);
         let groups = group_rows(&data, stacks, &rows, by);
@@ -105,6 +114,12 @@ pub fn stacks(
         out.write_all(text.as_bytes()).map_err(|e| e.to_string())
     };
     super::finish(run(), err)
+}
+
+/// Whether `data` is a rank of an msMemScope dump, whose ops and call stacks are recorded by
+/// msMemScope's own options (the profiler's `with_stack=True` means nothing to it).
+pub(super) fn is_memscope_dump(data: &RankData) -> bool {
+    data.info.format == crate::model::Format::Imported(crate::ingest::msmemscope::NAME)
 }
 
 fn select(

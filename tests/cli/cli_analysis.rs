@@ -337,3 +337,52 @@ fn expandable_segments_advice_names_the_backends_variable() {
     );
     assert!(!out.contains("PYTORCH_NPU_ALLOC_CONF"), "{out}");
 }
+
+/// A rank without call stacks or modules is told how to record them in the words of what
+/// wrote it: an msMemScope dump by msMemScope's own options (the profiler's `with_stack=True`
+/// means nothing to it: the advice said so for every rank), a torch_npu profile by the
+/// profiler's. Through `stacks`, `modules` and `explain`, which prints their reasons.
+#[test]
+fn missing_stacks_and_modules_are_advised_in_the_words_of_what_wrote_the_rank() {
+    let Some(samples) = common::samples() else {
+        return;
+    };
+    let msmemscope = samples.join("tanxiangyuu_msmemscope");
+    // The smoke dumps record kernels, no op and no stack; the example's ops have no stack
+    // (both read off the files' Event and Call Stack(Python) columns by hand).
+    let smoke = msmemscope.join("test/smoke/testfile/csvfile");
+    let smoke = smoke.to_str().unwrap();
+    let example = msmemscope.join("example/compare/baseline.csv");
+    let example = example.to_str().unwrap();
+    let torch_npu = rank_dir();
+    let torch_npu = torch_npu.to_str().unwrap();
+    let dump_stacks = "msMemScope's --call-stack=python";
+    let dump_modules = "an msMemScope dump names no module";
+    for (args, want) in [
+        (
+            vec!["stacks", smoke, "--rank", "0 pid 2523740"],
+            dump_stacks,
+        ),
+        (vec!["stacks", example], dump_stacks),
+        (
+            vec!["modules", smoke, "--rank", "0 pid 2523740"],
+            dump_modules,
+        ),
+        (vec!["stacks", torch_npu], "with_stack=True"),
+        (vec!["modules", torch_npu], "with_modules=True"),
+    ] {
+        let (code, out, err) = memsight(&args);
+        assert_eq!(code, 2, "{args:?}: {out}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        if args[0] == "stacks" {
+            let dump = args[1] != torch_npu;
+            assert_eq!(err.contains("with_stack=True"), !dump, "{args:?}: {err}");
+        }
+    }
+    let (code, out, err) = memsight(&["explain", smoke, "--rank", "0 pid 2523740"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(dump_stacks) && out.contains(dump_modules),
+        "{out}"
+    );
+}
