@@ -4,8 +4,7 @@
 # Environment: SIZE=WxH (screen, default 1400x900; the window is resized to fill it),
 #   SCALE=2 (HiDPI: 2 pixels per point), LANG=zh_CN.UTF-8 (the Chinese UI), MEMSIGHT_CJK_FONT,
 #   CLICK="X Y" (a click at that screen point before the shot, e.g. on the chart: Live at cursor;
-#   several clicks in order: CLICK="X1 Y1;X2 Y2"), HOVER="X Y" (the pointer left resting there
-#   after the clicks, for a tooltip).
+#   several clicks in order: CLICK="X1 Y1;X2 Y2").
 # Needs: xvfb xauth imagemagick xdotool (scripts/install-deps.sh --screenshots).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,9 +28,6 @@ xvfb-run -a -s "-screen 0 ${size}x24" bash -c "
   sleep $secs
   for c in $(echo "${CLICK:-}" | tr ' ;' ', '); do
     xdotool mousemove \${c%,*} \${c#*,} click 1; sleep 1
-  done
-  for c in $(echo "${HOVER:-}" | tr ' ' ','); do
-    xdotool mousemove \${c%,*} \${c#*,}; sleep 2
   done
   /usr/bin/import -window root '$out'
   kill \$pid; wait \$pid 2>/dev/null || true
