@@ -294,7 +294,9 @@ fn rank_picker(
                 let rank = &profile.ranks[i];
                 if ui
                     .selectable_label(i == state.rank, rank.label())
-                    .on_hover_text(rank.read_from().display().to_string())
+                    .on_hover_ui(|ui| {
+                        ui.label(rank.read_from().display().to_string());
+                    })
                     .clicked()
                     && (i != state.rank || view.is_none())
                 {

@@ -345,16 +345,19 @@ fn table_ui(
                                     // One line: an msMemScope rank ("0 pid 2523738") widens
                                     // its column instead of wrapping over three lines.
                                     ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Extend);
-                                    // Where it is read from, under "Open this rank".
-                                    let hover = match ranks.get(i) {
-                                        Some(r) => format!(
-                                            "{}\n{}",
-                                            t.open_rank_hover,
-                                            r.read_from().display()
-                                        ),
-                                        None => t.open_rank_hover.to_string(),
-                                    };
-                                    if ui.link(text).on_hover_text(hover).clicked() {
+                                    // Where it is read from, under "Open this rank"
+                                    // (written only while hovered).
+                                    let link = ui.link(text).on_hover_ui(|ui| {
+                                        ui.label(match ranks.get(i) {
+                                            Some(r) => format!(
+                                                "{}\n{}",
+                                                t.open_rank_hover,
+                                                r.read_from().display()
+                                            ),
+                                            None => t.open_rank_hover.to_string(),
+                                        });
+                                    });
+                                    if link.clicked() {
                                         out.push(Command::SelectRank(i));
                                         out.push(Command::ShowOverview(false));
                                     }
