@@ -77,7 +77,7 @@ pub fn stacks(
                 "the dump has no op launches (OP_LAUNCH) and no Python call stacks (record \
                  with msMemScope's --call-stack=python, or \
                  msmemscope.config(call_stack=\"python\"); the ops come with its defaults, \
-                 --events=alloc,free,launch --level=op)"
+                 --events=alloc,free,launch --level=op, `0` before MindStudio 9.0.0)"
             } else {
                 "the profile has no host ops (profile with with_stack=True; torch_npu writes \
                  them to trace_view.json or the DB's PYTORCH_API)"
