@@ -155,17 +155,10 @@ impl NestedOps {
         row_thread: &[u64],
         source: StackSource,
     ) -> CallStacks {
-        let NestedOps {
-            ops,
-            order,
-            parent,
-            stack_of_op,
-            module_of_op,
-            phases,
-        } = self;
+        let (ops, stack_of_op, module_of_op) = (self.ops, self.stack_of_op, self.module_of_op);
         let n = ops.len();
-        let row_op_index = innermost_ops(&ops, &order, alloc_time, row_thread);
-        let row_call_end = outermost_schema_ends(&ops, &order, &parent, &row_op_index);
+        let row_op_index = innermost_ops(&ops, &self.order, alloc_time, row_thread);
+        let row_call_end = outermost_schema_ends(&ops, &self.order, &self.parent, &row_op_index);
         let mut row_op = vec![NO_STACK; alloc_time.len()];
         let mut row_stack = vec![NO_STACK; alloc_time.len()];
         let mut row_module = if module_of_op.is_empty() {
@@ -206,7 +199,7 @@ impl NestedOps {
             row_module,
             unattributed,
             without_stack,
-            phases,
+            phases: self.phases,
             row_call_end,
         }
     }
