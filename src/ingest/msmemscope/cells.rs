@@ -1,0 +1,339 @@
+//! A row's text cells: trimming, numbers, and the `Attr` cell in both its dialects
+//! (`{allocation_id:4,addr:0x…}` and JSON), read in place for MALLOCs and FREEs.
+//! The readers called on every row are `#[inline]`: the loop over the rows is in `dump`,
+//! which may be compiled in another codegen unit.
+
+use crate::ingest::value::parse_address as address;
+
+/// A block beyond 2⁵⁶ bytes (64 PiB) is no block: a hostile or broken number.
+pub(super) const MAX_SIZE: i64 = 1 << 56;
+
+/// The keys of `Attr` memsight reads.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Attr {
+    /// `allocation_id`: the same id is the same block.
+    pub allocation_id: Option<i64>,
+    /// `addr`.
+    pub addr: Option<u64>,
+    /// `size` (negative on a free in older dumps).
+    pub size: Option<i64>,
+    /// `owner`: msMemScope's classification, `A@B@C`.
+    pub owner: Option<String>,
+    /// `total`: the pool's reserved bytes after the event.
+    pub total: Option<i64>,
+    /// `used`: the pool's allocated bytes after the event.
+    pub used: Option<i64>,
+    /// `process_used`: the process's device memory (npu-smi's figure).
+    pub process_used: Option<i64>,
+    /// `device_used`: the whole card's memory in use.
+    pub device_used: Option<i64>,
+    /// `inefficient`: `early_allocation`, `late_deallocation`, `temporary_idleness`.
+    pub inefficient: Option<String>,
+    /// What only an OOM record says (boxed: a dump holds an `Attr` for each of its millions
+    /// of events, and a few dozen are OOM records).
+    pub oom: Option<Box<OomAttr>>,
+}
+
+/// The keys of an OOM record's `Attr`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OomAttr {
+    /// `func` (an OOM trigger): the call that failed.
+    pub func: Option<String>,
+    /// `req_size` (an OOM trigger): the bytes it asked for.
+    pub req_size: Option<i64>,
+    /// `ret` (an OOM trigger): the driver's return code.
+    pub ret: Option<i64>,
+    /// `ptr` (an OOM record): the block held at the OOM.
+    pub ptr: Option<u64>,
+    /// `pool` (an OOM record): `PTA`, `HAL`…
+    pub pool: Option<String>,
+}
+
+/// An `Attr` without OOM keys.
+pub(super) static NO_OOM: OomAttr = OomAttr {
+    func: None,
+    req_size: None,
+    ret: None,
+    ptr: None,
+    pool: None,
+};
+
+/// `attr`'s OOM keys, made when the first is read.
+pub(super) fn oom(attr: &mut Attr) -> &mut OomAttr {
+    attr.oom.get_or_insert_with(Box::default)
+}
+
+impl Attr {
+    /// Its OOM keys (none for an event that is no OOM record).
+    pub fn oom(&self) -> &OomAttr {
+        self.oom.as_deref().unwrap_or(&NO_OOM)
+    }
+}
+
+/// `s.trim()`, with no search when it starts and ends with a byte that is no white space
+/// (nearly every cell: a general trim was a tenth of reading a dump).
+#[inline]
+pub(super) fn trim(s: &str) -> &str {
+    let plain = |b: Option<&u8>| b.is_some_and(|&b| b.is_ascii() && !(b as char).is_whitespace());
+    if plain(s.as_bytes().first()) && plain(s.as_bytes().last()) {
+        s
+    } else {
+        s.trim()
+    }
+}
+
+/// `s.trim_matches('"')`, with no search when it neither starts nor ends with a quote.
+#[inline]
+pub(super) fn unquote(s: &str) -> &str {
+    let b = s.as_bytes();
+    if b.first() != Some(&b'"') && b.last() != Some(&b'"') {
+        s
+    } else {
+        s.trim_matches('"')
+    }
+}
+
+/// A number as msMemScope writes it: decimal (maybe negative) or `0x` hex, maybe quoted.
+#[inline]
+pub(super) fn number(text: &str) -> Option<i64> {
+    // Nearly every one is plain digits: read eight at a time, with no trim or search.
+    if let Some(v) = crate::ingest::value::plain_i64(text.as_bytes()) {
+        return Some(v);
+    }
+    let t = trim(unquote(trim(text)));
+    match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16)
+            .ok()
+            .and_then(|v| i64::try_from(v).ok()),
+        None => t.parse::<i64>().ok(),
+    }
+}
+
+/// Parses an `Attr` cell of either dialect; what cannot be read is left out (a cell with
+/// unbalanced braces or quotes gives what it can, never an error).
+pub fn parse_attr(cell: &str) -> Attr {
+    let mut attr = Attr::default();
+    let owned = |text: &str| (!text.is_empty()).then(|| text.to_string());
+    each_attr(cell, |key, text| match key {
+        "allocation_id" => attr.allocation_id = number(text),
+        "addr" => attr.addr = address(text),
+        "size" => attr.size = size(text),
+        "owner" => attr.owner = owned(text),
+        "total" => attr.total = number(text),
+        "used" => attr.used = number(text),
+        "process_used" => attr.process_used = number(text),
+        "device_used" => attr.device_used = number(text),
+        "inefficient" => attr.inefficient = owned(text),
+        "func" => oom(&mut attr).func = owned(text),
+        "req_size" => oom(&mut attr).req_size = size(text),
+        "ret" => oom(&mut attr).ret = number(text),
+        "ptr" => oom(&mut attr).ptr = address(text),
+        "pool" => oom(&mut attr).pool = owned(text),
+        _ => {}
+    });
+    attr
+}
+
+/// A size as a key gives it: beyond [`MAX_SIZE`] (either sign) it is no size.
+pub(super) fn size(text: &str) -> Option<i64> {
+    as_size(number(text))
+}
+
+/// A number read for a size: beyond [`MAX_SIZE`] (either sign) it is no size.
+pub(super) fn as_size(v: Option<i64>) -> Option<i64> {
+    v.filter(|s| s.unsigned_abs() < MAX_SIZE as u64)
+}
+
+/// The keys of a MALLOC's or FREE's `Attr` ([`parse_attr`]'s, without the OOM keys), texts
+/// borrowed from the cell: a dump has millions, and an `owner` copied for each was an
+/// allocation per event.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(super) struct MemAttr<'a> {
+    pub(super) allocation_id: Option<i64>,
+    pub(super) addr: Option<u64>,
+    pub(super) size: Option<i64>,
+    /// `owner`, empty when absent.
+    pub(super) owner: &'a str,
+    pub(super) total: Option<i64>,
+    pub(super) used: Option<i64>,
+    pub(super) process_used: Option<i64>,
+    pub(super) device_used: Option<i64>,
+    /// `inefficient`, empty when absent.
+    pub(super) inefficient: &'a str,
+}
+
+/// The keys of a MALLOC's or FREE's `Attr` that are read, in the order msMemScope writes them.
+pub(super) const MEM_KEYS: [&str; 9] = [
+    "allocation_id",
+    "addr",
+    "size",
+    "owner",
+    "total",
+    "used",
+    "process_used",
+    "device_used",
+    "inefficient",
+];
+
+impl<'a> MemAttr<'a> {
+    /// The value `text` (trimmed and unquoted) of key `MEM_KEYS[key]`.
+    pub(super) fn set(&mut self, key: usize, text: &'a str) {
+        match key {
+            1 => self.addr = address(text),
+            3 => self.owner = text,
+            8 => self.inefficient = text,
+            _ => self.set_number(key, number(text)),
+        }
+    }
+
+    /// The number `v` of key `MEM_KEYS[key]` (one of the numeric keys).
+    pub(super) fn set_number(&mut self, key: usize, v: Option<i64>) {
+        match key {
+            0 => self.allocation_id = v,
+            2 => self.size = as_size(v),
+            4 => self.total = v,
+            5 => self.used = v,
+            6 => self.process_used = v,
+            7 => self.device_used = v,
+            _ => {}
+        }
+    }
+}
+
+/// Whether `MEM_KEYS[key]` holds a number (not an address or a text).
+pub(super) fn is_numeric_key(key: usize) -> bool {
+    matches!(key, 0 | 2 | 4..=7)
+}
+
+/// The number that starts at `from` in an `Attr` cell's body when it is written plainly
+/// (`-`? and digits, as [`crate::ingest::value::plain_i64`] takes them) and a comma or the body's
+/// end follows it: its value and where it ends. Read in place, with no search for the comma
+/// first; `None` leaves the part to [`MemAttr::set`].
+pub(super) fn plain_number_part(bytes: &[u8], from: usize) -> Option<(i64, usize)> {
+    let rest = bytes.get(from..)?;
+    let neg = rest.first() == Some(&b'-');
+    let (v, n) = crate::ingest::value::plain_number_at(&rest[usize::from(neg)..], 19)?;
+    let to = from + usize::from(neg) + n;
+    if bytes.get(to).is_some_and(|&b| b != b',') {
+        return None;
+    }
+    // At most i64::MAX: its negation is never i64::MIN, the NULL.
+    let v = i64::try_from(v).ok()?;
+    Some((if neg { -v } else { v }, to))
+}
+
+/// [`parse_attr`] of a MALLOC's or FREE's cell, with no copies.
+#[inline]
+pub(super) fn parse_mem_attr(cell: &str) -> MemAttr<'_> {
+    plain_mem_attr(cell).unwrap_or_else(|| {
+        let mut attr = MemAttr::default();
+        each_attr(cell, |key, text| {
+            if let Some(k) = MEM_KEYS.iter().position(|&k| k == key) {
+                attr.set(k, text);
+            }
+        });
+        attr
+    })
+}
+
+/// [`parse_mem_attr`] of a cell written as msMemScope writes it: `{key:value,…}` with no quote
+/// anywhere and each part starting with one of [`MEM_KEYS`] and a colon; `None` for any other
+/// cell (the general cut, [`each_attr`], reads those). A part's end is found by the comma
+/// after it alone, and its key by comparing the key msMemScope writes next, not by finding
+/// every comma, colon and quote of the cell (that walk and its calls were a tenth of the
+/// first look's CPU in `perf`). It reads
+/// what the general cut reads: with no quotes, that cut is at every comma, and a part's key
+/// ends at its first colon, the one after the key.
+pub(super) fn plain_mem_attr(cell: &str) -> Option<MemAttr<'_>> {
+    let body = cell.strip_prefix('{')?.strip_suffix('}')?;
+    let bytes = body.as_bytes();
+    if bytes.is_empty() || memchr::memchr(b'"', bytes).is_some() {
+        return None;
+    }
+    let mut attr = MemAttr::default();
+    let (mut at, mut next) = (0, 0);
+    loop {
+        let rest = &bytes[at..];
+        let is_key = |k: &str| rest.starts_with(k.as_bytes()) && rest.get(k.len()) == Some(&b':');
+        let key = match MEM_KEYS.get(next) {
+            Some(k) if is_key(k) => next,
+            _ => MEM_KEYS.iter().position(|k| is_key(k))?,
+        };
+        // (`from` and `to` lie on ASCII bytes: char boundaries.)
+        let from = at + MEM_KEYS[key].len() + 1;
+        let to = match plain_number_part(bytes, from).filter(|_| is_numeric_key(key)) {
+            Some((v, to)) => {
+                attr.set_number(key, Some(v));
+                to
+            }
+            None => {
+                let to = memchr::memchr(b',', &bytes[from..]).map_or(bytes.len(), |i| from + i);
+                attr.set(key, unquote(trim(&body[from..to])));
+                to
+            }
+        };
+        if to == bytes.len() {
+            return Some(attr);
+        }
+        (at, next) = (to + 1, key + 1);
+    }
+}
+
+/// Each `key:value` of an `Attr` cell (either dialect: `{k:v,…}` or `{"k":"v",…}`), both
+/// trimmed and unquoted, in the cell's order: the cell is cut at each comma outside quotes,
+/// and each part at its first colon (a part with none is skipped).
+pub(super) fn each_attr<'a>(cell: &'a str, mut read: impl FnMut(&'a str, &'a str)) {
+    let body = trim(cell);
+    let body = body.strip_prefix('{').unwrap_or(body);
+    let body = body.strip_suffix('}').unwrap_or(body);
+    let mut part = |start: usize, colon: Option<usize>, end: usize| {
+        if let Some(colon) = colon {
+            // (`start..colon` and `colon + 1..end` lie on ASCII bytes: char boundaries.)
+            let (key, value) = (&body[start..colon], &body[colon + 1..end]);
+            read(unquote(trim(key)), unquote(trim(value)));
+        }
+    };
+    let (mut start, mut colon, mut quoted) = (0, None, false);
+    each_structural(body.as_bytes(), |i, b| match b {
+        b'"' => quoted = !quoted,
+        b',' if !quoted => {
+            part(start, colon, i);
+            (start, colon) = (i + 1, None);
+        }
+        b':' if colon.is_none() => colon = Some(i),
+        _ => {}
+    });
+    part(start, colon, body.len());
+}
+
+/// Calls `f` with the offset and byte of each `,`, `:` and `"` in `bytes`, in order. Eight
+/// bytes are looked at a time (an `Attr` cell is ~150 bytes with ~25 such bytes: a `memchr` per
+/// part cost more to start than to search, and was most of a dump's time in its cells).
+pub(super) fn each_structural(bytes: &[u8], mut f: impl FnMut(usize, u8)) {
+    const LOW: u64 = u64::from_ne_bytes([0x7f; 8]);
+    /// The high bit of each byte of `word` that equals the byte `splat` repeats (exactly:
+    /// no borrow crosses a byte).
+    fn equal(word: u64, splat: u64) -> u64 {
+        let x = word ^ splat;
+        !(((x & LOW).wrapping_add(LOW)) | x | LOW)
+    }
+    let splat = |b: u8| u64::from_ne_bytes([b; 8]);
+    let (comma, colon, quote) = (splat(b','), splat(b':'), splat(b'"'));
+    let mut chunks = bytes.chunks_exact(8);
+    let mut base = 0;
+    for chunk in &mut chunks {
+        let word = chunk.try_into().map_or(0, u64::from_le_bytes);
+        let mut hits = equal(word, comma) | equal(word, colon) | equal(word, quote);
+        while hits != 0 {
+            let i = (hits.trailing_zeros() / 8) as usize;
+            f(base + i, chunk[i]);
+            hits &= hits - 1;
+        }
+        base += 8;
+    }
+    for (i, &b) in chunks.remainder().iter().enumerate() {
+        if matches!(b, b',' | b':' | b'"') {
+            f(base + i, b);
+        }
+    }
+}

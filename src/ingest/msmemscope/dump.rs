@@ -1,0 +1,834 @@
+//! The read of a dump, CSV (in parts on every core) or SQLite, into a [`Dump`]: its events
+//! by kind, in time order, with its texts, devices and threads numbered once.
+
+use std::io::Read;
+use std::path::Path;
+
+use rustc_hash::FxHashMap;
+
+use super::cells::{Attr, number, parse_attr, parse_mem_attr, trim};
+use super::events::{Event, Kind, MemEvent, NO_DEVICE, OpEvent, device_slot, or_null};
+use super::open;
+use super::time_order::{Events, Timed, in_time_order, sort_by_time};
+use crate::ingest::chunks::LoadControl;
+use crate::ingest::csv_parts;
+use crate::ingest::value::parse_address as address;
+use crate::model::{DumpProblem, Interner, NameId, Recent};
+
+/// Timestamps below this are µs, not ns (10¹⁷ ns is 1973; 10¹⁷ µs is beyond year 5000).
+pub(super) const US_BELOW: i64 = 100_000_000_000_000_000;
+
+/// A dump read whole.
+#[derive(Debug, Default, Clone)]
+pub(super) struct Dump {
+    /// Its MALLOCs and FREEs, in time order.
+    pub(super) mem: Events<MemEvent>,
+    /// Its ops' starts and ends, in time order.
+    pub(super) ops: Events<OpEvent>,
+    /// Its OOM records and MSTX ranges, in time order.
+    pub(super) rare: Vec<Event>,
+    /// Pools, op names and stack texts.
+    pub(super) texts: Interner,
+    /// Devices: index → `Device Id` text (`0`, `host`).
+    pub(super) devices: Vec<String>,
+    /// (Process, thread) pairs: what the events' `thread` index.
+    pub(super) threads: Vec<(i64, i64)>,
+    /// Rows that could not be read.
+    pub(super) unreadable: u64,
+    /// Whether the file stops in the middle of its last row (left out).
+    pub(super) cut_short: bool,
+    /// Rows whose time lies far outside the bulk of the dump's (a corrupt or µs-scale cell
+    /// among ns ones): left out, so that one row cannot move the time origin by decades.
+    pub(super) out_of_window: u64,
+}
+
+impl Dump {
+    /// The process of thread index `t`.
+    pub(super) fn pid(&self, t: u32) -> i64 {
+        self.thread(t).0
+    }
+
+    /// The (process, thread) of thread index `t` ((0, 0) for none: an index is only made by
+    /// a read of the dump).
+    pub(super) fn thread(&self, t: u32) -> (i64, i64) {
+        self.threads.get(t as usize).copied().unwrap_or((0, 0))
+    }
+}
+
+/// The column indices of a dump's header.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Columns {
+    pub(super) event: usize,
+    pub(super) event_type: usize,
+    pub(super) name: usize,
+    pub(super) ts: usize,
+    pub(super) pid: usize,
+    pub(super) tid: usize,
+    pub(super) device: usize,
+    pub(super) ptr: usize,
+    pub(super) attr: usize,
+    pub(super) python: Option<usize>,
+}
+
+impl Columns {
+    /// The columns of a header (a CSV's first line, a table's column names); `None` when one
+    /// memsight needs is missing.
+    pub(super) fn of<'a>(header: impl Iterator<Item = &'a str> + Clone) -> Option<Columns> {
+        let norm = |h: &str| h.trim_start_matches('\u{feff}').trim().to_ascii_lowercase();
+        let find = |want: &str| header.clone().position(|h| norm(h) == want);
+        let find_prefix = |want: &str| header.clone().position(|h| norm(h).starts_with(want));
+        Some(Columns {
+            event: find("event")?,
+            event_type: find("event type")?,
+            name: find("name")?,
+            ts: find_prefix("timestamp")?,
+            pid: find("process id")?,
+            tid: find("thread id")?,
+            device: find("device id")?,
+            ptr: find("ptr")?,
+            attr: find("attr")?,
+            python: find("call stack(python)"),
+        })
+    }
+}
+
+/// Which rows of a dump are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Rows {
+    /// Every event memsight reads.
+    All,
+    /// The `OOM_DETAIL` rows alone, at most [`MAX_OOM_ROWS`] (an OOM bundle's look at a dump:
+    /// its memory is the OOM rows', not the dump's).
+    Oom,
+}
+
+/// How many `OOM_DETAIL` rows are read (msMemScope writes a trigger and a few dozen records
+/// for each out-of-memory error).
+pub(super) const MAX_OOM_ROWS: usize = 10_000;
+
+/// Builds a [`Dump`] row by row, whatever the rows come from.
+pub(super) struct DumpBuilder {
+    pub(super) cols: Columns,
+    pub(super) dump: Dump,
+    /// The rows read, in file order: MALLOCs and FREEs, ops, the rest.
+    pub(super) mem: Vec<MemEvent>,
+    pub(super) ops: Vec<OpEvent>,
+    pub(super) rare: Vec<Event>,
+    pub(super) device_ids: FxHashMap<String, u32>,
+    /// The device of the last row that named one.
+    pub(super) last_device: Option<u32>,
+    pub(super) thread_ids: FxHashMap<(i64, i64), u32>,
+    /// The (process, thread) of the last row, and its index.
+    pub(super) last_thread: Option<((i64, i64), u32)>,
+    pub(super) order: u32,
+    pub(super) rows: Rows,
+    /// The last texts interned in each column: most rows repeat them.
+    pub(super) recent: RecentTexts,
+}
+
+/// The last pool (`Event Type`), owner and op name a part's rows named. (Not the Python
+/// stack: the generated 1 GB dump repeats the one before in a quarter of its MALLOCs, and
+/// the comparisons that failed cost what the hashes saved, A/B 1.01.)
+#[derive(Default)]
+pub(super) struct RecentTexts {
+    pub(super) pool: Recent,
+    pub(super) owner: Recent,
+    pub(super) op: Recent,
+}
+
+impl DumpBuilder {
+    pub(super) fn new(cols: Columns, rows: Rows) -> DumpBuilder {
+        DumpBuilder {
+            cols,
+            dump: Dump::default(),
+            mem: Vec::new(),
+            ops: Vec::new(),
+            rare: Vec::new(),
+            device_ids: FxHashMap::default(),
+            last_device: None,
+            thread_ids: FxHashMap::default(),
+            last_thread: None,
+            order: 0,
+            rows,
+            recent: Default::default(),
+        }
+    }
+
+    /// True once no more rows are wanted ([`Rows::Oom`] past its cap).
+    pub(super) fn is_full(&self) -> bool {
+        self.rows == Rows::Oom && self.rare.len() >= MAX_OOM_ROWS
+    }
+
+    /// The index of (process, thread) `key`, added when new (most rows name the thread the
+    /// row before named).
+    pub(super) fn thread_index(&mut self, key: (i64, i64)) -> u32 {
+        if let Some((k, id)) = self.last_thread
+            && k == key
+        {
+            return id;
+        }
+        let id = thread_index(&mut self.thread_ids, &mut self.dump.threads, key);
+        self.last_thread = Some((key, id));
+        id
+    }
+
+    /// One row, its cells by column index; false once the load is cancelled.
+    pub(super) fn row<'a>(
+        &mut self,
+        cell: impl Fn(usize) -> &'a str,
+        control: &LoadControl,
+    ) -> bool {
+        self.order = self.order.wrapping_add(1);
+        if self.order.is_multiple_of(65_536) && control.is_cancelled() {
+            return false;
+        }
+        let cols = self.cols;
+        let cell = |i: usize| trim(cell(i));
+        let kind = match (cell(cols.event), cell(cols.event_type)) {
+            ("MALLOC", _) => Kind::Malloc,
+            ("FREE", _) => Kind::Free,
+            ("OP_LAUNCH", t) if t.ends_with("_START") => Kind::OpStart,
+            ("OP_LAUNCH", t) if t.ends_with("_END") => Kind::OpEnd,
+            ("OOM_DETAIL", "OOM_TRIGGER") => Kind::OomTrigger,
+            ("OOM_DETAIL", "OOM_TOP_ALLOC") => Kind::OomTop,
+            ("OOM_DETAIL", "OOM_RECENT_ALLOC") => Kind::OomRecent,
+            ("MSTX", t) if t.eq_ignore_ascii_case("Range_start") => Kind::RangeStart,
+            ("MSTX", t) if t.eq_ignore_ascii_case("Range_end") => Kind::RangeEnd,
+            _ => return true,
+        };
+        let is_oom = matches!(kind, Kind::OomTrigger | Kind::OomTop | Kind::OomRecent);
+        if self.rows == Rows::Oom && !is_oom {
+            return true;
+        }
+        let (Some(ts), Some(pid), Some(tid)) = (
+            number(cell(cols.ts)),
+            number(cell(cols.pid)),
+            number(cell(cols.tid)),
+        ) else {
+            self.dump.unreadable += 1;
+            return true;
+        };
+        let device = match cell(cols.device) {
+            "" | "N/A" => None,
+            // Most rows name the device the row before named.
+            d if self
+                .last_device
+                .is_some_and(|id| self.dump.devices[id as usize] == d) =>
+            {
+                self.last_device
+            }
+            d => {
+                let id = device_index(&mut self.device_ids, &mut self.dump.devices, d);
+                self.last_device = Some(id);
+                Some(id)
+            }
+        };
+        let order = self.order;
+        match kind {
+            Kind::Malloc | Kind::Free => {
+                let attr = parse_mem_attr(cell(cols.attr));
+                let Some(size) = attr.size else {
+                    self.dump.unreadable += 1;
+                    return true;
+                };
+                let thread = self.thread_index((pid, tid));
+                let texts = &mut self.dump.texts;
+                let recent = &mut self.recent;
+                let what = recent.pool.intern(texts, cell(cols.event_type));
+                let python = cols.python.map_or(0, |c| non_empty(texts, cell(c)));
+                let owner = match attr.owner {
+                    "" => 0,
+                    t => recent.owner.intern(texts, t),
+                };
+                let inefficient = non_empty(texts, attr.inefficient);
+                let addr = attr.addr.or_else(|| address(cell(cols.ptr)));
+                self.mem.push(MemEvent {
+                    ts,
+                    addr: addr.unwrap_or(0),
+                    allocation_id: or_null(attr.allocation_id),
+                    size,
+                    total: or_null(attr.total),
+                    used: or_null(attr.used),
+                    process_used: or_null(attr.process_used),
+                    device_used: or_null(attr.device_used),
+                    what,
+                    order,
+                    python,
+                    owner,
+                    inefficient,
+                    thread,
+                    device: device_slot(device),
+                    malloc: kind == Kind::Malloc,
+                    has_addr: addr.is_some(),
+                });
+            }
+            Kind::OpStart | Kind::OpEnd => {
+                let thread = self.thread_index((pid, tid));
+                let name = cell(cols.name).trim_matches('"');
+                let what = self.recent.op.intern(&mut self.dump.texts, name);
+                self.ops.push(OpEvent {
+                    ts,
+                    order,
+                    what,
+                    thread,
+                    device: device_slot(device),
+                    start: kind == Kind::OpStart,
+                });
+            }
+            Kind::OomTrigger
+            | Kind::OomTop
+            | Kind::OomRecent
+            | Kind::RangeStart
+            | Kind::RangeEnd => {
+                let texts = &mut self.dump.texts;
+                let (what, attr) = if is_oom {
+                    (
+                        texts.intern(cell(cols.event_type)),
+                        parse_attr(cell(cols.attr)),
+                    )
+                } else {
+                    (
+                        texts.intern(cell(cols.name).trim_matches('"')),
+                        Attr::default(),
+                    )
+                };
+                let python = cols.python.map_or(0, |c| texts.intern(cell(c)));
+                let ptr = address(cell(cols.ptr));
+                let oom = is_oom.then(|| {
+                    let mut oom = attr.oom.unwrap_or_default();
+                    oom.ptr = oom.ptr.or(ptr);
+                    oom
+                });
+                self.rare.push(Event {
+                    kind,
+                    what,
+                    order,
+                    python,
+                    device,
+                    ts,
+                    pid,
+                    tid,
+                    size: or_null(attr.size),
+                    oom,
+                });
+            }
+        }
+        true
+    }
+
+    /// The dump: timestamps in ns (µs-scale ones of older dumps scaled), events in time order.
+    pub(super) fn finish(self) -> Dump {
+        self.finish_with(Vec::new())
+    }
+
+    /// The dump of this builder's rows and of `later`'s, the builders of the parts of the
+    /// file after this one's, in file order: what one builder reading every part would
+    /// finish with (texts, devices and threads numbered in order of first appearance, file
+    /// order across the parts). Each part is sorted on its own, on every core, and the
+    /// parts are kept as runs of the time order ([`in_time_order`]): joining them first held
+    /// every event twice.
+    pub(super) fn finish_with(mut self, later: Vec<DumpBuilder>) -> Dump {
+        use rayon::prelude::*;
+        let mut parts = Vec::with_capacity(later.len() + 1);
+        parts.push(Part {
+            mem: std::mem::take(&mut self.mem),
+            ops: std::mem::take(&mut self.ops),
+            rare: std::mem::take(&mut self.rare),
+        });
+        // For each later part: its texts', devices' and threads' ids here, and its first
+        // row's number.
+        let mut renumber = Vec::with_capacity(later.len());
+        for part in later {
+            let DumpBuilder {
+                dump,
+                order,
+                mem,
+                ops,
+                rare,
+                ..
+            } = part;
+            let texts = self.dump.texts.merge(&dump.texts);
+            let devices: Vec<u32> = dump
+                .devices
+                .iter()
+                .map(|d| device_index(&mut self.device_ids, &mut self.dump.devices, d))
+                .collect();
+            let threads: Vec<u32> = dump
+                .threads
+                .iter()
+                .map(|&t| thread_index(&mut self.thread_ids, &mut self.dump.threads, t))
+                .collect();
+            self.dump.unreadable += dump.unreadable;
+            self.dump.cut_short |= dump.cut_short;
+            renumber.push(Renumber {
+                texts,
+                devices,
+                threads,
+                base: self.order,
+            });
+            self.order = self.order.wrapping_add(order);
+            parts.push(Part { mem, ops, rare });
+        }
+        // The unit is the bulk's (the median time's), not any one row's: the median of the
+        // rows at even steps of file order (every row in a dump of fewer than twice
+        // [`MEDIAN_ROWS`]), which a cut of the file into parts does not change. Their times
+        // are taken on every core, from each part while it is in the cache after its
+        // renumbering (after all parts, on one core, it was 2 % of the first look).
+        let stride = (self.order / MEDIAN_ROWS).max(1);
+        let mut times: Vec<i64> = parts
+            .par_iter_mut()
+            .enumerate()
+            .flat_map_iter(|(k, p)| {
+                let mut sample = EveryNthRow::new(stride);
+                match k.checked_sub(1).and_then(|k| renumber.get(k)) {
+                    Some(r) => r.apply(p, &mut sample),
+                    None => {
+                        sample.all(&p.mem);
+                        sample.all(&p.ops);
+                        sample.all(&p.rare);
+                    }
+                }
+                sample.times
+            })
+            .collect();
+        let mut dump = self.dump;
+        let mid = times.len() / 2;
+        let median = if times.is_empty() {
+            None
+        } else {
+            Some(*times.select_nth_unstable(mid).1)
+        };
+        drop(times);
+        let micros = median.is_some_and(|m| m < US_BELOW);
+        // The window around the median of the same times in ns (scaling keeps their order:
+        // it is the median of the scaled times).
+        let window = median.map_or(crate::ingest::time_window::TimeWindow::ANY, |m| {
+            crate::ingest::time_window::TimeWindow::around(if micros {
+                m.saturating_mul(1000)
+            } else {
+                m
+            })
+        });
+        let before: usize = parts.iter().map(Part::len).sum();
+        parts.par_iter_mut().for_each(|p| {
+            let scale = |ts: &mut i64| {
+                if micros {
+                    *ts = ts.saturating_mul(1000);
+                }
+            };
+            p.mem.iter_mut().for_each(|e| scale(&mut e.ts));
+            p.ops.iter_mut().for_each(|e| scale(&mut e.ts));
+            p.rare.iter_mut().for_each(|e| scale(&mut e.ts));
+            p.mem.retain(|e| window.contains(e.ts));
+            p.ops.retain(|e| window.contains(e.ts));
+            p.rare.retain(|e| window.contains(e.ts));
+            sort_by_time(&mut p.mem);
+            sort_by_time(&mut p.ops);
+        });
+        let after: usize = parts.iter().map(Part::len).sum();
+        dump.out_of_window = (before - after) as u64;
+        let (mut mem, mut ops) = (Vec::with_capacity(parts.len()), Vec::new());
+        for p in parts {
+            mem.push(p.mem);
+            ops.push(p.ops);
+            dump.rare.extend(p.rare);
+        }
+        sort_by_time(&mut dump.rare);
+        dump.mem = in_time_order(mem);
+        dump.ops = in_time_order(ops);
+        dump
+    }
+}
+
+/// How many rows' times, at most, choose a dump's unit and window (their median: a sort of
+/// every time of a 1 GB dump's 3.8M events was 40 ms, and their copy 30 MB).
+pub(super) const MEDIAN_ROWS: u32 = 1 << 12;
+
+/// The times of the rows whose file order is a multiple of a stride, taken as the events go
+/// by: one comparison an event while each list's orders rise (in file order). It is folded
+/// into the walk that renumbers each part (searched for afterwards, part by part, it was a
+/// cache miss at each step of each search: 2 % of a 1 GB dump's first look).
+pub(super) struct EveryNthRow {
+    pub(super) stride: u64,
+    /// A multiple of the stride, and no other lies in `(next - stride, next)`: the first one
+    /// past the last order seen.
+    pub(super) next: u64,
+    pub(super) times: Vec<i64>,
+}
+
+impl EveryNthRow {
+    /// A sample of every `stride`th row (every row for a stride of 0).
+    pub(super) fn new(stride: u32) -> Self {
+        EveryNthRow {
+            stride: u64::from(stride.max(1)),
+            next: 0,
+            times: Vec::new(),
+        }
+    }
+
+    /// Takes `e`'s time when its order is a multiple of the stride.
+    #[inline]
+    pub(super) fn see<T: Timed>(&mut self, e: &T) {
+        let (ts, order) = e.key();
+        let order = u64::from(order);
+        if order >= self.next || order + self.stride <= self.next {
+            self.next = order.div_ceil(self.stride) * self.stride;
+            if order == self.next {
+                self.times.push(ts);
+                self.next += self.stride;
+            }
+        }
+    }
+
+    /// Takes the times of `events`' rows at the multiples.
+    pub(super) fn all<T: Timed>(&mut self, events: &[T]) {
+        events.iter().for_each(|e| self.see(e));
+    }
+}
+
+/// The events of one part of a dump, as read (in file order).
+pub(super) struct Part {
+    pub(super) mem: Vec<MemEvent>,
+    pub(super) ops: Vec<OpEvent>,
+    pub(super) rare: Vec<Event>,
+}
+
+impl Part {
+    /// How many events.
+    pub(super) fn len(&self) -> usize {
+        self.mem.len() + self.ops.len() + self.rare.len()
+    }
+}
+
+/// A later part's ids as the first part's builder numbers them.
+pub(super) struct Renumber {
+    /// Its texts', devices' and threads' ids there.
+    pub(super) texts: Vec<NameId>,
+    pub(super) devices: Vec<u32>,
+    pub(super) threads: Vec<u32>,
+    /// The file order of the row before its first.
+    pub(super) base: u32,
+}
+
+impl Renumber {
+    /// The part's events with their ids renumbered, each then shown to `sample`.
+    pub(super) fn apply(&self, part: &mut Part, sample: &mut EveryNthRow) {
+        let text = |id: u32| self.texts.get(id as usize).copied().unwrap_or(0);
+        let slot = |d: u32| self.devices.get(d as usize).copied().unwrap_or(NO_DEVICE);
+        let thread = |t: u32| self.threads.get(t as usize).copied().unwrap_or(0);
+        for e in &mut part.mem {
+            e.what = text(e.what);
+            e.python = text(e.python);
+            e.owner = text(e.owner);
+            e.inefficient = text(e.inefficient);
+            e.device = slot(e.device);
+            e.thread = thread(e.thread);
+            e.order = self.base.wrapping_add(e.order);
+            sample.see(e);
+        }
+        for e in &mut part.ops {
+            e.what = text(e.what);
+            e.device = slot(e.device);
+            e.thread = thread(e.thread);
+            e.order = self.base.wrapping_add(e.order);
+            sample.see(e);
+        }
+        for e in &mut part.rare {
+            e.what = text(e.what);
+            e.python = text(e.python);
+            e.device = e.device.and_then(|d| self.devices.get(d as usize).copied());
+            e.order = self.base.wrapping_add(e.order);
+            sample.see(e);
+        }
+    }
+}
+
+/// `t`'s id, 0 for an empty text (with no lookup: a FREE's empty stack).
+pub(super) fn non_empty(texts: &mut Interner, t: &str) -> NameId {
+    if t.is_empty() { 0 } else { texts.intern(t) }
+}
+
+/// The index of (process, thread) `key` in `threads`, added when new.
+pub(super) fn thread_index(
+    ids: &mut FxHashMap<(i64, i64), u32>,
+    threads: &mut Vec<(i64, i64)>,
+    key: (i64, i64),
+) -> u32 {
+    *ids.entry(key).or_insert_with(|| {
+        threads.push(key);
+        (threads.len() - 1) as u32
+    })
+}
+
+/// The index of device `d` (a `Device Id` cell) in `devices`, added when new. Looked up
+/// before a key is made: a `String` for every row was an allocation for each of a dump's
+/// millions of events.
+pub(super) fn device_index(
+    ids: &mut FxHashMap<String, u32>,
+    devices: &mut Vec<String>,
+    d: &str,
+) -> u32 {
+    match ids.get(d) {
+        Some(&id) => id,
+        None => {
+            let id = devices.len() as u32;
+            devices.push(d.to_string());
+            ids.insert(d.to_string(), id);
+            id
+        }
+    }
+}
+
+/// A [`DumpBuilder`] fed by [`csv_parts`]: one part's rows.
+pub(super) struct PartBuilder<'a> {
+    pub(super) builder: DumpBuilder,
+    pub(super) control: &'a LoadControl,
+    /// The header's cells: a last row with fewer and no line break after it was cut short.
+    pub(super) cells: usize,
+}
+
+impl csv_parts::RecordSink for PartBuilder<'_> {
+    fn record(&mut self, record: &simd_csv::StringRecord) -> bool {
+        self.builder
+            .row(|i| record.get(i).unwrap_or(""), self.control)
+    }
+
+    /// A last row cut short (inside a quoted cell, or short of cells with no line break
+    /// after it) is left out: its cut cell (a call stack's first frames, part of an `Attr`)
+    /// would read as a stack or a size the dump never held.
+    fn unfinished(&mut self, record: &simd_csv::StringRecord, how: csv_parts::Unfinished) -> bool {
+        if how == csv_parts::Unfinished::WithoutLineBreak && record.len() >= self.cells {
+            return self.record(record);
+        }
+        self.builder.dump.cut_short = true;
+        true
+    }
+
+    fn unreadable(&mut self) {
+        self.builder.dump.unreadable += 1;
+    }
+
+    fn read(&mut self, bytes: u64) {
+        self.control.add_done(bytes);
+    }
+}
+
+/// A dump (CSV) is read in parts of this many bytes, on every core.
+pub(super) const PART: u64 = 64 << 20;
+
+/// Bytes of a part for which its lists reserve room for one row of each kind, up front: in
+/// the generated 1 GB dump a MALLOC or FREE row is 480 bytes on average (a MALLOC's with its
+/// Python stack) and an op's 85, one of each about every 565 bytes, so a part fills about
+/// nine tenths of what is reserved; a longer list grows as any does. Room never written is
+/// never touched: only address space.
+pub(super) const BYTES_A_RESERVED_ROW: u64 = 512;
+
+/// Whether a line may be a row's start, for cutting a dump in parts: msMemScope's rows start
+/// with their `ID` (digits and a comma); a call stack's lines in a quoted cell start with a
+/// path or a frame. A wrong guess is found and read again ([`csv_parts`]).
+pub(super) fn starts_with_an_id(line: &[u8]) -> bool {
+    let n = line.iter().take_while(|b| b.is_ascii_digit()).count();
+    n > 0 && line.get(n) == Some(&b',')
+}
+
+/// Reads a dump (CSV) at `path`: every row, on every core ([`csv_parts`]) in parts of
+/// [`PART`], when its first column is the `ID`; else on one.
+pub(super) fn read_dump_file(path: &Path, control: &LoadControl) -> Result<Dump, DumpProblem> {
+    read_dump_file_in_parts(path, control, PART)
+}
+
+/// [`read_dump_file`] in parts of `part` bytes (tests cut small dumps into many).
+pub(super) fn read_dump_file_in_parts(
+    path: &Path,
+    control: &LoadControl,
+    part: u64,
+) -> Result<Dump, DumpProblem> {
+    let name = path.display().to_string();
+    let mut reader = simd_csv::ReaderBuilder::new()
+        .flexible(true)
+        .has_headers(true)
+        .from_reader(open(path)?);
+    let header = header_of(&mut reader, &name)?;
+    let cols = Columns::of(header.iter().map(String::as_str))
+        .ok_or_else(|| DumpProblem::NotADump { path: name.clone() })?;
+    let id_first = header.first().is_some_and(|h| {
+        h.trim_start_matches('\u{feff}')
+            .trim()
+            .eq_ignore_ascii_case("id")
+    });
+    // A dump whose rows do not start with their ID is read in one part, on one core: its
+    // rows' starts cannot be told from its call stacks' lines.
+    let part = if id_first { part } else { u64::MAX };
+    let start = reader.position();
+    drop(reader);
+    // The bytes after the header, for the progress bar (told as the parts read them).
+    let len = open(path)?.metadata().map_or(0, |m| m.len());
+    control.add_total(len.saturating_sub(start));
+    let parts = csv_parts::read_in_parts(path, start, part, &starts_with_an_id, &|| {
+        let mut builder = DumpBuilder::new(cols, Rows::All);
+        let rows = usize::try_from(part.min(PART) / BYTES_A_RESERVED_ROW).unwrap_or(0);
+        builder.mem.reserve(rows);
+        builder.ops.reserve(rows);
+        PartBuilder {
+            builder,
+            control,
+            cells: header.len(),
+        }
+    })
+    .map_err(|e| match e {
+        csv_parts::PartsError::Io(e) => DumpProblem::unreadable(&name, csv_cause(e)),
+        csv_parts::PartsError::Stopped => DumpProblem::Cancelled,
+    })?;
+    control.file_done();
+    let mut parts = parts.into_iter().map(|p| p.builder);
+    let Some(builder) = parts.next() else {
+        return Ok(DumpBuilder::new(cols, Rows::All).finish());
+    };
+    Ok(builder.finish_with(parts.collect()))
+}
+
+/// The CSV reader's error as a cause: an I/O error keeps its kind.
+pub(super) fn csv_cause(e: simd_csv::Error) -> crate::model::Cause {
+    let en = e.to_string();
+    match e.into_kind() {
+        simd_csv::ErrorKind::Io(io) => crate::model::Cause::io(en, None, &io),
+        _ => crate::model::Cause::said(en),
+    }
+}
+
+/// A dump's header cells (a byte that is no UTF-8 read as U+FFFD: the columns memsight needs
+/// are ASCII); `name` is for messages.
+pub(super) fn header_of<R: Read>(
+    reader: &mut simd_csv::Reader<R>,
+    name: &str,
+) -> Result<Vec<String>, DumpProblem> {
+    let header = reader
+        .byte_headers()
+        .map_err(|e| DumpProblem::unreadable(name, csv_cause(e)))?;
+    Ok(header
+        .iter()
+        .map(|h| String::from_utf8_lossy(h).into_owned())
+        .collect())
+}
+
+/// Reads a dump (CSV), the `rows` asked for; `name` is for messages.
+pub(super) fn read_dump(
+    file: impl Read,
+    control: &LoadControl,
+    name: &str,
+    rows: Rows,
+) -> Result<Dump, DumpProblem> {
+    let mut reader = simd_csv::ReaderBuilder::new()
+        .flexible(true)
+        .has_headers(true)
+        .from_reader(file);
+    let header = header_of(&mut reader, name)?;
+    let cols =
+        Columns::of(header.iter().map(String::as_str)).ok_or_else(|| DumpProblem::NotADump {
+            path: name.to_string(),
+        })?;
+    let mut builder = DumpBuilder::new(cols, rows);
+    let mut record = simd_csv::StringRecord::new();
+    while !builder.is_full() {
+        match reader.read_record(&mut record) {
+            Ok(false) => break,
+            Ok(true) => {}
+            Err(e) if e.is_io_error() => return Err(DumpProblem::unreadable(name, csv_cause(e))),
+            Err(_) => {
+                builder.dump.unreadable += 1;
+                continue;
+            }
+        }
+        if !builder.row(|i| record.get(i).unwrap_or(""), control) {
+            return Err(DumpProblem::Cancelled);
+        }
+    }
+    Ok(builder.finish())
+}
+
+/// Reads a dump's SQLite form (`memscope_dump_*.db`, table `memscope_dump` with the CSV's
+/// column names; the tables Insight adds are not read), opened as every DB is: never written.
+pub(super) fn read_dump_db(
+    path: &Path,
+    control: &LoadControl,
+    rows: Rows,
+) -> Result<Dump, DumpProblem> {
+    let shown = path.display();
+    // A pending WAL or journal beside it is read from a private copy, as for every DB.
+    let snapshot = crate::ingest::db::snapshot_if_needed(path)
+        .map_err(|e| DumpProblem::unreadable(&shown, e))?;
+    let db = crate::ingest::db::open_read_only(path, snapshot.as_ref())
+        .map_err(|e| DumpProblem::unreadable(&shown, e))?;
+    let conn: &rusqlite::Connection = &db;
+    if !crate::ingest::db::has_table(conn, DB_TABLE) {
+        return Err(DumpProblem::NoTable {
+            path: shown.to_string(),
+            table: DB_TABLE,
+        });
+    }
+    let mut stmt = conn
+        .prepare(&format!("SELECT * FROM {DB_TABLE}"))
+        .map_err(|e| DumpProblem::unreadable(&shown, e))?;
+    let names: Vec<String> = stmt.column_names().map(str::to_string).collect();
+    let cols = Columns::of(names.iter().map(String::as_str)).ok_or_else(|| {
+        DumpProblem::TableLacksColumns {
+            path: shown.to_string(),
+            table: DB_TABLE,
+        }
+    })?;
+    let width = names.len();
+    let mut builder = DumpBuilder::new(cols, rows);
+    let mut rows = stmt
+        .query([])
+        .map_err(|e| DumpProblem::unreadable(&shown, e))?;
+    let mut cells: Vec<String> = vec![String::new(); width];
+    while !builder.is_full() {
+        let row = match rows.next() {
+            Ok(Some(r)) => r,
+            Ok(None) => break,
+            Err(e) => return Err(DumpProblem::unreadable(&shown, e)),
+        };
+        for (i, c) in cells.iter_mut().enumerate() {
+            // A writer that stored the texts as BLOBs (the same bytes, another type) is read
+            // like one that stored TEXT (before, every event read as blank).
+            *c = match row.get_ref(i) {
+                Ok(rusqlite::types::ValueRef::Blob(b)) => String::from_utf8_lossy(b).into_owned(),
+                Ok(v) => crate::ingest::db::text(v),
+                Err(_) => String::new(),
+            };
+        }
+        if !builder.row(|i| cells.get(i).map_or("", String::as_str), control) {
+            return Err(DumpProblem::Cancelled);
+        }
+    }
+    Ok(builder.finish())
+}
+
+/// The table of a dump's SQLite form.
+pub(super) const DB_TABLE: &str = "memscope_dump";
+
+/// Whether `path` names a dump's SQLite form.
+pub(super) fn is_db(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("db"))
+}
+
+/// Reads the dump at `path`, CSV or SQLite.
+pub(super) fn read_path(path: &Path, control: &LoadControl) -> Result<Dump, DumpProblem> {
+    read_rows(path, control, Rows::All)
+}
+
+/// Reads the `rows` asked for of the dump at `path`, CSV or SQLite.
+pub(super) fn read_rows(
+    path: &Path,
+    control: &LoadControl,
+    rows: Rows,
+) -> Result<Dump, DumpProblem> {
+    if is_db(path) {
+        read_dump_db(path, control, rows)
+    } else if rows == Rows::All {
+        read_dump_file(path, control)
+    } else {
+        open(path).and_then(|f| read_dump(f, control, &path.display().to_string(), rows))
+    }
+}
