@@ -337,3 +337,172 @@ pub(super) fn each_structural(bytes: &[u8], mut f: impl FnMut(usize, u8)) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// A number read the quick way (plain digits) is what the standard library reads.
+        #[test]
+        fn numbers_read_as_the_standard_library_reads_them(
+            t in "[ \"]?-?(0x)?[0-9a-f]{0,20}[ \"]?",
+        ) {
+            let s = t.trim().trim_matches('"').trim();
+            let expected = match s.strip_prefix("0x") {
+                Some(hex) => u64::from_str_radix(hex, 16).ok().and_then(|v| i64::try_from(v).ok()),
+                None => s.parse::<i64>().ok(),
+            };
+            prop_assert_eq!(number(&t), expected);
+        }
+
+        /// The quick trims are the standard ones, on any text.
+        #[test]
+        fn the_quick_trims_are_the_standard_ones(
+            t in "[ \t\u{b}\u{a0}\u{3000}\"a0,]{0,6}",
+        ) {
+            prop_assert_eq!(trim(&t), t.trim());
+            prop_assert_eq!(unquote(&t), t.trim_matches('"'));
+        }
+    }
+
+    #[test]
+    fn a_comma_inside_quotes_does_not_end_a_key() {
+        let a = parse_attr(r#"{"owner":"PTA@a,b","size":"5",func:"x",pool:HAL}"#);
+        assert_eq!(a.owner.as_deref(), Some("PTA@a,b"));
+        assert_eq!(a.size, Some(5));
+        assert_eq!(a.oom().func.as_deref(), Some("x"));
+        assert_eq!(a.oom().pool.as_deref(), Some("HAL"));
+        // Unbalanced quotes: what can be read is, nothing panics.
+        let b = parse_attr(r#"{size:7,owner:"open,total:9}"#);
+        assert_eq!((b.size, b.total), (Some(7), None));
+        assert_eq!(parse_attr(""), Attr::default());
+    }
+
+    #[test]
+    fn both_attr_dialects_parse() {
+        let a = parse_attr(
+            "{allocation_id:4,addr:0x000012c041400000,size:16778240,total:20971520,used:16780288}",
+        );
+        assert_eq!(a.allocation_id, Some(4));
+        assert_eq!(a.addr, Some(0x12c041400000));
+        assert_eq!(a.size, Some(16778240));
+        assert_eq!(a.total, Some(20971520));
+        assert_eq!(a.used, Some(16780288));
+        let j = parse_attr(
+            r#"{"allocation_id":"4","addr":"0x12c0","size":"6356992","owner":"PTA@model@weight","inefficient":"early_allocation"}"#,
+        );
+        assert_eq!(j.allocation_id, Some(4));
+        assert_eq!(j.addr, Some(0x12c0));
+        assert_eq!(j.size, Some(6356992));
+        assert_eq!(j.owner.as_deref(), Some("PTA@model@weight"));
+        assert_eq!(j.inefficient.as_deref(), Some("early_allocation"));
+        // Older dumps: decimal addresses, negative sizes on frees, an empty owner.
+        let o = parse_attr("{addr:20616935636992,size:-512,owner:,total:2097152,used:3537408}");
+        assert_eq!(o.addr, Some(20616935636992));
+        assert_eq!(o.size, Some(-512));
+        assert_eq!(o.owner, None);
+    }
+
+    /// How `each_attr` cut a cell before it looked at eight bytes at a time: a `memchr` for
+    /// each comma or quote, then for each part's colon (the reference it must agree with).
+    fn each_attr_by_memchr(cell: &str) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        let body = trim(cell);
+        let body = body.strip_prefix('{').unwrap_or(body);
+        let body = body.strip_suffix('}').unwrap_or(body);
+        let mut read = |part: &str| {
+            if let Some(colon) = memchr::memchr(b':', part.as_bytes()) {
+                let (key, value) = (&part[..colon], &part[colon + 1..]);
+                out.push((unquote(trim(key)).into(), unquote(trim(value)).into()));
+            }
+        };
+        let (mut start, mut quoted) = (0, false);
+        for i in memchr::memchr2_iter(b',', b'"', body.as_bytes()) {
+            if body.as_bytes()[i] == b'"' {
+                quoted = !quoted;
+            } else if !quoted {
+                read(&body[start..i]);
+                start = i + 1;
+            }
+        }
+        read(&body[start..]);
+        out
+    }
+
+    proptest! {
+        /// The eight-bytes-at-a-time cut of an `Attr` cell gives the parts, keys and values the
+        /// `memchr` one gave, on cells of every shape (quotes, colons and commas anywhere,
+        /// white space, multi-byte text with the bytes `, : "` with the high bit set, any length around
+        /// the eight-byte words); and the
+        /// copy-free MALLOC/FREE reading (its plain cut included) reads what `parse_attr` reads.
+        #[test]
+        fn attr_cells_cut_as_the_memchr_reference_does(
+            cell in r#"[{}:,"a-z_0-9 \t中é¬º¢]{0,90}"#,
+            keys in proptest::collection::vec(
+                (
+                    prop_oneof![
+                        Just("allocation_id"), Just("addr"), Just("size"), Just("owner"),
+                        Just("total"), Just("used"), Just("process_used"),
+                        Just("device_used"), Just("inefficient"), Just("ptr"), Just("x"),
+                        // Keys that start with one that is read.
+                        Just("owner_id"), Just("sizes"),
+                    ],
+                    prop_oneof![
+                        4 => r#"-?[0-9]{1,21}|0x[0-9a-fA-F]{1,17}|[a-zA-Z@_ 0-9"]{0,12}"#,
+                        // The ends of an i64 (its least is the NULL), and signs and zeros.
+                        1 => proptest::sample::select(vec![
+                            "-9223372036854775808", "9223372036854775807",
+                            "9223372036854775808", "-9223372036854775807", "-0", "0", "00",
+                            "-", "--1", "+1", "1-", "1 ", " 1", "1e3",
+                            // A number run into another part (no comma after it).
+                            "1xsize:5", "7 used:3", "2owner:a",
+                        ]).prop_map(String::from),
+                    ],
+                    any::<bool>(),
+                ),
+                0..12,
+            ),
+        ) {
+            let pairs = |c: &str| {
+                let mut v: Vec<(String, String)> = Vec::new();
+                each_attr(c, |k, t| v.push((k.into(), t.into())));
+                v
+            };
+            prop_assert_eq!(pairs(&cell), each_attr_by_memchr(&cell));
+            let built: Vec<String> = keys
+                .iter()
+                .map(|(k, v, q)| if *q { format!("\"{k}\":\"{v}\"") } else { format!("{k}:{v}") })
+                .collect();
+            let built = format!("{{{}}}", built.join(","));
+            // As msMemScope writes them (the plain cut, `plain_mem_attr`, reads these).
+            let plain: Vec<String> = keys.iter().map(|(k, v, _)| format!("{k}:{v}")).collect();
+            let plain = format!("{{{}}}", plain.join(","));
+            for c in [&cell, &built, &plain] {
+                prop_assert_eq!(pairs(c), each_attr_by_memchr(c));
+                let (full, mem) = (parse_attr(c), parse_mem_attr(c));
+                let text = |t: &str| (!t.is_empty()).then(|| t.to_string());
+                prop_assert_eq!(
+                    (full.allocation_id, full.addr, full.size, full.total, full.used),
+                    (mem.allocation_id, mem.addr, mem.size, mem.total, mem.used)
+                );
+                prop_assert_eq!(
+                    (full.process_used, full.device_used, full.owner, full.inefficient),
+                    (mem.process_used, mem.device_used, text(mem.owner), text(mem.inefficient))
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn broken_attrs_give_what_they_can() {
+        assert_eq!(parse_attr(""), Attr::default());
+        assert_eq!(parse_attr("{size:12").size, Some(12));
+        assert_eq!(parse_attr("size:1}}}").size, None);
+        assert_eq!(parse_attr("{\"size\":\"7,addr:1}").size, None);
+        assert_eq!(parse_attr("{size:-9223372036854775808}").size, None);
+        let many: String = (0..100_000).map(|i| format!("k{i}:{i},")).collect();
+        assert_eq!(parse_attr(&format!("{{{many}size:5}}")).size, Some(5));
+    }
+}

@@ -88,3 +88,57 @@ pub(super) fn op_spans(dump: &Dump, all: Cow<'_, [OpSpan]>, pid: i64) -> OpSpans
     let rare = dump.rare.iter().filter(|e| e.pid == pid).cloned().collect();
     OpSpans { spans, rare }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::msmemscope::events::{NO_DEVICE, OpEvent};
+    use crate::ingest::msmemscope::time_order::Events;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Op spans found per thread and name are those of a search of the thread's open
+        /// starts for the last of the same name (the walk they replaced), in the same order.
+        #[test]
+        fn op_spans_match_the_last_open_start_of_their_name(
+            ops in proptest::collection::vec((0u32..3, 0u32..3, any::<bool>()), 0..120),
+        ) {
+            // Threads 0 and 1 are process 1's, thread 2 process 2's.
+            let events: Vec<OpEvent> = ops
+                .iter()
+                .enumerate()
+                .map(|(i, &(thread, what, start))| OpEvent {
+                    ts: i as i64,
+                    order: i as u32,
+                    what,
+                    thread,
+                    device: NO_DEVICE,
+                    start,
+                })
+                .collect();
+            let dump = Dump {
+                ops: Events::from_list(events.clone()),
+                threads: vec![(1, 10), (1, 11), (2, 20)],
+                ..Dump::default()
+            };
+            let all = all_op_spans(&dump);
+            let got = op_spans(&dump, Cow::Borrowed(&all), 1);
+            let owned = op_spans(&dump, Cow::Owned(all_op_spans(&dump)), 1);
+            prop_assert_eq!(format!("{:?}", owned.spans), format!("{:?}", got.spans));
+            // The walk it replaced: each thread's open starts in one list, searched from its end.
+            let mut open: FxHashMap<u32, Vec<(u32, i64)>> = FxHashMap::default();
+            let mut spans = Vec::new();
+            for e in events.iter().filter(|e| e.thread < 2) {
+                let stack = open.entry(e.thread).or_default();
+                if e.start {
+                    stack.push((e.what, e.ts));
+                } else if let Some(k) = stack.iter().rposition(|&(w, _)| w == e.what) {
+                    let (what, start) = stack.remove(k);
+                    spans.push((start, e.ts, dump.threads[e.thread as usize], what));
+                }
+            }
+            let got_spans: Vec<_> = got.spans.iter().map(|s| (s.start, s.end, dump.thread(s.thread), s.what)).collect();
+            prop_assert_eq!(got_spans, spans);
+        }
+    }
+}
