@@ -95,7 +95,7 @@ pub(super) struct MemEvent {
     pub(super) allocation_id: i64,
     /// `size` (negative on a free in older dumps).
     pub(super) size: i64,
-    /// `total`, `used`, `process_used`, `device_used` ([`Attr`]).
+    /// `total`, `used`, `process_used`, `device_used` ([`Attr`](super::cells::Attr)).
     pub(super) total: i64,
     pub(super) used: i64,
     pub(super) process_used: i64,
