@@ -39,19 +39,6 @@
 //! rank's curves, `block_rows` its blocks' table, `oom` the tags of its OOM records; this file
 //! is the importer and builds each rank from those.
 
-use std::ops::Range;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-
-use rustc_hash::FxHashMap;
-
-use super::chunks::LoadControl;
-use super::error::{LoadError, NoDataReason};
-use super::importer::Importer;
-use super::prefetch_budget::Reservation;
-use super::shared_read::SharedRead;
-use curves::{CurveEvent, rank_curves};
-
 mod block_rows;
 mod cells;
 mod curves;
@@ -63,6 +50,18 @@ mod open_blocks;
 mod pairing;
 mod pool_totals;
 mod time_order;
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
+
+use super::chunks::LoadControl;
+use super::error::{LoadError, NoDataReason};
+use super::importer::Importer;
+use super::prefetch_budget::Reservation;
+use super::shared_read::SharedRead;
 use crate::model::{
     BlockTags, CallStacks, DataSource, DeviceMemory, DumpProblem, Format, Interner, MemoryRecords,
     Message, NO_STACK, NULL, NameId, Prefetch, RankData, RankInfo, StackSource, Step, StepSource,
@@ -70,6 +69,7 @@ use crate::model::{
 };
 use block_rows::{BlockRows, block_rows, cached};
 pub use cells::{Attr, OomAttr, parse_attr};
+use curves::{CurveEvent, rank_curves};
 use dump::{Columns, Dump, is_db, read_path};
 use events::{Event, Kind, MemEvent, present};
 use oom::oom_tags;

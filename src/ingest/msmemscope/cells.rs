@@ -3,7 +3,7 @@
 //! The readers called on every row are `#[inline]`: the loop over the rows is in `dump`,
 //! which may be compiled in another codegen unit.
 
-use crate::ingest::value::parse_address as address;
+use crate::ingest::value::{self, parse_address as address};
 
 /// A block beyond 2⁵⁶ bytes (64 PiB) is no block: a hostile or broken number.
 pub(super) const MAX_SIZE: i64 = 1 << 56;
@@ -97,7 +97,7 @@ pub(super) fn unquote(s: &str) -> &str {
 #[inline]
 pub(super) fn number(text: &str) -> Option<i64> {
     // Nearly every one is plain digits: read eight at a time, with no trim or search.
-    if let Some(v) = crate::ingest::value::plain_i64(text.as_bytes()) {
+    if let Some(v) = value::plain_i64(text.as_bytes()) {
         return Some(v);
     }
     let t = trim(unquote(trim(text)));
@@ -206,13 +206,13 @@ pub(super) fn is_numeric_key(key: usize) -> bool {
 }
 
 /// The number that starts at `from` in an `Attr` cell's body when it is written plainly
-/// (`-`? and digits, as [`crate::ingest::value::plain_i64`] takes them) and a comma or the body's
+/// (`-`? and digits, as [`value::plain_i64`] takes them) and a comma or the body's
 /// end follows it: its value and where it ends. Read in place, with no search for the comma
 /// first; `None` leaves the part to [`MemAttr::set`].
 pub(super) fn plain_number_part(bytes: &[u8], from: usize) -> Option<(i64, usize)> {
     let rest = bytes.get(from..)?;
     let neg = rest.first() == Some(&b'-');
-    let (v, n) = crate::ingest::value::plain_number_at(&rest[usize::from(neg)..], 19)?;
+    let (v, n) = value::plain_number_at(&rest[usize::from(neg)..], 19)?;
     let to = from + usize::from(neg) + n;
     if bytes.get(to).is_some_and(|&b| b != b',') {
         return None;

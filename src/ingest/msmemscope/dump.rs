@@ -12,6 +12,8 @@ use super::open;
 use super::time_order::{Events, Timed, in_time_order, sort_by_time};
 use crate::ingest::chunks::LoadControl;
 use crate::ingest::csv_parts;
+use crate::ingest::db;
+use crate::ingest::time_window::TimeWindow;
 use crate::ingest::value::parse_address as address;
 use crate::model::{DumpProblem, Interner, NameId, Recent};
 
@@ -402,12 +404,8 @@ impl DumpBuilder {
         let micros = median.is_some_and(|m| m < US_BELOW);
         // The window around the median of the same times in ns (scaling keeps their order:
         // it is the median of the scaled times).
-        let window = median.map_or(crate::ingest::time_window::TimeWindow::ANY, |m| {
-            crate::ingest::time_window::TimeWindow::around(if micros {
-                m.saturating_mul(1000)
-            } else {
-                m
-            })
+        let window = median.map_or(TimeWindow::ANY, |m| {
+            TimeWindow::around(if micros { m.saturating_mul(1000) } else { m })
         });
         let before: usize = parts.iter().map(Part::len).sum();
         parts.par_iter_mut().for_each(|p| {
@@ -755,12 +753,11 @@ pub(super) fn read_dump_db(
 ) -> Result<Dump, DumpProblem> {
     let shown = path.display();
     // A pending WAL or journal beside it is read from a private copy, as for every DB.
-    let snapshot = crate::ingest::db::snapshot_if_needed(path)
-        .map_err(|e| DumpProblem::unreadable(&shown, e))?;
-    let db = crate::ingest::db::open_read_only(path, snapshot.as_ref())
+    let snapshot = db::snapshot_if_needed(path).map_err(|e| DumpProblem::unreadable(&shown, e))?;
+    let db = db::open_read_only(path, snapshot.as_ref())
         .map_err(|e| DumpProblem::unreadable(&shown, e))?;
     let conn: &rusqlite::Connection = &db;
-    if !crate::ingest::db::has_table(conn, DB_TABLE) {
+    if !db::has_table(conn, DB_TABLE) {
         return Err(DumpProblem::NoTable {
             path: shown.to_string(),
             table: DB_TABLE,
@@ -793,7 +790,7 @@ pub(super) fn read_dump_db(
             // like one that stored TEXT (before, every event read as blank).
             *c = match row.get_ref(i) {
                 Ok(rusqlite::types::ValueRef::Blob(b)) => String::from_utf8_lossy(b).into_owned(),
-                Ok(v) => crate::ingest::db::text(v),
+                Ok(v) => db::text(v),
                 Err(_) => String::new(),
             };
         }
