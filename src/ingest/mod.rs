@@ -1,6 +1,6 @@
 //! Reading profiling folders: discovery, the CSV and SQLite readers, value parsing, load reports.
 //!
-//! [`discover`] walks a path and returns a [`Profile`] (ranks with their files, no rows);
+//! [`discover()`] walks a path and returns a [`Profile`] (ranks with their files, no rows);
 //! [`load_rank`] parses one rank into [`crate::model::RankData`]. Every file is opened through
 //! [`safe_fs`] (regular files only, bounded reads); nothing is ever written beside them.
 //! Loading runs in stages (the tables, then steps, then call stacks); [`layout`] says where a

@@ -22,7 +22,7 @@ use crate::model::NULL;
 /// Where a value is in an object's bytes: `start..end`.
 type Span = (usize, usize);
 
-/// Which kept field a value is ([`MEMORY_FIELDS`](super::memory_fields::MEMORY_FIELDS));
+/// Which kept field a value is ([`MEMORY_FIELDS`]);
 /// `None` for a key the reader does not keep.
 type Field = Option<MemoryField>;
 
@@ -502,7 +502,7 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// A number by JSON's grammar: `-`? (`0` | [1-9][0-9]*) (`.` [0-9]+)? ([eE] [+-]? [0-9]+)?
+    /// A number by JSON's grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`
     /// A letter or digit right after it is no number (`01`, `1x`): the caller's next byte then
     /// is no `,` or `}` (nor a template's next piece, which starts with one or white space).
     fn number(&mut self) -> Option<()> {
