@@ -26,6 +26,11 @@ impl From<Option<PathBuf>> for PickOutcome {
     }
 }
 
+/// A save dialog: the native one in the app, a stand-in answering a path in tests (a closure,
+/// so that tests running side by side each save where they asked, not through a shared static).
+/// It blocks, so the app runs it as a job.
+pub type SavePicker = std::sync::Arc<dyn Fn() -> PickOutcome + Send + Sync>;
+
 /// A native dialog that "returns nothing" faster than this never showed (nobody cancels a
 /// dialog in a quarter of a second): rfd reports a missing portal as a cancel.
 pub const INSTANT_RETURN: std::time::Duration = std::time::Duration::from_millis(250);

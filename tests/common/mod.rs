@@ -625,29 +625,21 @@ pub fn export_to(
 ) -> String {
     use egui_kittest::kittest::Queryable;
     let p = path.to_path_buf();
-    *EXPORT_TO.lock().unwrap() = Some(p);
-    h.state_mut().details_mut().set_save_picker(|| {
-        memsight::ui::file_browser::PickOutcome::Picked(
-            EXPORT_TO.lock().unwrap().clone().unwrap_or_default(),
-        )
-    });
+    h.state_mut()
+        .details_mut()
+        .set_save_picker(move || memsight::ui::file_browser::PickOutcome::Picked(p.clone()));
     h.get_by_label(label).click();
-    for _ in 0..500 {
-        h.step();
-        let st = h.state().details().export_status().map(str::to_string);
-        if st
-            .as_deref()
-            .is_some_and(|s| s.contains(&path.display().to_string()))
-        {
-            return st.unwrap_or_default();
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-    panic!("the export did not finish");
+    // Until the status names the file (before, 500 frames 10 ms apart: five seconds, which a
+    // busy machine can run past).
+    let said = |app: &memsight::ui::MemsightApp| {
+        app.details()
+            .export_status()
+            .filter(|s| s.contains(&path.display().to_string()))
+            .map(str::to_string)
+    };
+    step_until(h, "the export", |h| said(h.state()).is_some());
+    said(h.state()).unwrap_or_default()
 }
-
-/// Where the stand-in save dialog answers (the dialog runs on a job's thread).
-static EXPORT_TO: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
 
 /// Steps the app until `done` holds: for work on another thread (a dialog's answer, an export,
 /// a sort, a Group By's curves). It waits on the state, never on the machine being fast

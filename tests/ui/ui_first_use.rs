@@ -606,28 +606,29 @@ fn png_texts(png: &[u8]) -> std::collections::BTreeMap<String, String> {
 
 #[test]
 fn save_chart_as_png_is_a_report_figure_with_a_caption_at_twice_the_size() {
-    static OUT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     let tmp = tempfile::tempdir().unwrap();
-    let _ = OUT.set(tmp.path().join("chart.png"));
+    let out = tmp.path().join("chart.png");
     let rec = RawCsv::read(&rank_dir().join("ASCEND_PROFILER_OUTPUT/memory_record.csv"));
     let (peak_mib, _) = common::raw_peak(&rec, "PTA+GE", "Total Allocated(MB)", 1.0).unwrap();
     for (lang, file, whole, axis, peak_word) in [
         (Lang::En, "File", "the whole rank", "Memory (MB)", "peak"),
         (Lang::Zh, "文件", "整个 rank", "内存 (MB)", "峰值"),
     ] {
-        let _ = std::fs::remove_file(OUT.get().unwrap());
+        let _ = std::fs::remove_file(&out);
         let mut h = app_in(Some(rank_dir()), lang, [1280.0, 720.0]);
-        h.state_mut()
-            .set_png_picker(|| PickOutcome::Picked(OUT.get().unwrap().clone()));
+        h.state_mut().set_png_picker({
+            let out = out.clone();
+            move || PickOutcome::Picked(out.clone())
+        });
         let chart = h.state().chart().last_rect().unwrap();
         h.get_by_label(file).click();
         h.run();
         h.get_by_label(h.state().tr().save_chart).click();
-        common::step_until(&mut h, "the chart's PNG", |_| OUT.get().unwrap().exists());
+        common::step_until(&mut h, "the chart's PNG", |_| out.exists());
         h.run();
         // The menu bar says where it went, and saying so moves nothing (issue 43 item 9: a
         // notice line of its own above the chart pushed the whole window down).
-        let said = (h.state().tr().saved_chart)(&OUT.get().unwrap().display().to_string());
+        let said = (h.state().tr().saved_chart)(&out.display().to_string());
         let notice = h.get_by_label(&said).rect();
         let after = h.state().chart().last_rect().unwrap();
         assert_eq!(after.min.y, chart.min.y, "{lang:?}: the chart moved");
@@ -636,7 +637,7 @@ fn save_chart_as_png_is_a_report_figure_with_a_caption_at_twice_the_size() {
             (notice.center().y - menu.center().y).abs() < 4.0,
             "{lang:?}: {notice:?} is not in the menu bar's row {menu:?}"
         );
-        let png = std::fs::read(OUT.get().unwrap()).expect("the PNG is written");
+        let png = std::fs::read(&out).expect("the PNG is written");
         let reader = png::Decoder::new(std::io::Cursor::new(png.clone()))
             .read_info()
             .unwrap();

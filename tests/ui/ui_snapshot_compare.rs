@@ -53,18 +53,16 @@ fn files() -> Option<(PathBuf, PathBuf)> {
     ))
 }
 
-static PICKED: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
-
-/// The app on `a` in `lang`, whose picker answers only a snapshot picker, with `b`.
+/// The app on `a` in `lang`, whose picker answers only a snapshot picker, with `b` (its own
+/// `b`: the tests of this file run side by side, each with its own file to pick).
 fn open(a: &Path, b: &Path, lang: Lang) -> Harness<'static, MemsightApp> {
     let mut app = MemsightApp::new(Some(a.to_path_buf()), Vec::new(), None);
     app.set_language(lang);
     app.document_mut::<SnapshotView>().unwrap().wait();
-    *PICKED.lock().unwrap() = Some(b.to_path_buf());
-    app.set_picker(|kind| {
+    let picked = b.to_path_buf();
+    app.set_picker(move |kind| {
         (kind == PickKind::File(&memsight::ui::panes::snapshot_compare::PICK))
-            .then(|| PICKED.lock().unwrap().clone())
-            .flatten()
+            .then(|| picked.clone())
             .into()
     });
     common::harness(app)

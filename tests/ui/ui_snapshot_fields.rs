@@ -292,9 +292,6 @@ fn a_real_paired_recording_opens_joined_and_tells_its_holders_apart() {
     }
 }
 
-/// The trace Join with a profile… answers with (the test's dialog).
-static PICKED_TRACE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-
 /// A snapshot with no trace beside it joins the one the user picks with Join with a
 /// profile…: the dialog asks for a trace (not a snapshot), and By operator then shows the join,
 /// with the same figures as plain arithmetic over the raw files, in both languages.
@@ -311,13 +308,13 @@ fn join_with_a_profile_picks_a_trace_from_elsewhere_and_shows_the_join() {
     else {
         return;
     };
-    PICKED_TRACE.get_or_init(|| trace.clone());
     for lang in Lang::ALL {
         let t = tr(lang);
         let mut h = open(&snap, lang);
-        h.state_mut().set_picker(|kind| {
+        let picked = trace.clone();
+        h.state_mut().set_picker(move |kind| {
             (kind == PickKind::File(&PICK))
-                .then(|| PICKED_TRACE.get().unwrap().clone())
+                .then(|| picked.clone())
                 .into()
         });
         h.run();
@@ -337,9 +334,6 @@ fn join_with_a_profile_picks_a_trace_from_elsewhere_and_shows_the_join() {
     }
 }
 
-/// The file Join with a profile… answers with in the next test: a trace without memory events.
-static PICKED_NOT_A_PROFILE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-
 /// A picked file that is not a profile of memory says why in the UI's language: discovery's
 /// own typed reason, not its English words inside a Chinese sentence.
 #[test]
@@ -355,13 +349,13 @@ fn join_with_a_file_that_is_not_a_profile_says_why_in_the_ui_language() {
     let other = tempfile::tempdir().unwrap();
     let empty = other.path().join("y.pt.trace.json");
     std::fs::write(&empty, r#"{"traceEvents": []}"#).unwrap();
-    PICKED_NOT_A_PROFILE.get_or_init(|| empty.clone());
     for lang in Lang::ALL {
         let t = tr(lang);
         let mut h = open(&snap, lang);
-        h.state_mut().set_picker(|kind| {
+        let picked = empty.clone();
+        h.state_mut().set_picker(move |kind| {
             (kind == PickKind::File(&PICK))
-                .then(|| PICKED_NOT_A_PROFILE.get().unwrap().clone())
+                .then(|| picked.clone())
                 .into()
         });
         h.run();

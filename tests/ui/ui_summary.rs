@@ -439,16 +439,15 @@ fn click_compare_and_wait(h: &mut Harness<'_, MemsightApp>, t: &Tr) {
 /// be chosen. It asks for a file (a picker of its own kind), and the file picked is compared.
 #[test]
 fn compare_with_summary_picks_a_file_and_compares_it() {
-    static BEFORE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     let c = cluster();
-    BEFORE.get_or_init(|| c.before.clone());
     for lang in [Lang::En, Lang::Zh] {
         let t = tr(lang);
         let mut h = open(&c.now, lang);
         // Only a file picker answers: a folder picker gets nothing.
-        h.state_mut().set_picker(|kind| {
+        let before = c.before.clone();
+        h.state_mut().set_picker(move |kind| {
             (kind == memsight::ui::command::PickKind::File(&memsight::ui::panes::summary::PICK))
-                .then(|| BEFORE.get().unwrap().clone())
+                .then(|| before.clone())
                 .into()
         });
         click_compare_and_wait(&mut h, t);
@@ -466,7 +465,6 @@ fn compare_with_summary_picks_a_file_and_compares_it() {
 /// language (the reasons are typed; before, the Chinese UI showed the CLI's English sentence).
 #[test]
 fn a_summary_that_cannot_be_compared_says_why_in_the_ui_language() {
-    static PICKED: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
     let c = cluster();
     let tmp = tempfile::tempdir().unwrap();
     // A database memsight did not write, and a summary of another schema version.
@@ -510,10 +508,10 @@ fn a_summary_that_cannot_be_compared_says_why_in_the_ui_language() {
             ),
         ];
         for (file, why) in cases {
-            *PICKED.lock().unwrap() = Some(file.clone());
             let mut h = open(&c.now, lang);
+            let picked = file.clone();
             h.state_mut()
-                .set_picker(|_| PICKED.lock().unwrap().clone().into());
+                .set_picker(move |_| Some(picked.clone()).into());
             click_compare_and_wait(&mut h, t);
             let sep = if lang == Lang::Zh { "：" } else { ": " };
             let shown = (t.summary_baseline_error)(&format!("{}{sep}{why}", file.display()));

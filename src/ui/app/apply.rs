@@ -73,7 +73,7 @@ impl MemsightApp {
             PickKind::Baseline => self.document.compared_with().unwrap_or(kind),
             _ => kind,
         };
-        let picker = self.picker;
+        let picker = std::sync::Arc::clone(&self.picker);
         let job = self
             .jobs
             .run(JobKey::new(DIALOG_JOB), Place::Thread, move |_| {

@@ -41,7 +41,7 @@ impl MemsightApp {
                 return;
             }
         }
-        let picker = self.png_picker;
+        let picker = std::sync::Arc::clone(&self.png_picker);
         let job = self
             .jobs
             .run(JobKey::named("chart png"), Place::Thread, move |_| picker());

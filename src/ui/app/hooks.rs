@@ -4,8 +4,9 @@
 //! `pub(crate)`. The methods that return a part of the profile (its session, baseline, chart,
 //! tables) panic when another document is on screen: the test asked the wrong thing.
 
-use super::{MemsightApp, Picker};
+use super::MemsightApp;
 use crate::ui::baseline::BaselineSlot;
+use crate::ui::command::PickKind;
 use crate::ui::file_browser::{FileBrowser, PickOutcome};
 use crate::ui::panes::align_offset;
 use crate::ui::panes::details_table::DetailsPane;
@@ -111,13 +112,13 @@ impl MemsightApp {
     }
 
     /// Puts in the open dialog tests answer with.
-    pub fn set_picker(&mut self, picker: Picker) {
-        self.picker = picker;
+    pub fn set_picker(&mut self, picker: impl Fn(PickKind) -> PickOutcome + Send + Sync + 'static) {
+        self.picker = std::sync::Arc::new(picker);
     }
 
     /// Puts in the save dialog of Save chart as PNG.
-    pub fn set_png_picker(&mut self, picker: fn() -> PickOutcome) {
-        self.png_picker = picker;
+    pub fn set_png_picker(&mut self, picker: impl Fn() -> PickOutcome + Send + Sync + 'static) {
+        self.png_picker = std::sync::Arc::new(picker);
     }
 
     /// True while a rank loads.

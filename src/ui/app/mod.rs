@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use super::command::{Command, PickKind};
 use super::document::{DocCx, DocEvent, Document};
-use super::file_browser::{FileBrowser, PickOutcome, native_outcome};
+use super::file_browser::{FileBrowser, PickOutcome, SavePicker, native_outcome};
 use super::i18n::{Lang, Tr};
 use super::jobs::{Job, Jobs};
 use super::prefs::Prefs;
@@ -20,8 +20,9 @@ use crate::analysis::RankView;
 use crate::ingest::Profile;
 
 /// Shows an open dialog and says what the user chose; it blocks, so the app runs it as a job.
-/// [`native_picker`] in the app; tests put in a picker of their own.
-pub type Picker = fn(PickKind) -> PickOutcome;
+/// [`native_picker`] in the app; tests put in a picker of their own (a closure, so that tests
+/// running side by side each answer with their own file rather than through a shared static).
+pub type Picker = Arc<dyn Fn(PickKind) -> PickOutcome + Send + Sync>;
 
 /// The native dialog (rfd, through the XDG desktop portal on Linux); `Unavailable` when it could
 /// not be shown (the app then shows its own browser).
@@ -90,7 +91,7 @@ pub struct MemsightApp {
     png_dialog: Option<Job<PickOutcome>>,
     /// The save dialog for Save chart as PNG ([`super::chart_image::native_png_picker`] unless
     /// replaced).
-    pub(crate) png_picker: fn() -> PickOutcome,
+    pub(crate) png_picker: SavePicker,
     /// A one-line message in the parameter bar (what Save chart did).
     pub(crate) notice: Option<String>,
     /// Background tasks that panicked, shown until dismissed.
@@ -146,7 +147,7 @@ impl MemsightApp {
             path_dialog_focus: false,
             chart_png: None,
             png_dialog: None,
-            png_picker: super::chart_image::native_png_picker,
+            png_picker: Arc::new(super::chart_image::native_png_picker),
             notice: None,
             failures: Vec::new(),
             cjk_font: None,
@@ -154,7 +155,7 @@ impl MemsightApp {
             document: Box::new(ProfileDocument::default()),
             title: String::new(),
             bench: None,
-            picker: native_picker,
+            picker: Arc::new(native_picker),
         };
         if let Some(p) = path {
             app.apply(Command::Open(p));

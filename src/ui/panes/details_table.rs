@@ -825,8 +825,11 @@ impl DetailsPane {
     }
 
     /// The save dialog the rank's table's Export CSV… shows.
-    pub fn set_save_picker(&mut self, picker: fn() -> crate::ui::file_browser::PickOutcome) {
-        self.current.exporter.save_picker = picker;
+    pub fn set_save_picker(
+        &mut self,
+        picker: impl Fn() -> crate::ui::file_browser::PickOutcome + Send + Sync + 'static,
+    ) {
+        self.current.exporter.save_picker = Arc::new(picker);
     }
 
     /// Ranks with at least `rows` allocations sort in a job.

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::analysis::{RankView, TableQuery, query};
 use crate::export::write_rows_csv;
-use crate::ui::file_browser::{PickOutcome, native_outcome};
+use crate::ui::file_browser::{PickOutcome, SavePicker, native_outcome};
 use crate::ui::format::grouped;
 use crate::ui::i18n::Tr;
 use crate::ui::jobs::{Job, JobKey, Jobs, Place, Poll};
@@ -41,7 +41,7 @@ enum Step {
 /// The exporter: the running export and what the last one did.
 pub struct Exporter {
     /// The save dialog ([`native_save_picker`] unless replaced).
-    pub(crate) save_picker: fn() -> PickOutcome,
+    pub(crate) save_picker: SavePicker,
     /// What the last export did (or that one runs).
     pub(crate) status: Option<String>,
     job: Option<Job<Step>>,
@@ -54,7 +54,7 @@ pub struct Exporter {
 impl Default for Exporter {
     fn default() -> Self {
         Exporter {
-            save_picker: native_save_picker,
+            save_picker: Arc::new(native_save_picker),
             status: None,
             job: None,
             pending: None,
@@ -69,7 +69,7 @@ impl Exporter {
     pub fn start(&mut self, jobs: &mut Jobs, view: Arc<RankView>, q: TableQuery, t: &'static Tr) {
         self.status = Some(t.choose_save.into());
         self.pending = Some((view, q));
-        let picker = self.save_picker;
+        let picker = Arc::clone(&self.save_picker);
         let job = jobs.run(JobKey::new(EXPORT_JOB), Place::Thread, move |_| {
             Step::Chosen(picker())
         });
