@@ -37,7 +37,8 @@
 //! `cells`) into the `events` of a `Dump`, sorted by `time_order`; `pairing` makes its blocks
 //! (through `open_blocks`) and `op_spans` its ops' spans; `curves` and `pool_totals` make a
 //! rank's curves, `block_rows` its blocks' table, `oom` the tags of its OOM records; this file
-//! is the importer and builds each rank from those.
+//! is the importer and builds each rank from those. Each module's tests sit beside it, with
+//! what they share in `test_support`.
 
 mod block_rows;
 mod cells;
@@ -49,6 +50,8 @@ mod op_spans;
 mod open_blocks;
 mod pairing;
 mod pool_totals;
+#[cfg(test)]
+mod test_support;
 mod time_order;
 
 use std::ops::Range;
@@ -696,78 +699,7 @@ fn with_python_stacks(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dump::{EveryNthRow, PART, Rows, read_dump, read_dump_file_in_parts};
-    use events::OpEvent;
-
-    /// Every event of a dump as text, its ids resolved (ids differ with the order texts
-    /// were met in).
-    fn described(dump: &Dump) -> Vec<String> {
-        let text = |id: u32| dump.texts.get(id).to_string();
-        let device = |d: u32| dump.devices.get(d as usize).cloned();
-        let mem = dump.mem.iter().map(|e| {
-            format!(
-                "mem {} {} {} {} {} {} {:?} {:?} {:?} {} {} {} {} {} {} {}",
-                e.malloc,
-                text(e.what),
-                e.order,
-                text(e.python),
-                text(e.owner),
-                text(e.inefficient),
-                device(e.device),
-                dump.thread(e.thread),
-                e.addr(),
-                e.ts,
-                e.allocation_id,
-                e.size,
-                e.total,
-                e.used,
-                e.process_used,
-                e.device_used,
-            )
-        });
-        let ops = dump.ops.iter().map(|e| {
-            format!(
-                "op {} {} {} {:?} {:?} {}",
-                e.start,
-                text(e.what),
-                e.order,
-                device(e.device),
-                dump.thread(e.thread),
-                e.ts,
-            )
-        });
-        let rare = dump.rare.iter().map(|e| {
-            format!(
-                "{:?} {} {} {} {:?} {} {} {} {} {:?}",
-                e.kind,
-                text(e.what),
-                e.order,
-                text(e.python),
-                e.device.map(|d| dump.devices[d as usize].clone()),
-                e.ts,
-                e.pid,
-                e.tid,
-                e.size,
-                e.oom
-            )
-        });
-        mem.chain(ops).chain(rare).collect()
-    }
-
-    /// The header of a dump, as msMemScope writes it.
-    const DUMP_HEADER: &str = "ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)\n";
-
-    /// Generated dumps with Python stacks, one a rank, of `allocs` allocations each.
-    fn generated_dumps(dir: &Path, ranks: usize, allocs: usize) -> Vec<PathBuf> {
-        let opts = crate::generate::GenOptions {
-            ranks,
-            allocs,
-            format: Format::Imported(NAME),
-            stacks: true,
-            ..crate::generate::demo_options()
-        };
-        crate::generate::generate(dir, &opts).unwrap()
-    }
+    use test_support::{DUMP_HEADER, generated_dumps};
 
     /// The rank of the dump at `path` built from `paired` (whose ranks are read from the
     /// file), and the curves handed over first.
@@ -927,164 +859,6 @@ mod tests {
                 None,
                 "{other}"
             );
-        }
-    }
-
-    /// A dump read in parts (of a few KiB, cut inside quoted call stacks too) holds the
-    /// events one reader of the whole file reads, in the same order, with the same texts
-    /// and devices; and as many unreadable rows.
-    #[test]
-    fn a_dump_read_in_parts_is_the_dump_read_whole() {
-        let dir = tempfile::tempdir().unwrap();
-        let files = generated_dumps(dir.path(), 3, 400);
-        assert_eq!(files.len(), 3);
-        // One file with three processes' rows and a few broken ones.
-        let mut text = String::new();
-        for (k, f) in files.iter().enumerate() {
-            let t = std::fs::read_to_string(f).unwrap();
-            let body = if k == 0 {
-                &t[..]
-            } else {
-                t.split_once('\n').unwrap().1
-            };
-            text.push_str(body);
-            text.push_str("99,MALLOC,PTA,N/A,notatime,1,1,0,0x10,\"{size:5}\",,\n");
-            // Decades before the rest: left out of the window.
-            text.push_str("98,FREE,PTA,N/A,5,1,1,0,0x10,\"{size:5}\",,\n");
-            // An MSTX range and an OOM record, at the time of the file's first row.
-            let ts = body.lines().nth(1).unwrap().split(',').nth(4).unwrap();
-            text.push_str(&format!(
-                "97,MSTX,Range_start,step start,{ts},7,7,{k},N/A,,,\n"
-            ));
-            text.push_str(&format!(
-                "96,OOM_DETAIL,OOM_TRIGGER,N/A,{ts},7,7,{k},0x20,\"{{func:f,req_size:9}}\",,\n"
-            ));
-        }
-        let path = dir.path().join("memscope_dump_1.csv");
-        std::fs::write(&path, &text).unwrap();
-        let control = LoadControl::new();
-        let whole = read_dump(text.as_bytes(), &control, "whole", Rows::All).unwrap();
-        assert!(whole.mem.len() > 2000 && whole.ops.len() > 2000 && whole.devices.len() == 3);
-        assert_eq!(whole.rare.len(), 6);
-        assert_eq!((whole.unreadable, whole.out_of_window), (3, 3));
-        for part in [4096, 10_000, 65_536, PART] {
-            let parts = read_dump_file_in_parts(&path, &control, part).unwrap();
-            assert_eq!(described(&parts), described(&whole), "parts of {part}");
-            assert_eq!(parts.unreadable, whole.unreadable);
-            assert_eq!(parts.out_of_window, whole.out_of_window);
-        }
-        // Written on Windows (CR LF, inside the stacks too) and with a byte-order mark.
-        let windows = format!("\u{feff}{}", text.replace('\n', "\r\n"));
-        std::fs::write(&path, &windows).unwrap();
-        let whole = read_dump(windows.as_bytes(), &control, "whole", Rows::All).unwrap();
-        assert!(whole.mem.len() > 2000);
-        for part in [4096, 65_536] {
-            let parts = read_dump_file_in_parts(&path, &control, part).unwrap();
-            assert_eq!(
-                described(&parts),
-                described(&whole),
-                "CR LF, parts of {part}"
-            );
-        }
-    }
-
-    /// A dump whose rows do not start with their ID (its columns in another order) cannot be
-    /// cut at its rows' starts: it is read in one part, to what one reader reads, and a last
-    /// row cut inside its stack is left out and said to be cut.
-    #[test]
-    fn a_dump_whose_rows_do_not_start_with_their_id_is_read_in_one_part() {
-        let text = "Event,ID,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python)\n\
-            MALLOC,1,PTA,N/A,1764753084425691000,7,7,0,0x10,\"{allocation_id:1,addr:0x10,size:64}\",\"a.py(3): f\n5,MALLOC,a line like a row\"\n\
-            FREE,2,PTA,N/A,1764753084425692000,7,7,0,0x10,\"{allocation_id:1,addr:0x10,size:64}\",\n";
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("memscope_dump_1.csv");
-        let control = LoadControl::new();
-        std::fs::write(&path, text).unwrap();
-        let whole = read_dump(text.as_bytes(), &control, "whole", Rows::All).unwrap();
-        assert_eq!(whole.mem.len(), 2);
-        for part in [8, PART] {
-            let read = read_dump_file_in_parts(&path, &control, part).unwrap();
-            assert_eq!(described(&read), described(&whole), "parts of {part}");
-            assert!(!read.cut_short);
-        }
-        let cut = format!(
-            "{text}MALLOC,3,PTA,N/A,1764753084425693000,7,7,0,0x20,\"{{allocation_id:3,addr:0x20,size:32}}\",\"b.py("
-        );
-        std::fs::write(&path, cut).unwrap();
-        let read = read_dump_file_in_parts(&path, &control, 8).unwrap();
-        assert_eq!(described(&read), described(&whole));
-        assert!(read.cut_short);
-    }
-
-    proptest::proptest! {
-        /// The rows sampled for the median are those whose number is a multiple of the
-        /// stride, whatever the gaps between the events' rows (rows of other kinds, skipped
-        /// rows), wherever the file was cut (each part sampled on its own) and when a list
-        /// of lower rows follows in the same sample.
-        #[test]
-        fn every_nth_row_takes_the_rows_at_multiples_of_the_stride(
-            gaps in proptest::collection::vec(1usize..6, 0..300),
-            stride in 1u32..20,
-            cut in 0usize..300,
-        ) {
-            let events: Vec<Event> = gaps
-                .iter()
-                .scan(0usize, |row, g| {
-                    *row += g;
-                    Some(*row)
-                })
-                .map(|row| event(row as i64 * 10, row))
-                .collect();
-            let expected: Vec<i64> = events
-                .iter()
-                .filter(|e| e.order % stride == 0)
-                .map(|e| e.ts)
-                .collect();
-            let mut whole = EveryNthRow::new(stride);
-            whole.all(&events);
-            proptest::prop_assert_eq!(&whole.times, &expected);
-            // Each part through a sample of its own.
-            let (a, b) = events.split_at(cut.min(events.len()));
-            let (mut first, mut second) = (EveryNthRow::new(stride), EveryNthRow::new(stride));
-            first.all(a);
-            second.all(b);
-            first.times.extend(second.times);
-            proptest::prop_assert_eq!(&first.times, &expected);
-            // One sample through the later part, then the earlier (its orders jump back).
-            let mut again = EveryNthRow::new(stride);
-            again.all(b);
-            again.all(a);
-            let mut got = again.times.clone();
-            got.sort_unstable();
-            let mut want = expected.clone();
-            want.sort_unstable();
-            proptest::prop_assert_eq!(got, want);
-        }
-    }
-
-    /// A dump holds millions of events: a MALLOC or FREE stays at 96 bytes, an op at 32 (an
-    /// `Attr` in each made them 232, and the 1 GB dump's peak memory 1.4 GiB; one event
-    /// type of 128 bytes for both, 1.0 GiB), a block at 20 (12, and 8 for its pool and
-    /// thread, which were looked up in its event, a cache miss for each).
-    #[test]
-    fn events_are_small() {
-        assert!(size_of::<MemEvent>() <= 96, "{}", size_of::<MemEvent>());
-        assert!(size_of::<OpEvent>() <= 32, "{}", size_of::<OpEvent>());
-        assert!(size_of::<Block>() <= 20, "{}", size_of::<Block>());
-    }
-    /// An event at `ts`, the `i`th of its file (its pid too, to tell them apart).
-    pub(super) fn event(ts: i64, i: usize) -> Event {
-        Event {
-            kind: Kind::RangeStart,
-            what: 0,
-            order: i as u32,
-            python: 0,
-            device: None,
-            ts,
-            pid: i as i64,
-            tid: 0,
-            size: NULL,
-            oom: None,
         }
     }
 

@@ -829,3 +829,151 @@ pub(super) fn read_rows(
         open(path).and_then(|f| read_dump(f, control, &path.display().to_string(), rows))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{described, event, generated_dumps};
+    use super::*;
+
+    /// A dump read in parts (of a few KiB, cut inside quoted call stacks too) holds the
+    /// events one reader of the whole file reads, in the same order, with the same texts
+    /// and devices; and as many unreadable rows.
+    #[test]
+    fn a_dump_read_in_parts_is_the_dump_read_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = generated_dumps(dir.path(), 3, 400);
+        assert_eq!(files.len(), 3);
+        // One file with three processes' rows and a few broken ones.
+        let mut text = String::new();
+        for (k, f) in files.iter().enumerate() {
+            let t = std::fs::read_to_string(f).unwrap();
+            let body = if k == 0 {
+                &t[..]
+            } else {
+                t.split_once('\n').unwrap().1
+            };
+            text.push_str(body);
+            text.push_str("99,MALLOC,PTA,N/A,notatime,1,1,0,0x10,\"{size:5}\",,\n");
+            // Decades before the rest: left out of the window.
+            text.push_str("98,FREE,PTA,N/A,5,1,1,0,0x10,\"{size:5}\",,\n");
+            // An MSTX range and an OOM record, at the time of the file's first row.
+            let ts = body.lines().nth(1).unwrap().split(',').nth(4).unwrap();
+            text.push_str(&format!(
+                "97,MSTX,Range_start,step start,{ts},7,7,{k},N/A,,,\n"
+            ));
+            text.push_str(&format!(
+                "96,OOM_DETAIL,OOM_TRIGGER,N/A,{ts},7,7,{k},0x20,\"{{func:f,req_size:9}}\",,\n"
+            ));
+        }
+        let path = dir.path().join("memscope_dump_1.csv");
+        std::fs::write(&path, &text).unwrap();
+        let control = LoadControl::new();
+        let whole = read_dump(text.as_bytes(), &control, "whole", Rows::All).unwrap();
+        assert!(whole.mem.len() > 2000 && whole.ops.len() > 2000 && whole.devices.len() == 3);
+        assert_eq!(whole.rare.len(), 6);
+        assert_eq!((whole.unreadable, whole.out_of_window), (3, 3));
+        for part in [4096, 10_000, 65_536, PART] {
+            let parts = read_dump_file_in_parts(&path, &control, part).unwrap();
+            assert_eq!(described(&parts), described(&whole), "parts of {part}");
+            assert_eq!(parts.unreadable, whole.unreadable);
+            assert_eq!(parts.out_of_window, whole.out_of_window);
+        }
+        // Written on Windows (CR LF, inside the stacks too) and with a byte-order mark.
+        let windows = format!("\u{feff}{}", text.replace('\n', "\r\n"));
+        std::fs::write(&path, &windows).unwrap();
+        let whole = read_dump(windows.as_bytes(), &control, "whole", Rows::All).unwrap();
+        assert!(whole.mem.len() > 2000);
+        for part in [4096, 65_536] {
+            let parts = read_dump_file_in_parts(&path, &control, part).unwrap();
+            assert_eq!(
+                described(&parts),
+                described(&whole),
+                "CR LF, parts of {part}"
+            );
+        }
+    }
+
+    /// A sample that saw a later part first takes an earlier part's multiple a stride below
+    /// where it waits (the edge of its jump back, which random gaps seldom reach).
+    #[test]
+    fn every_nth_row_takes_a_multiple_one_stride_below_the_next_it_waits_for() {
+        let mut sample = EveryNthRow::new(5);
+        sample.see(&event(120, 12));
+        sample.see(&event(100, 10));
+        assert_eq!(sample.times, [100]);
+    }
+
+    /// A dump whose rows do not start with their ID (its columns in another order) cannot be
+    /// cut at its rows' starts: it is read in one part, to what one reader reads, and a last
+    /// row cut inside its stack is left out and said to be cut.
+    #[test]
+    fn a_dump_whose_rows_do_not_start_with_their_id_is_read_in_one_part() {
+        let text = "Event,ID,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python)\n\
+            MALLOC,1,PTA,N/A,1764753084425691000,7,7,0,0x10,\"{allocation_id:1,addr:0x10,size:64}\",\"a.py(3): f\n5,MALLOC,a line like a row\"\n\
+            FREE,2,PTA,N/A,1764753084425692000,7,7,0,0x10,\"{allocation_id:1,addr:0x10,size:64}\",\n";
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("memscope_dump_1.csv");
+        let control = LoadControl::new();
+        std::fs::write(&path, text).unwrap();
+        let whole = read_dump(text.as_bytes(), &control, "whole", Rows::All).unwrap();
+        assert_eq!(whole.mem.len(), 2);
+        for part in [8, PART] {
+            let read = read_dump_file_in_parts(&path, &control, part).unwrap();
+            assert_eq!(described(&read), described(&whole), "parts of {part}");
+            assert!(!read.cut_short);
+        }
+        let cut = format!(
+            "{text}MALLOC,3,PTA,N/A,1764753084425693000,7,7,0,0x20,\"{{allocation_id:3,addr:0x20,size:32}}\",\"b.py("
+        );
+        std::fs::write(&path, cut).unwrap();
+        let read = read_dump_file_in_parts(&path, &control, 8).unwrap();
+        assert_eq!(described(&read), described(&whole));
+        assert!(read.cut_short);
+    }
+
+    proptest::proptest! {
+        /// The rows sampled for the median are those whose number is a multiple of the
+        /// stride, whatever the gaps between the events' rows (rows of other kinds, skipped
+        /// rows), wherever the file was cut (each part sampled on its own) and when a list
+        /// of lower rows follows in the same sample.
+        #[test]
+        fn every_nth_row_takes_the_rows_at_multiples_of_the_stride(
+            gaps in proptest::collection::vec(1usize..6, 0..300),
+            stride in 1u32..20,
+            cut in 0usize..300,
+        ) {
+            let events: Vec<Event> = gaps
+                .iter()
+                .scan(0usize, |row, g| {
+                    *row += g;
+                    Some(*row)
+                })
+                .map(|row| event(row as i64 * 10, row))
+                .collect();
+            let expected: Vec<i64> = events
+                .iter()
+                .filter(|e| e.order % stride == 0)
+                .map(|e| e.ts)
+                .collect();
+            let mut whole = EveryNthRow::new(stride);
+            whole.all(&events);
+            proptest::prop_assert_eq!(&whole.times, &expected);
+            // Each part through a sample of its own.
+            let (a, b) = events.split_at(cut.min(events.len()));
+            let (mut first, mut second) = (EveryNthRow::new(stride), EveryNthRow::new(stride));
+            first.all(a);
+            second.all(b);
+            first.times.extend(second.times);
+            proptest::prop_assert_eq!(&first.times, &expected);
+            // One sample through the later part, then the earlier (its orders jump back).
+            let mut again = EveryNthRow::new(stride);
+            again.all(b);
+            again.all(a);
+            let mut got = again.times.clone();
+            got.sort_unstable();
+            let mut want = expected.clone();
+            want.sort_unstable();
+            proptest::prop_assert_eq!(got, want);
+        }
+    }
+}

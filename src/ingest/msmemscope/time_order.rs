@@ -254,7 +254,7 @@ fn insertion_sort_within<K: Ord + Copy>(keys: &mut [K], budget: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::super::Event;
-    use super::super::tests::event;
+    use super::super::test_support::event;
     use super::*;
     use proptest::prelude::*;
 
