@@ -7,7 +7,9 @@
 //! each event object's bytes to this module's sink, which holds the semantics: only an event
 //! whose bytes contain a marker (`ProfilerStep#`, `Device/`, `cpu_op`, `[memory]`) is handed to
 //! serde_json; an op is read into a typed struct that borrows its strings and skips every other
-//! field. Everything else is skipped at `memchr` speed.
+//! field. Everything else is skipped at `memchr` speed. An event that reads as a `cpu_op` span
+//! is read first and looked at no further (most of a trace's bytes are ops' call stacks), so
+//! a stack that happens to spell another kind's marker does not make its op something else.
 
 use super::pytorch::memory_event::Template;
 use super::pytorch::memory_fields::{MemoryField, MemoryObject};
@@ -329,6 +331,18 @@ impl EventSink for Sink {
     }
 
     fn event(&mut self, bytes: &[u8]) {
+        // The common kind first: an event that reads as a `cpu_op` span is an op and nothing
+        // else this sink looks for, so the searches below (each a pass over its call stack)
+        // are not made for it.
+        if self
+            .op_finder
+            .get_or_insert_with(|| memmem::Finder::new(b"cpu_op"))
+            .find(bytes)
+            .is_some()
+            && self.plain_host_op(bytes)
+        {
+            return;
+        }
         if self
             .memory_finder
             .get_or_insert_with(|| memmem::Finder::new(b"[memory]"))
@@ -385,9 +399,17 @@ impl EventSink for Sink {
                 .get_or_insert_with(|| memmem::Finder::new(b"Device/"))
                 .find(bytes)
                 .is_some();
-        if !(step || device) {
-            return;
+        if step || device {
+            self.step_or_counter(bytes, step);
         }
+    }
+}
+
+impl Sink {
+    /// An event that spells `ProfilerStep#` (`step`) or `Device/` somewhere: a step when its
+    /// name is `ProfilerStep#N`, a device memory counter when it is `Device/HBM` or
+    /// `Device/DDR`.
+    fn step_or_counter(&mut self, bytes: &[u8], step: bool) {
         let Ok(v) = serde_json::from_slice::<serde_json::Value>(bytes) else {
             self.unreadable += 1;
             return;
@@ -453,9 +475,7 @@ impl EventSink for Sink {
             }
         }
     }
-}
 
-impl Sink {
     /// A complete (`X`) event of category `cat`: the event, its start and end (absolute ns).
     /// `None` for another kind of event, and for one that cannot be read (counted).
     fn span<'a>(&mut self, bytes: &'a [u8], cat: &str) -> Option<(OpEvent<'a>, i64, i64)> {
@@ -480,11 +500,43 @@ impl Sink {
         }
     }
 
+    /// A `cpu_op` span (`ph` `X`) read whole, not named `[memory]`, taken as one host op (and
+    /// as a step when it is named `ProfilerStep#N`, as the Ascend exports write them): `true`
+    /// when it was. `false`, with nothing counted, for any other event and for one that does
+    /// not read cleanly, which [`EventSink::event`]'s general path then looks at as before.
+    fn plain_host_op(&mut self, bytes: &[u8]) -> bool {
+        let Ok(ev) = serde_json::from_slice::<OpEvent<'_>>(bytes) else {
+            return false;
+        };
+        if ev.cat != "cpu_op" || ev.ph != "X" || ev.name == "[memory]" {
+            return false;
+        }
+        let start = ev.ts.and_then(|v| raw_scaled(v, 1000));
+        let dur = ev.dur.and_then(|v| raw_scaled(v, 1000));
+        let Some((start, end)) = start
+            .zip(dur.filter(|&d| d >= 0))
+            .and_then(|(s, d)| Some((s, s.checked_add(d)?)))
+        else {
+            return false;
+        };
+        let step = ev.name.starts_with("ProfilerStep#");
+        self.push_host_op(&ev, start, end);
+        if step {
+            self.step_or_counter(bytes, true);
+        }
+        true
+    }
+
     /// A `cpu_op` event: one host op, its stack interned.
     fn host_op(&mut self, bytes: &[u8]) {
         let Some((ev, start, end)) = self.span(bytes, "cpu_op") else {
             return;
         };
+        self.push_host_op(&ev, start, end);
+    }
+
+    /// Keeps the host op `ev` that runs `start..end`, its stack interned.
+    fn push_host_op(&mut self, ev: &OpEvent<'_>, start: i64, end: i64) {
         let thread = thread_number(ev.pid, ev.tid);
         let (stack, seq) = match &ev.args {
             Some(a) => (
@@ -945,6 +997,36 @@ mod tests {
             );
             assert_eq!(out.device.time_ns, vec![1_736_405_443_756_384_100]);
             assert_eq!(out.device.bytes, vec![(2_402_436 + 2) * 1024]);
+        }
+    }
+
+    #[test]
+    fn an_op_span_is_an_op_and_nothing_its_call_stack_spells() {
+        // A stack that spells every other kind's marker; an op named as Ascend writes steps;
+        // an op whose time cannot be read.
+        let text = br#"[{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 2, "ts": 10.5, "dur": 2, "args": {"Call stack": "m.py(3): [memory];fwdbwd;Device/HBM;ProfilerStep#9;python_function;user_annotation", "Sequence number": 7}},
+            {"ph": "X", "cat": "cpu_op", "name": "ProfilerStep#4", "pid": 1, "tid": 2, "ts": "20.000", "dur": 30},
+            {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 2, "ts": "x", "dur": 1}]"#;
+        for block in [3, 64, 1 << 20] {
+            let out = run(text, block).unwrap();
+            let host = &out.host;
+            let names: Vec<&str> = host.name.iter().map(|&n| host.names.get(n)).collect();
+            assert_eq!(names, ["aten::mm", "ProfilerStep#4"], "block {block}");
+            assert_eq!(host.start_ns, [10_500, 20_000]);
+            assert_eq!(host.end_ns, [12_500, 50_000]);
+            assert_eq!(host.seq, [7, -1]);
+            assert_eq!(host.stacks.len(), 1, "one stack, of the first op");
+            assert_eq!(host.stacks[0].len(), 6, "its six frames");
+            assert_eq!(
+                out.steps,
+                [Step {
+                    id: 4,
+                    start_ns: 20_000,
+                    end_ns: 50_000
+                }]
+            );
+            assert!(out.memory.is_empty() && out.device.time_ns.is_empty());
+            assert_eq!(out.unreadable, 1, "the op without a time, once");
         }
     }
 
