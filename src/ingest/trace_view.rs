@@ -235,8 +235,8 @@ struct Sink {
     host: HostOps,
     /// The `fwdbwd` flow events, linked to their ops once every op is read.
     flows: Vec<Flow>,
-    /// Call stack text → id in `host.stacks`.
-    stack_ids: FxHashMap<Box<str>, u32>,
+    /// Call stack → id in `host.stacks`, keyed by [`stack_key`].
+    stack_ids: FxHashMap<Box<[u8]>, u32>,
     /// Memory events are recognised but not read: the caller has them ([`ReadOptions`]).
     skip_memory: bool,
     /// Ends of async step ranges read before any start of their id: (step id, time, how many
@@ -269,6 +269,72 @@ struct OpEvent<'a> {
     tid: Option<&'a RawValue>,
     #[serde(default, borrow)]
     args: Option<OpArgs<'a>>,
+}
+
+/// [`OpEvent`] for [`Sink::plain_host_op`]: the call stack's bytes as written, borrowed
+/// unchecked, which only a string without escapes can be ([`PlainString`]). Its other fields
+/// are read as [`OpEvent`]'s.
+#[derive(Deserialize)]
+struct PlainOpEvent<'a> {
+    #[serde(default, borrow)]
+    ph: Cow<'a, str>,
+    #[serde(default, borrow)]
+    cat: Cow<'a, str>,
+    #[serde(default, borrow)]
+    name: Cow<'a, str>,
+    #[serde(default, borrow)]
+    ts: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    dur: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    pid: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    tid: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    args: Option<PlainOpArgs<'a>>,
+}
+
+/// [`OpArgs`] for [`PlainOpEvent`].
+#[derive(Deserialize)]
+struct PlainOpArgs<'a> {
+    #[serde(rename = "Call stack", default, borrow)]
+    call_stack: Option<PlainString<'a>>,
+    #[serde(rename = "Sequence number", default, borrow)]
+    seq: Option<&'a RawValue>,
+}
+
+/// The bytes between the quotes of a JSON string without escapes, as written: neither checked
+/// as UTF-8 nor copied (serde_json hands a string's bytes so when asked for bytes). Any other
+/// value (a string with an escape, a number, an array) is an error.
+struct PlainString<'a>(&'a [u8]);
+
+impl<'de: 'a, 'a> Deserialize<'de> for PlainString<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Borrowed;
+        impl<'de> serde::de::Visitor<'de> for Borrowed {
+            type Value = &'de [u8];
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string without escapes")
+            }
+            fn visit_borrowed_bytes<E>(self, v: &'de [u8]) -> Result<&'de [u8], E> {
+                Ok(v)
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<&'de [u8], E> {
+                Ok(v.as_bytes())
+            }
+        }
+        d.deserialize_bytes(Borrowed).map(PlainString)
+    }
+}
+
+/// The key of a call stack written as `raw` (JSON text) in [`Sink`]'s `stack_ids`: a string
+/// without escapes by the bytes between its quotes (as [`PlainString`] reads them), anything
+/// else by its text as written. The two never meet: the first cannot start with a quote.
+fn stack_key(raw: &str) -> &[u8] {
+    match raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
+        Some(inner) if !inner.contains('\\') => inner.as_bytes(),
+        _ => raw.as_bytes(),
+    }
 }
 
 /// The fields of a `fwdbwd` flow event memsight reads.
@@ -505,7 +571,7 @@ impl Sink {
     /// when it was. `false`, with nothing counted, for any other event and for one that does
     /// not read cleanly, which [`EventSink::event`]'s general path then looks at as before.
     fn plain_host_op(&mut self, bytes: &[u8]) -> bool {
-        let Ok(ev) = serde_json::from_slice::<OpEvent<'_>>(bytes) else {
+        let Ok(ev) = serde_json::from_slice::<PlainOpEvent<'_>>(bytes) else {
             return false;
         };
         if ev.cat != "cpu_op" || ev.ph != "X" || ev.name == "[memory]" {
@@ -519,8 +585,27 @@ impl Sink {
         else {
             return false;
         };
+        let (stack, seq) = match &ev.args {
+            Some(a) => (
+                match a.call_stack {
+                    None => NO_STACK,
+                    Some(PlainString(key)) => match self.stack_ids.get(key) {
+                        Some(&id) => id,
+                        // Checked as serde checks a string the first time it is seen.
+                        None => match std::str::from_utf8(key) {
+                            Ok(text) if !key.iter().any(|&b| b < 0x20) => self.new_stack(key, text),
+                            _ => return false,
+                        },
+                    },
+                },
+                a.seq.and_then(|v| raw_scaled(v, 1)).unwrap_or(-1),
+            ),
+            None => (NO_STACK, -1),
+        };
         let step = ev.name.starts_with("ProfilerStep#");
-        self.push_host_op(&ev, start, end);
+        let thread = thread_number(ev.pid, ev.tid);
+        let name = self.host.names.intern(&ev.name);
+        self.host.push(start, end, thread, name, stack, seq);
         if step {
             self.step_or_counter(bytes, true);
         }
@@ -532,11 +617,6 @@ impl Sink {
         let Some((ev, start, end)) = self.span(bytes, "cpu_op") else {
             return;
         };
-        self.push_host_op(&ev, start, end);
-    }
-
-    /// Keeps the host op `ev` that runs `start..end`, its stack interned.
-    fn push_host_op(&mut self, ev: &OpEvent<'_>, start: i64, end: i64) {
         let thread = thread_number(ev.pid, ev.tid);
         let (stack, seq) = match &ev.args {
             Some(a) => (
@@ -675,13 +755,20 @@ impl Sink {
 
     /// The id of a call stack (raw JSON text), interning it and its frames the first time.
     fn stack_id(&mut self, raw: &RawValue) -> u32 {
-        if let Some(&id) = self.stack_ids.get(raw.get()) {
+        let key = stack_key(raw.get());
+        if let Some(&id) = self.stack_ids.get(key) {
             return id;
         }
         let Ok(text) = serde_json::from_str::<String>(raw.get()) else {
             return NO_STACK;
         };
-        let frames: Box<[u32]> = split_frames(&text)
+        self.new_stack(key, &text)
+    }
+
+    /// Interns the call stack `text` under `key` ([`stack_key`]): its id, [`NO_STACK`] for
+    /// one without frames.
+    fn new_stack(&mut self, key: &[u8], text: &str) -> u32 {
+        let frames: Box<[u32]> = split_frames(text)
             .map(|f| self.host.frames.intern(f))
             .collect();
         let id = if frames.is_empty() {
@@ -690,7 +777,7 @@ impl Sink {
             self.host.stacks.push(frames);
             self.host.stacks.len() as u32 - 1
         };
-        self.stack_ids.insert(raw.get().into(), id);
+        self.stack_ids.insert(key.into(), id);
         id
     }
 
@@ -759,7 +846,7 @@ impl Sink {
         );
         // The later part's stacks in its order of first appearance, each the same stack here
         // when this part has its text, else a new one.
-        let mut texts: Vec<Option<Box<str>>> = vec![None; host.stacks.len()];
+        let mut texts: Vec<Option<Box<[u8]>>> = vec![None; host.stacks.len()];
         for (text, id) in stack_ids {
             if let Some(slot) = texts.get_mut(id as usize) {
                 *slot = Some(text);
@@ -1027,6 +1114,42 @@ mod tests {
             );
             assert!(out.memory.is_empty() && out.device.time_ns.is_empty());
             assert_eq!(out.unreadable, 1, "the op without a time, once");
+        }
+    }
+
+    #[test]
+    fn a_call_stack_is_one_stack_however_often_and_however_it_is_read() {
+        let op = |stack: &str| {
+            format!(
+                r#"{{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 1, "dur": 1, "args": {{"Call stack": {stack}}}}}"#
+            )
+        };
+        let events = [
+            op(r#""a.py(1): f;b.py(2): g""#),
+            op(r#""a.py(1): f;b.py(2): g""#),
+            // The same text with an escape: read the general way, numbered as before.
+            op(r#""a.py(1): f;b.py(2): \u0067""#),
+            op(r#""a.py(1): f;b.py(2): \u0067""#),
+            op("null"),
+            // A raw control character is no JSON string: the op cannot be read.
+            op("\"a.py(1):\tf\""),
+            op(r#""c.py(3): h""#),
+        ];
+        let text = format!("[{}]", events.join(",\n"));
+        for block in [5, 1 << 20] {
+            let out = run(text.as_bytes(), block).unwrap();
+            let host = &out.host;
+            assert_eq!(host.stack, [0, 0, 1, 1, NO_STACK, 2], "block {block}");
+            let frames = |id: usize| -> Vec<&str> {
+                host.stacks[id]
+                    .iter()
+                    .map(|&f| host.frames.get(f))
+                    .collect()
+            };
+            assert_eq!(frames(0), ["a.py(1): f", "b.py(2): g"]);
+            assert_eq!(frames(1), frames(0));
+            assert_eq!(frames(2), ["c.py(3): h"]);
+            assert_eq!(out.unreadable, 1);
         }
     }
 
