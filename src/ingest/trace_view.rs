@@ -13,6 +13,7 @@
 
 use super::pytorch::memory_event::Template;
 use super::pytorch::memory_fields::{MemoryField, MemoryObject};
+use super::pytorch::op_event::OpFields;
 use std::borrow::Cow;
 use std::io::Read;
 use std::path::Path;
@@ -571,40 +572,72 @@ impl Sink {
     /// when it was. `false`, with nothing counted, for any other event and for one that does
     /// not read cleanly, which [`EventSink::event`]'s general path then looks at as before.
     fn plain_host_op(&mut self, bytes: &[u8]) -> bool {
+        // By hand when it can be (the layout PyTorch writes), else by serde_json.
+        if let Some(f) = super::pytorch::op_event::read(bytes) {
+            return self.take_op(bytes, &f);
+        }
         let Ok(ev) = serde_json::from_slice::<PlainOpEvent<'_>>(bytes) else {
             return false;
         };
-        if ev.cat != "cpu_op" || ev.ph != "X" || ev.name == "[memory]" {
+        fn raw(v: Option<&RawValue>) -> Option<&str> {
+            v.map(RawValue::get)
+        }
+        let f = OpFields {
+            ph: &ev.ph,
+            cat: &ev.cat,
+            name: &ev.name,
+            ts: raw(ev.ts),
+            dur: raw(ev.dur),
+            pid: raw(ev.pid),
+            tid: raw(ev.tid),
+            has_args: ev.args.is_some(),
+            call_stack: ev
+                .args
+                .as_ref()
+                .and_then(|a| a.call_stack.as_ref().map(|s| s.0)),
+            seq: raw(ev.args.as_ref().and_then(|a| a.seq)),
+        };
+        self.take_op(bytes, &f)
+    }
+
+    /// [`Self::plain_host_op`] of the fields `f` read of the event `bytes`.
+    fn take_op(&mut self, bytes: &[u8], f: &OpFields<'_>) -> bool {
+        if f.cat != "cpu_op" || f.ph != "X" || f.name == "[memory]" {
             return false;
         }
-        let start = ev.ts.and_then(|v| raw_scaled(v, 1000));
-        let dur = ev.dur.and_then(|v| raw_scaled(v, 1000));
+        let scaled = |v: Option<&str>, factor| {
+            parse_scaled(v?.as_bytes(), factor)
+                .ok()
+                .flatten()
+                .map(|s| s.value)
+        };
+        let start = scaled(f.ts, 1000);
+        let dur = scaled(f.dur, 1000);
         let Some((start, end)) = start
             .zip(dur.filter(|&d| d >= 0))
             .and_then(|(s, d)| Some((s, s.checked_add(d)?)))
         else {
             return false;
         };
-        let (stack, seq) = match &ev.args {
-            Some(a) => (
-                match a.call_stack {
-                    None => NO_STACK,
-                    Some(PlainString(key)) => match self.stack_ids.get(key) {
-                        Some(&id) => id,
-                        // Checked as serde checks a string the first time it is seen.
-                        None => match std::str::from_utf8(key) {
-                            Ok(text) if !key.iter().any(|&b| b < 0x20) => self.new_stack(key, text),
-                            _ => return false,
-                        },
-                    },
+        let stack = match f.call_stack {
+            None => NO_STACK,
+            Some(key) => match self.stack_ids.get(key) {
+                Some(&id) => id,
+                // Checked as serde checks a string the first time it is seen.
+                None => match std::str::from_utf8(key) {
+                    Ok(text) if !key.iter().any(|&b| b < 0x20) => self.new_stack(key, text),
+                    _ => return false,
                 },
-                a.seq.and_then(|v| raw_scaled(v, 1)).unwrap_or(-1),
-            ),
-            None => (NO_STACK, -1),
+            },
         };
-        let step = ev.name.starts_with("ProfilerStep#");
-        let thread = thread_number(ev.pid, ev.tid);
-        let name = self.host.names.intern(&ev.name);
+        let seq = if f.has_args {
+            scaled(f.seq, 1).unwrap_or(-1)
+        } else {
+            -1
+        };
+        let step = f.name.starts_with("ProfilerStep#");
+        let thread = thread_of_text(f.pid, f.tid);
+        let name = self.host.names.intern(f.name);
         self.host.push(start, end, thread, name, stack, seq);
         if step {
             self.step_or_counter(bytes, true);
