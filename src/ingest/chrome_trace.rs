@@ -17,8 +17,10 @@ use memchr::{memchr2, memchr3};
 
 use super::chunks::LoadControl;
 
-/// Bytes read at a time.
-pub const BLOCK: usize = 8 << 20;
+/// Bytes read at a time: small enough that the kernel's copy of them lands in the core's
+/// cache and is scanned from there (8 MiB blocks went to memory and back: the 1 GB trace's
+/// complete load took 6 % longer, its copies ~13 % of its CPU).
+pub const BLOCK: usize = 256 << 10;
 /// An event larger than this is skipped, not buffered (a hostile file cannot make us hold it).
 pub const MAX_EVENT: usize = 64 << 20;
 
