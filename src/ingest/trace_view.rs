@@ -13,7 +13,7 @@
 
 use super::pytorch::memory_event::Template;
 use super::pytorch::memory_fields::{MemoryField, MemoryObject};
-use super::pytorch::op_event::OpFields;
+use super::pytorch::op_event::{OpEvent, OpFields, PlainString};
 use std::borrow::Cow;
 use std::io::Read;
 use std::path::Path;
@@ -249,87 +249,8 @@ struct Sink {
     memory_layouts: Vec<Template>,
 }
 
-/// The fields of a `cpu_op` event memsight reads; every other field is skipped unparsed, and
-/// numbers and the call stack stay raw JSON text until needed (a stack is unescaped once, the
-/// first time it is seen).
-#[derive(Deserialize)]
-struct OpEvent<'a> {
-    #[serde(default, borrow)]
-    ph: Cow<'a, str>,
-    #[serde(default, borrow)]
-    cat: Cow<'a, str>,
-    #[serde(default, borrow)]
-    name: Cow<'a, str>,
-    #[serde(default, borrow)]
-    ts: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    dur: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    pid: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    tid: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    args: Option<OpArgs<'a>>,
-}
-
-/// [`OpEvent`] for [`Sink::plain_host_op`]: the call stack's bytes as written, borrowed
-/// unchecked, which only a string without escapes can be ([`PlainString`]). Its other fields
-/// are read as [`OpEvent`]'s.
-#[derive(Deserialize)]
-struct PlainOpEvent<'a> {
-    #[serde(default, borrow)]
-    ph: Cow<'a, str>,
-    #[serde(default, borrow)]
-    cat: Cow<'a, str>,
-    #[serde(default, borrow)]
-    name: Cow<'a, str>,
-    #[serde(default, borrow)]
-    ts: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    dur: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    pid: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    tid: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    args: Option<PlainOpArgs<'a>>,
-}
-
-/// [`OpArgs`] for [`PlainOpEvent`].
-#[derive(Deserialize)]
-struct PlainOpArgs<'a> {
-    #[serde(rename = "Call stack", default, borrow)]
-    call_stack: Option<PlainString<'a>>,
-    #[serde(rename = "Sequence number", default, borrow)]
-    seq: Option<&'a RawValue>,
-}
-
-/// The bytes between the quotes of a JSON string without escapes, as written: neither checked
-/// as UTF-8 nor copied (serde_json hands a string's bytes so when asked for bytes). Any other
-/// value (a string with an escape, a number, an array) is an error.
-struct PlainString<'a>(&'a [u8]);
-
-impl<'de: 'a, 'a> Deserialize<'de> for PlainString<'a> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Borrowed;
-        impl<'de> serde::de::Visitor<'de> for Borrowed {
-            type Value = &'de [u8];
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a string without escapes")
-            }
-            fn visit_borrowed_bytes<E>(self, v: &'de [u8]) -> Result<&'de [u8], E> {
-                Ok(v)
-            }
-            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<&'de [u8], E> {
-                Ok(v.as_bytes())
-            }
-        }
-        d.deserialize_bytes(Borrowed).map(PlainString)
-    }
-}
-
 /// The key of a call stack written as `raw` (JSON text) in [`Sink`]'s `stack_ids`: a string
-/// without escapes by the bytes between its quotes (as [`PlainString`] reads them), anything
+/// without escapes by the bytes between its quotes (as `PlainString` reads them), anything
 /// else by its text as written. The two never meet: the first cannot start with a quote.
 fn stack_key(raw: &str) -> &[u8] {
     match raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
@@ -353,15 +274,6 @@ struct FlowEvent<'a> {
     pid: Option<&'a RawValue>,
     #[serde(default, borrow)]
     tid: Option<&'a RawValue>,
-}
-
-/// The arguments of a `cpu_op` event memsight reads.
-#[derive(Deserialize)]
-struct OpArgs<'a> {
-    #[serde(rename = "Call stack", default, borrow)]
-    call_stack: Option<&'a RawValue>,
-    #[serde(rename = "Sequence number", default, borrow)]
-    seq: Option<&'a RawValue>,
 }
 
 /// Whether an event that does not spell `[memory]` plainly is named it with JSON escapes
@@ -545,8 +457,12 @@ impl Sink {
 
     /// A complete (`X`) event of category `cat`: the event, its start and end (absolute ns).
     /// `None` for another kind of event, and for one that cannot be read (counted).
-    fn span<'a>(&mut self, bytes: &'a [u8], cat: &str) -> Option<(OpEvent<'a>, i64, i64)> {
-        let Ok(ev) = serde_json::from_slice::<OpEvent<'a>>(bytes) else {
+    fn span<'a>(
+        &mut self,
+        bytes: &'a [u8],
+        cat: &str,
+    ) -> Option<(OpEvent<'a, &'a RawValue>, i64, i64)> {
+        let Ok(ev) = serde_json::from_slice::<OpEvent<'a, &'a RawValue>>(bytes) else {
             self.unreadable += 1;
             return None;
         };
@@ -576,27 +492,10 @@ impl Sink {
         if let Some(f) = super::pytorch::op_event::read(bytes) {
             return self.take_op(bytes, &f);
         }
-        let Ok(ev) = serde_json::from_slice::<PlainOpEvent<'_>>(bytes) else {
+        let Ok(ev) = serde_json::from_slice::<OpEvent<'_, PlainString<'_>>>(bytes) else {
             return false;
         };
-        fn raw(v: Option<&RawValue>) -> Option<&str> {
-            v.map(RawValue::get)
-        }
-        let f = OpFields {
-            ph: &ev.ph,
-            cat: &ev.cat,
-            name: &ev.name,
-            ts: raw(ev.ts),
-            dur: raw(ev.dur),
-            pid: raw(ev.pid),
-            tid: raw(ev.tid),
-            has_args: ev.args.is_some(),
-            call_stack: ev
-                .args
-                .as_ref()
-                .and_then(|a| a.call_stack.as_ref().map(|s| s.0)),
-            seq: raw(ev.args.as_ref().and_then(|a| a.seq)),
-        };
+        let f = ev.fields();
         self.take_op(bytes, &f)
     }
 

@@ -1,6 +1,6 @@
-//! One `cpu_op` event read by hand from its bytes, for the whole read of a trace
-//! ([`crate::ingest::trace_view`]): the fields serde_json would read of it, found in one pass,
-//! or `None` to leave the bytes to serde_json.
+//! What the whole read of a trace ([`crate::ingest::trace_view`]) reads of a `cpu_op` event:
+//! [`OpEvent`], the fields as serde_json reads them, and [`read`], the same fields read by hand
+//! from the bytes in one pass, or `None` to leave the bytes to serde_json.
 //!
 //! Most of a trace with stacks is its ops, and most of an op is its call stack. serde_json
 //! reads an op's keys one by one into a struct and scans its stack as a string; this reader
@@ -11,9 +11,102 @@
 //! duplicate field, a field of another type, nesting deeper than [`MAX_DEPTH`]); where it
 //! reads, serde_json reads the same (a property test holds it so).
 
+use std::borrow::Cow;
+
 use memchr::memchr2;
+use serde::Deserialize;
+use serde_json::value::RawValue;
 
 use super::json_cursor::{Cursor, Span};
+
+/// The fields of a `cpu_op` event memsight reads, by serde_json; every other field is skipped
+/// unparsed, and numbers stay raw JSON text until needed. The call stack is an `S`: a
+/// `&RawValue` for the general path (any value, unescaped once, the first time it is seen), a
+/// [`PlainString`] for [`OpEvent::fields`].
+#[derive(Deserialize)]
+#[serde(bound(deserialize = "S: Deserialize<'de>"))]
+pub(crate) struct OpEvent<'a, S> {
+    /// `ph`.
+    #[serde(default, borrow)]
+    pub ph: Cow<'a, str>,
+    /// `cat`.
+    #[serde(default, borrow)]
+    pub cat: Cow<'a, str>,
+    /// `name`.
+    #[serde(default, borrow)]
+    pub name: Cow<'a, str>,
+    /// `ts`.
+    #[serde(default, borrow)]
+    pub ts: Option<&'a RawValue>,
+    /// `dur`.
+    #[serde(default, borrow)]
+    pub dur: Option<&'a RawValue>,
+    /// `pid`.
+    #[serde(default, borrow)]
+    pub pid: Option<&'a RawValue>,
+    /// `tid`.
+    #[serde(default, borrow)]
+    pub tid: Option<&'a RawValue>,
+    /// `args`.
+    #[serde(default)]
+    pub args: Option<OpArgs<'a, S>>,
+}
+
+/// The arguments of a `cpu_op` event memsight reads.
+#[derive(Deserialize)]
+#[serde(bound(deserialize = "S: Deserialize<'de>"))]
+pub(crate) struct OpArgs<'a, S> {
+    /// `Call stack`.
+    #[serde(rename = "Call stack", default)]
+    pub call_stack: Option<S>,
+    /// `Sequence number`.
+    #[serde(rename = "Sequence number", default, borrow)]
+    pub seq: Option<&'a RawValue>,
+}
+
+/// The bytes between the quotes of a JSON string without escapes, as written: neither checked
+/// as UTF-8 nor copied (serde_json hands a string's bytes so when asked for bytes). Any other
+/// value (a string with an escape, a number, an array) is an error.
+pub(crate) struct PlainString<'a>(pub &'a [u8]);
+
+impl<'de: 'a, 'a> Deserialize<'de> for PlainString<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Borrowed;
+        impl<'de> serde::de::Visitor<'de> for Borrowed {
+            type Value = &'de [u8];
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string without escapes")
+            }
+            fn visit_borrowed_bytes<E>(self, v: &'de [u8]) -> Result<&'de [u8], E> {
+                Ok(v)
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<&'de [u8], E> {
+                Ok(v.as_bytes())
+            }
+        }
+        d.deserialize_bytes(Borrowed).map(PlainString)
+    }
+}
+
+impl<'a> OpEvent<'a, PlainString<'a>> {
+    /// The fields as [`read`] gives them.
+    pub(crate) fn fields(&self) -> OpFields<'_> {
+        let raw = |v: Option<&'a RawValue>| v.map(RawValue::get);
+        let args = self.args.as_ref();
+        OpFields {
+            ph: &self.ph,
+            cat: &self.cat,
+            name: &self.name,
+            ts: raw(self.ts),
+            dur: raw(self.dur),
+            pid: raw(self.pid),
+            tid: raw(self.tid),
+            has_args: args.is_some(),
+            call_stack: args.and_then(|a| a.call_stack.as_ref().map(|s| s.0)),
+            seq: raw(args.and_then(|a| a.seq)),
+        }
+    }
+}
 
 /// Nesting deeper than this in a value that is skipped: left to serde_json.
 const MAX_DEPTH: u32 = 64;
@@ -215,38 +308,6 @@ fn escaped_string(c: &mut Cursor<'_>) -> Option<()> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
-    use serde::Deserialize;
-    use serde_json::value::RawValue;
-    use std::borrow::Cow;
-
-    /// What serde_json reads of an op (the whole read's `PlainOpEvent`).
-    #[derive(Deserialize)]
-    struct Serde<'a> {
-        #[serde(default, borrow)]
-        ph: Cow<'a, str>,
-        #[serde(default, borrow)]
-        cat: Cow<'a, str>,
-        #[serde(default, borrow)]
-        name: Cow<'a, str>,
-        #[serde(default, borrow)]
-        ts: Option<&'a RawValue>,
-        #[serde(default, borrow)]
-        dur: Option<&'a RawValue>,
-        #[serde(default, borrow)]
-        pid: Option<&'a RawValue>,
-        #[serde(default, borrow)]
-        tid: Option<&'a RawValue>,
-        #[serde(default, borrow)]
-        args: Option<SerdeArgs<'a>>,
-    }
-
-    #[derive(Deserialize)]
-    struct SerdeArgs<'a> {
-        #[serde(rename = "Call stack", default, borrow)]
-        call_stack: Option<&'a RawValue>,
-        #[serde(rename = "Sequence number", default, borrow)]
-        seq: Option<&'a RawValue>,
-    }
 
     /// The fields as owned values, to compare the two readings.
     type Owned = (
@@ -259,28 +320,11 @@ mod tests {
         Option<String>,
     );
 
-    /// serde_json's reading; `None` when it fails (or reads a stack with an escape, which the
-    /// whole read leaves to its general path).
+    /// serde_json's reading, as the whole read makes it; `None` when it fails (a stack with an
+    /// escape included: the whole read leaves it to its general path).
     fn by_serde(b: &[u8]) -> Option<Owned> {
-        let e: Serde<'_> = serde_json::from_slice(b).ok()?;
-        let raw = |v: Option<&RawValue>| v.map(|v| v.get().to_owned());
-        let stack = match e.args.as_ref().and_then(|a| a.call_stack) {
-            None => None,
-            Some(v) => {
-                let inner = v.get().strip_prefix('"')?.strip_suffix('"')?;
-                (!inner.contains('\\')).then_some(())?;
-                Some(inner.as_bytes().to_vec())
-            }
-        };
-        Some((
-            e.ph.into_owned(),
-            e.cat.into_owned(),
-            e.name.into_owned(),
-            [raw(e.ts), raw(e.dur), raw(e.pid), raw(e.tid)],
-            e.args.is_some(),
-            stack,
-            raw(e.args.as_ref().and_then(|a| a.seq)),
-        ))
+        let e: OpEvent<'_, PlainString<'_>> = serde_json::from_slice(b).ok()?;
+        Some(owned(&e.fields()))
     }
 
     fn owned(f: &OpFields<'_>) -> Owned {
