@@ -5,11 +5,12 @@
 //!
 //! The file can be hundreds of MB. The Chrome-trace tokenizer ([`super::chrome_trace`]) hands
 //! each event object's bytes to this module's sink, which holds the semantics: only an event
-//! whose bytes contain a marker (`ProfilerStep#`, `Device/`, `cpu_op`, `[memory]`) is handed to
-//! serde_json; an op is read into a typed struct that borrows its strings and skips every other
-//! field. Everything else is skipped at `memchr` speed. An event that reads as a `cpu_op` span
-//! is read first and looked at no further (most of a trace's bytes are ops' call stacks), so
-//! a stack that happens to spell another kind's marker does not make its op something else.
+//! whose bytes contain a marker (`ProfilerStep#`, `Device/`, `cpu_op`, `[memory]`) is read at
+//! all. An event that reads as a `cpu_op` span is read first and looked at no further (most of
+//! a trace's bytes are ops' call stacks), so a stack that happens to spell another kind's marker
+//! does not make its op something else; an op of PyTorch's plain layout is read by hand
+//! ([`super::pytorch`]'s `op_event`), any other into a typed serde struct that borrows its
+//! strings and skips every other field. Everything else is skipped at `memchr` speed.
 
 use super::pytorch::memory_event::Template;
 use super::pytorch::memory_fields::{MemoryField, MemoryObject};
@@ -529,11 +530,7 @@ impl Sink {
                 },
             },
         };
-        let seq = if f.has_args {
-            scaled(f.seq, 1).unwrap_or(-1)
-        } else {
-            -1
-        };
+        let seq = scaled(f.seq, 1).unwrap_or(-1);
         let step = f.name.starts_with("ProfilerStep#");
         let thread = thread_of_text(f.pid, f.tid);
         let name = self.host.names.intern(f.name);
