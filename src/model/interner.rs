@@ -56,6 +56,13 @@ impl Interner {
         id
     }
 
+    /// The id of `b` if interned, found by its bytes with no UTF-8 check (bytes
+    /// [`Interner::intern_bytes`] read lossily are found as they were): a dump's rows repeat
+    /// a few thousand call stacks millions of times, and only a new one need be checked.
+    pub fn lookup_bytes(&self, b: &[u8]) -> Option<NameId> {
+        self.ids.get(b).copied()
+    }
+
     /// The string of an id; the empty string for an unknown id.
     pub fn get(&self, id: NameId) -> &str {
         self.strings.get(id as usize).map(|s| &**s).unwrap_or("")

@@ -82,6 +82,33 @@ pub(super) fn trim(s: &str) -> &str {
     }
 }
 
+/// [`trim`] of a cell's bytes: `str::trim` of them when they are UTF-8, else the bytes as
+/// they are (a cell that is no text is refused by the reader that reads it as text or
+/// number).
+#[inline]
+pub(super) fn trim_bytes(b: &[u8]) -> &[u8] {
+    let plain = |b: Option<&u8>| b.is_some_and(|&b| b.is_ascii() && !(b as char).is_whitespace());
+    if plain(b.first()) && plain(b.last()) {
+        return b;
+    }
+    std::str::from_utf8(b).map_or(b, |s| s.trim().as_bytes())
+}
+
+/// A cell's bytes as text, when they are UTF-8.
+#[inline]
+pub(super) fn text(b: &[u8]) -> Option<&str> {
+    std::str::from_utf8(b).ok()
+}
+
+/// [`number`] of a cell's bytes (none when they are no UTF-8).
+#[inline]
+pub(super) fn number_bytes(b: &[u8]) -> Option<i64> {
+    match value::plain_i64(b) {
+        Some(v) => Some(v),
+        None => number(text(b)?),
+    }
+}
+
 /// `s.trim_matches('"')`, with no search when it neither starts nor ends with a quote.
 #[inline]
 pub(super) fn unquote(s: &str) -> &str {

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use rustc_hash::FxHashMap;
 
-use super::cells::{Attr, number, parse_attr, parse_mem_attr, trim};
+use super::cells::{Attr, number_bytes, parse_attr, parse_mem_attr, text, trim_bytes};
 use super::events::{Event, Kind, MemEvent, NO_DEVICE, OpEvent, device_slot, or_null};
 use super::open;
 use super::time_order::{Events, Timed, in_time_order, sort_by_time};
@@ -174,10 +174,12 @@ impl DumpBuilder {
         id
     }
 
-    /// One row, its cells by column index; false once the load is cancelled.
+    /// One row, its cells' bytes by column index; false once the load is cancelled. A row
+    /// one of whose cells read as text or as a number is no UTF-8 is unreadable; the cells it
+    /// does not read are not looked at.
     pub(super) fn row<'a>(
         &mut self,
-        cell: impl Fn(usize) -> &'a str,
+        cell: impl Fn(usize) -> &'a [u8],
         control: &LoadControl,
     ) -> bool {
         self.order = self.order.wrapping_add(1);
@@ -185,42 +187,60 @@ impl DumpBuilder {
             return false;
         }
         let cols = self.cols;
-        let cell = |i: usize| trim(cell(i));
-        let kind = match (cell(cols.event), cell(cols.event_type)) {
-            ("MALLOC", _) => Kind::Malloc,
-            ("FREE", _) => Kind::Free,
-            ("OP_LAUNCH", t) if t.ends_with("_START") => Kind::OpStart,
-            ("OP_LAUNCH", t) if t.ends_with("_END") => Kind::OpEnd,
-            ("OOM_DETAIL", "OOM_TRIGGER") => Kind::OomTrigger,
-            ("OOM_DETAIL", "OOM_TOP_ALLOC") => Kind::OomTop,
-            ("OOM_DETAIL", "OOM_RECENT_ALLOC") => Kind::OomRecent,
-            ("MSTX", t) if t.eq_ignore_ascii_case("Range_start") => Kind::RangeStart,
-            ("MSTX", t) if t.eq_ignore_ascii_case("Range_end") => Kind::RangeEnd,
-            _ => return true,
+        let cell = |i: usize| trim_bytes(cell(i));
+        let (event, event_type) = (cell(cols.event), cell(cols.event_type));
+        let kind = match (event, event_type) {
+            (b"MALLOC", _) => Kind::Malloc,
+            (b"FREE", _) => Kind::Free,
+            (b"OP_LAUNCH", t) if t.ends_with(b"_START") => Kind::OpStart,
+            (b"OP_LAUNCH", t) if t.ends_with(b"_END") => Kind::OpEnd,
+            (b"OOM_DETAIL", b"OOM_TRIGGER") => Kind::OomTrigger,
+            (b"OOM_DETAIL", b"OOM_TOP_ALLOC") => Kind::OomTop,
+            (b"OOM_DETAIL", b"OOM_RECENT_ALLOC") => Kind::OomRecent,
+            (b"MSTX", t) if t.eq_ignore_ascii_case(b"Range_start") => Kind::RangeStart,
+            (b"MSTX", t) if t.eq_ignore_ascii_case(b"Range_end") => Kind::RangeEnd,
+            _ => {
+                // A row of no kind read is left out, unless it cannot be told (no text).
+                if text(event).is_none() || text(event_type).is_none() {
+                    self.dump.unreadable += 1;
+                }
+                return true;
+            }
         };
         let is_oom = matches!(kind, Kind::OomTrigger | Kind::OomTop | Kind::OomRecent);
         if self.rows == Rows::Oom && !is_oom {
             return true;
         }
-        let (Some(ts), Some(pid), Some(tid)) = (
-            number(cell(cols.ts)),
-            number(cell(cols.pid)),
-            number(cell(cols.tid)),
-        ) else {
+        if self.read(kind, is_oom, cell).is_none() {
             self.dump.unreadable += 1;
-            return true;
-        };
+        }
+        true
+    }
+
+    /// A row of `kind` ([`DumpBuilder::row`]'s cells, trimmed) into its list; `None` when it
+    /// cannot be read.
+    #[inline]
+    fn read<'a>(
+        &mut self,
+        kind: Kind,
+        is_oom: bool,
+        cell: impl Fn(usize) -> &'a [u8],
+    ) -> Option<()> {
+        let cols = self.cols;
+        let ts = number_bytes(cell(cols.ts))?;
+        let pid = number_bytes(cell(cols.pid))?;
+        let tid = number_bytes(cell(cols.tid))?;
         let device = match cell(cols.device) {
-            "" | "N/A" => None,
+            b"" | b"N/A" => None,
             // Most rows name the device the row before named.
             d if self
                 .last_device
-                .is_some_and(|id| self.dump.devices[id as usize] == d) =>
+                .is_some_and(|id| self.dump.devices[id as usize].as_bytes() == d) =>
             {
                 self.last_device
             }
             d => {
-                let id = device_index(&mut self.device_ids, &mut self.dump.devices, d);
+                let id = device_index(&mut self.device_ids, &mut self.dump.devices, text(d)?);
                 self.last_device = Some(id);
                 Some(id)
             }
@@ -228,22 +248,32 @@ impl DumpBuilder {
         let order = self.order;
         match kind {
             Kind::Malloc | Kind::Free => {
-                let attr = parse_mem_attr(cell(cols.attr));
-                let Some(size) = attr.size else {
-                    self.dump.unreadable += 1;
-                    return true;
+                let attr = parse_mem_attr(text(cell(cols.attr))?);
+                let size = attr.size?;
+                let pool = text(cell(cols.event_type))?;
+                let addr = match attr.addr {
+                    Some(a) => Some(a),
+                    None => address(text(cell(cols.ptr))?),
+                };
+                // A stack seen before is found by its bytes (most rows repeat one); only a
+                // new one is checked as text. Nothing is numbered before the row is read.
+                let stack = match cols.python.map(cell) {
+                    None | Some(b"") => Ok(0),
+                    Some(b) => match self.dump.texts.lookup_bytes(b) {
+                        Some(id) => Ok(id),
+                        None => Err(text(b)?),
+                    },
                 };
                 let thread = self.thread_index((pid, tid));
                 let texts = &mut self.dump.texts;
                 let recent = &mut self.recent;
-                let what = recent.pool.intern(texts, cell(cols.event_type));
-                let python = cols.python.map_or(0, |c| non_empty(texts, cell(c)));
+                let what = recent.pool.intern(texts, pool);
+                let python = stack.unwrap_or_else(|new| texts.intern(new));
                 let owner = match attr.owner {
                     "" => 0,
                     t => recent.owner.intern(texts, t),
                 };
                 let inefficient = non_empty(texts, attr.inefficient);
-                let addr = attr.addr.or_else(|| address(cell(cols.ptr)));
                 self.mem.push(MemEvent {
                     ts,
                     addr: addr.unwrap_or(0),
@@ -265,8 +295,8 @@ impl DumpBuilder {
                 });
             }
             Kind::OpStart | Kind::OpEnd => {
+                let name = text(cell(cols.name))?.trim_matches('"');
                 let thread = self.thread_index((pid, tid));
-                let name = cell(cols.name).trim_matches('"');
                 let what = self.recent.op.intern(&mut self.dump.texts, name);
                 self.ops.push(OpEvent {
                     ts,
@@ -282,20 +312,24 @@ impl DumpBuilder {
             | Kind::OomRecent
             | Kind::RangeStart
             | Kind::RangeEnd => {
+                let (event_type, name) = (text(cell(cols.event_type))?, text(cell(cols.name))?);
+                let (attr, ptr) = (text(cell(cols.attr))?, text(cell(cols.ptr))?);
+                let python = match cols.python {
+                    Some(c) => text(cell(c))?,
+                    None => "",
+                };
                 let texts = &mut self.dump.texts;
                 let (what, attr) = if is_oom {
-                    (
-                        texts.intern(cell(cols.event_type)),
-                        parse_attr(cell(cols.attr)),
-                    )
+                    (texts.intern(event_type), parse_attr(attr))
                 } else {
-                    (
-                        texts.intern(cell(cols.name).trim_matches('"')),
-                        Attr::default(),
-                    )
+                    (texts.intern(name.trim_matches('"')), Attr::default())
                 };
-                let python = cols.python.map_or(0, |c| texts.intern(cell(c)));
-                let ptr = address(cell(cols.ptr));
+                let python = if cols.python.is_some() {
+                    texts.intern(python)
+                } else {
+                    0
+                };
+                let ptr = address(ptr);
                 let oom = is_oom.then(|| {
                     let mut oom = attr.oom.unwrap_or_default();
                     oom.ptr = oom.ptr.or(ptr);
@@ -315,7 +349,7 @@ impl DumpBuilder {
                 });
             }
         }
-        true
+        Some(())
     }
 
     /// The dump: timestamps in ns (µs-scale ones of older dumps scaled), events in time order.
@@ -586,15 +620,15 @@ pub(super) struct PartBuilder<'a> {
 }
 
 impl csv_parts::RecordSink for PartBuilder<'_> {
-    fn record(&mut self, record: &simd_csv::StringRecord) -> bool {
+    fn record(&mut self, record: &simd_csv::ByteRecord) -> bool {
         self.builder
-            .row(|i| record.get(i).unwrap_or(""), self.control)
+            .row(|i| record.get(i).unwrap_or_default(), self.control)
     }
 
     /// A last row cut short (inside a quoted cell, or short of cells with no line break
     /// after it) is left out: its cut cell (a call stack's first frames, part of an `Attr`)
     /// would read as a stack or a size the dump never held.
-    fn unfinished(&mut self, record: &simd_csv::StringRecord, how: csv_parts::Unfinished) -> bool {
+    fn unfinished(&mut self, record: &simd_csv::ByteRecord, how: csv_parts::Unfinished) -> bool {
         if how == csv_parts::Unfinished::WithoutLineBreak && record.len() >= self.cells {
             return self.record(record);
         }
@@ -726,9 +760,9 @@ pub(super) fn read_dump(
             path: name.to_string(),
         })?;
     let mut builder = DumpBuilder::new(cols, rows);
-    let mut record = simd_csv::StringRecord::new();
+    let mut record = simd_csv::ByteRecord::new();
     while !builder.is_full() {
-        match reader.read_record(&mut record) {
+        match reader.read_byte_record(&mut record) {
             Ok(false) => break,
             Ok(true) => {}
             Err(e) if e.is_io_error() => return Err(DumpProblem::unreadable(name, csv_cause(e))),
@@ -737,7 +771,7 @@ pub(super) fn read_dump(
                 continue;
             }
         }
-        if !builder.row(|i| record.get(i).unwrap_or(""), control) {
+        if !builder.row(|i| record.get(i).unwrap_or_default(), control) {
             return Err(DumpProblem::Cancelled);
         }
     }
@@ -794,7 +828,7 @@ pub(super) fn read_dump_db(
                 Err(_) => String::new(),
             };
         }
-        if !builder.row(|i| cells.get(i).map_or("", String::as_str), control) {
+        if !builder.row(|i| cells.get(i).map_or(&b""[..], String::as_bytes), control) {
             return Err(DumpProblem::Cancelled);
         }
     }
@@ -890,6 +924,46 @@ mod tests {
                 described(&whole),
                 "CR LF, parts of {part}"
             );
+        }
+    }
+
+    /// A row whose cell read as text or number is no UTF-8 is unreadable (a stack, new or
+    /// seen again, an `Attr`, a time, a device, an op's name, an event); bytes that are no
+    /// UTF-8 in a cell that is not read (the C stack, the ID) lose nothing; a known stack is
+    /// found by its bytes; a row of a kind not read is not counted. Whole and in parts alike.
+    #[test]
+    fn a_row_is_unreadable_only_when_a_cell_it_reads_is_no_text() {
+        let bytes: &[u8] = b"ID,Event,Event Type,Name,Timestamp(ns),Process Id,Thread Id,Device Id,Ptr,Attr,Call Stack(Python),Call Stack(C)\n\
+            1,MALLOC,PTA,N/A,1764753084425691000,7,7,0,0x10,\"{allocation_id:1,addr:0x10,size:64}\",\"a.py(3): f\",\n\
+            2\xff,MALLOC,PTA,N/A,1764753084425692000,7,7,0,0x10,\"{allocation_id:2,addr:0x10,size:64}\",,\"lib\xff.so\"\n\
+            3,MALLOC,PTA,N/A,1764753084425693000,7,7,0,0x10,\"{allocation_id:3,addr:0x10,size:64}\",\"b.py(4): \xfe\",\n\
+            4,MALLOC,PTA,N/A,1764753084425693000,7,7,0,0x10,\"{allocation_id:3,addr:0x10,size:64}\",\"b.py(4): \xfe\",\n\
+            5,FREE,PTA,N/A,1764753084425694000,7,7,0,0x10,\"{allocation_id:1,addr:0x10,size:64}\",\"a.py(3): f\",\n\
+            6,FREE,PTA,N/A,1764753084425695000,7,7,0,0x10,\"{allocation_id:4,addr:0x10,size:64,owner:P\xff}\",,\n\
+            7,MALLOC,PTA,N/A,17647530844256\xff,7,7,0,0x10,\"{allocation_id:4,addr:0x10,size:64}\",,\n\
+            8,MALLOC,PTA,N/A,1764753084425696000,7,7,\xff,0x10,\"{allocation_id:4,addr:0x10,size:64}\",,\n\
+            9,OP_LAUNCH,ATEN_START,aten::\xff,1764753084425696000,7,7,0,N/A,,,\n\
+            10,MAL\xffLOC,PTA,N/A,1764753084425696000,7,7,0,0x10,\"{allocation_id:4,addr:0x10,size:64}\",,\n\
+            11,SYSTEM,acl init,N/A,1764753084425696000,7,7,N/A,N/A,,,\n";
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("memscope_dump_1.csv");
+        std::fs::write(&path, bytes).unwrap();
+        let control = LoadControl::new();
+        let whole = read_dump(bytes, &control, "whole", Rows::All).unwrap();
+        for dump in [
+            &whole,
+            &read_dump_file_in_parts(&path, &control, 64).unwrap(),
+        ] {
+            let read: Vec<(u32, &str)> = dump
+                .mem
+                .iter()
+                .map(|e| (e.allocation_id as u32, dump.texts.get(e.python)))
+                .collect();
+            assert_eq!(read, [(1, "a.py(3): f"), (2, ""), (1, "a.py(3): f")]);
+            assert!(dump.ops.iter().next().is_none());
+            // The stack, a repeat of it, the Attr, the time, the device, the op's name and
+            // the event.
+            assert_eq!(dump.unreadable, 7);
         }
     }
 
