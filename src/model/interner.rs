@@ -115,6 +115,12 @@ impl Recent {
         self.0 = Some(id);
         id
     }
+
+    /// The id it holds when `b` are the bytes of that id's text (no UTF-8 check needed:
+    /// they are text), with nothing added.
+    pub fn holds(&self, interner: &Interner, b: &[u8]) -> Option<NameId> {
+        self.0.filter(|&id| interner.get(id).as_bytes() == b)
+    }
 }
 
 #[cfg(test)]

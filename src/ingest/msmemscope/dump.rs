@@ -6,7 +6,7 @@ use std::path::Path;
 
 use rustc_hash::FxHashMap;
 
-use super::cells::{Attr, number_bytes, parse_attr, parse_mem_attr, text, trim_bytes};
+use super::cells::{Attr, number_bytes, parse_attr, parse_mem_attr, text, trim_bytes, trim_quotes};
 use super::events::{Event, Kind, MemEvent, NO_DEVICE, OpEvent, device_slot, or_null};
 use super::open;
 use super::time_order::{Events, Timed, in_time_order, sort_by_time};
@@ -248,9 +248,14 @@ impl DumpBuilder {
         let order = self.order;
         match kind {
             Kind::Malloc | Kind::Free => {
-                let attr = parse_mem_attr(text(cell(cols.attr))?);
+                let attr = parse_mem_attr(cell(cols.attr))?;
                 let size = attr.size?;
-                let pool = text(cell(cols.event_type))?;
+                // The pool of the row before (nearly every row's) needs no UTF-8 check.
+                let pool = cell(cols.event_type);
+                let pool = match self.recent.pool.holds(&self.dump.texts, pool) {
+                    Some(id) => Ok(id),
+                    None => Err(text(pool)?),
+                };
                 let addr = match attr.addr {
                     Some(a) => Some(a),
                     None => address(text(cell(cols.ptr))?),
@@ -267,7 +272,7 @@ impl DumpBuilder {
                 let thread = self.thread_index((pid, tid));
                 let texts = &mut self.dump.texts;
                 let recent = &mut self.recent;
-                let what = recent.pool.intern(texts, pool);
+                let what = pool.unwrap_or_else(|new| recent.pool.intern(texts, new));
                 let python = stack.unwrap_or_else(|new| texts.intern(new));
                 let owner = match attr.owner {
                     "" => 0,
@@ -295,9 +300,14 @@ impl DumpBuilder {
                 });
             }
             Kind::OpStart | Kind::OpEnd => {
-                let name = text(cell(cols.name))?.trim_matches('"');
+                let name = trim_quotes(cell(cols.name));
+                let name = match self.recent.op.holds(&self.dump.texts, name) {
+                    Some(id) => Ok(id),
+                    None => Err(text(name)?),
+                };
                 let thread = self.thread_index((pid, tid));
-                let what = self.recent.op.intern(&mut self.dump.texts, name);
+                let what =
+                    name.unwrap_or_else(|new| self.recent.op.intern(&mut self.dump.texts, new));
                 self.ops.push(OpEvent {
                     ts,
                     order,
