@@ -111,10 +111,7 @@ pub(super) fn text(b: &[u8]) -> Option<&str> {
 /// [`number`] of a cell's bytes (none when they are no UTF-8).
 #[inline]
 pub(super) fn number_bytes(b: &[u8]) -> Option<i64> {
-    match value::plain_i64(b) {
-        Some(v) => Some(v),
-        None => number(text(b)?),
-    }
+    value::plain_i64(b).or_else(|| text(b).and_then(number))
 }
 
 /// `s.trim_matches('"')`, with no search when it neither starts nor ends with a quote.

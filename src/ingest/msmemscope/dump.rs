@@ -322,24 +322,22 @@ impl DumpBuilder {
             | Kind::OomRecent
             | Kind::RangeStart
             | Kind::RangeEnd => {
-                let (event_type, name) = (text(cell(cols.event_type))?, text(cell(cols.name))?);
-                let (attr, ptr) = (text(cell(cols.attr))?, text(cell(cols.ptr))?);
+                // What an OOM record reads (its type, Attr and Ptr) or a range (its name).
+                let (what, attr, ptr) = if is_oom {
+                    let attr = parse_attr(text(cell(cols.attr))?);
+                    let ptr = address(text(cell(cols.ptr))?);
+                    (text(cell(cols.event_type))?, attr, ptr)
+                } else {
+                    let name = text(cell(cols.name))?.trim_matches('"');
+                    (name, Attr::default(), None)
+                };
                 let python = match cols.python {
                     Some(c) => text(cell(c))?,
                     None => "",
                 };
                 let texts = &mut self.dump.texts;
-                let (what, attr) = if is_oom {
-                    (texts.intern(event_type), parse_attr(attr))
-                } else {
-                    (texts.intern(name.trim_matches('"')), Attr::default())
-                };
-                let python = if cols.python.is_some() {
-                    texts.intern(python)
-                } else {
-                    0
-                };
-                let ptr = address(ptr);
+                let what = texts.intern(what);
+                let python = texts.intern(python);
                 let oom = is_oom.then(|| {
                     let mut oom = attr.oom.unwrap_or_default();
                     oom.ptr = oom.ptr.or(ptr);
@@ -939,7 +937,8 @@ mod tests {
 
     /// A row whose cell read as text or number is no UTF-8 is unreadable (a stack, new or
     /// seen again, an `Attr`, a time, a device, an op's name, an event); bytes that are no
-    /// UTF-8 in a cell that is not read (the C stack, the ID) lose nothing; a known stack is
+    /// UTF-8 in a cell that is not read (the C stack, the ID, a range's `Attr` and `Ptr`, an
+    /// OOM record's name) lose nothing; a known stack is
     /// found by its bytes; a row of a kind not read is not counted. Whole and in parts alike.
     #[test]
     fn a_row_is_unreadable_only_when_a_cell_it_reads_is_no_text() {
@@ -954,7 +953,9 @@ mod tests {
             8,MALLOC,PTA,N/A,1764753084425696000,7,7,\xff,0x10,\"{allocation_id:4,addr:0x10,size:64}\",,\n\
             9,OP_LAUNCH,ATEN_START,aten::\xff,1764753084425696000,7,7,0,N/A,,,\n\
             10,MAL\xffLOC,PTA,N/A,1764753084425696000,7,7,0,0x10,\"{allocation_id:4,addr:0x10,size:64}\",,\n\
-            11,SYSTEM,acl init,N/A,1764753084425696000,7,7,N/A,N/A,,,\n";
+            11,SYSTEM,acl init,N/A,1764753084425696000,7,7,N/A,N/A,,,\n\
+            12,MSTX,Range_start,step 1,1764753084425696000,7,7,0,\xff,\"{\xff}\",,\n\
+            13,OOM_DETAIL,OOM_TRIGGER,\xff,1764753084425696000,7,7,0,0x20,\"{func:f,req_size:9}\",,\n";
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("memscope_dump_1.csv");
         std::fs::write(&path, bytes).unwrap();
@@ -971,6 +972,19 @@ mod tests {
                 .collect();
             assert_eq!(read, [(1, "a.py(3): f"), (2, ""), (1, "a.py(3): f")]);
             assert!(dump.ops.iter().next().is_none());
+            // A range reads its name, an OOM record its type, Attr and Ptr, and no other.
+            let rare: Vec<(Kind, &str)> = dump
+                .rare
+                .iter()
+                .map(|e| (e.kind, dump.texts.get(e.what)))
+                .collect();
+            assert_eq!(
+                rare,
+                [
+                    (Kind::RangeStart, "step 1"),
+                    (Kind::OomTrigger, "OOM_TRIGGER")
+                ]
+            );
             // The stack, a repeat of it, the Attr, the time, the device, the op's name and
             // the event.
             assert_eq!(dump.unreadable, 7);
