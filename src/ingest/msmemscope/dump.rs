@@ -252,10 +252,7 @@ impl DumpBuilder {
                 let size = attr.size?;
                 // The pool of the row before (nearly every row's) needs no UTF-8 check.
                 let pool = cell(cols.event_type);
-                let pool = match self.recent.pool.holds(&self.dump.texts, pool) {
-                    Some(id) => Ok(id),
-                    None => Err(text(pool)?),
-                };
+                let pool = id_or_text(self.recent.pool.holds(&self.dump.texts, pool), pool)?;
                 let addr = match attr.addr {
                     Some(a) => Some(a),
                     None => address(text(cell(cols.ptr))?),
@@ -264,10 +261,7 @@ impl DumpBuilder {
                 // new one is checked as text. Nothing is numbered before the row is read.
                 let stack = match cols.python.map(cell) {
                     None | Some(b"") => Ok(0),
-                    Some(b) => match self.dump.texts.lookup_bytes(b) {
-                        Some(id) => Ok(id),
-                        None => Err(text(b)?),
-                    },
+                    Some(b) => id_or_text(self.dump.texts.lookup_bytes(b), b)?,
                 };
                 let thread = self.thread_index((pid, tid));
                 let texts = &mut self.dump.texts;
@@ -301,10 +295,7 @@ impl DumpBuilder {
             }
             Kind::OpStart | Kind::OpEnd => {
                 let name = trim_quotes(cell(cols.name));
-                let name = match self.recent.op.holds(&self.dump.texts, name) {
-                    Some(id) => Ok(id),
-                    None => Err(text(name)?),
-                };
+                let name = id_or_text(self.recent.op.holds(&self.dump.texts, name), name)?;
                 let thread = self.thread_index((pid, tid));
                 let what =
                     name.unwrap_or_else(|new| self.recent.op.intern(&mut self.dump.texts, new));
@@ -580,6 +571,15 @@ impl Renumber {
             e.order = self.base.wrapping_add(e.order);
             sample.see(e);
         }
+    }
+}
+
+/// A cell's id when its bytes are known (`Ok`), else its text to number once the row is read
+/// (`Err`); `None` when it is new and no UTF-8.
+fn id_or_text(known: Option<NameId>, b: &[u8]) -> Option<Result<NameId, &str>> {
+    match known {
+        Some(id) => Some(Ok(id)),
+        None => text(b).map(Err),
     }
 }
 
