@@ -26,6 +26,7 @@ mod db_stacks;
 mod discover;
 pub mod error;
 pub mod gzip;
+mod huge_pages;
 pub mod importer;
 pub mod importers;
 pub mod layout;

@@ -76,6 +76,17 @@ impl HostOps {
         self.start_ns.is_empty()
     }
 
+    /// Room for `n` more ops in each column.
+    pub fn reserve(&mut self, n: usize) {
+        self.start_ns.reserve(n);
+        self.end_ns.reserve(n);
+        self.thread.reserve(n);
+        self.name.reserve(n);
+        self.stack.reserve(n);
+        self.seq.reserve(n);
+        self.module.reserve(n);
+    }
+
     /// Adds one op.
     pub fn push(&mut self, start: i64, end: i64, thread: u64, name: NameId, stack: u32, seq: i64) {
         self.start_ns.push(start);

@@ -3,6 +3,7 @@
 use super::dump::Dump;
 use super::events::{MemEvent, present};
 use super::pairing::Block;
+use crate::ingest::huge_pages;
 use crate::model::{Interner, LazyColumn, NULL, NameId, OperatorMemory};
 
 /// What [`block_rows`] made: the blocks' table and what each row needs besides.
@@ -54,8 +55,12 @@ pub(super) fn block_rows(
         &mut table.release_total_reserved,
     ];
     let name = &mut table.name;
-    numbers.iter_mut().for_each(|c| c.reserve(rows.len()));
+    numbers.iter_mut().for_each(|c| {
+        c.reserve(rows.len());
+        huge_pages::advise(c);
+    });
     name.reserve(rows.len());
+    huge_pages::advise(name);
     // Each block's events, a batch at a time, on every core. (A block's MALLOC and FREE lie
     // anywhere among the dump's hundreds of MB of events: looked up in the loop that made
     // each row, each look-up missed the cache and held the row up, 70 % of the table's
@@ -175,6 +180,18 @@ impl<'d> RowTexts<'d> {
             as_string: vec![None; dump.texts.len()],
             block_names: vec![None; dump.texts.len()],
         }
+        .advised()
+    }
+
+    /// Its lists' room marked for 2 MiB pages ([`huge_pages`]).
+    fn advised(self) -> Self {
+        let made = &self.made;
+        huge_pages::advise(&made.row_thread);
+        huge_pages::advise(&made.row_python);
+        huge_pages::advise(&made.owners);
+        huge_pages::advise(&made.findings);
+        huge_pages::advise(&made.row_addr);
+        self
     }
 
     /// A block's row, from its MALLOC and FREE: its name (`None` for no row: a block with

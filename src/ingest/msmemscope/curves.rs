@@ -12,6 +12,7 @@ use std::ops::Range;
 use rayon::prelude::*;
 
 use super::pool_totals::{PoolStates, PoolTotals, clamp};
+use crate::ingest::huge_pages;
 use crate::model::{Component, DeviceMemory, LazyColumn, MemoryRecords, NULL};
 
 /// What the curves read of one MALLOC or FREE of the rank.
@@ -113,6 +114,13 @@ where
         time_ns: vec![0; samples],
         bytes: vec![0; samples],
     };
+    // (Big zeroed columns are untouched pages until written: marked for 2 MiB ones first.)
+    huge_pages::advise(&component);
+    huge_pages::advise(&time_ns);
+    huge_pages::advise(&allocated);
+    huge_pages::advise(&reserved);
+    huge_pages::advise(&device.time_ns);
+    huge_pages::advise(&device.bytes);
     let mut columns = Vec::with_capacity(each.len());
     {
         let (mut c, mut t, mut a, mut r) = (

@@ -709,6 +709,8 @@ pub(super) fn read_dump_file_in_parts(
         let rows = usize::try_from(part.min(PART) / BYTES_A_RESERVED_ROW).unwrap_or(0);
         builder.mem.reserve(rows);
         builder.ops.reserve(rows);
+        crate::ingest::huge_pages::advise(&builder.mem);
+        crate::ingest::huge_pages::advise(&builder.ops);
         PartBuilder {
             builder,
             control,

@@ -8,11 +8,20 @@ use rustc_hash::FxHashMap;
 use super::block_rows::cached;
 use super::dump::Dump;
 use super::events::Event;
+use crate::ingest::huge_pages;
 use crate::model::{HostOps, NO_STACK, NameId};
 
 /// The host ops of `spans` (a process's), their threads numbered as `Dump::threads`.
 pub(super) fn host_ops(dump: &Dump, spans: Vec<OpSpan>) -> HostOps {
     let mut host = HostOps::default();
+    host.reserve(spans.len());
+    for column in [&host.start_ns, &host.end_ns, &host.seq] {
+        huge_pages::advise(column);
+    }
+    huge_pages::advise(&host.thread);
+    huge_pages::advise(&host.name);
+    huge_pages::advise(&host.stack);
+    huge_pages::advise(&host.module);
     // Each op's name interned once (by its text's id), not at each of its spans.
     let mut op_names: Vec<Option<NameId>> = vec![None; dump.texts.len()];
     for span in spans {

@@ -59,6 +59,7 @@ pub(super) fn pair(dump: &Dump) -> (Vec<Block>, u64, bool) {
     // At most one block an event; the room is reserved, not touched (grown by doubling, the
     // blocks of a 1 GB dump were copied and their pages faulted in again at each step).
     let mut blocks: Vec<Block> = Vec::with_capacity(dump.mem.len());
+    crate::ingest::huge_pages::advise(&blocks);
     let mut over_held = 0;
     let mut pools_agree = true;
     for (i, e) in dump.mem.iter().enumerate() {

@@ -1,0 +1,114 @@
+//! Big lists backed by 2 MiB pages where the OS offers them.
+//!
+//! A load fills hundreds of MiB of fresh lists (an msMemScope dump's events); on Linux each
+//! 4 KiB page of them is a fault, a zeroing and a TLB entry. Linux hands out 2 MiB pages to
+//! memory marked for them (`madvise(MADV_HUGEPAGE)`, transparent huge pages in their
+//! default `madvise` mode): one fault each. The mark is advice only: contents, sizes and
+//! the allocator's bookkeeping do not change, and elsewhere (or when the kernel declines) it
+//! does nothing. Hand-written: no crate marks a `Vec`'s room (allocator crates mark all of a
+//! process's memory, which the PyTorch reader measured no faster with).
+
+/// Below this much room a list is not marked: a 2 MiB page must fit inside it, aligned.
+const MIN_BYTES: usize = 4 << 20;
+
+/// Marks the room of `list` (its capacity, used or not) for 2 MiB pages, where the OS offers
+/// them; call it after reserving and before filling, as pages already touched stay 4 KiB.
+pub(crate) fn advise<T>(list: &Vec<T>) {
+    let bytes = list.capacity().saturating_mul(size_of::<T>());
+    if bytes < MIN_BYTES {
+        return;
+    }
+    mark(list.as_ptr().cast(), bytes);
+}
+
+/// Marks the 2 MiB-aligned stretches inside `bytes` bytes at `start` (none outside them: the
+/// pages around an allocation may be another's).
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)] // one madvise on our own allocation: no safe std API gives advice
+fn mark(start: *const u8, bytes: usize) {
+    const HUGE: usize = 2 << 20;
+    let at = start as usize;
+    let (Some(first), Some(end)) = (at.checked_next_multiple_of(HUGE), at.checked_add(bytes))
+    else {
+        return;
+    };
+    let last = end - end % HUGE;
+    if last <= first {
+        return;
+    }
+    // SAFETY: `[first, last)` lies inside one live allocation of the caller's, page-aligned;
+    // MADV_HUGEPAGE is advice that changes no byte of it. A refusal (an old kernel, THP off)
+    // is harmless and ignored.
+    unsafe {
+        libc::madvise(
+            first as *mut libc::c_void,
+            last - first,
+            libc::MADV_HUGEPAGE,
+        );
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn mark(_: *const u8, _: usize) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_marked_list_keeps_what_it_holds_and_fills_as_any() {
+        let mut list: Vec<u64> = (0..1000).collect();
+        list.reserve(3 << 20);
+        advise(&list);
+        list.extend(1000..(3 << 20));
+        assert_eq!(list.len(), 3 << 20);
+        assert!(list.iter().enumerate().all(|(i, &v)| v == i as u64));
+        // A small list and an empty one are left as they are.
+        advise(&Vec::<u8>::with_capacity(10));
+        advise(&Vec::<u8>::new());
+    }
+
+    /// On Linux with THP in `madvise` or `always` mode, a marked list's room is backed by
+    /// 2 MiB pages once touched (the kernel's own count, `AnonHugePages` of the mapping).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_marked_list_is_backed_by_huge_pages_where_the_kernel_offers_them() {
+        let mode = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
+            .unwrap_or_default();
+        let offered = mode.contains("[madvise]") || mode.contains("[always]");
+        let mut list: Vec<u8> = Vec::with_capacity(16 << 20);
+        advise(&list);
+        list.resize(16 << 20, 1);
+        let at = list.as_ptr() as usize;
+        let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap_or_default();
+        let huge_kib = huge_kib_within(&smaps, at..at + list.len());
+        if offered {
+            assert!(huge_kib >= 2048, "{huge_kib} KiB of huge pages ({mode})");
+        }
+    }
+
+    /// `AnonHugePages` of the mappings that overlap `range`, in `/proc/self/smaps` text (a
+    /// marked stretch is a mapping of its own).
+    fn huge_kib_within(smaps: &str, range: std::ops::Range<usize>) -> u64 {
+        let (mut inside, mut kib) = (false, 0);
+        for line in smaps.lines() {
+            if let Some((span, _)) = line.split_once(' ')
+                && let Some((lo, hi)) = span.split_once('-')
+                && let (Ok(lo), Ok(hi)) =
+                    (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
+            {
+                inside = lo < range.end && range.start < hi;
+                continue;
+            }
+            if inside && let Some(v) = line.strip_prefix("AnonHugePages:") {
+                kib += v
+                    .trim()
+                    .trim_end_matches("kB")
+                    .trim()
+                    .parse::<u64>()
+                    .unwrap_or(0);
+            }
+        }
+        kib
+    }
+}
