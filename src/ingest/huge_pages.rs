@@ -5,8 +5,10 @@
 //! memory marked for them (`madvise(MADV_HUGEPAGE)`, transparent huge pages in their
 //! default `madvise` mode): one fault each. The mark is advice only: contents, sizes and
 //! the allocator's bookkeeping do not change, and elsewhere (or when the kernel declines) it
-//! does nothing. Hand-written: no crate marks a `Vec`'s room (allocator crates mark all of a
-//! process's memory, which the PyTorch reader measured no faster with).
+//! does nothing (as it does where huge pages are bigger than 2 MiB: arm64 kernels with 64 KiB
+//! pages have 512 MiB ones). Hand-written: no crate marks one `Vec`'s room; a process-wide
+//! mark (glibc's `hugetlb` tunable) made the PyTorch reader no faster, so only the lists
+//! measured to gain are marked.
 
 /// Below this much room a list is not marked: a 2 MiB page must fit inside it, aligned.
 const MIN_BYTES: usize = 4 << 20;

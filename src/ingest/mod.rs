@@ -15,7 +15,8 @@
 //! `msmemscope::open_blocks`; its curves made on every core by `msmemscope::curves`, from
 //! the pools' states each stretch of events leaves, `msmemscope::pool_totals`). A file of
 //! several ranks is read once for all of them ([`shared_read`]); what discovery read is kept
-//! for the loads within one budget ([`prefetch_budget`]).
+//! for the loads within one budget ([`prefetch_budget`]). The big lists a dump's load fills are
+//! marked for 2 MiB pages on Linux (`huge_pages`).
 
 pub mod chrome_trace;
 mod chunks;
