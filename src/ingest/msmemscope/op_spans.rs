@@ -15,9 +15,9 @@ use crate::model::{HostOps, NO_STACK, NameId};
 pub(super) fn host_ops(dump: &Dump, spans: Vec<OpSpan>) -> HostOps {
     let mut host = HostOps::default();
     host.reserve(spans.len());
-    for column in [&host.start_ns, &host.end_ns, &host.seq] {
-        huge_pages::advise(column);
-    }
+    huge_pages::advise(&host.start_ns);
+    huge_pages::advise(&host.end_ns);
+    huge_pages::advise(&host.seq);
     huge_pages::advise(&host.thread);
     huge_pages::advise(&host.name);
     huge_pages::advise(&host.stack);
