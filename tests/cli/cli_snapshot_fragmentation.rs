@@ -64,10 +64,11 @@ fn assert_matches(got: &serde_json::Value, want: &serde_json::Value, what: &str)
     );
 }
 
-fn real_snapshots() -> Vec<PathBuf> {
+/// The real snapshots; `None` (after saying so) when the samples are not here.
+fn real_snapshots() -> Option<Vec<PathBuf>> {
     let Some(root) = common::samples() else {
         common::skip("no samples");
-        return Vec::new();
+        return None;
     };
     let mut v: Vec<PathBuf> = [
         "exhaustion",
@@ -84,13 +85,16 @@ fn real_snapshots() -> Vec<PathBuf> {
     for p in &v {
         assert!(p.is_file(), "{} is missing", p.display());
     }
-    v
+    Some(v)
 }
 
 #[test]
 fn the_causes_match_segment_arithmetic_over_every_real_snapshot() {
     let mut checked = 0;
-    for pickle in real_snapshots() {
+    let Some(snapshots) = real_snapshots() else {
+        return;
+    };
+    for pickle in snapshots {
         let doc = snapshot_json(&pickle, &[]);
         for d in doc["devices"].as_array().unwrap() {
             let device = d["device"].as_i64().unwrap();

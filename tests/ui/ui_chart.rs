@@ -310,9 +310,12 @@ fn a_sampled_window_says_so_and_zooming_in_makes_it_exact() {
 /// the gap and the spans are computed from the raw files.
 #[test]
 fn tables_far_apart_are_named_and_each_can_be_fitted() {
-    let rank = common::samples()
-        .expect("samples")
-        .join("xiaobingling93-pixel_Ascend-msinsight/server/src/test/test_data/test_rank_1");
+    let Some(samples) = common::samples() else {
+        common::skip("no samples");
+        return;
+    };
+    let rank =
+        samples.join("xiaobingling93-pixel_Ascend-msinsight/server/src/test/test_data/test_rank_1");
     let out = rank.join("ASCEND_PROFILER_OUTPUT");
     let rec = common::RawCsv::read(&out.join("memory_record.csv"));
     let ops = common::RawCsv::read(&out.join("operator_memory.csv"));
