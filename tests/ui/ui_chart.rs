@@ -311,8 +311,7 @@ fn a_sampled_window_says_so_and_zooming_in_makes_it_exact() {
 #[test]
 fn tables_far_apart_are_named_and_each_can_be_fitted() {
     let Some(samples) = common::samples() else {
-        common::skip("no samples");
-        return;
+        return; // it said so (a failure under MEMSIGHT_REQUIRE_ALL)
     };
     let rank =
         samples.join("xiaobingling93-pixel_Ascend-msinsight/server/src/test/test_data/test_rank_1");

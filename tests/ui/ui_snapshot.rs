@@ -644,8 +644,7 @@ fn python_top_leak(file: &Path, device: i64) -> Option<(String, usize)> {
 #[test]
 fn clicking_a_leak_suspect_goes_to_where_its_last_block_was_allocated() {
     if common::samples().is_none() {
-        common::skip("no samples");
-        return;
+        return; // it said so (a failure under MEMSIGHT_REQUIRE_ALL)
     }
     let file = leak_demo().expect("the leak demo snapshot in the samples");
     let (frame, event) = python_top_leak(&file, 0).expect("python3 reads the pickle");
