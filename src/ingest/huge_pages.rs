@@ -70,47 +70,50 @@ mod tests {
         advise(&Vec::<u8>::new());
     }
 
-    /// On Linux with THP in `madvise` or `always` mode, a marked list's room is backed by
-    /// 2 MiB pages once touched (the kernel's own count, `AnonHugePages` of the mapping).
+    /// On Linux with THP offered, a marked list's 2 MiB-aligned inside carries the kernel's
+    /// record of the advice (`hg` in the mapping's `VmFlags`). Whether a huge page then backs it
+    /// is the kernel's call (free, unfragmented memory; a CI machine once had none), so the
+    /// test checks the advice, which is all this module gives, not the kernel's answer.
     #[cfg(target_os = "linux")]
     #[test]
-    fn a_marked_list_is_backed_by_huge_pages_where_the_kernel_offers_them() {
+    fn a_marked_list_carries_the_huge_page_advice_where_the_kernel_offers_them() {
         let mode = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
             .unwrap_or_default();
         let offered = mode.contains("[madvise]") || mode.contains("[always]");
         let mut list: Vec<u8> = Vec::with_capacity(16 << 20);
+        let unmarked: Vec<u8> = Vec::with_capacity(16 << 20);
         advise(&list);
         list.resize(16 << 20, 1);
-        let at = list.as_ptr() as usize;
+        let inside = |v: &Vec<u8>| (v.as_ptr() as usize).next_multiple_of(2 << 20);
         let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap_or_default();
-        let huge_kib = huge_kib_within(&smaps, at..at + list.len());
+        let flags = vm_flags_at(&smaps, inside(&list)).expect("the list's mapping in smaps");
         if offered {
-            assert!(huge_kib >= 2048, "{huge_kib} KiB of huge pages ({mode})");
+            assert!(
+                flags.contains(&"hg"),
+                "marked list's flags {flags:?} ({mode})"
+            );
         }
+        let other = vm_flags_at(&smaps, inside(&unmarked)).expect("a mapping in smaps");
+        assert!(!other.contains(&"hg"), "unmarked list's flags {other:?}");
     }
 
-    /// `AnonHugePages` of the mappings that overlap `range`, in `/proc/self/smaps` text (a
-    /// marked stretch is a mapping of its own).
-    fn huge_kib_within(smaps: &str, range: std::ops::Range<usize>) -> u64 {
-        let (mut inside, mut kib) = (false, 0);
+    /// The `VmFlags` of the mapping holding address `at`, in `/proc/self/smaps` text (a marked
+    /// stretch is a mapping of its own).
+    fn vm_flags_at(smaps: &str, at: usize) -> Option<Vec<&str>> {
+        let mut inside = false;
         for line in smaps.lines() {
             if let Some((span, _)) = line.split_once(' ')
                 && let Some((lo, hi)) = span.split_once('-')
                 && let (Ok(lo), Ok(hi)) =
                     (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
             {
-                inside = lo < range.end && range.start < hi;
+                inside = lo <= at && at < hi;
                 continue;
             }
-            if inside && let Some(v) = line.strip_prefix("AnonHugePages:") {
-                kib += v
-                    .trim()
-                    .trim_end_matches("kB")
-                    .trim()
-                    .parse::<u64>()
-                    .unwrap_or(0);
+            if inside && let Some(flags) = line.strip_prefix("VmFlags:") {
+                return Some(flags.split_whitespace().collect());
             }
         }
-        kib
+        None
     }
 }
