@@ -8,7 +8,9 @@
 //! does nothing (as it does where huge pages are bigger than 2 MiB: arm64 kernels with 64 KiB
 //! pages have 512 MiB ones). Hand-written: no crate marks one `Vec`'s room; a process-wide
 //! mark (glibc's `hugetlb` tunable) made the PyTorch reader no faster, so only the lists
-//! measured to gain are marked.
+//! measured to gain are marked. On a VM that hands free memory back to its host (free page
+//! reporting), a 2 MiB page after idle is faulted in again by the host: there the mark costs
+//! ~0.2 s on a 1 GB dump (docs/performance.md, round 25).
 
 /// Below this much room a list is not marked: a 2 MiB page must fit inside it, aligned.
 const MIN_BYTES: usize = 4 << 20;
