@@ -75,7 +75,9 @@ mod tests {
     /// On Linux with THP offered, a marked list's 2 MiB-aligned inside carries the kernel's
     /// record of the advice (`hg` in the mapping's `VmFlags`). Whether a huge page then backs it
     /// is the kernel's call (free, unfragmented memory; a CI machine once had none), so the
-    /// test checks the advice, which is all this module gives, not the kernel's answer.
+    /// test checks the advice, which is all this module gives, not the kernel's answer. (No
+    /// unmarked list is checked beside it: the allocator may hand it memory a test running
+    /// beside this one marked and freed.)
     #[cfg(target_os = "linux")]
     #[test]
     fn a_marked_list_carries_the_huge_page_advice_where_the_kernel_offers_them() {
@@ -83,20 +85,17 @@ mod tests {
             .unwrap_or_default();
         let offered = mode.contains("[madvise]") || mode.contains("[always]");
         let mut list: Vec<u8> = Vec::with_capacity(16 << 20);
-        let unmarked: Vec<u8> = Vec::with_capacity(16 << 20);
         advise(&list);
         list.resize(16 << 20, 1);
-        let inside = |v: &Vec<u8>| (v.as_ptr() as usize).next_multiple_of(2 << 20);
+        let inside = (list.as_ptr() as usize).next_multiple_of(2 << 20);
         let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap_or_default();
-        let flags = vm_flags_at(&smaps, inside(&list)).expect("the list's mapping in smaps");
+        let flags = vm_flags_at(&smaps, inside).expect("the list's mapping in smaps");
         if offered {
             assert!(
                 flags.contains(&"hg"),
                 "marked list's flags {flags:?} ({mode})"
             );
         }
-        let other = vm_flags_at(&smaps, inside(&unmarked)).expect("a mapping in smaps");
-        assert!(!other.contains(&"hg"), "unmarked list's flags {other:?}");
     }
 
     /// The `VmFlags` of the mapping holding address `at`, in `/proc/self/smaps` text (a marked
