@@ -6,6 +6,11 @@
 //! the stretches before it leave, for its points, written straight to their places in the
 //! columns (on every core). The sums are exact, so the curves are the same for any cut; made
 //! in one pass on one core they were a seventh of a 1 GB dump's time to its first curves.
+//!
+//! The process's and the device's bytes (`process_used`, `device_used`) are holds: most
+//! events repeat the value before them. A point is kept where the value changes and at the
+//! series' last value (so the curve ends where its events end): the same step curve, with
+//! half the points of a 1 GB dump and 73 MiB less at its peak.
 
 use std::ops::Range;
 
@@ -60,9 +65,92 @@ struct Stretch {
     pools: PoolStates,
     /// The driver's bytes more live.
     driver: i128,
-    /// How many points and device samples it makes.
+    /// How many Allocated/Reserved (or driver) points it makes.
     points: usize,
-    samples: usize,
+    /// The process's and the device's bytes through it.
+    process: Held,
+    device: Held,
+}
+
+/// A held series (the process's or the device's bytes, written on some events) through a
+/// stretch: what the stretches after it and the one pass that keeps its points need.
+#[derive(Default, Clone, Copy)]
+struct Held {
+    first: Option<i64>,
+    last: Option<i64>,
+    /// Values after the first that differ from the one before them.
+    changes: usize,
+    /// How many values.
+    count: usize,
+    /// Whether the last value repeats the one before it in the stretch.
+    last_repeats: bool,
+}
+
+impl Held {
+    fn see(&mut self, v: i64) {
+        match self.last {
+            Some(last) => {
+                self.changes += usize::from(last != v);
+                self.last_repeats = last == v;
+            }
+            None => self.first = Some(v),
+        }
+        self.last = Some(v);
+        self.count += 1;
+    }
+}
+
+/// Where a held series stands as a stretch starts, and which of the stretch's values it keeps.
+#[derive(Default, Clone, Copy)]
+struct Holding {
+    /// The value before (none yet).
+    prev: Option<i64>,
+    /// The stretch's values not yet seen.
+    left: usize,
+    /// Whether the stretch's last value is the series' last and kept though it repeats.
+    keep_last: bool,
+}
+
+impl Holding {
+    /// Whether the next value makes a point.
+    fn keeps(&mut self, v: i64) -> bool {
+        self.left = self.left.saturating_sub(1);
+        let keep = self.prev != Some(v) || (self.keep_last && self.left == 0);
+        self.prev = Some(v);
+        keep
+    }
+}
+
+/// Each stretch's start for one held series, and how many points it keeps.
+fn holdings(each: &[Held]) -> Vec<(Holding, usize)> {
+    let mut prev = None;
+    let mut out: Vec<(Holding, usize)> = each
+        .iter()
+        .map(|h| {
+            let start = Holding {
+                prev,
+                left: h.count,
+                keep_last: false,
+            };
+            let kept = h.changes + usize::from(h.first.is_some() && h.first != prev);
+            prev = h.last.or(prev);
+            (start, kept)
+        })
+        .collect();
+    // The series' last value is kept even where it repeats.
+    if let Some(k) = each.iter().rposition(|h| h.count > 0) {
+        let h = &each[k];
+        let repeats = if h.count >= 2 {
+            h.last_repeats
+        } else {
+            h.first == out[k].0.prev
+        };
+        if repeats {
+            out[k].0.keep_last = true;
+            out[k].1 += 1;
+        }
+    }
+    out
 }
 
 /// [`rank_curves`] of the events cut at `stretches` (in order, covering `0..n`).
@@ -87,13 +175,19 @@ where
                 } else {
                     s.driver += i128::from(e.signed);
                 }
-                s.points +=
-                    usize::from(e.shown || !has_process) + usize::from(e.process_used.is_some());
-                s.samples += usize::from(e.device_used.is_some());
+                s.points += usize::from(e.shown || !has_process);
+                if let Some(v) = e.process_used {
+                    s.process.see(v);
+                }
+                if let Some(v) = e.device_used {
+                    s.device.see(v);
+                }
             }
             s
         })
         .collect();
+    let process = holdings(&each.iter().map(|s| s.process).collect::<Vec<_>>());
+    let device_held = holdings(&each.iter().map(|s| s.device).collect::<Vec<_>>());
     // What each stretch starts from: the pools' states and the driver's bytes before it.
     let mut starts = Vec::with_capacity(each.len());
     let (mut pools, mut driver) = (PoolStates::default(), 0i128);
@@ -102,8 +196,15 @@ where
         pools.then(&s.pools);
         driver += s.driver;
     }
-    let points = each.iter().map(|s| s.points).sum();
-    let samples = each.iter().map(|s| s.samples).sum();
+    // Each stretch's points and device samples.
+    let counts: Vec<(usize, usize)> = each
+        .iter()
+        .zip(&process)
+        .zip(&device_held)
+        .map(|((s, (_, p)), (_, d))| (s.points + p, *d))
+        .collect();
+    let points = counts.iter().map(|c| c.0).sum();
+    let samples = counts.iter().map(|c| c.1).sum();
     // Zeroed columns (fresh pages from the system: no pass to fill them), each stretch's
     // points written to its own slice of them.
     let mut component = vec![0u8; points];
@@ -130,19 +231,21 @@ where
             &mut reserved[..],
         );
         let (mut dt, mut db) = (&mut device.time_ns[..], &mut device.bytes[..]);
-        for s in &each {
-            let (ch, ct) = std::mem::take(&mut c).split_at_mut(s.points);
-            let (th, tt) = std::mem::take(&mut t).split_at_mut(s.points);
-            let (ah, at) = std::mem::take(&mut a).split_at_mut(s.points);
-            let (rh, rt) = std::mem::take(&mut r).split_at_mut(s.points);
-            let (dth, dtt) = std::mem::take(&mut dt).split_at_mut(s.samples);
-            let (dbh, dbt) = std::mem::take(&mut db).split_at_mut(s.samples);
+        for &(points, samples) in &counts {
+            let (ch, ct) = std::mem::take(&mut c).split_at_mut(points);
+            let (th, tt) = std::mem::take(&mut t).split_at_mut(points);
+            let (ah, at) = std::mem::take(&mut a).split_at_mut(points);
+            let (rh, rt) = std::mem::take(&mut r).split_at_mut(points);
+            let (dth, dtt) = std::mem::take(&mut dt).split_at_mut(samples);
+            let (dbh, dbt) = std::mem::take(&mut db).split_at_mut(samples);
             columns.push(((ch, th), (ah, rh), (dth, dbh)));
             (c, t, a, r, dt, db) = (ct, tt, at, rt, dtt, dbt);
         }
     }
+    let held = process.iter().zip(&device_held).map(|(p, d)| (p.0, d.0));
+    let starts: Vec<_> = starts.into_iter().zip(held).collect();
     stretches.par_iter().zip(starts).zip(columns).for_each(
-        |((range, (pools, driver)), ((c, t), (a, r), (dt, db)))| {
+        |((range, ((pools, driver), (mut process, mut device))), ((c, t), (a, r), (dt, db)))| {
             let mut totals = PoolTotals::after(pools);
             let mut driver = driver;
             let (mut p, mut d) = (0, 0);
@@ -160,10 +263,10 @@ where
                         point(Component::App, e.ts, NULL, clamp(driver));
                     }
                 }
-                if let Some(used) = e.process_used {
+                if let Some(used) = e.process_used.filter(|&v| process.keeps(v)) {
                     point(Component::App, e.ts, NULL, used);
                 }
-                if let Some(bytes) = e.device_used {
+                if let Some(bytes) = e.device_used.filter(|&v| device.keeps(v)) {
                     (dt[d], db[d]) = (e.ts, bytes);
                     d += 1;
                 }
@@ -193,7 +296,16 @@ mod tests {
         let mut pools = PoolTotals::default();
         let mut driver = 0i128;
         let has_process = events.iter().flatten().any(|e| e.process_used.is_some());
-        for e in events.iter().flatten() {
+        // A held value makes a point where it changes, and at its series' last event.
+        let last_of = |f: fn(&CurveEvent) -> Option<i64>| {
+            events
+                .iter()
+                .rposition(|e| e.as_ref().and_then(f).is_some())
+        };
+        let (last_process, last_device) = (last_of(|e| e.process_used), last_of(|e| e.device_used));
+        let (mut process, mut dev) = (None, None);
+        for (i, e) in events.iter().enumerate() {
+            let Some(e) = e else { continue };
             if e.shown {
                 let (alloc, resv) = pools.apply(e.pool, e.signed, e.used, e.total);
                 records.push(Component::PtaGe, e.ts, alloc, resv.unwrap_or(NULL), NULL, 0);
@@ -203,10 +315,14 @@ mod tests {
                     records.push(Component::App, e.ts, NULL, clamp(driver), NULL, 0);
                 }
             }
-            if let Some(used) = e.process_used {
+            if let Some(used) = e.process_used
+                && (process.replace(used) != Some(used) || last_process == Some(i))
+            {
                 records.push(Component::App, e.ts, NULL, used, NULL, 0);
             }
-            if let Some(bytes) = e.device_used {
+            if let Some(bytes) = e.device_used
+                && (dev.replace(bytes) != Some(bytes) || last_device == Some(i))
+            {
                 device.time_ns.push(e.ts);
                 device.bytes.push(bytes);
             }
@@ -223,8 +339,9 @@ mod tests {
                 0u32..3,
                 proptest::option::of(0i64..10_000),
                 proptest::option::of(0i64..10_000),
-                proptest::option::weighted(0.2, 0i64..10_000),
-                proptest::option::of(0i64..10_000),
+                // (Few values: held series repeat, as a dump's do.)
+                proptest::option::weighted(0.2, 0i64..3),
+                proptest::option::of(0i64..3),
                 proptest::bool::ANY,
             )
                 .prop_map(
@@ -284,7 +401,8 @@ mod tests {
                     used: (i % 11 == 0).then(|| i64_of(i)),
                     total: (i % 13 == 0).then(|| i64_of(2 * i)),
                     process_used: None,
-                    device_used: (i % 2 == 0).then(|| i64_of(3 * i)),
+                    // Held for ~4,000 events at a time, across the stretches' ends.
+                    device_used: (i % 2 == 0).then(|| i64_of(3 * (i / 4000))),
                     shown: i % 4 != 0,
                 })
             })
@@ -294,5 +412,7 @@ mod tests {
         assert!(records.len() > n / 2);
         assert_eq!(records, want_records);
         assert_eq!(device, want_device);
+        // A change every 4,000 events, and the last value again at the end.
+        assert_eq!(device.len(), (n - 1) / 4000 + 2);
     }
 }
