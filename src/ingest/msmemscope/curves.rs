@@ -186,7 +186,7 @@ where
             s
         })
         .collect();
-    let process = holdings(&each.iter().map(|s| s.process).collect::<Vec<_>>());
+    let process_held = holdings(&each.iter().map(|s| s.process).collect::<Vec<_>>());
     let device_held = holdings(&each.iter().map(|s| s.device).collect::<Vec<_>>());
     // What each stretch starts from: the pools' states and the driver's bytes before it.
     let mut starts = Vec::with_capacity(each.len());
@@ -199,7 +199,7 @@ where
     // Each stretch's points and device samples.
     let counts: Vec<(usize, usize)> = each
         .iter()
-        .zip(&process)
+        .zip(&process_held)
         .zip(&device_held)
         .map(|((s, (_, p)), (_, d))| (s.points + p, *d))
         .collect();
@@ -242,7 +242,10 @@ where
             (c, t, a, r, dt, db) = (ct, tt, at, rt, dtt, dbt);
         }
     }
-    let held = process.iter().zip(&device_held).map(|(p, d)| (p.0, d.0));
+    let held = process_held
+        .iter()
+        .zip(&device_held)
+        .map(|(p, d)| (p.0, d.0));
     let starts: Vec<_> = starts.into_iter().zip(held).collect();
     stretches.par_iter().zip(starts).zip(columns).for_each(
         |((range, ((pools, driver), (mut process, mut device))), ((c, t), (a, r), (dt, db)))| {
