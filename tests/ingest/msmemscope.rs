@@ -727,7 +727,14 @@ fn a_generated_dump_has_owner_and_inefficient_columns_that_filter() {
 /// made), and they are the complete load's curves, at the same times.
 #[test]
 fn a_dump_hands_its_curves_over_first() {
-    let (tmp, _) = common::generated_dump(2000);
+    let (tmp, file) = common::generated_dump(2000);
+    // One Allocated point per MALLOC and FREE of the framework's pool (the generated dump's
+    // is PTA), counted from the raw rows.
+    let pool_events = rows(&file)
+        .iter()
+        .filter(|r| matches!(r["Event"].as_str(), "MALLOC" | "FREE") && r["Event Type"] == "PTA")
+        .count();
+    assert!(pool_events > 2000, "2,000 blocks allocated, most freed");
     let info = &discover(tmp.path()).unwrap().ranks[0];
     let mut first = Vec::new();
     let data = memsight::ingest::load_rank_with(info, &Default::default(), &mut |d| first.push(d))
@@ -742,7 +749,10 @@ fn a_dump_hands_its_curves_over_first() {
             .map(|k| (r.component[k], r.time_ns[k], r.allocated[k], r.reserved[k]))
             .collect::<Vec<_>>()
     };
-    assert!(data.records.len() > 2000);
+    let allocated_points = (0..data.records.len())
+        .filter(|&k| data.records.component[k] == Component::PtaGe as u8)
+        .count();
+    assert_eq!(allocated_points, pool_events);
     assert_eq!(curves(first), curves(&data));
     assert_eq!(first.device_memory.time_ns, data.device_memory.time_ns);
     assert_eq!(first.device_memory.bytes, data.device_memory.bytes);

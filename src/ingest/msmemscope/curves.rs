@@ -10,7 +10,7 @@
 //! The process's and the device's bytes (`process_used`, `device_used`) are holds: most
 //! events repeat the value before them. A point is kept where the value changes and at the
 //! series' last value (so the curve ends where its events end): the same step curve, with
-//! half the points of a 1 GB dump and 73 MiB less at its peak.
+//! half the points of a 1 GB dump and 74 MiB less at its peak.
 
 use std::ops::Range;
 
