@@ -520,6 +520,7 @@ fn rank_curves_of(
                         return None;
                     }
                     Some(curve_event(
+                        dump,
                         ev,
                         shown.get(k as usize).copied().unwrap_or(false),
                     ))
@@ -531,17 +532,18 @@ fn rank_curves_of(
     shown
 }
 
-/// What the curves take of a MALLOC or FREE, `shown` or not.
-fn curve_event(ev: &MemEvent, shown: bool) -> CurveEvent {
+/// What the curves take of a MALLOC or FREE of `dump`, `shown` or not.
+fn curve_event(dump: &Dump, ev: &MemEvent, shown: bool) -> CurveEvent {
     let size = present(ev.size).unwrap_or(0).abs();
+    let extras = dump.extras(ev);
     CurveEvent {
         ts: ev.ts,
         signed: if ev.malloc { size } else { -size },
         pool: ev.what,
         used: present(ev.used),
         total: present(ev.total),
-        process_used: present(ev.process_used),
-        device_used: present(ev.device_used),
+        process_used: present(extras.process_used),
+        device_used: present(extras.device_used),
         shown,
     }
 }
@@ -569,7 +571,7 @@ fn one_place_curves(dump: &Dump, place: &OnePlace) -> (MemoryRecords, DeviceMemo
             if !makes_a_block(ev) {
                 return None;
             }
-            Some(curve_event(ev, shown(ev.what)))
+            Some(curve_event(dump, ev, shown(ev.what)))
         })
     };
     rank_curves(dump.mem.len(), &events)

@@ -220,7 +220,7 @@ impl<'d> RowTexts<'d> {
         let as_string = &mut self.as_string;
         let mut string = |id: u32| cached(as_string, id, || strings.intern(dump.texts.get(id)));
         let owner = string(m.owner);
-        let finding = string(m.inefficient);
+        let finding = string(dump.extras(m).inefficient);
         self.made.owners.push(owner);
         self.made.findings.push(finding);
         if self.keep_addr {

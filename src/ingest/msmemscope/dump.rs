@@ -7,7 +7,7 @@ use std::path::Path;
 use rustc_hash::FxHashMap;
 
 use super::cells::{Attr, number_bytes, parse_attr, parse_mem_attr, text, trim_bytes, trim_quotes};
-use super::events::{Event, Kind, MemEvent, NO_DEVICE, OpEvent, device_slot, or_null};
+use super::events::{Event, Extras, Kind, MemEvent, NO_DEVICE, OpEvent, device_slot, or_null};
 use super::open;
 use super::time_order::{Events, Timed, in_time_order, sort_by_time};
 use crate::ingest::chunks::LoadControl;
@@ -29,6 +29,9 @@ pub(super) struct Dump {
     pub(super) ops: Events<OpEvent>,
     /// Its OOM records and MSTX ranges, in time order.
     pub(super) rare: Vec<Event>,
+    /// The [`Extras`] of its MALLOCs and FREEs, one for each run of rows that repeat them
+    /// (in file order as read; a `MemEvent`'s `extras` points in).
+    pub(super) extras: Vec<Extras>,
     /// Pools, op names and stack texts.
     pub(super) texts: Interner,
     /// Devices: index → `Device Id` text (`0`, `host`).
@@ -48,6 +51,12 @@ impl Dump {
     /// The process of thread index `t`.
     pub(super) fn pid(&self, t: u32) -> i64 {
         self.thread(t).0
+    }
+
+    /// The [`Extras`] of `e`.
+    #[inline]
+    pub(super) fn extras(&self, e: &MemEvent) -> &Extras {
+        Extras::of(&self.extras, e.extras)
     }
 
     /// The (process, thread) of thread index `t` ((0, 0) for none: an index is only made by
@@ -272,7 +281,12 @@ impl DumpBuilder {
                     "" => 0,
                     t => recent.owner.intern(texts, t),
                 };
-                let inefficient = non_empty(texts, attr.inefficient);
+                let extras = Extras {
+                    process_used: or_null(attr.process_used),
+                    device_used: or_null(attr.device_used),
+                    inefficient: non_empty(texts, attr.inefficient),
+                };
+                let extras = extras_index(&mut self.dump.extras, extras)?;
                 self.mem.push(MemEvent {
                     ts,
                     addr: addr.unwrap_or(0),
@@ -280,13 +294,11 @@ impl DumpBuilder {
                     size,
                     total: or_null(attr.total),
                     used: or_null(attr.used),
-                    process_used: or_null(attr.process_used),
-                    device_used: or_null(attr.device_used),
                     what,
                     order,
                     python,
                     owner,
-                    inefficient,
+                    extras,
                     thread,
                     device: device_slot(device),
                     malloc: kind == Kind::Malloc,
@@ -393,6 +405,13 @@ impl DumpBuilder {
                 .iter()
                 .map(|&t| thread_index(&mut self.thread_ids, &mut self.dump.threads, t))
                 .collect();
+            // Its extras after these, their findings renumbered.
+            let extras_base = u32::try_from(self.dump.extras.len()).unwrap_or(u32::MAX);
+            let text = |id: u32| texts.get(id as usize).copied().unwrap_or(0);
+            self.dump.extras.extend(dump.extras.iter().map(|e| Extras {
+                inefficient: text(e.inefficient),
+                ..*e
+            }));
             self.dump.unreadable += dump.unreadable;
             self.dump.cut_short |= dump.cut_short;
             renumber.push(Renumber {
@@ -400,6 +419,7 @@ impl DumpBuilder {
                 devices,
                 threads,
                 base: self.order,
+                extras_base,
             });
             self.order = self.order.wrapping_add(order);
             parts.push(Part { mem, ops, rare });
@@ -539,6 +559,8 @@ pub(super) struct Renumber {
     pub(super) threads: Vec<u32>,
     /// The file order of the row before its first.
     pub(super) base: u32,
+    /// Where its [`Extras`] start among the first part's.
+    pub(super) extras_base: u32,
 }
 
 impl Renumber {
@@ -551,7 +573,9 @@ impl Renumber {
             e.what = text(e.what);
             e.python = text(e.python);
             e.owner = text(e.owner);
-            e.inefficient = text(e.inefficient);
+            if e.extras != 0 {
+                e.extras = e.extras.saturating_add(self.extras_base);
+            }
             e.device = slot(e.device);
             e.thread = thread(e.thread);
             e.order = self.base.wrapping_add(e.order);
@@ -572,6 +596,18 @@ impl Renumber {
             sample.see(e);
         }
     }
+}
+
+/// The `extras` of a row whose [`Extras`] are `e` (0 for none): the last of `list` when it
+/// repeats it, else `e` added; `None` past `u32`'s indices (a dump of billions of rows).
+fn extras_index(list: &mut Vec<Extras>, e: Extras) -> Option<u32> {
+    if e == Extras::NONE {
+        return Some(0);
+    }
+    if list.last() != Some(&e) {
+        list.push(e);
+    }
+    u32::try_from(list.len()).ok()
 }
 
 /// A cell's id when its bytes are known (`Ok`), else its text to number once the row is read
@@ -876,6 +912,7 @@ pub(super) fn read_rows(
 
 #[cfg(test)]
 mod tests {
+    use super::super::events::present;
     use super::super::test_support::{described, event, generated_dumps};
     use super::*;
 
@@ -1029,6 +1066,74 @@ mod tests {
         let read = read_dump_file_in_parts(&path, &control, 8).unwrap();
         assert_eq!(described(&read), described(&whole));
         assert!(read.cut_short);
+    }
+
+    /// Each MALLOC and FREE has the process's and device's bytes and the finding its own row
+    /// writes, though a run of rows that repeat them shares one [`Extras`] and a row that
+    /// writes none points at none; read whole or in parts (whose extras are joined, their
+    /// findings renumbered) alike.
+    #[test]
+    fn each_event_has_the_extras_of_its_row_and_runs_share_them() {
+        // (process_used, device_used, inefficient) of each row, in file order.
+        let rows: [(Option<i64>, Option<i64>, &str); 8] = [
+            (Some(100), Some(900), ""),
+            (Some(100), Some(900), ""),
+            (None, None, ""),
+            (Some(100), Some(900), ""),
+            (Some(200), Some(900), "early_allocation"),
+            (Some(200), Some(900), "early_allocation"),
+            (Some(200), None, ""),
+            (None, None, "late_free"),
+        ];
+        let mut text = String::from(super::super::test_support::DUMP_HEADER);
+        for (i, (process, device, finding)) in rows.iter().enumerate() {
+            let mut attr = format!("allocation_id:{i},addr:0x{:x},size:64", 0x100 + i);
+            for (key, v) in [("process_used", process), ("device_used", device)] {
+                if let Some(v) = v {
+                    attr.push_str(&format!(",{key}:{v}"));
+                }
+            }
+            if !finding.is_empty() {
+                attr.push_str(&format!(",inefficient:{finding}"));
+            }
+            let ts = 1_764_753_084_425_691_000i64 + i as i64 * 1000;
+            text.push_str(&format!(
+                "{i},MALLOC,PTA,N/A,{ts},7,7,0,0x{:x},\"{{{attr}}}\",,\n",
+                0x100 + i
+            ));
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("memscope_dump_1.csv");
+        std::fs::write(&path, &text).unwrap();
+        let control = LoadControl::new();
+        let whole = read_dump(text.as_bytes(), &control, "whole", Rows::All).unwrap();
+        // (100, 900) (kept through the row of none), (200, 900, early), (200, none), (none,
+        // none, late).
+        assert_eq!(whole.extras.len(), 4);
+        for dump in [
+            whole,
+            read_dump_file_in_parts(&path, &control, 8).unwrap(),
+            read_dump_file_in_parts(&path, &control, 300).unwrap(),
+        ] {
+            let got: Vec<_> = dump
+                .mem
+                .iter()
+                .map(|e| {
+                    let x = dump.extras(e);
+                    (
+                        present(x.process_used),
+                        present(x.device_used),
+                        dump.texts.get(x.inefficient).to_string(),
+                    )
+                })
+                .collect();
+            let want: Vec<_> = rows
+                .iter()
+                .map(|&(p, d, f)| (p, d, f.to_string()))
+                .collect();
+            assert_eq!(got, want);
+            assert_eq!(dump.mem.iter().nth(2).map(|e| e.extras), Some(0));
+        }
     }
 
     proptest::proptest! {

@@ -1,4 +1,5 @@
-//! The events memsight keeps of a dump's rows: MALLOCs and FREEs ([`MemEvent`], 96 bytes),
+//! The events memsight keeps of a dump's rows: MALLOCs and FREEs ([`MemEvent`], 80 bytes, and the
+//! [`Extras`] runs of them share),
 //! ops' starts and ends ([`OpEvent`], 32), and the few OOM records and MSTX ranges ([`Event`]).
 
 use super::cells::{NO_OOM, OomAttr};
@@ -82,9 +83,10 @@ pub(super) fn device_slot(device: Option<u32>) -> u32 {
     device.unwrap_or(NO_DEVICE)
 }
 
-/// A MALLOC or FREE: what memsight reads of its row, in 96 bytes (a dump holds millions; as
-/// an [`Event`] each was 128, the ops' too, and half of a 1 GB dump's peak memory). Numbers
-/// are [`NULL`] when absent, texts ids into `Dump::texts` (0 when absent).
+/// A MALLOC or FREE: what memsight reads of its row, in 80 bytes (a dump holds millions; as
+/// an [`Event`] each was 128, the ops' too, and half of a 1 GB dump's peak memory; with its
+/// [`Extras`] in it, 96). Numbers are [`NULL`] when absent, texts ids into `Dump::texts` (0
+/// when absent).
 #[derive(Debug, Clone)]
 pub(super) struct MemEvent {
     /// Time as written (scaled to ns once the whole file is read).
@@ -95,19 +97,18 @@ pub(super) struct MemEvent {
     pub(super) allocation_id: i64,
     /// `size` (negative on a free in older dumps).
     pub(super) size: i64,
-    /// `total`, `used`, `process_used`, `device_used` ([`Attr`](super::cells::Attr)).
+    /// The pool's `total` and `used` ([`Attr`](super::cells::Attr)).
     pub(super) total: i64,
     pub(super) used: i64,
-    pub(super) process_used: i64,
-    pub(super) device_used: i64,
     /// The pool (`Event Type`).
     pub(super) what: u32,
     /// File order.
     pub(super) order: u32,
-    /// `Call Stack(Python)`, `owner`, `inefficient`.
+    /// `Call Stack(Python)`, `owner`.
     pub(super) python: u32,
     pub(super) owner: u32,
-    pub(super) inefficient: u32,
+    /// Its [`Extras`]: 0 for none, else `k` for `Dump::extras[k - 1]`.
+    pub(super) extras: u32,
     /// (Process, thread): an index into `Dump::threads`.
     pub(super) thread: u32,
     /// `Device Id`: an index into `Dump::devices`, [`NO_DEVICE`] for `N/A`.
@@ -123,6 +124,39 @@ impl MemEvent {
     #[inline]
     pub(super) fn addr(&self) -> Option<u64> {
         self.has_addr.then_some(self.addr)
+    }
+}
+
+/// The cells of a MALLOC or FREE that a row mostly repeats from the row before (the
+/// process's and the device's bytes, msMemScope's finding), kept once for each run of rows
+/// that repeat them (`Dump::extras`), not in each [`MemEvent`]: a dump whose rows write
+/// them holds one for a few rows, one whose rows do not (older dumps) none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Extras {
+    /// `process_used`, `device_used` ([`Attr`](super::cells::Attr)), [`NULL`] when absent.
+    pub(super) process_used: i64,
+    pub(super) device_used: i64,
+    /// `inefficient`: a text id (0 when absent).
+    pub(super) inefficient: u32,
+}
+
+impl Extras {
+    /// A row that writes none of them.
+    pub(super) const NONE: Extras = Extras {
+        process_used: NULL,
+        device_used: NULL,
+        inefficient: 0,
+    };
+
+    /// The extras of `list` (a dump's or a part's) that an event's `extras` names ([`NONE`]
+    /// for 0 or one not in it).
+    ///
+    /// [`NONE`]: Extras::NONE
+    #[inline]
+    pub(super) fn of(list: &[Extras], k: u32) -> &Extras {
+        (k.checked_sub(1))
+            .and_then(|i| list.get(i as usize))
+            .unwrap_or(&Self::NONE)
     }
 }
 
@@ -160,13 +194,14 @@ mod tests {
     use super::super::pairing::Block;
     use super::*;
 
-    /// A dump holds millions of events: a MALLOC or FREE stays at 96 bytes, an op at 32 (an
+    /// A dump holds millions of events: a MALLOC or FREE stays at 80 bytes, an op at 32 (an
     /// `Attr` in each made them 232, and the 1 GB dump's peak memory 1.4 GiB; one event
-    /// type of 128 bytes for both, 1.0 GiB), a block at 20 (12, and 8 for its pool and
-    /// thread, which were looked up in its event, a cache miss for each).
+    /// type of 128 bytes for both, 1.0 GiB; the process's and device's bytes in each, 96),
+    /// a block at 20 (12, and 8 for its pool and thread, which were looked up in its event,
+    /// a cache miss for each).
     #[test]
     fn events_are_small() {
-        assert!(size_of::<MemEvent>() <= 96, "{}", size_of::<MemEvent>());
+        assert!(size_of::<MemEvent>() <= 80, "{}", size_of::<MemEvent>());
         assert!(size_of::<OpEvent>() <= 32, "{}", size_of::<OpEvent>());
         assert!(size_of::<Block>() <= 20, "{}", size_of::<Block>());
     }

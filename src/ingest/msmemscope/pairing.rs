@@ -4,7 +4,7 @@
 use rustc_hash::FxHashMap;
 
 use super::dump::Dump;
-use super::events::{Event, MemEvent, NO_DEVICE, OpEvent, present};
+use super::events::{Event, Extras, MemEvent, NO_DEVICE, OpEvent, present};
 use super::op_spans::{OpSpan, all_op_spans};
 use super::open_blocks::{BlockKey, OpenBlocks};
 use super::time_order::Events;
@@ -245,7 +245,8 @@ impl Paired {
             .len()
             .saturating_mul(size_of::<MemEvent>())
             .saturating_add(dump.ops.len().saturating_mul(size_of::<OpEvent>()))
-            .saturating_add(dump.rare.len().saturating_mul(size_of::<Event>()));
+            .saturating_add(dump.rare.len().saturating_mul(size_of::<Event>()))
+            .saturating_add(dump.extras.len().saturating_mul(size_of::<Extras>()));
         let blocks = self
             .blocks
             .len()

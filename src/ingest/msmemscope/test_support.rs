@@ -14,6 +14,7 @@ pub(super) fn described(dump: &Dump) -> Vec<String> {
     let text = |id: u32| dump.texts.get(id).to_string();
     let device = |d: u32| dump.devices.get(d as usize).cloned();
     let mem = dump.mem.iter().map(|e| {
+        let extras = dump.extras(e);
         format!(
             "mem {} {} {} {} {} {} {:?} {:?} {:?} {} {} {} {} {} {} {}",
             e.malloc,
@@ -21,7 +22,7 @@ pub(super) fn described(dump: &Dump) -> Vec<String> {
             e.order,
             text(e.python),
             text(e.owner),
-            text(e.inefficient),
+            text(extras.inefficient),
             device(e.device),
             dump.thread(e.thread),
             e.addr(),
@@ -30,8 +31,8 @@ pub(super) fn described(dump: &Dump) -> Vec<String> {
             e.size,
             e.total,
             e.used,
-            e.process_used,
-            e.device_used,
+            extras.process_used,
+            extras.device_used,
         )
     });
     let ops = dump.ops.iter().map(|e| {

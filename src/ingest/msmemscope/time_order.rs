@@ -174,7 +174,7 @@ fn runs_of<T: Timed>(parts: &[Vec<T>]) -> Vec<(usize, Range<usize>)> {
     }
 }
 
-/// Sorts `events` by time, file order on ties. An event is up to 96 bytes, and a sort moves
+/// Sorts `events` by time, file order on ties. An event is up to 80 bytes, and a sort moves
 /// each many times: the keys are sorted instead, and each event is then moved once, along
 /// the cycles of the order found. A dump's rows are about in time order (msMemScope writes
 /// a few out of place): the keys are sorted by insertion while that moves at most
