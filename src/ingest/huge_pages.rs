@@ -149,7 +149,7 @@ mod tests {
             std::fs::write(d.join("device"), id).unwrap();
             std::fs::write(d.join("features"), features).unwrap();
         };
-        // This session's VM: a block device with bit 5 set, a balloon without it.
+        // A block device with bit 5 set (another meaning there), a balloon without it.
         device("virtio1", "0x0002\n", "0010011001000000\n");
         device("virtio0", "0x0005\n", "0110000100000000\n");
         assert!(!reports_free_pages(dir.path()));
