@@ -28,7 +28,14 @@ pub(super) struct Events<T> {
     runs: Vec<(usize, Range<usize>)>,
     /// Where each run ends in the whole order.
     ends: Vec<usize>,
+    /// For each page of [`PAGE`] events of the order, the run that holds its first: a look-up
+    /// starts there.
+    pages: Vec<u32>,
 }
+
+/// How many events of the order [`Events::pages`] gives one starting run (a few in tests, so
+/// that their orders of tens of events span many pages).
+const PAGE: usize = if cfg!(test) { 4 } else { 1 << 12 };
 
 impl<T> Default for Events<T> {
     fn default() -> Self {
@@ -36,6 +43,7 @@ impl<T> Default for Events<T> {
             parts: Vec::new(),
             runs: Vec::new(),
             ends: Vec::new(),
+            pages: Vec::new(),
         }
     }
 }
@@ -56,8 +64,24 @@ impl<T> Events<T> {
                 *end += r.len();
                 Some(*end)
             })
+            .collect::<Vec<usize>>();
+        let len = ends.last().copied().unwrap_or(0);
+        let mut run = 0;
+        let pages = (0..len)
+            .step_by(PAGE)
+            .map(|first| {
+                while ends.get(run).is_some_and(|&end| end <= first) {
+                    run += 1;
+                }
+                run as u32
+            })
             .collect();
-        Events { parts, runs, ends }
+        Events {
+            parts,
+            runs,
+            ends,
+            pages,
+        }
     }
 
     /// How many events.
@@ -92,7 +116,10 @@ impl<T> Events<T> {
 
     /// The `i`th event, if there are that many.
     pub(super) fn get(&self, i: usize) -> Option<&T> {
-        let run = self.ends.partition_point(|&end| end <= i);
+        let mut run = *self.pages.get(i / PAGE)? as usize;
+        while *self.ends.get(run)? <= i {
+            run += 1;
+        }
         let (p, r) = self.runs.get(run)?;
         let before = run.checked_sub(1).map_or(0, |k| self.ends[k]);
         self.parts[*p].get(r.start + (i - before))
