@@ -14,8 +14,9 @@ use crate::model::NULL;
 /// No event, in a [`Block`].
 pub(super) const NO_EVENT: u32 = u32::MAX;
 
-/// A block: its MALLOC (or only its FREE) and its FREE, as indices into `Dump::mem`, in 20
-/// bytes (a dump holds a million; as `Option<usize>`s a block was 40).
+/// A block: its MALLOC (or only its FREE) and its FREE, as indices into `Dump::mem`, and
+/// what its FREE says of it, in 48 bytes (a dump holds a million; as `Option<usize>`s and
+/// nothing more a block was 40).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Block {
     /// [`NO_EVENT`] when none.
@@ -27,6 +28,36 @@ pub(super) struct Block {
     /// each block missed the cache (a sixth of the time from the read to the first curves).
     pub(super) pool: u32,
     pub(super) thread: u32,
+    /// Its FREE's time and pool totals, taken when the FREE is paired: the blocks' table
+    /// reads them here, in block order (looked up in the FREE, anywhere among the dump's
+    /// events, each missed the cache: half of the table's time).
+    pub(super) released: Released,
+}
+
+/// A FREE's time and its pool's `used` and `total` after it ([`NULL`]s for no FREE).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Released {
+    pub(super) ts: i64,
+    pub(super) used: i64,
+    pub(super) total: i64,
+}
+
+impl Released {
+    /// No FREE.
+    pub(super) const NONE: Released = Released {
+        ts: NULL,
+        used: NULL,
+        total: NULL,
+    };
+
+    /// What FREE `e` says.
+    pub(super) fn of(e: &MemEvent) -> Released {
+        Released {
+            ts: e.ts,
+            used: e.used,
+            total: e.total,
+        }
+    }
 }
 
 impl Block {
@@ -86,12 +117,14 @@ pub(super) fn pair(dump: &Dump) -> (Vec<Block>, u64, bool) {
                 device: e.device,
                 pool: e.what,
                 thread: e.thread,
+                released: Released::NONE,
             });
         } else {
             match open.close(key) {
                 Some(b) => {
                     let b = b as usize;
                     blocks[b].free = i;
+                    blocks[b].released = Released::of(e);
                     pools_agree &= blocks[b].pool == e.what;
                     // A MALLOC written with Device Id N/A takes its FREE's device.
                     if blocks[b].device == NO_DEVICE {
@@ -104,6 +137,7 @@ pub(super) fn pair(dump: &Dump) -> (Vec<Block>, u64, bool) {
                     device: e.device,
                     pool: e.what,
                     thread: e.thread,
+                    released: Released::of(e),
                 }),
             }
         }
