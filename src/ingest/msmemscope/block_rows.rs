@@ -84,40 +84,13 @@ pub(super) fn block_rows(
         })
         .collect();
     pieces.into_par_iter().for_each(|p| p.fill(dump));
-    // The texts' ids as the rank's strings, on one core: each text interned once, not at
-    // each of a million rows.
-    let mut as_string: Vec<Option<NameId>> = vec![None; dump.texts.len()];
-    let mut block_names: Vec<Option<NameId>> = vec![None; dump.texts.len()];
-    let mut string = |id: u32, strings: &mut Interner| {
-        cached(&mut as_string, id, || strings.intern(dump.texts.get(id)))
-    };
-    let texts = rows
-        .iter()
-        .zip(&mut made.owners)
-        .zip(&mut made.findings)
-        .zip(&mut name);
-    for (((b, owner), finding), name) in texts {
-        if b.malloc().is_none() {
-            made.orphans += 1;
-            *name = unnamed;
-            continue;
-        }
-        *owner = string(*owner, strings);
-        *finding = string(*finding, strings);
-        // (`name` holds the pool's text id.) Until an op span names it: the dump's owner
-        // (`PTA@model@weight`), else its pool (`PTA block`, `HAL block`), not "Unknown".
-        let pool = *name;
-        *name = if *owner != unnamed {
-            *owner
-        } else {
-            match dump.texts.get(pool) {
-                "" | "N/A" => unnamed,
-                text => cached(&mut block_names, pool, || {
-                    strings.intern(&format!("{text} block"))
-                }),
-            }
-        };
-    }
+    made.orphans = texts_as_strings(
+        dump,
+        &rows,
+        [&mut made.owners, &mut made.findings, &mut name],
+        unnamed,
+        strings,
+    );
     let [
         size,
         alloc_time,
@@ -145,6 +118,48 @@ pub(super) fn block_rows(
         stream: LazyColumn::filled(n),
     };
     made
+}
+
+/// The ids in `dump`'s texts that [`Piece::fill`] left in the rows' owners, findings and
+/// names (a pool's, there) turned into the rank's strings (interned in `strings`), on one
+/// core: each text interned once, not at each of a million rows. A row is named by its owner
+/// (`PTA@model@weight`), else its pool (`PTA block`, `HAL block`) until an op span names it;
+/// a block without its MALLOC is `unnamed`. Returns how many blocks have no MALLOC.
+fn texts_as_strings(
+    dump: &Dump,
+    rows: &[&Block],
+    [owners, findings, names]: [&mut [NameId]; 3],
+    unnamed: NameId,
+    strings: &mut Interner,
+) -> u64 {
+    let mut as_string: Vec<Option<NameId>> = vec![None; dump.texts.len()];
+    let mut block_names: Vec<Option<NameId>> = vec![None; dump.texts.len()];
+    let mut string = |id: u32, strings: &mut Interner| {
+        cached(&mut as_string, id, || strings.intern(dump.texts.get(id)))
+    };
+    let mut orphans = 0;
+    let each = rows.iter().zip(owners).zip(findings).zip(names);
+    for (((b, owner), finding), name) in each {
+        if b.malloc().is_none() {
+            orphans += 1;
+            *name = unnamed;
+            continue;
+        }
+        *owner = string(*owner, strings);
+        *finding = string(*finding, strings);
+        let pool = *name;
+        *name = if *owner != unnamed {
+            *owner
+        } else {
+            match dump.texts.get(pool) {
+                "" | "N/A" => unnamed,
+                text => cached(&mut block_names, pool, || {
+                    strings.intern(&format!("{text} block"))
+                }),
+            }
+        };
+    }
+    orphans
 }
 
 /// How many rows each [`Piece`] of [`block_rows`] holds (a few in tests, so that their
