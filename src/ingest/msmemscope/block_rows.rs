@@ -43,7 +43,22 @@ pub(super) fn block_rows(
     rows.sort_by_key(|b| b.first());
     let n = rows.len();
     // Every column at its length (zeros: pages not touched until written).
-    let mut numbers: [Vec<i64>; 8] = std::array::from_fn(|_| vec![0; n]);
+    let mut table = OperatorMemory::default();
+    // The numbers' columns in the order of [`block_numbers`].
+    let mut numbers = [
+        &mut table.size,
+        &mut table.alloc_time,
+        &mut table.release_time,
+        &mut table.duration,
+        &mut table.alloc_total_allocated,
+        &mut table.alloc_total_reserved,
+        &mut table.release_total_allocated,
+        &mut table.release_total_reserved,
+    ];
+    for column in &mut numbers {
+        **column = vec![0; n];
+        huge_pages::advise(column);
+    }
     let mut made = BlockRows {
         table: OperatorMemory::default(),
         orphans: 0,
@@ -54,7 +69,6 @@ pub(super) fn block_rows(
         row_addr: vec![None; if keep_addr { n } else { 0 }],
     };
     let mut name: Vec<NameId> = vec![0; n];
-    numbers.iter().for_each(huge_pages::advise);
     huge_pages::advise(&made.row_thread);
     huge_pages::advise(&made.row_python);
     huge_pages::advise(&made.owners);
@@ -91,32 +105,13 @@ pub(super) fn block_rows(
         unnamed,
         strings,
     );
-    let [
-        size,
-        alloc_time,
-        release_time,
-        duration,
-        alloc_total_allocated,
-        alloc_total_reserved,
-        release_total_allocated,
-        release_total_reserved,
-    ] = numbers;
-    made.table = OperatorMemory {
-        name,
-        size,
-        alloc_time,
-        release_time,
-        duration,
-        alloc_total_allocated,
-        alloc_total_reserved,
-        release_total_allocated,
-        release_total_reserved,
-        active_release_time: LazyColumn::filled(n),
-        active_duration: LazyColumn::filled(n),
-        alloc_total_active: LazyColumn::filled(n),
-        release_total_active: LazyColumn::filled(n),
-        stream: LazyColumn::filled(n),
-    };
+    table.name = name;
+    table.active_release_time = LazyColumn::filled(n);
+    table.active_duration = LazyColumn::filled(n);
+    table.alloc_total_active = LazyColumn::filled(n);
+    table.release_total_active = LazyColumn::filled(n);
+    table.stream = LazyColumn::filled(n);
+    made.table = table;
     made
 }
 
