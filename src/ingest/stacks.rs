@@ -254,10 +254,11 @@ fn nesting_order(ops: &HostOps) -> Vec<u32> {
             _ => kept.push(i),
         }
         if strays.len() > n as usize / 8 {
-            // Far from that order: the keys side by side, sorted on every core.
-            let mut keyed: Vec<_> = (0..n).map(|i| (key(i), i)).collect();
-            rayon::slice::ParallelSliceMut::par_sort_unstable(&mut keyed[..]);
-            return keyed.into_iter().map(|(_, i)| i).collect();
+            // Far from that order: all sorted, on every core (by their keys looked up, not
+            // copied beside them: 32 bytes an op more at the peak of a trace of millions).
+            let mut order: Vec<u32> = (0..n).collect();
+            rayon::slice::ParallelSliceMut::par_sort_unstable_by_key(&mut order[..], |&i| key(i));
+            return order;
         }
     }
     if strays.is_empty() {
