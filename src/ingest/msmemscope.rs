@@ -761,9 +761,19 @@ mod tests {
             (&agreeing, true),
         ] {
             let dump = read_path(path, &LoadControl::default()).unwrap();
+            // The one place given to every block is what placing each finds.
+            let (blocks, _, _) = pairing::pair(&dump);
+            let place = OnePlace::of(&dump).unwrap();
+            let only = pairing::device_of_processes(&dump, &dump.ops);
+            assert_eq!(
+                pairing::one_place_parts(&blocks, place),
+                pairing::block_parts(&dump, &blocks, &only),
+                "{}",
+                path.display()
+            );
             let deferred = Paired::of(dump.clone());
             assert!(deferred.deferred.is_some(), "{}", path.display());
-            let mut at_once = Paired::of(dump);
+            let mut at_once = Paired::unpaired(dump);
             at_once.pair();
             assert_eq!(at_once.pools_agree, agree, "{}", path.display());
             let (got, early) = rank_of(path, deferred);
@@ -791,7 +801,7 @@ mod tests {
             });
             (format!("{data:?}"), early)
         };
-        let mut at_once = Paired::of(dump.clone());
+        let mut at_once = Paired::unpaired(dump.clone());
         at_once.pair();
         let (got, want) = (elsewhere(Paired::of(dump.clone())), elsewhere(at_once));
         assert_eq!(got, want);

@@ -7,7 +7,8 @@ use rustc_hash::FxHashMap;
 
 use super::block_rows::cached;
 use super::dump::Dump;
-use super::events::Event;
+use super::events::{Event, OpEvent};
+use super::time_order::Events;
 use crate::ingest::huge_pages;
 use crate::model::{HostOps, NO_STACK, NameId};
 
@@ -64,11 +65,11 @@ pub(super) struct OpSpan {
 /// search of the thread's open starts for each end was quadratic on a dump whose ends match
 /// none of them). A thread is one process's, so a process's spans are those of a walk of its
 /// ops alone, in the same order.
-pub(super) fn all_op_spans(dump: &Dump) -> Vec<OpSpan> {
+pub(super) fn all_op_spans(ops: &Events<OpEvent>) -> Vec<OpSpan> {
     // (thread index, name) → the times of its open starts.
     let mut open_ops: FxHashMap<(u32, u32), Vec<i64>> = FxHashMap::default();
     let mut spans = Vec::new();
-    for e in dump.ops.iter() {
+    for e in ops.iter() {
         if e.start {
             open_ops.entry((e.thread, e.what)).or_default().push(e.ts);
         } else if let Some(start) = open_ops.get_mut(&(e.thread, e.what)).and_then(Vec::pop) {
@@ -101,8 +102,7 @@ pub(super) fn op_spans(dump: &Dump, all: Cow<'_, [OpSpan]>, pid: i64) -> OpSpans
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ingest::msmemscope::events::{NO_DEVICE, OpEvent};
-    use crate::ingest::msmemscope::time_order::Events;
+    use crate::ingest::msmemscope::events::NO_DEVICE;
     use proptest::prelude::*;
 
     proptest! {
@@ -130,9 +130,9 @@ mod tests {
                 threads: vec![(1, 10), (1, 11), (2, 20)],
                 ..Dump::default()
             };
-            let all = all_op_spans(&dump);
+            let all = all_op_spans(&dump.ops);
             let got = op_spans(&dump, Cow::Borrowed(&all), 1);
-            let owned = op_spans(&dump, Cow::Owned(all_op_spans(&dump)), 1);
+            let owned = op_spans(&dump, Cow::Owned(all_op_spans(&dump.ops)), 1);
             prop_assert_eq!(format!("{:?}", owned.spans), format!("{:?}", got.spans));
             // The walk it replaced: each thread's open starts in one list, searched from its end.
             let mut open: FxHashMap<u32, Vec<(u32, i64)>> = FxHashMap::default();
