@@ -70,7 +70,7 @@ use crate::model::{
     Message, NO_STACK, NULL, NameId, Prefetch, RankData, RankInfo, StackSource, Step, StepSource,
     Steps, TagKind,
 };
-use block_rows::{BlockRows, block_rows, cached};
+use block_rows::{BlockRows, cached, unnamed_rows};
 pub use cells::{Attr, OomAttr, parse_attr};
 use curves::{CurveEvent, rank_curves};
 use dump::{Columns, Dump, is_db, read_path};
@@ -335,38 +335,43 @@ fn build_rank(
     let unnamed = data.strings.intern("");
     // The blocks' table and the ops' nesting side by side: the ops need none of the blocks
     // (both number threads as the dump does) until their rows are matched to them.
-    let (rows_made, nested) = rayon::join(
-        || {
-            block_rows(
-                &paired.dump,
-                &mine,
-                &shown_blocks,
-                keep_addr,
-                unnamed,
-                &mut data.strings,
-            )
-        },
+    let ((mut made, to_name), nested) = rayon::join(
+        || unnamed_rows(&paired.dump, &mine, &shown_blocks, keep_addr),
         || {
             let host = host_ops(&paired.dump, spans);
             (!host.is_empty()).then(|| super::stacks::NestedOps::of(host))
         },
     );
-    drop(mine);
     // The events are freed beside what follows (a 1 GB dump's are ~360 MB: 20 ms).
     if let Some(p) = Arc::get_mut(&mut paired) {
         let mem = std::mem::take(&mut p.dump.mem);
         rayon::spawn(move || drop(mem));
     }
+    // Then the rows named (on one core) beside the rows matched to the ops.
     let dump = &paired.dump;
+    let ((names, orphans), stacks) = rayon::join(
+        || {
+            let texts = [&mut made.owners[..], &mut made.findings[..]];
+            to_name.name(dump, texts, unnamed, &mut data.strings)
+        },
+        || {
+            nested.map(|nested| {
+                let (alloc_time, row_thread) = (&made.table.alloc_time, &made.row_thread);
+                nested.attribute(alloc_time, row_thread, StackSource::Imported(NAME))
+            })
+        },
+    );
+    (made.table.name, made.orphans) = (names, orphans);
+    drop(mine);
     let BlockRows {
         table,
         orphans,
-        row_thread,
+        row_thread: _,
         row_python,
         owners,
         findings,
         row_addr,
-    } = rows_made;
+    } = made;
     data.operators = table;
     data.report.warn_unpaired(orphans, over_held);
     let rare: Vec<&Event> = rare.iter().collect();
@@ -386,13 +391,9 @@ fn build_rank(
             data.tags.push(BlockTags { kind, values });
         }
     }
-    let stacks = nested.map(|nested| {
-        let stacks = nested.attribute(
-            &data.operators.alloc_time,
-            &row_thread,
-            StackSource::Imported(NAME),
-        );
-        // Each op name interned once, not at each of a million rows.
+    // The rows the ops ran are named by their ops (each op name interned once, not at each
+    // of a million rows).
+    if let Some(stacks) = &stacks {
         let mut names: Vec<Option<NameId>> = vec![None; stacks.op_names.len()];
         for (r, &op) in stacks.row_op.iter().enumerate() {
             if op != NO_STACK {
@@ -401,8 +402,7 @@ fn build_rank(
                 });
             }
         }
-        stacks
-    });
+    }
     data.stacks = with_python_stacks(stacks, dump, &row_python, data.operators.len());
     data
 }

@@ -24,7 +24,9 @@ pub(super) struct BlockRows {
 
 /// The rank's blocks (`mine`, those `shown`) as the rows of a blocks' table, named by their
 /// owner or pool (interned in `strings`), in allocation order (a free-only block at its
-/// free); their addresses when `keep_addr`.
+/// free); their addresses when `keep_addr`: [`unnamed_rows`], then [`RowsToName::name`], as
+/// a rank's load makes them (with the ops' attribution beside the naming).
+#[cfg(test)]
 pub(super) fn block_rows(
     dump: &Dump,
     mine: &[Block],
@@ -33,6 +35,21 @@ pub(super) fn block_rows(
     unnamed: NameId,
     strings: &mut Interner,
 ) -> BlockRows {
+    let (mut made, to_name) = unnamed_rows(dump, mine, shown, keep_addr);
+    let texts = [&mut made.owners[..], &mut made.findings[..]];
+    (made.table.name, made.orphans) = to_name.name(dump, texts, unnamed, strings);
+    made
+}
+
+/// The rows of [`block_rows`] whose texts are still ids in the dump's texts (made on one
+/// core by [`RowsToName::name`]; what else needs the rows, the ops' attribution, can run
+/// beside it). The table's names are empty, its orphans not counted.
+pub(super) fn unnamed_rows<'a>(
+    dump: &Dump,
+    mine: &'a [Block],
+    shown: &[bool],
+    keep_addr: bool,
+) -> (BlockRows, RowsToName<'a>) {
     use rayon::prelude::*;
     // In allocation order (a free-only block at its free); a block with neither makes no row.
     let mut rows: Vec<&Block> = mine
@@ -98,21 +115,43 @@ pub(super) fn block_rows(
         })
         .collect();
     pieces.into_par_iter().for_each(|p| p.fill(dump));
-    made.orphans = texts_as_strings(
-        dump,
-        &rows,
-        [&mut made.owners, &mut made.findings, &mut name],
-        unnamed,
-        strings,
-    );
-    table.name = name;
     table.active_release_time = LazyColumn::filled(n);
     table.active_duration = LazyColumn::filled(n);
     table.alloc_total_active = LazyColumn::filled(n);
     table.release_total_active = LazyColumn::filled(n);
     table.stream = LazyColumn::filled(n);
     made.table = table;
-    made
+    (made, RowsToName { rows, pools: name })
+}
+
+/// The rows of [`unnamed_rows`] still to be named: their blocks, and each one's pool (an id in
+/// the dump's texts).
+pub(super) struct RowsToName<'a> {
+    rows: Vec<&'a Block>,
+    pools: Vec<u32>,
+}
+
+impl RowsToName<'_> {
+    /// The rows' names (their owner's or pool's, `unnamed` for a block without its MALLOC)
+    /// and how many blocks have no MALLOC; the rows' `owners` and `findings` turned from the
+    /// dump's text ids into strings ([`texts_as_strings`]).
+    pub(super) fn name(
+        self,
+        dump: &Dump,
+        [owners, findings]: [&mut [NameId]; 2],
+        unnamed: NameId,
+        strings: &mut Interner,
+    ) -> (Vec<NameId>, u64) {
+        let RowsToName { rows, mut pools } = self;
+        let orphans = texts_as_strings(
+            dump,
+            &rows,
+            [owners, findings, &mut pools],
+            unnamed,
+            strings,
+        );
+        (pools, orphans)
+    }
 }
 
 /// The ids in `dump`'s texts that [`Piece::fill`] left in the rows' owners, findings and
