@@ -79,8 +79,8 @@ use oom::oom_tags;
 pub use oom::{OomDetail, OomDetailKind, oom_details};
 use op_spans::{OpSpans, host_ops, op_spans};
 use pairing::{
-    Block, OnePlace, Paired, allocations_without_device, device_name, is_framework_pool,
-    makes_a_block,
+    Block, OnePlace, Paired, Parts, allocations_without_device, device_name, frees_without_device,
+    is_framework_pool, makes_a_block,
 };
 
 /// The importer's name (the `source` of its ranks).
@@ -150,9 +150,14 @@ impl Importer for MemScopeDumps {
                 // (Most blocks have the one before's part: those are left out before the
                 // sort.)
                 let mut named: Vec<(i64, u32)> = Vec::new();
-                for &part in paired.parts.iter().flatten() {
-                    if named.last() != Some(&part) {
-                        named.push(part);
+                match &paired.parts {
+                    Parts::All(part) => named.push(*part),
+                    Parts::Each(parts) => {
+                        for &part in parts.iter().flatten() {
+                            if named.last() != Some(&part) {
+                                named.push(part);
+                            }
+                        }
                     }
                 }
                 named.sort_unstable();
@@ -319,7 +324,7 @@ fn build_rank(
     if let Some(p) = Arc::get_mut(&mut paired) {
         p.spans = Vec::new();
         p.blocks = Vec::new();
-        p.parts = Vec::new();
+        p.parts = Parts::default();
     }
     // The blocks' addresses are kept for the OOM records alone.
     let keep_addr = rare
@@ -433,19 +438,7 @@ fn warn_of_dump(paired: &Paired, pid: i64, shown: &str, data: &mut RankData) {
         });
     }
     // Free-only blocks of this process that name no device: no rank can hold them.
-    let deviceless = {
-        use rayon::prelude::*;
-        blocks
-            .par_iter()
-            .zip(parts)
-            .filter(|(b, p)| {
-                p.is_none()
-                    && b.malloc().is_none()
-                    && b.free().is_some()
-                    && dump.pid(b.thread) == pid
-            })
-            .count() as u64
-    };
+    let deviceless = frees_without_device(dump, blocks, parts, pid);
     if deviceless > 0 {
         data.report
             .warn(Message::FreesWithoutDevice { count: deviceless });
@@ -467,19 +460,21 @@ fn blocks_of_rank(paired: &mut Arc<Paired>, pid: i64, dev: &str) -> Vec<Block> {
         |p: &Option<(i64, u32)>| p.is_some_and(|(p, d)| p == pid && Some(d as usize) == dev_id);
     if let Some(p) = Arc::get_mut(paired) {
         let mut blocks = std::mem::take(&mut p.blocks);
-        let parts = std::mem::take(&mut p.parts);
-        // (`retain` visits each block once, in order: each meets its own part.)
-        let mut part = parts.iter();
-        blocks.retain(|_| part.next().is_some_and(mine));
+        match std::mem::take(&mut p.parts) {
+            Parts::All(part) if mine(&Some(part)) => {}
+            Parts::All(_) => blocks.clear(),
+            Parts::Each(parts) => {
+                // (`retain` visits each block once, in order: each meets its own part.)
+                let mut part = parts.iter();
+                blocks.retain(|_| part.next().is_some_and(mine));
+            }
+        }
         return blocks;
     }
     // (On every core: a dump's million blocks are copied.)
-    paired
-        .blocks
-        .par_iter()
-        .zip(&paired.parts)
-        .filter(|(_, p)| mine(p))
-        .map(|(b, _)| *b)
+    (paired.blocks.par_iter().enumerate())
+        .filter(|&(i, _)| mine(&paired.parts.get(i)))
+        .map(|(_, b)| *b)
         .collect()
 }
 
@@ -763,11 +758,15 @@ mod tests {
             let dump = read_path(path, &LoadControl::default()).unwrap();
             // The one place given to every block is what placing each finds.
             let (blocks, _, _) = pairing::pair(&dump);
-            let place = OnePlace::of(&dump).unwrap();
             let only = pairing::device_of_processes(&dump, &dump.ops);
+            let (each, names) = pairing::block_parts(&dump, &blocks, &only);
+            let mut placed = Paired::of(dump.clone());
+            placed.pair();
+            let one: Vec<_> = (0..blocks.len()).map(|i| placed.parts.get(i)).collect();
+            assert!(matches!(placed.parts, Parts::All(_)), "{}", path.display());
             assert_eq!(
-                pairing::one_place_parts(&blocks, place),
-                pairing::block_parts(&dump, &blocks, &only),
+                (one, &placed.device_names),
+                (each, &names),
                 "{}",
                 path.display()
             );

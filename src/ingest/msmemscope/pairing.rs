@@ -152,8 +152,8 @@ pub(super) struct Paired {
     pub(super) blocks: Vec<Block>,
     /// MALLOCs on a key still held ([`pair`]).
     pub(super) over_held: u64,
-    /// Each block's (process, device name's index in `device_names`) ([`block_parts`]).
-    pub(super) parts: Vec<Option<(i64, u32)>>,
+    /// Each block's (process, device name's index in `device_names`).
+    pub(super) parts: Parts,
     /// The device names blocks belong to (`npu:0`, `cpu`).
     pub(super) device_names: Vec<String>,
     /// Every process's op spans, in the order they end ([`all_op_spans`]; made with the blocks,
@@ -281,10 +281,8 @@ impl Paired {
             .saturating_add(dump.ops.len().saturating_mul(size_of::<OpEvent>()))
             .saturating_add(dump.rare.len().saturating_mul(size_of::<Event>()))
             .saturating_add(dump.extras.len().saturating_mul(size_of::<Extras>()));
-        let blocks = self
-            .blocks
-            .len()
-            .saturating_mul(size_of::<Block>() + size_of::<Option<(i64, u32)>>());
+        let blocks = (self.blocks.len().saturating_mul(size_of::<Block>()))
+            .saturating_add(self.parts.bytes());
         let spans = (self.spans.len()).saturating_mul(size_of::<OpSpan>());
         events.saturating_add(blocks).saturating_add(spans)
     }
@@ -314,7 +312,7 @@ impl Paired {
             dump,
             blocks: Vec::new(),
             over_held: 0,
-            parts: Vec::new(),
+            parts: Parts::default(),
             device_names: Vec::new(),
             spans: Vec::new(),
             counted: None,
@@ -348,8 +346,12 @@ impl Paired {
             },
         );
         let (parts, device_names) = match placing {
-            Placing::One(place) => one_place_parts(&blocks, place),
-            Placing::ByProcess(only) => block_parts(dump, &blocks, &only),
+            // (Every block has a first event: `pair` makes one from a MALLOC or a FREE.)
+            Placing::One(place) => (Parts::All((place.pid, 0)), vec![place.device]),
+            Placing::ByProcess(only) => {
+                let (parts, names) = block_parts(dump, &blocks, &only);
+                (Parts::Each(parts), names)
+            }
         };
         self.blocks = blocks;
         self.over_held = over_held;
@@ -367,15 +369,40 @@ enum Placing {
     ByProcess(FxHashMap<i64, Option<u32>>),
 }
 
-/// [`block_parts`] of blocks whose events all name one place (see [`OnePlace`]): each
-/// block's part is that one, no block looked at but for its count (a 1 GB dump's 950,000
-/// blocks took 18 ms to place one by one, on the pairing's critical path).
-pub(super) fn one_place_parts(
-    blocks: &[Block],
-    place: OnePlace,
-) -> (Vec<Option<(i64, u32)>>, Vec<String>) {
-    // (Every block has a first event: `pair` makes one from a MALLOC or a FREE.)
-    (vec![Some((place.pid, 0)); blocks.len()], vec![place.device])
+/// Where a dump's blocks belong: their (process, device name's index in the dump's
+/// `device_names`), `None` for a block that belongs to no rank.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Parts {
+    /// Every block's, when their events all name one place (see [`OnePlace`]): nothing is
+    /// kept for each (a 1 GB dump's 950,000 blocks placed one by one took 18 ms on the
+    /// pairing's critical path, and 15 MB).
+    All((i64, u32)),
+    /// Each block's ([`block_parts`]), in the blocks' order.
+    Each(Vec<Option<(i64, u32)>>),
+}
+
+impl Default for Parts {
+    fn default() -> Self {
+        Parts::Each(Vec::new())
+    }
+}
+
+impl Parts {
+    /// Block `i`'s part.
+    pub(super) fn get(&self, i: usize) -> Option<(i64, u32)> {
+        match self {
+            Parts::All(part) => Some(*part),
+            Parts::Each(parts) => parts.get(i).copied().flatten(),
+        }
+    }
+
+    /// The bytes it holds.
+    fn bytes(&self) -> usize {
+        match self {
+            Parts::All(_) => 0,
+            Parts::Each(parts) => parts.len().saturating_mul(size_of::<Option<(i64, u32)>>()),
+        }
+    }
 }
 
 /// The framework's pools: their blocks are a device's blocks.
@@ -500,15 +527,35 @@ pub(super) fn device_of_processes(
 pub(super) fn allocations_without_device(
     dump: &Dump,
     blocks: &[Block],
-    parts: &[Option<(i64, u32)>],
+    parts: &Parts,
     pid: Option<i64>,
 ) -> u64 {
+    unplaced(dump, blocks, parts, pid, |b| b.malloc().is_some())
+}
+
+/// Blocks of process `pid` freed without their MALLOC in the dump and naming no device: no
+/// rank can hold them.
+pub(super) fn frees_without_device(dump: &Dump, blocks: &[Block], parts: &Parts, pid: i64) -> u64 {
+    unplaced(dump, blocks, parts, Some(pid), |b| {
+        b.malloc().is_none() && b.free().is_some()
+    })
+}
+
+/// How many of the blocks (of process `pid`, or of every process) that `which` picks belong
+/// to no rank.
+fn unplaced(
+    dump: &Dump,
+    blocks: &[Block],
+    parts: &Parts,
+    pid: Option<i64>,
+    which: impl Fn(&Block) -> bool + Sync,
+) -> u64 {
     use rayon::prelude::*;
-    blocks
-        .par_iter()
-        .zip(parts)
-        .filter(|(b, p)| {
-            p.is_none() && b.malloc().is_some() && pid.is_none_or(|pid| dump.pid(b.thread) == pid)
-        })
+    let Parts::Each(parts) = parts else {
+        // (Every block in its place.)
+        return 0;
+    };
+    (blocks.par_iter().zip(parts))
+        .filter(|(b, p)| p.is_none() && which(b) && pid.is_none_or(|pid| dump.pid(b.thread) == pid))
         .count() as u64
 }
