@@ -41,9 +41,11 @@ pub(super) fn block_rows(
     made
 }
 
-/// The rows of [`block_rows`] whose texts are still ids in the dump's texts (made on one
-/// core by [`RowsToName::name`]; what else needs the rows, the ops' attribution, can run
-/// beside it). The table's names are empty, its orphans not counted.
+/// The rank's blocks (`mine`, those `shown`) as the rows of a blocks' table, in allocation
+/// order (a free-only block at its free), made on every core; their addresses when
+/// `keep_addr`. Their texts are still ids in the dump's texts: [`RowsToName::name`] makes them
+/// the rank's strings on one core, and what else needs the rows (the ops' attribution) can run
+/// beside it. The table's names are empty, its orphans not counted.
 pub(super) fn unnamed_rows<'a>(
     dump: &Dump,
     mine: &'a [Block],
@@ -76,32 +78,29 @@ pub(super) fn unnamed_rows<'a>(
         **column = vec![0; n];
         huge_pages::advise(column);
     }
-    let mut made = BlockRows {
-        table: OperatorMemory::default(),
-        orphans: 0,
-        row_thread: vec![0; n],
-        row_python: vec![0; n],
-        owners: vec![0; n],
-        findings: vec![0; n],
-        row_addr: vec![None; if keep_addr { n } else { 0 }],
-    };
+    let mut row_thread: Vec<u64> = vec![0; n];
+    let mut row_python: Vec<u32> = vec![0; n];
+    let mut owners: Vec<NameId> = vec![0; n];
+    let mut findings: Vec<NameId> = vec![0; n];
+    let mut row_addr: Vec<Option<u64>> = vec![None; if keep_addr { n } else { 0 }];
     let mut name: Vec<NameId> = vec![0; n];
-    huge_pages::advise(&made.row_thread);
-    huge_pages::advise(&made.row_python);
-    huge_pages::advise(&made.owners);
-    huge_pages::advise(&made.findings);
+    huge_pages::advise(&row_thread);
+    huge_pages::advise(&row_python);
+    huge_pages::advise(&owners);
+    huge_pages::advise(&findings);
+    huge_pages::advise(&row_addr);
     huge_pages::advise(&name);
     // Each row's numbers and the ids of its texts in the dump, in pieces on every core. (A
     // block's FREE is not looked up, only its MALLOC, in order: the block holds what its
     // FREE says. Looked up among the dump's hundreds of MB of events, each FREE missed the
     // cache, and the texts made on one core beside the numbers took longer still.)
     let mut numbers_at = numbers.each_mut().map(|c| c.chunks_mut(ROWS_A_PIECE));
-    let mut thread_at = made.row_thread.chunks_mut(ROWS_A_PIECE);
-    let mut python_at = made.row_python.chunks_mut(ROWS_A_PIECE);
-    let mut owner_at = made.owners.chunks_mut(ROWS_A_PIECE);
-    let mut finding_at = made.findings.chunks_mut(ROWS_A_PIECE);
+    let mut thread_at = row_thread.chunks_mut(ROWS_A_PIECE);
+    let mut python_at = row_python.chunks_mut(ROWS_A_PIECE);
+    let mut owner_at = owners.chunks_mut(ROWS_A_PIECE);
+    let mut finding_at = findings.chunks_mut(ROWS_A_PIECE);
     let mut name_at = name.chunks_mut(ROWS_A_PIECE);
-    let mut addr_at = made.row_addr.chunks_mut(ROWS_A_PIECE);
+    let mut addr_at = row_addr.chunks_mut(ROWS_A_PIECE);
     let pieces: Vec<Piece<'_>> = (rows.chunks(ROWS_A_PIECE))
         .map(|rows| Piece {
             rows,
@@ -120,7 +119,15 @@ pub(super) fn unnamed_rows<'a>(
     table.alloc_total_active = LazyColumn::filled(n);
     table.release_total_active = LazyColumn::filled(n);
     table.stream = LazyColumn::filled(n);
-    made.table = table;
+    let made = BlockRows {
+        table,
+        orphans: 0,
+        row_thread,
+        row_python,
+        owners,
+        findings,
+        row_addr,
+    };
     (made, RowsToName { rows, pools: name })
 }
 
@@ -132,9 +139,11 @@ pub(super) struct RowsToName<'a> {
 }
 
 impl RowsToName<'_> {
-    /// The rows' names (their owner's or pool's, `unnamed` for a block without its MALLOC)
-    /// and how many blocks have no MALLOC; the rows' `owners` and `findings` turned from the
-    /// dump's text ids into strings ([`texts_as_strings`]).
+    /// The rows' names and how many blocks have no MALLOC; the rows' `owners` and `findings`
+    /// turned from ids in `dump`'s texts into the rank's strings (interned in `strings`), on
+    /// one core: each text interned once, not at each of a million rows. A row is named by its
+    /// owner (`PTA@model@weight`), else its pool (`PTA block`, `HAL block`) until an op span
+    /// names it; a block without its MALLOC is `unnamed`.
     pub(super) fn name(
         self,
         dump: &Dump,
@@ -143,60 +152,39 @@ impl RowsToName<'_> {
         strings: &mut Interner,
     ) -> (Vec<NameId>, u64) {
         let RowsToName { rows, mut pools } = self;
-        let orphans = texts_as_strings(
-            dump,
-            &rows,
-            [owners, findings, &mut pools],
-            unnamed,
-            strings,
-        );
+        let mut as_string: Vec<Option<NameId>> = vec![None; dump.texts.len()];
+        let mut block_names: Vec<Option<NameId>> = vec![None; dump.texts.len()];
+        let mut string = |id: u32, strings: &mut Interner| {
+            cached(&mut as_string, id, || strings.intern(dump.texts.get(id)))
+        };
+        let mut orphans = 0;
+        // (`pools` becomes the names, row by row.)
+        let each = rows.iter().zip(owners).zip(findings).zip(&mut pools);
+        for (((b, owner), finding), name) in each {
+            if b.malloc().is_none() {
+                orphans += 1;
+                *name = unnamed;
+                continue;
+            }
+            *owner = string(*owner, strings);
+            *finding = string(*finding, strings);
+            let pool = *name;
+            *name = if *owner != unnamed {
+                *owner
+            } else {
+                match dump.texts.get(pool) {
+                    "" | "N/A" => unnamed,
+                    text => cached(&mut block_names, pool, || {
+                        strings.intern(&format!("{text} block"))
+                    }),
+                }
+            };
+        }
         (pools, orphans)
     }
 }
 
-/// The ids in `dump`'s texts that [`Piece::fill`] left in the rows' owners, findings and
-/// names (a pool's, there) turned into the rank's strings (interned in `strings`), on one
-/// core: each text interned once, not at each of a million rows. A row is named by its owner
-/// (`PTA@model@weight`), else its pool (`PTA block`, `HAL block`) until an op span names it;
-/// a block without its MALLOC is `unnamed`. Returns how many blocks have no MALLOC.
-fn texts_as_strings(
-    dump: &Dump,
-    rows: &[&Block],
-    [owners, findings, names]: [&mut [NameId]; 3],
-    unnamed: NameId,
-    strings: &mut Interner,
-) -> u64 {
-    let mut as_string: Vec<Option<NameId>> = vec![None; dump.texts.len()];
-    let mut block_names: Vec<Option<NameId>> = vec![None; dump.texts.len()];
-    let mut string = |id: u32, strings: &mut Interner| {
-        cached(&mut as_string, id, || strings.intern(dump.texts.get(id)))
-    };
-    let mut orphans = 0;
-    let each = rows.iter().zip(owners).zip(findings).zip(names);
-    for (((b, owner), finding), name) in each {
-        if b.malloc().is_none() {
-            orphans += 1;
-            *name = unnamed;
-            continue;
-        }
-        *owner = string(*owner, strings);
-        *finding = string(*finding, strings);
-        let pool = *name;
-        *name = if *owner != unnamed {
-            *owner
-        } else {
-            match dump.texts.get(pool) {
-                "" | "N/A" => unnamed,
-                text => cached(&mut block_names, pool, || {
-                    strings.intern(&format!("{text} block"))
-                }),
-            }
-        };
-    }
-    orphans
-}
-
-/// How many rows each [`Piece`] of [`block_rows`] holds (a few in tests, so that their
+/// How many rows each [`Piece`] of [`unnamed_rows`] holds (a few in tests, so that their
 /// tables of tens of rows are made in many pieces).
 const ROWS_A_PIECE: usize = if cfg!(test) { 3 } else { 1 << 14 };
 
