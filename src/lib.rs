@@ -14,7 +14,9 @@
 //! - [`model`]: plain columnar data: [`model::RankData`] with its `MemoryRecords`,
 //!   `OperatorMemory`, `ModuleMemory` and `StaticOpMemory` tables and its [`model::LoadReport`];
 //!   i64 ns and bytes, names interned; [`model::TimeWindow`] and the one ms/ns conversion; a
-//!   cluster summary's rows ([`model::cluster`]). Imports nothing from the other modules.
+//!   cluster summary's rows ([`model::cluster`]); the memory budget every builder that a
+//!   hostile file could make copy a shared object draws from ([`model::budget`]). Imports
+//!   nothing from the other modules.
 //! - [`analysis`]: pure functions over the model: the curves of each Group By and their LOD
 //!   pyramids, peaks, table queries, live-at-time, static graphs, the memory chart as data
 //!   ([`analysis::chart`]), memory per training step ([`analysis::steps`]) and where the memory
@@ -29,7 +31,8 @@
 //! - [`cli`]: the command line (`cli::command_line`: its arguments and `run`) and the headless
 //!   subcommands (`inspect`, `curve`, `table`, `live`, `steps`, `stacks`, `roles`, `modules`,
 //!   `whatif`, `compare`, `snapshot`, `summarize`), each with `--source` for ranks that have a
-//!   DB and CSV files; `explain` composes one verdict from the others' JSON (`cli::explain`).
+//!   DB and CSV files; `explain` composes one verdict from the others' JSON (`cli::explain`);
+//!   every command line printed for a person to run is quoted by [`cli::shell`].
 //! - `mcp` (cargo feature `mcp`, on by default): `memsight mcp`, a Model Context Protocol server
 //!   on stdio whose tools run the headless commands.
 //! - [`snapshot`]: allocator snapshots (`.pickle`): a data-only unpickler (nothing in a file is
@@ -37,7 +40,8 @@
 //!   active-memory bands.
 //! - [`fuzzing`]: the entry points of the cargo-fuzz targets (`fuzz/`), replayed on every input
 //!   in `fuzz/regressions/` by a stable test.
-//! - [`generate`]: a seeded generator of realistic profiles (fixtures, demo, benchmarks).
+//! - [`generate`]: a seeded generator of realistic profiles (fixtures, demo, benchmarks), and
+//!   the hostile inputs tests and fuzz seeds build ([`generate::hostile`]).
 //! - `ui` (cargo feature `gui`, on by default): the desktop app (egui/eframe/egui_plot), the only
 //!   module importing egui: a session of loaded ranks, the view state changed only by commands,
 //!   one job runner, and panes; a cluster summary file opens in a view of its own

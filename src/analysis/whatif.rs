@@ -231,7 +231,14 @@ pub enum WhyNot {
     NoGradients,
     /// A lever is out of range (which, in words).
     BadLever(String),
+    /// The prediction passes what 64-bit byte counts hold ([`SATURATED_BYTES`]): a lever
+    /// so large that the figure would be a saturated number, not a prediction.
+    Overflow,
 }
+
+/// A predicted byte count at or past this (4 EiB) is a saturated sum, not a prediction: no
+/// device comes near it.
+pub const SATURATED_BYTES: i64 = 1 << 62;
 
 impl std::fmt::Display for WhyNot {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -258,6 +265,11 @@ impl std::fmt::Display for WhyNot {
                  (profile a whole training step, from before backward to after the optimizer step)"
             ),
             WhyNot::BadLever(what) => write!(f, "{what}"),
+            WhyNot::Overflow => write!(
+                f,
+                "the predicted peak passes 4 EiB (the levers multiply a block past what a \
+                 64-bit byte count holds): no prediction; use smaller levers"
+            ),
         }
     }
 }
@@ -388,6 +400,9 @@ fn predict_with(
         None => replay(&intervals, base_total),
     };
     let by_role = roles_at(&intervals, predicted.at_ns, &base_by_role);
+    if predicted.bytes >= SATURATED_BYTES || by_role.iter().any(|r| r.1 >= SATURATED_BYTES) {
+        return Err(WhyNot::Overflow);
+    }
     Ok(Prediction {
         measured,
         predicted,
@@ -398,7 +413,9 @@ fn predict_with(
     })
 }
 
-fn check_levers(s: &Scenario) -> Result<(), WhyNot> {
+/// Whether the levers are in range, before anything is read (the CLI checks them first: a
+/// bad lever is refused at once, not after loading a 120 MB trace).
+pub fn check_levers(s: &Scenario) -> Result<(), WhyNot> {
     if !s.micro_batch.is_finite() || s.micro_batch <= 0.0 || s.micro_batch > 1.0e6 {
         return Err(WhyNot::BadLever(format!(
             "--micro-batch must be a positive multiple of the profiled micro-batch, got {}",

@@ -143,7 +143,7 @@ pub enum Command {
         /// Profiling folder or .db.
         path: PathBuf,
         /// Rank id; default the first rank.
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         rank: Option<String>,
         /// JSON instead of text.
         #[arg(long)]
@@ -203,7 +203,7 @@ pub enum Command {
         /// Profiling folder or .db.
         path: PathBuf,
         /// Rank id; default the first rank.
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         rank: Option<String>,
         /// JSON instead of text.
         #[arg(long)]

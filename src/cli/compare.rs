@@ -23,10 +23,10 @@ fn mib(b: i64) -> f64 {
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct CompareArgs {
     /// Rank of A (default: its first rank).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub rank_a: Option<String>,
     /// Rank of B (default: its first rank).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub rank_b: Option<String>,
     /// How many operators the text output lists.
     #[arg(long, default_value_t = 20)]

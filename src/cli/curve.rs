@@ -16,7 +16,7 @@ use crate::model::{bytes_to_mib, ns_to_ms};
 #[derive(Debug, Clone, clap::Args)]
 pub struct CurveArgs {
     /// Rank id (as `inspect` shows it); default the first rank.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub rank: Option<String>,
     /// overall, stream or component.
     #[arg(long, default_value = "overall", value_parser = parse_group_by)]

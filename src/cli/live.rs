@@ -14,7 +14,7 @@ use crate::model::{bytes_to_kib, bytes_to_mib, ns_to_ms};
 #[derive(Debug, Clone, clap::Args)]
 pub struct LiveArgs {
     /// Rank id; default the first rank.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub rank: Option<String>,
     /// The time, ms from the rank's time origin.
     #[arg(long, allow_negative_numbers = true)]

@@ -11,6 +11,7 @@ pub mod live;
 pub mod modules;
 pub mod rank;
 pub mod roles;
+pub mod shell;
 pub mod snapshot;
 pub mod snapshot_compare;
 pub mod stacks;
@@ -88,6 +89,13 @@ const NAME_WIDTH: usize = 60;
 /// right-aligned, two spaces apart. Widths are terminal columns, so Chinese names (two columns a
 /// character) keep the table aligned.
 pub(crate) fn text_table(header: &[&str], rows: &[Vec<String>]) -> String {
+    // Each cell one line of bounded length: a name holding newlines or megabytes (a hostile
+    // trace's) cannot break the table or make every row as long as it.
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| r.iter().map(|c| one_line(c).into_owned()).collect())
+        .collect();
+    let rows = &rows;
     let widths: Vec<usize> = (0..header.len())
         .map(|c| {
             let w = rows
@@ -99,7 +107,11 @@ pub(crate) fn text_table(header: &[&str], rows: &[Vec<String>]) -> String {
                 .unwrap_or(0);
             // The name column pads to at most NAME_WIDTH: a longer name runs on in its own
             // row instead of pushing every row's numbers to the far right.
-            if c == 0 { w.min(NAME_WIDTH) } else { w }
+            if c == 0 {
+                w.min(NAME_WIDTH)
+            } else {
+                w.min(MAX_PADDED_WIDTH)
+            }
         })
         .collect();
     let line = |cells: &mut dyn Iterator<Item = &str>| -> String {
@@ -121,6 +133,42 @@ pub(crate) fn text_table(header: &[&str], rows: &[Vec<String>]) -> String {
         text.push_str(&line(&mut r.iter().map(String::as_str)));
     }
     text
+}
+
+/// The most columns any column but the first pads to.
+const MAX_PADDED_WIDTH: usize = 64;
+
+/// The most characters a cell of a text table (or an indented name) keeps; longer ones end in
+/// `…` (the JSON has them whole).
+pub(crate) const MAX_CELL_CHARS: usize = 400;
+
+/// The most levels a nested name is indented by in text (deeper ones show their depth).
+pub(crate) const MAX_INDENT_LEVELS: usize = 24;
+
+/// `s` as one line of at most [`MAX_CELL_CHARS`] characters: control characters (a newline, a
+/// terminal's escape) as spaces, the rest cut with `…`.
+pub(crate) fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
+    let long = s.chars().nth(MAX_CELL_CHARS).is_some();
+    if !long && !s.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out: String = s
+        .chars()
+        .take(MAX_CELL_CHARS - usize::from(long))
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if long {
+        out.push('…');
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// Two spaces a level of `depth`, at most [`MAX_INDENT_LEVELS`] levels; deeper shows `[depth]`.
+pub(crate) fn indent(depth: usize) -> String {
+    match depth > MAX_INDENT_LEVELS {
+        true => format!("{}[{depth}] ", "  ".repeat(MAX_INDENT_LEVELS)),
+        false => "  ".repeat(depth),
+    }
 }
 
 /// How many terminal columns `s` takes (CJK characters take two).

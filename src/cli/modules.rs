@@ -21,7 +21,7 @@ const NO_MODULES_IN_A_DUMP: &str = "an msMemScope dump names no module: record t
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct ModulesArgs {
     /// Rank id; default the first rank.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub rank: Option<String>,
     /// The blocks alive at this time (ms from the rank's origin); default the peak of
     /// Operator Allocated (PyTorch's Total Allocated).
@@ -53,7 +53,7 @@ pub fn modules(
         let Some(stacks) = data.stacks.as_ref() else {
             return Err(format!("rank {rank}: {hint}"));
         };
-        let tree = ModuleTree::new(stacks);
+        let tree = ModuleTree::new(stacks).map_err(|e| format!("rank {rank}: {e}"))?;
         if tree.is_empty() {
             return Err(format!("rank {rank}: {hint}"));
         }
@@ -178,8 +178,8 @@ impl Report<'_> {
                 let sum = |r: &RoleBytes| bytes_to_mib(r.iter().sum::<i64>());
                 let _ = write!(s, "  {:>10.2}  {:>10.2}", sum(&p[0]), sum(&p[1]));
             }
-            let indent = "  ".repeat(m.depth as usize);
-            let _ = writeln!(s, "  {indent}{}", m.name);
+            let indent = super::indent(m.depth as usize);
+            let _ = writeln!(s, "  {indent}{}", super::one_line(&m.name));
         }
         if !with_passes {
             let _ = writeln!(

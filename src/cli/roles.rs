@@ -12,7 +12,7 @@ use crate::model::{NULL, RankData, SourceChoice, bytes_to_kib, bytes_to_mib, ns_
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct RolesArgs {
     /// Rank id; default the first rank.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub rank: Option<String>,
     /// JSON instead of text.
     #[arg(long)]

@@ -66,6 +66,15 @@ fn run(
     // Why it ran out, when the trace has an `oom` event, and the CANN modules' memory torch_npu
     // wrote beside the OOM snapshot.
     let ooms = oom_reports(&snap);
+    let oom_events = crate::snapshot::oom::oom_event_count(&snap);
+    if oom_events > ooms.len() {
+        let _ = writeln!(
+            err,
+            "memsight: note: {oom_events} oom events; the first and the last {} of each device \
+             are explained",
+            crate::snapshot::oom::OOMS_EXPLAINED_AT_EACH_END
+        );
+    }
     let usage = usage_beside(path);
     for n in &usage.notes {
         let _ = writeln!(err, "memsight: note: {n}");
@@ -225,7 +234,7 @@ fn write_phases(
         .iter()
         .map(|p| {
             vec![
-                format!("{}{}", "  ".repeat(p.depth), p.name),
+                format!("{}{}", super::indent(p.depth), super::one_line(&p.name)),
                 p.events
                     .map_or_else(|| "-".to_string(), |(f, l)| format!("{f}–{l}")),
                 format!("{:.2}", bytes_to_mib(p.allocated_before)),
@@ -246,7 +255,7 @@ fn write_phases(
     )?;
     for h in live_by_phase(snap, device, at) {
         let name = match h.allocated_in {
-            AllocatedIn::Phase(n) => n,
+            AllocatedIn::Phase(n) => n.to_string(),
             AllocatedIn::NoPhase => "(outside every phase)".to_string(),
             AllocatedIn::BeforeTrace => "(before the trace)".to_string(),
         };
@@ -491,6 +500,8 @@ fn write_oom(
                 OomVerdict::Exhaustion => "exhaustion (not enough was free)",
                 OomVerdict::ProcessLimit =>
                     "a limit on the process (the device had it free; a per-process memory fraction or another process's reservation)",
+                OomVerdict::NoRequest =>
+                    "no verdict (the event asked for no bytes: a size of 0 or less, which no allocator writes)",
             }
         )?;
         if !fix.is_empty() {

@@ -71,6 +71,9 @@ pub fn comparison_text(c: &SnapshotComparison, files: [(String, String); 2], top
     for ((name, (path, device)), side) in ["A", "B"].iter().zip(&files).zip([&c.a, &c.b]) {
         text.push_str(&format!("{name}: {path}  {device} {}\n", when(side)));
     }
+    if let Some(note) = c.devices_note() {
+        text.push_str(&format!("note: {note}\n"));
+    }
     text.push('\n');
     let mut rows = vec![
         row(

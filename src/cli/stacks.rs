@@ -19,7 +19,7 @@ const FRAMES_SHOWN: usize = 6;
 #[derive(Debug, Clone, clap::Args)]
 pub struct StacksArgs {
     /// Rank id; default the first rank.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub rank: Option<String>,
     /// The blocks alive at this time (ms from the rank's origin).
     #[arg(long, allow_negative_numbers = true, conflicts_with_all = ["from_ms", "to_ms"])]

@@ -16,7 +16,7 @@ use crate::model::{RankData, SourceChoice, bytes_to_mib};
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct StaticArgs {
     /// Rank id; default the first rank.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub rank: Option<String>,
     /// Graph ID, as static_op_mem writes it; default the first graph (the view's default).
     #[arg(long)]

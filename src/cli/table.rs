@@ -14,7 +14,7 @@ use crate::export::rows_tsv;
 #[derive(Debug, Clone, clap::Args)]
 pub struct TableArgs {
     /// Rank id; default the first rank.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub rank: Option<String>,
     /// Window start, ms from the rank's time origin.
     #[arg(long, allow_negative_numbers = true)]

@@ -5,14 +5,14 @@ use std::io::Write;
 use std::path::Path;
 
 use super::rank::load_one;
-use crate::analysis::whatif::{Prediction, Scenario, predict};
+use crate::analysis::whatif::{Prediction, Scenario, check_levers, predict};
 use crate::model::{SourceChoice, bytes_to_mib, ns_to_ms};
 
 /// Options of `whatif`.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct WhatifArgs {
     /// Rank id; default the first rank.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub rank: Option<String>,
     /// The micro-batch as a multiple of the profiled one (2: twice as large).
     #[arg(long, default_value_t = 1.0)]
@@ -57,8 +57,10 @@ pub fn whatif(
     err: &mut dyn Write,
 ) -> i32 {
     let mut run = || -> Result<(), String> {
-        let data = load_one(path, args.rank.as_deref(), source)?;
         let scenario = args.scenario();
+        // The levers first: a bad one is refused before the profile is read.
+        check_levers(&scenario).map_err(|e| e.to_string())?;
+        let data = load_one(path, args.rank.as_deref(), source)?;
         let p = predict(&data, &scenario).map_err(|e| format!("rank {}: {e}", data.info.rank))?;
         let text = if args.json {
             format!("{}\n", json(&data.info.rank, &scenario, &p))

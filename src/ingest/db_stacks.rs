@@ -87,7 +87,8 @@ pub fn load_host_ops(
     }
     if ids {
         let spans = read_module_spans(&conn, (start, end, tid, name), &mut ops)?;
-        super::module_spans::assign_modules(&mut ops, spans);
+        let found = super::module_spans::assign_modules(&mut ops, spans);
+        ops.stacks_cut = ops.stacks_cut.saturating_add(found.cut);
     }
     Ok(Some((ops, skipped)))
 }

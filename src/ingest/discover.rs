@@ -245,6 +245,10 @@ impl Walker<'_> {
         let Ok(canon) = fs::canonicalize(dir) else {
             return;
         };
+        // A folder whose real path is outside the granted roots (a link out of an MCP root).
+        if !safe_fs::readable(dir) {
+            return;
+        }
         if !self.visited.insert(canon) {
             return; // a symlink loop or a folder reached twice
         }
@@ -260,6 +264,7 @@ impl Walker<'_> {
                 let p = e.path();
                 // The symlink's target decides: only folders and regular files are used.
                 let kind = match fs::metadata(&p) {
+                    _ if !safe_fs::readable(&p) => Entry::Broken,
                     Ok(m) if m.is_dir() => Entry::Dir,
                     Ok(m) if m.is_file() => Entry::File,
                     Ok(m) => Entry::Special(safe_fs::file_kind(&m)),

@@ -26,6 +26,12 @@ pub struct FrameSpan {
     pub frame: NameId,
 }
 
+/// The most frames a stack keeps (its outermost: a module's path from the top stays true, and
+/// deeper modules count in their ancestor at this depth): nesting deeper than this is no real
+/// program's, and would cost memory by the square of the depth (a stack per op, as deep as
+/// the nesting).
+pub const MAX_STACK_FRAMES: usize = 256;
+
 /// True when `name` is a module's forward as profilers write it (`nn.Module: Block_0`).
 pub fn is_module_frame(name: &str) -> bool {
     name.starts_with(MODULE_FRAME_PREFIX)
@@ -35,24 +41,37 @@ pub fn is_module_frame(name: &str) -> bool {
 /// innermost first. An op inside a backward node the profiler linked to its forward op gets
 /// none here: [`super::stacks`] gives it its forward op's modules through the link (on the
 /// CPU the autograd engine runs on the caller's thread, where no module is open).
-pub fn assign_modules(ops: &mut HostOps, mut spans: Vec<FrameSpan>) {
+pub fn assign_modules(ops: &mut HostOps, mut spans: Vec<FrameSpan>) -> StacksAtOpStarts {
     if spans.is_empty() {
-        return;
+        return StacksAtOpStarts::default();
     }
     ops.module.resize(ops.len(), NO_STACK);
-    for (op, id) in stacks_at_op_starts(ops, &mut spans, |_| true) {
+    let found = stacks_at_op_starts(ops, &mut spans, |_| true);
+    for &(op, id) in &found.stacks {
         ops.module[op] = id;
     }
+    found
+}
+
+/// What [`stacks_at_op_starts`] found: (op, stack id) for each op in a span, and how many
+/// stacks were cut to [`MAX_STACK_FRAMES`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StacksAtOpStarts {
+    /// (op, stack id).
+    pub stacks: Vec<(usize, u32)>,
+    /// Stacks deeper than [`MAX_STACK_FRAMES`], cut to their outermost frames.
+    pub cut: u64,
 }
 
 /// For each op that `wanted` takes and that does not run inside a linked backward node: the
 /// frames of the `spans` of its thread that enclose its start, innermost first, interned in
 /// `ops.stacks` — as (op, stack id); an op with no enclosing span is left out. Sorts `spans`.
+/// A stack deeper than [`MAX_STACK_FRAMES`] keeps its outermost frames.
 pub fn stacks_at_op_starts(
     ops: &mut HostOps,
     spans: &mut [FrameSpan],
     wanted: impl Fn(usize) -> bool,
-) -> Vec<(usize, u32)> {
+) -> StacksAtOpStarts {
     let in_backward = backward_test(ops);
     // By thread, then start, the longer first (a span comes after the span it is nested in).
     spans.sort_unstable_by_key(|s| (s.thread, s.start, Reverse(s.end)));
@@ -60,6 +79,7 @@ pub fn stacks_at_op_starts(
     order.sort_unstable_by_key(|&i| (ops.thread[i], ops.start_ns[i]));
     let mut ids: FxHashMap<Vec<NameId>, u32> = FxHashMap::default();
     let mut out = Vec::new();
+    let mut cut = 0u64;
     let mut open: Vec<(i64, NameId)> = Vec::new();
     let (mut k, mut thread) = (0usize, None);
     for i in order {
@@ -83,7 +103,7 @@ pub fn stacks_at_op_starts(
             open.pop();
         }
         // Spans ended before `at` but under one still open stay until it closes: skip them.
-        let frames: Vec<NameId> = open
+        let mut frames: Vec<NameId> = open
             .iter()
             .rev()
             .filter(|&&(end, _)| end >= at)
@@ -92,6 +112,11 @@ pub fn stacks_at_op_starts(
         if frames.is_empty() {
             continue;
         }
+        if frames.len() > MAX_STACK_FRAMES {
+            // Innermost first: the outermost are at the end.
+            frames.drain(..frames.len() - MAX_STACK_FRAMES);
+            cut += 1;
+        }
         let next = ops.stacks.len() as u32;
         let id = *ids.entry(frames).or_insert_with_key(|frames| {
             ops.stacks.push(frames.clone().into_boxed_slice());
@@ -99,7 +124,7 @@ pub fn stacks_at_op_starts(
         });
         out.push((i, id));
     }
-    out
+    StacksAtOpStarts { stacks: out, cut }
 }
 
 /// A test of whether an op of a thread starting at a time runs inside a backward node the

@@ -3,7 +3,7 @@
 //! the innermost module whose forward allocated the block) for the details table, its filter,
 //! Copy and Export.
 
-use crate::model::{BlockTags, ModuleTree, NO_MODULE, RankData, TagKind};
+use crate::model::{BlockTags, Message, ModuleTree, NO_MODULE, RankData, TagKind};
 
 /// Sets `data.module_tree` and adds the Module column when the call stacks name a module. A
 /// first look, or a rank without stacks, is left alone.
@@ -14,7 +14,23 @@ pub fn attach_modules(data: &mut RankData) {
     let Some(stacks) = data.stacks.as_ref() else {
         return;
     };
-    let tree = ModuleTree::new(stacks);
+    if stacks.stacks_cut > 0 {
+        let count = stacks.stacks_cut;
+        data.report.warn(Message::StacksCut {
+            count,
+            kept: super::module_spans::MAX_STACK_FRAMES,
+        });
+    }
+    let Some(stacks) = data.stacks.as_ref() else {
+        return;
+    };
+    let tree = match ModuleTree::new(stacks) {
+        Ok(tree) => tree,
+        Err(over) => {
+            data.report.warn(Message::ModulesRefused { over });
+            return;
+        }
+    };
     if tree.is_empty() {
         return;
     }

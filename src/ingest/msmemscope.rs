@@ -658,6 +658,7 @@ fn with_python_stacks(
         host_ops: 0,
         phases: Default::default(),
         row_call_end: vec![NULL; rows],
+        stacks_cut: 0,
     });
     let mut ids: FxHashMap<u32, u32> = FxHashMap::default();
     for (r, &t) in row_python.iter().enumerate() {

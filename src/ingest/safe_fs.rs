@@ -5,10 +5,109 @@
 //! [`open_regular`] (or [`ensure_regular`] before SQLite opens it): the type of the symlink's
 //! target is checked, and on Unix the open itself cannot block (`O_NONBLOCK`, cleared again once
 //! the file is known to be regular).
+//!
+//! **Confinement.** The MCP server reads only under the roots its client granted
+//! ([`confine_reads`]). A root means the files whose real path (every link resolved) lies under
+//! the root's real path: a link inside a root to a file or folder outside is outside. Every
+//! open goes through [`open_regular`] / [`ensure_regular`], which check the real path of what
+//! they open, and every walk of a folder skips what [`readable`] refuses, so no reader the
+//! server reaches follows a link out.
 
 use std::fs::{self, File, Metadata};
 use std::io::{self, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::RwLock;
+
+/// How many confinements are held, and the real paths reads are confined to; `None`:
+/// anywhere (the app, the CLI).
+static CONFINED: RwLock<(usize, Option<Vec<PathBuf>>)> = RwLock::new((0, None));
+
+/// Reads are confined while one of these is held ([`confine_reads`]); the last one dropped
+/// lifts the confinement.
+#[derive(Debug)]
+#[must_use = "reads are confined only while it is held"]
+pub struct Confined(());
+
+/// Confines every read of this process to the folders `roots` (their real paths) while the
+/// returned guard is held. The MCP server holds one for each call it runs, with the call's
+/// granted roots; calls of one client share its roots (a call started later sets the roots
+/// the running ones read under too).
+pub fn confine_reads(roots: &[PathBuf]) -> Confined {
+    let real: Vec<PathBuf> = roots
+        .iter()
+        .filter_map(|p| fs::canonicalize(p).ok())
+        .collect();
+    let mut g = match CONFINED.write() {
+        Ok(g) => g,
+        Err(poisoned) => poisoned.into_inner(),
+    };
+    g.0 += 1;
+    g.1 = Some(real);
+    Confined(())
+}
+
+impl Drop for Confined {
+    fn drop(&mut self) {
+        let mut g = match CONFINED.write() {
+            Ok(g) => g,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        g.0 = g.0.saturating_sub(1);
+        if g.0 == 0 {
+            g.1 = None;
+        }
+    }
+}
+
+/// The error for a path whose real path lies outside the granted roots.
+#[derive(Debug)]
+pub struct OutsideRoots {
+    /// The path as given.
+    pub path: PathBuf,
+    /// Where it really is.
+    pub real: PathBuf,
+}
+
+impl std::fmt::Display for OutsideRoots {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} is outside the granted roots (it resolves to {}); not read",
+            self.path.display(),
+            self.real.display()
+        )
+    }
+}
+
+impl std::error::Error for OutsideRoots {}
+
+/// Whether `path` may be read now: always, unless reads are confined ([`confine_reads`]); then
+/// only when its real path exists and lies under a root.
+pub fn readable(path: &Path) -> bool {
+    check_confined(path).is_ok()
+}
+
+/// [`readable`], as the error that says why not.
+pub fn check_confined(path: &Path) -> io::Result<()> {
+    let guard = match CONFINED.read() {
+        Ok(g) => g,
+        Err(poisoned) => poisoned.into_inner(),
+    };
+    let Some(roots) = guard.1.as_ref() else {
+        return Ok(());
+    };
+    let real = fs::canonicalize(path)?;
+    if roots.iter().any(|r| real.starts_with(r)) {
+        return Ok(());
+    }
+    Err(io::Error::new(
+        io::ErrorKind::PermissionDenied,
+        OutsideRoots {
+            path: path.to_path_buf(),
+            real,
+        },
+    ))
+}
 
 /// What a non-regular file is, for messages (`"a FIFO"`, `"a character device"`, …).
 pub fn file_kind(meta: &Metadata) -> &'static str {
@@ -50,6 +149,7 @@ fn not_regular(meta: &Metadata) -> io::Error {
 
 /// Checks that `path` (after following symlinks) is a regular file, without opening it.
 pub fn ensure_regular(path: &Path) -> io::Result<Metadata> {
+    check_confined(path)?;
     let meta = fs::metadata(path)?;
     if meta.is_file() {
         Ok(meta)
@@ -68,6 +168,9 @@ pub fn open_regular(path: &Path) -> io::Result<File> {
     if !meta.is_file() {
         return Err(not_regular(&meta));
     }
+    // The path may have been swapped for a link out since the check: the opened file must
+    // be one whose real path is still under a root.
+    check_confined(path)?;
     make_blocking(&file)?;
     Ok(file)
 }
@@ -136,11 +239,7 @@ pub fn copy_regular(from: &Path, to: &Path) -> io::Result<u64> {
 /// The regular files under `dir` (it included, down to `max_depth` folders below it) whose
 /// names `wanted` accepts, sorted. Links are not followed (a link's own type is neither a
 /// folder nor a regular file), so a link loop or a FIFO under a wanted name is never met.
-pub fn files_under(
-    dir: &Path,
-    max_depth: usize,
-    wanted: &dyn Fn(&str) -> bool,
-) -> Vec<std::path::PathBuf> {
+pub fn files_under(dir: &Path, max_depth: usize, wanted: &dyn Fn(&str) -> bool) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![(dir.to_path_buf(), 0usize)];
     while let Some((d, depth)) = stack.pop() {
@@ -149,6 +248,9 @@ pub fn files_under(
         };
         for e in entries.flatten() {
             let Ok(kind) = e.file_type() else { continue };
+            if !readable(&e.path()) {
+                continue;
+            }
             if kind.is_dir() && depth < max_depth {
                 stack.push((e.path(), depth + 1));
             } else if kind.is_file() && wanted(&e.file_name().to_string_lossy()) {

@@ -201,6 +201,7 @@ impl NestedOps {
             without_stack,
             phases: self.phases,
             row_call_end,
+            stacks_cut: ops.stacks_cut,
         }
     }
 }

@@ -610,9 +610,10 @@ impl Sink {
         let found = super::module_spans::stacks_at_op_starts(&mut self.host, &mut spans, |i| {
             !own.get(i).copied().unwrap_or(true)
         });
-        for (op, id) in found {
+        for (op, id) in found.stacks {
             self.host.stack[op] = id;
         }
+        self.host.stacks_cut = self.host.stacks_cut.saturating_add(found.cut);
     }
 
     /// The `python_function` spans of modules' forwards, as [`super::module_spans`] joins
@@ -637,7 +638,8 @@ impl Sink {
     /// no module, so [`Self::stacks_from_python`] leaves them without.
     fn modules_from_python(&mut self) {
         let spans = self.module_spans();
-        super::module_spans::assign_modules(&mut self.host, spans);
+        let found = super::module_spans::assign_modules(&mut self.host, spans);
+        self.host.stacks_cut = self.host.stacks_cut.saturating_add(found.cut);
     }
 
     /// A `[memory]` instant event: an allocation (`Bytes` > 0) or a free (< 0) on a device.

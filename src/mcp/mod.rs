@@ -4,7 +4,13 @@
 //!
 //! Paths: a tool reads only paths under the roots the client grants (`roots/list`, when the
 //! client offers roots) or, when it does not, the roots given on the command line
-//! (`memsight mcp --root DIR`, default the folder it was started in). Nothing is written.
+//! (`memsight mcp --root DIR`, default the folder it was started in). A root holds the files
+//! whose real path lies under it: every file and folder a call opens is checked after its
+//! links are resolved (`ingest::safe_fs::confine_reads`), not only the path the call names,
+//! so a link inside a root to a file outside is refused. Nothing is written.
+//!
+//! Calls run at most [`concurrent_calls`] at a time (the cores, at least 2); the others wait
+//! their turn, so 300 calls at once take no more memory than that many.
 //! A failed command, a path outside the roots and a bad argument are MCP errors (JSON-RPC
 //! `invalid_params`, with the command's own message).
 
@@ -23,12 +29,25 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 #[derive(Debug, Clone)]
 pub struct Server {
     roots: Vec<PathBuf>,
+    /// One permit a running call: the calls beyond [`concurrent_calls`] wait.
+    running: std::sync::Arc<tokio::sync::Semaphore>,
+}
+
+/// How many calls run at once: the machine's cores, at least 2 (so a short call is answered
+/// while a long one reads).
+pub fn concurrent_calls() -> usize {
+    std::thread::available_parallelism()
+        .map_or(2, std::num::NonZeroUsize::get)
+        .max(2)
 }
 
 impl Server {
     /// A server reading under `roots` unless the client grants its own.
     pub fn new(roots: Vec<PathBuf>) -> Server {
-        Server { roots }
+        Server {
+            roots,
+            running: std::sync::Arc::new(tokio::sync::Semaphore::new(concurrent_calls())),
+        }
     }
 
     /// The roots for this call: the client's, when it offers roots; else the server's own.
@@ -96,6 +115,30 @@ pub fn under_roots(path: &Path, roots: &[PathBuf]) -> bool {
         .any(|r| p.starts_with(r))
 }
 
+/// One tool call, whole, as the server answers it (the fuzz target `mcp_request` calls it too):
+/// the tool by name, its arguments turned into its command line, every path it names checked
+/// against `roots`, then the command run with every file it opens confined to `roots`. Its
+/// JSON, or the message of what is wrong.
+pub fn answer(
+    name: &str,
+    args: &serde_json::Map<String, serde_json::Value>,
+    roots: &[PathBuf],
+) -> Result<serde_json::Value, String> {
+    let tool = tools::tool(name).ok_or_else(|| format!("no tool named {name:?}"))?;
+    let (argv, paths) = tools::command_line(tool, args)?;
+    if let Some(p) = paths.iter().find(|p| !under_roots(p, roots)) {
+        let granted: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();
+        return Err(format!(
+            "{} is not under a granted root ({}), or does not exist",
+            p.display(),
+            granted.join(", ")
+        ));
+    }
+    // Every file the command opens is checked against the roots, links resolved.
+    let _confined = crate::ingest::safe_fs::confine_reads(roots);
+    run_command(&argv)
+}
+
 /// Runs `argv` (after `memsight`) as the command line would, in-process; its JSON, or its
 /// error message.
 fn run_command(argv: &[String]) -> Result<serde_json::Value, String> {
@@ -139,31 +182,22 @@ impl ServerHandler for Server {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.to_string();
-        let Some(tool) = tools::tool(&name) else {
-            return Err(ErrorData::invalid_params(
-                format!("no tool named {name:?}"),
-                None,
-            ));
-        };
         let args = request.arguments.clone().unwrap_or_default();
-        let (argv, paths) =
-            tools::command_line(tool, &args).map_err(|e| ErrorData::invalid_params(e, None))?;
         let roots = self.roots(&context).await;
-        if let Some(p) = paths.iter().find(|p| !under_roots(p, &roots)) {
-            let granted: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();
-            return Err(ErrorData::invalid_params(
-                format!(
-                    "{} is not under a granted root ({}), or does not exist",
-                    p.display(),
-                    granted.join(", ")
-                ),
-                None,
-            ));
-        }
-        // The commands are synchronous and may read for seconds: off the runtime's thread.
-        let answer = tokio::task::spawn_blocking(move || run_command(&argv))
+        // At most `concurrent_calls` at once; the rest wait here, holding nothing.
+        let permit = std::sync::Arc::clone(&self.running)
+            .acquire_owned()
             .await
             .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        // The commands are synchronous and may read for seconds: off the runtime's thread.
+        // Every file they open is checked against the roots, links resolved.
+        let answer = tokio::task::spawn_blocking(move || {
+            let answer = answer(&name, &args, &roots);
+            drop(permit);
+            answer
+        })
+        .await
+        .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
         match answer {
             Ok(v) => Ok(CallToolResult::structured(v).into()),
             Err(e) => Err(ErrorData::invalid_params(e, None)),

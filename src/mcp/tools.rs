@@ -309,8 +309,13 @@ pub fn command_line(
         if p.path {
             paths.push(std::path::PathBuf::from(&text));
         }
-        argv.extend(p.flag.map(str::to_string));
-        argv.push(text);
+        match p.flag {
+            // One argument, `--rank=-1`: a value starting with `-` is never read as a flag.
+            Some(flag) => argv.push(format!("{flag}={text}")),
+            // A path starting with `-` is the same file as `./-…`, and no flag.
+            None if text.starts_with('-') => argv.push(format!("./{text}")),
+            None => argv.push(text),
+        }
     }
     argv.push("--json".into());
     Ok((argv, paths))
@@ -330,10 +335,8 @@ mod tests {
             [
                 "whatif",
                 "/p",
-                "--rank",
-                "0",
-                "--micro-batch",
-                "2",
+                "--rank=0",
+                "--micro-batch=2",
                 "--offload-optimizer",
                 "--json"
             ]

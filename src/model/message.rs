@@ -325,6 +325,19 @@ pub enum Message {
         /// The first skipped row: its line and why.
         first: Option<(u64, SkipReason)>,
     },
+    /// Call stacks or module nestings deeper than the frames a stack keeps: each keeps its
+    /// outermost frames.
+    StacksCut {
+        /// How many stacks were cut.
+        count: u64,
+        /// The frames each keeps.
+        kept: usize,
+    },
+    /// The module tree would have grown past its memory budget: it was not built.
+    ModulesRefused {
+        /// The budget it went past.
+        over: super::OverBudget,
+    },
     /// Any other note, as written (English).
     Text(String),
 }
@@ -738,6 +751,19 @@ Message::SkippedRows { path, count, first } => match lang { Lang::En => {
             }
             None => format!("{path}：跳过 {count} 行"),
         }, },
+Message::StacksCut { count, kept } => match lang {
+    Lang::En => format!(
+        "{count} call stacks were nested deeper than {kept} frames (no real program nests so \
+         deep): each keeps its outermost {kept}, the deeper modules counted in their ancestor"
+    ),
+    Lang::Zh => format!(
+        "有 {count} 个调用栈的嵌套超过 {kept} 层（真实程序不会这么深）：每个只保留最外层的 {kept} 层，更深的模块计入其第 {kept} 层的祖先"
+    ),
+},
+Message::ModulesRefused { over } => match lang {
+    Lang::En => format!("modules not built: {over}"),
+    Lang::Zh => format!("未建立模块树：{}", over.render(lang)),
+},
 Message::Text(t) => t.clone(),
 
         }

@@ -5,6 +5,7 @@
 //! rather than 16 for `Option<i64>`); a column most sources leave empty (Total Active, the
 //! stream) is a [`LazyColumn`], which takes no memory until a cell differs from its fill.
 
+pub mod budget;
 mod cause;
 pub mod cluster;
 mod component;
@@ -25,6 +26,7 @@ mod tags;
 pub mod units;
 mod window;
 
+pub use budget::{Budget, Built, OverBudget};
 pub use cause::{Cause, CauseKind, NotRegularFile, zh_file_type};
 pub use component::Component;
 pub use interner::{Interner, NameId, Recent};
@@ -33,7 +35,7 @@ pub use lazy_column::{Fill, LazyColumn};
 pub use library_frames::is_library_frame;
 pub use message::{DumpProblem, Message, SkipReason};
 pub use module_tree::{
-    MODULE_FRAME_PREFIX, ModuleNode, ModuleTree, NO_MODULE, PATH_SEPARATOR, glob_matches,
+    MODULE_FRAME_PREFIX, ModuleNode, ModuleTree, NO_MODULE, PATH_SEPARATOR, glob_matches, path_part,
 };
 pub use rank::{
     CUDA_ALLOC_CONF, DataSource, DbSnapshot, Format, NPU_ALLOC_CONF, Prefetch, RankData, RankInfo,

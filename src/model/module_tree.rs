@@ -5,9 +5,11 @@
 //! the same module called in every step is one node. What they hold is
 //! `crate::analysis::modules`.
 
+use std::borrow::Cow;
+
 use rustc_hash::FxHashMap;
 
-use super::{CallStacks, NO_STACK, NameId};
+use super::{Budget, Built, CallStacks, NO_STACK, NameId, OverBudget};
 
 /// How a module's forward frame starts in a call stack.
 pub const MODULE_FRAME_PREFIX: &str = "nn.Module: ";
@@ -51,9 +53,22 @@ pub struct ModuleTree {
     stack_module: Vec<u32>,
 }
 
+/// A module's name as one part of a path: `%` and the separator `/` escaped (`%25`, `%2F`), so
+/// that a name holding `/` cannot make two modules share a path.
+pub fn path_part(name: &str) -> Cow<'_, str> {
+    if !name.contains(['%', PATH_SEPARATOR]) {
+        return Cow::Borrowed(name);
+    }
+    Cow::Owned(name.replace('%', "%25").replace(PATH_SEPARATOR, "%2F"))
+}
+
 impl ModuleTree {
-    /// The modules named in `stacks`' frames.
-    pub fn new(stacks: &CallStacks) -> ModuleTree {
+    /// The modules named in `stacks`' frames. A module is its name (trimmed, as the trace's
+    /// frames may pad it) under its parent: two frames that differ only by spaces are one
+    /// module, so no two modules share a path. The paths are built within a [`Budget`] in
+    /// proportion to the stacks (a path repeats its parents' names, which deep nesting of long
+    /// names would make quadratic); past it, the refusal.
+    pub fn new(stacks: &CallStacks) -> Result<ModuleTree, OverBudget> {
         // Per frame id: the module name it opens, when it is a module frame.
         let module_name: FxHashMap<NameId, &str> = (0..stacks.frames.len() as NameId)
             .filter_map(|f| {
@@ -61,38 +76,50 @@ impl ModuleTree {
                 Some((f, name.trim()))
             })
             .collect();
+        let input: u64 = module_name.values().map(|n| n.len() as u64).sum::<u64>()
+            + stacks
+                .stacks
+                .iter()
+                .map(|s| s.len() as u64 * 4)
+                .sum::<u64>();
+        let mut budget = Budget::for_input(input);
         let mut tree = ModuleTree::default();
-        let mut child: FxHashMap<(u32, NameId), u32> = FxHashMap::default();
-        tree.stack_module = stacks
-            .stacks
-            .iter()
-            .map(|frames| {
-                // Frames are innermost first: walk them from the outermost.
-                let mut node = NO_MODULE;
-                for f in frames.iter().rev() {
-                    let Some(&name) = module_name.get(f) else {
-                        continue;
-                    };
-                    node = *child.entry((node, *f)).or_insert_with(|| {
-                        let parent = tree.nodes.get(node as usize);
-                        let path = match parent {
-                            Some(p) => format!("{}{PATH_SEPARATOR}{name}", p.path),
-                            None => name.to_string(),
-                        };
-                        let depth = parent.map_or(0, |p| p.depth + 1);
-                        tree.nodes.push(ModuleNode {
-                            parent: node,
-                            name: name.to_string(),
-                            path,
-                            depth,
-                        });
-                        (tree.nodes.len() - 1) as u32
-                    });
+        let mut child: FxHashMap<(u32, &str), u32> = FxHashMap::default();
+        let mut stack_module = Vec::with_capacity(stacks.stacks.len());
+        for frames in &stacks.stacks {
+            // Frames are innermost first: walk them from the outermost.
+            let mut node = NO_MODULE;
+            for f in frames.iter().rev() {
+                let Some(&name) = module_name.get(f) else {
+                    continue;
+                };
+                if let Some(&n) = child.get(&(node, name)) {
+                    node = n;
+                    continue;
                 }
-                node
-            })
-            .collect();
-        tree
+                let parent = tree.nodes.get(node as usize);
+                let part = path_part(name);
+                let path = match parent {
+                    Some(p) => format!("{}{PATH_SEPARATOR}{part}", p.path),
+                    None => part.into_owned(),
+                };
+                let cost = path.len() + name.len() + size_of::<ModuleNode>() + 16;
+                budget.charge(Built::ModuleTree, cost as u64)?;
+                let depth = parent.map_or(0, |p| p.depth + 1);
+                tree.nodes.push(ModuleNode {
+                    parent: node,
+                    name: name.to_string(),
+                    path,
+                    depth,
+                });
+                let id = (tree.nodes.len() - 1) as u32;
+                child.insert((node, name), id);
+                node = id;
+            }
+            stack_module.push(node);
+        }
+        tree.stack_module = stack_module;
+        Ok(tree)
     }
 
     /// True when no stack names a module (the profile recorded none).

@@ -63,6 +63,9 @@ pub struct HostOps {
     /// the module frames to it would put them at the root of every flame graph. [`NONE`]
     /// throughout when the source records no module spans.
     pub module: Vec<u32>,
+    /// Stacks nested deeper than a stack keeps, cut to their outermost frames
+    /// (`ingest::module_spans::MAX_STACK_FRAMES`).
+    pub stacks_cut: u64,
 }
 
 impl HostOps {
@@ -194,6 +197,9 @@ pub struct CallStacks {
     /// Per operator_memory row: the end (absolute ns) of the outermost framework op
     /// (`aten::…`) running when it was allocated, or [`crate::model::NULL`] when none was.
     pub row_call_end: Vec<i64>,
+    /// Stacks nested deeper than a stack keeps, cut to their outermost frames
+    /// ([`HostOps::stacks_cut`]).
+    pub stacks_cut: u64,
 }
 
 impl CallStacks {

@@ -131,6 +131,7 @@ pub fn cluster_tsv(c: &BundleCluster) -> String {
             Some(OomVerdict::Fragmentation) => "fragmentation",
             Some(OomVerdict::Exhaustion) => "exhaustion",
             Some(OomVerdict::ProcessLimit) => "process_limit",
+            Some(OomVerdict::NoRequest) => "no_request",
             None => "",
         };
         let _ = writeln!(

@@ -144,9 +144,33 @@ pub struct SnapshotComparison {
     pub sizes: Vec<Change<i64>>,
     /// Every pool on either side, the largest change of reserved first.
     pub pools: Vec<PoolChange>,
+    /// Each side's device as its framework names it (`CUDA:0`, `NPU:3`).
+    pub devices: [String; 2],
 }
 
 impl SnapshotComparison {
+    /// True when the sides are different devices or accelerators (`CUDA:0` against `NPU:3`):
+    /// their allocators, block sizes and limits differ, so a Δ says less than it seems.
+    pub fn different_devices(&self) -> bool {
+        self.devices[0] != self.devices[1]
+    }
+
+    /// The note a reader needs when [`Self::different_devices`], in English.
+    pub fn devices_note(&self) -> Option<String> {
+        self.different_devices().then(|| {
+            format!(
+                "A is {} and B is {}: different devices{}; their allocators, limits and free \
+                 memory differ, so compare what each holds, not why",
+                self.devices[0],
+                self.devices[1],
+                match self.devices[0].split(':').next() == self.devices[1].split(':').next() {
+                    true => "",
+                    false => " and accelerators",
+                }
+            )
+        })
+    }
+
     /// B − A of the reserved bytes.
     pub fn delta_reserved(&self) -> i64 {
         let r = |s: &Side| s.fragmentation.reserved_bytes;
@@ -212,9 +236,17 @@ impl SnapshotComparison {
             }
             c
         };
+        let mut a = side(&self.a, a_path);
+        let mut b = side(&self.b, b_path);
+        for (v, label) in [(&mut a, &self.devices[0]), (&mut b, &self.devices[1])] {
+            if let Some(o) = v.as_object_mut() {
+                o.insert("device_label".into(), label.as_str().into());
+            }
+        }
         serde_json::json!({
-            "a": side(&self.a, a_path),
-            "b": side(&self.b, b_path),
+            "a": a,
+            "b": b,
+            "different_devices": self.different_devices(),
             "delta": {
                 "reserved_bytes": self.delta_reserved(),
                 "allocated_bytes": self.delta_allocated(),
@@ -448,6 +480,10 @@ pub fn compare_snapshots(
         stacks: changes(&ra.stacks, &rb.stacks),
         sizes: changes(&ra.sizes, &rb.sizes),
         pools,
+        devices: [
+            a.backend.device_label(ra.side.device),
+            b.backend.device_label(rb.side.device),
+        ],
         a: ra.side,
         b: rb.side,
     })

@@ -7,6 +7,7 @@ use std::path::Path;
 use rustc_hash::FxHashMap;
 
 use super::unpickle::{Key, Pickle, UnpickleError, Value, unpickle};
+use crate::model::{Budget, Built, OverBudget};
 
 /// One Python frame of a stack.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
@@ -177,8 +178,9 @@ impl Event {
 /// `END` paired.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Annotation {
-    /// Its name.
-    pub name: String,
+    /// Its name (shared by every annotation of that name: a trace annotating every step
+    /// repeats a few names thousands of times).
+    pub name: std::sync::Arc<str>,
     /// The device it was recorded on.
     pub device: i64,
     /// When it started, µs (the events' clock).
@@ -278,6 +280,15 @@ pub enum SnapshotError {
         /// Dicts in the whole pickle.
         objects: u64,
     },
+    /// What the pickle's references build (stacks of frames shared through the memo, an FX
+    /// frame's model frames, annotations) would grow far past the file.
+    #[error("{path}: {source}")]
+    TooLarge {
+        /// The file.
+        path: String,
+        /// The budget it went past.
+        source: OverBudget,
+    },
 }
 
 /// What a file that is not a snapshot's pickle looks like, from its first bytes.
@@ -335,6 +346,9 @@ pub fn not_a_pickle(bytes: &[u8]) -> Option<FileKind> {
     })
 }
 
+/// How much of a snapshot's file is read and checked before the rest.
+const HEAD_BYTES: u64 = 64 * 1024;
+
 /// References beyond the pickle's own dicts that a snapshot may make before it is refused as
 /// repeating its blocks (a few odd non-dict entries are read as empty blocks, as before).
 const REPEAT_SLACK: u64 = 4096;
@@ -355,29 +369,46 @@ impl AllocatorSnapshot {
             .ok()
             .and_then(|m| usize::try_from(m.len()).ok())
             .unwrap_or(0);
+        // The head first: a file that is no pickle, or one whose first opcodes already fail
+        // (2 GB of zeros named `.pickle`), is refused before the rest is read.
         let mut bytes = Vec::new();
-        bytes
-            .try_reserve_exact(hint.saturating_add(1))
-            .map_err(|e| SnapshotError::Io {
-                path: shown(),
-                source: std::io::Error::new(std::io::ErrorKind::OutOfMemory, e.to_string()),
-            })?;
-        std::io::Read::read_to_end(&mut file, &mut bytes).map_err(|source| SnapshotError::Io {
+        let io = |source| SnapshotError::Io {
             path: shown(),
             source,
-        })?;
+        };
+        std::io::Read::read_to_end(&mut std::io::Read::take(&mut file, HEAD_BYTES), &mut bytes)
+            .map_err(io)?;
         if let Some(what) = not_a_pickle(&bytes) {
             return Err(SnapshotError::NotAPickle {
                 path: shown(),
                 what,
             });
         }
+        if let Err(source) = unpickle(&bytes)
+            && !source.truncated
+        {
+            // The reader goes forward only: what fails in the head fails in the whole file.
+            return Err(SnapshotError::Pickle {
+                path: shown(),
+                source,
+            });
+        }
+        bytes
+            .try_reserve_exact(hint.saturating_sub(bytes.len()).saturating_add(1))
+            .map_err(|e| {
+                io(std::io::Error::new(
+                    std::io::ErrorKind::OutOfMemory,
+                    e.to_string(),
+                ))
+            })?;
+        std::io::Read::read_to_end(&mut file, &mut bytes).map_err(io)?;
         let p = unpickle(&bytes).map_err(|source| SnapshotError::Pickle {
             path: shown(),
             source,
         });
+        let input = bytes.len() as u64;
         drop(bytes); // the pickle holds copies of what it needs: a file's worth less at the peak
-        Self::from_pickle(p?).map_err(|e| match e {
+        Self::from_pickle(p?, input).map_err(|e| match e {
             SnapshotError::Pickle { source, .. } => SnapshotError::Pickle {
                 path: shown(),
                 source,
@@ -386,6 +417,10 @@ impl AllocatorSnapshot {
                 path: shown(),
                 built,
                 objects,
+            },
+            SnapshotError::TooLarge { source, .. } => SnapshotError::TooLarge {
+                path: shown(),
+                source,
             },
             _ => SnapshotError::NotASnapshot { path: shown() },
         })
@@ -397,13 +432,13 @@ impl AllocatorSnapshot {
             path: String::new(),
             source,
         })?;
-        Self::from_pickle(p)
+        Self::from_pickle(p, bytes.len() as u64)
     }
 
     /// The snapshot in an unpickled file. The pickle's millions of small containers are freed
     /// on a thread of their own (a tenth of the read's time), when one can be started.
-    fn from_pickle(p: Pickle) -> Result<AllocatorSnapshot, SnapshotError> {
-        let out = Self::build(&p);
+    fn from_pickle(p: Pickle, input: u64) -> Result<AllocatorSnapshot, SnapshotError> {
+        let out = Self::build(&p, Budget::for_input(input));
         if let Err(e) = std::thread::Builder::new()
             .name("drop-pickle".into())
             .spawn(move || drop(p))
@@ -414,7 +449,9 @@ impl AllocatorSnapshot {
         out
     }
 
-    fn build(p: &Pickle) -> Result<AllocatorSnapshot, SnapshotError> {
+    /// The snapshot the pickle holds, built within `budget` (what its references build, in
+    /// proportion to the file).
+    fn build(p: &Pickle, budget: Budget) -> Result<AllocatorSnapshot, SnapshotError> {
         let root = p.root.unwrap_or(Value::None);
         let segments = p.get(root, "segments");
         let traces = p.get(root, "device_traces");
@@ -456,6 +493,7 @@ impl AllocatorSnapshot {
             p,
             keys: Keys::of(p),
             actions: FxHashMap::default(),
+            other_ids: FxHashMap::default(),
             out: AllocatorSnapshot {
                 stacks: vec![Vec::new()],
                 compile_contexts: vec![String::new()],
@@ -470,6 +508,8 @@ impl AllocatorSnapshot {
             contexts: FxHashMap::default(),
             fx_dict_frames: FxHashMap::default(),
             fx_generated: Default::default(),
+            budget,
+            over: None,
         };
         for &s in segment_items {
             let seg = b.segment(s);
@@ -494,7 +534,15 @@ impl AllocatorSnapshot {
             b.out.host.trace.push(ev);
         }
         b.out.backend = backend_of(p, root, &b.frames);
-        b.out.annotations = annotations_of(p, root);
+        let annotations = annotations_of(p, root, &mut b.budget);
+        let too_large = |source| SnapshotError::TooLarge {
+            path: String::new(),
+            source,
+        };
+        if let Some(over) = b.over {
+            return Err(too_large(over));
+        }
+        b.out.annotations = annotations.map_err(too_large)?;
         Ok(b.out)
     }
 
@@ -556,6 +604,11 @@ fn backend_of(p: &Pickle, root: Value, frames: &[Frame]) -> Backend {
         .unwrap_or_default()
 }
 
+/// What a copy of `f` takes in a stack: the frame and its two strings.
+fn frame_bytes(f: &Frame) -> u64 {
+    (size_of::<Frame>() + f.filename.len() + f.name.len()) as u64
+}
+
 /// How many blocks the segments list.
 fn block_count(p: &Pickle, segments: &[Value]) -> u64 {
     segments
@@ -585,14 +638,20 @@ fn host_events(p: &Pickle, traces: Option<Value>) -> Vec<Value> {
 /// The `external_annotations` of a snapshot, each `START` paired with the next `END` of the same
 /// name on the same device (nested ranges of one name close innermost first); an entry without
 /// a name, a stage or a time is skipped, an `END` without a `START` too.
-fn annotations_of(p: &Pickle, root: Value) -> Vec<Annotation> {
+fn annotations_of(
+    p: &Pickle,
+    root: Value,
+    budget: &mut Budget,
+) -> Result<Vec<Annotation>, OverBudget> {
     let items = p
         .get(root, "external_annotations")
         .and_then(|v| p.items(v))
         .unwrap_or(&[]);
     let mut out: Vec<Annotation> = Vec::new();
-    // Open starts by (device, name): indices into `out`.
-    let mut open: FxHashMap<(i64, String), Vec<usize>> = FxHashMap::default();
+    // Open starts by (device, the name's text id): indices into `out`.
+    let mut open: FxHashMap<(i64, Option<u32>), Vec<usize>> = FxHashMap::default();
+    // Each name once, by its text id.
+    let mut names: FxHashMap<Option<u32>, std::sync::Arc<str>> = FxHashMap::default();
     for &a in items {
         let text = |k: &str| p.get(a, k).and_then(|v| p.text(v));
         let int = |k: &str| {
@@ -605,11 +664,25 @@ fn annotations_of(p: &Pickle, root: Value) -> Vec<Annotation> {
             continue;
         };
         let device = int("device").unwrap_or(0);
-        let key = (device, name.to_string());
+        let id = p.get(a, "name").and_then(Pickle::text_id);
+        let shared = match names.get(&id) {
+            Some(n) => std::sync::Arc::clone(n),
+            None => {
+                let n: std::sync::Arc<str> = name.into();
+                names.insert(id, std::sync::Arc::clone(&n));
+                n
+            }
+        };
+        // The model shares the name, but every answer writes it out once per phase (the
+        // phases' list, its JSON, its text): an entry the memo repeats costs its name that
+        // many times, and an annotation and an open index.
+        let each = size_of::<Annotation>() + 16 + 3 * name.len();
+        budget.charge(Built::SnapshotAnnotations, each as u64)?;
+        let key = (device, id);
         if stage.eq_ignore_ascii_case("START") {
             open.entry(key).or_default().push(out.len());
             out.push(Annotation {
-                name: name.to_string(),
+                name: shared,
                 device,
                 start_us: time,
                 end_us: None,
@@ -620,7 +693,7 @@ fn annotations_of(p: &Pickle, root: Value) -> Vec<Annotation> {
             out[i].end_us = Some(time);
         }
     }
-    out
+    Ok(out)
 }
 
 /// The keys read from every event and frame, looked up once.
@@ -663,6 +736,8 @@ struct Builder<'p> {
     keys: Keys,
     /// Actions by the text id of their name.
     actions: FxHashMap<u32, Action>,
+    /// [`Action::Other`] ids by their name.
+    other_ids: FxHashMap<String, u32>,
     out: AllocatorSnapshot,
     /// Distinct frames, by content and by the pickle dict they came from (frame dicts are
     /// shared between events through the memo, so each is read once).
@@ -680,6 +755,12 @@ struct Builder<'p> {
     fx_dict_frames: FxHashMap<u32, Vec<u32>>,
     /// The distinct frames of generated code that were mapped.
     fx_generated: rustc_hash::FxHashSet<u32>,
+    /// What the stacks may build: a frame dict shared through the memo is read once, but each
+    /// reference to it is a frame of its stack.
+    budget: Budget,
+    /// The first time the budget ran out; the build stops adding frames from then on, and
+    /// the snapshot is refused.
+    over: Option<OverBudget>,
 }
 
 impl Builder<'_> {
@@ -719,9 +800,18 @@ impl Builder<'_> {
         if let Some(&id) = self.list_stacks.get(&list) {
             return id;
         }
+        if self.over.is_some() {
+            return 0;
+        }
         let mut ids: Vec<u32> = Vec::new();
         for &f in p.items(v).unwrap_or(&[]) {
             let model = self.fx_frames(f);
+            let added = model.len().max(1);
+            // Each id is kept twice (the stack's key and the list being built).
+            if let Err(e) = self.budget.charge(Built::SnapshotStacks, 8 * added as u64) {
+                self.over = Some(e);
+                return 0;
+            }
             if model.is_empty() {
                 ids.push(self.frame(f));
             } else {
@@ -732,6 +822,14 @@ impl Builder<'_> {
             Some(&id) => id,
             None => {
                 let id = self.out.stacks.len() as StackId;
+                let bytes: u64 = ids
+                    .iter()
+                    .map(|&i| frame_bytes(&self.frames[i as usize]))
+                    .sum();
+                if let Err(e) = self.budget.charge(Built::SnapshotStacks, bytes) {
+                    self.over = Some(e);
+                    return 0;
+                }
                 let frames = ids
                     .iter()
                     .map(|&i| self.frames[i as usize].clone())
@@ -857,12 +955,13 @@ impl Builder<'_> {
         if let Some((_, a)) = ACTIONS.iter().find(|(n, _)| *n == name) {
             return *a;
         }
+        // By name: a trace may spell 150,000 different names, each looked up once.
         let others = &mut self.out.other_actions;
-        let i = others.iter().position(|o| o == name).unwrap_or_else(|| {
+        let i = *self.other_ids.entry(name.to_string()).or_insert_with(|| {
             others.push(name.to_string());
-            others.len() - 1
+            (others.len() - 1) as u32
         });
-        Action::Other(i as u32)
+        Action::Other(i)
     }
 
     fn event(&mut self, e: Value) -> Event {

@@ -30,6 +30,8 @@ pub enum OomVerdict {
     /// process (`set_per_process_memory_fraction`, another process's reservation), not the
     /// device running out.
     ProcessLimit,
+    /// The event names no request (a size of 0 or less): nothing can be said of why.
+    NoRequest,
 }
 
 /// One `oom` event and the allocator's state at it.
@@ -63,7 +65,9 @@ pub struct OomReport {
 /// cache and the device together held enough (fragmentation: freeing the cache would have let
 /// it fit); else nothing was left (exhaustion).
 fn verdict(asked: i64, free_in_segments: i64, device_free: Option<i64>, both: i64) -> OomVerdict {
-    if free_in_segments >= asked {
+    if asked <= 0 {
+        OomVerdict::NoRequest
+    } else if free_in_segments >= asked {
         OomVerdict::Fragmentation
     } else if device_free.is_some_and(|d| d >= asked) {
         OomVerdict::ProcessLimit
@@ -74,15 +78,36 @@ fn verdict(asked: i64, free_in_segments: i64, device_free: Option<i64>, both: i6
     }
 }
 
-/// The `oom` events of every device, in trace order.
+/// How many `oom` events of one device are explained at each end of its trace: the first
+/// (where it first ran out) and the last (the one that ended the run). Each costs a replay of
+/// the trace after it, so a trace of 40,000 of them is not replayed 40,000 times.
+pub const OOMS_EXPLAINED_AT_EACH_END: usize = 8;
+
+/// How many `oom` events the snapshot has in all, on every device.
+pub fn oom_event_count(s: &AllocatorSnapshot) -> usize {
+    s.traces
+        .iter()
+        .map(|t| t.iter().filter(|e| e.action == Action::Oom).count())
+        .sum()
+}
+
+/// The `oom` events of every device, in trace order: per device, the first and the last
+/// [`OOMS_EXPLAINED_AT_EACH_END`] ([`oom_event_count`] says how many there are in all).
 pub fn oom_reports(s: &AllocatorSnapshot) -> Vec<OomReport> {
     let mut out = Vec::new();
     for (d, trace) in s.traces.iter().enumerate() {
         let device = d as i64;
-        for (k, e) in trace.iter().enumerate() {
-            if e.action != Action::Oom {
-                continue;
-            }
+        let ooms: Vec<usize> = (0..trace.len())
+            .filter(|&k| trace[k].action == Action::Oom)
+            .collect();
+        let n = OOMS_EXPLAINED_AT_EACH_END;
+        let kept = ooms
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i < n || i + n >= ooms.len())
+            .map(|(_, &k)| k);
+        for k in kept {
+            let e = &trace[k];
             let state = allocator_state_at(s, device, k);
             let device_free = e
                 .device_free
@@ -146,7 +171,10 @@ pub fn usage_files(dir: &Path, near: Option<u64>) -> Vec<(i64, PathBuf)> {
         .filter_map(Result::ok)
         .filter_map(|e| {
             let name = e.file_name().to_string_lossy().into_owned();
-            Some((usage_file_device(&name)?, name, e.path()))
+            let device = usage_file_device(&name)?;
+            // A link out of the MCP server's roots is not part of the bundle.
+            let path = e.path();
+            crate::ingest::safe_fs::readable(&path).then_some((device, name, path))
         })
         .collect();
     files.sort();

@@ -17,8 +17,8 @@ use super::summary::{allocated_curve, live_blocks_with_alloc};
 /// One annotation on one device's trace.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Phase {
-    /// Its name.
-    pub name: String,
+    /// Its name (shared with its annotation).
+    pub name: std::sync::Arc<str>,
     /// When it started, µs.
     pub start_us: i64,
     /// When it ended, µs (None: no `END`, it runs to the trace's end).
@@ -42,7 +42,7 @@ pub struct Phase {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum AllocatedIn {
     /// In this phase (its innermost).
-    Phase(String),
+    Phase(std::sync::Arc<str>),
     /// In the trace, outside every phase.
     NoPhase,
     /// Before the trace (no `alloc` event for it).
@@ -86,6 +86,9 @@ pub fn phases(s: &AllocatorSnapshot, device: i64) -> Vec<Phase> {
         .collect();
     let timed = trace.iter().all(|e| e.time_us.is_some()) && !trace.is_empty();
     let depths = nesting_depths(&ann.iter().map(|a| span(a)).collect::<Vec<_>>());
+    // The most allocated in a phase's events, by a range query: a scan per phase was
+    // quadratic (50,000 nested annotations over 100,000 events).
+    let most = RangeMax::new(&after);
     ann.iter()
         .enumerate()
         .map(|(i, a)| {
@@ -97,12 +100,10 @@ pub fn phases(s: &AllocatorSnapshot, device: i64) -> Vec<Phase> {
             let (allocated_before, peak_allocated, peak_event, allocated_after) = match events {
                 Some((f, l)) => {
                     let held = before(f);
-                    let (mut peak, mut at) = (held, None);
-                    for (k, &v) in after.iter().enumerate().take(l + 1).skip(f) {
-                        if v > peak {
-                            (peak, at) = (v, Some(k));
-                        }
-                    }
+                    let (peak, at) = match most.first_max(f, l) {
+                        Some((v, k)) if v > held => (v, Some(k)),
+                        _ => (held, None),
+                    };
                     (held, peak, at, after[l])
                 }
                 None => {
@@ -123,6 +124,50 @@ pub fn phases(s: &AllocatorSnapshot, device: i64) -> Vec<Phase> {
             }
         })
         .collect()
+}
+
+/// The largest value of a range of a list and the first index holding it, in O(log n) a query
+/// (a segment tree over the values, built once).
+struct RangeMax {
+    /// Leaves at `n..2n`, each inner node the best of its two children.
+    tree: Vec<(i64, std::cmp::Reverse<usize>)>,
+    n: usize,
+}
+
+impl RangeMax {
+    fn new(values: &[i64]) -> RangeMax {
+        let n = values.len();
+        let mut tree = vec![(i64::MIN, std::cmp::Reverse(usize::MAX)); 2 * n];
+        for (i, &v) in values.iter().enumerate() {
+            tree[n + i] = (v, std::cmp::Reverse(i));
+        }
+        for i in (1..n).rev() {
+            tree[i] = tree[2 * i].max(tree[2 * i + 1]);
+        }
+        RangeMax { tree, n }
+    }
+
+    /// The largest value in `lo..=hi` and the first index holding it; None for an empty range.
+    fn first_max(&self, lo: usize, hi: usize) -> Option<(i64, usize)> {
+        if lo > hi || hi >= self.n {
+            return None;
+        }
+        let (mut l, mut r) = (lo + self.n, hi + self.n + 1);
+        let mut best = (i64::MIN, std::cmp::Reverse(usize::MAX));
+        while l < r {
+            if l & 1 == 1 {
+                best = best.max(self.tree[l]);
+                l += 1;
+            }
+            if r & 1 == 1 {
+                r -= 1;
+                best = best.max(self.tree[r]);
+            }
+            l /= 2;
+            r /= 2;
+        }
+        Some((best.0, best.1.0))
+    }
 }
 
 /// How many spans enclose each span (a span identical to an earlier one counts it), by one
@@ -154,15 +199,33 @@ pub fn phase_of_events(s: &AllocatorSnapshot, device: i64, phases: &[Phase]) -> 
         .and_then(|d| s.traces.get(d))
         .map_or(0, Vec::len);
     let mut of: Vec<Option<usize>> = vec![None; len];
-    // Outermost first, later starts after earlier ones: each deeper (or later) phase overwrites
-    // the one containing it.
+    // The deepest (then the latest) phase holding an event wins: phases in that order, each
+    // taking only the events no phase before it took. `next[k]` leads past taken events
+    // (path-halved), so each event is taken once: linear, where painting every phase's whole
+    // range over the shallower ones was quadratic in deeply nested phases.
     let mut order: Vec<usize> = (0..phases.len()).collect();
-    order.sort_by_key(|&i| (phases[i].depth, phases[i].start_us, i));
+    order.sort_by_key(|&i| std::cmp::Reverse((phases[i].depth, phases[i].start_us, i)));
+    let mut next: Vec<usize> = (0..=len).collect();
+    fn untaken(next: &mut [usize], mut k: usize) -> usize {
+        while next[k] != k {
+            next[k] = next[next[k]];
+            k = next[k];
+        }
+        k
+    }
     for i in order {
-        if let Some((f, l)) = phases[i].events {
-            for slot in &mut of[f..=l] {
-                *slot = Some(i);
-            }
+        let Some((f, l)) = phases[i].events else {
+            continue;
+        };
+        if f >= len {
+            continue;
+        }
+        let l = l.min(len - 1);
+        let mut k = untaken(&mut next, f);
+        while k <= l {
+            of[k] = Some(i);
+            next[k] = k + 1;
+            k = untaken(&mut next, k + 1);
         }
     }
     of
@@ -184,18 +247,25 @@ pub fn live_by_phase_of(
     at: Option<usize>,
     (phases, of): (&[Phase], &[Option<usize>]),
 ) -> Vec<PhaseHolding> {
-    let mut by: BTreeMap<AllocatedIn, (i64, u64)> = BTreeMap::new();
+    // By phase index first (a name is copied once per phase, not once per block), then by
+    // name: phases of one name are one place.
+    let mut by_index: BTreeMap<Option<Option<usize>>, (i64, u64)> = BTreeMap::new();
     for (_, size, alloc) in live_blocks_with_alloc(s, device, at) {
-        let key = match alloc {
-            None => AllocatedIn::BeforeTrace,
-            Some(k) => match of.get(k).copied().flatten() {
-                Some(i) => AllocatedIn::Phase(phases[i].name.clone()),
-                None => AllocatedIn::NoPhase,
-            },
-        };
-        let slot = by.entry(key).or_default();
+        let key = alloc.map(|k| of.get(k).copied().flatten());
+        let slot = by_index.entry(key).or_default();
         slot.0 = slot.0.saturating_add(size);
         slot.1 += 1;
+    }
+    let mut by: BTreeMap<AllocatedIn, (i64, u64)> = BTreeMap::new();
+    for (key, (bytes, blocks)) in by_index {
+        let place = match key {
+            None => AllocatedIn::BeforeTrace,
+            Some(None) => AllocatedIn::NoPhase,
+            Some(Some(i)) => AllocatedIn::Phase(phases[i].name.clone()),
+        };
+        let slot = by.entry(place).or_default();
+        slot.0 = slot.0.saturating_add(bytes);
+        slot.1 += blocks;
     }
     let mut v: Vec<PhaseHolding> = by
         .into_iter()
@@ -222,7 +292,7 @@ pub fn phases_json(s: &AllocatorSnapshot, device: i64, at: Option<usize>) -> ser
             phases(s, d).into_iter().map(move |p| {
                 serde_json::json!({
                     "device": d,
-                    "name": p.name,
+                    "name": &*p.name,
                     "start_us": p.start_us,
                     "end_us": p.end_us,
                     "depth": p.depth,
@@ -240,7 +310,7 @@ pub fn phases_json(s: &AllocatorSnapshot, device: i64, at: Option<usize>) -> ser
         .into_iter()
         .map(|h| {
             let (phase, before) = match h.allocated_in {
-                AllocatedIn::Phase(n) => (Some(n), false),
+                AllocatedIn::Phase(n) => (Some(n.to_string()), false),
                 AllocatedIn::NoPhase => (None, false),
                 AllocatedIn::BeforeTrace => (None, true),
             };

@@ -110,6 +110,9 @@ fn zh_snapshot_error(p: &crate::snapshot::SnapshotProblem) -> String {
             SnapshotError::NotASnapshot { path } => {
                 format!("{path}：不是内存快照（没有 'segments' 或 'device_traces'）")
             }
+            SnapshotError::TooLarge { path, source } => {
+                format!("{path}：{}", source.render(L::Zh))
+            }
         },
         crate::snapshot::SnapshotProblem::Task(e) => format!("读取时出错：{e}"),
     }
@@ -1895,6 +1898,9 @@ catalogue! {
                      could not get it (a per-process memory fraction, or another process's \
                      reservation). Raise the limit, or hold less."
                     .to_string(),
+                V::NoRequest => "No verdict: the event asked for no bytes (a size of 0 or less, \
+                     which no allocator writes)."
+                    .to_string(),
             };
             format!(
                 "Out of memory at event #{k}: asked for {asked} MB; free in the allocator's segments \
@@ -1915,6 +1921,9 @@ catalogue! {
                 V::ProcessLimit => "进程上限：设备上有足够的空闲内存，但本进程拿不到\
                      （进程内存比例上限，或被其他进程占用）。请提高上限或减少占用。"
                     .to_string(),
+                V::NoRequest => {
+                    "无结论：该事件申请的字节数为 0 或负数（分配器从不写出这样的事件）。".to_string()
+                }
             };
             format!(
                 "在事件 #{k} 内存不足：申请 {asked} MB；分配器内存段中空闲 {free} MB\
@@ -2027,6 +2036,10 @@ catalogue! {
     oom_process_limit: &'static str;
         en: "process limit";
         zh: "进程上限";
+    /// A verdict, short: the event asked for no bytes (size 0 or less).
+    oom_no_request: &'static str;
+        en: "no request size";
+        zh: "无请求大小";
     /// How the holders are shown: table, flame graph.
     snapshot_views: [&'static str; 2];
         en: ["Table", "Flame graph"];

@@ -36,7 +36,7 @@ pub const MAX_TEXT_LINES: usize = 40;
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct ExplainArgs {
     /// Rank id (a profile); default the rank with the highest peak.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub rank: Option<String>,
     /// JSON instead of text.
     #[arg(long)]
@@ -72,8 +72,29 @@ pub fn verdict(path: &Path, source: SourceChoice, rank: Option<&str>) -> Result<
     } else {
         profile::verdict(path, source, rank)?
     };
+    cut_names(&mut v, "");
     shrink(&mut v);
     Ok(v)
+}
+
+/// The most characters a name keeps in a verdict (a phase, module, operator or frame):
+/// longer ones are cut with `…`, so that one long name cannot take the verdict's whole size.
+pub const MAX_NAME_CHARS: usize = 160;
+
+/// Cuts every string of `v` to [`MAX_NAME_CHARS`], except the paths and commands (`path`,
+/// `next`), which must stay whole to be used.
+fn cut_names(v: &mut Value, key: &str) {
+    match v {
+        Value::String(t) if key != "path" && key != "next" => {
+            if let Some((at, _)) = t.char_indices().nth(MAX_NAME_CHARS - 1) {
+                t.truncate(at);
+                t.push('…');
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(|x| cut_names(x, key)),
+        Value::Object(o) => o.iter_mut().for_each(|(k, x)| cut_names(x, k)),
+        _ => {}
+    }
 }
 
 /// The verdict as one line of JSON.

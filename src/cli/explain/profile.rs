@@ -28,14 +28,15 @@ pub fn verdict(path: &Path, source: SourceChoice, rank: Option<&str>) -> Result<
     let p = path.display().to_string();
 
     let steps = json_of(|o, e| cli::steps(path, source, Some(&id), true, o, e));
-    let roles = parsed::<cli::RolesArgs>(&["--rank", &id, "--json"])
+    let rank_arg = format!("--rank={id}");
+    let roles = parsed::<cli::RolesArgs>(&[&rank_arg, "--json"])
         .and_then(|a| json_of(|o, e| cli::roles(path, source, &a, o, e)));
-    let modules = parsed::<cli::ModulesArgs>(&["--rank", &id, "--json"])
+    let modules = parsed::<cli::ModulesArgs>(&[&rank_arg, "--json"])
         .and_then(|a| json_of(|o, e| cli::modules(path, source, &a, o, e)));
     let at = at_ms.map(|t| t.to_string()).unwrap_or_default();
     let lines = match at_ms {
         Some(_) => parsed::<cli::StacksArgs>(&[
-            "--rank", &id, "--by", "line", "--at-ms", &at, "--top", "3", "--json",
+            &rank_arg, "--by", "line", "--at-ms", &at, "--top", "3", "--json",
         ])
         .and_then(|a| json_of(|o, e| cli::stacks(path, source, &a, o, e))),
         None => Err("no peak".into()),
@@ -85,12 +86,26 @@ pub fn verdict(path: &Path, source: SourceChoice, rank: Option<&str>) -> Result<
         }),
         "whatif": whatif,
         "unavailable": unavailable,
-        "next": [
-            format!("memsight steps {p} --rank '{id}'"),
-            format!("memsight roles {p} --rank '{id}'"),
-            format!("memsight live {p} --rank '{id}' --at-ms {at}"),
-        ],
+        "next": next_commands(path, &id, at_ms),
     }))
+}
+
+/// The commands to dig further, each path and rank quoted ([`cli::shell`]); `live` only when
+/// the rank has a peak to look at.
+fn next_commands(path: &Path, id: &str, at_ms: Option<f64>) -> Vec<String> {
+    let rank = cli::shell::option("--rank", id);
+    let mut next = vec![
+        cli::shell::memsight("steps", path, std::slice::from_ref(&rank)),
+        cli::shell::memsight("roles", path, std::slice::from_ref(&rank)),
+    ];
+    if let Some(t) = at_ms {
+        next.push(cli::shell::memsight(
+            "live",
+            path,
+            &[rank, "--at-ms".into(), t.to_string()],
+        ));
+    }
+    next
 }
 
 /// The rank asked for, or the one with the highest Operator Allocated peak (the first on ties).
@@ -253,7 +268,8 @@ fn whatif_table(
     let rows: Vec<Value> = levers
         .iter()
         .filter_map(|lever| {
-            let mut argv: Vec<&str> = vec!["--rank", id, "--json"];
+            let rank_arg = format!("--rank={id}");
+            let mut argv: Vec<&str> = vec![&rank_arg, "--json"];
             argv.extend(lever.iter().map(String::as_str));
             let w = parsed::<cli::WhatifArgs>(&argv)
                 .and_then(|a| json_of(|o, e| cli::whatif(path, source, &a, o, e)))

@@ -92,8 +92,8 @@ pub fn verdict(path: &Path) -> Result<Value, String> {
         "by_operator": ops,
         "from": "memsight snapshot --json",
         "next": [
-            format!("memsight snapshot {p}"),
-            format!("memsight snapshot {p} --at-event N"),
+            cli::shell::memsight("snapshot", path, &[]),
+            cli::shell::memsight("snapshot", path, &["--at-event".into(), "N".into()]),
         ],
     }))
 }

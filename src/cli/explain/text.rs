@@ -36,7 +36,17 @@ pub fn render(v: &Value) -> String {
         ));
     }
     lines.truncate(super::MAX_TEXT_LINES);
-    lines.iter().map(|l| format!("{l}\n")).collect()
+    // A name may hold a newline or a terminal's escape: each line stays one line, as written.
+    lines
+        .iter()
+        .map(|l| {
+            let one: String = l
+                .chars()
+                .map(|c| if c.is_control() { ' ' } else { c })
+                .collect();
+            format!("{one}\n")
+        })
+        .collect()
 }
 
 fn profile(v: &Value) -> Vec<String> {

@@ -123,7 +123,9 @@ pub fn trace_beside(path: &Path) -> Option<PathBuf> {
     let mut found = std::fs::read_dir(dir).ok()?.filter_map(|e| {
         let p = e.ok()?.path();
         let name = p.file_name()?.to_str()?.to_ascii_lowercase();
-        (name.ends_with(".pt.trace.json") || name.ends_with(".pt.trace.json.gz")).then_some(p)
+        // A link out of the MCP server's roots is not beside the snapshot.
+        let beside = name.ends_with(".pt.trace.json") || name.ends_with(".pt.trace.json.gz");
+        (beside && crate::ingest::safe_fs::readable(&p)).then_some(p)
     });
     let first = found.next()?;
     found.next().is_none().then_some(first)

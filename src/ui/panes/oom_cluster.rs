@@ -108,6 +108,7 @@ impl OomClusterView {
                                     OomVerdict::Fragmentation => t.oom_fragmentation,
                                     OomVerdict::Exhaustion => t.oom_exhaustion,
                                     OomVerdict::ProcessLimit => t.oom_process_limit,
+                                    OomVerdict::NoRequest => t.oom_no_request,
                                 };
                                 ui.colored_label(ui.visuals().warn_fg_color, text);
                             }

@@ -58,6 +58,11 @@ pub const HEADING: Text = Text {
     en: "A: {a}    B: {b}",
     zh: "A：{a}    B：{b}",
 };
+/// The sides are different devices or accelerators (`{a}`, `{b}`: `CUDA:0`, `NPU:3`).
+pub const DIFFERENT_DEVICES: Text = Text {
+    en: "A is {a} and B is {b}: different devices. Their allocators, limits and free memory differ, so compare what each holds, not why.",
+    zh: "A 是 {a}，B 是 {b}：设备不同。两者的分配器、上限和空闲内存各不相同，只宜对比各自占用了什么，不宜对比原因。",
+};
 /// Reading B (`{b}`).
 pub const READING: Text = Text {
     en: "Reading {b} and comparing…",
@@ -436,6 +441,15 @@ impl SnapshotComparing {
         };
         if self.computing.is_some() {
             ui.ctx().request_repaint_after(crate::ui::spinner::FRAME);
+        }
+        if c.different_devices() {
+            ui.colored_label(
+                ui.visuals().warn_fg_color,
+                DIFFERENT_DEVICES
+                    .get(t)
+                    .replace("{a}", &c.devices[0])
+                    .replace("{b}", &c.devices[1]),
+            );
         }
         figures(ui, t, &c, a.backend.alloc_conf());
         ui.add_space(6.0);

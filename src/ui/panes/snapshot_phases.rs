@@ -128,7 +128,7 @@ pub fn draw_spans(plot_ui: &mut PlotUi<'_>, phases: &[Phase], bands: &Bands) {
         let bottom = top - strip * 0.9;
         plot_ui.polygon(
             Polygon::new(
-                p.name.clone(),
+                p.name.to_string(),
                 PlotPoints::from(vec![[x0, bottom], [x1, bottom], [x1, top], [x0, top]]),
             )
             .fill_color(crate::ui::palette::phase_fill(&p.name))
@@ -140,9 +140,9 @@ pub fn draw_spans(plot_ui: &mut PlotUi<'_>, phases: &[Phase], bands: &Bands) {
         if fits {
             plot_ui.text(
                 egui_plot::Text::new(
-                    p.name.clone(),
+                    p.name.to_string(),
                     PlotPoint::new((x0 + x1) / 2.0, (top + bottom) / 2.0),
-                    egui::RichText::new(&p.name)
+                    egui::RichText::new(&*p.name)
                         .small()
                         .color(crate::ui::palette::FLAME_TEXT),
                 )
@@ -155,7 +155,7 @@ pub fn draw_spans(plot_ui: &mut PlotUi<'_>, phases: &[Phase], bands: &Bands) {
 /// The innermost phase of event `k`, for the chart's tooltip.
 pub fn phase_at<'a>(phases: &'a [Phase], phase_of: &[Option<usize>], k: i64) -> Option<&'a str> {
     let i = (*phase_of.get(usize::try_from(k).ok()?)?)?;
-    phases.get(i).map(|p| p.name.as_str())
+    phases.get(i).map(|p| &*p.name)
 }
 
 /// The By phase holders view ([`super::snapshot_holders::HoldersTab`]): offered when the
@@ -261,7 +261,7 @@ fn live_by_phase_table(ui: &mut egui::Ui, t: &Tr, by_phase: &[PhaseHolding], whe
                 ui.label(format!("{} MB", mb(h.bytes)));
                 ui.label(h.blocks.to_string());
                 ui.label(match &h.allocated_in {
-                    AllocatedIn::Phase(n) => n.clone(),
+                    AllocatedIn::Phase(n) => n.to_string(),
                     AllocatedIn::NoPhase => OUTSIDE.get(t).to_string(),
                     AllocatedIn::BeforeTrace => BEFORE.get(t).to_string(),
                 });

@@ -207,6 +207,13 @@ pub const W_NO_GRADIENTS: Text = Text {
     zh: "采集中没有分配梯度，无法得知参数大小（请采集完整的训练 step：从反向之前到优化器 step 之后）",
 };
 
+/// [`WhyNot::Overflow`].
+pub const W_OVERFLOW: Text = Text {
+    en: "the predicted peak passes 4 EiB (the levers multiply a block past what a 64-bit byte \
+         count holds): no prediction; use smaller levers",
+    zh: "预测峰值超过 4 EiB（杠杆把内存块放大到 64 位字节数无法表示）：无法预测，请用更小的杠杆",
+};
+
 /// The split's heading.
 pub const AT_PEAK_BY_ROLE: Text = Text {
     en: "At the predicted peak, by role",
@@ -428,6 +435,7 @@ pub fn why_text(t: &Tr, why: &WhyNot) -> String {
         WhyNot::NoPhases => W_NO_PHASES.get(t).to_string(),
         WhyNot::NoGradients => W_NO_GRADIENTS.get(t).to_string(),
         WhyNot::BadLever(what) => what.clone(),
+        WhyNot::Overflow => W_OVERFLOW.get(t).to_string(),
     }
 }
 
