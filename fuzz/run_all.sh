@@ -16,7 +16,7 @@ run() {
     "$(grep -o 'number_of_executed_units: [0-9]*' "target/fuzz-$t.log" | grep -o '[0-9]*$')" \
     "$(grep -E -m1 'SUMMARY|panicked' "target/fuzz-$t.log" || echo 'no crash')"
 }
-pairs=("value memory_record" "operator_memory npu_module_mem" "static_op_mem folder" "db pickle" "trace_view")
+pairs=("value memory_record" "operator_memory npu_module_mem" "static_op_mem folder" "db pickle" "trace_view pytorch_trace" "msmemscope summary" "mem_usage snapshot_fields" "module_spans mcp_request")
 for p in "${pairs[@]}"; do
   for t in $p; do run "$t" "$secs" & done
   wait

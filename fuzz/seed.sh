@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 root=$(cd .. && pwd)
-targets="value memory_record operator_memory npu_module_mem static_op_mem folder db pickle trace_view pytorch_trace msmemscope"
+targets="value memory_record operator_memory npu_module_mem static_op_mem folder db pickle trace_view pytorch_trace msmemscope snapshot_fields module_spans mcp_request"
 for t in $targets; do
   mkdir -p "corpus/$t"
   cp regressions/"$t"/* "corpus/$t/"
@@ -44,4 +44,8 @@ find "$tmp/g" -name '*.db' | while read -r f; do cp "$f" "corpus/db/$(name "$f")
 # pickle: the real torch_npu snapshots, when the shared samples are beside the checkout.
 samples="${MEMSIGHT_SAMPLES:-$root/../shared/samples}"
 find "$samples" -name '*.pkl' 2>/dev/null | while read -r f; do cp "$f" "corpus/pickle/$(name "$f")"; done
+# snapshot_fields: the committed snapshots with the newer fields (annotations, compile regions,
+# pools, pinned memory, FX frames) and the real OOM snapshots, when under 2 MB.
+{ find "$root/fixtures" -name '*.pickle'; find "$samples" -name '*.pickle' -size -2M 2>/dev/null; } |
+  while read -r f; do cp "$f" "corpus/snapshot_fields/$(name "$f")"; done
 echo "seeded: $(for t in $targets; do printf '%s=%s ' "$t" "$(ls "corpus/$t" | wc -l)"; done)"

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::ingest::{self, LoadControl};
 
 /// The fuzz targets, by the name of their folder under `fuzz/regressions/`.
-pub const TARGETS: [&str; 13] = [
+pub const TARGETS: [&str; 16] = [
     "value",
     "memory_record",
     "operator_memory",
@@ -22,6 +22,9 @@ pub const TARGETS: [&str; 13] = [
     "msmemscope",
     "summary",
     "mem_usage",
+    "snapshot_fields",
+    "module_spans",
+    "mcp_request",
 ];
 
 /// Runs the entry point of `target` on `data`; false for an unknown target name.
@@ -42,6 +45,9 @@ pub fn run(target: &str, data: &[u8]) -> bool {
         }
         "summary" => summary(data),
         "mem_usage" => mem_usage(data),
+        "snapshot_fields" => snapshot_fields(data),
+        "module_spans" => module_spans(data),
+        "mcp_request" => mcp_request(data),
         "memory_record" | "operator_memory" | "npu_module_mem" | "static_op_mem" => {
             table(target, data)
         }
@@ -161,6 +167,184 @@ pub fn pickle(data: &[u8]) {
             let _ = summarize_snapshot(&snap, Some((device, k)), 5);
         }
     }
+}
+
+/// Runs `memsight ARGS…` in-process (the commands' own code, as the MCP server runs them);
+/// its stdout. An argument list clap refuses is no run.
+fn command(args: &[&std::ffi::OsStr]) -> Vec<u8> {
+    use clap::Parser;
+    let all = std::iter::once(std::ffi::OsStr::new("memsight")).chain(args.iter().copied());
+    let Ok(parsed) = crate::cli::command_line::Args::try_parse_from(all) else {
+        return Vec::new();
+    };
+    let Some(c) = parsed.command else {
+        return Vec::new();
+    };
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    crate::cli::command_line::run(c, &mut out, &mut err);
+    out
+}
+
+/// Panics when `out` is larger than what `input` bytes may make ([`crate::model::Budget`]).
+fn in_proportion(what: &str, out: &[u8], input: usize) {
+    let limit = crate::model::Budget::for_input(input as u64).limit();
+    assert!(
+        out.len() as u64 <= limit,
+        "{what}: {} bytes of output for {input} of input",
+        out.len()
+    );
+}
+
+/// The bytes as an allocator snapshot, through every answer of the newer snapshot fields
+/// (`external_annotations` as phases, `compile_context`, pools, pinned host memory, FX frames,
+/// the OOM verdicts): `snapshot` in text and JSON at its end and at an event, `explain`, and
+/// `compare` with itself. No panic, no hang, nothing written beside it, and every output in
+/// proportion to the file.
+pub fn snapshot_fields(data: &[u8]) {
+    let dir = scratch();
+    let path = dir.path().join("s.pickle");
+    write(&path, data);
+    let before = listing(dir.path());
+    let p = path.as_os_str();
+    let runs: [&[&std::ffi::OsStr]; 6] = [
+        &["snapshot".as_ref(), p],
+        &["snapshot".as_ref(), p, "--json".as_ref()],
+        &["snapshot".as_ref(), p, "--at-event".as_ref(), "1".as_ref()],
+        &["explain".as_ref(), p],
+        &["explain".as_ref(), p, "--json".as_ref()],
+        &["compare".as_ref(), p, p, "--json".as_ref()],
+    ];
+    for args in runs {
+        let out = command(args);
+        in_proportion("snapshot", &out, data.len());
+    }
+    assert_eq!(
+        before,
+        listing(dir.path()),
+        "the snapshot's folder was written to"
+    );
+}
+
+/// The bytes as `nn.Module` spans of a PyTorch trace (each 8 bytes: thread, start, length, a
+/// name from a list with hostile ones — a trailing space, a `/`, an empty name, a long one —,
+/// whether an op runs inside, its allocation), written as a trace and read by `modules` (text
+/// and JSON), `inspect` and `whatif --checkpoint`: no panic, no hang, output in proportion.
+pub fn module_spans(data: &[u8]) {
+    const NAMES: [&str; 8] = [
+        "Block_0",
+        "Block_0 ",
+        "a/b",
+        "a",
+        "",
+        "Linear_1",
+        "%2F",
+        "Attention_0",
+    ];
+    let long = "L".repeat(3000);
+    let spans: Vec<crate::generate::hostile::Span<'_>> = data
+        .chunks_exact(8)
+        .map(|c| crate::generate::hostile::Span {
+            thread: u64::from(c[0] % 3),
+            start: i64::from(u16::from_le_bytes([c[1], c[2]])),
+            dur: i64::from(u16::from_le_bytes([c[3], c[4]])),
+            name: match c[5] {
+                255 => long.as_str(),
+                n => NAMES[usize::from(n) % NAMES.len()],
+            },
+            op: c[6] & 1 == 1,
+            bytes: i64::from(c[7]) * 512,
+        })
+        .collect();
+    let text = crate::generate::hostile::trace_of_spans(&spans);
+    let dir = scratch();
+    let path = dir.path().join("t.pt.trace.json");
+    write(&path, text.as_bytes());
+    let before = listing(dir.path());
+    let p = path.as_os_str();
+    let runs: [&[&std::ffi::OsStr]; 5] = [
+        &["modules".as_ref(), p],
+        &["modules".as_ref(), p, "--json".as_ref()],
+        &["inspect".as_ref(), p],
+        &[
+            "whatif".as_ref(),
+            p,
+            "--checkpoint".as_ref(),
+            "Block*".as_ref(),
+        ],
+        &["explain".as_ref(), p, "--json".as_ref()],
+    ];
+    for args in runs {
+        let out = command(args);
+        in_proportion("module spans", &out, text.len());
+    }
+    assert_eq!(
+        before,
+        listing(dir.path()),
+        "the trace's folder was written to"
+    );
+}
+
+/// The bytes as one MCP tool call (`{"tool": name, "arguments": {...}}`; `$ROOT` in a string
+/// is the granted root), answered as the server answers it ([`crate::mcp::answer`]) with one
+/// root that holds a small trace and links out to a folder with another: no panic, nothing
+/// written, and no answer holds what only the outside trace names. Bytes that are no such
+/// JSON are the arguments of `explain`.
+///
+/// It confines the process's reads while it runs, so its regression inputs are replayed by a
+/// test binary of their own (`tests/process_wide.rs`), not beside other tests.
+pub fn mcp_request(data: &[u8]) {
+    #[cfg(feature = "mcp")]
+    {
+        use serde_json::Value;
+        let dir = scratch();
+        let (root, outside) = (dir.path().join("root"), dir.path().join("outside"));
+        for d in [&root, &outside] {
+            std::fs::create_dir_all(d).expect("the fuzz folders");
+        }
+        let spans = |name| {
+            vec![crate::generate::hostile::Span {
+                thread: 1,
+                start: 0,
+                dur: 100,
+                name,
+                op: true,
+                bytes: 4096,
+            }]
+        };
+        let inside = crate::generate::hostile::trace_of_spans(&spans("Inside_0"));
+        write(&root.join("in.pt.trace.json"), inside.as_bytes());
+        let secret = crate::generate::hostile::trace_of_spans(&spans("OutsideSecret_0"));
+        write(&outside.join("secret.pt.trace.json"), secret.as_bytes());
+        #[cfg(unix)]
+        {
+            let _ = std::os::unix::fs::symlink(&outside, root.join("linked"));
+            let _ = std::os::unix::fs::symlink(
+                outside.join("secret.pt.trace.json"),
+                root.join("link.pt.trace.json"),
+            );
+        }
+        let before = listing(dir.path());
+        let root_text = root.display().to_string();
+        let call: Value = serde_json::from_slice(data).unwrap_or_else(
+            |_| serde_json::json!({"tool": "explain", "arguments": {"path": String::from_utf8_lossy(data)}}),
+        );
+        let mut args = call["arguments"].as_object().cloned().unwrap_or_default();
+        for v in args.values_mut() {
+            if let Value::String(s) = v {
+                *s = s.replace("$ROOT", &root_text);
+            }
+        }
+        let name = call["tool"].as_str().unwrap_or("explain");
+        if let Ok(answer) = crate::mcp::answer(name, &args, std::slice::from_ref(&root)) {
+            assert!(
+                !answer.to_string().contains("OutsideSecret"),
+                "{name} read outside its root: {answer}"
+            );
+        }
+        assert_eq!(before, listing(dir.path()), "the root was written to");
+    }
+    #[cfg(not(feature = "mcp"))]
+    let _ = data;
 }
 
 /// The bytes as a cluster summary file: read as `--merge` reads it (then written merged into a

@@ -2,6 +2,7 @@
 //! CSV and DB, MindSpore (with its unit quirk and legacy trailing-comma variant), msprof (with
 //! slices), plus a malformed set. Fixtures, the demo profile and benchmarks all come from here.
 
+pub mod hostile;
 mod malformed;
 mod phases;
 mod rng;

@@ -213,3 +213,179 @@ fn a_real_mcp_client_lists_and_calls_every_tool_and_gets_the_clis_answers() {
     // Nothing written under the root.
     assert_eq!(common::files_under(&runs), before);
 }
+
+/// Issue 86 item 3: a root holds the files whose real path is under it. Through the real
+/// server: a link inside the root to a trace outside is not read, a linked folder is not
+/// followed out when the root is inspected, and a snapshot's trace beside it that links out is
+/// not joined; the same files inside the root are.
+#[cfg(unix)]
+#[test]
+fn the_mcp_server_follows_no_link_out_of_its_roots() {
+    let work = tempfile::tempdir().unwrap();
+    let (root, outside) = (work.path().join("root"), work.path().join("outside"));
+    std::fs::create_dir_all(root.join("inside")).unwrap();
+    std::fs::create_dir_all(root.join("snap")).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    let fixture = common::fixtures().join("snapshots/cuda_join");
+    let secret = outside.join("secret.pt.trace.json.gz");
+    std::fs::copy(fixture.join("run.pt.trace.json.gz"), &secret).unwrap();
+    let link = |target: &std::path::Path, at: std::path::PathBuf| {
+        std::os::unix::fs::symlink(target, at).unwrap();
+    };
+    // A link to the outside trace, a link to the outside folder, and a snapshot whose trace
+    // beside it is a link out.
+    link(&secret, root.join("inside/link.pt.trace.json.gz"));
+    link(&outside, root.join("linked"));
+    std::fs::copy(fixture.join("run.pickle"), root.join("snap/run.pickle")).unwrap();
+    link(&secret, root.join("snap/run.pt.trace.json.gz"));
+    // The same snapshot with its real trace, inside: joined (the control).
+    std::fs::create_dir_all(root.join("real")).unwrap();
+    std::fs::copy(fixture.join("run.pickle"), root.join("real/run.pickle")).unwrap();
+    std::fs::copy(
+        fixture.join("run.pt.trace.json.gz"),
+        root.join("real/run.pt.trace.json.gz"),
+    )
+    .unwrap();
+    let before = common::files_under(&root);
+    let p = |rel: &str| root.join(rel).display().to_string();
+    let calls = json!([
+        {"tool": "inspect", "arguments": {"path": p("inside")}},
+        {"tool": "inspect", "arguments": {"path": p("linked")}},
+        {"tool": "inspect", "arguments": {"path": p("")}},
+        {"tool": "snapshot", "arguments": {"path": p("snap/run.pickle")}},
+        {"tool": "snapshot", "arguments": {"path": p("real/run.pickle")}},
+        {"tool": "explain", "arguments": {"path": p("inside/link.pt.trace.json.gz")}},
+    ]);
+    let calls_file = work.path().join("calls.json");
+    std::fs::write(&calls_file, calls.to_string()).unwrap();
+    let Some(session) = common::python_reference(
+        "mcp_session.py",
+        &[
+            env!("CARGO_BIN_EXE_memsight").as_ref(),
+            calls_file.as_os_str(),
+            root.as_os_str(),
+        ],
+    ) else {
+        return;
+    };
+    let answers = session["calls"].as_array().unwrap();
+    let text = |i: usize| answers[i].to_string();
+    // The folder holding only a link out has no profile; the linked folder is outside.
+    assert!(answers[0].get("error").is_some(), "{}", text(0));
+    assert!(answers[1].get("error").is_some(), "{}", text(1));
+    // The root's own inspect finds the snapshots' folders only, never the outside trace.
+    assert!(!text(2).contains("secret"), "{}", text(2));
+    // The snapshot beside a link out is not joined; the one beside its real trace is.
+    assert_eq!(
+        answers[3]["structured"]["profile_join"],
+        Value::Null,
+        "{}",
+        text(3)
+    );
+    assert!(
+        answers[4]["structured"]["profile_join"].is_object(),
+        "{}",
+        text(4)
+    );
+    assert!(answers[5].get("error").is_some(), "{}", text(5));
+    assert_eq!(common::files_under(&root), before, "nothing written");
+}
+
+/// The peak resident memory of a process (`VmHWM`), bytes.
+#[cfg(target_os = "linux")]
+fn peak_rss(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let kb: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap();
+    kb * 1024
+}
+
+/// Sends `calls` `explain` calls at once to a fresh `memsight mcp` over stdio (JSON-RPC, one
+/// message a line), reads every answer, and returns the server's peak resident memory and the
+/// answers' count.
+#[cfg(target_os = "linux")]
+fn concurrent_explains(
+    root: &std::path::Path,
+    trace: &std::path::Path,
+    calls: usize,
+) -> (u64, usize) {
+    use std::io::{BufRead, Write};
+    let mut server = std::process::Command::new(env!("CARGO_BIN_EXE_memsight"))
+        .args(["mcp", "--root"])
+        .arg(root)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut input = server.stdin.take().unwrap();
+    let mut output = std::io::BufReader::new(server.stdout.take().unwrap());
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "memsight-test", "version": "0"}}});
+    writeln!(input, "{init}").unwrap();
+    let mut line = String::new();
+    output.read_line(&mut line).unwrap();
+    writeln!(
+        input,
+        "{}",
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    )
+    .unwrap();
+    let mut batch = String::new();
+    for id in 1..=calls {
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "explain", "arguments": {"path": trace.display().to_string()}}});
+        batch.push_str(&format!("{call}\n"));
+    }
+    input.write_all(batch.as_bytes()).unwrap();
+    input.flush().unwrap();
+    let mut answered = 0;
+    while answered < calls {
+        line.clear();
+        if output.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        let v: Value = serde_json::from_str(&line).unwrap();
+        if v.get("id").is_some() {
+            assert!(v.get("result").is_some(), "{v}");
+            answered += 1;
+        }
+    }
+    let peak = peak_rss(server.id());
+    drop(input);
+    let _ = server.wait();
+    (peak, answered)
+}
+
+/// Issue 86 item 6: calls sent at once run at most the machine's cores at a time (at least 2):
+/// many `explain`s at once take about the memory of that many, not of all of them (300 calls
+/// took 2.2 GB where one takes 25 MB before the bound).
+#[cfg(target_os = "linux")]
+#[test]
+fn concurrent_mcp_calls_are_bounded_by_the_cores() {
+    let work = tempfile::tempdir().unwrap();
+    let trace = work.path().join("cnn.pt.trace.json.gz");
+    std::fs::copy(
+        common::fixtures().join("pytorch/cnn_adam.pt.trace.json.gz"),
+        &trace,
+    )
+    .unwrap();
+    let cores = memsight::mcp::concurrent_calls();
+    let (one, answered) = concurrent_explains(work.path(), &trace, 1);
+    assert_eq!(answered, 1);
+    let many = 8 * cores + 16;
+    let (peak, answered) = concurrent_explains(work.path(), &trace, many);
+    assert_eq!(answered, many, "every call answered");
+    // A server idles at its binary and runtime; each running call adds what one adds.
+    let bound = one * (cores as u64 + 2);
+    assert!(
+        peak <= bound,
+        "{many} calls at once: {} MiB; one call: {} MiB; {cores} at a time",
+        peak >> 20,
+        one >> 20
+    );
+}

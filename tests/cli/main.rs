@@ -9,6 +9,7 @@ mod common;
 mod cli_analysis;
 mod cli_compare;
 mod cli_explain;
+mod cli_hostile;
 mod cli_inspect;
 mod cli_mcp;
 mod cli_modules;

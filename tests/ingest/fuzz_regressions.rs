@@ -6,6 +6,10 @@ use std::path::Path;
 
 use memsight::fuzzing::{TARGETS, run};
 
+/// The target that confines the process's reads while it runs: replayed alone, by
+/// `tests/process_wide.rs`, so no test beside it finds its files refused.
+const PROCESS_WIDE: &str = "mcp_request";
+
 #[test]
 fn every_regression_input_runs_clean() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions");
@@ -17,6 +21,9 @@ fn every_regression_input_runs_clean() {
             TARGETS.contains(&target.as_str()),
             "unknown target folder {target}"
         );
+        if target == PROCESS_WIDE {
+            continue;
+        }
         let mut files: Vec<_> = std::fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().path())
@@ -30,5 +37,5 @@ fn every_regression_input_runs_clean() {
         }
     }
     // Every target has inputs, so a renamed folder cannot silently replay nothing.
-    assert!(ran >= TARGETS.len(), "only {ran} inputs replayed");
+    assert!(ran >= TARGETS.len() - 1, "only {ran} inputs replayed");
 }
