@@ -16,7 +16,8 @@ use memsight::ui::format::grouped;
 use memsight::ui::i18n::{EN, Lang, Tr, ZH};
 use memsight::ui::panes::snapshot::SnapshotView;
 use memsight::ui::panes::snapshot_compare::{
-    COMPARE_WITH, COPY, FAILED, MOMENTS, NO_EVENT, READ_AT, STOP, SnapshotComparing,
+    COMPARE_WITH, COPY, DIFFERENT_DEVICES, FAILED, MOMENTS, NO_EVENT, READ_AT, STOP,
+    SnapshotComparing,
 };
 
 fn tr(lang: Lang) -> &'static Tr {
@@ -277,5 +278,34 @@ fn the_file_menus_compare_with_asks_for_a_snapshot_on_a_snapshot() {
         h.get_by_label(t.compare_with_menu).click();
         wait_for(&mut h, Moment::Peak, Moment::Peak);
         assert_eq!(view(h.state()).comparing().unwrap().path(), b);
+    }
+}
+
+/// Issue 86 item 13: a CUDA snapshot compared with an NPU one says the devices differ, in the
+/// UI's language; two CUDA snapshots say nothing of it.
+#[test]
+fn snapshots_of_different_accelerators_say_so_in_the_ui_language() {
+    let a = common::fixtures().join("snapshots/cuda_join/run.pickle");
+    let tmp = tempfile::tempdir().unwrap();
+    let npu = tmp.path().join("npu.pickle");
+    std::fs::write(&npu, memsight::generate::hostile::many_ooms_snapshot(0, 5)).unwrap();
+    for lang in [Lang::En, Lang::Zh] {
+        let t = tr(lang);
+        let note = DIFFERENT_DEVICES
+            .get(t)
+            .replace("{a}", "CUDA:0")
+            .replace("{b}", "NPU:0");
+        let mut h = open(&a, &npu, lang);
+        h.get_by_label(COMPARE_WITH.get(t)).click();
+        wait_for(&mut h, Moment::Peak, Moment::Peak);
+        assert!(shows(&h, &note), "{lang:?}: {note}");
+        let mut h = open(&a, &a, lang);
+        h.get_by_label(COMPARE_WITH.get(t)).click();
+        wait_for(&mut h, Moment::Peak, Moment::Peak);
+        let prefix = &note[..note.find("CUDA").unwrap()];
+        assert!(
+            h.query_all_by_label_contains(prefix).next().is_none(),
+            "{lang:?}: the same device"
+        );
     }
 }
