@@ -32,7 +32,7 @@
 //!   subcommands (`inspect`, `curve`, `table`, `live`, `steps`, `stacks`, `roles`, `modules`,
 //!   `whatif`, `compare`, `snapshot`, `summarize`), each with `--source` for ranks that have a
 //!   DB and CSV files; `explain` composes one verdict from the others' JSON (`cli::explain`);
-//!   every command line printed for a person to run is quoted by [`cli::shell`].
+//!   every command line printed for a person to run is quoted by [`model::shell`].
 //! - `mcp` (cargo feature `mcp`, on by default): `memsight mcp`, a Model Context Protocol server
 //!   on stdio whose tools run the headless commands.
 //! - [`snapshot`]: allocator snapshots (`.pickle`): a data-only unpickler (nothing in a file is

@@ -130,7 +130,12 @@ impl Lever {
     /// The lever as `memsight whatif` arguments (`--checkpoint Block`, `--zero 1 --ranks 8`).
     pub fn whatif_args(&self) -> String {
         match self {
-            Lever::Checkpoint(glob) => format!("--checkpoint {glob}"),
+            Lever::Checkpoint(glob) => {
+                format!(
+                    "--checkpoint {}",
+                    crate::model::shell::quote(std::ffi::OsStr::new(glob))
+                )
+            }
             Lever::Zero { stage, ranks } => format!("--zero {stage} --ranks {ranks}"),
         }
     }
@@ -703,6 +708,19 @@ fn holders(data: &RankData, t: i64, roles_of: &[Role], how: Holder) -> Vec<(Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_levers_arguments_are_quoted_for_the_shell() {
+        let plain = Lever::Checkpoint("Block".into());
+        assert_eq!(plain.whatif_args(), "--checkpoint Block");
+        #[cfg(unix)]
+        assert_eq!(
+            Lever::Checkpoint("x; touch PWNED".into()).whatif_args(),
+            "--checkpoint 'x; touch PWNED'"
+        );
+        let zero = Lever::Zero { stage: 1, ranks: 8 };
+        assert_eq!(zero.whatif_args(), "--zero 1 --ranks 8");
+    }
 
     #[test]
     fn sharding_saves_follow_the_rank_count() {

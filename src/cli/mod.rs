@@ -11,7 +11,6 @@ pub mod live;
 pub mod modules;
 pub mod rank;
 pub mod roles;
-pub mod shell;
 pub mod snapshot;
 pub mod snapshot_compare;
 pub mod stacks;

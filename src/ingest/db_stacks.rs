@@ -88,7 +88,7 @@ pub fn load_host_ops(
     if ids {
         let spans = read_module_spans(&conn, (start, end, tid, name), &mut ops)?;
         let found = super::module_spans::assign_modules(&mut ops, spans);
-        ops.stacks_cut = ops.stacks_cut.saturating_add(found.cut);
+        ops.stacks_cut = ops.stacks_cut.max(found.cut);
     }
     Ok(Some((ops, skipped)))
 }

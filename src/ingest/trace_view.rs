@@ -613,7 +613,7 @@ impl Sink {
         for (op, id) in found.stacks {
             self.host.stack[op] = id;
         }
-        self.host.stacks_cut = self.host.stacks_cut.saturating_add(found.cut);
+        self.host.stacks_cut = self.host.stacks_cut.max(found.cut);
     }
 
     /// The `python_function` spans of modules' forwards, as [`super::module_spans`] joins
@@ -639,7 +639,7 @@ impl Sink {
     fn modules_from_python(&mut self) {
         let spans = self.module_spans();
         let found = super::module_spans::assign_modules(&mut self.host, spans);
-        self.host.stacks_cut = self.host.stacks_cut.saturating_add(found.cut);
+        self.host.stacks_cut = self.host.stacks_cut.max(found.cut);
     }
 
     /// A `[memory]` instant event: an allocation (`Bytes` > 0) or a free (< 0) on a device.

@@ -328,7 +328,7 @@ pub enum Message {
     /// Call stacks or module nestings deeper than the frames a stack keeps: each keeps its
     /// outermost frames.
     StacksCut {
-        /// How many stacks were cut.
+        /// The ops whose stacks were cut (the most of the passes that build stacks).
         count: u64,
         /// The frames each keeps.
         kept: usize,
@@ -493,12 +493,15 @@ Message::RankWithoutMemoryData { path, holds } => match lang { Lang::En => forma
             ), Lang::Zh => format!(
             "{path}：没有内存数据（输出文件夹中只有 {holds}；采集时需设置 profile_memory=True）；未显示"
         ), },
-Message::SnapshotsInFolder { path, count } => match lang { Lang::En => format!("{count} allocator snapshots (.pickle) under {path}: `memsight snapshot {path}` \
+Message::SnapshotsInFolder { path, count } => {
+    let command = super::shell::memsight("snapshot", std::path::Path::new(path), &[]);
+    match lang { Lang::En => format!("{count} allocator snapshots (.pickle) under {path}: `{command}` \
                  lists which ranks ran out of memory and how close the others were; open one \
                  with File > Open file"
             ), Lang::Zh => format!(
-            "{path} 下有 {count} 个内存快照（.pickle）：`memsight snapshot {path}` 列出哪些 rank 内存不足（OOM）、其余 rank 离上限多近；用“文件 > 打开文件”打开其中一个"
-        ), },
+            "{path} 下有 {count} 个内存快照（.pickle）：`{command}` 列出哪些 rank 内存不足（OOM）、其余 rank 离上限多近；用“文件 > 打开文件”打开其中一个"
+        ), }
+},
 Message::SnapshotNotProfile { path } => match lang { Lang::En => format!("{path} is an allocator snapshot, not a profile: the app opens it in its \
                  snapshot view (`memsight {path}`); `memsight snapshot` summarises it on the \
                  command line"
@@ -753,11 +756,12 @@ Message::SkippedRows { path, count, first } => match lang { Lang::En => {
         }, },
 Message::StacksCut { count, kept } => match lang {
     Lang::En => format!(
-        "{count} call stacks were nested deeper than {kept} frames (no real program nests so \
-         deep): each keeps its outermost {kept}, the deeper modules counted in their ancestor"
+        "the stacks of {count} ops were nested deeper than {kept} frames (no real program \
+         nests so deep): each keeps its outermost {kept}, the deeper modules counted in their \
+         ancestor"
     ),
     Lang::Zh => format!(
-        "有 {count} 个调用栈的嵌套超过 {kept} 层（真实程序不会这么深）：每个只保留最外层的 {kept} 层，更深的模块计入其第 {kept} 层的祖先"
+        "有 {count} 个算子的调用栈嵌套超过 {kept} 层（真实程序不会这么深）：每个只保留最外层的 {kept} 层，更深的模块计入其第 {kept} 层的祖先"
     ),
 },
 Message::ModulesRefused { over } => match lang {

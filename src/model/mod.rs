@@ -19,6 +19,7 @@ pub mod plural;
 mod rank;
 pub mod report;
 mod roles;
+pub mod shell;
 mod stacks;
 mod steps;
 mod tables;

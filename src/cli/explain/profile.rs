@@ -90,16 +90,16 @@ pub fn verdict(path: &Path, source: SourceChoice, rank: Option<&str>) -> Result<
     }))
 }
 
-/// The commands to dig further, each path and rank quoted ([`cli::shell`]); `live` only when
+/// The commands to dig further, each path and rank quoted ([`crate::model::shell`]); `live` only when
 /// the rank has a peak to look at.
 fn next_commands(path: &Path, id: &str, at_ms: Option<f64>) -> Vec<String> {
-    let rank = cli::shell::option("--rank", id);
+    let rank = crate::model::shell::option("--rank", id);
     let mut next = vec![
-        cli::shell::memsight("steps", path, std::slice::from_ref(&rank)),
-        cli::shell::memsight("roles", path, std::slice::from_ref(&rank)),
+        crate::model::shell::memsight("steps", path, std::slice::from_ref(&rank)),
+        crate::model::shell::memsight("roles", path, std::slice::from_ref(&rank)),
     ];
     if let Some(t) = at_ms {
-        next.push(cli::shell::memsight(
+        next.push(crate::model::shell::memsight(
             "live",
             path,
             &[rank, "--at-ms".into(), t.to_string()],

@@ -92,8 +92,8 @@ pub fn verdict(path: &Path) -> Result<Value, String> {
         "by_operator": ops,
         "from": "memsight snapshot --json",
         "next": [
-            cli::shell::memsight("snapshot", path, &[]),
-            cli::shell::memsight("snapshot", path, &["--at-event".into(), "N".into()]),
+            crate::model::shell::memsight("snapshot", path, &[]),
+            crate::model::shell::memsight("snapshot", path, &["--at-event".into(), "N".into()]),
         ],
     }))
 }

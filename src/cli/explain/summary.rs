@@ -86,7 +86,7 @@ pub fn verdict(path: &Path) -> Result<Value, String> {
         },
         "from": "the summary file (the app's cluster overview)",
         "next": [
-            format!("memsight {}", crate::cli::shell::quote_path(path)),
+            format!("memsight {}", crate::model::shell::quote_path(path)),
             "memsight explain PROFILE --rank R (the outlier's own profile)".to_string(),
         ],
     }))

@@ -1,5 +1,6 @@
 //! Command lines that memsight prints for a person or an assistant to run (`explain`'s `next`
-//! lines): every argument quoted by one function, so that a file named
+//! lines, the roles advice's `whatif` lever, a note naming `memsight snapshot DIR`): every
+//! argument quoted by one function, so that a file named
 //! `x'; touch PWNED; echo '.json`, `$(…)`, a space, a newline or a leading `-` is one argument
 //! when the line is pasted, never code.
 //!
