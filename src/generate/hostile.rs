@@ -162,6 +162,25 @@ fn snapshot_with_trace(body: impl FnOnce(&mut PickleOut)) -> Vec<u8> {
     p.finish()
 }
 
+/// `stacks` alloc events, each with a stack of its own: `refs` references to the frame dict
+/// memoized at `frame`, then a frame of its own (so no two stacks are equal).
+fn stacks_of_one_frame(p: &mut PickleOut, frame: u32, stacks: usize, refs: usize) {
+    for s in 0..stacks {
+        p.list();
+        for _ in 0..refs {
+            p.get(frame);
+        }
+        p.dict();
+        p.text("filename").text("own.py");
+        p.text("line").int(s as i64);
+        p.text("name").text("f");
+        p.end_dict();
+        p.end_list();
+        let list = p.define();
+        event(p, "alloc", 4096 * s as i64, 512, s as i64, Some(list));
+    }
+}
+
 /// Issue 86 item 1: `stacks` distinct stacks, each of `refs` references to one shared frame
 /// dict whose file name is `name_len` bytes (plus a frame of its own, so no two are equal): a
 /// few hundred KB that a builder copying each frame per reference makes into gigabytes.
@@ -173,20 +192,7 @@ pub fn shared_frames_snapshot(stacks: usize, refs: usize, name_len: usize) -> Ve
         p.text("name").text("forward");
         p.end_dict();
         let frame = p.define();
-        for s in 0..stacks {
-            p.list();
-            for _ in 0..refs {
-                p.get(frame);
-            }
-            p.dict();
-            p.text("filename").text("own.py");
-            p.text("line").int(s as i64);
-            p.text("name").text("f");
-            p.end_dict();
-            p.end_list();
-            let list = p.define();
-            event(p, "alloc", 4096 * s as i64, 512, s as i64, Some(list));
-        }
+        stacks_of_one_frame(p, frame, stacks, refs);
     })
 }
 
@@ -205,20 +211,7 @@ pub fn fx_frames_snapshot(stacks: usize, refs: usize, frames: usize) -> Vec<u8> 
         p.text("fx_original_trace").text(&trace);
         p.end_dict();
         let frame = p.define();
-        for s in 0..stacks {
-            p.list();
-            for _ in 0..refs {
-                p.get(frame);
-            }
-            p.dict();
-            p.text("filename").text("own.py");
-            p.text("line").int(s as i64);
-            p.text("name").text("f");
-            p.end_dict();
-            p.end_list();
-            let list = p.define();
-            event(p, "alloc", 4096 * s as i64, 512, s as i64, Some(list));
-        }
+        stacks_of_one_frame(p, frame, stacks, refs);
     })
 }
 

@@ -9,19 +9,7 @@ use serde_json::Value;
 use crate::common;
 use memsight::generate::hostile;
 
-/// Runs the binary in `dir` with `args`; (code, stdout, stderr).
-fn run_in(dir: &Path, args: &[&std::ffi::OsStr]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_memsight"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use common::memsight_in as run_in;
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     let p = dir.join(name);

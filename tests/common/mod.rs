@@ -180,7 +180,15 @@ pub fn load_first(dir: &Path) -> memsight::model::RankData {
 
 /// Runs the real binary: (exit code, stdout, stderr).
 pub fn memsight(args: &[&str]) -> (i32, String, String) {
+    let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
+    memsight_in(Path::new("."), &args)
+}
+
+/// Runs the binary in `dir` with `args` (any bytes: a hostile file name); (code, stdout,
+/// stderr).
+pub fn memsight_in(dir: &Path, args: &[&std::ffi::OsStr]) -> (i32, String, String) {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_memsight"))
+        .current_dir(dir)
         .args(args)
         .output()
         .unwrap();
