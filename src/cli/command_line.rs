@@ -307,7 +307,43 @@ pub enum DbArg {
 }
 
 /// Runs a headless subcommand, writing to `out` and `err`; returns the process exit code.
+/// What it writes to `out` is drawn from the budget of what it reads ([`super::BoundedOut`]):
+/// past it, the command fails with the refusal instead of writing on.
 pub fn run(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    let inputs: u64 = input_paths(&command)
+        .iter()
+        .map(|p| super::bytes_under(p))
+        .fold(0, u64::saturating_add);
+    match inputs {
+        0 => dispatch(command, out, err),
+        n => dispatch(command, &mut super::BoundedOut::new(out, n), err),
+    }
+}
+
+/// The files or folders a command reads its answer from; none for `generate`, `summarize` and
+/// `mcp`, whose output is not drawn from one input.
+fn input_paths(command: &Command) -> Vec<&std::path::Path> {
+    match command {
+        Command::Inspect { path, .. }
+        | Command::Explain { path, .. }
+        | Command::Curve { path, .. }
+        | Command::Table { path, .. }
+        | Command::Snapshot { path, .. }
+        | Command::Roles { path, .. }
+        | Command::Stacks { path, .. }
+        | Command::Modules { path, .. }
+        | Command::Whatif { path, .. }
+        | Command::Steps { path, .. }
+        | Command::Components { path, .. }
+        | Command::Static { path, .. }
+        | Command::Live { path, .. } => vec![path.as_path()],
+        Command::Compare { a, b, .. } => vec![a.as_path(), b.as_path()],
+        Command::Mcp { .. } | Command::Summarize { .. } | Command::Generate { .. } => Vec::new(),
+    }
+}
+
+/// [`run`]'s dispatch to each subcommand.
+fn dispatch(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     match command {
         Command::Inspect { path, json, src } => {
             super::inspect(&path, src.source.choice(), json, out, err)

@@ -36,14 +36,15 @@ pub use summarize::{SummarizeArgs, summarize};
 pub use table::{TableArgs, table};
 pub use whatif::{WhatifArgs, whatif};
 
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
 /// Exit code for "nothing could be done" (bad path, no data, bad arguments).
 pub const EXIT_FAILURE: i32 = 2;
 
 /// Discovers the profile at `path`. A cluster summary given where a profile is expected is
 /// named as such, with what opens it (discovery alone would say it has no MEMORY_RECORD table).
-pub(crate) fn discover_profile(path: &std::path::Path) -> Result<crate::ingest::Profile, String> {
+pub(crate) fn discover_profile(path: &Path) -> Result<crate::ingest::Profile, String> {
     crate::ingest::discover(path).map_err(|e| {
         if crate::export::cluster_db::is_summary(path) {
             format!(
@@ -57,7 +58,7 @@ pub(crate) fn discover_profile(path: &std::path::Path) -> Result<crate::ingest::
 }
 
 /// A command's outcome as an exit code; an error is printed as one line on `err`.
-pub(crate) fn finish(result: Result<(), String>, err: &mut dyn std::io::Write) -> i32 {
+pub(crate) fn finish(result: Result<(), String>, err: &mut dyn Write) -> i32 {
     match result {
         Ok(()) => 0,
         Err(e) => {
@@ -70,7 +71,7 @@ pub(crate) fn finish(result: Result<(), String>, err: &mut dyn std::io::Write) -
 /// Runs a subcommand in-process (`f` writes its JSON to the first stream, its error to the
 /// second) and parses its JSON; its error line when it fails.
 pub(crate) fn json_of(
-    f: impl FnOnce(&mut dyn std::io::Write, &mut dyn std::io::Write) -> i32,
+    f: impl FnOnce(&mut dyn Write, &mut dyn Write) -> i32,
 ) -> Result<serde_json::Value, String> {
     let (mut out, mut err) = (Vec::new(), Vec::new());
     if f(&mut out, &mut err) != 0 {
@@ -132,6 +133,77 @@ pub(crate) fn text_table(header: &[&str], rows: &[Vec<String>]) -> String {
         text.push_str(&line(&mut r.iter().map(String::as_str)));
     }
     text
+}
+
+/// The bytes of the regular files at or under `path` (links not followed; at most 8 folders
+/// deep and 100,000 entries: a bound, not an inventory): what a command's output budget is
+/// drawn from.
+pub(crate) fn bytes_under(path: &Path) -> u64 {
+    let Ok(meta) = std::fs::metadata(path) else {
+        return 0;
+    };
+    if meta.is_file() {
+        return meta.len();
+    }
+    let (mut total, mut seen) = (0u64, 0usize);
+    let mut stack = vec![(path.to_path_buf(), 0usize)];
+    while let Some((dir, depth)) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            seen += 1;
+            if seen > 100_000 {
+                return total;
+            }
+            match e.file_type() {
+                Ok(t) if t.is_dir() && depth < 8 => stack.push((e.path(), depth + 1)),
+                Ok(t) if t.is_file() => {
+                    total = total.saturating_add(e.metadata().map_or(0, |m| m.len()));
+                }
+                _ => {}
+            }
+        }
+    }
+    total
+}
+
+/// A command's standard output, bounded by the budget of what it read
+/// ([`crate::model::Budget`]): past it, a write fails with the refusal, so no input can make a
+/// command print far more than it holds.
+pub struct BoundedOut<'a> {
+    inner: &'a mut dyn Write,
+    input: u64,
+    left: u64,
+}
+
+impl<'a> BoundedOut<'a> {
+    /// `inner`, bounded for `input` bytes read.
+    pub fn new(inner: &'a mut dyn Write, input: u64) -> BoundedOut<'a> {
+        let left = crate::model::Budget::for_input(input).limit();
+        BoundedOut { inner, input, left }
+    }
+}
+
+impl Write for BoundedOut<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if buf.len() as u64 > self.left {
+            let limit = crate::model::Budget::for_input(self.input).limit();
+            return Err(std::io::Error::other(format!(
+                "the output would pass {} MiB for {} KiB of input (over {}× its size): refused",
+                limit >> 20,
+                self.input.div_ceil(1024),
+                crate::model::budget::BYTES_PER_INPUT_BYTE
+            )));
+        }
+        let n = self.inner.write(buf)?;
+        self.left -= n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 /// The most columns any column but the first pads to.
@@ -222,13 +294,42 @@ pub fn demo_profile_path() -> std::io::Result<PathBuf> {
 }
 
 /// True when `path` is a demo folder written by [`demo_profile_path`].
-pub fn is_demo(path: &std::path::Path) -> bool {
+pub fn is_demo(path: &Path) -> bool {
     path.join(DEMO_MARKER).is_file()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn output_past_the_inputs_budget_is_refused() {
+        let mut sink = Vec::new();
+        let limit = crate::model::Budget::for_input(10).limit() as usize;
+        let mut out = BoundedOut::new(&mut sink, 10);
+        let chunk = vec![b'x'; 1 << 20];
+        let mut written = 0;
+        let refused = loop {
+            match out.write_all(&chunk) {
+                Ok(()) => written += chunk.len(),
+                Err(e) => break e,
+            }
+        };
+        assert_eq!(written, limit, "everything up to the limit is written");
+        assert!(refused.to_string().contains("refused"), "{refused}");
+        assert_eq!(sink.len(), limit);
+    }
+
+    #[test]
+    fn a_folders_bytes_are_its_files() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir(d.path().join("sub")).unwrap();
+        std::fs::write(d.path().join("a"), [0u8; 10]).unwrap();
+        std::fs::write(d.path().join("sub/b"), [0u8; 5]).unwrap();
+        assert_eq!(bytes_under(d.path()), 15);
+        assert_eq!(bytes_under(&d.path().join("a")), 10);
+        assert_eq!(bytes_under(&d.path().join("missing")), 0);
+    }
 
     /// Terminal columns counted by hand: CJK ideographs and full-width forms take two.
     fn columns(s: &str) -> usize {
