@@ -261,9 +261,10 @@ fn write_phases(
         };
         writeln!(
             out,
-            "  {:>10.2} MB  {}  {name}",
+            "  {:>10.2} MB  {}  {}",
             bytes_to_mib(h.bytes),
-            count(h.blocks, "block", "blocks")
+            count(h.blocks, "block", "blocks"),
+            super::one_line(&name)
         )?;
     }
     Ok(())

@@ -218,6 +218,12 @@ pub fn fx_frames_snapshot(stacks: usize, refs: usize, frames: usize) -> Vec<u8> 
 /// Issue 86 item 2: `external_annotations` naming one `START` dict (a `name_len`-byte name)
 /// `refs` times, nested in each other (never ended), over a trace of two events.
 pub fn annotations_snapshot(refs: usize, name_len: usize) -> Vec<u8> {
+    annotations_named_snapshot(refs, &"n".repeat(name_len))
+}
+
+/// [`annotations_snapshot`] with the annotation named `name` (a name holding newlines, a
+/// terminal's escapes).
+pub fn annotations_named_snapshot(refs: usize, name: &str) -> Vec<u8> {
     let mut p = PickleOut::new();
     p.dict();
     p.text("segments").list().end_list();
@@ -228,7 +234,7 @@ pub fn annotations_snapshot(refs: usize, name_len: usize) -> Vec<u8> {
     p.text("external_annotations").list();
     p.dict();
     p.text("device").int(0);
-    p.text("name").text(&"n".repeat(name_len));
+    p.text("name").text(name);
     p.text("stage").text("START");
     p.text("time_us").int(5);
     p.end_dict();

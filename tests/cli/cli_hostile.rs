@@ -94,6 +94,32 @@ fn deeply_nested_and_long_phase_names_print_in_bounded_text() {
     let v: Value = serde_json::from_str(&json).unwrap();
     let name = v["peak_phase"]["name"].as_str().unwrap();
     assert!(name.ends_with('…') && name.chars().count() == 160, "{name}");
+    // A phase named with 400 newlines and an escape: explain's text stays 40 lines at most,
+    // each one line, no control character.
+    let lines = write(
+        dir.path(),
+        "lines.pickle",
+        &hostile::annotations_named_snapshot(2, &"x\n\x1b[31m".repeat(400)),
+    );
+    let (code, text, err) = run_in(dir.path(), &["explain".as_ref(), lines.as_os_str()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(text.lines().count() <= 40, "{} lines", text.lines().count());
+    assert!(!text.contains('\x1b'), "{text}");
+    // The phases' table and, after the allocation, the live blocks by phase: one line each.
+    let (_, snapshot_text, _) = run_in(
+        dir.path(),
+        &[
+            "snapshot".as_ref(),
+            lines.as_os_str(),
+            "--at-event".as_ref(),
+            "0".as_ref(),
+        ],
+    );
+    assert!(
+        snapshot_text.contains("by the phase that allocated them"),
+        "{snapshot_text}"
+    );
+    assert!(!snapshot_text.contains('\x1b'), "{snapshot_text}");
 }
 
 /// Item 8: 150,000 action names and 40,000 OOM events before 80,000 allocations: each name
