@@ -135,37 +135,17 @@ pub(crate) fn text_table(header: &[&str], rows: &[Vec<String>]) -> String {
     text
 }
 
-/// The bytes of the regular files at or under `path` (links not followed; at most 8 folders
-/// deep and 100,000 entries: a bound, not an inventory): what a command's output budget is
-/// drawn from.
+/// The bytes of the regular files at or under `path` (links under a folder not followed, 8
+/// folders deep, as discovery walks): what a command's output budget is drawn from.
 pub(crate) fn bytes_under(path: &Path) -> u64 {
-    let Ok(meta) = std::fs::metadata(path) else {
-        return 0;
-    };
-    if meta.is_file() {
-        return meta.len();
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => m.len(),
+        Ok(m) if m.is_dir() => crate::ingest::safe_fs::files_under(path, 8, &|_| true)
+            .iter()
+            .filter_map(|f| std::fs::metadata(f).ok())
+            .fold(0, |n, m| n.saturating_add(m.len())),
+        _ => 0,
     }
-    let (mut total, mut seen) = (0u64, 0usize);
-    let mut stack = vec![(path.to_path_buf(), 0usize)];
-    while let Some((dir, depth)) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            seen += 1;
-            if seen > 100_000 {
-                return total;
-            }
-            match e.file_type() {
-                Ok(t) if t.is_dir() && depth < 8 => stack.push((e.path(), depth + 1)),
-                Ok(t) if t.is_file() => {
-                    total = total.saturating_add(e.metadata().map_or(0, |m| m.len()));
-                }
-                _ => {}
-            }
-        }
-    }
-    total
 }
 
 /// A command's standard output, bounded by the budget of what it read

@@ -81,6 +81,18 @@ impl std::fmt::Display for OutsideRoots {
 
 impl std::error::Error for OutsideRoots {}
 
+/// Whether the real path of `path` lies under the real path of one of `roots`: what a root
+/// means, for the MCP server's check of the paths a call names and for [`check_confined`].
+pub fn resolves_under(path: &Path, roots: &[PathBuf]) -> bool {
+    let Ok(real) = fs::canonicalize(path) else {
+        return false;
+    };
+    roots
+        .iter()
+        .filter_map(|r| fs::canonicalize(r).ok())
+        .any(|r| real.starts_with(r))
+}
+
 /// Whether `path` may be read now: always, unless reads are confined ([`confine_reads`]); then
 /// only when its real path exists and lies under a root.
 pub fn readable(path: &Path) -> bool {

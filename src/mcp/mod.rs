@@ -106,13 +106,7 @@ fn file_uri_path(uri: &str) -> Option<PathBuf> {
 
 /// Whether `path` lies under one of `roots` (both resolved: `..` and links cannot step out).
 pub fn under_roots(path: &Path, roots: &[PathBuf]) -> bool {
-    let Ok(p) = std::fs::canonicalize(path) else {
-        return false;
-    };
-    roots
-        .iter()
-        .filter_map(|r| std::fs::canonicalize(r).ok())
-        .any(|r| p.starts_with(r))
+    crate::ingest::safe_fs::resolves_under(path, roots)
 }
 
 /// One tool call, whole, as the server answers it (the fuzz target `mcp_request` calls it too):
