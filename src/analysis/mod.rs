@@ -10,6 +10,7 @@ pub mod live;
 pub mod lod;
 pub mod modules;
 pub mod peaks;
+pub mod rank_meant;
 pub mod roles;
 pub mod series;
 pub mod spread;

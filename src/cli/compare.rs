@@ -73,8 +73,8 @@ pub fn compare(
         );
     }
     let mut run = || -> Result<(), String> {
-        let da = load_one(a, args.rank_a.as_deref(), source)?;
-        let db = load_one(b, args.rank_b.as_deref(), source)?;
+        let da = load_one(a, args.rank_a.as_deref(), source, err)?;
+        let db = load_one(b, args.rank_b.as_deref(), source, err)?;
         let text = if args.json {
             format!("{}\n", compare_json(a, &da, b, &db))
         } else {
@@ -168,11 +168,8 @@ pub fn compare_text(a: &RankData, b: &RankData, top: usize) -> String {
         let f = |p: Option<PeakJson>| p.map_or("-".to_string(), |p| format!("{:.2}", p.mib));
         let d = match (x, y) {
             (Some(x), Some(y)) => {
-                let pct = if x.mib != 0.0 {
-                    format!(" ({:+.1}%)", (y.mib - x.mib) / x.mib * 100.0)
-                } else {
-                    String::new()
-                };
+                let pct = crate::model::percent_change(x.mib, y.mib)
+                    .map_or_else(String::new, |p| format!(" ({p:+.1}%)"));
                 format!("{:+.2} MB{pct}", y.mib - x.mib)
             }
             _ => "-".into(),

@@ -18,7 +18,7 @@ pub fn components(
     err: &mut dyn Write,
 ) -> i32 {
     let mut run = || -> Result<(), String> {
-        let data = load_one(path, rank, source)?;
+        let data = load_one(path, rank, source, err)?;
         let text = if json {
             format!("{}\n", components_json(&data))
         } else {

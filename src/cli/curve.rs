@@ -34,7 +34,7 @@ pub struct CurveArgs {
     /// Points in the window above which sampling (LTTB) is used.
     #[arg(long, default_value_t = crate::analysis::DEFAULT_THRESHOLD)]
     pub threshold: usize,
-    /// JSON: {"series": [{"name", "sampled", "step", "points": [[time_ms, mib], ...]}]}.
+    /// JSON: {"rank", "series": [{"name", "sampled", "step", "points": [[time_ms, mib], ...]}]}.
     #[arg(long)]
     pub json: bool,
 }
@@ -93,7 +93,7 @@ pub fn curve(
 ) -> i32 {
     let mut run = || -> Result<(), String> {
         let win = window(args.from_ms, args.to_ms)?;
-        let data = load_one(path, args.rank.as_deref(), source)?;
+        let data = load_one(path, args.rank.as_deref(), source, err)?;
         if args.width == Some(0) {
             return Err("--width must be at least 1".into());
         }
@@ -116,7 +116,7 @@ pub fn curve(
                     }
                 })
                 .collect();
-            let doc = serde_json::json!({ "series": list });
+            let doc = serde_json::json!({ "rank": &data.info.rank, "series": list });
             writeln!(out, "{doc}").map_err(io)?;
         } else {
             writeln!(out, "series,time_ms,mib").map_err(io)?;

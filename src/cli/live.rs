@@ -38,7 +38,7 @@ pub fn live(
     let (rank, at_ms, top, json) = (args.rank.as_deref(), args.at_ms, args.top, args.json);
     let mut run = || -> Result<(), String> {
         let t = ms_to_ns(at_ms, "--at-ms")?;
-        let data = load_one(path, rank, source)?;
+        let data = load_one(path, rank, source, err)?;
         let index = LiveIndex::new(&data);
         let live = live_at(&data, &index, t);
         let ops = &data.operators;
@@ -88,7 +88,7 @@ pub fn live(
                 .map(|&(id, bytes, n)| serde_json::json!({"name": name(id), "mib": bytes_to_mib(bytes), "blocks": n}))
                 .collect();
             let doc = serde_json::json!({
-                "at_ms": at_ms, "blocks": live.rows.len(), "total_mib": bytes_to_mib(live.total),
+                "rank": &data.info.rank, "at_ms": at_ms, "blocks": live.rows.len(), "total_mib": bytes_to_mib(live.total),
                 "largest": blocks, "by_operator": by_name,
                 "curve_allocated_mib": mib(allocated),
                 "blocks_mib": bytes_to_mib(live.total),

@@ -42,7 +42,7 @@ pub fn modules(
 ) -> i32 {
     let mut run = || -> Result<(), String> {
         let at = args.at_ms.map(|v| ms_to_ns(v, "--at-ms")).transpose()?;
-        let data = load_one(path, args.rank.as_deref(), source)?;
+        let data = load_one(path, args.rank.as_deref(), source, err)?;
         let rank = data.info.rank.clone();
         // An msMemScope dump records no module: the profiler's trace of the same run does.
         let hint = if super::stacks::is_memscope_dump(&data) {
@@ -147,7 +147,7 @@ impl Report<'_> {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "rank {}: memory by module at {:.3} ms: {:.2} MiB live in blocks, {:.2} MiB of it \
+            "rank {}: memory by module at {:.3} ms: {:.2} MB live in blocks, {:.2} MB of it \
              allocated outside every module",
             self.data.info.rank,
             ns_to_ms(self.at),
@@ -155,13 +155,9 @@ impl Report<'_> {
             bytes_to_mib(self.held.unattributed),
         );
         let with_passes = !self.allocated.is_empty();
-        let _ = write!(
-            s,
-            "\n{:>10}  {:>10}  {:>7}",
-            "held MiB", "self MiB", "blocks"
-        );
+        let _ = write!(s, "\n{:>10}  {:>10}  {:>7}", "held MB", "self MB", "blocks");
         if with_passes {
-            let _ = write!(s, "  {:>10}  {:>10}", "fwd MiB", "bwd MiB");
+            let _ = write!(s, "  {:>10}  {:>10}", "fwd MB", "bwd MB");
         }
         let _ = writeln!(s, "  module");
         for n in self.tree.depth_first() {

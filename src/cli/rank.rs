@@ -1,14 +1,23 @@
 //! Picking one rank for the per-rank commands (`curve`, `table`, `live`, `roles`, …).
 
+use std::io::Write;
 use std::path::Path;
 
+use crate::analysis::rank_meant::{Seen, allocated_peak, candidates, rank_meant};
 use crate::ingest::{LoadControl, load_rank};
-use crate::model::{RankData, SourceChoice};
+use crate::model::plural::count;
+use crate::model::{RankData, RankInfo, SourceChoice};
 
-/// Discovers `path` and loads rank `rank` (its id as shown by `inspect`), or the first rank,
-/// from the files `source` names. The error is one line for the user.
-pub fn load_one(path: &Path, rank: Option<&str>, source: SourceChoice) -> Result<RankData, String> {
-    load_one_of_many(path, rank, source).map(|(data, _)| data)
+/// Discovers `path` and loads rank `rank` (its id as shown by `inspect`), or the rank a user
+/// means ([`crate::analysis::rank_meant`]: the device rank with the highest peak), from the files
+/// `source` names; a rank chosen that way is said on `err`. The error is one line for the user.
+pub fn load_one(
+    path: &Path,
+    rank: Option<&str>,
+    source: SourceChoice,
+    err: &mut dyn Write,
+) -> Result<RankData, String> {
+    load_one_of_many(path, rank, source, err).map(|(data, _)| data)
 }
 
 /// [`load_one`], and how many ranks the profile has (what `roles` shards advice over).
@@ -16,29 +25,102 @@ pub fn load_one_of_many(
     path: &Path,
     rank: Option<&str>,
     source: SourceChoice,
+    err: &mut dyn Write,
 ) -> Result<(RankData, usize), String> {
     let profile = super::discover_profile(path)?;
-    let index = match rank {
-        None => 0,
-        Some(r) => profile
-            .ranks
-            .iter()
-            .position(|i| i.rank == r)
-            .ok_or_else(|| {
-                let ids: Vec<&str> = profile.ranks.iter().map(|i| i.rank.as_str()).collect();
-                format!("unknown rank {r:?} (ranks: {})", ids.join(", "))
-            })?,
+    let data = match rank {
+        Some(r) => {
+            let index = profile
+                .ranks
+                .iter()
+                .position(|i| i.rank == r)
+                .ok_or_else(|| {
+                    let ids: Vec<&str> = profile.ranks.iter().map(|i| i.rank.as_str()).collect();
+                    format!("unknown rank {r:?} (ranks: {})", ids.join(", "))
+                })?;
+            load_info(&profile.ranks[index], source)?
+        }
+        None => {
+            let chosen = load_meant(&profile.ranks, source)?;
+            if let Some(note) = chosen.note {
+                let _ = writeln!(err, "memsight: {note}");
+            }
+            chosen.data
+        }
     };
-    let info = with_source(&profile.ranks[index], source)?;
-    let data = load_rank(&info, &LoadControl::new()).map_err(|e| e.to_string())?;
     Ok((data, profile.ranks.len()))
 }
 
+/// Loads `info` from `source`.
+fn load_info(info: &RankInfo, source: SourceChoice) -> Result<RankData, String> {
+    let info = with_source(info, source)?;
+    load_rank(&info, &LoadControl::new()).map_err(|e| e.to_string())
+}
+
+/// The rank a user means, loaded, and the line that says which it is (none for a one-rank
+/// profile).
+pub struct Meant {
+    /// The rank's data.
+    pub data: RankData,
+    /// "rank R: the device rank with the highest peak of N ranks (--rank picks another)".
+    pub note: Option<String>,
+}
+
+/// Loads the rank a user means among `ranks` ([`rank_meant`]): the only device rank is loaded
+/// alone; among several, each is loaded in turn (one rank's memory besides the best so far) and
+/// the highest peak kept. A rank that fails to load is passed over; when all fail, the first
+/// failure is the error.
+pub fn load_meant(ranks: &[RankInfo], source: SourceChoice) -> Result<Meant, String> {
+    let devices: Vec<Option<&str>> = ranks.iter().map(|r| r.device.as_deref()).collect();
+    let candidates = candidates(&devices);
+    let mut best: Option<(RankData, Option<i64>)> = None;
+    let mut first_error = None;
+    for &i in &candidates {
+        match load_info(&ranks[i], source) {
+            Ok(data) => {
+                let peak = if candidates.len() > 1 {
+                    allocated_peak(&data)
+                } else {
+                    None
+                };
+                let seen = |p: Option<i64>| Seen {
+                    host: false,
+                    peak: p,
+                };
+                let better = best
+                    .as_ref()
+                    .is_none_or(|(_, b)| rank_meant(&[seen(*b), seen(peak)]) == Some(1));
+                if better {
+                    best = Some((data, peak));
+                }
+            }
+            Err(e) => {
+                first_error.get_or_insert(format!("rank {}: {e}", ranks[i].rank));
+            }
+        }
+    }
+    let Some((data, _)) = best else {
+        return Err(first_error.unwrap_or_else(|| "the profile has no rank".into()));
+    };
+    let note = (ranks.len() > 1).then(|| {
+        let which = if candidates.len() == ranks.len() {
+            "the rank with the highest peak"
+        } else if candidates.len() == 1 {
+            "the only device rank"
+        } else {
+            "the device rank with the highest peak"
+        };
+        format!(
+            "rank {}: {which} of {} (--rank picks another)",
+            data.info.rank,
+            count(ranks.len() as u64, "rank", "ranks")
+        )
+    });
+    Ok(Meant { data, note })
+}
+
 /// `info` read from `source`, or why it cannot be.
-pub fn with_source(
-    info: &crate::model::RankInfo,
-    source: SourceChoice,
-) -> Result<crate::model::RankInfo, String> {
+pub fn with_source(info: &RankInfo, source: SourceChoice) -> Result<RankInfo, String> {
     info.with_source(source).ok_or_else(|| {
         let (want, have) = match source {
             SourceChoice::Csv => ("CSV files", "a DB only"),

@@ -31,7 +31,7 @@ pub fn roles(
     err: &mut dyn Write,
 ) -> i32 {
     let mut run = || -> Result<(), String> {
-        let (data, ranks) = super::rank::load_one_of_many(path, args.rank.as_deref(), source)?;
+        let (data, ranks) = super::rank::load_one_of_many(path, args.rank.as_deref(), source, err)?;
         let view = RankView::new(data);
         let report = view.roles();
         let advice = view.advice(ranks);

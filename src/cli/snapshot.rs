@@ -9,7 +9,9 @@ use crate::model::bytes_to_mib;
 use crate::snapshot::compiled::{by_compile_context, compiled_json};
 use crate::snapshot::fragmentation::{Fragmentation, diagnose, fragmentation_at};
 use crate::snapshot::join::{ProfileJoin, join_profile};
-use crate::snapshot::oom::{ModuleUsage, OomReport, OomVerdict, oom_reports, usage_beside};
+use crate::snapshot::oom::{
+    ModuleUsage, OomAdvice, OomReport, OomVerdict, oom_reports, usage_beside,
+};
 use crate::snapshot::phases::{AllocatedIn, live_by_phase, phases, phases_json};
 use crate::snapshot::pinned::pinned_summary;
 use crate::snapshot::pools::private_pools;
@@ -158,7 +160,7 @@ fn run(
         .map_err(w)?;
         write_pinned(&snap, args.top, out).map_err(w)?;
     } else {
-        write_oom(&ooms, &modules, &fragmentation, out).map_err(w)?;
+        write_oom(&ooms, &modules, out).map_err(w)?;
         // The diagnosis of an OOM goes under it; else after the summary.
         let at_oom: Vec<&OomReport> = ooms
             .iter()
@@ -465,25 +467,15 @@ fn write_pinned(snap: &AllocatorSnapshot, top: usize, out: &mut dyn Write) -> st
 fn write_oom(
     ooms: &[OomReport],
     modules: &[ModuleUsage],
-    fragmentation: &Fragmentation,
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
     for o in ooms {
-        // The fix, when the diagnosis is of this OOM and the verdict is fragmentation.
-        let fix = match o.verdict {
-            OomVerdict::Fragmentation
-                if fragmentation.device == o.device
-                    && fragmentation.at_event == o.event
-                    && !fragmentation.fix.is_empty() =>
-            {
-                format!("; the fix: {}", fragmentation.fix)
-            }
-            OomVerdict::Exhaustion | OomVerdict::ProcessLimit => {
-                "; expandable_segments will not help: hold less (recompute, a smaller batch, \
-                 sharding) or raise the limit"
-                    .to_string()
-            }
-            _ => String::new(),
+        // The advice follows the verdict (OomAdvice): a fragmentation fix only for
+        // fragmentation.
+        let fix = match o.advice {
+            OomAdvice::Defragment { .. } => format!("the fix: {}", o.advice_text),
+            OomAdvice::Nothing => String::new(),
+            _ => o.advice_text.clone(),
         };
         let device_free = o.device_free_bytes.map_or("unknown".to_string(), |b| {
             format!("{:.2} MB", bytes_to_mib(b))
@@ -506,7 +498,10 @@ fn write_oom(
             }
         )?;
         if !fix.is_empty() {
-            writeln!(out, "  {}", fix.trim_start_matches("; "))?;
+            writeln!(out, "  {fix}")?;
+            if o.advice.holds_less() {
+                writeln!(out, "  how: {}", crate::snapshot::oom::LEVERS_EN)?;
+            }
         }
     }
     if !modules.is_empty() {

@@ -70,7 +70,7 @@ pub fn stacks(
         {
             return Err("--from-ms is after --to-ms".into());
         }
-        let data = load_one(path, args.rank.as_deref(), source)?;
+        let data = load_one(path, args.rank.as_deref(), source, err)?;
         let dump = is_memscope_dump(&data);
         let Some(stacks) = &data.stacks else {
             let why = if dump {

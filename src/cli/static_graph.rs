@@ -97,7 +97,7 @@ pub fn static_graph(
                 return Err(format!("{what} must be a finite number"));
             }
         }
-        let data = load_one(path, args.rank.as_deref(), source)?;
+        let data = load_one(path, args.rank.as_deref(), source, err)?;
         let graphs = static_graphs(&data);
         if graphs.is_empty() {
             return Err(format!(

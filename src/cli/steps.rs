@@ -21,7 +21,7 @@ pub fn steps(
     err: &mut dyn Write,
 ) -> i32 {
     let mut run = || -> Result<(), String> {
-        let data = load_one(path, rank, source)?;
+        let data = load_one(path, rank, source, err)?;
         let report = step_report(&data);
         let text = if json {
             format!("{}\n", steps_json(&data, &report))

@@ -106,7 +106,7 @@ pub fn table(
             return Err("--page-size must be at least 1".into());
         }
         let win = window(args.from_ms, args.to_ms)?;
-        let data = load_one(path, args.rank.as_deref(), source)?;
+        let data = load_one(path, args.rank.as_deref(), source, err)?;
         let q = TableQuery {
             window: win,
             mode: if args.within {

@@ -60,7 +60,7 @@ pub fn whatif(
         let scenario = args.scenario();
         // The levers first: a bad one is refused before the profile is read.
         check_levers(&scenario).map_err(|e| e.to_string())?;
-        let data = load_one(path, args.rank.as_deref(), source)?;
+        let data = load_one(path, args.rank.as_deref(), source, err)?;
         let p = predict(&data, &scenario).map_err(|e| format!("rank {}: {e}", data.info.rank))?;
         let text = if args.json {
             format!("{}\n", json(&data.info.rank, &scenario, &p))
@@ -105,15 +105,12 @@ fn text(rank: &str, s: &Scenario, p: &Prediction) -> String {
     use std::fmt::Write as _;
     let mut t = String::new();
     let change = |a: i64, b: i64| {
-        if a > 0 {
-            format!("{:+.1} %", (b - a) as f64 / a as f64 * 100.0)
-        } else {
-            "–".into()
-        }
+        crate::model::percent_change(bytes_to_mib(a), bytes_to_mib(b))
+            .map_or_else(|| "–".into(), |p| format!("{p:+.1} %"))
     };
     let _ = writeln!(
         t,
-        "rank {rank}: measured peak {:.2} MiB at {:.3} ms",
+        "rank {rank}: measured peak {:.2} MB at {:.3} ms",
         bytes_to_mib(p.measured.bytes),
         ns_to_ms(p.measured.at_ns)
     );
@@ -135,13 +132,13 @@ fn text(rank: &str, s: &Scenario, p: &Prediction) -> String {
     }
     let _ = writeln!(
         t,
-        "predicted with {}: {:.2} MiB at {:.3} ms ({})",
+        "predicted with {}: {:.2} MB at {:.3} ms ({})",
         levers.join("; "),
         bytes_to_mib(p.predicted.bytes),
         ns_to_ms(p.predicted.at_ns),
         change(p.measured.bytes, p.predicted.bytes)
     );
-    let _ = writeln!(t, "\n{:>12}  role at the predicted peak", "MiB");
+    let _ = writeln!(t, "\n{:>12}  role at the predicted peak", "MB");
     for (r, b) in &p.by_role {
         let _ = writeln!(t, "{:>12.2}  {}", bytes_to_mib(*b), r.as_str());
     }

@@ -61,6 +61,14 @@ pub fn bytes_to_mib(bytes: i64) -> f64 {
     bytes as f64 / MIB as f64
 }
 
+/// The change from `base_mb` to `now_mb` in percent, or `None` when the base prints as zero
+/// (under 0.005 MB, shown as "0.00"): a percentage of nothing is no answer, and "+100.0 %"
+/// over "0.00 MB" reads as a real change.
+pub fn percent_change(base_mb: f64, now_mb: f64) -> Option<f64> {
+    (base_mb.is_finite() && now_mb.is_finite() && base_mb.abs() >= 0.005)
+        .then(|| (now_mb - base_mb) / base_mb * 100.0)
+}
+
 /// Bytes as KiB, for display and JSON.
 pub fn bytes_to_kib(bytes: i64) -> f64 {
     bytes as f64 / 1024.0

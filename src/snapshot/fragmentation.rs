@@ -79,7 +79,8 @@ impl Cause {
 }
 
 /// The setting or change that closes a cause.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Fix {
     /// `expandable_segments:True`: one segment grows instead of many being reserved.
     ExpandableSegments,

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use super::fragmentation::fragmentation_of;
 use super::model::{Action, AllocatorSnapshot, StackId};
 use super::segments::allocator_state_at;
 
@@ -55,9 +56,104 @@ pub struct OomReport {
     pub largest_free_block_bytes: i64,
     /// What it was.
     pub verdict: OomVerdict,
+    /// What to do about it: follows the verdict (a fragmentation fix only for fragmentation).
+    pub advice: OomAdvice,
+    /// [`OomAdvice::english`] for the snapshot's allocator (what the CLI and `explain` print).
+    pub advice_text: String,
     /// Where the failed request came from.
     #[serde(skip)]
     pub stack: StackId,
+}
+
+/// What to do about an out-of-memory: one per verdict, so that no fix contradicts it (a cap or an
+/// exhausted device is not fragmentation: `expandable_segments` does not help there, as the
+/// re-runs of the real H100 OOMs with it show).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum OomAdvice {
+    /// Fragmentation: `fix` closes the largest cause, returning about `frees_bytes` to requests.
+    Defragment {
+        /// The fix of the largest cause at the event.
+        fix: super::fragmentation::Fix,
+        /// What the largest cause held then, bytes.
+        frees_bytes: i64,
+    },
+    /// A limit on the process: raise it, or hold less, by at least `short_bytes` (the request
+    /// less what was free inside the allocator's segments).
+    RaiseLimitOrHoldLess {
+        /// What the process lacked at least, bytes.
+        short_bytes: i64,
+    },
+    /// The device ran out: hold at least `short_bytes` less (the request less all that was free,
+    /// in the segments and on the device).
+    HoldLess {
+        /// What the device lacked at least, bytes.
+        short_bytes: i64,
+    },
+    /// No request, no advice.
+    Nothing,
+}
+
+/// The ways to hold less that `memsight whatif` replays on a profile of the run.
+pub const LEVERS_EN: &str = "checkpointing, a smaller micro-batch or ZeRO; memsight whatif on a \
+    profile of the run says which gets under";
+
+impl OomAdvice {
+    /// The advice for an OOM with `verdict`, from the figures at its event and the fix of the
+    /// largest fragmentation cause then (`None` when nothing was free).
+    pub fn of(
+        verdict: OomVerdict,
+        asked: i64,
+        free_in_segments: i64,
+        device_free: Option<i64>,
+        largest_cause: Option<(super::fragmentation::Fix, i64)>,
+    ) -> OomAdvice {
+        let short = |free: i64| asked.saturating_sub(free).max(0);
+        match verdict {
+            OomVerdict::Fragmentation => match largest_cause {
+                Some((fix, frees_bytes)) => OomAdvice::Defragment { fix, frees_bytes },
+                None => OomAdvice::Nothing,
+            },
+            OomVerdict::ProcessLimit => OomAdvice::RaiseLimitOrHoldLess {
+                short_bytes: short(free_in_segments),
+            },
+            OomVerdict::Exhaustion => OomAdvice::HoldLess {
+                short_bytes: short(free_in_segments.saturating_add(device_free.unwrap_or(0))),
+            },
+            OomVerdict::NoRequest => OomAdvice::Nothing,
+        }
+    }
+
+    /// Whether the advice is to hold less ([`LEVERS_EN`] says how).
+    pub fn holds_less(self) -> bool {
+        matches!(
+            self,
+            OomAdvice::RaiseLimitOrHoldLess { .. } | OomAdvice::HoldLess { .. }
+        )
+    }
+
+    /// The advice in English, for the allocator settings variable `conf`
+    /// (`PYTORCH_CUDA_ALLOC_CONF` or `PYTORCH_NPU_ALLOC_CONF`); empty for [`OomAdvice::Nothing`].
+    pub fn english(self, conf: &str) -> String {
+        let mb = |b: i64| crate::model::bytes_to_mib(b);
+        match self {
+            OomAdvice::Defragment { fix, frees_bytes } => format!(
+                "{} (returns about {:.2} MB held in pieces to requests)",
+                fix.english(conf),
+                mb(frees_bytes)
+            ),
+            OomAdvice::RaiseLimitOrHoldLess { short_bytes } => format!(
+                "raise the process's limit or lower the peak by at least {:.2} MB \
+                 (expandable_segments will not help)",
+                mb(short_bytes)
+            ),
+            OomAdvice::HoldLess { short_bytes } => format!(
+                "lower the peak by at least {:.2} MB (expandable_segments will not help)",
+                mb(short_bytes)
+            ),
+            OomAdvice::Nothing => String::new(),
+        }
+    }
 }
 
 /// Why a request of `asked` bytes failed: the allocator's own free pieces held enough
@@ -114,6 +210,14 @@ pub fn oom_reports(s: &AllocatorSnapshot) -> Vec<OomReport> {
                 .or_else(|| i64::try_from(e.addr).ok())
                 .filter(|&f| f >= 0);
             let could_hold = state.free.saturating_add(device_free.unwrap_or(0));
+            let verdict = verdict(e.size, state.free, device_free, could_hold);
+            let largest_cause = (verdict == OomVerdict::Fragmentation)
+                .then(|| {
+                    let f = fragmentation_of(s, &state, device, k, e.stream);
+                    f.remedy.zip(f.largest().map(|c| c.1))
+                })
+                .flatten();
+            let advice = OomAdvice::of(verdict, e.size, state.free, device_free, largest_cause);
             out.push(OomReport {
                 device,
                 event: k,
@@ -123,7 +227,9 @@ pub fn oom_reports(s: &AllocatorSnapshot) -> Vec<OomReport> {
                 allocated_bytes: state.allocated,
                 free_in_segments_bytes: state.free,
                 largest_free_block_bytes: state.largest_free,
-                verdict: verdict(e.size, state.free, device_free, could_hold),
+                verdict,
+                advice,
+                advice_text: advice.english(s.backend.alloc_conf()),
                 stack: e.stack,
             });
         }

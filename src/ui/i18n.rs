@@ -1883,47 +1883,31 @@ catalogue! {
         zh: "跳到峰值";
     /// Why an `oom` event happened: event, asked, free in segments, largest piece, free on the
     /// device (MB, formatted), fragmentation (else exhaustion).
-    oom_verdict: fn(usize, &str, &str, &str, &str, crate::snapshot::oom::OomVerdict, &str) -> String;
-        en: |k, asked, free, largest, device, verdict, conf| {
+    oom_verdict: fn(usize, &str, &str, &str, &str, crate::snapshot::oom::OomVerdict) -> String;
+        en: |k, asked, free, largest, device, verdict| {
             use crate::snapshot::oom::OomVerdict as V;
             let why = match verdict {
-                V::Fragmentation => format!(
-                    "Fragmentation: the memory was there, in pieces too small. Try \
-                     {conf}=expandable_segments:True, or free the cache before this step."
-                ),
-                V::Exhaustion => "Exhaustion: not enough was free. Hold less: recompute activations, \
-                     a smaller micro-batch, shard optimizer state."
-                    .to_string(),
-                V::ProcessLimit => "A limit on the process: the device had it free, but this process \
-                     could not get it (a per-process memory fraction, or another process's \
-                     reservation). Raise the limit, or hold less."
-                    .to_string(),
+                V::Fragmentation => "Fragmentation: the memory was there, in pieces too small.",
+                V::Exhaustion => "Exhaustion: not enough was free.",
+                V::ProcessLimit => "A limit on the process: the device had it free, but this \
+                     process could not get it (a per-process memory fraction, or another \
+                     process's reservation).",
                 V::NoRequest => "No verdict: the event asked for no bytes (a size of 0 or less, \
-                     which no allocator writes)."
-                    .to_string(),
+                     which no allocator writes).",
             };
             format!(
                 "Out of memory at event #{k}: asked for {asked} MB; free in the allocator's segments \
                  {free} MB (largest piece {largest} MB), free on the device {device} MB. {why}"
             )
         };
-        zh: |k, asked, free, largest, device, verdict, conf| {
+        zh: |k, asked, free, largest, device, verdict| {
             use crate::snapshot::oom::OomVerdict as V;
             let why = match verdict {
-                V::Fragmentation => format!(
-                    "碎片化：内存足够，但被切成了过小的块。可尝试 \
-                     {conf}=expandable_segments:True，或在此步之前释放缓存。"
-                ),
-                V::Exhaustion => {
-                    "耗尽：空闲内存不够。需要减少占用：重计算激活值、减小 micro-batch、切分优化器状态。"
-                        .to_string()
-                }
+                V::Fragmentation => "碎片化：内存足够，但被切成了过小的块。",
+                V::Exhaustion => "耗尽：空闲内存不够。",
                 V::ProcessLimit => "进程上限：设备上有足够的空闲内存，但本进程拿不到\
-                     （进程内存比例上限，或被其他进程占用）。请提高上限或减少占用。"
-                    .to_string(),
-                V::NoRequest => {
-                    "无结论：该事件申请的字节数为 0 或负数（分配器从不写出这样的事件）。".to_string()
-                }
+                     （进程内存比例上限，或被其他进程占用）。",
+                V::NoRequest => "无结论：该事件申请的字节数为 0 或负数（分配器从不写出这样的事件）。",
             };
             format!(
                 "在事件 #{k} 内存不足：申请 {asked} MB；分配器内存段中空闲 {free} MB\

@@ -55,8 +55,14 @@ pub fn load_view(
 
 /// What a load job reports.
 pub enum LoadMsg {
-    /// Discovery finished.
-    Discovered(Arc<Profile>),
+    /// Discovery finished; the load goes on with rank `rank` (the rank a user means when the one
+    /// asked for is the host's: [`rank_to_open`]).
+    Discovered {
+        /// What was found.
+        profile: Arc<Profile>,
+        /// The rank the load reads.
+        rank: usize,
+    },
     /// The rank's memory_record is read and its Overall curves are ready to draw; the other
     /// files are still loading ([`crate::model::RankData::partial`]). `Loaded` follows.
     FirstLook {
@@ -139,6 +145,21 @@ impl Loading {
     }
 }
 
+/// The rank a freshly discovered profile opens on: `asked` when it is one the user may mean (a
+/// device rank, [`crate::analysis::rank_meant::candidates`]), else the first device rank: a
+/// PyTorch trace's CPU pseudo-rank holds a few KB, and opening on it showed a 0 MB chart. Which
+/// device rank has the highest peak is known only once the overview has read them all
+/// ([`crate::analysis::rank_meant::rank_meant`] then).
+pub fn rank_to_open(profile: &Profile, asked: usize) -> usize {
+    let devices: Vec<Option<&str>> = profile.ranks.iter().map(|r| r.device.as_deref()).collect();
+    let candidates = crate::analysis::rank_meant::candidates(&devices);
+    if candidates.contains(&asked) {
+        asked
+    } else {
+        candidates.first().copied().unwrap_or(asked)
+    }
+}
+
 /// Starts loading `key`'s rank of `profile`, or of `path` discovered first when `profile` is
 /// `None`, from `key`'s files, under [`LOAD_JOB`] (which cancels a load
 /// already running).
@@ -147,7 +168,7 @@ pub fn start_load(
     jobs: &mut Jobs,
     path: PathBuf,
     profile: Option<Arc<Profile>>,
-    key: RankKey,
+    mut key: RankKey,
 ) -> Loading {
     let rank = key.rank;
     let what = profile
@@ -165,7 +186,11 @@ pub fn start_load(
                 }
                 Ok(p) => {
                     let p = Arc::new(p);
-                    out.send(LoadMsg::Discovered(Arc::clone(&p)));
+                    key.rank = rank_to_open(&p, key.rank);
+                    out.send(LoadMsg::Discovered {
+                        profile: Arc::clone(&p),
+                        rank: key.rank,
+                    });
                     p
                 }
                 Err(e) => {
@@ -174,8 +199,8 @@ pub fn start_load(
                 }
             },
         };
-        let Some(info) = profile.ranks.get(rank) else {
-            out.send(LoadMsg::Failed(Failure::NoRank(rank)));
+        let Some(info) = profile.ranks.get(key.rank) else {
+            out.send(LoadMsg::Failed(Failure::NoRank(key.rank)));
             return;
         };
         // The curves go on screen as soon as memory_record is read; the table, steps and

@@ -174,5 +174,85 @@ fn the_oom_verdict_names_the_fix_that_worked_on_the_rerun() {
             // The request did not fit in the largest piece.
             assert!(f["largest_possible_bytes"].as_i64() < oom["requested_bytes"].as_i64());
         }
+        check_advice(case, &pickle, &dir, worked, oom);
     }
+}
+
+/// The advice follows the verdict in `snapshot --json` and in `explain` (text and JSON): the
+/// fragmentation fix only where it worked on the re-run, never an empty `fix:`, and for a cap
+/// or an exhausted device by how much, from PyTorch's own message: the request less what was
+/// "reserved by PyTorch but unallocated".
+fn check_advice(
+    case: &str,
+    pickle: &Path,
+    dir: &Path,
+    worked: bool,
+    oom: &serde_json::Value,
+) {
+    let kind = oom["advice"]["kind"].as_str().unwrap();
+    assert_eq!(kind == "defragment", worked, "{case}: {oom}");
+    let (code, text, err) = common::memsight(&["explain", pickle.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let fixes: Vec<&str> = text.lines().filter(|l| l.starts_with("fix:")).collect();
+    assert_eq!(fixes.len(), 1, "{case}: {text}");
+    assert!(fixes[0].len() > "fix: ".len() + 10, "{case}: {text}");
+    assert_eq!(
+        fixes[0].contains("expandable_segments:True"),
+        worked,
+        "{text}"
+    );
+    if !worked {
+        assert!(fixes[0].contains("will not help"), "{text}");
+        // The fragmentation fix, when there is one, is said not to be why it ran out.
+        for l in text
+            .lines()
+            .filter(|l| l.contains("expandable_segments:True"))
+        {
+            assert!(l.contains("not why it ran out"), "{case}: {l}");
+        }
+        let result: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap())
+                .unwrap();
+        let message = result["error"].as_str().unwrap();
+        let asked = amount_before(message, "Tried to allocate ", "");
+        let unallocated =
+            amount_before(message, ", and ", " is reserved by PyTorch but unallocated");
+        let short = oom["advice"]["short_bytes"].as_f64().unwrap();
+        // PyTorch prints two decimals.
+        assert!(
+            (short - (asked - unallocated)).abs() <= 0.01 * 1024.0 * 1024.0,
+            "{case}: short {short}, PyTorch: asked {asked} less unallocated {unallocated}"
+        );
+        assert!(
+            fixes[0].contains(&format!("{:.2} MB", short / 1024.0 / 1024.0)),
+            "{case}: {}",
+            fixes[0]
+        );
+    }
+    let (code, out, err) = common::memsight(&["explain", pickle.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["oom"][0]["advice_kind"], kind, "{case}");
+}
+
+/// The amount PyTorch's OOM message prints right after `prefix` (and before `suffix`), in
+/// bytes: "384.00 MiB", "1.31 GiB", "0 bytes".
+fn amount_before(message: &str, prefix: &str, suffix: &str) -> f64 {
+    let start = if suffix.is_empty() {
+        message.find(prefix).unwrap() + prefix.len()
+    } else {
+        let end = message.find(suffix).unwrap();
+        message[..end].rfind(prefix).unwrap() + prefix.len()
+    };
+    let mut words = message[start..].split_whitespace();
+    let value: f64 = words.next().unwrap().parse().unwrap();
+    let unit = words.next().unwrap().trim_end_matches('.');
+    value
+        * match unit {
+            "bytes" => 1.0,
+            "KiB" => 1024.0,
+            "MiB" => 1024.0 * 1024.0,
+            "GiB" => 1024.0 * 1024.0 * 1024.0,
+            other => panic!("unit {other}"),
+        }
 }

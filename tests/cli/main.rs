@@ -8,6 +8,7 @@ mod common;
 
 mod cli_analysis;
 mod cli_compare;
+mod cli_default_rank;
 mod cli_explain;
 mod cli_hostile;
 mod cli_inspect;

@@ -724,3 +724,12 @@ pub fn files_under(dir: &Path) -> Vec<(PathBuf, u64)> {
     v.sort();
     v
 }
+
+/// The lines of `stderr` that are not the note saying which rank a command took on its own
+/// ("memsight: rank R: the device rank with the highest peak of N ranks …").
+#[allow(dead_code)]
+pub fn errors(stderr: &str) -> impl Iterator<Item = &str> {
+    stderr
+        .lines()
+        .filter(|l| !(l.starts_with("memsight: rank ") && l.ends_with("(--rank picks another)")))
+}

@@ -22,6 +22,7 @@ mod ui_open;
 mod ui_overview;
 mod ui_peak_labels;
 mod ui_progressive;
+mod ui_rank_meant;
 mod ui_reduction;
 mod ui_roles;
 mod ui_session;

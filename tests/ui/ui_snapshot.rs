@@ -799,3 +799,73 @@ fn python_fragmentation(file: &Path) -> Option<serde_json::Value> {
         }
     }
 }
+
+/// An OOM snapshot opens at its OOM, and the app's advice follows the verdict, in English and
+/// Chinese (issue 87): the real H100 OOM capped per process gets "raise the limit or lower the
+/// peak by …" (expandable segments did not save its re-run), its fragmentation fix said not to
+/// be why it ran out; the fragmentation OOM gets expandable segments and what they free.
+#[test]
+fn an_oom_snapshot_opens_at_the_oom_with_advice_that_follows_its_verdict() {
+    use memsight::snapshot::fragmentation::Fix;
+    use memsight::snapshot::oom::OomAdvice;
+    use memsight::ui::panes::snapshot::{FRAG_FIX, FRAG_NOT_WHY, oom_advice};
+    let Some(root) = common::samples() else {
+        common::skip("no samples");
+        return;
+    };
+    for case in ["gpt", "fragmentation"] {
+        let file = root.join(format!("cuda_h100/oom/{case}/oom_snapshot.pickle"));
+        let rerun: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(
+                root.join(format!("cuda_h100/oom/{case}_expandable/result.json")),
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        let worked = rerun["ok"].as_bool().unwrap();
+        // The OOM's figures, as `memsight snapshot --json` reports them (checked against
+        // PyTorch's message in the CLI tests).
+        let (code, out, err) = common::memsight(&["snapshot", file.to_str().unwrap(), "--json"]);
+        assert_eq!(code, 0, "{err}");
+        let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let oom = &doc["oom"][0];
+        let advice = &oom["advice"];
+        let typed = match advice["kind"].as_str().unwrap() {
+            "defragment" => OomAdvice::Defragment {
+                fix: Fix::ExpandableSegments,
+                frees_bytes: advice["frees_bytes"].as_i64().unwrap(),
+            },
+            "raise_limit_or_hold_less" => OomAdvice::RaiseLimitOrHoldLess {
+                short_bytes: advice["short_bytes"].as_i64().unwrap(),
+            },
+            other => panic!("{case}: {other}"),
+        };
+        assert_eq!(
+            matches!(typed, OomAdvice::Defragment { .. }),
+            worked,
+            "{case}"
+        );
+        for lang in [Lang::En, Lang::Zh] {
+            let t = tr(lang);
+            let mut h = open(&file, lang);
+            h.run();
+            assert_eq!(
+                snapshot_view(h.state()).event(),
+                oom["event"].as_u64().map(|k| k as usize),
+                "{case}: opens at the OOM"
+            );
+            let text = oom_advice(t, typed, "PYTORCH_CUDA_ALLOC_CONF").unwrap();
+            assert!(h.query_by_label(&text).is_some(), "{case} {lang:?}: {text}");
+            let fix = FRAG_FIX
+                .get(t)
+                .replace("{fix}", "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
+            let caveat = format!("{fix}{}", FRAG_NOT_WHY.get(t));
+            assert_eq!(h.query_by_label(&fix).is_some(), worked, "{case} {lang:?}");
+            assert_eq!(
+                h.query_by_label(&caveat).is_some(),
+                !worked,
+                "{case} {lang:?}"
+            );
+        }
+    }
+}

@@ -7,6 +7,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use super::{SCHEMA, first, parsed};
+use crate::analysis::rank_meant::{Seen, rank_meant};
 use crate::cli;
 use crate::cli::json_of;
 use crate::model::SourceChoice;
@@ -108,7 +109,8 @@ fn next_commands(path: &Path, id: &str, at_ms: Option<f64>) -> Vec<String> {
     next
 }
 
-/// The rank asked for, or the one with the highest Operator Allocated peak (the first on ties).
+/// The rank asked for, or the one a user means ([`rank_meant`]: the device rank with the highest
+/// Operator Allocated peak, the first on ties).
 fn choose<'a>(ranks: &'a [Value], rank: Option<&str>) -> Result<&'a Value, String> {
     let ids = || {
         ranks
@@ -122,12 +124,20 @@ fn choose<'a>(ranks: &'a [Value], rank: Option<&str>) -> Result<&'a Value, Strin
             .iter()
             .find(|r| r["rank"].as_str() == Some(want))
             .ok_or_else(|| format!("no rank {want:?}; the ranks: {}", ids())),
-        None => ranks
-            .iter()
-            .enumerate()
-            .max_by(|(i, a), (j, b)| peak(a).total_cmp(&peak(b)).then_with(|| j.cmp(i)))
-            .map(|(_, r)| r)
-            .ok_or_else(|| "no rank has memory data".to_string()),
+        None => {
+            let seen: Vec<Seen> = ranks
+                .iter()
+                .map(|r| {
+                    Seen::of(
+                        r["device"].as_str(),
+                        r["peaks"]["operator_allocated"]["mib"].as_f64(),
+                    )
+                })
+                .collect();
+            rank_meant(&seen)
+                .map(|i| &ranks[i])
+                .ok_or_else(|| "no rank has memory data".to_string())
+        }
     }
 }
 

@@ -35,6 +35,14 @@ pub fn verdict(path: &Path) -> Result<Value, String> {
         })
         .unwrap_or_default();
     let frag = &s["fragmentation"];
+    // The diagnosis is of an OOM whose verdict is not fragmentation: its fix is not the OOM's.
+    let at_oom: Vec<&Value> = s["oom"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|o| o["device"] == frag["device"] && o["event"] == frag["at_event"])
+        .collect();
+    let not_why = at_oom.iter().any(|o| o["verdict"] != "fragmentation");
     let phase = peak_phase(&s["phases"], &s["devices"][0]);
     let holders: Vec<Value> = first(&s["top_stacks"], TOP)
         .iter()
@@ -73,6 +81,12 @@ pub fn verdict(path: &Path) -> Result<Value, String> {
             "free_in_segments_bytes": o["free_in_segments_bytes"],
             "largest_free_block_bytes": o["largest_free_block_bytes"],
             "device_free_bytes": o["device_free_bytes"],
+            "advice": o["advice_text"],
+            "advice_kind": o["advice"]["kind"],
+            "how": match o["advice"]["kind"].as_str() {
+                Some("raise_limit_or_hold_less" | "hold_less") => json!(crate::snapshot::oom::LEVERS_EN),
+                _ => Value::Null,
+            },
         })).collect::<Vec<_>>(),
         "fragmentation": match frag.is_null() {
             true => Value::Null,
@@ -85,6 +99,8 @@ pub fn verdict(path: &Path) -> Result<Value, String> {
                     .take(TOP).cloned().collect::<Vec<_>>()),
                 "largest_possible_bytes": frag["largest_possible_bytes"],
                 "fix": frag["fix"],
+                "at_oom": !at_oom.is_empty(),
+                "not_why_it_ran_out": not_why,
             }),
         },
         "holders_at_end": holders,

@@ -165,6 +165,12 @@ fn snapshot(v: &Value) -> Vec<String> {
             mb(&o["largest_free_block_bytes"]),
             mb(&o["device_free_bytes"])
         ));
+        if let Some(advice) = o["advice"].as_str().filter(|a| !a.is_empty()) {
+            l.push(format!("fix: {advice}"));
+        }
+        if let Some(how) = o["how"].as_str() {
+            l.push(format!("  how: {how}"));
+        }
     }
     let f = &v["fragmentation"];
     if !f.is_null() {
@@ -182,7 +188,15 @@ fn snapshot(v: &Value) -> Vec<String> {
             if causes.is_empty() { "-".into() } else { causes.join(", ") },
             mb(&f["largest_possible_bytes"])
         ));
-        l.push(format!("fix: {}", s(&f["fix"])));
+        match f["fix"].as_str().filter(|x| !x.is_empty()) {
+            Some(fix) if f["not_why_it_ran_out"] == Value::Bool(true) => l.push(format!(
+                "  closes the largest cause: {fix} (not why it ran out: see above)"
+            )),
+            // An OOM's own advice is said under it.
+            Some(_) if f["at_oom"] == Value::Bool(true) => {}
+            Some(fix) => l.push(format!("fix: {fix}")),
+            None => {}
+        }
     }
     let ph = &v["peak_phase"];
     if !ph.is_null() {

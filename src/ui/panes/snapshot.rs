@@ -280,13 +280,16 @@ impl SnapshotView {
         }
     }
 
-    /// Takes what the reading job found: an OOM snapshot opens on its device that ran out.
+    /// Takes what the reading job found: an OOM snapshot opens on its device that ran out, at its
+    /// first `oom` event: the state the verdict and its advice are of (the end, after the frees
+    /// that followed, suggested fixes for another moment).
     fn landed(&mut self, (snap, oom, modules, memscope, pinned): Read) {
         self.device = oom
             .first()
             .map(|o| o.device)
             .or_else(|| snap.devices().first().copied())
             .unwrap_or(0);
+        self.event = oom.first().map(|o| o.event);
         self.snap = Some(Arc::new(snap));
         self.oom = oom;
         self.modules = modules.modules;
@@ -543,13 +546,15 @@ impl SnapshotView {
                     &mb(o.largest_free_block_bytes),
                     &o.device_free_bytes.map_or_else(|| "?".to_string(), mb),
                     o.verdict,
-                    snap.backend.alloc_conf(),
                 );
                 ui.colored_label(ui.visuals().error_fg_color, text);
                 if shown.event != Some(o.event) && ui.button(t.oom_go).clicked() {
                     picked = Some(o.event);
                 }
             });
+            if let Some(advice) = oom_advice(t, o.advice, snap.backend.alloc_conf()) {
+                ui.add(egui::Label::new(egui::RichText::new(advice).strong()).wrap());
+            }
         }
         let modules: Vec<&ModuleUsage> = self
             .modules
@@ -597,7 +602,19 @@ impl SnapshotView {
             .event
             .map_or_else(|| t.snapshot_when_end.to_string(), t.snapshot_when_event);
         segment_map(ui, t, &when, &shown.segments);
-        fragmentation_lines(ui, t, &shown.fragmentation, snap.backend.alloc_conf());
+        // At an OOM that was not fragmentation, the largest cause's fix is not why it ran out.
+        let not_why = self.oom.iter().any(|o| {
+            o.device == shown.device
+                && shown.event == Some(o.event)
+                && o.verdict != crate::snapshot::oom::OomVerdict::Fragmentation
+        });
+        fragmentation_lines(
+            ui,
+            t,
+            &shown.fragmentation,
+            snap.backend.alloc_conf(),
+            not_why,
+        );
         let title = match (&shown.summary.at_event, shown.event) {
             (Some(a), Some(_)) => (t.snapshot_at_event)(
                 a.event,
@@ -1114,7 +1131,7 @@ pub fn cause_fix(f: Fix) -> Text {
 /// The fragmentation diagnosis under the segment map: what is not handed out by cause, the
 /// largest request that fits, and the fix of the largest cause (nothing when all is handed
 /// out).
-fn fragmentation_lines(ui: &mut egui::Ui, t: &Tr, f: &Fragmentation, conf: &str) {
+fn fragmentation_lines(ui: &mut egui::Ui, t: &Tr, f: &Fragmentation, conf: &str, not_why: bool) {
     let Some(remedy) = f.remedy else {
         return;
     };
@@ -1140,7 +1157,62 @@ fn fragmentation_lines(ui: &mut egui::Ui, t: &Tr, f: &Fragmentation, conf: &str)
         .get(t)
         .replace("{conf}", conf)
         .replace("{dev}", dev);
-    ui.strong(FRAG_FIX.get(t).replace("{fix}", &fix));
+    let line = FRAG_FIX.get(t).replace("{fix}", &fix);
+    if not_why {
+        ui.label(format!("{line}{}", FRAG_NOT_WHY.get(t)));
+    } else {
+        ui.strong(line);
+    }
+}
+
+/// Said after the largest cause's fix at an OOM that was not fragmentation.
+pub const FRAG_NOT_WHY: Text = Text {
+    en: " (not why it ran out: see the advice above)",
+    zh: "（并非内存不足的原因：见上方建议）",
+};
+
+/// What to do about an OOM, in the UI's language, following its verdict
+/// ([`crate::snapshot::oom::OomAdvice`]); `None` when there is nothing to advise.
+pub fn oom_advice(t: &Tr, advice: crate::snapshot::oom::OomAdvice, conf: &str) -> Option<String> {
+    use crate::snapshot::oom::OomAdvice as A;
+    let mb = |b: i64| grouped(bytes_to_mib(b), 2);
+    const LEVERS: Text = Text {
+        en: "checkpointing (recompute activations), a smaller micro-batch or ZeRO; the What if \
+             tab on a profile of this run says which gets under. expandable_segments will not help.",
+        zh: "重计算（checkpointing）、减小 micro-batch 或 ZeRO；在本次运行的 Profile 上用“假设分析”页\
+             可看出哪一项能降到以下。expandable_segments 无济于事。",
+    };
+    Some(match advice {
+        A::Defragment { fix, frees_bytes } => {
+            let dev = if conf.contains("NPU") { "npu" } else { "cuda" };
+            let fix = cause_fix(fix)
+                .get(t)
+                .replace("{conf}", conf)
+                .replace("{dev}", dev);
+            Text {
+                en: "Fix: {fix} (returns about {mb} MB held in pieces to requests)",
+                zh: "修复：{fix}（约可把 {mb} MB 碎片内存重新用于申请）",
+            }
+            .get(t)
+            .replace("{fix}", &fix)
+            .replace("{mb}", &mb(frees_bytes))
+        }
+        A::RaiseLimitOrHoldLess { short_bytes } => Text {
+            en: "Fix: raise the process's limit, or lower the peak, by at least {mb} MB: {levers}",
+            zh: "修复：提高进程的内存上限，或把峰值至少降低 {mb} MB：{levers}",
+        }
+        .get(t)
+        .replace("{mb}", &mb(short_bytes))
+        .replace("{levers}", LEVERS.get(t)),
+        A::HoldLess { short_bytes } => Text {
+            en: "Fix: lower the peak by at least {mb} MB: {levers}",
+            zh: "修复：把峰值至少降低 {mb} MB：{levers}",
+        }
+        .get(t)
+        .replace("{mb}", &mb(short_bytes))
+        .replace("{levers}", LEVERS.get(t)),
+        A::Nothing => return None,
+    })
 }
 
 fn kind_color(kind: BlockKind) -> egui::Color32 {

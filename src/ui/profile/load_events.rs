@@ -90,18 +90,31 @@ impl ProfileDocument {
 
     fn take_load_msg(&mut self, msg: LoadMsg, cx: &mut DocCx<'_>) {
         match msg {
-            LoadMsg::Discovered(p) => {
-                // Several ranks: summarise them all in the background and show the overview,
-                // unless a comparison was asked for (`memsight --compare A B`): then the rank
-                // and its comparison show first.
+            LoadMsg::Discovered { profile: p, rank } => {
+                // The load went on with the rank a user means (not a CPU pseudo-rank): the
+                // view follows it, and the load is not started again for it.
+                if rank != cx.state.rank {
+                    if let Some(l) = &mut self.loading {
+                        l.key.rank = rank;
+                    }
+                    cx.out.push(Command::SelectRank(rank));
+                }
+                // Several device ranks: summarise them all in the background and show the
+                // overview, unless a comparison was asked for (`memsight --compare A B`): then
+                // the rank and its comparison show first. A trace of one device beside its
+                // CPU pseudo-rank opens on the device; the overview is one click away.
                 if p.ranks.len() > 1 {
                     self.overview = Some(crate::ui::overview::Overview::start(
                         cx.jobs,
                         Arc::clone(&p),
                         cx.state.source,
                     ));
-                    if !self.baseline.is_requested() {
+                    let devices: Vec<Option<&str>> =
+                        p.ranks.iter().map(|r| r.device.as_deref()).collect();
+                    let several = crate::analysis::rank_meant::candidates(&devices).len() > 1;
+                    if several && !self.baseline.is_requested() {
                         cx.out.push(Command::ShowOverview(true));
+                        self.auto_rank = Some(rank);
                     }
                 }
                 // A path that proved to be a profile goes into the recent list; one that did not

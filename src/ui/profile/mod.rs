@@ -51,6 +51,10 @@ pub struct ProfileDocument {
     overview: Option<Overview>,
     /// Where the cluster overview drew each rank's bar last frame (tests click them).
     overview_bars: Vec<(usize, egui::Rect)>,
+    /// The rank opened on its own (no user's choice yet) while the overview reads every rank:
+    /// once it has, the view moves to the device rank with the highest peak unless the user
+    /// chose one meanwhile.
+    auto_rank: Option<usize>,
     /// How many rank loads were started (a rank shown again from the session starts none).
     pub(crate) loads_started: usize,
     /// The open path is the generated demo (its banner shows).
@@ -74,6 +78,7 @@ impl ProfileDocument {
     pub(crate) fn open(&mut self, path: PathBuf, cx: &mut DocCx<'_>) {
         self.loading = None;
         self.overview = None; // dropping it cancels its job
+        self.auto_rank = None;
         self.error = None;
         // Looked up once here, not in every frame (it reads the disk).
         self.showing_demo = crate::cli::is_demo(&path);
@@ -140,9 +145,45 @@ impl ProfileDocument {
             self.loading = None; // dropping the handle cancels a load of another rank
             return;
         }
+        if self.loading.as_ref().is_some_and(|l| l.key == key) {
+            return; // already on its way
+        }
         self.loads_started += 1;
         let profile = self.session.profile.clone();
         self.loading = Some(super::loading::start_load(cx.jobs, path, profile, key));
+    }
+
+    /// Once the overview has read every rank, a rank the app opened on its own gives way to the
+    /// one a user means ([`crate::analysis::rank_meant::rank_meant`]: the device rank with the
+    /// highest peak), the overview staying on screen; a rank the user chose stays.
+    fn follow_the_peak(&mut self, cx: &mut DocCx<'_>) {
+        let (Some(auto), Some(overview), Some(profile)) =
+            (self.auto_rank, &self.overview, &self.session.profile)
+        else {
+            return;
+        };
+        if overview.is_running() {
+            return;
+        }
+        self.auto_rank = None;
+        if cx.state.rank != auto || !cx.state.show_overview {
+            return;
+        }
+        let seen: Vec<crate::analysis::rank_meant::Seen> = profile
+            .ranks
+            .iter()
+            .zip(&overview.rows)
+            .map(|(info, row)| {
+                let peak = row.as_ref().and_then(|r| r.peaks.operator_allocated);
+                crate::analysis::rank_meant::Seen::of(info.device.as_deref(), peak.map(|p| p.mib))
+            })
+            .collect();
+        if let Some(best) = crate::analysis::rank_meant::rank_meant(&seen)
+            && best != auto
+        {
+            cx.out.push(Command::SelectRank(best));
+            cx.out.push(Command::ShowOverview(true));
+        }
     }
 
     /// A baseline a job loaded from the open profile goes into the session under its key: it
@@ -192,6 +233,9 @@ impl Document for ProfileDocument {
     fn poll(&mut self, cx: &mut DocCx<'_>) -> bool {
         self.poll_load(cx);
         let mut changed = self.overview.as_mut().is_some_and(Overview::poll);
+        if changed {
+            self.follow_the_peak(cx);
+        }
         if self.baseline.poll() {
             self.cache_baseline();
             changed = true;
