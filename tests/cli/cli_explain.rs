@@ -271,3 +271,105 @@ fn a_summarys_verdict_gives_the_spread_and_the_suspects() {
     assert_eq!(v["leak_suspects"].as_array().unwrap().len(), 2);
     assert!(text.contains("leak suspect"), "{text}");
 }
+
+/// `tests/reference/operator_live.py` over a rank's ASCEND_PROFILER_OUTPUT (Python's csv
+/// module): the blocks' peak and the bytes per operator at `at_ms` (default that peak).
+fn python_operators(out: &Path, at_ms: Option<f64>) -> Option<Value> {
+    let mut args: Vec<std::ffi::OsString> = vec![out.into()];
+    if let Some(t) = at_ms {
+        args.push(t.to_string().into());
+    }
+    let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+    common::python_reference("operator_live.py", &args)
+}
+
+/// On the commonest Ascend export (no host ops, so every role is "unknown"), the verdict says
+/// what the peak is made of by operator, as Python sums the raw operator_memory rows alive at
+/// the peak; on an export of operator_memory.csv alone, it finds the blocks' peak (Python's
+/// sweep over the same rows) instead of "peak - at - ms", and its `live` command has a time.
+#[test]
+fn an_ascend_export_without_host_ops_is_made_of_its_operators() {
+    let Some(root) = common::samples() else {
+        common::skip("no samples");
+        return;
+    };
+    let level2 = root.join("xiaobingling93-pixel_Ascend-msinsight/test/st/level2");
+    let (v, text) = explain(&level2, &[]);
+    let rank = v["rank"].as_str().unwrap();
+    let at_ms = v["peak"]["at_ms"].as_f64().unwrap();
+    let out = level2.join(format!("rank_{rank}_ascend_pt/ASCEND_PROFILER_OUTPUT"));
+    let Some(want) = python_operators(&out, Some(at_ms)) else {
+        return;
+    };
+    let ops = v["made_of"]["operators"].as_array().unwrap();
+    assert_eq!(ops.len(), 3);
+    for (got, want) in ops.iter().zip(want["by_operator"].as_array().unwrap()) {
+        assert_eq!(got["name"], want[0], "{got} {want}");
+        let mib = want[1].as_f64().unwrap() / 1048576.0;
+        assert!((got["mib"].as_f64().unwrap() - mib).abs() < 1e-6, "{got} {mib}");
+    }
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("made of (by operator): "))
+        .unwrap_or_else(|| panic!("{text}"));
+    let first = &want["by_operator"][0];
+    assert!(
+        line.contains(&format!(
+            "{} {:.2} MB",
+            first[0].as_str().unwrap(),
+            first[1].as_f64().unwrap() / 1048576.0
+        )),
+        "{line}"
+    );
+    assert!(!text.contains("made of: unknown"), "{text}");
+
+    let verl = root.join("verl-project_rl-insight/data");
+    let (v, text) = explain(&verl, &[]);
+    let out = verl.join("recipe/memory_data/20260526_085155_ascend_pt/ASCEND_PROFILER_OUTPUT");
+    let Some(want) = python_operators(&out, None) else {
+        return;
+    };
+    let peak_mib = want["peak_bytes"].as_f64().unwrap() / 1048576.0;
+    let peak_ms = want["peak_at_ns"].as_f64().unwrap() / 1e6;
+    assert!((v["peak"]["mib"].as_f64().unwrap() - peak_mib).abs() < 1e-6, "{}", v["peak"]);
+    assert!((v["peak"]["at_ms"].as_f64().unwrap() - peak_ms).abs() < 1e-6, "{}", v["peak"]);
+    assert_eq!(v["peak"]["of"], "blocks");
+    assert!(!text.contains("peak - at -"), "{text}");
+    let live = v["next"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .find(|c| c.contains(" live "))
+        .unwrap_or_else(|| panic!("{}", v["next"]));
+    let t: f64 = live.rsplit(' ').next().unwrap().parse().unwrap();
+    assert!((t - peak_ms).abs() < 1e-6, "{live}");
+    // "only 1 step", not "only 1 steps"
+    assert!(!text.contains(" 1 steps"), "{text}");
+}
+
+/// A 2-rank DDP profile whose peak holds gradients is offered ZeRO-2 over its 2 ranks, the row
+/// equal to `memsight whatif --zero 2 --ranks 2` run by hand.
+#[test]
+fn a_two_rank_profile_is_offered_zero_over_its_ranks() {
+    let ddp = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/pytorch/ddp");
+    let (v, text) = explain(&ddp, &[]);
+    let rows = v["whatif"]["levers"].as_array().unwrap();
+    let zero = rows
+        .iter()
+        .find(|r| r["lever"] == "--zero 2 --ranks 2")
+        .unwrap_or_else(|| panic!("{}", v["whatif"]));
+    let rank = format!("--rank={}", v["rank"].as_str().unwrap());
+    let by_hand = json_of(&[
+        "whatif",
+        ddp.to_str().unwrap(),
+        &rank,
+        "--zero",
+        "2",
+        "--ranks",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(zero["peak_mib"], by_hand["predicted"]["peak_mib"]);
+    assert!(text.contains("--zero 2 --ranks 2"), "{text}");
+}

@@ -25,16 +25,29 @@ pub fn verdict(path: &Path, source: SourceChoice, rank: Option<&str>) -> Result<
     let chosen = choose(&ranks, rank)?;
     let id = chosen["rank"].as_str().unwrap_or_default().to_string();
     let allocated = &chosen["peaks"]["operator_allocated"];
-    let at_ms = allocated["at_ms"].as_f64();
     let p = path.display().to_string();
 
     let steps = json_of(|o, e| cli::steps(path, source, Some(&id), true, o, e));
     let rank_arg = format!("--rank={id}");
     let roles = parsed::<cli::RolesArgs>(&[&rank_arg, "--json"])
         .and_then(|a| json_of(|o, e| cli::roles(path, source, &a, o, e)));
+    // The curve's peak; without memory_record (operator_memory.csv alone), the peak of the
+    // blocks' total that `roles` found.
+    let (at_ms, peak_of) = match allocated["at_ms"].as_f64() {
+        Some(t) => (Some(t), "operator_allocated"),
+        None => (
+            roles.as_ref().ok().and_then(|r| r["at_peak"]["at_ms"].as_f64()),
+            "blocks",
+        ),
+    };
     let modules = parsed::<cli::ModulesArgs>(&[&rank_arg, "--json"])
         .and_then(|a| json_of(|o, e| cli::modules(path, source, &a, o, e)));
     let at = at_ms.map(|t| t.to_string()).unwrap_or_default();
+    let operators = match at_ms {
+        Some(_) => parsed::<cli::LiveArgs>(&[&rank_arg, "--at-ms", &at, "--top", "3", "--json"])
+            .and_then(|a| json_of(|o, e| cli::live(path, source, &a, o, e))),
+        None => Err("no peak".into()),
+    };
     let lines = match at_ms {
         Some(_) => parsed::<cli::StacksArgs>(&[
             &rank_arg, "--by", "line", "--at-ms", &at, "--top", "3", "--json",
@@ -49,13 +62,16 @@ pub fn verdict(path: &Path, source: SourceChoice, rank: Option<&str>) -> Result<
         r.map_err(|e| unavailable.insert(name.into(), Value::String(e)))
             .ok()
     };
-    let (steps, roles, modules, lines) = (
+    let (steps, roles, modules, lines, operators) = (
         part("steps", steps),
         part("roles", roles),
         part("modules", modules),
         part("lines", lines),
+        part("operators", operators),
     );
-    let whatif = whatif_table(path, source, &id, roles.as_ref(), ranks.len());
+    let devices: Vec<Option<&str>> = ranks.iter().map(|r| r["device"].as_str()).collect();
+    let device_ranks = crate::analysis::rank_meant::candidates(&devices).len();
+    let whatif = whatif_table(path, source, &id, roles.as_ref(), device_ranks);
     let step = steps
         .as_ref()
         .zip(at_ms)
@@ -68,8 +84,12 @@ pub fn verdict(path: &Path, source: SourceChoice, rank: Option<&str>) -> Result<
         "device": chosen["device"],
         "ranks": ranks_by_peak(&ranks),
         "peak": {
-            "mib": allocated["mib"],
-            "at_ms": allocated["at_ms"],
+            "mib": match peak_of {
+                "blocks" => operators.as_ref().map_or(Value::Null, |o| o["total_mib"].clone()),
+                _ => allocated["mib"].clone(),
+            },
+            "at_ms": at_ms,
+            "of": peak_of,
             "step": step,
             "reserved_mib": chosen["peaks"]["operator_reserved"]["mib"],
             "from": "memsight inspect --json",
@@ -78,7 +98,9 @@ pub fn verdict(path: &Path, source: SourceChoice, rank: Option<&str>) -> Result<
             "roles": roles.as_ref().map(roles_at_peak),
             "modules": modules.as_ref().map(top_modules),
             "lines": lines.as_ref().map(|l| top_lines(&l["items"])),
-            "from": "memsight roles / modules / stacks --by line --at-ms PEAK --json",
+            "operators": operators.as_ref().map(|o| first(&o["by_operator"], TOP)),
+            "before_profiling_mib": operators.as_ref().map(|o| o["unattributed_mib"].clone()),
+            "from": "memsight roles / modules / stacks --by line / live --at-ms PEAK --json",
         },
         "leak": steps.as_ref().map(leak),
         "oom": Value::Null,
@@ -234,8 +256,9 @@ fn leak(steps: &Value) -> Value {
 
 /// The what-if table: each lever that applies to this run, replayed (`memsight whatif`).
 /// Twice the micro-batch when activations or inputs are held at the peak; checkpointing the
-/// module class the roles advice names; offloading the optimizer when its state is held; ZeRO-1
-/// over the profile's ranks when it has several.
+/// module class the roles advice names; offloading the optimizer when its state is held; ZeRO
+/// over the profile's device ranks when it has several (stage 2 when gradients are held, else
+/// stage 1 when optimizer state is).
 fn whatif_table(
     path: &Path,
     source: SourceChoice,
@@ -265,10 +288,21 @@ fn whatif_table(
     }
     if held("optimizer_state") {
         levers.push(vec!["--offload-optimizer".into()]);
-        if ranks > 1 {
+    }
+    // ZeRO over the device ranks: stage 1 shards the optimizer state, stage 2 the gradients
+    // too; offered when the peak holds either.
+    if ranks > 1 {
+        let stage = if held("gradient") {
+            Some("2")
+        } else if held("optimizer_state") {
+            Some("1")
+        } else {
+            None
+        };
+        if let Some(stage) = stage {
             levers.push(vec![
                 "--zero".into(),
-                "1".into(),
+                stage.into(),
                 "--ranks".into(),
                 ranks.to_string(),
             ]);

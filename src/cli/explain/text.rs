@@ -66,11 +66,18 @@ fn profile(v: &Value) -> Vec<String> {
         Some(n) => format!("{n} ranks in the profile"),
         None => "-".into(),
     };
+    let peak = match (&p["at_ms"], p["of"].as_str()) {
+        (Value::Null, _) => "no peak (no memory curve and no blocks)".to_string(),
+        (t, Some("blocks")) => format!(
+            "peak {} at {} ms (the blocks' total: no memory_record)",
+            mib(&p["mib"]),
+            s(t)
+        ),
+        (t, _) => format!("peak {} at {} ms", mib(&p["mib"]), s(t)),
+    };
     let mut l = vec![format!(
-        "rank {}{device} ({ranks}): peak {} at {} ms{}{}",
+        "rank {}{device} ({ranks}): {peak}{}{}",
         s(&v["rank"]),
-        mib(&p["mib"]),
-        s(&p["at_ms"]),
         match &p["step"] {
             Value::Null => String::new(),
             st => format!(", step {}", s(st)),
@@ -81,12 +88,30 @@ fn profile(v: &Value) -> Vec<String> {
         }
     )];
     let m = &v["made_of"];
-    if let Some(roles) = m["roles"].as_array().filter(|r| !r.is_empty()) {
+    let roles = m["roles"].as_array().filter(|r| !r.is_empty());
+    // Roles the profile could tell apart; else (no host ops) the operators say it.
+    let known = roles.is_some_and(|r| {
+        r.iter()
+            .any(|x| !matches!(x["role"].as_str(), Some("unknown" | "before_profiling")))
+    });
+    if let Some(roles) = roles.filter(|_| known) {
         let parts: Vec<String> = roles
             .iter()
             .map(|r| format!("{} {}", s(&r["role"]), mib(&r["mib"])))
             .collect();
         l.push(format!("made of: {}", parts.join(", ")));
+    } else if let Some(ops) = m["operators"].as_array().filter(|o| !o.is_empty()) {
+        let mut parts: Vec<String> = ops
+            .iter()
+            .map(|o| format!("{} {}", s(&o["name"]), mib(&o["mib"])))
+            .collect();
+        if m["before_profiling_mib"].as_f64().is_some_and(|b| b > 0.005) {
+            parts.push(format!(
+                "before profiling {}",
+                mib(&m["before_profiling_mib"])
+            ));
+        }
+        l.push(format!("made of (by operator): {}", parts.join(", ")));
     }
     for (key, name, label) in [("modules", "path", "module"), ("lines", "line", "line")] {
         for x in m[key].as_array().into_iter().flatten() {
@@ -98,7 +123,10 @@ fn profile(v: &Value) -> Vec<String> {
         let verdict = s(&leak["verdict"]);
         let mut t = match leak["steps"].as_u64() {
             Some(0) => format!("leak: {verdict} (no training steps recorded)"),
-            Some(n) if n < 3 => format!("leak: {verdict} (only {n} steps)"),
+            Some(n) if n < 3 => format!(
+                "leak: {verdict} (only {})",
+                crate::model::plural::count(n, "step", "steps")
+            ),
             _ => format!("leak: {verdict} over {} steps", s(&leak["steps"])),
         };
         for g in leak["growth"].as_array().into_iter().flatten() {
