@@ -113,7 +113,7 @@ def inspect(path: PathLike, *, source: Optional[str] = None, as_frame: bool = Fa
 
 
 def steps(path: PathLike, rank=None, *, source: Optional[str] = None, as_frame: bool = False):
-    """Each training step of one rank (default the first): peak, end value, survivors, growth.
+    """Each training step of one rank (default the device rank with the highest peak): peak, end value, survivors, growth.
 
     With ``as_frame=True``: one row per step (``survivors`` as ``survivors_count`` and
     ``survivors_kib``).

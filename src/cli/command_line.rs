@@ -142,7 +142,7 @@ pub enum Command {
         src: SourceOpt,
         /// Profiling folder or .db.
         path: PathBuf,
-        /// Rank id; default the first rank.
+        /// Rank id; default the device rank with the highest peak.
         #[arg(long, allow_hyphen_values = true)]
         rank: Option<String>,
         /// JSON instead of text.
@@ -202,7 +202,7 @@ pub enum Command {
         src: SourceOpt,
         /// Profiling folder or .db.
         path: PathBuf,
-        /// Rank id; default the first rank.
+        /// Rank id; default the device rank with the highest peak.
         #[arg(long, allow_hyphen_values = true)]
         rank: Option<String>,
         /// JSON instead of text.

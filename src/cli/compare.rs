@@ -22,10 +22,10 @@ fn mib(b: i64) -> f64 {
 /// Which ranks to compare.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct CompareArgs {
-    /// Rank of A (default: its first rank).
+    /// Rank of A (default: its device rank with the highest peak).
     #[arg(long, allow_hyphen_values = true)]
     pub rank_a: Option<String>,
-    /// Rank of B (default: its first rank).
+    /// Rank of B (default: its device rank with the highest peak).
     #[arg(long, allow_hyphen_values = true)]
     pub rank_b: Option<String>,
     /// How many operators the text output lists.

@@ -15,7 +15,7 @@ use crate::model::{bytes_to_mib, ns_to_ms};
 /// Options of `curve`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct CurveArgs {
-    /// Rank id (as `inspect` shows it); default the first rank.
+    /// Rank id (as `inspect` shows it); default the device rank with the highest peak.
     #[arg(long, allow_hyphen_values = true)]
     pub rank: Option<String>,
     /// overall, stream or component.

@@ -13,7 +13,7 @@ use crate::model::{bytes_to_kib, bytes_to_mib, ns_to_ms};
 /// Options of `live`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct LiveArgs {
-    /// Rank id; default the first rank.
+    /// Rank id; default the device rank with the highest peak.
     #[arg(long, allow_hyphen_values = true)]
     pub rank: Option<String>,
     /// The time, ms from the rank's time origin.

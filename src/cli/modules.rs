@@ -20,7 +20,7 @@ const NO_MODULES_IN_A_DUMP: &str = "an msMemScope dump names no module: record t
 /// Options of `modules`.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct ModulesArgs {
-    /// Rank id; default the first rank.
+    /// Rank id; default the device rank with the highest peak.
     #[arg(long, allow_hyphen_values = true)]
     pub rank: Option<String>,
     /// The blocks alive at this time (ms from the rank's origin); default the peak of

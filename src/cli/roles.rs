@@ -11,7 +11,7 @@ use crate::model::{NULL, RankData, SourceChoice, bytes_to_kib, bytes_to_mib, ns_
 /// Options of `roles`.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct RolesArgs {
-    /// Rank id; default the first rank.
+    /// Rank id; default the device rank with the highest peak.
     #[arg(long, allow_hyphen_values = true)]
     pub rank: Option<String>,
     /// JSON instead of text.

@@ -18,7 +18,7 @@ const FRAMES_SHOWN: usize = 6;
 /// Options of `stacks`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct StacksArgs {
-    /// Rank id; default the first rank.
+    /// Rank id; default the device rank with the highest peak.
     #[arg(long, allow_hyphen_values = true)]
     pub rank: Option<String>,
     /// The blocks alive at this time (ms from the rank's origin).

@@ -15,7 +15,7 @@ use crate::model::{RankData, SourceChoice, bytes_to_mib};
 /// Options of `static`.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct StaticArgs {
-    /// Rank id; default the first rank.
+    /// Rank id; default the device rank with the highest peak.
     #[arg(long, allow_hyphen_values = true)]
     pub rank: Option<String>,
     /// Graph ID, as static_op_mem writes it; default the first graph (the view's default).

@@ -13,7 +13,7 @@ use crate::export::rows_tsv;
 /// Options of `table`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct TableArgs {
-    /// Rank id; default the first rank.
+    /// Rank id; default the device rank with the highest peak.
     #[arg(long, allow_hyphen_values = true)]
     pub rank: Option<String>,
     /// Window start, ms from the rank's time origin.

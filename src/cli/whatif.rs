@@ -11,7 +11,7 @@ use crate::model::{SourceChoice, bytes_to_mib, ns_to_ms};
 /// Options of `whatif`.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct WhatifArgs {
-    /// Rank id; default the first rank.
+    /// Rank id; default the device rank with the highest peak.
     #[arg(long, allow_hyphen_values = true)]
     pub rank: Option<String>,
     /// The micro-batch as a multiple of the profiled one (2: twice as large).

@@ -11,9 +11,12 @@
 //!
 //! Calls run at most [`concurrent_calls`] at a time (the cores, at least 2); the others wait
 //! their turn, so 300 calls at once take no more memory than that many.
-//! A failed command, a path outside the roots and a bad argument are MCP errors (JSON-RPC
-//! `invalid_params`, with the command's own message).
+//! An answer is the command's JSON once, as text (no second, structured copy), cut to under
+//! [`fit::ANSWER_BYTES`] unless the call asks for it whole (`full: true`). A failed command, a
+//! path outside the roots and a bad argument are tool results with `isError` and the command's
+//! own message, which the model reads and can act on; only an unknown tool is a JSON-RPC error.
 
+pub mod fit;
 pub mod tools;
 
 use std::path::{Path, PathBuf};
@@ -130,7 +133,13 @@ pub fn answer(
     }
     // Every file the command opens is checked against the roots, links resolved.
     let _confined = crate::ingest::safe_fs::confine_reads(roots);
-    run_command(&argv)
+    let v = run_command(&argv)?;
+    let whole = args.get(tools::FULL).and_then(serde_json::Value::as_bool) == Some(true);
+    Ok(if whole {
+        v
+    } else {
+        fit::fit(v, fit::ANSWER_BYTES)
+    })
 }
 
 /// Runs `argv` (after `memsight`) as the command line would, in-process; its JSON, or its
@@ -176,6 +185,12 @@ impl ServerHandler for Server {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.to_string();
+        if tools::tool(&name).is_none() {
+            return Err(ErrorData::invalid_params(
+                format!("no tool named {name:?}"),
+                None,
+            ));
+        }
         let args = request.arguments.clone().unwrap_or_default();
         let roots = self.roots(&context).await;
         // At most `concurrent_calls` at once; the rest wait here, holding nothing.
@@ -192,10 +207,12 @@ impl ServerHandler for Server {
         })
         .await
         .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
-        match answer {
-            Ok(v) => Ok(CallToolResult::structured(v).into()),
-            Err(e) => Err(ErrorData::invalid_params(e, None)),
+        let text = |t: String| vec![rmcp::model::ContentBlock::text(t)];
+        Ok(match answer {
+            Ok(v) => CallToolResult::success(text(v.to_string())),
+            Err(e) => CallToolResult::error(text(e)),
         }
+        .into())
     }
 }
 

@@ -19,6 +19,8 @@ pub struct Param {
     pub required: bool,
     /// What it means, for the assistant.
     pub about: &'static str,
+    /// The values it may take (a JSON schema `enum`); empty: any of its type.
+    pub choices: &'static [&'static str],
 }
 
 /// One tool: its name, what it answers, the subcommand it runs and its arguments.
@@ -42,6 +44,7 @@ const fn named_path(name: &'static str, about: &'static str) -> Param {
         path: true,
         required: true,
         about,
+        choices: &[],
     }
 }
 
@@ -64,6 +67,28 @@ const fn option(
         path: false,
         required: false,
         about,
+        choices: &[],
+    }
+}
+
+/// An optional flag naming a file to read (checked against the roots).
+const fn path_option(name: &'static str, flag: &'static str, about: &'static str) -> Param {
+    Param {
+        path: true,
+        ..option(name, "string", flag, about)
+    }
+}
+
+/// An optional flag taking one of `choices`.
+const fn choice(
+    name: &'static str,
+    flag: &'static str,
+    choices: &'static [&'static str],
+    about: &'static str,
+) -> Param {
+    Param {
+        choices,
+        ..option(name, "string", flag, about)
     }
 }
 
@@ -85,8 +110,11 @@ const RANK: Param = option(
     "rank",
     "string",
     "--rank",
-    "Rank id as `inspect` lists it; default the first rank",
+    "Rank id as `inspect` lists it; default the device rank with the highest peak (the answer's `rank` says which)",
 );
+
+/// The argument every tool takes besides its own: the answer whole, however large.
+pub const FULL: &str = "full";
 
 const PROFILE: &str = "A profiling folder, .db or PyTorch trace (.pt.trace.json[.gz])";
 
@@ -157,12 +185,29 @@ pub const TOOLS: &[Tool] = &[
         params: &[
             path(PROFILE),
             RANK,
-            option("by", "string", "--by", "Group by `stack`, `line` or `op`"),
+            choice(
+                "by",
+                "--by",
+                &["stack", "line", "op", "role"],
+                "Group by call stack, source line, host op or training role",
+            ),
             option(
                 "at_ms",
                 "number",
                 "--at-ms",
-                "Only what is alive at this time, ms",
+                "Only what is alive at this time, ms (not with from_ms / to_ms)",
+            ),
+            option(
+                "from_ms",
+                "number",
+                "--from-ms",
+                "Only allocations from this time on, ms",
+            ),
+            option(
+                "to_ms",
+                "number",
+                "--to-ms",
+                "Only allocations up to this time, ms",
             ),
             option("top", "integer", "--top", "How many groups to list"),
         ],
@@ -213,6 +258,36 @@ pub const TOOLS: &[Tool] = &[
         params: &[
             named_path("a", "The baseline: a profile or an allocator snapshot"),
             named_path("b", "The run compared with it (the same kind as a)"),
+            option(
+                "rank_a",
+                "string",
+                "--rank-a",
+                "Profiles: the rank of a (default its device rank with the highest peak)",
+            ),
+            option(
+                "rank_b",
+                "string",
+                "--rank-b",
+                "Profiles: the rank of b (default its device rank with the highest peak)",
+            ),
+            option(
+                "at_a",
+                "string",
+                "--at-a",
+                "Snapshots: where a is read, `peak`, `end` or an event index (default peak)",
+            ),
+            option(
+                "at_b",
+                "string",
+                "--at-b",
+                "Snapshots: where b is read, `peak`, `end` or an event index (default peak)",
+            ),
+            option(
+                "device",
+                "integer",
+                "--device",
+                "Snapshots: the device compared (default each one's OOM device)",
+            ),
         ],
     },
     Tool {
@@ -226,6 +301,17 @@ pub const TOOLS: &[Tool] = &[
                 "integer",
                 "--at-event",
                 "The state just after this event (0-based)",
+            ),
+            option(
+                "device",
+                "integer",
+                "--device",
+                "The device (default the one that ran out, else the first with events)",
+            ),
+            path_option(
+                "profile",
+                "--profile",
+                "A PyTorch trace of the same run: the live blocks by its operators and steps",
             ),
             option("top", "integer", "--top", "How many stacks to list"),
         ],
@@ -249,11 +335,19 @@ pub fn schema(t: &Tool) -> Map<String, Value> {
         .params
         .iter()
         .map(|p| {
-            (
-                p.name.to_string(),
-                json!({"type": p.kind, "description": p.about}),
-            )
+            let mut about = json!({"type": p.kind, "description": p.about});
+            if !p.choices.is_empty() {
+                about["enum"] = json!(p.choices);
+            }
+            (p.name.to_string(), about)
         })
+        .chain(std::iter::once((
+            FULL.to_string(),
+            json!({
+                "type": "boolean",
+                "description": "The whole answer, however large (by default lists are cut to keep it under 4 KB, and `cut` says which)",
+            }),
+        )))
         .collect();
     let required: Vec<&str> = t
         .params
@@ -281,7 +375,7 @@ pub fn command_line(
 ) -> Result<(Vec<String>, Vec<std::path::PathBuf>), String> {
     if let Some(k) = args
         .keys()
-        .find(|k| t.params.iter().all(|p| p.name != k.as_str()))
+        .find(|k| k.as_str() != FULL && t.params.iter().all(|p| p.name != k.as_str()))
     {
         return Err(format!("{}: no argument named {k:?}", t.name));
     }
@@ -306,6 +400,14 @@ pub fn command_line(
             }
             _ => return Err(format!("{}: {:?} must be a {}", t.name, p.name, p.kind)),
         };
+        if !p.choices.is_empty() && !p.choices.contains(&text.as_str()) {
+            return Err(format!(
+                "{}: {:?} must be one of {}",
+                t.name,
+                p.name,
+                p.choices.join(", ")
+            ));
+        }
         if p.path {
             paths.push(std::path::PathBuf::from(&text));
         }

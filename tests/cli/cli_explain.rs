@@ -306,7 +306,10 @@ fn an_ascend_export_without_host_ops_is_made_of_its_operators() {
     for (got, want) in ops.iter().zip(want["by_operator"].as_array().unwrap()) {
         assert_eq!(got["name"], want[0], "{got} {want}");
         let mib = want[1].as_f64().unwrap() / 1048576.0;
-        assert!((got["mib"].as_f64().unwrap() - mib).abs() < 1e-6, "{got} {mib}");
+        assert!(
+            (got["mib"].as_f64().unwrap() - mib).abs() < 1e-6,
+            "{got} {mib}"
+        );
     }
     let line = text
         .lines()
@@ -331,8 +334,16 @@ fn an_ascend_export_without_host_ops_is_made_of_its_operators() {
     };
     let peak_mib = want["peak_bytes"].as_f64().unwrap() / 1048576.0;
     let peak_ms = want["peak_at_ns"].as_f64().unwrap() / 1e6;
-    assert!((v["peak"]["mib"].as_f64().unwrap() - peak_mib).abs() < 1e-6, "{}", v["peak"]);
-    assert!((v["peak"]["at_ms"].as_f64().unwrap() - peak_ms).abs() < 1e-6, "{}", v["peak"]);
+    assert!(
+        (v["peak"]["mib"].as_f64().unwrap() - peak_mib).abs() < 1e-6,
+        "{}",
+        v["peak"]
+    );
+    assert!(
+        (v["peak"]["at_ms"].as_f64().unwrap() - peak_ms).abs() < 1e-6,
+        "{}",
+        v["peak"]
+    );
     assert_eq!(v["peak"]["of"], "blocks");
     assert!(!text.contains("peak - at -"), "{text}");
     let live = v["next"]

@@ -2,8 +2,10 @@
 //! (`tests/reference/mcp_session.py`): it lists the tools, each with a JSON schema for its
 //! arguments, and calls every one on real data (a real H100 training trace, a real snapshot
 //! recorded with its profile, a cluster summary); each answer equals the CLI's `--json` for the
-//! same arguments. A path outside the granted roots, a bad argument and a command that fails
-//! are MCP errors, and nothing is written under the roots.
+//! same arguments (asked whole, `full: true`), sent once as text; by default under 4 KB, its
+//! lists cut to the CLI's first entries. A path outside the granted roots, a bad argument and a
+//! command that fails are tool results with `isError` (an unknown tool a JSON-RPC error), and
+//! nothing is written under the roots.
 
 use serde_json::{Value, json};
 
@@ -59,6 +61,7 @@ fn a_real_mcp_client_lists_and_calls_every_tool_and_gets_the_clis_answers() {
     assert_eq!(code, 0, "{err}");
     let before = common::files_under(&runs);
 
+    let trace_join = snaps.join("run.pt.trace.json.gz").display().to_string();
     let (t, t16, s, db) = (
         trace.display().to_string(),
         trace16.display().to_string(),
@@ -122,9 +125,55 @@ fn a_real_mcp_client_lists_and_calls_every_tool_and_gets_the_clis_answers() {
             vec!["compare", &t, &t16, "--json"],
         ),
         (
+            "compare",
+            json!({"a": t, "b": t16, "rank_a": "gpt_b8 cpu", "rank_b": "gpt_b16 cuda:0"}),
+            vec![
+                "compare",
+                &t,
+                &t16,
+                "--rank-a",
+                "gpt_b8 cpu",
+                "--rank-b",
+                "gpt_b16 cuda:0",
+                "--json",
+            ],
+        ),
+        (
+            "stacks",
+            json!({"path": t, "by": "op", "from_ms": 0.0, "to_ms": 20.0, "top": 3}),
+            vec![
+                "stacks",
+                &t,
+                "--by",
+                "op",
+                "--from-ms",
+                "0",
+                "--to-ms",
+                "20",
+                "--top",
+                "3",
+                "--json",
+            ],
+        ),
+        (
             "snapshot",
             json!({"path": s, "top": 3}),
             vec!["snapshot", &s, "--top", "3", "--json"],
+        ),
+        (
+            "snapshot",
+            json!({"path": s, "device": 0, "profile": trace_join, "top": 3}),
+            vec![
+                "snapshot",
+                &s,
+                "--device",
+                "0",
+                "--profile",
+                &trace_join,
+                "--top",
+                "3",
+                "--json",
+            ],
         ),
         (
             "summary",
@@ -140,11 +189,24 @@ fn a_real_mcp_client_lists_and_calls_every_tool_and_gets_the_clis_answers() {
         // A command that fails: a rank the profile does not have.
         json!({"tool": "roles", "arguments": {"path": t, "rank": "no such rank"}}),
         json!({"tool": "no_such_tool", "arguments": {}}),
+        // A value `by` does not take.
+        json!({"tool": "stacks", "arguments": {"path": t, "by": "file"}}),
     ];
+    let errors_sent = errors.len();
+    // Each call twice: whole (`full`), and as an assistant calls it (cut under 4 KB).
     let mut list: Vec<Value> = calls
         .iter()
-        .map(|(tool, args, _)| json!({"tool": tool, "arguments": args}))
+        .map(|(tool, args, _)| {
+            let mut whole = args.clone();
+            whole["full"] = json!(true);
+            json!({"tool": tool, "arguments": whole})
+        })
         .collect();
+    list.extend(
+        calls
+            .iter()
+            .map(|(tool, args, _)| json!({"tool": tool, "arguments": args})),
+    );
     list.extend(errors);
     let calls_file = work.path().join("calls.json");
     std::fs::write(&calls_file, serde_json::to_string(&list).unwrap()).unwrap();
@@ -184,16 +246,48 @@ fn a_real_mcp_client_lists_and_calls_every_tool_and_gets_the_clis_answers() {
         "number"
     );
 
-    // Each answer is the CLI's JSON for the same question.
+    // `by` takes one of its values, said in the schema.
+    let stacks = tools.iter().find(|t| t["name"] == "stacks").unwrap();
+    assert_eq!(
+        stacks["input_schema"]["properties"]["by"]["enum"],
+        json!(["stack", "line", "op", "role"])
+    );
+
+    // Each answer asked whole is the CLI's JSON for the same question, sent once (as text).
     let answers = session["calls"].as_array().unwrap();
-    assert_eq!(answers.len(), calls.len() + 4);
+    assert_eq!(answers.len(), 2 * calls.len() + errors_sent);
     for ((tool, _, cli), got) in calls.iter().zip(answers) {
         assert_eq!(got["tool"], *tool);
         assert!(got.get("error").is_none(), "{tool}: {got}");
-        assert_eq!(got["structured"], cli_json(cli), "{tool}");
+        assert_eq!(got["answer"], cli_json(cli), "{tool}");
+        assert_eq!(got["structured"], Value::Null, "{tool}: sent once");
     }
-    // The errors are MCP errors with a reason.
-    let errs = &answers[calls.len()..];
+    // As an assistant asks: under 4 KB, each cut list the CLI's first entries.
+    for ((tool, _, cli), got) in calls.iter().zip(&answers[calls.len()..]) {
+        assert!(
+            got["bytes"].as_u64().unwrap() <= 4096,
+            "{tool}: {}",
+            got["bytes"]
+        );
+        let whole = cli_json(cli);
+        let answer = &got["answer"];
+        for (pointer, n) in answer["cut"]["lists"].as_object().into_iter().flatten() {
+            let (full, kept) = (
+                whole.pointer(pointer).unwrap().as_array().unwrap(),
+                answer.pointer(pointer).unwrap().as_array().unwrap(),
+            );
+            assert_eq!(full.len() as u64, n.as_u64().unwrap(), "{tool} {pointer}");
+            assert!(
+                !kept.is_empty() && kept.len() < full.len(),
+                "{tool} {pointer}"
+            );
+        }
+        if answer["cut"].is_null() {
+            assert_eq!(*answer, whole, "{tool}: small enough to send whole");
+        }
+    }
+    // The errors are tool results with a reason (isError), but an unknown tool.
+    let errs = &answers[2 * calls.len()..];
     let message = |i: usize| errs[i]["error"]["message"].as_str().unwrap().to_string();
     assert!(
         message(0).contains("not under a granted root"),
@@ -207,9 +301,19 @@ fn a_real_mcp_client_lists_and_calls_every_tool_and_gets_the_clis_answers() {
     );
     assert!(message(2).contains("no such rank"), "{}", message(2));
     assert!(message(3).contains("no tool named"), "{}", message(3));
-    for e in errs {
-        assert_eq!(e["error"]["code"], -32602, "{e}");
+    assert!(
+        message(4).contains("\"by\" must be one of stack, line, op, role"),
+        "{}",
+        message(4)
+    );
+    for e in &errs[..3] {
+        assert_eq!(
+            e["error"]["code"],
+            Value::Null,
+            "a tool result with isError: {e}"
+        );
     }
+    assert_eq!(errs[3]["error"]["code"], -32602, "{}", errs[3]);
     // Nothing written under the root.
     assert_eq!(common::files_under(&runs), before);
 }
@@ -277,13 +381,13 @@ fn the_mcp_server_follows_no_link_out_of_its_roots() {
     assert!(!text(2).contains("secret"), "{}", text(2));
     // The snapshot beside a link out is not joined; the one beside its real trace is.
     assert_eq!(
-        answers[3]["structured"]["profile_join"],
+        answers[3]["answer"]["profile_join"],
         Value::Null,
         "{}",
         text(3)
     );
     assert!(
-        answers[4]["structured"]["profile_join"].is_object(),
+        answers[4]["answer"]["profile_join"].is_object(),
         "{}",
         text(4)
     );

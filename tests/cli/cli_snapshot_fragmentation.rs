@@ -182,13 +182,7 @@ fn the_oom_verdict_names_the_fix_that_worked_on_the_rerun() {
 /// fragmentation fix only where it worked on the re-run, never an empty `fix:`, and for a cap
 /// or an exhausted device by how much, from PyTorch's own message: the request less what was
 /// "reserved by PyTorch but unallocated".
-fn check_advice(
-    case: &str,
-    pickle: &Path,
-    dir: &Path,
-    worked: bool,
-    oom: &serde_json::Value,
-) {
+fn check_advice(case: &str, pickle: &Path, dir: &Path, worked: bool, oom: &serde_json::Value) {
     let kind = oom["advice"]["kind"].as_str().unwrap();
     assert_eq!(kind == "defragment", worked, "{case}: {oom}");
     let (code, text, err) = common::memsight(&["explain", pickle.to_str().unwrap()]);

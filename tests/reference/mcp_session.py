@@ -6,8 +6,10 @@ would. The test (tests/cli/cli_mcp.rs) compares each answer with the CLI's JSON.
 
 CALLS.json: [{"tool": name, "arguments": {...}}, ...]. The server is started as
 `MEMSIGHT_BIN mcp --root ROOT ...`. Prints JSON: {"protocol": the negotiated version,
-"tools": [{"name", "input_schema"}], "calls": [{"tool", "structured"} or {"tool", "error":
-{"code", "message"}}]}.
+"tools": [{"name", "input_schema"}], "calls": [{"tool", "answer", "bytes", "structured"} or
+{"tool", "error": {"code", "message"}}]}: "answer" is the result's text parsed as JSON, "bytes"
+its length, "structured" its structured content (none: the answer is sent once); a tool result
+with isError has code None, a JSON-RPC error its code.
 """
 import asyncio
 import json
@@ -38,7 +40,13 @@ async def session(binary, calls, roots):
                         text = r.content[0].text if r.content else ""
                         out["calls"].append({"tool": c["tool"], "error": {"code": None, "message": text}})
                     else:
-                        out["calls"].append({"tool": c["tool"], "structured": r.structured_content})
+                        text = "".join(getattr(b, "text", "") for b in r.content)
+                        out["calls"].append({
+                            "tool": c["tool"],
+                            "answer": json.loads(text),
+                            "bytes": len(text.encode("utf-8")),
+                            "structured": r.structured_content,
+                        })
                 except MCPError as e:
                     err = getattr(e, "error", None)
                     out["calls"].append({

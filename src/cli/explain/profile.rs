@@ -36,7 +36,10 @@ pub fn verdict(path: &Path, source: SourceChoice, rank: Option<&str>) -> Result<
     let (at_ms, peak_of) = match allocated["at_ms"].as_f64() {
         Some(t) => (Some(t), "operator_allocated"),
         None => (
-            roles.as_ref().ok().and_then(|r| r["at_peak"]["at_ms"].as_f64()),
+            roles
+                .as_ref()
+                .ok()
+                .and_then(|r| r["at_peak"]["at_ms"].as_f64()),
             "blocks",
         ),
     };

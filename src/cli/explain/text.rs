@@ -105,7 +105,10 @@ fn profile(v: &Value) -> Vec<String> {
             .iter()
             .map(|o| format!("{} {}", s(&o["name"]), mib(&o["mib"])))
             .collect();
-        if m["before_profiling_mib"].as_f64().is_some_and(|b| b > 0.005) {
+        if m["before_profiling_mib"]
+            .as_f64()
+            .is_some_and(|b| b > 0.005)
+        {
             parts.push(format!(
                 "before profiling {}",
                 mib(&m["before_profiling_mib"])
