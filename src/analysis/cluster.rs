@@ -117,6 +117,56 @@ pub fn growth(rank: &ClusterRank) -> Option<Growth> {
     })
 }
 
+/// What stands out across a cluster's ranks, by one rule that the app's overview and
+/// `explain` both show: the outliers of the device ranks' peaks (the interquartile rule,
+/// [`super::device_spread`]), highest peak first; the leak suspects ([`Growth::is_leak_suspect`]),
+/// most growth first; and the ranks that failed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Findings {
+    /// The spread of the device ranks' Operator Allocated peaks.
+    pub spread: Option<super::Spread>,
+    /// The outliers (indices into the ranks), highest peak first.
+    pub outliers: Vec<usize>,
+    /// Each rank's growth over its steps.
+    pub growth: Vec<Option<Growth>>,
+    /// The leak suspects, most growth first (the first index on ties).
+    pub leak_suspects: Vec<usize>,
+    /// The ranks recorded with an error, in the summary's order.
+    pub failed: Vec<usize>,
+}
+
+/// The [`Findings`] of `ranks`.
+pub fn findings(ranks: &[ClusterRank]) -> Findings {
+    let peaks: Vec<(usize, f64)> = ranks
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| Some((i, r.peak_allocated_mib?)))
+        .collect();
+    let host = |i: usize| super::is_host_device(ranks[i].identity.device.as_deref());
+    let spread = super::device_spread(&peaks, host);
+    let peak = |i: usize| ranks[i].peak_allocated_mib.unwrap_or(0.0);
+    let mut outliers = spread
+        .as_ref()
+        .map_or_else(Vec::new, |s| s.outliers.clone());
+    outliers.sort_by(|&a, &b| peak(b).total_cmp(&peak(a)).then(a.cmp(&b)));
+    let growth: Vec<Option<Growth>> = ranks.iter().map(growth).collect();
+    let mut leaks: Vec<(usize, f64)> = growth
+        .iter()
+        .enumerate()
+        .filter_map(|(i, g)| g.filter(Growth::is_leak_suspect).map(|g| (i, g.mib)))
+        .collect();
+    leaks.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    Findings {
+        spread,
+        outliers,
+        growth,
+        leak_suspects: leaks.into_iter().map(|p| p.0).collect(),
+        failed: (0..ranks.len())
+            .filter(|&i| ranks[i].error.is_some())
+            .collect(),
+    }
+}
+
 /// For each rank of `now`, the rank of `before` that is the same rank: the same rank id and
 /// device (on the same host when `before` has that rank on several hosts). Each rank of
 /// `before` matches at most once.

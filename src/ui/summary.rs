@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use super::i18n::Tr;
 use super::jobs::{Job, JobKey, Jobs, Place, Poll};
-use crate::analysis::cluster::{Growth, StepAcross, growth, match_ranks, steps_across};
-use crate::analysis::{Spread, device_spread, is_host_device};
+use crate::analysis::Spread;
+use crate::analysis::cluster::{Growth, StepAcross, findings, match_ranks, steps_across};
 use crate::export::cluster_db::{ClusterSummary, Envelope, SummaryError, SummaryFile};
 
 /// A rank's curves as the file holds them (series name, envelope).
@@ -48,12 +48,6 @@ impl OpenSummary {
     pub fn read(path: &Path) -> Result<OpenSummary, SummaryError> {
         let file = SummaryFile::open(path)?;
         let summary = file.overview()?;
-        let peaks: Vec<(usize, f64)> = summary
-            .ranks
-            .iter()
-            .enumerate()
-            .filter_map(|(i, r)| Some((i, r.peak_allocated_mib?)))
-            .collect();
         let mut hosts: Vec<Option<&str>> = summary
             .ranks
             .iter()
@@ -61,28 +55,15 @@ impl OpenSummary {
             .collect();
         hosts.sort_unstable();
         hosts.dedup();
-        let growth: Vec<Option<Growth>> = summary.ranks.iter().map(growth).collect();
-        let mut leaks: Vec<(usize, f64)> = growth
-            .iter()
-            .enumerate()
-            .filter_map(|(i, g)| g.filter(Growth::is_leak_suspect).map(|g| (i, g.mib)))
-            .collect();
-        leaks.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        let host = |i: usize| is_host_device(summary.ranks[i].identity.device.as_deref());
-        let spread = device_spread(&peaks, host);
-        let peak = |i: usize| summary.ranks[i].peak_allocated_mib.unwrap_or(0.0);
-        let mut outliers_by_peak = spread
-            .as_ref()
-            .map_or_else(Vec::new, |s| s.outliers.clone());
-        outliers_by_peak.sort_by(|&a, &b| peak(b).total_cmp(&peak(a)).then(a.cmp(&b)));
+        let found = findings(&summary.ranks);
         Ok(OpenSummary {
-            spread,
+            spread: found.spread,
             steps: steps_across(&summary.ranks),
-            growth,
-            leaks: leaks.into_iter().map(|p| p.0).collect(),
-            outliers_by_peak,
+            growth: found.growth,
+            leaks: found.leak_suspects,
+            outliers_by_peak: found.outliers,
             hosts: hosts.len(),
-            failed: summary.ranks.iter().filter(|r| r.error.is_some()).count(),
+            failed: found.failed.len(),
             file,
             summary,
             curves: HashMap::new(),

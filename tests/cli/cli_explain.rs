@@ -384,3 +384,124 @@ fn a_two_rank_profile_is_offered_zero_over_its_ranks() {
     assert_eq!(zero["peak_mib"], by_hand["predicted"]["peak_mib"]);
     assert!(text.contains("--zero 2 --ranks 2"), "{text}");
 }
+
+/// A cluster's verdict (issue 87): the leak suspects are the largest growers first, with how
+/// many there are (SQL over the summary's step-end values: last − first), not the first five
+/// by id; the outliers follow the app's overview's rule (the interquartile rule over the
+/// peaks, computed here by hand from SQL) and their count equals the app's; each outlier and
+/// suspect carries a command that explains it from its own profile, and it runs.
+#[test]
+fn a_clusters_suspects_are_the_largest_growers_and_its_outliers_the_apps() {
+    use memsight::generate::{GenOptions, generate};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("job");
+    let base = GenOptions {
+        allocs: 300,
+        steps: 6,
+        ..Default::default()
+    };
+    generate(
+        &root.join("steady"),
+        &GenOptions {
+            ranks: 6,
+            ..base.clone()
+        },
+    )
+    .unwrap();
+    // Seven leaking ranks; the largest grower is the last by id and folder.
+    for (k, mib) in [2, 3, 4, 5, 6, 7, 400].into_iter().enumerate() {
+        generate(
+            &root.join(format!("leak{k}")),
+            &GenOptions {
+                ranks: 1,
+                seed: 99 + k as u64,
+                leak_per_step: mib << 20,
+                ..base.clone()
+            },
+        )
+        .unwrap();
+    }
+    let db = dir.path().join("sum.db");
+    let (code, _, err) = common::memsight(&[
+        "summarize",
+        &root.display().to_string(),
+        "--out",
+        &db.display().to_string(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (v, text) = explain(&db, &[]);
+
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    // Growth per rank: the last step's end value less the first's.
+    let mut st = conn
+        .prepare(
+            "SELECT r.path, \
+               (SELECT end_allocated_mib FROM steps WHERE rank_id = r.id ORDER BY step DESC LIMIT 1) - \
+               (SELECT end_allocated_mib FROM steps WHERE rank_id = r.id ORDER BY step ASC LIMIT 1) \
+             FROM ranks r",
+        )
+        .unwrap();
+    let mut growth: Vec<(String, f64)> = st
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .filter(|(p, _): &(String, f64)| p.contains("leak"))
+        .collect();
+    growth.sort_by(|a, b| b.1.total_cmp(&a.1));
+    assert_eq!(v["leak_suspects_total"], 7, "{}", v["leak_suspects_total"]);
+    let suspects = v["leak_suspects"].as_array().unwrap();
+    assert_eq!(suspects.len(), 5);
+    for (s, (path, g)) in suspects.iter().zip(&growth) {
+        assert!(
+            (s["mib"].as_f64().unwrap() - g).abs() < 1e-6,
+            "{s} {path} {g}"
+        );
+    }
+    assert!(text.contains("7 leak suspects"), "{text}");
+
+    // The outliers by the interquartile rule (type 7 quartiles), highest peak first.
+    let mut st = conn
+        .prepare("SELECT path, peak_allocated_mib FROM ranks")
+        .unwrap();
+    let peaks: Vec<(String, f64)> = st
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let mut sorted: Vec<f64> = peaks.iter().map(|p| p.1).collect();
+    sorted.sort_by(f64::total_cmp);
+    let q = |f: f64| {
+        let pos = f * (sorted.len() - 1) as f64;
+        let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+        sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
+    };
+    let (q1, q3) = (q(0.25), q(0.75));
+    let mut want: Vec<&(String, f64)> = peaks
+        .iter()
+        .filter(|p| p.1 > q3 + 1.5 * (q3 - q1) || p.1 < q1 - 1.5 * (q3 - q1))
+        .collect();
+    want.sort_by(|a, b| b.1.total_cmp(&a.1));
+    assert!(!want.is_empty(), "the 400 MiB leak stands out: {peaks:?}");
+    assert_eq!(v["outliers_total"], want.len());
+    let app = memsight::ui::summary::OpenSummary::read(&db).unwrap();
+    assert_eq!(app.outliers_by_peak.len(), want.len(), "the app's count");
+    for (o, w) in v["outliers"].as_array().unwrap().iter().zip(&want) {
+        assert_eq!(o["peak_mib"].as_f64(), Some(w.1));
+    }
+    // Each one's command runs.
+    let first_outlier = v["outliers"][0]["next"].as_str().unwrap();
+    let first_suspect = suspects[0]["next"].as_str().unwrap();
+    for cmd in [first_outlier, first_suspect] {
+        let bin = env!("CARGO_BIN_EXE_memsight");
+        let line = format!("{bin}{}", cmd.strip_prefix("memsight").unwrap());
+        let out = std::process::Command::new("bash")
+            .args(["-c", &line])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{cmd}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

@@ -291,10 +291,12 @@ fn summary(v: &Value) -> Vec<String> {
     for o in v["outliers"].as_array().into_iter().flatten() {
         let st = &o["step"];
         l.push(format!(
-            "  outlier {}: peak {} (+{} over the median){}{}",
+            "  outlier {}: peak {} ({} against the median){}{}",
             who(&o["rank"]),
             mib(&o["peak_mib"]),
-            mib(&o["above_median_mib"]),
+            o["above_median_mib"]
+                .as_f64()
+                .map_or("-".into(), |m| format!("{m:+.2} MB")),
             match st.is_null() {
                 true => String::new(),
                 false => format!(
@@ -307,6 +309,12 @@ fn summary(v: &Value) -> Vec<String> {
                 Value::Null => String::new(),
                 t => format!("; holds most in {} ({})", s(&t["name"]), mib(&t["mib"])),
             }
+        ));
+    }
+    if let Some(n) = v["leak_suspects_total"].as_u64().filter(|&n| n > 0) {
+        l.push(format!(
+            "{} growing step after step, most growth first:",
+            crate::model::plural::count(n, "leak suspect", "leak suspects")
         ));
     }
     for g in v["leak_suspects"].as_array().into_iter().flatten() {
