@@ -11,13 +11,19 @@ features unified, and a plain build without them (4 of CI's minutes). The releas
     python3 scripts/wheel-from-build.py BINARY OUT_DIR      # prints the wheel's path
 """
 
+import base64
+import hashlib
 import pathlib
 import shutil
-import subprocess
 import sys
 import sysconfig
 import tempfile
-import tomllib
+import zipfile
+
+try:
+    import tomllib
+except ImportError:  # Python < 3.11: the TOML reader pip itself vendors
+    from pip._vendor import tomli as tomllib
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -67,14 +73,30 @@ def main() -> int:
             encoding="utf-8",
         )
         out.mkdir(parents=True, exist_ok=True)
-        # `wheel pack` writes RECORD (every file's hash) and names the file from the tag.
-        subprocess.run(
-            [sys.executable, "-m", "wheel", "pack", str(root), "--dest-dir", str(out)],
-            check=True,
-            stdout=subprocess.DEVNULL,
-        )
-    print(next(out.glob(f"{name}-{version}-{tag}.whl")))
+        wheel = out / f"{name}-{version}-{tag}.whl"
+        pack(root, info, wheel)
+    print(wheel)
     return 0
+
+
+def pack(root: pathlib.Path, info: pathlib.Path, wheel: pathlib.Path) -> None:
+    """Zips `root` as a wheel: every file with its mode, and RECORD (each file's sha256 and
+    size, as PEP 376 and 427 ask) last. No `wheel` package needed: a fresh venv has none."""
+    files = sorted(p for p in root.rglob("*") if p.is_file())
+    record = []
+    with zipfile.ZipFile(wheel, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        for path in files:
+            name = path.relative_to(root).as_posix()
+            data = path.read_bytes()
+            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
+            record.append(f"{name},sha256={digest.decode()},{len(data)}")
+            entry = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
+            entry.external_attr = (path.stat().st_mode & 0o777 | 0o100000) << 16
+            entry.compress_type = zipfile.ZIP_DEFLATED
+            z.writestr(entry, data)
+        name = f"{info.name}/RECORD"
+        record.append(f"{name},,")
+        z.writestr(name, "\n".join(record) + "\n")
 
 
 if __name__ == "__main__":

@@ -10,6 +10,11 @@ JSON, for notebooks and scripts::
     memsight.live("run1/", at_ms=1250.0)          # what is alive then
     memsight.compare("baseline/", "run1/")
     memsight.roles("trace.pt.trace.json.gz")      # activations, gradients, optimizer state…
+    memsight.explain("run1/")                    # one verdict: peak, made of, leak, OOM, what-if
+    memsight.modules("trace.pt.trace.json.gz")    # which nn.Module holds the peak
+    memsight.stacks("run1/", by="line")           # which Python lines hold it
+    memsight.whatif("trace.pt.trace.json.gz", micro_batch=2)   # will it fit?
+    memsight.snapshot("oom_snapshot.pickle")      # an allocator snapshot: why it ran out
 
 Errors raise :class:`MemsightError` carrying memsight's message. A many-rank job is summarised
 where its data lives with :func:`memsight.cluster.summarize` (local processes, Ray or Dask).
@@ -19,7 +24,20 @@ from __future__ import annotations
 
 from memsight import cluster
 from memsight._binary import BinaryNotFound, find_binary
-from memsight.api import MemsightError, compare, inspect, live, roles, run, steps
+from memsight.api import (
+    MemsightError,
+    compare,
+    explain,
+    inspect,
+    live,
+    modules,
+    roles,
+    run,
+    snapshot,
+    stacks,
+    steps,
+    whatif,
+)
 
 try:
     from importlib.metadata import PackageNotFoundError, version
@@ -36,11 +54,16 @@ __all__ = [
     "MemsightError",
     "cluster",
     "compare",
+    "explain",
     "find_binary",
     "inspect",
     "live",
+    "modules",
     "roles",
     "run",
+    "snapshot",
+    "stacks",
     "steps",
+    "whatif",
     "__version__",
 ]

@@ -40,7 +40,14 @@ def _candidates():
 
 
 def find_binary() -> str:
-    """The path of the memsight executable; raises :class:`BinaryNotFound` when there is none."""
+    """The path of the memsight executable; raises :class:`BinaryNotFound` when there is none,
+    or when ``MEMSIGHT_BIN`` names a file that is not there (a typo must not quietly run
+    another build)."""
+    env = os.environ.get("MEMSIGHT_BIN")
+    if env and not os.path.isfile(env):
+        raise BinaryNotFound(
+            "MEMSIGHT_BIN is %r, which is not a file; unset it to use the installed memsight" % env
+        )
     tried = []
     for path in _candidates():
         if os.path.isfile(path):

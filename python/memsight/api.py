@@ -113,7 +113,8 @@ def inspect(path: PathLike, *, source: Optional[str] = None, as_frame: bool = Fa
 
 
 def steps(path: PathLike, rank=None, *, source: Optional[str] = None, as_frame: bool = False):
-    """Each training step of one rank (default the device rank with the highest peak): peak, end value, survivors, growth.
+    """Each training step of one rank (default: the device rank with the highest peak, as
+    every function here): peak, end value, survivors, growth.
 
     With ``as_frame=True``: one row per step (``survivors`` as ``survivors_count`` and
     ``survivors_kib``).
@@ -192,3 +193,124 @@ def roles(path: PathLike, rank=None, *, source: Optional[str] = None, as_frame: 
         for r in s["roles"]:
             rows.append({"step": s["step"], "at_ms": s["peak_at_ms"], **r})
     return _pandas().DataFrame(rows, columns=["step", "at_ms", "role", "mib", "blocks"])
+
+
+def explain(path: PathLike, rank=None, *, source: Optional[str] = None) -> Dict[str, Any]:
+    """One verdict on a profile, an allocator snapshot (``.pickle``) or a cluster summary
+    (``.db`` from ``memsight summarize``): the peak, what it is made of, the leak and OOM
+    verdicts with advice that follows them, and the replayed what-if levers (under 5 KB).
+    """
+    return _json(_args("explain", [path], rank=rank, source=source, json=True))
+
+
+def modules(
+    path: PathLike,
+    rank=None,
+    *,
+    at_ms: Optional[float] = None,
+    source: Optional[str] = None,
+    as_frame: bool = False,
+):
+    """Memory by ``nn.Module`` at the peak (or at ``at_ms``): what each holds, itself and through
+    its children, and what it allocated in forward and backward.
+
+    With ``as_frame=True``: one row per module.
+    """
+    at = None if at_ms is None else repr(float(at_ms))
+    doc = _json(_args("modules", [path], rank=rank, source=source, at_ms=at, json=True))
+    if not as_frame:
+        return doc
+    return _pandas().DataFrame(doc["modules"])
+
+
+def stacks(
+    path: PathLike,
+    rank=None,
+    *,
+    by: str = "stack",
+    at_ms: Optional[float] = None,
+    from_ms: Optional[float] = None,
+    to_ms: Optional[float] = None,
+    top: int = 20,
+    source: Optional[str] = None,
+    as_frame: bool = False,
+):
+    """Memory by call stack, source line, host op or role (``by``: ``stack``, ``line``, ``op``,
+    ``role``), over the run, a window or alive at ``at_ms``.
+
+    With ``as_frame=True``: one row per group.
+    """
+    ms = lambda v: None if v is None else repr(float(v))  # noqa: E731
+    doc = _json(
+        _args(
+            "stacks",
+            [path],
+            rank=rank,
+            source=source,
+            by=by,
+            at_ms=ms(at_ms),
+            from_ms=ms(from_ms),
+            to_ms=ms(to_ms),
+            top=int(top),
+            json=True,
+        )
+    )
+    if not as_frame:
+        return doc
+    return _pandas().DataFrame(doc["items"])
+
+
+def whatif(
+    path: PathLike,
+    rank=None,
+    *,
+    micro_batch: Optional[float] = None,
+    checkpoint: Optional[str] = None,
+    zero: Optional[int] = None,
+    ranks: Optional[int] = None,
+    offload_optimizer: bool = False,
+    source: Optional[str] = None,
+) -> Dict[str, Any]:
+    """The peak replayed from the measured run with a lever: ``micro_batch`` (a multiple of the
+    profiled one), ``checkpoint`` (a module class or glob), ZeRO ``zero`` over ``ranks``, or
+    ``offload_optimizer``.
+    """
+    return _json(
+        _args(
+            "whatif",
+            [path],
+            rank=rank,
+            source=source,
+            micro_batch=None if micro_batch is None else repr(float(micro_batch)),
+            checkpoint=checkpoint,
+            zero=zero,
+            ranks=ranks,
+            offload_optimizer=offload_optimizer,
+            json=True,
+        )
+    )
+
+
+def snapshot(
+    path: PathLike,
+    *,
+    at_event: Optional[int] = None,
+    device: Optional[int] = None,
+    profile: Optional[PathLike] = None,
+    top: int = 20,
+) -> Dict[str, Any]:
+    """An allocator snapshot (``.pickle`` from ``torch.cuda.memory._dump_snapshot`` or
+    torch_npu's): each device's peak, the OOM verdict and its advice, fragmentation by cause,
+    who holds the memory; with ``profile`` (a trace of the same run), by operator and step.
+    """
+    return _json(
+        _args(
+            "snapshot",
+            [path],
+            at_event=at_event,
+            device=device,
+            profile=None if profile is None else os.fspath(profile),
+            top=int(top),
+            json=True,
+        )
+    )

@@ -160,6 +160,60 @@ class RolesTest(unittest.TestCase):
         self.assertEqual(len(frame), expected)
 
 
+GPU = os.path.join(ROOT, "fixtures", "pytorch", "whatif_cuda")
+
+
+def torch_max_allocated(run):
+    """PyTorch's own ``torch.cuda.max_memory_allocated`` of a fixture run, MiB."""
+    with open(os.path.join(GPU, "truth.json"), encoding="utf-8") as f:
+        return json.load(f)["runs"][run]["max_allocated"] / 1048576.0
+
+
+class DefaultRankTest(unittest.TestCase):
+    """Without ``rank``, a GPU trace answers about its device rank, not its CPU pseudo-rank."""
+
+    def test_roles_and_whatif_answer_about_the_gpu(self):
+        trace = os.path.join(GPU, "gpu.pt.trace.json.gz")
+        self.assertEqual(memsight.roles(trace)["rank"], "gpu cuda:0")
+        doc = memsight.whatif(trace, micro_batch=2)
+        self.assertEqual(doc["rank"], "gpu cuda:0")
+        want = torch_max_allocated("gpu")
+        self.assertLess(abs(doc["measured"]["peak_mib"] - want) / want, 0.005)
+        self.assertGreater(doc["predicted"]["peak_mib"], doc["measured"]["peak_mib"])
+
+
+class MoreCommandsTest(unittest.TestCase):
+    """explain, modules, stacks, whatif and snapshot, as the CLI answers them."""
+
+    def test_explain_gives_the_raw_peak(self):
+        rows = memory_record()
+        allocated = max(num(r["Total Allocated(MB)"]) for r in rows if r["Component"] == "PTA+GE")
+        doc = memsight.explain(TORCH)
+        self.assertEqual(doc["kind"], "profile")
+        self.assertAlmostEqual(doc["peak"]["mib"], allocated, places=6)
+
+    def test_modules_and_stacks_of_a_trace(self):
+        doc = memsight.modules(TRACE)
+        self.assertTrue(doc["modules"])
+        by_line = memsight.stacks(TRACE, by="line", top=3)
+        self.assertEqual(by_line["by"], "line")
+        self.assertLessEqual(len(by_line["items"]), 3)
+        with self.assertRaises(memsight.MemsightError):
+            memsight.stacks(TRACE, by="file")
+
+    def test_whatif_offload_lowers_the_peak_by_the_optimizer_state(self):
+        doc = memsight.whatif(TRACE, offload_optimizer=True)
+        self.assertLessEqual(doc["predicted"]["peak_mib"], doc["measured"]["peak_mib"])
+        self.assertTrue(doc["scenario"]["offload_optimizer"])
+
+    def test_snapshot_of_a_recorded_run(self):
+        pickle = os.path.join(ROOT, "fixtures", "snapshots", "cuda_join", "run.pickle")
+        trace = os.path.join(ROOT, "fixtures", "snapshots", "cuda_join", "run.pt.trace.json.gz")
+        doc = memsight.snapshot(pickle, top=3, profile=trace)
+        self.assertTrue(doc["devices"])
+        self.assertIsNotNone(doc["profile_join"])
+
+
 class ErrorsTest(unittest.TestCase):
     def test_a_missing_path_raises_memsights_message(self):
         with self.assertRaises(memsight.MemsightError) as caught:
@@ -231,6 +285,14 @@ class CommandTest(unittest.TestCase):
         with open(os.path.join(ROOT, "Cargo.toml"), encoding="utf-8") as f:
             version = next(line.split('"')[1] for line in f if line.startswith("version"))
         self.assertEqual(out.strip(), "memsight " + version)
+
+    def test_a_missing_memsight_bin_is_an_error_not_a_fallback(self):
+        from unittest import mock
+
+        with mock.patch.dict(os.environ, {"MEMSIGHT_BIN": os.path.join(ROOT, "no", "memsight")}):
+            with self.assertRaises(memsight.BinaryNotFound) as caught:
+                memsight.find_binary()
+        self.assertIn("MEMSIGHT_BIN", str(caught.exception))
 
     def test_the_binary_is_found(self):
         self.assertTrue(os.path.isfile(memsight.find_binary()))

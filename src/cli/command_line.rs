@@ -443,6 +443,8 @@ fn dispatch(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
                     leak_per_step: leak_mib.clamp(0, 1 << 20) << 20,
                     stacks,
                     phases,
+                    // Without --leak-mib, flat step over step: a clean control.
+                    survivors_every_step: false,
                     ..Default::default()
                 };
                 generate::generate(&dir, &opts)

@@ -66,6 +66,11 @@ pub struct GenOptions {
     /// freed in backward, gradients kept to the next zero_grad, optimizer state made in the
     /// first step, temporaries); trace_view.json only.
     pub phases: bool,
+    /// The never-released blocks (`unreleased_frac`) of every step stay alive (the committed
+    /// fixtures' shape); `false`: only the first step's do, the later steps free theirs at their
+    /// end, so that a profile without `leak_per_step` is flat step over step (a clean control)
+    /// and one with it grows by exactly the leak (`memsight generate`).
+    pub survivors_every_step: bool,
 }
 
 /// Whether to write a DB.
@@ -97,6 +102,7 @@ impl Default for GenOptions {
             slices: 0,
             ranks_per_host: 8,
             steps: 0,
+            survivors_every_step: true,
             leak_per_step: 0,
             stacks: false,
             phases: false,
@@ -187,7 +193,7 @@ fn simulate_rank(opts: &GenOptions, rank: usize) -> RankSim {
         Vec::new()
     };
     if phases.is_empty() {
-        free_by_step_end(&mut pta, &steps);
+        free_by_step_end(&mut pta, &steps, opts.survivors_every_step);
     }
     if opts.leak_per_step > 0 && !msprof {
         add_leak(&mut pta, &steps, opts.leak_per_step);
@@ -206,7 +212,7 @@ fn simulate_rank(opts: &GenOptions, rank: usize) -> RankSim {
             a.stream = 0;
         }
     }
-    free_by_step_end(&mut ge, &steps);
+    free_by_step_end(&mut ge, &steps, opts.survivors_every_step);
     let ge_samples = simulate(&mut rng, &mut ge, 256 << 20, 64 << 20);
     let mut ws_allocs = if opts.workspace && !msprof {
         make_allocs(
@@ -453,18 +459,19 @@ fn step_spans(pta: &[Alloc], n: usize) -> Vec<(i64, i64, i64)> {
 }
 
 /// A training step frees what it allocated: a block released after its step's end is released
-/// at the end instead (blocks never released stay so: they are the step's survivors).
-fn free_by_step_end(pta: &mut [Alloc], steps: &[(i64, i64, i64)]) {
+/// at the end instead. Blocks never released stay so (the step's survivors), in every step with
+/// `survivors_every_step`, else in the first step only.
+fn free_by_step_end(pta: &mut [Alloc], steps: &[(i64, i64, i64)], survivors_every_step: bool) {
     for a in pta.iter_mut() {
         let k = steps.partition_point(|s| s.1 <= a.t_alloc);
         if k == 0 {
             continue;
         }
         let end = steps[k - 1].2;
-        if let Some(f) = &mut a.t_free
-            && *f > end
-        {
-            *f = end.max(a.t_alloc + 1);
+        match &mut a.t_free {
+            Some(f) if *f > end => *f = end.max(a.t_alloc + 1),
+            None if !survivors_every_step && k > 1 => a.t_free = Some(end.max(a.t_alloc + 1)),
+            _ => {}
         }
     }
 }

@@ -445,3 +445,47 @@ fn a_count_of_one_reads_in_the_singular() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("1 of 1 rank loaded"), "{text}");
 }
+
+/// `memsight generate --steps N` without `--leak-mib` is a clean control (issue 87): no growth;
+/// with `--leak-mib 32` the only survivors of the later steps are the leak's, 32 MiB a step, as
+/// the raw operator_memory rows never released say.
+#[test]
+fn a_generated_profile_without_a_leak_is_flat_and_with_one_grows_by_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (leak, name) in [(0u64, "flat"), (32, "leak")] {
+        let dir = tmp.path().join(name);
+        let (code, _, err) = common::memsight(&[
+            "generate",
+            dir.to_str().unwrap(),
+            "--steps",
+            "5",
+            "--allocs",
+            "2000",
+            "--leak-mib",
+            &leak.to_string(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let (code, out, err) = common::memsight(&["steps", dir.to_str().unwrap(), "--json"]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let growth = v["growth"].as_array().unwrap();
+        if leak == 0 {
+            assert!(growth.is_empty(), "a clean control: {growth:?}");
+            continue;
+        }
+        // The leak's blocks: the raw rows of its operator that are never released.
+        let rank = common::first_subdir(&dir);
+        let (ops, _) = common::raw_ops(&rank);
+        let leaked: f64 = ops
+            .iter()
+            .filter(|o| o.0 == "aten::_cached_kv_append" && o.3.is_none())
+            .map(|o| o.1.parse::<f64>().unwrap() / 1024.0)
+            .sum();
+        assert_eq!(leaked, (leak * 5) as f64, "five steps of the leak");
+        assert_eq!(growth[0]["operators"][0]["name"], "aten::_cached_kv_append");
+        assert_eq!(
+            growth[0]["operators"][0]["mib"].as_f64(),
+            Some((leak * 4) as f64)
+        );
+    }
+}
