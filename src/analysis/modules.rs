@@ -14,7 +14,42 @@
 //! module allocated in forward and in backward, by role.
 
 use crate::model::{CallStacks, NULL, PhaseKind, RankData, Role};
-pub use crate::model::{MODULE_FRAME_PREFIX, ModuleNode, ModuleTree, NO_MODULE, glob_matches};
+pub use crate::model::{MODULE_FRAME_PREFIX, ModuleNode, ModuleTree, NO_MODULE};
+
+/// A glob over module names or classes, as `--checkpoint` and the What if tab take it: `*` any
+/// run of characters, `?` one, `[0-2]` one of a set or range, `{Block_0,Block_1}` either;
+/// matched against the whole name (`Block_*`, `Block_[0-2]`) or the class (`Block`).
+/// (globset: the matcher ripgrep uses; a hand-written one had no `[…]`.)
+#[derive(Debug, Clone)]
+pub struct ModuleGlob(globset::GlobMatcher);
+
+impl ModuleGlob {
+    /// The glob `pattern`, or why it is not one.
+    pub fn new(pattern: &str) -> Result<ModuleGlob, String> {
+        globset::GlobBuilder::new(pattern)
+            .literal_separator(false)
+            .backslash_escape(true)
+            .build()
+            .map(|g| ModuleGlob(g.compile_matcher()))
+            .map_err(|e| format!("--checkpoint {pattern:?} is not a glob: {}", e.kind()))
+    }
+
+    /// Whether `name` (a module's name or class) matches, as a whole.
+    pub fn is_match(&self, name: &str) -> bool {
+        self.0.is_match(name)
+    }
+
+    /// The modules of `tree` it matches (by name or class).
+    pub fn modules(&self, tree: &ModuleTree) -> Vec<u32> {
+        tree.matching(|n| self.is_match(n))
+    }
+}
+
+/// True when `text` matches the glob `pattern` as a whole ([`ModuleGlob`]); false for a
+/// pattern that is no glob.
+pub fn glob_matches(pattern: &str, text: &str) -> bool {
+    ModuleGlob::new(pattern).is_ok_and(|g| g.is_match(text))
+}
 
 /// What one module holds of a set of blocks.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

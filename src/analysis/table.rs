@@ -438,8 +438,15 @@ pub fn filter_mask(data: &RankData, q: &TableQuery) -> Vec<bool> {
         .filter_map(|(kind, text)| {
             let col = data.tags.iter().find(|t| t.kind == *kind)?;
             let needle = text.trim().to_lowercase();
+            // A module matches by its path or by its innermost-first form (the app's column).
+            let module = *kind == crate::model::TagKind::Module;
             let ok = (0..data.strings.len() as u32)
-                .map(|id| data.strings.get(id).to_lowercase().contains(&needle))
+                .map(|id| {
+                    let value = data.strings.get(id).to_lowercase();
+                    value.contains(&needle)
+                        || (module
+                            && crate::model::tags::module_innermost_first(&value).contains(&needle))
+                })
                 .collect();
             Some((col.values.as_slice(), ok))
         })

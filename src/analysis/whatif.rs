@@ -223,8 +223,11 @@ pub enum WhyNot {
     NoBlocks,
     /// Checkpointing needs module spans, which the profile lacks.
     NoModules,
-    /// A checkpoint glob matched no module (the glob, some module names).
-    NoModuleMatches(String, Vec<String>),
+    /// A checkpoint glob matched no module (the glob, the first module names, how many there
+    /// are in all).
+    NoModuleMatches(String, Vec<String>, usize),
+    /// A checkpoint pattern is no glob (why).
+    BadGlob(String),
     /// Checkpointing and micro-batch scaling need the training phases.
     NoPhases,
     /// ZeRO or offload needs the parameters' size: no gradient is allocated in the profile.
@@ -249,11 +252,17 @@ impl std::fmt::Display for WhyNot {
                 "checkpointing needs module spans: {}",
                 super::modules::NO_MODULES_HINT
             ),
-            WhyNot::NoModuleMatches(glob, some) => write!(
+            WhyNot::NoModuleMatches(glob, some, all) => write!(
                 f,
-                "--checkpoint {glob:?} matches no module (modules: {})",
-                some.join(", ")
+                "--checkpoint {glob:?} matches no module (modules: {}{})",
+                some.join(", "),
+                if *all > some.len() {
+                    format!(", … {all} in all; memsight modules lists them")
+                } else {
+                    String::new()
+                }
             ),
+            WhyNot::BadGlob(why) => f.write_str(why),
             WhyNot::NoPhases => write!(
                 f,
                 "the profile shows no forward and backward passes (host ops with an autograd \
@@ -588,10 +597,11 @@ fn checkpoint(
     };
     let mut matched: Vec<u32> = Vec::new();
     for g in globs {
-        let m = tree.matching(g);
+        let glob = super::modules::ModuleGlob::new(g).map_err(WhyNot::BadGlob)?;
+        let m = glob.modules(tree);
         if m.is_empty() {
             let some = tree.nodes.iter().take(12).map(|n| n.name.clone()).collect();
-            return Err(WhyNot::NoModuleMatches(g.clone(), some));
+            return Err(WhyNot::NoModuleMatches(g.clone(), some, tree.nodes.len()));
         }
         matched.extend(m);
     }

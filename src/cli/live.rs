@@ -150,13 +150,7 @@ pub fn live(
             }
             writeln!(out, "\nby operator\nName\tTotal(MB)\tBlocks").map_err(io)?;
             for &(id, bytes, n) in live.by_name.iter().take(top) {
-                writeln!(
-                    out,
-                    "{}\t{}\t{n}",
-                    name(id),
-                    crate::model::units::mib(bytes)
-                )
-                .map_err(io)?;
+                writeln!(out, "{}\t{:.2}\t{n}", name(id), bytes_to_mib(bytes)).map_err(io)?;
             }
         }
         Ok(())

@@ -9,6 +9,7 @@
 use super::importer::{Importer, ranks_of_file};
 use super::importers::IMPORTERS;
 use crate::model::Message;
+use crate::model::{Cause, CauseKind};
 use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -61,8 +62,8 @@ pub enum DiscoverError {
     Unreadable {
         /// The path.
         path: String,
-        /// The cause.
-        reason: String,
+        /// The cause, in both languages.
+        reason: Cause,
     },
     /// No memory data anywhere under the path.
     #[error(
@@ -397,7 +398,7 @@ fn discover_in(
 ) -> Result<Profile, DiscoverError> {
     let meta = fs::metadata(path).map_err(|e| DiscoverError::Unreadable {
         path: path.display().to_string(),
-        reason: e.to_string(),
+        reason: Cause::io(e.to_string(), None, &e),
     })?;
     let mut walker = Walker {
         visited: HashSet::new(),
@@ -409,12 +410,14 @@ fn discover_in(
         control,
     };
     if !meta.is_file() && !meta.is_dir() {
+        let what = safe_fs::file_kind(&meta);
         return Err(DiscoverError::Unreadable {
             path: path.display().to_string(),
-            reason: format!(
-                "not a regular file or folder (it is {})",
-                safe_fs::file_kind(&meta)
-            ),
+            reason: Cause {
+                en: format!("not a regular file or folder (it is {what})"),
+                path: None,
+                kind: CauseKind::NotRegular(what),
+            },
         });
     }
     if meta.is_file() {

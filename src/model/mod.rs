@@ -23,7 +23,7 @@ pub mod shell;
 mod stacks;
 mod steps;
 mod tables;
-mod tags;
+pub mod tags;
 pub mod units;
 mod window;
 
@@ -36,7 +36,7 @@ pub use lazy_column::{Fill, LazyColumn};
 pub use library_frames::is_library_frame;
 pub use message::{DumpProblem, Message, SkipReason};
 pub use module_tree::{
-    MODULE_FRAME_PREFIX, ModuleNode, ModuleTree, NO_MODULE, PATH_SEPARATOR, glob_matches, path_part,
+    MODULE_FRAME_PREFIX, ModuleNode, ModuleTree, NO_MODULE, PATH_SEPARATOR, path_part,
 };
 pub use rank::{
     CUDA_ALLOC_CONF, DataSource, DbSnapshot, Format, NPU_ALLOC_CONF, Prefetch, RankData, RankInfo,

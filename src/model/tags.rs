@@ -23,6 +23,14 @@ pub enum TagKind {
     Module,
 }
 
+/// A module's path (`GPT_0/Block_0/Attention_0`, outermost first, as the Module column holds
+/// it) innermost first, `Attention_0 < Block_0 < GPT_0`: the column is narrow, and its start
+/// is what tells blocks apart (every path starts with the same wrapper, `DistributedDataParallel_0`).
+/// A filter given either way matches ([`crate::analysis::TableQuery`]).
+pub fn module_innermost_first(path: &str) -> String {
+    path.rsplit('/').collect::<Vec<_>>().join(" < ")
+}
+
 impl TagKind {
     /// The column's header, as the source names it (file columns keep English names).
     pub fn header(self) -> &'static str {

@@ -109,7 +109,7 @@ impl Failure {
 /// Why discovery found no profile, in `t`'s language.
 pub fn discover_error(t: &Tr, e: &DiscoverError) -> String {
     match e {
-        DiscoverError::Unreadable { path, reason } => (t.cannot_open)(path, reason),
+        DiscoverError::Unreadable { path, reason } => (t.cannot_open)(path, &reason.render(t.lang)),
         DiscoverError::NoMemoryData { path, notes, also } => {
             let extra: String = notes
                 .iter()

@@ -29,6 +29,13 @@ fn path_field(ui: &mut egui::Ui, t: &Tr, text: &mut String, focus: bool, out: &m
             .labelled_by(label.id);
         if focus {
             r.request_focus();
+            // Ctrl+L selects what the field holds: a pasted path replaces it (appended to the
+            // previous one, it became `old/new` and failed to open).
+            let mut state = egui::TextEdit::load_state(ui.ctx(), r.id).unwrap_or_default();
+            state
+                .cursor
+                .set_char_range(Some(egui::text::CCursorRange::select_all_str(text)));
+            egui::TextEdit::store_state(ui.ctx(), r.id, state);
         }
         let enter = r.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
         if (ui.button(t.open).clicked() || enter) && !text.trim().is_empty() {

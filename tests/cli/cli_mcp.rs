@@ -51,7 +51,9 @@ fn a_real_mcp_client_lists_and_calls_every_tool_and_gets_the_clis_answers() {
     )
     .unwrap();
     let summary = runs.join("demo_summary.db");
-    let demo = common::fixtures().join("demo");
+    // The ranks summarised lie under the root too: the verdict names their folders.
+    let demo = runs.join("demo");
+    common::copy_dir(&common::fixtures().join("demo"), &demo);
     let (code, _, err) = common::memsight(&[
         "summarize",
         &demo.display().to_string(),

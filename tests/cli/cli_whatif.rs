@@ -437,3 +437,44 @@ fn offload_is_predicted_from_the_run_with_the_optimizer_on_the_device() {
     let e = check(&got, pytorch, "offload (max_memory_allocated)");
     assert!(e.abs() <= 0.05, "{e}");
 }
+
+/// `--checkpoint` takes the globs the docs describe (issue 87): `Block_[0-2]` checkpoints the
+/// first three of the trace's `Block_N` modules (its own `nn.Module` spans), and says which; a
+/// glob matching nothing lists some modules and says how many there are, cut with "…".
+#[test]
+fn a_checkpoint_glob_with_a_range_names_the_modules_it_matched() {
+    let trace = common::fixtures().join("pytorch/whatif/gpt_b4.pt.trace.json.gz");
+    let t = trace.to_str().unwrap();
+    let mut blocks: Vec<String> = common::trace_events(&trace)
+        .iter()
+        .filter_map(|e| {
+            e["name"]
+                .as_str()?
+                .strip_prefix("nn.Module: ")
+                .map(str::to_string)
+        })
+        .filter(|n| n.starts_with("Block_"))
+        .collect();
+    blocks.sort();
+    blocks.dedup();
+    let (code, out, err) =
+        common::memsight(&["whatif", t, "--checkpoint", "Block_[0-2]", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let matched: Vec<&str> = v["scenario"]["checkpointed_modules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap().rsplit('/').next().unwrap())
+        .collect();
+    assert_eq!(
+        matched,
+        blocks[..3].iter().map(String::as_str).collect::<Vec<_>>()
+    );
+    let (code, _, err) = common::memsight(&["whatif", t, "--checkpoint", "Nope_*"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("… ") && err.contains(" in all"), "{err}");
+    let (code, _, err) = common::memsight(&["whatif", t, "--checkpoint", "Block_["]);
+    assert_eq!(code, 2);
+    assert!(err.contains("is not a glob"), "{err}");
+}

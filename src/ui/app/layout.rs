@@ -136,7 +136,7 @@ impl MemsightApp {
             };
             out.push(opened(kind, p));
         }
-        shortcuts(ui, out);
+        shortcuts(ui, self.help_open, out);
         if let Some((purpose, path)) = self.browser.ui(ui.ctx()) {
             match purpose {
                 Purpose::Open(kind) => out.push(opened(kind, path)),
@@ -184,9 +184,10 @@ fn failures_ui(
         }
     });
 }
-/// Keyboard shortcuts as commands: Ctrl+O, Esc, Ctrl+C (copy), F1 (help). ←/→ turn the pages of
+/// Keyboard shortcuts as commands: Ctrl+O, Esc (closes the help when it is open), Ctrl+C (copy),
+/// F1 (help). ←/→ turn the pages of
 /// the table on screen: its pager takes them, since it knows where the last page is.
-fn shortcuts(ui: &egui::Ui, out: &mut Vec<Command>) {
+fn shortcuts(ui: &egui::Ui, help_open: bool, out: &mut Vec<Command>) {
     let typing = ui.ctx().memory(|m| m.focused().is_some());
     let (open, esc, copy, help, path) = ui.ctx().input_mut(|i| {
         (
@@ -207,7 +208,12 @@ fn shortcuts(ui: &egui::Ui, out: &mut Vec<Command>) {
         out.push(Command::Pick(PickKind::Folder));
     }
     if esc {
-        out.push(Command::ResetView);
+        // Esc closes the shortcut help (as it closes any window), else resets the view.
+        out.push(if help_open {
+            Command::ShowHelp(false)
+        } else {
+            Command::ResetView
+        });
     }
     if copy {
         out.push(Command::Copy);

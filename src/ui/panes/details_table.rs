@@ -699,9 +699,9 @@ fn table_ui(
                             let text = tag_value(t, kind, view.data.tag(kind, r as usize));
                             // A finding (an inefficient block) stands out.
                             let shown = if kind.is_finding() && !text.is_empty() {
-                                egui::RichText::new(text).color(ui.visuals().warn_fg_color)
+                                egui::RichText::new(text.as_ref()).color(ui.visuals().warn_fg_color)
                             } else {
-                                egui::RichText::new(text)
+                                egui::RichText::new(text.as_ref())
                             };
                             ui.add(egui::Label::new(shown).selectable(false))
                                 .on_hover_text(text);
@@ -748,6 +748,18 @@ fn grouping_ui(
     out: &mut Vec<Command>,
 ) {
     ui.separator();
+    // The label and its dropdown stay on one line: in a wrapping row, "行：" wrapped away.
+    ui.horizontal(|ui| grouping_choice(ui, t, current, (has_stacks, has_roles), out));
+}
+
+/// The label and the dropdown of [`grouping_ui`].
+fn grouping_choice(
+    ui: &mut egui::Ui,
+    t: &Tr,
+    current: Option<GroupKey>,
+    (has_stacks, has_roles): (bool, bool),
+    out: &mut Vec<Command>,
+) {
     let label = ui.label(t.rows_label);
     let choices: [(Option<GroupKey>, &str); 5] = [
         (None, t.row_groupings[0]),
@@ -963,11 +975,13 @@ fn tag_header(t: &Tr, kind: TagKind) -> &'static str {
 }
 
 /// A tag cell on screen: a role in the UI's language (Copy and Export keep the role's English
-/// name, as `table --role` and the JSON do), any other tag as it is.
-fn tag_value<'a>(t: &Tr, kind: TagKind, text: &'a str) -> &'a str {
+/// name, as `table --role` and the JSON do), a module innermost first (Copy and Export keep its
+/// path), any other tag as it is.
+fn tag_value<'a>(t: &Tr, kind: TagKind, text: &'a str) -> std::borrow::Cow<'a, str> {
     match (kind, crate::model::Role::parse(text)) {
-        (TagKind::Role, Some(role)) => t.role_names[role.index()],
-        _ => text,
+        (TagKind::Role, Some(role)) => t.role_names[role.index()].into(),
+        (TagKind::Module, _) => crate::model::tags::module_innermost_first(text).into(),
+        _ => text.into(),
     }
 }
 

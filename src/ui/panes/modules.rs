@@ -272,6 +272,12 @@ fn tree_table(
             .get(n as usize)
             .map_or(0, |p| p[pass as usize].iter().sum())
     };
+    // The Forward and Backward columns: one unit each column, from its largest value (as the
+    // README's rule says; "11.70 GB" above "1,945.69 MB" read as the smaller one).
+    let pass_units: Vec<MemUnit> = Pass::ALL
+        .iter()
+        .map(|&pass| MemUnit::for_list((0..allocated.len() as u32).map(|n| pass_total(n, pass))))
+        .collect();
     let filtered = filter.tags.get(&TagKind::Module).cloned();
     let h = egui::TextStyle::Body.resolve(ui.style()).size + 6.0;
     let columns = if allocated.is_empty() { 4 } else { 6 };
@@ -328,13 +334,15 @@ fn tree_table(
                         } else {
                             ui.allocate_exact_size(toggle, egui::Sense::hover());
                         }
-                        let selected = filtered.as_deref() == Some(m.path.as_str());
+                        // The filter reads innermost first, as the Module column does.
+                        let shown = crate::model::tags::module_innermost_first(&m.path);
+                        let selected = filtered.as_deref() == Some(shown.as_str());
                         if ui
                             .selectable_label(selected, &m.name)
                             .on_hover_text(&m.path)
                             .clicked()
                         {
-                            let path = (!selected).then(|| m.path.clone());
+                            let path = (!selected).then(|| shown.clone());
                             cx.out.push(Command::choose(move |f: &mut DetailsFilter| {
                                 match &path {
                                     Some(p) => f.tags.insert(TagKind::Module, p.clone()),
@@ -362,8 +370,7 @@ fn tree_table(
                         break;
                     }
                     row.col(|ui| {
-                        // Totals over the profile span MB to tens of GB: each in its own unit.
-                        let r = ui.label(bytes(pass_total(n, pass)));
+                        let r = ui.label(bytes_in(pass_total(n, pass), pass_units[pass as usize]));
                         if let Some(p) = allocated.get(n as usize) {
                             r.on_hover_ui(|ui| by_role_ui(ui, t, &p[pass as usize]));
                         }

@@ -210,7 +210,8 @@ fn side_ui(
         ui.add_space(6.0);
         ui.strong(t.roles_advice_title);
         for a in &advice {
-            ui.label(advice_text(t, a));
+            // Wrapped in the side column: a long line was clipped at the window's right edge.
+            ui.add(egui::Label::new(advice_text(t, a)).wrap());
         }
     }
 }

@@ -1051,7 +1051,7 @@ pub const FRAG_HEADING: Text = Text {
 /// The largest request that fits (`{mb}`).
 pub const FRAG_LARGEST: Text = Text {
     en: "The largest request that fits without a new segment: {mb}",
-    zh: "无需新 segment 即可满足的最大申请：{mb}",
+    zh: "无需新内存段 即可满足的最大申请：{mb}",
 };
 /// The fix of the largest cause (`{fix}`).
 pub const FRAG_FIX: Text = Text {
@@ -1064,7 +1064,7 @@ pub fn cause_name(c: Cause) -> Text {
     match c {
         Cause::SplitAcrossSegments => Text {
             en: "split across segments (segments never merge)",
-            zh: "分散在多个 segment 中（segment 之间不能合并）",
+            zh: "分散在多个内存段 中（内存段之间不能合并）",
         },
         Cause::HolesBetweenLiveBlocks => Text {
             en: "holes between live blocks",
@@ -1072,11 +1072,11 @@ pub fn cause_name(c: Cause) -> Text {
         },
         Cause::EmptySegments => Text {
             en: "empty cached segments",
-            zh: "缓存中的空 segment",
+            zh: "缓存中的空内存段",
         },
         Cause::OtherStream => Text {
             en: "segments of another stream",
-            zh: "属于其他 stream 的 segment",
+            zh: "属于其他 stream 的内存段",
         },
         Cause::PendingStreamSync => Text {
             en: "freed, waiting for a stream to sync",
@@ -1100,7 +1100,7 @@ pub fn cause_fix(f: Fix) -> Text {
             en: "nothing to set: {conf} already has expandable_segments:True, and the free ends \
                  of its segments are what the next larger request grows into; \
                  torch.{dev}.empty_cache() returns them",
-            zh: "无需设置：{conf} 已开启 expandable_segments:True，segment 末尾的空闲部分会被下一个\
+            zh: "无需设置：{conf} 已开启 expandable_segments:True，内存段末尾的空闲部分会被下一个\
                  更大的申请扩展使用；torch.{dev}.empty_cache() 可归还它们",
         },
         Fix::MaxSplitSize => Text {
@@ -1179,7 +1179,7 @@ pub fn oom_advice(t: &Tr, advice: crate::snapshot::oom::OomAdvice, conf: &str) -
     const LEVERS: Text = Text {
         en: "checkpointing (recompute activations), a smaller micro-batch or ZeRO; the What if \
              tab on a profile of this run says which gets under. expandable_segments will not help.",
-        zh: "重计算（checkpointing）、减小 micro-batch 或 ZeRO；在本次运行的 Profile 上用“假设分析”页\
+        zh: "重计算（checkpointing）、减小微批大小或 ZeRO；在本次运行的性能数据上用“假设分析”页\
              可看出哪一项能降到以下。expandable_segments 无济于事。",
     };
     Some(match advice {

@@ -28,14 +28,14 @@ pub const PROFILE_JOB: JobKind = JobKind::new(
 /// The button that asks for a profile of the same run to join the snapshot with.
 pub const JOIN_WITH: Text = Text {
     en: "Join with a profile…",
-    zh: "关联 Profile…",
+    zh: "关联性能数据…",
 };
 
 /// What Join with a profile… does.
 pub const JOIN_HINT: Text = Text {
     en: "Lists the live blocks by the operator and step of a profile of the same run (a PyTorch \
          trace), joined by time",
-    zh: "按时间与同一次运行的 Profile（PyTorch trace）关联，按其算子和步列出存活内存块",
+    zh: "按时间与同一次运行的性能数据（PyTorch trace）关联，按其算子和步列出存活内存块",
 };
 
 /// The file Join with a profile… asks for: a PyTorch trace (`*.pt.trace.json[.gz]`, or any
@@ -63,7 +63,7 @@ pub const JOIN_JOB: JobKind = JobKind::new(
 /// The profile has several ranks, none of the snapshot's device (`{d}`).
 pub const NO_RANK_OF: Text = Text {
     en: "the profile has no rank of {d}",
-    zh: "Profile 中没有 {d} 的 rank",
+    zh: "性能数据中没有 {d} 的 rank",
 };
 /// A job that ended without saying how.
 const NO_RESULT: Text = Text {
@@ -91,12 +91,12 @@ pub fn opened_together(paths: &[PathBuf]) -> Option<[Command; 2]> {
 /// `{step}`).
 pub const BAND_OP: Text = Text {
     en: "From the profile: {op}, step {step}",
-    zh: "来自 Profile：{op}，第 {step} 步",
+    zh: "来自性能数据：{op}，第 {step} 步",
 };
 /// The same, outside every step (`{op}`).
 pub const BAND_OP_NO_STEP: Text = Text {
     en: "From the profile: {op}",
-    zh: "来自 Profile：{op}",
+    zh: "来自性能数据：{op}",
 };
 
 /// A band's line from the profile: its operator and step, when its allocation was matched.
@@ -124,7 +124,7 @@ pub const VIEW: Text = Text {
 /// Reading the profile (`{p}`).
 pub const READING: Text = Text {
     en: "Reading the profile {p}…",
-    zh: "正在读取 Profile {p}…",
+    zh: "正在读取性能数据 {p}…",
 };
 /// Joining the snapshot with the profile read (`{p}`).
 pub const JOINING: Text = Text {
@@ -135,7 +135,7 @@ pub const JOINING: Text = Text {
 pub const JOINED: Text = Text {
     en: "Joined by time with {p}: {m} of {n} allocations matched. Live blocks by the profile's \
          operator and step:",
-    zh: "已按时间与 {p} 关联：{n} 次分配中匹配 {m} 次。存活内存块按 Profile 的算子和步：",
+    zh: "已按时间与 {p} 关联：{n} 次分配中匹配 {m} 次。存活内存块按性能数据的算子和步：",
 };
 /// Why not (`{p}`, `{why}`).
 pub const FAILED: Text = Text {
@@ -151,7 +151,7 @@ pub const HEADERS: [Text; 4] = [
     },
     Text {
         en: "Operator (from the profile)",
-        zh: "算子（来自 Profile）",
+        zh: "算子（来自性能数据）",
     },
     Text {
         en: "Step",
@@ -161,7 +161,7 @@ pub const HEADERS: [Text; 4] = [
 /// A group of blocks not matched to the profile.
 pub const NOT_MATCHED: Text = Text {
     en: "(not in the profile)",
-    zh: "（不在 Profile 中）",
+    zh: "（不在性能数据中）",
 };
 /// Matched, but the profile names no operator.
 pub const NO_OP: Text = Text {
@@ -192,7 +192,7 @@ pub fn why(t: &Tr, e: &JoinError) -> String {
                 std::cmp::Ordering::Greater => {
                     format!("快照第一个事件晚于 Profile 最后一次分配 {secs} 秒")
                 }
-                std::cmp::Ordering::Equal => "Profile 中没有分配".into(),
+                std::cmp::Ordering::Equal => "性能数据中没有分配".into(),
             };
             format!("快照与 Profile 在时间上不重叠（{gap}）：不是同一次运行，或不是同一段")
         }

@@ -42,6 +42,16 @@ pub const CHECKPOINT: Text = Text {
     en: "Checkpoint (recompute) modules:",
     zh: "激活重计算的模块：",
 };
+/// The checkpoint lever by name (a glob).
+pub const CHECKPOINT_GLOB: Text = Text {
+    en: "or by name (glob):",
+    zh: "或按名称（通配符）：",
+};
+/// The modules a checkpoint lever matched (`{modules}`).
+pub const CHECKPOINTED: Text = Text {
+    en: "Checkpointed: {modules}",
+    zh: "匹配并重计算：{modules}",
+};
 /// The ZeRO lever.
 pub const ZERO: Text = Text {
     en: "ZeRO stage",
@@ -119,7 +129,7 @@ pub const A_MICRO_BATCH: Text = Text {
     en: "Micro-batch ×{k}: inputs, activations, backward temporaries and the temporaries of the \
          forward and backward passes scale with the batch; gradients, optimizer state and what \
          was allocated before profiling (weights) do not",
-    zh: "micro-batch ×{k}：输入、激活、反向临时内存以及前向和反向的临时内存随 batch 缩放；\
+    zh: "微批大小 ×{k}：输入、激活、反向临时内存以及前向和反向的临时内存随微批大小缩放；\
          梯度、优化器状态和采集前已分配的内存（权重）不变",
 };
 /// [`Optimizer::Adam`].
@@ -227,6 +237,8 @@ pub struct WhatifLevers {
     pub micro_batch: f64,
     /// Module classes to checkpoint.
     pub checkpoint: BTreeSet<String>,
+    /// Modules to checkpoint by name, a glob (`Block_[0-2]`); empty: none.
+    pub checkpoint_glob: String,
     /// ZeRO stage (0: off).
     pub zero: u8,
     /// Ranks ZeRO shards over.
@@ -240,6 +252,7 @@ impl Default for WhatifLevers {
         WhatifLevers {
             micro_batch: 1.0,
             checkpoint: BTreeSet::new(),
+            checkpoint_glob: String::new(),
             zero: 0,
             ranks: 8,
             offload: false,
@@ -256,7 +269,12 @@ impl WhatifLevers {
     pub fn scenario(&self) -> Scenario {
         Scenario {
             micro_batch: self.micro_batch,
-            checkpoint: self.checkpoint.iter().cloned().collect(),
+            checkpoint: self
+                .checkpoint
+                .iter()
+                .cloned()
+                .chain(Some(self.checkpoint_glob.trim().to_string()).filter(|g| !g.is_empty()))
+                .collect(),
             zero: (self.zero > 0).then_some((self.zero, self.ranks.max(1))),
             offload_optimizer: self.offload,
         }
@@ -428,10 +446,18 @@ pub fn why_text(t: &Tr, why: &WhyNot) -> String {
     match why {
         WhyNot::NoBlocks => W_NO_BLOCKS.get(t).to_string(),
         WhyNot::NoModules => W_NO_MODULES.get(t).to_string(),
-        WhyNot::NoModuleMatches(glob, some) => W_NO_MATCH
-            .get(t)
-            .replace("{glob}", glob)
-            .replace("{some}", &some.join(", ")),
+        WhyNot::NoModuleMatches(glob, some, all) => {
+            let more = if *all > some.len() {
+                format!(", … ({all})")
+            } else {
+                String::new()
+            };
+            W_NO_MATCH
+                .get(t)
+                .replace("{glob}", glob)
+                .replace("{some}", &format!("{}{more}", some.join(", ")))
+        }
+        WhyNot::BadGlob(why) => why.clone(),
         WhyNot::NoPhases => W_NO_PHASES.get(t).to_string(),
         WhyNot::NoGradients => W_NO_GRADIENTS.get(t).to_string(),
         WhyNot::BadLever(what) => what.clone(),
@@ -491,6 +517,23 @@ fn levers_ui(ui: &mut egui::Ui, cx: &mut PaneCx<'_>, levers: &WhatifLevers) {
                 }));
             }
         }
+        // By name, a glob: `Block_[0-2]` asks for the first three blocks, which no class can.
+        ui.horizontal(|ui| {
+            let label = ui.label(CHECKPOINT_GLOB.get(t));
+            let mut text = levers.checkpoint_glob.clone();
+            let r = ui
+                .add(
+                    egui::TextEdit::singleline(&mut text)
+                        .hint_text("Block_[0-2]")
+                        .desired_width(140.0),
+                )
+                .labelled_by(label.id);
+            if r.changed() {
+                cx.out.push(Command::choose(move |l: &mut WhatifLevers| {
+                    l.checkpoint_glob.clone_from(&text);
+                }));
+            }
+        });
         ui.add_space(4.0);
     }
     ui.horizontal(|ui| {
@@ -539,14 +582,11 @@ fn levers_ui(ui: &mut egui::Ui, cx: &mut PaneCx<'_>, levers: &WhatifLevers) {
 /// The prediction: the headline, the curves, the split by role and the assumptions.
 fn prediction_ui(ui: &mut egui::Ui, cx: &PaneCx<'_>, p: &Prediction) {
     let t = cx.t;
-    let change = if p.measured.bytes > 0 {
-        format!(
-            "{:+.1} %",
-            (p.predicted.bytes - p.measured.bytes) as f64 / p.measured.bytes as f64 * 100.0
-        )
-    } else {
-        "–".into()
-    };
+    let change = crate::model::percent_change(
+        crate::model::bytes_to_mib(p.measured.bytes),
+        crate::model::bytes_to_mib(p.predicted.bytes),
+    )
+    .map_or_else(|| "–".into(), |c| format!("{c:+.1} %"));
     ui.strong(
         PREDICTED
             .get(t)
@@ -554,6 +594,16 @@ fn prediction_ui(ui: &mut egui::Ui, cx: &PaneCx<'_>, p: &Prediction) {
             .replace("{measured}", &bytes(p.measured.bytes))
             .replace("{change}", &change),
     );
+    if !p.checkpointed.is_empty() {
+        ui.add(
+            egui::Label::new(
+                CHECKPOINTED
+                    .get(t)
+                    .replace("{modules}", &p.checkpointed.join(", ")),
+            )
+            .wrap(),
+        );
+    }
     let side = 260.0_f32.min(ui.available_width() * 0.4);
     ui.horizontal_top(|ui| {
         let plot_w = (ui.available_width() - side - 12.0).max(120.0);
