@@ -269,11 +269,15 @@ def whatif(
     zero: Optional[int] = None,
     ranks: Optional[int] = None,
     offload_optimizer: bool = False,
+    batch_size: Optional[int] = None,
+    capacity_gib: Optional[float] = None,
     source: Optional[str] = None,
 ) -> Dict[str, Any]:
     """The peak replayed from the measured run with a lever: ``micro_batch`` (a multiple of the
-    profiled one), ``checkpoint`` (a module class or glob), ZeRO ``zero`` over ``ranks``, or
-    ``offload_optimizer``.
+    profiled one) or ``batch_size`` (a size, when the trace records the profiled one),
+    ``checkpoint`` (a module class or glob), ZeRO ``zero`` over ``ranks``, or
+    ``offload_optimizer``. ``fit`` says the card's capacity (``capacity_gib``, else the
+    trace's record), the predicted reserved peak and the headroom.
     """
     return _json(
         _args(
@@ -286,6 +290,8 @@ def whatif(
             zero=zero,
             ranks=ranks,
             offload_optimizer=offload_optimizer,
+            batch_size=batch_size,
+            capacity_gib=None if capacity_gib is None else repr(float(capacity_gib)),
             json=True,
         )
     )

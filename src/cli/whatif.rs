@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::rank::load_one;
 use crate::analysis::whatif::{Prediction, Scenario, check_levers, predict};
-use crate::model::{SourceChoice, bytes_to_mib, ns_to_ms};
+use crate::model::{DataSource, RankData, RankInfo, SourceChoice, bytes_to_mib, ns_to_ms};
 
 /// Options of `whatif`.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -31,6 +31,14 @@ pub struct WhatifArgs {
     /// Optimizer state on the host.
     #[arg(long)]
     pub offload_optimizer: bool,
+    /// The micro-batch as a size (16), when the trace's shapes say the profiled one
+    /// (record_shapes=True); instead of --micro-batch.
+    #[arg(long, conflicts_with = "micro_batch")]
+    pub batch_size: Option<u32>,
+    /// The card's memory, GiB (default: what a PyTorch trace records of its device): the
+    /// answer says whether the prediction fits and the headroom.
+    #[arg(long)]
+    pub capacity_gib: Option<f64>,
     /// JSON instead of text.
     #[arg(long)]
     pub json: bool,
@@ -57,22 +65,137 @@ pub fn whatif(
     err: &mut dyn Write,
 ) -> i32 {
     let mut run = || -> Result<(), String> {
-        let scenario = args.scenario();
+        let mut scenario = args.scenario();
         // The levers first: a bad one is refused before the profile is read.
         check_levers(&scenario).map_err(|e| e.to_string())?;
+        if let Some(c) = args.capacity_gib
+            && !(c.is_finite() && c > 0.0 && c < 1.0e9)
+        {
+            return Err(format!(
+                "--capacity-gib must be a positive number of GiB, got {c}"
+            ));
+        }
         let data = load_one(path, args.rank.as_deref(), source, err)?;
+        let profiled = profiled_micro_batch(&data.info);
+        if let Some(size) = args.batch_size {
+            let Some(b) = profiled else {
+                return Err(format!(
+                    "rank {}: the profile does not record its micro-batch (record_shapes=True and \
+                     an embedding); give --micro-batch as a multiple of the profiled one",
+                    data.info.rank
+                ));
+            };
+            scenario.micro_batch = f64::from(size) / b as f64;
+            check_levers(&scenario).map_err(|e| e.to_string())?;
+        }
         let p = predict(&data, &scenario).map_err(|e| format!("rank {}: {e}", data.info.rank))?;
+        let fit = Fit::of(&data, &p, args.capacity_gib, profiled);
         let text = if args.json {
-            format!("{}\n", json(&data.info.rank, &scenario, &p))
+            format!("{}\n", json(&data.info.rank, &scenario, &p, &fit))
         } else {
-            text(&data.info.rank, &scenario, &p)
+            text(&data.info.rank, &scenario, &p, &fit)
         };
         out.write_all(text.as_bytes()).map_err(|e| e.to_string())
     };
     super::finish(run(), err)
 }
 
-fn json(rank: &str, s: &Scenario, p: &Prediction) -> serde_json::Value {
+/// Whether the prediction fits the card: its capacity, the reserved memory predicted beside
+/// the allocated, the headroom.
+struct Fit {
+    /// The card's name and bytes, and where that came from.
+    capacity: Option<(String, i64, &'static str)>,
+    /// Measured Operator Reserved peak over Operator Allocated's (None without both).
+    reserved_ratio: Option<f64>,
+    /// The profiled micro-batch, when the trace's shapes say it.
+    profiled_micro_batch: Option<u64>,
+    /// The predicted peak, bytes.
+    predicted: i64,
+}
+
+impl Fit {
+    fn of(
+        data: &RankData,
+        p: &Prediction,
+        capacity_gib: Option<f64>,
+        profiled: Option<u64>,
+    ) -> Fit {
+        let peaks = crate::export::summary::summarize(data).peaks;
+        let reserved_ratio = peaks
+            .operator_reserved
+            .zip(peaks.operator_allocated)
+            .filter(|(_, a)| a.mib > 0.0)
+            .map(|(r, a)| (r.mib / a.mib).max(1.0));
+        let capacity = match capacity_gib {
+            Some(g) => Some((
+                String::new(),
+                (g * (1u64 << 30) as f64) as i64,
+                "--capacity-gib",
+            )),
+            None => trace_capacity(&data.info).map(|(n, b)| (n, b, "the trace's deviceProperties")),
+        };
+        Fit {
+            capacity,
+            reserved_ratio,
+            profiled_micro_batch: profiled,
+            predicted: p.predicted.bytes,
+        }
+    }
+
+    /// The predicted reserved peak, bytes: allocated × the measured ratio.
+    fn reserved(&self) -> Option<i64> {
+        self.reserved_ratio
+            .map(|r| (self.predicted as f64 * r).round() as i64)
+    }
+
+    /// Capacity less the predicted reserved (else allocated) peak, bytes.
+    fn headroom(&self) -> Option<i64> {
+        let (_, cap, _) = self.capacity.as_ref()?;
+        Some(cap.saturating_sub(self.reserved().unwrap_or(self.predicted)))
+    }
+
+    fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "capacity": self.capacity.as_ref().map(|(name, b, from)| serde_json::json!({
+                "name": name, "mib": bytes_to_mib(*b), "from": from,
+            })),
+            "predicted_reserved_mib": self.reserved().map(bytes_to_mib),
+            "reserved_model": RESERVED_MODEL,
+            "reserved_ratio": self.reserved_ratio,
+            "headroom_mib": self.headroom().map(bytes_to_mib),
+            "fits": self.headroom().map(|h| h >= 0),
+            "profiled_micro_batch": self.profiled_micro_batch,
+        })
+    }
+}
+
+/// How the reserved peak is predicted, in words.
+const RESERVED_MODEL: &str = "reserved = predicted allocated × the measured peak reserved / \
+    peak allocated (the allocator's cache in the same proportion)";
+
+/// The trace's record of the rank's device: name and bytes.
+fn trace_capacity(info: &RankInfo) -> Option<(String, i64)> {
+    match &info.source {
+        DataSource::Imported { path, .. } => {
+            crate::ingest::pytorch::trace::device_capacity(path, info.device.as_deref()?)
+        }
+        _ => None,
+    }
+}
+
+/// The micro-batch a PyTorch trace was recorded with, when its shapes say it.
+fn profiled_micro_batch(info: &RankInfo) -> Option<u64> {
+    match &info.source {
+        DataSource::Imported { path, importer, .. }
+            if *importer == crate::ingest::pytorch::trace::NAME =>
+        {
+            crate::ingest::pytorch::trace::profiled_micro_batch(path)
+        }
+        _ => None,
+    }
+}
+
+fn json(rank: &str, s: &Scenario, p: &Prediction, fit: &Fit) -> serde_json::Value {
     let by_role: serde_json::Map<String, serde_json::Value> = p
         .by_role
         .iter()
@@ -98,10 +221,11 @@ fn json(rank: &str, s: &Scenario, p: &Prediction) -> serde_json::Value {
             "by_role": by_role,
         },
         "assumptions": p.assumptions.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        "fit": fit.json(),
     })
 }
 
-fn text(rank: &str, s: &Scenario, p: &Prediction) -> String {
+fn text(rank: &str, s: &Scenario, p: &Prediction, fit: &Fit) -> String {
     use std::fmt::Write as _;
     let mut t = String::new();
     let change = |a: i64, b: i64| {
@@ -116,7 +240,14 @@ fn text(rank: &str, s: &Scenario, p: &Prediction) -> String {
     );
     let mut levers = Vec::new();
     if s.micro_batch != 1.0 {
-        levers.push(format!("micro-batch ×{}", s.micro_batch));
+        levers.push(match fit.profiled_micro_batch {
+            Some(b) => format!(
+                "micro-batch ×{} ({} of the profiled {b})",
+                s.micro_batch,
+                (s.micro_batch * b as f64).round()
+            ),
+            None => format!("micro-batch ×{}", s.micro_batch),
+        });
     }
     if !p.checkpointed.is_empty() {
         levers.push(format!("checkpoint {}", p.checkpointed.join(", ")));
@@ -138,6 +269,36 @@ fn text(rank: &str, s: &Scenario, p: &Prediction) -> String {
         ns_to_ms(p.predicted.at_ns),
         change(p.measured.bytes, p.predicted.bytes)
     );
+    if let Some(r) = fit.reserved() {
+        let _ = writeln!(
+            t,
+            "predicted reserved: {:.2} MB (allocated × {:.3}, the measured reserved / allocated at the peak)",
+            bytes_to_mib(r),
+            fit.reserved_ratio.unwrap_or(1.0)
+        );
+    }
+    match (&fit.capacity, fit.headroom()) {
+        (Some((name, cap, from)), Some(h)) => {
+            let card = if name.is_empty() {
+                String::new()
+            } else {
+                format!("{name}, ")
+            };
+            let _ = writeln!(
+                t,
+                "{}: {card}{:.2} MB ({from}); headroom {:+.2} MB",
+                if h >= 0 { "fits" } else { "DOES NOT FIT" },
+                bytes_to_mib(*cap),
+                bytes_to_mib(h)
+            );
+        }
+        _ => {
+            let _ = writeln!(
+                t,
+                "capacity unknown (the profile does not record it): --capacity-gib says the card's"
+            );
+        }
+    }
     let _ = writeln!(t, "\n{:>12}  role at the predicted peak", "MB");
     for (r, b) in &p.by_role {
         let _ = writeln!(t, "{:>12.2}  {}", bytes_to_mib(*b), r.as_str());

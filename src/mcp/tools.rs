@@ -226,6 +226,18 @@ pub const TOOLS: &[Tool] = &[
                 "The micro-batch as a multiple of the profiled one (2: twice as large)",
             ),
             option(
+                "batch_size",
+                "integer",
+                "--batch-size",
+                "The micro-batch as a size (16), when the trace records the profiled one (its shapes); instead of micro_batch",
+            ),
+            option(
+                "capacity_gib",
+                "number",
+                "--capacity-gib",
+                "The card's memory, GiB (default: what a PyTorch trace records): the answer's `fit` says whether it fits and the headroom",
+            ),
+            option(
                 "checkpoint",
                 "string",
                 "--checkpoint",

@@ -478,3 +478,68 @@ fn a_checkpoint_glob_with_a_range_names_the_modules_it_matched() {
     assert_eq!(code, 2);
     assert!(err.contains("is not a glob"), "{err}");
 }
+
+/// "Will it fit?" (issue 87) on the real H100 runs: `--batch-size 16` on the micro-batch-8
+/// trace (the profiled size read from its shapes, checked against the run's own record in
+/// `truth.json`) predicts the micro-batch-16 run's allocated and reserved peaks
+/// (`torch.cuda.max_memory_allocated` / `max_memory_reserved` of that run), says the card's
+/// capacity as the trace's header records it, and whether it fits.
+#[test]
+fn an_absolute_micro_batch_predicts_allocated_and_reserved_and_the_fit() {
+    let Some(root) = common::samples() else {
+        common::skip("no samples");
+        return;
+    };
+    let dir = root.join("cuda_h100");
+    let truth: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("truth.json")).unwrap()).unwrap();
+    let trace = dir.join("whatif/gpt_b8.pt.trace.json.gz");
+    let t = trace.to_str().unwrap();
+    let (code, out, err) = common::memsight(&["whatif", t, "--batch-size", "16", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let fit = &v["fit"];
+    assert_eq!(
+        fit["profiled_micro_batch"],
+        truth["runs"]["gpt_b8"]["micro_batch"]
+    );
+    assert_eq!(v["scenario"]["micro_batch"], 2.0);
+    let mib = |b: &serde_json::Value| b.as_f64().unwrap() / 1048576.0;
+    let (alloc, reserved) = (
+        mib(&truth["runs"]["gpt_b16"]["max_allocated"]),
+        mib(&truth["runs"]["gpt_b16"]["max_reserved"]),
+    );
+    let got = v["predicted"]["peak_mib"].as_f64().unwrap();
+    assert!((got - alloc).abs() / alloc < 0.01, "{got} vs {alloc}");
+    let got = fit["predicted_reserved_mib"].as_f64().unwrap();
+    assert!(
+        (got - reserved).abs() / reserved < 0.03,
+        "{got} vs {reserved}"
+    );
+    // The capacity as the trace's header says it.
+    let header: serde_json::Value = {
+        use std::io::Read;
+        let mut s = String::new();
+        flate2::read::GzDecoder::new(std::fs::File::open(&trace).unwrap())
+            .read_to_string(&mut s)
+            .unwrap();
+        serde_json::from_str(&s).unwrap()
+    };
+    let total = header["deviceProperties"][0]["totalGlobalMem"]
+        .as_f64()
+        .unwrap();
+    assert_eq!(fit["capacity"]["mib"].as_f64(), Some(total / 1048576.0));
+    assert_eq!(fit["fits"], true);
+    let headroom = fit["headroom_mib"].as_f64().unwrap();
+    assert!((headroom - (total / 1048576.0 - got)).abs() < 1e-6);
+    // A 4 GiB card does not hold it, and the text says so.
+    let (code, text, err) =
+        common::memsight(&["whatif", t, "--batch-size", "16", "--capacity-gib", "4"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains("DOES NOT FIT"), "{text}");
+    // Without recorded shapes, an absolute size is refused with the reason.
+    let cnn = common::fixtures().join("pytorch/whatif/cnn_b8.pt.trace.json.gz");
+    let (code, _, err) = common::memsight(&["whatif", cnn.to_str().unwrap(), "--batch-size", "16"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("does not record its micro-batch"), "{err}");
+}

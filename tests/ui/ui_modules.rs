@@ -136,18 +136,29 @@ fn clicking_a_module_filters_the_details_table_to_its_blocks() {
         let state = h.state().view_state();
         assert_eq!(state.tab, memsight::ui::state::TabId::DETAILS, "{lang:?}");
         let filter = state.choice::<memsight::ui::panes::details_table::DetailsFilter>();
+        // The filter reads innermost first (issue 87), as the column does.
+        let innermost_first = path.split('/').rev().collect::<Vec<_>>().join(" < ");
         assert_eq!(
             filter
                 .tags
                 .get(&memsight::model::TagKind::Module)
                 .map(String::as_str),
-            Some(path),
+            Some(innermost_first.as_str()),
             "{lang:?}"
         );
         // The filter field shows it, under the column's name in the UI's language.
         let header = h.state().tr().module_header;
         let field = h.get_by_role_and_label(egui::accesskit::Role::TextInput, header);
-        assert_eq!(field.value().as_deref(), Some(path), "{lang:?}");
+        assert_eq!(
+            field.value().as_deref(),
+            Some(innermost_first.as_str()),
+            "{lang:?}"
+        );
+        // The cells on screen read innermost first; Copy keeps the path.
+        assert!(
+            h.query_all_by_label(&innermost_first).count() >= 2,
+            "{lang:?}"
+        );
         let cells = common::copy_all_column(&mut h, "Module");
         assert_eq!(cells.len(), blocks, "{lang:?}");
         assert!(cells.iter().all(|c| c == path), "{lang:?}");

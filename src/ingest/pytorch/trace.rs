@@ -113,6 +113,45 @@ pub fn base_time_ns(path: &Path) -> Option<i64> {
     header_value(&decoded_head(path), "baseTimeNanoseconds")?.as_i64()
 }
 
+/// The capacity of `device` (`cuda:0`: its index) as the trace's header records it
+/// (`deviceProperties`: `name`, `totalGlobalMem`): the card's name and its bytes.
+pub fn device_capacity(path: &Path, device: &str) -> Option<(String, i64)> {
+    let index: i64 = device.rsplit(':').next()?.parse().ok()?;
+    let props = header_value(&decoded_head(path), "deviceProperties")?;
+    let d = props
+        .as_array()?
+        .iter()
+        .find(|d| d["id"].as_i64() == Some(index))?;
+    let total = d["totalGlobalMem"].as_i64().filter(|&t| t > 0)?;
+    Some((d["name"].as_str().unwrap_or("").to_string(), total))
+}
+
+/// The micro-batch the trace was recorded with, where its shapes say (`record_shapes=True`):
+/// the first dimension of the indices given to the first `aten::embedding` (a language model's
+/// tokens, `[batch, sequence]`); `None` when no embedding, or no shapes, were recorded. Reads
+/// the file up to that op (at most 256 MiB decoded).
+pub fn profiled_micro_batch(path: &Path) -> Option<u64> {
+    const LIMIT: u64 = 256 << 20;
+    let mut text = Vec::new();
+    open_head(path)
+        .ok()?
+        .take(LIMIT)
+        .read_to_end(&mut text)
+        .ok()?;
+    // The first embedding given 2-D indices (a positional embedding's are 1-D).
+    memchr::memmem::find_iter(&text, b"\"aten::embedding\"").find_map(|at| {
+        let event = &text[at..];
+        // The event's own args: before the next event's name.
+        let end = memchr::memmem::find(&event[1..], b"\"name\"").map_or(event.len(), |e| e + 1);
+        let dims = header_value(&event[..end], "Input Dims")?;
+        let indices = dims.as_array()?.get(1)?.as_array()?.clone();
+        (indices.len() == 2)
+            .then(|| indices.first()?.as_u64())
+            .flatten()
+            .filter(|&b| b > 0)
+    })
+}
+
 /// The one PyTorch trace (`*.pt.trace.json[.gz]`) in the folder of `path` (a snapshot beside
 /// the profile of its run), if exactly one.
 pub fn trace_beside(path: &Path) -> Option<PathBuf> {

@@ -748,9 +748,16 @@ fn grouping_ui(
     out: &mut Vec<Command>,
 ) {
     ui.separator();
-    // The label and its dropdown stay on one line: in a wrapping row, "行：" wrapped away.
-    ui.horizontal(|ui| grouping_choice(ui, t, current, (has_stacks, has_roles), out));
+    // The label and its dropdown stay on one line: in the wrapping row, "行：" was left at a
+    // row's end with its dropdown on the next. Not enough room for both: a new row first.
+    if ui.available_width() < GROUPING_WIDTH {
+        ui.end_row();
+    }
+    grouping_choice(ui, t, current, (has_stacks, has_roles), out);
 }
+
+/// The width the Rows: label and its dropdown take, points.
+const GROUPING_WIDTH: f32 = 240.0;
 
 /// The label and the dropdown of [`grouping_ui`].
 fn grouping_choice(
