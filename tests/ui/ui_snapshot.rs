@@ -869,3 +869,51 @@ fn an_oom_snapshot_opens_at_the_oom_with_advice_that_follows_its_verdict() {
         }
     }
 }
+
+/// A real OOM snapshot whose first event came 4 s before the rest (the model's load) opens with
+/// its events across the chart, not squeezed into its right 5 % (issue 87): the first view
+/// starts just before the events after that pause, as the pickle's `time_us` say; a double-click
+/// shows the whole trace.
+#[test]
+fn a_long_pause_before_the_run_does_not_squeeze_the_bands() {
+    let Some(root) = common::samples() else {
+        common::skip("no samples");
+        return;
+    };
+    let file = root.join("cuda_h100/oom/gpt/oom_snapshot.pickle");
+    // The times of device 0's events, µs, read with Python's pickle (trusted test data).
+    let script = "import pickle,sys,json; d=pickle.load(open(sys.argv[1],'rb')); \
+                  print(json.dumps([e['time_us'] for e in d['device_traces'][0]]))";
+    let out = match Process::new("python3")
+        .args(["-c", script])
+        .arg(&file)
+        .output()
+    {
+        Ok(o) if o.status.success() => o,
+        other => {
+            common::skip(&format!("python3 not available ({other:?})"));
+            return;
+        }
+    };
+    let times: Vec<f64> = serde_json::from_slice(&out.stdout).unwrap();
+    let mut h = open(&file, Lang::En);
+    h.run();
+    let (_, a, b) = snapshot_view(h.state()).chart().last_frame().unwrap();
+    if times.len() > 1 {
+        let first = times[0];
+        let (gap, after) = times
+            .windows(2)
+            .map(|w| (w[1] - w[0], w[1]))
+            .max_by(|x, y| x.0.total_cmp(&y.0))
+            .unwrap();
+        let span = times.last().unwrap() - first;
+        assert!(gap > 0.5 * span, "the sample's pause: {gap} of {span}");
+        let after_ms = (after - first) / 1000.0;
+        assert!(
+            a > 0.9 * after_ms && a <= after_ms,
+            "{a} {after_ms} (to {b})"
+        );
+    } else {
+        panic!("the sample has its events' times");
+    }
+}

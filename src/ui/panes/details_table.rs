@@ -750,7 +750,7 @@ fn grouping_ui(
     ui.separator();
     // The label and its dropdown stay on one line: in the wrapping row, "行：" was left at a
     // row's end with its dropdown on the next. Not enough room for both: a new row first.
-    if ui.available_width() < GROUPING_WIDTH {
+    if ui.available_size_before_wrap().x < GROUPING_WIDTH {
         ui.end_row();
     }
     grouping_choice(ui, t, current, (has_stacks, has_roles), out);

@@ -152,6 +152,31 @@ impl Bands {
         (self.x_of(-1), self.x_of(self.timeline.end().max(0)))
     }
 
+    /// The x range shown first: the whole trace, but when a single pause between two events
+    /// takes over half of it (a 4 s model load before the first step), from just before the
+    /// events after that pause: they were squeezed into the right 5 % of the axis. A
+    /// double-click shows the whole trace.
+    pub fn first_view(&self) -> (f64, f64) {
+        let full = self.full();
+        let span = full.1 - full.0;
+        if !self.timed || span <= 0.0 {
+            return full;
+        }
+        let gap = self
+            .axis
+            .windows(2)
+            .map(|w| (w[1] - w[0], w[1]))
+            .max_by_key(|&(d, _)| d);
+        match gap {
+            Some((d, after)) if d as f64 * self.scale > 0.5 * span => {
+                let start = after as f64 * self.scale;
+                let margin = 0.02 * (full.1 - start);
+                ((start - margin).max(full.0), full.1)
+            }
+            _ => full,
+        }
+    }
+
     /// The largest total, MB.
     pub fn peak_mb(&self) -> f64 {
         self.total
@@ -356,7 +381,7 @@ pub struct BandsChart {
 }
 
 impl BandsChart {
-    /// The x range shown (None: the whole trace).
+    /// The x range the user chose (None: the first view, [`Bands::first_view`]).
     pub fn range(&self) -> Option<(f64, f64)> {
         self.range
     }
@@ -408,7 +433,7 @@ impl BandsChart {
         height: f32,
     ) -> ChartOut {
         let full = bands.full();
-        let (v0, v1) = self.range.unwrap_or(full);
+        let (v0, v1) = self.range.unwrap_or_else(|| bands.first_view());
         // Room above the memory for the phase strips.
         let strips = super::snapshot_phases::strip_levels(phases) as f64
             * super::snapshot_phases::STRIP_POINTS;
@@ -483,7 +508,8 @@ impl BandsChart {
         };
         let width_px = f64::from(response.transform.frame().width().max(1.0));
         if r.double_clicked() || r.triple_clicked() {
-            self.range = None;
+            // The whole trace (the first view may start after a long pause).
+            self.range = (bands.first_view() != full).then_some(full);
         } else if let Some((a, b)) = zoom_to
             && (b - a) / (v1 - v0) * width_px > 2.0
         {
