@@ -137,14 +137,7 @@ fn the_oom_verdict_names_the_fix_that_worked_on_the_rerun() {
     for case in ["fragmentation", "exhaustion", "gpt"] {
         let dir = root.join(format!("cuda_h100/oom/{case}"));
         let pickle = dir.join("oom_snapshot.pickle");
-        let rerun: serde_json::Value = serde_json::from_str(
-            &std::fs::read_to_string(
-                root.join(format!("cuda_h100/oom/{case}_expandable/result.json")),
-            )
-            .unwrap(),
-        )
-        .unwrap();
-        let worked = rerun["ok"].as_bool().unwrap();
+        let worked = common::expandable_rerun_passed(&root, case);
         let doc = snapshot_json(&pickle, &[]);
         let oom = &doc["oom"][0];
         let f = &doc["fragmentation"];

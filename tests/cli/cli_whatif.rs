@@ -445,18 +445,7 @@ fn offload_is_predicted_from_the_run_with_the_optimizer_on_the_device() {
 fn a_checkpoint_glob_with_a_range_names_the_modules_it_matched() {
     let trace = common::fixtures().join("pytorch/whatif/gpt_b4.pt.trace.json.gz");
     let t = trace.to_str().unwrap();
-    let mut blocks: Vec<String> = common::trace_events(&trace)
-        .iter()
-        .filter_map(|e| {
-            e["name"]
-                .as_str()?
-                .strip_prefix("nn.Module: ")
-                .map(str::to_string)
-        })
-        .filter(|n| n.starts_with("Block_"))
-        .collect();
-    blocks.sort();
-    blocks.dedup();
+    let blocks = common::trace_modules(&trace, "Block_");
     let (code, out, err) =
         common::memsight(&["whatif", t, "--checkpoint", "Block_[0-2]", "--json"]);
     assert_eq!(code, 0, "{err}");

@@ -733,3 +733,34 @@ pub fn errors(stderr: &str) -> impl Iterator<Item = &str> {
         .lines()
         .filter(|l| !(l.starts_with("memsight: rank ") && l.ends_with("(--rank picks another)")))
 }
+
+/// The `nn.Module` names a trace's spans name (`nn.Module: Block_0` → `Block_0`) that start
+/// with `prefix`, sorted, each once.
+#[allow(dead_code)]
+pub fn trace_modules(trace: &Path, prefix: &str) -> Vec<String> {
+    let mut names: Vec<String> = trace_events(trace)
+        .iter()
+        .filter_map(|e| {
+            e["name"]
+                .as_str()?
+                .strip_prefix("nn.Module: ")
+                .map(str::to_string)
+        })
+        .filter(|n| n.starts_with(prefix))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// Whether the re-run of the real H100 OOM program `case` with `expandable_segments:True` passed
+/// (its `result.json` under `samples/cuda_h100/oom/{case}_expandable`).
+#[allow(dead_code)]
+pub fn expandable_rerun_passed(samples: &Path, case: &str) -> bool {
+    let text = std::fs::read_to_string(
+        samples.join(format!("cuda_h100/oom/{case}_expandable/result.json")),
+    )
+    .unwrap();
+    let rerun: serde_json::Value = serde_json::from_str(&text).unwrap();
+    rerun["ok"].as_bool().unwrap()
+}

@@ -815,14 +815,7 @@ fn an_oom_snapshot_opens_at_the_oom_with_advice_that_follows_its_verdict() {
     };
     for case in ["gpt", "fragmentation"] {
         let file = root.join(format!("cuda_h100/oom/{case}/oom_snapshot.pickle"));
-        let rerun: serde_json::Value = serde_json::from_str(
-            &std::fs::read_to_string(
-                root.join(format!("cuda_h100/oom/{case}_expandable/result.json")),
-            )
-            .unwrap(),
-        )
-        .unwrap();
-        let worked = rerun["ok"].as_bool().unwrap();
+        let worked = common::expandable_rerun_passed(&root, case);
         // The OOM's figures, as `memsight snapshot --json` reports them (checked against
         // PyTorch's message in the CLI tests).
         let (code, out, err) = common::memsight(&["snapshot", file.to_str().unwrap(), "--json"]);

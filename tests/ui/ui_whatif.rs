@@ -139,18 +139,7 @@ fn the_levers_predict_the_runs_made_with_them() {
 /// are the trace's own `nn.Module` spans.
 #[test]
 fn a_glob_checkpoints_the_modules_it_names_and_says_which() {
-    let mut blocks: Vec<String> = common::trace_events(&run("gpt_b4"))
-        .iter()
-        .filter_map(|e| {
-            e["name"]
-                .as_str()?
-                .strip_prefix("nn.Module: ")
-                .map(str::to_string)
-        })
-        .filter(|n| n.starts_with("Block_"))
-        .collect();
-    blocks.sort();
-    blocks.dedup();
+    let blocks = common::trace_modules(&run("gpt_b4"), "Block_");
     assert!(blocks.len() > 3, "{blocks:?}");
     let none = raw_peak("gpt_b4");
     for lang in [Lang::En, Lang::Zh] {
