@@ -46,7 +46,7 @@ pub fn assign_modules(ops: &mut HostOps, mut spans: Vec<FrameSpan>) -> StacksAtO
         return StacksAtOpStarts::default();
     }
     ops.module.resize(ops.len(), NO_STACK);
-    let found = stacks_at_op_starts(ops, &mut spans, |_| true);
+    let found = spans_at_op_starts(ops, &mut spans, |_| true, Inside::Recomputed);
     for &(op, id) in &found.stacks {
         ops.module[op] = id;
     }
@@ -72,6 +72,28 @@ pub fn stacks_at_op_starts(
     spans: &mut [FrameSpan],
     wanted: impl Fn(usize) -> bool,
 ) -> StacksAtOpStarts {
+    spans_at_op_starts(ops, spans, wanted, Inside::Skipped)
+}
+
+/// What an op inside a linked backward node gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Inside {
+    /// Nothing here: its forward op's, through the link ([`super::stacks`]).
+    Skipped,
+    /// The spans opened inside that backward node, when one is open at its start: a checkpointed
+    /// module's forward run again in backward (recompute) allocates its activations there, and
+    /// they are that module's, not the module whose backward started the recompute. None open:
+    /// as [`Inside::Skipped`].
+    Recomputed,
+}
+
+/// [`stacks_at_op_starts`], with what an op inside a linked backward node gets.
+fn spans_at_op_starts(
+    ops: &mut HostOps,
+    spans: &mut [FrameSpan],
+    wanted: impl Fn(usize) -> bool,
+    inside: Inside,
+) -> StacksAtOpStarts {
     let in_backward = backward_test(ops);
     // By thread, then start, the longer first (a span comes after the span it is nested in).
     spans.sort_unstable_by_key(|s| (s.thread, s.start, Reverse(s.end)));
@@ -80,36 +102,47 @@ pub fn stacks_at_op_starts(
     let mut ids: FxHashMap<Vec<NameId>, u32> = FxHashMap::default();
     let mut out = Vec::new();
     let mut cut = 0u64;
-    let mut open: Vec<(i64, NameId)> = Vec::new();
+    let mut open: Vec<(i64, i64, NameId)> = Vec::new();
+    // Ops of a recompute: (op, the frames opened inside its backward node, the node's forward op).
+    let mut recomputed: Vec<(usize, Vec<NameId>, u32)> = Vec::new();
+    // (A stack's frames are innermost first: its last frame is its outermost.)
     let (mut k, mut thread) = (0usize, None);
     for i in order {
         let (t, at) = (ops.thread[i], ops.start_ns[i]);
-        if in_backward(t, at) {
-            continue;
-        }
+        // Inside a linked backward node: skipped, or only the spans opened inside it (under
+        // the modules of the node's forward op, added once every op's are known).
+        let (since, forward) = match (in_backward(t, at), inside) {
+            (None, _) => (i64::MIN, None),
+            (Some(_), Inside::Skipped) => continue,
+            (Some((node_start, f)), Inside::Recomputed) => (node_start, Some(f)),
+        };
         if thread != Some(t) {
             thread = Some(t);
             open.clear();
             k = spans.partition_point(|s| s.thread < t);
         }
         while let Some(s) = spans.get(k).filter(|s| s.thread == t && s.start <= at) {
-            while open.last().is_some_and(|&(end, _)| end < s.start) {
+            while open.last().is_some_and(|&(_, end, _)| end < s.start) {
                 open.pop();
             }
-            open.push((s.end, s.frame));
+            open.push((s.start, s.end, s.frame));
             k += 1;
         }
-        while open.last().is_some_and(|&(end, _)| end < at) {
+        while open.last().is_some_and(|&(_, end, _)| end < at) {
             open.pop();
         }
         // Spans ended before `at` but under one still open stay until it closes: skip them.
         let mut frames: Vec<NameId> = open
             .iter()
             .rev()
-            .filter(|&&(end, _)| end >= at)
-            .map(|&(_, f)| f)
+            .filter(|&&(start, end, _)| end >= at && start >= since)
+            .map(|&(_, _, f)| f)
             .collect();
         if frames.is_empty() {
+            continue;
+        }
+        if let Some(f) = forward {
+            recomputed.push((i, frames, f));
             continue;
         }
         if frames.len() > MAX_STACK_FRAMES {
@@ -124,32 +157,63 @@ pub fn stacks_at_op_starts(
         });
         out.push((i, id));
     }
+    // A recompute's modules sit where their first forward ran: the frames around its outermost
+    // one there (`Block_0` recomputed in backward is `Stack_0/Block_0`, as in forward).
+    if !recomputed.is_empty() {
+        let mut around: FxHashMap<NameId, Vec<NameId>> = FxHashMap::default();
+        for &(_, id) in &out {
+            let stack = &ops.stacks[id as usize];
+            for (k, &frame) in stack.iter().enumerate() {
+                around
+                    .entry(frame)
+                    .or_insert_with(|| stack[k + 1..].to_vec());
+            }
+        }
+        for (i, mut frames, _) in recomputed {
+            if let Some(outer) = frames.last().and_then(|f| around.get(f)) {
+                frames.extend(outer.iter().copied());
+            }
+            if frames.len() > MAX_STACK_FRAMES {
+                frames.drain(..frames.len() - MAX_STACK_FRAMES);
+                cut += 1;
+            }
+            let next = ops.stacks.len() as u32;
+            let id = *ids.entry(frames).or_insert_with_key(|frames| {
+                ops.stacks.push(frames.clone().into_boxed_slice());
+                next
+            });
+            out.push((i, id));
+        }
+    }
     StacksAtOpStarts { stacks: out, cut }
 }
 
 /// A test of whether an op of a thread starting at a time runs inside a backward node the
-/// profiler linked to its forward op (`ops.links`).
-pub fn backward_test(ops: &HostOps) -> impl Fn(u64, i64) -> bool + use<> {
-    let mut backward: Vec<(u64, i64, i64)> = ops
+/// profiler linked to its forward op (`ops.links`): the innermost such node's start and its
+/// forward op.
+pub fn backward_test(ops: &HostOps) -> impl Fn(u64, i64) -> Option<(i64, u32)> + use<> {
+    let mut backward: Vec<(u64, i64, i64, u32)> = ops
         .links
         .iter()
-        .filter_map(|&(b, _)| {
+        .filter_map(|&(b, f)| {
             let b = b as usize;
             Some((
                 *ops.thread.get(b)?,
                 *ops.start_ns.get(b)?,
                 *ops.end_ns.get(b)?,
+                f,
             ))
         })
         .collect();
     backward.sort_unstable();
     move |t: u64, at: i64| {
-        let upto = backward.partition_point(|&(bt, bs, _)| (bt, bs) <= (t, at));
+        let upto = backward.partition_point(|&(bt, bs, _, _)| (bt, bs) <= (t, at));
         backward[..upto]
             .iter()
             .rev()
-            .take_while(|&&(bt, _, _)| bt == t)
-            .any(|&(_, _, be)| be >= at)
+            .take_while(|&&(bt, _, _, _)| bt == t)
+            .find(|&&(_, _, be, _)| be >= at)
+            .map(|&(_, bs, _, f)| (bs, f))
     }
 }
 

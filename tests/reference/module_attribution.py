@@ -13,7 +13,9 @@ The rules, as the brief states them:
 - a block belongs to the modules whose forward span (`python_function` named `nn.Module: X`)
   was open on the allocating thread when it was allocated, except when it was allocated inside
   a backward op the profiler linked to its forward op (a `fwdbwd` flow): then to the modules
-  open around that forward op, on the forward op's thread;
+  open around that forward op, on the forward op's thread — unless module spans opened inside
+  that backward op are open (a checkpointed module's forward run again: recompute): then to
+  those, placed where the outermost of them first ran (its first span of that name);
 - a module's held bytes are those of the alive blocks attributed to it or to a module under it
   (modules are named by their path from the top: `GPT_0/Block_0/Attention_0`).
 
@@ -91,9 +93,23 @@ def main(path, device_type, device_id, at_ms=None):
         spans = sorted((m for m in modules[thread] if m[0] <= t <= m[1]), key=lambda m: (m[0], -m[1]))
         return "/".join(m[2] for m in spans)
 
+    first_span = {}  # module name -> (thread, start) of its first span
+    for th, spans in modules.items():
+        for m in spans:
+            if m[2] not in first_span or m[0] < first_span[m[2]][1]:
+                first_span[m[2]] = (th, m[0])
+
     def attribute(thread, t):
         for o in op_at(thread, t):
             if o[2] in backward_of:
+                inside = sorted(
+                    (m for m in modules[thread] if o[0] <= m[0] <= t <= m[1]),
+                    key=lambda m: (m[0], -m[1]),
+                )
+                if inside:
+                    # The recompute: where its outermost module first ran, then the rest.
+                    where = path_at(*first_span[inside[0][2]])
+                    return "/".join([where] + [m[2] for m in inside[1:]])
                 return path_at(*backward_of[o[2]])
         return path_at(thread, t)
 
