@@ -57,6 +57,7 @@ fn the_pinned_host_memory_line_and_the_models_line_show_in_both_languages() {
             .get(t)
             .replace("{res}", &mb(&p["reserved_bytes"]))
             .replace("{n}", &p["segments"].to_string())
+            .replace("{segs}", &segments(&p["segments"]))
             .replace("{alloc}", &mb(&p["allocated_bytes"]))
             .replace("{pend}", &mb(&p["pending_free_bytes"]))
             .replace("{peak}", &mb(&p["peak_allocated_bytes"]));
@@ -110,6 +111,7 @@ fn a_private_pool_is_drawn_and_named_under_the_chart() {
             .get(t)
             .replace("{p}", "(1, 0)")
             .replace("{n}", &p["segments"].to_string())
+            .replace("{segs}", &segments(&p["segments"]))
             .replace("{res}", &mb(&p["reserved_bytes"]))
             .replace("{peak}", &mb(&p["peak_reserved_bytes"]))
             .replace("{held}", &mb(&p["allocated_bytes"]));
@@ -496,5 +498,14 @@ fn a_bands_tooltip_names_its_operator_from_the_joined_profile() {
         for s in &shown {
             assert!(lines.contains(s), "{lang:?}: {s} is not a live block's");
         }
+    }
+}
+
+/// "1 segment", "3 segments": a count and its noun (no "segment(s)").
+fn segments(n: &serde_json::Value) -> String {
+    match n.as_u64() {
+        Some(1) => "1 segment".to_string(),
+        Some(k) => format!("{k} segments"),
+        None => n.to_string(),
     }
 }

@@ -9,9 +9,9 @@ use crate::ui::i18n::{Text, Tr};
 
 /// The figures (`{res}`, `{n}`, `{alloc}`, `{pend}`, `{peak}`: MB and segments).
 pub const FIGURES: Text = Text {
-    en: "Pinned host memory: {res} MB reserved in {n} segment(s), {alloc} MB allocated, \
+    en: "Pinned host memory: {res} MB reserved in {segs}, {alloc} MB allocated, \
          {pend} MB waiting for streams; peak {peak} MB",
-    zh: "锁页主机内存：保留 {res} MB（{n} 个段），已分配 {alloc} MB，{pend} MB 等待流完成；\
+    zh: "锁页主机内存：保留 {res} MB（{n} 个内存段），已分配 {alloc} MB，{pend} MB 等待流完成；\
          峰值 {peak} MB",
 };
 /// Who holds the most of it (`{mb}`, `{frame}`).
@@ -27,6 +27,10 @@ pub fn pinned_line(ui: &mut egui::Ui, t: &Tr, p: &PinnedSummary) {
         .get(t)
         .replace("{res}", &mb(p.reserved_bytes))
         .replace("{n}", &p.segments.to_string())
+        .replace(
+            "{segs}",
+            &crate::model::plural::count(p.segments as u64, "segment", "segments"),
+        )
         .replace("{alloc}", &mb(p.allocated_bytes))
         .replace("{pend}", &mb(p.pending_free_bytes))
         .replace("{peak}", &mb(p.peak_allocated_bytes));

@@ -26,9 +26,9 @@ pub const HELD: Text = Text {
 /// The line under the chart (`{p}`, `{n}` segments, `{res}` / `{peak}` / `{held}` MB at the
 /// end / its peak / held at the end).
 pub const LEGEND: Text = Text {
-    en: "Private pool {p} (CUDA graph or MemPool): {n} segment(s), {res} MB reserved \
+    en: "Private pool {p} (CUDA graph or MemPool): {segs}, {res} MB reserved \
          (peak {peak} MB), {held} MB allocated",
-    zh: "私有池 {p}（CUDA Graph 或 MemPool）：{n} 个段，保留 {res} MB（峰值 {peak} MB），\
+    zh: "私有池 {p}（CUDA Graph 或 MemPool）：{n} 个内存段，保留 {res} MB（峰值 {peak} MB），\
          已分配 {held} MB",
 };
 
@@ -95,6 +95,10 @@ pub fn legend(ui: &mut egui::Ui, t: &Tr, pools: &[PoolTrack]) {
                 .get(t)
                 .replace("{p}", &id(p))
                 .replace("{n}", &p.segments.to_string())
+                .replace(
+                    "{segs}",
+                    &crate::model::plural::count(p.segments as u64, "segment", "segments"),
+                )
                 .replace("{res}", &mb(p.reserved_bytes))
                 .replace("{peak}", &mb(p.peak_reserved_bytes))
                 .replace("{held}", &mb(p.allocated_bytes)),
