@@ -103,18 +103,17 @@ fn spans_at_op_starts(
     let mut out = Vec::new();
     let mut cut = 0u64;
     let mut open: Vec<(i64, i64, NameId)> = Vec::new();
-    // Ops of a recompute: (op, the frames opened inside its backward node, the node's forward op).
-    let mut recomputed: Vec<(usize, Vec<NameId>, u32)> = Vec::new();
-    // (A stack's frames are innermost first: its last frame is its outermost.)
+    // Ops of a recompute: (op, the frames opened inside its backward node, innermost first).
+    let mut recomputed: Vec<(usize, Vec<NameId>)> = Vec::new();
     let (mut k, mut thread) = (0usize, None);
     for i in order {
         let (t, at) = (ops.thread[i], ops.start_ns[i]);
-        // Inside a linked backward node: skipped, or only the spans opened inside it (under
-        // the modules of the node's forward op, added once every op's are known).
-        let (since, forward) = match (in_backward(t, at), inside) {
-            (None, _) => (i64::MIN, None),
+        // Inside a linked backward node: skipped, or only the spans opened inside it (placed
+        // once every other op's modules are known).
+        let (since, recompute) = match (in_backward(t, at), inside) {
+            (None, _) => (i64::MIN, false),
             (Some(_), Inside::Skipped) => continue,
-            (Some((node_start, f)), Inside::Recomputed) => (node_start, Some(f)),
+            (Some(node_start), Inside::Recomputed) => (node_start, true),
         };
         if thread != Some(t) {
             thread = Some(t);
@@ -132,7 +131,7 @@ fn spans_at_op_starts(
             open.pop();
         }
         // Spans ended before `at` but under one still open stay until it closes: skip them.
-        let mut frames: Vec<NameId> = open
+        let frames: Vec<NameId> = open
             .iter()
             .rev()
             .filter(|&&(start, end, _)| end >= at && start >= since)
@@ -141,21 +140,11 @@ fn spans_at_op_starts(
         if frames.is_empty() {
             continue;
         }
-        if let Some(f) = forward {
-            recomputed.push((i, frames, f));
+        if recompute {
+            recomputed.push((i, frames));
             continue;
         }
-        if frames.len() > MAX_STACK_FRAMES {
-            // Innermost first: the outermost are at the end.
-            frames.drain(..frames.len() - MAX_STACK_FRAMES);
-            cut += 1;
-        }
-        let next = ops.stacks.len() as u32;
-        let id = *ids.entry(frames).or_insert_with_key(|frames| {
-            ops.stacks.push(frames.clone().into_boxed_slice());
-            next
-        });
-        out.push((i, id));
+        out.push((i, intern(ops, &mut ids, frames, &mut cut)));
     }
     // A recompute's modules sit where their first forward ran: the frames around its outermost
     // one there (`Block_0` recomputed in backward is `Stack_0/Block_0`, as in forward).
@@ -169,51 +158,60 @@ fn spans_at_op_starts(
                     .or_insert_with(|| stack[k + 1..].to_vec());
             }
         }
-        for (i, mut frames, _) in recomputed {
+        for (i, mut frames) in recomputed {
             if let Some(outer) = frames.last().and_then(|f| around.get(f)) {
                 frames.extend(outer.iter().copied());
             }
-            if frames.len() > MAX_STACK_FRAMES {
-                frames.drain(..frames.len() - MAX_STACK_FRAMES);
-                cut += 1;
-            }
-            let next = ops.stacks.len() as u32;
-            let id = *ids.entry(frames).or_insert_with_key(|frames| {
-                ops.stacks.push(frames.clone().into_boxed_slice());
-                next
-            });
-            out.push((i, id));
+            out.push((i, intern(ops, &mut ids, frames, &mut cut)));
         }
     }
     StacksAtOpStarts { stacks: out, cut }
 }
 
+/// The id of `frames` (innermost first) in `ops.stacks`, added once; a stack deeper than
+/// [`MAX_STACK_FRAMES`] keeps its outermost frames and counts in `cut`.
+fn intern(
+    ops: &mut HostOps,
+    ids: &mut FxHashMap<Vec<NameId>, u32>,
+    mut frames: Vec<NameId>,
+    cut: &mut u64,
+) -> u32 {
+    if frames.len() > MAX_STACK_FRAMES {
+        // Innermost first: the outermost are at the end.
+        frames.drain(..frames.len() - MAX_STACK_FRAMES);
+        *cut += 1;
+    }
+    let next = ops.stacks.len() as u32;
+    *ids.entry(frames).or_insert_with_key(|frames| {
+        ops.stacks.push(frames.clone().into_boxed_slice());
+        next
+    })
+}
+
 /// A test of whether an op of a thread starting at a time runs inside a backward node the
-/// profiler linked to its forward op (`ops.links`): the innermost such node's start and its
-/// forward op.
-pub fn backward_test(ops: &HostOps) -> impl Fn(u64, i64) -> Option<(i64, u32)> + use<> {
-    let mut backward: Vec<(u64, i64, i64, u32)> = ops
+/// profiler linked to its forward op (`ops.links`): the innermost such node's start.
+pub fn backward_test(ops: &HostOps) -> impl Fn(u64, i64) -> Option<i64> + use<> {
+    let mut backward: Vec<(u64, i64, i64)> = ops
         .links
         .iter()
-        .filter_map(|&(b, f)| {
+        .filter_map(|&(b, _)| {
             let b = b as usize;
             Some((
                 *ops.thread.get(b)?,
                 *ops.start_ns.get(b)?,
                 *ops.end_ns.get(b)?,
-                f,
             ))
         })
         .collect();
     backward.sort_unstable();
     move |t: u64, at: i64| {
-        let upto = backward.partition_point(|&(bt, bs, _, _)| (bt, bs) <= (t, at));
+        let upto = backward.partition_point(|&(bt, bs, _)| (bt, bs) <= (t, at));
         backward[..upto]
             .iter()
             .rev()
-            .take_while(|&&(bt, _, _, _)| bt == t)
-            .find(|&&(_, _, be, _)| be >= at)
-            .map(|&(_, bs, _, f)| (bs, f))
+            .take_while(|&&(bt, _, _)| bt == t)
+            .find(|&&(_, _, be)| be >= at)
+            .map(|&(_, bs, _)| bs)
     }
 }
 

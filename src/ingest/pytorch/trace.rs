@@ -129,9 +129,10 @@ pub fn device_capacity(path: &Path, device: &str) -> Option<(String, i64)> {
 /// The micro-batch the trace was recorded with, where its shapes say (`record_shapes=True`):
 /// the first dimension of the indices given to the first `aten::embedding` (a language model's
 /// tokens, `[batch, sequence]`); `None` when no embedding, or no shapes, were recorded. Reads
-/// the file up to that op (at most 256 MiB decoded).
+/// the file up to that op (at most 32 MiB decoded: the first step's embedding comes early, and
+/// every whatif asks, so a trace without one must not be read whole).
 pub fn profiled_micro_batch(path: &Path) -> Option<u64> {
-    const LIMIT: u64 = 256 << 20;
+    const LIMIT: u64 = 32 << 20;
     let mut text = Vec::new();
     open_head(path)
         .ok()?
