@@ -6,6 +6,7 @@ pub mod breakdown;
 pub mod chart;
 pub mod cluster;
 pub mod compare;
+pub mod fit;
 pub mod live;
 pub mod lod;
 pub mod modules;

@@ -41,6 +41,12 @@ pub fn candidates(devices: &[Option<&str>]) -> Vec<usize> {
     }
 }
 
+/// How many ranks a job's data parallelism spans: its device ranks (a PyTorch trace's CPU
+/// pseudo-rank is not one), or every rank when all are the host's.
+pub fn parallel_ranks(devices: &[Option<&str>]) -> usize {
+    candidates(devices).len()
+}
+
 /// The index of the rank a user means among `ranks`: of the [`candidates`], the one with the
 /// highest peak (the first on ties; a rank with a peak before one without); `None` for none.
 pub fn rank_meant(ranks: &[Seen]) -> Option<usize> {

@@ -146,8 +146,8 @@ impl std::fmt::Display for Assumption {
             Assumption::Unexplained { freed, allocated } => write!(
                 f,
                 "memory no block of the profile holds (allocated before profiling, or outside \
-                 the operators) changes during it, as the allocator's total shows: {:.2} MiB of \
-                 what was there at the start is freed, and {:.2} MiB in all is allocated (and \
+                 the operators) changes during it, as the allocator's total shows: {:.2} MB of \
+                 what was there at the start is freed, and {:.2} MB in all is allocated (and \
                  freed) over the profile; the replay keeps those changes at their times, \
                  unscaled",
                 mib(*freed),
@@ -186,8 +186,8 @@ impl std::fmt::Display for Assumption {
                 other,
             } => write!(
                 f,
-                "parameters: {:.2} MiB, the gradient bytes of one backward pass; before \
-                 profiling: {:.2} MiB of optimizer state and {:.2} MiB of parameters, {:.2} MiB \
+                "parameters: {:.2} MB, the gradient bytes of one backward pass; before \
+                 profiling: {:.2} MB of optimizer state and {:.2} MB of parameters, {:.2} MB \
                  else",
                 mib(*params),
                 mib(*state_before),
@@ -202,7 +202,7 @@ impl std::fmt::Display for Assumption {
             Assumption::Zero3Gather { ranks, gather } => write!(
                 f,
                 "ZeRO-3: parameters sharded over {ranks} ranks, with one gather buffer the size \
-                 of the largest top-level module's parameters ({:.2} MiB) held throughout",
+                 of the largest top-level module's parameters ({:.2} MB) held throughout",
                 mib(*gather)
             ),
             Assumption::Zero { stage, ranks } => write!(

@@ -20,7 +20,8 @@ pub fn load_one(
     load_one_of_many(path, rank, source, err).map(|(data, _)| data)
 }
 
-/// [`load_one`], and how many ranks the profile has (what `roles` shards advice over).
+/// [`load_one`], and how many device ranks the profile has (what `roles` shards advice over;
+/// a trace's CPU pseudo-rank is not one).
 pub fn load_one_of_many(
     path: &Path,
     rank: Option<&str>,
@@ -48,7 +49,8 @@ pub fn load_one_of_many(
             chosen.data
         }
     };
-    Ok((data, profile.ranks.len()))
+    let devices: Vec<Option<&str>> = profile.ranks.iter().map(|r| r.device.as_deref()).collect();
+    Ok((data, crate::analysis::rank_meant::parallel_ranks(&devices)))
 }
 
 /// Loads `info` from `source`.

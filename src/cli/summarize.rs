@@ -180,7 +180,9 @@ fn summarize_paths(paths: &[PathBuf], source: SourceChoice, err: &mut dyn Write)
         for n in &profile.notes {
             summary.notes.push(format!("{}: {n}", path.display()));
         }
-        let count = profile.ranks.len();
+        let devices: Vec<Option<&str>> =
+            profile.ranks.iter().map(|r| r.device.as_deref()).collect();
+        let count = crate::analysis::rank_meant::parallel_ranks(&devices);
         for info in &profile.ranks {
             let record = record_of(info, source, count);
             if let Some(e) = &record.error {

@@ -5,8 +5,11 @@ use std::io::Write;
 use std::path::Path;
 
 use super::rank::load_one;
-use crate::analysis::whatif::{Prediction, Scenario, check_levers, predict};
-use crate::model::{DataSource, RankData, RankInfo, SourceChoice, bytes_to_mib, ns_to_ms};
+use crate::analysis::RankView;
+use crate::analysis::fit::{Card, CardFrom, Fit, RESERVED_MODEL, reserved_ratio};
+use crate::analysis::whatif::{Prediction, Scenario, check_levers, predict_on};
+use crate::ingest::pytorch::trace::{Recorded, recorded};
+use crate::model::{SourceChoice, bytes_to_mib, ns_to_ms};
 
 /// Options of `whatif`.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -68,15 +71,15 @@ pub fn whatif(
         let mut scenario = args.scenario();
         // The levers first: a bad one is refused before the profile is read.
         check_levers(&scenario).map_err(|e| e.to_string())?;
-        if let Some(c) = args.capacity_gib
-            && !(c.is_finite() && c > 0.0 && c < 1.0e9)
-        {
-            return Err(format!(
-                "--capacity-gib must be a positive number of GiB, got {c}"
-            ));
-        }
+        let given = match args.capacity_gib {
+            Some(c) => Some(Card::given_gib(c).ok_or_else(|| {
+                format!("--capacity-gib must be a positive number of GiB, got {c}")
+            })?),
+            None => None,
+        };
         let data = load_one(path, args.rank.as_deref(), source, err)?;
-        let profiled = profiled_micro_batch(&data.info);
+        let recorded = recorded(&data.info);
+        let profiled = recorded.micro_batch;
         if let Some(size) = args.batch_size {
             let Some(b) = profiled else {
                 return Err(format!(
@@ -88,8 +91,11 @@ pub fn whatif(
             scenario.micro_batch = f64::from(size) / b as f64;
             check_levers(&scenario).map_err(|e| e.to_string())?;
         }
-        let p = predict(&data, &scenario).map_err(|e| format!("rank {}: {e}", data.info.rank))?;
-        let fit = Fit::of(&data, &p, args.capacity_gib, profiled);
+        let view = RankView::new(data);
+        let data = &view.data;
+        let p =
+            predict_on(&view, &scenario).map_err(|e| format!("rank {}: {e}", data.info.rank))?;
+        let fit = fit_of(&view, &p, given, &recorded);
         let text = if args.json {
             format!("{}\n", json(&data.info.rank, &scenario, &p, &fit))
         } else {
@@ -100,99 +106,36 @@ pub fn whatif(
     super::finish(run(), err)
 }
 
-/// Whether the prediction fits the card: its capacity, the reserved memory predicted beside
-/// the allocated, the headroom.
-struct Fit {
-    /// The card's name and bytes, and where that came from.
-    capacity: Option<(String, i64, &'static str)>,
-    /// Measured Operator Reserved peak over Operator Allocated's (None without both).
-    reserved_ratio: Option<f64>,
-    /// The profiled micro-batch, when the trace's shapes say it.
-    profiled_micro_batch: Option<u64>,
-    /// The predicted peak, bytes.
-    predicted: i64,
-}
-
-impl Fit {
-    fn of(
-        data: &RankData,
-        p: &Prediction,
-        capacity_gib: Option<f64>,
-        profiled: Option<u64>,
-    ) -> Fit {
-        let peaks = crate::export::summary::summarize(data).peaks;
-        let reserved_ratio = peaks
-            .operator_reserved
-            .zip(peaks.operator_allocated)
-            .filter(|(_, a)| a.mib > 0.0)
-            .map(|(r, a)| (r.mib / a.mib).max(1.0));
-        let capacity = match capacity_gib {
-            Some(g) => Some((
-                String::new(),
-                (g * (1u64 << 30) as f64) as i64,
-                "--capacity-gib",
-            )),
-            None => trace_capacity(&data.info).map(|(n, b)| (n, b, "the trace's deviceProperties")),
-        };
-        Fit {
-            capacity,
-            reserved_ratio,
-            profiled_micro_batch: profiled,
-            predicted: p.predicted.bytes,
-        }
-    }
-
-    /// The predicted reserved peak, bytes: allocated × the measured ratio.
-    fn reserved(&self) -> Option<i64> {
-        self.reserved_ratio
-            .map(|r| (self.predicted as f64 * r).round() as i64)
-    }
-
-    /// Capacity less the predicted reserved (else allocated) peak, bytes.
-    fn headroom(&self) -> Option<i64> {
-        let (_, cap, _) = self.capacity.as_ref()?;
-        Some(cap.saturating_sub(self.reserved().unwrap_or(self.predicted)))
-    }
-
-    fn json(&self) -> serde_json::Value {
-        serde_json::json!({
-            "capacity": self.capacity.as_ref().map(|(name, b, from)| serde_json::json!({
-                "name": name, "mib": bytes_to_mib(*b), "from": from,
-            })),
-            "predicted_reserved_mib": self.reserved().map(bytes_to_mib),
-            "reserved_model": RESERVED_MODEL,
-            "reserved_ratio": self.reserved_ratio,
-            "headroom_mib": self.headroom().map(bytes_to_mib),
-            "fits": self.headroom().map(|h| h >= 0),
-            "profiled_micro_batch": self.profiled_micro_batch,
-        })
+/// The fit of `p` on the rank's card: the card given, else the trace's; the reserved ratio
+/// from the rank's own curves.
+fn fit_of(view: &RankView, p: &Prediction, given: Option<Card>, recorded: &Recorded) -> Fit {
+    Fit {
+        card: given.or_else(|| {
+            recorded.card.clone().map(|(name, bytes)| Card {
+                name,
+                bytes,
+                from: CardFrom::Trace,
+            })
+        }),
+        reserved_ratio: reserved_ratio(&view.overall_series()),
+        profiled_micro_batch: recorded.micro_batch,
+        predicted: p.predicted.bytes,
     }
 }
 
-/// How the reserved peak is predicted, in words.
-const RESERVED_MODEL: &str = "reserved = predicted allocated × the measured peak reserved / \
-    peak allocated (the allocator's cache in the same proportion)";
-
-/// The trace's record of the rank's device: name and bytes.
-fn trace_capacity(info: &RankInfo) -> Option<(String, i64)> {
-    match &info.source {
-        DataSource::Imported { path, .. } => {
-            crate::ingest::pytorch::trace::device_capacity(path, info.device.as_deref()?)
-        }
-        _ => None,
-    }
-}
-
-/// The micro-batch a PyTorch trace was recorded with, when its shapes say it.
-fn profiled_micro_batch(info: &RankInfo) -> Option<u64> {
-    match &info.source {
-        DataSource::Imported { path, importer, .. }
-            if *importer == crate::ingest::pytorch::trace::NAME =>
-        {
-            crate::ingest::pytorch::trace::profiled_micro_batch(path)
-        }
-        _ => None,
-    }
+/// The fit as the JSON's `fit` object.
+fn fit_json(fit: &Fit) -> serde_json::Value {
+    serde_json::json!({
+        "capacity": fit.card.as_ref().map(|c| serde_json::json!({
+            "name": c.name, "mib": bytes_to_mib(c.bytes), "from": c.from.as_str(),
+        })),
+        "predicted_reserved_mib": fit.reserved().map(bytes_to_mib),
+        "reserved_model": RESERVED_MODEL,
+        "reserved_ratio": fit.reserved_ratio,
+        "headroom_mib": fit.headroom().map(bytes_to_mib),
+        "fits": fit.fits(),
+        "profiled_micro_batch": fit.profiled_micro_batch,
+    })
 }
 
 fn json(rank: &str, s: &Scenario, p: &Prediction, fit: &Fit) -> serde_json::Value {
@@ -221,7 +164,7 @@ fn json(rank: &str, s: &Scenario, p: &Prediction, fit: &Fit) -> serde_json::Valu
             "by_role": by_role,
         },
         "assumptions": p.assumptions.iter().map(ToString::to_string).collect::<Vec<_>>(),
-        "fit": fit.json(),
+        "fit": fit_json(fit),
     })
 }
 
@@ -277,18 +220,19 @@ fn text(rank: &str, s: &Scenario, p: &Prediction, fit: &Fit) -> String {
             fit.reserved_ratio.unwrap_or(1.0)
         );
     }
-    match (&fit.capacity, fit.headroom()) {
-        (Some((name, cap, from)), Some(h)) => {
-            let card = if name.is_empty() {
+    match (&fit.card, fit.headroom()) {
+        (Some(c), Some(h)) => {
+            let (cap, from) = (c.bytes, c.from.as_str());
+            let card = if c.name.is_empty() {
                 String::new()
             } else {
-                format!("{name}, ")
+                format!("{}, ", c.name)
             };
             let _ = writeln!(
                 t,
                 "{}: {card}{:.2} MB ({from}); headroom {:+.2} MB",
                 if h >= 0 { "fits" } else { "DOES NOT FIT" },
-                bytes_to_mib(*cap),
+                bytes_to_mib(cap),
                 bytes_to_mib(h)
             );
         }

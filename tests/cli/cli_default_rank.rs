@@ -154,3 +154,29 @@ fn no_percentage_of_a_zero_peak_is_printed() {
     assert!(!predicted.contains('%'), "{predicted}");
     assert!(predicted.ends_with("(–)"), "{predicted}");
 }
+
+/// The CPU pseudo-rank is not a data-parallel rank: on a one-GPU trace (one CUDA device in
+/// its `[memory]` rows, counted here) the sharding advice says the profile has one rank and
+/// replays its example over 8, not "ZeRO-2 over 2 ranks" (the count was the trace's two ranks).
+#[test]
+fn a_one_gpu_trace_is_one_rank_for_sharding_advice() {
+    let trace = fixtures().join("gpu.pt.trace.json.gz");
+    let devices: std::collections::BTreeSet<i64> = common::trace_events(&trace)
+        .iter()
+        .filter(|e| e["name"] == "[memory]" && e["args"]["Device Type"] == 1)
+        .filter_map(|e| e["args"]["Device Id"].as_i64())
+        .collect();
+    assert_eq!(devices.len(), 1);
+    let (doc, _) = json(&["roles", trace.to_str().unwrap()]);
+    let shard = doc["advice"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["kind"].as_str().unwrap().starts_with("shard"))
+        .expect("the trace holds gradients at its peak");
+    assert_eq!(shard["replayed"]["ranks"], 8, "{shard}");
+    assert!(
+        shard["text"].as_str().unwrap().contains("one rank"),
+        "{shard}"
+    );
+}

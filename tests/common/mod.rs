@@ -450,6 +450,15 @@ pub struct Op {
 /// Every event of a Chrome trace (a top-level array or `traceEvents`), parsed whole; a file
 /// whose name ends in `.gz` is gunzipped first.
 pub fn trace_events(trace: &Path) -> Vec<serde_json::Value> {
+    let v = trace_json(trace);
+    v.as_array()
+        .cloned()
+        .or_else(|| v["traceEvents"].as_array().cloned())
+        .unwrap()
+}
+
+/// A Chrome trace parsed whole (its header with it); `.gz` is gunzipped first.
+pub fn trace_json(trace: &Path) -> serde_json::Value {
     use std::io::Read;
     let mut text = String::new();
     let f = std::fs::File::open(trace).unwrap();
@@ -462,11 +471,7 @@ pub fn trace_events(trace: &Path) -> Vec<serde_json::Value> {
             .read_to_string(&mut text)
             .unwrap();
     }
-    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
-    v.as_array()
-        .cloned()
-        .or_else(|| v["traceEvents"].as_array().cloned())
-        .unwrap()
+    serde_json::from_str(&text).unwrap()
 }
 
 /// Is a trace event a `user_annotation` span that marks a training phase (`Optimizer.step#…`,
@@ -763,4 +768,14 @@ pub fn expandable_rerun_passed(samples: &Path, case: &str) -> bool {
     .unwrap();
     let rerun: serde_json::Value = serde_json::from_str(&text).unwrap();
     rerun["ok"].as_bool().unwrap()
+}
+
+/// A node's text: its accesskit label, else its value (a text field's).
+pub fn label_of(node: &egui_kittest::Node<'_>) -> String {
+    use egui_kittest::kittest::NodeT;
+    let a = node.accesskit_node();
+    a.label()
+        .or_else(|| a.value())
+        .unwrap_or_default()
+        .to_string()
 }

@@ -530,3 +530,45 @@ fn the_sharding_advice_shows_the_replayed_zero_peak() {
         assert!(h.query_by_label(&line).is_some(), "{lang:?}: {line}");
     }
 }
+
+/// Issue 87 item 10: the advice panel prints every figure in one unit, its largest figure's:
+/// 12 GiB of activations held by a 500 MiB line and a 100 MiB cache read "12.00 GB",
+/// "0.49 GB" and "0.10 GB" (before: "12.00 GB … (500.00 MB)" and a line in MB), in English
+/// and Chinese. The figures are plain arithmetic on the bytes given.
+#[test]
+fn the_advice_panel_reads_in_one_unit() {
+    use memsight::analysis::{Advice, AdviceKind};
+    let gib = 1i64 << 30;
+    let advice = [
+        Advice {
+            kind: AdviceKind::Recompute,
+            bytes: 12 * gib,
+            ranks: 1,
+            holders: vec![("train.py(52): forward".into(), 500 << 20)],
+            alloc_conf: "PYTORCH_CUDA_ALLOC_CONF",
+            replayed: None,
+        },
+        Advice {
+            kind: AdviceKind::ExpandableSegments,
+            bytes: 100 << 20,
+            ranks: 1,
+            holders: Vec::new(),
+            alloc_conf: "PYTORCH_CUDA_ALLOC_CONF",
+            replayed: None,
+        },
+    ];
+    for lang in [Lang::En, Lang::Zh] {
+        let t = lang.tr();
+        let lines = memsight::ui::panes::roles::advice_lines(t, &advice);
+        assert_eq!(lines.len(), 2);
+        for (line, want) in lines
+            .iter()
+            .zip([["12.00 GB", "0.49 GB"], ["0.10 GB", "0.10 GB"]])
+        {
+            assert!(!line.contains(" MB"), "{lang:?}: {line}");
+            for w in want {
+                assert!(line.contains(w), "{lang:?}: {w} in {line}");
+            }
+        }
+    }
+}

@@ -180,3 +180,125 @@ fn a_glob_checkpoints_the_modules_it_names_and_says_which() {
         assert!(p < none, "{lang:?}: {p} < {none}");
     }
 }
+
+/// "Will it fit?" in the app (issue 87): on a real H200 run the tab names the card the trace
+/// records, predicts the reserved peak beside the allocated one and says the headroom; with a
+/// smaller card typed in it says by how much it does not fit; the batch reads and is typed as a
+/// size (twice the profiled batch is micro-batch ×2). Every figure is worked out here from the
+/// raw trace: the card from `deviceProperties`, the profiled batch from the embedding's input
+/// dims, the reserved peak as the max Total Reserved of the device's `[memory]` rows (as
+/// profiled, allocated × reserved/allocated is exactly that).
+#[test]
+fn the_tab_says_whether_it_fits_the_card_and_by_how_much() {
+    let trace = common::fixtures().join("pytorch/whatif_cuda/gpu.pt.trace.json.gz");
+    let json = common::trace_json(&trace);
+    let card = &json["deviceProperties"][0];
+    let card_name = card["name"].as_str().unwrap().to_string();
+    let card_bytes = card["totalGlobalMem"].as_i64().unwrap();
+    let events = common::trace_events(&trace);
+    let device_max = |field: &str| {
+        events
+            .iter()
+            .filter(|e| e["name"] == "[memory]" && e["args"]["Device Type"] == 1)
+            .filter_map(|e| e["args"][field].as_i64())
+            .max()
+            .unwrap()
+    };
+    let (allocated, reserved) = (device_max("Total Allocated"), device_max("Total Reserved"));
+    assert!(reserved > allocated, "the fixture's cache is not empty");
+    let batch = events
+        .iter()
+        .find(|e| {
+            e["name"] == "aten::embedding"
+                && e["args"]["Input Dims"][1]
+                    .as_array()
+                    .is_some_and(|d| d.len() == 2)
+        })
+        .map(|e| e["args"]["Input Dims"][1][0].as_u64().unwrap())
+        .unwrap();
+    let mb = |b: i64| b as f64 / (1024.0 * 1024.0);
+    // The figure after `prefix` in `label`, MB, and the half-step of its last decimal, MB.
+    let figure_after = |label: &str, prefix: &str| -> (f64, f64) {
+        let rest = label[label.find(prefix).unwrap() + prefix.len()..].trim_start();
+        let digits: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == ',' || *c == '.')
+            .collect();
+        let n: f64 = digits.replace(',', "").parse().unwrap();
+        let scale = if rest[digits.len()..].trim_start().starts_with("GB") {
+            1024.0
+        } else {
+            1.0
+        };
+        (n * scale, 0.0051 * scale)
+    };
+    // The text of a template between its last placeholder before `key` and `key`.
+    let before = |template: &str, key: &str| -> String {
+        let head = template.split(key).next().unwrap();
+        head[head.rfind('}').map_or(0, |i| i + 1)..].to_string()
+    };
+    for lang in [Lang::En, Lang::Zh] {
+        let mut h = common::app_at_720p(&trace, lang);
+        let t = h.state().tr();
+        h.get_by_label(whatif::TITLE.get(t)).click();
+        h.step();
+        assert!(shown_prediction(&mut h) > 0.0);
+        // The card as recorded, and it fits with capacity − reserved to spare.
+        let fits = before(whatif::FITS.get(t), "{card}");
+        common::step_until(&mut h, "the card", |h| {
+            h.query_all_by_label_contains(&fits).next().is_some()
+        });
+        let label = common::label_of(&h.get_by_label_contains(&fits));
+        assert!(label.contains(&card_name), "{lang:?}: {label}");
+        let (spare, tol) = figure_after(&label, &before(whatif::FITS.get(t), "{headroom}"));
+        let want = mb(card_bytes - reserved);
+        assert!((spare - want).abs() <= tol, "{lang:?}: {spare} vs {want}");
+        let res_prefix = before(whatif::RESERVED.get(t), "{reserved}");
+        let res_label = common::label_of(&h.get_by_label_contains(&res_prefix));
+        let (res, tol) = figure_after(&res_label, &res_prefix);
+        assert!(
+            (res - mb(reserved)).abs() <= tol,
+            "{lang:?}: {res} vs {}",
+            mb(reserved)
+        );
+        // The batch as a size: typing twice the profiled batch is micro-batch ×2.
+        let of = whatif::BATCH_OF.get(t).replace("{b}", &batch.to_string());
+        let (head, tail) = of.split_once("{n}").unwrap();
+        assert!(h.query_by_label(tail.trim()).is_some(), "{lang:?}: {tail}");
+        let spin = egui::accesskit::Role::SpinButton;
+        h.get_by_role_and_label(spin, head.trim()).click();
+        h.step();
+        h.key_combination_modifiers(egui::Modifiers::COMMAND, &[egui::Key::A]);
+        h.get_by_role_and_label(spin, head.trim())
+            .type_text(&(2 * batch).to_string());
+        h.key_press(egui::Key::Enter);
+        h.step();
+        h.step();
+        assert_eq!(
+            h.state().view_state().choice::<WhatifLevers>().micro_batch,
+            2.0,
+            "{lang:?}"
+        );
+        // A half-GiB card: it does not fit, by reserved − 512 MB (predicted at ×1 again).
+        h.state_mut()
+            .apply(memsight::ui::Command::choose(|l: &mut WhatifLevers| {
+                l.micro_batch = 1.0;
+                l.card_gib = 0.5;
+            }));
+        h.step();
+        let not = before(whatif::DOES_NOT_FIT.get(t), "{card}");
+        common::step_until(&mut h, "the verdict", |h| {
+            h.query_all_by_label_contains(&not).next().is_some()
+        });
+        let label = common::label_of(&h.get_by_label_contains(&not));
+        let (over, tol) = figure_after(&label, &before(whatif::DOES_NOT_FIT.get(t), "{over}"));
+        assert!(
+            (over - (mb(reserved) - 512.0)).abs() <= tol,
+            "{lang:?}: {over}"
+        );
+        assert!(
+            h.query_all_by_label_contains(&fits).next().is_none(),
+            "{lang:?}"
+        );
+    }
+}

@@ -153,6 +153,31 @@ pub fn profiled_micro_batch(path: &Path) -> Option<u64> {
     })
 }
 
+/// What a rank's trace records about the run beyond its memory: the card (name, bytes) and
+/// the micro-batch (both `None` for a rank not read from a PyTorch trace, or when not recorded).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Recorded {
+    /// The device's name and capacity in bytes ([`device_capacity`]).
+    pub card: Option<(String, i64)>,
+    /// The profiled micro-batch ([`profiled_micro_batch`]).
+    pub micro_batch: Option<u64>,
+}
+
+/// [`Recorded`] for a loaded rank: reads its trace's header and, for the micro-batch, up to
+/// 32 MiB of it.
+pub fn recorded(info: &RankInfo) -> Recorded {
+    match &info.source {
+        DataSource::Imported { path, importer, .. } if *importer == NAME => Recorded {
+            card: info
+                .device
+                .as_deref()
+                .and_then(|d| device_capacity(path, d)),
+            micro_batch: profiled_micro_batch(path),
+        },
+        _ => Recorded::default(),
+    }
+}
+
 /// The one PyTorch trace (`*.pt.trace.json[.gz]`) in the folder of `path` (a snapshot beside
 /// the profile of its run), if exactly one.
 pub fn trace_beside(path: &Path) -> Option<PathBuf> {

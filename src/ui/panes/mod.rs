@@ -91,9 +91,13 @@ pub struct PaneCx<'a> {
 }
 
 impl PaneCx<'_> {
-    /// Ranks in the profile on screen (1 before discovery ends).
+    /// Ranks the profile on screen spans for ZeRO: its device ranks, or all when all are the
+    /// host's (1 before discovery ends).
     pub fn ranks(&self) -> usize {
-        self.profile.map_or(1, |p| p.ranks.len())
+        self.profile.map_or(1, |p| {
+            let devices: Vec<Option<&str>> = p.ranks.iter().map(|r| r.device.as_deref()).collect();
+            crate::analysis::rank_meant::parallel_ranks(&devices).max(1)
+        })
     }
 }
 

@@ -10,7 +10,7 @@ use super::PaneCx;
 use crate::analysis::{AdviceKind, Lever, OverallCurve, RankView, RoleReport, RolesAt};
 use crate::model::{Role, TimeWindow, ns_to_ms};
 use crate::ui::command::Command;
-use crate::ui::format::{MemUnit, bytes, bytes_in};
+use crate::ui::format::{MemUnit, bytes_in};
 use crate::ui::i18n::Tr;
 use crate::ui::jobs::{Job, JobKey, Place, Poll};
 use crate::ui::palette;
@@ -209,9 +209,9 @@ fn side_ui(
     if !advice.is_empty() {
         ui.add_space(6.0);
         ui.strong(t.roles_advice_title);
-        for a in &advice {
+        for line in advice_lines(t, &advice) {
             // Wrapped in the side column: a long line was clipped at the window's right edge.
-            ui.add(egui::Label::new(advice_text(t, a)).wrap());
+            ui.add(egui::Label::new(line).wrap());
         }
     }
 }
@@ -284,8 +284,30 @@ pub fn live_roles_ui(ui: &mut egui::Ui, t: &Tr, data: &crate::model::RankData, r
         });
 }
 
-/// One line of advice in the UI's language, with its numbers.
+/// The advice panel's lines, every figure in one unit (the largest figure's): "12.30 GB"
+/// beside "845.00 MB" read as a mistake.
+pub fn advice_lines(t: &Tr, advice: &[crate::analysis::Advice]) -> Vec<String> {
+    let unit = MemUnit::for_list(advice.iter().flat_map(advice_figures));
+    advice.iter().map(|a| advice_text_in(t, a, unit)).collect()
+}
+
+/// Every figure an advice line prints, bytes.
+fn advice_figures(a: &crate::analysis::Advice) -> Vec<i64> {
+    let mut v = vec![a.bytes, a.saves().unwrap_or(0)];
+    v.extend(a.holders.iter().map(|(_, b)| *b));
+    v.extend(a.replayed.iter().flat_map(|r| [r.from, r.to]));
+    v
+}
+
+/// One line of advice in the UI's language, with its numbers in one unit (its largest
+/// figure's).
 pub fn advice_text(t: &Tr, a: &crate::analysis::Advice) -> String {
+    advice_text_in(t, a, MemUnit::for_list(advice_figures(a)))
+}
+
+/// [`advice_text`] with its figures in `unit` (the panel's, shared by its lines).
+pub fn advice_text_in(t: &Tr, a: &crate::analysis::Advice, unit: MemUnit) -> String {
+    let bytes = |b: i64| bytes_in(b, unit);
     let holders: Vec<String> = a
         .holders
         .iter()

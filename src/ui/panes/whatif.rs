@@ -12,8 +12,10 @@ use std::sync::Arc;
 use egui_plot::{Line, Plot, PlotPoints};
 
 use super::PaneCx;
+use crate::analysis::fit::{Card, CardFrom, Fit, reserved_ratio};
 use crate::analysis::whatif::{Assumption, Optimizer, Prediction, Scenario, WhyNot, predict_on};
 use crate::analysis::{RankView, ViewId};
+use crate::ingest::pytorch::trace::{Recorded, recorded};
 use crate::model::ns_to_ms;
 use crate::ui::command::{Command, TabId};
 use crate::ui::format::{MemUnit, bytes};
@@ -26,6 +28,10 @@ pub const TAB: TabId = TabId("whatif");
 
 /// The job that replays a scenario.
 pub const WHATIF_JOB: JobKind = JobKind::new("whatif", "what-if replay", "假设场景回放");
+
+/// The job that reads what the trace records about the card and the micro-batch.
+pub const RECORDED_JOB: JobKind =
+    JobKind::new("whatif_card", "card and micro-batch", "卡与微批大小");
 
 /// The tab's title.
 pub const TITLE: Text = Text {
@@ -224,6 +230,47 @@ pub const W_OVERFLOW: Text = Text {
     zh: "预测峰值超过 4 EiB（杠杆把内存块放大到 64 位字节数无法表示）：无法预测，请用更小的杠杆",
 };
 
+/// The profiled micro-batch, absolute (`{n}` of the profiled `{b}`).
+pub const BATCH_OF: Text = Text {
+    en: "= batch {n} (profiled {b})",
+    zh: "= 批大小 {n}（采集时 {b}）",
+};
+/// The card's size field.
+pub const CARD_GIB: Text = Text {
+    en: "Card memory (GiB, 0: as recorded)",
+    zh: "卡的内存（GiB，0：按采集记录）",
+};
+/// The predicted reserved peak (`{reserved}`, `{ratio}`).
+pub const RESERVED: Text = Text {
+    en: "Predicted reserved {reserved} (allocated × {ratio}, the measured reserved / allocated at the peak)",
+    zh: "预测保留内存 {reserved}（分配 × {ratio}，即实测峰值处的保留 / 分配）",
+};
+/// It fits (`{card}`, `{headroom}`).
+pub const FITS: Text = Text {
+    en: "Fits {card}: {headroom} to spare",
+    zh: "放得下 {card}：剩余 {headroom}",
+};
+/// It does not fit (`{card}`, `{over}`).
+pub const DOES_NOT_FIT: Text = Text {
+    en: "Does not fit {card}: {over} over",
+    zh: "放不下 {card}：超出 {over}",
+};
+/// The card as the trace records it (`{name}`, `{size}`).
+pub const CARD_RECORDED: Text = Text {
+    en: "{name} ({size}, as the trace records it)",
+    zh: "{name}（{size}，按 trace 记录）",
+};
+/// The card as given (`{size}`).
+pub const CARD_GIVEN: Text = Text {
+    en: "a {size} card",
+    zh: "{size} 的卡",
+};
+/// No card known.
+pub const CARD_UNKNOWN: Text = Text {
+    en: "Will it fit? The profile does not record the card.",
+    zh: "能否放下？数据中没有记录卡的内存。",
+};
+
 /// The split's heading.
 pub const AT_PEAK_BY_ROLE: Text = Text {
     en: "At the predicted peak, by role",
@@ -245,6 +292,8 @@ pub struct WhatifLevers {
     pub ranks: u32,
     /// Optimizer state offloaded.
     pub offload: bool,
+    /// The card's memory in GiB to fit against (0: the card the trace records).
+    pub card_gib: f64,
 }
 
 impl Default for WhatifLevers {
@@ -256,6 +305,7 @@ impl Default for WhatifLevers {
             zero: 0,
             ranks: 8,
             offload: false,
+            card_gib: 0.0,
         }
     }
 }
@@ -300,6 +350,10 @@ pub struct WhatifPane {
     done: Option<(ViewId, Scenario, Outcome)>,
     /// The replay running.
     running: Option<(ViewId, Scenario, Job<Outcome>)>,
+    /// What the view's trace records (card, micro-batch), read once per view off the UI thread.
+    recorded: Option<(ViewId, Recorded)>,
+    /// Its reading.
+    reading: Option<(ViewId, Job<Recorded>)>,
 }
 
 /// True when the rank's phases tell the roles apart (what the replay needs).
@@ -308,6 +362,34 @@ pub fn has_phases(view: &RankView) -> bool {
 }
 
 impl WhatifPane {
+    /// What the view's trace records (`None` while it is read, the job started here).
+    fn recorded(&mut self, cx: &mut PaneCx<'_>) -> Option<Recorded> {
+        let id = cx.view.id();
+        if let Some((v, r)) = &self.recorded
+            && *v == id
+        {
+            return Some(r.clone());
+        }
+        if self.reading.as_ref().is_none_or(|(v, _)| *v != id) {
+            let view = Arc::clone(cx.view);
+            let key = JobKey::scoped(RECORDED_JOB, &id);
+            let job = cx
+                .jobs
+                .run(key, Place::Thread, move |_| recorded(&view.data.info));
+            self.reading = Some((id, job));
+        }
+        let (_, job) = self.reading.as_ref()?;
+        let r = match job.poll() {
+            Poll::Msg(r) => r,
+            // A trace that cannot be read again records nothing.
+            Poll::Failed(_) => Recorded::default(),
+            Poll::Pending | Poll::Finished => return None,
+        };
+        self.recorded = Some((id, r.clone()));
+        self.reading = None;
+        Some(r)
+    }
+
     /// The outcome of `scenario` on `view`: ready, or `None` while its job runs (started here).
     fn outcome(&mut self, cx: &mut PaneCx<'_>, scenario: &Scenario) -> Option<Outcome> {
         let id = cx.view.id();
@@ -366,6 +448,9 @@ impl super::tab::BottomPane for WhatifPane {
     fn ui(&mut self, ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
         let levers = cx.state.choice::<WhatifLevers>();
         let outcome = self.outcome(cx, &levers.scenario());
+        let recorded = self.recorded(cx);
+        // The levers and the prediction appear together, once both are known.
+        let outcome = outcome.filter(|_| recorded.is_some());
         let side = 300.0_f32.min(ui.available_width() * 0.35);
         ui.horizontal_top(|ui| {
             ui.vertical(|ui| {
@@ -373,7 +458,14 @@ impl super::tab::BottomPane for WhatifPane {
                 egui::ScrollArea::vertical()
                     .id_salt("whatif_levers")
                     .show(ui, |ui| {
-                        ui.vertical(|ui| levers_ui(ui, cx, &levers));
+                        ui.vertical(|ui| match &recorded {
+                            Some(r) => levers_ui(ui, cx, &levers, r),
+                            // Until the trace's record is read: the batch row would
+                            // otherwise appear under the pointer a moment later.
+                            None => {
+                                crate::ui::spinner::spinner(ui);
+                            }
+                        });
                     });
             });
             ui.separator();
@@ -394,7 +486,10 @@ impl super::tab::BottomPane for WhatifPane {
                         CANNOT.get(cx.t).replace("{why}", &why),
                     );
                 }
-                Some(Ok(p)) => prediction_ui(ui, cx, p),
+                Some(Ok(p)) => {
+                    let fit = fit_of(cx.view, p, &levers, recorded.clone());
+                    prediction_ui(ui, cx, p, &levers, &fit);
+                }
             });
         });
     }
@@ -483,10 +578,10 @@ fn classes(view: &RankView) -> Vec<String> {
 }
 
 /// The levers; a change is a [`Command::choose`] of [`WhatifLevers`].
-fn levers_ui(ui: &mut egui::Ui, cx: &mut PaneCx<'_>, levers: &WhatifLevers) {
+fn levers_ui(ui: &mut egui::Ui, cx: &mut PaneCx<'_>, levers: &WhatifLevers, recorded: &Recorded) {
     let t = cx.t;
     let mut k = levers.micro_batch;
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         let label = ui.label(MICRO_BATCH.get(t));
         let r = ui
             .add(
@@ -501,22 +596,47 @@ fn levers_ui(ui: &mut egui::Ui, cx: &mut PaneCx<'_>, levers: &WhatifLevers) {
             }));
         }
     });
+    // The batch as a size, where the trace says the profiled one: "16" needs no arithmetic.
+    if let Some(b) = recorded.micro_batch {
+        ui.horizontal(|ui| {
+            let mut n = (levers.micro_batch * b as f64).round().max(1.0) as u64;
+            let max = b.saturating_mul(8);
+            let before = n;
+            let (head, tail) = BATCH_OF
+                .get(t)
+                .split_once("{n}")
+                .unwrap_or((BATCH_OF.get(t), ""));
+            let label = ui.label(head.trim_end());
+            ui.add(egui::DragValue::new(&mut n).range(1..=max.max(1)))
+                .labelled_by(label.id);
+            ui.label(tail.replace("{b}", &b.to_string()).trim_start());
+            if n != before {
+                let k = n as f64 / b as f64;
+                cx.out.push(Command::choose(move |l: &mut WhatifLevers| {
+                    l.micro_batch = k
+                }));
+            }
+        });
+    }
     ui.add_space(4.0);
     let classes = classes(cx.view);
     if !classes.is_empty() {
         ui.label(CHECKPOINT.get(t));
-        for class in classes {
-            let mut on = levers.checkpoint.contains(&class);
-            if ui.checkbox(&mut on, &class).changed() {
-                cx.out.push(Command::choose(move |l: &mut WhatifLevers| {
-                    if on {
-                        l.checkpoint.insert(class.clone());
-                    } else {
-                        l.checkpoint.remove(&class);
-                    }
-                }));
+        // Flowed, several to a line: a model's dozen classes stay above the fold at 720p.
+        ui.horizontal_wrapped(|ui| {
+            for class in classes {
+                let mut on = levers.checkpoint.contains(&class);
+                if ui.checkbox(&mut on, &class).changed() {
+                    cx.out.push(Command::choose(move |l: &mut WhatifLevers| {
+                        if on {
+                            l.checkpoint.insert(class.clone());
+                        } else {
+                            l.checkpoint.remove(&class);
+                        }
+                    }));
+                }
             }
-        }
+        });
         // By name, a glob: `Block_[0-2]` asks for the first three blocks, which no class can.
         ui.horizontal(|ui| {
             let label = ui.label(CHECKPOINT_GLOB.get(t));
@@ -579,8 +699,113 @@ fn levers_ui(ui: &mut egui::Ui, cx: &mut PaneCx<'_>, levers: &WhatifLevers) {
     }
 }
 
+/// The card's size field (GiB; 0: the card the trace records), beside the verdict.
+fn card_field(ui: &mut egui::Ui, cx: &mut PaneCx<'_>, levers: &WhatifLevers) {
+    let label = ui.label(CARD_GIB.get(cx.t));
+    let mut gib = levers.card_gib;
+    if ui
+        .add(
+            egui::DragValue::new(&mut gib)
+                .range(0.0..=1.0e6)
+                .speed(1.0)
+                .max_decimals(1),
+        )
+        .labelled_by(label.id)
+        .changed()
+    {
+        cx.out.push(Command::choose(move |l: &mut WhatifLevers| {
+            l.card_gib = gib
+        }));
+    }
+}
+
+/// The fit of prediction `p`: the card typed in, else the trace's.
+fn fit_of(
+    view: &RankView,
+    p: &Prediction,
+    levers: &WhatifLevers,
+    recorded: Option<Recorded>,
+) -> Fit {
+    let recorded = recorded.unwrap_or_default();
+    Fit {
+        card: Card::given_gib(levers.card_gib).or_else(|| {
+            recorded.card.map(|(name, bytes)| Card {
+                name,
+                bytes,
+                from: CardFrom::Trace,
+            })
+        }),
+        reserved_ratio: reserved_ratio(&view.overall_series()),
+        profiled_micro_batch: recorded.micro_batch,
+        predicted: p.predicted.bytes,
+    }
+}
+
+/// The fit in words: the reserved peak, and fits or not with the headroom (red when not).
+fn fit_ui(ui: &mut egui::Ui, cx: &mut PaneCx<'_>, levers: &WhatifLevers, fit: &Fit) {
+    let t = cx.t;
+    if let (Some(r), Some(ratio)) = (fit.reserved(), fit.reserved_ratio) {
+        ui.add(
+            egui::Label::new(
+                RESERVED
+                    .get(t)
+                    .replace("{reserved}", &bytes(r))
+                    .replace("{ratio}", &format!("{ratio:.3}")),
+            )
+            .wrap(),
+        );
+    }
+    ui.horizontal_wrapped(|ui| {
+        match (&fit.card, fit.headroom()) {
+            (Some(card), Some(h)) => {
+                let card = match card.from {
+                    CardFrom::Trace => CARD_RECORDED
+                        .get(t)
+                        .replace("{name}", &card.name)
+                        .replace("{size}", &bytes(card.bytes)),
+                    CardFrom::Given => CARD_GIVEN.get(t).replace("{size}", &bytes(card.bytes)),
+                };
+                if h >= 0 {
+                    ui.add(
+                        egui::Label::new(
+                            FITS.get(t)
+                                .replace("{card}", &card)
+                                .replace("{headroom}", &bytes(h)),
+                        )
+                        .wrap(),
+                    );
+                } else {
+                    let text = DOES_NOT_FIT
+                        .get(t)
+                        .replace("{card}", &card)
+                        .replace("{over}", &bytes(h.saturating_neg()));
+                    ui.add(
+                        egui::Label::new(
+                            egui::RichText::new(text)
+                                .strong()
+                                .color(ui.visuals().error_fg_color),
+                        )
+                        .wrap(),
+                    );
+                }
+            }
+            _ => {
+                ui.add(egui::Label::new(CARD_UNKNOWN.get(t)).wrap());
+            }
+        }
+        ui.add_space(12.0);
+        card_field(ui, cx, levers);
+    });
+}
+
 /// The prediction: the headline, the curves, the split by role and the assumptions.
-fn prediction_ui(ui: &mut egui::Ui, cx: &PaneCx<'_>, p: &Prediction) {
+fn prediction_ui(
+    ui: &mut egui::Ui,
+    cx: &mut PaneCx<'_>,
+    p: &Prediction,
+    levers: &WhatifLevers,
+    fit: &Fit,
+) {
     let t = cx.t;
     let change = crate::model::percent_change(
         crate::model::bytes_to_mib(p.measured.bytes),
@@ -594,6 +819,7 @@ fn prediction_ui(ui: &mut egui::Ui, cx: &PaneCx<'_>, p: &Prediction) {
             .replace("{measured}", &bytes(p.measured.bytes))
             .replace("{change}", &change),
     );
+    fit_ui(ui, cx, levers, fit);
     if !p.checkpointed.is_empty() {
         ui.add(
             egui::Label::new(
