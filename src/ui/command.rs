@@ -120,6 +120,10 @@ pub enum Command {
     SetTheme(ThemePref),
     /// Open or close the keyboard and mouse help.
     ShowHelp(bool),
+    /// Go back to the document shown before the one on screen (a cluster summary, snapshot or
+    /// OOM folder, kept as it was: a rank opened from a summary's link returns to the summary
+    /// without reading it again).
+    Back,
     /// Reopen the last profile at start (a remembered preference).
     SetReopenLast(bool),
     /// Open or close the Open path… dialog (type or paste a path).

@@ -560,6 +560,7 @@ catalogue! {
             ("Ctrl+A", "Select every row of the page"),
             ("Ctrl+C", "Copy the selected rows (or the page) as TSV"),
             ("← / →", "Previous / next page"),
+            ("Alt+←", "Back to the summary or snapshot shown before"),
             ("F1", "This help"),
         ];
         zh: &[
@@ -580,8 +581,13 @@ catalogue! {
             ("Ctrl+A", "选中本页所有行"),
             ("Ctrl+C", "以 TSV 复制选中的行（或本页）"),
             ("← / →", "上一页 / 下一页"),
+            ("Alt+←", "返回之前的汇总或快照"),
             ("F1", "本帮助"),
         ];
+    /// The menu bar's way back to the document shown before (its file name).
+    back_to: fn(&str) -> String;
+        en: |name| format!("← Back to {name}");
+        zh: |name| format!("← 返回 {name}");
     save_chart: &'static str;
         en: "Save chart as PNG…";
         zh: "将图表另存为 PNG…";

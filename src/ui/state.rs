@@ -339,6 +339,7 @@ impl ViewState {
             | Command::SetLanguage(_)
             | Command::SetTheme(_)
             | Command::ShowHelp(_)
+            | Command::Back
             | Command::ShowPathDialog(_)
             | Command::SetReopenLast(_)
             | Command::DismissFailures => {}

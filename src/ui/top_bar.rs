@@ -148,6 +148,16 @@ pub fn menu_ui(
                 ui.close();
             }
         });
+        if let Some(name) = status.back {
+            ui.separator();
+            if ui
+                .button((t.back_to)(name))
+                .on_hover_text("Alt+←")
+                .clicked()
+            {
+                out.push(Command::Back);
+            }
+        }
         if status.notice.is_some() || status.progress.is_some() {
             ui.separator();
             status_ui(ui, t, status, out);
@@ -413,6 +423,8 @@ pub struct Status<'a> {
     /// The running load, once its ranks are known (before, the start page shows its
     /// progress).
     pub progress: Option<&'a Loading>,
+    /// The name of the document Back returns to, when there is one.
+    pub back: Option<&'a str>,
 }
 
 /// The status, in the menu bar's free room (a line that came and went above the chart moved

@@ -286,6 +286,40 @@ fn a_row_pins_its_curve_and_its_folder_opens_the_rank() {
             .operator_allocated
             .map(|p| grouped(p.mib, 2));
         assert_eq!(peak, Some(grouped(peaks[4], 2)));
+        // Back (issue 87 item 12): the menu bar's button returns to the summary as it was
+        // (read once: it is on screen at the next frame, rank 4 still pinned); Alt+← does the
+        // same after the link is followed again.
+        h.run();
+        for by_key in [false, true] {
+            if by_key {
+                h.get_by_role_and_label(egui::accesskit::Role::Link, "4")
+                    .click();
+                h.step();
+                h.state_mut().wait_for_load();
+                h.run();
+                h.key_press_modifiers(egui::Modifiers::ALT, egui::Key::ArrowLeft);
+            } else {
+                h.get_by_label(&(t.back_to)("now.db")).click();
+            }
+            h.step();
+            let app = h.state();
+            let summary = app
+                .document::<memsight::ui::summary::SummaryView>()
+                .unwrap_or_else(|| panic!("{lang:?} {by_key}: back on the summary"));
+            let open = summary.open.as_ref().expect("the summary as it was");
+            let i = app
+                .view_state()
+                .choice::<memsight::ui::panes::summary::SummaryChoice>()
+                .selected
+                .expect("rank 4 still pinned");
+            assert_eq!(open.summary.ranks[i].identity.rank, "4");
+            assert_eq!(app.path(), Some(c.now.as_path()));
+            h.run();
+            assert!(
+                h.query_by_label(&(t.back_to)("now.db")).is_none(),
+                "nothing before the summary"
+            );
+        }
     }
 }
 

@@ -14,6 +14,9 @@ use crate::ui::profile::ProfileDocument;
 pub const DIALOG_JOB: crate::ui::jobs::JobKind =
     crate::ui::jobs::JobKind::new("dialog", "a file dialog", "文件对话框");
 
+/// How many documents Back keeps.
+const BACK_KEPT: usize = 8;
+
 impl MemsightApp {
     /// Applies one command: the view state takes it first ([`ViewState::apply`](crate::ui::state::ViewState::apply), its only
     /// writer), then the app does what it asks beyond the state (open, load, compare, copy).
@@ -22,13 +25,24 @@ impl MemsightApp {
         if self.document.refuses(&cmd) {
             return;
         }
+        // Open resets the choices: Back restores the ones made in the document it replaces.
+        let before_open = matches!(cmd, Command::Open(_)).then(|| self.state.clone());
         self.state.apply(&cmd);
         // The document on screen handles its own commands.
         if self.with_document(|doc, cx| doc.handle(&cmd, cx)) {
             return;
         }
         match cmd {
-            Command::Open(path) => self.open_now(path),
+            Command::Open(path) => {
+                self.open_now(path, before_open.unwrap_or_else(|| self.state.clone()));
+            }
+            Command::Back => {
+                if let Some((doc, state)) = self.back.pop() {
+                    self.notice = None;
+                    self.document = doc;
+                    self.state = state;
+                }
+            }
             Command::Pick(kind) => self.pick(kind),
             Command::SetLanguage(lang) => self.prefs.lang = lang,
             Command::SetReopenLast(on) => self.prefs.reopen_last = on,
@@ -51,19 +65,45 @@ impl MemsightApp {
 
     /// Opens `path` as the document a registered opener says it is, else as a profile (in
     /// the profile on screen, so its loaded ranks stay, or in a new one).
-    pub(super) fn open_now(&mut self, path: PathBuf) {
+    pub(super) fn open_now(&mut self, path: PathBuf, before: crate::ui::state::ViewState) {
         self.notice = None; // about what was on screen before
         self.path_dialog_open = false;
         // A snapshot or a cluster summary opens as a document of its own.
         if let Some(doc) = crate::ui::documents::open(&path, &mut self.jobs) {
-            self.document = doc;
+            self.replace_document(doc, before);
             self.prefs.remember(&path);
             return;
         }
         if self.profile_doc().is_none() {
-            self.document = Box::new(ProfileDocument::default());
+            self.replace_document(Box::new(ProfileDocument::default()), before);
         }
         self.with_profile(|p, cx| p.open(path, cx));
+    }
+
+    /// Shows `doc` in place of the document on screen, which Back returns to with `before`
+    /// (the choices made in it) unless it is a profile (at most [`BACK_KEPT`] are kept).
+    fn replace_document(
+        &mut self,
+        doc: Box<dyn crate::ui::document::Document>,
+        before: crate::ui::state::ViewState,
+    ) {
+        let old = std::mem::replace(&mut self.document, doc);
+        if old.kind() != "profile" {
+            if self.back.len() == BACK_KEPT {
+                self.back.remove(0);
+            }
+            self.back.push((old, before));
+        }
+    }
+
+    /// The name of the document Back returns to (its file name), when there is one.
+    pub(super) fn back_name(&self) -> Option<String> {
+        let (doc, _) = self.back.last()?;
+        let path = doc.path()?;
+        Some(path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        ))
     }
 
     pub(super) fn pick(&mut self, kind: PickKind) {

@@ -58,6 +58,7 @@ impl MemsightApp {
         self.update_title(ui);
 
         let (side, _) = panel_frames(ui.style());
+        let back = self.back_name();
         egui::Panel::top("memsight_top").frame(side).show(ui, |ui| {
             crate::ui::top_bar::menu_ui(
                 ui,
@@ -67,6 +68,7 @@ impl MemsightApp {
                 crate::ui::top_bar::Status {
                     notice: self.notice.as_deref(),
                     progress: self.document.progress(),
+                    back: back.as_deref(),
                 },
                 &mut out,
             );
@@ -185,19 +187,23 @@ fn failures_ui(
     });
 }
 /// Keyboard shortcuts as commands: Ctrl+O, Esc (closes the help when it is open), Ctrl+C (copy),
-/// F1 (help). ←/→ turn the pages of
+/// F1 (help), Ctrl+L (a path), Alt+← (back). ←/→ turn the pages of
 /// the table on screen: its pager takes them, since it knows where the last page is.
 fn shortcuts(ui: &egui::Ui, help_open: bool, out: &mut Vec<Command>) {
     let typing = ui.ctx().memory(|m| m.focused().is_some());
-    let (open, esc, copy, help, path) = ui.ctx().input_mut(|i| {
+    let (open, esc, copy, help, path, back) = ui.ctx().input_mut(|i| {
         (
             i.consume_key(Modifiers::COMMAND, Key::O),
             i.key_pressed(Key::Escape),
             !typing && i.events.iter().any(|e| matches!(e, egui::Event::Copy)),
             i.consume_key(Modifiers::NONE, Key::F1),
             i.consume_key(Modifiers::COMMAND, Key::L),
+            !typing && i.consume_key(Modifiers::ALT, Key::ArrowLeft),
         )
     });
+    if back {
+        out.push(Command::Back);
+    }
     if help {
         out.push(Command::ShowHelp(true));
     }

@@ -102,6 +102,10 @@ pub struct MemsightApp {
     /// The whole-window view on screen ([`super::document`]): the profile (the start page
     /// before anything is open), a snapshot, a folder of OOM bundles, a cluster summary.
     document: Box<dyn Document>,
+    /// The documents shown before with the choices made in them, newest last, that Back
+    /// returns to as they were (a summary,
+    /// a snapshot, an OOM folder; a profile is not kept: it may hold gigabytes of ranks).
+    back: Vec<(Box<dyn Document>, ViewState)>,
     title: String,
     /// Self-timing (`MEMSIGHT_BENCH`), when asked for.
     pub(crate) bench: Option<super::bench::Bench>,
@@ -153,6 +157,7 @@ impl MemsightApp {
             cjk_font: None,
             ctx,
             document: Box::new(ProfileDocument::default()),
+            back: Vec::new(),
             title: String::new(),
             bench: None,
             picker: Arc::new(native_picker),
