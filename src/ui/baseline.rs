@@ -22,6 +22,20 @@ pub const DIFF_JOB: crate::ui::jobs::JobKind =
 pub const BASELINE_JOB: crate::ui::jobs::JobKind =
     crate::ui::jobs::JobKind::new("baseline", "loading the baseline", "加载基线");
 
+/// The file File ▸ Compare with file… asks for: a profiler DB or a PyTorch trace (the folder
+/// picker that Compare with folder… shows cannot choose one, and a file name typed into it was
+/// ignored).
+pub static PICK_FILE: super::command::FilePick = super::command::FilePick {
+    id: "baseline_file",
+    title: super::i18n::Text {
+        en: "Compare with file…",
+        zh: "与文件对比…",
+    },
+    filter: ("Profiler DB, PyTorch trace", &["db", "json", "gz", "csv"]),
+    lists: super::file_browser::openable_file,
+    then: |path| super::command::Command::CompareWith(BaselineSource { path, rank: 0 }),
+};
+
 /// What to compare with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BaselineSource {
@@ -118,11 +132,20 @@ impl BaselineSlot {
             });
             return;
         }
+        let (mut source, mut key) = (source, key);
         let job = jobs.start(JobKey::new(BASELINE_JOB), Place::Thread, move |ctl, out| {
             let profile = match profile {
                 Some(p) => p,
                 None => match discover(&source.path) {
-                    Ok(p) => Arc::new(p),
+                    Ok(p) => {
+                        // Another profile, picked by its path: its rank a user means (a
+                        // trace's CUDA rank, not its CPU pseudo-rank), as when it is opened.
+                        source.rank = crate::ui::loading::rank_to_open(&p, source.rank);
+                        if let Some(k) = key.as_mut() {
+                            k.rank = source.rank;
+                        }
+                        Arc::new(p)
+                    }
                     Err(e) => {
                         out.send(Err(e.to_string()));
                         return;

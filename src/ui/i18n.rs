@@ -1509,8 +1509,12 @@ catalogue! {
         zh: "Rank";
     /// File menu: compare with another profile.
     compare_with_menu: &'static str;
-        en: "Compare with…";
-        zh: "与…对比";
+        en: "Compare with folder…";
+        zh: "与文件夹对比…";
+    /// File ▸ Compare with a file (a DB or a trace).
+    compare_with_file_menu: &'static str;
+        en: "Compare with file (.db, .json)…";
+        zh: "与文件对比 (.db, .json)…";
     /// Parameter bar: compare with a rank (label of the picker).
     compare_with: &'static str;
         en: "Compare with";

@@ -91,6 +91,12 @@ pub fn menu_ui(
                 out.push(Command::Pick(PickKind::Baseline));
                 ui.close();
             }
+            if ui.button(t.compare_with_file_menu).clicked() {
+                out.push(Command::Pick(PickKind::File(
+                    &crate::ui::baseline::PICK_FILE,
+                )));
+                ui.close();
+            }
             if ui.button(t.open_path_menu).clicked() {
                 out.push(Command::ShowPathDialog(true));
                 ui.close();
@@ -571,6 +577,14 @@ fn compare_ui(
             }
             if ui.selectable_label(false, t.compare_with_menu).clicked() {
                 out.push(Command::Pick(PickKind::Baseline));
+            }
+            if ui
+                .selectable_label(false, t.compare_with_file_menu)
+                .clicked()
+            {
+                out.push(Command::Pick(PickKind::File(
+                    &crate::ui::baseline::PICK_FILE,
+                )));
             }
         })
         .response

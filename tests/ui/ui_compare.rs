@@ -347,3 +347,62 @@ fn the_diff_says_which_rows_it_leaves_out() {
         h.get_by_label(&(t.diff_not_counted)(a.0, &kb(a.1), b.0, &kb(b.1)));
     }
 }
+
+/// Issue 87 item 12: File ▸ Compare with file… asks for a file (the folder picker that Compare
+/// with folder… shows cannot pick one, and it ignored a file name typed into it). Without a
+/// desktop portal the in-app browser opens beside the open trace; the file name typed into it
+/// and Enter compare with that trace's CUDA rank (not its CPU pseudo-rank), in English and
+/// Chinese.
+#[test]
+fn compare_with_file_takes_a_typed_file_name() {
+    let dir = fixtures().join("pytorch/whatif_cuda");
+    for lang in [Lang::En, Lang::Zh] {
+        let mut app = MemsightApp::new(Some(dir.join("gpu.pt.trace.json.gz")), Vec::new(), None);
+        app.set_language(lang);
+        app.set_picker(|_| memsight::ui::file_browser::PickOutcome::Unavailable);
+        app.wait_for_load();
+        // egui_file's fields have no accessible names (its widgets, not ours).
+        let mut h = Harness::builder()
+            .with_size([1400.0, 900.0])
+            .with_accessibility_check(false)
+            .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
+        h.run();
+        let t = h.state().tr();
+        h.get_by_label(t.file).click();
+        h.run();
+        h.get_by_label(t.compare_with_file_menu).click();
+        common::step_until(&mut h, "the in-app browser", |h| {
+            h.state().browser().is_open()
+        });
+        h.run();
+        assert_eq!(h.state().browser().directory(), Some(dir.as_path()));
+        // The file-name field: the browser's empty text field (the other holds the folder).
+        let role = egui::accesskit::Role::TextInput;
+        let field = h
+            .query_all_by_role(role)
+            .find(|n| common::label_of(n).is_empty())
+            .expect("the file-name field");
+        field.click();
+        h.run();
+        let field = h
+            .query_all_by_role(role)
+            .find(|n| common::label_of(n).is_empty())
+            .unwrap();
+        field.type_text("offload.pt.trace.json.gz");
+        h.run();
+        h.key_press(egui::Key::Enter);
+        h.run();
+        h.state_mut().wait_for_baseline();
+        h.run();
+        let app = h.state();
+        assert!(!app.browser().is_open(), "{lang:?}");
+        let loaded = app.baseline().loaded.as_ref().expect("the baseline");
+        assert_eq!(
+            loaded.source.path,
+            dir.join("offload.pt.trace.json.gz"),
+            "{lang:?}"
+        );
+        // Its device rank, not the trace's CPU pseudo-rank (index 0).
+        assert!(loaded.label.contains("cuda:0"), "{lang:?}: {}", loaded.label);
+    }
+}

@@ -111,6 +111,9 @@ impl MemsightApp {
         // (a snapshot with a snapshot file, a summary with a summary file).
         let kind = match kind {
             PickKind::Baseline => self.document.compared_with().unwrap_or(kind),
+            PickKind::File(p) if *p == crate::ui::baseline::PICK_FILE => {
+                self.document.compared_with().unwrap_or(kind)
+            }
             _ => kind,
         };
         let picker = std::sync::Arc::clone(&self.picker);
