@@ -403,6 +403,10 @@ fn compare_with_file_takes_a_typed_file_name() {
             "{lang:?}"
         );
         // Its device rank, not the trace's CPU pseudo-rank (index 0).
-        assert!(loaded.label.contains("cuda:0"), "{lang:?}: {}", loaded.label);
+        assert!(
+            loaded.label.contains("cuda:0"),
+            "{lang:?}: {}",
+            loaded.label
+        );
     }
 }

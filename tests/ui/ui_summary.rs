@@ -411,6 +411,38 @@ fn two_summaries_compare_rank_by_rank() {
             rows += 1;
         }
         assert_eq!(rows, 12);
+        // Rank 4's curves, pinned: each of its series once in the legend and the baseline's
+        // as one entry (issue 87 item 12: each curve twice, 12 entries, covered the plot).
+        let series: Vec<String> = {
+            let db = Connection::open(&c.now).unwrap();
+            let mut q = db
+                .prepare(
+                    "SELECT series FROM curves JOIN ranks ON ranks.id = curves.rank_id \
+                     WHERE ranks.rank = '4'",
+                )
+                .unwrap();
+            q.query_map([], |r| r.get(0))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect()
+        };
+        assert!(series.len() >= 3, "{series:?}");
+        h.get_by_label(&grouped(now["4"], 2)).click();
+        h.run();
+        h.get_by_label(&(t.summary_curve_title)("4", "node0"));
+        for name in &series {
+            assert!(
+                h.query_all_by_label(name).next().is_some(),
+                "{lang:?}: {name}"
+            );
+            let twice = format!("{name} ({})", t.summary_before_series);
+            assert!(h.query_by_label(&twice).is_none(), "{lang:?}: {twice}");
+        }
+        assert_eq!(
+            h.query_all_by_label(t.summary_before_series).count(),
+            1,
+            "{lang:?}: one entry for the baseline's curves"
+        );
         h.get_by_label(t.summary_stop_compare).click();
         h.run();
         assert!(

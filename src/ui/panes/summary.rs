@@ -877,11 +877,10 @@ fn curve_ui(
                     band.hi.push(f64::from(mx));
                 }
             }
+            // The baseline's curves share one legend entry (and one colour): a legend of each
+            // curve twice, 12 entries in a third of the window, covered the curves.
             let (label, color) = if before {
-                (
-                    format!("{name} ({})", t.summary_before_series),
-                    palette::SUMMARY_BEFORE,
-                )
+                (t.summary_before_series.to_string(), palette::SUMMARY_BEFORE)
             } else {
                 (name.clone(), palette::curve_color(name, k))
             };
@@ -912,7 +911,7 @@ fn curve_ui(
         .include_y(0.0)
         .legend(small_legend())
         .show(ui, |p| {
-            for b in bands {
+            for (k, b) in bands.into_iter().enumerate() {
                 // The band between the lowest and highest value of each bucket, and its top
                 // edge (repeated points dropped: a zero-length segment makes a spike).
                 let mut top: Vec<[f64; 2]> = Vec::with_capacity(b.xs.len());
@@ -929,7 +928,7 @@ fn curve_ui(
                 // Unnamed: the legend shows the line's colour, not the faint fill's.
                 p.add(
                     FilledArea::new("", &b.xs, &b.lo, &b.hi)
-                        .id(("summary_band", &b.name))
+                        .id(("summary_band", k))
                         .fill_color(b.color.gamma_multiply(0.35)),
                 );
             }
