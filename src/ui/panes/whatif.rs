@@ -924,7 +924,11 @@ fn curves_ui(ui: &mut egui::Ui, cx: &PaneCx<'_>, p: &Prediction) {
         .allow_scroll(false)
         .allow_boxed_zoom(false)
         .include_y(0.0)
-        .legend(egui_plot::Legend::default())
+        // Room for "4000" from the first frame: egui_plot sizes the axis from the labels it
+        // drew last, and the first frame draws only "0" (the axis kept only "0").
+        .y_axis_min_width(36.0)
+        .y_grid_spacer(crate::ui::plot::value_grid)
+        .legend(egui_plot::Legend::default().position(egui_plot::Corner::RightBottom))
         .x_axis_label(t.time_axis)
         .y_axis_label((t.memory_axis)(unit.label()))
         .x_grid_spacer(crate::ui::plot::time_grid)
