@@ -336,6 +336,61 @@ fn join_with_a_profile_picks_a_trace_from_elsewhere_and_shows_the_join() {
     }
 }
 
+/// Issue 87 item 14: a profile that cannot be joined, asked for after one that was, leaves the
+/// view as it was (By operator with the first join, its figures the reference's) and says why
+/// beside it, in both languages; before, the failure replaced the working join.
+#[test]
+fn a_failed_join_keeps_the_join_it_was_started_from() {
+    use memsight::ui::command::PickKind;
+    use memsight::ui::panes::snapshot_join::{FAILED, JOIN_WITH, PICK, VIEW};
+    let Some(Joined {
+        dir: _dir,
+        snap,
+        trace,
+        want,
+    }) = joined()
+    else {
+        return;
+    };
+    let other = tempfile::tempdir().unwrap();
+    let empty = other.path().join("y.pt.trace.json");
+    std::fs::write(&empty, r#"{"traceEvents": []}"#).unwrap();
+    for lang in Lang::ALL {
+        let t = tr(lang);
+        let mut h = open(&snap, lang);
+        let picks = std::sync::Arc::new(std::sync::Mutex::new(vec![empty.clone(), trace.clone()]));
+        h.state_mut().set_picker(move |kind| {
+            (kind == PickKind::File(&PICK))
+                .then(|| picks.lock().unwrap().pop().unwrap())
+                .into()
+        });
+        h.run();
+        h.get_by_label(t.snapshot_go_peak).click();
+        h.run();
+        h.get_by_label(JOIN_WITH.get(t)).click();
+        common::step_until(&mut h, "By operator", |h| {
+            h.query_by_label(VIEW.get(t)).is_some()
+        });
+        the_join_shows(&mut h, t, "gpt_b8.pt.trace.json.gz", &want);
+        // The second pick: a trace with no memory in it.
+        h.get_by_label(JOIN_WITH.get(t)).click();
+        let prefix = FAILED
+            .get(t)
+            .replace("{p}", "y.pt.trace.json")
+            .split("{why}")
+            .next()
+            .unwrap()
+            .to_string();
+        common::step_until(&mut h, "the reason", |h| {
+            h.query_all_by_label_contains(&prefix).next().is_some()
+        });
+        h.run();
+        the_join_shows(&mut h, t, "gpt_b8.pt.trace.json.gz", &want);
+        let view = h.state().document::<SnapshotView>().unwrap();
+        assert_eq!(view.profile().map(|p| &p.profile), Some(&trace), "{lang:?}");
+    }
+}
+
 /// A picked file that is not a profile of memory says why in the UI's language: discovery's
 /// own typed reason, not its English words inside a Chinese sentence.
 #[test]

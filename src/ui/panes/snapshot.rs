@@ -127,6 +127,11 @@ pub struct SnapshotView {
     profile: Option<snapshot_join::ProfileJoining>,
     /// The profile the user picked with Join with a profile… (else the one beside it is read).
     profile_picked: Option<PathBuf>,
+    /// The join shown before Join with a profile… asked for another, kept until that one is
+    /// made: a profile that cannot be joined leaves the view as it was, with a note.
+    previous_join: Option<PreviousJoin>,
+    /// Why the last profile asked for could not be joined (the view is the previous one).
+    join_failed: Option<String>,
     /// The device the snapshot's folder was last searched for a trace for (once per device,
     /// not every frame).
     profile_sought: Option<String>,
@@ -236,6 +241,8 @@ impl SnapshotView {
             profile: None,
             profile_sought: None,
             profile_picked: None,
+            previous_join: None,
+            join_failed: None,
             device: 0,
             event: None,
             shown: None,
@@ -328,13 +335,40 @@ impl SnapshotView {
     /// Joins the snapshot with `profile` (Join with a profile…), in place of any other, and
     /// shows By operator.
     fn join_with(&mut self, jobs: &mut Jobs, profile: PathBuf) {
+        self.join_failed = None;
+        if let Some(joining) = self.profile.take()
+            && joining.joined_once()
+        {
+            self.previous_join = Some(PreviousJoin {
+                joining,
+                picked: self.profile_picked.clone(),
+                sought: self.profile_sought.clone(),
+                view: self.holders_view,
+            });
+        }
         self.profile_picked = Some(profile);
         self.profile_sought = None;
-        self.profile = None;
         // Started now, or once the snapshot is read (it may still be, when both were opened
         // together); a snapshot that cannot be joined shows its table instead.
         self.start_profile(jobs);
         self.holders_view = snapshot_join::OPERATORS;
+    }
+
+    /// Once the profile asked for is joined, forgets the previous join; when it cannot be,
+    /// brings the previous one back (and its view) with the reason.
+    fn settle_join(&mut self, t: &Tr) {
+        let Some(p) = &self.profile else { return };
+        if p.joined_once() {
+            self.previous_join = None;
+        } else if let Some(why) = p.failed(t)
+            && let Some(prev) = self.previous_join.take()
+        {
+            self.join_failed = Some(why);
+            self.profile = Some(prev.joining);
+            self.profile_picked = prev.picked;
+            self.profile_sought = prev.sought;
+            self.holders_view = prev.view;
+        }
     }
 
     /// Waits for the read to finish (tests, headless runs).
@@ -573,6 +607,10 @@ impl SnapshotView {
         let height = (ui.available_height() * 0.38).clamp(160.0, 420.0);
         if let Some(p) = &mut self.profile {
             p.refresh(jobs, &snap, (shown.device, shown.event));
+        }
+        self.settle_join(t);
+        if let Some(why) = &self.join_failed {
+            ui.colored_label(ui.visuals().warn_fg_color, why);
         }
         let bands = &shown.parts.bands;
         let phases = (&shown.parts.phases[..], &shown.parts.phase_of[..]);
@@ -1387,4 +1425,12 @@ mod tests {
         // Characters, not bytes: a Chinese name is not cut inside a character.
         assert_eq!(head_of("模块名称很长", 2), "模块…");
     }
+}
+
+/// A join kept while another is asked for ([`SnapshotView`]'s `previous_join`).
+struct PreviousJoin {
+    joining: snapshot_join::ProfileJoining,
+    picked: Option<PathBuf>,
+    sought: Option<String>,
+    view: HoldersId,
 }

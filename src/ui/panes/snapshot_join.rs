@@ -331,6 +331,26 @@ impl ProfileJoining {
         let _ = self.joined(jobs, snap, device, event);
     }
 
+    /// Why the join cannot be made, in `t`'s language (the By operator view's words), once
+    /// known; `None` while it is read or joined, and once joined.
+    pub fn failed(&self, t: &Tr) -> Option<String> {
+        let why = match (&self.read_error, &self.cached) {
+            (Some(e), _) => e.text(t),
+            (None, Some((_, Err(e)))) => why(t, e),
+            _ => return None,
+        };
+        let name = self.profile.file_name().map_or_else(
+            || self.profile.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        Some(FAILED.get(t).replace("{p}", &name).replace("{why}", &why))
+    }
+
+    /// True once a join was made.
+    pub fn joined_once(&self) -> bool {
+        matches!(&self.cached, Some((_, Ok(_))))
+    }
+
     /// What the profile says of each event of the trace (by index), from the last join made;
     /// empty before one was made.
     pub fn event_ops(&self) -> &[EventOp] {
