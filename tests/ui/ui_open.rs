@@ -322,6 +322,43 @@ fn open_path_dialog_takes_a_typed_path() {
     }
 }
 
+/// Issue 87 item 11: Ctrl+L a second time selects the path typed before, so a pasted path
+/// replaces it (it was appended: `old/new` failed to open), in English and Chinese.
+#[test]
+fn ctrl_l_then_paste_replaces_the_previous_path() {
+    use memsight::ui::i18n::Lang;
+    let first = fixtures().join("torch_cluster");
+    let second = picked_folder();
+    for lang in [Lang::En, Lang::Zh] {
+        let mut app = MemsightApp::new(Some(fixtures().join("demo")), Vec::new(), None);
+        app.set_language(lang);
+        let mut h = settled(app);
+        let t = h.state().tr();
+        for (path, typed) in [(&first, true), (&second, false)] {
+            h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::L);
+            h.run();
+            assert!(h.state().path_dialog_open(), "{lang:?}");
+            if typed {
+                h.get_by_role_and_label(egui::accesskit::Role::TextInput, t.path)
+                    .type_text(path.to_str().unwrap());
+            } else {
+                h.event(egui::Event::Paste(path.display().to_string()));
+            }
+            h.run();
+            let field = h.get_by_role_and_label(egui::accesskit::Role::TextInput, t.path);
+            use egui_kittest::kittest::NodeT;
+            assert_eq!(
+                field.accesskit_node().value().unwrap_or_default(),
+                path.display().to_string(),
+                "{lang:?}: the field holds the new path alone"
+            );
+            h.key_press(egui::Key::Enter);
+            h.step();
+            wait_until_opened(&mut h, path);
+        }
+    }
+}
+
 /// Esc and Cancel close the dialog and keep what is open.
 #[test]
 fn the_open_path_dialog_cancels() {
