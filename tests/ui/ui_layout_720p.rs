@@ -117,9 +117,9 @@ fn a_table_only_rank_fills_the_window_with_rows() {
 /// English and Chinese.
 #[test]
 fn the_legend_leaves_the_top_tick_label_clear() {
-    let trace = crate::common::fixtures().join("pytorch/whatif_cuda/gpu.pt.trace.json.gz");
-    for lang in [memsight::ui::i18n::Lang::En, memsight::ui::i18n::Lang::Zh] {
-        let h = crate::common::app_at_720p(&trace, lang);
+    let trace = common::fixtures().join("pytorch/whatif_cuda/gpu.pt.trace.json.gz");
+    for lang in [Lang::En, Lang::Zh] {
+        let h = common::app_at_720p(&trace, lang);
         let plot = h.state().chart_plot_rect().expect("the chart was drawn");
         let half_line = h.ctx.global_style().text_styles[&egui::TextStyle::Body].size * 0.5;
         let legend = h

@@ -1411,6 +1411,14 @@ impl crate::ui::document::Document for SnapshotView {
     }
 }
 
+/// A join kept while another is asked for ([`SnapshotView`]'s `previous_join`).
+struct PreviousJoin {
+    joining: snapshot_join::ProfileJoining,
+    picked: Option<PathBuf>,
+    sought: Option<String>,
+    view: HoldersId,
+}
+
 #[cfg(test)]
 mod tests {
     use super::head_of;
@@ -1425,12 +1433,4 @@ mod tests {
         // Characters, not bytes: a Chinese name is not cut inside a character.
         assert_eq!(head_of("模块名称很长", 2), "模块…");
     }
-}
-
-/// A join kept while another is asked for ([`SnapshotView`]'s `previous_join`).
-struct PreviousJoin {
-    joining: snapshot_join::ProfileJoining,
-    picked: Option<PathBuf>,
-    sought: Option<String>,
-    view: HoldersId,
 }
