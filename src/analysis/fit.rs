@@ -79,6 +79,30 @@ pub fn reserved_ratio(overall: &[&Series]) -> Option<f64> {
 }
 
 impl Fit {
+    /// The fit of a predicted allocated peak (`predicted`, bytes) on `view`'s rank: on the card
+    /// `given`, else the one its trace records (`recorded`: name, bytes); the reserved ratio
+    /// from the rank's own curves.
+    pub fn on(
+        view: &super::RankView,
+        predicted: i64,
+        given: Option<Card>,
+        recorded: Option<(String, i64)>,
+        profiled_micro_batch: Option<u64>,
+    ) -> Fit {
+        Fit {
+            card: given.or_else(|| {
+                recorded.map(|(name, bytes)| Card {
+                    name,
+                    bytes,
+                    from: CardFrom::Trace,
+                })
+            }),
+            reserved_ratio: reserved_ratio(&view.overall_series()),
+            profiled_micro_batch,
+            predicted,
+        }
+    }
+
     /// The predicted reserved peak, bytes: allocated × the measured ratio.
     pub fn reserved(&self) -> Option<i64> {
         self.reserved_ratio

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::rank::load_one;
 use crate::analysis::RankView;
-use crate::analysis::fit::{Card, CardFrom, Fit, RESERVED_MODEL, reserved_ratio};
+use crate::analysis::fit::{Card, Fit, RESERVED_MODEL};
 use crate::analysis::whatif::{Prediction, Scenario, check_levers, predict_on};
 use crate::ingest::pytorch::trace::{Recorded, recorded};
 use crate::model::{SourceChoice, bytes_to_mib, ns_to_ms};
@@ -109,18 +109,13 @@ pub fn whatif(
 /// The fit of `p` on the rank's card: the card given, else the trace's; the reserved ratio
 /// from the rank's own curves.
 fn fit_of(view: &RankView, p: &Prediction, given: Option<Card>, recorded: &Recorded) -> Fit {
-    Fit {
-        card: given.or_else(|| {
-            recorded.card.clone().map(|(name, bytes)| Card {
-                name,
-                bytes,
-                from: CardFrom::Trace,
-            })
-        }),
-        reserved_ratio: reserved_ratio(&view.overall_series()),
-        profiled_micro_batch: recorded.micro_batch,
-        predicted: p.predicted.bytes,
-    }
+    Fit::on(
+        view,
+        p.predicted.bytes,
+        given,
+        recorded.card.clone(),
+        recorded.micro_batch,
+    )
 }
 
 /// The fit as the JSON's `fit` object.

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use egui_plot::{Line, Plot, PlotPoints};
 
 use super::PaneCx;
-use crate::analysis::fit::{Card, CardFrom, Fit, reserved_ratio};
+use crate::analysis::fit::{Card, CardFrom, Fit};
 use crate::analysis::whatif::{Assumption, Optimizer, Prediction, Scenario, WhyNot, predict_on};
 use crate::analysis::{RankView, ViewId};
 use crate::ingest::pytorch::trace::{Recorded, recorded};
@@ -727,18 +727,13 @@ fn fit_of(
     recorded: Option<Recorded>,
 ) -> Fit {
     let recorded = recorded.unwrap_or_default();
-    Fit {
-        card: Card::given_gib(levers.card_gib).or_else(|| {
-            recorded.card.map(|(name, bytes)| Card {
-                name,
-                bytes,
-                from: CardFrom::Trace,
-            })
-        }),
-        reserved_ratio: reserved_ratio(&view.overall_series()),
-        profiled_micro_batch: recorded.micro_batch,
-        predicted: p.predicted.bytes,
-    }
+    Fit::on(
+        view,
+        p.predicted.bytes,
+        Card::given_gib(levers.card_gib),
+        recorded.card,
+        recorded.micro_batch,
+    )
 }
 
 /// The fit in words: the reserved peak, and fits or not with the headroom (red when not).
