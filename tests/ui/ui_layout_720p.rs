@@ -110,28 +110,3 @@ fn a_table_only_rank_fills_the_window_with_rows() {
         assert_eq!(h.state().view_state().page_size, 10, "{lang:?}");
     }
 }
-
-/// Issue 87 item 14: the legend above a rank's chart leaves the top tick's label uncovered:
-/// that label is centred on the plot's top edge, so the legend must end at least half a line
-/// above it (it ended on the edge, over the label's upper half). A real H200 trace, at 720p,
-/// English and Chinese.
-#[test]
-fn the_legend_leaves_the_top_tick_label_clear() {
-    let trace = common::fixtures().join("pytorch/whatif_cuda/gpu.pt.trace.json.gz");
-    for lang in [Lang::En, Lang::Zh] {
-        let h = common::app_at_720p(&trace, lang);
-        let plot = h.state().chart_plot_rect().expect("the chart was drawn");
-        let half_line = h.ctx.global_style().text_styles[&egui::TextStyle::Body].size * 0.5;
-        let legend = h
-            .query_all_by_label("Operator Allocated")
-            .map(|n| n.rect())
-            .find(|r| r.max.y <= plot.top() + 1.0)
-            .expect("the legend entry above the plot");
-        assert!(
-            legend.max.y <= plot.top() - half_line,
-            "{lang:?}: legend bottom {} vs plot top {} − {half_line}",
-            legend.max.y,
-            plot.top()
-        );
-    }
-}

@@ -540,9 +540,6 @@ impl MemoryChart {
         }
         legend_ui(ui, t, series, (&colors, &names), &visible, cx.out);
         compare_notes_ui(ui, cx, &view);
-        // Half a line between the legend and the plot: the top tick's label is centred on the
-        // plot's top edge, and its upper half lay under the legend.
-        ui.add_space(ui.text_style_height(&egui::TextStyle::Body) * 0.5);
         let baseline_lines: Vec<(String, Color32, Vec<[f64; 2]>)> = baseline_bytes
             .into_iter()
             .map(|(name, color, pts)| (name, color, pts.iter().map(|p| [p[0], p[1] / u]).collect()))
