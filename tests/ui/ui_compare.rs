@@ -366,15 +366,15 @@ fn compare_with_file_takes_a_typed_file_name() {
             .with_size([1400.0, 900.0])
             .with_accessibility_check(false)
             .build_ui_state(|ui, app: &mut MemsightApp| app.ui_root(ui), app);
-        h.run();
+        common::settle(&mut h);
         let t = h.state().tr();
         h.get_by_label(t.file).click();
-        h.run();
+        common::settle(&mut h);
         h.get_by_label(t.compare_with_file_menu).click();
         common::step_until(&mut h, "the in-app browser", |h| {
             h.state().browser().is_open()
         });
-        h.run();
+        common::settle(&mut h);
         assert_eq!(h.state().browser().directory(), Some(dir.as_path()));
         // The file-name field: the browser's empty text field (the other holds the folder).
         let role = egui::accesskit::Role::TextInput;
@@ -383,17 +383,17 @@ fn compare_with_file_takes_a_typed_file_name() {
             .find(|n| common::label_of(n).is_empty())
             .expect("the file-name field");
         field.click();
-        h.run();
+        common::settle(&mut h);
         let field = h
             .query_all_by_role(role)
             .find(|n| common::label_of(n).is_empty())
             .unwrap();
         field.type_text("offload.pt.trace.json.gz");
-        h.run();
+        common::settle(&mut h);
         h.key_press(egui::Key::Enter);
-        h.run();
+        common::settle(&mut h);
         h.state_mut().wait_for_baseline();
-        h.run();
+        common::settle(&mut h);
         let app = h.state();
         assert!(!app.browser().is_open(), "{lang:?}");
         let loaded = app.baseline().loaded.as_ref().expect("the baseline");

@@ -364,9 +364,9 @@ fn a_failed_join_keeps_the_join_it_was_started_from() {
                 .then(|| picks.lock().unwrap().pop().unwrap())
                 .into()
         });
-        h.run();
+        common::settle(&mut h);
         h.get_by_label(t.snapshot_go_peak).click();
-        h.run();
+        common::settle(&mut h);
         h.get_by_label(JOIN_WITH.get(t)).click();
         common::step_until(&mut h, "By operator", |h| {
             h.query_by_label(VIEW.get(t)).is_some()
@@ -384,7 +384,7 @@ fn a_failed_join_keeps_the_join_it_was_started_from() {
         common::step_until(&mut h, "the reason", |h| {
             h.query_all_by_label_contains(&prefix).next().is_some()
         });
-        h.run();
+        common::settle(&mut h);
         the_join_shows(&mut h, t, "gpt_b8.pt.trace.json.gz", &want);
         let view = h.state().document::<SnapshotView>().unwrap();
         assert_eq!(view.profile().map(|p| &p.profile), Some(&trace), "{lang:?}");

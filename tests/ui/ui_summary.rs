@@ -289,14 +289,14 @@ fn a_row_pins_its_curve_and_its_folder_opens_the_rank() {
         // Back (issue 87 item 12): the menu bar's button returns to the summary as it was
         // (read once: it is on screen at the next frame, rank 4 still pinned); Alt+← does the
         // same after the link is followed again.
-        h.run();
+        common::settle(&mut h);
         for by_key in [false, true] {
             if by_key {
                 h.get_by_role_and_label(egui::accesskit::Role::Link, "4")
                     .click();
                 h.step();
                 h.state_mut().wait_for_load();
-                h.run();
+                common::settle(&mut h);
                 h.key_press_modifiers(egui::Modifiers::ALT, egui::Key::ArrowLeft);
             } else {
                 h.get_by_label(&(t.back_to)("now.db")).click();
@@ -314,7 +314,7 @@ fn a_row_pins_its_curve_and_its_folder_opens_the_rank() {
                 .expect("rank 4 still pinned");
             assert_eq!(open.summary.ranks[i].identity.rank, "4");
             assert_eq!(app.path(), Some(c.now.as_path()));
-            h.run();
+            common::settle(&mut h);
             assert!(
                 h.query_by_label(&(t.back_to)("now.db")).is_none(),
                 "nothing before the summary"
