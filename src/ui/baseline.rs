@@ -189,6 +189,8 @@ impl BaselineSlot {
         if let Some(job) = &self.job {
             match job.poll() {
                 Poll::Msg(Ok(b)) => {
+                    // The rank it chose (another profile's rank meant) is what was asked.
+                    self.requested = Some(b.source.clone());
                     self.loaded = Some(b);
                     self.job = None;
                     changed = true;

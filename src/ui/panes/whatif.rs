@@ -381,9 +381,10 @@ impl WhatifPane {
         let (_, job) = self.reading.as_ref()?;
         let r = match job.poll() {
             Poll::Msg(r) => r,
-            // A trace that cannot be read again records nothing.
-            Poll::Failed(_) => Recorded::default(),
-            Poll::Pending | Poll::Finished => return None,
+            // A trace that cannot be read again records nothing (a job that ended without a
+            // word neither: the tab must not wait on it for ever).
+            Poll::Failed(_) | Poll::Finished => Recorded::default(),
+            Poll::Pending => return None,
         };
         self.recorded = Some((id, r.clone()));
         self.reading = None;
