@@ -110,3 +110,77 @@ fn a_table_only_rank_fills_the_window_with_rows() {
         assert_eq!(h.state().view_state().page_size, 10, "{lang:?}");
     }
 }
+
+/// Issue 87 item 14: the legend above a rank's chart covered the top tick's label (egui_plot
+/// centres a value label on its tick, so a tick on the plot's top edge reaches half a line up
+/// into the legend row). Every value label painted left of the plot lies below the legend,
+/// read from the frame's painted text. Real traces (a CUDA one and the demo), 720p, English
+/// and Chinese.
+#[test]
+fn the_legend_leaves_every_value_label_clear() {
+    let trace = common::fixtures().join("pytorch/whatif_cuda/gpu.pt.trace.json.gz");
+    let demo = common::first_subdir(&common::fixtures().join("demo"));
+    for (path, entry) in [
+        (&trace, "Operator Allocated"),
+        (&demo, "Operator Allocated"),
+    ] {
+        for lang in [Lang::En, Lang::Zh] {
+            let mut h = common::app_at_720p(path, lang);
+            common::settle(&mut h);
+            let plot = h.state().chart_plot_rect().expect("the chart was drawn");
+            let legend = h
+                .query_all_by_label(entry)
+                .map(|n| n.rect())
+                .filter(|r| r.max.y <= plot.top() + 1.0 && r.min.y > plot.top() - 80.0)
+                .map(|r| r.max.y)
+                .fold(f32::NEG_INFINITY, f32::max);
+            assert!(
+                legend.is_finite(),
+                "{lang:?}: no legend entry above the plot"
+            );
+            let labels = value_labels_left_of(h.output(), plot);
+            assert!(
+                labels.len() >= 2,
+                "{lang:?} {path:?}: value labels {labels:?} plot {plot:?}"
+            );
+            for (text, rect) in &labels {
+                assert!(
+                    rect.min.y >= legend - 0.5,
+                    "{lang:?} {path:?}: value label {text:?} at {rect:?} reaches into the \
+                     legend (bottom {legend})"
+                );
+            }
+        }
+    }
+}
+
+/// The numeric texts painted left of `plot` and within its height ± a line: the value axis's
+/// tick labels.
+fn value_labels_left_of(out: &egui::FullOutput, plot: egui::Rect) -> Vec<(String, egui::Rect)> {
+    fn walk(shape: &egui::Shape, plot: egui::Rect, found: &mut Vec<(String, egui::Rect)>) {
+        match shape {
+            egui::Shape::Vec(v) => v.iter().for_each(|s| walk(s, plot, found)),
+            egui::Shape::Text(t) => {
+                let text = t.galley.text().to_owned();
+                let rect = t.visual_bounding_rect();
+                let numeric = !text.is_empty()
+                    && text
+                        .chars()
+                        .all(|c| c.is_ascii_digit() || c == ',' || c == '.');
+                if numeric
+                    && rect.max.x <= plot.left() + 1.0
+                    && rect.max.y > plot.top() - 30.0
+                    && rect.min.y < plot.bottom()
+                {
+                    found.push((text, rect));
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    for s in &out.shapes {
+        walk(&s.shape, plot, &mut found);
+    }
+    found
+}

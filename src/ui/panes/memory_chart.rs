@@ -577,6 +577,14 @@ impl MemoryChart {
             (v0, v1),
             baseline_lines,
         );
+        // The plot's frame (last frame's, or the plot less its time axis before one was drawn)
+        // and half a tick label's height: a label whose upper half would leave the frame is
+        // not drawn (the legend sits right above it).
+        let line = ui.text_style_height(&egui::TextStyle::Body);
+        let frame_height = self
+            .last_plot_rect
+            .map_or(plot_height - 2.0 * line, |r| r.height());
+        let half_label = line * 0.5;
         let response = Plot::new(PLOT_ID)
             .id(Id::unique(PLOT_ID))
             .height(plot_height)
@@ -588,7 +596,14 @@ impl MemoryChart {
             .y_grid_spacer(crate::ui::plot::memory_grid)
             .y_axis_label((t.memory_axis)(unit.label()))
             .x_axis_formatter(|m, _| grouped(m.value, decimals_for(m.step_size)))
-            .y_axis_formatter(|m, _| grouped(m.value, decimals_for(m.step_size)))
+            .y_axis_formatter(move |m, range| {
+                if crate::ui::plot::under_the_top_edge(m.value, range, frame_height, half_label) {
+                    grouped(m.value, decimals_for(m.step_size))
+                } else {
+                    // Centred on its tick, this label would reach into the legend above.
+                    String::new()
+                }
+            })
             .allow_zoom([true, false])
             .allow_drag([true, false])
             .allow_scroll([true, false])

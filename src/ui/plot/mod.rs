@@ -77,6 +77,22 @@ pub fn memory_grid(input: egui_plot::GridInput) -> Vec<egui_plot::GridMark> {
     nice_grid(input, MEMORY_LABEL_POINTS)
 }
 
+/// Whether a value axis's tick label centred on `value` stays inside a frame `frame_height`
+/// points tall showing `range`: its upper half (`half_label` points) must not reach above the
+/// top edge, where it would lie under whatever is drawn above the plot (the chart's legend).
+pub fn under_the_top_edge(
+    value: f64,
+    range: &std::ops::RangeInclusive<f64>,
+    frame_height: f32,
+    half_label: f32,
+) -> bool {
+    let span = range.end() - range.start();
+    if !(span > 0.0 && frame_height > 0.0) {
+        return true;
+    }
+    (range.end() - value) / span * f64::from(frame_height) >= f64::from(half_label)
+}
+
 /// Grid marks for a value axis of a short plot: 1-2-5 steps labelled every ~30 points (egui_plot's
 /// powers of ten left a 130-point plot of 0–4,700 MB one label, "0").
 pub fn value_grid(input: egui_plot::GridInput) -> Vec<egui_plot::GridMark> {
@@ -113,6 +129,20 @@ fn nice_grid(input: egui_plot::GridInput, label_points: f64) -> Vec<egui_plot::G
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_label_whose_upper_half_leaves_the_frame_is_not_under_the_top_edge() {
+        // 0..=1000 over 200 points: 5 units a point; a 16-point label's upper half is 8 points
+        // = 40 units, so 960 is the highest value whose label stays inside.
+        let r = 0.0..=1000.0;
+        assert!(under_the_top_edge(960.0, &r, 200.0, 8.0));
+        assert!(!under_the_top_edge(961.0, &r, 200.0, 8.0));
+        assert!(!under_the_top_edge(1000.0, &r, 200.0, 8.0));
+        assert!(under_the_top_edge(0.0, &r, 200.0, 8.0));
+        // A degenerate range or frame keeps every label.
+        assert!(under_the_top_edge(5.0, &(5.0..=5.0), 200.0, 8.0));
+        assert!(under_the_top_edge(5.0, &r, 0.0, 8.0));
+    }
 
     #[test]
     fn steps_are_one_two_five() {
