@@ -58,6 +58,7 @@ pub mod ingest;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod model;
+pub mod reports;
 pub mod snapshot;
 #[cfg(feature = "gui")]
 pub mod ui;

@@ -259,3 +259,41 @@ proptest! {
         });
     }
 }
+
+/// Issue 88: `explain` of one rank opens that rank once (it opened it 5 to 9 times, and every
+/// other rank once more through `inspect`), and without `--rank` each rank once, to find the
+/// highest peak. Counted through the loader every import goes through.
+#[test]
+fn explain_loads_the_rank_it_explains_once() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    for (profile, ranks) in [("demo", 2), ("torch_cluster", 2), ("pytorch/ddp", 2)] {
+        let path = root.join(profile);
+        let listed = memsight::ingest::discover(&path).expect("a profile").ranks;
+        assert_eq!(listed.len(), ranks, "{profile}");
+        for info in &listed {
+            let before = memsight::ingest::rank_loads();
+            let out = cli(&[
+                "explain".as_ref(),
+                path.as_os_str(),
+                format!("--rank={}", info.rank).as_ref(),
+                "--json".as_ref(),
+            ]);
+            let loads = memsight::ingest::rank_loads() - before;
+            let v: serde_json::Value = serde_json::from_slice(&out).expect("explain's JSON");
+            assert_eq!(v["rank"], info.rank.as_str(), "{profile}");
+            assert_eq!(loads, 1, "{profile} rank {}: {loads} loads", info.rank);
+        }
+        let before = memsight::ingest::rank_loads();
+        let out = cli(&["explain".as_ref(), path.as_os_str(), "--json".as_ref()]);
+        let loads = memsight::ingest::rank_loads() - before;
+        assert!(
+            serde_json::from_slice::<serde_json::Value>(&out).is_ok(),
+            "{profile}"
+        );
+        assert_eq!(
+            loads, ranks as u64,
+            "{profile}: each rank once, {loads} loads"
+        );
+    }
+}

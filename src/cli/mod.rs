@@ -7,37 +7,106 @@ pub mod components;
 pub mod curve;
 pub mod explain;
 pub mod inspect;
-pub mod live;
-pub mod modules;
 pub mod rank;
-pub mod roles;
 pub mod snapshot;
 pub mod snapshot_compare;
-pub mod stacks;
 pub mod static_graph;
-pub mod steps;
 pub mod summarize;
 pub mod table;
-pub mod whatif;
 
+pub use crate::reports::live::LiveArgs;
+pub use crate::reports::modules::ModulesArgs;
+pub use crate::reports::roles::RolesArgs;
+pub use crate::reports::stacks::StacksArgs;
+pub use crate::reports::steps::StepsArgs;
+pub use crate::reports::whatif::WhatifArgs;
 pub use compare::{CompareArgs, compare};
 pub use components::components;
 pub use curve::{CurveArgs, curve};
 pub use explain::{ExplainArgs, explain};
 pub use inspect::inspect;
-pub use live::{LiveArgs, live};
-pub use modules::{ModulesArgs, modules};
-pub use roles::{RolesArgs, roles};
 pub use snapshot::{SnapshotArgs, snapshot};
-pub use stacks::{StacksArgs, stacks};
 pub use static_graph::{StaticArgs, static_graph};
-pub use steps::steps;
 pub use summarize::{SummarizeArgs, summarize};
 pub use table::{TableArgs, table};
-pub use whatif::{WhatifArgs, whatif};
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+use crate::model::SourceChoice;
+
+pub(crate) use crate::reports::text::{indent, one_line, text_table};
+
+/// Runs `live` (what is alive at a time); returns the exit code.
+pub fn live(
+    path: &Path,
+    source: SourceChoice,
+    args: &LiveArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    rank::run::<crate::reports::live::Live>(path, source, args, out, err)
+}
+
+/// Runs `modules` (memory by `nn.Module`); returns the exit code.
+pub fn modules(
+    path: &Path,
+    source: SourceChoice,
+    args: &ModulesArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    rank::run::<crate::reports::modules::Modules>(path, source, args, out, err)
+}
+
+/// Runs `roles` (memory by training role); returns the exit code.
+pub fn roles(
+    path: &Path,
+    source: SourceChoice,
+    args: &RolesArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    rank::run::<crate::reports::roles::Roles>(path, source, args, out, err)
+}
+
+/// Runs `stacks` (memory by call stack, line, op or role); returns the exit code.
+pub fn stacks(
+    path: &Path,
+    source: SourceChoice,
+    args: &StacksArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    rank::run::<crate::reports::stacks::Stacks>(path, source, args, out, err)
+}
+
+/// Runs `steps` on `rank` (default the rank a user means); returns the exit code.
+pub fn steps(
+    path: &Path,
+    source: SourceChoice,
+    rank: Option<&str>,
+    json: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    let args = StepsArgs {
+        rank: rank.map(str::to_string),
+        json,
+    };
+    rank::run::<crate::reports::steps::Steps>(path, source, &args, out, err)
+}
+
+/// Runs `whatif` (the peak of a run not made); returns the exit code.
+pub fn whatif(
+    path: &Path,
+    source: SourceChoice,
+    args: &WhatifArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    rank::run::<crate::reports::whatif::Whatif>(path, source, args, out, err)
+}
 
 /// Exit code for "nothing could be done" (bad path, no data, bad arguments).
 pub const EXIT_FAILURE: i32 = 2;
@@ -80,59 +149,6 @@ pub(crate) fn json_of(
         return Err(line.trim_start_matches("memsight: ").to_string());
     }
     serde_json::from_slice(&out).map_err(|e| format!("a command's JSON did not parse: {e}"))
-}
-
-/// The most display columns [`text_table`] pads its first (name) column to.
-const NAME_WIDTH: usize = 60;
-
-/// Rows as an aligned text table under `header`: the first column left-aligned, the others
-/// right-aligned, two spaces apart. Widths are terminal columns, so Chinese names (two columns a
-/// character) keep the table aligned.
-pub(crate) fn text_table(header: &[&str], rows: &[Vec<String>]) -> String {
-    // Each cell one line of bounded length: a name holding newlines or megabytes (a hostile
-    // trace's) cannot break the table or make every row as long as it.
-    let rows: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| r.iter().map(|c| one_line(c).into_owned()).collect())
-        .collect();
-    let rows = &rows;
-    let widths: Vec<usize> = (0..header.len())
-        .map(|c| {
-            let w = rows
-                .iter()
-                .filter_map(|r| r.get(c))
-                .map(|s| display_width(s))
-                .chain([display_width(header[c])])
-                .max()
-                .unwrap_or(0);
-            // The name column pads to at most NAME_WIDTH: a longer name runs on in its own
-            // row instead of pushing every row's numbers to the far right.
-            if c == 0 {
-                w.min(NAME_WIDTH)
-            } else {
-                w.min(MAX_PADDED_WIDTH)
-            }
-        })
-        .collect();
-    let line = |cells: &mut dyn Iterator<Item = &str>| -> String {
-        let s: Vec<String> = cells
-            .zip(&widths)
-            .enumerate()
-            .map(|(i, (c, &w))| {
-                if i == 0 {
-                    pad_end(c, w)
-                } else {
-                    pad_start(c, w)
-                }
-            })
-            .collect();
-        format!("{}\n", s.join("  ").trim_end())
-    };
-    let mut text = line(&mut header.iter().copied());
-    for r in rows {
-        text.push_str(&line(&mut r.iter().map(String::as_str)));
-    }
-    text
 }
 
 /// The bytes of the regular files at or under `path` (links under a folder not followed, 8
@@ -184,57 +200,6 @@ impl Write for BoundedOut<'_> {
     fn flush(&mut self) -> std::io::Result<()> {
         self.inner.flush()
     }
-}
-
-/// The most columns any column but the first pads to.
-const MAX_PADDED_WIDTH: usize = 64;
-
-/// The most characters a cell of a text table (or an indented name) keeps; longer ones end in
-/// `…` (the JSON has them whole).
-pub(crate) const MAX_CELL_CHARS: usize = 400;
-
-/// The most levels a nested name is indented by in text (deeper ones show their depth).
-pub(crate) const MAX_INDENT_LEVELS: usize = 24;
-
-/// `s` as one line of at most [`MAX_CELL_CHARS`] characters: control characters (a newline, a
-/// terminal's escape) as spaces, the rest cut with `…`.
-pub(crate) fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
-    let long = s.chars().nth(MAX_CELL_CHARS).is_some();
-    if !long && !s.chars().any(char::is_control) {
-        return std::borrow::Cow::Borrowed(s);
-    }
-    let mut out: String = s
-        .chars()
-        .take(MAX_CELL_CHARS - usize::from(long))
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    if long {
-        out.push('…');
-    }
-    std::borrow::Cow::Owned(out)
-}
-
-/// Two spaces a level of `depth`, at most [`MAX_INDENT_LEVELS`] levels; deeper shows `[depth]`.
-pub(crate) fn indent(depth: usize) -> String {
-    match depth > MAX_INDENT_LEVELS {
-        true => format!("{}[{depth}] ", "  ".repeat(MAX_INDENT_LEVELS)),
-        false => "  ".repeat(depth),
-    }
-}
-
-/// How many terminal columns `s` takes (CJK characters take two).
-pub(crate) fn display_width(s: &str) -> usize {
-    unicode_width::UnicodeWidthStr::width(s)
-}
-
-/// `s` followed by spaces up to `width` terminal columns.
-pub(crate) fn pad_end(s: &str, width: usize) -> String {
-    format!("{s}{}", " ".repeat(width.saturating_sub(display_width(s))))
-}
-
-/// Spaces up to `width` terminal columns, then `s`.
-pub(crate) fn pad_start(s: &str, width: usize) -> String {
-    format!("{}{s}", " ".repeat(width.saturating_sub(display_width(s))))
 }
 
 /// The file that marks a demo folder as completely written.
@@ -312,18 +277,6 @@ mod tests {
     }
 
     /// Terminal columns counted by hand: CJK ideographs and full-width forms take two.
-    fn columns(s: &str) -> usize {
-        s.chars()
-            .map(|c| {
-                if ('\u{4e00}'..='\u{9fff}').contains(&c) || c == '（' || c == '）' {
-                    2
-                } else {
-                    1
-                }
-            })
-            .sum()
-    }
-
     /// The demo comes from the binary, not from the source tree it was built in, and holds a
     /// profile with the demo's ranks.
     #[test]
@@ -343,22 +296,5 @@ mod tests {
             dir.display()
         );
         assert_eq!(demo_profile_path().expect("again"), dir, "written once");
-    }
-
-    #[test]
-    fn chinese_names_keep_the_table_aligned() {
-        let rows = vec![
-            vec!["aten::mm".to_string(), "1.00".to_string()],
-            vec!["自定义算子（前向）".to_string(), "12345.00".to_string()],
-            vec!["x".to_string(), "7".to_string()],
-        ];
-        let text = text_table(&["operator", "MB"], &rows);
-        let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines.len(), 4);
-        // The last column is right-aligned, so every line ends at the same terminal column.
-        let ends: Vec<usize> = lines.iter().map(|l| columns(l)).collect();
-        assert!(ends.iter().all(|&e| e == ends[0]), "{ends:?}\n{text}");
-        // 9 CJK characters are 18 columns: the widest first cell, then two spaces, then 8.
-        assert_eq!(ends[0], 18 + 2 + 8, "{text}");
     }
 }

@@ -135,15 +135,7 @@ pub fn with_source(info: &RankInfo, source: SourceChoice) -> Result<RankInfo, St
     })
 }
 
-/// Milliseconds (user input) as ns, rejecting non-finite values.
-pub fn ms_to_ns(ms: f64, what: &str) -> Result<i64, String> {
-    if !ms.is_finite() || ms.abs() > 9.0e12 {
-        return Err(format!(
-            "{what} must be a finite number of milliseconds, got {ms}"
-        ));
-    }
-    Ok(crate::model::ms_to_ns(ms))
-}
+pub use crate::reports::ms_to_ns;
 
 /// The `[from, to]` window in ns from origin (open ends extend to all time); checked before any
 /// data is loaded.
@@ -167,4 +159,28 @@ pub fn window(from_ms: Option<f64>, to_ms: Option<f64>) -> Result<Option<(i64, i
         ));
     }
     Ok(Some((a, b)))
+}
+
+/// Runs the rank report `R` as its subcommand: checks its arguments, loads the rank asked for
+/// (or the one a user means) once, and prints its answer; returns the exit code.
+pub fn run<R: crate::reports::RankReport>(
+    path: &Path,
+    source: SourceChoice,
+    args: &R::Args,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    use crate::reports::RankArgs as _;
+    let mut run = || -> Result<(), String> {
+        R::check(args)?;
+        let (data, parallel_ranks) = load_one_of_many(path, args.rank(), source, err)?;
+        let view = crate::analysis::RankView::new(data);
+        let input = crate::reports::RankInput {
+            view: &view,
+            parallel_ranks,
+        };
+        let text = crate::reports::render::<R>(&input, args)?;
+        out.write_all(text.as_bytes()).map_err(|e| e.to_string())
+    };
+    super::finish(run(), err)
 }

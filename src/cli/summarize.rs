@@ -290,7 +290,7 @@ fn record_of_loaded(identity: RankIdentity, data: RankData, ranks: usize) -> Ran
                 })
                 .collect();
             (
-                Some(super::steps::steps_json(&data, &report).to_string()),
+                Some(crate::reports::steps::steps_json(&data, &report).to_string()),
                 rows,
             )
         }
@@ -320,7 +320,8 @@ fn record_of_loaded(identity: RankIdentity, data: RankData, ranks: usize) -> Ran
     // The advice without its replays: a summary stays one pass over each rank
     // (`memsight roles` replays them).
     let advice = report.advice_for(ranks);
-    let roles_json = super::roles::roles_json(&view.data, report, &advice, false).to_string();
+    let roles_json =
+        crate::reports::roles::roles_json(&view.data, report, &advice, false).to_string();
     let roles_at_peak = report
         .at_peak
         .as_ref()

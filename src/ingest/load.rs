@@ -36,6 +36,15 @@ pub fn load_rank_with(
     load_rank_using(info, control, early, super::importers::IMPORTERS)
 }
 
+/// How many rank loads this process has started (every load goes through
+/// [`load_rank_using`]): what a test counts to prove a command reads a rank once.
+static RANK_LOADS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// How many rank loads this process has started so far.
+pub fn rank_loads() -> u64 {
+    RANK_LOADS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// [`load_rank_with`], a rank of an importer found among `importers` (tests prove the seam with
 /// importers of their own).
 pub fn load_rank_using(
@@ -44,6 +53,7 @@ pub fn load_rank_using(
     early: &mut (dyn FnMut(RankData) + Send),
     importers: &[&dyn super::importer::Importer],
 ) -> Result<RankData, LoadError> {
+    RANK_LOADS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     if let DataSource::Imported { importer, .. } = &info.source {
         let Some((imp, _)) = super::importer::importer_of(importers, info) else {
             return Err(no_data(

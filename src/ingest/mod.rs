@@ -61,4 +61,6 @@ pub use discover::{
     DiscoverError, MAX_DEPTH, Profile, discover, discover_controlled, discover_with,
     host_from_folder, is_snapshot_name, is_snapshot_path,
 };
-pub use load::{LoadError, NoDataReason, load_rank, load_rank_using, load_rank_with, time_origin};
+pub use load::{
+    LoadError, NoDataReason, load_rank, load_rank_using, load_rank_with, rank_loads, time_origin,
+};

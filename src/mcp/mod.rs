@@ -174,7 +174,7 @@ impl ServerHandler for Server {
     ) -> Result<ListToolsResult, ErrorData> {
         let list = tools::TOOLS
             .iter()
-            .map(|t| rmcp::model::Tool::new(t.name, t.about, tools::schema(t)))
+            .map(|t| rmcp::model::Tool::new(t.name, tools::about(t), tools::schema(t)))
             .collect();
         Ok(ListToolsResult::with_all_items(list))
     }

@@ -495,3 +495,61 @@ fn concurrent_mcp_calls_are_bounded_by_the_cores() {
         one >> 20
     );
 }
+
+/// Issue 88: no hand-kept table. Every tool's schema names exactly the flags and arguments of
+/// its command as the binary's own `--help` lists them (less `--json`, which a tool always
+/// passes, and `--help`), plus `full`: a flag added to a command shows in its tool. The help
+/// text is read from the binary, not from the code that builds the schema.
+#[test]
+fn every_tools_schema_is_its_commands_flags() {
+    use memsight::mcp::tools;
+    assert!(tools::TOOLS.len() >= 10);
+    for t in tools::TOOLS {
+        let help = std::process::Command::new(env!("CARGO_BIN_EXE_memsight"))
+            .args([t.command, "--help"])
+            .output()
+            .expect("memsight runs");
+        let help = String::from_utf8(help.stdout).expect("UTF-8 help");
+        let mut from_help: Vec<String> = Vec::new();
+        let mut section = "";
+        for line in help.lines() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            if !line.starts_with(' ') {
+                section = line;
+                continue;
+            }
+            let word = line.trim_start();
+            if section.starts_with("Arguments") {
+                if let Some(name) = word.strip_prefix('<').and_then(|w| w.split('>').next()) {
+                    from_help.push(name.to_lowercase());
+                }
+            } else if section.starts_with("Options") {
+                let word = word.strip_prefix("-h, ").unwrap_or(word);
+                if let Some(flag) = word.strip_prefix("--") {
+                    let flag = flag.split([' ', '=']).next().unwrap_or_default();
+                    if flag != "json" && flag != "help" {
+                        from_help.push(flag.replace('-', "_"));
+                    }
+                }
+            }
+        }
+        from_help.sort();
+        let schema = tools::schema(t);
+        let mut offered: Vec<String> = schema["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .filter(|k| k.as_str() != tools::FULL)
+            .cloned()
+            .collect();
+        offered.sort();
+        assert_eq!(
+            offered, from_help,
+            "tool {} vs `memsight {} --help`",
+            t.name, t.command
+        );
+        assert!(!tools::about(t).is_empty(), "{}", t.name);
+    }
+}

@@ -7,10 +7,19 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use super::{SCHEMA, first, parsed};
-use crate::analysis::rank_meant::{Seen, rank_meant};
+use crate::analysis::RankView;
+use crate::analysis::rank_meant::{Seen, parallel_ranks, rank_meant};
 use crate::cli;
-use crate::cli::json_of;
-use crate::model::SourceChoice;
+use crate::export::summary::{identity, summarize};
+use crate::ingest::{LoadControl, Profile, load_rank};
+use crate::model::{RankData, RankInfo, SourceChoice};
+use crate::reports::live::{Live, LiveArgs};
+use crate::reports::modules::{Modules, ModulesArgs};
+use crate::reports::roles::{Roles, RolesArgs};
+use crate::reports::stacks::{Stacks, StacksArgs};
+use crate::reports::steps::{Steps, StepsArgs};
+use crate::reports::whatif::{Whatif, WhatifArgs};
+use crate::reports::{RankInput, json_of};
 
 /// How many entries each list of the verdict keeps.
 const TOP: usize = 3;
@@ -19,18 +28,50 @@ const TOP: usize = 3;
 const RANKS_LISTED: usize = 8;
 
 /// The verdict on `rank` of the profile at `path` (default: the rank with the highest peak).
+/// The rank explained is loaded once and every part is a report computed on that load; named
+/// by `--rank`, it is the only rank loaded (the others are listed as discovery found them,
+/// without a peak), else each rank is loaded once, in turn, to find the highest peak.
 pub fn verdict(path: &Path, source: SourceChoice, rank: Option<&str>) -> Result<Value, String> {
-    let inspect = json_of(|o, e| cli::inspect(path, source, true, o, e))?;
-    let ranks = inspect["ranks"].as_array().cloned().unwrap_or_default();
+    let profile = cli::discover_profile(path)?;
+    let Loaded { ranks, data } = load(&profile, source, rank, path)?;
     let chosen = choose(&ranks, rank)?;
     let id = chosen["rank"].as_str().unwrap_or_default().to_string();
+    let data = match data {
+        Some(d) if d.info.rank == id => d,
+        _ => {
+            let info = profile
+                .ranks
+                .iter()
+                .find(|i| i.rank == id)
+                .ok_or_else(|| format!("no rank {id:?}"))?;
+            load_info(info, source).map_err(|e| format!("rank {id}: {e}"))?
+        }
+    };
     let allocated = &chosen["peaks"]["operator_allocated"];
     let p = path.display().to_string();
+    let devices: Vec<Option<&str>> = profile.ranks.iter().map(|r| r.device.as_deref()).collect();
+    let view = RankView::new(data);
+    let input = RankInput {
+        view: &view,
+        parallel_ranks: parallel_ranks(&devices),
+    };
+    let rank_arg = Some(id.clone());
 
-    let steps = json_of(|o, e| cli::steps(path, source, Some(&id), true, o, e));
-    let rank_arg = format!("--rank={id}");
-    let roles = parsed::<cli::RolesArgs>(&[&rank_arg, "--json"])
-        .and_then(|a| json_of(|o, e| cli::roles(path, source, &a, o, e)));
+    let steps = json_of::<Steps>(
+        &input,
+        &StepsArgs {
+            rank: rank_arg.clone(),
+            json: true,
+        },
+    );
+    let roles = json_of::<Roles>(
+        &input,
+        &RolesArgs {
+            rank: rank_arg.clone(),
+            json: true,
+            blocks: false,
+        },
+    );
     // The curve's peak; without memory_record (operator_memory.csv alone), the peak of the
     // blocks' total that `roles` found.
     let (at_ms, peak_of) = match allocated["at_ms"].as_f64() {
@@ -43,19 +84,39 @@ pub fn verdict(path: &Path, source: SourceChoice, rank: Option<&str>) -> Result<
             "blocks",
         ),
     };
-    let modules = parsed::<cli::ModulesArgs>(&[&rank_arg, "--json"])
-        .and_then(|a| json_of(|o, e| cli::modules(path, source, &a, o, e)));
-    let at = at_ms.map(|t| t.to_string()).unwrap_or_default();
+    let modules = json_of::<Modules>(
+        &input,
+        &ModulesArgs {
+            rank: rank_arg.clone(),
+            at_ms: None,
+            json: true,
+        },
+    );
     let operators = match at_ms {
-        Some(_) => parsed::<cli::LiveArgs>(&[&rank_arg, "--at-ms", &at, "--top", "3", "--json"])
-            .and_then(|a| json_of(|o, e| cli::live(path, source, &a, o, e))),
+        Some(at) => json_of::<Live>(
+            &input,
+            &LiveArgs {
+                rank: rank_arg.clone(),
+                at_ms: at,
+                top: TOP,
+                json: true,
+            },
+        ),
         None => Err("no peak".into()),
     };
     let lines = match at_ms {
-        Some(_) => parsed::<cli::StacksArgs>(&[
-            &rank_arg, "--by", "line", "--at-ms", &at, "--top", "3", "--json",
-        ])
-        .and_then(|a| json_of(|o, e| cli::stacks(path, source, &a, o, e))),
+        Some(at) => json_of::<Stacks>(
+            &input,
+            &StacksArgs {
+                rank: rank_arg.clone(),
+                at_ms: Some(at),
+                from_ms: None,
+                to_ms: None,
+                by: "line".into(),
+                top: TOP,
+                json: true,
+            },
+        ),
         None => Err("no peak".into()),
     };
 
@@ -74,7 +135,7 @@ pub fn verdict(path: &Path, source: SourceChoice, rank: Option<&str>) -> Result<
     );
     let devices: Vec<Option<&str>> = ranks.iter().map(|r| r["device"].as_str()).collect();
     let device_ranks = crate::analysis::rank_meant::candidates(&devices).len();
-    let whatif = whatif_table(path, source, &id, roles.as_ref(), device_ranks);
+    let whatif = whatif_table(&input, &id, roles.as_ref(), device_ranks);
     let step = steps
         .as_ref()
         .zip(at_ms)
@@ -114,6 +175,90 @@ pub fn verdict(path: &Path, source: SourceChoice, rank: Option<&str>) -> Result<
         "unavailable": unavailable,
         "next": next_commands(path, &id, at_ms),
     }))
+}
+
+/// The profile's ranks as `inspect --json` lists them, and the data of the rank explained when
+/// it was loaded among them.
+struct Loaded {
+    ranks: Vec<Value>,
+    data: Option<RankData>,
+}
+
+/// Loads `info` from `source`; the error is one line (as `inspect` words it).
+fn load_info(info: &RankInfo, source: SourceChoice) -> Result<RankData, String> {
+    cli::rank::with_source(info, source)
+        .map_err(|e| crate::model::Cause::said(e.to_string()))
+        .and_then(|i| load_rank(&i, &LoadControl::new()).map_err(|e| e.cause()))
+        .map_err(|e| e.to_string())
+}
+
+/// A rank's `inspect --json` entry.
+fn entry(summary: &crate::export::summary::RankSummary) -> Value {
+    serde_json::to_value(summary).unwrap_or(Value::Null)
+}
+
+/// With `rank`: that rank loaded, the others as discovery found them. Without: every rank
+/// loaded once, in turn, keeping the data of the one a user means ([`rank_meant`], decided two
+/// at a time as the ranks come) and dropping the others'.
+fn load(
+    profile: &Profile,
+    source: SourceChoice,
+    rank: Option<&str>,
+    path: &Path,
+) -> Result<Loaded, String> {
+    if let Some(want) = rank {
+        let mut data = None;
+        let mut ranks = Vec::with_capacity(profile.ranks.len());
+        for info in &profile.ranks {
+            if info.rank == want {
+                let d = load_info(info, source).map_err(|e| format!("rank {want}: {e}"))?;
+                ranks.push(entry(&summarize(&d)));
+                data = Some(d);
+            } else {
+                ranks.push(entry(&identity(info)));
+            }
+        }
+        return Ok(Loaded { ranks, data });
+    }
+    let seen = |v: &Value| {
+        Seen::of(
+            v["device"].as_str(),
+            v["peaks"]["operator_allocated"]["mib"].as_f64(),
+        )
+    };
+    let mut ranks: Vec<Value> = Vec::with_capacity(profile.ranks.len());
+    let mut best: Option<(RankData, Seen)> = None;
+    let mut failures = Vec::new();
+    for info in &profile.ranks {
+        match load_info(info, source) {
+            Ok(d) => {
+                let v = entry(&summarize(&d));
+                let s = seen(&v);
+                ranks.push(v);
+                let better = best
+                    .as_ref()
+                    .is_none_or(|(_, b)| rank_meant(&[*b, s]) == Some(1));
+                if better {
+                    best = Some((d, s));
+                }
+            }
+            Err(e) => {
+                failures.push(e);
+                ranks.push(entry(&identity(info)));
+            }
+        }
+    }
+    if best.is_none() {
+        return Err(format!(
+            "no rank could be loaded from {}: {}",
+            path.display(),
+            failures.join("; ")
+        ));
+    }
+    Ok(Loaded {
+        ranks,
+        data: best.map(|(d, _)| d),
+    })
 }
 
 /// The commands to dig further, each path and rank quoted ([`crate::model::shell`]); `live` only when
@@ -262,13 +407,7 @@ fn leak(steps: &Value) -> Value {
 /// module class the roles advice names; offloading the optimizer when its state is held; ZeRO
 /// over the profile's device ranks when it has several (stage 2 when gradients are held, else
 /// stage 1 when optimizer state is).
-fn whatif_table(
-    path: &Path,
-    source: SourceChoice,
-    id: &str,
-    roles: Option<&Value>,
-    ranks: usize,
-) -> Value {
+fn whatif_table(input: &RankInput<'_>, id: &str, roles: Option<&Value>, ranks: usize) -> Value {
     let held = |role: &str| {
         roles.is_some_and(|r| {
             roles_at_peak(r)
@@ -318,8 +457,8 @@ fn whatif_table(
             let rank_arg = format!("--rank={id}");
             let mut argv: Vec<&str> = vec![&rank_arg, "--json"];
             argv.extend(lever.iter().map(String::as_str));
-            let w = parsed::<cli::WhatifArgs>(&argv)
-                .and_then(|a| json_of(|o, e| cli::whatif(path, source, &a, o, e)))
+            let w = parsed::<WhatifArgs>(&argv)
+                .and_then(|a| json_of::<Whatif>(input, &a))
                 .ok()?;
             measured = w["measured"]["peak_mib"].clone();
             let (now, then) = (

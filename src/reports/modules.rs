@@ -2,15 +2,11 @@
 //! Operator Allocated, which is PyTorch's Total Allocated), each module on its own and with the
 //! modules under it, and what each allocated in forward and in backward.
 
-use std::io::Write;
-use std::path::Path;
-
-use super::rank::{load_one, ms_to_ns};
+use super::{RankInput, RankReport, ms_to_ns};
 use crate::analysis::modules::{
     ModuleTree, ModulesHeld, NO_MODULES_HINT, Pass, RoleBytes, allocated_by_phase, held,
 };
-use crate::analysis::{GroupBy, LiveIndex, OverallCurve, build_series};
-use crate::model::{RankData, Role, SourceChoice, bytes_to_mib, ns_to_ms};
+use crate::model::{RankData, Role, bytes_to_mib, ns_to_ms};
 
 /// Why an msMemScope dump's rank has no module tree: msMemScope writes no module spans.
 const NO_MODULES_IN_A_DUMP: &str = "an msMemScope dump names no module: record the run with \
@@ -32,20 +28,26 @@ pub struct ModulesArgs {
     pub json: bool,
 }
 
-/// Runs `modules`; returns the exit code.
-pub fn modules(
-    path: &Path,
-    source: SourceChoice,
-    args: &ModulesArgs,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> i32 {
-    let mut run = || -> Result<(), String> {
+/// Which `nn.Module` holds the memory at a time, and what each allocated per pass.
+pub struct Modules;
+
+impl RankReport for Modules {
+    type Args = ModulesArgs;
+    type Answer<'a> = Report<'a>;
+
+    fn check(args: &ModulesArgs) -> Result<(), String> {
+        args.at_ms
+            .map(|v| ms_to_ns(v, "--at-ms"))
+            .transpose()
+            .map(drop)
+    }
+
+    fn compute<'a>(input: &RankInput<'a>, args: &ModulesArgs) -> Result<Report<'a>, String> {
         let at = args.at_ms.map(|v| ms_to_ns(v, "--at-ms")).transpose()?;
-        let data = load_one(path, args.rank.as_deref(), source, err)?;
-        let rank = data.info.rank.clone();
+        let data = &input.view.data;
+        let rank = &data.info.rank;
         // An msMemScope dump records no module: the profiler's trace of the same run does.
-        let hint = if super::stacks::is_memscope_dump(&data) {
+        let hint = if super::stacks::is_memscope_dump(data) {
             NO_MODULES_IN_A_DUMP
         } else {
             NO_MODULES_HINT
@@ -60,41 +62,41 @@ pub fn modules(
         // The peak of Operator Allocated (first reached), as the chart and the pane mark it.
         let at = match at {
             Some(t) => t,
-            None => {
-                let overall = build_series(&data, GroupBy::Overall);
-                overall
-                    .iter()
-                    .find(|s| s.name == OverallCurve::OperatorAllocated.label())
-                    .and_then(crate::analysis::peak)
-                    .map(|p| p.time)
-                    .ok_or_else(|| {
-                        format!("rank {rank}: no Operator Allocated curve to find the peak of")
-                    })?
-            }
+            None => input
+                .view
+                .operator_allocated()
+                .and_then(crate::analysis::peak)
+                .map(|p| p.time)
+                .ok_or_else(|| {
+                    format!("rank {rank}: no Operator Allocated curve to find the peak of")
+                })?,
         };
-        let index = LiveIndex::new(&data);
-        let rows = index.alive_at(data.time_origin_ns.saturating_add(at));
-        let report = Report {
-            data: &data,
-            tree: &tree,
+        let rows = input
+            .view
+            .live_index()
+            .alive_at(data.time_origin_ns.saturating_add(at));
+        Ok(Report {
+            data,
+            held: held(data, stacks, &tree, &rows),
+            allocated: allocated_by_phase(data, stacks, &tree),
+            tree,
             at,
-            held: held(&data, stacks, &tree, &rows),
-            allocated: allocated_by_phase(&data, stacks, &tree),
-        };
-        let text = if args.json {
-            format!("{}\n", report.json())
-        } else {
-            report.text()
-        };
-        out.write_all(text.as_bytes()).map_err(|e| e.to_string())
-    };
-    super::finish(run(), err)
+        })
+    }
+
+    fn json(a: &Report<'_>) -> serde_json::Value {
+        a.json()
+    }
+
+    fn text(a: &Report<'_>) -> String {
+        a.text()
+    }
 }
 
-/// What the command prints.
-struct Report<'a> {
+/// The modules of one rank at a time.
+pub struct Report<'a> {
     data: &'a RankData,
-    tree: &'a ModuleTree,
+    tree: ModuleTree,
     /// ns from the rank's origin.
     at: i64,
     held: ModulesHeld,
@@ -174,8 +176,8 @@ impl Report<'_> {
                 let sum = |r: &RoleBytes| bytes_to_mib(r.iter().sum::<i64>());
                 let _ = write!(s, "  {:>10.2}  {:>10.2}", sum(&p[0]), sum(&p[1]));
             }
-            let indent = super::indent(m.depth as usize);
-            let _ = writeln!(s, "  {indent}{}", super::one_line(&m.name));
+            let indent = super::text::indent(m.depth as usize);
+            let _ = writeln!(s, "  {indent}{}", super::text::one_line(&m.name));
         }
         if !with_passes {
             let _ = writeln!(

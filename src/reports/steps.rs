@@ -2,35 +2,49 @@
 //! from step to step.
 
 use crate::model::plural::count;
-use std::io::Write;
-use std::path::Path;
 
-use crate::model::SourceChoice;
-
-use super::rank::load_one;
-use crate::analysis::{StepReport, step_report};
+use super::{RankInput, RankReport};
+use crate::analysis::StepReport;
 use crate::model::{RankData, bytes_to_kib, bytes_to_mib, ns_to_ms};
 
-/// Runs `steps`; returns the exit code.
-pub fn steps(
-    path: &Path,
-    source: SourceChoice,
-    rank: Option<&str>,
-    json: bool,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> i32 {
-    let mut run = || -> Result<(), String> {
-        let data = load_one(path, rank, source, err)?;
-        let report = step_report(&data);
-        let text = if json {
-            format!("{}\n", steps_json(&data, &report))
-        } else {
-            steps_text(&data, &report)
-        };
-        out.write_all(text.as_bytes()).map_err(|e| e.to_string())
-    };
-    super::finish(run(), err)
+/// Options of `steps`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct StepsArgs {
+    /// Rank id; default the device rank with the highest peak.
+    #[arg(long, allow_hyphen_values = true)]
+    pub rank: Option<String>,
+    /// JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Each training step: peak, end value, survivors; and whether memory grows step over step.
+pub struct Steps;
+
+/// The steps of one rank.
+pub struct StepsAnswer<'a> {
+    data: &'a RankData,
+    report: &'a StepReport,
+}
+
+impl RankReport for Steps {
+    type Args = StepsArgs;
+    type Answer<'a> = StepsAnswer<'a>;
+
+    fn compute<'a>(input: &RankInput<'a>, _args: &StepsArgs) -> Result<StepsAnswer<'a>, String> {
+        Ok(StepsAnswer {
+            data: &input.view.data,
+            report: input.view.steps(),
+        })
+    }
+
+    fn json(a: &StepsAnswer<'_>) -> serde_json::Value {
+        steps_json(a.data, a.report)
+    }
+
+    fn text(a: &StepsAnswer<'_>) -> String {
+        steps_text(a.data, a.report)
+    }
 }
 
 /// The `--json` document (field names are a contract: scripts and tests read them).
@@ -121,7 +135,7 @@ pub fn steps_text(data: &RankData, report: &StepReport) -> String {
         count(report.steps.len() as u64, "step", "steps"),
         src.source.as_str()
     );
-    text.push_str(&super::text_table(&header, &rows));
+    text.push_str(&super::text::text_table(&header, &rows));
     for g in &report.growth {
         text.push_str(&format!(
             "\npossible leak: end-of-step Operator Allocated rose {} steps in a row (#{} → #{}, {:+.2} MB)\n",
@@ -134,7 +148,7 @@ pub fn steps_text(data: &RankData, report: &StepReport) -> String {
         for &(n, b, c) in g.operators.iter().take(10) {
             text.push_str(&format!(
                 "  {} {:>10.2} MB  {}\n",
-                super::pad_end(data.display_name(n), 40),
+                super::text::pad_end(data.display_name(n), 40),
                 bytes_to_mib(b),
                 count(c as u64, "block", "blocks")
             ));

@@ -2,11 +2,11 @@
 //! temporaries, what was allocated before profiling) at the peak, per step and in total, and
 //! what would lower the peak.
 
-use std::io::Write;
-use std::path::Path;
+use std::sync::Arc;
 
-use crate::analysis::{Advice, Lever, RankView, RoleBytes, RoleReport, RolesAt};
-use crate::model::{NULL, RankData, SourceChoice, bytes_to_kib, bytes_to_mib, ns_to_ms};
+use super::{RankInput, RankReport};
+use crate::analysis::{Advice, Lever, RoleBytes, RoleReport, RolesAt};
+use crate::model::{NULL, RankData, bytes_to_kib, bytes_to_mib, ns_to_ms};
 
 /// Options of `roles`.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -22,27 +22,38 @@ pub struct RolesArgs {
     pub blocks: bool,
 }
 
-/// Runs `roles`; returns the exit code.
-pub fn roles(
-    path: &Path,
-    source: SourceChoice,
-    args: &RolesArgs,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> i32 {
-    let mut run = || -> Result<(), String> {
-        let (data, ranks) = super::rank::load_one_of_many(path, args.rank.as_deref(), source, err)?;
-        let view = RankView::new(data);
-        let report = view.roles();
-        let advice = view.advice(ranks);
-        let text = if args.json {
-            format!("{}\n", roles_json(&view.data, report, &advice, args.blocks))
-        } else {
-            roles_text(&view.data, report, &advice, args.blocks)
-        };
-        out.write_all(text.as_bytes()).map_err(|e| e.to_string())
-    };
-    super::finish(run(), err)
+/// Memory by training role at the peak, per step and in total, and what would lower the peak.
+pub struct Roles;
+
+/// The roles of one rank and the advice on them.
+pub struct RolesAnswer<'a> {
+    data: &'a RankData,
+    report: &'a RoleReport,
+    advice: Arc<Vec<Advice>>,
+    blocks: bool,
+}
+
+impl RankReport for Roles {
+    type Args = RolesArgs;
+    type Answer<'a> = RolesAnswer<'a>;
+
+    fn compute<'a>(input: &RankInput<'a>, args: &RolesArgs) -> Result<RolesAnswer<'a>, String> {
+        let view = input.view;
+        Ok(RolesAnswer {
+            data: &view.data,
+            report: view.roles(),
+            advice: view.advice(input.parallel_ranks),
+            blocks: args.blocks,
+        })
+    }
+
+    fn json(a: &RolesAnswer<'_>) -> serde_json::Value {
+        roles_json(a.data, a.report, &a.advice, a.blocks)
+    }
+
+    fn text(a: &RolesAnswer<'_>) -> String {
+        roles_text(a.data, a.report, &a.advice, a.blocks)
+    }
 }
 
 fn roles_of(at: &RolesAt, blocks: bool) -> Vec<serde_json::Value> {
@@ -178,7 +189,7 @@ fn role_table(roles: &[RoleBytes]) -> String {
             ]
         })
         .collect();
-    super::text_table(&["Role", "MB", "Blocks"], &rows)
+    super::text::text_table(&["Role", "MB", "Blocks"], &rows)
 }
 
 /// The aligned text tables and the advice.
@@ -232,7 +243,7 @@ pub fn roles_text(data: &RankData, report: &RoleReport, advice: &[Advice], block
             })
             .collect();
         text.push_str("\neach step's peak by role (MB):\n");
-        text.push_str(&super::text_table(&header, &rows));
+        text.push_str(&super::text::text_table(&header, &rows));
     }
     if !advice.is_empty() {
         text.push_str("\nwhat would lower the peak:\n");
@@ -262,7 +273,7 @@ pub fn roles_text(data: &RankData, report: &RoleReport, advice: &[Advice], block
             })
             .collect();
         text.push_str("\nblocks:\n");
-        text.push_str(&super::text_table(
+        text.push_str(&super::text::text_table(
             &[
                 "Name",
                 "Size(KB)",

@@ -1,15 +1,10 @@
 //! `memsight stacks`: memory by who allocated it (call stack, source line or host operator),
 //! heaviest first, for the blocks alive at a time, allocated in a window, or all of them.
 
-use crate::model::plural::count;
-use std::io::Write;
-use std::path::Path;
-
-use crate::model::SourceChoice;
-
-use super::rank::{load_one, ms_to_ns};
+use super::{RankInput, RankReport, ms_to_ns};
+use crate::analysis::live_at;
 use crate::analysis::stacks::{Group, GroupKey, group_label, group_rows};
-use crate::analysis::{LiveIndex, live_at};
+use crate::model::plural::count;
 use crate::model::{CallStacks, NO_STACK, NULL, RankData, bytes_to_mib};
 
 /// Frames printed per stack in the text output (innermost first; `--json` has them all).
@@ -49,29 +44,38 @@ enum Selection {
     AllocatedIn(f64, f64),
 }
 
-/// Runs `stacks`; returns the exit code.
-pub fn stacks(
-    path: &Path,
-    source: SourceChoice,
-    args: &StacksArgs,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> i32 {
-    let mut run = || -> Result<(), String> {
+/// The arguments' times in ns (`--at-ms`, `--from-ms`, `--to-ms`), checked.
+fn times(args: &StacksArgs) -> Result<(Option<i64>, Option<i64>, Option<i64>), String> {
+    let at = args.at_ms.map(|v| ms_to_ns(v, "--at-ms")).transpose()?;
+    let from = args.from_ms.map(|v| ms_to_ns(v, "--from-ms")).transpose()?;
+    let to = args.to_ms.map(|v| ms_to_ns(v, "--to-ms")).transpose()?;
+    if let (Some(a), Some(b)) = (from, to)
+        && a > b
+    {
+        return Err("--from-ms is after --to-ms".into());
+    }
+    Ok((at, from, to))
+}
+
+/// Memory by call stack, source line, host op or role.
+pub struct Stacks;
+
+impl RankReport for Stacks {
+    type Args = StacksArgs;
+    type Answer<'a> = Report<'a>;
+
+    fn check(args: &StacksArgs) -> Result<(), String> {
+        times(args).map(drop)
+    }
+
+    fn compute<'a>(input: &RankInput<'a>, args: &StacksArgs) -> Result<Report<'a>, String> {
         let by = GroupKey::ALL
             .into_iter()
             .find(|k| k.as_str() == args.by)
             .unwrap_or(GroupKey::Stack);
-        let at = args.at_ms.map(|v| ms_to_ns(v, "--at-ms")).transpose()?;
-        let from = args.from_ms.map(|v| ms_to_ns(v, "--from-ms")).transpose()?;
-        let to = args.to_ms.map(|v| ms_to_ns(v, "--to-ms")).transpose()?;
-        if let (Some(a), Some(b)) = (from, to)
-            && a > b
-        {
-            return Err("--from-ms is after --to-ms".into());
-        }
-        let data = load_one(path, args.rank.as_deref(), source, err)?;
-        let dump = is_memscope_dump(&data);
+        let (at, from, to) = times(args)?;
+        let data = &input.view.data;
+        let dump = is_memscope_dump(data);
         let Some(stacks) = &data.stacks else {
             let why = if dump {
                 "the dump has no op launches (OP_LAUNCH) and no Python call stacks (record \
@@ -95,25 +99,26 @@ pub fn stacks(
             };
             return Err(format!("rank {}: {why}", data.info.rank));
         }
-        let (selection, rows) = select(&data, at, from, to, args);
-        let groups = group_rows(&data, stacks, &rows, by);
-        let report = Report {
-            data: &data,
+        let (selection, rows) = select(input, at, from, to, args);
+        let groups = group_rows(data, stacks, &rows, by);
+        Ok(Report {
+            data,
             stacks,
             by,
             selection,
-            rows: &rows,
-            groups: &groups,
+            rows,
+            groups,
             top: args.top,
-        };
-        let text = if args.json {
-            format!("{}\n", stacks_json(&report))
-        } else {
-            stacks_text(&report)
-        };
-        out.write_all(text.as_bytes()).map_err(|e| e.to_string())
-    };
-    super::finish(run(), err)
+        })
+    }
+
+    fn json(r: &Report<'_>) -> serde_json::Value {
+        stacks_json(r)
+    }
+
+    fn text(r: &Report<'_>) -> String {
+        stacks_text(r)
+    }
 }
 
 /// Whether `data` is a rank of an msMemScope dump, whose ops and call stacks are recorded by
@@ -123,16 +128,16 @@ pub(super) fn is_memscope_dump(data: &RankData) -> bool {
 }
 
 fn select(
-    data: &RankData,
+    input: &RankInput<'_>,
     at: Option<i64>,
     from: Option<i64>,
     to: Option<i64>,
     args: &StacksArgs,
 ) -> (Selection, Vec<u32>) {
+    let data = &input.view.data;
     let o = &data.operators;
     if let Some(t) = at {
-        let index = LiveIndex::new(data);
-        let mut rows = live_at(data, &index, t).rows;
+        let mut rows = live_at(data, input.view.live_index(), t).rows;
         rows.sort_unstable();
         return (Selection::AliveAt(args.at_ms.unwrap_or(0.0)), rows);
     }
@@ -165,13 +170,13 @@ fn unknown_label(by: GroupKey) -> &'static str {
 }
 
 /// Everything a report prints: the rank, its stacks, the grouping, which blocks and their groups.
-struct Report<'a> {
+pub struct Report<'a> {
     data: &'a RankData,
     stacks: &'a CallStacks,
     by: GroupKey,
     selection: Selection,
-    rows: &'a [u32],
-    groups: &'a [Group],
+    rows: Vec<u32>,
+    groups: Vec<Group>,
     top: usize,
 }
 
@@ -181,8 +186,8 @@ fn stacks_json(r: &Report<'_>) -> serde_json::Value {
         stacks,
         by,
         ref selection,
-        rows,
-        groups,
+        ref rows,
+        ref groups,
         top,
     } = *r;
     let items: Vec<serde_json::Value> = groups
@@ -253,8 +258,8 @@ fn stacks_text(r: &Report<'_>) -> String {
         stacks,
         by,
         ref selection,
-        rows,
-        groups,
+        ref rows,
+        ref groups,
         top,
     } = *r;
     use std::fmt::Write as _;

@@ -1,15 +1,12 @@
 //! `memsight whatif`: the peak of a run not made (twice the micro-batch, checkpointed modules,
 //! ZeRO, an offloaded optimizer), replayed from the measured one ([`crate::analysis::whatif`]).
 
-use std::io::Write;
-use std::path::Path;
-
-use super::rank::load_one;
+use super::{RankInput, RankReport};
 use crate::analysis::RankView;
 use crate::analysis::fit::{Card, Fit, RESERVED_MODEL};
 use crate::analysis::whatif::{Prediction, Scenario, check_levers, predict_on};
 use crate::ingest::pytorch::trace::{Recorded, recorded};
-use crate::model::{SourceChoice, bytes_to_mib, ns_to_ms};
+use crate::model::{bytes_to_mib, ns_to_ms};
 
 /// Options of `whatif`.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -59,25 +56,43 @@ impl WhatifArgs {
     }
 }
 
-/// Runs `whatif`; returns the exit code.
-pub fn whatif(
-    path: &Path,
-    source: SourceChoice,
-    args: &WhatifArgs,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> i32 {
-    let mut run = || -> Result<(), String> {
-        let mut scenario = args.scenario();
+/// The card given by `--capacity-gib`, checked.
+fn given_card(args: &WhatifArgs) -> Result<Option<Card>, String> {
+    match args.capacity_gib {
+        Some(c) => Card::given_gib(c)
+            .map(Some)
+            .ok_or_else(|| format!("--capacity-gib must be a positive number of GiB, got {c}")),
+        None => Ok(None),
+    }
+}
+
+/// The peak of a run not made, replayed from the measured one, and whether it fits the card.
+pub struct Whatif;
+
+/// A what-if replay on one rank.
+pub struct WhatifAnswer<'a> {
+    rank: &'a str,
+    scenario: Scenario,
+    prediction: Prediction,
+    fit: Fit,
+}
+
+impl RankReport for Whatif {
+    type Args = WhatifArgs;
+    type Answer<'a> = WhatifAnswer<'a>;
+
+    fn check(args: &WhatifArgs) -> Result<(), String> {
         // The levers first: a bad one is refused before the profile is read.
+        check_levers(&args.scenario()).map_err(|e| e.to_string())?;
+        given_card(args).map(drop)
+    }
+
+    fn compute<'a>(input: &RankInput<'a>, args: &WhatifArgs) -> Result<WhatifAnswer<'a>, String> {
+        let mut scenario = args.scenario();
         check_levers(&scenario).map_err(|e| e.to_string())?;
-        let given = match args.capacity_gib {
-            Some(c) => Some(Card::given_gib(c).ok_or_else(|| {
-                format!("--capacity-gib must be a positive number of GiB, got {c}")
-            })?),
-            None => None,
-        };
-        let data = load_one(path, args.rank.as_deref(), source, err)?;
+        let given = given_card(args)?;
+        let view = input.view;
+        let data = &view.data;
         let recorded = recorded(&data.info);
         let profiled = recorded.micro_batch;
         if let Some(size) = args.batch_size {
@@ -91,19 +106,24 @@ pub fn whatif(
             scenario.micro_batch = f64::from(size) / b as f64;
             check_levers(&scenario).map_err(|e| e.to_string())?;
         }
-        let view = RankView::new(data);
-        let data = &view.data;
-        let p =
-            predict_on(&view, &scenario).map_err(|e| format!("rank {}: {e}", data.info.rank))?;
-        let fit = fit_of(&view, &p, given, &recorded);
-        let text = if args.json {
-            format!("{}\n", json(&data.info.rank, &scenario, &p, &fit))
-        } else {
-            text(&data.info.rank, &scenario, &p, &fit)
-        };
-        out.write_all(text.as_bytes()).map_err(|e| e.to_string())
-    };
-    super::finish(run(), err)
+        let prediction =
+            predict_on(view, &scenario).map_err(|e| format!("rank {}: {e}", data.info.rank))?;
+        let fit = fit_of(view, &prediction, given, &recorded);
+        Ok(WhatifAnswer {
+            rank: &data.info.rank,
+            scenario,
+            prediction,
+            fit,
+        })
+    }
+
+    fn json(a: &WhatifAnswer<'_>) -> serde_json::Value {
+        json(a.rank, &a.scenario, &a.prediction, &a.fit)
+    }
+
+    fn text(a: &WhatifAnswer<'_>) -> String {
+        text(a.rank, &a.scenario, &a.prediction, &a.fit)
+    }
 }
 
 /// The fit of `p` on the rank's card: the card given, else the trace's; the reserved ratio
