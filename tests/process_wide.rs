@@ -266,7 +266,7 @@ proptest! {
 #[test]
 fn explain_loads_the_rank_it_explains_once() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
     for (profile, ranks) in [("demo", 2), ("torch_cluster", 2), ("pytorch/ddp", 2)] {
         let path = root.join(profile);
         let listed = memsight::ingest::discover(&path).expect("a profile").ranks;

@@ -164,7 +164,7 @@ pub fn about(t: &Tool) -> String {
     })
 }
 
-/// The arguments of `t`: its subcommand's, less [`NOT_OFFERED`], positional ones first in
+/// The arguments of `t`: its subcommand's, less `--json` and `--help`, positional ones first in
 /// their order.
 pub fn params(t: &Tool) -> Vec<Param> {
     let Some(cmd) = subcommand(t.command) else {

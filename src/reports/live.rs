@@ -164,7 +164,7 @@ impl RankReport for Live {
         );
         for &r in live.rows.iter().take(top) {
             let r = r as usize;
-            let cell = |c| crate::export::cell_text(&data, r, c);
+            let cell = |c| crate::export::cell_text(data, r, c);
             use crate::analysis::Column as C;
             let _ = writeln!(
                 s,

@@ -44,8 +44,11 @@ enum Selection {
     AllocatedIn(f64, f64),
 }
 
+/// `--at-ms`, `--from-ms` and `--to-ms` in ns, each when given.
+type Times = (Option<i64>, Option<i64>, Option<i64>);
+
 /// The arguments' times in ns (`--at-ms`, `--from-ms`, `--to-ms`), checked.
-fn times(args: &StacksArgs) -> Result<(Option<i64>, Option<i64>, Option<i64>), String> {
+fn times(args: &StacksArgs) -> Result<Times, String> {
     let at = args.at_ms.map(|v| ms_to_ns(v, "--at-ms")).transpose()?;
     let from = args.from_ms.map(|v| ms_to_ns(v, "--from-ms")).transpose()?;
     let to = args.to_ms.map(|v| ms_to_ns(v, "--to-ms")).transpose()?;

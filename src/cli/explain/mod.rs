@@ -2,9 +2,9 @@
 //! profile's rank, an allocator snapshot or a cluster summary (docs/explain.md has the schema).
 //!
 //! Every figure is copied from the JSON of the command it comes from (`inspect`, `steps`,
-//! `roles`, `modules`, `stacks`, `whatif`, `snapshot`), run in-process on the same path, so
-//! that the verdict and the command never disagree; each part names that command, to dig
-//! further. The JSON stays under [`MAX_JSON_BYTES`] and the text under [`MAX_TEXT_LINES`].
+//! `roles`, `modules`, `stacks`, `whatif`, `snapshot`): a profile's rank is loaded once and
+//! those commands' reports ([`crate::reports`]) are computed on it, so that the verdict and the
+//! command never disagree; each part names that command, to dig further. The JSON stays under [`MAX_JSON_BYTES`] and the text under [`MAX_TEXT_LINES`].
 //!
 //! - [`profile`]: a rank of a profile (folder, `.db`, PyTorch trace);
 //! - [`snapshot`]: an allocator snapshot (`.pickle`);
