@@ -19,6 +19,10 @@ fn main() -> ExitCode {
             exit(run(command, &mut std::io::sink(), &mut std::io::stderr()))
         }
         Some(command) => {
+            // Text answers speak the locale's language unless --lang says otherwise.
+            memsight::reports::set_default_lang(
+                memsight::model::Lang::from_env().unwrap_or_default(),
+            );
             let mut out = std::io::stdout().lock();
             let mut err = std::io::stderr().lock();
             exit(run(command, &mut out, &mut err))

@@ -23,7 +23,7 @@
 //! size of its parameter), and the optimizer state's as Adam's two moments (or SGD's one
 //! buffer) of it. Every such step is said in [`Prediction::assumptions`].
 
-use crate::model::{ModuleTree, NO_MODULE, NULL, PhaseKind, Phases, RankData, Role};
+use crate::model::{Lang, ModuleTree, NO_MODULE, NULL, PhaseKind, Phases, RankData, Role};
 
 /// What to change.
 #[derive(Debug, Clone, PartialEq)]
@@ -135,84 +135,146 @@ pub enum Assumption {
     },
 }
 
-impl std::fmt::Display for Assumption {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let mib = crate::model::bytes_to_mib;
-        match self {
-            Assumption::NoAllocatedCurve => write!(
-                f,
+impl Assumption {
+    /// The assumption in `lang`, each size written by `size` (the CLI's `12.34 MB`, the app's
+    /// unit): one text, both languages side by side, its figures typed arguments.
+    pub fn render(&self, lang: Lang, size: &dyn Fn(i64) -> String) -> String {
+        match (self, lang) {
+            (Assumption::NoAllocatedCurve, Lang::En) => {
                 "no Operator Allocated curve: what was allocated before profiling is taken as 0"
-            ),
-            Assumption::Unexplained { freed, allocated } => write!(
-                f,
+                    .into()
+            }
+            (Assumption::NoAllocatedCurve, Lang::Zh) => {
+                "没有 Operator Allocated 曲线：采集前已分配的内存按 0 计".into()
+            }
+            (Assumption::Unexplained { freed, allocated }, Lang::En) => format!(
                 "memory no block of the profile holds (allocated before profiling, or outside \
-                 the operators) changes during it, as the allocator's total shows: {:.2} MB of \
-                 what was there at the start is freed, and {:.2} MB in all is allocated (and \
+                 the operators) changes during it, as the allocator's total shows: {} of \
+                 what was there at the start is freed, and {} in all is allocated (and \
                  freed) over the profile; the replay keeps those changes at their times, \
                  unscaled",
-                mib(*freed),
-                mib(*allocated)
+                size(*freed),
+                size(*allocated)
             ),
-            Assumption::Checkpointing => write!(
-                f,
-                "checkpointing: a module's activations that outlive its forward are freed at its \
-                 last forward allocation, except its output (the latest of them), and allocated \
-                 again at its first backward allocation (the recompute); the recompute's own \
-                 temporaries are not added"
+            (Assumption::Unexplained { freed, allocated }, Lang::Zh) => format!(
+                "没有内存块持有的内存（采集前分配的，或在算子之外分配的）在采集期间随分配器总量变化：\
+                 开始时已有的 {} 被释放，采集期间累计另分配（并释放）{}；回放在原时间保留这些变化，不做缩放",
+                size(*freed),
+                size(*allocated)
             ),
-            Assumption::MicroBatch(k) => write!(
-                f,
+            (Assumption::Checkpointing, Lang::En) => "checkpointing: a module's activations that \
+                 outlive its forward are freed at its last forward allocation, except its output \
+                 (the latest of them), and allocated again at its first backward allocation (the \
+                 recompute); the recompute's own temporaries are not added"
+                .into(),
+            (Assumption::Checkpointing, Lang::Zh) => "激活重计算：模块前向中分配、存活到前向之后的激活，\
+                 在其最后一次前向分配时释放（输出，即最晚的一个，除外），并在其第一次反向分配时重新分配\
+                 （重计算）；重计算自身的临时内存不计入"
+                .into(),
+            (Assumption::MicroBatch(k), Lang::En) => format!(
                 "micro-batch ×{k}: inputs, activations, backward temporaries and the temporaries \
                  of the forward and backward passes scale with the batch; gradients, optimizer \
                  state and what was allocated before profiling (weights) do not"
             ),
-            Assumption::Optimizer(Optimizer::Adam) => write!(
-                f,
-                "optimizer: Adam (two moments, each the size of the parameters)"
+            (Assumption::MicroBatch(k), Lang::Zh) => format!(
+                "微批大小 ×{k}：输入、激活、反向临时内存以及前向和反向的临时内存随微批大小缩放；\
+                 梯度、优化器状态和采集前已分配的内存（权重）不变"
             ),
-            Assumption::Optimizer(Optimizer::Sgd) => write!(
-                f,
-                "optimizer: SGD with momentum (one buffer the size of the parameters)"
+            (Assumption::Optimizer(o), _) => o.render(lang),
+            (
+                Assumption::Parameters {
+                    params,
+                    state_before,
+                    params_before,
+                    other,
+                },
+                Lang::En,
+            ) => format!(
+                "parameters: {}, the gradient bytes of one backward pass; before profiling: {} \
+                 of optimizer state and {} of parameters, {} else",
+                size(*params),
+                size(*state_before),
+                size(*params_before),
+                size(*other)
             ),
-            Assumption::Optimizer(Optimizer::Unnamed) => write!(
-                f,
-                "optimizer: not named by the host ops; taken as Adam (two moments, each the size \
-                 of the parameters)"
+            (
+                Assumption::Parameters {
+                    params,
+                    state_before,
+                    params_before,
+                    other,
+                },
+                Lang::Zh,
+            ) => format!(
+                "参数：{}，即一次反向传播的梯度字节数；采集前已分配：优化器状态 {}、参数 {}、其他 {}",
+                size(*params),
+                size(*state_before),
+                size(*params_before),
+                size(*other)
             ),
-            Assumption::Parameters {
-                params,
-                state_before,
-                params_before,
-                other,
-            } => write!(
-                f,
-                "parameters: {:.2} MB, the gradient bytes of one backward pass; before \
-                 profiling: {:.2} MB of optimizer state and {:.2} MB of parameters, {:.2} MB \
-                 else",
-                mib(*params),
-                mib(*state_before),
-                mib(*params_before),
-                mib(*other)
-            ),
-            Assumption::Offload => write!(
-                f,
-                "offload: the optimizer state lives on the host; its step's temporaries stay on \
-                 the device"
-            ),
-            Assumption::Zero3Gather { ranks, gather } => write!(
-                f,
+            (Assumption::Offload, Lang::En) => "offload: the optimizer state lives on the host; \
+                 its step's temporaries stay on the device"
+                .into(),
+            (Assumption::Offload, Lang::Zh) => {
+                "offload：优化器状态放在主机内存；其 step 的临时内存仍在设备上".into()
+            }
+            (Assumption::Zero3Gather { ranks, gather }, Lang::En) => format!(
                 "ZeRO-3: parameters sharded over {ranks} ranks, with one gather buffer the size \
-                 of the largest top-level module's parameters ({:.2} MB) held throughout",
-                mib(*gather)
+                 of the largest top-level module's parameters ({}) held throughout",
+                size(*gather)
             ),
-            Assumption::Zero { stage, ranks } => write!(
-                f,
+            (Assumption::Zero3Gather { ranks, gather }, Lang::Zh) => format!(
+                "ZeRO-3：参数在 {ranks} 个 rank 间切分，另有一个与最大顶层模块参数同样大小的 gather \
+                 缓冲区（{}）一直占用",
+                size(*gather)
+            ),
+            (Assumption::Zero { stage, ranks }, Lang::En) => format!(
                 "ZeRO-{stage} over {ranks} ranks: optimizer state{}{} divided by {ranks}; \
                  communication buckets are not added",
                 if *stage >= 2 { ", gradients" } else { "" },
                 if *stage >= 3 { ", parameters" } else { "" },
             ),
+            (Assumption::Zero { stage, ranks }, Lang::Zh) => format!(
+                "ZeRO-{stage}（{ranks} 个 rank）：优化器状态{}{}除以 {ranks}；未计入通信 bucket",
+                if *stage >= 2 { "、梯度" } else { "" },
+                if *stage >= 3 { "、参数" } else { "" },
+            ),
         }
+    }
+}
+
+impl Optimizer {
+    /// What the replay takes the optimizer to be, in `lang`.
+    pub fn render(self, lang: Lang) -> String {
+        let text = match (self, lang) {
+            (Optimizer::Adam, Lang::En) => {
+                "optimizer: Adam (two moments, each the size of the parameters)"
+            }
+            (Optimizer::Adam, Lang::Zh) => "优化器：Adam（两个动量，各与参数同样大小）",
+            (Optimizer::Sgd, Lang::En) => {
+                "optimizer: SGD with momentum (one buffer the size of the parameters)"
+            }
+            (Optimizer::Sgd, Lang::Zh) => "优化器：带动量的 SGD（一个与参数同样大小的缓冲区）",
+            (Optimizer::Unnamed, Lang::En) => {
+                "optimizer: not named by the host ops; taken as Adam (two moments, each the size \
+                 of the parameters)"
+            }
+            (Optimizer::Unnamed, Lang::Zh) => {
+                "优化器：host 算子中没有它的名字，按 Adam 计（两个动量，各与参数同样大小）"
+            }
+        };
+        text.to_string()
+    }
+}
+
+/// How the CLI and the JSON write a size in an assumption: MiB with two decimals.
+fn mb(bytes: i64) -> String {
+    format!("{:.2} MB", crate::model::bytes_to_mib(bytes))
+}
+
+impl std::fmt::Display for Assumption {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.render(Lang::En, &mb))
     }
 }
 
@@ -243,17 +305,23 @@ pub enum WhyNot {
 /// device comes near it.
 pub const SATURATED_BYTES: i64 = 1 << 62;
 
-impl std::fmt::Display for WhyNot {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            WhyNot::NoBlocks => write!(f, "the rank has no blocks (operator_memory) to replay"),
-            WhyNot::NoModules => write!(
-                f,
+impl WhyNot {
+    /// Why there is no prediction, in `lang` (a glob's or a lever's own complaint is passed on
+    /// as it came).
+    pub fn render(&self, lang: Lang) -> String {
+        match (self, lang) {
+            (WhyNot::NoBlocks, Lang::En) => {
+                "the rank has no blocks (operator_memory) to replay".into()
+            }
+            (WhyNot::NoBlocks, Lang::Zh) => "该 rank 没有可回放的内存块（operator_memory）".into(),
+            (WhyNot::NoModules, Lang::En) => format!(
                 "checkpointing needs module spans: {}",
                 super::modules::NO_MODULES_HINT
             ),
-            WhyNot::NoModuleMatches(glob, some, all) => write!(
-                f,
+            (WhyNot::NoModules, Lang::Zh) => {
+                "激活重计算需要模块信息：请用 with_stack=True, with_modules=True 采集".into()
+            }
+            (WhyNot::NoModuleMatches(glob, some, all), Lang::En) => format!(
                 "--checkpoint {glob:?} matches no module (modules: {}{})",
                 some.join(", "),
                 if *all > some.len() {
@@ -262,24 +330,48 @@ impl std::fmt::Display for WhyNot {
                     String::new()
                 }
             ),
-            WhyNot::BadGlob(why) => f.write_str(why),
-            WhyNot::NoPhases => write!(
-                f,
-                "the profile shows no forward and backward passes (host ops with an autograd \
-                 backward), so nothing tells activations from gradients"
+            (WhyNot::NoModuleMatches(glob, some, all), Lang::Zh) => format!(
+                "{glob:?} 没有匹配的模块（模块：{}{}）",
+                some.join("、"),
+                if *all > some.len() {
+                    format!("……共 {all} 个，memsight modules 可列出全部")
+                } else {
+                    String::new()
+                }
             ),
-            WhyNot::NoGradients => write!(
-                f,
-                "no gradient is allocated in the profile, so the parameters' size is unknown \
-                 (profile a whole training step, from before backward to after the optimizer step)"
-            ),
-            WhyNot::BadLever(what) => write!(f, "{what}"),
-            WhyNot::Overflow => write!(
-                f,
-                "the predicted peak passes 4 EiB (the levers multiply a block past what a \
-                 64-bit byte count holds): no prediction; use smaller levers"
-            ),
+            (WhyNot::BadGlob(why) | WhyNot::BadLever(why), _) => why.clone(),
+            (WhyNot::NoPhases, Lang::En) => "the profile shows no forward and backward passes \
+                 (host ops with an autograd backward), so nothing tells activations from \
+                 gradients"
+                .into(),
+            (WhyNot::NoPhases, Lang::Zh) => {
+                "数据中没有前向和反向阶段（带 autograd 反向的 host 算子），无法区分激活与梯度"
+                    .into()
+            }
+            (WhyNot::NoGradients, Lang::En) => "no gradient is allocated in the profile, so the \
+                 parameters' size is unknown (profile a whole training step, from before \
+                 backward to after the optimizer step)"
+                .into(),
+            (WhyNot::NoGradients, Lang::Zh) => {
+                "采集中没有分配梯度，无法得知参数大小（请采集完整的训练 \
+                 step：从反向之前到优化器 step 之后）"
+                    .into()
+            }
+            (WhyNot::Overflow, Lang::En) => "the predicted peak passes 4 EiB (the levers multiply \
+                 a block past what a 64-bit byte count holds): no prediction; use smaller levers"
+                .into(),
+            (WhyNot::Overflow, Lang::Zh) => {
+                "预测峰值超过 4 EiB（杠杆把内存块放大到 64 位字节数无法表示）：\
+                 无法预测，请用更小的杠杆"
+                    .into()
+            }
         }
+    }
+}
+
+impl std::fmt::Display for WhyNot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.render(Lang::En))
     }
 }
 

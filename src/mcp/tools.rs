@@ -69,8 +69,9 @@ pub struct Tool {
 /// The argument every tool takes besides its own: the answer whole, however large.
 pub const FULL: &str = "full";
 
-/// The flags a tool does not take: `--json` (a tool always answers JSON) and clap's own.
-const NOT_OFFERED: &[&str] = &["json", "help", "version"];
+/// The flags a tool does not take: `--json` (a tool always answers JSON), `--lang` (the text's
+/// language: JSON has none) and clap's own.
+const NOT_OFFERED: &[&str] = &["json", "lang", "help", "version"];
 
 /// Every tool the server offers: the commands that answer a question about what they read.
 pub const TOOLS: &[Tool] = &[
@@ -164,7 +165,7 @@ pub fn about(t: &Tool) -> String {
     })
 }
 
-/// The arguments of `t`: its subcommand's, less `--json` and `--help`, positional ones first in
+/// The arguments of `t`: its subcommand's, less `--json`, `--lang` and `--help`, positional ones first in
 /// their order.
 pub fn params(t: &Tool) -> Vec<Param> {
     let Some(cmd) = subcommand(t.command) else {

@@ -27,6 +27,19 @@ impl Lang {
         }
     }
 
+    /// The language the environment asks for: `LC_ALL`, `LC_MESSAGES`, `LANG`, in that order
+    /// as POSIX reads them (`C` and `POSIX` name none); `None` when none is set.
+    pub fn from_env() -> Option<Lang> {
+        ["LC_ALL", "LC_MESSAGES", "LANG"]
+            .into_iter()
+            .find_map(|var| {
+                std::env::var(var)
+                    .ok()
+                    .filter(|v| !v.is_empty() && v != "C" && v != "POSIX")
+                    .map(|v| Lang::from_locale(&v))
+            })
+    }
+
     /// The stored form.
     pub fn code(self) -> &'static str {
         match self {

@@ -127,7 +127,7 @@ impl RankReport for Live {
         })
     }
 
-    fn text(a: &LiveAnswer<'_>) -> String {
+    fn text(a: &LiveAnswer<'_>, _lang: crate::model::Lang) -> String {
         use std::fmt::Write as _;
         let (data, live, top, at_ms) = (a.data, &a.live, a.top, a.at_ms);
         let ops = &data.operators;

@@ -28,6 +28,7 @@ pub mod text;
 pub mod whatif;
 
 use crate::analysis::RankView;
+use crate::model::Lang;
 
 /// What a rank report is computed over: one loaded rank, and what its profile says around it.
 pub struct RankInput<'a> {
@@ -44,6 +45,10 @@ pub trait RankArgs {
     fn rank(&self) -> Option<&str>;
     /// `--json`: the answer as JSON instead of text.
     fn json(&self) -> bool;
+    /// `--lang`, where the report takes it.
+    fn lang(&self) -> Option<Lang> {
+        None
+    }
 }
 
 /// Implements [`RankArgs`] for argument types with `rank: Option<String>` and `json: bool`.
@@ -65,9 +70,44 @@ rank_args!(
     roles::RolesArgs,
     modules::ModulesArgs,
     live::LiveArgs,
-    stacks::StacksArgs,
-    whatif::WhatifArgs
+    stacks::StacksArgs
 );
+
+impl RankArgs for whatif::WhatifArgs {
+    fn rank(&self) -> Option<&str> {
+        self.rank.as_deref()
+    }
+    fn json(&self) -> bool {
+        self.json
+    }
+    fn lang(&self) -> Option<Lang> {
+        self.lang
+    }
+}
+
+/// The language a text answer takes when `--lang` is not given: the one the binary found in
+/// the locale at start ([`set_default_lang`]); English in-process (tests, MCP, the API).
+static DEFAULT_LANG: std::sync::OnceLock<Lang> = std::sync::OnceLock::new();
+
+/// Sets the language text answers take by default (the binary: the locale's); once.
+pub fn set_default_lang(lang: Lang) {
+    let _ = DEFAULT_LANG.set(lang);
+}
+
+/// The language text answers take when `--lang` is not given.
+pub fn default_lang() -> Lang {
+    DEFAULT_LANG.get().copied().unwrap_or_default()
+}
+
+/// `--lang`'s value: `en` or `zh` (a locale tag such as `zh_CN` reads as Chinese).
+pub fn parse_lang(s: &str) -> Result<Lang, String> {
+    match s.trim().to_ascii_lowercase().as_str() {
+        "en" => Ok(Lang::En),
+        "zh" => Ok(Lang::Zh),
+        other if Lang::from_locale(other) == Lang::Zh => Ok(Lang::Zh),
+        other => Err(format!("{other:?}: en or zh")),
+    }
+}
 
 /// One question about one rank of a profile.
 pub trait RankReport {
@@ -83,8 +123,9 @@ pub trait RankReport {
     fn compute<'a>(input: &RankInput<'a>, args: &Self::Args) -> Result<Self::Answer<'a>, String>;
     /// The answer as JSON (its field names are a contract: scripts, MCP and `explain` read them).
     fn json(answer: &Self::Answer<'_>) -> serde_json::Value;
-    /// The answer as text for a terminal.
-    fn text(answer: &Self::Answer<'_>) -> String;
+    /// The answer as text for a terminal, in `lang` where the report is written in both
+    /// languages (`whatif`; the others are English for now).
+    fn text(answer: &Self::Answer<'_>, lang: Lang) -> String;
 }
 
 /// `report`'s answer on `input`, as `--json` (one line) or text prints it.
@@ -93,7 +134,7 @@ pub fn render<R: RankReport>(input: &RankInput<'_>, args: &R::Args) -> Result<St
     Ok(if args.json() {
         format!("{}\n", R::json(&answer))
     } else {
-        R::text(&answer)
+        R::text(&answer, args.lang().unwrap_or_else(default_lang))
     })
 }
 

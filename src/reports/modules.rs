@@ -88,7 +88,7 @@ impl RankReport for Modules {
         a.json()
     }
 
-    fn text(a: &Report<'_>) -> String {
+    fn text(a: &Report<'_>, _lang: crate::model::Lang) -> String {
         a.text()
     }
 }

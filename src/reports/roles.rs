@@ -51,7 +51,7 @@ impl RankReport for Roles {
         roles_json(a.data, a.report, &a.advice, a.blocks)
     }
 
-    fn text(a: &RolesAnswer<'_>) -> String {
+    fn text(a: &RolesAnswer<'_>, _lang: crate::model::Lang) -> String {
         roles_text(a.data, a.report, &a.advice, a.blocks)
     }
 }

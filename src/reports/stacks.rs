@@ -119,7 +119,7 @@ impl RankReport for Stacks {
         stacks_json(r)
     }
 
-    fn text(r: &Report<'_>) -> String {
+    fn text(r: &Report<'_>, _lang: crate::model::Lang) -> String {
         stacks_text(r)
     }
 }

@@ -42,7 +42,7 @@ impl RankReport for Steps {
         steps_json(a.data, a.report)
     }
 
-    fn text(a: &StepsAnswer<'_>) -> String {
+    fn text(a: &StepsAnswer<'_>, _lang: crate::model::Lang) -> String {
         steps_text(a.data, a.report)
     }
 }

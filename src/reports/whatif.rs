@@ -3,10 +3,10 @@
 
 use super::{RankInput, RankReport};
 use crate::analysis::RankView;
-use crate::analysis::fit::{Card, Fit, RESERVED_MODEL};
+use crate::analysis::fit::{Card, CardFrom, Fit, RESERVED_MODEL};
 use crate::analysis::whatif::{Prediction, Scenario, check_levers, predict_on};
 use crate::ingest::pytorch::trace::{Recorded, recorded};
-use crate::model::{bytes_to_mib, ns_to_ms};
+use crate::model::{Lang, bytes_to_mib, ns_to_ms};
 
 /// Options of `whatif`.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -42,6 +42,10 @@ pub struct WhatifArgs {
     /// JSON instead of text.
     #[arg(long)]
     pub json: bool,
+    /// The text's language (the JSON has none): en or zh; default the locale's (LC_ALL,
+    /// LC_MESSAGES, LANG).
+    #[arg(long, value_parser = super::parse_lang)]
+    pub lang: Option<Lang>,
 }
 
 impl WhatifArgs {
@@ -106,8 +110,13 @@ impl RankReport for Whatif {
             scenario.micro_batch = f64::from(size) / b as f64;
             check_levers(&scenario).map_err(|e| e.to_string())?;
         }
-        let prediction =
-            predict_on(view, &scenario).map_err(|e| format!("rank {}: {e}", data.info.rank))?;
+        // Why not, in the language the text is asked in (the JSON's errors are English).
+        let lang = match args.json {
+            true => Lang::En,
+            false => args.lang.unwrap_or_else(super::default_lang),
+        };
+        let prediction = predict_on(view, &scenario)
+            .map_err(|e| format!("rank {}: {}", data.info.rank, e.render(lang)))?;
         let fit = fit_of(view, &prediction, given, &recorded);
         Ok(WhatifAnswer {
             rank: &data.info.rank,
@@ -121,8 +130,8 @@ impl RankReport for Whatif {
         json(a.rank, &a.scenario, &a.prediction, &a.fit)
     }
 
-    fn text(a: &WhatifAnswer<'_>) -> String {
-        text(a.rank, &a.scenario, &a.prediction, &a.fit)
+    fn text(a: &WhatifAnswer<'_>, lang: Lang) -> String {
+        text(a.rank, &a.scenario, &a.prediction, &a.fit, lang)
     }
 }
 
@@ -183,88 +192,163 @@ fn json(rank: &str, s: &Scenario, p: &Prediction, fit: &Fit) -> serde_json::Valu
     })
 }
 
-fn text(rank: &str, s: &Scenario, p: &Prediction, fit: &Fit) -> String {
+/// The answer as text in `lang`: each line written once in both languages, side by side.
+fn text(rank: &str, s: &Scenario, p: &Prediction, fit: &Fit, lang: Lang) -> String {
     use std::fmt::Write as _;
+    let zh = lang == Lang::Zh;
     let mut t = String::new();
     let change = |a: i64, b: i64| {
         crate::model::percent_change(bytes_to_mib(a), bytes_to_mib(b))
             .map_or_else(|| "–".into(), |p| format!("{p:+.1} %"))
     };
-    let _ = writeln!(
-        t,
-        "rank {rank}: measured peak {:.2} MB at {:.3} ms",
-        bytes_to_mib(p.measured.bytes),
-        ns_to_ms(p.measured.at_ns)
-    );
+    let (peak, at) = (bytes_to_mib(p.measured.bytes), ns_to_ms(p.measured.at_ns));
+    let _ = if zh {
+        writeln!(t, "rank {rank}：实测峰值 {peak:.2} MB，于 {at:.3} ms")
+    } else {
+        writeln!(t, "rank {rank}: measured peak {peak:.2} MB at {at:.3} ms")
+    };
     let mut levers = Vec::new();
     if s.micro_batch != 1.0 {
-        levers.push(match fit.profiled_micro_batch {
-            Some(b) => format!(
-                "micro-batch ×{} ({} of the profiled {b})",
-                s.micro_batch,
-                (s.micro_batch * b as f64).round()
-            ),
-            None => format!("micro-batch ×{}", s.micro_batch),
+        let k = s.micro_batch;
+        levers.push(match (fit.profiled_micro_batch, zh) {
+            (Some(b), false) => {
+                format!(
+                    "micro-batch ×{k} ({} of the profiled {b})",
+                    (k * b as f64).round()
+                )
+            }
+            (Some(b), true) => {
+                format!("微批大小 ×{k}（{}，采集时为 {b}）", (k * b as f64).round())
+            }
+            (None, false) => format!("micro-batch ×{k}"),
+            (None, true) => format!("微批大小 ×{k}"),
         });
     }
     if !p.checkpointed.is_empty() {
-        levers.push(format!("checkpoint {}", p.checkpointed.join(", ")));
+        let modules = p.checkpointed.join(", ");
+        levers.push(if zh {
+            format!("激活重计算 {modules}")
+        } else {
+            format!("checkpoint {modules}")
+        });
     }
     if let Some((stage, ranks)) = s.zero {
-        levers.push(format!("ZeRO-{stage} over {ranks} ranks"));
+        levers.push(if zh {
+            format!("ZeRO-{stage}（{ranks} 个 rank）")
+        } else {
+            format!("ZeRO-{stage} over {ranks} ranks")
+        });
     }
     if s.offload_optimizer {
-        levers.push("optimizer offloaded".into());
+        levers.push(
+            if zh {
+                "优化器状态 offload 到主机"
+            } else {
+                "optimizer offloaded"
+            }
+            .into(),
+        );
     }
     if levers.is_empty() {
-        levers.push("as profiled".into());
+        levers.push(
+            if zh {
+                "与采集时相同"
+            } else {
+                "as profiled"
+            }
+            .into(),
+        );
     }
-    let _ = writeln!(
-        t,
-        "predicted with {}: {:.2} MB at {:.3} ms ({})",
-        levers.join("; "),
+    let (then, then_at, delta) = (
         bytes_to_mib(p.predicted.bytes),
         ns_to_ms(p.predicted.at_ns),
-        change(p.measured.bytes, p.predicted.bytes)
+        change(p.measured.bytes, p.predicted.bytes),
     );
-    if let Some(r) = fit.reserved() {
-        let _ = writeln!(
+    let _ = if zh {
+        writeln!(
             t,
-            "predicted reserved: {:.2} MB (allocated × {:.3}, the measured reserved / allocated at the peak)",
-            bytes_to_mib(r),
-            fit.reserved_ratio.unwrap_or(1.0)
-        );
+            "预测（{}）：{then:.2} MB，于 {then_at:.3} ms（{delta}）",
+            levers.join("；")
+        )
+    } else {
+        writeln!(
+            t,
+            "predicted with {}: {then:.2} MB at {then_at:.3} ms ({delta})",
+            levers.join("; ")
+        )
+    };
+    if let Some(r) = fit.reserved() {
+        let (r, ratio) = (bytes_to_mib(r), fit.reserved_ratio.unwrap_or(1.0));
+        let _ = if zh {
+            writeln!(
+                t,
+                "预测 reserved：{r:.2} MB（allocated × {ratio:.3}，即峰值处实测的 reserved / allocated）"
+            )
+        } else {
+            writeln!(
+                t,
+                "predicted reserved: {r:.2} MB (allocated × {ratio:.3}, the measured reserved / allocated at the peak)"
+            )
+        };
     }
     match (&fit.card, fit.headroom()) {
         (Some(c), Some(h)) => {
-            let (cap, from) = (c.bytes, c.from.as_str());
+            let cap = bytes_to_mib(c.bytes);
+            let headroom = bytes_to_mib(h);
             let card = if c.name.is_empty() {
                 String::new()
             } else {
                 format!("{}, ", c.name)
             };
-            let _ = writeln!(
-                t,
-                "{}: {card}{:.2} MB ({from}); headroom {:+.2} MB",
-                if h >= 0 { "fits" } else { "DOES NOT FIT" },
-                bytes_to_mib(cap),
-                bytes_to_mib(h)
-            );
+            let _ = if zh {
+                let from = match c.from {
+                    CardFrom::Trace => "trace 的 deviceProperties",
+                    CardFrom::Given => "--capacity-gib",
+                };
+                let verdict = if h >= 0 { "放得下" } else { "放不下" };
+                writeln!(
+                    t,
+                    "{verdict}：{card}{cap:.2} MB（{from}）；余量 {headroom:+.2} MB"
+                )
+            } else {
+                let (verdict, from) = (
+                    if h >= 0 { "fits" } else { "DOES NOT FIT" },
+                    c.from.as_str(),
+                );
+                writeln!(
+                    t,
+                    "{verdict}: {card}{cap:.2} MB ({from}); headroom {headroom:+.2} MB"
+                )
+            };
         }
         _ => {
-            let _ = writeln!(
-                t,
-                "capacity unknown (the profile does not record it): --capacity-gib says the card's"
-            );
+            let _ = if zh {
+                writeln!(t, "卡的容量未知（采集中没有记录）：用 --capacity-gib 指定")
+            } else {
+                writeln!(
+                    t,
+                    "capacity unknown (the profile does not record it): --capacity-gib says the card's"
+                )
+            };
         }
     }
-    let _ = writeln!(t, "\n{:>12}  role at the predicted peak", "MB");
+    let heading = if zh {
+        "预测峰值处的角色"
+    } else {
+        "role at the predicted peak"
+    };
+    let _ = writeln!(t, "\n{:>12}  {heading}", "MB");
     for (r, b) in &p.by_role {
         let _ = writeln!(t, "{:>12.2}  {}", bytes_to_mib(*b), r.as_str());
     }
-    let _ = writeln!(t, "\nassumptions:");
+    let _ = writeln!(t, "{}", if zh { "\n假设：" } else { "\nassumptions:" });
     for a in &p.assumptions {
-        let _ = writeln!(t, "- {a}");
+        let _ = writeln!(t, "- {}", a.render(lang, &mb));
     }
     t
+}
+
+/// A size as the text writes it: MiB with two decimals.
+fn mb(bytes: i64) -> String {
+    format!("{:.2} MB", bytes_to_mib(bytes))
 }

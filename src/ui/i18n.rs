@@ -137,16 +137,8 @@ impl Lang {
     /// The system's language: `LC_ALL`, `LC_MESSAGES`, `LANG` (in that order, as POSIX reads
     /// them), else the OS setting (Windows, macOS).
     pub fn system() -> Lang {
-        for var in ["LC_ALL", "LC_MESSAGES", "LANG"] {
-            if let Ok(v) = std::env::var(var)
-                && !v.is_empty()
-                && v != "C"
-                && v != "POSIX"
-            {
-                return Lang::from_locale(&v);
-            }
-        }
-        sys_locale::get_locale().map_or(Lang::En, |l| Lang::from_locale(&l))
+        Lang::from_env()
+            .unwrap_or_else(|| sys_locale::get_locale().map_or(Lang::En, |l| Lang::from_locale(&l)))
     }
 
     /// Its strings.

@@ -532,3 +532,118 @@ fn an_absolute_micro_batch_predicts_allocated_and_reserved_and_the_fit() {
     assert_eq!(code, 2);
     assert!(err.contains("does not record its micro-batch"), "{err}");
 }
+
+/// Issue 88: `whatif --lang zh` prints the same answer in Chinese: the same figures as the
+/// English text, every line but the role table in Chinese, and no English word but names
+/// (the rank, modules, roles) and the technical terms both languages use. A locale asks for
+/// it as `--lang` does; errors follow. Real CPU GPT run, levers that reach every line.
+#[test]
+fn whatif_speaks_chinese_when_asked() {
+    let trace = common::fixtures().join("pytorch/whatif/gpt_b8.pt.trace.json.gz");
+    let t = trace.to_str().unwrap();
+    let levers = [
+        "--micro-batch",
+        "2",
+        "--checkpoint",
+        "Block",
+        "--capacity-gib",
+        "0.01",
+    ];
+    let run = |extra: &[&str]| {
+        let mut all = vec!["whatif", t];
+        all.extend(levers);
+        all.extend(extra);
+        let (code, out, err) = common::memsight(&all);
+        assert_eq!(code, 0, "{err}");
+        out
+    };
+    let (en, zh) = (run(&["--lang", "en"]), run(&["--lang", "zh"]));
+    let numbers = |s: &str| -> Vec<String> {
+        let mut v: Vec<String> = s
+            .split(|c: char| !(c.is_ascii_digit() || c == '.' || c == '+' || c == '-'))
+            .filter(|w| w.chars().any(|c| c.is_ascii_digit()))
+            .map(str::to_string)
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(numbers(&en), numbers(&zh), "the same figures\n{en}\n{zh}");
+    // Names the answer carries, from its JSON.
+    let json: serde_json::Value = {
+        let mut all = vec!["whatif", t, "--json"];
+        all.extend(levers);
+        serde_json::from_str(&common::memsight(&all).1).unwrap()
+    };
+    let mut names: Vec<String> = vec![json["rank"].as_str().unwrap().to_string()];
+    for m in json["scenario"]["checkpointed_modules"].as_array().unwrap() {
+        names.push(m.as_str().unwrap().to_string());
+    }
+    names.extend(
+        json["predicted"]["by_role"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned(),
+    );
+    let terms = [
+        "rank",
+        "MB",
+        "ms",
+        "ZeRO",
+        "offload",
+        "reserved",
+        "allocated",
+        "trace",
+        "deviceProperties",
+        "capacity",
+        "gib",
+        "Operator",
+        "Allocated",
+        "host",
+        "step",
+        "bucket",
+        "gather",
+        "Adam",
+        "SGD",
+        "autograd",
+    ];
+    for line in zh.lines().filter(|l| !l.trim().is_empty()) {
+        let table_row = line.trim_start().starts_with(|c: char| c.is_ascii_digit());
+        assert!(
+            table_row || line.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)),
+            "a line without Chinese: {line:?}"
+        );
+        // The names taken out (longest first), what is left of English is a term.
+        let mut rest = line.to_string();
+        let mut by_length = names.clone();
+        by_length.sort_by_key(|n| std::cmp::Reverse(n.len()));
+        for n in &by_length {
+            rest = rest.replace(n.as_str(), " ");
+        }
+        for word in rest.split(|c: char| !c.is_ascii_alphabetic()) {
+            assert!(
+                word.len() < 2 || terms.contains(&word),
+                "English {word:?} in {line:?}"
+            );
+        }
+    }
+    assert!(zh.contains("放不下"), "{zh}");
+    // A Chinese locale asks for it too; --lang en overrides it; the JSON has no language.
+    let with_env = |lang: &str, extra: &[&str]| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_memsight"));
+        cmd.args(["whatif", t]).args(levers).args(extra);
+        cmd.env_remove("LC_ALL")
+            .env_remove("LC_MESSAGES")
+            .env("LANG", lang);
+        String::from_utf8(cmd.output().unwrap().stdout).unwrap()
+    };
+    assert_eq!(with_env("zh_CN.UTF-8", &[]), zh);
+    assert_eq!(with_env("zh_CN.UTF-8", &["--lang", "en"]), en);
+    assert_eq!(with_env("en_US.UTF-8", &[]), en);
+    let j = |lang: &str| with_env(lang, &["--json"]);
+    assert_eq!(j("zh_CN.UTF-8"), j("en_US.UTF-8"));
+    // Why not, in the language asked.
+    let (code, _, err) = common::memsight(&["whatif", t, "--checkpoint", "Nope", "--lang", "zh"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("没有匹配的模块"), "{err}");
+}

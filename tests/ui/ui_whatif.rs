@@ -108,8 +108,21 @@ fn the_levers_predict_the_runs_made_with_them() {
         let t = h.state().tr();
         h.get_by_label(whatif::ASSUMPTIONS.get(t)).click();
         h.run();
-        let scaled = format!("• {}", whatif::A_MICRO_BATCH.get(t).replace("{k}", "2"));
-        assert!(h.query_by_label(&scaled).is_some(), "{lang:?}: {scaled}");
+        // The app says what `memsight whatif --micro-batch 2` says, in its language (the same
+        // text: written once in both languages).
+        let scaled = match lang {
+            Lang::En => {
+                "• micro-batch ×2: inputs, activations, backward temporaries and the \
+                         temporaries of the forward and backward passes scale with the batch; \
+                         gradients, optimizer state and what was allocated before profiling \
+                         (weights) do not"
+            }
+            Lang::Zh => {
+                "• 微批大小 ×2：输入、激活、反向临时内存以及前向和反向的临时内存随微批大小缩放；\
+                         梯度、优化器状态和采集前已分配的内存（权重）不变"
+            }
+        };
+        assert!(h.query_by_label(scaled).is_some(), "{lang:?}: {scaled}");
         let english = format!(
             "• {}",
             memsight::analysis::whatif::Assumption::MicroBatch(2.0)

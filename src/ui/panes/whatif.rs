@@ -13,7 +13,7 @@ use egui_plot::{Line, Plot, PlotPoints};
 
 use super::PaneCx;
 use crate::analysis::fit::{Card, CardFrom, Fit};
-use crate::analysis::whatif::{Assumption, Optimizer, Prediction, Scenario, WhyNot, predict_on};
+use crate::analysis::whatif::{Assumption, Prediction, Scenario, WhyNot, predict_on};
 use crate::analysis::{RankView, ViewId};
 use crate::ingest::pytorch::trace::{Recorded, recorded};
 use crate::model::ns_to_ms;
@@ -108,128 +108,6 @@ pub const ASSUMPTIONS: Text = Text {
     en: "Assumptions of the replay",
     zh: "回放的假设",
 };
-/// [`Assumption::NoAllocatedCurve`].
-pub const A_NO_CURVE: Text = Text {
-    en: "No Operator Allocated curve: what was allocated before profiling is taken as 0",
-    zh: "没有 Operator Allocated 曲线：采集前已分配的内存按 0 计",
-};
-/// [`Assumption::Unexplained`] (`{freed}`, `{allocated}`).
-pub const A_UNEXPLAINED: Text = Text {
-    en: "Memory no block holds (allocated before profiling, or outside the operators) changes \
-         during the profile, as the allocator's total shows: {freed} of what was there at the \
-         start is freed, and {allocated} in all is allocated (and freed) over the profile; the \
-         replay keeps those changes at their times, unscaled",
-    zh: "没有内存块持有的内存（采集前分配的，或在算子之外分配的）在采集期间随分配器总量变化：\
-         开始时已有的 {freed} 被释放，采集期间累计另分配（并释放）{allocated}；回放在原时间保留这些变化，不做缩放",
-};
-/// [`Assumption::Checkpointing`].
-pub const A_CHECKPOINT: Text = Text {
-    en: "Checkpointing: a module's activations that outlive its forward are freed at its last \
-         forward allocation, except its output (the latest of them), and allocated again at its \
-         first backward allocation (the recompute); the recompute's own temporaries are not added",
-    zh: "激活重计算：模块前向中分配、存活到前向之后的激活，在其最后一次前向分配时释放（输出，\
-         即最晚的一个，除外），并在其第一次反向分配时重新分配（重计算）；重计算自身的临时内存不计入",
-};
-/// [`Assumption::MicroBatch`] (`{k}`).
-pub const A_MICRO_BATCH: Text = Text {
-    en: "Micro-batch ×{k}: inputs, activations, backward temporaries and the temporaries of the \
-         forward and backward passes scale with the batch; gradients, optimizer state and what \
-         was allocated before profiling (weights) do not",
-    zh: "微批大小 ×{k}：输入、激活、反向临时内存以及前向和反向的临时内存随微批大小缩放；\
-         梯度、优化器状态和采集前已分配的内存（权重）不变",
-};
-/// [`Optimizer::Adam`].
-pub const A_ADAM: Text = Text {
-    en: "Optimizer: Adam (two moments, each the size of the parameters)",
-    zh: "优化器：Adam（两个动量，各与参数同样大小）",
-};
-/// [`Optimizer::Sgd`].
-pub const A_SGD: Text = Text {
-    en: "Optimizer: SGD with momentum (one buffer the size of the parameters)",
-    zh: "优化器：带动量的 SGD（一个与参数同样大小的缓冲区）",
-};
-/// [`Optimizer::Unnamed`].
-pub const A_UNNAMED: Text = Text {
-    en: "Optimizer: not named by the host ops; taken as Adam (two moments, each the size of the \
-         parameters)",
-    zh: "优化器：host 算子中没有它的名字，按 Adam 计（两个动量，各与参数同样大小）",
-};
-/// [`Assumption::Parameters`] (`{params}`, `{state}`, `{params_before}`, `{other}`).
-pub const A_PARAMETERS: Text = Text {
-    en: "Parameters: {params}, the gradient bytes of one backward pass; before profiling: {state} \
-         of optimizer state and {params_before} of parameters, {other} else",
-    zh: "参数：{params}，即一次反向传播的梯度字节数；采集前已分配：优化器状态 {state}、\
-         参数 {params_before}、其他 {other}",
-};
-/// [`Assumption::Offload`].
-pub const A_OFFLOAD: Text = Text {
-    en: "Offload: the optimizer state lives on the host; its step's temporaries stay on the \
-         device",
-    zh: "offload：优化器状态放在主机内存；其 step 的临时内存仍在设备上",
-};
-/// [`Assumption::Zero3Gather`] (`{ranks}`, `{gather}`).
-pub const A_ZERO3_GATHER: Text = Text {
-    en: "ZeRO-3: parameters sharded over {ranks} ranks, with one gather buffer the size of the \
-         largest top-level module's parameters ({gather}) held throughout",
-    zh: "ZeRO-3：参数在 {ranks} 个 rank 间切分，另有一个与最大顶层模块参数同样大小的 gather \
-         缓冲区（{gather}）一直占用",
-};
-/// [`Assumption::Zero`] (`{stage}`, `{ranks}`, `{what}`: one of the three below).
-pub const A_ZERO: Text = Text {
-    en: "ZeRO-{stage} over {ranks} ranks: {what} divided by {ranks}; communication buckets are \
-         not added",
-    zh: "ZeRO-{stage}（{ranks} 个 rank）：{what}除以 {ranks}；未计入通信 bucket",
-};
-/// What ZeRO-1, -2 and -3 divide.
-pub const A_ZERO_WHAT: [Text; 3] = [
-    Text {
-        en: "optimizer state",
-        zh: "优化器状态",
-    },
-    Text {
-        en: "optimizer state, gradients",
-        zh: "优化器状态、梯度",
-    },
-    Text {
-        en: "optimizer state, gradients, parameters",
-        zh: "优化器状态、梯度、参数",
-    },
-];
-/// [`WhyNot::NoBlocks`].
-pub const W_NO_BLOCKS: Text = Text {
-    en: "the rank has no blocks (operator_memory) to replay",
-    zh: "该 rank 没有可回放的内存块（operator_memory）",
-};
-/// [`WhyNot::NoModules`].
-pub const W_NO_MODULES: Text = Text {
-    en: "checkpointing needs module spans: record with with_stack=True, with_modules=True",
-    zh: "激活重计算需要模块信息：请用 with_stack=True, with_modules=True 采集",
-};
-/// [`WhyNot::NoModuleMatches`] (`{glob}`, `{some}`).
-pub const W_NO_MATCH: Text = Text {
-    en: "{glob} matches no module (modules: {some})",
-    zh: "{glob} 没有匹配的模块（模块：{some}）",
-};
-/// [`WhyNot::NoPhases`].
-pub const W_NO_PHASES: Text = Text {
-    en: "the profile shows no forward and backward passes (host ops with an autograd backward), \
-         so nothing tells activations from gradients",
-    zh: "数据中没有前向和反向阶段（带 autograd 反向的 host 算子），无法区分激活与梯度",
-};
-/// [`WhyNot::NoGradients`].
-pub const W_NO_GRADIENTS: Text = Text {
-    en: "no gradient is allocated in the profile, so the parameters' size is unknown (profile a \
-         whole training step, from before backward to after the optimizer step)",
-    zh: "采集中没有分配梯度，无法得知参数大小（请采集完整的训练 step：从反向之前到优化器 step 之后）",
-};
-
-/// [`WhyNot::Overflow`].
-pub const W_OVERFLOW: Text = Text {
-    en: "the predicted peak passes 4 EiB (the levers multiply a block past what a 64-bit byte \
-         count holds): no prediction; use smaller levers",
-    zh: "预测峰值超过 4 EiB（杠杆把内存块放大到 64 位字节数无法表示）：无法预测，请用更小的杠杆",
-};
-
 /// The profiled micro-batch, absolute (`{n}` of the profiled `{b}`).
 pub const BATCH_OF: Text = Text {
     en: "= batch {n} (profiled {b})",
@@ -498,67 +376,12 @@ impl super::tab::BottomPane for WhatifPane {
 
 /// An assumption in the UI's language, with its numbers.
 pub fn assumption_text(t: &Tr, a: &Assumption) -> String {
-    match a {
-        Assumption::NoAllocatedCurve => A_NO_CURVE.get(t).to_string(),
-        Assumption::Unexplained { freed, allocated } => A_UNEXPLAINED
-            .get(t)
-            .replace("{freed}", &bytes(*freed))
-            .replace("{allocated}", &bytes(*allocated)),
-        Assumption::Checkpointing => A_CHECKPOINT.get(t).to_string(),
-        Assumption::MicroBatch(k) => A_MICRO_BATCH.get(t).replace("{k}", &k.to_string()),
-        Assumption::Optimizer(Optimizer::Adam) => A_ADAM.get(t).to_string(),
-        Assumption::Optimizer(Optimizer::Sgd) => A_SGD.get(t).to_string(),
-        Assumption::Optimizer(Optimizer::Unnamed) => A_UNNAMED.get(t).to_string(),
-        Assumption::Parameters {
-            params,
-            state_before,
-            params_before,
-            other,
-        } => A_PARAMETERS
-            .get(t)
-            .replace("{params}", &bytes(*params))
-            .replace("{state}", &bytes(*state_before))
-            .replace("{params_before}", &bytes(*params_before))
-            .replace("{other}", &bytes(*other)),
-        Assumption::Offload => A_OFFLOAD.get(t).to_string(),
-        Assumption::Zero3Gather { ranks, gather } => A_ZERO3_GATHER
-            .get(t)
-            .replace("{ranks}", &ranks.to_string())
-            .replace("{gather}", &bytes(*gather)),
-        Assumption::Zero { stage, ranks } => {
-            let what = A_ZERO_WHAT[usize::from((*stage).clamp(1, 3)) - 1].get(t);
-            A_ZERO
-                .get(t)
-                .replace("{stage}", &stage.to_string())
-                .replace("{what}", what)
-                .replace("{ranks}", &ranks.to_string())
-        }
-    }
+    a.render(t.lang, &bytes)
 }
 
-/// Why there is no prediction, in the UI's language (a lever out of range is the CLI's
-/// wording: the app's levers cannot make one).
+/// Why there is no prediction, in the UI's language.
 pub fn why_text(t: &Tr, why: &WhyNot) -> String {
-    match why {
-        WhyNot::NoBlocks => W_NO_BLOCKS.get(t).to_string(),
-        WhyNot::NoModules => W_NO_MODULES.get(t).to_string(),
-        WhyNot::NoModuleMatches(glob, some, all) => {
-            let more = if *all > some.len() {
-                format!(", … ({all})")
-            } else {
-                String::new()
-            };
-            W_NO_MATCH
-                .get(t)
-                .replace("{glob}", glob)
-                .replace("{some}", &format!("{}{more}", some.join(", ")))
-        }
-        WhyNot::BadGlob(why) => why.clone(),
-        WhyNot::NoPhases => W_NO_PHASES.get(t).to_string(),
-        WhyNot::NoGradients => W_NO_GRADIENTS.get(t).to_string(),
-        WhyNot::BadLever(what) => what.clone(),
-        WhyNot::Overflow => W_OVERFLOW.get(t).to_string(),
-    }
+    why.render(t.lang)
 }
 
 /// The module classes offered for checkpointing: each class once, outermost first.
