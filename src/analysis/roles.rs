@@ -7,7 +7,7 @@
 //! Operator Allocated curve. Without that curve, the live blocks are the total.
 
 use super::{Series, held_at};
-use crate::model::{NULL, RankData, Role};
+use crate::model::{Lang, NULL, RankData, Role};
 
 /// The live bytes of one role over time (a step series, ns from the rank origin).
 #[derive(Debug, Clone)]
@@ -168,96 +168,109 @@ impl Advice {
         .then(|| self.bytes.saturating_mul(n - 1) / n)
     }
 
-    /// The advice as English text (the CLI and JSON; the UI has its own per language).
+    /// The advice as English text, sizes in MB with one decimal (the CLI and the JSON's
+    /// `text`).
     pub fn english(&self) -> String {
-        let mib = |b: i64| format!("{:.1} MB", crate::model::bytes_to_mib(b));
-        // The holders, largest first: `name (12.0 MB); …`.
-        let who = || {
-            let v: Vec<String> = self
-                .holders
-                .iter()
-                .map(|(n, b)| format!("{n} ({})", mib(*b)))
-                .collect();
-            v.join("; ")
-        };
-        match self.kind {
-            AdviceKind::Recompute => {
-                let mut text = format!(
-                    "Activations hold {} at the peak; recompute them (activation checkpointing) or use a smaller micro-batch. Held most by: {}",
-                    mib(self.bytes),
-                    who()
-                );
-                text.push_str(&self.replayed_english());
-                text
-            }
-            AdviceKind::ShardOptimizerState | AdviceKind::ShardGradients => {
-                let mut text = self.sharding_english();
-                text.push_str(&self.replayed_english());
-                text
-            }
-            AdviceKind::ExpandableSegments => format!(
-                "The pool caches {} at the peak (Operator Reserved − Allocated); {}=expandable_segments:True lets it reuse that memory instead of reserving more",
-                mib(self.bytes),
-                self.alloc_conf
-            ),
-            AdviceKind::BeforeProfiling => format!(
-                "{} was allocated before profiling began (weights, optimizer state of earlier steps, buffers): the profile cannot tell them apart; profiling from step 1 splits it by role",
-                mib(self.bytes)
-            ),
-            AdviceKind::Temporaries => format!(
-                "Temporaries (forward and backward intermediates) hold {} at the peak; in-place ops, fused kernels (fused attention, fused optimizer) or computing in smaller chunks lower them. Held most by: {}",
-                mib(self.bytes),
-                who()
-            ),
-        }
+        self.render(Lang::En, &|b| {
+            format!("{:.1} MB", crate::model::bytes_to_mib(b))
+        })
     }
 
-    /// The replayed lever as an English sentence to append (empty when none was replayed).
-    fn replayed_english(&self) -> String {
-        let mib = |b: i64| format!("{:.1} MB", crate::model::bytes_to_mib(b));
+    /// The advice in `lang`, each size written by `size` (the app passes its panel's unit):
+    /// one text, both languages side by side, its figures typed arguments.
+    pub fn render(&self, lang: Lang, size: &dyn Fn(i64) -> String) -> String {
+        let mb = size(self.bytes);
+        let (n, saves) = (self.ranks, size(self.saves().unwrap_or(0)));
+        let sep = if lang == Lang::Zh { "；" } else { "; " };
+        let who = self
+            .holders
+            .iter()
+            .map(|(name, b)| match lang {
+                Lang::En => format!("{name} ({})", size(*b)),
+                Lang::Zh => format!("{name}（{}）", size(*b)),
+            })
+            .collect::<Vec<_>>()
+            .join(sep);
+        let conf = self.alloc_conf;
+        let one_rank = n <= 1;
+        let text = match (self.kind, lang) {
+            (AdviceKind::Recompute, Lang::En) => format!(
+                "Activations hold {mb} at the peak; recompute them (activation checkpointing) or use a smaller micro-batch. Held most by: {who}"
+            ),
+            (AdviceKind::Recompute, Lang::Zh) => format!(
+                "峰值时激活值占 {mb}：可用重计算（activation checkpointing）或减小 micro-batch。占用最多的位置：{who}"
+            ),
+            (AdviceKind::ShardOptimizerState, Lang::En) if one_rank => format!(
+                "Optimizer state allocated in the profile holds {mb} at the peak; sharding it over N data-parallel ranks (ZeRO-1, distributed optimizer) saves (N-1)/N of it (this profile has one rank)"
+            ),
+            (AdviceKind::ShardOptimizerState, Lang::Zh) if one_rank => format!(
+                "采集中分配的优化器状态在峰值时占 {mb}：在 N 个数据并行 rank 间切分（ZeRO-1、分布式优化器）可节省其中的 (N-1)/N（本数据只有一个 rank）"
+            ),
+            (AdviceKind::ShardOptimizerState, Lang::En) => format!(
+                "Optimizer state allocated in the profile holds {mb} at the peak; sharding it over the {n} data-parallel ranks (ZeRO-1, distributed optimizer) saves {saves} on this rank"
+            ),
+            (AdviceKind::ShardOptimizerState, Lang::Zh) => format!(
+                "采集中分配的优化器状态在峰值时占 {mb}：在 {n} 个数据并行 rank 间切分（ZeRO-1、分布式优化器）可在本 rank 节省 {saves}"
+            ),
+            (AdviceKind::ShardGradients, Lang::En) if one_rank => format!(
+                "Gradients hold {mb} at the peak; sharding them over N ranks (ZeRO-2, FSDP) saves (N-1)/N of it (this profile has one rank); smaller DDP buckets lower the extra copies"
+            ),
+            (AdviceKind::ShardGradients, Lang::Zh) if one_rank => format!(
+                "峰值时梯度占 {mb}：在 N 个 rank 间切分（ZeRO-2、FSDP）可节省其中的 (N-1)/N（本数据只有一个 rank）；减小 DDP bucket 可减少额外拷贝"
+            ),
+            (AdviceKind::ShardGradients, Lang::En) => format!(
+                "Gradients hold {mb} at the peak; sharding them over the {n} ranks (ZeRO-2, FSDP) saves {saves}; smaller DDP buckets lower the extra copies"
+            ),
+            (AdviceKind::ShardGradients, Lang::Zh) => format!(
+                "峰值时梯度占 {mb}：在 {n} 个 rank 间切分（ZeRO-2、FSDP）可节省 {saves}；减小 DDP bucket 可减少额外拷贝"
+            ),
+            (AdviceKind::ExpandableSegments, Lang::En) => format!(
+                "The pool caches {mb} at the peak (Operator Reserved − Allocated); {conf}=expandable_segments:True lets it reuse that memory instead of reserving more"
+            ),
+            (AdviceKind::ExpandableSegments, Lang::Zh) => format!(
+                "峰值时内存池缓存了 {mb}（Operator Reserved − Allocated）：设置 {conf}=expandable_segments:True 可复用这部分内存，而不是再申请"
+            ),
+            (AdviceKind::BeforeProfiling, Lang::En) => format!(
+                "{mb} was allocated before profiling began (weights, optimizer state of earlier steps, buffers): the profile cannot tell them apart; profiling from step 1 splits it by role"
+            ),
+            (AdviceKind::BeforeProfiling, Lang::Zh) => format!(
+                "{mb} 在采集开始前就已分配（权重、之前迭代的优化器状态、缓冲区），本次数据无法区分；从第 1 个迭代开始采集即可按角色拆分"
+            ),
+            (AdviceKind::Temporaries, Lang::En) => format!(
+                "Temporaries (forward and backward intermediates) hold {mb} at the peak; in-place ops, fused kernels (fused attention, fused optimizer) or computing in smaller chunks lower them. Held most by: {who}"
+            ),
+            (AdviceKind::Temporaries, Lang::Zh) => format!(
+                "峰值时临时内存（前向与反向的中间结果）占 {mb}：可改用原地（in-place）算子、融合算子（融合注意力、融合优化器），或分块计算。占用最多的算子：{who}"
+            ),
+        };
+        format!("{text}{}", self.replayed_text(lang, size))
+    }
+
+    /// The replayed lever as a sentence to append (empty when none was replayed).
+    fn replayed_text(&self, lang: Lang, size: &dyn Fn(i64) -> String) -> String {
         let Some(r) = &self.replayed else {
             return String::new();
         };
-        let what = match &r.lever {
-            Lever::Checkpoint(module) => format!("Checkpointing every {module}"),
-            Lever::Zero { stage, ranks } if self.ranks <= 1 => {
-                format!("ZeRO-{stage} over {ranks} ranks, for example,")
-            }
-            Lever::Zero { stage, ranks } => format!("ZeRO-{stage} over the {ranks} ranks"),
-        };
-        format!(
-            ". {what} would lower the peak from {} to {} (replayed from this run: memsight whatif {})",
-            mib(r.from),
-            mib(r.to),
-            r.lever.whatif_args()
-        )
-    }
-
-    /// The sharding advice's own sentence (what it holds, what (N−1)/N of it is).
-    fn sharding_english(&self) -> String {
-        let mib = |b: i64| format!("{:.1} MB", crate::model::bytes_to_mib(b));
-        match self.kind {
-            AdviceKind::ShardOptimizerState if self.ranks <= 1 => format!(
-                "Optimizer state allocated in the profile holds {} at the peak; sharding it over N data-parallel ranks (ZeRO-1, distributed optimizer) saves (N-1)/N of it (this profile has one rank)",
-                mib(self.bytes)
+        let (from, to, args) = (size(r.from), size(r.to), r.lever.whatif_args());
+        match (&r.lever, lang) {
+            (Lever::Checkpoint(module), Lang::En) => format!(
+                ". Checkpointing every {module} would lower the peak from {from} to {to} (replayed from this run: memsight whatif {args})"
             ),
-            AdviceKind::ShardGradients if self.ranks <= 1 => format!(
-                "Gradients hold {} at the peak; sharding them over N ranks (ZeRO-2, FSDP) saves (N-1)/N of it (this profile has one rank); smaller DDP buckets lower the extra copies",
-                mib(self.bytes)
+            (Lever::Checkpoint(module), Lang::Zh) => format!(
+                "。对每个 {module} 做激活重计算，峰值将从 {from} 降到 {to}（按本次运行回放：memsight whatif {args}）"
             ),
-            AdviceKind::ShardOptimizerState => format!(
-                "Optimizer state allocated in the profile holds {} at the peak; sharding it over the {} data-parallel ranks (ZeRO-1, distributed optimizer) saves {} on this rank",
-                mib(self.bytes),
-                self.ranks,
-                mib(self.saves().unwrap_or(0))
+            (Lever::Zero { stage, ranks }, Lang::En) if self.ranks <= 1 => format!(
+                ". ZeRO-{stage} over {ranks} ranks, for example, would lower the peak from {from} to {to} (replayed from this run: memsight whatif {args})"
             ),
-            AdviceKind::ShardGradients => format!(
-                "Gradients hold {} at the peak; sharding them over the {} ranks (ZeRO-2, FSDP) saves {}; smaller DDP buckets lower the extra copies",
-                mib(self.bytes),
-                self.ranks,
-                mib(self.saves().unwrap_or(0))
+            (Lever::Zero { stage, ranks }, Lang::Zh) if self.ranks <= 1 => format!(
+                "。例如在 {ranks} 个 rank 间使用 ZeRO-{stage}，峰值将从 {from} 降到 {to}（按本次运行回放：memsight whatif {args}）"
             ),
-            _ => String::new(),
+            (Lever::Zero { stage, ranks }, Lang::En) => format!(
+                ". ZeRO-{stage} over the {ranks} ranks would lower the peak from {from} to {to} (replayed from this run: memsight whatif {args})"
+            ),
+            (Lever::Zero { stage, ranks }, Lang::Zh) => format!(
+                "。在这 {ranks} 个 rank 间使用 ZeRO-{stage}，峰值将从 {from} 降到 {to}（按本次运行回放：memsight whatif {args}）"
+            ),
         }
     }
 }

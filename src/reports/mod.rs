@@ -67,23 +67,29 @@ macro_rules! rank_args {
 
 rank_args!(
     steps::StepsArgs,
-    roles::RolesArgs,
     modules::ModulesArgs,
     live::LiveArgs,
     stacks::StacksArgs
 );
 
-impl RankArgs for whatif::WhatifArgs {
-    fn rank(&self) -> Option<&str> {
-        self.rank.as_deref()
-    }
-    fn json(&self) -> bool {
-        self.json
-    }
-    fn lang(&self) -> Option<Lang> {
-        self.lang
-    }
+/// Implements [`RankArgs`] for argument types that also take `lang: Option<Lang>`.
+macro_rules! rank_args_in_two_languages {
+    ($($t:ty),*) => {$(
+        impl $crate::reports::RankArgs for $t {
+            fn rank(&self) -> Option<&str> {
+                self.rank.as_deref()
+            }
+            fn json(&self) -> bool {
+                self.json
+            }
+            fn lang(&self) -> Option<Lang> {
+                self.lang
+            }
+        }
+    )*};
 }
+
+rank_args_in_two_languages!(roles::RolesArgs, whatif::WhatifArgs);
 
 /// The language a text answer takes when `--lang` is not given: the one the binary found in
 /// the locale at start ([`set_default_lang`]); English in-process (tests, MCP, the API).
@@ -124,7 +130,7 @@ pub trait RankReport {
     /// The answer as JSON (its field names are a contract: scripts, MCP and `explain` read them).
     fn json(answer: &Self::Answer<'_>) -> serde_json::Value;
     /// The answer as text for a terminal, in `lang` where the report is written in both
-    /// languages (`whatif`; the others are English for now).
+    /// languages (`whatif`, `roles`; the others are English for now).
     fn text(answer: &Self::Answer<'_>, lang: Lang) -> String;
 }
 

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::{RankInput, RankReport};
 use crate::analysis::{Advice, Lever, RoleBytes, RoleReport, RolesAt};
-use crate::model::{NULL, RankData, bytes_to_kib, bytes_to_mib, ns_to_ms};
+use crate::model::{Lang, NULL, RankData, bytes_to_kib, bytes_to_mib, ns_to_ms};
 
 /// Options of `roles`.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -20,6 +20,10 @@ pub struct RolesArgs {
     /// List every block with its role and the rule that gave it.
     #[arg(long)]
     pub blocks: bool,
+    /// The text's language (the JSON has none): en or zh; default the locale's (LC_ALL,
+    /// LC_MESSAGES, LANG).
+    #[arg(long, value_parser = super::parse_lang)]
+    pub lang: Option<Lang>,
 }
 
 /// Memory by training role at the peak, per step and in total, and what would lower the peak.
@@ -51,8 +55,8 @@ impl RankReport for Roles {
         roles_json(a.data, a.report, &a.advice, a.blocks)
     }
 
-    fn text(a: &RolesAnswer<'_>, _lang: crate::model::Lang) -> String {
-        roles_text(a.data, a.report, &a.advice, a.blocks)
+    fn text(a: &RolesAnswer<'_>, lang: Lang) -> String {
+        roles_text(a.data, a.report, &a.advice, a.blocks, lang)
     }
 }
 
@@ -178,7 +182,7 @@ fn block_rows(data: &RankData) -> Vec<serde_json::Value> {
 }
 
 /// Roles as an aligned table: role, MB, blocks.
-fn role_table(roles: &[RoleBytes]) -> String {
+fn role_table(roles: &[RoleBytes], zh: bool) -> String {
     let rows: Vec<Vec<String>> = roles
         .iter()
         .map(|r| {
@@ -189,28 +193,49 @@ fn role_table(roles: &[RoleBytes]) -> String {
             ]
         })
         .collect();
-    super::text::text_table(&["Role", "MB", "Blocks"], &rows)
+    let header = if zh {
+        ["角色", "MB", "块数"]
+    } else {
+        ["Role", "MB", "Blocks"]
+    };
+    super::text::text_table(&header, &rows)
 }
 
 /// The aligned text tables and the advice.
-pub fn roles_text(data: &RankData, report: &RoleReport, advice: &[Advice], blocks: bool) -> String {
-    let mut text = format!(
-        "rank {}: memory by role (host ops from {})\n",
-        data.info.rank,
+pub fn roles_text(
+    data: &RankData,
+    report: &RoleReport,
+    advice: &[Advice],
+    blocks: bool,
+    lang: Lang,
+) -> String {
+    let zh = lang == Lang::Zh;
+    let (rank, source) = (
+        &data.info.rank,
         data.stacks
             .as_ref()
-            .map_or("nowhere", |s| s.source.as_str())
+            .map_or(if zh { "无" } else { "nowhere" }, |s| s.source.as_str()),
     );
+    let mut text = if zh {
+        format!("rank {rank}：按角色的内存（host 算子来自 {source}）\n")
+    } else {
+        format!("rank {rank}: memory by role (host ops from {source})\n")
+    };
     if let Some(why) = report.why_unknown {
-        text.push_str(&format!("every block is unknown: {why}\n"));
+        text.push_str(&if zh {
+            format!("所有内存块的角色均为 unknown：{why}\n")
+        } else {
+            format!("every block is unknown: {why}\n")
+        });
     }
     let mib = |b: i64| format!("{:.2}", bytes_to_mib(b));
     if let Some(p) = &report.at_peak {
-        text.push_str(&format!(
-            "\nat the peak ({:.3} ms, {} MB):\n",
-            ns_to_ms(p.at_ns),
-            mib(p.total)
-        ));
+        let (at, total) = (ns_to_ms(p.at_ns), mib(p.total));
+        text.push_str(&if zh {
+            format!("\n峰值时（{at:.3} ms，{total} MB）：\n")
+        } else {
+            format!("\nat the peak ({at:.3} ms, {total} MB):\n")
+        });
         // Roles neither live nor with blocks then are left out of the text.
         let live: Vec<RoleBytes> = p
             .roles
@@ -218,16 +243,24 @@ pub fn roles_text(data: &RankData, report: &RoleReport, advice: &[Advice], block
             .copied()
             .filter(|r| r.bytes != 0 || r.blocks != 0)
             .collect();
-        text.push_str(&role_table(&live));
+        text.push_str(&role_table(&live, zh));
     }
-    text.push_str("\nover the profile (allocated):\n");
-    text.push_str(&role_table(&report.totals));
+    text.push_str(if zh {
+        "\n整个采集期间（分配量）：\n"
+    } else {
+        "\nover the profile (allocated):\n"
+    });
+    text.push_str(&role_table(&report.totals, zh));
     if !report.per_step.is_empty() {
         let roles: Vec<crate::model::Role> = crate::model::Role::ALL
             .into_iter()
             .filter(|r| report.per_step.iter().any(|s| s.at_peak.bytes(*r) != 0))
             .collect();
-        let mut header = vec!["Step", "Peak at(ms)", "Peak(MB)"];
+        let mut header = if zh {
+            vec!["迭代", "峰值时间(ms)", "峰值(MB)"]
+        } else {
+            vec!["Step", "Peak at(ms)", "Peak(MB)"]
+        };
         header.extend(roles.iter().map(|r| r.as_str()));
         let rows: Vec<Vec<String>> = report
             .per_step
@@ -242,13 +275,22 @@ pub fn roles_text(data: &RankData, report: &RoleReport, advice: &[Advice], block
                 row
             })
             .collect();
-        text.push_str("\neach step's peak by role (MB):\n");
+        text.push_str(if zh {
+            "\n各迭代峰值时按角色（MB）：\n"
+        } else {
+            "\neach step's peak by role (MB):\n"
+        });
         text.push_str(&super::text::text_table(&header, &rows));
     }
     if !advice.is_empty() {
-        text.push_str("\nwhat would lower the peak:\n");
+        text.push_str(if zh {
+            "\n如何降低峰值：\n"
+        } else {
+            "\nwhat would lower the peak:\n"
+        });
         for a in advice {
-            text.push_str(&format!("- {}\n", a.english()));
+            let line = a.render(lang, &|b| format!("{:.1} MB", bytes_to_mib(b)));
+            text.push_str(&format!("- {line}\n"));
         }
     }
     if blocks && let Some(roles) = data.roles.as_ref() {
@@ -272,18 +314,31 @@ pub fn roles_text(data: &RankData, report: &RoleReport, advice: &[Advice], block
                 ]
             })
             .collect();
-        text.push_str("\nblocks:\n");
-        text.push_str(&super::text::text_table(
-            &[
+        let header = if zh {
+            [
+                "名称",
+                "Size(KB)",
+                "申请时间(ms)",
+                "释放时间(ms)",
+                "角色",
+                "规则",
+            ]
+        } else {
+            [
                 "Name",
                 "Size(KB)",
                 "Allocated(ms)",
                 "Released(ms)",
                 "Role",
                 "Rule",
-            ],
-            &rows,
-        ));
+            ]
+        };
+        text.push_str(if zh {
+            "\n内存块：\n"
+        } else {
+            "\nblocks:\n"
+        });
+        text.push_str(&super::text::text_table(&header, &rows));
     }
     text
 }

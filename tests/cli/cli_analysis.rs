@@ -2,7 +2,7 @@
 
 use crate::common;
 
-use common::{RawCsv, first_subdir, fixtures, memsight, us_to_ns};
+use common::{RawCsv, assert_said_in_chinese, first_subdir, fixtures, memsight, us_to_ns};
 
 fn rank_dir() -> std::path::PathBuf {
     first_subdir(&fixtures().join("torch_cluster"))
@@ -385,4 +385,60 @@ fn missing_stacks_and_modules_are_advised_in_the_words_of_what_wrote_the_rank() 
         out.contains(dump_stacks) && out.contains(dump_modules),
         "{out}"
     );
+}
+
+/// Issue 88: `roles --lang zh` says the same in Chinese: the tables' headings and every piece
+/// of advice (the app's words, now written once with the CLI's), with the same figures, no
+/// English but names (the rank, roles, the lines and ops holding memory, the allocator's
+/// variable) and the terms the Chinese UI keeps. A real GPU trace whose advice covers
+/// recompute (replayed), memory held before profiling, temporaries, the pool's cache and
+/// sharding (replayed over an example 8 ranks).
+#[test]
+fn roles_speaks_chinese_when_asked() {
+    let trace = fixtures().join("pytorch/whatif_cuda/gpu.pt.trace.json.gz");
+    let t = trace.to_str().unwrap();
+    let run = |lang: &str| {
+        let (code, out, err) = memsight(&["roles", t, "--lang", lang]);
+        assert_eq!(code, 0, "{err}");
+        out
+    };
+    let (en, zh) = (run("en"), run("zh"));
+    let (_, json, _) = memsight(&["roles", t, "--json"]);
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let mut names: Vec<String> = vec![
+        json["rank"].as_str().unwrap().to_string(),
+        json["source"].as_str().unwrap().to_string(),
+        "PYTORCH_CUDA_ALLOC_CONF".into(),
+    ];
+    names.extend(
+        json["totals"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["role"].as_str().unwrap().to_string()),
+    );
+    // The holders each advice names, from its English text: `Held most by: A (1.0 MB); B …`.
+    let advice = json["advice"].as_array().unwrap();
+    assert!(advice.len() >= 5, "{advice:?}");
+    for a in advice {
+        let text = a["text"].as_str().unwrap();
+        if let Some((_, held)) = text.split_once("Held most by: ") {
+            let held = held.split(". ").next().unwrap();
+            for h in held.split("; ") {
+                names.push(h.rsplit_once(" (").unwrap().0.to_string());
+            }
+        }
+        if let Some(c) = a["replayed"]["checkpoint"].as_str() {
+            names.push(c.to_string());
+        }
+    }
+    assert_said_in_chinese(&en, &zh, &names, &[]);
+    for want in ["按角色的内存", "峰值时", "如何降低峰值：", "按本次运行回放"]
+    {
+        assert!(zh.contains(want), "{want} in\n{zh}");
+    }
+    // The English is the JSON's advice text, word for word.
+    for a in advice {
+        assert!(en.contains(a["text"].as_str().unwrap()), "{a}");
+    }
 }

@@ -779,3 +779,87 @@ pub fn label_of(node: &egui_kittest::Node<'_>) -> String {
         .unwrap_or_default()
         .to_string()
 }
+
+/// The technical terms a Chinese answer keeps in English (as the app's Chinese UI does).
+pub const TERMS_KEPT: &[&str] = &[
+    "rank",
+    "MB",
+    "KB",
+    "ms",
+    "ZeRO",
+    "FSDP",
+    "DDP",
+    "offload",
+    "reserved",
+    "allocated",
+    "trace",
+    "deviceProperties",
+    "capacity",
+    "gib",
+    "Operator",
+    "Reserved",
+    "Allocated",
+    "host",
+    "step",
+    "bucket",
+    "gather",
+    "Adam",
+    "SGD",
+    "autograd",
+    "micro",
+    "batch",
+    "activation",
+    "checkpointing",
+    "in",
+    "place",
+    "Size",
+    "N",
+    "memsight",
+    "whatif",
+    "checkpoint",
+    "zero",
+    "ranks",
+    "expandable",
+    "segments",
+    "True",
+];
+
+/// Asserts that `zh` says what `en` says, in Chinese: the same figures, a Chinese character
+/// on every line but a table's numeric rows, and no English word but `names` (taken out
+/// whole, longest first), [`TERMS_KEPT`] and `terms`.
+pub fn assert_said_in_chinese(en: &str, zh: &str, names: &[String], terms: &[&str]) {
+    let numbers = |s: &str| -> Vec<String> {
+        let mut v: Vec<String> = s
+            .split(|c: char| !(c.is_ascii_digit() || c == '.' || c == '+' || c == '-'))
+            .filter(|w| w.chars().any(|c| c.is_ascii_digit()))
+            .map(str::to_string)
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(numbers(en), numbers(zh), "the same figures\n{en}\n{zh}");
+    assert_ne!(en, zh);
+    let mut by_length = names.to_vec();
+    by_length.sort_by_key(|n| std::cmp::Reverse(n.len()));
+    for line in zh.lines().filter(|l| !l.trim().is_empty()) {
+        let mut rest = line.to_string();
+        for n in by_length.iter().filter(|n| !n.is_empty()) {
+            rest = rest.replace(n.as_str(), " ");
+        }
+        let table_row = rest
+            .trim_start()
+            .starts_with(|c: char| c.is_ascii_digit() || c == '#');
+        assert!(
+            table_row
+                || rest.trim().is_empty()
+                || line.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)),
+            "a line without Chinese: {line:?}"
+        );
+        for word in rest.split(|c: char| !c.is_ascii_alphabetic()) {
+            assert!(
+                word.len() < 2 || TERMS_KEPT.contains(&word) || terms.contains(&word),
+                "English {word:?} in {line:?}"
+            );
+        }
+    }
+}

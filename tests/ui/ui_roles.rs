@@ -514,12 +514,17 @@ fn the_sharding_advice_shows_the_replayed_zero_peak() {
             ..Default::default()
         };
         let predicted = memsight::analysis::whatif::predict(&view.data, &scenario).unwrap();
-        let replayed = memsight::ui::panes::roles::ZERO_REPLAYED_EXAMPLE
-            .get(t)
-            .replace("{stage}", "1")
-            .replace("{ranks}", "8")
-            .replace("{from}", &bytes(raw_peak))
-            .replace("{to}", &bytes(predicted.predicted.bytes));
+        let (from, to) = (bytes(raw_peak), bytes(predicted.predicted.bytes));
+        let replayed = match lang {
+            Lang::En => format!(
+                ". ZeRO-1 over 8 ranks, for example, would lower the peak from {from} to {to} \
+                 (replayed from this run: memsight whatif --zero 1 --ranks 8)"
+            ),
+            Lang::Zh => format!(
+                "。例如在 8 个 rank 间使用 ZeRO-1，峰值将从 {from} 降到 {to}（按本次运行回放：\
+                 memsight whatif --zero 1 --ranks 8）"
+            ),
+        };
         let advice = view.advice(1);
         let shard = advice
             .iter()

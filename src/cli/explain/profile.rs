@@ -69,7 +69,7 @@ pub fn verdict(path: &Path, source: SourceChoice, rank: Option<&str>) -> Result<
         &RolesArgs {
             rank: rank_arg.clone(),
             json: true,
-            blocks: false,
+            ..RolesArgs::default()
         },
     );
     // The curve's peak; without memory_record (operator_memory.csv alone), the peak of the

@@ -7,7 +7,7 @@
 use egui_plot::{Bar, BarChart, Line, Plot, PlotPoints, VLine};
 
 use super::PaneCx;
-use crate::analysis::{AdviceKind, Lever, OverallCurve, RankView, RoleReport, RolesAt};
+use crate::analysis::{OverallCurve, RankView, RoleReport, RolesAt};
 use crate::model::{Role, TimeWindow, ns_to_ms};
 use crate::ui::command::Command;
 use crate::ui::format::{MemUnit, bytes_in};
@@ -18,28 +18,6 @@ use crate::ui::palette;
 /// The job that computes memory by role for a view (one per view).
 pub const ROLES_JOB: crate::ui::jobs::JobKind =
     crate::ui::jobs::JobKind::new("roles", "memory by role", "按角色统计内存");
-
-/// What checkpointing the repeated module would do, replayed from the run (`{module}`,
-/// `{from}`, `{to}`).
-pub const CHECKPOINT_REPLAYED: crate::ui::i18n::Text = crate::ui::i18n::Text {
-    en: "Checkpointing every {module} would lower the peak from {from} to {to} (replayed from \
-         this run).",
-    zh: "对每个 {module} 做激活重计算，峰值将从 {from} 降到 {to}（按本次运行回放）。",
-};
-
-/// What sharding would do, replayed from the run, over the profile's ranks.
-pub const ZERO_REPLAYED: crate::ui::i18n::Text = crate::ui::i18n::Text {
-    en: "ZeRO-{stage} over the {ranks} ranks would lower the peak from {from} to {to} \
-         (replayed from this run).",
-    zh: "在这 {ranks} 个 rank 间使用 ZeRO-{stage}，峰值将从 {from} 降到 {to}（按本次运行回放）。",
-};
-
-/// [`ZERO_REPLAYED`] for a one-rank profile, over an example count.
-pub const ZERO_REPLAYED_EXAMPLE: crate::ui::i18n::Text = crate::ui::i18n::Text {
-    en: "For example, ZeRO-{stage} over {ranks} ranks would lower the peak from {from} to {to} \
-         (replayed from this run).",
-    zh: "例如在 {ranks} 个 rank 间使用 ZeRO-{stage}，峰值将从 {from} 降到 {to}（按本次运行回放）。",
-};
 
 /// The tab's id.
 pub const TAB: crate::ui::state::TabId = crate::ui::state::TabId("roles");
@@ -307,45 +285,7 @@ pub fn advice_text(t: &Tr, a: &crate::analysis::Advice) -> String {
 
 /// [`advice_text`] with its figures in `unit` (the panel's, shared by its lines).
 pub fn advice_text_in(t: &Tr, a: &crate::analysis::Advice, unit: MemUnit) -> String {
-    let bytes = |b: i64| bytes_in(b, unit);
-    let holders: Vec<String> = a
-        .holders
-        .iter()
-        .map(|(n, b)| format!("{n} ({})", bytes(*b)))
-        .collect();
-    let saves = bytes(a.saves().unwrap_or(0));
-    let text = match a.kind {
-        AdviceKind::Recompute => (t.advice_recompute)(&bytes(a.bytes), &holders.join("; ")),
-        AdviceKind::ShardOptimizerState => {
-            (t.advice_shard_optimizer)(&bytes(a.bytes), a.ranks, &saves)
-        }
-        AdviceKind::ShardGradients => (t.advice_shard_gradients)(&bytes(a.bytes), a.ranks, &saves),
-        AdviceKind::ExpandableSegments => (t.advice_expandable)(&bytes(a.bytes), a.alloc_conf),
-        AdviceKind::BeforeProfiling => (t.advice_before_profiling)(&bytes(a.bytes)),
-        AdviceKind::Temporaries => (t.advice_temporaries)(&bytes(a.bytes), &holders.join("; ")),
-    };
-    let Some(r) = &a.replayed else {
-        return text;
-    };
-    let replayed = match &r.lever {
-        Lever::Checkpoint(module) => CHECKPOINT_REPLAYED.get(t).replace("{module}", module),
-        Lever::Zero { stage, ranks } => {
-            let text = if a.ranks <= 1 {
-                ZERO_REPLAYED_EXAMPLE
-            } else {
-                ZERO_REPLAYED
-            };
-            text.get(t)
-                .replace("{stage}", &stage.to_string())
-                .replace("{ranks}", &ranks.to_string())
-        }
-    };
-    format!(
-        "{text} {}",
-        replayed
-            .replace("{from}", &bytes(r.from))
-            .replace("{to}", &bytes(r.to))
-    )
+    a.render(t.lang, &|b| bytes_in(b, unit))
 }
 
 /// The rank's Operator Allocated curve, when it has one.
