@@ -15,9 +15,7 @@ fn main() -> ExitCode {
     let args = Args::parse();
     match args.command {
         // The MCP server speaks on stdout itself: no lock may be held on it.
-        Some(command @ Command::Mcp { .. }) => {
-            exit(run(command, &mut std::io::sink(), &mut std::io::stderr()))
-        }
+        Some(Command::Mcp { root }) => exit(mcp(root)),
         Some(command) => {
             // Text answers speak the locale's language unless --lang says otherwise.
             memsight::reports::set_default_lang(
@@ -75,4 +73,17 @@ fn run_app(
          try `memsight inspect {path}` or `memsight --help`"
     );
     exit(EXIT_FAILURE)
+}
+
+/// `memsight mcp`: the server, in a build with it.
+#[cfg(feature = "mcp")]
+fn mcp(roots: Vec<PathBuf>) -> i32 {
+    memsight::mcp::serve(roots, &mut std::io::stderr())
+}
+
+/// `memsight mcp` in a build without it.
+#[cfg(not(feature = "mcp"))]
+fn mcp(_roots: Vec<PathBuf>) -> i32 {
+    eprintln!("memsight: this build has no MCP server (built without the `mcp` feature)");
+    EXIT_FAILURE
 }

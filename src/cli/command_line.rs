@@ -351,7 +351,15 @@ fn dispatch(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         Command::Explain { path, args, src } => {
             super::explain(&path, src.source.choice(), &args, out, err)
         }
-        Command::Mcp { root } => mcp(root, err),
+        // The server owns stdin and stdout: the binary starts it (`main`), so that the command
+        // line does not depend on the server that runs its commands.
+        Command::Mcp { .. } => {
+            let _ = writeln!(
+                err,
+                "memsight: the MCP server is started by the binary (`memsight mcp`), not in-process"
+            );
+            EXIT_FAILURE
+        }
         Command::Curve { path, args, src } => {
             super::curve(&path, src.source.choice(), &args, out, err)
         }
@@ -465,18 +473,3 @@ fn dispatch(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     }
 }
 
-/// `memsight mcp`: the server, in a build with it.
-#[cfg(feature = "mcp")]
-fn mcp(roots: Vec<PathBuf>, err: &mut dyn Write) -> i32 {
-    crate::mcp::serve(roots, err)
-}
-
-/// `memsight mcp` in a build without it.
-#[cfg(not(feature = "mcp"))]
-fn mcp(_roots: Vec<PathBuf>, err: &mut dyn Write) -> i32 {
-    let _ = writeln!(
-        err,
-        "memsight: this build has no MCP server (built without the `mcp` feature)"
-    );
-    EXIT_FAILURE
-}
