@@ -290,7 +290,7 @@ pub struct RoleReport {
     /// What would lower the peak, largest first.
     pub advice: Vec<Advice>,
     /// Why every block is `unknown`, when it is.
-    pub why_unknown: Option<&'static str>,
+    pub why_unknown: Option<crate::model::WhyUnknown>,
 }
 
 impl RoleReport {
@@ -327,7 +327,7 @@ pub fn role_report(data: &RankData, overall: &[&Series]) -> RoleReport {
             at_peak: None,
             per_step: Vec::new(),
             advice: Vec::new(),
-            why_unknown: Some("the rank has no blocks (operator_memory)"),
+            why_unknown: Some(crate::model::WhyUnknown::NoBlocks),
         };
     };
     let ops = &data.operators;

@@ -142,12 +142,8 @@ pub enum Command {
         src: SourceOpt,
         /// Profiling folder or .db.
         path: PathBuf,
-        /// Rank id; default the device rank with the highest peak.
-        #[arg(long, allow_hyphen_values = true)]
-        rank: Option<String>,
-        /// JSON instead of text.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        args: super::StepsArgs,
     },
     /// Memory by training role (activations, gradients, optimizer state, inputs, temporaries)
     /// at the peak and per step, and what would lower the peak.
@@ -383,12 +379,13 @@ fn dispatch(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         Command::Whatif { path, args, src } => {
             super::whatif(&path, src.source.choice(), &args, out, err)
         }
-        Command::Steps {
-            path,
-            rank,
-            json,
-            src,
-        } => super::steps(&path, src.source.choice(), rank.as_deref(), json, out, err),
+        Command::Steps { path, args, src } => super::rank::run::<crate::reports::steps::Steps>(
+            &path,
+            src.source.choice(),
+            &args,
+            out,
+            err,
+        ),
         Command::Components {
             path,
             rank,
@@ -472,4 +469,3 @@ fn dispatch(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         }
     }
 }
-

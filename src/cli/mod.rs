@@ -93,6 +93,7 @@ pub fn steps(
     let args = StepsArgs {
         rank: rank.map(str::to_string),
         json,
+        lang: None,
     };
     rank::run::<crate::reports::steps::Steps>(path, source, &args, out, err)
 }

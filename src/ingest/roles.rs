@@ -41,10 +41,8 @@ pub fn attach_roles(data: &mut RankData) {
 pub fn classify(ops: &OperatorMemory, stacks: Option<&CallStacks>) -> BlockRoles {
     let phases = stacks.map(|s| s.phases.clone()).unwrap_or_default();
     let why_unknown = match stacks {
-        None => {
-            Some("the profile has no host ops (trace_view.json, PYTORCH_API or a PyTorch trace)")
-        }
-        Some(s) if s.phases.is_empty() => Some("the host ops show no backward pass"),
+        None => Some(crate::model::WhyUnknown::NoHostOps),
+        Some(s) if s.phases.is_empty() => Some(crate::model::WhyUnknown::NoBackward),
         Some(_) => None,
     };
     let n = ops.len();

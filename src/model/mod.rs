@@ -43,7 +43,9 @@ pub use rank::{
     SourceChoice, USING_CSV_NOTE, USING_DB_NOTE, alloc_conf_var, device_label,
 };
 pub use report::LoadReport;
-pub use roles::{BlockRoles, Phase, PhaseKind, Phases, Role, Rule, is_phase_annotation};
+pub use roles::{
+    BlockRoles, Phase, PhaseKind, Phases, Role, Rule, WhyUnknown, is_phase_annotation,
+};
 pub use stacks::{CallStacks, Flow, HostOps, NONE as NO_STACK, StackSource, is_schema_op};
 pub use steps::{DeviceMemory, Step, StepSource, Steps};
 pub use tables::{MemoryRecords, ModuleMemory, OP_I64_COLUMNS, OperatorMemory, StaticOpMemory};

@@ -208,7 +208,37 @@ pub struct BlockRoles {
     /// Per row.
     pub rule: Vec<Rule>,
     /// Why every block is `unknown`, when it is (no host ops, no backward pass).
-    pub why_unknown: Option<&'static str>,
+    pub why_unknown: Option<WhyUnknown>,
+}
+
+/// Why every block of a rank has the role `unknown`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WhyUnknown {
+    /// No host ops to tell the passes apart.
+    NoHostOps,
+    /// Host ops, but no backward pass among them.
+    NoBackward,
+    /// No blocks at all.
+    NoBlocks,
+}
+
+impl WhyUnknown {
+    /// The reason in `lang` (the JSON's `why_unknown` is the English).
+    pub fn render(self, lang: super::Lang) -> &'static str {
+        use super::Lang::{En, Zh};
+        match (self, lang) {
+            (WhyUnknown::NoHostOps, En) => {
+                "the profile has no host ops (trace_view.json, PYTORCH_API or a PyTorch trace)"
+            }
+            (WhyUnknown::NoHostOps, Zh) => {
+                "数据中没有 host 算子（trace_view.json、PYTORCH_API 或 PyTorch trace）"
+            }
+            (WhyUnknown::NoBackward, En) => "the host ops show no backward pass",
+            (WhyUnknown::NoBackward, Zh) => "host 算子中没有反向阶段",
+            (WhyUnknown::NoBlocks, En) => "the rank has no blocks (operator_memory)",
+            (WhyUnknown::NoBlocks, Zh) => "该 rank 没有内存块（operator_memory）",
+        }
+    }
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@ use crate::model::plural::count;
 
 use super::{RankInput, RankReport, ms_to_ns};
 use crate::analysis::{LiveAt, OverallCurve, held_at, live_at};
-use crate::model::{RankData, bytes_to_kib, bytes_to_mib, ns_to_ms};
+use crate::model::{Lang, RankData, bytes_to_kib, bytes_to_mib, ns_to_ms};
 
 /// Options of `live`.
 #[derive(Debug, Clone, clap::Args)]
@@ -21,6 +21,10 @@ pub struct LiveArgs {
     /// JSON instead of text.
     #[arg(long)]
     pub json: bool,
+    /// The text's language (the JSON has none): en or zh; default the locale's (LC_ALL,
+    /// LC_MESSAGES, LANG).
+    #[arg(long, value_parser = super::parse_lang)]
+    pub lang: Option<Lang>,
 }
 
 /// What is alive at a time: the largest blocks and the totals per operator.
@@ -127,40 +131,59 @@ impl RankReport for Live {
         })
     }
 
-    fn text(a: &LiveAnswer<'_>, _lang: crate::model::Lang) -> String {
+    fn text(a: &LiveAnswer<'_>, lang: Lang) -> String {
         use std::fmt::Write as _;
+        let zh = lang == Lang::Zh;
         let (data, live, top, at_ms) = (a.data, &a.live, a.top, a.at_ms);
         let ops = &data.operators;
         let name = |id: u32| data.display_name(id);
-        let allocated = a.allocated;
         let mut s = String::new();
-        let _ = writeln!(
-            s,
-            "alive at {at_ms} ms: {}, {:.2} MB",
-            count(live.rows.len() as u64, "block", "blocks"),
-            bytes_to_mib(live.total)
-        );
+        let (n, total) = (live.rows.len(), bytes_to_mib(live.total));
+        let _ = if zh {
+            writeln!(s, "{at_ms} ms 时存活：{n} 个内存块，{total:.2} MB")
+        } else {
+            writeln!(
+                s,
+                "alive at {at_ms} ms: {}, {total:.2} MB",
+                count(n as u64, "block", "blocks")
+            )
+        };
         // The curve at that time, and what of it no live block explains: memory allocated
         // before profiling began, or by blocks the profile did not record.
-        if let Some(a) = allocated {
-            let _ = writeln!(
-                s,
-                "Operator Allocated at {at_ms} ms: {:.2} MB; not in any live block: {:.2} MB \
-                 (allocated before profiling began, or not recorded)",
-                bytes_to_mib(a),
-                bytes_to_mib(a.saturating_sub(live.total))
+        if let Some(held) = a.allocated {
+            let (held, outside) = (
+                bytes_to_mib(held),
+                bytes_to_mib(held.saturating_sub(live.total)),
             );
+            let _ = if zh {
+                writeln!(
+                    s,
+                    "{at_ms} ms 时 Operator Allocated：{held:.2} MB；不在任何存活内存块中：{outside:.2} MB（采集开始前分配的，或未被记录）"
+                )
+            } else {
+                writeln!(
+                    s,
+                    "Operator Allocated at {at_ms} ms: {held:.2} MB; not in any live block: {outside:.2} MB (allocated before profiling began, or not recorded)"
+                )
+            };
         }
         if let Some(r) = a.reserved {
-            let _ = writeln!(
-                s,
-                "Operator Reserved at {at_ms} ms: {:.2} MB",
-                bytes_to_mib(r)
-            );
+            let r = bytes_to_mib(r);
+            let _ = if zh {
+                writeln!(s, "{at_ms} ms 时 Operator Reserved：{r:.2} MB")
+            } else {
+                writeln!(s, "Operator Reserved at {at_ms} ms: {r:.2} MB")
+            };
         }
+        // The blocks' columns are Insight's (and the app's table's), in both languages.
         let _ = writeln!(
             s,
-            "\nlargest blocks\nName\tSize(KB)\tAllocation Time(ms)\tRelease Time(ms)"
+            "\n{}\nName\tSize(KB)\tAllocation Time(ms)\tRelease Time(ms)",
+            if zh {
+                "最大的内存块"
+            } else {
+                "largest blocks"
+            }
         );
         for &r in live.rows.iter().take(top) {
             let r = r as usize;
@@ -175,7 +198,11 @@ impl RankReport for Live {
                 cell(C::ReleaseTime)
             );
         }
-        let _ = writeln!(s, "\nby operator\nName\tTotal(MB)\tBlocks");
+        let _ = if zh {
+            writeln!(s, "\n按算子\n名称\t合计(MB)\t块数")
+        } else {
+            writeln!(s, "\nby operator\nName\tTotal(MB)\tBlocks")
+        };
         for &(id, bytes, n) in live.by_name.iter().take(top) {
             let _ = writeln!(s, "{}\t{:.2}\t{n}", name(id), bytes_to_mib(bytes));
         }

@@ -45,35 +45,13 @@ pub trait RankArgs {
     fn rank(&self) -> Option<&str>;
     /// `--json`: the answer as JSON instead of text.
     fn json(&self) -> bool;
-    /// `--lang`, where the report takes it.
-    fn lang(&self) -> Option<Lang> {
-        None
-    }
+    /// `--lang`: the text's language; `None`, the default ([`default_lang`]).
+    fn lang(&self) -> Option<Lang>;
 }
 
-/// Implements [`RankArgs`] for argument types with `rank: Option<String>` and `json: bool`.
+/// Implements [`RankArgs`] for argument types with `rank: Option<String>`, `json: bool` and
+/// `lang: Option<Lang>`.
 macro_rules! rank_args {
-    ($($t:ty),*) => {$(
-        impl $crate::reports::RankArgs for $t {
-            fn rank(&self) -> Option<&str> {
-                self.rank.as_deref()
-            }
-            fn json(&self) -> bool {
-                self.json
-            }
-        }
-    )*};
-}
-
-rank_args!(
-    steps::StepsArgs,
-    modules::ModulesArgs,
-    live::LiveArgs,
-    stacks::StacksArgs
-);
-
-/// Implements [`RankArgs`] for argument types that also take `lang: Option<Lang>`.
-macro_rules! rank_args_in_two_languages {
     ($($t:ty),*) => {$(
         impl $crate::reports::RankArgs for $t {
             fn rank(&self) -> Option<&str> {
@@ -89,7 +67,14 @@ macro_rules! rank_args_in_two_languages {
     )*};
 }
 
-rank_args_in_two_languages!(roles::RolesArgs, whatif::WhatifArgs);
+rank_args!(
+    steps::StepsArgs,
+    roles::RolesArgs,
+    modules::ModulesArgs,
+    live::LiveArgs,
+    stacks::StacksArgs,
+    whatif::WhatifArgs
+);
 
 /// The language a text answer takes when `--lang` is not given: the one the binary found in
 /// the locale at start ([`set_default_lang`]); English in-process (tests, MCP, the API).
@@ -129,8 +114,8 @@ pub trait RankReport {
     fn compute<'a>(input: &RankInput<'a>, args: &Self::Args) -> Result<Self::Answer<'a>, String>;
     /// The answer as JSON (its field names are a contract: scripts, MCP and `explain` read them).
     fn json(answer: &Self::Answer<'_>) -> serde_json::Value;
-    /// The answer as text for a terminal, in `lang` where the report is written in both
-    /// languages (`whatif`, `roles`; the others are English for now).
+    /// The answer as text for a terminal in `lang`: each line written once in both languages,
+    /// side by side.
     fn text(answer: &Self::Answer<'_>, lang: Lang) -> String;
 }
 

@@ -6,7 +6,7 @@ use super::{RankInput, RankReport, ms_to_ns};
 use crate::analysis::modules::{
     ModuleTree, ModulesHeld, NO_MODULES_HINT, Pass, RoleBytes, allocated_by_phase, held,
 };
-use crate::model::{RankData, Role, bytes_to_mib, ns_to_ms};
+use crate::model::{Lang, RankData, Role, bytes_to_mib, ns_to_ms};
 
 /// Why an msMemScope dump's rank has no module tree: msMemScope writes no module spans.
 const NO_MODULES_IN_A_DUMP: &str = "an msMemScope dump names no module: record the run with \
@@ -26,6 +26,10 @@ pub struct ModulesArgs {
     /// JSON instead of text.
     #[arg(long)]
     pub json: bool,
+    /// The text's language (the JSON has none): en or zh; default the locale's (LC_ALL,
+    /// LC_MESSAGES, LANG).
+    #[arg(long, value_parser = super::parse_lang)]
+    pub lang: Option<Lang>,
 }
 
 /// Which `nn.Module` holds the memory at a time, and what each allocated per pass.
@@ -88,8 +92,8 @@ impl RankReport for Modules {
         a.json()
     }
 
-    fn text(a: &Report<'_>, _lang: crate::model::Lang) -> String {
-        a.text()
+    fn text(a: &Report<'_>, lang: Lang) -> String {
+        a.text(lang)
     }
 }
 
@@ -144,24 +148,46 @@ impl Report<'_> {
         })
     }
 
-    fn text(&self) -> String {
+    fn text(&self, lang: Lang) -> String {
         use std::fmt::Write as _;
+        let zh = lang == Lang::Zh;
         let mut s = String::new();
-        let _ = writeln!(
-            s,
-            "rank {}: memory by module at {:.3} ms: {:.2} MB live in blocks, {:.2} MB of it \
-             allocated outside every module",
-            self.data.info.rank,
+        let (rank, at, live, outside) = (
+            &self.data.info.rank,
             ns_to_ms(self.at),
             bytes_to_mib(self.held.total),
             bytes_to_mib(self.held.unattributed),
         );
+        let _ = if zh {
+            writeln!(
+                s,
+                "rank {rank}：{at:.3} ms 时按模块的内存：存活内存块共 {live:.2} MB，其中 {outside:.2} MB 在所有模块之外分配"
+            )
+        } else {
+            writeln!(
+                s,
+                "rank {rank}: memory by module at {at:.3} ms: {live:.2} MB live in blocks, \
+                 {outside:.2} MB of it allocated outside every module"
+            )
+        };
         let with_passes = !self.allocated.is_empty();
-        let _ = write!(s, "\n{:>10}  {:>10}  {:>7}", "held MB", "self MB", "blocks");
+        let heads: [&str; 6] = if zh {
+            ["持有 MB", "自身 MB", "块数", "前向 MB", "反向 MB", "模块"]
+        } else {
+            ["held MB", "self MB", "blocks", "fwd MB", "bwd MB", "module"]
+        };
+        let pad = super::text::pad_start;
+        let _ = write!(
+            s,
+            "\n{}  {}  {}",
+            pad(heads[0], 10),
+            pad(heads[1], 10),
+            pad(heads[2], 7)
+        );
         if with_passes {
-            let _ = write!(s, "  {:>10}  {:>10}", "fwd MB", "bwd MB");
+            let _ = write!(s, "  {}  {}", pad(heads[3], 10), pad(heads[4], 10));
         }
-        let _ = writeln!(s, "  module");
+        let _ = writeln!(s, "  {}", heads[5]);
         for n in self.tree.depth_first() {
             let m = &self.tree.nodes[n as usize];
             let h = self.held.modules[n as usize];
@@ -182,8 +208,13 @@ impl Report<'_> {
         if !with_passes {
             let _ = writeln!(
                 s,
-                "\n(no forward or backward phases found: what each module allocated per pass is \
-                 left out)"
+                "{}",
+                if zh {
+                    "\n（没有找到前向或反向阶段：各模块在每个阶段的分配量从略）"
+                } else {
+                    "\n(no forward or backward phases found: what each module allocated per pass is \
+                     left out)"
+                }
             );
         }
         s

@@ -153,7 +153,7 @@ pub fn roles_json(
         })),
         "per_step": per_step,
         "advice": advice,
-        "why_unknown": report.why_unknown,
+        "why_unknown": report.why_unknown.map(|w| w.render(Lang::En)),
     });
     if blocks && let Some(obj) = doc.as_object_mut() {
         obj.insert("blocks".into(), serde_json::Value::Array(block_rows(data)));
@@ -221,7 +221,7 @@ pub fn roles_text(
     } else {
         format!("rank {rank}: memory by role (host ops from {source})\n")
     };
-    if let Some(why) = report.why_unknown {
+    if let Some(why) = report.why_unknown.map(|w| w.render(lang)) {
         text.push_str(&if zh {
             format!("所有内存块的角色均为 unknown：{why}\n")
         } else {

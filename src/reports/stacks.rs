@@ -5,7 +5,7 @@ use super::{RankInput, RankReport, ms_to_ns};
 use crate::analysis::live_at;
 use crate::analysis::stacks::{Group, GroupKey, group_label, group_rows};
 use crate::model::plural::count;
-use crate::model::{CallStacks, NO_STACK, NULL, RankData, bytes_to_mib};
+use crate::model::{CallStacks, Lang, NO_STACK, NULL, RankData, bytes_to_mib};
 
 /// Frames printed per stack in the text output (innermost first; `--json` has them all).
 const FRAMES_SHOWN: usize = 6;
@@ -35,6 +35,10 @@ pub struct StacksArgs {
     /// JSON instead of text.
     #[arg(long)]
     pub json: bool,
+    /// The text's language (the JSON has none): en or zh; default the locale's (LC_ALL,
+    /// LC_MESSAGES, LANG).
+    #[arg(long, value_parser = super::parse_lang)]
+    pub lang: Option<Lang>,
 }
 
 /// Which blocks are aggregated, in words.
@@ -119,8 +123,8 @@ impl RankReport for Stacks {
         stacks_json(r)
     }
 
-    fn text(r: &Report<'_>, _lang: crate::model::Lang) -> String {
-        stacks_text(r)
+    fn text(r: &Report<'_>, lang: Lang) -> String {
+        stacks_text(r, lang)
     }
 }
 
@@ -161,6 +165,16 @@ fn select(
         ),
         rows,
     )
+}
+
+/// [`unknown_label`] in `lang`, for the text.
+fn unknown_label_in(by: GroupKey, lang: Lang) -> &'static str {
+    match (by, lang) {
+        (_, Lang::En) => unknown_label(by),
+        (GroupKey::Operator, Lang::Zh) => "（没有 host 算子在运行）",
+        (GroupKey::Stack | GroupKey::SourceLine, Lang::Zh) => "（没有调用栈）",
+        (GroupKey::Role, Lang::Zh) => "（没有角色）",
+    }
 }
 
 /// The label of a group whose key is unknown.
@@ -255,7 +269,7 @@ fn stacks_json(r: &Report<'_>) -> serde_json::Value {
     })
 }
 
-fn stacks_text(r: &Report<'_>) -> String {
+fn stacks_text(r: &Report<'_>, lang: Lang) -> String {
     let Report {
         data,
         stacks,
@@ -266,50 +280,86 @@ fn stacks_text(r: &Report<'_>) -> String {
         top,
     } = *r;
     use std::fmt::Write as _;
+    let zh = lang == Lang::Zh;
     let mut out = String::new();
     let total = stacks.row_op.len();
-    let _ = writeln!(
-        out,
-        "rank {}: call stacks from {}: {} of {} attributed, {} to an op \
-         with no stack, {} outside any host op",
-        data.info.rank,
+    let (rank, source, attributed, without, outside) = (
+        &data.info.rank,
         stacks.source.as_str(),
         total - stacks.unattributed - stacks.without_stack,
-        count(total as u64, "allocation", "allocations"),
         stacks.without_stack,
-        stacks.unattributed
+        stacks.unattributed,
     );
-    let bytes: i64 = groups.iter().map(|g| g.bytes).sum();
-    let what = match *selection {
-        Selection::All => "all blocks".to_string(),
-        Selection::AliveAt(t) => format!("blocks alive at {t} ms"),
-        Selection::AllocatedIn(a, b) => format!("blocks allocated in [{a}, {b}] ms"),
+    let _ = if zh {
+        writeln!(
+            out,
+            "rank {rank}：调用栈来自 {source}：{total} 次分配中 {attributed} 次有归属，{without} 次属于没有调用栈的算子，{outside} 次不在任何 host 算子内"
+        )
+    } else {
+        writeln!(
+            out,
+            "rank {rank}: call stacks from {source}: {attributed} of {} attributed, {without} to an op \
+             with no stack, {outside} outside any host op",
+            count(total as u64, "allocation", "allocations"),
+        )
     };
-    let _ = writeln!(
-        out,
-        "{what}: {}, {:.2} MB, {} by {}\n",
-        count(rows.len() as u64, "block", "blocks"),
-        bytes_to_mib(bytes),
-        count(groups.len() as u64, "group", "groups"),
-        by.as_str()
-    );
-    let head = match by {
-        GroupKey::Stack => "stack (innermost frame first; > marks the source line)",
-        GroupKey::SourceLine => "source line",
-        GroupKey::Operator => "host op",
-        GroupKey::Role => "role",
+    let bytes = bytes_to_mib(groups.iter().map(|g| g.bytes).sum::<i64>());
+    let (n, n_groups, key) = (rows.len(), groups.len(), by.as_str());
+    let _ = if zh {
+        let what = match *selection {
+            Selection::All => "全部内存块".to_string(),
+            Selection::AliveAt(t) => format!("{t} ms 时存活的内存块"),
+            Selection::AllocatedIn(a, b) => format!("在 [{a}, {b}] ms 内分配的内存块"),
+        };
+        writeln!(
+            out,
+            "{what}：{n} 个内存块，{bytes:.2} MB，按 {key} 分为 {n_groups} 组\n"
+        )
+    } else {
+        let what = match *selection {
+            Selection::All => "all blocks".to_string(),
+            Selection::AliveAt(t) => format!("blocks alive at {t} ms"),
+            Selection::AllocatedIn(a, b) => format!("blocks allocated in [{a}, {b}] ms"),
+        };
+        writeln!(
+            out,
+            "{what}: {}, {bytes:.2} MB, {} by {key}\n",
+            count(n as u64, "block", "blocks"),
+            count(n_groups as u64, "group", "groups"),
+        )
     };
+    let head = match (by, zh) {
+        (GroupKey::Stack, false) => "stack (innermost frame first; > marks the source line)",
+        (GroupKey::Stack, true) => "调用栈（最内层在前；> 标出源码行）",
+        (GroupKey::SourceLine, false) => "source line",
+        (GroupKey::SourceLine, true) => "源码行",
+        (GroupKey::Operator, false) => "host op",
+        (GroupKey::Operator, true) => "host 算子",
+        (GroupKey::Role, false) => "role",
+        (GroupKey::Role, true) => "角色",
+    };
+    let heads: [&str; 4] = if zh {
+        ["MB", "块数", "存活峰值 MB", "调用次数"]
+    } else {
+        ["MB", "blocks", "peak live MB", "calls"]
+    };
+    let pad = super::text::pad_start;
     if by == GroupKey::Operator {
         let _ = writeln!(
             out,
-            "{:>12}  {:>8}  {:>12}  {:>8}  {head}",
-            "MB", "blocks", "peak live MB", "calls"
+            "{}  {}  {}  {}  {head}",
+            pad(heads[0], 12),
+            pad(heads[1], 8),
+            pad(heads[2], 12),
+            pad(heads[3], 8)
         );
     } else {
         let _ = writeln!(
             out,
-            "{:>12}  {:>8}  {:>12}  {head}",
-            "MB", "blocks", "peak live MB"
+            "{}  {}  {}  {head}",
+            pad(heads[0], 12),
+            pad(heads[1], 8),
+            pad(heads[2], 12)
         );
     }
     for g in groups.iter().take(top) {
@@ -317,7 +367,7 @@ fn stacks_text(r: &Report<'_>) -> String {
         let first = match (by, &label) {
             (GroupKey::Stack, Some(_)) => String::new(),
             (_, Some(l)) => l.clone(),
-            (_, None) => unknown_label(by).to_string(),
+            (_, None) => unknown_label_in(by, lang).to_string(),
         };
         let calls = g.calls.map_or("-".to_string(), |c| c.to_string());
         let figures = if by == GroupKey::Operator {
@@ -341,13 +391,13 @@ fn stacks_text(r: &Report<'_>) -> String {
         }
         let frames = stacks.frames_of(g.key);
         let line = stacks.source_line(g.key);
-        let pad = " ".repeat(figures.chars().count());
+        let blank = " ".repeat(figures.chars().count());
         for (i, &f) in frames.iter().take(FRAMES_SHOWN).enumerate() {
             let mark = if Some(f) == line { ">" } else { " " };
             let lead = if i == 0 {
                 figures.as_str()
             } else {
-                pad.as_str()
+                blank.as_str()
             };
             let _ = writeln!(out, "{lead} {mark}{}", stacks.frames.get(f));
         }
@@ -355,10 +405,15 @@ fn stacks_text(r: &Report<'_>) -> String {
         if let Some(l) = line
             && !frames[..shown].contains(&l)
         {
-            let _ = writeln!(out, "{pad} >{}", stacks.frames.get(l));
+            let _ = writeln!(out, "{blank} >{}", stacks.frames.get(l));
         }
         if frames.len() > shown {
-            let _ = writeln!(out, "{pad}  … {} more frames", frames.len() - shown);
+            let more = frames.len() - shown;
+            let _ = if zh {
+                writeln!(out, "{blank}  …… 另有 {more} 帧")
+            } else {
+                writeln!(out, "{blank}  … {more} more frames")
+            };
         }
     }
     out

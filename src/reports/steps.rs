@@ -5,7 +5,7 @@ use crate::model::plural::count;
 
 use super::{RankInput, RankReport};
 use crate::analysis::StepReport;
-use crate::model::{RankData, bytes_to_kib, bytes_to_mib, ns_to_ms};
+use crate::model::{Lang, RankData, bytes_to_kib, bytes_to_mib, ns_to_ms};
 
 /// Options of `steps`.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -16,6 +16,10 @@ pub struct StepsArgs {
     /// JSON instead of text.
     #[arg(long)]
     pub json: bool,
+    /// The text's language (the JSON has none): en or zh; default the locale's (LC_ALL,
+    /// LC_MESSAGES, LANG).
+    #[arg(long, value_parser = super::parse_lang)]
+    pub lang: Option<Lang>,
 }
 
 /// Each training step: peak, end value, survivors; and whether memory grows step over step.
@@ -42,8 +46,8 @@ impl RankReport for Steps {
         steps_json(a.data, a.report)
     }
 
-    fn text(a: &StepsAnswer<'_>, _lang: crate::model::Lang) -> String {
-        steps_text(a.data, a.report)
+    fn text(a: &StepsAnswer<'_>, lang: Lang) -> String {
+        steps_text(a.data, a.report, lang)
     }
 }
 
@@ -92,27 +96,49 @@ pub fn steps_json(data: &RankData, report: &StepReport) -> serde_json::Value {
 }
 
 /// The aligned text table and, when memory grows, the operators behind it.
-pub fn steps_text(data: &RankData, report: &StepReport) -> String {
+pub fn steps_text(data: &RankData, report: &StepReport, lang: Lang) -> String {
+    let zh = lang == Lang::Zh;
+    let rank = &data.info.rank;
     let Some(src) = &data.steps else {
-        return format!(
-            "rank {}: no steps recorded (no STEP_TIME, no ProfilerStep#N in trace_view.json, no Step Id in kernel_details.csv)\n",
-            data.info.rank
-        );
+        return if zh {
+            format!(
+                "rank {rank}：没有记录迭代（没有 STEP_TIME，trace_view.json 中没有 ProfilerStep#N，kernel_details.csv 中没有 Step Id）\n"
+            )
+        } else {
+            format!(
+                "rank {rank}: no steps recorded (no STEP_TIME, no ProfilerStep#N in trace_view.json, no Step Id in kernel_details.csv)\n"
+            )
+        };
     };
     let mib = |v: Option<i64>| v.map_or("-".to_string(), |b| format!("{:.2}", bytes_to_mib(b)));
     let ms = |t: i64| format!("{:.3}", ns_to_ms(t));
-    let header = [
-        "Step",
-        "Start(ms)",
-        "End(ms)",
-        "Duration(ms)",
-        "Peak Allocated(MB)",
-        "Peak at(ms)",
-        "End Allocated(MB)",
-        "Change(MB)",
-        "Survivors",
-        "Survivors(MB)",
-    ];
+    let header = if zh {
+        [
+            "迭代",
+            "开始(ms)",
+            "结束(ms)",
+            "时长(ms)",
+            "峰值 Allocated(MB)",
+            "峰值时间(ms)",
+            "结束时 Allocated(MB)",
+            "变化(MB)",
+            "存活块",
+            "存活(MB)",
+        ]
+    } else {
+        [
+            "Step",
+            "Start(ms)",
+            "End(ms)",
+            "Duration(ms)",
+            "Peak Allocated(MB)",
+            "Peak at(ms)",
+            "End Allocated(MB)",
+            "Change(MB)",
+            "Survivors",
+            "Survivors(MB)",
+        ]
+    };
     let mut rows: Vec<Vec<String>> = Vec::with_capacity(report.steps.len());
     for s in &report.steps {
         rows.push(vec![
@@ -129,28 +155,42 @@ pub fn steps_text(data: &RankData, report: &StepReport) -> String {
             mib(Some(s.survivor_bytes)),
         ]);
     }
-    let mut text = format!(
-        "rank {}: {} (from {})\n",
-        data.info.rank,
-        count(report.steps.len() as u64, "step", "steps"),
-        src.source.as_str()
-    );
+    let (n, source) = (report.steps.len(), src.source.as_str());
+    let mut text = if zh {
+        format!("rank {rank}：{n} 个迭代（来自 {source}）\n")
+    } else {
+        format!(
+            "rank {rank}: {} (from {source})\n",
+            count(n as u64, "step", "steps")
+        )
+    };
     text.push_str(&super::text::text_table(&header, &rows));
     for g in &report.growth {
-        text.push_str(&format!(
-            "\npossible leak: end-of-step Operator Allocated rose {} steps in a row (#{} → #{}, {:+.2} MB)\n",
+        let (rises, from, to, mb) = (
             g.rises(),
             report.steps[g.from].step.id,
             report.steps[g.to].step.id,
-            bytes_to_mib(g.bytes)
-        ));
-        text.push_str("still alive, allocated in those steps, by operator:\n");
+            bytes_to_mib(g.bytes),
+        );
+        text.push_str(&if zh {
+            format!(
+                "\n可能泄漏：迭代结束时的 Operator Allocated 连续 {rises} 个迭代上升（#{from} → #{to}，{mb:+.2} MB）\n仍存活、在这些迭代中分配的内存，按算子：\n"
+            )
+        } else {
+            format!(
+                "\npossible leak: end-of-step Operator Allocated rose {rises} steps in a row (#{from} → #{to}, {mb:+.2} MB)\nstill alive, allocated in those steps, by operator:\n"
+            )
+        });
         for &(n, b, c) in g.operators.iter().take(10) {
+            let blocks = if zh {
+                format!("{c} 个内存块")
+            } else {
+                count(c as u64, "block", "blocks")
+            };
             text.push_str(&format!(
-                "  {} {:>10.2} MB  {}\n",
+                "  {} {:>10.2} MB  {blocks}\n",
                 super::text::pad_end(data.display_name(n), 40),
                 bytes_to_mib(b),
-                count(c as u64, "block", "blocks")
             ));
         }
     }

@@ -62,6 +62,7 @@ pub fn verdict(path: &Path, source: SourceChoice, rank: Option<&str>) -> Result<
         &StepsArgs {
             rank: rank_arg.clone(),
             json: true,
+            lang: None,
         },
     );
     let roles = json_of::<Roles>(
@@ -90,6 +91,7 @@ pub fn verdict(path: &Path, source: SourceChoice, rank: Option<&str>) -> Result<
             rank: rank_arg.clone(),
             at_ms: None,
             json: true,
+            lang: None,
         },
     );
     let operators = match at_ms {
@@ -100,6 +102,7 @@ pub fn verdict(path: &Path, source: SourceChoice, rank: Option<&str>) -> Result<
                 at_ms: at,
                 top: TOP,
                 json: true,
+                lang: None,
             },
         ),
         None => Err("no peak".into()),
@@ -115,6 +118,7 @@ pub fn verdict(path: &Path, source: SourceChoice, rank: Option<&str>) -> Result<
                 by: "line".into(),
                 top: TOP,
                 json: true,
+                lang: None,
             },
         ),
         None => Err("no peak".into()),

@@ -176,7 +176,7 @@ fn side_ui(
         split_grid(ui, t, at);
     }
     if let Some(why) = report.why_unknown {
-        ui.weak(why);
+        ui.weak(why.render(t.lang));
     }
     let ranks = cx.ranks().max(1);
     // The replayed advice once its job is done (the roles job replays it), else the lines alone.
