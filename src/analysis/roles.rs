@@ -171,7 +171,12 @@ impl Advice {
     /// The advice as English text, sizes in MB with one decimal (the CLI and the JSON's
     /// `text`).
     pub fn english(&self) -> String {
-        self.render(Lang::En, &|b| {
+        self.in_cli(Lang::En)
+    }
+
+    /// The advice in `lang` with the CLI's sizes (MiB, one decimal).
+    pub fn in_cli(&self, lang: Lang) -> String {
+        self.render(lang, &|b| {
             format!("{:.1} MB", crate::model::bytes_to_mib(b))
         })
     }

@@ -138,20 +138,6 @@ pub(crate) fn finish(result: Result<(), String>, err: &mut dyn Write) -> i32 {
     }
 }
 
-/// Runs a subcommand in-process (`f` writes its JSON to the first stream, its error to the
-/// second) and parses its JSON; its error line when it fails.
-pub(crate) fn json_of(
-    f: impl FnOnce(&mut dyn Write, &mut dyn Write) -> i32,
-) -> Result<serde_json::Value, String> {
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    if f(&mut out, &mut err) != 0 {
-        let e = String::from_utf8_lossy(&err);
-        let line = e.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
-        return Err(line.trim_start_matches("memsight: ").to_string());
-    }
-    serde_json::from_slice(&out).map_err(|e| format!("a command's JSON did not parse: {e}"))
-}
-
 /// The bytes of the regular files at or under `path` (links under a folder not followed, 8
 /// folders deep, as discovery walks): what a command's output budget is drawn from.
 pub(crate) fn bytes_under(path: &Path) -> u64 {

@@ -5,12 +5,13 @@ use std::io::Write;
 use std::path::Path;
 
 use crate::ingest::msmemscope::{OomDetail, OomDetailKind};
+use crate::model::Lang;
 use crate::model::bytes_to_mib;
 use crate::snapshot::compiled::{by_compile_context, compiled_json};
 use crate::snapshot::fragmentation::{Fragmentation, diagnose, fragmentation_at};
 use crate::snapshot::join::{ProfileJoin, join_profile};
 use crate::snapshot::oom::{
-    ModuleUsage, OomAdvice, OomReport, OomVerdict, oom_reports, usage_beside,
+    ModuleUsage, OomReport, OomVerdict, WHATIF_COMMAND, cli_mb, levers, oom_reports, usage_beside,
 };
 use crate::snapshot::phases::{AllocatedIn, live_by_phase, phases, phases_json};
 use crate::snapshot::pinned::pinned_summary;
@@ -54,6 +55,66 @@ fn run(
     if path.is_dir() {
         return run_cluster(path, args, out);
     }
+    let answer = compute(path, args, err)?;
+    let w = |e: std::io::Error| e.to_string();
+    if args.json {
+        serde_json::to_writer_pretty(&mut *out, &answer_json(&answer, args))
+            .map_err(|e| e.to_string())?;
+        writeln!(out).map_err(w)
+    } else {
+        write_answer(&answer, args, out).map_err(w)
+    }
+}
+
+/// `memsight snapshot`'s answer on one snapshot file, computed once: what `--json` and the
+/// text print, and what `explain` composes.
+pub struct SnapshotAnswer {
+    /// The snapshot.
+    pub snap: AllocatorSnapshot,
+    /// `--at-event` on its device.
+    pub at: Option<(i64, usize)>,
+    /// The device the fragmentation, phases and pools are of.
+    pub device: i64,
+    /// The devices' figures and top stacks.
+    pub summary: SnapshotSummary,
+    /// Why it ran out, at each explained `oom` event.
+    pub ooms: Vec<OomReport>,
+    /// The CANN modules' memory at the OOM (torch_npu's memUsageInfo beside it).
+    pub modules: Vec<ModuleUsage>,
+    /// msMemScope's `OOM_DETAIL` rows beside it: (dump, rows).
+    pub memscope: Vec<(String, Vec<OomDetail>)>,
+    /// Why memory is fragmented at the event diagnosed.
+    pub fragmentation: Fragmentation,
+    /// The profile joined by time, with its path.
+    pub joined: Option<(std::path::PathBuf, ProfileJoin)>,
+}
+
+impl SnapshotAnswer {
+    /// The OOMs at the event the fragmentation is diagnosed at.
+    pub fn ooms_at_diagnosis(&self) -> Vec<&OomReport> {
+        let f = &self.fragmentation;
+        self.ooms
+            .iter()
+            .filter(|o| o.device == f.device && o.event == f.at_event)
+            .collect()
+    }
+
+    /// Whether the diagnosis is of an OOM whose verdict is not fragmentation: its fix is not
+    /// why it ran out.
+    pub fn fix_is_not_why(&self) -> bool {
+        self.ooms_at_diagnosis()
+            .iter()
+            .any(|o| o.verdict != OomVerdict::Fragmentation)
+    }
+}
+
+/// The answer on the snapshot file at `path`; notes (OOM events not explained, memUsageInfo
+/// files unread) go to `err`.
+pub fn compute(
+    path: &Path,
+    args: &SnapshotArgs,
+    err: &mut dyn Write,
+) -> Result<SnapshotAnswer, String> {
     let snap = AllocatorSnapshot::open(path).map_err(|e| e.to_string())?;
     let at = args.at_event.map(|k| {
         let device = args.device.unwrap_or_else(|| {
@@ -100,100 +161,132 @@ fn run(
         None => diagnose(&snap, device),
     };
     let joined = profile_join(path, &snap, &summary, device, at, args, err)?;
-    let w = |e: std::io::Error| e.to_string();
-    if args.json {
-        let mut v = serde_json::to_value(&summary).map_err(|e| e.to_string())?;
-        if let Some(o) = v.as_object_mut() {
-            o.insert(
-                "oom".into(),
-                serde_json::to_value(&ooms).unwrap_or_default(),
-            );
-            o.insert(
-                "modules_at_oom".into(),
-                serde_json::to_value(&modules).unwrap_or_default(),
-            );
-            let dumps: Vec<serde_json::Value> = memscope
-                .iter()
-                .map(|(file, rows)| serde_json::json!({ "file": file, "rows": rows }))
-                .collect();
-            o.insert("memscope_oom".into(), serde_json::Value::Array(dumps));
-            o.insert("fragmentation".into(), fragmentation.to_json());
-            let at_event = at.filter(|a| a.0 == device).map(|a| a.1);
-            if let serde_json::Value::Object(p) = phases_json(&snap, device, at_event) {
-                o.extend(p);
-            }
-            o.insert(
-                "compile_contexts".into(),
-                compiled_json(&snap, device, at_event),
-            );
-            o.insert(
-                "pinned_host".into(),
-                serde_json::to_value(pinned_summary(&snap, args.top)).unwrap_or_default(),
-            );
-            o.insert("fx_frames_mapped".into(), snap.fx_frames_mapped.into());
-            o.insert(
-                "profile_join".into(),
-                joined.as_ref().map_or(serde_json::Value::Null, |(p, j)| {
-                    let mut v = serde_json::to_value(j).unwrap_or_default();
-                    if let Some(o) = v.as_object_mut() {
-                        o.insert("profile".into(), p.display().to_string().into());
-                    }
-                    v
-                }),
-            );
-            o.insert(
-                "private_pools".into(),
-                serde_json::json!({
-                    "device": device,
-                    "pools": serde_json::to_value(private_pools(&snap, device)).unwrap_or_default(),
-                }),
-            );
+    Ok(SnapshotAnswer {
+        snap,
+        at,
+        device,
+        summary,
+        ooms,
+        modules,
+        memscope,
+        fragmentation,
+        joined,
+    })
+}
+
+/// The answer as `--json` prints it.
+pub fn answer_json(a: &SnapshotAnswer, args: &SnapshotArgs) -> serde_json::Value {
+    let SnapshotAnswer {
+        snap,
+        at,
+        device,
+        summary,
+        ooms,
+        modules,
+        memscope,
+        fragmentation,
+        joined,
+    } = a;
+    let (at, device) = (*at, *device);
+    let mut v = serde_json::to_value(summary).unwrap_or_default();
+    if let Some(o) = v.as_object_mut() {
+        o.insert("oom".into(), serde_json::to_value(ooms).unwrap_or_default());
+        o.insert(
+            "modules_at_oom".into(),
+            serde_json::to_value(modules).unwrap_or_default(),
+        );
+        let dumps: Vec<serde_json::Value> = memscope
+            .iter()
+            .map(|(file, rows)| serde_json::json!({ "file": file, "rows": rows }))
+            .collect();
+        o.insert("memscope_oom".into(), serde_json::Value::Array(dumps));
+        o.insert("fragmentation".into(), fragmentation.to_json());
+        let at_event = at.filter(|a| a.0 == device).map(|a| a.1);
+        if let serde_json::Value::Object(p) = phases_json(snap, device, at_event) {
+            o.extend(p);
         }
-        serde_json::to_writer_pretty(&mut *out, &v).map_err(|e| e.to_string())?;
-        writeln!(out).map_err(w)?;
-    } else if snap.segments.is_empty() && snap.traces.iter().all(Vec::is_empty) {
+        o.insert(
+            "compile_contexts".into(),
+            compiled_json(snap, device, at_event),
+        );
+        o.insert(
+            "pinned_host".into(),
+            serde_json::to_value(pinned_summary(snap, args.top)).unwrap_or_default(),
+        );
+        o.insert("fx_frames_mapped".into(), snap.fx_frames_mapped.into());
+        o.insert(
+            "profile_join".into(),
+            joined.as_ref().map_or(serde_json::Value::Null, |(p, j)| {
+                let mut v = serde_json::to_value(j).unwrap_or_default();
+                if let Some(o) = v.as_object_mut() {
+                    o.insert("profile".into(), p.display().to_string().into());
+                }
+                v
+            }),
+        );
+        o.insert(
+            "private_pools".into(),
+            serde_json::json!({
+                "device": device,
+                "pools": serde_json::to_value(private_pools(snap, device)).unwrap_or_default(),
+            }),
+        );
+    }
+    v
+}
+
+/// The answer as text.
+fn write_answer(
+    a: &SnapshotAnswer,
+    args: &SnapshotArgs,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let SnapshotAnswer {
+        snap,
+        at,
+        device,
+        summary,
+        ooms,
+        modules,
+        memscope,
+        fragmentation,
+        joined,
+    } = a;
+    let (at, device) = (*at, *device);
+    if snap.segments.is_empty() && snap.traces.iter().all(Vec::is_empty) {
         // Only pinned host memory (`record_cuda=False`): no device to describe.
         writeln!(
             out,
             "no device memory in this snapshot (recorded with record_cuda=False?)"
-        )
-        .map_err(w)?;
-        write_pinned(&snap, args.top, out).map_err(w)?;
+        )?;
+        write_pinned(snap, args.top, out)?;
     } else {
-        write_oom(&ooms, &modules, out).map_err(w)?;
+        write_oom(ooms, modules, snap.backend.alloc_conf(), out)?;
         // The diagnosis of an OOM goes under it; else after the summary.
-        let at_oom: Vec<&OomReport> = ooms
-            .iter()
-            .filter(|o| o.device == fragmentation.device && o.event == fragmentation.at_event)
-            .collect();
-        // Not why it ran out, when the OOM there was not fragmentation.
-        let not_why = at_oom
-            .iter()
-            .any(|o| o.verdict != OomVerdict::Fragmentation);
-        if !at_oom.is_empty() {
-            write_fragmentation(&fragmentation, not_why, out).map_err(w)?;
+        let at_oom = !a.ooms_at_diagnosis().is_empty();
+        if at_oom {
+            write_fragmentation(fragmentation, a.fix_is_not_why(), out)?;
         }
-        write_memscope_oom(&memscope, out).map_err(w)?;
-        write_text(&summary, out).map_err(w)?;
-        if at_oom.is_empty() {
-            writeln!(out).map_err(w)?;
-            write_fragmentation(&fragmentation, false, out).map_err(w)?;
+        write_memscope_oom(memscope, out)?;
+        write_text(summary, out)?;
+        if !at_oom {
+            writeln!(out)?;
+            write_fragmentation(fragmentation, false, out)?;
         }
         let at_event = at.filter(|a| a.0 == device).map(|a| a.1);
-        write_phases(&snap, device, at_event, out).map_err(w)?;
-        write_compiled(&snap, device, at_event, out).map_err(w)?;
-        write_pools(&snap, device, out).map_err(w)?;
-        write_pinned(&snap, args.top, out).map_err(w)?;
-        if let Some((p, j)) = &joined {
-            write_join(p, j, args.top, out).map_err(w)?;
+        write_phases(snap, device, at_event, out)?;
+        write_compiled(snap, device, at_event, out)?;
+        write_pools(snap, device, out)?;
+        write_pinned(snap, args.top, out)?;
+        if let Some((p, j)) = joined {
+            write_join(p, j, args.top, out)?;
         }
         if snap.fx_frames_mapped > 0 {
             writeln!(
                 out,
                 "\n{} of FX-generated code named by the model's line (fx_original_trace)",
                 count(snap.fx_frames_mapped, "frame", "frames")
-            )
-            .map_err(w)?;
+            )?;
         }
     }
     Ok(())
@@ -467,40 +560,19 @@ fn write_pinned(snap: &AllocatorSnapshot, top: usize, out: &mut dyn Write) -> st
 fn write_oom(
     ooms: &[OomReport],
     modules: &[ModuleUsage],
+    conf: &str,
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
+    let en = Lang::En;
     for o in ooms {
+        writeln!(out, "{}", o.headline(en, &cli_mb))?;
         // The advice follows the verdict (OomAdvice): a fragmentation fix only for
         // fragmentation.
-        let fix = match o.advice {
-            OomAdvice::Defragment { .. } => format!("the fix: {}", o.advice_text),
-            OomAdvice::Nothing => String::new(),
-            _ => o.advice_text.clone(),
-        };
-        let device_free = o.device_free_bytes.map_or("unknown".to_string(), |b| {
-            format!("{:.2} MB", bytes_to_mib(b))
-        });
-        writeln!(
-            out,
-            "OUT OF MEMORY on device {} at event {}: asked for {:.2} MB; free inside the allocator's segments {:.2} MB (largest piece {:.2} MB), free on the device {device_free}: {}",
-            o.device,
-            o.event,
-            bytes_to_mib(o.requested_bytes),
-            bytes_to_mib(o.free_in_segments_bytes),
-            bytes_to_mib(o.largest_free_block_bytes),
-            match o.verdict {
-                OomVerdict::Fragmentation => "fragmentation (enough was free, in pieces too small)",
-                OomVerdict::Exhaustion => "exhaustion (not enough was free)",
-                OomVerdict::ProcessLimit =>
-                    "a limit on the process (the device had it free; a per-process memory fraction or another process's reservation)",
-                OomVerdict::NoRequest =>
-                    "no verdict (the event asked for no bytes: a size of 0 or less, which no allocator writes)",
-            }
-        )?;
+        let fix = o.advice.line(en, conf, &cli_mb);
         if !fix.is_empty() {
             writeln!(out, "  {fix}")?;
             if o.advice.holds_less() {
-                writeln!(out, "  how: {}", crate::snapshot::oom::LEVERS_EN)?;
+                writeln!(out, "  how: {}", levers(en, WHATIF_COMMAND))?;
             }
         }
     }

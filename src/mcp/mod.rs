@@ -153,7 +153,7 @@ fn run_command(argv: &[String]) -> Result<serde_json::Value, String> {
     let Some(command) = args.command else {
         return Err("no command".into());
     };
-    crate::cli::json_of(|o, e| crate::cli::command_line::run(command, o, e))
+    json_of(|o, e| crate::cli::command_line::run(command, o, e))
 }
 
 impl ServerHandler for Server {
@@ -241,6 +241,20 @@ pub fn serve(roots: Vec<PathBuf>, err: &mut dyn std::io::Write) -> i32 {
         Ok(())
     });
     crate::cli::finish(result, err)
+}
+
+/// Runs a subcommand in-process (`f` writes its JSON to the first stream, its error to the
+/// second) and parses its JSON; its error line when it fails.
+fn json_of(
+    f: impl FnOnce(&mut dyn std::io::Write, &mut dyn std::io::Write) -> i32,
+) -> Result<serde_json::Value, String> {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    if f(&mut out, &mut err) != 0 {
+        let e = String::from_utf8_lossy(&err);
+        let line = e.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
+        return Err(line.trim_start_matches("memsight: ").to_string());
+    }
+    serde_json::from_slice(&out).map_err(|e| format!("a command's JSON did not parse: {e}"))
 }
 
 #[cfg(test)]

@@ -126,6 +126,29 @@ impl Role {
         }
     }
 
+    /// The role's name for a person, in `lang` (the app's legend and the text reports).
+    pub fn name(self, lang: super::Lang) -> &'static str {
+        use super::Lang::{En, Zh};
+        match (self, lang) {
+            (Role::BeforeProfiling, En) => "before profiling",
+            (Role::BeforeProfiling, Zh) => "采集前已分配",
+            (Role::OptimizerState, En) => "optimizer state",
+            (Role::OptimizerState, Zh) => "优化器状态",
+            (Role::Gradient, En) => "gradient",
+            (Role::Gradient, Zh) => "梯度",
+            (Role::Input, En) => "input",
+            (Role::Input, Zh) => "输入",
+            (Role::Activation, En) => "activation",
+            (Role::Activation, Zh) => "激活值",
+            (Role::BackwardTemporary, En) => "backward temporary",
+            (Role::BackwardTemporary, Zh) => "反向临时内存",
+            (Role::Temporary, En) => "temporary",
+            (Role::Temporary, Zh) => "临时内存",
+            (Role::Unknown, En) => "unknown",
+            (Role::Unknown, Zh) => "未知",
+        }
+    }
+
     /// Parses a fixed name (any case).
     pub fn parse(s: &str) -> Option<Role> {
         Role::ALL

@@ -187,7 +187,10 @@ fn role_table(roles: &[RoleBytes], zh: bool) -> String {
         .iter()
         .map(|r| {
             vec![
-                r.role.as_str().to_string(),
+                match zh {
+                    true => r.role.name(Lang::Zh).to_string(),
+                    false => r.role.as_str().to_string(),
+                },
                 format!("{:.2}", bytes_to_mib(r.bytes)),
                 r.blocks.to_string(),
             ]

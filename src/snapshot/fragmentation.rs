@@ -23,6 +23,7 @@
 
 use super::model::{Action, AllocatorSnapshot};
 use super::segments::{AllocatorState, BlockKind, SegmentsAtEnd, allocator_state_at};
+use crate::model::Lang;
 
 /// One cause of reserved − allocated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,6 +66,26 @@ impl Cause {
         }
     }
 
+    /// The cause's name in `lang`, as the app lists it.
+    pub fn name(self, lang: Lang) -> &'static str {
+        match (self, lang) {
+            (Cause::SplitAcrossSegments, Lang::En) => {
+                "split across segments (segments never merge)"
+            }
+            (Cause::SplitAcrossSegments, Lang::Zh) => "分散在多个内存段中（内存段之间不能合并）",
+            (Cause::HolesBetweenLiveBlocks, Lang::En) => "holes between live blocks",
+            (Cause::HolesBetweenLiveBlocks, Lang::Zh) => "存活块之间的空洞",
+            (Cause::EmptySegments, Lang::En) => "empty cached segments",
+            (Cause::EmptySegments, Lang::Zh) => "缓存中的空内存段",
+            (Cause::OtherStream, Lang::En) => "segments of another stream",
+            (Cause::OtherStream, Lang::Zh) => "属于其他 stream 的内存段",
+            (Cause::PendingStreamSync, Lang::En) => "freed, waiting for a stream to sync",
+            (Cause::PendingStreamSync, Lang::Zh) => "已释放、等待 stream 同步",
+            (Cause::PrivatePool, Lang::En) => "private pools (CUDA graphs, MemPool)",
+            (Cause::PrivatePool, Lang::Zh) => "私有内存池（CUDA graph、MemPool）",
+        }
+    }
+
     /// What closes this cause; `expandable_on`: the segments are already expandable.
     pub fn fix(self, expandable_on: bool) -> Fix {
         match self {
@@ -98,33 +119,56 @@ pub enum Fix {
 }
 
 impl Fix {
-    /// The fix in English, for the allocator settings variable `conf`
-    /// (`PYTORCH_CUDA_ALLOC_CONF` or `PYTORCH_NPU_ALLOC_CONF`): what the CLI prints.
-    pub fn english(self, conf: &str) -> String {
+    /// The fix in `lang`, for the allocator settings variable `conf` (`PYTORCH_CUDA_ALLOC_CONF`
+    /// or `PYTORCH_NPU_ALLOC_CONF`): what the CLI prints and the app shows.
+    pub fn render(self, lang: Lang, conf: &str) -> String {
         let dev = if conf.contains("NPU") { "npu" } else { "cuda" };
-        match self {
-            Fix::ExpandableSegments => format!("{conf}=expandable_segments:True"),
-            Fix::AlreadyExpandable => format!(
+        match (self, lang) {
+            (Fix::ExpandableSegments, _) => format!("{conf}=expandable_segments:True"),
+            (Fix::AlreadyExpandable, Lang::En) => format!(
                 "nothing to set: {conf} already has expandable_segments:True, and the free \
                  ends of its segments are what the next larger request grows into; \
                  torch.{dev}.empty_cache() returns them"
             ),
-            Fix::MaxSplitSize => format!(
+            (Fix::AlreadyExpandable, Lang::Zh) => format!(
+                "无需设置：{conf} 已开启 expandable_segments:True，内存段末尾的空闲部分会被下一个\
+                 更大的申请扩展使用；torch.{dev}.empty_cache() 可归还它们"
+            ),
+            (Fix::MaxSplitSize, Lang::En) => format!(
                 "{conf}=max_split_size_mb:<MB> (large cached blocks are no longer split into \
                  pieces that live blocks pin)"
             ),
-            Fix::EmptyCache => format!(
+            (Fix::MaxSplitSize, Lang::Zh) => {
+                format!("{conf}=max_split_size_mb:<MB>（不再把大的缓存块切成被存活块占住的碎片）")
+            }
+            (Fix::EmptyCache, Lang::En) => format!(
                 "one torch.{dev}.empty_cache() at a phase boundary, or \
                  {conf}=garbage_collection_threshold:0.8"
             ),
-            Fix::ReleasePrivatePool => "release the private pool when its graph or MemPool is \
-                 done with (drop the graph, then empty_cache()), or let graphs share one pool \
-                 (graph_pool_handle())"
+            (Fix::EmptyCache, Lang::Zh) => format!(
+                "在阶段边界调用一次 torch.{dev}.empty_cache()，或设置 \
+                 {conf}=garbage_collection_threshold:0.8"
+            ),
+            (Fix::ReleasePrivatePool, Lang::En) => "release the private pool when its graph or \
+                 MemPool is done with (drop the graph, then empty_cache()), or let graphs share \
+                 one pool (graph_pool_handle())"
                 .into(),
-            Fix::RecordStream => "record_stream changes: free cross-stream tensors after their \
-                 stream has synchronized, or allocate them on the stream that uses them"
+            (Fix::ReleasePrivatePool, Lang::Zh) => "图或 MemPool 用完后释放其私有内存池（先删除 \
+                 graph，再 empty_cache()），或让多个 graph 共享一个内存池（graph_pool_handle()）"
+                .into(),
+            (Fix::RecordStream, Lang::En) => "record_stream changes: free cross-stream tensors \
+                 after their stream has synchronized, or allocate them on the stream that uses \
+                 them"
+                .into(),
+            (Fix::RecordStream, Lang::Zh) => "调整 record_stream：跨 stream 的张量在其 stream \
+                 同步后再释放，或在使用它的 stream 上分配"
                 .into(),
         }
+    }
+
+    /// [`Fix::render`] in English: what the JSON holds.
+    pub fn english(self, conf: &str) -> String {
+        self.render(Lang::En, conf)
     }
 }
 

@@ -18,6 +18,7 @@ use serde::Serialize;
 use super::fragmentation::fragmentation_of;
 use super::model::{Action, AllocatorSnapshot, StackId};
 use super::segments::allocator_state_at;
+use crate::model::Lang;
 
 /// What an out-of-memory was.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -94,9 +95,28 @@ pub enum OomAdvice {
     Nothing,
 }
 
-/// The ways to hold less that `memsight whatif` replays on a profile of the run.
-pub const LEVERS_EN: &str = "checkpointing, a smaller micro-batch or ZeRO; memsight whatif on a \
-    profile of the run says which gets under";
+/// The ways to hold less that a what-if replays, in `lang`; `tool` names where the replay is
+/// made (`memsight whatif`, or the app's What if tab).
+pub fn levers(lang: Lang, tool: &str) -> String {
+    match lang {
+        Lang::En => format!(
+            "checkpointing, a smaller micro-batch or ZeRO; {tool} on a profile of the run says \
+             which gets under"
+        ),
+        Lang::Zh => format!(
+            "重计算（checkpointing）、减小微批大小或 ZeRO；在本次运行的性能数据上用 {tool} 可看出\
+             哪一项能降到以下"
+        ),
+    }
+}
+
+/// Where the CLI replays a what-if, for [`levers`].
+pub const WHATIF_COMMAND: &str = "memsight whatif";
+
+/// A size the way the CLI prints it: MiB with two decimals, `MB`.
+pub fn cli_mb(bytes: i64) -> String {
+    format!("{:.2} MB", crate::model::bytes_to_mib(bytes))
+}
 
 impl OomAdvice {
     /// The advice for an OOM with `verdict`, from the figures at its event and the fix of the
@@ -124,7 +144,7 @@ impl OomAdvice {
         }
     }
 
-    /// Whether the advice is to hold less ([`LEVERS_EN`] says how).
+    /// Whether the advice is to hold less ([`levers`] says how).
     pub fn holds_less(self) -> bool {
         matches!(
             self,
@@ -132,26 +152,114 @@ impl OomAdvice {
         )
     }
 
-    /// The advice in English, for the allocator settings variable `conf`
-    /// (`PYTORCH_CUDA_ALLOC_CONF` or `PYTORCH_NPU_ALLOC_CONF`); empty for [`OomAdvice::Nothing`].
-    pub fn english(self, conf: &str) -> String {
-        let mb = |b: i64| crate::model::bytes_to_mib(b);
-        match self {
-            OomAdvice::Defragment { fix, frees_bytes } => format!(
-                "{} (returns about {:.2} MB held in pieces to requests)",
-                fix.english(conf),
-                mb(frees_bytes)
+    /// The advice in `lang`, for the allocator settings variable `conf`
+    /// (`PYTORCH_CUDA_ALLOC_CONF` or `PYTORCH_NPU_ALLOC_CONF`), sizes written by `size`;
+    /// empty for [`OomAdvice::Nothing`].
+    pub fn render(self, lang: Lang, conf: &str, size: &dyn Fn(i64) -> String) -> String {
+        match (self, lang) {
+            (OomAdvice::Defragment { fix, frees_bytes }, Lang::En) => format!(
+                "{} (returns about {} held in pieces to requests)",
+                fix.render(lang, conf),
+                size(frees_bytes)
             ),
-            OomAdvice::RaiseLimitOrHoldLess { short_bytes } => format!(
-                "raise the process's limit or lower the peak by at least {:.2} MB \
+            (OomAdvice::Defragment { fix, frees_bytes }, Lang::Zh) => format!(
+                "{}（约可把 {} 碎片内存重新用于申请）",
+                fix.render(lang, conf),
+                size(frees_bytes)
+            ),
+            (OomAdvice::RaiseLimitOrHoldLess { short_bytes }, Lang::En) => format!(
+                "raise the process's limit or lower the peak by at least {} \
                  (expandable_segments will not help)",
-                mb(short_bytes)
+                size(short_bytes)
             ),
-            OomAdvice::HoldLess { short_bytes } => format!(
-                "lower the peak by at least {:.2} MB (expandable_segments will not help)",
-                mb(short_bytes)
+            (OomAdvice::RaiseLimitOrHoldLess { short_bytes }, Lang::Zh) => format!(
+                "提高进程的内存上限，或把峰值至少降低 {}（expandable_segments 无济于事）",
+                size(short_bytes)
             ),
-            OomAdvice::Nothing => String::new(),
+            (OomAdvice::HoldLess { short_bytes }, Lang::En) => format!(
+                "lower the peak by at least {} (expandable_segments will not help)",
+                size(short_bytes)
+            ),
+            (OomAdvice::HoldLess { short_bytes }, Lang::Zh) => format!(
+                "把峰值至少降低 {}（expandable_segments 无济于事）",
+                size(short_bytes)
+            ),
+            (OomAdvice::Nothing, _) => String::new(),
+        }
+    }
+
+    /// The advice in English with the CLI's sizes: what the JSON holds (`advice_text`).
+    pub fn english(self, conf: &str) -> String {
+        self.render(Lang::En, conf, &cli_mb)
+    }
+
+    /// The advice as a line of its own: a fragmentation fix is introduced as the fix
+    /// (`the fix: …`); empty for [`OomAdvice::Nothing`].
+    pub fn line(self, lang: Lang, conf: &str, size: &dyn Fn(i64) -> String) -> String {
+        let text = self.render(lang, conf, size);
+        match (self, lang) {
+            (OomAdvice::Defragment { .. }, Lang::En) => format!("the fix: {text}"),
+            (OomAdvice::Defragment { .. }, Lang::Zh) => format!("修复：{text}"),
+            _ => text,
+        }
+    }
+}
+
+impl OomVerdict {
+    /// What the verdict means, in `lang`.
+    pub fn render(self, lang: Lang) -> &'static str {
+        match (self, lang) {
+            (OomVerdict::Fragmentation, Lang::En) => {
+                "fragmentation (enough was free, in pieces too small)"
+            }
+            (OomVerdict::Fragmentation, Lang::Zh) => "碎片化（内存足够，但被切成了过小的块）",
+            (OomVerdict::Exhaustion, Lang::En) => "exhaustion (not enough was free)",
+            (OomVerdict::Exhaustion, Lang::Zh) => "耗尽（空闲内存不够）",
+            (OomVerdict::ProcessLimit, Lang::En) => {
+                "a limit on the process (the device had it free; a per-process memory fraction \
+                 or another process's reservation)"
+            }
+            (OomVerdict::ProcessLimit, Lang::Zh) => {
+                "进程上限（设备上有足够的空闲内存，但本进程拿不到：进程内存比例上限，或被其他进程占用）"
+            }
+            (OomVerdict::NoRequest, Lang::En) => {
+                "no verdict (the event asked for no bytes: a size of 0 or less, which no \
+                 allocator writes)"
+            }
+            (OomVerdict::NoRequest, Lang::Zh) => {
+                "无结论（该事件申请的字节数为 0 或负数，分配器从不写出这样的事件）"
+            }
+        }
+    }
+}
+
+impl OomReport {
+    /// Where and why it ran out, in `lang`, sizes written by `size`: the request, what was free
+    /// in the allocator's segments and on the device, and the verdict.
+    pub fn headline(&self, lang: Lang, size: &dyn Fn(i64) -> String) -> String {
+        let (d, k) = (self.device, self.event);
+        let (asked, free) = (
+            size(self.requested_bytes),
+            size(self.free_in_segments_bytes),
+        );
+        let largest = size(self.largest_free_block_bytes);
+        let verdict = self.verdict.render(lang);
+        match lang {
+            Lang::En => {
+                let device = self.device_free_bytes.map_or("unknown".to_string(), size);
+                format!(
+                    "OUT OF MEMORY on device {d} at event {k}: asked for {asked}; free inside \
+                     the allocator's segments {free} (largest piece {largest}), free on the \
+                     device {device}: {verdict}"
+                )
+            }
+            Lang::Zh => {
+                let device = self.device_free_bytes.map_or("未知".to_string(), size);
+                format!(
+                    "设备 {d} 在事件 {k} 内存不足：申请 {asked}；分配器内存段中空闲 {free}\
+                     （最大空闲块 {largest}），设备空闲 {device}：{verdict}"
+                )
+            }
         }
     }
 }

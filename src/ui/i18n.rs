@@ -1162,28 +1162,6 @@ catalogue! {
     roles_advice_title: &'static str;
         en: "What would lower the peak";
         zh: "如何降低峰值";
-    /// Each role's name, in `Role::ALL` order.
-    role_names: [&'static str; 8];
-        en: [
-            "before profiling",
-            "optimizer state",
-            "gradient",
-            "input",
-            "activation",
-            "backward temporary",
-            "temporary",
-            "unknown",
-        ];
-        zh: [
-            "采集前已分配",
-            "优化器状态",
-            "梯度",
-            "输入",
-            "激活值",
-            "反向临时内存",
-            "临时内存",
-            "未知",
-        ];
     steps_tab: fn(usize) -> String;
         en: |n| format!("Steps ({n})");
         zh: |n| format!("迭代 ({n})");
@@ -1791,39 +1769,6 @@ catalogue! {
     snapshot_go_peak: &'static str;
         en: "Go to the peak";
         zh: "跳到峰值";
-    /// Why an `oom` event happened: event, asked, free in segments, largest piece, free on the
-    /// device (MB, formatted), fragmentation (else exhaustion).
-    oom_verdict: fn(usize, &str, &str, &str, &str, crate::snapshot::oom::OomVerdict) -> String;
-        en: |k, asked, free, largest, device, verdict| {
-            use crate::snapshot::oom::OomVerdict as V;
-            let why = match verdict {
-                V::Fragmentation => "Fragmentation: the memory was there, in pieces too small.",
-                V::Exhaustion => "Exhaustion: not enough was free.",
-                V::ProcessLimit => "A limit on the process: the device had it free, but this \
-                     process could not get it (a per-process memory fraction, or another \
-                     process's reservation).",
-                V::NoRequest => "No verdict: the event asked for no bytes (a size of 0 or less, \
-                     which no allocator writes).",
-            };
-            format!(
-                "Out of memory at event #{k}: asked for {asked} MB; free in the allocator's segments \
-                 {free} MB (largest piece {largest} MB), free on the device {device} MB. {why}"
-            )
-        };
-        zh: |k, asked, free, largest, device, verdict| {
-            use crate::snapshot::oom::OomVerdict as V;
-            let why = match verdict {
-                V::Fragmentation => "碎片化：内存足够，但被切成了过小的块。",
-                V::Exhaustion => "耗尽：空闲内存不够。",
-                V::ProcessLimit => "进程上限：设备上有足够的空闲内存，但本进程拿不到\
-                     （进程内存比例上限，或被其他进程占用）。",
-                V::NoRequest => "无结论：该事件申请的字节数为 0 或负数（分配器从不写出这样的事件）。",
-            };
-            format!(
-                "在事件 #{k} 内存不足：申请 {asked} MB；分配器内存段中空闲 {free} MB\
-                 （最大空闲块 {largest} MB），设备空闲 {device} MB。{why}"
-            )
-        };
     /// Picks the `oom` event.
     oom_go: &'static str;
         en: "Go to the OOM";

@@ -458,7 +458,9 @@ fn every_rank_report_speaks_both_languages() {
         .filter(|c| c.get_arguments().any(|a| a.get_id() == "lang"))
         .map(|c| c.get_name().to_string())
         .collect();
-    for want in ["steps", "roles", "modules", "live", "stacks", "whatif"] {
+    for want in [
+        "steps", "roles", "modules", "live", "stacks", "whatif", "explain",
+    ] {
         assert!(
             reports.iter().any(|r| r == want),
             "{want} takes --lang: {reports:?}"
@@ -469,13 +471,25 @@ fn every_rank_report_speaks_both_languages() {
     // Strings of a JSON answer, less its sentences (the English the text translates).
     fn names(v: &serde_json::Value, out: &mut Vec<String>) {
         match v {
-            serde_json::Value::String(s) => out.push(s.clone()),
+            // A lever's words name module classes too (`--checkpoint Block`).
+            serde_json::Value::String(s) => {
+                out.push(s.clone());
+                if s.starts_with("--") {
+                    out.extend(s.split(' ').map(String::from));
+                }
+            }
             serde_json::Value::Array(a) => a.iter().for_each(|x| names(x, out)),
             serde_json::Value::Object(m) => {
                 for (k, x) in m {
                     // A key can be a name too (`by_role`'s roles).
                     out.push(k.clone());
-                    if !["text", "assumptions", "why_unknown", "rule"].contains(&k.as_str()) {
+                    // explain's advice: its sentences, said in Chinese.
+                    let sentences = k == "advice"
+                        && x.as_array()
+                            .is_some_and(|a| a.iter().all(|s| s.is_string()));
+                    if !["text", "assumptions", "why_unknown", "rule"].contains(&k.as_str())
+                        && !sentences
+                    {
                         names(x, out);
                     }
                 }

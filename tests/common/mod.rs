@@ -187,9 +187,13 @@ pub fn memsight(args: &[&str]) -> (i32, String, String) {
 /// Runs the binary in `dir` with `args` (any bytes: a hostile file name); (code, stdout,
 /// stderr).
 pub fn memsight_in(dir: &Path, args: &[&std::ffi::OsStr]) -> (i32, String, String) {
+    // The text's language follows the locale: the tests read English unless they ask.
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_memsight"))
         .current_dir(dir)
         .args(args)
+        .env_remove("LC_ALL")
+        .env_remove("LC_MESSAGES")
+        .env_remove("LANG")
         .output()
         .unwrap();
     (

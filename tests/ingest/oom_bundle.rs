@@ -135,7 +135,6 @@ fn the_app_opens_on_the_oom_and_says_why() {
         return;
     };
     let o = &want["oom"][0];
-    let mb = |k: &str| grouped(o[k].as_f64().unwrap() / 1048576.0, 2);
     for lang in [Lang::En, Lang::Zh] {
         let mut app = MemsightApp::new(Some(pickle.clone()), Vec::new(), None);
         app.set_language(lang);
@@ -152,18 +151,30 @@ fn the_app_opens_on_the_oom_and_says_why() {
             0,
             "the device that ran out"
         );
-        let verdict = (t.oom_verdict)(
-            o["event"].as_u64().unwrap() as usize,
-            &mb("requested_bytes"),
-            &mb("free_in_segments_bytes"),
-            &mb("largest_free_block_bytes"),
-            &mb("device_free_bytes"),
-            match o["verdict"].as_str() {
-                Some("fragmentation") => memsight::snapshot::oom::OomVerdict::Fragmentation,
-                Some("process_limit") => memsight::snapshot::oom::OomVerdict::ProcessLimit,
-                _ => memsight::snapshot::oom::OomVerdict::Exhaustion,
+        // The verdict line, rendered from the CLI's JSON figures in the app's units.
+        use memsight::snapshot::oom::{OomAdvice, OomReport, OomVerdict};
+        let bytes = |k: &str| o[k].as_i64().unwrap();
+        let report = OomReport {
+            device: 0,
+            event: o["event"].as_u64().unwrap() as usize,
+            requested_bytes: bytes("requested_bytes"),
+            device_free_bytes: Some(bytes("device_free_bytes")),
+            reserved_bytes: 0,
+            allocated_bytes: 0,
+            free_in_segments_bytes: bytes("free_in_segments_bytes"),
+            largest_free_block_bytes: bytes("largest_free_block_bytes"),
+            verdict: match o["verdict"].as_str() {
+                Some("fragmentation") => OomVerdict::Fragmentation,
+                Some("process_limit") => OomVerdict::ProcessLimit,
+                _ => OomVerdict::Exhaustion,
             },
-        );
+            advice: OomAdvice::Nothing,
+            advice_text: String::new(),
+            stack: 0,
+        };
+        let verdict = report.headline(lang, &|b| {
+            format!("{} MB", grouped(b as f64 / 1048576.0, 2))
+        });
         h.get_by_label(&verdict);
         h.get_by_label(&(t.oom_modules)(0));
         for m in want["modules"].as_array().unwrap() {

@@ -97,7 +97,7 @@ fn the_roles_pane_splits_the_peak_and_says_what_would_lower_it() {
             if b == 0 {
                 continue;
             }
-            let name = t.role_names[role.index()];
+            let name = role.name(t.lang);
             // In the split beside the plot.
             assert!(shown(&h, name), "{lang:?}: {name}");
             assert!(shown(&h, &bytes(b)), "{lang:?}: {name} {}", bytes(b));
@@ -132,7 +132,7 @@ fn the_role_column_filters_and_copies() {
         // The column and its filter in the UI's language (issue 43 item 6): the role's name
         // as that language says it (梯度 in Chinese) filters; Copy keeps the English value.
         let t = h.state().tr();
-        let gradient = t.role_names[Role::Gradient.index()];
+        let gradient = Role::Gradient.name(t.lang);
         common::type_into(&mut h, t.role_header, gradient);
         let shown = h
             .query_all_by_label(gradient)
@@ -248,7 +248,7 @@ fn rows_by_role_groups_the_blocks_with_their_totals() {
         let roles = view.data.roles.as_ref().unwrap();
         let mut want: std::collections::HashMap<&str, (usize, i64)> = Default::default();
         for (r, role) in roles.role.iter().enumerate() {
-            let e = want.entry(t.role_names[role.index()]).or_default();
+            let e = want.entry(role.name(t.lang)).or_default();
             e.0 += 1;
             e.1 += view.data.operators.size[r].max(0);
         }

@@ -742,7 +742,7 @@ fn a_cuda_snapshot_names_holders_by_the_users_line_and_its_device_cuda() {
 /// `expandable_segments:True`, which let the same program pass when it was run again.
 #[test]
 fn the_view_says_why_memory_is_fragmented_and_which_fix_closes_it() {
-    use memsight::ui::panes::snapshot::{FRAG_FIX, FRAG_HEADING, FRAG_LARGEST, cause_name};
+    use memsight::ui::panes::snapshot::{frag_fix, frag_heading, frag_largest};
     let Some(root) = common::samples() else {
         common::skip("no samples");
         return;
@@ -761,23 +761,15 @@ fn the_view_says_why_memory_is_fragmented_and_which_fix_closes_it() {
     for lang in [Lang::En, Lang::Zh] {
         let mut h = open(&file, lang);
         h.run();
-        let t = tr(lang);
+        let _t = tr(lang);
         // The segment map folds its blocks; the diagnosis is under its heading, always shown.
-        let heading = FRAG_HEADING.get(t).replace("{free}", &mbs(free));
+        let heading = frag_heading(lang, &mbs(free));
         assert!(h.query_by_label(&heading).is_some(), "{lang:?}: {heading}");
         let cause = memsight::snapshot::fragmentation::Cause::SplitAcrossSegments;
-        assert!(
-            h.query_by_label(cause_name(cause).get(t)).is_some(),
-            "{lang:?}"
-        );
-        let largest = FRAG_LARGEST.get(t).replace(
-            "{mb}",
-            &mbs(want["largest_possible_bytes"].as_i64().unwrap()),
-        );
+        assert!(h.query_by_label(cause.name(lang)).is_some(), "{lang:?}");
+        let largest = frag_largest(lang, &mbs(want["largest_possible_bytes"].as_i64().unwrap()));
         assert!(h.query_by_label(&largest).is_some(), "{lang:?}: {largest}");
-        let fix = FRAG_FIX
-            .get(t)
-            .replace("{fix}", "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
+        let fix = frag_fix(lang, "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
         assert!(h.query_by_label(&fix).is_some(), "{lang:?}: {fix}");
     }
 }
@@ -808,7 +800,7 @@ fn python_fragmentation(file: &Path) -> Option<serde_json::Value> {
 fn an_oom_snapshot_opens_at_the_oom_with_advice_that_follows_its_verdict() {
     use memsight::snapshot::fragmentation::Fix;
     use memsight::snapshot::oom::OomAdvice;
-    use memsight::ui::panes::snapshot::{FRAG_FIX, FRAG_NOT_WHY, oom_advice};
+    use memsight::ui::panes::snapshot::{FRAG_NOT_WHY, frag_fix, oom_advice};
     let Some(root) = common::samples() else {
         common::skip("no samples");
         return;
@@ -849,9 +841,7 @@ fn an_oom_snapshot_opens_at_the_oom_with_advice_that_follows_its_verdict() {
             );
             let text = oom_advice(t, typed, "PYTORCH_CUDA_ALLOC_CONF").unwrap();
             assert!(h.query_by_label(&text).is_some(), "{case} {lang:?}: {text}");
-            let fix = FRAG_FIX
-                .get(t)
-                .replace("{fix}", "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
+            let fix = frag_fix(lang, "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
             let caveat = format!("{fix}{}", FRAG_NOT_WHY.get(t));
             assert_eq!(h.query_by_label(&fix).is_some(), worked, "{case} {lang:?}");
             assert_eq!(

@@ -21,7 +21,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::model::SourceChoice;
+use crate::model::{Lang, SourceChoice};
 
 /// The verdict's schema name and version, its `schema` field.
 pub const SCHEMA: &str = "memsight.explain/1";
@@ -41,6 +41,10 @@ pub struct ExplainArgs {
     /// JSON instead of text.
     #[arg(long)]
     pub json: bool,
+    /// The text's language (the JSON has none): en or zh; default the locale's (LC_ALL,
+    /// LC_MESSAGES, LANG).
+    #[arg(long, value_parser = crate::reports::parse_lang)]
+    pub lang: Option<Lang>,
 }
 
 /// Runs `explain`; returns the exit code.
@@ -52,11 +56,12 @@ pub fn explain(
     err: &mut dyn Write,
 ) -> i32 {
     let mut run = || -> Result<(), String> {
-        let v = verdict(path, source, args.rank.as_deref())?;
+        let v = made(path, source, args.rank.as_deref())?;
         let written = if args.json {
-            writeln!(out, "{}", compact(&v))
+            writeln!(out, "{}", compact(&v.json))
         } else {
-            write!(out, "{}", text::render(&v))
+            let lang = args.lang.unwrap_or_else(crate::reports::default_lang);
+            write!(out, "{}", text::render(&v.json, lang, &v.chinese))
         };
         written.map_err(|e| e.to_string())
     };
@@ -65,16 +70,58 @@ pub fn explain(
 
 /// The verdict for `path`: a snapshot's, a summary's or a profile rank's.
 pub fn verdict(path: &Path, source: SourceChoice, rank: Option<&str>) -> Result<Value, String> {
+    made(path, source, rank).map(|v| v.json)
+}
+
+/// A verdict, and the Chinese of the domain texts its JSON holds in English.
+pub struct Verdict {
+    /// The verdict (`memsight.explain/1`).
+    pub json: Value,
+    /// The Chinese of its advice and fixes.
+    pub chinese: Chinese,
+}
+
+/// Each domain text a verdict's JSON holds in English (advice, fixes, how to hold less), whole
+/// and in Chinese, rendered from its typed value when the verdict is made, keyed by the
+/// English: the text says it whole (the JSON cuts a long one to [`MAX_NAME_CHARS`]), in
+/// either language.
+#[derive(Debug, Default)]
+pub struct Chinese(rustc_hash::FxHashMap<String, String>);
+
+impl Chinese {
+    /// Records `zh` as the Chinese of `en`.
+    pub fn add(&mut self, en: String, zh: String) {
+        self.0.insert(en, zh);
+    }
+
+    /// The text the verdict holds as `shown` (whole, or cut with `…`), whole and in `lang`;
+    /// `shown` itself when none was recorded.
+    pub fn of<'a>(&'a self, lang: Lang, shown: &'a str) -> &'a str {
+        let found = self.0.get_key_value(shown).or_else(|| {
+            let head = shown.strip_suffix('…')?;
+            self.0.iter().find(|(en, _)| en.starts_with(head))
+        });
+        match (found, lang) {
+            (Some((en, _)), Lang::En) => en,
+            (Some((_, zh)), Lang::Zh) => zh,
+            (None, _) => shown,
+        }
+    }
+}
+
+/// The verdict for `path` with its Chinese texts.
+fn made(path: &Path, source: SourceChoice, rank: Option<&str>) -> Result<Verdict, String> {
+    let mut chinese = Chinese::default();
     let mut v = if crate::ingest::is_snapshot_path(path) {
-        snapshot::verdict(path)?
+        snapshot::verdict(path, &mut chinese)?
     } else if crate::export::cluster_db::is_summary(path) {
         summary::verdict(path)?
     } else {
-        profile::verdict(path, source, rank)?
+        profile::verdict(path, source, rank, &mut chinese)?
     };
     cut_names(&mut v, "");
     shrink(&mut v);
-    Ok(v)
+    Ok(Verdict { json: v, chinese })
 }
 
 /// The most characters a name keeps in a verdict (a phase, module, operator or frame):

@@ -31,7 +31,12 @@ const RANKS_LISTED: usize = 8;
 /// The rank explained is loaded once and every part is a report computed on that load; named
 /// by `--rank`, it is the only rank loaded (the others are listed as discovery found them,
 /// without a peak), else each rank is loaded once, in turn, to find the highest peak.
-pub fn verdict(path: &Path, source: SourceChoice, rank: Option<&str>) -> Result<Value, String> {
+pub fn verdict(
+    path: &Path,
+    source: SourceChoice,
+    rank: Option<&str>,
+    chinese: &mut super::Chinese,
+) -> Result<Value, String> {
     let profile = cli::discover_profile(path)?;
     let Loaded { ranks, data } = load(&profile, source, rank, path)?;
     let chosen = choose(&ranks, rank)?;
@@ -140,6 +145,11 @@ pub fn verdict(path: &Path, source: SourceChoice, rank: Option<&str>) -> Result<
     let devices: Vec<Option<&str>> = ranks.iter().map(|r| r["device"].as_str()).collect();
     let device_ranks = crate::analysis::rank_meant::candidates(&devices).len();
     let whatif = whatif_table(&input, &id, roles.as_ref(), device_ranks);
+    if roles.is_some() {
+        for a in view.advice(input.parallel_ranks).iter() {
+            chinese.add(a.english(), a.in_cli(crate::model::Lang::Zh));
+        }
+    }
     let step = steps
         .as_ref()
         .zip(at_ms)

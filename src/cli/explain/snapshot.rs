@@ -9,15 +9,32 @@ use serde_json::{Value, json};
 
 use super::{SCHEMA, first, parsed};
 use crate::cli;
-use crate::cli::json_of;
+use crate::model::Lang;
+use crate::snapshot::oom::{WHATIF_COMMAND, cli_mb, levers};
 
 /// How many entries each list of the verdict keeps.
 const TOP: usize = 3;
 
-/// The verdict on the snapshot at `path`.
-pub fn verdict(path: &Path) -> Result<Value, String> {
+/// The verdict on the snapshot at `path`; the Chinese of its advice and fixes go to `chinese`.
+pub fn verdict(path: &Path, chinese: &mut super::Chinese) -> Result<Value, String> {
     let args = parsed::<cli::SnapshotArgs>(&["--json", "--top", "3"])?;
-    let s = json_of(|o, e| cli::snapshot(path, &args, o, e))?;
+    if path.is_dir() {
+        return Err(format!("{}: a folder, not a snapshot file", path.display()));
+    }
+    let answer = cli::snapshot::compute(path, &args, &mut std::io::sink())?;
+    let s = cli::snapshot::answer_json(&answer, &args);
+    let conf = answer.snap.backend.alloc_conf();
+    for o in &answer.ooms {
+        let zh = o.advice.render(Lang::Zh, conf, &cli_mb);
+        chinese.add(o.advice_text.clone(), zh);
+    }
+    chinese.add(
+        levers(Lang::En, WHATIF_COMMAND),
+        levers(Lang::Zh, WHATIF_COMMAND),
+    );
+    if let Some(fix) = answer.fragmentation.remedy {
+        chinese.add(answer.fragmentation.fix.clone(), fix.render(Lang::Zh, conf));
+    }
     let p = path.display().to_string();
     let devices: Vec<Value> = s["devices"]
         .as_array()
@@ -84,7 +101,7 @@ pub fn verdict(path: &Path) -> Result<Value, String> {
             "advice": o["advice_text"],
             "advice_kind": o["advice"]["kind"],
             "how": match o["advice"]["kind"].as_str() {
-                Some("raise_limit_or_hold_less" | "hold_less") => json!(crate::snapshot::oom::LEVERS_EN),
+                Some("raise_limit_or_hold_less" | "hold_less") => json!(levers(Lang::En, WHATIF_COMMAND)),
                 _ => Value::Null,
             },
         })).collect::<Vec<_>>(),

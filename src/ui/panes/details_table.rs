@@ -986,7 +986,7 @@ fn tag_header(t: &Tr, kind: TagKind) -> &'static str {
 /// path), any other tag as it is.
 fn tag_value<'a>(t: &Tr, kind: TagKind, text: &'a str) -> std::borrow::Cow<'a, str> {
     match (kind, crate::model::Role::parse(text)) {
-        (TagKind::Role, Some(role)) => t.role_names[role.index()].into(),
+        (TagKind::Role, Some(role)) => role.name(t.lang).into(),
         (TagKind::Module, _) => crate::model::tags::module_innermost_first(text).into(),
         _ => text.into(),
     }
@@ -1001,11 +1001,11 @@ fn tag_filter_value(t: &Tr, kind: TagKind, typed: String) -> String {
     let want = typed.trim();
     crate::model::Role::ALL
         .iter()
-        .find(|r| t.role_names[r.index()] == want)
+        .find(|r| r.name(t.lang) == want)
         .or_else(|| {
             crate::model::Role::ALL
                 .iter()
-                .find(|r| t.role_names[r.index()].contains(want))
+                .find(|r| r.name(t.lang).contains(want))
         })
         .filter(|r| !r.as_str().contains(want))
         .map_or(typed.clone(), |r| r.as_str().to_string())

@@ -92,7 +92,7 @@ pub fn has_roles(view: &RankView) -> bool {
 
 /// A role's name in the UI's language.
 pub fn role_name(t: &Tr, role: Role) -> &'static str {
-    t.role_names[role.index()]
+    role.name(t.lang)
 }
 
 impl super::tab::BottomPane for RolesPane {

@@ -22,8 +22,8 @@ use super::snapshot_compare::{self, SnapshotComparing};
 use super::snapshot_holders::{self, HoldersCx, HoldersId, HoldersTab};
 use super::snapshot_join;
 use crate::analysis::stacks::{Flame, FlameBuilder, FlameFrame};
-use crate::model::{bytes_to_mib, is_library_frame};
-use crate::snapshot::fragmentation::{Cause, Fix, Fragmentation, fragmentation_at};
+use crate::model::{Lang, bytes_to_mib, is_library_frame};
+use crate::snapshot::fragmentation::{Fragmentation, fragmentation_at};
 use crate::snapshot::holder::holder_frame;
 use crate::snapshot::phases::{Phase, PhaseHolding, live_by_phase_of, phase_of_events, phases};
 use crate::snapshot::pinned::{PinnedSummary, pinned_summary};
@@ -573,14 +573,7 @@ impl SnapshotView {
         for o in self.oom.iter().filter(|o| o.device == shown.device) {
             ui.horizontal_wrapped(|ui| {
                 let mb = |b: i64| grouped(bytes_to_mib(b), 2);
-                let text = (t.oom_verdict)(
-                    o.event,
-                    &mb(o.requested_bytes),
-                    &mb(o.free_in_segments_bytes),
-                    &mb(o.largest_free_block_bytes),
-                    &o.device_free_bytes.map_or_else(|| "?".to_string(), mb),
-                    o.verdict,
-                );
+                let text = o.headline(t.lang, &|b| format!("{} MB", mb(b)));
                 ui.colored_label(ui.visuals().error_fg_color, text);
                 if shown.event != Some(o.event) && ui.button(t.oom_go).clicked() {
                     picked = Some(o.event);
@@ -1081,88 +1074,25 @@ fn memscope_table(ui: &mut egui::Ui, t: &Tr, file: &str, rows: &[OomDetail]) {
         });
 }
 
-/// Memory not handed out (`{free}`), before its causes.
-pub const FRAG_HEADING: Text = Text {
-    en: "Not handed out: {free}, by cause:",
-    zh: "已保留未分配：{free}，按原因：",
-};
-/// The largest request that fits (`{mb}`).
-pub const FRAG_LARGEST: Text = Text {
-    en: "The largest request that fits without a new segment: {mb}",
-    zh: "无需新内存段 即可满足的最大申请：{mb}",
-};
-/// The fix of the largest cause (`{fix}`).
-pub const FRAG_FIX: Text = Text {
-    en: "Closes the largest cause: {fix}",
-    zh: "可消除最大原因：{fix}",
-};
-
-/// A cause's name.
-pub fn cause_name(c: Cause) -> Text {
-    match c {
-        Cause::SplitAcrossSegments => Text {
-            en: "split across segments (segments never merge)",
-            zh: "分散在多个内存段 中（内存段之间不能合并）",
-        },
-        Cause::HolesBetweenLiveBlocks => Text {
-            en: "holes between live blocks",
-            zh: "存活块之间的空洞",
-        },
-        Cause::EmptySegments => Text {
-            en: "empty cached segments",
-            zh: "缓存中的空内存段",
-        },
-        Cause::OtherStream => Text {
-            en: "segments of another stream",
-            zh: "属于其他 stream 的内存段",
-        },
-        Cause::PendingStreamSync => Text {
-            en: "freed, waiting for a stream to sync",
-            zh: "已释放、等待 stream 同步",
-        },
-        Cause::PrivatePool => Text {
-            en: "private pools (CUDA graphs, MemPool)",
-            zh: "私有内存池（CUDA graph、MemPool）",
-        },
+/// Memory not handed out (`free`), before its causes.
+pub fn frag_heading(lang: Lang, free: &str) -> String {
+    match lang {
+        Lang::En => format!("Not handed out: {free}, by cause:"),
+        Lang::Zh => format!("已保留未分配：{free}，按原因："),
     }
 }
-
-/// The change that closes a cause, for the settings variable `{conf}` (`{dev}`: cuda, npu).
-pub fn cause_fix(f: Fix) -> Text {
-    match f {
-        Fix::ExpandableSegments => Text {
-            en: "{conf}=expandable_segments:True",
-            zh: "{conf}=expandable_segments:True",
-        },
-        Fix::AlreadyExpandable => Text {
-            en: "nothing to set: {conf} already has expandable_segments:True, and the free ends \
-                 of its segments are what the next larger request grows into; \
-                 torch.{dev}.empty_cache() returns them",
-            zh: "无需设置：{conf} 已开启 expandable_segments:True，内存段末尾的空闲部分会被下一个\
-                 更大的申请扩展使用；torch.{dev}.empty_cache() 可归还它们",
-        },
-        Fix::MaxSplitSize => Text {
-            en: "{conf}=max_split_size_mb:<MB> (large cached blocks are no longer split into \
-                 pieces that live blocks pin)",
-            zh: "{conf}=max_split_size_mb:<MB>（不再把大的缓存块切成被存活块占住的碎片）",
-        },
-        Fix::EmptyCache => Text {
-            en: "one torch.{dev}.empty_cache() at a phase boundary, or \
-                 {conf}=garbage_collection_threshold:0.8",
-            zh: "在阶段边界调用一次 torch.{dev}.empty_cache()，或设置 \
-                 {conf}=garbage_collection_threshold:0.8",
-        },
-        Fix::ReleasePrivatePool => Text {
-            en: "release the private pool when its graph or MemPool is done with (drop the \
-                 graph, then empty_cache()), or let graphs share one pool (graph_pool_handle())",
-            zh: "图或 MemPool 用完后释放其私有内存池（先删除 graph，再 empty_cache()），或让多个 graph \
-                 共享一个内存池（graph_pool_handle()）",
-        },
-        Fix::RecordStream => Text {
-            en: "record_stream changes: free cross-stream tensors after their stream has \
-                 synchronized, or allocate them on the stream that uses them",
-            zh: "调整 record_stream：跨 stream 的张量在其 stream 同步后再释放，或在使用它的 stream 上分配",
-        },
+/// The largest request that fits (`size`).
+pub fn frag_largest(lang: Lang, size: &str) -> String {
+    match lang {
+        Lang::En => format!("The largest request that fits without a new segment: {size}"),
+        Lang::Zh => format!("无需新内存段即可满足的最大申请：{size}"),
+    }
+}
+/// The fix of the largest cause.
+pub fn frag_fix(lang: Lang, fix: &str) -> String {
+    match lang {
+        Lang::En => format!("Closes the largest cause: {fix}"),
+        Lang::Zh => format!("可消除最大原因：{fix}"),
     }
 }
 
@@ -1175,27 +1105,18 @@ fn fragmentation_lines(ui: &mut egui::Ui, t: &Tr, f: &Fragmentation, conf: &str,
     };
     let mb = |b: i64| format!("{} MB", grouped(bytes_to_mib(b), 2));
     let free = f.reserved_bytes.saturating_sub(f.allocated_bytes);
-    ui.label(FRAG_HEADING.get(t).replace("{free}", &mb(free)));
+    ui.label(frag_heading(t.lang, &mb(free)));
     egui::Grid::new("snapshot_fragmentation")
         .num_columns(2)
         .show(ui, |ui| {
             for &(cause, b) in f.causes.iter().filter(|c| c.1 > 0) {
                 ui.label(mb(b));
-                ui.label(cause_name(cause).get(t));
+                ui.label(cause.name(t.lang));
                 ui.end_row();
             }
         });
-    ui.label(
-        FRAG_LARGEST
-            .get(t)
-            .replace("{mb}", &mb(f.largest_possible_bytes)),
-    );
-    let dev = if conf.contains("NPU") { "npu" } else { "cuda" };
-    let fix = cause_fix(remedy)
-        .get(t)
-        .replace("{conf}", conf)
-        .replace("{dev}", dev);
-    let line = FRAG_FIX.get(t).replace("{fix}", &fix);
+    ui.label(frag_largest(t.lang, &mb(f.largest_possible_bytes)));
+    let line = frag_fix(t.lang, &remedy.render(t.lang, conf));
     if not_why {
         ui.label(format!("{line}{}", FRAG_NOT_WHY.get(t)));
     } else {
@@ -1210,46 +1131,30 @@ pub const FRAG_NOT_WHY: Text = Text {
 };
 
 /// What to do about an OOM, in the UI's language, following its verdict
-/// ([`crate::snapshot::oom::OomAdvice`]); `None` when there is nothing to advise.
+/// ([`crate::snapshot::oom::OomAdvice`]), with how to hold less where that is the advice;
+/// `None` when there is nothing to advise.
 pub fn oom_advice(t: &Tr, advice: crate::snapshot::oom::OomAdvice, conf: &str) -> Option<String> {
-    use crate::snapshot::oom::OomAdvice as A;
-    let mb = |b: i64| grouped(bytes_to_mib(b), 2);
-    const LEVERS: Text = Text {
-        en: "checkpointing (recompute activations), a smaller micro-batch or ZeRO; the What if \
-             tab on a profile of this run says which gets under. expandable_segments will not help.",
-        zh: "重计算（checkpointing）、减小微批大小或 ZeRO；在本次运行的性能数据上用“假设分析”页\
-             可看出哪一项能降到以下。expandable_segments 无济于事。",
+    let size = |b: i64| format!("{} MB", grouped(bytes_to_mib(b), 2));
+    let line = advice.line(t.lang, conf, &size);
+    if line.is_empty() {
+        return None;
+    }
+    let mut chars = line.chars();
+    let line: String = chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default();
+    if !advice.holds_less() {
+        return Some(line);
+    }
+    let tab = match t.lang {
+        Lang::En => "the What if tab".to_string(),
+        Lang::Zh => format!("“{}”页", super::whatif::TITLE.zh),
     };
-    Some(match advice {
-        A::Defragment { fix, frees_bytes } => {
-            let dev = if conf.contains("NPU") { "npu" } else { "cuda" };
-            let fix = cause_fix(fix)
-                .get(t)
-                .replace("{conf}", conf)
-                .replace("{dev}", dev);
-            Text {
-                en: "Fix: {fix} (returns about {mb} MB held in pieces to requests)",
-                zh: "修复：{fix}（约可把 {mb} MB 碎片内存重新用于申请）",
-            }
-            .get(t)
-            .replace("{fix}", &fix)
-            .replace("{mb}", &mb(frees_bytes))
-        }
-        A::RaiseLimitOrHoldLess { short_bytes } => Text {
-            en: "Fix: raise the process's limit, or lower the peak, by at least {mb} MB: {levers}",
-            zh: "修复：提高进程的内存上限，或把峰值至少降低 {mb} MB：{levers}",
-        }
-        .get(t)
-        .replace("{mb}", &mb(short_bytes))
-        .replace("{levers}", LEVERS.get(t)),
-        A::HoldLess { short_bytes } => Text {
-            en: "Fix: lower the peak by at least {mb} MB: {levers}",
-            zh: "修复：把峰值至少降低 {mb} MB：{levers}",
-        }
-        .get(t)
-        .replace("{mb}", &mb(short_bytes))
-        .replace("{levers}", LEVERS.get(t)),
-        A::Nothing => return None,
+    let how = crate::snapshot::oom::levers(t.lang, &tab);
+    Some(match t.lang {
+        Lang::En => format!("{line}. How: {how}."),
+        Lang::Zh => format!("{line}。办法：{how}。"),
     })
 }
 

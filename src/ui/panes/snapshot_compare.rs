@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::model::bytes_to_mib;
+use crate::model::{Lang, bytes_to_mib};
 use crate::snapshot::compare::{Change, Moment, SnapshotComparison, compare_snapshots};
 use crate::snapshot::summary::SummaryError;
 use crate::snapshot::{AllocatorSnapshot, Frame, SnapshotError, SnapshotProblem};
@@ -17,7 +17,6 @@ use crate::ui::format::grouped;
 use crate::ui::i18n::{Text, Tr};
 use crate::ui::jobs::{Job, JobKey, JobKind, Jobs, Place, Poll};
 
-use super::snapshot::{cause_fix, cause_name};
 use super::snapshot_bands::size_text;
 
 /// The job that reads the other snapshot and compares the two.
@@ -132,11 +131,13 @@ pub const COLUMNS: [Text; 3] = [
         zh: "差值 (MB)",
     },
 ];
-/// A side's fix (`{side}`, `{fix}`).
-pub const SIDE_FIX: Text = Text {
-    en: "{side}: closes its largest cause: {fix}",
-    zh: "{side}：可消除其最大原因：{fix}",
-};
+/// A side's fix: `side` (A or B) closes its largest cause with `fix`.
+pub fn side_fix(lang: Lang, side: &str, fix: &str) -> String {
+    match lang {
+        Lang::En => format!("{side}: closes its largest cause: {fix}"),
+        Lang::Zh => format!("{side}：可消除其最大原因：{fix}"),
+    }
+}
 /// The group tables' titles (`{n}`: how many changed).
 pub const GROUPS: [Text; 3] = [
     Text {
@@ -576,7 +577,7 @@ fn figures(ui: &mut egui::Ui, t: &Tr, c: &SnapshotComparison, conf: &str) {
     for (cause, _) in c.cause_deltas() {
         let (x, y) = (a.cause_bytes(cause), b.cause_bytes(cause));
         if x != 0 || y != 0 {
-            rows.push((format!("    {}", cause_name(cause).get(t)), x, y));
+            rows.push((format!("    {}", cause.name(t.lang)), x, y));
         }
     }
     rows.push((
@@ -601,19 +602,10 @@ fn figures(ui: &mut egui::Ui, t: &Tr, c: &SnapshotComparison, conf: &str) {
                 ui.end_row();
             }
         });
-    let dev = if conf.contains("NPU") { "npu" } else { "cuda" };
     for (side, f) in [("A", &a.fragmentation), ("B", &b.fragmentation)] {
         if let Some(remedy) = f.remedy {
-            let fix = cause_fix(remedy)
-                .get(t)
-                .replace("{conf}", conf)
-                .replace("{dev}", dev);
-            ui.label(
-                SIDE_FIX
-                    .get(t)
-                    .replace("{side}", side)
-                    .replace("{fix}", &fix),
-            );
+            let fix = remedy.render(t.lang, conf);
+            ui.label(side_fix(t.lang, side, &fix));
         }
     }
 }
