@@ -10,6 +10,7 @@ pub mod inspect;
 pub mod rank;
 pub mod snapshot;
 pub mod snapshot_compare;
+pub mod snapshot_text;
 pub mod static_graph;
 pub mod summarize;
 pub mod table;

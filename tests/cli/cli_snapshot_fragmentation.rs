@@ -243,3 +243,92 @@ fn amount_before(message: &str, prefix: &str, suffix: &str) -> f64 {
             other => panic!("unit {other}"),
         }
 }
+
+/// Issue 88: `snapshot --lang zh` says the whole report in Chinese, on every real snapshot of
+/// the samples and the fixture joined with its profile (OOMs of each verdict, phases, pools,
+/// pinned memory, compiled regions, a joined profile): the same figures as the English, no
+/// English but the names the JSON carries (frames, phases, operators, block and event kinds),
+/// the allocator's settings and calls, and the terms kept; the OOM's advice and the fix are the
+/// app's own words, not the English.
+#[test]
+fn the_snapshot_report_speaks_chinese() {
+    let Some(root) = common::samples() else {
+        common::skip("no samples");
+        return;
+    };
+    let mut files: Vec<PathBuf> = ["exhaustion", "fragmentation", "gpt"]
+        .iter()
+        .map(|c| root.join(format!("cuda_h100/oom/{c}/oom_snapshot.pickle")))
+        .collect();
+    files.push(root.join("cuda_h100/snap/gpt_all_graph_pinned.pickle"));
+    files.push(common::fixtures().join("snapshots/cuda_join/run.pickle"));
+    // Every string of the JSON but its sentences, and the keys (block and event kinds).
+    fn names(v: &serde_json::Value, key: &str, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::String(s) if !["advice_text", "fix"].contains(&key) => {
+                out.push(s.clone())
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|x| names(x, key, out)),
+            serde_json::Value::Object(m) => {
+                for (k, x) in m {
+                    out.push(k.clone());
+                    names(x, k, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    for file in &files {
+        let p = file.to_str().unwrap();
+        let (code, en, err) = common::memsight(&["snapshot", p, "--lang", "en"]);
+        assert_eq!(code, 0, "{err}");
+        let (_, zh, _) = common::memsight(&["snapshot", p, "--lang", "zh"]);
+        let (_, json, _) = common::memsight(&["snapshot", p, "--json"]);
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let mut carried: Vec<String> = [
+            "PYTORCH_CUDA_ALLOC_CONF",
+            "torch.cuda.empty_cache()",
+            "garbage_collection_threshold",
+            "max_split_size_mb",
+            "record_stream",
+            "graph_pool_handle()",
+            "MemPool",
+            "graph",
+            "stream",
+            "CUDA",
+            "record_pinned_host_memory",
+            "fx_original_trace",
+            "torch.compile",
+            "FX",
+            "pid",
+            "memUsageInfo",
+            "CANN",
+            "msMemScope",
+            "record_cuda=False",
+        ]
+        .map(String::from)
+        .to_vec();
+        names(&v, "", &mut carried);
+        // The frames the text names, short (`file(line): name`), and what a stack was reached
+        // through: as the English prints them, `  (via FRAME)` at a line's end.
+        for t in v["top_stacks"].as_array().into_iter().flatten() {
+            if let Some(name) = t["frame"]["name"].as_str() {
+                carried.push(name.to_string());
+            }
+            if let Some(file) = t["frame"]["filename"].as_str() {
+                carried.push(file.to_string());
+            }
+        }
+        for line in en.lines() {
+            if let Some((_, via)) = line.split_once("  (via ") {
+                carried.push(via.trim_end_matches(')').to_string());
+            }
+        }
+        common::assert_said_in_chinese(&en, &zh, &carried, &["aten"]);
+        for o in v["oom"].as_array().into_iter().flatten() {
+            let advice = o["advice_text"].as_str().unwrap();
+            assert!(en.contains(advice), "{p}");
+            assert!(!zh.contains(advice), "{p}: the advice in Chinese\n{zh}");
+        }
+    }
+}
