@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::analysis::rank_meant::{Seen, allocated_peak, candidates, rank_meant};
 use crate::ingest::{LoadControl, load_rank};
 use crate::model::plural::count;
-use crate::model::{RankData, RankInfo, SourceChoice};
+use crate::model::{Lang, RankData, RankInfo, SourceChoice};
 
 /// Discovers `path` and loads rank `rank` (its id as shown by `inspect`), or the rank a user
 /// means ([`crate::analysis::rank_meant`]: the device rank with the highest peak), from the files
@@ -17,15 +17,17 @@ pub fn load_one(
     source: SourceChoice,
     err: &mut dyn Write,
 ) -> Result<RankData, String> {
-    load_one_of_many(path, rank, source, err).map(|(data, _)| data)
+    let lang = crate::reports::default_lang();
+    load_one_of_many(path, rank, source, lang, err).map(|(data, _)| data)
 }
 
 /// [`load_one`], and how many device ranks the profile has (what `roles` shards advice over;
-/// a trace's CPU pseudo-rank is not one).
+/// a trace's CPU pseudo-rank is not one); the rank chosen is said in `lang`.
 pub fn load_one_of_many(
     path: &Path,
     rank: Option<&str>,
     source: SourceChoice,
+    lang: Lang,
     err: &mut dyn Write,
 ) -> Result<(RankData, usize), String> {
     let profile = super::discover_profile(path)?;
@@ -44,7 +46,7 @@ pub fn load_one_of_many(
         None => {
             let chosen = load_meant(&profile.ranks, source)?;
             if let Some(note) = chosen.note {
-                let _ = writeln!(err, "memsight: {note}");
+                let _ = writeln!(err, "memsight: {}", note.render(lang));
             }
             chosen.data
         }
@@ -64,8 +66,59 @@ fn load_info(info: &RankInfo, source: SourceChoice) -> Result<RankData, String> 
 pub struct Meant {
     /// The rank's data.
     pub data: RankData,
-    /// "rank R: the device rank with the highest peak of N ranks (--rank picks another)".
-    pub note: Option<String>,
+    /// Which rank was chosen and why (none for a one-rank profile).
+    pub note: Option<MeantNote>,
+}
+
+/// Which rank a command chose without `--rank`, among how many, and by which rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MeantNote {
+    /// The rank chosen.
+    pub rank: String,
+    /// How many ranks the profile has.
+    pub of: usize,
+    /// The rule that chose it.
+    pub why: MeantBy,
+}
+
+/// The rule that chose a rank.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MeantBy {
+    /// Every rank is a device rank: the highest peak.
+    HighestPeak,
+    /// One device rank among host ranks.
+    OnlyDeviceRank,
+    /// The highest peak among several device ranks.
+    HighestDevicePeak,
+}
+
+impl MeantNote {
+    /// The note in `lang`: "rank R: the device rank with the highest peak of N ranks (--rank
+    /// picks another)".
+    pub fn render(&self, lang: Lang) -> String {
+        let (rank, n) = (&self.rank, self.of);
+        match lang {
+            Lang::En => {
+                let which = match self.why {
+                    MeantBy::HighestPeak => "the rank with the highest peak",
+                    MeantBy::OnlyDeviceRank => "the only device rank",
+                    MeantBy::HighestDevicePeak => "the device rank with the highest peak",
+                };
+                format!(
+                    "rank {rank}: {which} of {} (--rank picks another)",
+                    count(n as u64, "rank", "ranks")
+                )
+            }
+            Lang::Zh => {
+                let which = match self.why {
+                    MeantBy::HighestPeak => "峰值最高的 rank",
+                    MeantBy::OnlyDeviceRank => "唯一的设备 rank",
+                    MeantBy::HighestDevicePeak => "峰值最高的设备 rank",
+                };
+                format!("rank {rank}：{n} 个 rank 中{which}（--rank 可另选）")
+            }
+        }
+    }
 }
 
 /// Loads the rank a user means among `ranks` ([`rank_meant`]): the only device rank is loaded
@@ -104,19 +157,16 @@ pub fn load_meant(ranks: &[RankInfo], source: SourceChoice) -> Result<Meant, Str
     let Some((data, _)) = best else {
         return Err(first_error.unwrap_or_else(|| "the profile has no rank".into()));
     };
-    let note = (ranks.len() > 1).then(|| {
-        let which = if candidates.len() == ranks.len() {
-            "the rank with the highest peak"
+    let note = (ranks.len() > 1).then(|| MeantNote {
+        rank: data.info.rank.clone(),
+        of: ranks.len(),
+        why: if candidates.len() == ranks.len() {
+            MeantBy::HighestPeak
         } else if candidates.len() == 1 {
-            "the only device rank"
+            MeantBy::OnlyDeviceRank
         } else {
-            "the device rank with the highest peak"
-        };
-        format!(
-            "rank {}: {which} of {} (--rank picks another)",
-            data.info.rank,
-            count(ranks.len() as u64, "rank", "ranks")
-        )
+            MeantBy::HighestDevicePeak
+        },
     });
     Ok(Meant { data, note })
 }
@@ -173,7 +223,8 @@ pub fn run<R: crate::reports::RankReport>(
     use crate::reports::RankArgs as _;
     let mut run = || -> Result<(), String> {
         R::check(args)?;
-        let (data, parallel_ranks) = load_one_of_many(path, args.rank(), source, err)?;
+        let lang = args.lang().unwrap_or_else(crate::reports::default_lang);
+        let (data, parallel_ranks) = load_one_of_many(path, args.rank(), source, lang, err)?;
         let view = crate::analysis::RankView::new(data);
         let input = crate::reports::RankInput {
             view: &view,

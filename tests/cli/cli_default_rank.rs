@@ -180,3 +180,27 @@ fn a_one_gpu_trace_is_one_rank_for_sharding_advice() {
         "{shard}"
     );
 }
+
+/// Issue 88: the line that says which rank a command chose is said in the text's language:
+/// `--lang zh` (a report) or a Chinese locale (any command), the same rank and count.
+#[test]
+fn the_rank_chosen_is_said_in_chinese_when_asked() {
+    let gpu = fixtures().join("gpu.pt.trace.json.gz");
+    let p = gpu.to_str().unwrap();
+    let (code, _, en) = memsight(&["steps", p, "--lang", "en"]);
+    assert_eq!(code, 0, "{en}");
+    assert!(en.contains("the only device rank of 2 ranks"), "{en}");
+    let (_, _, zh) = memsight(&["steps", p, "--lang", "zh"]);
+    common::assert_said_in_chinese(&en, &zh, &["gpu cuda:0".into(), "memsight".into()], &[]);
+    assert!(zh.contains("唯一的设备 rank"), "{zh}");
+    // A command without --lang follows the locale.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_memsight"))
+        .args(["curve", p])
+        .env_remove("LC_ALL")
+        .env_remove("LC_MESSAGES")
+        .env("LANG", "zh_CN.UTF-8")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("唯一的设备 rank"), "{err}");
+}
