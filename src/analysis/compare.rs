@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use super::{GroupBy, LiveIndex, OverallCurve, RankView, build_series, live_at, peak};
-use crate::model::RankData;
+use crate::model::{Lang, RankData};
 
 /// The columns of an operator comparison, as the CLI's table and the app's diff table (in
 /// English) head them: the fields of [`OperatorDelta`] in order, sizes in KB, peaks in MB.
@@ -22,6 +22,61 @@ pub const DELTA_HEADERS: [&str; 9] = [
     "B at peak(MB)",
     "Delta at peak(MB)",
 ];
+
+/// [`DELTA_HEADERS`] in `lang`.
+pub fn delta_headers(lang: Lang) -> [&'static str; 9] {
+    match lang {
+        Lang::En => DELTA_HEADERS,
+        Lang::Zh => [
+            "名称",
+            "A(KB)",
+            "B(KB)",
+            "差值(KB)",
+            "A 块数",
+            "B 块数",
+            "A 峰值时(MB)",
+            "B 峰值时(MB)",
+            "峰值时差值(MB)",
+        ],
+    }
+}
+
+/// The line that says which rows an operator comparison leaves out, when either side has some:
+/// rows with a negative size (releases of memory allocated before profiling), A's then B's,
+/// their sizes written by `kb` (KB).
+pub fn not_counted_text(
+    a: NotCounted,
+    b: NotCounted,
+    lang: Lang,
+    kb: &dyn Fn(i64) -> String,
+) -> Option<String> {
+    if a.rows == 0 && b.rows == 0 {
+        return None;
+    }
+    Some(match lang {
+        Lang::En => {
+            let side = |n: NotCounted| {
+                format!(
+                    "{} ({} KB)",
+                    crate::model::plural::count(n.rows as u64, "row", "rows"),
+                    kb(n.bytes)
+                )
+            };
+            format!(
+                "Not counted: rows with a negative size, releases of memory allocated before profiling: A {}, B {}.",
+                side(a),
+                side(b)
+            )
+        }
+        Lang::Zh => format!(
+            "未计入：大小为负的行，即采集开始前申请的内存的释放：A {} 行（{} KB），B {} 行（{} KB）。",
+            a.rows,
+            kb(a.bytes),
+            b.rows,
+            kb(b.bytes)
+        ),
+    })
+}
 
 /// One operator name on both sides. Bytes are the sums of the sizes of its operator_memory
 /// rows with size > 0.

@@ -9,10 +9,13 @@ use crate::ingest::is_snapshot_path;
 use crate::model::SourceChoice;
 use crate::snapshot::compare::Moment;
 
-use super::rank::load_one;
+use super::rank::load_one_of_many;
+use crate::analysis::compare::not_counted_text;
 use crate::analysis::{NotCounted, OperatorDelta, not_counted, operator_deltas};
 use crate::export::summary::{PeakJson, Peaks, summarize};
+use crate::model::Lang;
 use crate::model::{MIB, RankData, bytes_to_kib};
+use crate::reports::default_lang;
 
 /// Bytes as MiB.
 fn mib(b: i64) -> f64 {
@@ -44,6 +47,10 @@ pub struct CompareArgs {
     /// first device with events).
     #[arg(long)]
     pub device: Option<i64>,
+    /// The text's language for two profiles (the JSON has none): en or zh; default the
+    /// locale's (LC_ALL, LC_MESSAGES, LANG). Two snapshots compare in English.
+    #[arg(long, value_parser = crate::reports::parse_lang)]
+    pub lang: Option<Lang>,
 }
 
 /// Runs `compare`; returns the exit code.
@@ -73,12 +80,13 @@ pub fn compare(
         );
     }
     let mut run = || -> Result<(), String> {
-        let da = load_one(a, args.rank_a.as_deref(), source, err)?;
-        let db = load_one(b, args.rank_b.as_deref(), source, err)?;
+        let lang = args.lang.unwrap_or_else(default_lang);
+        let (da, _) = load_one_of_many(a, args.rank_a.as_deref(), source, lang, err)?;
+        let (db, _) = load_one_of_many(b, args.rank_b.as_deref(), source, lang, err)?;
         let text = if args.json {
             format!("{}\n", compare_json(a, &da, b, &db))
         } else {
-            compare_text(&da, &db, args.top)
+            compare_text(&da, &db, args.top, lang)
         };
         out.write_all(text.as_bytes()).map_err(|e| e.to_string())
     };
@@ -129,29 +137,15 @@ fn not_counted_json(n: NotCounted) -> serde_json::Value {
     serde_json::json!({"rows": n.rows, "kib": bytes_to_kib(n.bytes)})
 }
 
-/// The line that says which rows the table leaves out, when either side has some.
-pub fn not_counted_line(a: NotCounted, b: NotCounted) -> Option<String> {
-    if a.rows == 0 && b.rows == 0 {
-        return None;
-    }
-    let side = |n: NotCounted| {
-        format!(
-            "{} ({:.1} KB)",
-            crate::model::plural::count(n.rows as u64, "row", "rows"),
-            bytes_to_kib(n.bytes)
-        )
-    };
-    Some(format!(
-        "Not counted above: rows with a negative size, releases of memory allocated before profiling: A {}, B {}.",
-        side(a),
-        side(b)
-    ))
-}
-
-/// Peak deltas, then the operators that explain the peak's change first, as an aligned table.
-pub fn compare_text(a: &RankData, b: &RankData, top: usize) -> String {
+/// Peak deltas, then the operators that explain the peak's change first, as an aligned table,
+/// in `lang`.
+pub fn compare_text(a: &RankData, b: &RankData, top: usize, lang: Lang) -> String {
     let (sa, sb) = (summarize(a), summarize(b));
-    let mut text = format!("A: rank {}    B: rank {}\n", a.info.rank, b.info.rank);
+    let (ra, rb) = (&a.info.rank, &b.info.rank);
+    let mut text = match lang {
+        Lang::En => format!("A: rank {ra}    B: rank {rb}\n"),
+        Lang::Zh => format!("比较 A：rank {ra}    B：rank {rb}\n"),
+    };
     for (label, x, y) in [
         (
             "Operator Allocated",
@@ -174,11 +168,11 @@ pub fn compare_text(a: &RankData, b: &RankData, top: usize) -> String {
             }
             _ => "-".into(),
         };
-        text.push_str(&format!(
-            "peak {label:<19} A {:>10}  B {:>10}  {d}\n",
-            f(x),
-            f(y)
-        ));
+        let (x, y) = (f(x), f(y));
+        text.push_str(&match lang {
+            Lang::En => format!("peak {label:<19} A {x:>10}  B {y:>10}  {d}\n"),
+            Lang::Zh => format!("峰值 {label:<19} A {x:>10}  B {y:>10}  {d}\n"),
+        });
     }
     let rows: Vec<Vec<String>> = operator_deltas(a, b)
         .iter()
@@ -197,10 +191,11 @@ pub fn compare_text(a: &RankData, b: &RankData, top: usize) -> String {
             ]
         })
         .collect();
-    let header = crate::analysis::compare::DELTA_HEADERS;
+    let header = crate::analysis::compare::delta_headers(lang);
     text.push('\n');
     text.push_str(&super::text_table(&header, &rows));
-    if let Some(line) = not_counted_line(not_counted(a), not_counted(b)) {
+    let kb = |b: i64| format!("{:.1}", bytes_to_kib(b));
+    if let Some(line) = not_counted_text(not_counted(a), not_counted(b), lang, &kb) {
         text.push('\n');
         text.push_str(&line);
         text.push('\n');

@@ -1429,38 +1429,10 @@ catalogue! {
     diff_title: fn(&str) -> String;
         en: |l| format!("Per operator: baseline A = {l}, B = this rank");
         zh: |l| format!("按算子：基线 A = {l}，B = 当前 rank");
-    /// The rows the per-operator table leaves out, A's then B's (rows, KB).
-    diff_not_counted: fn(usize, &str, usize, &str) -> String;
-        en: |a, akb, b, bkb| {
-            format!(
-                "Not counted: rows with a negative size, releases of memory allocated before profiling (A: {} of {akb} KB, B: {} of {bkb} KB).",
-                counted(a, "row", "rows"),
-                counted(b, "row", "rows")
-            )
-        };
-        zh: |a, akb, b, bkb| {
-            format!(
-                "未计入：大小为负的行，即采集开始前申请的内存的释放（A：{a} 行，共 {akb} KB；B：{b} 行，共 {bkb} KB）。"
-            )
-        };
     /// While the diff is computed.
     diff_computing: &'static str;
         en: "comparing the operators…";
         zh: "正在比较算子…";
-    /// The diff table's headers, in `DiffColumn::ALL` order.
-    diff_headers: [&'static str; 9];
-        en: crate::analysis::compare::DELTA_HEADERS;
-        zh: [
-            "名称",
-            "A(KB)",
-            "B(KB)",
-            "差值(KB)",
-            "A 块数",
-            "B 块数",
-            "A 峰值时(MB)",
-            "B 峰值时(MB)",
-            "峰值时差值(MB)",
-        ];
     /// Before the peak deltas.
     peak_deltas: &'static str;
         en: "Peaks A → B:";

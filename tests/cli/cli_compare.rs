@@ -327,7 +327,7 @@ fn rows_left_out_of_the_comparison_are_said_so_sums_add_up() {
     let (code, text, _) = memsight(&["compare", a, b]);
     assert_eq!(code, 0);
     assert!(
-        text.contains("Not counted above")
+        text.contains("Not counted: ")
             && text.contains(&format!(
                 "A {} {} (",
                 raw[0].0,
@@ -335,4 +335,31 @@ fn rows_left_out_of_the_comparison_are_said_so_sums_add_up() {
             )),
         "{text}"
     );
+}
+
+/// Issue 88: `compare --lang zh` says the comparison of two profiles in Chinese, the words of
+/// the app's diff tab: the same figures, no English but the operators and ranks it names and
+/// Insight's peak names; the rank chosen for a side without --rank-b is said in Chinese too.
+#[test]
+fn two_profiles_compare_in_chinese() {
+    let (a, b) = (fixtures().join("torch_cluster"), fixtures().join("demo"));
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let run = |lang: &str| memsight(&["compare", a, b, "--rank-a", "0", "--lang", lang]);
+    let (code, en, en_err) = run("en");
+    assert_eq!(code, 0, "{en_err}");
+    let (_, zh, zh_err) = run("zh");
+    let (_, json, _) = memsight(&["compare", a, b, "--rank-a", "0", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let mut names: Vec<String> = v["by_operator"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["name"].as_str().unwrap().to_string())
+        .collect();
+    names.extend(["APP Reserved".to_string(), "memsight".into()]);
+    common::assert_said_in_chinese(&en, &zh, &names, &[]);
+    assert!(zh.contains("差值(KB)"), "{zh}");
+    if !en_err.is_empty() {
+        common::assert_said_in_chinese(&en_err, &zh_err, &names, &[]);
+    }
 }

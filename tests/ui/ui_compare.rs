@@ -66,7 +66,8 @@ fn a_baseline_from_another_profile_diff_table_copy_and_both_tables() {
         h.step();
         let tsv = copied(&h).expect("copied");
         let mut lines = tsv.lines();
-        assert_eq!(lines.next().unwrap(), t.diff_headers.join("\t"));
+        let headers = memsight::analysis::compare::delta_headers(lang);
+        assert_eq!(lines.next().unwrap(), headers.join("\t"));
         let rows: Vec<Vec<String>> = lines
             .map(|l| l.split('\t').map(str::to_string).collect())
             .collect();
@@ -251,7 +252,7 @@ fn a_db_baseline_against_a_text_rank_lists_each_operator_once() {
         }
         assert!(keys.contains("Conv2D1"), "{tsv}");
         assert!(first_delta_at_peak.is_some_and(|d| d > 0.0));
-        h.get_by_label(t.diff_headers[8]);
+        h.get_by_label(memsight::analysis::compare::delta_headers(lang)[8]);
     }
 }
 
@@ -342,9 +343,28 @@ fn the_diff_says_which_rows_it_leaves_out() {
             },
             lang,
         );
-        let t = h.state().tr();
         let kb = |v: f64| memsight::ui::format::grouped(v, 1);
-        h.get_by_label(&(t.diff_not_counted)(a.0, &kb(a.1), b.0, &kb(b.1)));
+        let rows = |n: usize| if n == 1 { "row" } else { "rows" };
+        let line = match lang {
+            Lang::En => format!(
+                "Not counted: rows with a negative size, releases of memory allocated before \
+                 profiling: A {} {} ({} KB), B {} {} ({} KB).",
+                a.0,
+                rows(a.0),
+                kb(a.1),
+                b.0,
+                rows(b.0),
+                kb(b.1)
+            ),
+            Lang::Zh => format!(
+                "未计入：大小为负的行，即采集开始前申请的内存的释放：A {} 行（{} KB），B {} 行（{} KB）。",
+                a.0,
+                kb(a.1),
+                b.0,
+                kb(b.1)
+            ),
+        };
+        h.get_by_label(&line);
     }
 }
 

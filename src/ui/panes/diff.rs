@@ -7,6 +7,7 @@ use egui_extras::{Column as TableColumn, TableBuilder};
 
 use super::PaneCx;
 use super::details_table::sort_header;
+use crate::analysis::compare::{delta_headers, not_counted_text};
 use crate::analysis::{GroupBy, OperatorDelta, OverallCurve, RankView, SortDir};
 use crate::model::MIB;
 use crate::ui::command::Command;
@@ -129,7 +130,7 @@ pub fn diff_rows(diff: &[OperatorDelta], state: &ViewState) -> Vec<usize> {
 /// The rows as TSV with the headers (plain numbers: KiB, MiB, counts), what Copy puts on the
 /// clipboard.
 pub fn diff_tsv(t: &Tr, diff: &[OperatorDelta], rows: &[usize]) -> String {
-    let mut s = t.diff_headers.join("\t");
+    let mut s = delta_headers(t.lang).join("\t");
     s.push('\n');
     for &i in rows {
         let d = &diff[i];
@@ -228,9 +229,9 @@ pub fn diff_ui(ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
     // So that a sum over the raw rows adds up to the table's (a free of memory allocated
     // before profiling counted −4,096 KB in the CSV's unnamed rows, and nothing here).
     let (a, b) = (cmp.baseline.view.not_counted(), cx.view.not_counted());
-    if a.rows > 0 || b.rows > 0 {
-        let kb = |n: crate::analysis::NotCounted| grouped(crate::model::bytes_to_kib(n.bytes), 1);
-        ui.weak((t.diff_not_counted)(a.rows, &kb(a), b.rows, &kb(b)));
+    let kb = |b: i64| grouped(crate::model::bytes_to_kib(b), 1);
+    if let Some(line) = not_counted_text(a, b, t.lang, &kb) {
+        ui.weak(line);
     }
     let h = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
     let state = cx.state;
@@ -254,7 +255,13 @@ pub fn diff_ui(ui: &mut egui::Ui, cx: &mut PaneCx<'_>) {
                     for (k, col) in DiffColumn::ALL.into_iter().enumerate() {
                         hr.col(|ui| {
                             let dir = state.sorts.dir_of(SORT, col);
-                            if sort_header(ui, t, t.diff_headers[k], dir, t.diff_headers[3]) {
+                            if sort_header(
+                                ui,
+                                t,
+                                delta_headers(t.lang)[k],
+                                dir,
+                                delta_headers(t.lang)[3],
+                            ) {
                                 out.push(Command::sort(SORT, col));
                             }
                         });
