@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::Path;
 
 use super::compare::CompareArgs;
-use crate::model::bytes_to_mib;
+use crate::model::{Lang, bytes_to_mib};
 use crate::snapshot::AllocatorSnapshot;
 use crate::snapshot::compare::{Change, Moment, Side, SnapshotComparison, compare_snapshots};
 
@@ -103,7 +103,10 @@ pub fn comparison_text(c: &SnapshotComparison, files: [(String, String); 2], top
         &["", "A(MB)", "B(MB)", "Delta(MB)"],
         &rows,
     ));
-    for (title, fix) in [("A", &c.a.fragmentation.fix), ("B", &c.b.fragmentation.fix)] {
+    for (title, fix) in [
+        ("A", c.a.fragmentation.fix(Lang::En)),
+        ("B", c.b.fragmentation.fix(Lang::En)),
+    ] {
         if !fix.is_empty() {
             text.push_str(&format!("{title}: closes its largest cause: {fix}\n"));
         }

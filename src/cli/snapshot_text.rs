@@ -62,13 +62,13 @@ pub fn write_answer(
     // The diagnosis of an OOM goes under it; else after the summary.
     let at_oom = !a.ooms_at_diagnosis().is_empty();
     if at_oom {
-        write_fragmentation(&a.fragmentation, a.fix_is_not_why(), conf, lang, out)?;
+        write_fragmentation(&a.fragmentation, a.fix_is_not_why(), lang, out)?;
     }
     write_memscope_oom(&a.memscope, lang, out)?;
     write_summary(&a.summary, lang, out)?;
     if !at_oom {
         writeln!(out)?;
-        write_fragmentation(&a.fragmentation, false, conf, lang, out)?;
+        write_fragmentation(&a.fragmentation, false, lang, out)?;
     }
     let device = a.device;
     let at_event = a.at.filter(|x| x.0 == device).map(|x| x.1);
@@ -150,7 +150,6 @@ fn write_oom(
 fn write_fragmentation(
     f: &Fragmentation,
     not_why: bool,
-    conf: &str,
     lang: Lang,
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
@@ -184,9 +183,7 @@ fn write_fragmentation(
         Lang::Zh => writeln!(out, "  无需新内存段即可满足的最大申请：{fits} MB")?,
     }
     if let Some((_, b)) = f.largest() {
-        let fix = f
-            .remedy
-            .map_or_else(|| f.fix.clone(), |x| x.render(lang, conf));
+        let fix = f.fix(lang);
         let b = mb(b);
         match (lang, not_why) {
             (Lang::En, false) => writeln!(out, "  closes the largest cause ({b} MB): {fix}")?,

@@ -188,16 +188,23 @@ pub struct Fragmentation {
     /// The largest request that would succeed without reserving a new segment: the largest
     /// free run of a segment of the request's stream outside private pools, bytes.
     pub largest_possible_bytes: i64,
-    /// The fix of the largest cause, in English (empty when nothing is free).
-    pub fix: String,
     /// The fix of the largest cause (None when nothing is free).
     pub remedy: Option<Fix>,
+    /// The allocator settings variable the fix names (`PYTORCH_CUDA_ALLOC_CONF`,
+    /// `PYTORCH_NPU_ALLOC_CONF`).
+    pub conf: &'static str,
 }
 
 impl Fragmentation {
     /// The largest cause, if anything is free.
     pub fn largest(&self) -> Option<(Cause, i64)> {
         self.causes.first().copied().filter(|c| c.1 > 0)
+    }
+
+    /// The fix of the largest cause in `lang` ([`Fix::render`]); empty when nothing is free.
+    pub fn fix(&self, lang: Lang) -> String {
+        self.remedy
+            .map_or_else(String::new, |f| f.render(lang, self.conf))
     }
 
     /// The JSON object of `memsight snapshot --json`'s `fragmentation`.
@@ -213,7 +220,7 @@ impl Fragmentation {
                 .map(|(c, b)| serde_json::json!({"kind": c.as_str(), "bytes": b}))
                 .collect::<Vec<_>>(),
             "largest_possible_bytes": self.largest_possible_bytes,
-            "fix": self.fix,
+            "fix": self.fix(Lang::En),
         })
     }
 }
@@ -303,7 +310,6 @@ pub fn fragmentation_of(
         .first()
         .filter(|c| c.1 > 0)
         .map(|c| c.0.fix(expandable_on));
-    let fix = remedy.map_or_else(String::new, |f| f.english(s.backend.alloc_conf()));
     Fragmentation {
         device,
         at_event: k,
@@ -311,8 +317,8 @@ pub fn fragmentation_of(
         allocated_bytes: state.allocated,
         causes,
         largest_possible_bytes: largest_possible,
-        fix,
         remedy,
+        conf: s.backend.alloc_conf(),
     }
 }
 
@@ -418,7 +424,8 @@ mod tests {
         assert_eq!(f.causes[0], (Cause::PrivatePool, 60));
         // The largest run of the request's stream outside private pools: the cached segment.
         assert_eq!(f.largest_possible_bytes, 50);
-        assert!(f.fix.contains("graph_pool_handle"), "{}", f.fix);
+        let fix = f.fix(Lang::En);
+        assert!(fix.contains("graph_pool_handle"), "{fix}");
         assert!(
             Cause::SplitAcrossSegments
                 .fix(false)
@@ -439,6 +446,7 @@ mod tests {
         let f = fragmentation_at(&s, 0, 0, 0);
         assert_eq!(f.causes[0], (Cause::SplitAcrossSegments, 30));
         assert_eq!(f.remedy, Some(Fix::AlreadyExpandable));
-        assert!(f.fix.starts_with("nothing to set"), "{}", f.fix);
+        let fix = f.fix(Lang::En);
+        assert!(fix.starts_with("nothing to set"), "{fix}");
     }
 }

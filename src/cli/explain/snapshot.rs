@@ -32,9 +32,8 @@ pub fn verdict(path: &Path, chinese: &mut super::Chinese) -> Result<Value, Strin
         levers(Lang::En, WHATIF_COMMAND),
         levers(Lang::Zh, WHATIF_COMMAND),
     );
-    if let Some(fix) = answer.fragmentation.remedy {
-        chinese.add(answer.fragmentation.fix.clone(), fix.render(Lang::Zh, conf));
-    }
+    let f = &answer.fragmentation;
+    chinese.add(f.fix(Lang::En), f.fix(Lang::Zh));
     let p = path.display().to_string();
     let devices: Vec<Value> = s["devices"]
         .as_array()

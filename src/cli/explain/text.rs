@@ -287,7 +287,7 @@ fn snapshot(v: &Value, say: &Say<'_>) -> Vec<String> {
             ),
         });
         if let Some(advice) = o["advice"].as_str().filter(|a| !a.is_empty()) {
-            let advice = say.text(&Value::String(advice.into()));
+            let advice = say.chinese.of(say.lang, advice);
             l.push(match zh {
                 false => format!("fix: {advice}"),
                 true => format!("修复：{advice}"),
@@ -326,7 +326,7 @@ fn snapshot(v: &Value, say: &Say<'_>) -> Vec<String> {
         let fix = f["fix"]
             .as_str()
             .filter(|x| !x.is_empty())
-            .map(|x| say.text(&Value::String(x.into())));
+            .map(|x| say.chinese.of(say.lang, x));
         match fix {
             Some(fix) if f["not_why_it_ran_out"] == Value::Bool(true) => l.push(match zh {
                 false => {

@@ -639,13 +639,7 @@ impl SnapshotView {
                 && shown.event == Some(o.event)
                 && o.verdict != crate::snapshot::oom::OomVerdict::Fragmentation
         });
-        fragmentation_lines(
-            ui,
-            t,
-            &shown.fragmentation,
-            snap.backend.alloc_conf(),
-            not_why,
-        );
+        fragmentation_lines(ui, t, &shown.fragmentation, not_why);
         let title = match (&shown.summary.at_event, shown.event) {
             (Some(a), Some(_)) => (t.snapshot_at_event)(
                 a.event,
@@ -1099,10 +1093,10 @@ pub fn frag_fix(lang: Lang, fix: &str) -> String {
 /// The fragmentation diagnosis under the segment map: what is not handed out by cause, the
 /// largest request that fits, and the fix of the largest cause (nothing when all is handed
 /// out).
-fn fragmentation_lines(ui: &mut egui::Ui, t: &Tr, f: &Fragmentation, conf: &str, not_why: bool) {
-    let Some(remedy) = f.remedy else {
+fn fragmentation_lines(ui: &mut egui::Ui, t: &Tr, f: &Fragmentation, not_why: bool) {
+    if f.remedy.is_none() {
         return;
-    };
+    }
     let mb = |b: i64| format!("{} MB", grouped(bytes_to_mib(b), 2));
     let free = f.reserved_bytes.saturating_sub(f.allocated_bytes);
     ui.label(frag_heading(t.lang, &mb(free)));
@@ -1116,7 +1110,7 @@ fn fragmentation_lines(ui: &mut egui::Ui, t: &Tr, f: &Fragmentation, conf: &str,
             }
         });
     ui.label(frag_largest(t.lang, &mb(f.largest_possible_bytes)));
-    let line = frag_fix(t.lang, &remedy.render(t.lang, conf));
+    let line = frag_fix(t.lang, &f.fix(t.lang));
     if not_why {
         ui.label(format!("{line}{}", FRAG_NOT_WHY.get(t)));
     } else {

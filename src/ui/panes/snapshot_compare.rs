@@ -452,7 +452,7 @@ impl SnapshotComparing {
                     .replace("{b}", &c.devices[1]),
             );
         }
-        figures(ui, t, &c, a.backend.alloc_conf());
+        figures(ui, t, &c);
         ui.add_space(6.0);
         if ui.button(COPY.get(t)).clicked() {
             ui.ctx().copy_text(comparison_tsv(t, &c));
@@ -555,7 +555,7 @@ fn signed_mb(b: i64) -> String {
 }
 
 /// The figures of both sides with their Δ, then each side's fix.
-fn figures(ui: &mut egui::Ui, t: &Tr, c: &SnapshotComparison, conf: &str) {
+fn figures(ui: &mut egui::Ui, t: &Tr, c: &SnapshotComparison) {
     let (a, b) = (&c.a, &c.b);
     let mut rows: Vec<(String, i64, i64)> = vec![
         (
@@ -603,9 +603,8 @@ fn figures(ui: &mut egui::Ui, t: &Tr, c: &SnapshotComparison, conf: &str) {
             }
         });
     for (side, f) in [("A", &a.fragmentation), ("B", &b.fragmentation)] {
-        if let Some(remedy) = f.remedy {
-            let fix = remedy.render(t.lang, conf);
-            ui.label(side_fix(t.lang, side, &fix));
+        if f.remedy.is_some() {
+            ui.label(side_fix(t.lang, side, &f.fix(t.lang)));
         }
     }
 }
