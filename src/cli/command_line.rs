@@ -366,19 +366,37 @@ fn dispatch(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         Command::Compare { a, b, args, src } => {
             super::compare(&a, &b, src.source.choice(), &args, out, err)
         }
-        Command::Roles { path, args, src } => {
-            super::roles(&path, src.source.choice(), &args, out, err)
-        }
+        Command::Roles { path, args, src } => super::rank::run::<crate::reports::roles::Roles>(
+            &path,
+            src.source.choice(),
+            &args,
+            out,
+            err,
+        ),
         Command::Summarize { args, src } => super::summarize(src.source.choice(), &args, out, err),
-        Command::Stacks { path, args, src } => {
-            super::stacks(&path, src.source.choice(), &args, out, err)
-        }
+        Command::Stacks { path, args, src } => super::rank::run::<crate::reports::stacks::Stacks>(
+            &path,
+            src.source.choice(),
+            &args,
+            out,
+            err,
+        ),
         Command::Modules { path, args, src } => {
-            super::modules(&path, src.source.choice(), &args, out, err)
+            super::rank::run::<crate::reports::modules::Modules>(
+                &path,
+                src.source.choice(),
+                &args,
+                out,
+                err,
+            )
         }
-        Command::Whatif { path, args, src } => {
-            super::whatif(&path, src.source.choice(), &args, out, err)
-        }
+        Command::Whatif { path, args, src } => super::rank::run::<crate::reports::whatif::Whatif>(
+            &path,
+            src.source.choice(),
+            &args,
+            out,
+            err,
+        ),
         Command::Steps { path, args, src } => super::rank::run::<crate::reports::steps::Steps>(
             &path,
             src.source.choice(),
@@ -395,9 +413,13 @@ fn dispatch(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         Command::Static { path, args, src } => {
             super::static_graph(&path, src.source.choice(), &args, out, err)
         }
-        Command::Live { path, args, src } => {
-            super::live(&path, src.source.choice(), &args, out, err)
-        }
+        Command::Live { path, args, src } => super::rank::run::<crate::reports::live::Live>(
+            &path,
+            src.source.choice(),
+            &args,
+            out,
+            err,
+        ),
         Command::Generate {
             out: dir,
             fixtures,

@@ -202,11 +202,15 @@ fn expect_db(db: &Path) -> Vec<Expected> {
 
 fn run_steps(path: &Path, rank: Option<&str>) -> serde_json::Value {
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    let code = memsight::cli::steps(
+    let args = memsight::cli::StepsArgs {
+        rank: rank.map(str::to_string),
+        json: true,
+        lang: None,
+    };
+    let code = memsight::cli::rank::run::<memsight::reports::steps::Steps>(
         path,
         memsight::model::SourceChoice::Auto,
-        rank,
-        true,
+        &args,
         &mut out,
         &mut err,
     );
