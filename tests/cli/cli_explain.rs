@@ -32,6 +32,19 @@ fn explain(path: &Path, more: &[&str]) -> (Value, String) {
     (serde_json::from_str(&json).unwrap(), text)
 }
 
+/// `memsight summarize` of `profiles` into `dir/sum.db`.
+fn summary_of(profiles: &Path, dir: &Path) -> PathBuf {
+    let db = dir.join("sum.db");
+    let (code, _, err) = common::memsight(&[
+        "summarize",
+        &profiles.display().to_string(),
+        "--out",
+        &db.display().to_string(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    db
+}
+
 fn h100_trace() -> Option<PathBuf> {
     let Some(root) = common::samples() else {
         common::skip("no samples");
@@ -244,15 +257,7 @@ fn a_real_snapshots_verdict_has_its_fragmentation_phase_and_operators() {
 #[test]
 fn a_summarys_verdict_gives_the_spread_and_the_suspects() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("sum.db");
-    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/demo");
-    let (code, _, err) = common::memsight(&[
-        "summarize",
-        &demo.display().to_string(),
-        "--out",
-        &db.display().to_string(),
-    ]);
-    assert_eq!(code, 0, "{err}");
+    let db = summary_of(&common::fixtures().join("demo"), dir.path());
     let (v, text) = explain(&db, &[]);
     assert_eq!(v["kind"], "summary");
     let conn = rusqlite::Connection::open(&db).unwrap();
@@ -421,14 +426,7 @@ fn a_clusters_suspects_are_the_largest_growers_and_its_outliers_the_apps() {
         )
         .unwrap();
     }
-    let db = dir.path().join("sum.db");
-    let (code, _, err) = common::memsight(&[
-        "summarize",
-        &root.display().to_string(),
-        "--out",
-        &db.display().to_string(),
-    ]);
-    assert_eq!(code, 0, "{err}");
+    let db = summary_of(&root, dir.path());
     let (v, text) = explain(&db, &[]);
 
     let conn = rusqlite::Connection::open(&db).unwrap();
@@ -518,15 +516,7 @@ fn explain_speaks_chinese_on_snapshots_and_summaries() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("sum.db");
-    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/demo");
-    let (code, _, err) = common::memsight(&[
-        "summarize",
-        &demo.display().to_string(),
-        "--out",
-        &db.display().to_string(),
-    ]);
-    assert_eq!(code, 0, "{err}");
+    let db = summary_of(&common::fixtures().join("demo"), dir.path());
     let paths = [
         root.join("cuda_h100/oom/gpt/oom_snapshot.pickle"),
         root.join("cuda_h100/oom/fragmentation/oom_snapshot.pickle"),
@@ -547,21 +537,7 @@ fn explain_speaks_chinese_on_snapshots_and_summaries() {
         let (v, en) = explain(path, &["--lang", "en"]);
         let (_, zh) = explain(path, &["--lang", "zh"]);
         // The allocator's settings and calls are code: said as written.
-        let mut carried: Vec<String> = [
-            "PYTORCH_CUDA_ALLOC_CONF",
-            "CUDA",
-            "torch.cuda.empty_cache()",
-            "empty_cache()",
-            "garbage_collection_threshold",
-            "max_split_size_mb",
-            "record_stream",
-            "graph_pool_handle()",
-            "MemPool",
-            "graph",
-            "stream",
-        ]
-        .map(String::from)
-        .to_vec();
+        let mut carried: Vec<String> = common::ALLOCATOR_CODE.map(String::from).to_vec();
         names(&v, "", &mut carried);
         common::assert_said_in_chinese(&en, &zh, &carried, &[]);
         // The OOM's advice in Chinese is the app's: the typed advice rendered in Chinese.

@@ -285,29 +285,21 @@ fn the_snapshot_report_speaks_chinese() {
         let (_, zh, _) = common::memsight(&["snapshot", p, "--lang", "zh"]);
         let (_, json, _) = common::memsight(&["snapshot", p, "--json"]);
         let v: serde_json::Value = serde_json::from_str(&json).unwrap();
-        let mut carried: Vec<String> = [
-            "PYTORCH_CUDA_ALLOC_CONF",
-            "torch.cuda.empty_cache()",
-            "garbage_collection_threshold",
-            "max_split_size_mb",
-            "record_stream",
-            "graph_pool_handle()",
-            "MemPool",
-            "graph",
-            "stream",
-            "CUDA",
-            "record_pinned_host_memory",
-            "fx_original_trace",
-            "torch.compile",
-            "FX",
-            "pid",
-            "memUsageInfo",
-            "CANN",
-            "msMemScope",
-            "record_cuda=False",
-        ]
-        .map(String::from)
-        .to_vec();
+        let mut carried: Vec<String> = common::ALLOCATOR_CODE.map(String::from).to_vec();
+        carried.extend(
+            [
+                "record_pinned_host_memory",
+                "fx_original_trace",
+                "torch.compile",
+                "FX",
+                "pid",
+                "memUsageInfo",
+                "CANN",
+                "msMemScope",
+                "record_cuda=False",
+            ]
+            .map(String::from),
+        );
         names(&v, "", &mut carried);
         // The frames the text names, short (`file(line): name`), and what a stack was reached
         // through: as the English prints them, `  (via FRAME)` at a line's end.

@@ -805,6 +805,21 @@ fn without_whole(text: &str, name: &str) -> String {
     out
 }
 
+/// The allocator's settings and calls a Chinese answer names as written (they are code).
+pub const ALLOCATOR_CODE: [&str; 11] = [
+    "PYTORCH_CUDA_ALLOC_CONF",
+    "CUDA",
+    "torch.cuda.empty_cache()",
+    "empty_cache()",
+    "garbage_collection_threshold",
+    "max_split_size_mb",
+    "record_stream",
+    "graph_pool_handle()",
+    "MemPool",
+    "graph",
+    "stream",
+];
+
 /// The technical terms a Chinese answer keeps in English (as the app's Chinese UI does).
 pub const TERMS_KEPT: &[&str] = &[
     "rank",
